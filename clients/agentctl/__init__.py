@@ -1,0 +1,1 @@
+"""agentctl: the shell client and async Python client library for agentd."""

@@ -1,0 +1,114 @@
+"""The exception tree and JSON-RPC error codes.
+
+::
+
+    Exception
+    ├── RpcError(code, message, data)      JSON-RPC failures, one subclass per code
+    │   ├── ParseError          -32700  frame is not JSON
+    │   ├── InvalidRequest      -32600  not a JSON-RPC 2.0 request (also: batch arrays)
+    │   ├── MethodNotFound      -32601  unknown method
+    │   ├── InvalidParams       -32602  params fail validation (msgspec's path message)
+    │   ├── InternalError       -32603  anything unexpected (traceback only in the log)
+    │   ├── RequestCancelled    -32800  $/cancelRequest or the peer went away
+    │   ├── Unauthorized        -32001  TCP token missing or wrong
+    │   ├── SessionBusy         -32002  prompt while a run is in progress
+    │   ├── SessionNotFound     -32003  no such session (loaded or on disk)
+    │   ├── NotInitialized      -32004  a call before ``initialize``
+    │   ├── ConfigError         -32005  provider/model not configured or unusable
+    │   ├── SessionExists       -32006  caller-chosen session id already used
+    │   ├── PeerTimeout         -32007  a server->client request got no answer in time
+    │   └── ConnectionLost      -32008  the peer disconnected while a request was pending
+    └── tools.base.ToolError                tool failures, shown to the model as error results
+
+Provider failures are not exceptions: providers end their stream with an error message.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class RpcError(Exception):
+    """A JSON-RPC error response. ``message`` is safe to show to clients."""
+
+    code: ClassVar[int] = -32603
+
+    def __init__(self, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.data = data
+
+
+class ParseError(RpcError):
+    code = -32700
+
+
+class InvalidRequest(RpcError):
+    code = -32600
+
+
+class MethodNotFound(RpcError):
+    code = -32601
+
+
+class InvalidParams(RpcError):
+    code = -32602
+
+
+class InternalError(RpcError):
+    code = -32603
+
+
+class RequestCancelled(RpcError):
+    code = -32800
+
+
+class Unauthorized(RpcError):
+    code = -32001
+
+
+class SessionBusy(RpcError):
+    code = -32002
+
+
+class SessionNotFound(RpcError):
+    code = -32003
+
+
+class NotInitialized(RpcError):
+    code = -32004
+
+
+class ConfigError(RpcError):
+    code = -32005
+
+
+class SessionExists(RpcError):
+    code = -32006
+
+
+class PeerTimeout(RpcError):
+    code = -32007
+
+
+class ConnectionLost(RpcError):
+    code = -32008
+
+
+ERROR_CLASSES: tuple[type[RpcError], ...] = (
+    ParseError,
+    InvalidRequest,
+    MethodNotFound,
+    InvalidParams,
+    InternalError,
+    RequestCancelled,
+    Unauthorized,
+    SessionBusy,
+    SessionNotFound,
+    NotInitialized,
+    ConfigError,
+    SessionExists,
+    PeerTimeout,
+    ConnectionLost,
+)
+"""Every code, for the protocol document and for clients mapping codes back to classes."""

@@ -1,0 +1,121 @@
+"""Conversation content: the messages the model sees, as stored and as sent on the wire.
+
+A conversation is a list of :data:`Message` values: user prompts, assistant replies (text,
+thinking and tool calls) and tool results. The same Structs are written to session files,
+carried by ``message_end`` events and handed to providers, which translate them into their
+own request formats.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from agentd.protocol.base import Wire
+
+
+class TextContent(Wire, tag="text", tag_field="type"):
+    """A block of plain text."""
+
+    text: str
+
+
+class ImageContent(Wire, tag="image", tag_field="type"):
+    """An image, base64-encoded."""
+
+    data: str
+    mime_type: str
+
+
+class ThinkingContent(Wire, tag="thinking", tag_field="type"):
+    """Model reasoning. ``signature`` is the provider's opaque token, sent back unchanged."""
+
+    thinking: str
+    signature: str | None = None
+
+
+class ToolCall(Wire, tag="tool_call", tag_field="type"):
+    """A tool call issued by the model.
+
+    ``arguments`` is the decoded JSON object. When the model produced arguments that are not a
+    JSON object, ``arguments`` is empty and ``parse_error`` says what was wrong; the loop then
+    answers the call with an error result instead of running the tool.
+    """
+
+    id: str
+    name: str
+    arguments: dict[str, Any] = msgspec.field(default_factory=dict)
+    parse_error: str | None = None
+
+
+UserContent = TextContent | ImageContent
+AssistantContent = TextContent | ThinkingContent | ToolCall
+
+StopReason = Literal["stop", "tool_use", "length", "error", "aborted"]
+"""Why an assistant message ended: a natural stop, tool calls to run, the output token limit,
+a provider failure, or a cancel."""
+
+
+class Usage(Wire):
+    """Token counts and cost (USD) of one or more LLM calls."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost: float = 0.0
+
+    def add(self, other: Usage) -> Usage:
+        """Return the sum of two usages (neither is modified)."""
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+            cost=self.cost + other.cost,
+        )
+
+
+class UserMessage(Wire, tag="user", tag_field="role"):
+    """A prompt, steering or follow-up message from the user."""
+
+    id: str
+    content: list[UserContent]
+    timestamp: float
+
+
+class AssistantMessage(Wire, tag="assistant", tag_field="role"):
+    """One complete reply of the model. ``error_message`` is set when ``stop_reason`` is error."""
+
+    id: str
+    content: list[AssistantContent]
+    provider: str
+    model: str
+    usage: Usage = msgspec.field(default_factory=Usage)
+    stop_reason: StopReason = "stop"
+    error_message: str | None = None
+    timestamp: float = 0.0
+
+    def tool_calls(self) -> list[ToolCall]:
+        """The tool calls of this message, in the order the model issued them."""
+        return [block for block in self.content if isinstance(block, ToolCall)]
+
+    def text(self) -> str:
+        """All text blocks joined (no thinking, no tool calls)."""
+        return "".join(block.text for block in self.content if isinstance(block, TextContent))
+
+
+class ToolResultMessage(Wire, tag="tool_result", tag_field="role"):
+    """The result of one tool call. ``content`` is what the model sees; ``details`` is for UIs."""
+
+    id: str
+    tool_call_id: str
+    tool_name: str
+    content: list[UserContent]
+    is_error: bool = False
+    details: dict[str, Any] | None = None
+    timestamp: float = 0.0
+
+
+Message = UserMessage | AssistantMessage | ToolResultMessage

@@ -1,0 +1,239 @@
+"""Agent events: the :data:`Event` tagged union streamed as ``session/event`` notifications.
+
+Order of one run: ``agent_start``; per turn ``turn_start``, the user/assistant/tool-result
+``message_start``/``message_update``*/``message_end`` groups, ``tool_execution_*`` per call,
+``turn_end``; exactly one ``agent_end``, always last, also on error and cancel.
+
+``message_update`` carries only the delta (:data:`Delta`), never the message so far, so the
+bytes on the wire stay proportional to the reply.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from agentd.protocol.base import Wire
+from agentd.protocol.content import Message, StopReason, Usage, UserContent
+
+# --- deltas carried by message_update -------------------------------------------------------
+
+
+class TextDelta(Wire, tag="text_delta", tag_field="type"):
+    """More text for content block ``index`` of the assistant message."""
+
+    index: int
+    text: str
+
+
+class ThinkingDelta(Wire, tag="thinking_delta", tag_field="type"):
+    """More reasoning text for content block ``index``."""
+
+    index: int
+    text: str
+
+
+class ToolCallStartDelta(Wire, tag="toolcall_start", tag_field="type"):
+    """A tool call begins at content block ``index``."""
+
+    index: int
+    id: str
+    name: str
+
+
+class ToolCallDelta(Wire, tag="toolcall_delta", tag_field="type"):
+    """A raw chunk of the JSON arguments string of the tool call at ``index``."""
+
+    index: int
+    arguments: str
+
+
+Delta = TextDelta | ThinkingDelta | ToolCallStartDelta | ToolCallDelta
+
+# --- events ---------------------------------------------------------------------------------
+
+RunStopReason = Literal["end_turn", "max_turns", "cancelled", "error"]
+"""Why a whole run (one ``session/prompt``) ended."""
+
+
+class AgentStart(Wire, tag="agent_start", tag_field="type"):
+    """A run begins."""
+
+
+class TurnStart(Wire, tag="turn_start", tag_field="type"):
+    """Turn ``turn`` (1-based) begins: one LLM call plus the tool calls it asks for."""
+
+    turn: int
+
+
+class MessageStart(Wire, tag="message_start", tag_field="type"):
+    """A message begins. For assistant messages ``message_update`` deltas follow."""
+
+    message_id: str
+    role: Literal["user", "assistant", "tool_result"]
+
+
+class MessageUpdate(Wire, tag="message_update", tag_field="type"):
+    """One streamed delta of the assistant message ``message_id``."""
+
+    message_id: str
+    delta: Delta
+
+
+class MessageEnd(Wire, tag="message_end", tag_field="type"):
+    """The complete message, as stored in the session."""
+
+    message: Message
+
+
+class Location(Wire):
+    """A file position a tool call touches (1-based line), for editors to show."""
+
+    path: str
+    line: int | None = None
+
+
+ToolKind = Literal["read", "edit", "execute", "search", "other"]
+
+
+class ToolExecutionStart(Wire, tag="tool_execution_start", tag_field="type"):
+    """A tool call starts running."""
+
+    tool_call_id: str
+    name: str
+    args: dict[str, Any]
+    kind: ToolKind = "other"
+    locations: list[Location] = msgspec.field(default_factory=list)
+
+
+class ToolExecutionUpdate(Wire, tag="tool_execution_update", tag_field="type"):
+    """New output of a running tool call (a delta: append it to what came before)."""
+
+    tool_call_id: str
+    output: str
+
+
+class ToolExecutionEnd(Wire, tag="tool_execution_end", tag_field="type"):
+    """A tool call finished. ``result`` is what the model sees; ``details`` is for UIs."""
+
+    tool_call_id: str
+    name: str
+    result: list[UserContent]
+    is_error: bool = False
+    details: dict[str, Any] | None = None
+
+
+class TurnEnd(Wire, tag="turn_end", tag_field="type"):
+    """Turn ``turn`` ended with the assistant message's stop reason."""
+
+    turn: int
+    stop_reason: StopReason
+
+
+class AgentEnd(Wire, tag="agent_end", tag_field="type"):
+    """The run ended. Exactly one per run, always the last event of it."""
+
+    stop_reason: RunStopReason
+    turns: int = 0
+    usage: Usage = msgspec.field(default_factory=Usage)
+    cost: float = 0.0
+    error: str | None = None
+
+
+class Retry(Wire, tag="retry", tag_field="type"):
+    """The provider call failed transiently and is retried after ``delay_ms``."""
+
+    attempt: int
+    max_attempts: int
+    delay_ms: int
+    error: str
+
+
+class QueueUpdate(Wire, tag="queue_update", tag_field="type"):
+    """The steering and follow-up queues changed (texts not yet delivered)."""
+
+    steering: list[str] = msgspec.field(default_factory=list)
+    follow_up: list[str] = msgspec.field(default_factory=list)
+
+
+class ErrorEvent(Wire, tag="error", tag_field="type"):
+    """Something went wrong that the client should show (the run may continue)."""
+
+    message: str
+    code: str = "error"
+
+
+PermissionOption = Literal["allow_once", "allow_always", "reject_once", "reject_always"]
+
+
+class PermissionRequest(Wire, tag="permission_request", tag_field="type"):
+    """A tool call waits for approval (sent as ``session/requestPermission`` to clients)."""
+
+    tool_call_id: str
+    tool: str
+    args: dict[str, Any]
+    options: list[PermissionOption] = msgspec.field(
+        default_factory=lambda: ["allow_once", "allow_always", "reject_once", "reject_always"]
+    )
+
+
+class PermissionResolved(Wire, tag="permission_resolved", tag_field="type"):
+    """The approval for ``tool_call_id`` was decided (by a client, a rule or a timeout)."""
+
+    tool_call_id: str
+    outcome: PermissionOption
+    reason: str | None = None
+
+
+class CompactionStart(Wire, tag="compaction_start", tag_field="type"):
+    """Older messages are being summarised (``reason``: manual, threshold or overflow)."""
+
+    reason: Literal["manual", "threshold", "overflow"]
+
+
+class CompactionEnd(Wire, tag="compaction_end", tag_field="type"):
+    """Compaction finished; ``summary`` replaces the messages before ``first_kept_entry_id``."""
+
+    reason: Literal["manual", "threshold", "overflow"]
+    summary: str | None = None
+    tokens_before: int = 0
+    first_kept_entry_id: str | None = None
+    error: str | None = None
+
+
+class SessionWarning(Wire, tag="session_warning", tag_field="type"):
+    """A problem found while loading the session file (torn or corrupt line, repair)."""
+
+    message: str
+    line: int | None = None
+
+
+Event = (
+    AgentStart
+    | TurnStart
+    | MessageStart
+    | MessageUpdate
+    | MessageEnd
+    | ToolExecutionStart
+    | ToolExecutionUpdate
+    | ToolExecutionEnd
+    | TurnEnd
+    | AgentEnd
+    | Retry
+    | QueueUpdate
+    | ErrorEvent
+    | PermissionRequest
+    | PermissionResolved
+    | CompactionStart
+    | CompactionEnd
+    | SessionWarning
+)
+
+
+class SessionEvent(Wire):
+    """Params of the ``session/event`` notification. ``seq`` rises by one per session event."""
+
+    session_id: str
+    seq: int
+    event: Event

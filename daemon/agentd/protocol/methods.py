@@ -1,0 +1,251 @@
+"""Params and results of every JSON-RPC method, plus the method table :data:`METHODS`.
+
+Naming: ``XParams`` / ``XResult`` per method. Params refuse unknown fields; results may grow
+new optional fields, which clients ignore.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from agentd.protocol.base import Empty, Params, Wire
+from agentd.protocol.content import ImageContent, Message, Usage
+from agentd.protocol.events import PermissionOption, RunStopReason
+
+PROTOCOL_VERSION = 1
+
+# --- lifecycle ------------------------------------------------------------------------------
+
+
+class ClientInfo(Wire):
+    """Who the client is (for logs and ``daemon/status``)."""
+
+    name: str
+    version: str | None = None
+
+
+class ClientCapabilities(Wire):
+    """What the client can do. ``permissions``: it answers ``session/requestPermission``."""
+
+    permissions: bool = False
+
+
+class InitializeParams(Params):
+    """First call on every connection (``daemon/status`` is the only call allowed before it).
+
+    ``token`` is required on TCP connections; Unix-socket and stdio peers are trusted.
+    """
+
+    protocol_version: int = PROTOCOL_VERSION
+    client_info: ClientInfo | None = None
+    capabilities: ClientCapabilities = msgspec.field(default_factory=ClientCapabilities)
+    token: str | None = None
+
+
+class ServerInfo(Wire):
+    """The daemon's name and version."""
+
+    name: str
+    version: str
+
+
+class ServerCapabilities(Wire):
+    """What this daemon offers."""
+
+    framings: list[str] = msgspec.field(default_factory=lambda: ["content-length", "ndjson"])
+    events: bool = True
+    permissions: bool = True
+    images: bool = True
+
+
+class InitializeResult(Wire):
+    """The daemon's answer to ``initialize``."""
+
+    protocol_version: int
+    server_info: ServerInfo
+    capabilities: ServerCapabilities
+
+
+class DaemonStatusResult(Wire):
+    """``daemon/status``: liveness and load."""
+
+    version: str
+    pid: int
+    uptime_s: float
+    connections: int
+    sessions: list[str]
+    transport: str
+
+
+# --- sessions and runs ----------------------------------------------------------------------
+
+PermissionMode = Literal["auto", "ask", "read-only"]
+
+
+class SessionNewParams(Params):
+    """``session/new``: open a session. Events go to the creating connection."""
+
+    cwd: str
+    provider: str | None = None
+    model: str | None = None
+    system_prompt: str | None = None
+    tools: list[str] | None = None
+    permission_mode: PermissionMode | None = None
+    session_id: str | None = None
+    title: str | None = None
+    max_turns: int | None = None
+    base_url: str | None = None
+
+
+class SessionInfo(Wire):
+    """A session's identity and settings."""
+
+    session_id: str
+    cwd: str
+    provider: str
+    model: str
+    permission_mode: PermissionMode
+    title: str | None = None
+    path: str | None = None
+
+
+class PromptParams(Params):
+    """``session/prompt``: run the agent on ``text``; resolves when the run ends."""
+
+    session_id: str
+    text: str
+    images: list[ImageContent] = msgspec.field(default_factory=list)
+
+
+class PromptResult(Wire):
+    """How the run ended. A cancel is ``cancelled``, never an error."""
+
+    stop_reason: RunStopReason
+    turns: int
+    usage: Usage
+    cost: float
+    error: str | None = None
+
+
+class SessionTextParams(Params):
+    """``session/steer`` / ``session/followUp``: queue a message for a running session."""
+
+    session_id: str
+    text: str
+
+
+class SessionIdParams(Params):
+    """Params naming one session."""
+
+    session_id: str
+
+
+class CancelResult(Wire):
+    """``session/cancel``: whether a run was stopped, and the queued messages dropped."""
+
+    cancelled: bool
+    dropped: list[str] = msgspec.field(default_factory=list)
+
+
+class SessionStateResult(Wire):
+    """``session/state``."""
+
+    session_id: str
+    status: Literal["idle", "running"]
+    provider: str
+    model: str
+    permission_mode: PermissionMode
+    steering: list[str]
+    follow_up: list[str]
+    usage: Usage
+    message_count: int
+    title: str | None = None
+
+
+class MessagesResult(Wire):
+    """``session/messages``: the conversation on the session's current branch."""
+
+    messages: list[Message]
+
+
+class SetModelParams(Params):
+    """``session/setModel``: switch provider and/or model for the next LLM call."""
+
+    session_id: str
+    model: str
+    provider: str | None = None
+
+
+class ModelInfo(Wire):
+    """One configured model."""
+
+    provider: str
+    model: str
+    context_window: int | None = None
+
+
+class ModelsListResult(Wire):
+    """``models/list``."""
+
+    models: list[ModelInfo]
+    default_provider: str | None = None
+    default_model: str | None = None
+
+
+class OkResult(Wire):
+    """A plain acknowledgement."""
+
+    ok: bool = True
+
+
+# --- server -> client -----------------------------------------------------------------------
+
+
+class RequestPermissionParams(Wire):
+    """``session/requestPermission`` (server → client): approve a tool call."""
+
+    session_id: str
+    tool_call_id: str
+    tool: str
+    args: dict[str, Any]
+    options: list[PermissionOption]
+
+
+class RequestPermissionResult(Params):
+    """The client's answer: one of the offered options."""
+
+    outcome: PermissionOption
+
+
+# --- the method table -----------------------------------------------------------------------
+
+
+class MethodSpec(msgspec.Struct, frozen=True):
+    """One method: its params and result types and who calls it."""
+
+    params: type[Any]
+    result: type[Any]
+    doc: str
+    direction: Literal["client", "server"] = "client"
+
+
+METHODS: dict[str, MethodSpec] = {
+    "initialize": MethodSpec(InitializeParams, InitializeResult, "Handshake; first call."),
+    "shutdown": MethodSpec(Empty, OkResult, "Stop the daemon after answering."),
+    "daemon/status": MethodSpec(Empty, DaemonStatusResult, "Version, pid, uptime, load."),
+    "session/new": MethodSpec(SessionNewParams, SessionInfo, "Open a new session."),
+    "session/prompt": MethodSpec(PromptParams, PromptResult, "Run the agent; ends with run."),
+    "session/steer": MethodSpec(SessionTextParams, OkResult, "Queue a steering message."),
+    "session/followUp": MethodSpec(SessionTextParams, OkResult, "Queue a follow-up message."),
+    "session/cancel": MethodSpec(SessionIdParams, CancelResult, "Stop the running run."),
+    "session/state": MethodSpec(SessionIdParams, SessionStateResult, "Idle/running, queues."),
+    "session/messages": MethodSpec(SessionIdParams, MessagesResult, "The conversation."),
+    "session/setModel": MethodSpec(SetModelParams, SessionInfo, "Switch provider/model."),
+    "models/list": MethodSpec(Empty, ModelsListResult, "Configured providers and models."),
+    "session/requestPermission": MethodSpec(
+        RequestPermissionParams, RequestPermissionResult, "Ask to approve a tool call.", "server"
+    ),
+}
+"""Every request method. The server registers a handler for each client-direction entry."""

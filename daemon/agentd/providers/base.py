@@ -1,0 +1,55 @@
+"""The provider contract shared by every LLM backend.
+
+``Provider.stream(request)`` returns an async iterator of :data:`StreamItem`:
+:data:`~agentd.protocol.events.Delta` values as the reply streams in, :class:`Retry` events
+when a transient failure is retried, and exactly one final :class:`StreamEnd` carrying the
+complete :class:`AssistantMessage`.
+
+**It must not raise** for request, network or model failures: those end the stream with a
+``StreamEnd`` whose message has ``stop_reason="error"`` and an ``error_message``
+(``context_overflow`` is flagged on the StreamEnd). Cancelling the consuming task (or closing
+the iterator) closes the HTTP stream at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from agentd.protocol.content import AssistantMessage, Message
+from agentd.protocol.events import Delta, Retry
+from agentd.tools.base import ToolSpec
+
+
+@dataclass(frozen=True)
+class ProviderRequest:
+    """One LLM call: the whole context plus the tools the model may call."""
+
+    model: str
+    system_prompt: str
+    messages: list[Message]
+    tools: list[ToolSpec] = field(default_factory=list)
+    max_tokens: int = 8192
+    message_id: str = ""
+
+
+@dataclass(frozen=True)
+class StreamEnd:
+    """The last item of every stream: the complete message (possibly an error message)."""
+
+    message: AssistantMessage
+    context_overflow: bool = False
+
+
+StreamItem = Delta | Retry | StreamEnd
+
+
+class Provider(Protocol):
+    """An LLM backend. Implementations take an injected ``httpx.AsyncClient``."""
+
+    name: str
+
+    def stream(self, request: ProviderRequest) -> AsyncIterator[StreamItem]:
+        """Stream one reply. Never raises for provider failures (see module docstring)."""
+        ...

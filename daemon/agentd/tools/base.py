@@ -1,0 +1,85 @@
+"""The tool contract: every tool is a small class with a ``Params`` Struct and ``run``.
+
+A tool's ``Params`` JSON Schema (``msgspec.json.schema``) *is* the schema sent to the LLM.
+``run`` returns a :class:`ToolResult` or raises :class:`ToolError` with text written for the
+model (what went wrong and what to do instead); the loop turns that into an error result and
+goes on. Cancellation is plain ``asyncio`` task cancellation: tools clean up in ``finally``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Protocol
+
+import msgspec
+
+from agentd.protocol.content import UserContent
+from agentd.protocol.events import Location, ToolKind
+
+
+class ToolError(Exception):
+    """A tool refused or failed; ``str(error)`` is shown to the model as an error result."""
+
+
+@dataclass
+class ToolResult:
+    """What a tool returns.
+
+    ``output`` is the text (or content blocks, e.g. an image) the model sees; ``details`` is
+    structured data for UIs (paths, diff, exit code, duration, truncated…), never sent to the
+    model. ``is_error`` marks a result the model should treat as a failure (bash exit codes
+    are *not* errors).
+    """
+
+    output: str | list[UserContent]
+    details: dict[str, Any] = field(default_factory=dict)
+    is_error: bool = False
+
+
+@dataclass
+class ToolContext:
+    """Per-session state handed to every tool call.
+
+    ``cwd`` is the session's working directory; bash updates it when a command changes
+    directory. ``workspace`` is set when the session is sandboxed to that root.
+    ``on_update`` receives streamed output deltas (bash). ``state`` is per-session storage that
+    tools own (edit history for undo, read stamps for stale-file checks), keyed by tool name.
+    """
+
+    cwd: Path
+    session_id: str = ""
+    workspace: Path | None = None
+    spill_dir: Path | None = None
+    env: dict[str, str] | None = None
+    on_update: Callable[[str], None] = lambda _delta: None
+    state: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+class Tool(Protocol):
+    """What the agent loop needs from a tool."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    Params: ClassVar[type[msgspec.Struct]]
+    kind: ClassVar[ToolKind]
+    mutating: ClassVar[bool]
+
+    async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+        """Run the call. Raise ToolError for failures the model should read."""
+        ...
+
+    def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
+        """Files (and lines) this call touches, for editors; may be empty."""
+        ...
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool as described to the LLM: name, description and JSON Schema of its params."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
