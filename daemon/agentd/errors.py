@@ -17,7 +17,8 @@
     │   ├── ConfigError         -32005  provider/model not configured or unusable
     │   ├── SessionExists       -32006  caller-chosen session id already used
     │   ├── PeerTimeout         -32007  a server->client request got no answer in time
-    │   └── ConnectionLost      -32008  the peer disconnected while a request was pending
+    │   ├── ConnectionLost      -32008  the peer disconnected while a request was pending
+    │   └── SessionIdle         -32009  steer/follow-up while no run is in progress
     └── tools.base.ToolError                tool failures, shown to the model as error results
 
 Provider failures are not exceptions: providers end their stream with an error message.
@@ -95,6 +96,10 @@ class ConnectionLost(RpcError):
     code = -32008
 
 
+class SessionIdle(RpcError):
+    code = -32009
+
+
 ERROR_CLASSES: tuple[type[RpcError], ...] = (
     ParseError,
     InvalidRequest,
@@ -110,5 +115,6 @@ ERROR_CLASSES: tuple[type[RpcError], ...] = (
     SessionExists,
     PeerTimeout,
     ConnectionLost,
+    SessionIdle,
 )
 """Every code, for the protocol document and for clients mapping codes back to classes."""

@@ -1,8 +1,27 @@
-"""Session methods (``session/*``, ``models/list``) and the registry of loaded sessions."""
+"""The registry of loaded sessions, shared by every connection of the daemon.
+
+Sessions live here, not in connections: a session survives the disconnect of the client that
+created it, and any connection may watch any session (``session/subscribe``). A session that is
+prompted while unloaded is loaded implicitly from its file.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import structlog
+
+from agentd.errors import SessionNotFound
+from agentd.server.runtime import SessionRuntime
+
+if TYPE_CHECKING:
+    from agentd.protocol.methods import SessionNewParams
+    from agentd.rpc import Connection, Router
+    from agentd.server.factory import Services
+
+log = structlog.get_logger("agentd.sessions")
 
 
 class SessionManager:
@@ -10,14 +29,111 @@ class SessionManager:
 
     def __init__(self, daemon: Any) -> None:
         self.daemon = daemon
+        self.loaded: dict[str, SessionRuntime] = {}
+        self._services: Services | None = None
+        self._loading: dict[str, asyncio.Future[SessionRuntime]] = {}
+
+    @property
+    def services(self) -> Services:
+        """Daemon-wide services (config, HTTP client, store root), created on first use."""
+        if self._services is None:
+            from agentd.server.factory import Services
+
+            options = getattr(self.daemon, "options", None)
+            self._services = Services(
+                session_dir=getattr(options, "session_dir", None),
+                config_file=getattr(options, "config_file", None),
+            )
+        return self._services
 
     def loaded_ids(self) -> list[str]:
         """Ids of the sessions loaded in this daemon."""
-        return []
+        return list(self.loaded)
+
+    async def create(self, params: SessionNewParams, conn: Connection | None) -> SessionRuntime:
+        """Open a new session; its events go to ``conn`` (if given)."""
+        from agentd.server.factory import new_session
+
+        runtime = await new_session(self.services, params)
+        self.loaded[runtime.id] = runtime
+        if conn is not None:
+            self.watch(runtime, conn)
+        log.info("session created", session_id=runtime.id, cwd=runtime.settings.cwd)
+        return runtime
+
+    async def get(self, session_id: str) -> SessionRuntime:
+        """The loaded session, loading it from disk if it exists; SessionNotFound otherwise."""
+        runtime = self.loaded.get(session_id)
+        if runtime is not None:
+            return runtime
+        return await self.load(session_id=session_id)
+
+    async def load(
+        self, *, session_id: str | None = None, path: str | None = None
+    ) -> SessionRuntime:
+        """Load a session from its file (once, even when asked concurrently)."""
+        from agentd.server.factory import load_session
+
+        if session_id is not None and session_id in self.loaded:
+            return self.loaded[session_id]
+        key = session_id or str(path)
+        pending = self._loading.get(key)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[SessionRuntime] = asyncio.get_running_loop().create_future()
+        self._loading[key] = future
+        try:
+            runtime = await load_session(self.services, session_id=session_id, path=path)
+            existing = self.loaded.get(runtime.id)
+            if existing is not None:
+                runtime.file.close()
+                runtime = existing
+            self.loaded[runtime.id] = runtime
+            future.set_result(runtime)
+            return runtime
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved: concurrent waiters re-raise it themselves
+            raise
+        finally:
+            del self._loading[key]
+
+    def watch(
+        self, runtime: SessionRuntime, conn: Connection, since_seq: int | None = None
+    ) -> tuple[int, bool]:
+        """Subscribe ``conn`` to the session's events (unsubscribed when it closes)."""
+        result = runtime.bus.subscribe(conn, since_seq)
+        conn.add_close_callback(lambda c: runtime.bus.unsubscribe(c))
+        return result
+
+    def find_path(self, session_id: str) -> Path:
+        """The file of a session that exists on disk; SessionNotFound otherwise."""
+        from agentd.store import find_session
+
+        path = find_session(self.services.session_root, session_id)
+        if path is None:
+            raise SessionNotFound(f"no session {session_id!r} (see session/list)")
+        return path
+
+    async def unload(self, session_id: str) -> bool:
+        """Close a loaded session (its file is kept); return whether it was loaded."""
+        runtime = self.loaded.pop(session_id, None)
+        if runtime is None:
+            return False
+        await runtime.shutdown()
+        return True
 
     async def close(self) -> None:
         """Cancel running runs and flush every session file (daemon shutdown)."""
+        runtimes = list(self.loaded.values())
+        self.loaded.clear()
+        await asyncio.gather(*(r.shutdown() for r in runtimes), return_exceptions=True)
+        if self._services is not None:
+            await self._services.close()
 
 
-def register_sessions(router: Any, daemon: Any) -> None:
-    """Register the session methods on ``router``."""
+def register_sessions(router: Router, daemon: Any) -> None:
+    """Register every session method on ``router``."""
+    from agentd.server import run_methods
+
+    run_methods.register(router, daemon.sessions)

@@ -1,0 +1,368 @@
+"""The agent loop: prompt → stream the assistant → run its tool calls → repeat.
+
+:meth:`Agent.run` is the whole loop. It emits every event through one synchronous sink and never
+touches the transport or the disk itself (the session runtime persists ``message_end`` events
+and fans events out to clients).
+
+Contracts:
+
+- exactly one ``agent_start`` first and one ``agent_end`` last per run, also on error and cancel;
+- an assistant message with tool calls always gets one tool result per call, in the order the
+  model issued them (synthetic "cancelled" results if the run is cancelled mid-tool);
+- steering messages are delivered after the current tool calls, before the next LLM call;
+  follow-up messages when the agent would otherwise stop; a cancel drops both queues;
+- cancelling the task running :meth:`run` ends it promptly with stop reason ``cancelled``: the
+  HTTP stream is closed and running tools are cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import uuid
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+
+from agentd.protocol.content import (
+    AssistantContent,
+    AssistantMessage,
+    Message,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserContent,
+    UserMessage,
+)
+from agentd.protocol.events import (
+    AgentEnd,
+    AgentStart,
+    Event,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    QueueUpdate,
+    Retry,
+    RunStopReason,
+    TextDelta,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    ToolExecutionUpdate,
+    TurnEnd,
+    TurnStart,
+)
+from agentd.providers.base import Provider, ProviderRequest, StreamEnd
+from agentd.tools.base import Tool, ToolContext, ToolResult, ToolSpec
+
+EventSink = Callable[[Event], None]
+Authorizer = Callable[[ToolCall, Tool], Awaitable[str | None]]
+"""Decides whether a tool call may run: ``None`` to allow, or the refusal text for the model."""
+ToolRunner = Callable[[Tool, ToolCall, ToolContext], Awaitable[ToolResult]]
+Compactor = Callable[[str], Awaitable[bool]]
+"""Summarises older context (reason: threshold or overflow); returns whether it compacted."""
+
+
+def new_id() -> str:
+    """A short unique id for messages and runs."""
+    return uuid.uuid4().hex[:16]
+
+
+@dataclass
+class RunResult:
+    """How a run ended (the ``session/prompt`` result)."""
+
+    stop_reason: RunStopReason = "end_turn"
+    turns: int = 0
+    usage: Usage = field(default_factory=Usage)
+    error: str | None = None
+
+
+class _Stop(Exception):
+    """Loop control: end the run with this stop reason."""
+
+    def __init__(self, reason: RunStopReason, error: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason: RunStopReason = reason
+        self.error = error
+
+
+@dataclass
+class Agent:
+    """One session's conversation and the loop that extends it.
+
+    ``messages`` is the conversation (it grows as the loop runs); ``tools`` the tools by name;
+    ``run_tool`` runs one decoded call (validation and ToolError handling live there).
+    """
+
+    provider: Provider
+    model: str
+    system_prompt: str
+    tools: dict[str, Tool]
+    tool_specs: list[ToolSpec]
+    context: ToolContext
+    sink: EventSink
+    authorize: Authorizer
+    run_tool: ToolRunner
+    messages: list[Message] = field(default_factory=list)
+    max_turns: int = 50
+    compact: Compactor | None = None
+    steering: deque[str] = field(default_factory=deque)
+    follow_up: deque[str] = field(default_factory=deque)
+    failure: Exception | None = None
+
+    # --- the loop ----------------------------------------------------------------------------
+
+    async def run(self, text: str, images: list[UserContent] | None = None) -> RunResult:
+        """Run the agent on a prompt until it stops; never raises for provider/tool failures."""
+        result = RunResult()
+        self.sink(AgentStart())
+        try:
+            await self._loop(self._user_message(text, images or []), result)
+        except _Stop as stop:
+            result.stop_reason, result.error = stop.reason, stop.error
+        except asyncio.CancelledError:
+            self._uncancel()
+            result.stop_reason = "cancelled"
+            self.drop_queues()
+        except Exception as exc:  # a bug must still end the run cleanly (logged by the caller)
+            result.stop_reason, result.error = "error", f"internal error: {exc!r}"
+            self.failure = exc
+        self.sink(
+            AgentEnd(
+                stop_reason=result.stop_reason,
+                turns=result.turns,
+                usage=result.usage,
+                cost=result.usage.cost,
+                error=result.error,
+            )
+        )
+        return result
+
+    async def _loop(self, prompt: UserMessage, result: RunResult) -> None:
+        pending: list[UserMessage] = [prompt]
+        more = True
+        while more:
+            if result.turns >= self.max_turns:
+                raise _Stop("max_turns", f"stopped after {self.max_turns} turns (max turns)")
+            result.turns += 1
+            self.sink(TurnStart(turn=result.turns))
+            for message in pending:
+                self._add_user(message)
+            assistant = await self._stream_assistant(result)
+            if assistant.stop_reason in ("error", "aborted"):
+                self.sink(TurnEnd(turn=result.turns, stop_reason=assistant.stop_reason))
+                raise _Stop("error", assistant.error_message or "the model call failed")
+            calls = assistant.tool_calls()
+            if calls:
+                await self._run_tools(calls)
+            self.sink(TurnEnd(turn=result.turns, stop_reason=assistant.stop_reason))
+            pending = self._take(self.steering)
+            if not calls and not pending:
+                pending = self._take(self.follow_up)
+            more = bool(calls or pending)
+
+    # --- one assistant message ---------------------------------------------------------------
+
+    async def _stream_assistant(self, result: RunResult) -> AssistantMessage:
+        """Stream one reply; on context overflow compact once and call the model again."""
+        end = await self._call_model()
+        self._record_assistant(end.message, result)
+        if end.context_overflow and self.compact is not None and await self.compact("overflow"):
+            end = await self._call_model()
+            self._record_assistant(end.message, result)
+        return end.message
+
+    def _record_assistant(self, message: AssistantMessage, result: RunResult) -> None:
+        self.messages.append(message)
+        self.sink(MessageEnd(message=message))
+        result.usage = result.usage.add(message.usage)
+
+    async def _call_model(self) -> StreamEnd:
+        message_id = new_id()
+        request = ProviderRequest(
+            model=self.model,
+            system_prompt=self.system_prompt,
+            messages=[m for m in self.messages if _usable(m)],
+            tools=self.tool_specs,
+            message_id=message_id,
+        )
+        self.sink(MessageStart(message_id=message_id, role="assistant"))
+        text: list[str] = []
+        try:
+            async with contextlib.aclosing(self.provider.stream(request)) as stream:
+                async for item in stream:
+                    if isinstance(item, StreamEnd):
+                        item.message.id = message_id
+                        return item
+                    if isinstance(item, Retry):
+                        self.sink(item)
+                        continue
+                    if isinstance(item, TextDelta):
+                        text.append(item.text)
+                    self.sink(MessageUpdate(message_id=message_id, delta=item))
+        except asyncio.CancelledError:
+            partial = self._aborted(message_id, "".join(text))
+            self.messages.append(partial)
+            self.sink(MessageEnd(message=partial))
+            raise
+        return StreamEnd(self._aborted(message_id, "".join(text), "error"))
+
+    def _aborted(self, message_id: str, text: str, reason: str = "aborted") -> AssistantMessage:
+        content: list[AssistantContent] = [TextContent(text=text)] if text else []
+        error = "the provider stream ended without a final message" if reason == "error" else None
+        return AssistantMessage(
+            id=message_id,
+            content=content,
+            provider=self.provider.name,
+            model=self.model,
+            stop_reason="error" if reason == "error" else "aborted",
+            error_message=error,
+            timestamp=time.time(),
+        )
+
+    # --- tool calls --------------------------------------------------------------------------
+
+    async def _run_tools(self, calls: list[ToolCall]) -> None:
+        """Start each call (approval is sequential), run them concurrently, end them in order."""
+        tasks: list[asyncio.Task[ToolResult]] = []
+        finished = 0
+        try:
+            for call in calls:
+                tasks.append(await self._start_tool(call))
+            for call, task in zip(calls, tasks, strict=True):
+                self._finish_tool(call, await task)
+                finished += 1
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            for call in calls[finished:]:
+                self._finish_tool(call, _CANCELLED)
+
+    async def _start_tool(self, call: ToolCall) -> asyncio.Task[ToolResult]:
+        tool = self.tools.get(call.name)
+        locations = (
+            tool.locations(call.arguments, self.context) if tool and not call.parse_error else []
+        )
+        self.sink(
+            ToolExecutionStart(
+                tool_call_id=call.id,
+                name=call.name,
+                args=call.arguments,
+                kind=tool.kind if tool else "other",
+                locations=locations,
+            )
+        )
+        refusal = await self._preflight(call, tool)
+        if refusal is not None or tool is None:
+            return asyncio.create_task(_ready(ToolResult(refusal or "", is_error=True)))
+        ctx = replace(self.context, on_update=self._updater(call.id))
+        return asyncio.create_task(self._execute(tool, call, ctx))
+
+    async def _preflight(self, call: ToolCall, tool: Tool | None) -> str | None:
+        if tool is None:
+            known = ", ".join(sorted(self.tools))
+            return f"Unknown tool {call.name!r}. Available tools: {known}."
+        if call.parse_error:
+            return (
+                f"The arguments of this {call.name} call are not a valid JSON object "
+                f"({call.parse_error}). Call the tool again with valid JSON arguments."
+            )
+        return await self.authorize(call, tool)
+
+    async def _execute(self, tool: Tool, call: ToolCall, ctx: ToolContext) -> ToolResult:
+        result = await self.run_tool(tool, call, ctx)
+        self.context.cwd = ctx.cwd
+        return result
+
+    def _updater(self, tool_call_id: str) -> Callable[[str], None]:
+        def on_update(delta: str) -> None:
+            self.sink(ToolExecutionUpdate(tool_call_id=tool_call_id, output=delta))
+
+        return on_update
+
+    def _finish_tool(self, call: ToolCall, result: ToolResult) -> None:
+        content: list[UserContent] = (
+            [TextContent(text=result.output)] if isinstance(result.output, str) else result.output
+        )
+        self.sink(
+            ToolExecutionEnd(
+                tool_call_id=call.id,
+                name=call.name,
+                result=content,
+                is_error=result.is_error,
+                details=result.details or None,
+            )
+        )
+        message = ToolResultMessage(
+            id=new_id(),
+            tool_call_id=call.id,
+            tool_name=call.name,
+            content=content,
+            is_error=result.is_error,
+            details=result.details or None,
+            timestamp=time.time(),
+        )
+        self.messages.append(message)
+        self.sink(MessageStart(message_id=message.id, role="tool_result"))
+        self.sink(MessageEnd(message=message))
+
+    # --- user messages and queues ------------------------------------------------------------
+
+    def _user_message(self, text: str, images: list[UserContent]) -> UserMessage:
+        content: list[UserContent] = [TextContent(text=text), *images]
+        return UserMessage(id=new_id(), content=content, timestamp=time.time())
+
+    def _add_user(self, message: UserMessage) -> None:
+        self.messages.append(message)
+        self.sink(MessageStart(message_id=message.id, role="user"))
+        self.sink(MessageEnd(message=message))
+
+    def _take(self, queue: deque[str]) -> list[UserMessage]:
+        if not queue:
+            return []
+        texts = list(queue)
+        queue.clear()
+        self._queue_changed()
+        return [self._user_message(text, []) for text in texts]
+
+    def enqueue(self, text: str, *, steer: bool) -> None:
+        """Queue a steering (``steer``) or follow-up message for the running loop."""
+        (self.steering if steer else self.follow_up).append(text)
+        self._queue_changed()
+
+    def drop_queues(self) -> list[str]:
+        """Empty both queues; return the dropped texts (reported to the canceller)."""
+        dropped = [*self.steering, *self.follow_up]
+        if dropped:
+            self.steering.clear()
+            self.follow_up.clear()
+            self._queue_changed()
+        return dropped
+
+    def _queue_changed(self) -> None:
+        self.sink(QueueUpdate(steering=list(self.steering), follow_up=list(self.follow_up)))
+
+    @staticmethod
+    def _uncancel() -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+
+
+def _usable(message: Message) -> bool:
+    """Failed or empty aborted replies stay in the record but are not sent back to the model."""
+    if isinstance(message, AssistantMessage):
+        return message.stop_reason != "error" and bool(message.content)
+    return True
+
+
+_CANCELLED = ToolResult(
+    "cancelled: the run was cancelled before this tool call finished", is_error=True
+)
+
+
+async def _ready(result: ToolResult) -> ToolResult:
+    return result

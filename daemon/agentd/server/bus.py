@@ -1,0 +1,87 @@
+"""Per-session event numbering, replay buffer and fan-out to subscribed connections.
+
+Every event of a session gets the next ``seq`` (strictly increasing, starting at 1 when the
+session is loaded), is encoded once, kept in a bounded replay buffer and handed to every
+subscriber's connection queue. ``Connection.notify`` never blocks, so a slow or dead subscriber
+cannot delay the run or the other subscribers (the connection layer drops a connection whose
+queue stays full).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from agentd.protocol.events import Event, SessionEvent
+
+if TYPE_CHECKING:
+    from agentd.rpc import Connection
+
+_encode = msgspec.json.Encoder().encode
+
+DEFAULT_REPLAY_EVENTS = 4096
+DEFAULT_REPLAY_BYTES = 1 << 20
+
+
+class EventBus:
+    """Numbers, buffers and broadcasts the events of one session."""
+
+    def __init__(
+        self,
+        session_id: str,
+        *,
+        max_events: int = DEFAULT_REPLAY_EVENTS,
+        max_bytes: int = DEFAULT_REPLAY_BYTES,
+    ) -> None:
+        self.session_id = session_id
+        self.seq = 0
+        self.subscribers: dict[int, Connection] = {}
+        self._buffer: deque[tuple[int, bytes]] = deque()
+        self._buffered_bytes = 0
+        self._max_events = max_events
+        self._max_bytes = max_bytes
+
+    def publish(self, event: Event) -> int:
+        """Number, encode, buffer and broadcast ``event``; return its seq."""
+        self.seq += 1
+        frame = _encode(SessionEvent(session_id=self.session_id, seq=self.seq, event=event))
+        self._remember(self.seq, frame)
+        raw = msgspec.Raw(frame)
+        for conn in list(self.subscribers.values()):
+            if conn.closed:
+                self.subscribers.pop(conn.id, None)
+            else:
+                conn.notify("session/event", raw)
+        return self.seq
+
+    def subscribe(self, conn: Connection, since_seq: int | None = None) -> tuple[int, bool]:
+        """Add ``conn``; first replay buffered events after ``since_seq`` to it.
+
+        Returns ``(replayed, complete)``: ``complete`` is False when the buffer no longer reaches
+        back to ``since_seq + 1`` (the client must resync from ``session/messages``).
+        """
+        replayed, complete = 0, True
+        if since_seq is not None and since_seq < self.seq:
+            oldest = self._buffer[0][0] if self._buffer else self.seq + 1
+            complete = since_seq + 1 >= oldest
+            for seq, frame in self._buffer:
+                if seq > since_seq:
+                    conn.notify("session/event", msgspec.Raw(frame))
+                    replayed += 1
+        self.subscribers[conn.id] = conn
+        return replayed, complete
+
+    def unsubscribe(self, conn: Connection) -> bool:
+        """Remove ``conn``; return whether it was subscribed."""
+        return self.subscribers.pop(conn.id, None) is not None
+
+    def _remember(self, seq: int, frame: bytes) -> None:
+        self._buffer.append((seq, frame))
+        self._buffered_bytes += len(frame)
+        while self._buffer and (
+            len(self._buffer) > self._max_events or self._buffered_bytes > self._max_bytes
+        ):
+            _, old = self._buffer.popleft()
+            self._buffered_bytes -= len(old)

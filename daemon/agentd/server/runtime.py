@@ -1,0 +1,175 @@
+"""A loaded session: its agent, event bus, session file, permission policy and current run.
+
+The runtime is the agent's event sink: each event is numbered and fanned out by the
+:class:`EventBus`, and completed messages are appended to the session file (flushed per entry,
+fsynced at every turn end). It outlives the connections that watch it: a client that disconnects
+mid-run does not stop the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import structlog
+
+from agentd.agent import Agent, RunResult
+from agentd.errors import SessionBusy
+from agentd.protocol.content import ImageContent, UserContent
+from agentd.protocol.events import AgentEnd, Event, MessageEnd, TurnEnd
+from agentd.protocol.methods import (
+    CancelResult,
+    PermissionMode,
+    PromptResult,
+    SessionInfo,
+    SessionStateResult,
+)
+from agentd.server.bus import EventBus
+
+if TYPE_CHECKING:
+    from agentd.permissions import PermissionPolicy
+    from agentd.store import SessionFile
+
+log = structlog.get_logger("agentd.session")
+
+
+@dataclass
+class Settings:
+    """A session's mutable settings (what ``session/state`` and ``SessionInfo`` report)."""
+
+    session_id: str
+    cwd: str
+    provider: str
+    model: str
+    permission_mode: PermissionMode
+    title: str | None = None
+
+
+class SessionRuntime:
+    """One loaded session. All methods run on the daemon's event loop."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        agent: Agent,
+        file: SessionFile,
+        policy: PermissionPolicy,
+        *,
+        bus: EventBus | None = None,
+        on_run_end: Callable[[SessionRuntime], None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.agent = agent
+        self.file = file
+        self.policy = policy
+        self.bus = bus or EventBus(settings.session_id)
+        self.run_task: asyncio.Task[RunResult] | None = None
+        self.last_active = time.monotonic()
+        self._on_run_end = on_run_end
+        agent.sink = self.emit
+
+    @property
+    def id(self) -> str:
+        return self.settings.session_id
+
+    @property
+    def running(self) -> bool:
+        return self.run_task is not None and not self.run_task.done()
+
+    def info(self) -> SessionInfo:
+        s = self.settings
+        return SessionInfo(
+            session_id=s.session_id,
+            cwd=s.cwd,
+            provider=s.provider,
+            model=s.model,
+            permission_mode=s.permission_mode,
+            title=s.title,
+            path=str(self.file.path),
+        )
+
+    # --- the event sink ----------------------------------------------------------------------
+
+    def emit(self, event: Event) -> None:
+        """Number and broadcast ``event``; persist completed messages."""
+        if isinstance(event, MessageEnd):
+            self.file.append_message(event.message)
+        elif isinstance(event, TurnEnd | AgentEnd):
+            self.file.sync()
+        self.bus.publish(event)
+
+    # --- runs --------------------------------------------------------------------------------
+
+    def start_run(self, text: str, images: list[ImageContent]) -> asyncio.Task[RunResult]:
+        """Start a run; SessionBusy if one is in progress."""
+        if self.running:
+            raise SessionBusy(
+                f"session {self.id} is running; wait for it to finish, or use "
+                "session/steer, session/followUp or session/cancel"
+            )
+        content: list[UserContent] = list(images)
+        task = asyncio.create_task(self._run(text, content), name=f"run-{self.id}")
+        self.run_task = task
+        return task
+
+    async def _run(self, text: str, images: list[UserContent]) -> RunResult:
+        structlog.contextvars.bind_contextvars(session_id=self.id)
+        try:
+            result = await self.agent.run(text, images)
+            if self.agent.failure is not None:
+                log.error("run failed", exc_info=self.agent.failure)
+                self.agent.failure = None
+            return result
+        finally:
+            self.last_active = time.monotonic()
+            if self._on_run_end is not None:
+                self._on_run_end(self)
+
+    def cancel(self) -> CancelResult:
+        """Stop the current run (if any) and drop the queued messages."""
+        dropped = self.agent.drop_queues()
+        if not self.running or self.run_task is None:
+            return CancelResult(cancelled=False, dropped=dropped)
+        self.run_task.cancel()
+        return CancelResult(cancelled=True, dropped=dropped)
+
+    def state(self) -> SessionStateResult:
+        s = self.settings
+        return SessionStateResult(
+            session_id=s.session_id,
+            status="running" if self.running else "idle",
+            provider=s.provider,
+            model=s.model,
+            permission_mode=s.permission_mode,
+            steering=list(self.agent.steering),
+            follow_up=list(self.agent.follow_up),
+            usage=self.file.usage(),
+            message_count=len(self.agent.messages),
+            title=s.title,
+        )
+
+    async def shutdown(self) -> None:
+        """Cancel a running run, wait for it to settle, and close the session file."""
+        if self.run_task is not None and not self.run_task.done():
+            self.run_task.cancel()
+            await asyncio.gather(self.run_task, return_exceptions=True)
+        self.file.close()
+
+
+def prompt_result(result: RunResult) -> PromptResult:
+    """The ``session/prompt`` answer for a finished run."""
+    return PromptResult(
+        stop_reason=result.stop_reason,
+        turns=result.turns,
+        usage=result.usage,
+        cost=result.usage.cost,
+        error=result.error,
+    )
+
+
+def describe(value: Any) -> str:
+    """A short description of an exception for logs and clients (never a traceback)."""
+    return f"{type(value).__name__}: {value}"

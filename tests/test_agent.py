@@ -1,0 +1,226 @@
+"""The agent loop against a scripted provider and a real (tiny) tool."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from agentd.agent import Agent
+from agentd.protocol.content import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
+from agentd.protocol.events import (
+    AgentEnd,
+    AgentStart,
+    Event,
+    MessageEnd,
+    MessageUpdate,
+    QueueUpdate,
+    ToolExecutionEnd,
+    ToolExecutionUpdate,
+    TurnStart,
+)
+from agentd.tools.base import Tool, ToolContext, ToolResult, ToolSpec
+from tests.fakes import EchoTool, ScriptedProvider, reply
+
+
+async def run_echo(tool: Tool, call: ToolCall, ctx: ToolContext) -> ToolResult:
+    params = msgspec.convert(call.arguments, tool.Params)
+    return await tool.run(params, ctx)
+
+
+def make_agent(turns: list[Any], events: list[Event], **kw: Any) -> Agent:
+    async def allow(call: ToolCall, tool: Tool) -> str | None:
+        return None
+
+    return Agent(
+        provider=ScriptedProvider(turns, delay=kw.pop("delay", 0.0)),
+        model="m",
+        system_prompt="sys",
+        tools={"echo": EchoTool()},
+        tool_specs=[ToolSpec("echo", "Echo", {"type": "object"})],
+        context=ToolContext(cwd=Path.cwd()),
+        sink=events.append,
+        authorize=kw.pop("authorize", allow),
+        run_tool=run_echo,
+        **kw,
+    )
+
+
+def types(events: list[Event]) -> list[str]:
+    return [type(e).__name__ for e in events]
+
+
+async def test_text_reply_streams_deltas_and_ends_once() -> None:
+    """A plain reply yields start, deltas, end, and exactly one agent_end with end_turn."""
+    events: list[Event] = []
+    agent = make_agent([reply("hello there")], events)
+    result = await agent.run("hi")
+    assert result.stop_reason == "end_turn"
+    assert result.turns == 1
+    assert isinstance(events[0], AgentStart)
+    assert isinstance(events[-1], AgentEnd)
+    assert sum(isinstance(e, AgentEnd) for e in events) == 1
+    deltas = [e.delta.text for e in events if isinstance(e, MessageUpdate)]  # type: ignore[union-attr]
+    assert "".join(deltas) == "hello there"
+    assert [type(m) for m in agent.messages] == [UserMessage, AssistantMessage]
+
+
+async def test_tool_round_trip_orders_results_as_issued() -> None:
+    """Concurrent tool calls end in the order the model issued them, even if finished later."""
+    events: list[Event] = []
+    calls = [("echo", {"text": "slow", "sleep": 0.05}), ("echo", {"text": "fast"})]
+    agent = make_agent([reply("", calls), reply("done")], events)
+    result = await agent.run("go")
+    assert result.turns == 2
+    ends = [e for e in events if isinstance(e, ToolExecutionEnd)]
+    assert [e.result[0].text for e in ends] == ["slow", "fast"]  # type: ignore[union-attr]
+    updates = [e for e in events if isinstance(e, ToolExecutionUpdate)]
+    assert {u.output for u in updates} == {"slow", "fast"}
+    results = [m for m in agent.messages if isinstance(m, ToolResultMessage)]
+    assert [r.tool_call_id for r in results] == ["call_0_echo", "call_1_echo"]
+
+
+async def test_unknown_tool_and_bad_json_become_error_results() -> None:
+    """An unknown tool name or unparsable arguments give error results; the loop goes on."""
+    events: list[Event] = []
+    bad = reply("", [("echo", {})])
+    call = bad[-1].message.content[0]  # type: ignore[union-attr]
+    call.parse_error = "Expecting value"
+    agent = make_agent([reply("", [("nope", {})]), bad, reply("ok")], events)
+    result = await agent.run("go")
+    assert result.stop_reason == "end_turn"
+    errors = [e for e in events if isinstance(e, ToolExecutionEnd)]
+    assert all(e.is_error for e in errors)
+    assert "Unknown tool 'nope'" in errors[0].result[0].text  # type: ignore[union-attr]
+    assert "not a valid JSON object" in errors[1].result[0].text  # type: ignore[union-attr]
+
+
+async def test_max_turns_stops_a_looping_model() -> None:
+    """A model that never stops calling tools is stopped at max_turns."""
+    events: list[Event] = []
+    turns = [reply("", [("echo", {"text": str(i)})]) for i in range(10)]
+    agent = make_agent(turns, events, max_turns=3)
+    result = await agent.run("loop")
+    assert result.stop_reason == "max_turns"
+    assert result.turns == 3
+    assert isinstance(events[-1], AgentEnd)
+    assert events[-1].stop_reason == "max_turns"
+
+
+async def test_provider_error_ends_run_with_error() -> None:
+    """A StreamEnd with stop_reason error ends the run with that error text."""
+    events: list[Event] = []
+    failed = reply("", stop="error")
+    failed[-1].message.error_message = "HTTP 500: boom"  # type: ignore[union-attr]
+    agent = make_agent([failed], events)
+    result = await agent.run("hi")
+    assert result.stop_reason == "error"
+    assert result.error == "HTTP 500: boom"
+    assert isinstance(events[-1], AgentEnd)
+
+
+async def test_cancel_mid_tool_gives_cancelled_results_and_one_agent_end() -> None:
+    """Cancelling during a tool call records a cancelled result for every call."""
+    events: list[Event] = []
+    agent = make_agent([reply("", [("echo", {"text": "x", "sleep": 5})])], events)
+    task = asyncio.create_task(agent.run("go"))
+    while not any(type(e).__name__ == "ToolExecutionStart" for e in events):
+        await asyncio.sleep(0.005)
+    task.cancel()
+    result = await task
+    assert result.stop_reason == "cancelled"
+    results = [m for m in agent.messages if isinstance(m, ToolResultMessage)]
+    assert len(results) == 1
+    assert results[0].is_error
+    assert "cancelled" in results[0].content[0].text  # type: ignore[union-attr]
+    assert sum(isinstance(e, AgentEnd) for e in events) == 1
+
+
+async def test_cancel_mid_stream_keeps_partial_text() -> None:
+    """Cancelling while streaming ends the message as aborted with the text so far."""
+    events: list[Event] = []
+    agent = make_agent([reply("a long reply " * 20)], events, delay=0.002)
+    task = asyncio.create_task(agent.run("go"))
+    while sum(isinstance(e, MessageUpdate) for e in events) < 3:
+        await asyncio.sleep(0.002)
+    task.cancel()
+    result = await task
+    assert result.stop_reason == "cancelled"
+    last = agent.messages[-1]
+    assert isinstance(last, AssistantMessage)
+    assert last.stop_reason == "aborted"
+    assert last.text().startswith("a long")
+    ends = [e for e in events if isinstance(e, MessageEnd)]
+    assert ends[-1].message is last
+
+
+async def test_steering_is_delivered_before_the_next_llm_call() -> None:
+    """A steering message queued during a tool call is the next user message the model sees."""
+    events: list[Event] = []
+    agent = make_agent(
+        [reply("", [("echo", {"text": "x", "sleep": 0.05})]), reply("steered"), reply("x")], events
+    )
+    task = asyncio.create_task(agent.run("go"))
+    await asyncio.sleep(0.01)
+    agent.enqueue("change course", steer=True)
+    result = await task
+    assert result.turns == 2
+    provider = agent.provider
+    assert isinstance(provider, ScriptedProvider)
+    second = provider.requests[1].messages
+    assert isinstance(second[-1], UserMessage)
+    assert second[-1].content[0].text == "change course"  # type: ignore[union-attr]
+    assert any(isinstance(e, QueueUpdate) and e.steering == ["change course"] for e in events)
+
+
+async def test_follow_up_runs_when_the_agent_would_stop() -> None:
+    """A follow-up is delivered only after the model stops calling tools."""
+    events: list[Event] = []
+    agent = make_agent([reply("first", []), reply("second")], events, delay=0.01)
+    task = asyncio.create_task(agent.run("go"))
+    await asyncio.sleep(0.005)
+    agent.enqueue("and then?", steer=False)
+    result = await task
+    assert result.turns == 2
+    assert sum(isinstance(e, TurnStart) for e in events) == 2
+    assert agent.messages[-1].text() == "second"  # type: ignore[union-attr]
+
+
+async def test_refused_permission_is_an_error_result() -> None:
+    """When the authorizer refuses, the tool does not run and the model reads the reason."""
+    events: list[Event] = []
+
+    async def deny(call: ToolCall, tool: Tool) -> str | None:
+        return "Permission denied: read-only session"
+
+    agent = make_agent([reply("", [("echo", {"text": "x"})]), reply("ok")], events, authorize=deny)
+    await agent.run("go")
+    end = next(e for e in events if isinstance(e, ToolExecutionEnd))
+    assert end.is_error
+    assert not any(isinstance(e, ToolExecutionUpdate) for e in events)
+
+
+@pytest.mark.parametrize("overflow_fixed", [True, False])
+async def test_context_overflow_compacts_once_and_retries(overflow_fixed: bool) -> None:
+    """On a context-overflow error the loop compacts once and calls the model again."""
+    from agentd.providers.base import StreamEnd
+
+    events: list[Event] = []
+    overflow = reply("", stop="error")
+    end = overflow[-1]
+    assert isinstance(end, StreamEnd)
+    end.message.error_message = "context too long"
+    overflow[-1] = StreamEnd(end.message, context_overflow=True)
+    calls: list[str] = []
+
+    async def compact(reason: str) -> bool:
+        calls.append(reason)
+        return overflow_fixed
+
+    agent = make_agent([overflow, reply("fine")], events, compact=compact)
+    result = await agent.run("hi")
+    assert calls == ["overflow"]
+    assert result.stop_reason == ("end_turn" if overflow_fixed else "error")
