@@ -217,6 +217,8 @@ async def test_context_overflow_compacts_once_and_retries(overflow_fixed: bool) 
     calls: list[str] = []
 
     async def compact(reason: str) -> bool:
+        if reason == "threshold":
+            return False
         calls.append(reason)
         return overflow_fixed
 

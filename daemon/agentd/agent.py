@@ -167,6 +167,8 @@ class Agent:
 
     async def _stream_assistant(self, result: RunResult) -> AssistantMessage:
         """Stream one reply; on context overflow compact once and call the model again."""
+        if self.compact is not None:
+            await self.compact("threshold")
         end = await self._call_model()
         self._record_assistant(end.message, result)
         if end.context_overflow and self.compact is not None and await self.compact("overflow"):

@@ -13,6 +13,7 @@ import msgspec
 from agentd.protocol.base import Empty, Params, Wire
 from agentd.protocol.content import ImageContent, Message, Usage
 from agentd.protocol.events import PermissionOption, RunStopReason
+from agentd.protocol.session_file import SessionSummary
 
 PROTOCOL_VERSION = 1
 
@@ -200,6 +201,115 @@ class OkResult(Wire):
     ok: bool = True
 
 
+# --- the session store ----------------------------------------------------------------------
+
+
+class SessionListParams(Params):
+    """``session/list``: newest first; ``cursor`` is the previous page's ``nextCursor``."""
+
+    cwd: str | None = None
+    limit: int = msgspec.field(default=50)
+    cursor: str | None = None
+
+
+class SessionListResult(Wire):
+    """A page of sessions."""
+
+    sessions: list[SessionSummary]
+    next_cursor: str | None = None
+
+
+class SessionLoadParams(Params):
+    """``session/load``: by id or file path; ``replay`` streams the history as events first."""
+
+    session_id: str | None = None
+    path: str | None = None
+    replay: bool = False
+
+
+class SessionLoadResult(Wire):
+    """The loaded session, where its event stream stands, and load warnings."""
+
+    session: SessionInfo
+    last_seq: int
+    message_count: int
+    warnings: list[str] = msgspec.field(default_factory=list)
+
+
+class SessionForkParams(Params):
+    """``session/fork``: a new session branching at ``entryId`` (default: the current leaf)."""
+
+    session_id: str
+    entry_id: str | None = None
+    new_session_id: str | None = None
+
+
+class SessionBranchParams(Params):
+    """``session/branch``: move the session's leaf to ``entryId`` inside the same file."""
+
+    session_id: str
+    entry_id: str
+
+
+class SessionRenameParams(Params):
+    """``session/rename``."""
+
+    session_id: str
+    title: str
+
+
+class SessionDeleteParams(Params):
+    """``session/delete``: refused while a run is in progress unless ``force``."""
+
+    session_id: str
+    force: bool = False
+
+
+class SessionExportParams(Params):
+    """``session/export``: a self-contained Markdown or HTML document."""
+
+    session_id: str
+    format: Literal["markdown", "html"] = "markdown"
+
+
+class SessionExportResult(Wire):
+    """The exported document."""
+
+    format: Literal["markdown", "html"]
+    content: str
+
+
+class SubscribeParams(Params):
+    """``session/subscribe``: watch a session; replay buffered events after ``sinceSeq``."""
+
+    session_id: str
+    since_seq: int | None = None
+
+
+class SubscribeResult(Wire):
+    """``complete`` is false when the buffer no longer reaches back: resync from messages."""
+
+    replayed: int
+    complete: bool
+    last_seq: int
+
+
+class CompactParams(Params):
+    """``session/compact``: summarise older messages, keeping recent context."""
+
+    session_id: str
+    instructions: str | None = None
+
+
+class CompactResult(Wire):
+    """What compaction did."""
+
+    compacted: bool
+    tokens_before: int = 0
+    tokens_after: int = 0
+    summary: str | None = None
+
+
 # --- server -> client -----------------------------------------------------------------------
 
 
@@ -244,6 +354,17 @@ METHODS: dict[str, MethodSpec] = {
     "session/messages": MethodSpec(SessionIdParams, MessagesResult, "The conversation."),
     "session/setModel": MethodSpec(SetModelParams, SessionInfo, "Switch provider/model."),
     "models/list": MethodSpec(Empty, ModelsListResult, "Configured providers and models."),
+    "session/list": MethodSpec(SessionListParams, SessionListResult, "Stored sessions."),
+    "session/load": MethodSpec(SessionLoadParams, SessionLoadResult, "Load (and replay)."),
+    "session/fork": MethodSpec(SessionForkParams, SessionInfo, "Branch into a new session."),
+    "session/branch": MethodSpec(SessionBranchParams, OkResult, "Move the leaf in place."),
+    "session/rename": MethodSpec(SessionRenameParams, OkResult, "Set the title."),
+    "session/delete": MethodSpec(SessionDeleteParams, OkResult, "Delete the session file."),
+    "session/close": MethodSpec(SessionIdParams, OkResult, "Unload; the file is kept."),
+    "session/export": MethodSpec(SessionExportParams, SessionExportResult, "Markdown/HTML."),
+    "session/subscribe": MethodSpec(SubscribeParams, SubscribeResult, "Watch events."),
+    "session/unsubscribe": MethodSpec(SessionIdParams, OkResult, "Stop watching."),
+    "session/compact": MethodSpec(CompactParams, CompactResult, "Summarise old context."),
     "session/requestPermission": MethodSpec(
         RequestPermissionParams, RequestPermissionResult, "Ask to approve a tool call.", "server"
     ),

@@ -35,9 +35,19 @@ DEFAULT_TIMEOUT = 300.0
 class Approver:
     """The :data:`agentd.agent.Authorizer` of one session."""
 
-    def __init__(self, runtime: SessionRuntime, timeout: float = DEFAULT_TIMEOUT) -> None:
-        self.runtime = runtime
+    def __init__(self, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.timeout = timeout
+        self._runtime: SessionRuntime | None = None
+
+    def bind(self, runtime: SessionRuntime) -> None:
+        """Attach the session whose policy, subscribers and events this approver uses."""
+        self._runtime = runtime
+
+    @property
+    def runtime(self) -> SessionRuntime:
+        if self._runtime is None:
+            raise RuntimeError("Approver used before bind()")
+        return self._runtime
 
     async def __call__(self, call: ToolCall, tool: Tool) -> str | None:
         """``None`` if the call may run, else the refusal text for the model."""

@@ -1,0 +1,230 @@
+"""Builds session runtimes: config, provider, tools, permission policy, prompt and file.
+
+Everything heavy (httpx, the providers, the mock LLM) is imported here, on first session use,
+never on the daemon's start-up path.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentd.agent import Agent
+from agentd.errors import InvalidParams, SessionNotFound
+from agentd.protocol.content import ToolCall
+from agentd.protocol.methods import ModelsListResult, SessionNewParams
+from agentd.server.approval import Approver
+from agentd.server.runtime import SessionRuntime, Settings
+from agentd.tools.base import Tool, ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    import httpx
+
+    from agentd.config import Config, ModelChoice
+    from agentd.store import SessionFile
+
+MOCK = "mock"
+
+
+class Services:
+    """Daemon-wide things sessions share: the store root, config, one HTTP client, secrets."""
+
+    def __init__(self, session_dir: Path | None = None, config_file: Path | None = None) -> None:
+        from agentd.store import default_root
+
+        self.session_root = Path(session_dir) if session_dir else default_root()
+        self.config_file = Path(config_file) if config_file else None
+        self._http: httpx.AsyncClient | None = None
+
+    def config(self, cwd: Path) -> Config:
+        """The merged configuration for a session in ``cwd`` (read fresh each time)."""
+        from agentd.config import load_config
+
+        return load_config(cwd, self.config_file)
+
+    def http(self) -> httpx.AsyncClient:
+        """The shared HTTP client (connection pooling across sessions)."""
+        if self._http is None:
+            import httpx
+
+            timeout = httpx.Timeout(connect=15.0, read=600.0, write=60.0, pool=30.0)
+            self._http = httpx.AsyncClient(timeout=timeout, trust_env=False)
+        return self._http
+
+    def secret_names(self) -> set[str]:
+        """Names of the daemon's credential env vars (scrubbed from bash's environment)."""
+        from agentd.config import credential_env_names
+
+        return credential_env_names(os.environ)
+
+    def secrets(self) -> set[str]:
+        """Values of the daemon's credential env vars (redacted from session files)."""
+        return {os.environ[n] for n in self.secret_names() if len(os.environ.get(n, "")) >= 8}
+
+    def models(self) -> ModelsListResult:
+        """``models/list`` for the daemon's own working directory's configuration."""
+        from agentd.config import list_models
+
+        config = self.config(Path.cwd())
+        return ModelsListResult(
+            models=list_models(config),
+            default_provider=config.default_provider,
+            default_model=config.default_model,
+        )
+
+    async def choose_model(
+        self, config: Config, provider: str | None, model: str | None, base_url: str | None
+    ) -> ModelChoice:
+        """Resolve provider/model (starting the in-process mock LLM for ``mock``)."""
+        from agentd.config import resolve_model
+
+        if provider == MOCK or (provider is None and config.default_provider == MOCK):
+            from agentd.mockllm import ensure_mock_server
+
+            base_url = base_url or await ensure_mock_server()
+        return resolve_model(config, provider, model, base_url)
+
+    async def close(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+
+
+@dataclass
+class _Parts:
+    """What a runtime is built from, whether the session is new or loaded."""
+
+    cwd: Path
+    config: Config
+    choice: ModelChoice
+    tools: dict[str, Tool]
+    mode: str
+    system_prompt: str | None
+    max_turns: int | None
+
+
+async def new_session(services: Services, params: SessionNewParams) -> SessionRuntime:
+    """Create a session file (header written at once) and its runtime."""
+    from agentd.store import SessionFile
+
+    parts = await _parts(services, params)
+    file = SessionFile.create(
+        services.session_root,
+        cwd=str(parts.cwd),
+        session_id=params.session_id,
+        secrets=services.secrets(),
+    )
+    _record_settings(file, parts, params.title)
+    return _assemble(services, file, parts, [], params.title)
+
+
+async def load_session(
+    services: Services, *, session_id: str | None = None, path: str | None = None
+) -> SessionRuntime:
+    """Open an existing session file, repair it, and build its runtime."""
+    from agentd.store import SessionFile, find_session
+
+    file_path = Path(path) if path else find_session(services.session_root, session_id or "")
+    if file_path is None or not file_path.is_file():
+        raise SessionNotFound(f"no session {session_id or path!r} (see session/list)")
+    file = SessionFile.open(file_path, secrets=services.secrets())
+    file.repair_interrupted()
+    provider, model = file.model() or (None, None)
+    params = SessionNewParams(cwd=file.header.cwd, provider=provider, model=model)
+    parts = await _parts(services, params)
+    return _assemble(services, file, parts, file.messages(), file.title())
+
+
+async def switch_model(
+    services: Services, runtime: SessionRuntime, provider: str | None, model: str
+) -> None:
+    """Point the session at another provider/model from the next LLM call on."""
+    from agentd.providers import make_provider
+    from agentd.store.entries import ModelChangeBody
+
+    config = services.config(Path(runtime.settings.cwd))
+    choice = await services.choose_model(config, provider or runtime.settings.provider, model, None)
+    runtime.agent.provider = make_provider(choice, services.http())
+    runtime.agent.model = choice.model
+    runtime.settings.provider, runtime.settings.model = choice.provider, choice.model
+    runtime.file.append(ModelChangeBody(provider=choice.provider, model=choice.model))
+
+
+async def _parts(services: Services, params: SessionNewParams) -> _Parts:
+    from agentd.tools import build_tools
+
+    cwd = Path(params.cwd).expanduser()
+    if not cwd.is_absolute() or not cwd.is_dir():
+        raise InvalidParams(f"`cwd` must be an existing absolute directory, got {params.cwd!r}")
+    cwd = cwd.resolve()
+    config = services.config(cwd)
+    choice = await services.choose_model(config, params.provider, params.model, params.base_url)
+    try:
+        tools = build_tools(params.tools)
+    except ValueError as exc:
+        raise InvalidParams(f"{exc} - at `$.tools`") from None
+    mode = params.permission_mode or config.permission_mode or "auto"
+    prompt = params.system_prompt or config.system_prompt
+    return _Parts(cwd, config, choice, tools, mode, prompt, params.max_turns or config.max_turns)
+
+
+def _record_settings(file: SessionFile, parts: _Parts, title: str | None) -> None:
+    from agentd.store.entries import ModelChangeBody, SessionInfoBody
+
+    if title:
+        file.append(SessionInfoBody(title=title))
+    file.append(ModelChangeBody(provider=parts.choice.provider, model=parts.choice.model))
+    file.sync()
+
+
+def _assemble(
+    services: Services, file: SessionFile, parts: _Parts, messages: list[Any], title: str | None
+) -> SessionRuntime:
+    from agentd.permissions import PermissionPolicy
+    from agentd.prompt import build_system_prompt
+    from agentd.providers import make_provider
+    from agentd.tools import run_tool, tool_spec
+
+    sandboxed = parts.config.raw.get("sandbox") == "workspace"
+    policy = PermissionPolicy.from_config(
+        parts.mode, parts.config.raw.get("permissions"), workspace=parts.cwd if sandboxed else None
+    )
+    specs = [tool_spec(t) for t in parts.tools.values()]
+    context = ToolContext(
+        cwd=parts.cwd,
+        session_id=file.header.id,
+        workspace=parts.cwd if sandboxed else None,
+        spill_dir=file.path.parent / f"{file.header.id}.spill",
+        options={"secret_env": sorted(services.secret_names())},
+    )
+
+    async def execute(tool: Tool, call: ToolCall, ctx: ToolContext) -> ToolResult:
+        return await run_tool(tool, call.arguments, ctx)
+
+    approver = Approver()
+    agent = Agent(
+        provider=make_provider(parts.choice, services.http()),
+        model=parts.choice.model,
+        system_prompt=build_system_prompt(parts.cwd, specs, override=parts.system_prompt),
+        tools=parts.tools,
+        tool_specs=specs,
+        context=context,
+        sink=lambda _event: None,
+        authorize=approver,
+        run_tool=execute,
+        messages=messages,
+        max_turns=parts.max_turns or 50,
+    )
+    settings = Settings(
+        session_id=file.header.id,
+        cwd=str(parts.cwd),
+        provider=parts.choice.provider,
+        model=parts.choice.model,
+        permission_mode=parts.mode,  # type: ignore[arg-type]
+        title=title,
+    )
+    runtime = SessionRuntime(settings, agent, file, policy)
+    approver.bind(runtime)
+    return runtime
