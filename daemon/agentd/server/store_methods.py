@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from agentd.server.sessions import SessionManager
 
 
-def register(router: Router, sessions: SessionManager) -> None:  # noqa: C901 - a flat table
+def register(router: Router, sessions: SessionManager) -> None:
     """Register this module's handlers, bound to ``sessions``."""
 
     async def list_(conn: Connection, params: SessionListParams) -> SessionListResult:
