@@ -1,0 +1,130 @@
+"""The session file format: one JSON header line, then one :data:`Entry` per line (JSONL).
+
+::
+
+    {"type":"session","version":1,"id":"…","cwd":"/home/me/proj","createdAt":"…Z"}
+    {"type":"message","id":"a1","parentId":null,"timestamp":"…Z","message":{"role":"user",…}}
+    {"type":"message","id":"b2","parentId":"a1","timestamp":"…Z","message":{…}}
+
+Every entry names its parent, so a file holds a tree: branching and forking never copy
+entries. Timestamps are ISO 8601 UTC strings (``2026-01-02T03:04:05.678Z``). Lines are
+separated by LF only; the file is append-only except for a migration, which rewrites it
+atomically. Entry types this version does not know are kept and written back untouched.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentd.protocol.base import Wire
+from agentd.protocol.content import Message
+
+SESSION_VERSION = 1
+"""The format version written in new headers (see ``agentd.store.migrations``)."""
+
+
+class SessionHeader(Wire, tag="session", tag_field="type"):
+    """The first line of a session file (not an entry of the tree).
+
+    ``parent_session`` is the id of the session this one was forked from.
+    """
+
+    version: int
+    id: str
+    cwd: str
+    created_at: str
+    parent_session: str | None = None
+
+
+class EntryBase(Wire, tag_field="type", omit_defaults=False, kw_only=False):
+    """Fields shared by every entry: its id, its parent's id (``None`` for a root) and the
+    time it was written. The store assigns all three on append, so callers build entries
+    without them; in a file they are always present."""
+
+    id: str = ""
+    parent_id: str | None = None
+    timestamp: str = ""
+
+
+class MessageEntry(EntryBase, tag="message", kw_only=True):
+    """A user, assistant or tool-result message: exactly what the model saw."""
+
+    message: Message
+
+
+class ModelChangeEntry(EntryBase, tag="model_change", kw_only=True):
+    """The session switched to ``provider``/``model`` for later LLM calls."""
+
+    provider: str
+    model: str
+
+
+class CompactionEntry(EntryBase, tag="compaction", kw_only=True):
+    """Messages before ``first_kept_entry_id`` (on this branch) are replaced by ``summary``."""
+
+    summary: str
+    first_kept_entry_id: str
+    tokens_before: int = 0
+
+
+class LabelEntry(EntryBase, tag="label", kw_only=True):
+    """A user bookmark on entry ``target_id``; ``label`` ``None`` clears it."""
+
+    target_id: str
+    label: str | None = None
+
+
+class SessionInfoEntry(EntryBase, tag="session_info", kw_only=True):
+    """Session metadata; the latest one in the file wins."""
+
+    title: str | None = None
+
+
+class CustomEntry(EntryBase, tag="custom", kw_only=True):
+    """Client-owned state (``custom_type`` names the owner); never sent to the model."""
+
+    custom_type: str
+    data: Any = None
+
+
+Entry = (
+    MessageEntry | ModelChangeEntry | CompactionEntry | LabelEntry | SessionInfoEntry | CustomEntry
+)
+"""Every entry type of this format version, tagged by ``type``."""
+
+ENTRY_TYPES: frozenset[str] = frozenset(
+    {"message", "model_change", "compaction", "label", "session_info", "custom"}
+)
+"""The ``type`` tags of :data:`Entry`; any other tag is an entry from a newer version."""
+
+
+class SessionSummary(Wire):
+    """One session as listed (``list_sessions``): computed from the file without parsing it.
+
+    ``updated_at`` is the file's modification time; ``entry_count`` counts entry lines.
+    """
+
+    session_id: str
+    cwd: str
+    created_at: str
+    updated_at: str
+    entry_count: int
+    path: str
+    title: str | None = None
+    parent_session: str | None = None
+
+
+__all__ = [
+    "ENTRY_TYPES",
+    "SESSION_VERSION",
+    "CompactionEntry",
+    "CustomEntry",
+    "Entry",
+    "EntryBase",
+    "LabelEntry",
+    "MessageEntry",
+    "ModelChangeEntry",
+    "SessionHeader",
+    "SessionInfoEntry",
+    "SessionSummary",
+]

@@ -1,0 +1,213 @@
+"""Exporting the current branch of a session as Markdown or as one self-contained HTML page.
+
+Both show the title, session id, cwd, creation and last-entry times, the model, then every
+entry on the branch: messages by role, tool calls with their arguments, tool results
+(errors marked), model changes and compaction summaries. The HTML page has inline CSS, no
+scripts and no external assets (images are inlined as data URIs); every piece of session
+content is escaped, and collapsible parts use ``<details>``.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from typing import Any
+
+from agentd.protocol.content import (
+    AssistantMessage,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from agentd.protocol.session_file import CompactionEntry, Entry, MessageEntry, ModelChangeEntry
+from agentd.store.file import SessionFile
+
+_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
+
+
+def _facts(session: SessionFile) -> list[tuple[str, str]]:
+    path = session.path_to_leaf()
+    model = session.model()
+    facts = [
+        ("Session", session.header.id),
+        ("Directory", session.header.cwd),
+        ("Created", session.header.created_at),
+    ]
+    if path:
+        facts.append(("Last entry", path[-1].timestamp))
+    if model is not None:
+        facts.append(("Model", f"{model[0]}/{model[1]}"))
+    if session.header.parent_session:
+        facts.append(("Forked from", session.header.parent_session))
+    return facts
+
+
+def _title(session: SessionFile) -> str:
+    return session.title() or f"Session {session.header.id}"
+
+
+def _arguments(call: ToolCall) -> str:
+    return json.dumps(call.arguments, indent=2, ensure_ascii=False)
+
+
+# --- Markdown -------------------------------------------------------------------------------
+
+
+def export_markdown(session: SessionFile) -> str:
+    """The current branch of ``session`` as a Markdown document."""
+    parts = [f"# {_title(session)}", ""]
+    parts += [f"- **{name}:** {value}" for name, value in _facts(session)]
+    for entry in session.path_to_leaf():
+        lines = _markdown_entry(entry)
+        if lines:
+            parts += ["", *lines]
+    return "\n".join(parts) + "\n"
+
+
+def _markdown_entry(entry: Entry) -> list[str]:
+    if isinstance(entry, ModelChangeEntry):
+        return [f"*Model changed to {entry.provider}/{entry.model}.*"]
+    if isinstance(entry, CompactionEntry):
+        return ["## Summary of earlier messages", "", _quote(entry.summary)]
+    if not isinstance(entry, MessageEntry):
+        return []
+    message = entry.message
+    if isinstance(message, UserMessage):
+        return ["## User", "", *_markdown_blocks(message.content)]
+    if isinstance(message, ToolResultMessage):
+        status = " (error)" if message.is_error else ""
+        head = f"### Result of `{message.tool_name}`{status}"
+        return [head, "", *_fenced("\n".join(_plain(message.content)))]
+    lines = ["## Assistant", ""]
+    for block in message.content:
+        if isinstance(block, ToolCall):
+            lines += [f"### Tool call `{block.name}`", "", *_fenced(_arguments(block), "json")]
+        elif isinstance(block, ThinkingContent):
+            lines += [_quote(block.thinking), ""]
+        else:
+            lines += [block.text, ""]
+    if message.error_message:
+        lines += [f"**Error:** {message.error_message}"]
+    return lines
+
+
+def _markdown_blocks(blocks: list[TextContent | ImageContent]) -> list[str]:
+    return [
+        block.text if isinstance(block, TextContent) else f"*[image: {block.mime_type}]*"
+        for block in blocks
+    ]
+
+
+def _plain(blocks: list[TextContent | ImageContent]) -> list[str]:
+    return [
+        block.text if isinstance(block, TextContent) else f"[image: {block.mime_type}]"
+        for block in blocks
+    ]
+
+
+def _fenced(text: str, language: str = "") -> list[str]:
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}{language}", text, fence]
+
+
+def _quote(text: str) -> str:
+    return "\n".join(f"> {line}" if line else ">" for line in text.splitlines() or [""])
+
+
+# --- HTML -----------------------------------------------------------------------------------
+
+_CSS = """
+body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;
+color:#1d1d1f;background:#fafafa}
+h1{font-size:1.5rem}dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}
+dt{font-weight:600}dd{margin:0}
+.entry{border-left:4px solid #ccc;background:#fff;margin:1rem 0;padding:.5rem 1rem;
+border-radius:4px}
+.role{font-size:.8rem;font-weight:700;text-transform:uppercase;color:#555}
+.user{border-color:#2f6fde}.assistant{border-color:#2a9d5c}.tool{border-color:#8a8a8a}
+.error{border-color:#d0312d;background:#fff3f3}.note{border-color:#c89b00;font-style:italic}
+.thinking{color:#666;font-style:italic;white-space:pre-wrap}
+.text{white-space:pre-wrap}
+pre{background:#f0f0f0;padding:.5rem;overflow-x:auto;white-space:pre-wrap}
+summary{cursor:pointer;font-family:monospace}img{max-width:100%}
+"""
+
+
+def export_html(session: SessionFile) -> str:
+    """The current branch of ``session`` as one HTML document."""
+    title = html.escape(_title(session))
+    facts = "".join(
+        f"<dt>{html.escape(name)}</dt><dd>{html.escape(value)}</dd>"
+        for name, value in _facts(session)
+    )
+    body = "\n".join(_html_entry(entry) for entry in session.path_to_leaf())
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{title}</title><style>{_CSS}</style></head>\n"
+        f"<body><h1>{title}</h1><dl>{facts}</dl>\n{body}\n</body></html>\n"
+    )
+
+
+def _html_entry(entry: Entry) -> str:
+    if isinstance(entry, ModelChangeEntry):
+        return _box("note", "model", f"Model changed to {_e(entry.provider)}/{_e(entry.model)}")
+    if isinstance(entry, CompactionEntry):
+        return _box("note", "summary of earlier messages", _text(entry.summary))
+    if not isinstance(entry, MessageEntry):
+        return ""
+    message = entry.message
+    if isinstance(message, UserMessage):
+        return _box("user", "user", "".join(map(_html_block, message.content)))
+    if isinstance(message, ToolResultMessage):
+        label = f"result of {message.tool_name}" + (" (error)" if message.is_error else "")
+        inner = "".join(map(_html_block, message.content))
+        details = f"<details open><summary>{_e(label)}</summary>{inner}</details>"
+        return _box("tool error" if message.is_error else "tool", "tool result", details)
+    return _html_assistant(message)
+
+
+def _html_assistant(message: AssistantMessage) -> str:
+    parts = [_html_block(block) for block in message.content]
+    if message.error_message:
+        parts.append(f"<p><strong>Error:</strong> {_e(message.error_message)}</p>")
+    kind = "assistant error" if message.stop_reason == "error" else "assistant"
+    return _box(kind, f"assistant · {message.model}", "".join(parts))
+
+
+def _html_block(block: TextContent | ImageContent | ThinkingContent | ToolCall) -> str:
+    if isinstance(block, TextContent):
+        return _text(block.text)
+    if isinstance(block, ThinkingContent):
+        return f'<div class="thinking">{_e(block.thinking)}</div>'
+    if isinstance(block, ToolCall):
+        summary = f"tool call: {block.name}"
+        body = f"<pre>{_e(_arguments(block))}</pre>"
+        if block.parse_error:
+            body += f"<p><strong>Invalid arguments:</strong> {_e(block.parse_error)}</p>"
+        return f"<details><summary>{_e(summary)}</summary>{body}</details>"
+    return _image(block)
+
+
+def _image(block: ImageContent) -> str:
+    if block.mime_type not in _IMAGE_TYPES or not _BASE64.fullmatch(block.data):
+        return f"<p>[image: {_e(block.mime_type)}]</p>"
+    return f'<img alt="image" src="data:{block.mime_type};base64,{block.data}">'
+
+
+def _box(kind: str, role: str, inner: str) -> str:
+    return f'<section class="entry {kind}"><div class="role">{_e(role)}</div>{inner}</section>'
+
+
+def _text(text: str) -> str:
+    return f'<div class="text">{_e(text)}</div>'
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)

@@ -1,0 +1,270 @@
+"""One session file: create, open (load, repair, migrate), append, branch, fork.
+
+Durability: every entry is one ``write()`` of its encoded line plus LF on a descriptor
+opened with ``O_APPEND`` (nothing is buffered in the process); :meth:`SessionFile.sync`
+fsyncs, and the agent loop calls it at the end of every turn; :meth:`SessionFile.close`
+fsyncs too. The header is written and fsynced at creation, so a session with no turns can
+be resumed. Everything written goes through the redactor first, except the header (ids, a
+path and a time).
+
+Branches: on open, the leaf is the last entry in file order. :meth:`SessionFile.branch`
+moves the leaf in memory only; the move becomes durable with the next append, whose
+``parentId`` is the new leaf (so a branch with nothing appended is lost on restart, by
+design: it holds nothing new).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Collection
+from pathlib import Path
+from types import TracebackType
+
+import msgspec
+import structlog
+
+from agentd.errors import InvalidParams, SessionExists
+from agentd.protocol.content import Message, TextContent, ToolResultMessage
+from agentd.protocol.session_file import SESSION_VERSION, Entry, MessageEntry, SessionHeader
+from agentd.store.paths import (
+    check_session_id,
+    cwd_slug,
+    find_session,
+    new_entry_id,
+    session_file_name,
+    utc_now,
+)
+from agentd.store.reader import fsync_directory, read_session
+from agentd.store.redact import Redactor
+from agentd.store.tree import LoadWarning, Node, SessionTree, UnknownEntry
+
+INTERRUPTED_TEXT = "interrupted: the tool call did not finish (the daemon stopped)"
+"""The text of the error result :meth:`SessionFile.repair_interrupted` gives dangling calls."""
+
+_log = structlog.get_logger(__name__)
+_ENCODER = msgspec.json.Encoder()
+_ENTRY_DECODER = msgspec.json.Decoder(Entry)
+
+
+class SessionFile(SessionTree):
+    """A session's JSONL file and its entry tree (see :class:`SessionTree` for queries).
+
+    Not thread-safe: one owner appends. ``warnings`` lists what loading found wrong.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        header: SessionHeader,
+        nodes: list[Node],
+        *,
+        secrets: Collection[str] = (),
+        warnings: list[LoadWarning] | None = None,
+        truncate_to: int | None = None,
+        fd: int | None = None,
+    ) -> None:
+        super().__init__(nodes)
+        self.path = path
+        self.header = header
+        self.warnings: list[LoadWarning] = [*(warnings or []), *self.tree_warnings]
+        self._secrets = frozenset(secrets)
+        self._redactor = Redactor(self._secrets)
+        self._truncate_to = truncate_to
+        self._fd = fd
+        self._unsynced = False
+
+    # --- opening --------------------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        root: Path,
+        *,
+        cwd: str,
+        session_id: str | None = None,
+        parent_session: str | None = None,
+        secrets: Collection[str] = (),
+    ) -> SessionFile:
+        """Create a new session file under ``root`` and write its header (fsynced).
+
+        Raises :class:`InvalidParams` for an unsafe ``session_id`` or a relative ``cwd``,
+        and :class:`SessionExists` when ``session_id`` is already used under ``root``.
+        """
+        if session_id is None:
+            session_id = str(uuid.uuid4())
+        check_session_id(session_id)
+        folder = root / cwd_slug(cwd)
+        if find_session(root, session_id) is not None:
+            raise SessionExists(f"session {session_id!r} already exists")
+        header = SessionHeader(
+            version=SESSION_VERSION,
+            id=session_id,
+            cwd=cwd,
+            created_at=utc_now(),
+            parent_session=parent_session,
+        )
+        root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, exist_ok=True)
+        path = folder / session_file_name(header.created_at, session_id)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC
+        fd = os.open(path, flags, 0o600)
+        try:
+            _write_all(fd, _ENCODER.encode(header) + b"\n")
+            os.fsync(fd)
+            fsync_directory(folder)
+        except BaseException:
+            os.close(fd)
+            raise
+        return cls(path, header, [], secrets=secrets, fd=fd)
+
+    @classmethod
+    def open(cls, path: Path, *, secrets: Collection[str] = ()) -> SessionFile:
+        """Load the session at ``path``: migrate an older format (rewriting the file), skip
+        damaged lines (see ``warnings``); a torn last line is truncated away before the next
+        append. Raises :class:`InvalidParams` for a file without a readable header."""
+        redactor = Redactor(secrets)
+        loaded = read_session(path, redactor)
+        torn = loaded.valid_size < loaded.size
+        session = cls(
+            path,
+            loaded.header,
+            loaded.nodes,
+            secrets=secrets,
+            warnings=loaded.warnings,
+            truncate_to=loaded.valid_size if torn else None,
+        )
+        for warning in session.warnings:
+            _log.warning("session_load", path=str(path), line=warning.line, problem=warning.message)
+        return session
+
+    # --- writing --------------------------------------------------------------------------
+
+    def append(self, entry: Entry) -> Entry:
+        """Write ``entry`` as a child of the leaf and make it the leaf; return it as stored.
+
+        The store sets ``parent_id`` and ``timestamp``, and keeps the caller's ``id`` when it
+        is set and unused, else assigns a short random one. Secrets are redacted before the
+        write; the returned entry is what the file holds.
+        """
+        entry_id = entry.id if entry.id and entry.id not in self._by_id else None
+        stored = msgspec.structs.replace(
+            entry,
+            id=entry_id or new_entry_id(self._by_id),
+            parent_id=self.leaf_id,
+            timestamp=utc_now(),
+        )
+        line = _ENCODER.encode(stored)
+        redacted = self._redactor.json(line)
+        if redacted is not line:
+            stored = _ENTRY_DECODER.decode(redacted)
+        self._write(redacted + b"\n")
+        self._insert(stored)
+        return stored
+
+    def append_message(self, message: Message) -> Entry:
+        """Append a ``message`` entry; its id is ``message.id`` when that is free."""
+        return self.append(MessageEntry(id=message.id, message=message))
+
+    def repair_interrupted(self) -> list[Entry]:
+        """Answer every tool call on the branch that has no result with an error result
+        (:data:`INTERRUPTED_TEXT`), so the conversation is valid for every provider.
+
+        Returns the appended entries (none when nothing dangles); syncs when it wrote.
+        """
+        repaired = [
+            self.append_message(
+                ToolResultMessage(
+                    id=new_entry_id(self._by_id),
+                    tool_call_id=call.id,
+                    tool_name=call.name,
+                    content=[TextContent(text=INTERRUPTED_TEXT)],
+                    is_error=True,
+                    timestamp=time.time(),
+                )
+            )
+            for call in self.dangling_tool_calls()
+        ]
+        if repaired:
+            self.sync()
+        return repaired
+
+    def branch(self, entry_id: str | None) -> None:
+        """Move the leaf to ``entry_id`` (``None``: before the first entry), so the next
+        append starts a new branch there. Raises :class:`InvalidParams` for an unknown id."""
+        if entry_id is not None and not self.has_entry(entry_id):
+            raise InvalidParams(f"session {self.header.id!r} has no entry {entry_id!r}")
+        self.leaf_id = entry_id
+
+    def fork(
+        self, root: Path, entry_id: str | None = None, *, session_id: str | None = None
+    ) -> SessionFile:
+        """A new session under ``root`` holding a copy of the path root → ``entry_id``
+        (default: the leaf), with ``parent_session`` set to this session and its leaf at
+        ``entry_id``. The copy keeps entry ids and is self-contained. Raises like
+        :meth:`create`, and :class:`InvalidParams` for an unknown ``entry_id``."""
+        if entry_id is not None and not self.has_entry(entry_id):
+            raise InvalidParams(f"session {self.header.id!r} has no entry {entry_id!r}")
+        chain = list(self._branch_nodes(entry_id))
+        child = SessionFile.create(
+            root,
+            cwd=self.header.cwd,
+            session_id=session_id,
+            parent_session=self.header.id,
+            secrets=self._secrets,
+        )
+        if chain:
+            child._write(b"".join(child._line_of(node) + b"\n" for node in chain))
+            for node in chain:
+                child._insert(node)
+            child.sync()
+        return child
+
+    def sync(self) -> None:
+        """fsync what was appended since the last sync (no-op when nothing was)."""
+        if self._fd is not None and self._unsynced:
+            os.fsync(self._fd)
+            self._unsynced = False
+
+    def close(self) -> None:
+        """Sync and close the file descriptor. Appending later reopens the file."""
+        if self._fd is not None:
+            self.sync()
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> SessionFile:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # --- internals ------------------------------------------------------------------------
+
+    def _line_of(self, node: Node) -> bytes:
+        if isinstance(node, UnknownEntry):
+            return node.raw
+        return self._redactor.json(_ENCODER.encode(node))
+
+    def _write(self, data: bytes) -> None:
+        if self._fd is None:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+            if self._truncate_to is not None:
+                os.ftruncate(fd, self._truncate_to)
+                self._truncate_to = None
+            self._fd = fd
+        _write_all(self._fd, data)
+        self._unsynced = True
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """One ``write()`` for the whole buffer; more only if the kernel took part of it."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]

@@ -1,0 +1,197 @@
+"""Loading a session file: header check, migration, entry decoding, damage reports.
+
+Reading never fails because of one bad entry: a corrupt line is skipped with a
+:class:`LoadWarning`, and an incomplete last line (a write cut short by a crash: no final
+LF) is skipped and reported so the writer can truncate it away before its next append. Only
+a missing or unreadable header makes a file unusable.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from agentd.errors import InvalidParams
+from agentd.protocol.session_file import ENTRY_TYPES, SESSION_VERSION, Entry, SessionHeader
+from agentd.store.migrations import migrate
+from agentd.store.redact import Redactor
+from agentd.store.tree import LoadWarning, Node, UnknownEntry
+
+_ENTRY_DECODER = msgspec.json.Decoder(Entry)
+_HEADER_DECODER = msgspec.json.Decoder(SessionHeader)
+_ENCODER = msgspec.json.Encoder()
+
+
+class _Probe(msgspec.Struct, rename="camel"):
+    """The fields every entry line shares, to tell an unknown type from a corrupt line."""
+
+    type: str
+    id: str | None = None
+    parent_id: str | None = None
+
+
+_PROBE_DECODER = msgspec.json.Decoder(_Probe)
+
+
+@dataclass
+class LoadedSession:
+    """A parsed file: ``valid_size`` is the byte length up to the last complete line."""
+
+    header: SessionHeader
+    nodes: list[Node]
+    warnings: list[LoadWarning]
+    valid_size: int
+    size: int
+
+
+def read_session(path: Path, redactor: Redactor) -> LoadedSession:
+    """Load ``path``, migrating (and rewriting) it first if it is an older version.
+
+    Raises :class:`InvalidParams` when the file has no readable header or a newer version,
+    and ``OSError`` when it cannot be read.
+    """
+    data = path.read_bytes()
+    header_end = data.find(b"\n")
+    raw_header = _raw_header(path, data, header_end)
+    warnings: list[LoadWarning] = []
+    if raw_header.get("version", 0) != SESSION_VERSION:
+        data, warnings = _migrate_file(path, data, header_end, raw_header, redactor)
+        header_end = data.find(b"\n")
+    try:
+        header = _HEADER_DECODER.decode(data[:header_end])
+    except msgspec.ValidationError as exc:
+        raise InvalidParams(f"{path}: invalid session header: {exc}") from None
+    nodes, entry_warnings = parse_entries(data, header_end + 1)
+    valid_size = data.rfind(b"\n") + 1
+    return LoadedSession(header, nodes, warnings + entry_warnings, valid_size, len(data))
+
+
+def _raw_header(path: Path, data: bytes, header_end: int) -> dict[str, Any]:
+    if header_end < 0:
+        raise InvalidParams(f"{path} is not a session file: it has no complete header line")
+    try:
+        raw = msgspec.json.decode(data[:header_end])
+    except msgspec.DecodeError as exc:
+        raise InvalidParams(f"{path} is not a session file: {exc}") from None
+    if not isinstance(raw, dict) or raw.get("type") != "session":
+        raise InvalidParams(f"{path} is not a session file: the first line is not a header")
+    return raw
+
+
+def parse_entries(data: bytes, start: int) -> tuple[list[Node], list[LoadWarning]]:
+    """Decode the entry lines of ``data`` from byte ``start`` (the line after the header).
+
+    Returns the nodes in file order and the warnings (corrupt lines, a torn last line).
+    """
+    nodes: list[Node] = []
+    warnings: list[LoadWarning] = []
+    view = memoryview(data)
+    end = data.rfind(b"\n") + 1
+    decode = _ENTRY_DECODER.decode
+    line_no, pos = 2, start
+    while pos < end:
+        newline = data.find(b"\n", pos, end)
+        if newline > pos:
+            line = view[pos:newline]
+            try:
+                entry = decode(line)
+            except msgspec.DecodeError as exc:  # ValidationError is a subclass
+                node = _unknown_or_none(line, line_no, exc, warnings)
+                if node is not None:
+                    nodes.append(node)
+            else:
+                if entry.id:
+                    nodes.append(entry)
+                else:
+                    warnings.append(LoadWarning(line_no, "skipped an entry without an id"))
+        pos, line_no = newline + 1, line_no + 1
+    if end < len(data):
+        warnings.append(
+            LoadWarning(line_no, "skipped an incomplete last line (a write was interrupted)")
+        )
+    return nodes, warnings
+
+
+def _unknown_or_none(
+    line: memoryview, line_no: int, error: Exception, warnings: list[LoadWarning]
+) -> UnknownEntry | None:
+    """An :class:`UnknownEntry` for a line of an unknown type; else a warning and ``None``."""
+    try:
+        probe = _PROBE_DECODER.decode(line)
+    except msgspec.DecodeError:
+        probe = None
+    if probe is not None and probe.type not in ENTRY_TYPES:
+        return UnknownEntry(
+            type=probe.type, raw=bytes(line), id=probe.id, parent_id=probe.parent_id
+        )
+    warnings.append(LoadWarning(line_no, f"skipped a corrupt entry: {error}"))
+    return None
+
+
+def _migrate_file(
+    path: Path, data: bytes, header_end: int, raw_header: dict[str, Any], redactor: Redactor
+) -> tuple[bytes, list[LoadWarning]]:
+    """Migrate a whole older file to the current version and replace it atomically."""
+    entries, warnings = _raw_entries(data, header_end + 1)
+    try:
+        header, entries = migrate(raw_header, entries)
+    except ValueError as exc:
+        raise InvalidParams(f"{path}: {exc}") from None
+    lines = [_ENCODER.encode(header), *(redactor.json(_ENCODER.encode(e)) for e in entries)]
+    migrated = b"\n".join(lines) + b"\n"
+    replace_atomically(path, migrated)
+    warnings.append(LoadWarning(None, f"migrated the file to format version {SESSION_VERSION}"))
+    return migrated, warnings
+
+
+def _raw_entries(data: bytes, start: int) -> tuple[list[dict[str, Any]], list[LoadWarning]]:
+    """The entry lines as plain JSON objects (for migrations), skipping damaged lines."""
+    entries: list[dict[str, Any]] = []
+    warnings: list[LoadWarning] = []
+    lines = data[start:].split(b"\n")
+    for offset, line in enumerate(lines[:-1]):
+        try:
+            value = msgspec.json.decode(line) if line.strip() else None
+        except msgspec.DecodeError as exc:
+            warnings.append(LoadWarning(offset + 2, f"skipped a corrupt entry: {exc}"))
+            continue
+        if isinstance(value, dict) and isinstance(value.get("type"), str):
+            entries.append(value)
+        elif value is not None:
+            warnings.append(LoadWarning(offset + 2, "skipped a line that is not an entry"))
+    if lines[-1]:
+        warnings.append(
+            LoadWarning(len(lines) + 1, "skipped an incomplete last line (a write was interrupted)")
+        )
+    return entries, warnings
+
+
+def replace_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file next to ``path``, fsync it and rename it over
+    ``path``; the directory is fsynced too. Readers see the old or the new file, never a
+    mix."""
+    temporary = path.with_name(path.name + ".tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
+    fd = os.open(temporary, flags, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    temporary.replace(path)
+    fsync_directory(path.parent)
+
+
+def fsync_directory(folder: Path) -> None:
+    """Make a created, renamed or removed name in ``folder`` durable."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,138 @@
+"""Secret redaction: applied to every line before it reaches a session file.
+
+Two kinds of secret are replaced by :data:`REDACTED`:
+
+- values shaped like credentials: ``sk-…``/``sk-ant-…`` keys, GitHub tokens (``ghp_…``,
+  ``github_pat_…``), Slack tokens (``xoxb-…``), AWS access key ids (``AKIA…``), Google API
+  keys (``AIza…``), JWTs, PEM private key blocks, the token after ``Bearer`` and the value of
+  ``Authorization:``/``X-Api-Key:`` headers (the header name and scheme are kept);
+- the exact values of the daemon's own credentials (those shorter than
+  :data:`MIN_SECRET_LENGTH` are ignored: they would match ordinary text).
+
+Every pattern is precompiled and starts with a literal, so each pass is a fast prefix scan
+(an alternation of all of them in one regex scans several times slower in ``re``).
+:meth:`Redactor.json` works on encoded JSON without decoding it: the patterns use no
+character that JSON escapes, a match never crosses a string boundary, and known secrets are
+matched in their escaped form.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection
+from typing import Any
+
+import msgspec
+
+REDACTED = "[REDACTED]"
+MIN_SECRET_LENGTH = 8
+
+_SCHEME = r"(?:(?:[Bb]earer|BEARER|[Bb]asic|BASIC|[Tt]oken|TOKEN) +)?"
+_HEADER_VALUE = r"(?:\\?[\"'])?[ \t]*:[ \t]*(?:\\?[\"'])?" + _SCHEME + r")[^\s\"'\\,;]{6,}"
+_PATTERNS = (
+    r"sk-(?:ant-)?[A-Za-z0-9_-]{20,}",
+    r"gh[pousr]_[A-Za-z0-9]{30,}",
+    r"github_pat_[A-Za-z0-9_]{22,}",
+    r"xox[abposr]-[A-Za-z0-9-]{10,}",
+    r"A(?:[KS]IA[0-9A-Z]{16}|Iza[0-9A-Za-z_-]{35})",
+    r"eyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}",
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[^\"]*?-----END [A-Z ]*PRIVATE KEY-----",
+    # Header names are matched without their first letter, which keeps the scans literal.
+    r"(?P<keep>uthorization" + _HEADER_VALUE,
+    r"(?P<keep>UTHORIZATION" + _HEADER_VALUE,
+    r"(?P<keep>pi-[Kk]ey" + _HEADER_VALUE,
+    r"(?P<keep>PI-KEY" + _HEADER_VALUE,
+    r"(?P<keep>earer +)[A-Za-z0-9._~+/=-]{8,}",
+    r"(?P<keep>EARER +)[A-Za-z0-9._~+/=-]{8,}",
+)
+# A key-shaped match right after a letter or digit is part of a longer word ("task-…"),
+# unless that letter belongs to a JSON escape ("\nsk-…").
+_WORD_CODES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_ESCAPE_CODES = frozenset(b"nrtbf")
+_BACKSLASH = ord("\\")
+
+
+class Redactor:
+    """Replaces secrets in text (:meth:`text`) or in encoded JSON (:meth:`json`)."""
+
+    __slots__ = ("_bytes_patterns", "_bytes_secrets", "_text_patterns", "_text_secrets")
+
+    def __init__(self, secrets: Collection[str] = ()) -> None:
+        known = sorted(
+            {secret for secret in secrets if len(secret) >= MIN_SECRET_LENGTH},
+            key=len,
+            reverse=True,
+        )
+        self._text_secrets = tuple(known)
+        self._bytes_secrets = tuple(msgspec.json.encode(secret)[1:-1] for secret in known)
+        self._text_patterns = tuple(re.compile(pattern) for pattern in _PATTERNS)
+        self._bytes_patterns = tuple(re.compile(pattern.encode()) for pattern in _PATTERNS)
+
+    def text(self, value: str) -> str:
+        """``value`` with every secret replaced."""
+        for secret in self._text_secrets:
+            value = value.replace(secret, REDACTED)
+        for pattern in self._text_patterns:
+            value = pattern.sub(_replace_text, value)
+        return value
+
+    def json(self, encoded: bytes) -> bytes:
+        """Encoded JSON with every secret inside its strings replaced; still valid JSON.
+
+        Returns ``encoded`` itself (the same object) when nothing was replaced.
+        """
+        redacted = encoded
+        for secret in self._bytes_secrets:
+            redacted = redacted.replace(secret, _REDACTED_BYTES)
+        for pattern in self._bytes_patterns:
+            redacted = pattern.sub(_replace_bytes, redacted)
+        if redacted == encoded:
+            return encoded
+        try:
+            msgspec.json.decode(redacted)
+        except msgspec.DecodeError:
+            # A known secret began inside an escape sequence: redact string by string.
+            return msgspec.json.encode(self._walk(msgspec.json.decode(encoded)))
+        return redacted
+
+    def _walk(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, list):
+            return [self._walk(item) for item in value]
+        if isinstance(value, dict):
+            return {self.text(key): self._walk(item) for key, item in value.items()}
+        return value
+
+
+_REDACTED_BYTES = REDACTED.encode()
+
+
+def _replace_text(match: re.Match[str]) -> str:
+    if match.re.groups:
+        return match.group("keep") + REDACTED
+    return match.group(0) if _inside_word(match.string, match.start()) else REDACTED
+
+
+def _replace_bytes(match: re.Match[bytes]) -> bytes:
+    if match.re.groups:
+        return match.group("keep") + _REDACTED_BYTES
+    return match.group(0) if _inside_word(match.string, match.start()) else _REDACTED_BYTES
+
+
+def _inside_word(text: str | bytes, start: int) -> bool:
+    """Whether position ``start`` follows a letter or digit that is not a JSON escape."""
+    if start == 0 or _code(text, start - 1) not in _WORD_CODES:
+        return False
+    escaped = start >= 2 and _code(text, start - 2) == _BACKSLASH
+    return not (escaped and _code(text, start - 1) in _ESCAPE_CODES)
+
+
+def _code(text: str | bytes, index: int) -> int:
+    item = text[index]
+    return item if isinstance(item, int) else ord(item)
+
+
+def redactor(secrets: Collection[str]) -> Callable[[str], str]:
+    """A function replacing credential-shaped values and the given ``secrets`` in text."""
+    return Redactor(secrets).text
