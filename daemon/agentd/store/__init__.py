@@ -11,11 +11,10 @@ from agentd.store.file import INTERRUPTED_TEXT, SessionFile
 from agentd.store.index import list_sessions
 from agentd.store.paths import cwd_slug, default_root, find_session
 from agentd.store.redact import Redactor, redactor
-from agentd.store.tree import SUMMARY_PREFIX, LoadWarning, SessionTree, UnknownEntry
+from agentd.store.tree import LoadWarning, SessionTree, UnknownEntry
 
 __all__ = [
     "INTERRUPTED_TEXT",
-    "SUMMARY_PREFIX",
     "LoadWarning",
     "Redactor",
     "SessionFile",

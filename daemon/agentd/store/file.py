@@ -27,7 +27,13 @@ import structlog
 
 from agentd.errors import InvalidParams, SessionExists
 from agentd.protocol.content import Message, TextContent, ToolResultMessage
-from agentd.protocol.session_file import SESSION_VERSION, Entry, MessageEntry, SessionHeader
+from agentd.protocol.session_file import (
+    SESSION_VERSION,
+    CompactionEntry,
+    Entry,
+    MessageEntry,
+    SessionHeader,
+)
 from agentd.store.paths import (
     check_session_id,
     cwd_slug,
@@ -166,6 +172,19 @@ class SessionFile(SessionTree):
     def append_message(self, message: Message) -> Entry:
         """Append a ``message`` entry; its id is ``message.id`` when that is free."""
         return self.append(MessageEntry(id=message.id, message=message))
+
+    def append_compaction(
+        self, summary: str, first_kept_entry_id: str, tokens_before: int = 0
+    ) -> Entry:
+        """Append a compaction: :meth:`messages` then starts with ``summary`` as a user
+        message, followed by the branch from ``first_kept_entry_id`` on."""
+        return self.append(
+            CompactionEntry(
+                summary=summary,
+                first_kept_entry_id=first_kept_entry_id,
+                tokens_before=tokens_before,
+            )
+        )
 
     def repair_interrupted(self) -> list[Entry]:
         """Answer every tool call on the branch that has no result with an error result

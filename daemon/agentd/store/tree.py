@@ -28,9 +28,6 @@ from agentd.protocol.session_file import (
 )
 from agentd.store.paths import epoch_from_iso
 
-SUMMARY_PREFIX = "Summary of the earlier conversation (older messages were compacted):\n\n"
-"""Starts the user message that stands in for compacted messages in :meth:`messages`."""
-
 
 class UnknownEntry(msgspec.Struct, frozen=True):
     """A line whose ``type`` this version does not know, kept byte for byte in ``raw``."""
@@ -85,8 +82,9 @@ class SessionTree:
         """The model context on the current branch.
 
         Without compaction: every message on the branch. With one: the latest compaction on
-        the branch wins, giving a user message with its summary, then the messages from its
-        ``first_kept_entry_id`` up to the compaction, then the messages after it.
+        the branch wins, giving a user message whose text is its ``summary`` (as written),
+        then the messages from its ``first_kept_entry_id`` up to the compaction, then the
+        messages after it.
         """
         path = self.path_to_leaf()
         cut = _last_compaction(path)
@@ -206,6 +204,6 @@ def _assistant(entry: Entry) -> AssistantMessage | None:
 def _summary_message(compaction: CompactionEntry) -> UserMessage:
     return UserMessage(
         id=compaction.id,
-        content=[TextContent(text=SUMMARY_PREFIX + compaction.summary)],
+        content=[TextContent(text=compaction.summary)],
         timestamp=epoch_from_iso(compaction.timestamp),
     )
