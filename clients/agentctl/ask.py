@@ -1,0 +1,102 @@
+"""Answering ``session/requestPermission`` at the terminal (``--permission ask``).
+
+The question goes to stderr; the answer is read from stdin without blocking the event loop
+(``loop.add_reader``), so events, timeouts and Ctrl-C keep working while the user thinks.
+An empty answer or end of input refuses: nothing runs without an explicit yes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from typing import TextIO
+
+from agentctl.style import Style
+from agentctl.toolfmt import describe_call, shorten
+from agentd.protocol.events import PermissionOption
+from agentd.protocol.methods import RequestPermissionParams
+
+ANSWERS: dict[str, PermissionOption] = {
+    "y": "allow_once",
+    "yes": "allow_once",
+    "a": "allow_always",
+    "always": "allow_always",
+    "n": "reject_once",
+    "no": "reject_once",
+    "": "reject_once",
+    "v": "reject_always",
+    "never": "reject_always",
+}
+
+MAX_ATTEMPTS = 3
+
+
+def parse_answer(text: str) -> PermissionOption | None:
+    """The option a typed answer stands for (case-insensitive), or None if unrecognised."""
+    return ANSWERS.get(text.strip().lower())
+
+
+def question(style: Style, params: RequestPermissionParams, cwd: str | None) -> str:
+    """The one-line question shown for a permission request."""
+    summary = shorten(describe_call(params.tool, params.args, cwd), 200)
+    choices = style.dim("[y]es / [n]o / [a]lways / ne[v]er")
+    return f"{style.yellow('?')} allow {style.bold(params.tool)}  {summary}  {choices} "
+
+
+async def read_line(fd: int) -> str | None:
+    """One line from ``fd`` (a terminal in canonical mode), or None at end of input."""
+    loop = asyncio.get_running_loop()
+    ready: asyncio.Future[None] = loop.create_future()
+
+    def on_readable() -> None:
+        if not ready.done():
+            ready.set_result(None)
+
+    loop.add_reader(fd, on_readable)
+    try:
+        await ready
+    finally:
+        loop.remove_reader(fd)
+    data = os.read(fd, 4096)
+    if not data:
+        return None
+    return data.decode("utf-8", "replace").rstrip("\r\n")
+
+
+class TerminalApprover:
+    """A permission handler that asks the person at the terminal.
+
+    ``before_asking`` is called first (the renderer stops its spinner there); the allowed
+    option must be one the daemon offered, otherwise the request is refused.
+    """
+
+    def __init__(
+        self,
+        err: TextIO,
+        style: Style,
+        *,
+        before_asking: Callable[[], None] = lambda: None,
+        input_fd: int = 0,
+        cwd: str | None = None,
+    ) -> None:
+        self.err = err
+        self.style = style
+        self.before_asking = before_asking
+        self.input_fd = input_fd
+        self.cwd = cwd
+
+    async def __call__(self, params: RequestPermissionParams) -> PermissionOption:
+        self.before_asking()
+        for _ in range(MAX_ATTEMPTS):
+            self.err.write(question(self.style, params, self.cwd))
+            self.err.flush()
+            line = await read_line(self.input_fd)
+            if line is None:
+                self.err.write("\n")
+                return "reject_once"
+            answer = parse_answer(line)
+            if answer is not None:
+                return answer if answer in params.options else "reject_once"
+            self.err.write(self.style.dim("  answer y, n, a (always) or v (never)\n"))
+        return "reject_once"

@@ -1,0 +1,261 @@
+"""``agentctl chat``: an interactive session in the terminal.
+
+Each line is a prompt; lines starting with ``/`` are commands (``/help``), lines starting with
+``!`` run a shell command directly, without the model. Line editing and history come from
+readline (history in the agentd state directory). Ctrl-C cancels a running turn and, when
+idle, leaves; so does Ctrl-D or ``/exit``.
+
+The connection stays open across turns on one event loop (``asyncio.Runner``); the loop only
+runs during a turn or a command, while ``input()`` waits on the main thread between them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import sys
+from pathlib import Path
+
+from agentctl import outcome
+from agentctl.ask import TerminalApprover
+from agentctl.client import AgentClient, DaemonUnavailable
+from agentctl.common import (
+    UsageError,
+    exit_code_for_exception,
+    open_client,
+    read_text_option,
+    resolve_cwd,
+)
+from agentctl.listing import format_session_table
+from agentctl.render import TerminalRenderer
+from agentctl.run import StopSignal, drive_run, interrupt_handling
+from agentctl.send import select_session
+from agentctl.shell import format_context, run_shell
+from agentctl.style import Style, wants_color
+from agentd.errors import RpcError
+from agentd.protocol.events import SessionEvent
+from agentd.protocol.methods import SessionInfo
+
+HELP = """commands:
+  /help                 this text
+  /clear                start a new session
+  /sessions             sessions of this directory
+  /model NAME           switch model (/model PROVIDER NAME to switch provider too)
+  /exit                 leave (also Ctrl-D, or Ctrl-C when idle)
+  !COMMAND              run COMMAND in the shell; its output goes with your next message"""
+
+HISTORY_LENGTH = 1000
+
+
+def prompt_text(style: Style) -> str:
+    """The input prompt; colour codes are wrapped in \\x01/\\x02 so readline can measure it."""
+    if not style.enabled:
+        return "› "
+    return "\x01\x1b[1;36m\x02›\x01\x1b[0m\x02 "
+
+
+def history_path() -> Path:
+    """Where the REPL keeps its line history."""
+    from agentd.paths import state_dir
+
+    return state_dir() / "chat_history"
+
+
+class Repl:
+    """The read-eval-print loop of one chat (one connection, one current session)."""
+
+    def __init__(
+        self,
+        runner: asyncio.Runner,
+        client: AgentClient,
+        options: argparse.Namespace,
+        cwd: str,
+        system_prompt: str | None,
+    ) -> None:
+        self.runner = runner
+        self.client = client
+        self.options = options
+        self.cwd = cwd
+        self.system_prompt = system_prompt
+        self.style = Style(wants_color(sys.stdout))
+        self.renderer = TerminalRenderer(
+            sys.stdout, style=self.style, animate=self.style.enabled, cwd=cwd
+        )
+        self.session: SessionInfo | None = None
+        self.pending_context: list[str] = []
+
+    def say(self, text: str) -> None:
+        """Print one line."""
+        self.renderer.line(text)
+
+    def loop(self) -> int:
+        """Read lines until the user leaves; return the exit code."""
+        self.session = self.runner.run(
+            select_session(self.client, self.options, self.cwd, self.system_prompt)
+        )
+        self._banner()
+        while True:
+            try:
+                line = input(prompt_text(self.style))
+            except (EOFError, KeyboardInterrupt):
+                sys.stdout.write("\n")
+                return outcome.OK
+            text = line.strip()
+            if not text:
+                continue
+            try:
+                if not self._handle(text):
+                    return outcome.OK
+            except (RpcError, UsageError) as exc:
+                self.say(self.style.red(f"✗ {getattr(exc, 'message', exc)}"))
+            if self.client.closed:
+                self.say(self.style.red("✗ the daemon closed the connection"))
+                return outcome.AGENT_ERROR
+
+    def _banner(self) -> None:
+        info = self.session
+        assert info is not None
+        self.say(
+            self.style.dim(
+                f"session {info.session_id} · {info.provider}/{info.model} · {self.cwd}\n"
+                "/help for commands, Ctrl-D to leave"
+            )
+        )
+
+    def _handle(self, text: str) -> bool:
+        """Act on one line; False means leave."""
+        if text.startswith("!"):
+            self._shell(text[1:].strip())
+        elif text.startswith("/"):
+            return self._command(text)
+        else:
+            self._turn(text)
+        return True
+
+    def _command(self, text: str) -> bool:
+        name, _, rest = text.partition(" ")
+        words = rest.split()
+        if name in ("/exit", "/quit"):
+            return False
+        if name == "/help":
+            self.say(HELP)
+        elif name == "/clear":
+            self.session = self.runner.run(self._new_session())
+            self.pending_context.clear()
+            self._banner()
+        elif name == "/sessions":
+            page = self.runner.run(self.client.list_sessions(cwd=self.cwd, limit=10))
+            self.say(format_session_table(page.sessions, self.style) or "no sessions yet")
+        elif name == "/model" and words and len(words) <= 2:
+            self._switch_model(words)
+        else:
+            self.say(self.style.red(f"unknown or incomplete command {text!r}; /help lists them"))
+        return True
+
+    async def _new_session(self) -> SessionInfo:
+        current = self.session
+        assert current is not None
+        return await self.client.new_session(
+            self.cwd,
+            provider=current.provider,
+            model=current.model,
+            system_prompt=self.system_prompt,
+            permission_mode=current.permission_mode,
+            max_turns=self.options.max_turns,
+            base_url=self.options.base_url,
+        )
+
+    def _switch_model(self, words: list[str]) -> None:
+        assert self.session is not None
+        provider, model = (words[0], words[1]) if len(words) == 2 else (None, words[0])
+        self.session = self.runner.run(
+            self.client.set_model(self.session.session_id, model, provider)
+        )
+        self.say(self.style.dim(f"model: {self.session.provider}/{self.session.model}"))
+
+    def _shell(self, command: str) -> None:
+        if not command:
+            self.say(self.style.red("usage: !COMMAND"))
+            return
+        result = run_shell(command, self.cwd, sys.stdout)
+        self.pending_context.append(format_context(result))
+        note = f"exit {result.exit_code}" if result.exit_code is not None else "interrupted"
+        self.say(self.style.dim(f"({note}; the output goes with your next message)"))
+
+    def _turn(self, text: str) -> None:
+        assert self.session is not None
+        prompt = "\n\n".join([*self.pending_context, text])
+        self.pending_context.clear()
+        summary = self.runner.run(self._run(self.session.session_id, prompt))
+        self.renderer.footer(summary)
+
+    async def _run(self, session_id: str, prompt: str) -> outcome.RunSummary:
+        stop = StopSignal()
+
+        def view(data: bytes, event: SessionEvent | None) -> None:
+            if event is not None:
+                self.renderer.event(event.event)
+
+        with interrupt_handling(stop, self.renderer.pause):
+            return await drive_run(self.client, session_id, prompt, view, stop=stop)
+
+
+def _setup_readline() -> Path | None:
+    try:
+        import readline
+    except ImportError:
+        return None
+    path = history_path()
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if path.exists():
+            readline.read_history_file(path)
+    readline.set_history_length(HISTORY_LENGTH)
+    return path
+
+
+def _save_history(path: Path | None) -> None:
+    if path is None:
+        return
+    import readline
+
+    with contextlib.suppress(OSError):
+        readline.write_history_file(path)
+
+
+def chat_main(options: argparse.Namespace) -> int:
+    """Entry point of ``agentctl chat``."""
+    try:
+        cwd = resolve_cwd(options.cwd)
+        system_prompt = read_text_option(options.system_prompt, "--system-prompt")
+        if options.session and options.continue_:
+            raise UsageError("--session and --continue cannot be combined")
+    except UsageError as exc:
+        return exit_code_for_exception(exc)
+    history = _setup_readline()
+    try:
+        with asyncio.Runner() as runner:
+            return _chat(runner, options, cwd, system_prompt)
+    finally:
+        _save_history(history)
+
+
+def _chat(
+    runner: asyncio.Runner, options: argparse.Namespace, cwd: str, system_prompt: str | None
+) -> int:
+    style = Style(wants_color(sys.stderr))
+    approver = TerminalApprover(sys.stderr, style, cwd=cwd) if options.permission == "ask" else None
+    try:
+        client = runner.run(open_client(options, permission_handler=approver, cwd=cwd))
+    except (RpcError, DaemonUnavailable, OSError) as exc:
+        return exit_code_for_exception(exc)
+    try:
+        repl = Repl(runner, client, options, cwd, system_prompt)
+        if approver is not None:
+            approver.before_asking = repl.renderer.pause
+        return repl.loop()
+    except (RpcError, UsageError, DaemonUnavailable, OSError) as exc:
+        return exit_code_for_exception(exc)
+    finally:
+        runner.run(client.close())

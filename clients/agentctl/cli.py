@@ -1,0 +1,70 @@
+"""``agentctl``: the shell client of agentd (entry point :func:`main`).
+
+Start-up is kept cheap: ``--version`` and ``bridge`` are answered before argparse is even
+imported, and each command imports its own module (and msgspec, asyncio) only when it runs.
+Exit codes are listed in :mod:`agentctl.outcome`.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
+
+USAGE_ERROR = 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one ``agentctl`` command; return its exit code."""
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] in (["--version"], ["-V"]):
+        from agentd import __version__
+
+        sys.stdout.write(f"agentctl {__version__}\n")
+        return 0
+    if args[:1] == ["bridge"]:
+        from agentctl.bridge import bridge_main
+
+        return bridge_main(args[1:])
+    from agentctl.parser import build_parser
+
+    parser = build_parser()
+    try:
+        options = parser.parse_args(args)
+    except SystemExit as exc:  # argparse: usage errors (2) and --help (0)
+        return exc.code if isinstance(exc.code, int) else USAGE_ERROR
+    return dispatch(options)
+
+
+def dispatch(options: argparse.Namespace) -> int:
+    """Run the command module chosen on the command line."""
+    command = options.command
+    if command == "send":
+        from agentctl.send import send_main
+
+        return send_main(options)
+    if command == "chat":
+        from agentctl.chat import chat_main
+
+        return chat_main(options)
+    if command == "attach":
+        from agentctl.attach import attach_main
+
+        return attach_main(options)
+    if command == "daemon":
+        from agentctl.daemon_cmd import daemon_main
+
+        return daemon_main(options)
+    if command == "rpc":
+        from agentctl.rpc_cmd import rpc_main
+
+        return rpc_main(options)
+    from agentctl.commands import command_main
+
+    return command_main(options)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

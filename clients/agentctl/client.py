@@ -1,0 +1,358 @@
+"""The async Python client library of agentd.
+
+Open a client with :func:`connect` (the shared daemon's Unix socket, optionally starting it),
+:func:`connect_tcp` (host, port and token) or :func:`spawn_stdio` (a private
+``agentd serve --stdio`` child). Each returns an initialized :class:`AgentClient`; use it as an
+async context manager so the connection (and a private daemon) is closed at the end::
+
+    async with await connect(autostart=True) as client:
+        info = await client.new_session(cwd=".", provider="mock")
+        async with client.events(info.session_id) as events:
+            run = asyncio.create_task(client.prompt(info.session_id, "how are you"))
+            async for item in events:
+                print(item.event)
+                if isinstance(item.event, AgentEnd):
+                    break
+        print((await run).stop_reason)
+
+Failed calls raise :class:`agentd.errors.RpcError` subclasses (``.code``, ``.message``); a
+connection that cannot be opened raises :class:`DaemonUnavailable`. Imports the standard
+library, msgspec and ``agentd.protocol``/``agentd.rpc`` only (no httpx, no pygls).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+import msgspec
+
+from agentctl import launch
+from agentctl.events import EventStream, params_bytes, to_dict, to_event
+from agentctl.sessions_api import SessionMethods
+from agentd.protocol.events import PermissionOption, SessionEvent
+from agentd.protocol.methods import (
+    PROTOCOL_VERSION,
+    ClientCapabilities,
+    ClientInfo,
+    InitializeParams,
+    InitializeResult,
+    RequestPermissionParams,
+    RequestPermissionResult,
+)
+
+STREAM_LIMIT = 16 * 1024 * 1024
+"""Longest frame accepted from the daemon (asyncio's default of 64 KiB is far too small)."""
+
+PermissionHandler = Callable[[RequestPermissionParams], Awaitable[PermissionOption]]
+"""Answers a ``session/requestPermission`` request with one of the offered options."""
+
+NotificationHandler = Callable[[str, bytes], None]
+"""Receives a notification's method and its params as JSON bytes."""
+T = TypeVar("T")
+
+
+class DaemonUnavailable(Exception):
+    """The daemon could not be reached or started; the message says why and what to do."""
+
+
+class _Header(msgspec.Struct, rename="camel"):
+    session_id: str | None = None
+
+
+_decode_header = msgspec.json.Decoder(_Header).decode
+
+
+class AgentClient(SessionMethods):
+    """One JSON-RPC connection to agentd, with typed helpers for every method.
+
+    Build it with :func:`connect`, :func:`connect_tcp` or :func:`spawn_stdio`, not directly.
+    ``permission_handler`` answers server→client permission requests; without one they are
+    refused (and, unless one was given at connect time, the daemon never asks).
+    """
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        *,
+        transport: str,
+        process: asyncio.subprocess.Process | None = None,
+        permission_handler: PermissionHandler | None = None,
+    ) -> None:
+        from agentd.rpc import Connection, Router
+
+        router = Router()
+        router.on_notification("session/event", self._on_event, msgspec.Raw)
+        router.add("session/requestPermission", self._on_permission, RequestPermissionParams)
+        self.connection = Connection(
+            reader, writer, router, name="agentctl", transport=transport, framing="ndjson"
+        )
+        self.transport = transport
+        self.process = process
+        self.permission_handler = permission_handler
+        self.server: InitializeResult | None = None
+        self._streams: list[EventStream[Any]] = []
+        self._listeners: list[NotificationHandler] = []
+        self._serve_task: asyncio.Task[None] | None = None
+        self._router = router
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    async def initialize(self, *, name: str = "agentctl", token: str | None = None) -> None:
+        """Start reading and send ``initialize`` (done by the connect functions)."""
+        from agentd import __version__
+
+        self._serve_task = asyncio.create_task(self._serve(), name="agentctl-serve")
+        params = InitializeParams(
+            protocol_version=PROTOCOL_VERSION,
+            client_info=ClientInfo(name=name, version=__version__),
+            capabilities=ClientCapabilities(permissions=self.permission_handler is not None),
+            token=token,
+        )
+        self.server = await self.call("initialize", params, result_type=InitializeResult)
+
+    async def _serve(self) -> None:
+        try:
+            await self.connection.serve()
+        finally:
+            for stream in list(self._streams):
+                stream.close()
+
+    @property
+    def closed(self) -> bool:
+        """True once the connection is closed (by either side)."""
+        return bool(self.connection.closed)
+
+    async def wait_closed(self) -> None:
+        """Wait until the daemon closes the connection."""
+        if self._serve_task is not None:
+            await asyncio.shield(self._serve_task)
+
+    async def close(self) -> None:
+        """Close the connection; a private daemon then exits (its stdin reaches EOF)."""
+        await self.connection.close()
+        if self._serve_task is not None:
+            await asyncio.gather(self._serve_task, return_exceptions=True)
+        if self.process is not None:
+            await _stop_process(self.process)
+
+    async def __aenter__(self) -> AgentClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    # --- raw access ------------------------------------------------------------------------
+
+    async def call(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        result_type: Any = Any,
+        timeout: float | None = None,
+    ) -> Any:
+        """Send a request and return its result (decoded as ``result_type``)."""
+        return await self.connection.request(
+            method, params, result_type=result_type, timeout=timeout
+        )
+
+    def notify(self, method: str, params: Any = None) -> None:
+        """Send a notification (no answer)."""
+        self.connection.notify(method, params)
+
+    def events(self, session_id: str | None = None) -> EventStream[SessionEvent]:
+        """A typed stream of ``session/event`` params (unknown event types are skipped)."""
+        return self.stream(session_id, to_event)
+
+    def raw_events(self, session_id: str | None = None) -> EventStream[dict[str, Any]]:
+        """The same stream as plain JSON values, exactly as the daemon sent them."""
+        return self.stream(session_id, to_dict)
+
+    def stream(
+        self, session_id: str | None, convert: Callable[[bytes], T | None]
+    ) -> EventStream[T]:
+        """A stream of ``convert(params_json_bytes)`` per event (None results are skipped)."""
+        stream: EventStream[T] = EventStream(session_id, convert, self._drop_stream)
+        if self.closed:
+            stream.close()
+        else:
+            self._streams.append(stream)
+        return stream
+
+    def on_notification(self, handler: NotificationHandler) -> None:
+        """Call ``handler(method, params_json_bytes)`` for every ``session/event``."""
+        self._listeners.append(handler)
+
+    def _drop_stream(self, stream: EventStream[Any]) -> None:
+        if stream in self._streams:
+            self._streams.remove(stream)
+
+    def _on_event(self, conn: Any, params: Any) -> None:
+        data = params_bytes(params)
+        session_id = _decode_header(data).session_id
+        for stream in list(self._streams):
+            stream.feed(session_id, data)
+        for listener in list(self._listeners):
+            listener("session/event", data)
+
+    async def _on_permission(
+        self, conn: Any, params: RequestPermissionParams
+    ) -> RequestPermissionResult:
+        if self.permission_handler is None:
+            return RequestPermissionResult(outcome="reject_once")
+        return RequestPermissionResult(outcome=await self.permission_handler(params))
+
+
+async def _stop_process(process: asyncio.subprocess.Process, grace: float = 5.0) -> None:
+    """Wait for a private daemon to exit after its stdin closed; terminate it if it lingers."""
+    if process.stdin is not None and not process.stdin.is_closing():
+        process.stdin.close()
+    try:
+        await asyncio.wait_for(process.wait(), grace)
+    except TimeoutError:
+        process.terminate()
+        await process.wait()
+
+
+# --- opening connections -------------------------------------------------------------------
+
+
+async def connect(
+    socket_path: str | os.PathLike[str] | None = None,
+    *,
+    autostart: bool = False,
+    permission_handler: PermissionHandler | None = None,
+    name: str = "agentctl",
+    startup_timeout: float = 5.0,
+) -> AgentClient:
+    """Connect to the shared daemon's Unix socket (path resolved by :mod:`agentctl.launch`).
+
+    With ``autostart``, a refused or missing socket starts ``agentd serve --socket PATH`` in
+    the background (output to the daemon log) and retries for up to ``startup_timeout`` s.
+    """
+    path = launch.socket_path(os.fspath(socket_path) if socket_path is not None else None)
+    try:
+        reader, writer = await _open_unix(path)
+    except OSError as exc:
+        if not autostart:
+            raise DaemonUnavailable(
+                f"no daemon at {path} ({exc.strerror or exc}); start one with "
+                "`agentctl daemon start`"
+            ) from None
+        reader, writer = await start_daemon(path, startup_timeout)
+    client = AgentClient(reader, writer, transport="unix", permission_handler=permission_handler)
+    await _initialize(client, name=name)
+    return client
+
+
+async def _open_unix(path: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    return await asyncio.open_unix_connection(path, limit=STREAM_LIMIT)
+
+
+async def start_daemon(
+    path: str, timeout: float = 5.0
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """Start the shared daemon on ``path`` and return an open connection to it."""
+    log_path = launch.log_file()
+    pid = launch.spawn_detached(launch.daemon_argv("serve", "--socket", path), log_path)
+    deadline = time.monotonic() + timeout
+    delay = 0.005
+    while True:
+        try:
+            return await _open_unix(path)
+        except OSError:
+            status = launch.reap(pid)
+            if status is not None or time.monotonic() > deadline:
+                reason = f"exited with status {status}" if status is not None else "timed out"
+                tail = launch.log_tail(log_path, 10)
+                raise DaemonUnavailable(
+                    f"could not start agentd on {path} ({reason}); log {log_path}:\n{tail}"
+                ) from None
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.05)
+
+
+async def connect_tcp(
+    host: str,
+    port: int,
+    token: str,
+    *,
+    permission_handler: PermissionHandler | None = None,
+    name: str = "agentctl",
+) -> AgentClient:
+    """Connect to a daemon serving TCP; ``token`` is checked by its ``initialize``."""
+    try:
+        reader, writer = await asyncio.open_connection(host, port, limit=STREAM_LIMIT)
+    except OSError as exc:
+        raise DaemonUnavailable(f"no daemon at {host}:{port} ({exc.strerror or exc})") from None
+    client = AgentClient(reader, writer, transport="tcp", permission_handler=permission_handler)
+    await _initialize(client, name=name, token=token)
+    return client
+
+
+async def spawn_stdio(
+    *,
+    args: Sequence[str] = (),
+    cwd: str | None = None,
+    env: dict[str, str] | None = None,
+    log_path: str | os.PathLike[str] | None = None,
+    permission_handler: PermissionHandler | None = None,
+    name: str = "agentctl",
+) -> AgentClient:
+    """Spawn a private ``agentd serve --stdio [ARGS…]`` and connect to it over its pipes.
+
+    The daemon's stderr goes to ``log_path`` (appended) or to /dev/null; it exits when the
+    client closes. ``env`` replaces the environment (default: inherited).
+    """
+    stderr_fd = _open_log(log_path)
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *launch.daemon_argv("serve", "--stdio", *args),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=stderr_fd,
+            cwd=cwd,
+            env=env,
+            limit=STREAM_LIMIT,
+        )
+    except OSError as exc:
+        raise DaemonUnavailable(f"could not run agentd: {exc}") from None
+    finally:
+        os.close(stderr_fd)
+    assert process.stdout is not None
+    assert process.stdin is not None
+    client = AgentClient(
+        process.stdout,
+        process.stdin,
+        transport="stdio",
+        process=process,
+        permission_handler=permission_handler,
+    )
+    await _initialize(client, name=name)
+    return client
+
+
+def _open_log(log_path: str | os.PathLike[str] | None) -> int:
+    if log_path is None:
+        return os.open(os.devnull, os.O_WRONLY)
+    return os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+
+
+async def _initialize(client: AgentClient, *, name: str, token: str | None = None) -> None:
+    from agentd.errors import ConnectionLost
+
+    try:
+        await client.initialize(name=name, token=token)
+    except (ConnectionLost, ConnectionError, EOFError) as exc:
+        await client.close()
+        raise DaemonUnavailable(
+            f"the daemon closed the connection during initialize: {exc}"
+        ) from None
+    except BaseException:
+        await client.close()
+        raise

@@ -1,0 +1,133 @@
+"""The small commands: ``sessions …``, ``cancel ID`` and ``status``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from agentctl import outcome
+from agentctl.client import AgentClient, DaemonUnavailable, connect
+from agentctl.common import UsageError, open_client, resolve_cwd, run_command, socket_option
+from agentctl.listing import format_session_table, format_transcript
+from agentctl.style import Style, wants_color
+from agentctl.toolfmt import format_seconds
+from agentd.protocol.methods import DaemonStatusResult
+
+EXPORT_FORMATS = {"md": "markdown", "markdown": "markdown", "html": "html"}
+
+
+def print_json(value: Any) -> None:
+    """One JSON document on stdout (wire names, camelCase)."""
+    sys.stdout.buffer.write(msgspec.json.encode(value) + b"\n")
+    sys.stdout.buffer.flush()
+
+
+def command_main(options: argparse.Namespace) -> int:
+    """Entry point of ``sessions``, ``cancel`` and ``status``."""
+    handlers = {"sessions": _sessions, "cancel": _cancel, "status": _status}
+    handler = handlers[options.command]
+    return run_command(lambda: handler(options))
+
+
+# --- sessions -------------------------------------------------------------------------------
+
+
+async def _sessions(options: argparse.Namespace) -> int:
+    action = options.action or "list"
+    async with await open_client(options) as client:
+        if action == "list":
+            return await _list(client, options)
+        if action == "show":
+            return await _show(client, options)
+        if action == "export":
+            return await _export(client, options)
+        await client.delete_session(options.session_id, force=options.force)
+        sys.stdout.write(f"deleted {options.session_id}\n")
+        return outcome.OK
+
+
+async def _list(client: AgentClient, options: argparse.Namespace) -> int:
+    cwd = resolve_cwd(options.cwd) if options.cwd else None
+    page = await client.list_sessions(cwd=cwd, limit=options.limit or 50)
+    if options.json:
+        print_json(page)
+        return outcome.OK
+    table = format_session_table(page.sessions, Style(wants_color(sys.stdout)))
+    sys.stdout.write((table or "no sessions") + "\n")
+    if page.next_cursor:
+        sys.stdout.write(f"… more sessions: use --limit {len(page.sessions) * 2}\n")
+    return outcome.OK
+
+
+async def _show(client: AgentClient, options: argparse.Namespace) -> int:
+    messages = await client.messages(options.session_id)
+    if options.json:
+        print_json(messages)
+        return outcome.OK
+    text = format_transcript(messages, Style(wants_color(sys.stdout)))
+    sys.stdout.write((text or "(no messages)") + "\n")
+    return outcome.OK
+
+
+async def _export(client: AgentClient, options: argparse.Namespace) -> int:
+    html = EXPORT_FORMATS[options.format] == "html"
+    content = await client.export_session(options.session_id, "html" if html else "markdown")
+    if not options.output:
+        sys.stdout.write(content if content.endswith("\n") else content + "\n")
+        return outcome.OK
+    try:
+        Path(options.output).write_text(content, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"-o {options.output}: {exc.strerror or exc}") from None
+    sys.stderr.write(f"wrote {options.output}\n")
+    return outcome.OK
+
+
+# --- cancel and status ----------------------------------------------------------------------
+
+
+async def _cancel(options: argparse.Namespace) -> int:
+    async with await connect(socket_option(options)) as client:
+        result = await client.cancel(options.session_id)
+    sys.stdout.write("cancelled\n" if result.cancelled else "not running\n")
+    for text in result.dropped:
+        sys.stdout.write(f"dropped queued message: {text}\n")
+    return outcome.OK
+
+
+def format_status(status: DaemonStatusResult, socket: str | None) -> str:
+    """``agentd 0.1.0 · pid 42 · up 3m05s · 1 connection · 2 sessions loaded · unix``."""
+    parts = [
+        f"agentd {status.version}",
+        f"pid {status.pid}",
+        f"up {format_seconds(status.uptime_s)}",
+        f"{status.connections} connection{'s' if status.connections != 1 else ''}",
+        f"{len(status.sessions)} session{'s' if len(status.sessions) != 1 else ''} loaded",
+    ]
+    if socket:
+        parts.append(socket)
+    return " · ".join(parts)
+
+
+async def _status(options: argparse.Namespace) -> int:
+    from agentctl import launch
+
+    path = launch.socket_path(socket_option(options))
+    try:
+        client = await connect(path)
+    except DaemonUnavailable as exc:
+        if getattr(options, "json", False):
+            print_json({"running": False, "socket": path})
+        sys.stderr.write(f"not running: {exc}\n")
+        return outcome.AGENT_ERROR
+    async with client:
+        status = await client.status()
+    if getattr(options, "json", False):
+        print_json({"running": True, "socket": path, **msgspec.to_builtins(status)})
+    else:
+        sys.stdout.write(format_status(status, path) + "\n")
+    return outcome.OK

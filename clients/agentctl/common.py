@@ -1,0 +1,134 @@
+"""Helpers shared by the commands: opening the client, reporting errors, running coroutines.
+
+Every command reports failures as one line on stderr (``agentctl: …``) and an exit code from
+:mod:`agentctl.outcome`; no traceback reaches the user for expected failures (daemon not
+reachable, RPC errors, bad input).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TypeVar
+
+from agentctl import outcome
+from agentctl.client import AgentClient, DaemonUnavailable, PermissionHandler, connect, spawn_stdio
+from agentctl.style import Style, wants_color
+from agentd.errors import RpcError
+
+T = TypeVar("T")
+
+
+class UsageError(Exception):
+    """The command line or its inputs are wrong (exit code 2)."""
+
+
+def error(message: str) -> None:
+    """Print ``agentctl: message`` to stderr, red on a terminal."""
+    style = Style(wants_color(sys.stderr))
+    sys.stderr.write(style.red(f"agentctl: {message}") + "\n")
+    sys.stderr.flush()
+
+
+def warn(message: str) -> None:
+    """Print a warning to stderr, yellow on a terminal."""
+    style = Style(wants_color(sys.stderr))
+    sys.stderr.write(style.yellow(f"agentctl: {message}") + "\n")
+    sys.stderr.flush()
+
+
+def exit_code_for_exception(exc: BaseException) -> int:
+    """The exit code for an error raised by a command (and print it)."""
+    if isinstance(exc, UsageError):
+        error(str(exc))
+        return outcome.USAGE_ERROR
+    if isinstance(exc, RpcError):
+        error(exc.message)
+        return outcome.exit_code_for_rpc_error(exc.code)
+    if isinstance(exc, DaemonUnavailable | OSError):
+        error(str(exc))
+        return outcome.AGENT_ERROR
+    raise exc
+
+
+def run_command(main: Callable[[], Awaitable[int]]) -> int:
+    """Run an async command body; map expected failures to messages and exit codes."""
+    try:
+        return asyncio.run(_guarded(main))
+    except KeyboardInterrupt:
+        return outcome.INTERRUPTED
+
+
+async def _guarded(main: Callable[[], Awaitable[int]]) -> int:
+    try:
+        return await main()
+    except (UsageError, RpcError, DaemonUnavailable, OSError) as exc:
+        return exit_code_for_exception(exc)
+
+
+def socket_option(options: argparse.Namespace) -> str | None:
+    """The ``--socket`` value, wherever it was given on the command line."""
+    value = getattr(options, "socket", None)
+    return value if isinstance(value, str) else None
+
+
+async def open_client(
+    options: argparse.Namespace,
+    *,
+    autostart: bool = True,
+    permission_handler: PermissionHandler | None = None,
+    cwd: str | None = None,
+) -> AgentClient:
+    """The client the options ask for: a private ``--stdio`` daemon or the shared one."""
+    if getattr(options, "stdio", False):
+        return await spawn_stdio(
+            cwd=cwd, log_path=_private_log(), permission_handler=permission_handler
+        )
+    return await connect(
+        socket_option(options), autostart=autostart, permission_handler=permission_handler
+    )
+
+
+def _private_log() -> str | None:
+    """A private daemon logs to the shared log file when its directory can be created."""
+    from agentctl.launch import log_file
+
+    path = log_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError:
+        return None
+    return str(path)
+
+
+def resolve_cwd(value: str | None) -> str:
+    """The absolute working directory (``--cwd`` or the current one); it must exist."""
+    path = Path(value).expanduser() if value else Path.cwd()
+    if not path.is_dir():
+        raise UsageError(f"--cwd {value}: not a directory")
+    return str(path.resolve())
+
+
+def read_text_option(value: str | None, flag: str) -> str | None:
+    """``TEXT`` as given, or the contents of ``FILE`` for ``@FILE``."""
+    if value is None or not value.startswith("@"):
+        return value
+    path = Path(value[1:]).expanduser()
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"{flag} {value}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{flag} {value}: not UTF-8 text") from None
+
+
+def stdin_is_tty() -> bool:
+    """Whether stdin is an interactive terminal."""
+    try:
+        return os.isatty(sys.stdin.fileno())
+    except (AttributeError, ValueError, OSError):
+        return False

@@ -1,0 +1,112 @@
+"""``agentctl daemon start|stop|status|logs``: manage the shared daemon."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from pathlib import Path
+
+from agentctl import launch, outcome
+from agentctl.client import AgentClient, DaemonUnavailable, connect, start_daemon
+from agentctl.common import run_command, socket_option
+
+STOP_WAIT_S = 5.0
+FOLLOW_POLL_S = 0.2
+
+
+def daemon_main(options: argparse.Namespace) -> int:
+    """Entry point of ``agentctl daemon``."""
+    if options.action == "logs":
+        return show_logs(launch.log_file(), options.lines, follow=options.follow)
+    if options.action == "status":
+        from agentctl.commands import command_main
+
+        options.command = "status"
+        return command_main(options)
+    action = _start if options.action == "start" else _stop
+    return run_command(lambda: action(launch.socket_path(socket_option(options))))
+
+
+async def _start(path: str) -> int:
+    try:
+        client = await connect(path)
+    except DaemonUnavailable:
+        reader, writer = await start_daemon(path)
+        client = AgentClient(reader, writer, transport="unix")
+        await client.initialize()
+        verb = "started"
+    else:
+        verb = "already running"
+    async with client:
+        status = await client.status()
+    sys.stdout.write(f"agentd {verb} (pid {status.pid}, {path})\n")
+    return outcome.OK
+
+
+async def _stop(path: str) -> int:
+    try:
+        client = await connect(path)
+    except DaemonUnavailable:
+        sys.stdout.write("agentd is not running\n")
+        return outcome.OK
+    async with client:
+        pid = (await client.status()).pid
+        await client.shutdown()
+    if not await _wait_gone(path):
+        sys.stderr.write(f"agentctl: agentd (pid {pid}) still answers after shutdown\n")
+        return outcome.AGENT_ERROR
+    sys.stdout.write(f"agentd stopped (pid {pid})\n")
+    return outcome.OK
+
+
+async def _wait_gone(path: str) -> bool:
+    """Wait until nothing accepts connections on ``path`` any more."""
+    deadline = time.monotonic() + STOP_WAIT_S
+    while time.monotonic() < deadline:
+        try:
+            _, writer = await asyncio.open_unix_connection(path)
+        except OSError:
+            return True
+        writer.close()
+        await writer.wait_closed()
+        await asyncio.sleep(0.05)
+    return False
+
+
+def show_logs(path: Path, lines: int, *, follow: bool) -> int:
+    """Print the last ``lines`` lines of the log; with ``follow`` keep printing new ones."""
+    if not path.exists() and not follow:
+        sys.stderr.write(f"agentctl: no log yet at {path}\n")
+        return outcome.AGENT_ERROR
+    tail = launch.log_tail(path, lines)
+    if tail:
+        sys.stdout.write(tail + "\n")
+        sys.stdout.flush()
+    if not follow:
+        return outcome.OK
+    try:
+        _follow(path)
+    except KeyboardInterrupt:
+        return outcome.OK
+    return outcome.OK
+
+
+def _follow(path: Path) -> None:
+    position = path.stat().st_size if path.exists() else 0
+    while True:
+        time.sleep(FOLLOW_POLL_S)
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            continue
+        if size < position:
+            position = 0
+        if size > position:
+            with path.open("rb") as log:
+                log.seek(position)
+                data = log.read()
+            position += len(data)
+            sys.stdout.write(data.decode("utf-8", "replace"))
+            sys.stdout.flush()

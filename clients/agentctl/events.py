@@ -1,0 +1,111 @@
+"""Async iterators over the ``session/event`` notifications a client receives.
+
+An :class:`EventStream` starts buffering the moment it is created, so create it *before* the
+call that produces the events (``session/prompt``, ``session/subscribe``); it ends when it is
+closed or the connection goes away. Each stream has its own unbounded queue: a consumer that
+lags behind never makes another one miss events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+import msgspec
+
+from agentd.protocol.events import SessionEvent
+
+T = TypeVar("T")
+
+_END = object()
+_decode_event = msgspec.json.Decoder(SessionEvent).decode
+_decode_any = msgspec.json.Decoder().decode
+
+
+def params_bytes(params: Any) -> bytes:
+    """The JSON bytes of notification params given as ``msgspec.Raw``, bytes or builtins."""
+    if isinstance(params, msgspec.Raw):
+        return bytes(params)
+    if isinstance(params, bytes | bytearray | memoryview):
+        return bytes(params)
+    return msgspec.json.encode(params)
+
+
+def to_event(data: bytes) -> SessionEvent | None:
+    """Decode ``session/event`` params; None for an event type this client does not know."""
+    try:
+        return _decode_event(data)
+    except msgspec.ValidationError:
+        return None
+
+
+Frame = tuple[bytes, SessionEvent | None]
+"""An event as received: its JSON bytes and its decoded form (None for unknown types)."""
+
+
+def to_frame(data: bytes) -> Frame:
+    """Keep the bytes and decode them (for clients that print and render)."""
+    return data, to_event(data)
+
+
+def to_dict(data: bytes) -> dict[str, Any]:
+    """Decode ``session/event`` params to plain JSON values (unknown types kept as they are)."""
+    value = _decode_any(data)
+    return value if isinstance(value, dict) else {"value": value}
+
+
+class EventStream(Generic[T]):
+    """Events of one session (or of every session when ``session_id`` is None).
+
+    Iterate with ``async for``; leave with ``break`` or :meth:`close`. Items the converter
+    maps to None (unknown event types in the typed stream) are skipped.
+    """
+
+    def __init__(
+        self,
+        session_id: str | None,
+        convert: Callable[[bytes], T | None],
+        on_close: Callable[[EventStream[Any]], None] = lambda stream: None,
+    ) -> None:
+        self.session_id = session_id
+        self._convert = convert
+        self._on_close = on_close
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._closed = False
+
+    def feed(self, session_id: str | None, data: bytes) -> None:
+        """Queue one notification's params (called by the client; filters by session)."""
+        if self._closed or (self.session_id is not None and session_id != self.session_id):
+            return
+        self._queue.put_nowait(data)
+
+    def close(self) -> None:
+        """Stop receiving; iteration ends once the queued events are consumed."""
+        if not self._closed:
+            self._closed = True
+            self._queue.put_nowait(_END)
+            self._on_close(self)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __aiter__(self) -> EventStream[T]:
+        return self
+
+    async def __anext__(self) -> T:
+        while True:
+            item = await self._queue.get()
+            if item is _END:
+                self._queue.put_nowait(_END)
+                raise StopAsyncIteration
+            converted = self._convert(item)
+            if converted is not None:
+                return converted
+
+    async def __aenter__(self) -> EventStream[T]:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.close()

@@ -1,0 +1,78 @@
+"""Plain-text views of stored sessions: the session table and a conversation transcript."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agentctl.style import Style
+from agentctl.toolfmt import describe_call, shorten
+from agentd.protocol.content import (
+    AssistantMessage,
+    Message,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from agentd.protocol.session_file import SessionSummary
+
+
+def short_time(stamp: str) -> str:
+    """``2025-01-02T03:04:05.678Z`` → ``2025-01-02 03:04``."""
+    return stamp[:16].replace("T", " ") if len(stamp) >= 16 else stamp
+
+
+def format_session_table(sessions: Sequence[SessionSummary], style: Style) -> str:
+    """One line per session: id, last update, entries, title (or directory). Empty for none."""
+    if not sessions:
+        return ""
+    width = max(len(s.session_id) for s in sessions)
+    header = style.dim(f"{'ID':<{width}}  {'UPDATED':<16}  {'ENTRIES':>7}  TITLE / CWD")
+    rows = [header]
+    for item in sessions:
+        label = item.title or item.cwd
+        rows.append(
+            f"{item.session_id:<{width}}  {short_time(item.updated_at):<16}  "
+            f"{item.entry_count:>7}  {shorten(label, 60)}"
+        )
+    return "\n".join(rows)
+
+
+def _text(blocks: Sequence[object]) -> str:
+    return "".join(b.text for b in blocks if isinstance(b, TextContent))
+
+
+def _assistant_lines(message: AssistantMessage, style: Style, cwd: str | None) -> list[str]:
+    lines: list[str] = []
+    for block in message.content:
+        if isinstance(block, TextContent) and block.text.strip():
+            lines.append(block.text.rstrip())
+        elif isinstance(block, ThinkingContent) and block.thinking.strip():
+            lines.append(style.dim(block.thinking.rstrip()))
+        elif isinstance(block, ToolCall):
+            lines.append(
+                f"● {style.bold(block.name)}  {describe_call(block.name, block.arguments, cwd)}"
+            )
+    if message.stop_reason == "error" and message.error_message:
+        lines.append(style.red(f"✗ {message.error_message}"))
+    return lines
+
+
+def format_message(message: Message, style: Style, cwd: str | None = None) -> list[str]:
+    """The lines that show one message in a transcript."""
+    if isinstance(message, UserMessage):
+        return [style.cyan(f"› {_text(message.content).rstrip()}")]
+    if isinstance(message, AssistantMessage):
+        return _assistant_lines(message, style, cwd)
+    if isinstance(message, ToolResultMessage) and message.is_error:
+        return [style.red(f"  ✗ {shorten(_text(message.content))}")]
+    return []
+
+
+def format_transcript(messages: Sequence[Message], style: Style, cwd: str | None = None) -> str:
+    """The whole conversation: prompts, replies and tool calls (tool output left out)."""
+    lines: list[str] = []
+    for message in messages:
+        lines.extend(format_message(message, style, cwd))
+    return "\n".join(lines)

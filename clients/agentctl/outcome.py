@@ -1,0 +1,122 @@
+"""How a run ended, as the client saw it, and the exit code that reports it.
+
+Exit codes (stable, documented in README.md):
+
+==== ===========================================================
+0    the run ended normally (``end_turn``)
+1    agent or provider error, or the daemon failed / went away
+2    usage or configuration error (bad flag, unknown session, …)
+3    the run hit ``--max-turns``
+4    ``--timeout`` expired (the run was cancelled)
+5    a tool call needed permission and it was refused
+130  interrupted (Ctrl-C, or the run was cancelled elsewhere)
+==== ===========================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+OK = 0
+AGENT_ERROR = 1
+USAGE_ERROR = 2
+MAX_TURNS = 3
+TIMEOUT = 4
+PERMISSION_REFUSED = 5
+INTERRUPTED = 130
+
+
+@dataclass
+class RunSummary:
+    """The end of one ``session/prompt`` run plus what happened on the client's side.
+
+    ``usage`` is the wire form (camelCase keys) of :class:`agentd.protocol.content.Usage`.
+    ``refused`` counts permission requests answered with a rejection during the run.
+    """
+
+    session_id: str
+    stop_reason: str
+    turns: int = 0
+    usage: dict[str, Any] = field(default_factory=dict)
+    cost: float = 0.0
+    duration_ms: int = 0
+    error: str | None = None
+    interrupted: bool = False
+    timed_out: bool = False
+    refused: int = 0
+
+    @property
+    def exit_code(self) -> int:
+        """The process exit code for this run (see the module docstring)."""
+        return exit_code_for(self)
+
+    def result_line(self) -> dict[str, Any]:
+        """The final ``{"type": "result", …}`` line of ``agentctl send --json``."""
+        line: dict[str, Any] = {
+            "type": "result",
+            "stopReason": self.stop_reason,
+            "sessionId": self.session_id,
+            "turns": self.turns,
+            "usage": self.usage,
+            "cost": self.cost,
+            "durationMs": self.duration_ms,
+            "exitCode": self.exit_code,
+        }
+        if self.error is not None:
+            line["error"] = self.error
+        if self.timed_out:
+            line["timedOut"] = True
+        if self.interrupted:
+            line["interrupted"] = True
+        if self.refused:
+            line["permissionsRefused"] = self.refused
+        return line
+
+
+def exit_code_for(summary: RunSummary) -> int:
+    """Map a run's ending to an exit code.
+
+    The client's own reasons win (Ctrl-C, then ``--timeout``), then an error, then a refused
+    permission (it may have made the agent stop or change course), then the stop reason.
+    """
+    if summary.interrupted:
+        return INTERRUPTED
+    if summary.timed_out:
+        return TIMEOUT
+    if summary.stop_reason == "error":
+        return AGENT_ERROR
+    if summary.refused:
+        return PERMISSION_REFUSED
+    if summary.stop_reason == "max_turns":
+        return MAX_TURNS
+    if summary.stop_reason == "cancelled":
+        return INTERRUPTED
+    return OK
+
+
+RPC_USAGE_CODES = frozenset({-32602, -32601, -32003, -32005, -32006})
+"""JSON-RPC error codes that mean the request itself was wrong (exit 2): invalid params,
+unknown method, unknown session, configuration error, session id already used."""
+
+
+def exit_code_for_rpc_error(code: int) -> int:
+    """Exit code for a failed call: 2 for caller mistakes, 1 for everything else."""
+    return USAGE_ERROR if code in RPC_USAGE_CODES else AGENT_ERROR
+
+
+def error_result_line(
+    message: str, exit_code: int, session_id: str | None = None
+) -> dict[str, Any]:
+    """The ``result`` line printed in ``--json`` mode when no run could take place."""
+    return {
+        "type": "result",
+        "stopReason": "error",
+        "sessionId": session_id,
+        "turns": 0,
+        "usage": {},
+        "cost": 0.0,
+        "durationMs": 0,
+        "exitCode": exit_code,
+        "error": message,
+    }

@@ -1,0 +1,156 @@
+"""The command-line grammar of ``agentctl`` (argparse; no side effects, no heavy imports)."""
+
+from __future__ import annotations
+
+import argparse
+
+DESCRIPTION = "Shell client of agentd, the headless coding-agent daemon."
+EPILOG = """exit codes: 0 done, 1 agent/provider error, 2 usage or configuration error,
+3 max turns reached, 4 timeout, 5 permission refused, 130 interrupted"""
+
+
+def _connection_options(parser: argparse.ArgumentParser, *, stdio: bool) -> None:
+    parser.add_argument(
+        "--socket",
+        metavar="PATH",
+        default=argparse.SUPPRESS,
+        help="Unix socket of the shared daemon (default: $AGENTD_SOCKET or the runtime dir)",
+    )
+    if stdio:
+        parser.add_argument(
+            "--stdio",
+            action="store_true",
+            help="run a private daemon (agentd serve --stdio) instead of the shared one",
+        )
+
+
+def _session_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--provider", help="LLM provider (for example: mock, openai, anthropic)")
+    parser.add_argument("--model", help="model name")
+    parser.add_argument("--base-url", metavar="URL", help="provider API base URL")
+    parser.add_argument("--max-turns", type=_positive_int, metavar="N", help="turn limit")
+    parser.add_argument(
+        "--permission",
+        choices=("auto", "ask", "read-only"),
+        help="tool approval: auto (run everything), ask (confirm at the terminal), read-only",
+    )
+    parser.add_argument("--cwd", metavar="DIR", help="working directory of the session")
+    parser.add_argument(
+        "--system-prompt", metavar="TEXT|@FILE", help="system prompt, or @FILE to read it"
+    )
+    parser.add_argument("--title", help="session title")
+    parser.add_argument("--session", metavar="ID", help="continue session ID")
+    parser.add_argument(
+        "--continue",
+        dest="continue_",
+        action="store_true",
+        help="continue the latest session of the working directory",
+    )
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be greater than 0")
+    return value
+
+
+def _add_send(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    send = commands.add_parser(
+        "send",
+        help="run one prompt and print the result",
+        description="Run one prompt (the arguments, or stdin when piped) and stream the result.",
+        epilog=EPILOG,
+    )
+    send.add_argument("prompt", nargs="*", help="the prompt (default: read stdin)")
+    _connection_options(send, stdio=True)
+    _session_options(send)
+    send.add_argument("--fork", metavar="ID", help="continue in a fork of session ID")
+    send.add_argument(
+        "--timeout", type=_positive_float, metavar="SECONDS", help="cancel the run after this"
+    )
+    output = send.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print events as JSON lines")
+    output.add_argument(
+        "-q", "--quiet", action="store_true", help="print only the final assistant text"
+    )
+
+
+def _add_sessions(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    sessions = commands.add_parser("sessions", help="list, show, export or delete sessions")
+    _connection_options(sessions, stdio=False)
+    actions = sessions.add_subparsers(dest="action", metavar="ACTION")
+    listing = actions.add_parser("list", help="list sessions (newest first)")
+    for parser in (sessions, listing):
+        parser.add_argument("--cwd", metavar="DIR", default=None, help="only sessions of DIR")
+        parser.add_argument("--limit", type=_positive_int, default=None, metavar="N")
+        parser.add_argument("--json", action="store_true", help="print JSON")
+    show = actions.add_parser("show", help="print a session's conversation")
+    show.add_argument("session_id", metavar="ID")
+    show.add_argument("--json", action="store_true", help="print the messages as JSON")
+    export = actions.add_parser("export", help="export a session as Markdown or HTML")
+    export.add_argument("session_id", metavar="ID")
+    export.add_argument("--format", choices=("md", "markdown", "html"), default="md")
+    export.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
+    remove = actions.add_parser("rm", help="delete a session")
+    remove.add_argument("session_id", metavar="ID")
+    remove.add_argument("--force", action="store_true", help="delete even while it runs")
+
+
+def _add_daemon(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    daemon = commands.add_parser("daemon", help="start, stop or inspect the shared daemon")
+    _connection_options(daemon, stdio=False)
+    actions = daemon.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("start", help="start the daemon in the background")
+    actions.add_parser("stop", help="stop the daemon")
+    actions.add_parser("status", help="show whether it runs, its pid, uptime and load")
+    logs = actions.add_parser("logs", help="print the daemon log")
+    logs.add_argument("-n", "--lines", type=int, default=50, help="last N lines (default 50)")
+    logs.add_argument("-f", "--follow", action="store_true", help="keep printing new lines")
+
+
+def _add_small_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    chat = commands.add_parser("chat", help="interactive session (REPL)")
+    _connection_options(chat, stdio=True)
+    _session_options(chat)
+    attach = commands.add_parser("attach", help="follow a session's events")
+    _connection_options(attach, stdio=False)
+    attach.add_argument("session_id", metavar="ID")
+    attach.add_argument("--since", type=int, metavar="SEQ", help="replay events after SEQ")
+    attach.add_argument("--json", action="store_true", help="print events as JSON lines")
+    attach.add_argument(
+        "--until-end", action="store_true", help="exit after the next run of the session ends"
+    )
+    cancel = commands.add_parser("cancel", help="cancel a session's running run")
+    _connection_options(cancel, stdio=False)
+    cancel.add_argument("session_id", metavar="ID")
+    status = commands.add_parser("status", help="daemon status")
+    _connection_options(status, stdio=False)
+    status.add_argument("--json", action="store_true", help="print JSON")
+    rpc = commands.add_parser("rpc", help="send one raw JSON-RPC request")
+    _connection_options(rpc, stdio=True)
+    rpc.add_argument("method")
+    rpc.add_argument("params", nargs="?", default=None, metavar="JSON", help="params object")
+    rpc.add_argument("--events", action="store_true", help="also print session/event lines")
+    bridge = commands.add_parser("bridge", help="pipe stdio to the daemon socket (for editors)")
+    bridge.add_argument("bridge_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full ``agentctl`` parser; ``options.command`` names the chosen command."""
+    parser = argparse.ArgumentParser(prog="agentctl", description=DESCRIPTION, epilog=EPILOG)
+    parser.add_argument("-V", "--version", action="store_true", help="print the version")
+    parser.add_argument("--socket", metavar="PATH", default=None, help=argparse.SUPPRESS)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    _add_send(commands)
+    _add_small_commands(commands)
+    _add_sessions(commands)
+    _add_daemon(commands)
+    return parser

@@ -1,0 +1,307 @@
+"""Human-readable rendering of agent events for the terminal (and for plain pipes).
+
+:class:`TerminalRenderer` streams assistant text as it arrives and shows each tool call as one
+compact line (``● bash  npm test  exit 0 · 0.4s``). With ``animate`` (a terminal without
+``NO_COLOR``) a running call shows a spinner on its line, redrawn in place; without it the
+line is printed once, when the call ends. Colour comes from :class:`~agentctl.style.Style`.
+
+The renderer never raises on unexpected event contents and never reads input; callers that
+prompt the user call :meth:`TerminalRenderer.pause` first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import TextIO
+
+from agentctl.outcome import RunSummary
+from agentctl.style import Style
+from agentctl.toolfmt import (
+    describe_call,
+    describe_outcome,
+    format_cost,
+    format_count,
+    format_seconds,
+    shorten,
+)
+from agentd.protocol.content import AssistantMessage, TextContent, UserMessage
+from agentd.protocol.events import (
+    CompactionEnd,
+    CompactionStart,
+    ErrorEvent,
+    Event,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    PermissionResolved,
+    Retry,
+    SessionWarning,
+    TextDelta,
+    ThinkingDelta,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+)
+
+SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+SPIN_INTERVAL_S = 0.1
+_CLEAR_LINE = "\r\x1b[2K"
+
+STOP_LABELS = {
+    "end_turn": "done",
+    "max_turns": "max turns reached",
+    "cancelled": "cancelled",
+    "error": "error",
+}
+
+
+@dataclass
+class _Call:
+    name: str
+    summary: str
+    started: float
+
+
+def format_footer(style: Style, summary: RunSummary) -> str:
+    """``── done · 2 turns · 1.2k in / 345 out tokens · $0.0012 · 4.2s · session ID``."""
+    label = STOP_LABELS.get(summary.stop_reason, summary.stop_reason)
+    if summary.timed_out:
+        label = "timed out"
+    elif summary.interrupted:
+        label = "interrupted"
+    painted = style.green(label) if summary.stop_reason == "end_turn" else style.yellow(label)
+    if summary.stop_reason == "error":
+        painted = style.red(label)
+    tokens_in = int(summary.usage.get("inputTokens", 0))
+    tokens_out = int(summary.usage.get("outputTokens", 0))
+    parts = [
+        f"{summary.turns} turn{'s' if summary.turns != 1 else ''}",
+        f"{format_count(tokens_in)} in / {format_count(tokens_out)} out tokens",
+        format_cost(summary.cost),
+    ]
+    if summary.duration_ms:
+        parts.append(format_seconds(summary.duration_ms / 1000))
+    parts.append(f"session {summary.session_id}")
+    return f"{style.dim('──')} {painted} {style.dim('· ' + ' · '.join(parts))}"
+
+
+class TerminalRenderer:
+    """Writes events to ``out`` for a human reader (see the module docstring).
+
+    ``show_user`` also prints user messages (after a chevron), for following a session someone
+    else drives. ``animate`` needs a running asyncio loop.
+    """
+
+    def __init__(
+        self,
+        out: TextIO,
+        *,
+        style: Style,
+        animate: bool = False,
+        cwd: str | None = None,
+        show_user: bool = False,
+    ) -> None:
+        self.out = out
+        self.style = style
+        self.animate = animate
+        self.cwd = cwd
+        self.show_user = show_user
+        self._at_line_start = True
+        self._block: str | None = None
+        self._calls: dict[str, _Call] = {}
+        self._live: str | None = None
+        self._tick: asyncio.TimerHandle | None = None
+        self._frame = 0
+
+    # --- public -----------------------------------------------------------------------------
+
+    def event(self, event: Event) -> None:
+        """Render one event (unknown or uninteresting ones are ignored)."""
+        match event:
+            case MessageStart():
+                self._block = None
+            case MessageUpdate(delta=TextDelta(text=text)):
+                self._stream("text", text)
+            case MessageUpdate(delta=ThinkingDelta(text=text)):
+                self._stream("thinking", text)
+            case MessageEnd(message=message):
+                self._message_end(message)
+            case ToolExecutionStart():
+                self._tool_start(event)
+            case ToolExecutionEnd():
+                self._tool_end(event)
+            case _:
+                self._notice_event(event)
+
+    def pause(self) -> None:
+        """Stop any spinner and move to a fresh line (before asking the user something)."""
+        self._freeze_live()
+        self._line_start()
+        self.out.flush()
+
+    def footer(self, summary: RunSummary) -> None:
+        """Print the run's error (if any) and the one-line summary."""
+        self.pause()
+        if summary.error:
+            self.line(self.style.red(f"✗ {summary.error}"))
+        self.line(format_footer(self.style, summary))
+
+    def line(self, text: str) -> None:
+        """Print ``text`` on a line of its own."""
+        self.pause()
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def close(self) -> None:
+        """Stop the spinner (idempotent)."""
+        self._stop_ticking()
+        self.pause()
+
+    # --- assistant text ---------------------------------------------------------------------
+
+    def _stream(self, kind: str, text: str) -> None:
+        if not text:
+            return
+        self._freeze_live()
+        if self._block not in (None, kind):
+            self._line_start()
+        self._block = kind
+        self._write(self.style.dim(text) if kind == "thinking" else text)
+
+    def _message_end(self, message: object) -> None:
+        if isinstance(message, AssistantMessage):
+            self._line_start()
+            self._block = None
+        elif isinstance(message, UserMessage) and self.show_user:
+            text = "".join(b.text for b in message.content if isinstance(b, TextContent))
+            self.line(self.style.cyan(f"› {shorten(text, 200)}"))
+
+    # --- tool calls -------------------------------------------------------------------------
+
+    def _tool_start(self, event: ToolExecutionStart) -> None:
+        summary = describe_call(event.name, event.args, self.cwd)
+        self._calls[event.tool_call_id] = _Call(event.name, summary, time.monotonic())
+        if not self.animate:
+            return
+        self._freeze_live()
+        self._line_start()
+        self._live = event.tool_call_id
+        self._draw_live()
+        self._start_ticking()
+
+    def _tool_end(self, event: ToolExecutionEnd) -> None:
+        call = self._calls.pop(event.tool_call_id, None)
+        if call is None:
+            call = _Call(event.name, "", time.monotonic())
+        text = "".join(b.text for b in event.result if isinstance(b, TextContent))
+        outcome = describe_outcome(event.name, event.details, event.is_error, text)
+        bullet = self.style.red("●") if event.is_error else self.style.green("●")
+        shown = self._call_text(call.name, call.summary)
+        if outcome:
+            shown += "  " + (self.style.red(outcome) if event.is_error else self.style.dim(outcome))
+        if self._live == event.tool_call_id:
+            self._live = None
+            self._stop_ticking()
+            self.out.write(_CLEAR_LINE)
+            self._at_line_start = True
+        self.line(f"{bullet} {shown}")
+        if self._live is None and self._calls and self.animate:
+            self._live = next(iter(self._calls))
+            self._draw_live()
+            self._start_ticking()
+
+    def _call_text(self, name: str, summary: str) -> str:
+        return f"{self.style.bold(name)}  {summary}" if summary else self.style.bold(name)
+
+    # --- other events -----------------------------------------------------------------------
+
+    def _notice_event(self, event: Event) -> None:
+        style = self.style
+        match event:
+            case Retry():
+                delay = format_seconds(event.delay_ms / 1000)
+                attempt = f"{event.attempt}/{event.max_attempts}"
+                self.line(style.yellow(f"↻ retry {attempt} in {delay}: {shorten(event.error)}"))
+            case ErrorEvent():
+                self.line(style.red(f"✗ {event.message}"))
+            case PermissionResolved() if event.outcome.startswith("reject"):
+                reason = f": {event.reason}" if event.reason else ""
+                self.line(style.red(f"⊘ permission refused{reason}"))
+            case CompactionStart():
+                self.line(style.dim(f"… compacting the conversation ({event.reason})"))
+            case CompactionEnd(error=str() as error):
+                self.line(style.red(f"✗ compaction failed: {error}"))
+            case CompactionEnd():
+                self.line(style.dim(f"… compacted {format_count(event.tokens_before)} tokens"))
+            case SessionWarning():
+                where = f" (line {event.line})" if event.line is not None else ""
+                self.line(style.yellow(f"! {event.message}{where}"))
+            case _:
+                pass
+
+    # --- low-level output -------------------------------------------------------------------
+
+    def _write(self, text: str) -> None:
+        self.out.write(text)
+        self.out.flush()
+        self._at_line_start = text.endswith("\n")
+
+    def _line_start(self) -> None:
+        if not self._at_line_start:
+            self.out.write("\n")
+            self._at_line_start = True
+
+    def _draw_live(self) -> None:
+        call = self._calls.get(self._live or "")
+        if call is None:
+            return
+        frame = self.style.cyan(SPINNER_FRAMES[self._frame % len(SPINNER_FRAMES)])
+        elapsed = time.monotonic() - call.started
+        suffix = self.style.dim(f"  {format_seconds(elapsed)}") if elapsed >= 1 else ""
+        self.out.write(f"{_CLEAR_LINE}{frame} {self._call_text(call.name, call.summary)}{suffix}")
+        self.out.flush()
+        self._at_line_start = False
+
+    def _freeze_live(self) -> None:
+        """End the spinner line where it is; the call's outcome comes on a later line."""
+        if self._live is None:
+            return
+        call = self._calls.get(self._live)
+        self._live = None
+        self._stop_ticking()
+        if call is not None:
+            bullet = self.style.dim("○")
+            self.out.write(f"{_CLEAR_LINE}{bullet} {self._call_text(call.name, call.summary)}\n")
+        self._at_line_start = True
+
+    def _start_ticking(self) -> None:
+        if self._tick is None:
+            self._tick = asyncio.get_running_loop().call_later(SPIN_INTERVAL_S, self._on_tick)
+
+    def _stop_ticking(self) -> None:
+        if self._tick is not None:
+            self._tick.cancel()
+            self._tick = None
+
+    def _on_tick(self) -> None:
+        self._tick = None
+        if self._live is None:
+            return
+        self._frame += 1
+        self._draw_live()
+        self._start_ticking()
+
+
+class FinalText:
+    """Keeps the text of the last assistant message that had any (for ``--quiet``)."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def event(self, event: Event) -> None:
+        """Remember the text of a finished assistant message."""
+        if isinstance(event, MessageEnd) and isinstance(event.message, AssistantMessage):
+            text = event.message.text()
+            if text.strip():
+                self.text = text

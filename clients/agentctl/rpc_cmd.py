@@ -1,0 +1,63 @@
+"""``agentctl rpc METHOD [JSON]``: one raw JSON-RPC call, for exploring and scripting.
+
+The result is printed as one JSON line on stdout; a JSON-RPC error as
+``{"code":…,"message":…,"data"?:…}`` on stderr with exit code 2 (caller mistake) or 1.
+``--events`` first prints every ``session/event`` that arrives during the call, one line each,
+as ``agentctl send --json`` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import msgspec
+
+from agentctl import outcome
+from agentctl.common import UsageError, exit_code_for_exception, open_client, run_command
+from agentd.errors import RpcError
+
+
+def parse_params(text: str | None) -> Any:
+    """The params argument: a JSON object or array, or None when absent."""
+    if text is None:
+        return None
+    try:
+        value = msgspec.json.decode(text)
+    except msgspec.DecodeError as exc:
+        raise UsageError(f"params are not valid JSON: {exc}") from None
+    if not isinstance(value, dict | list):
+        raise UsageError("params must be a JSON object (or array)")
+    return value
+
+
+def rpc_main(options: argparse.Namespace) -> int:
+    """Entry point of ``agentctl rpc``."""
+    try:
+        params = parse_params(options.params)
+    except UsageError as exc:
+        return exit_code_for_exception(exc)
+    return run_command(lambda: _rpc(options, params))
+
+
+def _print_line(data: bytes) -> None:
+    sys.stdout.buffer.write(data + b"\n")
+    sys.stdout.buffer.flush()
+
+
+async def _rpc(options: argparse.Namespace, params: Any) -> int:
+    async with await open_client(options) as client:
+        if options.events:
+            client.on_notification(lambda method, data: _print_line(data))
+        try:
+            result = await client.call(options.method, params)
+        except RpcError as exc:
+            body: dict[str, Any] = {"code": exc.code, "message": exc.message}
+            if exc.data is not None:
+                body["data"] = exc.data
+            sys.stderr.buffer.write(msgspec.json.encode(body) + b"\n")
+            sys.stderr.flush()
+            return outcome.exit_code_for_rpc_error(exc.code)
+    _print_line(msgspec.json.encode(result))
+    return outcome.OK

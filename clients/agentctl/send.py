@@ -1,0 +1,244 @@
+"""``agentctl send``: run one prompt headlessly and report it (terminal text, quiet or JSON).
+
+Connects to the shared daemon (starting it when none runs) or a private ``--stdio`` one,
+picks the session (new, ``--session``, ``--continue``, ``--fork``), streams the run to the
+chosen output and exits with the code of :mod:`agentctl.outcome`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentctl import outcome
+from agentctl.ask import TerminalApprover
+from agentctl.client import AgentClient, DaemonUnavailable, PermissionHandler
+from agentctl.common import (
+    UsageError,
+    exit_code_for_exception,
+    open_client,
+    read_text_option,
+    resolve_cwd,
+    run_command,
+    stdin_is_tty,
+    warn,
+)
+from agentctl.jsonout import JsonLines
+from agentctl.outcome import RunSummary, error_result_line
+from agentctl.render import FinalText, TerminalRenderer
+from agentctl.run import StopSignal, drive_run, interrupt_handling
+from agentctl.style import Style, wants_color
+from agentd.errors import RpcError
+from agentd.protocol.events import SessionEvent
+from agentd.protocol.methods import SessionInfo
+
+EXISTING_SESSION_IGNORES = ("system_prompt", "max_turns", "permission", "base_url")
+
+
+def read_prompt(words: list[str], stdin_tty: bool) -> str:
+    """The prompt: the words joined by spaces, else all of stdin when it is not a terminal."""
+    if words:
+        text = " ".join(words)
+    elif not stdin_tty:
+        text = sys.stdin.read()
+    else:
+        raise UsageError("no prompt: pass it as arguments or pipe it on stdin")
+    if not text.strip():
+        raise UsageError("the prompt is empty")
+    return text
+
+
+def check_session_flags(options: argparse.Namespace) -> None:
+    """At most one of ``--session``, ``--continue`` and ``--fork``."""
+    chosen = [
+        flag
+        for flag, value in (
+            ("--session", options.session),
+            ("--continue", options.continue_),
+            ("--fork", getattr(options, "fork", None)),
+        )
+        if value
+    ]
+    if len(chosen) > 1:
+        raise UsageError(f"{' and '.join(chosen)} cannot be combined")
+
+
+@dataclass
+class Output:
+    """Where the run goes: a terminal renderer, the final text only, or JSON lines."""
+
+    mode: str
+    renderer: TerminalRenderer | None = None
+    final: FinalText = field(default_factory=FinalText)
+    json: JsonLines | None = None
+
+    def view(self, data: bytes, event: SessionEvent | None) -> None:
+        """Hand one event to the chosen output."""
+        if self.json is not None:
+            self.json.out.write(data + b"\n")
+            self.json.out.flush()
+        elif event is not None:
+            if self.renderer is not None:
+                self.renderer.event(event.event)
+            self.final.event(event.event)
+
+    def session(self, info: SessionInfo) -> None:
+        """Announce the session (JSON mode only)."""
+        if self.json is not None:
+            self.json.session(info)
+
+    def finish(self, summary: RunSummary) -> None:
+        """The last words: footer, final text or the result line."""
+        if self.json is not None:
+            self.json.write(summary.result_line())
+        elif self.renderer is not None:
+            self.renderer.footer(summary)
+            self.renderer.close()
+        else:
+            text = self.final.text
+            sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+            sys.stdout.flush()
+            if summary.exit_code != outcome.OK:
+                _quiet_reason(summary)
+
+    def failed(self, message: str, exit_code: int) -> None:
+        """No run took place (JSON mode: a result line saying why)."""
+        if self.json is not None:
+            self.json.write(error_result_line(message, exit_code))
+
+
+def _quiet_reason(summary: RunSummary) -> None:
+    reason = summary.error or {
+        outcome.MAX_TURNS: "max turns reached",
+        outcome.TIMEOUT: "timed out",
+        outcome.PERMISSION_REFUSED: "a permission was refused",
+        outcome.INTERRUPTED: "interrupted",
+    }.get(summary.exit_code, summary.stop_reason)
+    warn(f"{reason} (session {summary.session_id})")
+
+
+def make_output(options: argparse.Namespace, cwd: str) -> Output:
+    """The output the flags ask for."""
+    if options.json:
+        return Output("json", json=JsonLines(sys.stdout.buffer))
+    if options.quiet:
+        return Output("quiet")
+    color = wants_color(sys.stdout)
+    renderer = TerminalRenderer(sys.stdout, style=Style(color), animate=color, cwd=cwd)
+    return Output("text", renderer=renderer)
+
+
+def permission_handler(
+    options: argparse.Namespace, output: Output, cwd: str
+) -> PermissionHandler | None:
+    """Ask at the terminal in ``ask`` mode when stdin is one; otherwise never answer.
+
+    With no handler the daemon refuses every request it would have asked about (exit 5).
+    """
+    if options.permission != "ask" or not stdin_is_tty():
+        return None
+    pause = output.renderer.pause if output.renderer is not None else (lambda: None)
+    return TerminalApprover(
+        sys.stderr, Style(wants_color(sys.stderr)), before_asking=pause, cwd=cwd
+    )
+
+
+async def select_session(
+    client: AgentClient, options: argparse.Namespace, cwd: str, system_prompt: str | None
+) -> SessionInfo:
+    """Open the session the flags name: fork, explicit id, the latest in cwd, or a new one."""
+    fork = getattr(options, "fork", None)
+    target = options.session
+    if options.continue_:
+        page = await client.list_sessions(cwd=cwd, limit=1)
+        if not page.sessions:
+            raise UsageError(f"no session to continue in {cwd}")
+        target = page.sessions[0].session_id
+    if fork is None and target is None:
+        return await client.new_session(
+            cwd,
+            provider=options.provider,
+            model=options.model,
+            system_prompt=system_prompt,
+            permission_mode=options.permission,
+            title=options.title,
+            max_turns=options.max_turns,
+            base_url=options.base_url,
+        )
+    if fork is not None:
+        info = await client.fork_session(fork)
+    else:
+        info = (await client.load_session(target)).session
+    return await _adjust_existing(client, options, info)
+
+
+async def _adjust_existing(
+    client: AgentClient, options: argparse.Namespace, info: SessionInfo
+) -> SessionInfo:
+    ignored = [name for name in EXISTING_SESSION_IGNORES if getattr(options, name, None)]
+    if ignored:
+        flags = ", ".join("--" + name.replace("_", "-") for name in ignored)
+        warn(f"{flags} ignored: they apply to new sessions only")
+    if options.title:
+        await client.rename_session(info.session_id, options.title)
+    if options.model or options.provider:
+        model = options.model or info.model
+        info = await client.set_model(info.session_id, model, options.provider)
+    return info
+
+
+def send_main(options: argparse.Namespace) -> int:
+    """Entry point of ``agentctl send``."""
+    try:
+        check_session_flags(options)
+        cwd = resolve_cwd(options.cwd)
+        system_prompt = read_text_option(options.system_prompt, "--system-prompt")
+        prompt = read_prompt(options.prompt, stdin_is_tty())
+    except UsageError as exc:
+        return exit_code_for_exception(exc)
+    output = make_output(options, cwd)
+    return run_command(lambda: _send(options, output, cwd, prompt, system_prompt))
+
+
+async def _send(
+    options: argparse.Namespace, output: Output, cwd: str, prompt: str, system_prompt: str | None
+) -> int:
+    try:
+        client = await open_client(
+            options, permission_handler=permission_handler(options, output, cwd), cwd=cwd
+        )
+        async with client:
+            info = await select_session(client, options, cwd, system_prompt)
+            output.session(info)
+            summary = await _run(client, info, prompt, options, output)
+    except (UsageError, RpcError, DaemonUnavailable, OSError) as exc:
+        code = exit_code_for_exception(exc)
+        output.failed(exc.message if isinstance(exc, RpcError) else str(exc), code)
+        return code
+    output.finish(summary)
+    return summary.exit_code
+
+
+async def _run(
+    client: AgentClient,
+    info: SessionInfo,
+    prompt: str,
+    options: argparse.Namespace,
+    output: Output,
+) -> RunSummary:
+    stop = StopSignal()
+
+    def on_first_interrupt() -> None:
+        if output.renderer is not None:
+            output.renderer.pause()
+        if not options.json:
+            sys.stderr.write("cancelling… (Ctrl-C again to quit now)\n")
+            sys.stderr.flush()
+
+    view: Any = output.view
+    with interrupt_handling(stop, on_first_interrupt):
+        return await drive_run(
+            client, info.session_id, prompt, view, timeout=options.timeout, stop=stop
+        )

@@ -1,0 +1,155 @@
+"""One-line descriptions of tool calls and their outcomes, for the terminal renderer.
+
+Pure functions over plain values (the event's ``args``, ``details`` and result text), so they
+are easy to test and safe on unexpected shapes: a missing or mistyped field falls back to a
+shorter description, never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+SUMMARY_WIDTH = 72
+"""Longest call summary shown before it is cut with an ellipsis."""
+
+
+def shorten(text: str, width: int = SUMMARY_WIDTH) -> str:
+    """The first line of ``text``, cut to ``width`` characters with ``…`` when longer."""
+    lines = text.strip().splitlines()
+    first = lines[0] if lines else ""
+    more = len(lines) > 1
+    if len(first) > width:
+        return first[: width - 1] + "…"
+    return first + (" …" if more else "")
+
+
+def display_path(path: str, cwd: str | None) -> str:
+    """``path`` relative to ``cwd`` when it lies inside it, else unchanged."""
+    if not cwd or not path:
+        return path
+    try:
+        relative = Path(path).relative_to(cwd)
+    except ValueError:
+        return path
+    return str(relative) or "."
+
+
+def _text_arg(args: dict[str, Any], *names: str) -> str:
+    for name in names:
+        value = args.get(name)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def describe_call(name: str, args: dict[str, Any], cwd: str | None = None) -> str:
+    """What a call does, in a few words: the command for bash, the path for file tools."""
+    if name == "bash":
+        return shorten(_text_arg(args, "command"))
+    if name in ("read", "write", "edit", "ls"):
+        path = display_path(_text_arg(args, "path", "file_path"), cwd)
+        offset = args.get("offset")
+        if name == "read" and isinstance(offset, int):
+            return f"{path}:{offset}"
+        return path or ("." if name == "ls" else "")
+    if name in ("grep", "find"):
+        pattern = _text_arg(args, "pattern")
+        where = display_path(_text_arg(args, "path"), cwd)
+        return shorten(f"{pattern}  {where}".strip() if where else pattern)
+    if not args:
+        return ""
+    return shorten(json.dumps(args, ensure_ascii=False, separators=(",", ":")))
+
+
+def _int(details: dict[str, Any], key: str) -> int | None:
+    value = details.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def format_bytes(count: int) -> str:
+    """``512 B``, ``1.5 KB``, ``2.0 MB``."""
+    if count < 1024:
+        return f"{count} B"
+    if count < 1024 * 1024:
+        return f"{count / 1024:.1f} KB"
+    return f"{count / (1024 * 1024):.1f} MB"
+
+
+def format_seconds(seconds: float) -> str:
+    """``0.3s``, ``12s``, ``2m05s``."""
+    if seconds < 10:
+        return f"{seconds:.1f}s"
+    if seconds < 60:
+        return f"{seconds:.0f}s"
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes}m{rest:02d}s"
+
+
+def _bash_outcome(details: dict[str, Any]) -> str:
+    parts: list[str] = []
+    if details.get("timedOut"):
+        parts.append("timed out")
+    else:
+        code = _int(details, "exitCode")
+        if code is not None:
+            parts.append(f"exit {code}")
+    duration = _int(details, "durationMs")
+    if duration is not None:
+        parts.append(format_seconds(duration / 1000))
+    if details.get("truncated"):
+        spill = details.get("spillPath")
+        parts.append(f"output truncated, full in {spill}" if spill else "output truncated")
+    return " · ".join(parts)
+
+
+def edit_counts(details: dict[str, Any]) -> str:
+    """``(+3 -1)`` (real minus sign) from an edit's ``added``/``removed`` details, or ``""``."""
+    added, removed = _int(details, "added"), _int(details, "removed")
+    if added is None and removed is None:
+        return ""
+    return f"(+{added or 0} −{removed or 0})"
+
+
+def describe_outcome(
+    name: str, details: dict[str, Any] | None, is_error: bool, result_text: str
+) -> str:
+    """How a finished call went, in a few words (empty when there is nothing to add).
+
+    Errors show the first line of the result the model saw; bash shows exit code and
+    duration; edit the added/removed line counts; write whether it created the file.
+    """
+    info = details or {}
+    if name == "bash" and info:
+        outcome = _bash_outcome(info)
+        if is_error and not outcome:
+            return shorten(result_text)
+        return outcome
+    if is_error:
+        return shorten(result_text) or "failed"
+    if name == "edit":
+        return edit_counts(info)
+    if name == "write":
+        size = _int(info, "bytes")
+        verb = "created" if info.get("created") else "wrote"
+        return f"{verb} {format_bytes(size)}" if size is not None else verb
+    return ""
+
+
+def format_count(value: int) -> str:
+    """Token counts for humans: ``950``, ``1.2k``, ``3.4M``."""
+    if value < 1000:
+        return str(value)
+    if value < 1_000_000:
+        return f"{value / 1000:.1f}k"
+    return f"{value / 1_000_000:.1f}M"
+
+
+def format_cost(cost: float) -> str:
+    """``$0.0012`` below a cent, ``$1.23`` above, ``$0`` for free runs."""
+    if cost <= 0:
+        return "$0"
+    if cost < 0.01:
+        return f"${cost:.4f}"
+    return f"${cost:.2f}"

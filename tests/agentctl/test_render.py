@@ -1,0 +1,176 @@
+"""The terminal renderer: streamed text, compact tool lines, notices and the footer."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+
+from agentctl.outcome import RunSummary
+from agentctl.render import FinalText, TerminalRenderer, format_footer
+from agentctl.style import Style
+from agentd.protocol.content import AssistantMessage, TextContent, UserMessage
+from agentd.protocol.events import (
+    ErrorEvent,
+    Event,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    PermissionResolved,
+    Retry,
+    SessionWarning,
+    TextDelta,
+    ThinkingDelta,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+)
+
+
+def assistant(text: str) -> AssistantMessage:
+    return AssistantMessage(
+        id="m1", content=[TextContent(text=text)], provider="mock", model="mock-1"
+    )
+
+
+def render(events: list[Event], **options: object) -> str:
+    out = io.StringIO()
+    renderer = TerminalRenderer(out, style=Style(False), **options)  # type: ignore[arg-type]
+    for event in events:
+        renderer.event(event)
+    renderer.close()
+    return out.getvalue()
+
+
+def tool_events(call_id: str, name: str, args: dict[str, object], **end: object) -> list[Event]:
+    return [
+        ToolExecutionStart(tool_call_id=call_id, name=name, args=args),
+        ToolExecutionEnd(
+            tool_call_id=call_id,
+            name=name,
+            result=[TextContent(text=str(end.pop("text", "ok")))],
+            **end,  # type: ignore[arg-type]
+        ),
+    ]
+
+
+def test_text_streams_and_ends_with_a_newline() -> None:
+    """Text deltas are written as they come; the message end closes the line."""
+    events: list[Event] = [
+        MessageStart(message_id="m1", role="assistant"),
+        MessageUpdate(message_id="m1", delta=TextDelta(index=0, text="Hello")),
+        MessageUpdate(message_id="m1", delta=TextDelta(index=0, text=", world")),
+        MessageEnd(message=assistant("Hello, world")),
+    ]
+    assert render(events) == "Hello, world\n"
+
+
+def test_thinking_then_text_are_on_separate_lines() -> None:
+    """Switching from reasoning to text starts a new line."""
+    events: list[Event] = [
+        MessageUpdate(message_id="m1", delta=ThinkingDelta(index=0, text="hmm")),
+        MessageUpdate(message_id="m1", delta=TextDelta(index=1, text="Yes.")),
+        MessageEnd(message=assistant("Yes.")),
+    ]
+    assert render(events) == "hmm\nYes.\n"
+
+
+def test_tool_calls_are_one_compact_line_each() -> None:
+    """Without animation every call prints one line when it ends, with its outcome."""
+    events: list[Event] = [
+        MessageUpdate(message_id="m1", delta=TextDelta(index=0, text="Running tests")),
+        *tool_events("c1", "bash", {"command": "npm test"}, details={"exitCode": 0}),
+        *tool_events("c2", "edit", {"path": "/p/src/app.py"}, details={"added": 3, "removed": 1}),
+    ]
+    assert render(events, cwd="/p") == (
+        "Running tests\n● bash  npm test  exit 0\n● edit  src/app.py  (+3 −1)\n"
+    )
+
+
+def test_failed_tool_call_shows_the_error() -> None:
+    """An error result shows its first line after the call."""
+    events = tool_events("c1", "read", {"path": "missing.txt"}, is_error=True, text="No such file")
+    assert render(events) == "● read  missing.txt  No such file\n"
+
+
+def test_notices_for_retry_errors_refusals_and_warnings() -> None:
+    """Retries, error events, refused permissions and session warnings get a line each."""
+    events: list[Event] = [
+        Retry(attempt=1, max_attempts=3, delay_ms=2000, error="overloaded"),
+        ErrorEvent(message="provider said no"),
+        PermissionResolved(tool_call_id="c1", outcome="reject_once", reason="no client"),
+        PermissionResolved(tool_call_id="c2", outcome="allow_once"),
+        SessionWarning(message="torn line repaired", line=7),
+    ]
+    assert render(events).splitlines() == [
+        "↻ retry 1/3 in 2.0s: overloaded",
+        "✗ provider said no",
+        "⊘ permission refused: no client",
+        "! torn line repaired (line 7)",
+    ]
+
+
+def test_user_messages_only_when_following() -> None:
+    """attach shows the prompts others send; send does not echo the user's own prompt."""
+    user = MessageEnd(message=UserMessage(id="u1", content=[TextContent(text="hi")], timestamp=0))
+    assert render([user]) == ""
+    assert render([user], show_user=True) == "› hi\n"
+
+
+def test_footer_summarises_the_run() -> None:
+    """The footer names how the run ended, turns, tokens, cost, time and the session."""
+    summary = RunSummary(
+        session_id="s1",
+        stop_reason="end_turn",
+        turns=2,
+        usage={"inputTokens": 1234, "outputTokens": 56},
+        cost=0.0012,
+        duration_ms=4200,
+    )
+    assert format_footer(Style(False), summary) == (
+        "── done · 2 turns · 1.2k in / 56 out tokens · $0.0012 · 4.2s · session s1"
+    )
+    summary.timed_out = True
+    assert format_footer(Style(False), summary).startswith("── timed out ·")
+
+
+def test_footer_prints_the_error_in_red() -> None:
+    """With colour on, the error line is red and the footer dim."""
+    out = io.StringIO()
+    renderer = TerminalRenderer(out, style=Style(True))
+    renderer.footer(RunSummary(session_id="s1", stop_reason="error", error="boom"))
+    assert "\x1b[31m✗ boom\x1b[0m" in out.getvalue()
+
+
+async def test_spinner_redraws_in_place_and_ends_with_the_outcome() -> None:
+    """Animated, a running call shows a spinner line that is replaced by its final line."""
+    out = io.StringIO()
+    renderer = TerminalRenderer(out, style=Style(False), animate=True)
+    start, end = tool_events("c1", "bash", {"command": "sleep 1"}, details={"exitCode": 0})
+    renderer.event(start)
+    await asyncio.sleep(0.25)
+    renderer.event(end)
+    renderer.close()
+    text = out.getvalue()
+    assert text.count("\r\x1b[2K") >= 3  # first draw, at least one redraw, the final line
+    assert "⠋ bash  sleep 1" in text
+    assert text.endswith("\r\x1b[2K● bash  sleep 1  exit 0\n")
+
+
+async def test_text_during_a_running_call_freezes_its_spinner() -> None:
+    """Output arriving while a call runs ends the spinner line first."""
+    out = io.StringIO()
+    renderer = TerminalRenderer(out, style=Style(False), animate=True)
+    start, end = tool_events("c1", "bash", {"command": "make"})
+    renderer.event(start)
+    renderer.event(MessageUpdate(message_id="m", delta=TextDelta(index=0, text="note")))
+    renderer.event(end)
+    renderer.close()
+    assert out.getvalue().endswith("○ bash  make\nnote\n● bash  make\n")
+
+
+def test_final_text_keeps_the_last_assistant_text() -> None:
+    """--quiet prints the last assistant message that had text."""
+    final = FinalText()
+    final.event(MessageEnd(message=assistant("first")))
+    final.event(MessageEnd(message=assistant("  ")))
+    final.event(MessageEnd(message=assistant("second")))
+    assert final.text == "second"
