@@ -16,6 +16,7 @@ from agentd.errors import InvalidParams, SessionNotFound
 from agentd.protocol.content import ToolCall
 from agentd.protocol.methods import ModelsListResult, SessionNewParams
 from agentd.server.approval import Approver
+from agentd.server.compaction import Compactor
 from agentd.server.runtime import SessionRuntime, Settings
 from agentd.tools.base import Tool, ToolContext, ToolResult
 
@@ -227,4 +228,6 @@ def _assemble(
     )
     runtime = SessionRuntime(settings, agent, file, policy)
     approver.bind(runtime)
+    runtime.compactor = Compactor(runtime, context_window=parts.choice.context_window)
+    agent.compact = runtime.compactor
     return runtime

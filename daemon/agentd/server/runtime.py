@@ -12,7 +12,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -31,6 +31,7 @@ from agentd.server.bus import EventBus
 
 if TYPE_CHECKING:
     from agentd.permissions import PermissionPolicy
+    from agentd.server.compaction import Compactor
     from agentd.store import SessionFile
 
 log = structlog.get_logger("agentd.session")
@@ -68,6 +69,7 @@ class SessionRuntime:
         self.bus = bus or EventBus(settings.session_id)
         self.run_task: asyncio.Task[RunResult] | None = None
         self.last_active = time.monotonic()
+        self.compactor: Compactor | None = None
         self._on_run_end = on_run_end
         agent.sink = self.emit
 
@@ -168,8 +170,3 @@ def prompt_result(result: RunResult) -> PromptResult:
         cost=result.usage.cost,
         error=result.error,
     )
-
-
-def describe(value: Any) -> str:
-    """A short description of an exception for logs and clients (never a traceback)."""
-    return f"{type(value).__name__}: {value}"

@@ -94,8 +94,6 @@ def register(router: Router, sessions: SessionManager) -> None:
 
     async def branch(conn: Connection, params: SessionBranchParams) -> OkResult:
         runtime = _idle(await sessions.get(params.session_id), "branch")
-        if runtime.file.get(params.entry_id) is None:
-            raise InvalidParams(f"no entry {params.entry_id!r} in session {runtime.id}")
         runtime.file.branch(params.entry_id)
         runtime.agent.messages[:] = runtime.file.messages()
         return OkResult()
@@ -140,6 +138,8 @@ def register(router: Router, sessions: SessionManager) -> None:
 
     async def compact(conn: Connection, params: CompactParams) -> CompactResult:
         runtime = _idle(await sessions.get(params.session_id), "compact")
+        if runtime.compactor is None:
+            return CompactResult(compacted=False)
         return await runtime.compactor.compact("manual", params.instructions)
 
     for name, handler in {
