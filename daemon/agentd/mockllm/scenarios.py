@@ -1,0 +1,156 @@
+"""Scenario files: what the mock model answers, and how a request picks its answer.
+
+A request is matched against the scenarios in file order: the first whose ``trigger`` occurs
+in the last user message (case-insensitive) answers; none matching gives
+``default_response``. The step answered is the number of tool results after that user
+message: step 0 first, step 1 once one tool result came back, and so on. Past the last step
+the last step's text is repeated without its tool calls (so a conversation always ends),
+unless the scenario has ``"repeat": true``, which loops over the steps forever.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any
+
+import msgspec
+
+NonNegative = Annotated[int, msgspec.Meta(ge=0)]
+
+
+class ScenarioError(Exception):
+    """A scenarios file that cannot be read or does not have the documented shape."""
+
+
+class FunctionSpec(msgspec.Struct, forbid_unknown_fields=True):
+    """A tool call's function. ``arguments`` is sent as given: any string, even invalid JSON."""
+
+    name: str
+    arguments: str = "{}"
+
+
+class ToolCallSpec(msgspec.Struct, forbid_unknown_fields=True):
+    """A tool call in the OpenAI shape."""
+
+    id: str
+    function: FunctionSpec
+    type: str = "function"
+
+
+class ResponseSpec(msgspec.Struct, forbid_unknown_fields=True):
+    """One reply: text (``content`` repeated ``content_repeat`` times), tool calls, reasoning."""
+
+    content: str = ""
+    tool_calls: list[ToolCallSpec] = msgspec.field(default_factory=list)
+    reasoning: str = ""
+    content_repeat: Annotated[int, msgspec.Meta(ge=1)] = 1
+
+    @property
+    def text(self) -> str:
+        """The full reply text."""
+        return self.content * self.content_repeat
+
+
+class UsageSpec(msgspec.Struct, forbid_unknown_fields=True):
+    """Token counts reported instead of the estimate (len(text) // 4)."""
+
+    input_tokens: NonNegative | None = None
+    output_tokens: NonNegative | None = None
+    cache_read_tokens: NonNegative = 0
+    cache_write_tokens: NonNegative = 0
+
+
+class StepSpec(msgspec.Struct, forbid_unknown_fields=True):
+    """One step of a scenario, with the timing and failure knobs used by tests."""
+
+    response: ResponseSpec
+    delay_ms: NonNegative = 0
+    chunk_delay_ms: NonNegative = 0
+    chunk_size: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    truncate: bool = False
+    usage: UsageSpec | None = None
+
+
+class FailureSpec(msgspec.Struct, forbid_unknown_fields=True):
+    """An HTTP error answered instead of a reply (``forever``: for every later request too)."""
+
+    status: Annotated[int, msgspec.Meta(ge=400, le=599)] = 500
+    retry_after: float | None = None
+    message: str | None = None
+    code: str | None = None
+    forever: bool = False
+
+
+class Scenario(msgspec.Struct, forbid_unknown_fields=True):
+    """A named conversation script."""
+
+    name: str
+    trigger: str
+    steps: Annotated[list[StepSpec], msgspec.Meta(min_length=1)]
+    repeat: bool = False
+    fail: list[FailureSpec] = msgspec.field(default_factory=list)
+
+
+class Scenarios(msgspec.Struct, forbid_unknown_fields=True):
+    """A whole scenarios file."""
+
+    scenarios: list[Scenario] = msgspec.field(default_factory=list)
+    default_response: ResponseSpec = msgspec.field(
+        default_factory=lambda: ResponseSpec(content="I am the agentd mock model.")
+    )
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """What the mock reads from a request, in either wire format."""
+
+    last_user_text: str
+    tool_results: int
+    model: str
+    stream: bool
+
+
+def load_scenarios(path: Path | None = None) -> Scenarios:
+    """Read a scenarios file; ``None`` reads the one shipped with agentd."""
+    try:
+        if path is None:
+            data = resources.files("agentd.mockllm").joinpath("scenarios.json").read_bytes()
+        else:
+            data = path.read_bytes()
+    except OSError as exc:
+        raise ScenarioError(f"cannot read scenarios file {path}: {exc.strerror or exc}") from exc
+    return parse_scenarios(data, str(path or "scenarios.json"))
+
+
+def parse_scenarios(data: bytes | str | dict[str, Any], source: str = "scenarios") -> Scenarios:
+    """Decode and validate scenarios from JSON text or an already decoded object."""
+    try:
+        if isinstance(data, dict):
+            scenarios = msgspec.convert(data, Scenarios)
+        else:
+            scenarios = msgspec.json.decode(data, type=Scenarios)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise ScenarioError(f"{source}: {exc}") from exc
+    return scenarios
+
+
+def match(scenarios: Scenarios, conversation: Conversation) -> Scenario | None:
+    """The first scenario whose trigger occurs in the last user message."""
+    text = conversation.last_user_text.casefold()
+    for scenario in scenarios.scenarios:
+        if scenario.trigger.casefold() in text:
+            return scenario
+    return None
+
+
+def step_for(scenario: Scenario, tool_results: int) -> StepSpec:
+    """The step answering after ``tool_results`` tool results (see the module docstring)."""
+    steps = scenario.steps
+    if scenario.repeat:
+        return steps[tool_results % len(steps)]
+    if tool_results < len(steps):
+        return steps[tool_results]
+    last = steps[-1]
+    return msgspec.structs.replace(last, response=ResponseSpec(content=last.response.text))

@@ -1,0 +1,196 @@
+"""The streaming driver shared by every provider: POST, retry, decode SSE, end the stream.
+
+:func:`stream_reply` implements the provider contract (see ``base.py``) once: it yields the
+parser's deltas, ``Retry`` events before each backoff sleep (only while nothing has been
+streamed), and exactly one final ``StreamEnd``; failures become an error message instead of an
+exception. The HTTP response is closed in a ``finally``, so cancelling the consuming task or
+closing the iterator closes the connection at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+
+import httpx
+import msgspec
+import structlog
+
+from agentd.prices import Price, find_price
+from agentd.protocol.events import Delta, Retry
+from agentd.providers.assemble import MessageBuilder, ReplyParser
+from agentd.providers.base import ProviderRequest, StreamEnd, StreamItem
+from agentd.providers.errors import (
+    ProviderFailure,
+    failure_from_error_object,
+    failure_from_response,
+    translating_http_errors,
+)
+from agentd.providers.retry import RetryPolicy
+from agentd.providers.sse import SSEDecoder
+
+log = structlog.get_logger("agentd.providers")
+
+_ERROR_BODY_LIMIT = 64 * 1024
+
+
+@dataclass(frozen=True)
+class HttpCall:
+    """One provider request, ready to send (and to send again on retry)."""
+
+    url: str
+    headers: dict[str, str]
+    body: bytes
+
+
+def new_http_client() -> httpx.AsyncClient:
+    """An HTTP client suited to LLM streaming (share one per daemon; close it at shutdown)."""
+    limits = httpx.Limits(max_connections=100, max_keepalive_connections=20)
+    timeout = httpx.Timeout(300.0, connect=15.0)
+    return httpx.AsyncClient(limits=limits, timeout=timeout, follow_redirects=False)
+
+
+async def stream_reply(
+    http: httpx.AsyncClient,
+    call: HttpCall,
+    new_parser: Callable[[], ReplyParser],
+    policy: RetryPolicy,
+) -> AsyncGenerator[StreamItem, None]:
+    """Stream one reply with retries. Never raises except for cancellation."""
+    attempt = 1
+    while True:
+        parser = new_parser()
+        streamed = False
+        try:
+            async with contextlib.aclosing(_attempt(http, call, parser, policy)) as deltas:
+                async for delta in deltas:
+                    streamed = True
+                    yield delta
+            yield StreamEnd(parser.finish())
+            return
+        except ProviderFailure as failure:
+            if streamed or not failure.retryable or attempt >= policy.max_attempts:
+                log.info("provider call failed", url=call.url, error=failure.message)
+                yield _error_end(parser, failure)
+                return
+            delay = policy.delay(attempt, failure.retry_after)
+            log.info("provider call retried", url=call.url, attempt=attempt, delay=delay)
+            yield Retry(
+                attempt=attempt,
+                max_attempts=policy.max_attempts,
+                delay_ms=round(delay * 1000),
+                error=failure.message,
+            )
+            await asyncio.sleep(delay)
+            attempt += 1
+        except Exception as exc:  # a parsing bug must not take the agent loop down
+            log.exception("provider stream crashed", url=call.url)
+            yield _error_end(parser, ProviderFailure(f"internal error in the provider: {exc!r}"))
+            return
+
+
+def _error_end(parser: ReplyParser, failure: ProviderFailure) -> StreamEnd:
+    return StreamEnd(parser.failed(failure.message), context_overflow=failure.context_overflow)
+
+
+async def _attempt(
+    http: httpx.AsyncClient, call: HttpCall, parser: ReplyParser, policy: RetryPolicy
+) -> AsyncGenerator[Delta, None]:
+    """One HTTP attempt: yields deltas until the parser is complete or the body ends."""
+    timeout = httpx.Timeout(policy.read_timeout, connect=policy.connect_timeout)
+    async with translating_http_errors(call.url):
+        request = http.build_request(
+            "POST", call.url, headers=call.headers, content=call.body, timeout=timeout
+        )
+        response = await http.send(request, stream=True)
+        try:
+            await _check_response(response)
+            decoder = SSEDecoder()
+            async for chunk in response.aiter_bytes():
+                for event in decoder.feed(chunk):
+                    for delta in parser.feed(event):
+                        yield delta
+                if parser.complete:
+                    return
+        finally:
+            await response.aclose()
+
+
+async def _check_response(response: httpx.Response) -> None:
+    """Raise ProviderFailure unless the response is a 2xx event stream."""
+    content_type = response.headers.get("content-type", "")
+    if response.is_success and "json" not in content_type:
+        return
+    body = bytearray()
+    async for chunk in response.aiter_bytes():
+        body += chunk
+        if len(body) >= _ERROR_BODY_LIMIT:
+            break
+    if not response.is_success:
+        raise failure_from_response(response.status_code, response.headers, bytes(body))
+    try:
+        decoded = msgspec.json.decode(bytes(body))
+    except msgspec.DecodeError:
+        decoded = None
+    if isinstance(decoded, dict) and "error" in decoded:
+        raise failure_from_error_object(decoded["error"])
+    shown = bytes(body[:200]).decode("utf-8", "replace")
+    raise ProviderFailure(f"expected an event stream, got {content_type}: {shown}")
+
+
+BaseUrl = str | Callable[[], Awaitable[str]]
+"""A provider's base URL, or an async function returning it (resolved before each call)."""
+
+
+class HttpProvider:
+    """Plumbing shared by the HTTP providers; subclasses build the call and the parser."""
+
+    def __init__(
+        self,
+        http: httpx.AsyncClient,
+        *,
+        name: str,
+        model: str,
+        base_url: BaseUrl,
+        api_key: str | None,
+        price: Price | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self.name = name
+        self.http = http
+        self.model = model
+        self.api_key = api_key
+        self.retry = retry or RetryPolicy()
+        self._base_url = base_url
+        self._price = price
+
+    def build_call(self, request: ProviderRequest, base_url: str) -> HttpCall:
+        """The HTTP request for ``request`` (wire-format specific)."""
+        raise NotImplementedError
+
+    def new_parser(self, builder: MessageBuilder) -> ReplyParser:
+        """A parser for one attempt's event stream (wire-format specific)."""
+        raise NotImplementedError
+
+    async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamItem]:
+        """Stream one reply (see the provider contract in ``base.py``)."""
+
+        def new_builder() -> MessageBuilder:
+            price = self._price if request.model == self.model else find_price(request.model)
+            return MessageBuilder(
+                message_id=request.message_id, provider=self.name, model=request.model, price=price
+            )
+
+        try:
+            base_url = self._base_url if isinstance(self._base_url, str) else await self._base_url()
+        except Exception as exc:
+            log.exception("provider base URL unavailable", provider=self.name)
+            yield StreamEnd(new_builder().build("error", f"the provider is unavailable: {exc}"))
+            return
+        call = self.build_call(request, base_url)
+        replies = stream_reply(self.http, call, lambda: self.new_parser(new_builder()), self.retry)
+        async with contextlib.aclosing(replies) as items:
+            async for item in items:
+                yield item

@@ -1,0 +1,54 @@
+"""Conversation clean-up before a request, shared by every wire format.
+
+Providers reject conversations in which a tool call has no result or a result has no call,
+and replaying a failed reply only confuses the model. :func:`prepare_messages` therefore
+drops assistant messages that ended in ``error`` or ``aborted`` (or carry no content) along
+with the results of their tool calls, drops results whose call is unknown, and answers every
+tool call still left without a result with an error result.
+"""
+
+from __future__ import annotations
+
+from agentd.protocol.content import (
+    AssistantMessage,
+    Message,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+)
+
+MISSING_RESULT = "No result was recorded for this tool call; it did not run to completion."
+
+
+def prepare_messages(messages: list[Message]) -> list[Message]:
+    """The conversation as it should be sent (see the module docstring)."""
+    prepared: list[Message] = []
+    open_calls: dict[str, ToolCall] = {}
+    for message in messages:
+        if isinstance(message, ToolResultMessage):
+            if open_calls.pop(message.tool_call_id, None) is not None:
+                prepared.append(message)
+            continue
+        _close_calls(open_calls, prepared)
+        if isinstance(message, AssistantMessage):
+            if message.stop_reason in ("error", "aborted") or not message.content:
+                continue
+            open_calls = {call.id: call for call in message.tool_calls()}
+        prepared.append(message)
+    _close_calls(open_calls, prepared)
+    return prepared
+
+
+def _close_calls(open_calls: dict[str, ToolCall], prepared: list[Message]) -> None:
+    """Append an error result for every call still waiting for one."""
+    for call in open_calls.values():
+        prepared.append(
+            ToolResultMessage(
+                id=f"missing-{call.id}",
+                tool_call_id=call.id,
+                tool_name=call.name,
+                content=[TextContent(text=MISSING_RESULT)],
+                is_error=True,
+            )
+        )
+    open_calls.clear()
