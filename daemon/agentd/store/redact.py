@@ -49,7 +49,9 @@ _PATTERNS = (
 # unless that letter belongs to a JSON escape ("\nsk-…").
 _WORD_CODES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _ESCAPE_CODES = frozenset(b"nrtbf")
+_HEX_CODES = frozenset(b"0123456789abcdefABCDEF")
 _BACKSLASH = ord("\\")
+_LETTER_U = ord("u")
 
 
 class Redactor:
@@ -111,26 +113,35 @@ _REDACTED_BYTES = REDACTED.encode()
 def _replace_text(match: re.Match[str]) -> str:
     if match.re.groups:
         return match.group("keep") + REDACTED
-    return match.group(0) if _inside_word(match.string, match.start()) else REDACTED
+    start = match.start()
+    inside_word = start > 0 and ord(match.string[start - 1]) in _WORD_CODES
+    return match.group(0) if inside_word else REDACTED
 
 
 def _replace_bytes(match: re.Match[bytes]) -> bytes:
     if match.re.groups:
         return match.group("keep") + _REDACTED_BYTES
-    return match.group(0) if _inside_word(match.string, match.start()) else _REDACTED_BYTES
+    return match.group(0) if _inside_json_word(match.string, match.start()) else _REDACTED_BYTES
 
 
-def _inside_word(text: str | bytes, start: int) -> bool:
-    """Whether position ``start`` follows a letter or digit that is not a JSON escape."""
-    if start == 0 or _code(text, start - 1) not in _WORD_CODES:
+def _inside_json_word(data: bytes, start: int) -> bool:
+    """Whether the character before ``start`` in encoded JSON decodes to a letter or
+    digit: the byte must be one, and not the end of an escape (``\\n``, ``\\u001f``)."""
+    if start == 0 or data[start - 1] not in _WORD_CODES:
         return False
-    escaped = start >= 2 and _code(text, start - 2) == _BACKSLASH
-    return not (escaped and _code(text, start - 1) in _ESCAPE_CODES)
+    if data[start - 1] in _ESCAPE_CODES and _escapes(data, start - 2):
+        return False
+    unicode_escape = start >= 6 and data[start - 5] == _LETTER_U and _escapes(data, start - 6)
+    return not (unicode_escape and all(code in _HEX_CODES for code in data[start - 4 : start]))
 
 
-def _code(text: str | bytes, index: int) -> int:
-    item = text[index]
-    return item if isinstance(item, int) else ord(item)
+def _escapes(data: bytes, index: int) -> bool:
+    """Whether the backslash run ending at ``index`` has odd length (it escapes the next
+    character rather than being an escaped backslash itself)."""
+    count = 0
+    while index >= 0 and data[index] == _BACKSLASH:
+        count, index = count + 1, index - 1
+    return count % 2 == 1
 
 
 def redactor(secrets: Collection[str]) -> Callable[[str], str]:
