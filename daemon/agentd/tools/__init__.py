@@ -1,1 +1,145 @@
-"""The tools the model touches the world with (see README.md in this folder)."""
+"""The tools the model touches the world with (see README.md in this folder).
+
+The registry is a literal dict. :func:`tool_spec` turns a tool into what the LLM sees (its
+Params JSON Schema made self-contained), :func:`build_tools` instantiates a tool set, and
+:func:`run_tool` is the one way the loop runs a call: it validates the raw arguments,
+runs the tool and turns every :class:`ToolError` (and OS error) into an error result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+
+from agentd.tools.base import Tool, ToolContext, ToolError, ToolResult, ToolSpec
+from agentd.tools.bash import BashTool
+from agentd.tools.edit import EditTool
+from agentd.tools.find import FindTool
+from agentd.tools.grep import GrepTool
+from agentd.tools.ls import LsTool
+from agentd.tools.read import ReadTool
+from agentd.tools.undo_edit import UndoEditTool
+from agentd.tools.write import WriteTool
+
+TOOLS: dict[str, type[Tool]] = {
+    "read": ReadTool,
+    "write": WriteTool,
+    "edit": EditTool,
+    "undo_edit": UndoEditTool,
+    "bash": BashTool,
+    "grep": GrepTool,
+    "find": FindTool,
+    "ls": LsTool,
+}
+READ_ONLY: tuple[str, ...] = ("read", "grep", "find", "ls")
+DEFAULT_TOOLS: tuple[str, ...] = tuple(TOOLS)
+
+__all__ = [
+    "DEFAULT_TOOLS",
+    "READ_ONLY",
+    "TOOLS",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolResult",
+    "ToolSpec",
+    "build_tools",
+    "run_tool",
+    "tool_spec",
+]
+
+
+def tool_spec(tool: Tool | type[Tool]) -> ToolSpec:
+    """Name, description and a self-contained JSON Schema (no ``$ref``/``$defs``) of a tool.
+
+    Optional parameters appear as plain non-required properties (no ``null`` alternative).
+    """
+    return ToolSpec(tool.name, tool.description, params_schema(tool.Params))
+
+
+def params_schema(params: type[msgspec.Struct]) -> dict[str, Any]:
+    """The JSON Schema of a Params Struct, ``$ref``s inlined, titles dropped."""
+    raw = msgspec.json.schema(params)
+    definitions = raw.get("$defs", {})
+    schema = _inline(raw, definitions)
+    schema.pop("description", None)
+    return {"type": "object", **{k: v for k, v in schema.items() if k != "type"}}
+
+
+def _inline(node: Any, definitions: dict[str, Any]) -> Any:
+    if isinstance(node, list):
+        return [_inline(item, definitions) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        target = definitions[node["$ref"].rsplit("/", 1)[-1]]
+        merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+        return _inline(merged, definitions)
+    out = {k: _inline(v, definitions) for k, v in node.items() if k not in ("$defs", "title")}
+    return _drop_null_option(out)
+
+
+def _drop_null_option(node: dict[str, Any]) -> dict[str, Any]:
+    options = node.get("anyOf")
+    if not isinstance(options, list) or {"type": "null"} not in options:
+        return node
+    rest = [option for option in options if option != {"type": "null"}]
+    node = {k: v for k, v in node.items() if k != "anyOf"}
+    if node.get("default", 0) is None:
+        del node["default"]
+    if len(rest) == 1:
+        return {**node, **rest[0]}
+    return {**node, "anyOf": rest}
+
+
+def build_tools(names: Sequence[str] | None = None) -> dict[str, Tool]:
+    """Instances of the named tools (all of :data:`DEFAULT_TOOLS` when None), in order.
+
+    Raises ValueError naming the unknown names and the valid ones.
+    """
+    wanted = DEFAULT_TOOLS if names is None else tuple(names)
+    unknown = [name for name in wanted if name not in TOOLS]
+    if unknown:
+        raise ValueError(f"Unknown tool(s): {', '.join(unknown)}. Valid tools: {', '.join(TOOLS)}.")
+    return {name: TOOLS[name]() for name in wanted}
+
+
+def signature(tool: Tool | type[Tool]) -> str:
+    """A one-line reminder of a tool's parameters, e.g. ``read(path: string, offset?: integer)``."""
+    schema = params_schema(tool.Params)
+    required = set(schema.get("required", ()))
+    parts = []
+    for name, prop in schema.get("properties", {}).items():
+        kind = prop.get("type") or ("enum" if "enum" in prop else "value")
+        if "enum" in prop:
+            kind = " | ".join(repr(value) for value in prop["enum"])
+        parts.append(f"{name}{'' if name in required else '?'}: {kind}")
+    return f"{tool.name}({', '.join(parts)})"
+
+
+async def run_tool(tool: Tool, raw_args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    """Validate ``raw_args`` against the tool's Params, run it, and return its result.
+
+    Invalid arguments, :class:`ToolError` and ``OSError`` become results with
+    ``is_error=True`` whose text is written for the model. Other exceptions (bugs) and
+    cancellation propagate.
+    """
+    try:
+        params = msgspec.convert(raw_args, tool.Params, strict=False)
+    except msgspec.ValidationError as error:
+        return ToolResult(
+            f"Invalid arguments for {tool.name}: {error}. Expected {signature(tool)}.",
+            {"error": "invalid_arguments"},
+            is_error=True,
+        )
+    try:
+        return await tool.run(params, ctx)
+    except ToolError as error:
+        return ToolResult(str(error), {"error": "tool_error"}, is_error=True)
+    except OSError as error:
+        where = f": {error.filename}" if error.filename else ""
+        return ToolResult(
+            f"{error.strerror or error}{where}.", {"error": "os_error"}, is_error=True
+        )

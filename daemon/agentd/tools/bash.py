@@ -1,0 +1,172 @@
+"""The ``bash`` tool: run a shell command in the session's working directory.
+
+Each call is a fresh ``bash -c`` process; **only the working directory persists** between
+calls (a ``cd`` is carried over through ``ctx.cwd``). Environment variables, aliases,
+functions and shell options set by one command are gone in the next. Output (stdout and
+stderr merged) streams through ``ctx.on_update``; the result keeps the tail (last 2000 lines
+or 50 KB) and names a spill file holding all of it. A non-zero exit or a timeout is an
+ordinary result, not an error.
+
+``ctx.options``: ``bash_timeout`` (default 120 s), ``bash_max_timeout`` (600 s),
+``bash_kill_grace`` (2 s), ``bash_update_interval`` (0.05 s), ``allow_dangerous``,
+``permission_policy`` (an object with ``allows_dangerous(command) -> bool``), plus the
+environment options of :mod:`agentd.tools.environment` and the output limits.
+
+When the session is sandboxed (``ctx.workspace``), commands start in the workspace and a
+``cd`` out of it is not kept, but the command itself can still reach any file the daemon can.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, ClassVar
+
+import msgspec
+
+from agentd.protocol.events import Location, ToolKind
+from agentd.tools.base import ToolContext, ToolError, ToolResult
+from agentd.tools.danger import dangerous_reason
+from agentd.tools.environment import child_env
+from agentd.tools.output import OutputCapture
+from agentd.tools.shell import ShellOutcome, run_shell
+from agentd.tools.truncate import Limits, notice
+
+DEFAULT_TIMEOUT = 120.0
+DEFAULT_MAX_TIMEOUT = 600.0
+
+
+class BashParams(msgspec.Struct, forbid_unknown_fields=True):
+    command: Annotated[str, msgspec.Meta(description="The command line to run with bash -c.")]
+    timeout: Annotated[
+        Annotated[float, msgspec.Meta(gt=0)] | None,
+        msgspec.Meta(description="Seconds before the command is killed (default 120, max 600)."),
+    ] = None
+
+
+class BashTool:
+    name: ClassVar[str] = "bash"
+    description: ClassVar[str] = (
+        "Run a shell command with `bash -c` in the current working directory; stdin is "
+        "empty, stdout and stderr are merged. Only the working directory carries over to the "
+        "next call (a `cd` sticks); environment variables, aliases and functions do not. "
+        "Default timeout 120 s (max 600 s): the command and all its children are killed "
+        "then. Output over 2000 lines or 50 KB keeps only the last part; the full output is "
+        "saved to a file whose path is given. Start long-running background processes with "
+        "their output redirected to a file. A non-zero exit code is reported, not an error. "
+        "Destructive commands (e.g. `rm -rf /`, forced git push, mkfs) are refused."
+    )
+    Params: ClassVar[type[msgspec.Struct]] = BashParams
+    kind: ClassVar[ToolKind] = "execute"
+    mutating: ClassVar[bool] = True
+
+    def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
+        return []
+
+    async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+        command: str = params.command
+        if not command.strip():
+            raise ToolError("The command is empty; give a shell command to run.")
+        _refuse_if_dangerous(command, ctx)
+        timeout, max_timeout = _timeouts(params.timeout, ctx.options)
+        start_cwd, notes = _start_cwd(ctx)
+        limits = Limits.from_options(ctx.options)
+        capture = OutputCapture(limits, ctx.spill_dir)
+        outcome = await run_shell(
+            command,
+            cwd=start_cwd,
+            env=child_env(ctx.env, ctx.options),
+            timeout=timeout,
+            capture=capture,
+            on_output=ctx.on_update,
+            kill_grace=float(ctx.options.get("bash_kill_grace", 2.0)),
+            update_interval=float(ctx.options.get("bash_update_interval", 0.05)),
+        )
+        if params.timeout is not None and params.timeout > max_timeout:
+            notes.append(f"[The timeout was capped at the {max_timeout:g} s maximum.]")
+        notes.extend(_update_cwd(ctx, start_cwd, outcome))
+        return _result(command, outcome, capture, limits, timeout, notes)
+
+
+def _refuse_if_dangerous(command: str, ctx: ToolContext) -> None:
+    reason = dangerous_reason(command)
+    if reason is None or ctx.options.get("allow_dangerous") is True:
+        return
+    policy = ctx.options.get("permission_policy")
+    approve = getattr(policy, "allows_dangerous", None)
+    if callable(approve) and approve(command):
+        return
+    raise ToolError(
+        f"Refused: {reason}. This command is on the deny-list of destructive commands and "
+        "runs only when the user explicitly allows it (permissions: allow_dangerous, or an "
+        "allow rule for this exact command). Use a narrower command, e.g. a relative path "
+        "inside the project."
+    )
+
+
+def _timeouts(requested: float | None, options: dict[str, Any]) -> tuple[float, float]:
+    maximum = float(options.get("bash_max_timeout", DEFAULT_MAX_TIMEOUT))
+    default = float(options.get("bash_timeout", DEFAULT_TIMEOUT))
+    return min(requested if requested is not None else default, maximum), maximum
+
+
+def _start_cwd(ctx: ToolContext) -> tuple[Path, list[str]]:
+    cwd = ctx.cwd
+    notes: list[str] = []
+    if ctx.workspace is not None and not Path(cwd).resolve().is_relative_to(
+        ctx.workspace.resolve()
+    ):
+        cwd = ctx.workspace
+    if not Path(cwd).is_dir():
+        fallback = ctx.workspace or Path.home()
+        notes.append(f"[The working directory {cwd} no longer exists; ran in {fallback}.]")
+        cwd = fallback
+    return Path(cwd), notes
+
+
+def _update_cwd(ctx: ToolContext, start: Path, outcome: ShellOutcome) -> list[str]:
+    """Carry the shell's final directory over to the session (not out of the workspace)."""
+    final = Path(outcome.cwd) if outcome.cwd else None
+    if final is None or not final.is_dir():
+        ctx.cwd = start
+        return []
+    if ctx.workspace is not None and not final.resolve().is_relative_to(ctx.workspace.resolve()):
+        ctx.cwd = start
+        return [f"[{final} is outside the workspace; the working directory stays {start}.]"]
+    changed = final != Path(ctx.cwd)
+    ctx.cwd = final
+    return [f"[Working directory is now {final}.]"] if changed else []
+
+
+def _result(
+    command: str,
+    outcome: ShellOutcome,
+    capture: OutputCapture,
+    limits: Limits,
+    timeout: float,
+    notes: list[str],
+) -> ToolResult:
+    tail = capture.tail()
+    parts = [tail.text if tail.text else "(no output)"]
+    if tail.truncated:
+        parts.append(
+            f"[{notice(tail, kept='last', limits=limits)} The full output "
+            f"({capture.total_bytes} bytes) is in {capture.spill_path}: read or grep that "
+            "file to see the rest.]"
+        )
+    if outcome.timed_out:
+        parts.append(
+            f"[Timed out after {timeout:g} s: the command and its child processes were "
+            "killed. Pass a larger timeout, or run it in the background with output "
+            "redirected to a file.]"
+        )
+    elif outcome.signal:
+        parts.append(f"[Killed by {outcome.signal}.]")
+    elif outcome.exit_code:
+        parts.append(f"[Exit code {outcome.exit_code}.]")
+    parts.extend(notes)
+    details: dict[str, Any] = {"command": command, "exit_code": outcome.exit_code}
+    details |= {"signal": outcome.signal, "timed_out": outcome.timed_out}
+    details |= {"duration_ms": outcome.duration_ms, "truncated": tail.truncated}
+    details |= {"spill_path": str(capture.spill_path) if capture.spill_path else None}
+    details |= {"total_bytes": capture.total_bytes, "cwd": outcome.cwd}
+    return ToolResult("\n".join(parts), details)

@@ -1,0 +1,131 @@
+"""The ``edit`` tool: exact string replacement in an existing file, one or several at once.
+
+All replacements of one call are applied in order (each to the result of the previous one)
+and written in a single atomic write; when any fails, the file is not touched. A file changed
+on disk since the model last read it (its stamp differs) is refused. Details carry a unified
+diff, the first changed line and added/removed line counts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, ClassVar
+
+import msgspec
+
+from agentd.protocol.events import Location, ToolKind
+from agentd.tools.base import ToolContext, ToolError, ToolResult
+from agentd.tools.diffs import DiffSummary, summarize_change
+from agentd.tools.edit_match import Replacement, apply_edits
+from agentd.tools.fileio import (
+    atomic_write,
+    check_fresh,
+    encode_text,
+    read_text_for_edit,
+    record_stamp,
+)
+from agentd.tools.history import history_for
+from agentd.tools.paths import absolute_path, display_path, resolve_path
+
+_OLD = "Exact text to replace, including whitespace and indentation; must match exactly once "
+_OLD += "unless replace_all is true."
+
+
+class EditItem(msgspec.Struct, forbid_unknown_fields=True):
+    """One replacement of a batch."""
+
+    old_string: Annotated[str, msgspec.Meta(description=_OLD)]
+    new_string: Annotated[str, msgspec.Meta(description="The text to put in its place.")]
+    replace_all: Annotated[
+        bool, msgspec.Meta(description="Replace every occurrence of old_string.")
+    ] = False
+
+
+class EditParams(msgspec.Struct, forbid_unknown_fields=True):
+    path: Annotated[
+        str, msgspec.Meta(description="File to edit (relative to the cwd, or absolute).")
+    ]
+    old_string: Annotated[str | None, msgspec.Meta(description=_OLD)] = None
+    new_string: Annotated[str | None, msgspec.Meta(description="The text to put in its place.")] = (
+        None
+    )
+    replace_all: Annotated[
+        bool, msgspec.Meta(description="Replace every occurrence of old_string.")
+    ] = False
+    edits: Annotated[
+        list[EditItem] | None,
+        msgspec.Meta(
+            description="Several replacements applied in order in one atomic write "
+            "(instead of old_string/new_string)."
+        ),
+    ] = None
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    previous: bytes
+    replacements: int
+    summary: DiffSummary
+
+
+class EditTool:
+    name: ClassVar[str] = "edit"
+    description: ClassVar[str] = (
+        "Replace exact text in an existing file. old_string must match the file exactly "
+        "(whitespace and indentation included) and exactly once, unless replace_all is true. "
+        "For several changes to one file pass `edits` (a list of {old_string, new_string, "
+        "replace_all}), applied in order in one atomic write; if any fails nothing is "
+        "written. Read the file first; an edit is refused if the file changed on disk since "
+        "you last read it. undo_edit reverts the last edit."
+    )
+    Params: ClassVar[type[msgspec.Struct]] = EditParams
+    kind: ClassVar[ToolKind] = "edit"
+    mutating: ClassVar[bool] = True
+
+    def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
+        try:
+            return [Location(path=str(absolute_path(params.path, ctx)))]
+        except ToolError:
+            return []
+
+    async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+        replacements = _replacements(params)
+        path = resolve_path(params.path, ctx)
+        shown = display_path(path, ctx)
+        check_fresh(ctx, path, shown)
+        outcome = await asyncio.to_thread(_edit, path, shown, replacements)
+        history_for(ctx).push(path, outcome.previous)
+        record_stamp(ctx, path)
+        summary = outcome.summary
+        plural = "s" if outcome.replacements != 1 else ""
+        text = (
+            f"Edited {shown}: {outcome.replacements} replacement{plural} "
+            f"(+{summary.added} −{summary.removed}), first change at line "
+            f"{summary.first_changed_line}."
+        )
+        details: dict[str, Any] = {"path": str(path), "replacements": outcome.replacements}
+        details |= {"diff": summary.diff, "first_changed_line": summary.first_changed_line}
+        details |= {"added": summary.added, "removed": summary.removed}
+        return ToolResult(text, details)
+
+
+def _replacements(params: EditParams) -> list[Replacement]:
+    single = params.old_string is not None or params.new_string is not None
+    if params.edits is not None:
+        if single:
+            raise ToolError("Give either old_string/new_string or edits, not both.")
+        if not params.edits:
+            raise ToolError("edits is empty; give at least one {old_string, new_string}.")
+        return [Replacement(e.old_string, e.new_string, e.replace_all) for e in params.edits]
+    if params.old_string is None or params.new_string is None:
+        raise ToolError("Give both old_string and new_string (or a list of edits).")
+    return [Replacement(params.old_string, params.new_string, params.replace_all)]
+
+
+def _edit(path: Path, shown: str, replacements: list[Replacement]) -> _Outcome:
+    previous, text = read_text_for_edit(path, shown)
+    new_text, count = apply_edits(text, replacements, shown)
+    atomic_write(path, encode_text(new_text))
+    return _Outcome(previous, count, summarize_change(text, new_text, shown))

@@ -1,0 +1,115 @@
+"""File helpers shared by read, write, edit and undo_edit.
+
+- :func:`atomic_write`: temp file in the same directory, then ``os.replace``; an existing
+  file's permission bits are kept, a new file gets ``0o666`` minus the umask. Readers never
+  see a half-written file. (No fsync: a crash may lose the write, never tear it.)
+- Read stamps: ``(mtime_ns, size)`` recorded in ``ctx.state["read"]`` when the model reads or
+  writes a file; edit refuses when the file on disk no longer matches its stamp.
+- Binary sniffing: a NUL byte in the first 8 KB means binary.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from functools import cache
+from pathlib import Path
+
+from agentd.tools.base import ToolContext, ToolError
+
+BINARY_SNIFF_BYTES = 8192
+STAMPS_KEY = "read"
+
+Stamp = tuple[int, int]
+
+
+def looks_binary(data: bytes) -> bool:
+    """True when the first 8 KB of ``data`` contain a NUL byte."""
+    return b"\0" in data[:BINARY_SNIFF_BYTES]
+
+
+def stamp_of(path: Path) -> Stamp | None:
+    """``(mtime_ns, size)`` of ``path``, or None when it does not exist."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return None
+    return (info.st_mtime_ns, info.st_size)
+
+
+def record_stamp(ctx: ToolContext, path: Path) -> None:
+    """Remember the current stamp of ``path`` as "the model has seen this version"."""
+    stamps: dict[str, Stamp | None] = ctx.state.setdefault(STAMPS_KEY, {})
+    stamps[str(path)] = stamp_of(path)
+
+
+def check_fresh(ctx: ToolContext, path: Path, shown: str) -> None:
+    """Raise ToolError when ``path`` changed on disk since the model last read or wrote it.
+
+    A file never read in this session passes (there is nothing to compare with).
+    """
+    stamps: dict[str, Stamp | None] = ctx.state.get(STAMPS_KEY, {})
+    if str(path) not in stamps:
+        return
+    if stamps[str(path)] != stamp_of(path):
+        raise ToolError(
+            f"{shown} has changed on disk since you last read it. Read it again with the read "
+            "tool, then redo the edit against its current content."
+        )
+
+
+@cache
+def _umask() -> int:
+    try:
+        with Path("/proc/self/status").open(encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o022
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` atomically, keeping an existing file's mode.
+
+    The parent directory must exist. On any failure the original file is untouched and the
+    temp file is removed.
+    """
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        mode = 0o666 & ~_umask()
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as tmp:
+            tmp.write(data)
+            os.fchmod(tmp.fileno(), mode)
+        Path(tmp_name).replace(path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            Path(tmp_name).unlink()
+        raise
+
+
+def read_text_for_edit(path: Path, shown: str) -> tuple[bytes, str]:
+    """The file's bytes and text, decoded losslessly (undecodable bytes survive a round trip).
+
+    Raises ToolError when the file is missing, a directory, or binary.
+    """
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ToolError(f"{shown} does not exist. Use the write tool to create it.") from None
+    except IsADirectoryError:
+        raise ToolError(f"{shown} is a directory, not a file.") from None
+    if looks_binary(data):
+        raise ToolError(f"{shown} looks binary (it contains NUL bytes); it cannot be edited.")
+    return data, data.decode("utf-8", "surrogateescape")
+
+
+def encode_text(text: str) -> bytes:
+    """The inverse of :func:`read_text_for_edit`."""
+    return text.encode("utf-8", "surrogateescape")

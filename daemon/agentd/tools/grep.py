@@ -1,0 +1,155 @@
+"""The ``grep`` tool: regex search over files, with ripgrep or a pure-Python fallback.
+
+``ctx.options["grep_backend"]``: ``"auto"`` (default: rg when on PATH), ``"rg"`` or
+``"python"``. Both backends skip the same files (see :mod:`agentd.tools.ignore`) and give the
+same output for the same tree: ``path:line:text`` for matches, ``path-line-text`` for context
+lines and ``--`` between non-adjacent groups (content), one path per line (files), or
+``path:count`` (count); paths relative to the search root, in walk order. The regex dialect
+is rg's (Rust) or Python's ``re``; common syntax is the same in both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any, ClassVar, Literal
+
+import msgspec
+
+from agentd.protocol.events import Location, ToolKind
+from agentd.tools.base import ToolContext, ToolError, ToolResult
+from agentd.tools.paths import absolute_path, display_path, resolve_path
+from agentd.tools.search import Hit, SearchRequest, SearchResult, compile_pattern, search_python
+from agentd.tools.search_rg import find_rg, search_rg
+from agentd.tools.truncate import (
+    GREP_MAX_LINE_CHARS,
+    GREP_MAX_RESULTS,
+    Limits,
+    cut_line,
+    notice,
+    truncate_head,
+)
+
+
+class GrepParams(msgspec.Struct, forbid_unknown_fields=True):
+    pattern: Annotated[str, msgspec.Meta(description="Regular expression to search for.")]
+    path: Annotated[
+        str | None, msgspec.Meta(description="File or directory to search (default: the cwd).")
+    ] = None
+    glob: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Only search files matching this glob, e.g. '*.py' or 'src/**/*.ts'."
+        ),
+    ] = None
+    ignore_case: Annotated[bool, msgspec.Meta(description="Case-insensitive search.")] = False
+    context: Annotated[
+        int, msgspec.Meta(ge=0, le=20, description="Lines of context around each match.")
+    ] = 0
+    output_mode: Annotated[
+        Literal["content", "files", "count"],
+        msgspec.Meta(
+            description="content: matching lines; files: paths of files with matches; "
+            "count: matching lines per file."
+        ),
+    ] = "content"
+    max_results: Annotated[
+        Annotated[int, msgspec.Meta(ge=1)] | None,
+        msgspec.Meta(description="Maximum matches (or files) to return (default 100)."),
+    ] = None
+
+
+class GrepTool:
+    name: ClassVar[str] = "grep"
+    description: ClassVar[str] = (
+        "Search file contents with a regular expression (ripgrep syntax). Searches the cwd "
+        "or `path`, skipping hidden files, .gitignore'd paths, .git and node_modules. "
+        "output_mode: content (`path:line:text`, default), files (paths only) or count "
+        "(`path:count`). Returns at most 100 matches by default (max_results) and cuts lines "
+        "at 500 characters; it says when results were cut. Use `glob` to filter files."
+    )
+    Params: ClassVar[type[msgspec.Struct]] = GrepParams
+    kind: ClassVar[ToolKind] = "search"
+    mutating: ClassVar[bool] = False
+
+    def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
+        try:
+            return [Location(path=str(absolute_path(params.path or ".", ctx)))]
+        except ToolError:
+            return []
+
+    async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+        root = resolve_path(params.path or ".", ctx)
+        shown = display_path(root, ctx) if params.path else "."
+        if not root.exists():
+            raise ToolError(f"{params.path} does not exist.")
+        request = SearchRequest(
+            pattern=params.pattern,
+            root=root,
+            glob=params.glob,
+            ignore_case=params.ignore_case,
+            context=params.context,
+            mode=params.output_mode,
+            max_results=params.max_results or GREP_MAX_RESULTS,
+        )
+        backend = _backend(ctx.options)
+        if backend == "python":
+            compile_pattern(request.pattern, request.ignore_case)
+            result = await asyncio.to_thread(search_python, request)
+        else:
+            result = await search_rg(backend, request)
+        return _format(result, request, shown, Limits.from_options(ctx.options), backend)
+
+
+def _backend(options: dict[str, Any]) -> str:
+    """``"python"`` or the path of rg, following ``options["grep_backend"]``."""
+    choice = options.get("grep_backend", "auto")
+    if choice not in ("auto", "rg", "python"):
+        raise ToolError(f"grep_backend must be auto, rg or python, not {choice!r}.")
+    rg = find_rg() if choice != "python" else None
+    return rg or "python"
+
+
+def format_lines(result: SearchResult, request: SearchRequest) -> list[str]:
+    """The output lines of a result (identical for both backends)."""
+    if request.mode == "files":
+        return [path for path, _ in result.files]
+    if request.mode == "count":
+        return [f"{path}:{count}" for path, count in result.files]
+    lines: list[str] = []
+    previous: Hit | None = None
+    for hit in result.hits:
+        adjacent = previous and previous.path == hit.path and hit.line == previous.line + 1
+        if request.context and previous is not None and not adjacent:
+            lines.append("--")
+        mark = ":" if hit.is_match else "-"
+        text = cut_line(hit.text.rstrip("\r"), GREP_MAX_LINE_CHARS)
+        lines.append(f"{hit.path}{mark}{hit.line}{mark}{text}")
+        previous = hit
+    return lines
+
+
+def _format(
+    result: SearchResult, request: SearchRequest, shown: str, limits: Limits, backend: str
+) -> ToolResult:
+    lines = format_lines(result, request)
+    matches = sum(hit.is_match for hit in result.hits)
+    details: dict[str, Any] = {"path": str(request.root), "backend": _name(backend)}
+    details |= {"matches": matches, "files": len(result.files), "cut": result.cut}
+    if not lines:
+        return ToolResult(f"No matches for {request.pattern!r} in {shown}.", details)
+    output = truncate_head("\n".join(lines), limits)
+    parts = [output.text]
+    if result.cut:
+        unit = "matches" if request.mode == "content" else "files"
+        parts.append(
+            f"[Results cut at {request.max_results} {unit}. Narrow the search (a more specific "
+            "pattern, a path or a glob) or raise max_results.]"
+        )
+    if output.truncated:
+        parts.append(f"[{notice(output, kept='first', limits=limits)} Narrow the search.]")
+    details["truncated"] = output.truncated
+    return ToolResult("\n".join(parts), details)
+
+
+def _name(backend: str) -> Literal["rg", "python"]:
+    return "python" if backend == "python" else "rg"

@@ -1,0 +1,89 @@
+"""The ``ls`` tool: the entries of one directory.
+
+Everything in the directory is listed, hidden and ignored entries included (unlike grep and
+find), sorted by name; directories end with ``/`` and symbolic links show their target.
+At most 500 entries; the result says how many were left out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Annotated, Any, ClassVar
+
+import msgspec
+
+from agentd.protocol.events import Location, ToolKind
+from agentd.tools.base import ToolContext, ToolError, ToolResult
+from agentd.tools.paths import absolute_path, display_path, resolve_path
+from agentd.tools.truncate import LS_MAX_ENTRIES
+
+
+class LsParams(msgspec.Struct, forbid_unknown_fields=True):
+    path: Annotated[
+        str | None, msgspec.Meta(description="Directory to list (default: the cwd).")
+    ] = None
+
+
+class LsTool:
+    name: ClassVar[str] = "ls"
+    description: ClassVar[str] = (
+        "List a directory: entries sorted by name, hidden ones included, directories "
+        "marked with a trailing '/', symlinks as 'name -> target'. At most 500 entries; it "
+        "says how many more there are. Use find or grep to search recursively."
+    )
+    Params: ClassVar[type[msgspec.Struct]] = LsParams
+    kind: ClassVar[ToolKind] = "read"
+    mutating: ClassVar[bool] = False
+
+    def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
+        try:
+            return [Location(path=str(absolute_path(params.path or ".", ctx)))]
+        except ToolError:
+            return []
+
+    async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+        root = resolve_path(params.path or ".", ctx)
+        shown = display_path(root, ctx) if params.path else str(root)
+        if not root.exists():
+            raise ToolError(f"{shown} does not exist.")
+        if not root.is_dir():
+            raise ToolError(f"{shown} is a file, not a directory; use the read tool for files.")
+        limit = int(ctx.options.get("ls_max_entries", LS_MAX_ENTRIES))
+        entries, total = await asyncio.to_thread(list_entries, root, limit)
+        details: dict[str, Any] = {"path": str(root), "count": total}
+        details["truncated"] = total > len(entries)
+        if not entries:
+            return ToolResult(f"{shown} is empty.", details)
+        text = "\n".join(entries)
+        if total > len(entries):
+            text += (
+                f"\n[{total - len(entries)} more entries not shown ({limit}-entry limit). "
+                "Use find with a pattern to narrow down.]"
+            )
+        return ToolResult(text, details)
+
+
+def list_entries(root: Path, limit: int) -> tuple[list[str], int]:
+    """The first ``limit`` entries of ``root`` (sorted, formatted) and the total count."""
+    try:
+        with os.scandir(root) as scan:
+            items = sorted(scan, key=lambda item: item.name)
+    except PermissionError:
+        raise ToolError(f"Permission denied listing {root}.") from None
+    return [_describe(item) for item in items[:limit]], len(items)
+
+
+def _describe(item: os.DirEntry[str]) -> str:
+    try:
+        is_dir = item.is_dir()
+    except OSError:
+        is_dir = False
+    suffix = "/" if is_dir else ""
+    if item.is_symlink():
+        try:
+            return f"{item.name} -> {Path(item.path).readlink()}{suffix}"
+        except OSError:
+            pass
+    return item.name + suffix

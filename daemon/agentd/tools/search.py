@@ -1,0 +1,196 @@
+"""Content search shared by both grep backends: request and result types, the limit rule,
+and the pure-Python backend.
+
+Both backends return the same :class:`SearchResult` for the same tree: hits in walk order
+(names sorted within each directory, depth first), paths relative to the search root (the
+file name when the root is a file), cut by :func:`limit_hits`. The Python backend reads each
+file whole, runs one compiled regex over the whole text, and computes line numbers only for
+hits; every hit is re-checked against its own line, so matches never span lines (as in rg).
+Files with a NUL byte are skipped as binary.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, NamedTuple
+
+from agentd.tools.base import ToolError
+from agentd.tools.ignore import Walker
+
+Mode = Literal["content", "files", "count"]
+
+
+class Hit(NamedTuple):
+    """One output line of content mode: a match or a context line."""
+
+    path: str
+    line: int
+    text: str
+    is_match: bool
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """What to search for and where (``root`` is a directory or a file)."""
+
+    pattern: str
+    root: Path
+    glob: str | None = None
+    ignore_case: bool = False
+    context: int = 0
+    mode: Mode = "content"
+    max_results: int = 100
+
+
+@dataclass
+class SearchResult:
+    """Hits (content mode) or per-file counts (files/count mode); ``cut`` when more exist."""
+
+    hits: list[Hit] = field(default_factory=list)
+    files: list[tuple[str, int]] = field(default_factory=list)
+    cut: bool = False
+
+
+def limit_hits(hits: list[Hit], max_results: int, context: int) -> tuple[list[Hit], bool]:
+    """Keep hits up to the ``max_results``-th match plus that match's trailing context.
+
+    ``hits`` must be in output order. Returns the kept hits and whether matches were cut.
+    """
+    matches = 0
+    last_index = -1
+    for index, hit in enumerate(hits):
+        if not hit.is_match:
+            continue
+        matches += 1
+        if matches == max_results:
+            last_index = index
+        elif matches > max_results:
+            last = hits[last_index]
+            trailing = [
+                h
+                for h in hits[last_index + 1 : index]
+                if h.path == last.path and h.line <= last.line + context
+            ]
+            return hits[: last_index + 1] + trailing, True
+    return hits, False
+
+
+def compile_pattern(pattern: str, ignore_case: bool) -> re.Pattern[str]:
+    """The Python regex for ``pattern``; ToolError with the parser's message if invalid."""
+    flags = re.MULTILINE | (re.IGNORECASE if ignore_case else 0)
+    try:
+        return re.compile(pattern, flags)
+    except re.error as error:
+        raise ToolError(f"Invalid regex {pattern!r}: {error}.") from None
+
+
+def search_python(request: SearchRequest) -> SearchResult:
+    """The pure-Python backend (blocking; run it in a thread)."""
+    regex = compile_pattern(request.pattern, request.ignore_case)
+    result = SearchResult()
+    wanted = request.max_results + 1
+    found = 0
+    for path, rel in _files(request):
+        text = _read_text(path)
+        if text is None:
+            continue
+        if request.mode == "content":
+            hits, count = _content_hits(rel, text, regex, request.context, wanted - found)
+            result.hits.extend(hits)
+        else:
+            limit = 1 if request.mode == "files" else None
+            count = len(_match_lines(text, regex, limit))
+            if count:
+                result.files.append((rel, count))
+        found += count if request.mode == "content" else bool(count)
+        if found >= wanted:
+            break
+    if request.mode == "content":
+        result.hits, result.cut = limit_hits(result.hits, request.max_results, request.context)
+    else:
+        result.cut = len(result.files) > request.max_results
+        result.files = result.files[: request.max_results]
+    return result
+
+
+def _files(request: SearchRequest) -> Iterator[tuple[str, str]]:
+    if request.root.is_file():
+        yield str(request.root), request.root.name
+        return
+    for entry in Walker(request.root, [request.glob] if request.glob else []).walk():
+        yield entry.path, entry.rel
+
+
+def _read_text(path: str) -> str | None:
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return None
+    if b"\0" in data:
+        return None
+    return data.decode("utf-8", "replace")
+
+
+def _match_lines(
+    text: str, regex: re.Pattern[str], limit: int | None
+) -> list[tuple[int, int, int]]:
+    """(line number, start, end) of each line with a match, at most ``limit``."""
+    found: list[tuple[int, int, int]] = []
+    pos = counted = 0
+    line_no = 1
+    size = len(text)
+    while limit is None or len(found) < limit:
+        match = regex.search(text, pos)
+        if match is None:
+            break
+        start = text.rfind("\n", 0, match.start()) + 1
+        if start == size and (size == 0 or text[-1] == "\n"):
+            break
+        end = text.find("\n", start)
+        end = size if end < 0 else end
+        line_no += text.count("\n", counted, start)
+        counted = start
+        if regex.search(text[start:end]):
+            found.append((line_no, start, end))
+        pos = end + 1
+        if pos > size:
+            break
+    return found
+
+
+def _content_hits(
+    rel: str, text: str, regex: re.Pattern[str], context: int, limit: int
+) -> tuple[list[Hit], int]:
+    matches = _match_lines(text, regex, limit)
+    if not context:
+        return [Hit(rel, n, text[s:e], True) for n, s, e in matches], len(matches)
+    lines: dict[int, Hit] = {}
+    for number, start, end in matches:
+        for offset, line_text in _around(text, start, end, context):
+            lines.setdefault(number + offset, Hit(rel, number + offset, line_text, False))
+        lines[number] = Hit(rel, number, text[start:end], True)
+    return [lines[n] for n in sorted(lines)], len(matches)
+
+
+def _around(text: str, start: int, end: int, context: int) -> list[tuple[int, str]]:
+    """Up to ``context`` lines before and after the line ``text[start:end]``."""
+    out: list[tuple[int, str]] = []
+    cursor = start
+    for offset in range(1, context + 1):
+        if cursor == 0:
+            break
+        previous = text.rfind("\n", 0, cursor - 1) + 1
+        out.append((-offset, text[previous : cursor - 1]))
+        cursor = previous
+    cursor = end
+    for offset in range(1, context + 1):
+        if cursor + 1 >= len(text):
+            break
+        following = text.find("\n", cursor + 1)
+        following = len(text) if following < 0 else following
+        out.append((offset, text[cursor + 1 : following]))
+        cursor = following
+    return out

@@ -1,0 +1,163 @@
+"""The ripgrep backend of grep: same :class:`SearchResult` as the Python backend.
+
+rg runs with ``--no-config --no-require-git`` (``.gitignore`` files count outside git
+repositories too, as in the Python walker), ``--null`` (paths end with NUL, so any file name
+parses), and globs that always skip ``.git`` and ``node_modules``. It first runs in parallel
+and unsorted; the hits are sorted into walk order here. When the output is large (a pattern
+matching nearly everything), that run is abandoned and rg runs again with ``--sort path``,
+reading only until the result limit is reached.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import shutil
+from pathlib import Path
+
+from agentd.tools.base import ToolError
+from agentd.tools.search import Hit, SearchRequest, SearchResult, limit_hits
+
+MAX_UNSORTED_LINES = 20_000
+MAX_UNSORTED_BYTES = 4 * 1024 * 1024
+STREAM_LIMIT = 32 * 1024 * 1024
+_CONTENT_LINE = re.compile(rb"(\d+)([:-])(.*)", re.DOTALL)
+
+
+def find_rg() -> str | None:
+    """Path of the ``rg`` executable on PATH, or None."""
+    return shutil.which("rg")
+
+
+def rg_command(rg: str, request: SearchRequest) -> tuple[list[str], Path]:
+    """The rg argv and working directory for ``request`` (unsorted form)."""
+    argv = [rg, "--no-config", "--no-require-git", "--color", "never", "--null", "--no-messages"]
+    if request.ignore_case:
+        argv.append("--ignore-case")
+    if request.glob:
+        argv += ["--glob", request.glob]
+    argv += ["--glob", "!.git/", "--glob", "!node_modules/"]
+    if request.mode == "files":
+        argv.append("--files-with-matches")
+    elif request.mode == "count":
+        argv.append("--count")
+    else:
+        per_file = request.max_results + request.context + 1
+        argv += ["--line-number", "--with-filename", "--no-heading", "--max-count", str(per_file)]
+        if request.context:
+            argv += ["--context", str(request.context)]
+    argv += ["--regexp", request.pattern]
+    if request.root.is_file():
+        return [*argv, "--", request.root.name], request.root.parent
+    return argv, request.root
+
+
+async def search_rg(rg: str, request: SearchRequest) -> SearchResult:
+    """Search with rg. ToolError carries rg's message for an invalid pattern."""
+    argv, cwd = rg_command(rg, request)
+    records, complete = await _run(argv, cwd, limit=None)
+    if not complete:
+        records, _ = await _run([*argv[:1], "--sort", "path", *argv[1:]], cwd, request.max_results)
+    return _result(records, request)
+
+
+async def _run(argv: list[str], cwd: Path, limit: int | None) -> tuple[list[bytes], bool]:
+    """Run rg; return its output records and whether they are complete.
+
+    Unsorted (``limit`` None): incomplete when the output grows past the bounds. Sorted:
+    stops once ``limit + 1`` results have been read.
+    """
+    proc = await asyncio.create_subprocess_exec(
+        *argv, cwd=cwd, stdin=asyncio.subprocess.DEVNULL, limit=STREAM_LIMIT,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    separator = b"\0" if "--files-with-matches" in argv else b"\n"
+    records: list[bytes] = []
+    size, results, complete = 0, 0, True
+    try:
+        while record := await _read_record(proc.stdout, separator):
+            records.append(record)
+            size += len(record)
+            results += _is_result(record, separator)
+            if limit is None and (len(records) > MAX_UNSORTED_LINES or size > MAX_UNSORTED_BYTES):
+                complete = False
+                break
+            if limit is not None and results > limit:
+                break
+        errors = b"" if records else await proc.stderr.read()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        await proc.wait()
+    if proc.returncode == 2 and not records and errors:
+        message = errors.decode("utf-8", "replace").strip()
+        raise ToolError(f"rg failed: {message}")
+    return records, complete
+
+
+async def _read_record(stream: asyncio.StreamReader, separator: bytes) -> bytes:
+    """The next record, separator included (b"" at EOF). A record longer than the stream
+    limit is dropped: its pieces do not parse and are skipped."""
+    try:
+        return await stream.readuntil(separator)
+    except asyncio.IncompleteReadError as partial:
+        return partial.partial
+    except asyncio.LimitOverrunError as overrun:
+        return await stream.readexactly(overrun.consumed)
+
+
+def _is_result(record: bytes, separator: bytes) -> bool:
+    """True for a file (files/count mode) or a matching line (content mode)."""
+    if separator == b"\0" or not record.endswith(b"\n"):
+        return bool(record.strip(b"\0"))
+    _, found, rest = record.partition(b"\0")
+    match = _CONTENT_LINE.match(rest)
+    if not found:
+        return False
+    return match is None or match.group(2) == b":"
+
+
+def _result(records: list[bytes], request: SearchRequest) -> SearchResult:
+    if request.mode == "files":
+        paths = sorted((_path(r.rstrip(b"\0")) for r in records if r.strip(b"\0")), key=_key)
+        return SearchResult(
+            files=[(p, 1) for p in paths[: request.max_results]],
+            cut=len(paths) > request.max_results,
+        )
+    if request.mode == "count":
+        counts = []
+        for record in records:
+            path, _, count = record.rstrip(b"\n").partition(b"\0")
+            if count.isdigit():
+                counts.append((_path(path), int(count)))
+        counts.sort(key=lambda item: _key(item[0]))
+        return SearchResult(
+            files=counts[: request.max_results], cut=len(counts) > request.max_results
+        )
+    hits = sorted(_parse_hits(records), key=lambda hit: (_key(hit.path), hit.line))
+    kept, cut = limit_hits(hits, request.max_results, request.context)
+    return SearchResult(hits=kept, cut=cut)
+
+
+def _parse_hits(records: list[bytes]) -> list[Hit]:
+    hits: list[Hit] = []
+    for record in records:
+        path, found, rest = record.partition(b"\0")
+        match = _CONTENT_LINE.match(rest.rstrip(b"\n")) if found else None
+        if match is None:
+            continue
+        text = match.group(3).decode("utf-8", "replace")
+        hits.append(Hit(_path(path), int(match.group(1)), text, match.group(2) == b":"))
+    return hits
+
+
+def _path(raw: bytes) -> str:
+    text = raw.decode("utf-8", "surrogateescape")
+    return text[2:] if text.startswith("./") else text
+
+
+def _key(path: str) -> tuple[str, ...]:
+    return tuple(path.split("/"))

@@ -1,0 +1,197 @@
+"""Running one shell command for the bash tool: process group, output capture, timeouts.
+
+:func:`run_shell` starts ``bash -c`` in a new session (its own process group) with stdin from
+``/dev/null`` and stdout+stderr merged into one pipe. Output is fed to an
+:class:`OutputCapture` and streamed, throttled, to ``on_output``. On timeout or task
+cancellation the whole group gets SIGTERM, then SIGKILL after a grace period, so no child
+survives. When the command ends normally, background jobs it started are left alone, but the
+output pipe is closed shortly after the shell exits (start them with their output redirected
+to a file). The shell's final working directory is reported through a private pipe by an EXIT
+trap, never through stdout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from agentd.tools.output import OutputCapture, UpdateThrottle
+
+DRAIN_SECONDS = 0.2
+POLL_SECONDS = 0.02
+
+
+@dataclass(frozen=True)
+class ShellOutcome:
+    """How a command ended. ``exit_code`` is None when a signal killed the shell."""
+
+    exit_code: int | None
+    signal: str | None
+    timed_out: bool
+    duration_ms: float
+    cwd: str | None
+
+
+@cache
+def bash_path() -> str:
+    """The bash executable (looked up once on the daemon's PATH)."""
+    return shutil.which("bash") or "/bin/bash"
+
+
+class _PipeReader(asyncio.Protocol):
+    def __init__(self, sink: Callable[[bytes], None], closed: asyncio.Future[None]) -> None:
+        self.sink = sink
+        self.closed = closed
+
+    def data_received(self, data: bytes) -> None:
+        self.sink(data)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.closed.done():
+            self.closed.set_result(None)
+
+
+async def run_shell(
+    command: str,
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+    capture: OutputCapture,
+    on_output: Callable[[str], None],
+    kill_grace: float = 2.0,
+    update_interval: float = 0.05,
+) -> ShellOutcome:
+    """Run ``command``; see the module docstring. Re-raises CancelledError after killing."""
+    loop = asyncio.get_running_loop()
+    throttle = UpdateThrottle(on_output, update_interval)
+    out_read, out_write = os.pipe()
+    cwd_read, cwd_write = os.pipe()
+    script = f"trap 'builtin pwd >&{cwd_write}' EXIT; {command}"
+    started = loop.time()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            bash_path(), "-c", script, stdin=asyncio.subprocess.DEVNULL, stdout=out_write,
+            stderr=out_write, cwd=cwd, env=env, start_new_session=True, pass_fds=(cwd_write,),
+        )  # fmt: skip
+    except BaseException:
+        os.close(out_read)
+        os.close(cwd_read)
+        raise
+    finally:
+        os.close(out_write)
+        os.close(cwd_write)
+    closed: asyncio.Future[None] = loop.create_future()
+
+    def sink(data: bytes) -> None:
+        capture.feed(data)
+        throttle.push(capture.decode_delta(data))
+
+    transport, _ = await loop.connect_read_pipe(
+        lambda: _PipeReader(sink, closed), os.fdopen(out_read, "rb", buffering=0)
+    )
+    timed_out = False
+    try:
+        timed_out = await _wait(proc, timeout, kill_grace)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(closed), DRAIN_SECONDS)
+    except asyncio.CancelledError:
+        await _terminate_after_cancel(proc, kill_grace)
+        raise
+    finally:
+        transport.close()
+        throttle.push(capture.decode_delta(b"", final=True))
+        throttle.close()
+        capture.close()
+        final_cwd = _read_cwd(cwd_read)
+    return ShellOutcome(
+        exit_code=proc.returncode if (proc.returncode or 0) >= 0 else None,
+        signal=_signal_name(proc.returncode),
+        timed_out=timed_out,
+        duration_ms=round((loop.time() - started) * 1000, 1),
+        cwd=final_cwd,
+    )
+
+
+async def _wait(proc: asyncio.subprocess.Process, timeout: float, grace: float) -> bool:
+    """Wait for the shell; on timeout kill its group. Returns True when it timed out."""
+    try:
+        await asyncio.wait_for(proc.wait(), timeout)
+    except TimeoutError:
+        await terminate_group(proc, grace)
+        return True
+    return False
+
+
+async def _terminate_after_cancel(proc: asyncio.subprocess.Process, grace: float) -> None:
+    killer = asyncio.ensure_future(terminate_group(proc, grace))
+    try:
+        await asyncio.shield(killer)
+    except asyncio.CancelledError:
+        _signal_group(proc.pid, signal.SIGKILL)
+
+
+async def terminate_group(proc: asyncio.subprocess.Process, grace: float) -> None:
+    """SIGTERM the process group of ``proc``; SIGKILL whatever is left after ``grace`` s."""
+    _signal_group(proc.pid, signal.SIGTERM)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + grace
+    while loop.time() < deadline:
+        if proc.returncode is not None and not group_alive(proc.pid):
+            return
+        await asyncio.sleep(POLL_SECONDS)
+    _signal_group(proc.pid, signal.SIGKILL)
+    await proc.wait()
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def group_alive(pgid: int) -> bool:
+    """True while a process of group ``pgid`` is running (zombies do not count)."""
+    try:
+        pids = [entry.name for entry in Path("/proc").iterdir() if entry.name.isdigit()]
+    except OSError:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
+def _read_cwd(fd: int) -> str | None:
+    try:
+        os.set_blocking(fd, False)
+        data = os.read(fd, 65536)
+    except BlockingIOError:
+        data = b""
+    finally:
+        os.close(fd)
+    text = data.decode("utf-8", "surrogateescape").rstrip("\n")
+    return text or None
+
+
+def _signal_name(returncode: int | None) -> str | None:
+    if returncode is None or returncode >= 0:
+        return None
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"

@@ -1,0 +1,87 @@
+"""The ``undo_edit`` tool: revert the last write or edit of a file by this session.
+
+Snapshots come from the per-session history (:mod:`agentd.tools.history`); a file the
+undone write had created is deleted. Repeated calls step further back. The result shows the
+diff from the current content to the restored one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+from typing import Annotated, Any, ClassVar
+
+import msgspec
+
+from agentd.protocol.events import Location, ToolKind
+from agentd.tools.base import ToolContext, ToolError, ToolResult
+from agentd.tools.diffs import summarize_change
+from agentd.tools.fileio import atomic_write, looks_binary, record_stamp
+from agentd.tools.history import Snapshot, history_for
+from agentd.tools.paths import absolute_path, display_path, resolve_path
+
+
+class UndoEditParams(msgspec.Struct, forbid_unknown_fields=True):
+    path: Annotated[str, msgspec.Meta(description="File whose last write or edit to revert.")]
+
+
+class UndoEditTool:
+    name: ClassVar[str] = "undo_edit"
+    description: ClassVar[str] = (
+        "Revert the last write or edit you made to a file in this session, restoring its "
+        "previous content (a file that write created is deleted). Call again to step further "
+        "back (up to 20 steps per file)."
+    )
+    Params: ClassVar[type[msgspec.Struct]] = UndoEditParams
+    kind: ClassVar[ToolKind] = "edit"
+    mutating: ClassVar[bool] = True
+
+    def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
+        try:
+            return [Location(path=str(absolute_path(params.path, ctx)))]
+        except ToolError:
+            return []
+
+    async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+        path = resolve_path(params.path, ctx)
+        shown = display_path(path, ctx)
+        history = history_for(ctx)
+        snapshot = history.pop(path)
+        if snapshot is None:
+            raise ToolError(f"There is no write or edit of {shown} to undo in this session.")
+        current = await asyncio.to_thread(_restore, path, snapshot)
+        record_stamp(ctx, path)
+        details: dict[str, Any] = {"path": str(path), "deleted": snapshot.content is None}
+        details["remaining"] = history.depth(path)
+        if snapshot.content is None:
+            text = f"Deleted {shown}: it did not exist before the write being undone."
+            return ToolResult(text, details)
+        old, new = current or b"", snapshot.content
+        if not looks_binary(old) and not looks_binary(new):
+            summary = summarize_change(
+                old.decode("utf-8", "surrogateescape"),
+                new.decode("utf-8", "surrogateescape"),
+                shown,
+                created=current is None,
+            )
+            details |= {"diff": summary.diff, "first_changed_line": summary.first_changed_line}
+            details |= {"added": summary.added, "removed": summary.removed}
+        steps = details["remaining"]
+        text = f"Restored {shown} to its content before the last change ({steps} more undo steps)."
+        return ToolResult(text, details)
+
+
+def _restore(path: Path, snapshot: Snapshot) -> bytes | None:
+    """Put ``snapshot`` back; return the content that was there (None if absent)."""
+    try:
+        current: bytes | None = path.read_bytes()
+    except FileNotFoundError:
+        current = None
+    if snapshot.content is None:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        return current
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, snapshot.content)
+    return current

@@ -1,0 +1,97 @@
+"""The ``write`` tool: create or overwrite a file atomically.
+
+Parent directories are created; the write goes through a temp file and a rename in the same
+directory; an existing file keeps its permission bits. The previous content is pushed to the
+undo history and the read stamp is refreshed, so an edit right after a write is not "stale".
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated, Any, ClassVar
+
+import msgspec
+
+from agentd.protocol.events import Location, ToolKind
+from agentd.tools.base import ToolContext, ToolError, ToolResult
+from agentd.tools.diffs import summarize_change
+from agentd.tools.fileio import atomic_write, encode_text, looks_binary, record_stamp
+from agentd.tools.history import history_for
+from agentd.tools.paths import absolute_path, display_path, resolve_path
+from agentd.tools.truncate import count_lines
+
+MAX_DIFF_SOURCE_BYTES = 2 * 1024 * 1024
+
+
+class WriteParams(msgspec.Struct, forbid_unknown_fields=True):
+    path: Annotated[
+        str, msgspec.Meta(description="File to write (relative to the cwd, or absolute).")
+    ]
+    content: Annotated[str, msgspec.Meta(description="The complete new content of the file.")]
+
+
+class WriteTool:
+    name: ClassVar[str] = "write"
+    description: ClassVar[str] = (
+        "Write a file: creates it (and missing parent directories) or replaces its whole "
+        "content. The write is atomic and keeps an existing file's permissions. Prefer the "
+        "edit tool for changing part of an existing file. undo_edit reverts the last write."
+    )
+    Params: ClassVar[type[msgspec.Struct]] = WriteParams
+    kind: ClassVar[ToolKind] = "edit"
+    mutating: ClassVar[bool] = True
+
+    def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
+        try:
+            return [Location(path=str(absolute_path(params.path, ctx)))]
+        except ToolError:
+            return []
+
+    async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+        path = resolve_path(params.path, ctx)
+        shown = display_path(path, ctx)
+        if path.is_dir():
+            raise ToolError(f"{shown} is a directory; give a file path.")
+        data = encode_text(params.content)
+        previous = await asyncio.to_thread(_write, path, shown, data)
+        history_for(ctx).push(path, previous)
+        record_stamp(ctx, path)
+        verb = "Created" if previous is None else "Overwrote"
+        lines = count_lines(params.content)
+        details: dict[str, Any] = {"path": str(path), "created": previous is None}
+        details |= {"bytes": len(data), "lines": lines}
+        details |= _diff_details(previous, params.content, shown)
+        return ToolResult(f"{verb} {shown} ({len(data)} bytes, {lines} lines).", details)
+
+
+def _write(path: Path, shown: str, data: bytes) -> bytes | None:
+    """Write ``data``; return the previous content (None when the file did not exist)."""
+    try:
+        previous: bytes | None = path.read_bytes()
+    except FileNotFoundError:
+        previous = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise ToolError(f"Cannot create {shown}: a parent path exists and is a file.") from None
+    atomic_write(path, data)
+    return previous
+
+
+def _diff_details(previous: bytes | None, content: str, shown: str) -> dict[str, Any]:
+    """Diff and +/- counts for UIs; skipped for big or binary previous content."""
+    old = b"" if previous is None else previous
+    if len(old) > MAX_DIFF_SOURCE_BYTES or len(content) > MAX_DIFF_SOURCE_BYTES:
+        return {"diff_omitted": True}
+    if looks_binary(old):
+        return {"diff_omitted": True}
+    summary = summarize_change(
+        old.decode("utf-8", "surrogateescape"), content, shown, created=previous is None
+    )
+    return {
+        "diff": summary.diff,
+        "first_changed_line": summary.first_changed_line,
+        "added": summary.added,
+        "removed": summary.removed,
+    }
