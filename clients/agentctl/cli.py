@@ -57,6 +57,10 @@ def dispatch(options: argparse.Namespace) -> int:
         from agentctl.daemon_cmd import daemon_main
 
         return daemon_main(options)
+    if command == "bridge":
+        from agentctl.bridge import bridge_main
+
+        return bridge_main(list(options.bridge_args))
     if command == "rpc":
         from agentctl.rpc_cmd import rpc_main
 

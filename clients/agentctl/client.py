@@ -319,6 +319,7 @@ async def spawn_stdio(
             cwd=cwd,
             env=env,
             limit=STREAM_LIMIT,
+            start_new_session=True,  # a Ctrl-C at the terminal is the client's to handle
         )
     except OSError as exc:
         raise DaemonUnavailable(f"could not run agentd: {exc}") from None

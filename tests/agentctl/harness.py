@@ -1,0 +1,120 @@
+"""Running the real ``agentctl`` and ``agentd`` in isolated XDG directories.
+
+A :class:`Sandbox` owns a short temp directory (Unix socket paths stay far below 100 bytes)
+with its own runtime, state, data and config directories and a project directory; every
+process it starts gets that environment, so tests never touch the user's daemon or sessions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+TEST_SCENARIOS = Path(__file__).with_name("scenarios.json")
+
+
+class Sandbox:
+    """Isolated directories and environment for one test."""
+
+    def __init__(self) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="ctl-", dir="/tmp"))
+        self.project = self.root / "proj"
+        self.project.mkdir()
+        self.env = dict(os.environ)
+        for name in ("XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
+            path = self.root / name.removeprefix("XDG_").lower()[:3]
+            path.mkdir(mode=0o700)
+            self.env[name] = str(path)
+        for name in ("AGENTD_SOCKET", "NO_COLOR", "AGENTD_MOCK_SCENARIOS"):
+            self.env.pop(name, None)
+        self.env["PYTHONUNBUFFERED"] = "1"
+
+    @property
+    def socket(self) -> Path:
+        return Path(self.env["XDG_RUNTIME_DIR"]) / "agentd" / "agentd.sock"
+
+    @property
+    def log(self) -> Path:
+        return Path(self.env["XDG_STATE_HOME"]) / "agentd" / "agentd.log"
+
+    def use_test_scenarios(self) -> None:
+        """Answer with the extra scenarios of this test folder (and the built-in ones)."""
+        self.env["AGENTD_MOCK_SCENARIOS"] = str(TEST_SCENARIOS)
+
+    def command(self, *args: str) -> list[str]:
+        return [sys.executable, "-m", "agentctl", *args]
+
+    def run(
+        self, *args: str, input: str | None = None, timeout: float = 60
+    ) -> subprocess.CompletedProcess[str]:
+        """Run ``agentctl ARGS…`` in the project directory, stdin from ``input`` or empty."""
+        return subprocess.run(
+            self.command(*args),
+            cwd=self.project,
+            env=self.env,
+            input=input,
+            stdin=None if input is not None else subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+
+    def popen(self, *args: str) -> subprocess.Popen[str]:
+        """Start ``agentctl ARGS…`` with piped stdout/stderr (caller waits for it)."""
+        return subprocess.Popen(
+            self.command(*args),
+            cwd=self.project,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    def daemon_pid(self) -> int | None:
+        """The pid of the sandbox's shared daemon, if one answers."""
+        if not self.socket.exists():
+            return None
+        result = self.run("status", "--json", timeout=20)
+        if result.returncode != 0:
+            return None
+        pid = json.loads(result.stdout)["pid"]
+        return int(pid)
+
+    def close(self) -> None:
+        """Stop the sandbox's daemon (if any) and remove its directories."""
+        pid = self.daemon_pid()
+        if pid is not None:
+            self.run("daemon", "stop", timeout=20)
+            _wait_exit(pid)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _wait_exit(pid: int, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+
+
+def json_lines(text: str) -> list[dict[str, Any]]:
+    """Every line of ``text`` decoded as JSON (fails on a line that is not)."""
+    return [json.loads(line) for line in text.splitlines() if line]
+
+
+def event_types(lines: list[dict[str, Any]]) -> list[str]:
+    """The ``event.type`` of each event line."""
+    return [line["event"]["type"] for line in lines if "event" in line]

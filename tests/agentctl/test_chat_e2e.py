@@ -1,0 +1,95 @@
+"""``agentctl chat`` driven through a real pseudo-terminal (pexpect)."""
+
+from __future__ import annotations
+
+import signal
+import sys
+
+import pexpect
+import pytest
+
+from tests.agentctl.harness import Sandbox
+
+pytestmark = pytest.mark.e2e
+
+PROMPT = "› "
+
+
+def spawn_chat(sandbox: Sandbox, *args: str) -> pexpect.spawn:
+    env = dict(sandbox.env, NO_COLOR="1", TERM="xterm")
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "agentctl", "chat", "--stdio", "--provider", "mock", *args],
+        cwd=str(sandbox.project),
+        env=env,
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(40, 200),
+    )
+    child.expect("/help for commands")
+    child.expect_exact(PROMPT)
+    return child
+
+
+def test_chat_turns_commands_and_shell(sandbox: Sandbox) -> None:
+    """Prompts get replies; empty lines are ignored; !cmd runs in the shell; /exit leaves."""
+    child = spawn_chat(sandbox)
+    child.sendline("")
+    child.expect_exact(PROMPT)
+    child.sendline("hello world")
+    child.expect("bash  python3 hello.py")
+    child.expect("── done · 3 turns")
+    child.expect_exact(PROMPT)
+    child.sendline("!cat hello.py")
+    child.expect_exact("print('Hello, World!')")
+    child.expect("exit 0; the output goes with your next message")
+    child.expect_exact(PROMPT)
+    child.sendline("/sessions")
+    child.expect("ENTRIES")
+    child.expect_exact(PROMPT)
+    child.sendline("/model other-model")
+    child.expect("model: mock/other-model")
+    child.expect_exact(PROMPT)
+    child.sendline("/bogus")
+    child.expect("unknown or incomplete command")
+    child.expect_exact(PROMPT)
+    child.sendline("/exit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_chat_shell_output_goes_with_the_next_prompt(sandbox: Sandbox) -> None:
+    """The next prompt carries the !command's output; /clear starts a new session."""
+    child = spawn_chat(sandbox)
+    child.sendline("!echo marker-42")
+    child.expect_exact(PROMPT)
+    child.sendline("how are you")
+    child.expect("── done")
+    child.expect(r"session (\S+)")
+    session_id = child.match.group(1)
+    child.expect_exact(PROMPT)
+    child.sendline("/clear")
+    child.expect(r"session (\S+) · mock/")
+    assert child.match.group(1) != session_id
+    child.expect_exact(PROMPT)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    shown = sandbox.run("sessions", "show", session_id)
+    assert "marker-42" in shown.stdout
+
+
+def test_ctrl_c_cancels_a_turn_then_exits_when_idle(sandbox: Sandbox) -> None:
+    """Ctrl-C during a turn cancels it and returns to the prompt; Ctrl-C when idle leaves."""
+    child = spawn_chat(sandbox)
+    child.sendline("be slow")
+    child.expect("This reply")
+    child.sendintr()
+    child.expect("interrupted")
+    child.expect_exact(PROMPT)
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 or child.signalstatus == signal.SIGINT

@@ -1,0 +1,150 @@
+"""attach, sessions, status, daemon, cancel and rpc against a real shared daemon."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.agentctl.harness import Sandbox, event_types, json_lines
+
+pytestmark = pytest.mark.e2e
+
+
+def start_session(sandbox: Sandbox, prompt: str = "how are you") -> tuple[str, list[int]]:
+    """One run on the shared daemon (auto-started); its session id and event seqs."""
+    result = sandbox.run("send", "--json", "--provider", "mock", prompt)
+    assert result.returncode == 0, result.stderr
+    lines = json_lines(result.stdout)
+    return lines[0]["sessionId"], [line["seq"] for line in lines if "seq" in line]
+
+
+def test_attach_replays_since_seq_then_follows_until_the_run_ends(sandbox: Sandbox) -> None:
+    """attach --since replays the buffered events after SEQ, then shows the next run live."""
+    session_id, seqs = start_session(sandbox)
+    since = seqs[len(seqs) // 2]
+    attach = sandbox.popen("attach", session_id, "--since", str(since), "--json", "--until-end")
+    assert attach.stdout is not None
+    replayed = [json.loads(attach.stdout.readline()) for _ in range(seqs[-1] - since)]
+    assert [line["seq"] for line in replayed] == list(range(since + 1, seqs[-1] + 1))
+
+    again = sandbox.run("send", "--json", "--session", session_id, "how are you")
+    assert again.returncode == 0, again.stderr
+    rest, errors = attach.communicate(timeout=20)
+    assert attach.returncode == 0, errors
+    live = json_lines(rest)
+    assert live[0]["seq"] == seqs[-1] + 1
+    assert event_types(live)[-1] == "agent_end"
+
+
+def test_attach_rendered_shows_prompts_and_replies(sandbox: Sandbox) -> None:
+    """Without --json attach renders the run, including the prompt someone else sent."""
+    session_id, _ = start_session(sandbox)
+    attach = sandbox.popen("attach", session_id, "--until-end")
+    time.sleep(0.5)  # let it subscribe: nothing is replayed without --since
+    sandbox.run("send", "--session", session_id, "how are you")
+    out, errors = attach.communicate(timeout=20)
+    assert attach.returncode == 0, errors
+    assert "› how are you" in out
+    assert "── done · 1 turn" in out
+
+
+def test_attach_to_an_unknown_session_fails(sandbox: Sandbox) -> None:
+    """An unknown id is a usage error (exit 2), not a hang."""
+    start_session(sandbox)
+    result = sandbox.run("attach", "nope")
+    assert result.returncode == 2
+    assert "nope" in result.stderr
+
+
+def test_sessions_show_export_and_rm(sandbox: Sandbox) -> None:
+    """The stored session can be listed, shown, exported (md, html, -o) and deleted."""
+    session_id, _ = start_session(sandbox, "hello world")
+    listing = sandbox.run("sessions")
+    assert session_id in listing.stdout
+    shown = sandbox.run("sessions", "show", session_id)
+    assert "› hello world" in shown.stdout
+    assert "● write  hello.py" in shown.stdout
+    markdown = sandbox.run("sessions", "export", session_id, "--format", "md")
+    assert markdown.returncode == 0, markdown.stderr
+    assert "hello world" in markdown.stdout
+    target = sandbox.root / "out.html"
+    html = sandbox.run("sessions", "export", session_id, "--format", "html", "-o", str(target))
+    assert html.returncode == 0, html.stderr
+    assert "<html" in target.read_text().lower()
+    removed = sandbox.run("sessions", "rm", session_id)
+    assert removed.returncode == 0, removed.stderr
+    assert session_id not in sandbox.run("sessions", "list").stdout
+    assert sandbox.run("sessions", "show", session_id).returncode == 2
+
+
+def test_status_and_daemon_lifecycle(sandbox: Sandbox) -> None:
+    """daemon start/status/stop/logs manage the shared daemon; status fails when none runs."""
+    assert sandbox.run("status").returncode == 1
+    started = sandbox.run("daemon", "start")
+    assert started.returncode == 0, started.stderr
+    assert "started" in started.stdout
+    assert "already running" in sandbox.run("daemon", "start").stdout
+    status = sandbox.run("status")
+    assert status.returncode == 0
+    assert status.stdout.startswith("agentd ")
+    assert sandbox.run("daemon", "logs", "-n", "5").returncode == 0
+    stopped = sandbox.run("daemon", "stop")
+    assert stopped.returncode == 0, stopped.stderr
+    assert "stopped" in stopped.stdout
+    assert sandbox.run("status").returncode == 1
+    assert "not running" in sandbox.run("daemon", "stop").stdout
+
+
+def test_cancel_stops_a_run_from_another_client(sandbox: Sandbox) -> None:
+    """agentctl cancel ID stops a run that another agentctl drives; that one exits 130."""
+    session_id, _ = start_session(sandbox)
+    runner = sandbox.popen("send", "--json", "--session", session_id, "be slow")
+    assert runner.stdout is not None
+    for raw in runner.stdout:
+        if json.loads(raw).get("event", {}).get("type") == "message_update":
+            break
+    cancelled = sandbox.run("cancel", session_id)
+    assert cancelled.returncode == 0, cancelled.stderr
+    assert cancelled.stdout.startswith("cancelled")
+    rest, errors = runner.communicate(timeout=20)
+    assert runner.returncode == 130, errors
+    assert json_lines(rest)[-1]["stopReason"] == "cancelled"
+
+
+def test_rpc_raw_calls(sandbox: Sandbox) -> None:
+    """rpc prints the result as JSON, errors as JSON on stderr, events with --events."""
+    status = sandbox.run("rpc", "daemon/status")
+    assert status.returncode == 0, status.stderr
+    assert "pid" in json.loads(status.stdout)
+    created = sandbox.run(
+        "rpc", "session/new", json.dumps({"cwd": str(sandbox.project), "provider": "mock"})
+    )
+    session_id = json.loads(created.stdout)["sessionId"]
+    prompt = sandbox.run(
+        "rpc", "--events", "session/prompt", json.dumps({"sessionId": session_id, "text": "hi"})
+    )
+    lines = json_lines(prompt.stdout)
+    assert event_types(lines[:-1])[-1] == "agent_end"
+    assert lines[-1]["stopReason"] == "end_turn"
+    bad = sandbox.run("rpc", "session/new", '{"cwd": 42}')
+    assert bad.returncode == 2
+    assert json.loads(bad.stderr)["code"] == -32602
+    assert sandbox.run("rpc", "no/such/method").returncode == 2
+    assert sandbox.run("rpc", "daemon/status", "{not json").returncode == 2
+
+
+def test_client_library_imports_stay_light() -> None:
+    """Importing the client library in a fresh interpreter loads no httpx, pygls or structlog."""
+    code = (
+        "import sys, agentctl, agentctl.client, agentctl.send\n"
+        "heavy = ('httpx', 'pygls', 'lsprotocol', 'structlog')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"

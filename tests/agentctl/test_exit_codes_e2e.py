@@ -1,0 +1,110 @@
+"""Every documented exit code of ``agentctl send``, produced by real runs."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+
+import pytest
+
+from tests.agentctl.harness import Sandbox, event_types, json_lines
+
+pytestmark = pytest.mark.e2e
+
+MOCK = ("--stdio", "--json", "--provider", "mock")
+
+
+def result_line(stdout: str) -> dict[str, object]:
+    final = json_lines(stdout)[-1]
+    assert final["type"] == "result"
+    return final
+
+
+def test_max_turns_exits_3(sandbox: Sandbox) -> None:
+    """A looping model stopped by --max-turns."""
+    result = sandbox.run("send", *MOCK, "--max-turns", "2", "loop forever")
+    assert result.returncode == 3, result.stderr
+    final = result_line(result.stdout)
+    assert final["stopReason"] == "max_turns"
+    assert final["turns"] == 2
+
+
+def test_timeout_exits_4(sandbox: Sandbox) -> None:
+    """--timeout cancels a slow run and reports it."""
+    started = time.monotonic()
+    result = sandbox.run("send", *MOCK, "--timeout", "1", "be slow")
+    assert result.returncode == 4, result.stderr
+    assert time.monotonic() - started < 10
+    final = result_line(result.stdout)
+    assert final["stopReason"] == "cancelled"
+    assert final["timedOut"] is True
+    assert "agent_end" in event_types(json_lines(result.stdout))
+
+
+def test_refused_permission_exits_5(sandbox: Sandbox) -> None:
+    """--permission ask without a terminal: every request is refused, nothing is written."""
+    result = sandbox.run("send", *MOCK, "--permission", "ask", "hello world")
+    assert result.returncode == 5, result.stderr
+    final = result_line(result.stdout)
+    assert final["permissionsRefused"] >= 1
+    assert not (sandbox.project / "hello.py").exists()
+
+
+def test_provider_error_exits_1(sandbox: Sandbox) -> None:
+    """A provider that refuses the request ends the run with an error."""
+    sandbox.use_test_scenarios()
+    result = sandbox.run("send", *MOCK, "bad request")
+    assert result.returncode == 1, result.stderr
+    final = result_line(result.stdout)
+    assert final["stopReason"] == "error"
+    assert final["error"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("send", "--bogus", "hi"), "unrecognized arguments"),
+        (("send", "--stdio", "--session", "no-such-session", "hi"), "no-such-session"),
+        (("send", "--stdio", "--provider", "no-such-provider", "hi"), "no-such-provider"),
+        (("send", "--stdio", "--session", "a", "--continue", "hi"), "cannot be combined"),
+        (("send", "--stdio", "--system-prompt", "@/nonexistent", "hi"), "/nonexistent"),
+    ],
+)
+def test_usage_and_configuration_errors_exit_2(
+    sandbox: Sandbox, args: tuple[str, ...], message: str
+) -> None:
+    """Bad flags, unknown sessions and unknown providers: exit 2 and a one-line reason."""
+    result = sandbox.run(*args)
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_json_mode_reports_failures_as_a_result_line(sandbox: Sandbox) -> None:
+    """Even when no run starts, --json ends with a result line carrying the exit code."""
+    result = sandbox.run("send", *MOCK, "--session", "missing", "hi")
+    assert result.returncode == 2
+    final = result_line(result.stdout)
+    assert final["exitCode"] == 2
+    assert final["sessionId"] is None
+
+
+def test_ctrl_c_cancels_the_run_and_exits_130(sandbox: Sandbox) -> None:
+    """SIGINT mid-run: session/cancel, the run's end is still reported, exit 130."""
+    process = sandbox.popen("send", *MOCK, "be slow")
+    assert process.stdout is not None
+    lines: list[dict[str, object]] = []
+    for raw in process.stdout:
+        lines.append(json.loads(raw))
+        if lines[-1].get("event", {}).get("type") == "message_update":  # type: ignore[union-attr]
+            break
+    process.send_signal(signal.SIGINT)
+    rest, errors = process.communicate(timeout=20)
+    assert process.returncode == 130, errors
+    lines.extend(json_lines(rest))
+    assert "agent_end" in event_types(lines)
+    final = lines[-1]
+    assert final["type"] == "result"
+    assert final["stopReason"] == "cancelled"
+    assert final["interrupted"] is True

@@ -1,0 +1,76 @@
+"""Scripting without agentctl: NDJSON JSON-RPC piped into ``agentd serve --stdio``; the demo."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.agentctl.harness import Sandbox, json_lines
+
+pytestmark = pytest.mark.e2e
+
+
+def test_here_doc_of_requests_to_a_stdio_daemon(sandbox: Sandbox) -> None:
+    """Requests written at once are all answered before the daemon exits on stdin EOF."""
+    requests = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"clientInfo": {"name": "sh"}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "session/new",
+            "params": {"cwd": str(sandbox.project), "provider": "mock", "sessionId": "script-1"},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "session/prompt",
+            "params": {"sessionId": "script-1", "text": "how are you"},
+        },
+    ]
+    here_doc = "".join(json.dumps(request) + "\n" for request in requests)
+    result = subprocess.run(
+        [sys.executable, "-m", "agentd", "serve", "--stdio"],
+        input=here_doc,
+        capture_output=True,
+        text=True,
+        env=sandbox.env,
+        cwd=sandbox.project,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = json_lines(result.stdout)
+    answers = {line["id"]: line for line in lines if "id" in line}
+    assert set(answers) == {1, 2, 3}
+    assert answers[2]["result"]["sessionId"] == "script-1"
+    assert answers[3]["result"]["stopReason"] == "end_turn"
+    events = [line for line in lines if line.get("method") == "session/event"]
+    assert events[-1]["params"]["event"]["type"] == "agent_end"
+    assert lines.index(events[-1]) < lines.index(answers[3])
+
+
+def test_offline_demo_runs_end_to_end(sandbox: Sandbox) -> None:
+    """python -m agentctl.demo writes hello.py with the mock, runs it, lists the session."""
+    result = subprocess.run(
+        [sys.executable, "-m", "agentctl.demo"],
+        capture_output=True,
+        text=True,
+        env=sandbox.env,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert "● write  hello.py" in out
+    assert "● bash  python3 hello.py  exit 0" in out
+    assert "print('Hello, World!')" in out
+    assert "ENTRIES" in out
+    assert "demo" in out
