@@ -113,9 +113,10 @@ def failure_from_response(status: int, headers: Mapping[str, str], body: bytes) 
     except msgspec.DecodeError:
         decoded = None
     if isinstance(decoded, dict):
-        error = decoded.get("error", decoded)
-        if isinstance(decoded.get("detail"), str) and not isinstance(error, dict | str):
-            error = decoded["detail"]
+        error = decoded.get("error")
+        if error is None:
+            detail = decoded.get("detail")
+            error = detail if isinstance(detail, str) else decoded
     if error is None or (isinstance(error, dict) and not error.get("message")):
         text = body.decode("utf-8", "replace").strip()[:_MAX_BODY_SHOWN]
         error = {**(error if isinstance(error, dict) else {}), "message": text or _reason(status)}

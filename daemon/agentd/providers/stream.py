@@ -178,7 +178,8 @@ class HttpProvider:
         """Stream one reply (see the provider contract in ``base.py``)."""
 
         def new_builder() -> MessageBuilder:
-            price = self._price if request.model == self.model else find_price(request.model)
+            price = self._price if request.model == self.model else None
+            price = price or find_price(request.model)
             return MessageBuilder(
                 message_id=request.message_id, provider=self.name, model=request.model, price=price
             )

@@ -1,0 +1,41 @@
+"""make_provider: the right wire format, and the lazily started in-process mock."""
+
+from __future__ import annotations
+
+import httpx
+
+from agentd.config import ModelChoice
+from agentd.mockllm import ensure_mock_server, stop_mock_server
+from agentd.protocol.content import TextContent
+from agentd.providers import make_provider
+from agentd.providers.anthropic import AnthropicProvider
+from agentd.providers.openai import OpenAIProvider
+from tests.providers.replay import choice, collect, request, user
+
+
+async def test_api_selects_the_provider_class() -> None:
+    """api "openai" and "anthropic" give their providers, named after the provider."""
+    async with httpx.AsyncClient() as http:
+        openai = make_provider(choice("openai"), http)
+        anthropic = make_provider(choice("anthropic"), http)
+    assert isinstance(openai, OpenAIProvider)
+    assert isinstance(anthropic, AnthropicProvider)
+    assert (openai.name, anthropic.name) == ("openai", "anthropic")
+
+
+async def test_mock_without_url_starts_the_shared_server() -> None:
+    """The mock provider with an empty URL starts one shared server on first use."""
+    mock = ModelChoice("mock", "openai", "mock-model", "", None, None)
+    try:
+        async with httpx.AsyncClient() as http:
+            outcome = await collect(make_provider(mock, http), request([user("how are you")]))
+            url = await ensure_mock_server()
+            assert url == await ensure_mock_server()
+    finally:
+        await stop_mock_server()
+    message = outcome.end.message
+    assert message.provider == "mock"
+    assert message.content[0] == TextContent(
+        text="I'm doing well, thank you for asking! What shall we work on?"
+    )
+    assert message.usage.cost == 0.0
