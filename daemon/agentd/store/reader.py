@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import msgspec
 
@@ -35,6 +35,9 @@ class _Probe(msgspec.Struct, rename="camel"):
 
 
 _PROBE_DECODER = msgspec.json.Decoder(_Probe)
+_TORN = "skipped an incomplete last line (a write was interrupted)"
+CHUNK_SIZE = 8 << 20
+"""Bytes read per block while loading."""
 
 
 @dataclass
@@ -51,30 +54,32 @@ class LoadedSession:
 def read_session(path: Path, redactor: Redactor) -> LoadedSession:
     """Load ``path``, migrating (and rewriting) it first if it is an older version.
 
-    Raises :class:`InvalidParams` when the file has no readable header or a newer version,
-    and ``OSError`` when it cannot be read.
+    The file is read in :data:`CHUNK_SIZE` blocks, so its bytes are never all in memory at
+    once. Raises :class:`InvalidParams` when the file has no readable header or a newer
+    version, and ``OSError`` when it cannot be read.
     """
-    data = path.read_bytes()
-    header_end = data.find(b"\n")
-    raw_header = _raw_header(path, data, header_end)
-    warnings: list[LoadWarning] = []
-    if raw_header.get("version", 0) != SESSION_VERSION:
-        data, warnings = _migrate_file(path, data, header_end, raw_header, redactor)
-        header_end = data.find(b"\n")
+    with path.open("rb") as file:
+        first = file.readline()
+        raw_header = _raw_header(path, first)
+        if raw_header.get("version", 0) != SESSION_VERSION:
+            data, warnings = _migrate_file(path, first + file.read(), raw_header, redactor)
+            first = data[: data.index(b"\n") + 1]
+            nodes, more = parse_entries(data, len(first))
+            parsed = _Parsed(nodes, warnings + more, data.rfind(b"\n") + 1, len(data))
+        else:
+            parsed = _parse_stream(file, len(first))
     try:
-        header = _HEADER_DECODER.decode(data[:header_end])
+        header = _HEADER_DECODER.decode(first)
     except msgspec.ValidationError as exc:
         raise InvalidParams(f"{path}: invalid session header: {exc}") from None
-    nodes, entry_warnings = parse_entries(data, header_end + 1)
-    valid_size = data.rfind(b"\n") + 1
-    return LoadedSession(header, nodes, warnings + entry_warnings, valid_size, len(data))
+    return LoadedSession(header, parsed.nodes, parsed.warnings, parsed.valid_size, parsed.size)
 
 
-def _raw_header(path: Path, data: bytes, header_end: int) -> dict[str, Any]:
-    if header_end < 0:
+def _raw_header(path: Path, first: bytes) -> dict[str, Any]:
+    if not first.endswith(b"\n"):
         raise InvalidParams(f"{path} is not a session file: it has no complete header line")
     try:
-        raw = msgspec.json.decode(data[:header_end])
+        raw = msgspec.json.decode(first)
     except msgspec.DecodeError as exc:
         raise InvalidParams(f"{path} is not a session file: {exc}") from None
     if not isinstance(raw, dict) or raw.get("type") != "session":
@@ -82,17 +87,50 @@ def _raw_header(path: Path, data: bytes, header_end: int) -> dict[str, Any]:
     return raw
 
 
+@dataclass
+class _Parsed:
+    nodes: list[Node]
+    warnings: list[LoadWarning]
+    valid_size: int
+    size: int
+
+
+def _parse_stream(file: BinaryIO, offset: int) -> _Parsed:
+    """Decode the entry lines from ``file`` (positioned at byte ``offset``), block by block;
+    a line longer than a block is carried over until its LF arrives."""
+    parsed = _Parsed([], [], offset, offset)
+    line_no, pending = 2, b""
+    while chunk := file.read(CHUNK_SIZE):
+        data = pending + chunk if pending else chunk
+        end = data.rfind(b"\n") + 1
+        line_no = _parse_lines(data, 0, end, line_no, parsed)
+        pending = data[end:]
+        parsed.valid_size += end
+        parsed.size += len(chunk)
+    if pending:
+        parsed.warnings.append(LoadWarning(line_no, _TORN))
+    return parsed
+
+
 def parse_entries(data: bytes, start: int) -> tuple[list[Node], list[LoadWarning]]:
     """Decode the entry lines of ``data`` from byte ``start`` (the line after the header).
 
     Returns the nodes in file order and the warnings (corrupt lines, a torn last line).
     """
-    nodes: list[Node] = []
-    warnings: list[LoadWarning] = []
-    view = memoryview(data)
+    parsed = _Parsed([], [], 0, 0)
     end = data.rfind(b"\n") + 1
+    line_no = _parse_lines(data, start, end, 2, parsed)
+    if end < len(data):
+        parsed.warnings.append(LoadWarning(line_no, _TORN))
+    return parsed.nodes, parsed.warnings
+
+
+def _parse_lines(data: bytes, pos: int, end: int, line_no: int, parsed: _Parsed) -> int:
+    """Decode the complete lines in ``data[pos:end]`` into ``parsed``; return the next line
+    number."""
+    view = memoryview(data)
     decode = _ENTRY_DECODER.decode
-    line_no, pos = 2, start
+    nodes, warnings = parsed.nodes, parsed.warnings
     while pos < end:
         newline = data.find(b"\n", pos, end)
         if newline > pos:
@@ -109,11 +147,7 @@ def parse_entries(data: bytes, start: int) -> tuple[list[Node], list[LoadWarning
                 else:
                     warnings.append(LoadWarning(line_no, "skipped an entry without an id"))
         pos, line_no = newline + 1, line_no + 1
-    if end < len(data):
-        warnings.append(
-            LoadWarning(line_no, "skipped an incomplete last line (a write was interrupted)")
-        )
-    return nodes, warnings
+    return line_no
 
 
 def _unknown_or_none(
@@ -133,10 +167,10 @@ def _unknown_or_none(
 
 
 def _migrate_file(
-    path: Path, data: bytes, header_end: int, raw_header: dict[str, Any], redactor: Redactor
+    path: Path, data: bytes, raw_header: dict[str, Any], redactor: Redactor
 ) -> tuple[bytes, list[LoadWarning]]:
     """Migrate a whole older file to the current version and replace it atomically."""
-    entries, warnings = _raw_entries(data, header_end + 1)
+    entries, warnings = _raw_entries(data, data.index(b"\n") + 1)
     try:
         header, entries = migrate(raw_header, entries)
     except ValueError as exc:
@@ -164,9 +198,7 @@ def _raw_entries(data: bytes, start: int) -> tuple[list[dict[str, Any]], list[Lo
         elif value is not None:
             warnings.append(LoadWarning(offset + 2, "skipped a line that is not an entry"))
     if lines[-1]:
-        warnings.append(
-            LoadWarning(len(lines) + 1, "skipped an incomplete last line (a write was interrupted)")
-        )
+        warnings.append(LoadWarning(len(lines) + 1, _TORN))
     return entries, warnings
 
 
