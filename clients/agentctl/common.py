@@ -56,16 +56,32 @@ def exit_code_for_exception(exc: BaseException) -> int:
 
 
 def run_command(main: Callable[[], Awaitable[int]]) -> int:
-    """Run an async command body; map expected failures to messages and exit codes."""
+    """Run an async command body; map expected failures to messages and exit codes.
+
+    A closed stdout (``agentctl … | head -1``) ends the command quietly with exit code 141,
+    as if killed by SIGPIPE; a run it was following goes on in the daemon.
+    """
     try:
         return asyncio.run(_guarded(main))
     except KeyboardInterrupt:
         return outcome.INTERRUPTED
+    except BrokenPipeError:
+        return output_closed()
+
+
+def output_closed() -> int:
+    """Point stdout at /dev/null (so the exit flush stays silent) and return 141."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return outcome.OUTPUT_CLOSED
 
 
 async def _guarded(main: Callable[[], Awaitable[int]]) -> int:
     try:
         return await main()
+    except BrokenPipeError:
+        raise
     except (UsageError, RpcError, DaemonUnavailable, OSError) as exc:
         return exit_code_for_exception(exc)
 

@@ -107,12 +107,19 @@ class _Tally:
             self.end = inner
 
 
-async def _pump(stream: EventStream[Frame], view: RunView, tally: _Tally) -> None:
-    async for data, event in stream:
-        tally.observe(event)
-        view(data, event)
-        if tally.end is not None:
-            return
+class OutputClosed(BrokenPipeError):
+    """The client's output went away (a closed pipe); the run was left running."""
+
+
+async def _pump(stream: EventStream[Frame], view: RunView, tally: _Tally, stop: StopSignal) -> None:
+    try:
+        async for data, event in stream:
+            tally.observe(event)
+            view(data, event)
+            if tally.end is not None:
+                return
+    except BrokenPipeError:
+        stop.set("detached")
 
 
 async def drive_run(
@@ -129,15 +136,19 @@ async def drive_run(
     ``timeout`` (seconds, whole run) or ``stop`` being set cancels the run with
     ``session/cancel`` and waits for it to end. RPC errors of the prompt itself (busy session,
     unknown session, …) are raised; a lost connection ends the run with stop reason ``error``.
+    A view that hits a closed pipe raises :class:`OutputClosed` here, without cancelling.
     """
     stop = stop or StopSignal()
     tally = _Tally()
     started = time.monotonic()
     stream = client.stream(session_id, to_frame)
-    pump = asyncio.create_task(_pump(stream, view, tally))
+    pump = asyncio.create_task(_pump(stream, view, tally, stop))
     prompt = asyncio.create_task(client.prompt(session_id, text))
     try:
         await _until_done_or_stopped(prompt, stop, timeout)
+        if stop.reason == "detached":
+            prompt.add_done_callback(_ignore_outcome)
+            raise OutputClosed("the output was closed; the run goes on in the daemon")
         if not prompt.done():
             await _cancel_run(client, session_id, prompt)
         result = await _prompt_result(prompt)
@@ -148,6 +159,11 @@ async def drive_run(
         pump.cancel()
         await asyncio.gather(pump, return_exceptions=True)
     return _summary(session_id, result, tally, started, stop.reason)
+
+
+def _ignore_outcome(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 async def _until_done_or_stopped(

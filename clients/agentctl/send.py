@@ -213,6 +213,8 @@ async def _send(
             info = await select_session(client, options, cwd, system_prompt)
             output.session(info)
             summary = await _run(client, info, prompt, options, output)
+    except BrokenPipeError:
+        raise
     except (UsageError, RpcError, DaemonUnavailable, OSError) as exc:
         code = exit_code_for_exception(exc)
         output.failed(exc.message if isinstance(exc, RpcError) else str(exc), code)
