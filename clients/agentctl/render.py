@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Any, TextIO
 
 from agentctl.outcome import RunSummary
 from agentctl.style import Style
@@ -110,6 +110,7 @@ class TerminalRenderer:
         self._at_line_start = True
         self._block: str | None = None
         self._calls: dict[str, _Call] = {}
+        self._requested: dict[str, tuple[str, dict[str, Any]]] = {}
         self._live: str | None = None
         self._tick: asyncio.TimerHandle | None = None
         self._frame = 0
@@ -173,6 +174,8 @@ class TerminalRenderer:
         if isinstance(message, AssistantMessage):
             self._line_start()
             self._block = None
+            for call in message.tool_calls():
+                self._requested[call.id] = (call.name, call.arguments)
         elif isinstance(message, UserMessage) and self.show_user:
             text = "".join(b.text for b in message.content if isinstance(b, TextContent))
             self.line(self.style.cyan(f"› {shorten(text, 200)}"))
@@ -192,8 +195,10 @@ class TerminalRenderer:
 
     def _tool_end(self, event: ToolExecutionEnd) -> None:
         call = self._calls.pop(event.tool_call_id, None)
-        if call is None:
-            call = _Call(event.name, "", time.monotonic())
+        if call is None:  # no start event: describe the call as the model asked for it
+            _, args = self._requested.get(event.tool_call_id, (event.name, {}))
+            call = _Call(event.name, describe_call(event.name, args, self.cwd), time.monotonic())
+        self._requested.pop(event.tool_call_id, None)
         text = "".join(b.text for b in event.result if isinstance(b, TextContent))
         outcome = describe_outcome(event.name, event.details, event.is_error, text)
         bullet = self.style.red("●") if event.is_error else self.style.green("●")

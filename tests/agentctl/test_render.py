@@ -8,7 +8,7 @@ import io
 from agentctl.outcome import RunSummary
 from agentctl.render import FinalText, TerminalRenderer, format_footer
 from agentctl.style import Style
-from agentd.protocol.content import AssistantMessage, TextContent, UserMessage
+from agentd.protocol.content import AssistantMessage, TextContent, ToolCall, UserMessage
 from agentd.protocol.events import (
     ErrorEvent,
     Event,
@@ -174,3 +174,22 @@ def test_final_text_keeps_the_last_assistant_text() -> None:
     final.event(MessageEnd(message=assistant("  ")))
     final.event(MessageEnd(message=assistant("second")))
     assert final.text == "second"
+
+
+def test_tool_line_without_a_start_event_uses_the_requested_arguments() -> None:
+    """If the call never started (refused, cancelled), its line still says what it was."""
+    message = AssistantMessage(
+        id="m1",
+        content=[ToolCall(id="c9", name="write", arguments={"path": "/p/hello.py"})],
+        provider="mock",
+        model="m",
+    )
+    end = ToolExecutionEnd(
+        tool_call_id="c9",
+        name="write",
+        result=[TextContent(text="Permission denied")],
+        is_error=True,
+    )
+    assert render([MessageEnd(message=message), end], cwd="/p") == (
+        "● write  hello.py  Permission denied\n"
+    )
