@@ -91,12 +91,18 @@ def _match_lines(text: str, needle: str) -> list[int]:
 
 def _not_found_message(text: str, needle: str, label: str, shown: str) -> str:
     message = f"{label}old_string was not found in {shown}."
-    if needle.strip() and needle.strip() in text:
-        message += " It matches when leading/trailing whitespace is ignored: check indentation."
+    if _squash(needle) and _squash(needle) in _squash(text):
+        message += (
+            " It would match if whitespace at line starts/ends were ignored: check the indentation."
+        )
     candidates = closest_candidates(text, needle)
     if candidates:
         message += f" The closest lines are:\n{candidates}\n"
     return message + " Copy the exact text from the file (read it again if unsure)."
+
+
+def _squash(text: str) -> str:
+    return "\n".join(line.strip() for line in text.strip().split("\n"))
 
 
 def closest_candidates(text: str, needle: str) -> str:

@@ -200,7 +200,7 @@ def _collect(file: io.BufferedReader, first: int, max_lines: int, limits: Limits
             break
         cut += was_cut
         lines.append(entry)
-    total = first + len(lines) + _count_rest(raw, file)
+    total = first + len(lines) - 1 + _count_rest(raw, file)
     return _Window(lines, first, total, cut, stopped_by)
 
 
