@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from agentd.protocol.base import Empty, Params, Wire
+from agentd.protocol.base import Empty, Params, Result
 from agentd.protocol.content import ImageContent, Message, Usage
 from agentd.protocol.events import PermissionOption, RunStopReason
 from agentd.protocol.session_file import SessionSummary
@@ -20,14 +20,14 @@ PROTOCOL_VERSION = 1
 # --- lifecycle ------------------------------------------------------------------------------
 
 
-class ClientInfo(Wire):
+class ClientInfo(Result):
     """Who the client is (for logs and ``daemon/status``)."""
 
     name: str
     version: str | None = None
 
 
-class ClientCapabilities(Wire):
+class ClientCapabilities(Result):
     """What the client can do. ``permissions``: it answers ``session/requestPermission``."""
 
     permissions: bool = False
@@ -45,14 +45,14 @@ class InitializeParams(Params):
     token: str | None = None
 
 
-class ServerInfo(Wire):
+class ServerInfo(Result):
     """The daemon's name and version."""
 
     name: str
     version: str
 
 
-class ServerCapabilities(Wire):
+class ServerCapabilities(Result):
     """What this daemon offers."""
 
     framings: list[str] = msgspec.field(default_factory=lambda: ["content-length", "ndjson"])
@@ -61,7 +61,7 @@ class ServerCapabilities(Wire):
     images: bool = True
 
 
-class InitializeResult(Wire):
+class InitializeResult(Result):
     """The daemon's answer to ``initialize``."""
 
     protocol_version: int
@@ -69,7 +69,7 @@ class InitializeResult(Wire):
     capabilities: ServerCapabilities
 
 
-class DaemonStatusResult(Wire):
+class DaemonStatusResult(Result):
     """``daemon/status``: liveness and load."""
 
     version: str
@@ -100,7 +100,7 @@ class SessionNewParams(Params):
     base_url: str | None = None
 
 
-class SessionInfo(Wire):
+class SessionInfo(Result):
     """A session's identity and settings."""
 
     session_id: str
@@ -120,7 +120,7 @@ class PromptParams(Params):
     images: list[ImageContent] = msgspec.field(default_factory=list)
 
 
-class PromptResult(Wire):
+class PromptResult(Result):
     """How the run ended. A cancel is ``cancelled``, never an error."""
 
     stop_reason: RunStopReason
@@ -143,14 +143,14 @@ class SessionIdParams(Params):
     session_id: str
 
 
-class CancelResult(Wire):
+class CancelResult(Result):
     """``session/cancel``: whether a run was stopped, and the queued messages dropped."""
 
     cancelled: bool
     dropped: list[str] = msgspec.field(default_factory=list)
 
 
-class SessionStateResult(Wire):
+class SessionStateResult(Result):
     """``session/state``."""
 
     session_id: str
@@ -165,7 +165,7 @@ class SessionStateResult(Wire):
     title: str | None = None
 
 
-class MessagesResult(Wire):
+class MessagesResult(Result):
     """``session/messages``: the conversation on the session's current branch."""
 
     messages: list[Message]
@@ -179,7 +179,7 @@ class SetModelParams(Params):
     provider: str | None = None
 
 
-class ModelInfo(Wire):
+class ModelInfo(Result):
     """One configured model."""
 
     provider: str
@@ -187,7 +187,7 @@ class ModelInfo(Wire):
     context_window: int | None = None
 
 
-class ModelsListResult(Wire):
+class ModelsListResult(Result):
     """``models/list``."""
 
     models: list[ModelInfo]
@@ -195,7 +195,7 @@ class ModelsListResult(Wire):
     default_model: str | None = None
 
 
-class OkResult(Wire):
+class OkResult(Result):
     """A plain acknowledgement."""
 
     ok: bool = True
@@ -212,7 +212,7 @@ class SessionListParams(Params):
     cursor: str | None = None
 
 
-class SessionListResult(Wire):
+class SessionListResult(Result):
     """A page of sessions."""
 
     sessions: list[SessionSummary]
@@ -227,7 +227,7 @@ class SessionLoadParams(Params):
     replay: bool = False
 
 
-class SessionLoadResult(Wire):
+class SessionLoadResult(Result):
     """The loaded session, where its event stream stands, and load warnings."""
 
     session: SessionInfo
@@ -272,7 +272,7 @@ class SessionExportParams(Params):
     format: Literal["markdown", "html"] = "markdown"
 
 
-class SessionExportResult(Wire):
+class SessionExportResult(Result):
     """The exported document."""
 
     format: Literal["markdown", "html"]
@@ -286,7 +286,7 @@ class SubscribeParams(Params):
     since_seq: int | None = None
 
 
-class SubscribeResult(Wire):
+class SubscribeResult(Result):
     """``complete`` is false when the buffer no longer reaches back: resync from messages."""
 
     replayed: int
@@ -301,7 +301,7 @@ class CompactParams(Params):
     instructions: str | None = None
 
 
-class CompactResult(Wire):
+class CompactResult(Result):
     """What compaction did."""
 
     compacted: bool
@@ -313,7 +313,7 @@ class CompactResult(Wire):
 # --- server -> client -----------------------------------------------------------------------
 
 
-class RequestPermissionParams(Wire):
+class RequestPermissionParams(Result):
     """``session/requestPermission`` (server → client): approve a tool call."""
 
     session_id: str
