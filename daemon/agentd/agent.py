@@ -23,7 +23,10 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable
+from typing import Any
 from dataclasses import dataclass, field, replace
+
+import msgspec
 
 from agentd.protocol.content import (
     AssistantContent,
@@ -40,6 +43,7 @@ from agentd.protocol.events import (
     AgentEnd,
     AgentStart,
     Event,
+    Location,
     MessageEnd,
     MessageStart,
     MessageUpdate,
@@ -245,9 +249,7 @@ class Agent:
 
     async def _start_tool(self, call: ToolCall) -> asyncio.Task[ToolResult]:
         tool = self.tools.get(call.name)
-        locations = (
-            tool.locations(call.arguments, self.context) if tool and not call.parse_error else []
-        )
+        locations = self._locations(tool, call) if tool and not call.parse_error else []
         self.sink(
             ToolExecutionStart(
                 tool_call_id=call.id,
@@ -262,6 +264,14 @@ class Agent:
             return asyncio.create_task(_ready(ToolResult(refusal or "", is_error=True)))
         ctx = replace(self.context, on_update=self._updater(call.id))
         return asyncio.create_task(self._execute(tool, call, ctx))
+
+    def _locations(self, tool: Tool, call: ToolCall) -> list[Location]:
+        """Where the call will touch files (empty when its arguments do not validate)."""
+        try:
+            params = msgspec.convert(call.arguments, tool.Params, strict=False)
+            return tool.locations(params, self.context)
+        except (msgspec.ValidationError, OSError, ValueError):
+            return []
 
     async def _preflight(self, call: ToolCall, tool: Tool | None) -> str | None:
         if tool is None:
@@ -289,13 +299,14 @@ class Agent:
         content: list[UserContent] = (
             [TextContent(text=result.output)] if isinstance(result.output, str) else result.output
         )
+        details = _camel_keys(result.details) or None
         self.sink(
             ToolExecutionEnd(
                 tool_call_id=call.id,
                 name=call.name,
                 result=content,
                 is_error=result.is_error,
-                details=result.details or None,
+                details=details,
             )
         )
         message = ToolResultMessage(
@@ -304,7 +315,7 @@ class Agent:
             tool_name=call.name,
             content=content,
             is_error=result.is_error,
-            details=result.details or None,
+            details=details,
             timestamp=time.time(),
         )
         self.messages.append(message)
@@ -359,6 +370,16 @@ def _usable(message: Message) -> bool:
     if isinstance(message, AssistantMessage):
         return message.stop_reason != "error" and bool(message.content)
     return True
+
+
+def _camel_keys(details: dict[str, Any]) -> dict[str, Any]:
+    """Tool details use snake_case in Python; on the wire (like every field) camelCase."""
+    return {_camel(key): value for key, value in details.items()}
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 _CANCELLED = ToolResult(
