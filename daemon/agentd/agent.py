@@ -23,8 +23,8 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Any
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import msgspec
 
