@@ -179,7 +179,7 @@ class PermissionPolicy:
 
     def check(self, tool: Tool, args: dict[str, Any]) -> Decision:
         """Decide one call (see the module docstring for the order)."""
-        denied = next((rule for rule in self.deny if self._matches(rule, tool, args, True)), None)
+        denied = next((rule for rule in self.deny if self._denies(rule, tool, args)), None)
         if denied is not None:
             return Decision("deny", f"{tool.name} is denied by the rule `{denied.text}`")
         command = args.get("command") if tool.name == "bash" else None
@@ -188,12 +188,33 @@ class PermissionPolicy:
             if self.allows_dangerous(command):
                 return Decision("allow", "this destructive command is explicitly allowed")
             return Decision("deny", f"the command is on the deny-list: {danger}")
-        allowed = next(
-            (rule for rule in self.allow if self._matches(rule, tool, args, False)), None
-        )
-        if allowed is not None:
-            return Decision("allow", f"allowed by the rule `{allowed.text}`")
+        allowed = self._allowing_rules(tool, args)
+        if allowed:
+            names = ", ".join(f"`{rule.text}`" for rule in allowed)
+            return Decision("allow", f"allowed by {names}")
         return self._by_mode(tool)
+
+    def _allowing_rules(self, tool: Tool, args: dict[str, Any]) -> list[Rule]:
+        """The allow rules that together cover this call (empty: not allowed by rules)."""
+        rules = [rule for rule in self.allow if rule.tool == tool.name]
+        whole = [rule for rule in rules if rule.spec is None]
+        if whole or not rules:
+            return whole[:1]
+        if tool.name != "bash":
+            raw = args.get("path") or "."
+            if not isinstance(raw, str):
+                return []
+            return [rule for rule in rules if rule.matches_path(raw, self.workspace)][:1]
+        command = args.get("command")
+        parts = _allowable_parts(command) if isinstance(command, str) else None
+        chosen: list[Rule] = []
+        for words in parts or []:
+            rule = next((rule for rule in rules if rule.matches_command(words)), None)
+            if rule is None:
+                return []
+            if rule not in chosen:
+                chosen.append(rule)
+        return chosen
 
     def _by_mode(self, tool: Tool) -> Decision:
         if self.mode == "auto" or not tool.mutating:
@@ -216,14 +237,17 @@ class PermissionPolicy:
             for rule in self.allow
         )
 
-    def _matches(self, rule: Rule, tool: Tool, args: dict[str, Any], deny: bool) -> bool:
+    def _denies(self, rule: Rule, tool: Tool, args: dict[str, Any]) -> bool:
         if rule.tool != tool.name:
             return False
         if rule.spec is None:
             return True
         if tool.name == "bash":
             command = args.get("command")
-            return isinstance(command, str) and _command_matches(rule, command, deny)
+            return isinstance(command, str) and any(
+                rule.matches_command(words) or rule.matches_command(strip_wrappers(words))
+                for words in segments(command)
+            )
         raw = args.get("path") or "."
         return isinstance(raw, str) and rule.matches_path(raw, self.workspace)
 
@@ -250,17 +274,15 @@ def _rule_list(section: Mapping[str, Any], key: str) -> list[str]:
     return value
 
 
-def _command_matches(rule: Rule, command: str, deny: bool) -> bool:
-    parts = segments(command)
-    if deny:
-        return any(
-            rule.matches_command(words) or rule.matches_command(strip_wrappers(words))
-            for words in parts
-        )
-    if not parts or _SUBSTITUTION.search(command):
-        return False
-    cleaned = [_without_harmless_redirects(words) for words in parts]
-    return all(words is not None and rule.matches_command(words) for words in cleaned)
+def _allowable_parts(command: str) -> list[list[str]] | None:
+    """The parts of ``command`` allow rules are matched against (harmless redirects
+    dropped), or None when no allow rule may match it at all."""
+    if _SUBSTITUTION.search(command):
+        return None
+    parts = [_without_harmless_redirects(words) for words in segments(command)]
+    if not parts or any(words is None for words in parts):
+        return None
+    return [words for words in parts if words is not None]
 
 
 def _without_harmless_redirects(words: list[str]) -> list[str] | None:

@@ -146,7 +146,7 @@ def _result(
     notes: list[str],
 ) -> ToolResult:
     tail = capture.tail()
-    parts = [tail.text if tail.text else "(no output)"]
+    parts = [tail.text.removesuffix("\n") or "(no output)"]
     if tail.truncated:
         parts.append(
             f"[{notice(tail, kept='last', limits=limits)} The full output "

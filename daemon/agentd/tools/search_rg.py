@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
 import shutil
+import sys
 from pathlib import Path
 
 from agentd.tools.base import ToolError
@@ -26,8 +28,13 @@ _CONTENT_LINE = re.compile(rb"(\d+)([:-])(.*)", re.DOTALL)
 
 
 def find_rg() -> str | None:
-    """Path of the ``rg`` executable on PATH, or None."""
-    return shutil.which("rg")
+    """Path of ``rg``: on PATH, else next to the running interpreter (a virtualenv's
+    ``bin`` holds the one from PyPI's ``ripgrep`` package), else None."""
+    found = shutil.which("rg")
+    if found is None:
+        sibling = Path(sys.executable).parent / "rg"
+        found = str(sibling) if os.access(sibling, os.X_OK) else None
+    return found
 
 
 def rg_command(rg: str, request: SearchRequest) -> tuple[list[str], Path]:

@@ -1,0 +1,173 @@
+"""grep: both backends give the same output on the same tree, ignore rules included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentd.tools.base import ToolContext
+from agentd.tools.search_rg import find_rg
+from tests.tools.conftest import call, text_of
+
+pytestmark = pytest.mark.skipif(find_rg() is None, reason="rg is not on PATH")
+
+FILES: dict[str, str | bytes] = {
+    ".gitignore": "build/\n*.log\n!keep.log\n/anchored.txt\ndocs/**/*.tmp\n",
+    "a.py": "import os\nneedle one\n\ndef needle_two():\n    return 'Needle'\n",
+    "b.txt": "nothing here\n",
+    "anchored.txt": "needle in a root-anchored ignored file\n",
+    "sub/anchored.txt": "needle not ignored here\n",
+    "sub/.gitignore": "deep/\n!important.log\n",
+    "sub/c.py": "x = 1\nneedle = 2\ny = 3\nz = 4\nw = 5\nneedle += 1\n",
+    "sub/deep/d.py": "needle in ignored dir\n",
+    "sub/x.log": "needle in ignored log\n",
+    "sub/keep.log": "needle kept by negation\n",
+    "sub/important.log": "needle re-included by nested rule\n",
+    "build/e.py": "needle in build\n",
+    ".hidden/f.py": "needle hidden dir\n",
+    ".dot.py": "needle hidden file\n",
+    "node_modules/x/g.py": "needle vendored\n",
+    "docs/a/b.tmp": "needle tmp\n",
+    "docs/a/c.md": "a needle in docs\n",
+    "bin.dat": b"needle\0binary\n",
+    "crlf.txt": b"first\r\nneedle crlf\r\nlast\r\n",
+    "a-b/x.py": "needle sorted after a/\n",
+    "a/b.py": "needle sorted before a-b/\n",
+    "utf8.txt": "naïve needle ✓\n",
+    "long.txt": "needle " + "x" * 1000 + "\n",
+    "many.txt": "".join(f"needle {n}\n" for n in range(150)),
+    "noeol.txt": "tail needle",
+}
+
+CASES: list[dict[str, Any]] = [
+    {"pattern": "needle"},
+    {"pattern": "needle", "max_results": 7},
+    {"pattern": "needle", "output_mode": "files"},
+    {"pattern": "needle", "output_mode": "count"},
+    {"pattern": "needle", "output_mode": "files", "max_results": 3},
+    {"pattern": "needle", "glob": "*.py"},
+    {"pattern": "needle", "glob": "*.log"},
+    {"pattern": "needle", "glob": "sub/*.py"},
+    {"pattern": "needle", "glob": "!*.txt"},
+    {"pattern": "NEEDLE", "ignore_case": True, "glob": "*.py"},
+    {"pattern": "needle", "context": 1, "path": "sub"},
+    {"pattern": "needle", "context": 2, "path": "sub/c.py"},
+    {"pattern": r"needle \d+$", "max_results": 5, "context": 1},
+    {"pattern": "^needle", "path": "many.txt", "max_results": 3},
+    {"pattern": r"def \w+\(\)", "path": "a.py"},
+    {"pattern": "no-such-text"},
+    {"pattern": "needle", "path": "bin.dat"},
+]
+
+
+def build(root: Path) -> None:
+    for name, content in FILES.items():
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            target.write_text(content)
+
+
+async def grep_with(ctx: ToolContext, backend: str, **args: Any) -> tuple[str, dict[str, Any]]:
+    ctx.options["grep_backend"] = backend
+    result = await call("grep", ctx, **args)
+    assert not result.is_error, text_of(result)
+    assert result.details["backend"] == backend
+    return text_of(result), result.details
+
+
+@pytest.mark.parametrize("args", CASES, ids=[str(c) for c in CASES])
+async def test_backends_agree(work: Path, ctx: ToolContext, args: dict[str, Any]) -> None:
+    build(work)
+    rg_text, rg_details = await grep_with(ctx, "rg", **args)
+    py_text, py_details = await grep_with(ctx, "python", **args)
+    assert py_text == rg_text
+    assert (py_details["matches"], py_details["files"], py_details["cut"]) == (
+        rg_details["matches"],
+        rg_details["files"],
+        rg_details["cut"],
+    )
+
+
+async def test_default_filters_and_order(work: Path, ctx: ToolContext) -> None:
+    build(work)
+    out, _ = await grep_with(ctx, "python", pattern="needle", output_mode="files")
+    assert out.splitlines() == [
+        "a/b.py",
+        "a-b/x.py",
+        "a.py",
+        "crlf.txt",
+        "docs/a/c.md",
+        "long.txt",
+        "many.txt",
+        "noeol.txt",
+        "sub/anchored.txt",
+        "sub/c.py",
+        "sub/important.log",
+        "sub/keep.log",
+        "utf8.txt",
+    ]
+
+
+async def test_content_format_context_and_cut(work: Path, ctx: ToolContext) -> None:
+    build(work)
+    out, details = await grep_with(ctx, "python", pattern="needle", path="sub/c.py", context=1)
+    assert (
+        out == "c.py-1-x = 1\nc.py:2:needle = 2\nc.py-3-y = 3\n--\nc.py-5-w = 5\nc.py:6:needle += 1"
+    )
+    assert details["matches"] == 2
+    out, details = await grep_with(ctx, "python", pattern="needle", path="many.txt")
+    assert out.count("\n") == 100
+    assert "[Results cut at 100 matches." in out
+    assert details["cut"] is True
+
+
+async def test_long_lines_cut_and_crlf_stripped(work: Path, ctx: ToolContext) -> None:
+    build(work)
+    out, _ = await grep_with(ctx, "rg", pattern="needle", glob="{long,crlf}.txt")
+    long_line = next(line for line in out.splitlines() if line.startswith("long.txt"))
+    assert long_line.endswith("[line cut: 507 more chars]")
+    assert "crlf.txt:2:needle crlf" in out.splitlines()
+
+
+async def test_ancestor_gitignore_applies(work: Path, ctx: ToolContext) -> None:
+    (work / "outer/inner").mkdir(parents=True)
+    (work / "outer/.gitignore").write_text("skipme.txt\n")
+    (work / "outer/inner/skipme.txt").write_text("needle\n")
+    (work / "outer/inner/found.txt").write_text("needle\n")
+    for backend in ("rg", "python"):
+        out, _ = await grep_with(ctx, backend, pattern="needle", path="outer/inner")
+        assert out == "found.txt:1:needle"
+
+
+async def test_invalid_regex_is_an_error_for_both(work: Path, ctx: ToolContext) -> None:
+    build(work)
+    for backend in ("rg", "python"):
+        ctx.options["grep_backend"] = backend
+        result = await call("grep", ctx, pattern="a(")
+        assert result.is_error
+        assert "a(" in text_of(result) or "regex" in text_of(result)
+
+
+async def test_missing_path_and_bad_backend(work: Path, ctx: ToolContext) -> None:
+    result = await call("grep", ctx, pattern="x", path="nope")
+    assert result.is_error
+    ctx.options["grep_backend"] = "grep"
+    result = await call("grep", ctx, pattern="x")
+    assert result.is_error
+    assert "grep_backend" in text_of(result)
+
+
+async def test_rg_falls_back_to_sorted_run_on_huge_output(work: Path, ctx: ToolContext) -> None:
+    for n in range(30):
+        (work / f"f{n:02d}.txt").write_text("hit\n" * 1000)
+    out, details = await grep_with(ctx, "rg", pattern="hit", max_results=1000)
+    assert details["cut"] is True
+    assert out.splitlines()[0] == "f00.txt:1:hit"
+    assert out.splitlines()[999] == "f00.txt:1000:hit"
+    py_out, _ = await grep_with(ctx, "python", pattern="hit", max_results=1000)
+    assert py_out == out
