@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentd.agent import Agent
-from agentd.errors import InvalidParams, SessionNotFound
+from agentd.errors import ConfigError, InvalidParams, SessionNotFound
 from agentd.protocol.content import ToolCall
 from agentd.protocol.methods import ModelsListResult, SessionNewParams
-from agentd.server.approval import Approver
+from agentd.server.approval import DEFAULT_TIMEOUT, Approver
 from agentd.server.compaction import Compactor
 from agentd.server.runtime import SessionRuntime, Settings
 from agentd.tools.base import Tool, ToolContext, ToolResult
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     import httpx
 
     from agentd.config import Config, ModelChoice
+    from agentd.providers.retry import RetryPolicy
     from agentd.store import SessionFile
 
 MOCK = "mock"
@@ -153,6 +154,21 @@ async def switch_model(
     runtime.file.append(ModelChangeBody(provider=choice.provider, model=choice.model))
 
 
+def retry_policy(config: Config) -> RetryPolicy:
+    """The ``[retry]`` section: ``max_attempts``, ``base_delay_ms``, ``max_delay_ms``."""
+    from agentd.providers.retry import RetryPolicy
+
+    section = config.raw.get("retry") or {}
+    try:
+        return RetryPolicy(
+            max_attempts=int(section.get("max_attempts", 4)),
+            base_delay=float(section.get("base_delay_ms", 1000)) / 1000,
+            max_delay=float(section.get("max_delay_ms", 30_000)) / 1000,
+        )
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"invalid [retry] section in the configuration: {exc}") from None
+
+
 async def _parts(services: Services, params: SessionNewParams) -> _Parts:
     from agentd.tools import build_tools
 
@@ -189,8 +205,9 @@ def _assemble(
     from agentd.tools import run_tool, tool_spec
 
     sandboxed = parts.config.raw.get("sandbox") == "workspace"
+    permissions = parts.config.raw.get("permissions") or {}
     policy = PermissionPolicy.from_config(
-        parts.mode, parts.config.raw.get("permissions"), workspace=parts.cwd if sandboxed else None
+        parts.mode, permissions, workspace=parts.cwd if sandboxed else None
     )
     specs = [tool_spec(t) for t in parts.tools.values()]
     context = ToolContext(
@@ -204,9 +221,9 @@ def _assemble(
     async def execute(tool: Tool, call: ToolCall, ctx: ToolContext) -> ToolResult:
         return await run_tool(tool, call.arguments, ctx)
 
-    approver = Approver()
+    approver = Approver(timeout=float(permissions.get("timeout", DEFAULT_TIMEOUT)))
     agent = Agent(
-        provider=make_provider(parts.choice, services.http()),
+        provider=make_provider(parts.choice, services.http(), retry=retry_policy(parts.config)),
         model=parts.choice.model,
         system_prompt=build_system_prompt(parts.cwd, specs, override=parts.system_prompt),
         tools=parts.tools,
