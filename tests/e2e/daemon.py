@@ -27,6 +27,9 @@ def _call(name: str, args: dict[str, Any], call_id: str = "call_1") -> dict[str,
 
 
 EXTRA_SCENARIOS = [
+    {"name": "brief-pause", "trigger": "take a moment", "steps": [
+        {"chunk_delay_ms": 40, "chunk_size": 4,
+         "response": {"content": "Let me think about this for a moment."}}]},
     {
         "name": "sleepy-bash",
         "trigger": "sleep in bash",

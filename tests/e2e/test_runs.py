@@ -160,7 +160,7 @@ async def test_steer_is_delivered_before_the_next_llm_call(home: Home) -> None:
         sid = await new_session(client, home)
         stream = client.raw_events(sid)
         prompt = asyncio.create_task(
-            client.call("session/prompt", {"sessionId": sid, "text": "be slow"})
+            client.call("session/prompt", {"sessionId": sid, "text": "take a moment"})
         )
         await drain(stream, until="message_update")
         await client.call("session/steer", {"sessionId": sid, "text": "how are you"})
@@ -184,7 +184,7 @@ async def test_follow_up_runs_after_the_agent_would_stop(home: Home) -> None:
         sid = await new_session(client, home)
         stream = client.raw_events(sid)
         prompt = asyncio.create_task(
-            client.call("session/prompt", {"sessionId": sid, "text": "be slow"})
+            client.call("session/prompt", {"sessionId": sid, "text": "take a moment"})
         )
         await drain(stream, until="message_update")
         await client.call("session/followUp", {"sessionId": sid, "text": "how are you"})
