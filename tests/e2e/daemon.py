@@ -7,9 +7,11 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -27,9 +29,17 @@ def _call(name: str, args: dict[str, Any], call_id: str = "call_1") -> dict[str,
 
 
 EXTRA_SCENARIOS = [
-    {"name": "brief-pause", "trigger": "take a moment", "steps": [
-        {"chunk_delay_ms": 40, "chunk_size": 4,
-         "response": {"content": "Let me think about this for a moment."}}]},
+    {
+        "name": "brief-pause",
+        "trigger": "take a moment",
+        "steps": [
+            {
+                "chunk_delay_ms": 40,
+                "chunk_size": 4,
+                "response": {"content": "Let me think about this for a moment."},
+            }
+        ],
+    },
     {
         "name": "sleepy-bash",
         "trigger": "sleep in bash",
@@ -98,21 +108,23 @@ class Home:
 
     def start_socket_daemon(self) -> subprocess.Popen[bytes]:
         """``agentd serve --socket`` as a child process; returns once the socket accepts."""
-        process = subprocess.Popen(
-            [sys.executable, "-m", "agentd", "serve", "--socket", self.socket],
-            env=self.env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=open(self.root / "daemon.log", "ab"),  # noqa: SIM115 - owned by the child
-        )
-        for _ in range(200):
-            if os.path.exists(self.socket):
-                return process
+        with open(self.root / "daemon.log", "ab") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "agentd", "serve", "--socket", self.socket],
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+            )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
             if process.poll() is not None:
                 raise RuntimeError((self.root / "daemon.log").read_text())
-            import time
-
-            time.sleep(0.025)
+            with socket.socket(socket.AF_UNIX) as probe:
+                if probe.connect_ex(self.socket) == 0:
+                    return process
+            time.sleep(0.02)
+        stop(process)
         raise RuntimeError("daemon did not start")
 
     def cleanup(self) -> None:

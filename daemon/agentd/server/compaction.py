@@ -47,8 +47,20 @@ def estimate_tokens(messages: list[Message]) -> int:
     return sum(len(msgspec.json.encode(m)) for m in messages) // 4
 
 
+def context_tokens(messages: list[Message]) -> int:
+    """Tokens the next call will send: the last reply's reported input + output tokens (which
+    include the system prompt and tools) plus an estimate for what came after it."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if isinstance(message, AssistantMessage) and message.usage.input_tokens:
+            used = message.usage.input_tokens + message.usage.output_tokens
+            return used + estimate_tokens(messages[index + 1 :])
+    return estimate_tokens(messages)
+
+
 def cut_index(messages: list[Message], keep_tokens: int) -> int:
-    """Index of the first kept message: recent ~keep_tokens, never starting at a tool result."""
+    """Index of the first kept message: about ``keep_tokens`` of recent context, always the
+    latest user message and what follows it, never starting at a tool result."""
     kept = 0
     cut = len(messages)
     for index in range(len(messages) - 1, -1, -1):
@@ -58,7 +70,8 @@ def cut_index(messages: list[Message], keep_tokens: int) -> int:
         cut = index
     while cut < len(messages) and isinstance(messages[cut], ToolResultMessage):
         cut += 1
-    return cut
+    last_user = max((i for i, m in enumerate(messages) if isinstance(m, UserMessage)), default=cut)
+    return min(cut, last_user)
 
 
 class Compactor:
@@ -88,7 +101,7 @@ class Compactor:
         if not self.context_window:
             return False
         limit = self.context_window - self.reserve_tokens
-        return estimate_tokens(self.runtime.agent.messages) > limit
+        return context_tokens(self.runtime.agent.messages) > limit
 
     async def compact(self, reason: Reason, instructions: str | None = None) -> CompactResult:
         """Summarise everything before the cut; emits compaction_start/compaction_end."""

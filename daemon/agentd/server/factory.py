@@ -169,6 +169,20 @@ def retry_policy(config: Config) -> RetryPolicy:
         raise ConfigError(f"invalid [retry] section in the configuration: {exc}") from None
 
 
+def compactor(runtime: SessionRuntime, parts: _Parts) -> Compactor:
+    """The ``[compaction]`` section: ``keep_tokens``, ``reserve_tokens``, ``context_window``."""
+    section = parts.config.raw.get("compaction") or {}
+    try:
+        return Compactor(
+            runtime,
+            context_window=section.get("context_window") or parts.choice.context_window,
+            keep_tokens=int(section.get("keep_tokens", 20_000)),
+            reserve_tokens=int(section.get("reserve_tokens", 16_384)),
+        )
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"invalid [compaction] section in the configuration: {exc}") from None
+
+
 async def _parts(services: Services, params: SessionNewParams) -> _Parts:
     from agentd.tools import build_tools
 
@@ -245,6 +259,6 @@ def _assemble(
     )
     runtime = SessionRuntime(settings, agent, file, policy)
     approver.bind(runtime)
-    runtime.compactor = Compactor(runtime, context_window=parts.choice.context_window)
+    runtime.compactor = compactor(runtime, parts)
     agent.compact = runtime.compactor
     return runtime

@@ -134,6 +134,7 @@ class SessionManager:
 
 def register_sessions(router: Router, daemon: Any) -> None:
     """Register every session method on ``router``."""
-    from agentd.server import run_methods
+    from agentd.server import run_methods, store_methods
 
     run_methods.register(router, daemon.sessions)
+    store_methods.register(router, daemon.sessions)

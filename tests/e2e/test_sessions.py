@@ -1,0 +1,267 @@
+"""Sessions through the real daemon: persistence, crash recovery, replay, fork, branch."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+
+import pytest
+
+from agentd.errors import RpcError
+from tests.e2e.daemon import (
+    Home,
+    drain,
+    kinds,
+    new_session,
+    run,
+    socket_client,
+    stdio_client,
+    stop,
+)
+
+pytestmark = pytest.mark.e2e
+
+
+def session_lines(home: Home, sid: str) -> list[dict[str, object]]:
+    (path,) = home.sessions.glob(f"*/*_{sid}.jsonl")
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+async def test_header_is_written_at_session_new_and_zero_turn_session_resumes(home: Home) -> None:
+    """A new session is on disk at once and can be prompted after a daemon restart."""
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home, sessionId="fresh-1", title="First")
+    assert session_lines(home, sid)[0]["type"] == "session"
+    async with stdio_client(home) as client:
+        result, _ = await run(client, sid, "how are you")
+        listed = await client.call("session/list", {"cwd": str(home.project)})
+    assert result["stopReason"] == "end_turn"
+    assert listed["sessions"][0]["sessionId"] == sid
+    assert listed["sessions"][0]["title"] == "First"
+
+
+async def test_caller_chosen_ids_must_be_unique(home: Home) -> None:
+    async with stdio_client(home) as client:
+        await new_session(client, home, sessionId="same")
+        with pytest.raises(RpcError) as dup:
+            await new_session(client, home, sessionId="same")
+    assert dup.value.code == -32006
+
+
+async def test_sigkill_mid_turn_then_resume_keeps_every_completed_entry(home: Home) -> None:
+    """SIGKILL during a bash call: on restart the session loads, the dangling call gets an
+    interrupted result, and the conversation continues."""
+    daemon = home.start_socket_daemon()
+    try:
+        async with socket_client(home) as client:
+            sid = await new_session(client, home)
+            await run(client, sid, "how are you")
+            stream = client.raw_events(sid)
+            pending = asyncio.create_task(
+                client.call("session/prompt", {"sessionId": sid, "text": "sleep in bash"})
+            )
+            await drain(stream, until="tool_execution_start")
+            await asyncio.sleep(0.3)
+            stop(daemon, signal.SIGKILL)
+            with pytest.raises(RpcError):
+                await pending
+    finally:
+        stop(daemon)
+    daemon = home.start_socket_daemon()
+    try:
+        async with socket_client(home) as client:
+            loaded = await client.call("session/load", {"sessionId": sid})
+            messages = (await client.call("session/messages", {"sessionId": sid}))["messages"]
+            result, _ = await run(client, sid, "how are you")
+    finally:
+        stop(daemon)
+    roles = [m["role"] for m in messages]
+    assert roles == ["user", "assistant", "user", "assistant", "tool_result"]
+    assert "interrupted" in messages[-1]["content"][0]["text"]
+    assert loaded["messageCount"] == 5
+    assert result["stopReason"] == "end_turn"
+
+
+async def test_reconnect_with_since_seq_gets_exactly_the_missed_events(home: Home) -> None:
+    """Two clients watch one session; one leaves mid-run and catches up from its last seq."""
+    daemon = home.start_socket_daemon()
+    try:
+        async with socket_client(home) as owner:
+            sid = await new_session(owner, home)
+            owner_stream = owner.raw_events(sid)
+            async with socket_client(home) as watcher:
+                await watcher.call("session/subscribe", {"sessionId": sid})
+                seen = watcher.raw_events(sid)
+                prompt = asyncio.create_task(
+                    owner.call("session/prompt", {"sessionId": sid, "text": "hello world"})
+                )
+                first = await drain(seen, until="tool_execution_start")
+            last_seq = first[-1]["seq"]
+            await prompt
+            everything = await drain(owner_stream, until="agent_end")
+            async with socket_client(home) as again:
+                missed = again.raw_events(sid)
+                sub = await again.call(
+                    "session/subscribe", {"sessionId": sid, "sinceSeq": last_seq}
+                )
+                replay = await drain(missed, until="agent_end")
+    finally:
+        stop(daemon)
+    expected = [e for e in everything if e["seq"] > last_seq]
+    assert sub["complete"] is True
+    assert sub["replayed"] == len(expected)
+    assert [e["seq"] for e in replay] == [e["seq"] for e in expected]
+    assert replay == expected
+
+
+async def test_two_sessions_at_once_never_cross(home: Home) -> None:
+    """Concurrent runs in one daemon: each session's events carry only its own id."""
+    async with stdio_client(home) as client:
+        a = await new_session(client, home)
+        b = await new_session(client, home)
+        (ra, ea), (rb, eb) = await asyncio.gather(
+            run(client, a, "run twenty commands"), run(client, b, "hello world")
+        )
+        status = await client.call("daemon/status")
+    assert ra["stopReason"] == rb["stopReason"] == "end_turn"
+    assert {e["sessionId"] for e in ea} == {a}
+    assert {e["sessionId"] for e in eb} == {b}
+    assert kinds(ea).count("tool_execution_end") == 20
+    assert set(status["sessions"]) >= {a, b}
+
+
+async def test_fork_and_branch_give_the_right_context(home: Home) -> None:
+    """fork copies the path to an entry into a new file; branch moves the leaf in place."""
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home)
+        await run(client, sid, "how are you")
+        first = (await client.call("session/messages", {"sessionId": sid}))["messages"]
+        await run(client, sid, "hello world")
+        fork = await client.call("session/fork", {"sessionId": sid, "entryId": first[-1]["id"]})
+        forked = (await client.call("session/messages", {"sessionId": fork["sessionId"]}))[
+            "messages"
+        ]
+        await client.call("session/branch", {"sessionId": sid, "entryId": first[-1]["id"]})
+        branched = (await client.call("session/messages", {"sessionId": sid}))["messages"]
+        await run(client, sid, "how are you")
+        after = (await client.call("session/messages", {"sessionId": sid}))["messages"]
+    assert [m["id"] for m in forked] == [m["id"] for m in first]
+    assert [m["id"] for m in branched] == [m["id"] for m in first]
+    assert len(after) == len(first) + 2
+    assert session_lines(home, fork["sessionId"])[0]["parentSession"] == sid
+
+
+async def test_load_with_replay_streams_history_first(home: Home) -> None:
+    """session/load {replay} sends the branch's messages as seq-0 message_end events."""
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home)
+        await run(client, sid, "hello world")
+    async with stdio_client(home) as client:
+        stream = client.raw_events(sid)
+        loaded = await client.call("session/load", {"sessionId": sid, "replay": True})
+        stream.close()
+        history = [e async for e in stream]
+    assert loaded["messageCount"] == len(history) == 6
+    assert {e["seq"] for e in history} == {0}
+    assert history[0]["event"]["message"]["content"][0]["text"] == "hello world"
+
+
+async def test_rename_export_close_delete(home: Home) -> None:
+    """Title, Markdown/HTML export, unload and delete, with precise errors after delete."""
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home)
+        await run(client, sid, "hello world")
+        await client.call("session/rename", {"sessionId": sid, "title": "<b>Greeting</b>"})
+        md = await client.call("session/export", {"sessionId": sid, "format": "markdown"})
+        html = await client.call("session/export", {"sessionId": sid, "format": "html"})
+        await client.call("session/close", {"sessionId": sid})
+        assert sid not in (await client.call("daemon/status"))["sessions"]
+        await client.call("session/delete", {"sessionId": sid})
+        with pytest.raises(RpcError) as gone:
+            await client.call("session/load", {"sessionId": sid})
+    assert "hello world" in md["content"]
+    assert "&lt;b&gt;Greeting&lt;/b&gt;" in html["content"]
+    assert "<script" not in html["content"]
+    assert gone.value.code == -32003
+
+
+async def test_delete_refuses_a_running_session_without_force(home: Home) -> None:
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home)
+        prompt = asyncio.create_task(
+            client.call("session/prompt", {"sessionId": sid, "text": "be slow"})
+        )
+        await asyncio.sleep(0.3)
+        with pytest.raises(RpcError) as busy:
+            await client.call("session/delete", {"sessionId": sid})
+        await client.call("session/delete", {"sessionId": sid, "force": True})
+        result = await prompt
+    assert busy.value.code == -32002
+    assert result["stopReason"] == "cancelled"
+    assert not list(home.sessions.glob(f"*/*_{sid}.jsonl"))
+
+
+async def test_keys_in_tool_output_are_redacted_on_disk(home: Home) -> None:
+    """A key printed by a tool never reaches the session file."""
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home)
+        await run(client, sid, "print the key")
+    text = next(home.sessions.glob(f"*/*_{sid}.jsonl")).read_text()
+    assert "sk-abcdefghijklmnopqrstuvwxyz0123456789" not in text
+    assert "REDACTED" in text
+
+
+async def test_manual_compaction_summarises_and_keeps_recent_context(home: Home) -> None:
+    """session/compact writes a compaction entry and the context starts with its summary."""
+    with (home.project / ".agentd.toml").open("a") as config:
+        config.write("[compaction]\nkeep_tokens = 200\n")
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home)
+        for _ in range(3):
+            await run(client, sid, "hello world")
+        before = (await client.call("session/messages", {"sessionId": sid}))["messages"]
+        stream = client.raw_events(sid)
+        result = await client.call("session/compact", {"sessionId": sid})
+        events = await drain(stream, until="compaction_end")
+        after = (await client.call("session/messages", {"sessionId": sid}))["messages"]
+        again, _ = await run(client, sid, "how are you")
+    assert kinds(events) == ["compaction_start", "compaction_end"]
+    assert result["compacted"] is True
+    assert result["tokensAfter"] < result["tokensBefore"]
+    assert after[0]["role"] == "user"
+    assert "Summary of the earlier conversation" in after[0]["content"][0]["text"]
+    assert len(after) < len(before)
+    assert after[1]["id"] == events[-1]["event"]["firstKeptEntryId"]
+    assert any(line["type"] == "compaction" for line in session_lines(home, sid))
+    assert again["stopReason"] == "end_turn"
+
+
+async def test_compaction_runs_automatically_near_the_context_window(home: Home) -> None:
+    """Past the window minus the reserve, the loop compacts before calling the model."""
+    with (home.project / ".agentd.toml").open("a") as config:
+        config.write(
+            "[compaction]\nkeep_tokens = 200\ncontext_window = 3200\nreserve_tokens = 100\n"
+        )
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home)
+        reasons = []
+        for _ in range(3):
+            _, events = await run(client, sid, "hello world")
+            reasons += [
+                e["event"]["reason"] for e in events if e["event"]["type"] == "compaction_end"
+            ]
+    assert "threshold" in reasons
+
+
+async def test_context_overflow_compacts_once_and_retries_the_turn(home: Home) -> None:
+    """A context-length error from the provider triggers one compaction and a retry."""
+    with (home.project / ".agentd.toml").open("a") as config:
+        config.write("[compaction]\nkeep_tokens = 50\n")
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home)
+        await run(client, sid, "hello world")
+        result, events = await run(client, sid, "overflow the context")
+    starts = [e["event"]["reason"] for e in events if e["event"]["type"] == "compaction_start"]
+    assert starts == ["overflow"]
+    assert result["stopReason"] == "end_turn"
