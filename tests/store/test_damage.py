@@ -126,6 +126,7 @@ def test_file_without_a_complete_header_is_invalid_params(root: Path) -> None:
         "torn.jsonl": b'{"type":"sess',
         "notjson.jsonl": b"hello\n",
         "entry.jsonl": b'{"type":"message","id":"a"}\n',
+        "huge.jsonl": b'{"type":"session","pad":"' + b"x" * (2 << 20) + b'"}\n',
     }.items():
         (root / name).write_bytes(data)
         with pytest.raises(InvalidParams, match=name):

@@ -8,6 +8,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from agentd.errors import InvalidParams
 from agentd.protocol.content import AssistantMessage, TextContent, ToolResultMessage, UserMessage
 from agentd.protocol.session_file import ModelChangeEntry, SessionInfoEntry
 from agentd.store import SessionFile
@@ -118,3 +119,13 @@ def test_v0_entries_without_timestamps_inherit_the_header_time() -> None:
     )
     decoded = msgspec.convert(entries[0], SessionInfoEntry)
     assert (decoded.timestamp, decoded.parent_id, decoded.title) == ("T0", None, "t")
+
+
+def test_an_unusable_old_header_is_refused_and_the_file_left_alone(tmp_path: Path) -> None:
+    """A version-0 header without an id cannot become a valid header: nothing is rewritten."""
+    path = tmp_path / "old.jsonl"
+    data = b'{"type":"session","cwd":"/x","timestamp":"t"}\n{"type":"session_info","title":"a"}\n'
+    path.write_bytes(data)
+    with pytest.raises(InvalidParams, match="cannot migrate"):
+        SessionFile.open(path)
+    assert path.read_bytes() == data

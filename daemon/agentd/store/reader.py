@@ -38,6 +38,8 @@ _PROBE_DECODER = msgspec.json.Decoder(_Probe)
 _TORN = "skipped an incomplete last line (a write was interrupted)"
 CHUNK_SIZE = 8 << 20
 """Bytes read per block while loading."""
+HEADER_LIMIT = 1 << 20
+"""A first line longer than this is not a session header."""
 
 
 @dataclass
@@ -59,7 +61,7 @@ def read_session(path: Path, redactor: Redactor) -> LoadedSession:
     version, and ``OSError`` when it cannot be read.
     """
     with path.open("rb") as file:
-        first = file.readline()
+        first = file.readline(HEADER_LIMIT)
         raw_header = _raw_header(path, first)
         if raw_header.get("version", 0) != SESSION_VERSION:
             data, warnings = _migrate_file(path, first + file.read(), raw_header, redactor)
@@ -173,8 +175,9 @@ def _migrate_file(
     entries, warnings = _raw_entries(data, data.index(b"\n") + 1)
     try:
         header, entries = migrate(raw_header, entries)
-    except ValueError as exc:
-        raise InvalidParams(f"{path}: {exc}") from None
+        msgspec.convert(header, SessionHeader)
+    except (ValueError, msgspec.ValidationError) as exc:
+        raise InvalidParams(f"{path}: cannot migrate: {exc}") from None
     lines = [_ENCODER.encode(header), *(redactor.json(_ENCODER.encode(e)) for e in entries)]
     migrated = b"\n".join(lines) + b"\n"
     replace_atomically(path, migrated)
