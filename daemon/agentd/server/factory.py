@@ -219,7 +219,8 @@ def _assemble(
     from agentd.tools import run_tool, tool_spec
 
     sandboxed = parts.config.raw.get("sandbox") == "workspace"
-    permissions = parts.config.raw.get("permissions") or {}
+    permissions = dict(parts.config.raw.get("permissions") or {})
+    timeout = permissions.pop("timeout", DEFAULT_TIMEOUT)
     policy = PermissionPolicy.from_config(
         parts.mode, permissions, workspace=parts.cwd if sandboxed else None
     )
@@ -235,7 +236,7 @@ def _assemble(
     async def execute(tool: Tool, call: ToolCall, ctx: ToolContext) -> ToolResult:
         return await run_tool(tool, call.arguments, ctx)
 
-    approver = Approver(timeout=float(permissions.get("timeout", DEFAULT_TIMEOUT)))
+    approver = Approver(timeout=float(timeout))
     agent = Agent(
         provider=make_provider(parts.choice, services.http(), retry=retry_policy(parts.config)),
         model=parts.choice.model,

@@ -1,0 +1,113 @@
+"""Approval requests over a real socket: first answer wins, no client, timeout, cancel."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from agentd.protocol.events import PermissionOption
+from agentd.protocol.methods import RequestPermissionParams
+from tests.e2e.daemon import Home, drain, new_session, run, socket_client, stdio_client, stop
+
+pytestmark = pytest.mark.e2e
+
+
+def answering(outcome: PermissionOption, delay: float = 0.0, asked: list[str] | None = None):  # type: ignore[no-untyped-def]
+    async def handler(params: RequestPermissionParams) -> PermissionOption:
+        if asked is not None:
+            asked.append(params.tool)
+        await asyncio.sleep(delay)
+        return outcome
+
+    return handler
+
+
+async def test_first_answer_wins_between_two_clients(home: Home) -> None:
+    """Both clients are asked; the faster one decides; everyone sees permission_resolved."""
+    daemon = home.start_socket_daemon()
+    asked_slow: list[str] = []
+    try:
+        async with (
+            socket_client(home, answering("allow_once", 0.0)) as fast,
+            socket_client(home, answering("reject_once", 2.0, asked_slow)) as slow,
+        ):
+            sid = await new_session(fast, home, permissionMode="ask")
+            await slow.call("session/subscribe", {"sessionId": sid})
+            watch = slow.raw_events(sid)
+            result, events = await run(fast, sid, "write a note")
+            seen = await drain(watch, until="agent_end")
+    finally:
+        stop(daemon)
+    assert result["stopReason"] == "end_turn"
+    assert (home.project / "note.txt").read_text() == "noted\n"
+    assert asked_slow == ["write"]
+    resolved = [e["event"] for e in seen if e["event"]["type"] == "permission_resolved"]
+    assert resolved[0]["outcome"] == "allow_once"
+    assert any(e["event"]["type"] == "permission_request" for e in events)
+
+
+async def test_rejection_is_an_error_result_and_nothing_is_written(home: Home) -> None:
+    async with stdio_client(home, answering("reject_once")) as client:
+        sid = await new_session(client, home, permissionMode="ask")
+        result, events = await run(client, sid, "write a note")
+    end = next(e["event"] for e in events if e["event"]["type"] == "tool_execution_end")
+    assert end["isError"]
+    assert "Permission denied" in end["result"][0]["text"]
+    assert not (home.project / "note.txt").exists()
+    assert result["stopReason"] == "end_turn"
+
+
+async def test_allow_always_is_remembered_for_the_session(home: Home) -> None:
+    asked: list[str] = []
+    async with stdio_client(home, answering("allow_always", asked=asked)) as client:
+        sid = await new_session(client, home, permissionMode="ask")
+        await run(client, sid, "write a note")
+        await run(client, sid, "write a note")
+    assert asked == ["write"]
+
+
+async def test_no_client_that_can_answer_refuses_at_once(home: Home) -> None:
+    """A headless ask-mode run never hangs: the call is refused with a reason."""
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home, permissionMode="ask")
+        result, events = await asyncio.wait_for(run(client, sid, "write a note"), 10)
+    end = next(e["event"] for e in events if e["event"]["type"] == "tool_execution_end")
+    assert "no connected client can answer" in end["result"][0]["text"]
+    assert result["stopReason"] == "end_turn"
+
+
+async def test_no_answer_within_the_timeout_is_a_refusal(home: Home) -> None:
+    with (home.project / ".agentd.toml").open("a") as config:
+        config.write("[permissions]\ntimeout = 0.3\n")
+    async with stdio_client(home, answering("allow_once", 30)) as client:
+        sid = await new_session(client, home, permissionMode="ask")
+        result, events = await asyncio.wait_for(run(client, sid, "write a note"), 10)
+    resolved = next(e["event"] for e in events if e["event"]["type"] == "permission_resolved")
+    assert resolved["outcome"] == "reject_once"
+    assert "within 0.3 s" in resolved["reason"]
+    assert not (home.project / "note.txt").exists()
+    assert result["stopReason"] == "end_turn"
+
+
+async def test_cancel_while_waiting_for_approval(home: Home) -> None:
+    async with stdio_client(home, answering("allow_once", 30)) as client:
+        sid = await new_session(client, home, permissionMode="ask")
+        stream = client.raw_events(sid)
+        prompt = asyncio.create_task(
+            client.call("session/prompt", {"sessionId": sid, "text": "write a note"})
+        )
+        await drain(stream, until="permission_request")
+        await client.call("session/cancel", {"sessionId": sid})
+        result = await asyncio.wait_for(prompt, 5)
+    assert result["stopReason"] == "cancelled"
+    assert not (home.project / "note.txt").exists()
+
+
+async def test_read_only_mode_refuses_mutating_tools(home: Home) -> None:
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home, permissionMode="read-only")
+        _, events = await run(client, sid, "write a note")
+    end = next(e["event"] for e in events if e["event"]["type"] == "tool_execution_end")
+    assert end["isError"]
+    assert not (home.project / "note.txt").exists()
