@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import msgspec
 
 from agentd.protocol.session_file import (
@@ -55,3 +58,10 @@ def test_summary_omits_absent_fields() -> None:
         "entryCount": 0,
         "path": "/p",
     }
+
+
+def test_the_store_imports_no_network_or_event_loop_modules() -> None:
+    """agentd.store is plain synchronous file code: httpx and asyncio stay unloaded."""
+    probe = "import sys, agentd.store; print(sorted({'httpx', 'asyncio'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

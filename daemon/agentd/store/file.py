@@ -23,7 +23,6 @@ from pathlib import Path
 from types import TracebackType
 
 import msgspec
-import structlog
 
 from agentd.errors import InvalidParams, SessionExists
 from agentd.protocol.content import Message, TextContent, ToolResultMessage
@@ -42,14 +41,13 @@ from agentd.store.paths import (
     session_file_name,
     utc_now,
 )
-from agentd.store.reader import fsync_directory, read_session
+from agentd.store.reader import fsync_directory, log_warning, read_session
 from agentd.store.redact import Redactor
 from agentd.store.tree import LoadWarning, Node, SessionTree, UnknownEntry
 
 INTERRUPTED_TEXT = "interrupted: the tool call did not finish (the daemon stopped)"
 """The text of the error result :meth:`SessionFile.repair_interrupted` gives dangling calls."""
 
-_log = structlog.get_logger(__name__)
 _ENCODER = msgspec.json.Encoder()
 _ENTRY_DECODER = msgspec.json.Decoder(Entry)
 
@@ -142,7 +140,7 @@ class SessionFile(SessionTree):
             truncate_to=loaded.valid_size if torn else None,
         )
         for warning in session.warnings:
-            _log.warning("session_load", path=str(path), line=warning.line, problem=warning.message)
+            log_warning("session_load", path=str(path), line=warning.line, problem=warning.message)
         return session
 
     # --- writing --------------------------------------------------------------------------

@@ -14,18 +14,16 @@ import secrets
 from pathlib import Path
 
 import msgspec
-import structlog
 
 from agentd.errors import InvalidParams
 from agentd.protocol.session_file import SessionSummary
 from agentd.store.paths import SUFFIX, cwd_slug, iso_from_epoch
+from agentd.store.reader import log_warning
 from agentd.store.scan import FileSummary, summarize
 
 INDEX_NAME = "index.json"
 INDEX_VERSION = 1
 MAX_LIMIT = 1000
-
-_log = structlog.get_logger(__name__)
 
 
 class StoreIndex(msgspec.Struct, rename="camel"):
@@ -141,7 +139,7 @@ def _load_index(root: Path) -> StoreIndex:
     except FileNotFoundError:
         return StoreIndex()
     except (OSError, msgspec.DecodeError) as exc:
-        _log.warning("session_index_unreadable", root=str(root), error=str(exc))
+        log_warning("session_index_unreadable", root=str(root), error=str(exc))
         return StoreIndex()
     return index if index.version == INDEX_VERSION else StoreIndex()
 
@@ -155,5 +153,5 @@ def _save_index(root: Path, index: StoreIndex) -> None:
             file.write(msgspec.json.encode(index))
         temporary.replace(root / INDEX_NAME)
     except OSError as exc:
-        _log.warning("session_index_not_saved", root=str(root), error=str(exc))
+        log_warning("session_index_not_saved", root=str(root), error=str(exc))
         temporary.unlink(missing_ok=True)

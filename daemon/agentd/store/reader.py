@@ -53,6 +53,13 @@ class LoadedSession:
     size: int
 
 
+def log_warning(event: str, **fields: object) -> None:
+    """Log a store problem (structlog is imported on first use: it is not light)."""
+    import structlog
+
+    structlog.get_logger("agentd.store").warning(event, **fields)
+
+
 def read_session(path: Path, redactor: Redactor) -> LoadedSession:
     """Load ``path``, migrating (and rewriting) it first if it is an older version.
 
