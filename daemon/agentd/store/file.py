@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import time
+import secrets
 import uuid
 from collections.abc import Collection
 from pathlib import Path
@@ -97,7 +98,7 @@ class SessionFile(SessionTree):
         and :class:`SessionExists` when ``session_id`` is already used under ``root``.
         """
         if session_id is None:
-            session_id = str(uuid.uuid4())
+            session_id = secrets.token_hex(8)
         check_session_id(session_id)
         folder = root / cwd_slug(cwd)
         if find_session(root, session_id) is not None:

@@ -108,15 +108,20 @@ def _folders(root: Path) -> list[str]:
 
 
 def _session_files(folder: Path) -> list[tuple[str, os.stat_result]]:
+    """``(name, stat)`` of the session files in ``folder``; files that vanish meanwhile are
+    left out."""
+    found = []
     try:
         with os.scandir(folder) as entries:
-            return [
-                (entry.name, entry.stat())
-                for entry in entries
-                if entry.name.endswith(SUFFIX) and entry.is_file(follow_symlinks=False)
-            ]
-    except FileNotFoundError:
+            for entry in entries:
+                if entry.name.endswith(SUFFIX) and entry.is_file(follow_symlinks=False):
+                    try:
+                        found.append((entry.name, entry.stat()))
+                    except FileNotFoundError:
+                        continue
+    except (FileNotFoundError, NotADirectoryError):
         return []
+    return found
 
 
 def _to_summary(root: Path, item: _Listed) -> SessionSummary:

@@ -88,10 +88,13 @@ def find_session(root: Path, session_id: str) -> Path | None:
     except FileNotFoundError:
         return None
     for folder in folders:
-        with os.scandir(folder) as names:
-            for entry in names:
-                if entry.name.endswith(wanted) and session_id_of(entry.name) == session_id:
-                    return Path(entry.path)
+        try:
+            with os.scandir(folder) as names:
+                for entry in names:
+                    if entry.name.endswith(wanted) and session_id_of(entry.name) == session_id:
+                        return Path(entry.path)
+        except FileNotFoundError:
+            continue
     return None
 
 
