@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import time
-import secrets
 import uuid
 from collections.abc import Collection
 from pathlib import Path
@@ -98,7 +97,7 @@ class SessionFile(SessionTree):
         and :class:`SessionExists` when ``session_id`` is already used under ``root``.
         """
         if session_id is None:
-            session_id = secrets.token_hex(8)
+            session_id = uuid.uuid4().hex[:16]
         check_session_id(session_id)
         folder = root / cwd_slug(cwd)
         if find_session(root, session_id) is not None:
@@ -113,16 +112,7 @@ class SessionFile(SessionTree):
         root.mkdir(mode=0o700, parents=True, exist_ok=True)
         folder.mkdir(mode=0o700, exist_ok=True)
         path = folder / session_file_name(header.created_at, session_id)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC
-        fd = os.open(path, flags, 0o600)
-        try:
-            _write_all(fd, _ENCODER.encode(header) + b"\n")
-            os.fsync(fd)
-            fsync_directory(folder)
-        except BaseException:
-            os.close(fd)
-            raise
-        return cls(path, header, [], secrets=secrets, fd=fd)
+        return cls(path, header, [], secrets=secrets, fd=_create_file(path, header))
 
     @classmethod
     def open(cls, path: Path, *, secrets: Collection[str] = ()) -> SessionFile:
@@ -279,6 +269,21 @@ class SessionFile(SessionTree):
             self._fd = fd
         _write_all(self._fd, data)
         self._unsynced = True
+
+
+def _create_file(path: Path, header: SessionHeader) -> int:
+    """Create ``path`` (private, must not exist) holding ``header``, durably; return its
+    append descriptor."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC
+    fd = os.open(path, flags, 0o600)
+    try:
+        _write_all(fd, _ENCODER.encode(header) + b"\n")
+        os.fsync(fd)
+        fsync_directory(path.parent)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def _write_all(fd: int, data: bytes) -> None:
