@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -50,12 +51,12 @@ def test_files_and_folders_are_private(root: Path, session: SessionFile) -> None
     assert stat.S_IMODE(root.stat().st_mode) == 0o700
 
 
-def test_generated_ids_are_unique_uuids(root: Path) -> None:
-    """Without a caller id, each session gets a fresh UUID."""
+def test_generated_ids_are_unique_random_hex(root: Path) -> None:
+    """Without a caller id, each session gets 16 fresh random hex digits."""
     first = SessionFile.create(root, cwd=CWD)
     second = SessionFile.create(root, cwd=CWD)
     assert first.header.id != second.header.id
-    assert len(first.header.id) == 36
+    assert re.fullmatch("[0-9a-f]{16}", first.header.id)
     first.close()
     second.close()
 
