@@ -207,7 +207,7 @@ class Agent:
                         continue
                     if isinstance(item, TextDelta):
                         text.append(item.text)
-                    self.sink(MessageUpdate(message_id=message_id, delta=item))
+                    self.sink(MessageUpdate(delta=item))
         except asyncio.CancelledError:
             partial = self._aborted(message_id, "".join(text))
             self.messages.append(partial)

@@ -56,8 +56,8 @@ def test_text_streams_and_ends_with_a_newline() -> None:
     """Text deltas are written as they come; the message end closes the line."""
     events: list[Event] = [
         MessageStart(message_id="m1", role="assistant"),
-        MessageUpdate(message_id="m1", delta=TextDelta(index=0, text="Hello")),
-        MessageUpdate(message_id="m1", delta=TextDelta(index=0, text=", world")),
+        MessageUpdate(delta=TextDelta(index=0, text="Hello")),
+        MessageUpdate(delta=TextDelta(index=0, text=", world")),
         MessageEnd(message=assistant("Hello, world")),
     ]
     assert render(events) == "Hello, world\n"
@@ -66,8 +66,8 @@ def test_text_streams_and_ends_with_a_newline() -> None:
 def test_thinking_then_text_are_on_separate_lines() -> None:
     """Switching from reasoning to text starts a new line."""
     events: list[Event] = [
-        MessageUpdate(message_id="m1", delta=ThinkingDelta(index=0, text="hmm")),
-        MessageUpdate(message_id="m1", delta=TextDelta(index=1, text="Yes.")),
+        MessageUpdate(delta=ThinkingDelta(index=0, text="hmm")),
+        MessageUpdate(delta=TextDelta(index=1, text="Yes.")),
         MessageEnd(message=assistant("Yes.")),
     ]
     assert render(events) == "hmm\nYes.\n"
@@ -76,7 +76,7 @@ def test_thinking_then_text_are_on_separate_lines() -> None:
 def test_tool_calls_are_one_compact_line_each() -> None:
     """Without animation every call prints one line when it ends, with its outcome."""
     events: list[Event] = [
-        MessageUpdate(message_id="m1", delta=TextDelta(index=0, text="Running tests")),
+        MessageUpdate(delta=TextDelta(index=0, text="Running tests")),
         *tool_events("c1", "bash", {"command": "npm test"}, details={"exitCode": 0}),
         *tool_events("c2", "edit", {"path": "/p/src/app.py"}, details={"added": 3, "removed": 1}),
     ]
@@ -161,7 +161,7 @@ async def test_text_during_a_running_call_freezes_its_spinner() -> None:
     renderer = TerminalRenderer(out, style=Style(False), animate=True)
     start, end = tool_events("c1", "bash", {"command": "make"})
     renderer.event(start)
-    renderer.event(MessageUpdate(message_id="m", delta=TextDelta(index=0, text="note")))
+    renderer.event(MessageUpdate(delta=TextDelta(index=0, text="note")))
     renderer.event(end)
     renderer.close()
     assert out.getvalue().endswith("○ bash  make\nnote\n● bash  make\n")

@@ -18,34 +18,36 @@ from agentd.protocol.base import Wire
 from agentd.protocol.content import Message, StopReason, Usage, UserContent
 
 # --- deltas carried by message_update -------------------------------------------------------
+# ``index`` is the content block of the assistant message the delta belongs to; it is omitted
+# on the wire when 0 (the common case), like every field at its default.
 
 
-class TextDelta(Wire, tag="text_delta", tag_field="type"):
+class TextDelta(Wire, tag="text_delta", tag_field="type", kw_only=True):
     """More text for content block ``index`` of the assistant message."""
 
-    index: int
+    index: int = 0
     text: str
 
 
-class ThinkingDelta(Wire, tag="thinking_delta", tag_field="type"):
+class ThinkingDelta(Wire, tag="thinking_delta", tag_field="type", kw_only=True):
     """More reasoning text for content block ``index``."""
 
-    index: int
+    index: int = 0
     text: str
 
 
-class ToolCallStartDelta(Wire, tag="toolcall_start", tag_field="type"):
+class ToolCallStartDelta(Wire, tag="toolcall_start", tag_field="type", kw_only=True):
     """A tool call begins at content block ``index``."""
 
-    index: int
+    index: int = 0
     id: str
     name: str
 
 
-class ToolCallDelta(Wire, tag="toolcall_delta", tag_field="type"):
+class ToolCallDelta(Wire, tag="toolcall_delta", tag_field="type", kw_only=True):
     """A raw chunk of the JSON arguments string of the tool call at ``index``."""
 
-    index: int
+    index: int = 0
     arguments: str
 
 
@@ -75,9 +77,9 @@ class MessageStart(Wire, tag="message_start", tag_field="type"):
 
 
 class MessageUpdate(Wire, tag="message_update", tag_field="type"):
-    """One streamed delta of the assistant message ``message_id``."""
+    """One streamed delta of the assistant message opened by the last ``message_start``
+    (one assistant message streams at a time per session, so no id is repeated here)."""
 
-    message_id: str
     delta: Delta
 
 

@@ -1,0 +1,162 @@
+"""Agent budgets: whole tool-using runs, streaming volume and rate, per-delta harness cost.
+
+``python -m tests.bench.bench_agent`` prints the table.
+
+- *20 bash tool turns*: a real ``agentd serve --stdio`` with ``--provider mock``; the time of
+  ``session/prompt`` ("run twenty commands"), median of 5 runs.
+- *1,000-delta reply*: the same daemon, prompt "long reply"; every ``session/event`` frame the
+  client receives is counted (bytes as on the wire) and the event rate is taken from the first
+  to the last event of the run.
+- *per-delta overhead*: in process, the real OpenAI provider parsing a 1,000-delta SSE
+  transcript (``httpx.MockTransport``) → the agent loop → the event bus → a real
+  ``Connection`` writing frames to a socket that another task reads; total time / deltas.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from agentctl.client import AgentClient, spawn_stdio
+from agentd.agent import Agent
+from agentd.config import ModelChoice
+from agentd.protocol.content import ToolCall
+from agentd.providers import make_provider
+from agentd.rpc import Connection, Router
+from agentd.server.bus import EventBus
+from agentd.tools.base import Tool, ToolContext, ToolResult
+from tests.bench.bench_providers import transcript
+
+Row = tuple[str, str, str]
+
+
+async def _daemon(root: Path) -> AgentClient:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "AGENTD_"))}
+    for name in ("XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
+        (root / name).mkdir()
+        env[name] = str(root / name)
+    return await spawn_stdio(env=env, cwd=str(root))
+
+
+async def _prompt(client: AgentClient, root: Path, text: str) -> tuple[float, int, int, float]:
+    """(prompt seconds, events, event bytes, events/s over the run) for one prompt."""
+    session = await client.call("session/new", {"cwd": str(root), "provider": "mock"})
+    frames: list[tuple[float, int]] = []
+    client.on_notification(lambda _m, data: frames.append((time.perf_counter(), len(data))))
+    start = time.perf_counter()
+    await client.call("session/prompt", {"sessionId": session["sessionId"], "text": text})
+    elapsed = time.perf_counter() - start
+    await asyncio.sleep(0.05)
+    envelope = len(b'{"jsonrpc":"2.0","method":"session/event","params":}\n')
+    size = sum(n + envelope for _, n in frames)
+    span = frames[-1][0] - frames[0][0] if len(frames) > 1 else elapsed
+    client._listeners.clear()
+    return elapsed, len(frames), size, len(frames) / span
+
+
+async def _daemon_rows() -> list[Row]:
+    root = Path(tempfile.mkdtemp(prefix="bench-", dir="/tmp"))
+    client = await _daemon(root)
+    try:
+        await _prompt(client, root, "how are you")  # warm up: mock server, imports
+        turns = [(await _prompt(client, root, "run twenty commands"))[0] for _ in range(5)]
+        _, events, size, rate = await _prompt(client, root, "long reply")
+    finally:
+        await client.close()
+    return [
+        (
+            "20 bash tool turns, prompt → agent_end (median)",
+            f"{statistics.median(turns) * 1000:.0f} ms",
+            "≤ 200 ms",
+        ),
+        (
+            "1,000-delta reply: session/event bytes",
+            f"{size / 1000:.0f} KB ({events} events)",
+            "≤ 200 KB",
+        ),
+        ("1,000-delta reply: events/s end to end", f"{rate / 1000:.1f}k/s", "≥ 20k/s"),
+    ]
+
+
+class _NoTool:
+    async def __call__(self, tool: Tool, call: ToolCall, ctx: ToolContext) -> ToolResult:
+        return ToolResult("")
+
+
+async def _allow(call: ToolCall, tool: Tool) -> str | None:
+    return None
+
+
+async def _harness_once(deltas: int) -> float:
+    body = b"".join(transcript(deltas))
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, content=body))
+    left, right = socket.socketpair()
+    reader, writer = await asyncio.open_connection(sock=left)
+    conn = Connection(reader, writer, Router(), name="bench", framing="ndjson")
+    serving = asyncio.create_task(conn.serve())
+    counted = asyncio.create_task(_count_lines(right))
+    bus = EventBus("bench", max_events=10_000, max_bytes=64 << 20)
+    bus.subscribe(conn)
+    async with httpx.AsyncClient(transport=transport) as http:
+        provider = make_provider(
+            ModelChoice("bench", "openai", "m", "http://x/v1", None, None), http
+        )
+        agent = Agent(
+            provider=provider,
+            model="m",
+            system_prompt="",
+            tools={},
+            tool_specs=[],
+            context=ToolContext(cwd=Path.cwd()),
+            sink=bus.publish,
+            authorize=_allow,
+            run_tool=_NoTool(),
+        )
+        start = time.perf_counter()
+        await agent.run("go")
+        await conn.close()
+        lines = await counted
+        elapsed = time.perf_counter() - start
+    serving.cancel()
+    right.close()
+    assert lines >= deltas, lines
+    return elapsed / deltas
+
+
+async def _count_lines(sock: socket.socket) -> int:
+    loop = asyncio.get_running_loop()
+    sock.setblocking(False)
+    lines = 0
+    while data := await loop.sock_recv(sock, 1 << 20):
+        lines += data.count(b"\n")
+    return lines
+
+
+async def _harness_rows() -> list[Row]:
+    per_delta = [await _harness_once(1000) for _ in range(15)]
+    return [
+        (
+            "per-delta harness cost, chunk in → frame out (median)",
+            f"{statistics.median(per_delta) * 1e6:.1f} µs",
+            "≤ 50 µs",
+        )
+    ]
+
+
+def main() -> list[Row]:
+    async def both() -> list[Row]:
+        return await _harness_rows() + await _daemon_rows()
+
+    return asyncio.run(both())
+
+
+if __name__ == "__main__":
+    for row in main():
+        print(" | ".join(row))
