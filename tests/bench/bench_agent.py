@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import httpx
+from tests.bench.bench_providers import transcript
 
 from agentctl.client import AgentClient, spawn_stdio
 from agentd.agent import Agent
@@ -32,7 +33,6 @@ from agentd.providers import make_provider
 from agentd.rpc import Connection, Router
 from agentd.server.bus import EventBus
 from agentd.tools.base import Tool, ToolContext, ToolResult
-from tests.bench.bench_providers import transcript
 
 Row = tuple[str, str, str]
 
