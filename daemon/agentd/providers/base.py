@@ -13,7 +13,7 @@ the iterator) closes the HTTP stream at once.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -50,6 +50,6 @@ class Provider(Protocol):
 
     name: str
 
-    def stream(self, request: ProviderRequest) -> AsyncIterator[StreamItem]:
+    def stream(self, request: ProviderRequest) -> AsyncGenerator[StreamItem, None]:
         """Stream one reply. Never raises for provider failures (see module docstring)."""
         ...

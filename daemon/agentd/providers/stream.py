@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
 
 import httpx
@@ -174,7 +174,7 @@ class HttpProvider:
         """A parser for one attempt's event stream (wire-format specific)."""
         raise NotImplementedError
 
-    async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamItem]:
+    async def stream(self, request: ProviderRequest) -> AsyncGenerator[StreamItem, None]:
         """Stream one reply (see the provider contract in ``base.py``)."""
 
         def new_builder() -> MessageBuilder:

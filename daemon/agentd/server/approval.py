@@ -78,13 +78,13 @@ class Approver:
             )
             emit(PermissionResolved(tool_call_id=call.id, outcome="reject_once", reason=reason))
             return f"Permission denied: {reason}."
-        outcome, reason = await self._first_answer(call, tool, clients)
-        emit(PermissionResolved(tool_call_id=call.id, outcome=outcome, reason=reason))
+        outcome, why = await self._first_answer(call, tool, clients)
+        emit(PermissionResolved(tool_call_id=call.id, outcome=outcome, reason=why))
         if outcome in ("allow_always", "reject_always"):
             self.runtime.policy.remember(tool.name, call.arguments, outcome == "allow_always")
         if outcome.startswith("allow"):
             return None
-        return f"Permission denied: {reason or 'the user rejected this tool call'}."
+        return f"Permission denied: {why or 'the user rejected this tool call'}."
 
     async def _first_answer(
         self, call: ToolCall, tool: Tool, clients: list[Connection]

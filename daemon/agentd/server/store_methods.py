@@ -40,7 +40,7 @@ from agentd.protocol.methods import (
 )
 
 if TYPE_CHECKING:
-    from agentd.rpc import Connection, Router
+    from agentd.rpc import Connection, Handler, Router
     from agentd.server.runtime import SessionRuntime
     from agentd.server.sessions import SessionManager
 
@@ -142,7 +142,7 @@ def register(router: Router, sessions: SessionManager) -> None:
             return CompactResult(compacted=False)
         return await runtime.compactor.compact("manual", params.instructions)
 
-    for name, handler in {
+    handlers: dict[str, Handler] = {
         "session/list": list_,
         "session/load": load,
         "session/fork": fork,
@@ -154,7 +154,8 @@ def register(router: Router, sessions: SessionManager) -> None:
         "session/subscribe": subscribe,
         "session/unsubscribe": unsubscribe,
         "session/compact": compact,
-    }.items():
+    }
+    for name, handler in handlers.items():
         router.add(name, handler)
 
 
