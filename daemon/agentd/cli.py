@@ -1,0 +1,147 @@
+"""The ``agentd`` command line.
+
+::
+
+    agentd serve [--stdio | --socket [PATH] | --tcp HOST:PORT] [options]
+    agentd --stdio                       (alias of: agentd serve --stdio)
+    agentd schema [--check] [--out DIR]
+    agentd mock-llm ...                  (the scripted LLM server used by demos and tests)
+    agentd --version
+
+``serve`` without a transport flag means ``--socket``. Usage errors print one line and exit 2.
+Start-up is kept lean: only ``argparse`` is imported here; each branch imports what it needs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+from agentd import __version__
+
+SERVE_FLAGS = ("--stdio", "--socket", "--tcp")
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are a single line on stderr (exit 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _tcp_address(text: str) -> tuple[str, int]:
+    host, colon, port = text.rpartition(":")
+    if not colon or not host or not port.isdigit() or int(port) > 65535:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
+    return host.strip("[]"), int(port)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of every subcommand except ``mock-llm`` (which has its own)."""
+    parser = _Parser(prog="agentd", description="A headless coding-agent daemon (JSON-RPC 2.0).")
+    parser.add_argument("--version", action="version", version=f"agentd {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    serve = commands.add_parser("serve", help="run the daemon")
+    where = serve.add_mutually_exclusive_group()
+    where.add_argument("--stdio", action="store_true", help="one client on stdin/stdout")
+    where.add_argument(
+        "--socket", nargs="?", const="", metavar="PATH", help="Unix socket (default: XDG path)"
+    )
+    where.add_argument("--tcp", type=_tcp_address, metavar="HOST:PORT", help="TCP with a token")
+    serve.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --tcp")
+    serve.add_argument("--token-file", type=Path, metavar="FILE", help="TCP token file")
+    serve.add_argument("--session-dir", type=Path, metavar="DIR", help="where sessions live")
+    serve.add_argument("--config", type=Path, metavar="FILE", help="configuration file")
+    serve.add_argument("--log-file", type=Path, metavar="FILE", help="append JSON logs here")
+    serve.add_argument(
+        "--log-level",
+        default="info",
+        choices=("debug", "info", "warning", "error", "critical"),
+        help="minimum level logged (default: info)",
+    )
+    serve.add_argument(
+        "--stall-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="grace period for a client that stops reading (default: 10)",
+    )
+    schema = commands.add_parser("schema", help="write schemas/*.json and the protocol tables")
+    schema.add_argument("--check", action="store_true", help="only report drift (exit 1)")
+    schema.add_argument("--out", type=Path, metavar="DIR", help="schemas directory")
+    commands.add_parser("mock-llm", help="run the scripted LLM server (see: mock-llm --help)")
+    return parser
+
+
+def _normalise(argv: list[str]) -> list[str]:
+    """``agentd --stdio ...`` (a transport flag first) means ``agentd serve --stdio ...``."""
+    if argv and argv[0].split("=", 1)[0] in SERVE_FLAGS:
+        return ["serve", *argv]
+    return argv
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args == ["--version"]:
+        print(f"agentd {__version__}")
+        return 0
+    if args[:1] == ["mock-llm"]:
+        return _mock_llm(args[1:])
+    parser = build_parser()
+    ns = parser.parse_args(_normalise(args))
+    if ns.command == "serve":
+        return _serve(ns)
+    if ns.command == "schema":
+        return _schema(ns)
+    parser.error("a command is required: serve, schema or mock-llm")
+    return 2  # not reached: error() exits
+
+
+def _serve(ns: argparse.Namespace) -> int:
+    from agentd.listen import serve
+    from agentd.server.app import DaemonOptions
+
+    options = DaemonOptions(
+        token_file=ns.token_file,
+        allow_remote=ns.allow_remote,
+        session_dir=ns.session_dir,
+        config_file=ns.config,
+        log_file=ns.log_file,
+        log_level=ns.log_level,
+        stall_timeout=ns.stall_timeout,
+    )
+    if ns.stdio:
+        options.transport = "stdio"
+    elif ns.tcp is not None:
+        options.transport = "tcp"
+        options.tcp_host, options.tcp_port = ns.tcp
+    else:
+        options.transport = "socket"
+        options.socket_path = Path(ns.socket).absolute() if ns.socket else None
+    return serve(options)
+
+
+def _schema(ns: argparse.Namespace) -> int:
+    from agentd import schema
+
+    out = ns.out or schema.default_schema_dir()
+    if ns.check:
+        drifted = schema.check(out)
+        for name in drifted:
+            print(f"agentd: {out / name} is out of date; run `agentd schema`", file=sys.stderr)
+        return 1 if drifted else 0
+    for path in schema.write(out):
+        print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+def _mock_llm(argv: list[str]) -> int:
+    try:
+        from agentd.mockllm.server import main as mock_main
+    except ImportError as exc:
+        print(f"agentd: mock-llm is not available: {exc}", file=sys.stderr)
+        return 1
+    return int(mock_main(argv) or 0)

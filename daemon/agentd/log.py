@@ -1,0 +1,91 @@
+"""Logging for the daemon: structlog, JSON lines, to stderr or a file, never to stdout.
+
+:func:`configure` is called once at start-up (again only in tests). Every line is one JSON
+object with ``timestamp``, ``level``, ``event``, the bound context (``conn_id`` and
+``request_id`` from :mod:`agentd.rpc.context`, plus anything bound with
+``structlog.contextvars``) and the call's own fields. Records of stdlib loggers (asyncio, httpx,
+``agentd.rpc``) are routed into the same stream, keeping their ``extra`` fields and tracebacks.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import MutableMapping
+from pathlib import Path
+from typing import Any, TextIO
+
+import structlog
+
+from agentd.rpc import context
+
+LEVELS = ("debug", "info", "warning", "error", "critical")
+"""Accepted ``--log-level`` values."""
+
+_RECORD_ATTRS = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
+_QUIET_LOGGERS = ("pygls", "httpcore", "hpack")
+
+
+def add_rpc_context(_logger: Any, _method: str, event: MutableMapping[str, Any]) -> Any:
+    """structlog processor: add ``conn_id`` / ``request_id`` of the current task, if set."""
+    for key, value in context.current().items():
+        event.setdefault(key, value)
+    return event
+
+
+class _StdlibToStructlog(logging.Handler):
+    """Forwards stdlib log records into structlog, so there is one JSON stream."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            fields = {
+                key: value
+                for key, value in record.__dict__.items()
+                if key not in _RECORD_ATTRS and not key.startswith("_") and key != "event"
+            }
+            if record.exc_info:
+                fields["exc_info"] = record.exc_info
+            logger = structlog.get_logger()
+            logger.log(record.levelno, record.getMessage(), logger=record.name, **fields)
+        except Exception:
+            self.handleError(record)
+
+
+def open_log_file(path: Path) -> TextIO:
+    """Open ``path`` for appending (mode 0600, parent directory 0700), line-buffered."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    return os.fdopen(fd, "a", buffering=1, encoding="utf-8", errors="replace")
+
+
+def configure(level: str = "info", log_file: Path | None = None) -> None:
+    """Send every log line, as JSON, to ``log_file`` (appended) or else to ``sys.stderr``.
+
+    ``level`` is one of :data:`LEVELS`; raises ``ValueError`` for anything else.
+    """
+    if level not in LEVELS:
+        raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LEVELS)}")
+    level_no = logging.getLevelNamesMapping()[level.upper()]
+    out = open_log_file(log_file) if log_file is not None else sys.stderr
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            add_rpc_context,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.format_exc_info,
+            structlog.processors.JSONRenderer(default=str),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(level_no),
+        logger_factory=structlog.WriteLoggerFactory(file=out),
+        cache_logger_on_first_use=False,
+    )
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    root.addHandler(_StdlibToStructlog())
+    root.setLevel(level_no)
+    for name in _QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(max(level_no, logging.WARNING))
+    logging.captureWarnings(True)

@@ -1,0 +1,415 @@
+"""The symmetric JSON-RPC 2.0 connection used by the daemon, by clients and by tests.
+
+One :class:`Connection` wraps a byte stream (``StreamReader``/``StreamWriter``). Its read loop
+(:meth:`Connection.serve`) cuts frames (:mod:`agentd.rpc.framing`), classifies them
+(:mod:`agentd.rpc.envelope`) and dispatches:
+
+* a request runs its handler as its own task, so slow calls never block fast ones; the task is
+  answered with the result, the handler's :class:`~agentd.errors.RpcError`, -32800 when
+  cancelled by ``$/cancelRequest``, or -32603 for anything else (traceback only in the log);
+* a notification runs its handler (unknown ones are ignored); ``$/cancelRequest`` is built in;
+* a response completes the matching :meth:`Connection.request`.
+
+Everything written goes through the connection's :class:`~agentd.rpc.outbox.Outbox` (bounded,
+one writer task, stalled peers dropped). When the peer ends its stream, requests already
+received still run and are answered; then the connection closes. :meth:`Connection.close`
+instead cancels them (each answered -32800), flushes and closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import itertools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar, cast, overload
+
+import msgspec
+
+from agentd.errors import (
+    ConnectionLost,
+    InternalError,
+    InvalidRequest,
+    MethodNotFound,
+    ParseError,
+    PeerTimeout,
+    RequestCancelled,
+    RpcError,
+)
+from agentd.protocol.methods import ClientCapabilities, ClientInfo
+from agentd.rpc import context, envelope
+from agentd.rpc.envelope import Id
+from agentd.rpc.framing import MAX_FRAME_BYTES, NDJSON, FrameDecoder, FrameError, encode_frame
+from agentd.rpc.outbox import QUEUE_BYTES, QUEUE_FRAMES, STALL_TIMEOUT, Outbox
+from agentd.rpc.router import Route, Router
+
+T = TypeVar("T")
+CANCEL_METHOD = "$/cancelRequest"
+READ_CHUNK = 256 * 1024
+log = logging.getLogger("agentd.rpc")
+_ids = itertools.count(1)
+_encoder = msgspec.json.Encoder()
+_result_decoders: dict[Any, msgspec.json.Decoder[Any]] = {}
+
+
+class _CancelParams(msgspec.Struct):
+    id: int | float | str | None
+
+
+def _result_decoder(result_type: Any) -> msgspec.json.Decoder[Any]:
+    decoder = _result_decoders.get(result_type)
+    if decoder is None:
+        decoder = _result_decoders[result_type] = msgspec.json.Decoder(result_type)
+    return decoder
+
+
+class Connection:
+    """One JSON-RPC peer. See the module docstring for the contract.
+
+    ``framing`` None detects the framing from the peer's first bytes (servers); clients pass
+    ``"ndjson"`` or ``"content-length"``. ``queue_limit``, ``queue_bytes`` and
+    ``stall_timeout`` set the outbound back-pressure policy of :mod:`agentd.rpc.outbox`.
+    """
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        router: Router,
+        *,
+        name: str = "",
+        transport: str = "",
+        framing: str | None = None,
+        queue_limit: int = QUEUE_FRAMES,
+        queue_bytes: int = QUEUE_BYTES,
+        stall_timeout: float = STALL_TIMEOUT,
+        max_frame: int = MAX_FRAME_BYTES,
+    ) -> None:
+        if framing not in (None, "ndjson", "content-length"):
+            raise ValueError(f"unknown framing {framing!r}")
+        self.id = next(_ids)
+        self.name = name or f"conn-{self.id}"
+        self.transport = transport
+        self.router = router
+        self.closed = False
+        self.initialized = False
+        self.authorized = True
+        self.client_info: ClientInfo | None = None
+        self.capabilities = ClientCapabilities()
+        self.stall_timeout = stall_timeout
+        self._reader = reader
+        self._frames = FrameDecoder(cast(Any, framing), max_frame)
+        self._outbox = Outbox(
+            writer,
+            self._on_broken,
+            max_frames=queue_limit,
+            max_bytes=queue_bytes,
+            stall_timeout=stall_timeout,
+        )
+        self._inflight: dict[Id, asyncio.Task[None]] = {}
+        self._pending: dict[int, asyncio.Future[msgspec.Raw]] = {}
+        self._request_ids = itertools.count(1)
+        self._close_callbacks: list[Callable[[Connection], object]] = []
+        self._serve_task: asyncio.Task[None] | None = None
+        self._shutdown_task: asyncio.Task[None] | None = None
+        self._stopping = False
+
+    def __repr__(self) -> str:
+        return f"<Connection {self.id} {self.name} {self.transport or '-'}>"
+
+    @property
+    def framing(self) -> str:
+        """The framing in use (``ndjson`` until a server has detected the peer's)."""
+        return self._frames.framing or NDJSON
+
+    # --- sending -------------------------------------------------------------------------
+
+    def _send(self, message: Any) -> None:
+        if self.closed:
+            return
+        body = _encoder.encode(message)
+        self._outbox.put(encode_frame(body, self._frames.framing or NDJSON))
+
+    def notify(self, method: str, params: Any = None) -> None:
+        """Send a notification. Never blocks; silently dropped once the connection is closed.
+
+        ``params`` may be a Struct, builtins, ``msgspec.Raw`` (pre-encoded JSON) or None
+        (the member is left out).
+        """
+        self._send(
+            envelope.NotificationMessage(method=method, params=envelope.optional_params(params))
+        )
+
+    @overload
+    async def request(
+        self, method: str, params: Any = None, *, result_type: type[T], timeout: float | None = None
+    ) -> T: ...
+
+    @overload
+    async def request(
+        self, method: str, params: Any = None, *, timeout: float | None = None
+    ) -> Any: ...
+
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        result_type: Any = Any,
+        timeout: float | None = None,
+    ) -> Any:
+        """Call ``method`` on the peer and return its result decoded as ``result_type``.
+
+        Raises :class:`PeerTimeout` after ``timeout`` seconds (the peer is sent
+        ``$/cancelRequest``, as it is when the calling task is cancelled),
+        :class:`ConnectionLost` when the connection ends first, or the peer's error as an
+        :class:`RpcError` subclass.
+        """
+        if self.closed or self._stopping:
+            raise ConnectionLost(f"connection closed; cannot call {method}")
+        request_id = next(self._request_ids)
+        future: asyncio.Future[msgspec.Raw] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        self._send(
+            envelope.RequestMessage(
+                id=request_id, method=method, params=envelope.optional_params(params)
+            )
+        )
+        try:
+            async with asyncio.timeout(timeout):
+                raw = await future
+        except TimeoutError:
+            self.notify(CANCEL_METHOD, {"id": request_id})
+            raise PeerTimeout(f"no answer to {method} within {timeout:g} s") from None
+        except asyncio.CancelledError:
+            self.notify(CANCEL_METHOD, {"id": request_id})
+            raise
+        finally:
+            self._pending.pop(request_id, None)
+        try:
+            return _result_decoder(result_type).decode(raw)
+        except msgspec.DecodeError as exc:
+            raise InvalidRequest(f"malformed result of {method}: {exc}") from None
+
+    # --- reading -------------------------------------------------------------------------
+
+    async def serve(self) -> None:
+        """Read and dispatch until the peer ends the stream or :meth:`close` is called.
+
+        On the way out: requests already received finish (unless closing cancels them),
+        pending outgoing requests fail with :class:`ConnectionLost`, queued frames are
+        flushed, the stream is closed and close callbacks run. Returns normally in all these
+        cases; re-raises only when the serving task itself is cancelled from outside.
+        """
+        self._serve_task = asyncio.current_task()
+        context.conn_id.set(self.id)
+        external_cancel = False
+        try:
+            log.debug("connection opened", extra={"peer": self.name, "transport": self.transport})
+            await self._read_loop()
+        except asyncio.CancelledError:
+            external_cancel = not self._stopping
+            self._begin_stop()
+        except (ConnectionError, OSError) as exc:
+            log.debug("read failed", extra={"error": str(exc)})
+            self._begin_stop()
+        except Exception:
+            log.exception("connection failed")
+            self._begin_stop()
+        finally:
+            await self._shutdown()
+        if external_cancel:
+            raise asyncio.CancelledError
+
+    async def _read_loop(self) -> None:
+        read = self._reader.read
+        while not self._stopping:
+            data = await read(READ_CHUNK)
+            if not data:
+                return
+            for item in self._frames.feed(data):
+                if isinstance(item, FrameError):
+                    self._on_frame_error(item)
+                else:
+                    self._dispatch(envelope.parse(item))
+            if self._frames.dead:
+                self._begin_stop()
+
+    def _on_frame_error(self, error: FrameError) -> None:
+        log.warning("bad frame", extra={"error": error.message, "fatal": error.fatal})
+        rpc_error: RpcError = (
+            InvalidRequest(error.message) if error.too_large else ParseError(error.message)
+        )
+        self._send(envelope.error_message(None, rpc_error))
+
+    def _dispatch(self, message: envelope.Inbound) -> None:
+        if isinstance(message, envelope.Request):
+            self._on_request(message)
+        elif isinstance(message, envelope.Notification):
+            self._on_notification(message)
+        elif isinstance(message, envelope.Response):
+            self._on_response(message)
+        else:
+            log.debug("invalid message", extra={"error": message.error.message})
+            self._send(envelope.error_message(message.id, message.error))
+
+    def _on_request(self, request: envelope.Request) -> None:
+        log.debug("request", extra={"id": request.id, "method": request.method})
+        try:
+            route = self.router.route(request.method)
+            if route is None:
+                raise MethodNotFound(f"unknown method: {request.method}")
+            if request.id in self._inflight:
+                raise InvalidRequest(f"request id {request.id!r} is already in use")
+            self.router.check(self, request.method)
+            params = route.decode(request.params)
+        except RpcError as exc:
+            self._send(envelope.error_message(request.id, exc))
+            return
+        if route.inline:
+            self._call_inline(route, request.id, params)
+        else:
+            self._start(route, request.id, route.handler(self, params))
+
+    def _call_inline(self, route: Route, request_id: Id, params: Any) -> None:
+        """Run a plain-function handler now, so it completes before the next frame is read."""
+        token = context.request_id.set(request_id)
+        try:
+            result = route.handler(self, params)
+            if inspect.isawaitable(result):
+                self._start(route, request_id, result)
+            else:
+                self._send(envelope.ResultMessage(id=request_id, result=result))
+        except RpcError as exc:
+            self._send(envelope.error_message(request_id, exc))
+        except Exception:
+            self._internal_error(route, request_id)
+        finally:
+            context.request_id.reset(token)
+
+    def _start(self, route: Route, request_id: Id, pending: Awaitable[Any]) -> None:
+        task = asyncio.get_running_loop().create_task(self._run(route, request_id, pending))
+        self._inflight[request_id] = task
+        task.add_done_callback(lambda done: self._forget(request_id, done))
+
+    def _forget(self, request_id: Id, task: asyncio.Task[None]) -> None:
+        if self._inflight.get(request_id) is task:
+            del self._inflight[request_id]
+
+    async def _run(self, route: Route, request_id: Id, pending: Awaitable[Any]) -> None:
+        context.request_id.set(request_id)
+        try:
+            result = await pending
+            self._send(envelope.ResultMessage(id=request_id, result=result))
+        except asyncio.CancelledError:
+            self._send(envelope.error_message(request_id, RequestCancelled("request cancelled")))
+        except RpcError as exc:
+            self._send(envelope.error_message(request_id, exc))
+        except Exception:
+            self._internal_error(route, request_id)
+
+    def _internal_error(self, route: Route, request_id: Id) -> None:
+        """Answer -32603 without details; the traceback goes to the log only."""
+        log.exception("request failed", extra={"method": route.method})
+        error = InternalError(
+            f"internal error in {route.method} (request {request_id!r}; see the daemon log)"
+        )
+        self._send(envelope.error_message(request_id, error))
+
+    def _on_notification(self, note: envelope.Notification) -> None:
+        if note.method == CANCEL_METHOD:
+            self._on_cancel(note.params)
+            return
+        route = self.router.notification_route(note.method)
+        if route is None:
+            log.debug("notification ignored", extra={"method": note.method})
+            return
+        try:
+            params = route.decode(note.params)
+            outcome = route.handler(self, params)
+        except Exception:
+            log.exception("notification handler failed", extra={"method": note.method})
+            return
+        if outcome is not None:
+            asyncio.get_running_loop().create_task(self._await_notification(note.method, outcome))
+
+    @staticmethod
+    async def _await_notification(method: str, outcome: Any) -> None:
+        try:
+            await outcome
+        except Exception:
+            log.exception("notification handler failed", extra={"method": method})
+
+    def _on_cancel(self, raw: msgspec.Raw) -> None:
+        try:
+            target = msgspec.json.decode(raw, type=_CancelParams).id
+        except msgspec.DecodeError:
+            log.debug("malformed $/cancelRequest ignored")
+            return
+        task = self._inflight.get(target)
+        if task is not None:
+            task.cancel()
+
+    def _on_response(self, response: envelope.Response) -> None:
+        future = self._pending.get(response.id) if isinstance(response.id, int) else None
+        if future is None or future.done():
+            log.debug("response to unknown request ignored", extra={"id": response.id})
+            return
+        if response.error is not None:
+            future.set_exception(envelope.to_exception(response.error))
+        else:
+            future.set_result(response.result)
+
+    # --- closing -------------------------------------------------------------------------
+
+    def add_close_callback(self, fn: Callable[[Connection], object]) -> None:
+        """Call ``fn(connection)`` once, when the connection has closed."""
+        self._close_callbacks.append(fn)
+
+    def start(self) -> asyncio.Task[None]:
+        """Run :meth:`serve` in a new task and return it (for clients)."""
+        task = asyncio.get_running_loop().create_task(self.serve(), name=f"rpc-{self.name}")
+        self._serve_task = task
+        return task
+
+    async def close(self) -> None:
+        """Stop reading, cancel in-flight handlers (answered -32800), flush, close the stream."""
+        self._begin_stop()
+        serve_task = self._serve_task
+        if serve_task and not serve_task.done() and serve_task is not asyncio.current_task():
+            serve_task.cancel()
+        await self._shutdown()
+
+    def _begin_stop(self) -> None:
+        self._stopping = True
+        for task in list(self._inflight.values()):
+            if task is not asyncio.current_task():
+                task.cancel()
+
+    def _on_broken(self, reason: str) -> None:
+        log.warning("dropping connection", extra={"reason": reason, "peer": self.name})
+        self._begin_stop()
+        asyncio.get_running_loop().create_task(self.close())
+
+    async def _shutdown(self) -> None:
+        if self._shutdown_task is None:
+            loop = asyncio.get_running_loop()
+            self._shutdown_task = loop.create_task(self._finish())
+        await asyncio.shield(self._shutdown_task)
+
+    async def _finish(self) -> None:
+        self._stopping = True
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(ConnectionLost("the connection closed"))
+        if self._inflight:
+            await asyncio.wait(list(self._inflight.values()))
+        self.closed = True
+        await self._outbox.close(self.stall_timeout)
+        log.debug("connection closed", extra={"peer": self.name})
+        for callback in self._close_callbacks:
+            try:
+                callback(self)
+            except Exception:
+                log.exception("close callback failed")

@@ -1,0 +1,249 @@
+"""Generate the JSON Schemas in ``schemas/`` and the tables of ``schemas/README.md``.
+
+Everything comes from the wire types, so the documents cannot drift from the code:
+
+* ``protocol.schema.json``: every method of :data:`agentd.protocol.methods.METHODS` (params,
+  result, direction, description), the ``session/event`` notification and its :data:`Event`
+  union, ``$/cancelRequest`` and the error codes; all types under ``$defs``.
+* ``session.schema.json``: the session file's header and entry types, written only when
+  :mod:`agentd.protocol.session_file` exists (with ``SessionHeader`` and ``Entry``).
+* ``README.md``: the hand-written protocol document; only the blocks between
+  ``<!-- BEGIN GENERATED name -->`` and ``<!-- END GENERATED name -->`` are rewritten
+  (``methods``, ``events``, ``errors``).
+
+``agentd schema`` writes the files; ``agentd schema --check`` and the drift test compare.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from agentd import errors
+from agentd.protocol.events import Event, SessionEvent
+from agentd.protocol.methods import METHODS, PROTOCOL_VERSION
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+REF_TEMPLATE = "#/$defs/{name}"
+SESSION_FILE_MODULE = "agentd.protocol.session_file"
+PROTOCOL_FILE = "protocol.schema.json"
+SESSION_FILE = "session.schema.json"
+README_FILE = "README.md"
+DIRECTIONS = {"client": "client → daemon", "server": "daemon → client"}
+_BLOCK = re.compile(
+    r"(<!-- BEGIN GENERATED (?P<name>[a-z]+) -->\n).*?(<!-- END GENERATED (?P=name) -->)",
+    re.DOTALL,
+)
+_TREE_LINE = re.compile(r"(?P<name>[A-Z]\w+)\s+(?P<code>-\d+)\s+(?P<text>.+)")
+_CANCEL_PARAMS = {
+    "type": "object",
+    "properties": {"id": {"type": ["integer", "number", "string", "null"]}},
+    "required": ["id"],
+}
+
+
+def default_schema_dir() -> Path:
+    """``schemas/`` of the source tree when running from it, else ``./schemas``."""
+    tree = Path(__file__).resolve().parents[2] / "schemas"
+    return tree if tree.is_dir() else Path.cwd() / "schemas"
+
+
+def _dump(document: dict[str, Any]) -> str:
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def protocol_schema() -> dict[str, Any]:
+    """The protocol document: methods, notifications, errors and every type in ``$defs``."""
+    types: list[Any] = []
+    for spec in METHODS.values():
+        types += [spec.params, spec.result]
+    types += [Event, SessionEvent]
+    schemas, components = msgspec.json.schema_components(types, ref_template=REF_TEMPLATE)
+    defs = dict(sorted(components.items()))
+    defs["Event"] = {"description": "Every agent event, tagged by `type`.", **schemas[-2]}
+    methods = {
+        name: {
+            "direction": spec.direction,
+            "description": spec.doc,
+            "params": schemas[2 * index],
+            "result": schemas[2 * index + 1],
+        }
+        for index, (name, spec) in enumerate(METHODS.items())
+    }
+    return {
+        "$schema": DRAFT,
+        "title": "agentd JSON-RPC 2.0 protocol",
+        "description": "direction: `client` methods are called by clients, `server` methods "
+        "by the daemon. See schemas/README.md for framing and lifecycle.",
+        "protocolVersion": PROTOCOL_VERSION,
+        "$defs": defs,
+        "methods": methods,
+        "notifications": {
+            "session/event": schemas[-1],
+            "$/cancelRequest": _CANCEL_PARAMS,
+        },
+        "errors": [
+            {"code": code, "name": name, "description": text} for code, name, text in error_rows()
+        ],
+    }
+
+
+def session_schema() -> dict[str, Any] | None:
+    """The session file document, or None when the session file types do not exist (yet)."""
+    if importlib.util.find_spec(SESSION_FILE_MODULE) is None:
+        return None
+    module = importlib.import_module(SESSION_FILE_MODULE)
+    header, entry = getattr(module, "SessionHeader", None), getattr(module, "Entry", None)
+    if header is None or entry is None:
+        return None
+    (header_ref, entry_schema), components = msgspec.json.schema_components(
+        [header, entry], ref_template=REF_TEMPLATE
+    )
+    return {
+        "$schema": DRAFT,
+        "title": "agentd session file (JSONL)",
+        "description": "The first line is a `header`; every later line is one `entry`. "
+        "Lines are separated by LF only.",
+        "$defs": dict(sorted(components.items())),
+        "header": header_ref,
+        "entry": entry_schema,
+    }
+
+
+# --- README tables ----------------------------------------------------------------------
+
+
+def error_rows() -> list[tuple[int, str, str]]:
+    """``(code, class name, meaning)`` for every error class, sorted by code."""
+    tree = {
+        match["name"]: match["text"].strip()
+        for line in (errors.__doc__ or "").splitlines()
+        if (match := _TREE_LINE.search(line))
+    }
+    rows = []
+    for cls in errors.ERROR_CLASSES:
+        own_doc = cls.__dict__.get("__doc__")
+        text = own_doc.strip().splitlines()[0] if own_doc else tree.get(cls.__name__, "")
+        rows.append((cls.code, cls.__name__, text))
+    return sorted(rows, key=lambda row: -row[0])
+
+
+def _fields(tp: Any) -> str:
+    if not (isinstance(tp, type) and issubclass(tp, msgspec.Struct)):
+        return "—"
+    tag_field = tp.__struct_config__.tag_field
+    names = [
+        f"`{field.encode_name}`" + ("" if field.required else "?")
+        for field in msgspec.structs.fields(tp)
+        if field.encode_name != tag_field
+    ]
+    return ", ".join(names) or "(none)"
+
+
+def _first_line(tp: Any) -> str:
+    return (tp.__doc__ or "").strip().split("\n")[0].replace("|", "\\|")
+
+
+def methods_table() -> str:
+    """The Markdown table of every method."""
+    lines = ["| Method | Direction | Params | Result | Description |", "|---|---|---|---|---|"]
+    for name, spec in METHODS.items():
+        params = f"`{spec.params.__name__}`: {_fields(spec.params)}"
+        result = f"`{spec.result.__name__}`: {_fields(spec.result)}"
+        direction = DIRECTIONS.get(spec.direction, spec.direction)
+        lines.append(f"| `{name}` | {direction} | {params} | {result} | {spec.doc} |")
+    return "\n".join(lines) + "\n"
+
+
+def event_types() -> list[Any]:
+    """Every Struct of the :data:`Event` union, in declaration order."""
+    return list(Event.__args__)
+
+
+def events_table() -> str:
+    """The Markdown table of every event of the ``session/event`` notification."""
+    lines = ["| `type` | Struct | Fields | Meaning |", "|---|---|---|---|"]
+    for tp in event_types():
+        tag = tp.__struct_config__.tag
+        lines.append(f"| `{tag}` | `{tp.__name__}` | {_fields(tp)} | {_first_line(tp)} |")
+    return "\n".join(lines) + "\n"
+
+
+def errors_table() -> str:
+    """The Markdown table of every error code."""
+    lines = ["| Code | Name | Meaning |", "|---|---|---|"]
+    lines += [f"| {code} | `{name}` | {text} |" for code, name, text in error_rows()]
+    return "\n".join(lines) + "\n"
+
+
+TABLES: dict[str, Callable[[], str]] = {
+    "methods": methods_table,
+    "events": events_table,
+    "errors": errors_table,
+}
+
+
+def render_readme(current: str) -> str:
+    """``current`` with every generated block replaced by a fresh table.
+
+    Raises ValueError when a block of :data:`TABLES` has no markers in ``current``.
+    """
+    missing = set(TABLES) - {match["name"] for match in _BLOCK.finditer(current)}
+    if missing:
+        raise ValueError(f"README lacks generated blocks: {', '.join(sorted(missing))}")
+
+    def replace(match: re.Match[str]) -> str:
+        table = TABLES.get(match["name"])
+        if table is None:
+            return match[0]
+        return f"{match[1]}\n{table()}\n{match[3]}"
+
+    return _BLOCK.sub(replace, current)
+
+
+# --- files ------------------------------------------------------------------------------
+
+
+def generate(out_dir: Path) -> dict[str, str | None]:
+    """File name → fresh content (None: the file should not exist), in memory."""
+    session = session_schema()
+    readme = out_dir / README_FILE
+    return {
+        PROTOCOL_FILE: _dump(protocol_schema()),
+        SESSION_FILE: _dump(session) if session is not None else None,
+        README_FILE: render_readme(readme.read_text(encoding="utf-8")),
+    }
+
+
+def check(out_dir: Path) -> list[str]:
+    """Names of the files in ``out_dir`` that differ from a fresh generation."""
+    drifted = []
+    for name, content in generate(out_dir).items():
+        path = out_dir / name
+        current = path.read_text(encoding="utf-8") if path.exists() else None
+        if current != content:
+            drifted.append(name)
+    return drifted
+
+
+def write(out_dir: Path) -> list[Path]:
+    """Regenerate the files of ``out_dir``; return the paths written or removed."""
+    changed = []
+    for name, content in generate(out_dir).items():
+        path = out_dir / name
+        current = path.read_text(encoding="utf-8") if path.exists() else None
+        if current == content:
+            continue
+        if content is None:
+            path.unlink()
+        else:
+            path.write_text(content, encoding="utf-8")
+        changed.append(path)
+    return changed

@@ -1,0 +1,167 @@
+"""The daemon object: options, live connections, sessions, the router and graceful shutdown.
+
+:class:`Daemon` knows nothing about sockets: a :class:`Listener` (see :mod:`agentd.listen`)
+accepts streams and hands each to :meth:`Daemon.attach`. :meth:`Daemon.run` starts the
+listener and waits for :meth:`Daemon.request_shutdown` (the ``shutdown`` method, SIGTERM,
+SIGINT, or the end of the stdio stream), then stops in this order: stop accepting, close the
+sessions (runs cancelled, files flushed), close every connection (queued frames flushed), let
+the listener remove its files.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Protocol
+
+import structlog
+
+from agentd import __version__
+from agentd.rpc import Connection, Router
+from agentd.rpc.outbox import QUEUE_BYTES, QUEUE_FRAMES, STALL_TIMEOUT
+
+log = structlog.get_logger("agentd.daemon")
+
+Transport = Literal["stdio", "socket", "tcp"]
+SHUTDOWN_TIMEOUT = 10.0
+"""Seconds allowed for closing the sessions, then for closing the connections, at shutdown."""
+
+
+@dataclass
+class DaemonOptions:
+    """Everything ``agentd serve`` was told. Paths left None mean the XDG defaults."""
+
+    transport: Transport = "socket"
+    socket_path: Path | None = None
+    tcp_host: str = "127.0.0.1"
+    tcp_port: int = 0
+    allow_remote: bool = False
+    token_file: Path | None = None
+    session_dir: Path | None = None
+    config_file: Path | None = None
+    log_file: Path | None = None
+    log_level: str = "info"
+    queue_limit: int = QUEUE_FRAMES
+    queue_bytes: int = QUEUE_BYTES
+    stall_timeout: float = STALL_TIMEOUT
+
+
+class Listener(Protocol):
+    """Accepts client streams for a daemon (one implementation per transport)."""
+
+    async def start(self, daemon: Daemon) -> None:
+        """Bind and begin handing streams to ``daemon.attach``; raise ListenError to refuse."""
+
+    async def stop(self) -> None:
+        """Stop accepting new clients."""
+
+    async def close(self) -> None:
+        """Release what :meth:`start` created (socket, pid and lock files)."""
+
+
+class Daemon:
+    """One running agentd: shared by every connection, independent of any of them."""
+
+    def __init__(self, options: DaemonOptions) -> None:
+        from agentd.server.sessions import SessionManager
+
+        self.options = options
+        self.version = __version__
+        self.pid = os.getpid()
+        self.started_at = time.monotonic()
+        self.connections: set[Connection] = set()
+        self.tcp_token: str | None = None
+        self.sessions = SessionManager(self)
+        self.router = build_router(self)
+        self._shutdown = asyncio.Event()
+
+    @property
+    def uptime(self) -> float:
+        """Seconds since the daemon object was created."""
+        return time.monotonic() - self.started_at
+
+    def request_shutdown(self) -> None:
+        """Ask :meth:`run` to stop gracefully (idempotent, safe from signal handlers)."""
+        self._shutdown.set()
+
+    async def attach(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        *,
+        transport: str,
+        name: str,
+        authorized: bool = True,
+    ) -> None:
+        """Serve one client stream until it ends. ``authorized`` False requires a token."""
+        if self._shutdown.is_set():
+            writer.close()
+            return
+        options = self.options
+        connection = Connection(
+            reader,
+            writer,
+            self.router,
+            name=name,
+            transport=transport,
+            queue_limit=options.queue_limit,
+            queue_bytes=options.queue_bytes,
+            stall_timeout=options.stall_timeout,
+        )
+        connection.authorized = authorized
+        self.connections.add(connection)
+        log.info("client connected", conn_id=connection.id, name=name, transport=transport)
+        try:
+            await connection.serve()
+        finally:
+            self.connections.discard(connection)
+            log.info("client disconnected", conn_id=connection.id, name=name)
+
+    async def run(self, listener: Listener) -> int:
+        """Serve until shutdown is requested; returns the exit code (0).
+
+        Errors of ``listener.start`` (e.g. ListenError) propagate after cleanup.
+        """
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, self.request_shutdown)
+        try:
+            await listener.start(self)
+            log.info("daemon started", transport=self.options.transport, version=__version__)
+            await self._shutdown.wait()
+            log.info("daemon stopping")
+            await self._stop(listener)
+        finally:
+            await listener.close()
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                loop.remove_signal_handler(signum)
+        log.info("daemon stopped")
+        return 0
+
+    async def _stop(self, listener: Listener) -> None:
+        await listener.stop()
+        try:
+            async with asyncio.timeout(SHUTDOWN_TIMEOUT):
+                await self.sessions.close()
+        except Exception:
+            log.exception("closing the sessions failed")
+        closing = [connection.close() for connection in list(self.connections)]
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(SHUTDOWN_TIMEOUT):
+                await asyncio.gather(*closing, return_exceptions=True)
+
+
+def build_router(daemon: Daemon) -> Router:
+    """The daemon's method table: lifecycle methods, then the session methods."""
+    from agentd.server.lifecycle import register_lifecycle
+    from agentd.server.sessions import register_sessions
+
+    router = Router()
+    register_lifecycle(router, daemon)
+    register_sessions(router, daemon)
+    return router

@@ -1,0 +1,115 @@
+"""Lifecycle methods: ``initialize``, ``shutdown``, ``daemon/status``, and the call guard.
+
+Rules enforced by :func:`guard` before every request:
+
+* on TCP, nothing but ``initialize`` is accepted until it has presented the daemon's token
+  (-32001, and the connection is closed);
+* everywhere, ``initialize`` must come first; only ``daemon/status`` is allowed before it
+  (-32004 otherwise).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import os
+from typing import TYPE_CHECKING
+
+import structlog
+
+from agentd import __version__
+from agentd.errors import InvalidRequest, NotInitialized, Unauthorized
+from agentd.protocol.base import Empty
+from agentd.protocol.methods import (
+    PROTOCOL_VERSION,
+    DaemonStatusResult,
+    InitializeParams,
+    InitializeResult,
+    OkResult,
+    ServerCapabilities,
+    ServerInfo,
+)
+
+if TYPE_CHECKING:
+    from agentd.rpc import Connection, Router
+    from agentd.server.app import Daemon
+
+log = structlog.get_logger("agentd.lifecycle")
+
+OPEN_METHODS = frozenset({"initialize", "daemon/status"})
+"""Methods a connection may call before ``initialize``."""
+
+
+def guard(connection: Connection, method: str) -> None:
+    """Refuse calls that come before a successful ``initialize`` (see the module docstring)."""
+    if connection.initialized:
+        return
+    if not connection.authorized and method != "initialize":
+        _close_soon(connection)
+        raise Unauthorized("this TCP connection must call initialize with the token first")
+    if method not in OPEN_METHODS:
+        raise NotInitialized(f"call initialize before {method}")
+
+
+def _close_soon(connection: Connection) -> None:
+    """Close after the current answer is queued (it is flushed by close)."""
+    asyncio.get_running_loop().create_task(connection.close())
+
+
+def register_lifecycle(router: Router, daemon: Daemon) -> None:
+    """Register the lifecycle methods and the guard on ``router``.
+
+    The handlers are plain functions, so they run inline: a request pipelined right after
+    ``initialize`` already sees the connection initialized.
+    """
+
+    def initialize(connection: Connection, params: InitializeParams) -> InitializeResult:
+        if connection.initialized:
+            raise InvalidRequest("initialize was already called on this connection")
+        if not connection.authorized:
+            _check_token(connection, daemon.tcp_token, params.token)
+        connection.initialized = True
+        connection.client_info = params.client_info
+        connection.capabilities = params.capabilities
+        client = params.client_info
+        log.info(
+            "client initialized",
+            client=client.name if client else None,
+            client_version=client.version if client else None,
+            protocol_version=params.protocol_version,
+        )
+        return InitializeResult(
+            protocol_version=PROTOCOL_VERSION,
+            server_info=ServerInfo(name="agentd", version=__version__),
+            capabilities=ServerCapabilities(),
+        )
+
+    def shutdown(connection: Connection, params: Empty) -> OkResult:
+        log.info("shutdown requested", conn_id=connection.id)
+        asyncio.get_running_loop().call_soon(daemon.request_shutdown)
+        return OkResult()
+
+    def status(connection: Connection, params: Empty) -> DaemonStatusResult:
+        return DaemonStatusResult(
+            version=__version__,
+            pid=os.getpid(),
+            uptime_s=round(daemon.uptime, 3),
+            connections=len(daemon.connections),
+            sessions=daemon.sessions.loaded_ids(),
+            transport=daemon.options.transport,
+        )
+
+    router.add_guard(guard)
+    router.add("initialize", initialize)
+    router.add("shutdown", shutdown)
+    router.add("daemon/status", status)
+
+
+def _check_token(connection: Connection, expected: str | None, given: str | None) -> None:
+    """Accept the connection when ``given`` equals the daemon's token; else refuse and close."""
+    if expected and given and hmac.compare_digest(expected.encode(), given.encode()):
+        connection.authorized = True
+        return
+    log.warning("unauthorized TCP client", conn_id=connection.id, token_given=given is not None)
+    _close_soon(connection)
+    raise Unauthorized("missing or wrong token" if given else "initialize needs the token")
