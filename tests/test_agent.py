@@ -26,8 +26,8 @@ from agentd.tools.base import Tool, ToolContext, ToolResult, ToolSpec
 from tests.fakes import EchoTool, ScriptedProvider, reply
 
 
-async def run_echo(tool: Tool, call: ToolCall, ctx: ToolContext) -> ToolResult:
-    params = msgspec.convert(call.arguments, tool.Params)
+async def run_echo(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    params = msgspec.convert(args, tool.Params)
     return await tool.run(params, ctx)
 
 

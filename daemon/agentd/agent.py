@@ -63,7 +63,8 @@ from agentd.tools.base import Tool, ToolContext, ToolResult, ToolSpec
 EventSink = Callable[[Event], None]
 Authorizer = Callable[[ToolCall, Tool], Awaitable[str | None]]
 """Decides whether a tool call may run: ``None`` to allow, or the refusal text for the model."""
-ToolRunner = Callable[[Tool, ToolCall, ToolContext], Awaitable[ToolResult]]
+ToolRunner = Callable[[Tool, dict[str, Any], ToolContext], Awaitable[ToolResult]]
+"""Validates the raw arguments against the tool's Params and runs it (``tools.run_tool``)."""
 Compactor = Callable[[str], Awaitable[bool]]
 """Summarises older context (reason: threshold or overflow); returns whether it compacted."""
 
@@ -285,7 +286,7 @@ class Agent:
         return await self.authorize(call, tool)
 
     async def _execute(self, tool: Tool, call: ToolCall, ctx: ToolContext) -> ToolResult:
-        result = await self.run_tool(tool, call, ctx)
+        result = await self.run_tool(tool, call.arguments, ctx)
         self.context.cwd = ctx.cwd
         return result
 

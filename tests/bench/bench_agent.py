@@ -21,6 +21,7 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 from tests.bench.bench_providers import transcript
@@ -86,7 +87,7 @@ async def _daemon_rows() -> list[Row]:
 
 
 class _NoTool:
-    async def __call__(self, tool: Tool, call: ToolCall, ctx: ToolContext) -> ToolResult:
+    async def __call__(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return ToolResult("")
 
 

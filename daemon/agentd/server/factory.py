@@ -13,17 +13,17 @@ from typing import TYPE_CHECKING, Any
 
 from agentd.agent import Agent
 from agentd.errors import ConfigError, InvalidParams, SessionNotFound
-from agentd.protocol.content import ToolCall
 from agentd.protocol.methods import ModelsListResult, SessionNewParams
 from agentd.server.approval import DEFAULT_TIMEOUT, Approver
 from agentd.server.compaction import Compactor
 from agentd.server.runtime import SessionRuntime, Settings
-from agentd.tools.base import Tool, ToolContext, ToolResult
+from agentd.tools.base import Tool, ToolContext
 
 if TYPE_CHECKING:
     import httpx
 
     from agentd.config import Config, ModelChoice
+    from agentd.permissions import PermissionPolicy
     from agentd.providers.retry import RetryPolicy
     from agentd.store import SessionFile
 
@@ -213,40 +213,22 @@ def _record_settings(file: SessionFile, parts: _Parts, title: str | None) -> Non
 def _assemble(
     services: Services, file: SessionFile, parts: _Parts, messages: list[Any], title: str | None
 ) -> SessionRuntime:
-    from agentd.permissions import PermissionPolicy
     from agentd.prompt import build_system_prompt
     from agentd.providers import make_provider
     from agentd.tools import run_tool, tool_spec
 
-    sandboxed = parts.config.raw.get("sandbox") == "workspace"
-    permissions = dict(parts.config.raw.get("permissions") or {})
-    timeout = permissions.pop("timeout", DEFAULT_TIMEOUT)
-    policy = PermissionPolicy.from_config(
-        parts.mode, permissions, workspace=parts.cwd if sandboxed else None
-    )
+    policy, approver = _approval(parts)
     specs = [tool_spec(t) for t in parts.tools.values()]
-    context = ToolContext(
-        cwd=parts.cwd,
-        session_id=file.header.id,
-        workspace=parts.cwd if sandboxed else None,
-        spill_dir=file.path.parent / f"{file.header.id}.spill",
-        options={"secret_env": sorted(services.secret_names())},
-    )
-
-    async def execute(tool: Tool, call: ToolCall, ctx: ToolContext) -> ToolResult:
-        return await run_tool(tool, call.arguments, ctx)
-
-    approver = Approver(timeout=float(timeout))
     agent = Agent(
         provider=make_provider(parts.choice, services.http(), retry=retry_policy(parts.config)),
         model=parts.choice.model,
         system_prompt=build_system_prompt(parts.cwd, specs, override=parts.system_prompt),
         tools=parts.tools,
         tool_specs=specs,
-        context=context,
+        context=_tool_context(services, file, parts, policy.workspace),
         sink=lambda _event: None,
         authorize=approver,
-        run_tool=execute,
+        run_tool=run_tool,
         messages=messages,
         max_turns=parts.max_turns or 50,
     )
@@ -263,3 +245,30 @@ def _assemble(
     runtime.compactor = compactor(runtime, parts)
     agent.compact = runtime.compactor
     return runtime
+
+
+def _approval(parts: _Parts) -> tuple[PermissionPolicy, Approver]:
+    """The ``[permissions]`` policy (plus ``timeout``) and ``sandbox = "workspace"``."""
+    from agentd.permissions import PermissionPolicy
+
+    permissions = dict(parts.config.raw.get("permissions") or {})
+    timeout = float(permissions.pop("timeout", DEFAULT_TIMEOUT))
+    sandboxed = parts.config.raw.get("sandbox") == "workspace"
+    policy = PermissionPolicy.from_config(
+        parts.mode, permissions, workspace=parts.cwd if sandboxed else None
+    )
+    return policy, Approver(timeout=timeout)
+
+
+def _tool_context(
+    services: Services, file: SessionFile, parts: _Parts, workspace: Path | None
+) -> ToolContext:
+    from agentd.paths import state_dir
+
+    return ToolContext(
+        cwd=parts.cwd,
+        session_id=file.header.id,
+        workspace=workspace,
+        spill_dir=state_dir() / "spill" / file.header.id,
+        options={"secret_env": sorted(services.secret_names())},
+    )
