@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentd.providers.sse import ServerSentEvent, SSEDecoder
@@ -115,7 +115,7 @@ def test_a_large_event_fed_in_small_chunks() -> None:
 
 
 _values = st.text(
-    alphabet=st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",)), max_size=20
+    alphabet=st.characters(exclude_characters="\r\n", exclude_categories=("Cs",)), max_size=20
 )
 _fields = st.sampled_from(["data", "event", "id", "retry", "other", ""])
 _line = st.one_of(
@@ -126,6 +126,7 @@ _ending = st.sampled_from(["\n", "\r", "\r\n"])
 _stream = st.lists(st.tuples(_line, _ending).map("".join), max_size=30).map("".join)
 
 
+@settings(deadline=None)
 @given(_stream, st.lists(st.integers(min_value=0, max_value=400), max_size=12))
 def test_any_chunking_gives_the_same_events(text: str, cuts: list[int]) -> None:
     """Splitting the byte stream anywhere (even inside CRLF or a character) changes nothing."""
@@ -147,6 +148,7 @@ _event = st.builds(
 )
 
 
+@settings(deadline=None)
 @given(st.lists(_event, max_size=10), _ending)
 def test_encoded_events_decode_back(events: list[ServerSentEvent], ending: str) -> None:
     """Events written as ``event:``/``data:`` lines come back unchanged."""
