@@ -274,7 +274,7 @@ async def start_daemon(
                     f"could not start agentd on {path} ({reason}); log {log_path}:\n{tail}"
                 ) from None
         await asyncio.sleep(delay)
-        delay = min(delay * 2, 0.05)
+        delay = min(delay * 2, 0.02)
 
 
 async def connect_tcp(

@@ -1,9 +1,12 @@
 """Start-up budgets of the shell client, measured as whole processes.
 
-``python -m tests.bench.bench_agentctl`` prints the table. Each figure is the median wall time
-of several runs of the real ``agentctl`` console script in an isolated sandbox (own XDG
-directories), with the mock LLM, so it counts interpreter start, imports, connecting, the run
-and exit.
+``python -m tests.bench.bench_agentctl`` prints the table. Each figure is the wall time of
+whole runs of the real ``agentctl`` console script in an isolated sandbox (own XDG directories)
+with the mock LLM, so it counts interpreter start, imports, connecting, the run and exit:
+the median, and in brackets the fastest run (the best estimate on a busy machine).
+
+Bytecode caching is left on (``PYTHONDONTWRITEBYTECODE`` is dropped for these processes), as
+in any installed copy; the first, unmeasured run of each kind fills the cache.
 """
 
 from __future__ import annotations
@@ -26,6 +29,16 @@ def _agentctl() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "agentctl"]
 
 
+def _sandbox() -> Sandbox:
+    sandbox = Sandbox()
+    sandbox.env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return sandbox
+
+
+def _summary(samples: list[float]) -> str:
+    return f"{statistics.median(samples):.0f} ms ({min(samples):.0f})"
+
+
 def _timed(argv: list[str], sandbox: Sandbox) -> float:
     """Milliseconds one process takes; it must succeed."""
     started = time.perf_counter()
@@ -43,13 +56,12 @@ def _timed(argv: list[str], sandbox: Sandbox) -> float:
     return elapsed
 
 
-def measure_version() -> float:
-    """Median ms of ``agentctl --version``."""
-    sandbox = Sandbox()
+def measure_version() -> list[float]:
+    """ms of ``agentctl --version`` runs."""
+    sandbox = _sandbox()
     try:
-        return statistics.median(
-            _timed([*_agentctl(), "--version"], sandbox) for _ in range(VERSION_RUNS)
-        )
+        _timed([*_agentctl(), "--version"], sandbox)
+        return [_timed([*_agentctl(), "--version"], sandbox) for _ in range(VERSION_RUNS)]
     finally:
         sandbox.close()
 
@@ -57,35 +69,35 @@ def measure_version() -> float:
 SEND = ("send", "--provider", "mock", "how are you")
 
 
-def measure_send_warm() -> float:
-    """Median ms of ``agentctl send --provider mock "how are you"`` with the daemon running."""
-    sandbox = Sandbox()
+def measure_send_warm() -> list[float]:
+    """ms of ``agentctl send --provider mock "how are you"`` runs with the daemon running."""
+    sandbox = _sandbox()
     try:
         _timed([*_agentctl(), "daemon", "start"], sandbox)
         _timed([*_agentctl(), *SEND], sandbox)  # the daemon's first run starts the mock LLM
-        return statistics.median(_timed([*_agentctl(), *SEND], sandbox) for _ in range(SEND_RUNS))
+        return [_timed([*_agentctl(), *SEND], sandbox) for _ in range(SEND_RUNS)]
     finally:
         sandbox.close()
 
 
-def measure_send_autostart() -> float:
-    """Median ms of the same send when it has to start the shared daemon first."""
+def measure_send_autostart() -> list[float]:
+    """ms of the same send when it has to start the shared daemon first."""
     samples = []
-    for _ in range(AUTOSTART_RUNS):
-        sandbox = Sandbox()
+    for _ in range(AUTOSTART_RUNS + 1):
+        sandbox = _sandbox()
         try:
             samples.append(_timed([*_agentctl(), *SEND], sandbox))
         finally:
             sandbox.close()
-    return statistics.median(samples)
+    return samples[1:]
 
 
 def main() -> list[tuple[str, str, str]]:
     """Rows of (measure, value, budget)."""
     return [
-        ("agentctl --version", f"{measure_version():.0f} ms", "≤ 60 ms"),
-        ("agentctl send (daemon running)", f"{measure_send_warm():.0f} ms", "≤ 200 ms"),
-        ("agentctl send (daemon auto-started)", f"{measure_send_autostart():.0f} ms", "≤ 500 ms"),
+        ("agentctl --version", _summary(measure_version()), "≤ 60 ms"),
+        ("agentctl send (daemon running)", _summary(measure_send_warm()), "≤ 200 ms"),
+        ("agentctl send (daemon auto-started)", _summary(measure_send_autostart()), "≤ 500 ms"),
     ]
 
 
