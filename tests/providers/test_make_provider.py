@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import httpx
+import pytest
 
 from agentd.config import ModelChoice
 from agentd.mockllm import ensure_mock_server, stop_mock_server
@@ -39,3 +42,23 @@ async def test_mock_without_url_starts_the_shared_server() -> None:
         text="I'm doing well, thank you for asking! What shall we work on?"
     )
     assert message.usage.cost == 0.0
+
+
+async def test_unavailable_mock_is_an_error_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A mock that cannot start (bad scenarios file) ends the stream with an error, no raise."""
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    monkeypatch.setenv("AGENTD_MOCK_SCENARIOS", str(bad))
+    mock = ModelChoice("mock", "openai", "mock-model", "", None, None)
+    try:
+        async with httpx.AsyncClient() as http:
+            outcome = await collect(make_provider(mock, http), request([user("hi")]))
+    finally:
+        await stop_mock_server()
+    message = outcome.end.message
+    assert message.stop_reason == "error"
+    assert message.error_message is not None
+    assert message.error_message.startswith("the provider is unavailable:")
+    assert str(bad) in message.error_message

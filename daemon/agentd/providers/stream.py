@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import httpx
 import msgspec
@@ -41,8 +41,8 @@ class HttpCall:
     """One provider request, ready to send (and to send again on retry)."""
 
     url: str
-    headers: dict[str, str]
-    body: bytes
+    headers: dict[str, str] = field(repr=False)  # carries the API key
+    body: bytes = field(repr=False)
 
 
 def new_http_client() -> httpx.AsyncClient:
