@@ -166,7 +166,6 @@ def load_config(
         raise ConfigError(f"config file {config_file} does not exist")
     user_file = config_file or user_config_path(env)
     layers = [(path, _read_file(path)) for path in (user_file, find_project_file(cwd)) if path]
-    layers = [(path, raw) for path, raw in layers if raw is not None]
     merged: dict[str, Any] = {}
     for _path, raw in layers:
         merged = _merge(merged, raw)
@@ -179,9 +178,7 @@ def load_config(
         permission_mode=settings.permission_mode,
         system_prompt=_system_prompt(settings),
         providers={name: _provider(name, s) for name, s in settings.providers.items()},
-        prices=merged_prices(
-            {name: Price(**msgspec.to_builtins(p)) for name, p in settings.prices.items()}
-        ),
+        prices=merged_prices({name: _price(p) for name, p in settings.prices.items()}),
         raw=merged,
         files=tuple(path for path, _raw in layers),
     )
