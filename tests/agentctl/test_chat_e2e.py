@@ -93,3 +93,37 @@ def test_ctrl_c_cancels_a_turn_then_exits_when_idle(sandbox: Sandbox) -> None:
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0 or child.signalstatus == signal.SIGINT
+
+
+def test_send_asks_at_the_terminal_in_ask_mode(sandbox: Sandbox) -> None:
+    """--permission ask on a terminal: y allows the write, n refuses the bash run (exit 5)."""
+    child = pexpect.spawn(
+        sys.executable,
+        [
+            "-m",
+            "agentctl",
+            "send",
+            "--stdio",
+            "--provider",
+            "mock",
+            "--permission",
+            "ask",
+            "hello world",
+        ],
+        cwd=str(sandbox.project),
+        env=dict(sandbox.env, NO_COLOR="1", TERM="xterm"),
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(40, 200),
+    )
+    child.expect_exact("? allow write  hello.py  [y]es / [n]o / [a]lways / ne[v]er")
+    child.sendline("y")
+    child.expect("write  hello.py  created")
+    child.expect_exact("? allow bash  python3 hello.py")
+    child.sendline("n")
+    child.expect("permission refused")
+    child.expect("── done")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 5
+    assert (sandbox.project / "hello.py").exists()

@@ -1,0 +1,89 @@
+"""The client library over TCP: the token from the daemon's token file is required."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agentctl.client import connect_tcp
+from agentd.errors import Unauthorized
+from tests.agentctl.harness import Sandbox
+
+pytestmark = pytest.mark.e2e
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def tcp_daemon(sandbox: Sandbox) -> Iterator[tuple[int, str]]:
+    """``agentd serve --tcp`` on a free loopback port; yields (port, token)."""
+    port = free_port()
+    token_file = sandbox.root / "tcp.token"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "agentd",
+            "serve",
+            "--tcp",
+            f"127.0.0.1:{port}",
+            "--token-file",
+            str(token_file),
+        ],
+        env=sandbox.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_listening(port, process)
+        yield port, Path(token_file).read_text().strip()
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def _wait_listening(port: int, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the daemon exited"
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.02)
+    raise AssertionError("the daemon did not listen in time")
+
+
+def test_tcp_with_the_token_runs_a_prompt(tcp_daemon: tuple[int, str], sandbox: Sandbox) -> None:
+    """With the right token the client works as over the Unix socket."""
+    port, token = tcp_daemon
+
+    async def scenario() -> str:
+        async with await connect_tcp("127.0.0.1", port, token) as client:
+            info = await client.new_session(str(sandbox.project), provider="mock")
+            return (await client.prompt(info.session_id, "how are you")).stop_reason
+
+    assert asyncio.run(scenario()) == "end_turn"
+
+
+def test_tcp_with_a_wrong_token_is_refused(tcp_daemon: tuple[int, str]) -> None:
+    """A wrong token fails initialize with Unauthorized."""
+    port, _ = tcp_daemon
+
+    async def scenario() -> None:
+        await connect_tcp("127.0.0.1", port, "not-the-token-at-all")
+
+    with pytest.raises(Unauthorized):
+        asyncio.run(scenario())
