@@ -98,7 +98,6 @@ class AgentClient(SessionMethods):
         self._streams: list[EventStream[Any]] = []
         self._listeners: list[NotificationHandler] = []
         self._serve_task: asyncio.Task[None] | None = None
-        self._router = router
 
     # --- lifecycle -------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import sys
+from pathlib import Path
 
 import pexpect
 import pytest
@@ -57,6 +58,8 @@ def test_chat_turns_commands_and_shell(sandbox: Sandbox) -> None:
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+    history = Path(sandbox.env["XDG_STATE_HOME"]) / "agentd" / "chat_history"
+    assert "hello world" in history.read_text()
 
 
 def test_chat_shell_output_goes_with_the_next_prompt(sandbox: Sandbox) -> None:
