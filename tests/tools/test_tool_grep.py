@@ -171,3 +171,16 @@ async def test_rg_falls_back_to_sorted_run_on_huge_output(work: Path, ctx: ToolC
     assert out.splitlines()[999] == "f00.txt:1000:hit"
     py_out, _ = await grep_with(ctx, "python", pattern="hit", max_results=1000)
     assert py_out == out
+
+
+async def test_parallel_python_search_matches_rg(work: Path, ctx: ToolContext) -> None:
+    build(work)
+    for n in range(40):
+        (work / "bulk" / f"f{n:02d}.txt").parent.mkdir(exist_ok=True)
+        (work / "bulk" / f"f{n:02d}.txt").write_text(f"line\nneedle {n}\n" * 3)
+    ctx.options |= {"grep_parallel_min_bytes": 0, "grep_parallel_head_bytes": 200}
+    ctx.options["grep_parallel_worth_seconds"] = 0
+    for args in CASES[:6]:
+        rg_text, _ = await grep_with(ctx, "rg", **args)
+        py_text, _ = await grep_with(ctx, "python", **args)
+        assert py_text == rg_text, args

@@ -30,26 +30,38 @@ class DiffSummary:
 
 
 def _common_prefix(a: str, b: str) -> int:
+    """Length of the common prefix: whole chunks first, then a binary search in the chunk
+    that differs (slice comparisons run at C speed; no per-character Python loop)."""
     limit = min(len(a), len(b))
     start = 0
     while start < limit and a[start : start + _CHUNK] == b[start : start + _CHUNK]:
         start += _CHUNK
-    end = min(start + _CHUNK, limit)
-    while start < end and a[start] == b[start]:
-        start += 1
-    return start
+    low, high = start, min(start + _CHUNK, limit)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[start:middle] == b[start:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def _common_suffix(a: str, b: str, limit: int) -> int:
+    """Length of the common suffix, at most ``limit`` (same strategy as the prefix)."""
     size = 0
     while size < limit:
         step = min(_CHUNK, limit - size)
         if a[len(a) - size - step : len(a) - size] != b[len(b) - size - step : len(b) - size]:
             break
         size += step
-    while size < limit and a[len(a) - size - 1] == b[len(b) - size - 1]:
-        size += 1
-    return size
+    low, high = size, min(size + _CHUNK, limit)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[len(a) - middle : len(a) - size] == b[len(b) - middle : len(b) - size]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def _split(text: str) -> list[str]:

@@ -32,6 +32,8 @@ class Replacement:
 
 def is_crlf(text: str) -> bool:
     """True when every line ending in ``text`` is CRLF (and there is at least one)."""
+    if "\r" not in text:
+        return False
     crlf = text.count("\r\n")
     return crlf > 0 and crlf == text.count("\n")
 
@@ -95,10 +97,11 @@ def _not_found_message(text: str, needle: str, label: str, shown: str) -> str:
         message += (
             " It would match if whitespace at line starts/ends were ignored: check the indentation."
         )
+    message += " Copy the exact text from the file (read it again if unsure)."
     candidates = closest_candidates(text, needle)
     if candidates:
-        message += f" The closest lines are:\n{candidates}\n"
-    return message + " Copy the exact text from the file (read it again if unsure)."
+        message += f" The closest lines are:\n{candidates}"
+    return message
 
 
 def _squash(text: str) -> str:

@@ -10,7 +10,6 @@ is rg's (Rust) or Python's ``re``; common syntax is the same in both.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
@@ -18,7 +17,8 @@ import msgspec
 from agentd.protocol.events import Location, ToolKind
 from agentd.tools.base import ToolContext, ToolError, ToolResult
 from agentd.tools.paths import absolute_path, display_path, resolve_path
-from agentd.tools.search import Hit, SearchRequest, SearchResult, compile_pattern, search_python
+from agentd.tools.search import Hit, SearchRequest, SearchResult, compile_pattern
+from agentd.tools.search_parallel import Tuning, search_python_parallel
 from agentd.tools.search_rg import find_rg, search_rg
 from agentd.tools.truncate import (
     GREP_MAX_LINE_CHARS,
@@ -94,7 +94,7 @@ class GrepTool:
         backend = _backend(ctx.options)
         if backend == "python":
             compile_pattern(request.pattern, request.ignore_case)
-            result = await asyncio.to_thread(search_python, request)
+            result = await search_python_parallel(request, Tuning.from_options(ctx.options))
         else:
             result = await search_rg(backend, request)
         return _format(result, request, shown, Limits.from_options(ctx.options), backend)

@@ -12,7 +12,7 @@ Files with a NUL byte are skipped as binary.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NamedTuple
@@ -87,36 +87,61 @@ def compile_pattern(pattern: str, ignore_case: bool) -> re.Pattern[str]:
         raise ToolError(f"Invalid regex {pattern!r}: {error}.") from None
 
 
-def search_python(request: SearchRequest) -> SearchResult:
-    """The pure-Python backend (blocking; run it in a thread)."""
+class FileResult(NamedTuple):
+    """What one file contributed: its hits (content mode) and its number of matching lines."""
+
+    rel: str
+    hits: list[Hit]
+    matches: int
+
+
+def units(result: FileResult, mode: Mode) -> int:
+    """How much a file counts toward ``max_results``: matches, or 1 per matching file."""
+    return result.matches if mode == "content" else int(result.matches > 0)
+
+
+def search_files(
+    files: Iterable[tuple[str, str]], request: SearchRequest, wanted: int
+) -> list[FileResult]:
+    """Search ``(path, rel)`` files in order until ``wanted`` results are found (blocking)."""
     regex = compile_pattern(request.pattern, request.ignore_case)
-    result = SearchResult()
-    wanted = request.max_results + 1
+    results: list[FileResult] = []
     found = 0
-    for path, rel in _files(request):
+    for path, rel in files:
         text = _read_text(path)
         if text is None:
             continue
         if request.mode == "content":
             hits, count = _content_hits(rel, text, regex, request.context, wanted - found)
-            result.hits.extend(hits)
         else:
             limit = 1 if request.mode == "files" else None
-            count = len(_match_lines(text, regex, limit))
-            if count:
-                result.files.append((rel, count))
-        found += count if request.mode == "content" else bool(count)
-        if found >= wanted:
-            break
+            hits, count = [], len(_match_lines(text, regex, limit))
+        if count:
+            result = FileResult(rel, hits, count)
+            results.append(result)
+            found += units(result, request.mode)
+            if found >= wanted:
+                break
+    return results
+
+
+def finish(results: list[FileResult], request: SearchRequest) -> SearchResult:
+    """Per-file results in walk order, cut to ``request.max_results``."""
     if request.mode == "content":
-        result.hits, result.cut = limit_hits(result.hits, request.max_results, request.context)
-    else:
-        result.cut = len(result.files) > request.max_results
-        result.files = result.files[: request.max_results]
-    return result
+        hits = [hit for result in results for hit in result.hits]
+        kept, cut = limit_hits(hits, request.max_results, request.context)
+        return SearchResult(hits=kept, cut=cut)
+    files = [(result.rel, result.matches) for result in results]
+    return SearchResult(files=files[: request.max_results], cut=len(files) > request.max_results)
 
 
-def _files(request: SearchRequest) -> Iterator[tuple[str, str]]:
+def search_python(request: SearchRequest) -> SearchResult:
+    """The pure-Python backend in one thread (blocking)."""
+    return finish(search_files(walk_files(request), request, request.max_results + 1), request)
+
+
+def walk_files(request: SearchRequest) -> Iterator[tuple[str, str]]:
+    """``(path, rel)`` of every file to search, in walk order."""
     if request.root.is_file():
         yield str(request.root), request.root.name
         return

@@ -83,7 +83,7 @@ async def _run(argv: list[str], cwd: Path, limit: int | None) -> tuple[list[byte
     assert proc.stderr is not None
     separator = b"\0" if "--files-with-matches" in argv else b"\n"
     records: list[bytes] = []
-    size, results, complete = 0, 0, True
+    size, results, complete, drained = 0, 0, True, False
     try:
         while record := await _read_record(proc.stdout, separator):
             records.append(record)
@@ -94,10 +94,13 @@ async def _run(argv: list[str], cwd: Path, limit: int | None) -> tuple[list[byte
                 break
             if limit is not None and results > limit:
                 break
+        else:
+            drained = True
         errors = b"" if records else await proc.stderr.read()
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
+        if not drained:  # stopped early or cancelled: rg may still be running
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
         await proc.wait()
     if proc.returncode == 2 and not records and errors:
         message = errors.decode("utf-8", "replace").strip()
