@@ -23,6 +23,7 @@ from agentd.rpc import context
 LEVELS = ("debug", "info", "warning", "error", "critical")
 """Accepted ``--log-level`` values."""
 
+_open_file: TextIO | None = None
 _RECORD_ATTRS = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
 _QUIET_LOGGERS = ("pygls", "httpcore", "hpack")
 
@@ -66,8 +67,10 @@ def configure(level: str = "info", log_file: Path | None = None) -> None:
     """
     if level not in LEVELS:
         raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LEVELS)}")
+    global _open_file
     level_no = logging.getLevelNamesMapping()[level.upper()]
-    out = open_log_file(log_file) if log_file is not None else sys.stderr
+    previous = _open_file
+    out = _open_file = open_log_file(log_file) if log_file is not None else None
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
@@ -78,7 +81,7 @@ def configure(level: str = "info", log_file: Path | None = None) -> None:
             structlog.processors.JSONRenderer(default=str),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level_no),
-        logger_factory=structlog.WriteLoggerFactory(file=out),
+        logger_factory=structlog.WriteLoggerFactory(file=out or sys.stderr),
         cache_logger_on_first_use=False,
     )
     root = logging.getLogger()
@@ -89,3 +92,13 @@ def configure(level: str = "info", log_file: Path | None = None) -> None:
     for name in _QUIET_LOGGERS:
         logging.getLogger(name).setLevel(max(level_no, logging.WARNING))
     logging.captureWarnings(True)
+    if previous is not None:
+        previous.close()
+
+
+def close() -> None:
+    """Close the log file opened by :func:`configure` (logging then goes nowhere useful)."""
+    global _open_file
+    if _open_file is not None:
+        _open_file.close()
+        _open_file = None

@@ -1,0 +1,92 @@
+"""The outbound queue: slow readers are dropped, fast ones and bursts are not."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from typing import Any
+
+from agentd.rpc import Connection, Router
+from tests.rpc.helpers import connection_pair
+
+PAYLOAD = {"text": "x" * 1024}
+
+
+async def _stalled_server(**options: Any) -> tuple[Connection, socket.socket]:
+    """A server Connection whose peer never reads (the peer socket is returned to keep it open)."""
+    server_sock, peer_sock = socket.socketpair()
+    peer_sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    reader, writer = await asyncio.open_unix_connection(sock=server_sock)
+    server = Connection(reader, writer, Router(), name="stalled", **options)
+    server.start()
+    return server, peer_sock
+
+
+async def test_client_that_stops_reading_is_dropped_without_stalling_another() -> None:
+    """After the grace period the stalled connection closes; a reading client gets everything."""
+    stalled, peer_sock = await _stalled_server(queue_limit=50, stall_timeout=0.3)
+    received = asyncio.Event()
+    count = 0
+
+    def on_tick(conn: Connection, params: Any) -> None:
+        nonlocal count
+        count += 1
+        if count == 2000:
+            received.set()
+
+    client_router = Router()
+    client_router.on_notification("tick", on_tick)
+    try:
+        async with connection_pair(Router(), client_router) as (server, _client):
+            sent = 0
+            async with asyncio.timeout(10):
+                while not stalled.closed or sent < 2000:
+                    stalled.notify("tick", PAYLOAD)
+                    if sent < 2000:
+                        server.notify("tick", PAYLOAD)
+                        sent += 1
+                    await asyncio.sleep(0.0005)
+                await received.wait()
+            assert stalled.closed
+            assert not server.closed
+    finally:
+        peer_sock.close()
+
+
+async def test_queue_that_recovers_within_the_grace_period_is_kept() -> None:
+    """A burst far above the frame bound is fine when the reader catches up in time."""
+    total = 30_000
+    done = asyncio.Event()
+    count = 0
+
+    def on_tick(conn: Connection, params: Any) -> None:
+        nonlocal count
+        count += 1
+        if count == total:
+            done.set()
+
+    client_router = Router()
+    client_router.on_notification("tick", on_tick)
+    async with connection_pair(Router(), client_router, queue_limit=100, stall_timeout=5.0) as (
+        server,
+        _client,
+    ):
+        for seq in range(total):
+            server.notify("tick", {"seq": seq})
+        async with asyncio.timeout(20):
+            await done.wait()
+        assert not server.closed
+
+
+async def test_byte_bound_drops_a_flooding_connection_at_once() -> None:
+    """Twice the byte bound queued closes the connection without waiting for the grace period."""
+    stalled, peer_sock = await _stalled_server(queue_bytes=64 * 1024, stall_timeout=60.0)
+    try:
+        async with asyncio.timeout(10):
+            while not stalled.closed:
+                for _ in range(64):
+                    stalled.notify("tick", PAYLOAD)
+                await asyncio.sleep(0)
+        assert stalled.closed
+    finally:
+        peer_sock.close()

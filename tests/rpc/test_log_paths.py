@@ -1,0 +1,85 @@
+"""Logging setup (JSON lines, stdlib routed, context fields) and the XDG path helpers."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import structlog
+
+from agentd import log, paths
+from agentd.rpc import context
+
+
+@pytest.fixture
+def restore_logging() -> Iterator[None]:
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        yield
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+        logging.captureWarnings(False)
+        structlog.reset_defaults()
+        log.close()
+
+
+@pytest.mark.usefixtures("restore_logging")
+def test_every_log_line_is_json_with_context_and_stdlib_records(short_tmp: Path) -> None:
+    """structlog and stdlib loggers share one JSON stream carrying conn/request ids."""
+    path = short_tmp / "logs" / "agentd.log"
+    log.configure("info", path)
+    token_conn, token_req = context.conn_id.set(3), context.request_id.set("r1")
+    try:
+        structlog.get_logger("agentd.test").info("hello", answer=42)
+        structlog.get_logger("agentd.test").debug("filtered out")
+        try:
+            raise RuntimeError("boom")
+        except RuntimeError:
+            logging.getLogger("asyncio").exception("task failed", extra={"task": "t1"})
+    finally:
+        context.conn_id.reset(token_conn)
+        context.request_id.reset(token_req)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [line["event"] for line in lines] == ["hello", "task failed"]
+    first, second = lines
+    assert first["answer"] == 42
+    assert first["level"] == "info"
+    assert first["conn_id"] == 3
+    assert first["request_id"] == "r1"
+    assert second["logger"] == "asyncio"
+    assert second["task"] == "t1"
+    assert second["level"] == "error"
+    assert "RuntimeError: boom" in second["exception"]
+    assert oct(path.stat().st_mode & 0o777) == oct(0o600)
+    assert oct(path.parent.stat().st_mode & 0o777) == oct(0o700)
+
+
+@pytest.mark.usefixtures("restore_logging")
+def test_unknown_level_is_refused() -> None:
+    """A typo in the level is a clear error, not silence."""
+    with pytest.raises(ValueError, match="unknown log level"):
+        log.configure("loud")
+
+
+def test_paths_follow_xdg_variables_at_call_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each helper reads its variable when called; relative values are ignored."""
+    monkeypatch.setenv("XDG_RUNTIME_DIR", "/run/user/7")
+    monkeypatch.setenv("XDG_STATE_HOME", "/s")
+    monkeypatch.setenv("XDG_DATA_HOME", "/d")
+    monkeypatch.setenv("XDG_CONFIG_HOME", "relative/ignored")
+    monkeypatch.setenv("HOME", "/home/u")
+    assert paths.default_socket_path() == Path("/run/user/7/agentd/agentd.sock")
+    assert paths.default_token_file() == Path("/run/user/7/agentd/tcp.token")
+    assert paths.default_log_file() == Path("/s/agentd/agentd.log")
+    assert paths.data_dir() == Path("/d/agentd")
+    assert paths.config_dir() == Path("/home/u/.config/agentd")
+    monkeypatch.delenv("XDG_RUNTIME_DIR")
+    monkeypatch.delenv("XDG_STATE_HOME")
+    assert paths.runtime_dir() == Path(f"/tmp/agentd-{os.getuid()}")
+    assert paths.state_dir() == Path("/home/u/.local/state/agentd")
