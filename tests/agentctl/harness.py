@@ -7,6 +7,7 @@ process it starts gets that environment, so tests never touch the user's daemon 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -17,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from agentctl.client import DaemonUnavailable, connect
 
 TEST_SCENARIOS = Path(__file__).with_name("scenarios.json")
 
@@ -82,21 +85,28 @@ class Sandbox:
 
     def daemon_pid(self) -> int | None:
         """The pid of the sandbox's shared daemon, if one answers."""
-        if not self.socket.exists():
-            return None
-        result = self.run("status", "--json", timeout=20)
-        if result.returncode != 0:
-            return None
-        pid = json.loads(result.stdout)["pid"]
-        return int(pid)
+        return asyncio.run(self._daemon(stop=False))
 
     def close(self) -> None:
         """Stop the sandbox's daemon (if any) and remove its directories."""
-        pid = self.daemon_pid()
+        pid = asyncio.run(self._daemon(stop=True))
         if pid is not None:
-            self.run("daemon", "stop", timeout=20)
             _wait_exit(pid)
         shutil.rmtree(self.root, ignore_errors=True)
+
+    async def _daemon(self, *, stop: bool) -> int | None:
+        """Ask the shared daemon for its pid (and to shut down); None if none answers."""
+        if not self.socket.exists():
+            return None
+        try:
+            client = await connect(self.socket)
+        except DaemonUnavailable:
+            return None
+        async with client:
+            pid = (await client.status()).pid
+            if stop:
+                await client.shutdown()
+        return pid
 
 
 def _wait_exit(pid: int, timeout: float = 5.0) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import time
 
@@ -108,3 +109,21 @@ def test_ctrl_c_cancels_the_run_and_exits_130(sandbox: Sandbox) -> None:
     assert final["type"] == "result"
     assert final["stopReason"] == "cancelled"
     assert final["interrupted"] is True
+
+
+def test_daemon_dying_mid_run_exits_1(sandbox: Sandbox) -> None:
+    """If the shared daemon is killed during a run, send reports the lost connection."""
+    process = sandbox.popen("send", "--json", "--provider", "mock", "be slow")
+    assert process.stdout is not None
+    for raw in process.stdout:
+        if json.loads(raw).get("event", {}).get("type") == "message_update":
+            break
+    pid = sandbox.daemon_pid()
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    rest, errors = process.communicate(timeout=20)
+    assert process.returncode == 1, errors
+    final = json_lines(rest)[-1]
+    assert final["stopReason"] == "error"
+    assert "lost the connection" in final["error"]
+    assert "Traceback" not in errors
