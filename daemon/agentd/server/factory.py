@@ -89,9 +89,16 @@ class Services:
         return resolve_model(config, provider, model, base_url)
 
     async def close(self) -> None:
+        """Close the HTTP client and the in-process mock LLM, if they were started."""
+        import sys
+
         if self._http is not None:
             await self._http.aclose()
             self._http = None
+        if "agentd.mockllm" in sys.modules:
+            from agentd.mockllm import stop_mock_server
+
+            await stop_mock_server()
 
 
 @dataclass
