@@ -139,3 +139,22 @@ def test_locations(work: Path, ctx: ToolContext) -> None:
     ls = tools["ls"].locations(msgspec.convert({}, TOOLS["ls"].Params), ctx)
     assert ls == [Location(path=str(work))]
     assert tools["read"].locations(msgspec.convert({"path": ""}, TOOLS["read"].Params), ctx) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("bash", {"command": "echo a\0b"}),
+        ("grep", {"pattern": "a\0b"}),
+        ("grep", {"pattern": "a", "glob": "\0"}),
+        ("read", {"path": "a\0b"}),
+        ("write", {"path": "a\0b", "content": ""}),
+        ("find", {"pattern": "[z-a]"}),
+        ("grep", {"pattern": "x", "glob": "[z-a]", "output_mode": "files"}),
+    ],
+)
+async def test_odd_input_gives_a_result_not_an_exception(
+    ctx: ToolContext, name: str, args: dict[str, Any]
+) -> None:
+    result = await run_tool(build_tools([name])[name], args, ctx)
+    assert isinstance(result.output, str)

@@ -66,6 +66,8 @@ class BashTool:
         command: str = params.command
         if not command.strip():
             raise ToolError("The command is empty; give a shell command to run.")
+        if "\0" in command:
+            raise ToolError("The command contains a NUL character, which bash cannot run.")
         _refuse_if_dangerous(command, ctx)
         timeout, max_timeout = _timeouts(params.timeout, ctx.options)
         start_cwd, notes = _start_cwd(ctx)

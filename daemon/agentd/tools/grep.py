@@ -78,6 +78,8 @@ class GrepTool:
             return []
 
     async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+        if "\0" in params.pattern or "\0" in (params.glob or ""):
+            raise ToolError("The pattern or glob contains a NUL character; remove it.")
         root = resolve_path(params.path or ".", ctx)
         shown = display_path(root, ctx) if params.path else "."
         if not root.exists():

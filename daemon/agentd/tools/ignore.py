@@ -97,7 +97,15 @@ def parse_rule(line: str) -> Rule | None:
     if not line:
         return None
     anchored = "/" in line
-    return Rule(re.compile(glob_to_regex(line.lstrip("/"))), negated, dir_only, anchored)
+    return Rule(_compile_glob(line.lstrip("/")), negated, dir_only, anchored)
+
+
+def _compile_glob(glob: str) -> re.Pattern[str]:
+    """The compiled glob; a glob that makes no valid regex (``[z-a]``) matches literally."""
+    try:
+        return re.compile(glob_to_regex(glob))
+    except re.error:
+        return re.compile(re.escape(glob))
 
 
 def parse_rules(text: str) -> list[Rule]:
