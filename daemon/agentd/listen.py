@@ -7,10 +7,10 @@
     The daemon exits 0 once stdin ends and the last answers are written.
 ``socket``
     Many clients on a Unix socket (default ``$XDG_RUNTIME_DIR/agentd/agentd.sock``). The
-    directory is created 0700 before binding, the socket itself is 0600; ``<name>.lock``
-    beside it is ``flock``-ed so a second daemon refuses to start; a socket file left by a
-    crashed daemon (connect refused) is removed; ``<name>.pid`` holds the pid; peers of
-    another uid (``SO_PEERCRED``) are disconnected at once.
+    directory is created 0700 before binding and the socket is bound under umask 077;
+    ``<name>.lock`` beside it is ``flock``-ed so a second daemon refuses to start; a socket
+    file left by a crashed daemon (connect refused) is removed; ``<name>.pid`` holds the pid;
+    peers of another uid (``SO_PEERCRED``) are disconnected at once.
 ``tcp``
     Loopback only unless ``--allow-remote``. Clients must pass the token from the token file
     (0600, created on first use; default ``$XDG_RUNTIME_DIR/agentd/tcp.token``) in

@@ -1,0 +1,156 @@
+"""Malformed input against one real socket daemon: it answers errors and keeps serving."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.rpc.daemons import Sandbox, SyncClient, stop
+
+pytestmark = pytest.mark.e2e
+
+STATUS = b'{"jsonrpc":"2.0","id":"probe","method":"daemon/status"}'
+FUZZ = settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+@pytest.fixture(scope="module")
+def daemon() -> Iterator[tuple[Sandbox, subprocess.Popen[bytes]]]:
+    box = Sandbox()
+    process = box.start_socket_daemon("--log-level", "debug")
+    try:
+        yield box, process
+    finally:
+        stop(process)
+        box.cleanup()
+
+
+def _still_serving(box: Sandbox, process: subprocess.Popen[bytes]) -> None:
+    """A fresh connection is answered and the daemon process is alive."""
+    client = SyncClient(box.socket)
+    try:
+        client.send(STATUS + b"\n")
+        assert "result" in client.response_to("probe")
+    finally:
+        client.close()
+    assert process.poll() is None
+
+
+@given(garbage=st.binary(max_size=4096))
+@FUZZ
+def test_garbage_on_a_fresh_connection(
+    daemon: tuple[Sandbox, subprocess.Popen[bytes]], garbage: bytes
+) -> None:
+    """Any bytes as a connection's opening leave the daemon serving others."""
+    box, process = daemon
+    client = SyncClient(box.socket)
+    client.send(garbage)
+    client.close()
+    _still_serving(box, process)
+
+
+@given(lines=st.lists(st.binary(max_size=512).map(lambda b: b.replace(b"\n", b"")), max_size=5))
+@FUZZ
+def test_ndjson_resynchronises_after_garbage_lines(
+    daemon: tuple[Sandbox, subprocess.Popen[bytes]], lines: list[bytes]
+) -> None:
+    """After garbage lines, the next valid line on the same connection is answered."""
+    box, _process = daemon
+    client = SyncClient(box.socket)
+    try:
+        client.send(STATUS + b"\n")
+        assert "result" in client.response_to("probe")
+        client.send(b"\n".join(lines) + b"\n" + STATUS + b"\n")
+        assert "result" in client.response_to("probe")
+    finally:
+        client.close()
+
+
+@given(bodies=st.lists(st.binary(max_size=512), max_size=5))
+@FUZZ
+def test_content_length_resynchronises_after_garbage_bodies(
+    daemon: tuple[Sandbox, subprocess.Popen[bytes]], bodies: list[bytes]
+) -> None:
+    """Well-framed garbage bodies get errors; the next real request is answered."""
+    box, _process = daemon
+    client = SyncClient(box.socket)
+    try:
+        frames = [*bodies, STATUS]
+        client.send(b"".join(b"Content-Length: %d\r\n\r\n%b" % (len(f), f) for f in frames))
+        assert "result" in client.response_to("probe", content_length=True)
+    finally:
+        client.close()
+
+
+DEEP = b'{"jsonrpc":"2.0","id":1,"method":"daemon/status","params":' + b"[" * 100_000
+
+
+@pytest.mark.parametrize(
+    "opening",
+    [
+        b"Content-Length: 99999999999999999999\r\n\r\n{}",
+        b"Content-Length: 10\r\n",
+        b"Content-Length",
+        b"Content-Length: 5\r\n" + b"X: " + b"y" * 100_000,
+        b'{"jsonrpc":"2.0","id":1,"method":"\xff\xfe"}\n',
+        DEEP + b"]" * 100_000 + b"}\n",
+        DEEP,
+        b"\x00" * 70_000,
+        b"[" * 200_000 + b"\n",
+    ],
+    ids=[
+        "huge-length",
+        "truncated-headers",
+        "half-header",
+        "endless-headers",
+        "invalid-utf8",
+        "deep-nesting",
+        "deep-unterminated",
+        "nul-bytes",
+        "deep-array-line",
+    ],
+)
+def test_hostile_openings(daemon: tuple[Sandbox, subprocess.Popen[bytes]], opening: bytes) -> None:
+    """Classic malformed input: the daemon survives and the next client is served."""
+    box, process = daemon
+    client = SyncClient(box.socket)
+    try:
+        client.send(opening)
+    finally:
+        client.close()
+    _still_serving(box, process)
+
+
+def test_invalid_utf8_and_deep_nesting_get_parse_errors_and_the_connection_lives(
+    daemon: tuple[Sandbox, subprocess.Popen[bytes]],
+) -> None:
+    """-32700 with ``id: null`` for each, then the same connection is still answered."""
+    box, _process = daemon
+    client = SyncClient(box.socket)
+    try:
+        client.send(b'{"jsonrpc":"2.0","id":1,"method":"\xff"}\n' + DEEP + b"]" * 100_000 + b"}\n")
+        first, second = json.loads(client.read_line()), json.loads(client.read_line())
+        assert first["error"]["code"] == second["error"]["code"] == -32700
+        assert first["id"] is second["id"] is None
+        client.send(STATUS + b"\n")
+        assert "result" in client.response_to("probe")
+    finally:
+        client.close()
+
+
+def test_no_internal_errors_were_logged(daemon: tuple[Sandbox, subprocess.Popen[bytes]]) -> None:
+    """After all the abuse, the log holds no handler or connection failure (runs last here)."""
+    box, process = daemon
+    _still_serving(box, process)
+    failures = [
+        event
+        for event in box.log_events()
+        if event["event"] in {"request failed", "connection failed", "notification handler failed"}
+    ]
+    assert failures == []

@@ -1,0 +1,226 @@
+"""``agentd serve --socket`` as a real process: many clients, files, locking, signals, bridge."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from agentd.protocol.methods import DaemonStatusResult, InitializeParams
+from agentd.rpc import connect_unix
+from tests.rpc.daemons import Sandbox, stop, wait_connectable
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def shared() -> Iterator[tuple[Sandbox, subprocess.Popen[bytes]]]:
+    """One socket daemon for the tests that only need a running daemon."""
+    box = Sandbox()
+    process = box.start_socket_daemon()
+    try:
+        yield box, process
+    finally:
+        stop(process)
+        box.cleanup()
+
+
+@pytest.fixture
+def sandbox() -> Iterator[Sandbox]:
+    box = Sandbox()
+    try:
+        yield box
+    finally:
+        box.cleanup()
+
+
+async def _client_session(box: Sandbox, framing: str, calls: int) -> list[int]:
+    conn = await connect_unix(box.socket, framing=framing)
+    try:
+        await conn.request("initialize", InitializeParams())
+        seen = []
+        for _ in range(calls):
+            status = await conn.request("daemon/status", result_type=DaemonStatusResult)
+            seen.append(status.connections)
+        return seen
+    finally:
+        await conn.close()
+
+
+async def test_many_clients_at_once_in_both_framings(
+    shared: tuple[Sandbox, subprocess.Popen[bytes]],
+) -> None:
+    """Eight concurrent clients, half of each framing, all get every answer."""
+    box, process = shared
+    framings = ["ndjson", "content-length"] * 4
+    results = await asyncio.gather(*(_client_session(box, f, 30) for f in framings))
+    assert all(len(seen) == 30 for seen in results)
+    assert max(max(seen) for seen in results) > 1
+    assert process.poll() is None
+
+
+async def test_a_client_vanishing_does_not_disturb_others(
+    shared: tuple[Sandbox, subprocess.Popen[bytes]],
+) -> None:
+    """A client that drops mid-request leaves the daemon serving the next one."""
+    box, _process = shared
+    with socket.socket(socket.AF_UNIX) as rude:
+        rude.connect(str(box.socket))
+        rude.sendall(b'{"jsonrpc":"2.0","id":1,"method":"daemon/status"}\n{"jsonrpc":')
+    assert await _client_session(box, "ndjson", 1)
+
+
+def test_files_are_private_and_the_pid_file_names_the_daemon(
+    shared: tuple[Sandbox, subprocess.Popen[bytes]],
+) -> None:
+    """Socket directory 0700, socket closed to group and others, lock and pid files beside it."""
+    box, process = shared
+    directory = box.socket.parent
+    assert stat.S_IMODE(directory.stat().st_mode) == 0o700
+    assert stat.S_IMODE(box.socket.stat().st_mode) & 0o077 == 0
+    assert (directory / "agentd.pid").read_text().strip() == str(process.pid)
+    assert (directory / "agentd.lock").exists()
+
+
+def test_second_daemon_on_the_same_socket_is_refused(
+    shared: tuple[Sandbox, subprocess.Popen[bytes]],
+) -> None:
+    """The lock makes a second daemon exit 1 with a message naming the first one's pid."""
+    box, process = shared
+    result = box.run("serve", "--socket", str(box.socket), "--log-file", str(box.log))
+    assert result.returncode == 1
+    assert b"already serving" in result.stderr
+    assert str(process.pid).encode() in result.stderr
+    assert process.poll() is None
+
+
+def test_default_socket_path_and_logs_follow_xdg(sandbox: Sandbox) -> None:
+    """``agentd serve`` alone uses $XDG_RUNTIME_DIR/agentd and logs under $XDG_STATE_HOME."""
+    with subprocess.Popen(
+        sandbox.argv("serve"), env=sandbox.env, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE
+    ) as process:
+        try:
+            wait_connectable(sandbox.socket, process)
+        finally:
+            assert stop(process) == 0
+        assert process.stderr is not None
+        assert process.stderr.read() == b""
+    log_file = sandbox.root / "sta" / "agentd" / "agentd.log"
+    events = [json.loads(line)["event"] for line in log_file.read_text().splitlines()]
+    assert "listening" in events
+    assert "daemon stopped" in events
+
+
+def test_stale_socket_is_replaced(sandbox: Sandbox) -> None:
+    """A socket file nobody listens on (a crashed daemon's) is removed at start."""
+    sandbox.socket.parent.mkdir(mode=0o700, parents=True)
+    with socket.socket(socket.AF_UNIX) as dead:
+        dead.bind(str(sandbox.socket))
+    assert sandbox.socket.exists()
+    process = sandbox.start_socket_daemon()
+    assert stop(process) == 0
+    assert any(event["event"] == "removed stale socket" for event in sandbox.log_events())
+
+
+def test_a_non_socket_file_in_the_way_is_refused(sandbox: Sandbox) -> None:
+    """A regular file at the socket path is never deleted."""
+    sandbox.socket.parent.mkdir(mode=0o700, parents=True)
+    sandbox.socket.write_text("keep me")
+    result = sandbox.run("serve", "--socket", str(sandbox.socket), "--log-file", str(sandbox.log))
+    assert result.returncode == 1
+    assert b"is not a socket" in result.stderr
+    assert sandbox.socket.read_text() == "keep me"
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "shutdown"])
+def test_graceful_stop_removes_socket_and_pid_file(sandbox: Sandbox, how: str) -> None:
+    """A signal or the shutdown method: exit 0, answered first, socket and pid file gone."""
+    process = sandbox.start_socket_daemon()
+    if how == "shutdown":
+        with socket.socket(socket.AF_UNIX) as client:
+            client.connect(str(sandbox.socket))
+            client.sendall(b'{"jsonrpc":"2.0","id":1,"method":"initialize"}\n')
+            client.sendall(b'{"jsonrpc":"2.0","id":2,"method":"shutdown"}\n')
+            replies = client.makefile("rb").read().splitlines()
+        assert json.loads(replies[-1]) == {"jsonrpc": "2.0", "id": 2, "result": {"ok": True}}
+        assert process.wait(15) == 0
+    else:
+        process.send_signal(getattr(signal, how))
+        assert process.wait(15) == 0
+    assert not sandbox.socket.exists()
+    assert not sandbox.socket.with_suffix(".pid").exists()
+    events = [event["event"] for event in sandbox.log_events()]
+    assert events[-1] == "daemon stopped"
+
+
+def test_bad_command_lines_are_one_line_usage_errors(sandbox: Sandbox) -> None:
+    """Usage errors exit 2 with a single line; --version is instant and prints the version."""
+    for args in (["serve", "--tcp", "nonsense"], ["serve", "--stdio", "--socket"], ["bogus"], []):
+        result = sandbox.run(*args)
+        assert result.returncode == 2, args
+        assert len(result.stderr.decode().strip().splitlines()) == 1, result.stderr
+    version = sandbox.run("--version")
+    assert version.returncode == 0
+    assert version.stdout.decode().startswith("agentd ")
+
+
+def _bridge(sandbox: Sandbox, *args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "agentctl", "bridge", *args],
+        env=sandbox.env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def test_bridge_relays_both_framings_to_a_running_daemon(
+    shared: tuple[Sandbox, subprocess.Popen[bytes]],
+) -> None:
+    """Bytes pass unchanged both ways; stdin EOF ends the bridge with 0."""
+    box, process = shared
+    request = b'{"jsonrpc":"2.0","id":"b","method":"daemon/status"}'
+    bridge = _bridge(box, "--socket", str(box.socket))
+    out, err = bridge.communicate(b"Content-Length: %d\r\n\r\n%b" % (len(request), request), 30)
+    assert bridge.returncode == 0, err
+    header, _, body = out.partition(b"\r\n\r\n")
+    assert header == b"Content-Length: %d" % len(body)
+    assert json.loads(body)["result"]["pid"] == process.pid
+    bridge = _bridge(box, "--socket", str(box.socket))
+    out, err = bridge.communicate(request + b"\n", 30)
+    assert bridge.returncode == 0, err
+    assert json.loads(out)["id"] == "b"
+
+
+def test_bridge_starts_the_daemon_when_none_runs(sandbox: Sandbox) -> None:
+    """With nobody listening, the bridge starts a detached daemon that outlives it."""
+    bridge = _bridge(sandbox)
+    out, err = bridge.communicate(b'{"jsonrpc":"2.0","id":1,"method":"daemon/status"}\n', 60)
+    assert bridge.returncode == 0, err
+    pid = json.loads(out)["result"]["pid"]
+    assert pid != bridge.pid
+    assert int(sandbox.socket.with_suffix(".pid").read_text()) == pid
+    os.kill(pid, signal.SIGTERM)
+    for _ in range(300):
+        if not sandbox.socket.exists():
+            break
+        subprocess.run(["sleep", "0.05"], check=True)
+    assert not sandbox.socket.exists()
+
+
+def test_bridge_fails_clearly_when_the_daemon_cannot_start(sandbox: Sandbox) -> None:
+    """A socket path the daemon cannot use: exit 1 and a message naming the log."""
+    blocker = sandbox.root / "file"
+    blocker.write_text("")
+    bridge = _bridge(sandbox, "--socket", str(blocker / "agentd.sock"))
+    _out, err = bridge.communicate(b"", 60)
+    assert bridge.returncode == 1
+    assert b"cannot reach agentd" in err

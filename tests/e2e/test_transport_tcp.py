@@ -1,0 +1,118 @@
+"""``agentd serve --tcp``: loopback only by default, and nothing without the token."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import stat
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.rpc.daemons import Sandbox, stop
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def tcp_daemon() -> Iterator[tuple[Sandbox, int, str]]:
+    """A TCP daemon on an ephemeral loopback port: (sandbox, port, token)."""
+    box = Sandbox()
+    token_file = box.root / "tcp.token"
+    process = subprocess.Popen(
+        box.argv("serve", "--tcp", "127.0.0.1:0", "--token-file", str(token_file)),
+        env=box.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline().decode()
+        match = re.search(r"listening on 127\.0\.0\.1:(\d+); token in (\S+)", line)
+        assert match, line
+        assert Path(match[2]) == token_file
+        yield box, int(match[1]), token_file.read_text().strip()
+    finally:
+        stop(process)
+        if process.stderr is not None:
+            process.stderr.close()
+        box.cleanup()
+
+
+def _exchange(port: int, *messages: dict[str, object]) -> tuple[list[dict[str, object]], bool]:
+    """Send messages, read every reply until the daemon closes or goes quiet."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        for message in messages:
+            sock.sendall(json.dumps(message).encode() + b"\n")
+        stream = sock.makefile("rb")
+        replies, closed = [], False
+        try:
+            for _ in messages:
+                line = stream.readline()
+                if not line:
+                    closed = True
+                    break
+                replies.append(json.loads(line))
+            if not closed:
+                sock.settimeout(0.5)
+                closed = stream.readline() == b""
+        except TimeoutError:
+            closed = False
+        except ConnectionResetError:
+            closed = True
+        stream.close()
+    return replies, closed
+
+
+def _init(token: str | None, request_id: int = 1) -> dict[str, object]:
+    params = {} if token is None else {"token": token}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": params}
+
+
+STATUS = {"jsonrpc": "2.0", "id": 2, "method": "daemon/status"}
+
+
+@pytest.mark.parametrize("token", [None, "wrong-token-of-good-length-000000"])
+def test_missing_or_wrong_token_is_refused_and_closed(
+    tcp_daemon: tuple[Sandbox, int, str], token: str | None
+) -> None:
+    """initialize without the right token: -32001 (for what was already sent too), hang-up."""
+    _box, port, _token = tcp_daemon
+    replies, closed = _exchange(port, _init(token), STATUS)
+    assert replies
+    assert all(reply["error"]["code"] == -32001 for reply in replies)  # type: ignore[index]
+    assert closed
+
+
+def test_nothing_but_initialize_before_the_token(tcp_daemon: tuple[Sandbox, int, str]) -> None:
+    """Even daemon/status needs the token on TCP."""
+    _box, port, _token = tcp_daemon
+    replies, closed = _exchange(port, STATUS)
+    assert replies[0]["error"]["code"] == -32001  # type: ignore[index]
+    assert closed
+
+
+def test_the_right_token_opens_the_connection(tcp_daemon: tuple[Sandbox, int, str]) -> None:
+    """With the token from the file, calls work and the transport is tcp."""
+    box, port, token = tcp_daemon
+    replies, closed = _exchange(port, _init(token), STATUS)
+    assert not closed
+    assert "result" in replies[0]
+    assert replies[1]["result"]["transport"] == "tcp"  # type: ignore[index]
+    token_file = box.root / "tcp.token"
+    assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+
+
+def test_non_loopback_address_needs_allow_remote() -> None:
+    """Listening on all interfaces is refused (exit 1) unless --allow-remote is given."""
+    box = Sandbox()
+    try:
+        result = box.run("serve", "--tcp", "0.0.0.0:0", "--log-file", str(box.log))
+        assert result.returncode == 1
+        assert b"--allow-remote" in result.stderr
+    finally:
+        box.cleanup()
