@@ -59,7 +59,7 @@ def run_command(main: Callable[[], Awaitable[int]]) -> int:
     """Run an async command body; map expected failures to messages and exit codes.
 
     A closed stdout (``agentctl … | head -1``) ends the command quietly with exit code 141,
-    as if killed by SIGPIPE; a run it was following goes on in the daemon.
+    as if killed by SIGPIPE; a run it was following is not cancelled.
     """
     try:
         return asyncio.run(_guarded(main))

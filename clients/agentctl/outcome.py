@@ -10,7 +10,7 @@ Exit codes (stable, documented in README.md):
 4    ``--timeout`` expired (the run was cancelled)
 5    a tool call needed permission and it was refused
 130  interrupted (Ctrl-C, or the run was cancelled elsewhere)
-141  stdout was closed (``| head -1``); the run goes on in the daemon
+141  stdout was closed (``| head -1``); the run is not cancelled
 ==== ===========================================================
 """
 

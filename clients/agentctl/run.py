@@ -108,7 +108,7 @@ class _Tally:
 
 
 class OutputClosed(BrokenPipeError):
-    """The client's output went away (a closed pipe); the run was left running."""
+    """The client's output went away (a closed pipe); the run was not cancelled."""
 
 
 async def _pump(stream: EventStream[Frame], view: RunView, tally: _Tally, stop: StopSignal) -> None:
@@ -148,7 +148,7 @@ async def drive_run(
         await _until_done_or_stopped(prompt, stop, timeout)
         if stop.reason == "detached":
             prompt.add_done_callback(_ignore_outcome)
-            raise OutputClosed("the output was closed; the run goes on in the daemon")
+            raise OutputClosed("the output was closed; the run was not cancelled")
         if not prompt.done():
             await _cancel_run(client, session_id, prompt)
         result = await _prompt_result(prompt)
