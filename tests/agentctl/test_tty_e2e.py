@@ -1,4 +1,4 @@
-"""``agentctl chat`` driven through a real pseudo-terminal (pexpect)."""
+"""agentctl on a real pseudo-terminal (pexpect): chat, colours and spinners, permission prompts."""
 
 from __future__ import annotations
 
@@ -130,3 +130,29 @@ def test_send_asks_at_the_terminal_in_ask_mode(sandbox: Sandbox) -> None:
     child.close()
     assert child.exitstatus == 5
     assert (sandbox.project / "hello.py").exists()
+
+
+def run_on_tty(sandbox: Sandbox, env: dict[str, str]) -> str:
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "agentctl", "send", "--stdio", "--provider", "mock", "hello world"],
+        cwd=str(sandbox.project),
+        env=env,
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(40, 200),
+    )
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    return str(child.before)
+
+
+def test_terminal_output_has_colour_and_spinner(sandbox: Sandbox) -> None:
+    """On a terminal tool lines are coloured and drawn in place; NO_COLOR turns both off."""
+    coloured = run_on_tty(sandbox, dict(sandbox.env, TERM="xterm"))
+    assert "\x1b[32m●\x1b[0m" in coloured  # green bullet of a successful call
+    assert "\r\x1b[2K" in coloured  # the spinner line is redrawn
+    plain = run_on_tty(sandbox, dict(sandbox.env, TERM="xterm", NO_COLOR="1"))
+    assert "\x1b[" not in plain
+    assert "● bash  python3 hello.py  exit 0" in plain
