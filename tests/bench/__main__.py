@@ -1,0 +1,48 @@
+"""``python -m tests.bench``: run every ``tests/bench/bench_*.py`` and print one table.
+
+Each module's ``main()`` returns ``(measure, value, budget)`` rows. A module that fails is
+reported in the table and the others still run; the exit status is 1 if any failed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import traceback
+from pathlib import Path
+
+
+def collect() -> tuple[list[tuple[str, str, str, str]], bool]:
+    """Rows of every bench module (with the module's short name) and whether all ran."""
+    rows: list[tuple[str, str, str, str]] = []
+    ok = True
+    for path in sorted(Path(__file__).parent.glob("bench_*.py")):
+        name = path.stem
+        print(f"running {name} ...", file=sys.stderr, flush=True)
+        try:
+            module = importlib.import_module(f"tests.bench.{name}")
+            rows += [(m, v, b, name) for m, v, b in module.main()]
+        except Exception as exc:
+            traceback.print_exc()
+            rows.append((f"({type(exc).__name__}: {exc})"[:80], "failed", "—", name))
+            ok = False
+    return rows, ok
+
+
+def render(rows: list[tuple[str, str, str, str]]) -> str:
+    """A plain-text table: measure | value | budget | module."""
+    table = [("measure", "value", "budget", "module"), *rows]
+    widths = [max(len(row[i]) for row in table) for i in range(4)]
+    lines = [" | ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)) for row in table]
+    lines.insert(1, "-+-".join("-" * width for width in widths))
+    return "\n".join(lines)
+
+
+def main() -> int:
+    rows, ok = collect()
+    print(render(rows))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,147 @@
+"""Budgets of the JSON-RPC core and transports.
+
+* ``stdio start → initialize``: spawn ``python -m agentd --stdio`` 10 times; time from spawn
+  to the ``initialize`` answer on stdout; median.
+* ``stdio round trip``: one ``agentd --stdio`` child; a client :class:`Connection` sends 2,000
+  sequential ``daemon/status`` requests after 200 warm-up calls; median (and p99) per call.
+* ``notifications/s``: in one process, a server :class:`Connection` sends 200,000
+  ``session/event`` notifications (a ``message_update`` text delta each, encoded from the
+  Struct) with :meth:`Connection.notify` over a Unix socket pair to a client
+  :class:`Connection` that decodes every one; the rate is count / time until the last arrives.
+  Sender and receiver share one core, so this is a floor for either side alone.
+* ``idle RSS``: ``VmRSS`` of a started ``agentd serve --socket`` after it has settled.
+
+Run: ``python -m tests.bench.bench_rpc`` (or ``python -m tests.bench`` for every area).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import statistics
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from agentd.protocol.events import MessageUpdate, SessionEvent, TextDelta
+from agentd.rpc import Connection, Router
+from agentd.rpc.connect import open_connection
+from tests.rpc.daemons import Sandbox, spawn_stdio, stop
+
+Row = tuple[str, str, str]
+INITIALIZE = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n'
+
+
+def stdio_start(sandbox: Sandbox, runs: int = 10) -> float:
+    """Median seconds from spawning ``agentd --stdio`` to its ``initialize`` answer."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        with subprocess.Popen(
+            sandbox.argv("--stdio"),
+            env=sandbox.env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        ) as process:
+            assert process.stdin is not None
+            assert process.stdout is not None
+            process.stdin.write(INITIALIZE)
+            process.stdin.flush()
+            answer = process.stdout.readline()
+            times.append(time.perf_counter() - started)
+            assert b'"result"' in answer, answer
+            process.stdin.close()
+            process.wait(30)
+    return statistics.median(times)
+
+
+async def stdio_round_trip(sandbox: Sandbox, calls: int = 2000) -> tuple[float, float]:
+    """(median, p99) seconds of one ``daemon/status`` call over stdio."""
+    process, conn = await spawn_stdio(sandbox)
+    try:
+        await conn.request("initialize", {})
+        for _ in range(200):
+            await conn.request("daemon/status")
+        times = []
+        for _ in range(calls):
+            started = time.perf_counter()
+            await conn.request("daemon/status")
+            times.append(time.perf_counter() - started)
+    finally:
+        await conn.close()
+        await process.wait()
+    times.sort()
+    return statistics.median(times), times[int(len(times) * 0.99)]
+
+
+async def notification_rate(count: int = 200_000) -> float:
+    """Notifications per second from one Connection to a decoding client Connection."""
+    server_sock, client_sock = socket.socketpair()
+    done = asyncio.Event()
+    received = 0
+
+    def on_event(conn: Connection, params: Any) -> None:
+        nonlocal received
+        received += 1
+        if received == count:
+            done.set()
+
+    client_router = Router()
+    client_router.on_notification("session/event", on_event)
+    reader, writer = await asyncio.open_unix_connection(sock=server_sock)
+    server = Connection(reader, writer, Router(), name="bench")
+    reader, writer = await asyncio.open_unix_connection(sock=client_sock)
+    client = open_connection(reader, writer, client_router)
+    event = MessageUpdate(delta=TextDelta(text="token "))
+    started = time.perf_counter()
+    for seq in range(count):
+        server.notify(
+            "session/event", SessionEvent(session_id="3f2a9c4e7b1d0a56", seq=seq, event=event)
+        )
+        if seq % 256 == 0:
+            await asyncio.sleep(0)
+    await done.wait()
+    elapsed = time.perf_counter() - started
+    await client.close()
+    await server.close()
+    return count / elapsed
+
+
+def idle_rss_mib(sandbox: Sandbox) -> float:
+    """Resident memory of a settled socket daemon, in MiB."""
+    process = sandbox.start_socket_daemon()
+    try:
+        time.sleep(0.5)
+        status = Path(f"/proc/{process.pid}/status").read_text()
+        kib = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS"))
+    finally:
+        stop(process)
+    return kib / 1024
+
+
+def main() -> list[Row]:
+    """Measure every RPC budget; returns (measure, value, budget) rows."""
+    sandbox = Sandbox()
+    try:
+        start = stdio_start(sandbox)
+        median, p99 = asyncio.run(stdio_round_trip(sandbox))
+        rate = asyncio.run(notification_rate())
+        rss = idle_rss_mib(sandbox)
+    finally:
+        sandbox.cleanup()
+    return [
+        ("stdio start → initialize answered (median of 10)", f"{start * 1000:.0f} ms", "≤ 150 ms"),
+        ("stdio round trip daemon/status (median)", f"{median * 1e6:.0f} µs", "≤ 100 µs"),
+        ("stdio round trip daemon/status (p99)", f"{p99 * 1e6:.0f} µs", "—"),
+        ("session/event notifications to one client", f"{rate / 1000:.0f}k/s", "≥ 200k/s"),
+        ("idle socket daemon RSS", f"{rss:.1f} MiB", "≤ 40 MiB"),
+    ]
+
+
+if __name__ == "__main__":
+    rows = main()
+    width = max(len(row[0]) for row in rows)
+    for measure, value, budget in rows:
+        print(f"{measure:<{width}}  {value:>10}  {budget}")
