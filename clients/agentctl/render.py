@@ -35,6 +35,7 @@ from agentd.protocol.events import (
     MessageEnd,
     MessageStart,
     MessageUpdate,
+    PermissionRequest,
     PermissionResolved,
     Retry,
     SessionWarning,
@@ -89,8 +90,8 @@ def format_footer(style: Style, summary: RunSummary) -> str:
 class TerminalRenderer:
     """Writes events to ``out`` for a human reader (see the module docstring).
 
-    ``show_user`` also prints user messages (after a chevron), for following a session someone
-    else drives. ``animate`` needs a running asyncio loop.
+    ``show_user`` also prints user messages (after a chevron) and pending permission requests,
+    for following a session someone else drives. ``animate`` needs a running asyncio loop.
     """
 
     def __init__(
@@ -230,6 +231,9 @@ class TerminalRenderer:
                 self.line(style.yellow(f"↻ retry {attempt} in {delay}: {shorten(event.error)}"))
             case ErrorEvent():
                 self.line(style.red(f"✗ {event.message}"))
+            case PermissionRequest() if self.show_user:
+                summary = describe_call(event.tool, event.args, self.cwd)
+                self.line(style.yellow(f"? {event.tool}  {summary}  waits for approval"))
             case PermissionResolved() if event.outcome.startswith("reject"):
                 reason = f": {event.reason}" if event.reason else ""
                 self.line(style.red(f"⊘ permission refused{reason}"))

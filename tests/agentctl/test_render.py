@@ -15,6 +15,7 @@ from agentd.protocol.events import (
     MessageEnd,
     MessageStart,
     MessageUpdate,
+    PermissionRequest,
     PermissionResolved,
     Retry,
     SessionWarning,
@@ -113,6 +114,9 @@ def test_user_messages_only_when_following() -> None:
     user = MessageEnd(message=UserMessage(id="u1", content=[TextContent(text="hi")], timestamp=0))
     assert render([user]) == ""
     assert render([user], show_user=True) == "› hi\n"
+    request = PermissionRequest(tool_call_id="c1", tool="bash", args={"command": "ls"})
+    assert render([request]) == ""
+    assert render([request], show_user=True) == "? bash  ls  waits for approval\n"
 
 
 def test_footer_summarises_the_run() -> None:
