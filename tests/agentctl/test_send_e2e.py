@@ -132,3 +132,13 @@ def test_continue_without_sessions_is_a_usage_error(sandbox: Sandbox) -> None:
     result = sandbox.run("send", "--stdio", "--continue", "hi")
     assert result.returncode == 2
     assert "no session to continue" in result.stderr
+
+
+def test_edit_line_shows_added_and_removed_lines(sandbox: Sandbox) -> None:
+    """An edit's tool line carries its added and removed line counts from the tool's details."""
+    sandbox.use_test_scenarios()
+    result = sandbox.run("send", "--stdio", *MOCK, "edit the notes")
+    assert result.returncode == 0, result.stderr
+    assert "● write  notes.txt  created" in result.stdout
+    assert "● edit  notes.txt  (+2 −1)" in result.stdout
+    assert (sandbox.project / "notes.txt").read_text() == "one\n2\nthree\n"
