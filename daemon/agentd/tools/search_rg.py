@@ -1,11 +1,13 @@
 """The ripgrep backend of grep: same :class:`SearchResult` as the Python backend.
 
 rg runs with ``--no-config --no-require-git`` (``.gitignore`` files count outside git
-repositories too, as in the Python walker), ``--null`` (paths end with NUL, so any file name
-parses), and globs that always skip ``.git`` and ``node_modules``. It first runs in parallel
-and unsorted; the hits are sorted into walk order here. When the output is large (a pattern
-matching nearly everything), that run is abandoned and rg runs again with ``--sort path``,
-reading only until the result limit is reached.
+repositories too, as in the Python walker); without ``.ignore``/``.rgignore`` files, the
+global gitignore and ``.git/info/exclude`` (the Python walker reads none of them); with
+``--null`` (paths end with NUL, so any file name parses); and with globs that always skip
+``.git`` and ``node_modules``. It first runs in parallel and unsorted; the hits are sorted
+into walk order here. When the output is large (a pattern matching nearly everything), that
+run is abandoned and rg runs again with ``--sort path``, reading only until the result limit
+is reached.
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ def find_rg() -> str | None:
 
 def rg_command(rg: str, request: SearchRequest) -> tuple[list[str], Path]:
     """The rg argv and working directory for ``request`` (unsorted form)."""
-    argv = [rg, "--no-config", "--no-require-git", "--color", "never", "--null", "--no-messages"]
+    argv = [rg, "--no-config", "--no-require-git", "--no-ignore-dot", "--no-ignore-exclude"]
+    argv += ["--no-ignore-global", "--color", "never", "--null", "--no-messages"]
     if request.ignore_case:
         argv.append("--ignore-case")
     if request.glob:

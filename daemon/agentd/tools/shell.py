@@ -94,9 +94,8 @@ async def run_shell(
         capture.feed(data)
         throttle.push(capture.decode_delta(data))
 
-    transport, _ = await loop.connect_read_pipe(
-        lambda: _PipeReader(sink, closed), os.fdopen(out_read, "rb", buffering=0)
-    )
+    pipe = os.fdopen(out_read, "rb", buffering=0)
+    transport, _ = await loop.connect_read_pipe(lambda: _PipeReader(sink, closed), pipe)
     timed_out = False
     try:
         timed_out = await _wait(proc, timeout, kill_grace)
@@ -107,6 +106,7 @@ async def run_shell(
         raise
     finally:
         transport.close()
+        pipe.close()  # now, not on a later loop turn that a closing loop may never run
         throttle.push(capture.decode_delta(b"", final=True))
         throttle.close()
         capture.close()
