@@ -168,6 +168,8 @@ async def test_cancel_request_cancels_the_handler_and_answers_32800() -> None:
     async with raw_pair(router) as (_server, peer):
         await peer.send_json({"jsonrpc": "2.0", "id": "s", "method": "slow"})
         await started.wait()
+        await peer.send_json({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"x": 1}})
+        await peer.send_json({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 9}})
         await peer.send_json({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": "s"}})
         reply = await peer.read()
         assert reply["id"] == "s"

@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, cast, overload
 
 import msgspec
+from msgspec import UnsetType
 
 from agentd.errors import (
     ConnectionLost,
@@ -50,18 +51,6 @@ READ_CHUNK = 256 * 1024
 log = logging.getLogger("agentd.rpc")
 _ids = itertools.count(1)
 _encoder = msgspec.json.Encoder()
-_result_decoders: dict[Any, msgspec.json.Decoder[Any]] = {}
-
-
-class _CancelParams(msgspec.Struct):
-    id: int | float | str | None
-
-
-def _result_decoder(result_type: Any) -> msgspec.json.Decoder[Any]:
-    decoder = _result_decoders.get(result_type)
-    if decoder is None:
-        decoder = _result_decoders[result_type] = msgspec.json.Decoder(result_type)
-    return decoder
 
 
 class Connection:
@@ -187,10 +176,7 @@ class Connection:
             raise
         finally:
             self._pending.pop(request_id, None)
-        try:
-            return _result_decoder(result_type).decode(raw)
-        except msgspec.DecodeError as exc:
-            raise InvalidRequest(f"malformed result of {method}: {exc}") from None
+        return envelope.decode_result(method, raw, result_type)
 
     # --- reading -------------------------------------------------------------------------
 
@@ -318,36 +304,11 @@ class Connection:
         self._send(envelope.error_message(request_id, error))
 
     def _on_notification(self, note: envelope.Notification) -> None:
-        if note.method == CANCEL_METHOD:
-            self._on_cancel(note.params)
+        if note.method != CANCEL_METHOD:
+            self.router.notify(self, note.method, note.params)
             return
-        route = self.router.notification_route(note.method)
-        if route is None:
-            log.debug("notification ignored", extra={"method": note.method})
-            return
-        try:
-            params = route.decode(note.params)
-            outcome = route.handler(self, params)
-        except Exception:
-            log.exception("notification handler failed", extra={"method": note.method})
-            return
-        if outcome is not None:
-            asyncio.get_running_loop().create_task(self._await_notification(note.method, outcome))
-
-    @staticmethod
-    async def _await_notification(method: str, outcome: Any) -> None:
-        try:
-            await outcome
-        except Exception:
-            log.exception("notification handler failed", extra={"method": method})
-
-    def _on_cancel(self, raw: msgspec.Raw) -> None:
-        try:
-            target = msgspec.json.decode(raw, type=_CancelParams).id
-        except msgspec.DecodeError:
-            log.debug("malformed $/cancelRequest ignored")
-            return
-        task = self._inflight.get(target)
+        target = envelope.cancel_target(note.params)
+        task = None if isinstance(target, UnsetType) else self._inflight.get(target)
         if task is not None:
             task.cancel()
 

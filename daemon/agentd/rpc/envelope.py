@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
-from msgspec import UNSET
+from msgspec import UNSET, UnsetType
 
 from agentd.errors import ERROR_CLASSES, InvalidRequest, ParseError, RpcError
 
@@ -183,3 +183,29 @@ def to_exception(error: ErrorObject) -> RpcError:
         cls = type(f"RpcError{error.code}".replace("-", "_"), (RpcError,), {"code": error.code})
         _ERRORS_BY_CODE[error.code] = cls
     return cls(error.message, error.data)
+
+
+_result_decoders: dict[Any, msgspec.json.Decoder[Any]] = {}
+
+
+def decode_result(method: str, raw: msgspec.Raw, result_type: Any) -> Any:
+    """A received ``result`` as ``result_type``; InvalidRequest if it does not match."""
+    decoder = _result_decoders.get(result_type)
+    if decoder is None:
+        decoder = _result_decoders[result_type] = msgspec.json.Decoder(result_type)
+    try:
+        return decoder.decode(raw)
+    except (msgspec.DecodeError, RecursionError, ValueError) as exc:
+        raise InvalidRequest(f"malformed result of {method}: {exc}") from None
+
+
+class _CancelParams(msgspec.Struct):
+    id: int | float | str | None
+
+
+def cancel_target(raw: msgspec.Raw) -> Id | UnsetType:
+    """The request id named by ``$/cancelRequest`` params (UNSET when malformed)."""
+    try:
+        return msgspec.json.decode(raw, type=_CancelParams).id
+    except (msgspec.DecodeError, RecursionError, ValueError):
+        return UNSET

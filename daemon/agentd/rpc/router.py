@@ -6,7 +6,9 @@ Handlers receive the :class:`~agentd.rpc.connection.Connection` and the decoded 
 
 from __future__ import annotations
 
+import asyncio
 import inspect
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -31,6 +33,8 @@ NotificationHandler = Callable[["Connection", Any], Awaitable[None] | None]
 
 Guard = Callable[["Connection", str], None]
 """Runs before every request handler; raises an RpcError to refuse the call."""
+
+log = logging.getLogger("agentd.rpc")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +61,13 @@ class Route:
             raise InvalidParams(f"invalid params for {self.method}: {exc}") from None
         except (msgspec.DecodeError, RecursionError, ValueError) as exc:
             raise InvalidParams(f"unreadable params for {self.method}: {exc}") from None
+
+
+async def _finish_notification(method: str, outcome: Awaitable[None]) -> None:
+    try:
+        await outcome
+    except Exception:
+        log.exception("notification handler failed", extra={"method": method})
 
 
 def _is_struct(tp: Any) -> bool:
@@ -110,9 +121,22 @@ class Router:
         """The request route for ``method``, or None."""
         return self._routes.get(method)
 
-    def notification_route(self, method: str) -> Route | None:
-        """The notification route for ``method``, or None."""
-        return self._notifications.get(method)
+    def notify(self, connection: Connection, method: str, raw: msgspec.Raw) -> None:
+        """Dispatch a received notification: decode, call, and run a returned awaitable.
+
+        Unknown methods are ignored; failures are logged, never answered.
+        """
+        route = self._notifications.get(method)
+        if route is None:
+            log.debug("notification ignored", extra={"method": method})
+            return
+        try:
+            outcome = route.handler(connection, route.decode(raw))
+        except Exception:
+            log.exception("notification handler failed", extra={"method": method})
+            return
+        if inspect.isawaitable(outcome):
+            asyncio.get_running_loop().create_task(_finish_notification(method, outcome))
 
     def check(self, connection: Connection, method: str) -> None:
         """Run the guards; they raise RpcError to refuse."""
