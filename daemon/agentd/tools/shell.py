@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import BinaryIO
 
 from agentd.tools.output import OutputCapture, UpdateThrottle
 
@@ -72,31 +73,15 @@ async def run_shell(
     """Run ``command``; see the module docstring. Re-raises CancelledError after killing."""
     loop = asyncio.get_running_loop()
     throttle = UpdateThrottle(on_output, update_interval)
-    out_read, out_write = os.pipe()
-    cwd_read, cwd_write = os.pipe()
-    script = f"trap 'builtin pwd >&{cwd_write}' EXIT; {command}"
     started = loop.time()
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            bash_path(), "-c", script, stdin=asyncio.subprocess.DEVNULL, stdout=out_write,
-            stderr=out_write, cwd=cwd, env=env, start_new_session=True, pass_fds=(cwd_write,),
-        )  # fmt: skip
-    except BaseException:
-        os.close(out_read)
-        os.close(cwd_read)
-        raise
-    finally:
-        os.close(out_write)
-        os.close(cwd_write)
+    proc, pipe, cwd_read = await _start(command, cwd, env)
     closed: asyncio.Future[None] = loop.create_future()
 
     def sink(data: bytes) -> None:
         capture.feed(data)
         throttle.push(capture.decode_delta(data))
 
-    pipe = os.fdopen(out_read, "rb", buffering=0)
     transport, _ = await loop.connect_read_pipe(lambda: _PipeReader(sink, closed), pipe)
-    timed_out = False
     try:
         timed_out = await _wait(proc, timeout, kill_grace)
         with contextlib.suppress(TimeoutError):
@@ -118,6 +103,28 @@ async def run_shell(
         duration_ms=round((loop.time() - started) * 1000, 1),
         cwd=final_cwd,
     )
+
+
+async def _start(
+    command: str, cwd: Path, env: dict[str, str]
+) -> tuple[asyncio.subprocess.Process, BinaryIO, int]:
+    """Start the shell; returns it, the read end of its output and of the cwd channel."""
+    out_read, out_write = os.pipe()
+    cwd_read, cwd_write = os.pipe()
+    script = f"trap 'builtin pwd >&{cwd_write}' EXIT; {command}"
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            bash_path(), "-c", script, stdin=asyncio.subprocess.DEVNULL, stdout=out_write,
+            stderr=out_write, cwd=cwd, env=env, start_new_session=True, pass_fds=(cwd_write,),
+        )  # fmt: skip
+    except BaseException:
+        os.close(out_read)
+        os.close(cwd_read)
+        raise
+    finally:
+        os.close(out_write)
+        os.close(cwd_write)
+    return proc, os.fdopen(out_read, "rb", buffering=0), cwd_read
 
 
 async def _wait(proc: asyncio.subprocess.Process, timeout: float, grace: float) -> bool:
