@@ -34,6 +34,11 @@ class JsonLines:
         self.out.write(_encode(value) + b"\n")
         self.out.flush()
 
+    def raw(self, data: bytes) -> None:
+        """Write already encoded JSON (one value without newlines) as one line and flush."""
+        self.out.write(data + b"\n")
+        self.out.flush()
+
     def session(self, info: SessionInfo) -> None:
         """The first line: which session the run uses."""
         line: dict[str, Any] = {

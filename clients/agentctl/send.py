@@ -77,8 +77,7 @@ class Output:
     def view(self, data: bytes, event: SessionEvent | None) -> None:
         """Hand one event to the chosen output."""
         if self.json is not None:
-            self.json.out.write(data + b"\n")
-            self.json.out.flush()
+            self.json.raw(data)
         elif event is not None:
             if self.renderer is not None:
                 self.renderer.event(event.event)
