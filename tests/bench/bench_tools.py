@@ -190,18 +190,20 @@ async def bench_edit() -> list[Row]:
 
 
 _READ_PROBE = """
-import asyncio, resource, sys, time
+import asyncio, resource, sys, time, tracemalloc
 from pathlib import Path
 from agentd.tools.base import ToolContext
 from agentd.tools.read import ReadParams, ReadTool
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+tracemalloc.start()
 started = time.perf_counter()
 call = ReadTool().run(ReadParams(sys.argv[1], offset=1_000_000), ToolContext(cwd=Path("/")))
 result = asyncio.run(call)
 took = time.perf_counter() - started
+peak = tracemalloc.get_traced_memory()[1]
 after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 assert result.output.startswith("1000000"), result.output[:80]
-print(took, (after - before) / 1024)
+print(took, (after - before) / 1024, peak / 2**20)
 """
 
 
@@ -214,12 +216,14 @@ def bench_read() -> list[Row]:
             text=True,
             check=True,
         ).stdout.split()
-        runs.append((float(out[0]), float(out[1])))
+        runs.append((float(out[0]), float(out[1]), float(out[2])))
     took = statistics.median(run[0] for run in runs)
     growth = max(run[1] for run in runs)
+    allocated = max(run[2] for run in runs)
     return [
         ("read offset=1,000,000 of a 200 MB file (median)", f"{took:.2f} s", "<= 1 s"),
         ("  peak RSS growth of that read", f"{growth:.1f} MB", "no whole-file load"),
+        ("  peak Python allocations of that read", f"{allocated:.1f} MB", "no whole-file load"),
     ]
 
 
