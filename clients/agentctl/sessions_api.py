@@ -6,6 +6,7 @@ sent) and decodes the result into the method's result Struct from ``agentd.proto
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal, TypeVar, cast
 
 from agentd.protocol.base import Empty
@@ -92,9 +93,12 @@ class SessionMethods:
         max_turns: int | None = None,
         base_url: str | None = None,
     ) -> SessionInfo:
-        """``session/new``: open a session; its events come to this connection."""
+        """``session/new``: open a session; its events come to this connection.
+
+        A relative ``cwd`` is taken relative to this process's working directory.
+        """
         params = SessionNewParams(
-            cwd=cwd,
+            cwd=str(Path(cwd).resolve()),
             provider=provider,
             model=model,
             system_prompt=system_prompt,
@@ -152,8 +156,14 @@ class SessionMethods:
     async def list_sessions(
         self, *, cwd: str | None = None, limit: int = 50, cursor: str | None = None
     ) -> SessionListResult:
-        """``session/list``: stored sessions, newest first, one page at a time."""
-        params = SessionListParams(cwd=cwd, limit=limit, cursor=cursor)
+        """``session/list``: stored sessions, newest first, one page at a time.
+
+        ``cwd`` (relative to this process's working directory) keeps the sessions of one
+        directory.
+        """
+        params = SessionListParams(
+            cwd=str(Path(cwd).resolve()) if cwd else None, limit=limit, cursor=cursor
+        )
         return await self._typed("session/list", params, SessionListResult)
 
     async def load_session(

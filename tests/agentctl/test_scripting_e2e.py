@@ -17,6 +17,7 @@ pytestmark = pytest.mark.e2e
 
 
 DRIVE_SCRIPT = Path(__file__).with_name("drive_stdio.sh")
+MOCK_GREETING = "I'm doing well, thank you for asking! What shall we work on?"
 
 
 @pytest.mark.skipif(shutil.which("jq") is None, reason="the documented script uses jq")
@@ -111,3 +112,20 @@ def test_readme_shows_the_tested_script() -> None:
     readme = (Path(__file__).parents[2] / "clients" / "agentctl" / "README.md").read_text()
     body = DRIVE_SCRIPT.read_text().split("\n", 1)[1]
     assert f"```bash\n{body}```" in readme
+
+
+def test_readme_python_example_runs(sandbox: Sandbox) -> None:
+    """The library example of the README works as written (auto-starting the daemon)."""
+    readme = (Path(__file__).parents[2] / "clients" / "agentctl" / "README.md").read_text()
+    example = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    result = subprocess.run(
+        [sys.executable, "-c", example],
+        capture_output=True,
+        text=True,
+        env=sandbox.env,
+        cwd=sandbox.project,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [*MOCK_GREETING.split(), "end_turn"]
