@@ -135,11 +135,6 @@ def finish(results: list[FileResult], request: SearchRequest) -> SearchResult:
     return SearchResult(files=files[: request.max_results], cut=len(files) > request.max_results)
 
 
-def search_python(request: SearchRequest) -> SearchResult:
-    """The pure-Python backend in one thread (blocking)."""
-    return finish(search_files(walk_files(request), request, request.max_results + 1), request)
-
-
 def walk_files(request: SearchRequest) -> Iterator[tuple[str, str]]:
     """``(path, rel)`` of every file to search, in walk order."""
     if request.root.is_file():

@@ -63,7 +63,8 @@ class Tuning:
 
 
 async def search_python_parallel(request: SearchRequest, tuning: Tuning = Tuning()) -> SearchResult:
-    """Search like :func:`agentd.tools.search.search_python`, in parallel when it pays."""
+    """The Python backend: :func:`agentd.tools.search.search_files` over the walk, in worker
+    processes when it pays (see the module docstring)."""
     files = await asyncio.to_thread(_sized_files, request)
     wanted = request.max_results + 1
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
