@@ -148,3 +148,20 @@ def test_client_library_imports_stay_light() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_attach_warns_when_the_replay_buffer_no_longer_reaches_back(sandbox: Sandbox) -> None:
+    """After thousands of events the oldest are gone: attach says so, then follows."""
+    session_id, _ = start_session(sandbox, "long reply")
+    for _ in range(4):
+        sandbox.run("send", "--session", session_id, "--quiet", "long reply")
+    attach = sandbox.popen("attach", session_id, "--since", "1", "--json", "--until-end")
+    assert attach.stderr is not None
+    assert "no longer buffered" in attach.stderr.readline()
+    sandbox.run("send", "--session", session_id, "how are you")
+    out, _ = attach.communicate(timeout=20)
+    attach.stderr.close()
+    assert attach.returncode == 0
+    lines = json_lines(out)
+    assert lines[0]["seq"] > 2
+    assert event_types(lines)[-1] == "agent_end"
