@@ -104,3 +104,20 @@ def test_other_commands_parse() -> None:
     assert parse("daemon", "logs", "-n", "5", "-f")["follow"] is True
     assert parse("rpc", "daemon/status")["params"] is None
     assert parse("rpc", "session/new", '{"cwd": "."}', "--events")["events"] is True
+
+
+def test_version_imports_nothing_heavy() -> None:
+    """--version runs without loading msgspec, asyncio or argparse (a fresh interpreter)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from agentctl.cli import main\n"
+        "main(['--version'])\n"
+        "print(sorted(m for m in ('msgspec', 'asyncio', 'argparse') if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.splitlines()[-1] == "[]"
