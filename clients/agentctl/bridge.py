@@ -26,6 +26,8 @@ from agentctl import launch
 
 CONNECT_TIMEOUT = 5.0
 """Seconds to wait for a freshly started daemon to accept connections."""
+EXITED_GRACE = 0.5
+"""Seconds to keep polling after the started daemon exited (a racing daemon may be starting)."""
 POLL_INTERVAL = 0.05
 CHUNK = 256 * 1024
 
@@ -55,7 +57,10 @@ async def connect_or_start(path: str, timeout: float = CONNECT_TIMEOUT) -> socke
         if sock is not None:
             return sock
         if pid is not None and launch.reap(pid) is not None:
-            pid = None  # it exited (perhaps another daemon won the race): keep polling
+            # It exited: another daemon may have won the race to the lock and is about to
+            # listen, so poll a little longer; otherwise it failed (its log says why).
+            pid = None
+            deadline = min(deadline, time.monotonic() + EXITED_GRACE)
     return None
 
 

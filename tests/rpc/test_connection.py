@@ -400,3 +400,26 @@ def test_router_rejects_unknown_methods_without_a_params_type() -> None:
     route = router.route("daemon/status")
     assert route is not None
     assert route.params_type.__name__ == "Empty"
+
+
+async def test_results_and_error_data_that_cannot_be_encoded_are_still_answered() -> None:
+    """An unencodable result is -32603; unencodable error data is dropped, the code kept."""
+    router = Router()
+
+    def bad_result(conn: Connection, params: Any) -> object:
+        return object()
+
+    async def bad_data(conn: Connection, params: Any) -> None:
+        raise SessionBusy("busy", object())
+
+    router.add("bad/result", bad_result, Any)
+    router.add("bad/data", bad_data, Any)
+    async with raw_pair(router) as (_server, peer):
+        await peer.send_json({"jsonrpc": "2.0", "id": 1, "method": "bad/result"})
+        assert (await peer.read())["error"]["code"] == -32603
+        await peer.send_json({"jsonrpc": "2.0", "id": 2, "method": "bad/data"})
+        assert await peer.read() == {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "error": {"code": SessionBusy.code, "message": "busy"},
+        }

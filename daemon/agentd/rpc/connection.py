@@ -120,6 +120,14 @@ class Connection:
         body = _encoder.encode(message)
         self._outbox.put(encode_frame(body, self._frames.framing or NDJSON))
 
+    def _send_error(self, request_id: Id, error: RpcError) -> None:
+        """Send an error response; error ``data`` that cannot be encoded is dropped."""
+        try:
+            self._send(envelope.error_message(request_id, error))
+        except (TypeError, ValueError, msgspec.EncodeError):
+            log.exception("error data cannot be encoded", extra={"code": error.code})
+            self._send(envelope.error_message(request_id, type(error)(error.message)))
+
     def notify(self, method: str, params: Any = None) -> None:
         """Send a notification. Never blocks; silently dropped once the connection is closed.
 
@@ -227,7 +235,7 @@ class Connection:
         rpc_error: RpcError = (
             InvalidRequest(error.message) if error.too_large else ParseError(error.message)
         )
-        self._send(envelope.error_message(None, rpc_error))
+        self._send_error(None, rpc_error)
 
     def _dispatch(self, message: envelope.Inbound) -> None:
         if isinstance(message, envelope.Request):
@@ -238,7 +246,7 @@ class Connection:
             self._on_response(message)
         else:
             log.debug("invalid message", extra={"error": message.error.message})
-            self._send(envelope.error_message(message.id, message.error))
+            self._send_error(message.id, message.error)
 
     def _on_request(self, request: envelope.Request) -> None:
         log.debug("request", extra={"id": request.id, "method": request.method})
@@ -251,7 +259,7 @@ class Connection:
             self.router.check(self, request.method)
             params = route.decode(request.params)
         except RpcError as exc:
-            self._send(envelope.error_message(request.id, exc))
+            self._send_error(request.id, exc)
             return
         if route.inline:
             self._call_inline(route, request.id, params)
@@ -268,7 +276,7 @@ class Connection:
             else:
                 self._send(envelope.ResultMessage(id=request_id, result=result))
         except RpcError as exc:
-            self._send(envelope.error_message(request_id, exc))
+            self._send_error(request_id, exc)
         except Exception:
             self._internal_error(route, request_id)
         finally:
@@ -289,9 +297,9 @@ class Connection:
             result = await pending
             self._send(envelope.ResultMessage(id=request_id, result=result))
         except asyncio.CancelledError:
-            self._send(envelope.error_message(request_id, RequestCancelled("request cancelled")))
+            self._send_error(request_id, RequestCancelled("request cancelled"))
         except RpcError as exc:
-            self._send(envelope.error_message(request_id, exc))
+            self._send_error(request_id, exc)
         except Exception:
             self._internal_error(route, request_id)
 
@@ -301,7 +309,7 @@ class Connection:
         error = InternalError(
             f"internal error in {route.method} (request {request_id!r}; see the daemon log)"
         )
-        self._send(envelope.error_message(request_id, error))
+        self._send_error(request_id, error)
 
     def _on_notification(self, note: envelope.Notification) -> None:
         if note.method != CANCEL_METHOD:
