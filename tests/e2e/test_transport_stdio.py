@@ -138,3 +138,28 @@ def test_serve_stdio_is_the_same_as_the_alias(sandbox: Sandbox) -> None:
     result = sandbox.run("serve", "--stdio", input=REQUESTS[1] + b"\n")
     assert result.returncode == 0
     assert json.loads(result.stdout)["result"]["transport"] == "stdio"
+
+
+def test_only_daemon_status_is_allowed_before_initialize(sandbox: Sandbox) -> None:
+    """-32004 before initialize (except daemon/status); a second initialize is -32600."""
+    wire = [
+        b'{"jsonrpc":"2.0","id":1,"method":"daemon/status"}',
+        b'{"jsonrpc":"2.0","id":2,"method":"models/list"}',
+        b'{"jsonrpc":"2.0","id":3,"method":"initialize"}',
+        b'{"jsonrpc":"2.0","id":4,"method":"initialize"}',
+        b'{"jsonrpc":"2.0","id":5,"method":"session/state","params":{"sessionId":"none"}}',
+    ]
+    result = sandbox.run("--stdio", input=b"\n".join(wire) + b"\n")
+    replies = {m["id"]: m for m in map(json.loads, result.stdout.splitlines())}
+    assert "result" in replies[1]
+    assert replies[2]["error"]["code"] == -32004
+    assert "result" in replies[3]
+    assert replies[4]["error"]["code"] == -32600
+    assert replies[5]["error"]["code"] != -32004
+
+
+def test_mock_llm_subcommand_is_delegated(sandbox: Sandbox) -> None:
+    """``agentd mock-llm --help`` reaches the mock LLM server's own parser."""
+    result = sandbox.run("mock-llm", "--help")
+    assert result.returncode == 0
+    assert b"mock-llm" in result.stdout

@@ -423,3 +423,11 @@ async def test_results_and_error_data_that_cannot_be_encoded_are_still_answered(
             "id": 2,
             "error": {"code": SessionBusy.code, "message": "busy"},
         }
+
+
+@pytest.mark.parametrize("framing", ["ndjson", "content-length"])
+async def test_frames_far_above_64_kib_pass_in_both_directions(framing: str) -> None:
+    """asyncio's 64 KiB line limit does not apply: a 5 MiB message round-trips."""
+    text = "é" * (5 * 512 * 1024)
+    async with connection_pair(echo_router(), framing=framing) as (_server, client):
+        assert await client.request("echo", {"text": text}) == {"text": text}

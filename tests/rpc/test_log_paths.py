@@ -53,6 +53,7 @@ def test_every_log_line_is_json_with_context_and_stdlib_records(short_tmp: Path)
     assert first["conn_id"] == 3
     assert first["request_id"] == "r1"
     assert second["logger"] == "asyncio"
+    assert second["request_id"] == "r1"
     assert second["task"] == "t1"
     assert second["level"] == "error"
     assert "RuntimeError: boom" in second["exception"]
