@@ -37,7 +37,7 @@ async def test_new_file_mode_follows_umask(work: Path, ctx: ToolContext) -> None
         await call("write", ctx, path="f.txt", content="x")
     finally:
         os.umask(old)
-    assert stat.S_IMODE((work / "f.txt").stat().st_mode) in (0o640, 0o644)
+    assert stat.S_IMODE((work / "f.txt").stat().st_mode) == 0o640
 
 
 async def test_atomic_write_leaves_no_temp_files(work: Path, ctx: ToolContext) -> None:

@@ -14,7 +14,6 @@ import contextlib
 import os
 import stat
 import tempfile
-from functools import cache
 from pathlib import Path
 
 from agentd.tools.base import ToolContext, ToolError
@@ -60,8 +59,8 @@ def check_fresh(ctx: ToolContext, path: Path, shown: str) -> None:
         )
 
 
-@cache
 def _umask() -> int:
+    """The process umask, read without changing it (Linux), else the usual 022."""
     try:
         with Path("/proc/self/status").open(encoding="ascii") as status:
             for line in status:
