@@ -102,6 +102,7 @@ class Connection:
         self._close_callbacks: list[Callable[[Connection], object]] = []
         self._serve_task: asyncio.Task[None] | None = None
         self._shutdown_task: asyncio.Task[None] | None = None
+        self._closer: asyncio.Task[None] | None = None
         self._stopping = False
 
     def __repr__(self) -> str:
@@ -350,6 +351,11 @@ class Connection:
             serve_task.cancel()
         await self._shutdown()
 
+    def close_soon(self) -> None:
+        """Close once the current step is over: answers queued now are still flushed."""
+        if self._closer is None:
+            self._closer = asyncio.get_running_loop().create_task(self.close())
+
     def _begin_stop(self) -> None:
         self._stopping = True
         for task in list(self._inflight.values()):
@@ -359,7 +365,7 @@ class Connection:
     def _on_broken(self, reason: str) -> None:
         log.warning("dropping connection", extra={"reason": reason, "peer": self.name})
         self._begin_stop()
-        asyncio.get_running_loop().create_task(self.close())
+        self.close_soon()
 
     async def _shutdown(self) -> None:
         if self._shutdown_task is None:

@@ -35,6 +35,7 @@ Guard = Callable[["Connection", str], None]
 """Runs before every request handler; raises an RpcError to refuse the call."""
 
 log = logging.getLogger("agentd.rpc")
+_running: set[asyncio.Task[None]] = set()  # notification handler tasks, kept referenced
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +137,9 @@ class Router:
             log.exception("notification handler failed", extra={"method": method})
             return
         if inspect.isawaitable(outcome):
-            asyncio.get_running_loop().create_task(_finish_notification(method, outcome))
+            task = asyncio.get_running_loop().create_task(_finish_notification(method, outcome))
+            _running.add(task)
+            task.add_done_callback(_running.discard)
 
     def check(self, connection: Connection, method: str) -> None:
         """Run the guards; they raise RpcError to refuse."""

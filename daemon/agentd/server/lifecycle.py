@@ -45,15 +45,10 @@ def guard(connection: Connection, method: str) -> None:
     if connection.initialized:
         return
     if not connection.authorized and method != "initialize":
-        _close_soon(connection)
+        connection.close_soon()
         raise Unauthorized("this TCP connection must call initialize with the token first")
     if method not in OPEN_METHODS:
         raise NotInitialized(f"call initialize before {method}")
-
-
-def _close_soon(connection: Connection) -> None:
-    """Close after the current answer is queued (it is flushed by close)."""
-    asyncio.get_running_loop().create_task(connection.close())
 
 
 def register_lifecycle(router: Router, daemon: Daemon) -> None:
@@ -111,5 +106,5 @@ def _check_token(connection: Connection, expected: str | None, given: str | None
         connection.authorized = True
         return
     log.warning("unauthorized TCP client", conn_id=connection.id, token_given=given is not None)
-    _close_soon(connection)
+    connection.close_soon()
     raise Unauthorized("missing or wrong token" if given else "initialize needs the token")
