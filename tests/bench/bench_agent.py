@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from tests.bench.bench_providers import transcript
 
 from agentctl.client import AgentClient, spawn_stdio
 from agentd.agent import Agent
@@ -34,6 +33,7 @@ from agentd.providers import make_provider
 from agentd.rpc import Connection, Router
 from agentd.server.bus import EventBus
 from agentd.tools.base import Tool, ToolContext, ToolResult
+from tests.bench.bench_providers import transcript
 
 Row = tuple[str, str, str]
 

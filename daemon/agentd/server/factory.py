@@ -232,7 +232,7 @@ def _assemble(
         system_prompt=build_system_prompt(parts.cwd, specs, override=parts.system_prompt),
         tools=parts.tools,
         tool_specs=specs,
-        context=_tool_context(services, file, parts, policy.workspace),
+        context=_tool_context(services, file, parts, policy),
         sink=lambda _event: None,
         authorize=approver,
         run_tool=run_tool,
@@ -268,14 +268,14 @@ def _approval(parts: _Parts) -> tuple[PermissionPolicy, Approver]:
 
 
 def _tool_context(
-    services: Services, file: SessionFile, parts: _Parts, workspace: Path | None
+    services: Services, file: SessionFile, parts: _Parts, policy: PermissionPolicy
 ) -> ToolContext:
     from agentd.paths import state_dir
 
     return ToolContext(
         cwd=parts.cwd,
         session_id=file.header.id,
-        workspace=workspace,
+        workspace=policy.workspace,
         spill_dir=state_dir() / "spill" / file.header.id,
-        options={"secret_env": sorted(services.secret_names())},
+        options={"secret_env": sorted(services.secret_names()), "permission_policy": policy},
     )
