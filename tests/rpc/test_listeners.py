@@ -14,9 +14,9 @@ from agentd.server.app import Daemon, DaemonOptions
 
 
 @pytest.mark.parametrize("same_user", [True, False])
-async def test_peers_of_another_uid_are_disconnected(short_tmp: Path, same_user: bool) -> None:
+async def test_peers_of_another_uid_are_disconnected(xdg_home: Path, same_user: bool) -> None:
     """SO_PEERCRED decides: our own uid is served, any other uid is cut off unanswered."""
-    path = short_tmp / "a.sock"
+    path = xdg_home / "a.sock"
     allowed = os.getuid() if same_user else os.getuid() + 1
     daemon = Daemon(DaemonOptions(socket_path=path))
     listener = UnixListener(path, allowed_uid=allowed)

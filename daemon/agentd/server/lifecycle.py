@@ -54,19 +54,31 @@ def guard(connection: Connection, method: str) -> None:
 def register_lifecycle(router: Router, daemon: Daemon) -> None:
     """Register the lifecycle methods and the guard on ``router``.
 
-    The handlers are plain functions, so they run inline: a request pipelined right after
+    The handlers are plain methods, so they run inline: a request pipelined right after
     ``initialize`` already sees the connection initialized.
     """
+    methods = Lifecycle(daemon)
+    router.add_guard(guard)
+    router.add("initialize", methods.initialize)
+    router.add("shutdown", methods.shutdown)
+    router.add("daemon/status", methods.status)
 
-    def initialize(connection: Connection, params: InitializeParams) -> InitializeResult:
+
+class Lifecycle:
+    """The handlers of ``initialize``, ``shutdown`` and ``daemon/status`` for one daemon."""
+
+    def __init__(self, daemon: Daemon) -> None:
+        self.daemon = daemon
+
+    def initialize(self, connection: Connection, params: InitializeParams) -> InitializeResult:
+        """Check the token (TCP), record the client, answer with the server's identity."""
         if connection.initialized:
             raise InvalidRequest("initialize was already called on this connection")
         if not connection.authorized:
-            _check_token(connection, daemon.tcp_token, params.token)
+            _check_token(connection, self.daemon.tcp_token, params.token)
         connection.initialized = True
-        connection.client_info = params.client_info
+        connection.client_info = client = params.client_info
         connection.capabilities = params.capabilities
-        client = params.client_info
         log.info(
             "client initialized",
             client=client.name if client else None,
@@ -79,12 +91,15 @@ def register_lifecycle(router: Router, daemon: Daemon) -> None:
             capabilities=ServerCapabilities(),
         )
 
-    def shutdown(connection: Connection, params: Empty) -> OkResult:
+    def shutdown(self, connection: Connection, params: Empty) -> OkResult:
+        """Answer, then stop the daemon (the answer is flushed before connections close)."""
         log.info("shutdown requested", conn_id=connection.id)
-        asyncio.get_running_loop().call_soon(daemon.request_shutdown)
+        asyncio.get_running_loop().call_soon(self.daemon.request_shutdown)
         return OkResult()
 
-    def status(connection: Connection, params: Empty) -> DaemonStatusResult:
+    def status(self, connection: Connection, params: Empty) -> DaemonStatusResult:
+        """Version, pid, uptime, connection count, loaded sessions and transport."""
+        daemon = self.daemon
         return DaemonStatusResult(
             version=__version__,
             pid=os.getpid(),
@@ -93,11 +108,6 @@ def register_lifecycle(router: Router, daemon: Daemon) -> None:
             sessions=daemon.sessions.loaded_ids(),
             transport=daemon.options.transport,
         )
-
-    router.add_guard(guard)
-    router.add("initialize", initialize)
-    router.add("shutdown", shutdown)
-    router.add("daemon/status", status)
 
 
 def _check_token(connection: Connection, expected: str | None, given: str | None) -> None:
