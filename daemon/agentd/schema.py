@@ -121,7 +121,7 @@ def session_schema() -> dict[str, Any] | None:
 
 
 def error_rows() -> list[tuple[int, str, str]]:
-    """``(code, class name, meaning)`` for every error class, sorted by code."""
+    """``(code, class name, meaning)`` for every error class, in declaration order."""
     tree = {
         match["name"]: match["text"].strip()
         for line in (errors.__doc__ or "").splitlines()
@@ -132,17 +132,20 @@ def error_rows() -> list[tuple[int, str, str]]:
         own_doc = cls.__dict__.get("__doc__")
         text = own_doc.strip().splitlines()[0] if own_doc else tree.get(cls.__name__, "")
         rows.append((cls.code, cls.__name__, text))
-    return sorted(rows, key=lambda row: -row[0])
+    return rows
 
 
-def _fields(tp: Any) -> str:
+def _fields(tp: Any, *, from_daemon: bool) -> str:
+    """Field names; ``?`` marks those the sender may leave out (the daemon only does so for
+    types that omit defaults)."""
     if not (isinstance(tp, type) and issubclass(tp, msgspec.Struct)):
         return "—"
-    tag_field = tp.__struct_config__.tag_field
+    config = tp.__struct_config__
+    always = from_daemon and not config.omit_defaults
     names = [
-        f"`{field.encode_name}`" + ("" if field.required else "?")
+        f"`{field.encode_name}`" + ("" if field.required or always else "?")
         for field in msgspec.structs.fields(tp)
-        if field.encode_name != tag_field
+        if field.encode_name != config.tag_field
     ]
     return ", ".join(names) or "(none)"
 
@@ -155,8 +158,9 @@ def methods_table() -> str:
     """The Markdown table of every method."""
     lines = ["| Method | Direction | Params | Result | Description |", "|---|---|---|---|---|"]
     for name, spec in METHODS.items():
-        params = f"`{spec.params.__name__}`: {_fields(spec.params)}"
-        result = f"`{spec.result.__name__}`: {_fields(spec.result)}"
+        by_client = spec.direction == "client"
+        params = f"`{spec.params.__name__}`: {_fields(spec.params, from_daemon=not by_client)}"
+        result = f"`{spec.result.__name__}`: {_fields(spec.result, from_daemon=by_client)}"
         direction = DIRECTIONS.get(spec.direction, spec.direction)
         lines.append(f"| `{name}` | {direction} | {params} | {result} | {spec.doc} |")
     return "\n".join(lines) + "\n"
@@ -172,7 +176,8 @@ def events_table() -> str:
     lines = ["| `type` | Struct | Fields | Meaning |", "|---|---|---|---|"]
     for tp in event_types():
         tag = tp.__struct_config__.tag
-        lines.append(f"| `{tag}` | `{tp.__name__}` | {_fields(tp)} | {_first_line(tp)} |")
+        fields = _fields(tp, from_daemon=True)
+        lines.append(f"| `{tag}` | `{tp.__name__}` | {fields} | {_first_line(tp)} |")
     return "\n".join(lines) + "\n"
 
 
