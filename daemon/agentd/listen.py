@@ -308,7 +308,8 @@ def make_listener(options: DaemonOptions, stdio: tuple[int, int] | None = None) 
 def serve(options: DaemonOptions) -> int:
     """Run the daemon in this process until it is shut down; return the exit code.
 
-    0 after a graceful stop; 1 when the transport cannot start (the reason goes to stderr).
+    0 after a graceful stop; 1 when the transport cannot start or an operating system error
+    stops the daemon (one line to stderr; details in the log).
     """
     stdio = detach_stdio() if options.transport == "stdio" else None
     from agentd import log as logging_setup
@@ -323,7 +324,10 @@ def serve(options: DaemonOptions) -> int:
     except ListenError as exc:
         log.error("cannot start", reason=str(exc))
         print(f"agentd: {exc}", file=sys.stderr)
-        return 1
+    except OSError as exc:
+        log.exception("stopped by an operating system error")
+        print(f"agentd: {exc}", file=sys.stderr)
+    return 1
 
 
 async def _run(options: DaemonOptions, listener: Listener) -> int:

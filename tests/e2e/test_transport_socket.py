@@ -140,6 +140,17 @@ def test_a_non_socket_file_in_the_way_is_refused(sandbox: Sandbox) -> None:
     assert sandbox.socket.read_text() == "keep me"
 
 
+def test_unusable_socket_directory_is_a_one_line_error(sandbox: Sandbox) -> None:
+    """A socket path under a regular file: exit 1, one line on stderr, no traceback."""
+    blocker = sandbox.root / "file"
+    blocker.write_text("")
+    socket_path = str(blocker / "a.sock")
+    result = sandbox.run("serve", "--socket", socket_path, "--log-file", str(sandbox.log))
+    assert result.returncode == 1
+    assert len(result.stderr.decode().strip().splitlines()) == 1
+    assert b"Traceback" not in result.stderr
+
+
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "shutdown"])
 def test_graceful_stop_removes_socket_and_pid_file(sandbox: Sandbox, how: str) -> None:
     """A signal or the shutdown method: exit 0, answered first, socket and pid file gone."""

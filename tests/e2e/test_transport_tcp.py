@@ -116,3 +116,13 @@ def test_non_loopback_address_needs_allow_remote() -> None:
         assert b"--allow-remote" in result.stderr
     finally:
         box.cleanup()
+
+
+def test_port_in_use_is_a_one_line_error(tcp_daemon: tuple[Sandbox, int, str]) -> None:
+    """A second daemon on a taken port exits 1 with the reason, without a traceback."""
+    box, port, _token = tcp_daemon
+    address, token, log = f"127.0.0.1:{port}", str(box.root / "tcp.token"), str(box.log)
+    result = box.run("serve", "--tcp", address, "--token-file", token, "--log-file", log)
+    assert result.returncode == 1
+    assert b"Traceback" not in result.stderr
+    assert b"in use" in result.stderr
