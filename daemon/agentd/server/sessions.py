@@ -8,12 +8,13 @@ prompted while unloaded is loaded implicitly from its file.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from agentd.errors import SessionNotFound
+from agentd.errors import SessionExists, SessionNotFound
 from agentd.server.runtime import SessionRuntime
 
 if TYPE_CHECKING:
@@ -51,11 +52,17 @@ class SessionManager:
         return list(self.loaded)
 
     async def create(self, params: SessionNewParams, conn: Connection | None) -> SessionRuntime:
-        """Open a new session; its events go to ``conn`` (if given)."""
+        """Open a new session; its events go to ``conn`` (if given).
+
+        A caller-chosen id is reserved before the first await, so requests for that id that
+        arrive right behind ``session/new`` (a pipelined script) wait for it instead of failing.
+        """
         from agentd.server.factory import new_session
 
-        runtime = await new_session(self.services, params)
-        self.loaded[runtime.id] = runtime
+        key = params.session_id
+        if key is not None and (key in self.loaded or key in self._loading):
+            raise SessionExists(f"session id {key!r} is already in use")
+        runtime = await self._once(key, lambda: new_session(self.services, params))
         if conn is not None:
             self.watch(runtime, conn)
         log.info("session created", session_id=runtime.id, cwd=runtime.settings.cwd)
@@ -76,16 +83,24 @@ class SessionManager:
 
         if session_id is not None and session_id in self.loaded:
             return self.loaded[session_id]
-        key = session_id or str(path)
-        pending = self._loading.get(key)
-        if pending is not None:
-            return await asyncio.shield(pending)
+        return await self._once(
+            session_id or str(path),
+            lambda: load_session(self.services, session_id=session_id, path=path),
+        )
+
+    async def _once(
+        self, key: str | None, build: Callable[[], Awaitable[SessionRuntime]]
+    ) -> SessionRuntime:
+        """Build a runtime under ``key``; concurrent callers with the same key share it."""
+        if key is not None and key in self._loading:
+            return await asyncio.shield(self._loading[key])
         future: asyncio.Future[SessionRuntime] = asyncio.get_running_loop().create_future()
-        self._loading[key] = future
+        if key is not None:
+            self._loading[key] = future
         try:
-            runtime = await load_session(self.services, session_id=session_id, path=path)
+            runtime = await build()
             existing = self.loaded.get(runtime.id)
-            if existing is not None:
+            if existing is not None:  # loaded by path while also loaded by id
                 runtime.file.close()
                 runtime = existing
             self.loaded[runtime.id] = runtime
@@ -93,10 +108,11 @@ class SessionManager:
             return runtime
         except BaseException as exc:
             future.set_exception(exc)
-            future.exception()  # mark retrieved: concurrent waiters re-raise it themselves
+            future.exception()  # retrieved: concurrent waiters re-raise it themselves
             raise
         finally:
-            del self._loading[key]
+            if key is not None:
+                del self._loading[key]
 
     def watch(
         self, runtime: SessionRuntime, conn: Connection, since_seq: int | None = None
