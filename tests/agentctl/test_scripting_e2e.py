@@ -39,11 +39,6 @@ def test_documented_bash_script_drives_a_stdio_daemon(sandbox: Sandbox) -> None:
     assert lines[-2:] == ["agent_end", "end_turn"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the daemon runs requests concurrently, so session/new is refused with -32004 "
-    "while initialize (sent in the same write) is still being handled",
-)
 def test_here_doc_of_requests_to_a_stdio_daemon(sandbox: Sandbox) -> None:
     """Requests written at once are all answered before the daemon exits on stdin EOF."""
     requests = [
