@@ -124,3 +124,25 @@ def test_readme_python_example_runs(sandbox: Sandbox) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == [*MOCK_GREETING.split(), "end_turn"]
+
+
+@pytest.mark.skipif(shutil.which("jq") is None, reason="the documented here-doc uses jq")
+def test_readme_here_doc_runs(sandbox: Sandbox) -> None:
+    """The README's here-doc (session and prompt in one write) is answered in full."""
+    readme = (Path(__file__).parents[2] / "clients" / "agentctl" / "README.md").read_text()
+    here_doc = readme.split("```sh\nagentd serve --stdio", 1)[1].split("```", 1)[0]
+    env = dict(sandbox.env, PATH=f"{Path(sys.executable).parent}{os.pathsep}{sandbox.env['PATH']}")
+    result = subprocess.run(
+        ["bash", "-c", "agentd serve --stdio" + here_doc],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=sandbox.project,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    answers = {line["id"]: line for line in json_lines(result.stdout)}
+    assert answers[2]["result"]["sessionId"] == "demo-1"
+    assert answers[3]["result"]["stopReason"] == "end_turn"
+    assert answers[3]["error"] is None
