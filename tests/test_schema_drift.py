@@ -149,3 +149,16 @@ def test_event_example_matches_its_type(tag: str) -> None:
     node = PROTOCOL["notifications"]["session/event"]
     _check(notification["params"], SessionEvent, node)
     assert notification["params"]["event"]["type"] == tag
+
+
+def test_a_readme_without_generated_blocks_is_a_clear_error(short_tmp: Path) -> None:
+    """``agentd schema`` refuses (exit 1, one line) rather than dropping the tables."""
+    (short_tmp / "README.md").write_text("# hand-written only\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "agentd", "schema", "--out", str(short_tmp)],
+        capture_output=True,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert b"generated blocks" in result.stderr
+    assert b"Traceback" not in result.stderr

@@ -128,13 +128,17 @@ def _schema(ns: argparse.Namespace) -> int:
     from agentd import schema
 
     out = ns.out or schema.default_schema_dir()
-    if ns.check:
-        drifted = schema.check(out)
-        for name in drifted:
-            print(f"agentd: {out / name} is out of date; run `agentd schema`", file=sys.stderr)
-        return 1 if drifted else 0
-    for path in schema.write(out):
-        print(f"wrote {path}", file=sys.stderr)
+    try:
+        if ns.check:
+            drifted = schema.check(out)
+            for name in drifted:
+                print(f"agentd: {out / name} is out of date; run `agentd schema`", file=sys.stderr)
+            return 1 if drifted else 0
+        for path in schema.write(out):
+            print(f"wrote {path}", file=sys.stderr)
+    except (ValueError, OSError) as exc:
+        print(f"agentd: cannot generate {out}: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 
