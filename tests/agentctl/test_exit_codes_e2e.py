@@ -149,11 +149,6 @@ def test_closed_stdout_exits_141_quietly(sandbox: Sandbox) -> None:
     assert "Traceback" not in errors
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the daemon aborts a run when the client that prompted it disconnects "
-    "(its prompt handler is cancelled while the connection closes)",
-)
 def test_run_goes_on_after_the_client_hangs_up(sandbox: Sandbox) -> None:
     """agentctl does not cancel the run when its output goes away; the daemon finishes it."""
     session_id, _, _ = hang_up_after_first_line(sandbox)

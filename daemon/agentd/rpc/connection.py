@@ -109,6 +109,12 @@ class Connection:
         return f"<Connection {self.id} {self.name} {self.transport or '-'}>"
 
     @property
+    def stopping(self) -> bool:
+        """True once the connection began to close (peer EOF or hang-up, :meth:`close`): a
+        handler cancelled from then on was cancelled by the close, not by ``$/cancelRequest``."""
+        return self._stopping
+
+    @property
     def framing(self) -> str:
         """The framing in use (``ndjson`` until a server has detected the peer's)."""
         return self._frames.framing or NDJSON

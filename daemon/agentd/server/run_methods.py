@@ -49,9 +49,9 @@ def register(router: Router, sessions: SessionManager) -> None:
         try:
             return prompt_result(await asyncio.shield(task))
         except asyncio.CancelledError:
-            if not conn.closed:  # $/cancelRequest on the prompt: cancel the run as well
+            if not conn.stopping:  # $/cancelRequest on the prompt: cancel the run as well
                 runtime.cancel()
-            raise
+            raise  # the client went away: the run goes on
 
     async def queue(params: SessionTextParams, *, steer: bool) -> OkResult:
         runtime = await sessions.get(params.session_id)
