@@ -77,8 +77,10 @@ class MessageStart(Wire, tag="message_start", tag_field="type"):
 
 
 class MessageUpdate(Wire, tag="message_update", tag_field="type"):
-    """One streamed delta of the assistant message opened by the last ``message_start``
-    (one assistant message streams at a time per session, so no id is repeated here)."""
+    """One delta of the assistant message opened by the session's last ``message_start``.
+
+    One assistant message streams at a time per session, so its id is not repeated here.
+    """
 
     delta: Delta
 
