@@ -27,7 +27,7 @@ from agentd.tools.fileio import (
     record_stamp,
 )
 from agentd.tools.history import history_for
-from agentd.tools.paths import absolute_path, display_path, resolve_path
+from agentd.tools.paths import display_path, locate, resolve_path
 
 _OLD = "Exact text to replace, including whitespace and indentation; must match exactly once "
 _OLD += "unless replace_all is true."
@@ -85,10 +85,7 @@ class EditTool:
     mutating: ClassVar[bool] = True
 
     def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
-        try:
-            return [Location(path=str(absolute_path(params.path, ctx)))]
-        except ToolError:
-            return []
+        return locate(params.path, ctx)
 
     async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
         replacements = _replacements(params)

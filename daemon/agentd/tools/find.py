@@ -18,7 +18,7 @@ import msgspec
 from agentd.protocol.events import Location, ToolKind
 from agentd.tools.base import ToolContext, ToolError, ToolResult
 from agentd.tools.ignore import Walker, parse_rule
-from agentd.tools.paths import absolute_path, display_path, resolve_path
+from agentd.tools.paths import display_path, locate, resolve_path
 from agentd.tools.truncate import FIND_MAX_RESULTS, Limits, notice, truncate_head
 
 
@@ -44,10 +44,7 @@ class FindTool:
     mutating: ClassVar[bool] = False
 
     def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
-        try:
-            return [Location(path=str(absolute_path(params.path or ".", ctx)))]
-        except ToolError:
-            return []
+        return locate(params.path or ".", ctx)
 
     async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
         root = resolve_path(params.path or ".", ctx)

@@ -16,7 +16,7 @@ import msgspec
 
 from agentd.protocol.events import Location, ToolKind
 from agentd.tools.base import ToolContext, ToolError, ToolResult
-from agentd.tools.paths import absolute_path, display_path, resolve_path
+from agentd.tools.paths import display_path, locate, resolve_path
 from agentd.tools.search import Hit, SearchRequest, SearchResult, compile_pattern
 from agentd.tools.search_parallel import Tuning, search_python_parallel
 from agentd.tools.search_rg import find_rg, search_rg
@@ -72,10 +72,7 @@ class GrepTool:
     mutating: ClassVar[bool] = False
 
     def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
-        try:
-            return [Location(path=str(absolute_path(params.path or ".", ctx)))]
-        except ToolError:
-            return []
+        return locate(params.path or ".", ctx)
 
     async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
         if "\0" in params.pattern or "\0" in (params.glob or ""):

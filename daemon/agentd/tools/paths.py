@@ -15,7 +15,16 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from agentd.protocol.events import Location
 from agentd.tools.base import ToolContext, ToolError
+
+
+def locate(raw: str, ctx: ToolContext, line: int | None = None) -> list[Location]:
+    """The one location a path argument names, for editors (none when the path is unusable)."""
+    try:
+        return [Location(path=str(absolute_path(raw, ctx)), line=line)]
+    except ToolError:
+        return []
 
 
 def absolute_path(raw: str, ctx: ToolContext) -> Path:

@@ -22,7 +22,7 @@ from agentd.protocol.content import ImageContent, TextContent, UserContent
 from agentd.protocol.events import Location, ToolKind
 from agentd.tools.base import ToolContext, ToolError, ToolResult
 from agentd.tools.fileio import looks_binary, record_stamp
-from agentd.tools.paths import absolute_path, display_path, resolve_path
+from agentd.tools.paths import display_path, locate, resolve_path
 from agentd.tools.truncate import Limits
 
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}
@@ -68,10 +68,7 @@ class ReadTool:
     mutating: ClassVar[bool] = False
 
     def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
-        try:
-            return [Location(path=str(absolute_path(params.path, ctx)), line=params.offset or 1)]
-        except ToolError:
-            return []
+        return locate(params.path, ctx, line=params.offset or 1)
 
     async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
         path = resolve_path(params.path, ctx)

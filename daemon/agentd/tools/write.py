@@ -18,7 +18,7 @@ from agentd.tools.base import ToolContext, ToolError, ToolResult
 from agentd.tools.diffs import summarize_change
 from agentd.tools.fileio import atomic_write, encode_text, looks_binary, record_stamp
 from agentd.tools.history import history_for
-from agentd.tools.paths import absolute_path, display_path, resolve_path
+from agentd.tools.paths import display_path, locate, resolve_path
 from agentd.tools.truncate import count_lines
 
 MAX_DIFF_SOURCE_BYTES = 2 * 1024 * 1024
@@ -43,10 +43,7 @@ class WriteTool:
     mutating: ClassVar[bool] = True
 
     def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
-        try:
-            return [Location(path=str(absolute_path(params.path, ctx)))]
-        except ToolError:
-            return []
+        return locate(params.path, ctx)
 
     async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
         path = resolve_path(params.path, ctx)
