@@ -151,9 +151,48 @@ async def _harness_rows() -> list[Row]:
     ]
 
 
+async def _idle_session_rows(count: int = 40) -> list[Row]:
+    """Python memory held per loaded, idle session after one tool-using run, minus the
+    encoded size of its messages (tracemalloc; runtime, agent, event bus, file handle)."""
+    import tracemalloc
+
+    import msgspec
+
+    from agentd import log
+    from agentd.protocol.methods import SessionNewParams
+    from agentd.server.sessions import SessionManager
+
+    log.configure("warning")
+    root = Path(tempfile.mkdtemp(prefix="bench-idle-", dir="/tmp"))
+    manager = SessionManager(None)
+    manager.services.session_root = root / "sessions"
+    warm = await manager.create(SessionNewParams(cwd=str(root), provider="mock"), None)
+    await warm.start_run("hello world", [])
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    runtimes = []
+    for _ in range(count):
+        runtime = await manager.create(SessionNewParams(cwd=str(root), provider="mock"), None)
+        await runtime.start_run("hello world", [])
+        runtimes.append(runtime)
+    held = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    content = sum(len(msgspec.json.encode(r.agent.messages)) for r in runtimes)
+    await manager.close()
+    per_session = (held - content) / count
+    return [
+        (
+            "memory per idle loaded session beyond its messages",
+            f"{per_session / 1024:.0f} KiB",
+            "≤ 1 MiB",
+        )
+    ]
+
+
 def main() -> list[Row]:
     async def both() -> list[Row]:
-        return await _harness_rows() + await _daemon_rows()
+        rows = await _harness_rows() + await _daemon_rows()
+        return rows + await _idle_session_rows()
 
     return asyncio.run(both())
 

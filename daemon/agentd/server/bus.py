@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 _encode = msgspec.json.Encoder().encode
 
 DEFAULT_REPLAY_EVENTS = 4096
-DEFAULT_REPLAY_BYTES = 1 << 20
+DEFAULT_REPLAY_BYTES = 512 << 10
 
 
 class EventBus:
