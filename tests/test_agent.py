@@ -19,6 +19,7 @@ from agentd.protocol.events import (
     MessageUpdate,
     QueueUpdate,
     ToolExecutionEnd,
+    ToolExecutionStart,
     ToolExecutionUpdate,
     TurnStart,
 )
@@ -226,3 +227,40 @@ async def test_context_overflow_compacts_once_and_retries(overflow_fixed: bool) 
     result = await agent.run("hi")
     assert calls == ["overflow"]
     assert result.stop_reason == ("end_turn" if overflow_fixed else "error")
+
+
+async def test_cancel_during_approval_starts_and_ends_every_call_in_order() -> None:
+    """A cancel while the first call awaits approval ends all calls, each after its start."""
+    events: list[Event] = []
+    asked = asyncio.Event()
+
+    async def wait_forever(call: ToolCall, tool: Tool) -> str | None:
+        asked.set()
+        await asyncio.Event().wait()
+        return None
+
+    calls = [("echo", {"text": "a"}), ("echo", {"text": "b"}), ("nope", {})]
+    agent = make_agent([reply("", calls)], events, authorize=wait_forever)
+    task = asyncio.create_task(agent.run("go"))
+    await asyncio.wait_for(asked.wait(), 5)
+    task.cancel()
+    result = await task
+    assert result.stop_reason == "cancelled"
+    tool_events = [
+        (type(e).__name__, e.tool_call_id)
+        for e in events
+        if isinstance(e, ToolExecutionStart | ToolExecutionEnd)
+    ]
+    ids = ["call_0_echo", "call_1_echo", "call_2_nope"]
+    assert tool_events == [
+        ("ToolExecutionStart", ids[0]),
+        ("ToolExecutionEnd", ids[0]),
+        ("ToolExecutionStart", ids[1]),
+        ("ToolExecutionEnd", ids[1]),
+        ("ToolExecutionStart", ids[2]),
+        ("ToolExecutionEnd", ids[2]),
+    ]
+    results = [m for m in agent.messages if isinstance(m, ToolResultMessage)]
+    assert [r.tool_call_id for r in results] == ids
+    assert all(r.is_error for r in results)
+    assert isinstance(events[-1], AgentEnd)

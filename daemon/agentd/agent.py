@@ -232,12 +232,21 @@ class Agent:
     # --- tool calls --------------------------------------------------------------------------
 
     async def _run_tools(self, calls: list[ToolCall]) -> None:
-        """Start each call (approval is sequential), run them concurrently, end them in order."""
+        """Start each call (approval is sequential), run them concurrently, end them in order.
+
+        However the calls end (cancel, a bug), every call gets exactly one
+        ``tool_execution_start`` and, after it, one ``tool_execution_end``: calls not started
+        yet when a cancel arrives (e.g. behind a pending approval) are started and ended
+        with a "cancelled" result.
+        """
         tasks: list[asyncio.Task[ToolResult]] = []
-        finished = 0
+        started = finished = 0
         try:
             for call in calls:
-                tasks.append(await self._start_tool(call))
+                tool = self.tools.get(call.name)
+                self._announce(call, tool)
+                started += 1
+                tasks.append(await self._launch(call, tool))
             for call, task in zip(calls, tasks, strict=True):
                 self._finish_tool(call, await task)
                 finished += 1
@@ -245,11 +254,12 @@ class Agent:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            for call in calls[finished:]:
-                self._finish_tool(call, _CANCELLED)
+            for position in range(finished, len(calls)):
+                if position >= started:
+                    self._announce(calls[position], self.tools.get(calls[position].name))
+                self._finish_tool(calls[position], _CANCELLED)
 
-    async def _start_tool(self, call: ToolCall) -> asyncio.Task[ToolResult]:
-        tool = self.tools.get(call.name)
+    def _announce(self, call: ToolCall, tool: Tool | None) -> None:
         locations = self._locations(tool, call) if tool and not call.parse_error else []
         self.sink(
             ToolExecutionStart(
@@ -260,6 +270,8 @@ class Agent:
                 locations=locations,
             )
         )
+
+    async def _launch(self, call: ToolCall, tool: Tool | None) -> asyncio.Task[ToolResult]:
         refusal = await self._preflight(call, tool)
         if refusal is not None or tool is None:
             return asyncio.create_task(_ready(ToolResult(refusal or "", is_error=True)))
