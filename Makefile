@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test check lint typecheck bench schema clean
+.PHONY: demo test lint typecheck pytest bench schema clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -15,7 +15,9 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)  ## offline demo: the agent writes and runs hello.py against the built-in mock LLM
 	$(BIN)/python -m agentctl.demo
 
-test: $(STAMP) lint typecheck  ## lint, type-check and run the whole test suite
+test: $(STAMP) lint typecheck pytest  ## lint, type-check and run the whole test suite
+
+pytest: $(STAMP)  ## the test suite alone; pytest's exit 5 (no tests collected) is a failure
 	$(BIN)/python -m pytest -q; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 lint: $(STAMP)

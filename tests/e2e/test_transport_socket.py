@@ -78,6 +78,62 @@ async def test_a_client_vanishing_does_not_disturb_others(
     assert await _client_session(box, "ndjson", 1)
 
 
+NOBODY = 65534
+PEER = """
+import os, socket, sys
+path, uid = sys.argv[1], int(sys.argv[2])
+if uid != os.getuid():
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+sock = socket.socket(socket.AF_UNIX)
+sock.settimeout(10)
+sock.connect(path)
+reply = b""
+try:
+    sock.sendall(b'{"jsonrpc":"2.0","id":1,"method":"daemon/status"}\\n')
+    while chunk := sock.recv(65536):
+        reply += chunk
+        if reply.endswith(b"\\n"):
+            break
+except (BrokenPipeError, ConnectionResetError):
+    pass
+sys.stdout.buffer.write(reply)
+"""
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="switching to another uid needs root")
+@pytest.mark.parametrize("uid", [0, NOBODY], ids=["same-uid", "other-uid"])
+def test_a_real_peer_of_another_uid_is_cut_off(sandbox: Sandbox, uid: int) -> None:
+    """A child that drops to ``nobody`` before connecting gets no answer: SO_PEERCRED decides.
+
+    The sandbox directories and the socket are opened to everyone first, so the file system
+    lets the child in and only the daemon's peer check stands in its way.
+    """
+    process = sandbox.start_socket_daemon()
+    try:
+        for directory in (sandbox.root, sandbox.socket.parent.parent, sandbox.socket.parent):
+            directory.chmod(0o711)
+        sandbox.socket.chmod(0o777)
+        peer = subprocess.run(
+            [sys.executable, "-c", PEER, str(sandbox.socket), str(uid)],
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+        assert peer.returncode == 0, peer.stderr.decode()
+        rejected = [e for e in sandbox.log_events() if e["event"] == "peer rejected: other user"]
+        if uid == NOBODY:
+            assert peer.stdout == b""
+            assert [e["peer_uid"] for e in rejected] == [NOBODY]
+        else:
+            assert json.loads(peer.stdout)["result"]["pid"] == process.pid
+            assert rejected == []
+        assert process.poll() is None
+    finally:
+        assert stop(process) == 0
+
+
 def test_files_are_private_and_the_pid_file_names_the_daemon(
     shared: tuple[Sandbox, subprocess.Popen[bytes]],
 ) -> None:

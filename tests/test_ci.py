@@ -1,0 +1,69 @@
+"""CI runs exactly the README's test command, and an empty test run fails it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _quick_start() -> list[str]:
+    """The commands of the README's quick start block (comments dropped)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Quick start", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    return [line.split("#", 1)[0].strip() for line in block.splitlines() if line.strip()]
+
+
+def test_quick_start_is_two_commands_and_ci_runs_the_test_one() -> None:
+    """``make demo`` and ``make test``; ``.ci/run``'s only command is the second."""
+    assert _quick_start() == ["make demo", "make test"]
+    script = (ROOT / ".ci/run").read_text(encoding="utf-8")
+    commands = [
+        line
+        for line in script.splitlines()
+        if line.strip() and not line.startswith(("#", "set ", "cd "))
+    ]
+    assert commands == ["make test"]
+    assert os.access(ROOT / ".ci/run", os.X_OK)
+
+
+def _make_pytest(target: Path) -> subprocess.CompletedProcess[str]:
+    """``make pytest`` with the current interpreter's tools, on ``target`` only.
+
+    ``-o .venv/.installed`` (the Makefile's install stamp) keeps make from installing.
+    """
+    env = dict(os.environ, PYTEST_ADDOPTS=f"-c {ROOT / 'pyproject.toml'} {target}")
+    return subprocess.run(
+        ["make", "-s", "-o", ".venv/.installed", "pytest", f"BIN={Path(sys.executable).parent}"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "passes"),
+    [
+        (None, False),
+        ("def test_ok():\n    pass\n", True),
+        ("def test_no():\n    assert 0\n", False),
+    ],
+    ids=["no-tests", "passing", "failing"],
+)
+def test_make_pytest_fails_on_an_empty_run(short_tmp: Path, body: str | None, passes: bool) -> None:
+    """pytest's exit 5 (nothing collected) fails ``make test`` like a failing test does."""
+    target = short_tmp / "test_probe.py"
+    if body is not None:
+        target.write_text(body)
+    result = _make_pytest(target if body is not None else short_tmp)
+    assert (result.returncode == 0) == passes, result.stdout + result.stderr
+    if body is None:
+        assert "pytest collected no tests" in result.stderr
