@@ -49,6 +49,22 @@ async def test_caller_chosen_ids_must_be_unique(home: Home) -> None:
     assert dup.value.code == -32006
 
 
+async def test_concurrent_creates_of_one_id_in_one_daemon_give_one_session(home: Home) -> None:
+    """Pipelined session/new requests naming the same id: one wins, the others get -32006,
+    and only one file exists."""
+    async with stdio_client(home) as client:
+        answers = await asyncio.gather(
+            *(new_session(client, home, sessionId="twin") for _ in range(4)),
+            return_exceptions=True,
+        )
+        status = await client.call("daemon/status")
+    refused = [a for a in answers if isinstance(a, RpcError)]
+    assert answers.count("twin") == 1
+    assert [e.code for e in refused] == [-32006] * 3
+    assert status["sessions"].count("twin") == 1
+    assert len(list(home.sessions.glob("*/*_twin.jsonl"))) == 1
+
+
 async def test_sigkill_mid_turn_then_resume_keeps_every_completed_entry(home: Home) -> None:
     """SIGKILL during a bash call: on restart the session loads, the dangling call gets an
     interrupted result, and the conversation continues."""

@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 import re
 import stat
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import msgspec
@@ -181,3 +184,39 @@ def test_get_and_entries(session: SessionFile) -> None:
     assert session.get(first.id) == first
     assert session.get("nope") is None
     assert session.entries() == [first, second]
+
+
+_RACER = """
+import sys, time
+from pathlib import Path
+from agentd.errors import SessionExists
+from agentd.store import SessionFile
+
+root, cwd, start = Path(sys.argv[1]), sys.argv[2], float(sys.argv[3])
+while time.time() < start:
+    pass
+try:
+    SessionFile.create(root, cwd=cwd, session_id="raced").close()
+except SessionExists:
+    print("refused")
+else:
+    print("created")
+"""
+
+
+def test_processes_racing_for_one_id_never_both_get_it(root: Path) -> None:
+    """Daemons sharing a store and creating the same id at once: at most one file survives,
+    and only the creator whose file survives is told it succeeded."""
+    start = time.time() + 1.5
+    racers = [
+        subprocess.Popen(
+            [sys.executable, "-c", _RACER, str(root), f"/home/me/p{n}", str(start)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(8)
+    ]
+    answers = [racer.communicate(timeout=30)[0].strip() for racer in racers]
+    files = list(root.glob("*/*_raced.jsonl"))
+    assert sorted(set(answers)) <= ["created", "refused"]
+    assert answers.count("created") == len(files) <= 1

@@ -37,8 +37,10 @@ from agentd.store.paths import (
     check_session_id,
     cwd_slug,
     find_session,
+    iter_session_files,
     new_entry_id,
     session_file_name,
+    session_id_of,
     utc_now,
 )
 from agentd.store.reader import fsync_directory, log_warning, read_session
@@ -94,8 +96,11 @@ class SessionFile(SessionTree):
         """Create a new session file under ``root`` and write its header (fsynced).
 
         Raises :class:`InvalidParams` for an unsafe ``session_id`` or a relative ``cwd``,
-        and :class:`SessionExists` when ``session_id`` is already used under ``root``.
+        and :class:`SessionExists` when ``session_id`` is already used under ``root``: also
+        when another process created a file for the same id at the same moment (then both
+        creators may be refused, but never both succeed).
         """
+        chosen = session_id is not None
         if session_id is None:
             session_id = uuid.uuid4().hex[:16]
         check_session_id(session_id)
@@ -112,7 +117,10 @@ class SessionFile(SessionTree):
         root.mkdir(mode=0o700, parents=True, exist_ok=True)
         folder.mkdir(mode=0o700, exist_ok=True)
         path = folder / session_file_name(header.created_at, session_id)
-        return cls(path, header, [], secrets=secrets, fd=_create_file(path, header))
+        fd = _create_file(path, header)
+        if chosen:
+            _claim(root, path, fd)
+        return cls(path, header, [], secrets=secrets, fd=fd)
 
     @classmethod
     def open(cls, path: Path, *, secrets: Collection[str] = ()) -> SessionFile:
@@ -284,6 +292,19 @@ def _create_file(path: Path, header: SessionHeader) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def _claim(root: Path, path: Path, fd: int) -> None:
+    """Keep the just-created ``path`` only if it is the one file of its session id under
+    ``root``; otherwise remove it and raise :class:`SessionExists`. Every creator checks
+    after creating, so of two racing creators at least one sees the other's file."""
+    session_id = session_id_of(path.name) or ""
+    if all(other == path for other in iter_session_files(root, session_id)):
+        return
+    os.close(fd)
+    path.unlink(missing_ok=True)
+    fsync_directory(path.parent)
+    raise SessionExists(f"session {session_id!r} already exists")
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -12,7 +12,7 @@ import os
 import posixpath
 import re
 import secrets
-from collections.abc import Container
+from collections.abc import Container, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -80,22 +80,29 @@ def find_session(root: Path, session_id: str) -> Path | None:
 
     Scans the per-cwd folders' listings only (no file is opened). Unsafe ids find nothing.
     """
+    return next(iter_session_files(root, session_id), None)
+
+
+def iter_session_files(root: Path, session_id: str) -> Iterator[Path]:
+    """Every file named for session ``session_id`` under ``root`` (normally at most one)."""
     if not SESSION_ID_RE.fullmatch(session_id):
-        return None
+        return
     wanted = f"_{session_id}{SUFFIX}"
     try:
         folders = [entry.path for entry in os.scandir(root) if entry.is_dir()]
     except FileNotFoundError:
-        return None
+        return
     for folder in folders:
         try:
             with os.scandir(folder) as names:
-                for entry in names:
-                    if entry.name.endswith(wanted) and session_id_of(entry.name) == session_id:
-                        return Path(entry.path)
+                found = [
+                    Path(entry.path)
+                    for entry in names
+                    if entry.name.endswith(wanted) and session_id_of(entry.name) == session_id
+                ]
         except FileNotFoundError:
             continue
-    return None
+        yield from found
 
 
 def new_entry_id(taken: Container[str]) -> str:
