@@ -63,13 +63,29 @@ REQUESTS = [
 ]
 
 
+def _run_requests(cwd: str) -> list[bytes]:
+    """A whole agent run, pipelined: a new session in ``cwd`` and a prompt for the mock LLM."""
+    new = {"cwd": cwd, "provider": "mock", "sessionId": "s1", "permissionMode": "auto"}
+    prompt = {"sessionId": "s1", "text": "hello world"}
+    return [
+        json.dumps({"jsonrpc": "2.0", "id": 6, "method": "session/new", "params": new}).encode(),
+        json.dumps(
+            {"jsonrpc": "2.0", "id": 7, "method": "session/prompt", "params": prompt}
+        ).encode(),
+    ]
+
+
 @pytest.mark.parametrize("framing", ["ndjson", "content-length"])
 def test_every_stdout_byte_belongs_to_a_frame(sandbox: Sandbox, framing: str) -> None:
-    """With debug logging, stdout holds only protocol frames and logs go to stderr as JSON."""
+    """A whole exchange, an agent run with a bash tool call included, at debug log level:
+    stdout holds only protocol frames, and the logs go to stderr as JSON lines."""
+    work = sandbox.root / "work"
+    work.mkdir()
+    requests = REQUESTS + _run_requests(str(work))
     if framing == "ndjson":
-        wire = b"".join(request + b"\n" for request in REQUESTS)
+        wire = b"".join(request + b"\n" for request in requests)
     else:
-        wire = b"".join(b"Content-Length: %d\r\n\r\n%b" % (len(r), r) for r in REQUESTS)
+        wire = b"".join(b"Content-Length: %d\r\n\r\n%b" % (len(r), r) for r in requests)
     result = sandbox.run("--stdio", "--log-level", "debug", input=wire)
     assert result.returncode == 0, result.stderr.decode()
     if framing == "ndjson":
@@ -79,8 +95,19 @@ def test_every_stdout_byte_belongs_to_a_frame(sandbox: Sandbox, framing: str) ->
         frames = _frames_content_length(result.stdout)
     messages = [json.loads(frame) for frame in frames]
     assert all(message["jsonrpc"] == "2.0" for message in messages)
+    events = [m["params"] for m in messages if m.get("method") == "session/event"]
+    messages = [m for m in messages if "method" not in m]
     by_id = {message["id"]: message for message in messages}
-    assert len(messages) == 7  # every request answered once; the notification is not
+    assert len(messages) == 9  # every request answered once; the notification is not
+    assert by_id[7]["result"]["stopReason"] == "end_turn"
+    assert [event["seq"] for event in events] == list(range(1, len(events) + 1))
+    types = [event["event"]["type"] for event in events]
+    assert types[0] == "agent_start"
+    assert types[-1] == "agent_end"
+    assert {"message_update", "tool_execution_start", "tool_execution_end"} <= set(types)
+    started = [e["event"]["name"] for e in events if e["event"]["type"] == "tool_execution_start"]
+    assert started == ["write", "bash"]
+    assert (work / "hello.py").exists()
     assert by_id[1]["result"]["serverInfo"]["name"] == "agentd"
     assert by_id["last"]["result"]["transport"] == "stdio"
     assert by_id[4]["error"]["code"] == -32601

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -28,3 +31,36 @@ def _loaded_after(statement: str, modules: list[str]) -> list[str]:
 def test_lean_imports(statement: str, forbidden: list[str]) -> None:
     """The RPC core, the CLI entry, the bridge and the transports stay free of heavy modules."""
     assert _loaded_after(statement, forbidden) == []
+
+
+def test_a_serving_daemon_has_not_imported_the_lsp_or_http_stacks(short_tmp: Path) -> None:
+    """``agentd --stdio`` answers initialize and daemon/status with pygls, lsprotocol and
+    httpx still unimported: they load only when an LSP front-end or a provider needs them."""
+    code = (
+        "import sys\n"
+        "from agentd.cli import main\n"
+        "code = main(['--stdio'])\n"
+        "heavy = ('pygls', 'lsprotocol', 'httpx', 'httpcore', 'agentd.providers.openai')\n"
+        "sys.stderr.write('LOADED ' + ' '.join(m for m in heavy if m in sys.modules) + '\\n')\n"
+        "sys.exit(code)\n"
+    )
+    wire = (
+        b'{"jsonrpc":"2.0","id":1,"method":"initialize"}\n'
+        b'{"jsonrpc":"2.0","id":2,"method":"daemon/status"}\n'
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_")}
+    env.update(
+        {f"XDG_{name}": str(short_tmp) for name in ("RUNTIME_DIR", "STATE_HOME", "DATA_HOME")}
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        input=wire,
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr.decode()
+    assert [json.loads(line)["id"] for line in result.stdout.splitlines()] == [1, 2]
+    loaded = result.stderr.decode().rsplit("LOADED", 1)[1].split()
+    assert loaded == []

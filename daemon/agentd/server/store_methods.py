@@ -40,6 +40,7 @@ from agentd.protocol.methods import (
 )
 
 if TYPE_CHECKING:
+    from agentd.protocol.session_file import SessionSummary
     from agentd.rpc import Connection, Handler, Router
     from agentd.server.runtime import SessionRuntime
     from agentd.server.sessions import SessionManager
@@ -57,7 +58,13 @@ def register(router: Router, sessions: SessionManager) -> None:
         items, cursor = await asyncio.to_thread(
             list_sessions, sessions.services.session_root, cwd, params.limit, params.cursor
         )
-        return SessionListResult(sessions=items, next_cursor=cursor)
+        return SessionListResult(sessions=[_with_state(item) for item in items], next_cursor=cursor)
+
+    def _with_state(item: SessionSummary) -> SessionSummary:
+        runtime = sessions.loaded.get(item.session_id)
+        if runtime is None:
+            return item
+        return msgspec.structs.replace(item, loaded=True, running=runtime.running)
 
     async def load(conn: Connection, params: SessionLoadParams) -> SessionLoadResult:
         if (params.session_id is None) == (params.path is None):
