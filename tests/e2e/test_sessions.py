@@ -65,6 +65,24 @@ async def test_concurrent_creates_of_one_id_in_one_daemon_give_one_session(home:
     assert len(list(home.sessions.glob("*/*_twin.jsonl"))) == 1
 
 
+async def test_list_says_which_sessions_are_loaded_and_running(home: Home) -> None:
+    """session/list marks sessions loaded in this daemon, and those with a run going."""
+    async with stdio_client(home) as client:
+        busy, idle, closed = [await new_session(client, home) for _ in range(3)]
+        await client.call("session/close", {"sessionId": closed})
+        prompt = asyncio.create_task(
+            client.call("session/prompt", {"sessionId": busy, "text": "be slow"})
+        )
+        await asyncio.sleep(0.3)
+        listed = (await client.call("session/list", {"cwd": str(home.project)}))["sessions"]
+        await client.call("session/cancel", {"sessionId": busy})
+        await prompt
+        after = (await client.call("session/list", {"cwd": str(home.project)}))["sessions"]
+    state = {s["sessionId"]: (s.get("loaded", False), s.get("running", False)) for s in listed}
+    assert state == {busy: (True, True), idle: (True, False), closed: (False, False)}
+    assert {s["sessionId"]: s.get("running", False) for s in after}[busy] is False
+
+
 async def test_sigkill_mid_turn_then_resume_keeps_every_completed_entry(home: Home) -> None:
     """SIGKILL during a bash call: on restart the session loads, the dangling call gets an
     interrupted result, and the conversation continues."""

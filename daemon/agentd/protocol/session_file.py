@@ -102,6 +102,8 @@ class SessionSummary(Wire):
     """One session as listed (``list_sessions``): computed from the file without parsing it.
 
     ``updated_at`` is the file's modification time; ``entry_count`` counts entry lines.
+    ``loaded`` and ``running`` describe the listing daemon: the session is loaded in it, and
+    a run is in progress (both omitted when false).
     """
 
     session_id: str
@@ -112,6 +114,8 @@ class SessionSummary(Wire):
     path: str
     title: str | None = None
     parent_session: str | None = None
+    loaded: bool = False
+    running: bool = False
 
 
 __all__ = [
