@@ -88,6 +88,61 @@ def test_content_length_resynchronises_after_garbage_bodies(
         client.close()
 
 
+HEADER_NAMES = st.sampled_from([b"Content-Length", b"content-length", b"CONTENT-LENGTH", b"X-A"])
+HEADER_VALUES = st.one_of(
+    st.integers(min_value=-5, max_value=10**30).map(lambda n: b"%d" % n),
+    st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")),
+)
+HEADER_LINES = st.tuples(
+    st.one_of(HEADER_NAMES, st.binary(max_size=20).map(lambda b: b.replace(b"\n", b""))),
+    st.sampled_from([b":", b": ", b" : ", b""]),
+    HEADER_VALUES,
+    st.sampled_from([b"\r\n", b"\n", b""]),
+).map(b"".join)
+
+
+@given(
+    headers=st.lists(HEADER_LINES, max_size=4),
+    blank=st.sampled_from([b"\r\n", b"\n", b""]),
+    body=st.binary(max_size=256),
+)
+@FUZZ
+def test_fuzzed_content_length_headers(
+    daemon: tuple[Sandbox, subprocess.Popen[bytes]], headers: list[bytes], blank: bytes, body: bytes
+) -> None:
+    """Truncated, huge, negative or garbled headers in any case: other clients stay served."""
+    box, process = daemon
+    client = SyncClient(box.socket)
+    client.send(b"Content-Length: 2\r\n\r\n{}" + b"".join(headers) + blank + body)
+    client.close()
+    _still_serving(box, process)
+
+
+@given(
+    depth=st.integers(min_value=1, max_value=60_000),
+    opener=st.sampled_from([(b"[", b"]"), (b'{"a":', b"}")]),
+    closed=st.booleans(),
+)
+@FUZZ
+def test_deep_nesting_on_a_live_connection(
+    daemon: tuple[Sandbox, subprocess.Popen[bytes]],
+    depth: int,
+    opener: tuple[bytes, bytes],
+    closed: bool,
+) -> None:
+    """Nested params of any depth, closed or not, earn an error; the next line is answered."""
+    box, _process = daemon
+    start, end = opener
+    nested = start * depth + (b"1" + end * depth if closed else b"")
+    client = SyncClient(box.socket)
+    try:
+        client.send(b'{"jsonrpc":"2.0","id":1,"method":"daemon/status","params":' + nested + b"}\n")
+        client.send(STATUS + b"\n")
+        assert "result" in client.response_to("probe")
+    finally:
+        client.close()
+
+
 DEEP = b'{"jsonrpc":"2.0","id":1,"method":"daemon/status","params":' + b"[" * 100_000
 
 
