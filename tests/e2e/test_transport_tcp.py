@@ -126,3 +126,37 @@ def test_port_in_use_is_a_one_line_error(tcp_daemon: tuple[Sandbox, int, str]) -
     assert result.returncode == 1
     assert b"Traceback" not in result.stderr
     assert b"in use" in result.stderr
+
+
+def test_default_token_and_log_files_follow_xdg() -> None:
+    """Without flags the token is $XDG_RUNTIME_DIR/agentd/tcp.token (0600, in a 0700
+    directory) and the log $XDG_STATE_HOME/agentd/agentd.log, as the README says."""
+    box = Sandbox()
+    try:
+        with subprocess.Popen(
+            box.argv("serve", "--tcp", "127.0.0.1:0"),
+            env=box.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        ) as process:
+            try:
+                assert process.stderr is not None
+                line = process.stderr.readline().decode()
+                match = re.search(r"listening on 127\.0\.0\.1:(\d+); token in (\S+)", line)
+                assert match, line
+                token_file = Path(box.env["XDG_RUNTIME_DIR"]) / "agentd" / "tcp.token"
+                assert Path(match[2]) == token_file
+                assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+                assert stat.S_IMODE(token_file.parent.stat().st_mode) == 0o700
+                token = token_file.read_text().strip()
+                replies, _closed = _exchange(int(match[1]), _init(token), STATUS)
+                assert replies[1]["result"]["transport"] == "tcp"  # type: ignore[index]
+            finally:
+                assert stop(process) == 0
+        log_file = Path(box.env["XDG_STATE_HOME"]) / "agentd" / "agentd.log"
+        events = [json.loads(line)["event"] for line in log_file.read_text().splitlines()]
+        assert "listening" in events
+        assert events[-1] == "daemon stopped"
+    finally:
+        box.cleanup()
