@@ -67,6 +67,22 @@ EXTRA_SCENARIOS = [
         ],
     },
     {
+        "name": "write-two-notes",
+        "trigger": "write two notes",
+        "steps": [
+            {
+                "response": {
+                    "content": "Writing both.",
+                    "tool_calls": [
+                        _call("write", {"path": "a.txt", "content": "a\n"}, "call_a"),
+                        _call("write", {"path": "b.txt", "content": "b\n"}, "call_b"),
+                    ],
+                }
+            },
+            {"response": {"content": "Both written."}},
+        ],
+    },
+    {
         "name": "leak-key",
         "trigger": "print the key",
         "steps": [

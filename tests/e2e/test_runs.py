@@ -7,6 +7,8 @@ import asyncio
 import pytest
 
 from agentd.errors import RpcError
+from agentd.protocol.events import PermissionOption
+from agentd.protocol.methods import RequestPermissionParams
 from tests.e2e.daemon import Home, drain, kinds, new_session, run, stdio_client
 
 pytestmark = pytest.mark.e2e
@@ -237,3 +239,34 @@ async def test_models_list_and_set_model(home: Home) -> None:
     assert "models" in models
     assert info["model"] == "mock-large"
     assert state["model"] == "mock-large"
+
+
+async def test_cancel_during_approval_pairs_every_tool_event(home: Home) -> None:
+    """Cancelled behind an approval: each call's end follows its start; the request resolves."""
+
+    async def never(params: RequestPermissionParams) -> PermissionOption:
+        await asyncio.sleep(30)
+        return "allow_once"
+
+    async with stdio_client(home, never) as client:
+        sid = await new_session(client, home, permissionMode="ask")
+        stream = client.raw_events(sid)
+        prompt = asyncio.create_task(
+            client.call("session/prompt", {"sessionId": sid, "text": "write two notes"})
+        )
+        seen = await drain(stream, until="permission_request")
+        await client.call("session/cancel", {"sessionId": sid})
+        result = await asyncio.wait_for(prompt, 5)
+        seen += await drain(stream, until="agent_end")
+    assert result["stopReason"] == "cancelled"
+    tool_events = [
+        (e["event"]["type"], e["event"]["toolCallId"])
+        for e in seen
+        if e["event"]["type"] in ("tool_execution_start", "tool_execution_end")
+    ]
+    for call_id in ("call_a", "call_b"):
+        per_call = [kind for kind, c in tool_events if c == call_id]
+        assert per_call == ["tool_execution_start", "tool_execution_end"]
+    resolved = [e["event"] for e in seen if e["event"]["type"] == "permission_resolved"]
+    assert [r["reason"] for r in resolved] == ["the run was cancelled"]
+    assert not (home.project / "a.txt").exists()

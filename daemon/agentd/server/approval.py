@@ -5,7 +5,8 @@ In ``ask`` mode a call the policy cannot decide is sent as a server→client req
 capability in ``initialize``. The first answer wins; the other requests are cancelled and every
 subscriber sees ``permission_resolved``. With no client able to answer, the call is refused at
 once (a headless run never hangs); with no answer within the timeout it is refused too. A cancel
-of the run cancels the pending requests.
+of the run cancels the pending requests; every ``permission_request`` is followed by one
+``permission_resolved`` (``reject_once``, "the run was cancelled", on cancel).
 """
 
 from __future__ import annotations
@@ -78,7 +79,12 @@ class Approver:
             )
             emit(PermissionResolved(tool_call_id=call.id, outcome="reject_once", reason=reason))
             return f"Permission denied: {reason}."
-        outcome, why = await self._first_answer(call, tool, clients)
+        try:
+            outcome, why = await self._first_answer(call, tool, clients)
+        except asyncio.CancelledError:
+            reason = "the run was cancelled"
+            emit(PermissionResolved(tool_call_id=call.id, outcome="reject_once", reason=reason))
+            raise
         emit(PermissionResolved(tool_call_id=call.id, outcome=outcome, reason=why))
         if outcome in ("allow_always", "reject_always"):
             self.runtime.policy.remember(tool.name, call.arguments, outcome == "allow_always")
