@@ -105,6 +105,33 @@ async def test_cancel_kills_the_tree(ctx: ToolContext) -> None:
     assert live_processes(marker) == []
 
 
+async def test_timeout_kills_children_that_left_the_group(ctx: ToolContext) -> None:
+    """setsid, a daemonizing double fork and an ``env -i`` grandchild are all found."""
+    marker = marker_seconds()
+    command = (
+        f"setsid sleep {marker} & (setsid sleep {marker} &); "
+        f"setsid bash -c 'env -i sleep {marker} & wait' & sleep {marker}"
+    )
+    result = await call("bash", ctx, command=command, timeout=0.5)
+    assert result.details["timed_out"] is True
+    assert live_processes(marker) == []
+
+
+async def test_cancel_kills_children_that_left_the_group(ctx: ToolContext) -> None:
+    marker = marker_seconds()
+    command = f"(setsid sleep {marker} &); setsid -f sleep {marker}; sleep {marker}"
+    task = asyncio.create_task(call("bash", ctx, command=command))
+    for _ in range(100):
+        await asyncio.sleep(0.02)
+        if len(live_processes(marker)) >= 3:
+            break
+    assert len(live_processes(marker)) >= 3
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert live_processes(marker) == []
+
+
 async def test_streaming_updates_arrive_before_the_end(ctx: ToolContext) -> None:
     updates: list[tuple[float, str]] = []
     ctx.on_update = lambda delta: updates.append((time.monotonic(), delta))

@@ -3,11 +3,12 @@
 :func:`run_shell` starts ``bash -c`` in a new session (its own process group) with stdin from
 ``/dev/null`` and stdout+stderr merged into one pipe. Output is fed to an
 :class:`OutputCapture` and streamed, throttled, to ``on_output``. On timeout or task
-cancellation the whole group gets SIGTERM, then SIGKILL after a grace period, so no child
-survives. When the command ends normally, background jobs it started are left alone, but the
-output pipe is closed shortly after the shell exits (start them with their output redirected
-to a file). The shell's final working directory is reported through a private pipe by an EXIT
-trap, never through stdout.
+cancellation the whole group, and every process that inherited the call's marker (see
+:mod:`agentd.tools.proctree`: children that called ``setsid`` or daemonized too), gets
+SIGTERM, then SIGKILL after a grace period, so no child survives. When the command ends
+normally, background jobs it started are left alone, but the output pipe is closed shortly
+after the shell exits (start them with their output redirected to a file). The shell's final
+working directory is reported through a private pipe by an EXIT trap, never through stdout.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from agentd.tools.output import OutputCapture, UpdateThrottle
+from agentd.tools.proctree import MARKER_VAR, new_marker, signal_tree, tree_alive
 
 DRAIN_SECONDS = 0.2
 POLL_SECONDS = 0.02
@@ -74,7 +76,8 @@ async def run_shell(
     loop = asyncio.get_running_loop()
     throttle = UpdateThrottle(on_output, update_interval)
     started = loop.time()
-    proc, pipe, cwd_read = await _start(command, cwd, env)
+    marker = new_marker()
+    proc, pipe, cwd_read = await _start(command, cwd, {**env, MARKER_VAR: marker})
     closed: asyncio.Future[None] = loop.create_future()
 
     def sink(data: bytes) -> None:
@@ -83,11 +86,11 @@ async def run_shell(
 
     transport, _ = await loop.connect_read_pipe(lambda: _PipeReader(sink, closed), pipe)
     try:
-        timed_out = await _wait(proc, timeout, kill_grace)
+        timed_out = await _wait(proc, timeout, kill_grace, marker)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(closed), DRAIN_SECONDS)
     except asyncio.CancelledError:
-        await _terminate_after_cancel(proc, kill_grace)
+        await _terminate_after_cancel(proc, kill_grace, marker)
         raise
     finally:
         transport.close()
@@ -127,60 +130,40 @@ async def _start(
     return proc, os.fdopen(out_read, "rb", buffering=0), cwd_read
 
 
-async def _wait(proc: asyncio.subprocess.Process, timeout: float, grace: float) -> bool:
-    """Wait for the shell; on timeout kill its group. Returns True when it timed out."""
+async def _wait(
+    proc: asyncio.subprocess.Process, timeout: float, grace: float, marker: str
+) -> bool:
+    """Wait for the shell; on timeout kill its tree. Returns True when it timed out."""
     try:
         await asyncio.wait_for(proc.wait(), timeout)
     except TimeoutError:
-        await terminate_group(proc, grace)
+        await terminate_tree(proc, grace, marker)
         return True
     return False
 
 
-async def _terminate_after_cancel(proc: asyncio.subprocess.Process, grace: float) -> None:
-    killer = asyncio.ensure_future(terminate_group(proc, grace))
+async def _terminate_after_cancel(
+    proc: asyncio.subprocess.Process, grace: float, marker: str
+) -> None:
+    killer = asyncio.ensure_future(terminate_tree(proc, grace, marker))
     try:
         await asyncio.shield(killer)
     except asyncio.CancelledError:
-        _signal_group(proc.pid, signal.SIGKILL)
+        signal_tree(proc.pid, marker, signal.SIGKILL)
 
 
-async def terminate_group(proc: asyncio.subprocess.Process, grace: float) -> None:
-    """SIGTERM the process group of ``proc``; SIGKILL whatever is left after ``grace`` s."""
-    _signal_group(proc.pid, signal.SIGTERM)
+async def terminate_tree(proc: asyncio.subprocess.Process, grace: float, marker: str) -> None:
+    """SIGTERM the group of ``proc`` and every process carrying ``marker``; SIGKILL whatever
+    is left after ``grace`` s (see :mod:`agentd.tools.proctree`)."""
+    signal_tree(proc.pid, marker, signal.SIGTERM)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + grace
     while loop.time() < deadline:
-        if proc.returncode is not None and not group_alive(proc.pid):
+        if proc.returncode is not None and not tree_alive(proc.pid, marker):
             return
         await asyncio.sleep(POLL_SECONDS)
-    _signal_group(proc.pid, signal.SIGKILL)
+    signal_tree(proc.pid, marker, signal.SIGKILL)
     await proc.wait()
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-def group_alive(pgid: int) -> bool:
-    """True while a process of group ``pgid`` is running (zombies do not count)."""
-    try:
-        pids = [entry.name for entry in Path("/proc").iterdir() if entry.name.isdigit()]
-    except OSError:
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return False
-        return True
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-            return True
-    return False
 
 
 def _read_cwd(fd: int) -> str | None:

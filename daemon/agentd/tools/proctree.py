@@ -1,0 +1,107 @@
+"""Finding every process one bash call started, so a timeout or cancel can kill them all.
+
+A command's processes are found three ways, from one scan of ``/proc``:
+
+- its process group (the shell is started with ``setsid``, so the group is the shell's pid);
+- its **marker**: every call runs with ``AGENTD_TOOL_RUN=<unique token>`` in its environment,
+  which children inherit; ``/proc/PID/environ`` still shows it after a ``setsid``, a double
+  fork or a re-parenting to init, so daemonized children are found too;
+- descendants (by parent pid) of the processes found so far, so a child that cleared its
+  environment (``env -i``) is found while its parent lives.
+
+What escapes: a process that both left the group and started with an environment without
+the marker, and whose parent already exited (e.g. ``setsid env -i cmd &`` inside a
+``nohup``). Without ``/proc`` (not Linux) only the process group is signalled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+MARKER_VAR = "AGENTD_TOOL_RUN"
+PROC = Path("/proc")
+
+
+class ProcInfo(NamedTuple):
+    """One running process as seen in ``/proc/PID/stat``."""
+
+    pid: int
+    ppid: int
+    pgid: int
+
+
+def new_marker() -> str:
+    """A fresh token for :data:`MARKER_VAR` (unique per call)."""
+    return f"{os.getpid()}-{secrets.token_hex(8)}"
+
+
+def tracked_pids(pgid: int, marker: str) -> set[int]:
+    """Running (not zombie) pids belonging to the call whose group is ``pgid`` and whose
+    environment carries ``marker``; empty when ``/proc`` cannot be read."""
+    procs = list(_running())
+    needle = f"{MARKER_VAR}={marker}".encode()
+    found = {p.pid for p in procs if p.pgid == pgid or _has_marker(p.pid, needle)}
+    found.discard(os.getpid())
+    children: dict[int, list[int]] = {}
+    for proc in procs:
+        children.setdefault(proc.ppid, []).append(proc.pid)
+    pending = list(found)
+    while pending:
+        for child in children.get(pending.pop(), ()):
+            if child not in found:
+                found.add(child)
+                pending.append(child)
+    return found
+
+
+def signal_tree(pgid: int, marker: str, sig: signal.Signals) -> set[int]:
+    """Send ``sig`` to the group ``pgid`` and every tracked pid; returns the pids signalled."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+    pids = tracked_pids(pgid, marker)
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+    return pids
+
+
+def tree_alive(pgid: int, marker: str) -> bool:
+    """True while any process of the call is running (zombies do not count)."""
+    if PROC.is_dir():
+        return bool(tracked_pids(pgid, marker))
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _running() -> Iterator[ProcInfo]:
+    try:
+        names = [entry.name for entry in os.scandir(PROC) if entry.name.isdigit()]
+    except OSError:
+        return
+    for name in names:
+        try:
+            with (PROC / name / "stat").open("rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] not in (b"Z", b"X"):
+            yield ProcInfo(int(name), int(fields[1]), int(fields[2]))
+
+
+def _has_marker(pid: int, needle: bytes) -> bool:
+    try:
+        with (PROC / str(pid) / "environ").open("rb") as environ:
+            return needle in environ.read().split(b"\0")
+    except OSError:
+        return False
