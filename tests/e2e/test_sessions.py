@@ -201,6 +201,43 @@ async def test_load_with_replay_streams_history_first(home: Home) -> None:
     assert history[0]["event"]["message"]["content"][0]["text"] == "hello world"
 
 
+def corrupt_line(home: Home, sid: str, number: int) -> None:
+    """Overwrite line ``number`` (1-based) of the session file with bytes that are not JSON."""
+    (path,) = home.sessions.glob(f"*/*_{sid}.jsonl")
+    lines = path.read_bytes().split(b"\n")
+    lines[number - 1] = b'{"type":"message","id":oops'
+    path.write_bytes(b"\n".join(lines))
+
+
+async def test_corrupt_middle_line_is_reported_to_the_client_on_load(home: Home) -> None:
+    """A damaged line is skipped, the rest loads, and every client that starts watching the
+    session (load, or an implicit load by prompt) gets a seq-0 session_warning naming it."""
+    async with stdio_client(home) as client:
+        loaded_sid = await new_session(client, home)
+        prompted_sid = await new_session(client, home)
+        for sid in (loaded_sid, prompted_sid):
+            await run(client, sid, "hello world")
+    for sid in (loaded_sid, prompted_sid):
+        corrupt_line(home, sid, 4)
+    async with stdio_client(home) as client:
+        stream = client.raw_events(loaded_sid)
+        loaded = await client.call("session/load", {"sessionId": loaded_sid})
+        stream.close()
+        warned = [e async for e in stream]
+        messages = (await client.call("session/messages", {"sessionId": loaded_sid}))["messages"]
+        result, events = await run(client, prompted_sid, "how are you")
+    assert kinds(warned) == ["session_warning", "session_warning"]
+    assert {e["seq"] for e in warned} == {0}
+    assert warned[0]["event"]["line"] == 4
+    assert "corrupt" in warned[0]["event"]["message"]
+    assert "missing parent" in warned[1]["event"]["message"]
+    assert loaded["warnings"] == [e["event"]["message"] for e in warned]
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool_result", "assistant"]
+    assert kinds(events)[:2] == ["session_warning", "session_warning"]
+    assert events[0]["event"]["line"] == 4
+    assert result["stopReason"] == "end_turn"
+
+
 async def test_rename_export_close_delete(home: Home) -> None:
     """Title, Markdown/HTML export, unload and delete, with precise errors after delete."""
     async with stdio_client(home) as client:

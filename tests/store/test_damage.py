@@ -79,17 +79,37 @@ def test_corrupt_middle_line_is_skipped_with_its_line_number(session: SessionFil
     assert loaded.path_to_leaf()[0].id == first.id
 
 
-def test_entry_with_a_missing_parent_is_reported_and_starts_its_own_path(
+def test_entry_with_a_missing_parent_is_reported_and_attached_to_the_entry_before_it(
     session: SessionFile,
 ) -> None:
-    """If a parent line was lost, the path stops at the orphan instead of failing."""
+    """If a parent line was lost, the orphan continues from the entry before it in the file,
+    so the context before the damage is kept (and appends continue that path)."""
     session.append_message(user("one"))
     session.close()
     orphan = MessageEntry(id="o1", parent_id="lost", timestamp="t", message=user("orphan"))
     _append_raw(session.path, msgspec.json.encode(orphan) + b"\n")
     loaded = SessionFile.open(session.path)
-    assert texts(loaded.messages()) == ["orphan"]
+    loaded.append_message(user("after"))
+    assert texts(loaded.messages()) == ["one", "orphan", "after"]
     assert any("missing parent 'lost'" in w.message for w in loaded.warnings)
+    assert texts(SessionFile.open(session.path).messages()) == ["one", "orphan", "after"]
+
+
+def test_corrupt_tool_call_line_leaves_a_valid_conversation(session: SessionFile) -> None:
+    """The assistant line holding a tool call is damaged: the result that answered it is
+    left out of the context (providers refuse unpaired results); everything else stays."""
+    session.append_message(user("go"))
+    session.append_message(assistant("calling", [("c1", "bash", {"command": "ls"})]))
+    session.append_message(result("c1", "files"))
+    session.append_message(assistant("done"))
+    session.close()
+    raw = lines(session.path)
+    raw[2] = b'{"type":"message","id":broken'
+    session.path.write_bytes(b"\n".join(raw))
+    loaded = SessionFile.open(session.path)
+    assert texts(loaded.messages()) == ["go", "done"]
+    assert loaded.warnings[0].line == 3
+    assert len(loaded.entries()) == 3
 
 
 def test_unknown_entry_types_round_trip_byte_identical_and_pass_through(

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from agentd.errors import SessionExists, SessionNotFound
+from agentd.protocol.events import SessionEvent, SessionWarning
 from agentd.server.runtime import SessionRuntime
 
 if TYPE_CHECKING:
@@ -117,10 +118,20 @@ class SessionManager:
     def watch(
         self, runtime: SessionRuntime, conn: Connection, since_seq: int | None = None
     ) -> tuple[int, bool]:
-        """Subscribe ``conn`` to the session's events (unsubscribed when it closes)."""
-        result = runtime.bus.subscribe(conn, since_seq)
-        conn.add_close_callback(lambda c: runtime.bus.unsubscribe(c))
-        return result
+        """Subscribe ``conn`` to the session's events (unsubscribed when it closes); see
+        :meth:`EventBus.subscribe` for ``since_seq`` and the result.
+
+        A connection that was not subscribed yet first gets the problems found when the file
+        was loaded (damaged lines, a migration) as ``session_warning`` events with ``seq: 0``,
+        however it came to watch (``session/load``, ``session/subscribe``, an implicit load).
+        """
+        if conn.id not in runtime.bus.subscribers:
+            for warning in runtime.file.warnings:
+                event = SessionWarning(message=warning.message, line=warning.line)
+                frame = SessionEvent(session_id=runtime.id, seq=0, event=event)
+                conn.notify("session/event", frame)
+            conn.add_close_callback(lambda c: runtime.bus.unsubscribe(c))
+        return runtime.bus.subscribe(conn, since_seq)
 
     def find_path(self, session_id: str) -> Path:
         """The file of a session that exists on disk; SessionNotFound otherwise."""

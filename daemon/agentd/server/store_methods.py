@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from agentd.errors import InvalidParams, SessionBusy
-from agentd.protocol.events import MessageEnd, SessionEvent, SessionWarning
+from agentd.protocol.events import MessageEnd, SessionEvent
 from agentd.protocol.methods import (
     CompactParams,
     CompactResult,
@@ -83,7 +83,7 @@ def register(router: Router, sessions: SessionManager) -> None:
             session=runtime.info(),
             last_seq=runtime.bus.seq,
             message_count=len(runtime.agent.messages),
-            warnings=warnings,
+            warnings=[w.message for w in runtime.file.warnings],
         )
 
     async def fork(conn: Connection, params: SessionForkParams) -> SessionInfo:

@@ -60,8 +60,7 @@ class SessionTree:
         self._branch: list[Node] = []
         self.tree_warnings: list[LoadWarning] = []
         for node in nodes:
-            self._insert(node)
-        self.tree_warnings.extend(self._missing_parents())
+            self._insert(self._adopt(node))
 
     # --- queries --------------------------------------------------------------------------
 
@@ -84,19 +83,20 @@ class SessionTree:
         Without compaction: every message on the branch. With one: the latest compaction on
         the branch wins, giving a user message whose text is its ``summary`` (as written),
         then the messages from its ``first_kept_entry_id`` up to the compaction, then the
-        messages after it.
+        messages after it. A tool result whose call is not before it (the assistant message
+        was on a damaged line) is left out: providers refuse unpaired results.
         """
         path = self.path_to_leaf()
         cut = _last_compaction(path)
         if cut is None:
-            return _messages_of(path)
+            return _paired(_messages_of(path))
         compaction = path[cut]
         assert isinstance(compaction, CompactionEntry)
         kept_from = next(
             (i for i in range(cut) if path[i].id == compaction.first_kept_entry_id), cut
         )
-        summary = _summary_message(compaction)
-        return [summary, *_messages_of(path[kept_from:cut]), *_messages_of(path[cut + 1 :])]
+        kept = [*_messages_of(path[kept_from:cut]), *_messages_of(path[cut + 1 :])]
+        return [_summary_message(compaction), *_paired(kept)]
 
     def title(self) -> str | None:
         """The title from the latest ``session_info`` entry in the file, if any."""
@@ -176,12 +176,19 @@ class SessionTree:
             self._branch, self._branch_leaf = chain, target
         return chain
 
-    def _missing_parents(self) -> list[LoadWarning]:
-        return [
-            LoadWarning(None, f"entry {node.id!r} refers to a missing parent {node.parent_id!r}")
-            for node in self._nodes
-            if node.parent_id is not None and node.parent_id not in self._by_id
-        ]
+    def _adopt(self, node: Node) -> Node:
+        """``node`` as loaded, or, when its parent is missing (a damaged line was skipped),
+        a copy attached to the entry before it in file order (in memory only)."""
+        if node.parent_id is None or node.parent_id in self._by_id:
+            return node
+        self.tree_warnings.append(
+            LoadWarning(
+                None,
+                f"entry {node.id!r} refers to a missing parent {node.parent_id!r}; "
+                "attached to the entry before it",
+            )
+        )
+        return msgspec.structs.replace(node, parent_id=self.leaf_id)
 
 
 def _last_compaction(path: list[Entry]) -> int | None:
@@ -193,6 +200,19 @@ def _last_compaction(path: list[Entry]) -> int | None:
 
 def _messages_of(entries: list[Entry]) -> list[Message]:
     return [entry.message for entry in entries if isinstance(entry, MessageEntry)]
+
+
+def _paired(messages: list[Message]) -> list[Message]:
+    """``messages`` without the tool results that answer no earlier tool call."""
+    called: set[str] = set()
+    kept: list[Message] = []
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            called.update(call.id for call in message.tool_calls())
+        elif isinstance(message, ToolResultMessage) and message.tool_call_id not in called:
+            continue
+        kept.append(message)
+    return kept
 
 
 def _assistant(entry: Entry) -> AssistantMessage | None:
