@@ -70,15 +70,9 @@ def register(router: Router, sessions: SessionManager) -> None:
         if (params.session_id is None) == (params.path is None):
             raise InvalidParams("give exactly one of `sessionId` and `path`")
         runtime = await sessions.load(session_id=params.session_id, path=params.path)
-        warnings = [w.message for w in runtime.file.warnings]
         if params.replay:
             _replay(runtime, conn)
         sessions.watch(runtime, conn)
-        for text in warnings:
-            conn.notify(
-                "session/event",
-                SessionEvent(session_id=runtime.id, seq=0, event=SessionWarning(message=text)),
-            )
         return SessionLoadResult(
             session=runtime.info(),
             last_seq=runtime.bus.seq,
