@@ -11,11 +11,13 @@ import stat
 import subprocess
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
+from agentd.errors import RpcError
 from agentd.protocol.methods import DaemonStatusResult, InitializeParams
-from agentd.rpc import connect_unix
+from agentd.rpc import Connection, Router, connect_unix
 from tests.rpc.daemons import Sandbox, stop, wait_connectable
 
 pytestmark = pytest.mark.e2e
@@ -291,3 +293,98 @@ def test_bridge_fails_clearly_when_the_daemon_cannot_start(sandbox: Sandbox) -> 
     _out, err = bridge.communicate(b"", 60)
     assert bridge.returncode == 1
     assert b"cannot reach agentd" in err
+
+
+FLOOD = {
+    "scenarios": [
+        {
+            "name": "flood",
+            "trigger": "flood",
+            "steps": [{"chunk_size": 2, "response": {"content": "ab", "content_repeat": 30_000}}],
+        }
+    ]
+}
+
+
+async def test_a_client_that_stops_reading_is_dropped_and_the_run_goes_on(
+    sandbox: Sandbox,
+) -> None:
+    """30,000 events to a client that never reads: after --stall-timeout it is dropped (and
+    logged), while a subscribed client gets every event without a gap and the session ends
+    idle."""
+    scenarios = sandbox.root / "flood.json"
+    scenarios.write_text(json.dumps(FLOOD))
+    sandbox.env["AGENTD_MOCK_SCENARIOS"] = str(scenarios)
+    work = sandbox.root / "work"
+    work.mkdir()
+    process = sandbox.start_socket_daemon("--stall-timeout", "0.5")
+    try:
+        with socket.socket(socket.AF_UNIX) as stalled:
+            stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            stalled.connect(str(sandbox.socket))
+            new = {"cwd": str(work), "provider": "mock", "sessionId": "s1"}
+            for request in (
+                {"jsonrpc": "2.0", "id": 1, "method": "initialize"},
+                {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": new},
+                {
+                    "jsonrpc": "2.0",
+                    "id": 3,
+                    "method": "session/prompt",
+                    "params": {"sessionId": "s1", "text": "flood"},
+                },
+            ):
+                stalled.sendall(json.dumps(request).encode() + b"\n")
+            events = await _watch_until_agent_end(sandbox, "s1")
+            dropped = await _log_event(sandbox, "dropping connection")
+        seqs = [note["seq"] for note in events]
+        assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))  # no gap for the reader
+        assert seqs[-1] > 30_000
+        assert events[-1]["event"]["type"] == "agent_end"
+        assert "stopped reading" in dropped["reason"]
+        assert process.poll() is None
+    finally:
+        assert stop(process) == 0
+
+
+async def _log_event(sandbox: Sandbox, name: str, timeout: float = 15) -> dict[str, Any]:
+    """The first daemon log line whose event is ``name``, waiting for it to appear."""
+    async with asyncio.timeout(timeout):
+        while True:
+            complete = sandbox.log.read_text().split("\n")[:-1]  # a line may be half written
+            found = [e for e in map(json.loads, complete) if e["event"] == name]
+            if found:
+                return found[0]
+            await asyncio.sleep(0.05)
+
+
+async def _watch_until_agent_end(sandbox: Sandbox, session_id: str) -> list[dict[str, Any]]:
+    """Subscribe (replaying what is buffered) and collect ``session/event`` params until
+    ``agent_end``."""
+    events: list[dict[str, Any]] = []
+    ended = asyncio.Event()
+
+    def on_event(_conn: Connection, params: Any) -> None:
+        events.append(params)
+        if params["event"]["type"] == "agent_end":
+            ended.set()
+
+    router = Router()
+    router.on_notification("session/event", on_event)
+    conn = await connect_unix(sandbox.socket, router)
+    try:
+        await conn.request("initialize", InitializeParams())
+        async with asyncio.timeout(60):
+            while True:
+                try:
+                    await conn.request(
+                        "session/subscribe", {"sessionId": session_id, "sinceSeq": 0}
+                    )
+                    break
+                except RpcError:
+                    await asyncio.sleep(0.02)
+            await ended.wait()
+            state = await conn.request("session/state", {"sessionId": session_id})
+        assert state["status"] == "idle"
+        return events
+    finally:
+        await conn.close()
