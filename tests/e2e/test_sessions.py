@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import socket
+import time
 
 import pytest
 
@@ -147,6 +149,59 @@ async def test_reconnect_with_since_seq_gets_exactly_the_missed_events(home: Hom
     assert sub["replayed"] == len(expected)
     assert [e["seq"] for e in replay] == [e["seq"] for e in expected]
     assert replay == expected
+
+
+def stalled_subscriber(home: Home, sid: str) -> socket.socket:
+    """A raw socket client that subscribes to ``sid`` and then never reads again."""
+    sock = socket.socket(socket.AF_UNIX)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(home.socket)
+    for n, (method, params) in enumerate(
+        [("initialize", {}), ("session/subscribe", {"sessionId": sid})], 1
+    ):
+        sock.sendall(
+            json.dumps({"jsonrpc": "2.0", "id": n, "method": method, "params": params}).encode()
+            + b"\n"
+        )
+    received = b""
+    while b'"id":2' not in received:
+        received += sock.recv(65536)
+    return sock
+
+
+async def test_a_subscriber_that_stops_reading_never_delays_the_run(home: Home) -> None:
+    """A watcher stops reading while a run streams 6,000 events (over a megabyte, more than
+    the socket buffers hold): the run takes about as long as without it, and the other client
+    gets every event in order."""
+    scenarios = json.loads((home.root / "scenarios.json").read_text())
+    reply = {"content": "The quick brown fox runs ", "content_repeat": 1200}
+    scenarios["scenarios"].insert(
+        0, {"name": "flood", "trigger": "flood", "steps": [{"response": reply, "chunk_size": 5}]}
+    )
+    (home.root / "scenarios.json").write_text(json.dumps(scenarios))
+    daemon = home.start_socket_daemon()
+    try:
+        async with socket_client(home) as owner:
+            sid = await new_session(owner, home)
+            started = time.monotonic()
+            await run(owner, sid, "flood")
+            alone = time.monotonic() - started
+            stalled = stalled_subscriber(home, sid)
+            try:
+                started = time.monotonic()
+                result, events = await run(owner, sid, "flood")
+                watched = time.monotonic() - started
+                status = await owner.call("daemon/status")
+            finally:
+                stalled.close()
+    finally:
+        stop(daemon)
+    seqs = [e["seq"] for e in events]
+    assert len(events) > 6000
+    assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+    assert result["stopReason"] == "end_turn"
+    assert status["connections"] == 2
+    assert watched < alone * 3 + 1.0
 
 
 async def test_two_sessions_at_once_never_cross(home: Home) -> None:
