@@ -43,7 +43,8 @@ HELP = """commands:
   /sessions             sessions of this directory
   /model NAME           switch model (/model PROVIDER NAME to switch provider too)
   /exit                 leave (also Ctrl-D, or Ctrl-C when idle)
-  !COMMAND              run COMMAND in the shell; its output goes with your next message"""
+  !COMMAND              run COMMAND in the shell; it and its output are recorded in the
+                        session, and the model reads them with your next message"""
 
 HISTORY_LENGTH = 1000
 
@@ -83,7 +84,6 @@ class Repl:
             sys.stdout, style=self.style, animate=self.style.enabled, cwd=cwd
         )
         self.session: SessionInfo | None = None
-        self.pending_context: list[str] = []
 
     def say(self, text: str) -> None:
         """Print one line."""
@@ -142,7 +142,6 @@ class Repl:
             self.say(HELP)
         elif name == "/clear":
             self.session = self.runner.run(self._new_session())
-            self.pending_context.clear()
             self._banner()
         elif name == "/sessions":
             page = self.runner.run(self.client.list_sessions(cwd=self.cwd, limit=10))
@@ -175,19 +174,19 @@ class Repl:
         self.say(self.style.dim(f"model: {self.session.provider}/{self.session.model}"))
 
     def _shell(self, command: str) -> None:
+        """Run ``!command`` here, then record it and its output in the session (session/note)."""
+        assert self.session is not None
         if not command:
             self.say(self.style.red("usage: !COMMAND"))
             return
         result = run_shell(command, self.cwd, sys.stdout)
-        self.pending_context.append(format_context(result))
+        self.runner.run(self.client.note(self.session.session_id, format_context(result)))
         note = f"exit {result.exit_code}" if result.exit_code is not None else "interrupted"
-        self.say(self.style.dim(f"({note}; the output goes with your next message)"))
+        self.say(self.style.dim(f"({note}; recorded in the session for the model)"))
 
     def _turn(self, text: str) -> None:
         assert self.session is not None
-        prompt = "\n\n".join([*self.pending_context, text])
-        self.pending_context.clear()
-        summary = self.runner.run(self._run(self.session.session_id, prompt))
+        summary = self.runner.run(self._run(self.session.session_id, text))
         self.renderer.footer(summary)
 
     async def _run(self, session_id: str, prompt: str) -> outcome.RunSummary:
@@ -198,7 +197,9 @@ class Repl:
                 self.renderer.event(event.event)
 
         with interrupt_handling(stop, self.renderer.pause):
-            return await drive_run(self.client, session_id, prompt, view, stop=stop)
+            return await drive_run(
+                self.client, session_id, prompt, view, stop=stop, max_turns=self.options.max_turns
+            )
 
 
 def _setup_readline() -> Path | None:

@@ -34,7 +34,8 @@ from agentd.errors import RpcError
 from agentd.protocol.events import SessionEvent
 from agentd.protocol.methods import SessionInfo
 
-EXISTING_SESSION_IGNORES = ("system_prompt", "max_turns", "permission", "base_url")
+EXISTING_SESSION_IGNORES = ("system_prompt", "permission", "base_url")
+"""Session settings fixed at creation; ``--max-turns`` applies per run, so it is not here."""
 
 
 def read_prompt(words: list[str], stdin_tty: bool) -> str:
@@ -241,5 +242,11 @@ async def _run(
     view: Any = output.view
     with interrupt_handling(stop, on_first_interrupt):
         return await drive_run(
-            client, info.session_id, prompt, view, timeout=options.timeout, stop=stop
+            client,
+            info.session_id,
+            prompt,
+            view,
+            timeout=options.timeout,
+            stop=stop,
+            max_turns=options.max_turns,
         )

@@ -34,6 +34,7 @@ from agentd.protocol.methods import (
     SessionLoadParams,
     SessionLoadResult,
     SessionNewParams,
+    SessionNoteParams,
     SessionRenameParams,
     SessionStateResult,
     SessionTextParams,
@@ -112,11 +113,29 @@ class SessionMethods:
         return await self._typed("session/new", params, SessionInfo)
 
     async def prompt(
-        self, session_id: str, text: str, images: list[ImageContent] | None = None
+        self,
+        session_id: str,
+        text: str,
+        images: list[ImageContent] | None = None,
+        *,
+        max_turns: int | None = None,
     ) -> PromptResult:
-        """``session/prompt``: run the agent; returns when the run has ended."""
-        params = PromptParams(session_id=session_id, text=text, images=images or [])
+        """``session/prompt``: run the agent; returns when the run has ended.
+
+        ``max_turns`` limits this run only (default: the session's limit).
+        """
+        params = PromptParams(
+            session_id=session_id, text=text, images=images or [], max_turns=max_turns
+        )
         return await self._typed("session/prompt", params, PromptResult)
+
+    async def note(self, session_id: str, text: str) -> None:
+        """``session/note``: record ``text`` as a user message of an idle session, no run.
+
+        The model reads it with the next prompt; SessionBusy (-32002) while a run is going.
+        """
+        params = SessionNoteParams(session_id=session_id, text=text)
+        await self.call("session/note", params, result_type=OkResult)
 
     async def steer(self, session_id: str, text: str) -> None:
         """``session/steer``: deliver ``text`` to the running run after its current tools."""

@@ -1,9 +1,9 @@
 """The chat's ``!command``: run a shell command for the user and keep its output as context.
 
 The command runs in ``bash -c`` in the session's directory, in its own process group, with
-output shown live and captured (head and tail kept when long). Ctrl-C stops it. The captured
-output is then sent with the user's next message, as the daemon has no method to record a
-shell command in a session on its own.
+output shown live and captured (head and tail kept when long). Ctrl-C stops it. The chat then
+records the command and its output in the session with ``session/note`` (a user message the
+model reads with the next prompt), so it is kept even if no prompt follows.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def run_shell(command: str, cwd: str, out: TextIO) -> ShellResult:
 
 
 def format_context(result: ShellResult) -> str:
-    """The note about a ``!command`` that is prepended to the next prompt."""
+    """The text recorded in the session about a ``!command`` (as a ``session/note``)."""
     status = f"exit code {result.exit_code}" if result.exit_code is not None else "interrupted"
     body = clip(result.output.rstrip("\n")) or "(no output)"
     return f"I ran this shell command myself ({status}):\n$ {result.command}\n```\n{body}\n```"

@@ -119,12 +119,17 @@ class Agent:
 
     # --- the loop ----------------------------------------------------------------------------
 
-    async def run(self, text: str, images: list[UserContent] | None = None) -> RunResult:
-        """Run the agent on a prompt until it stops; never raises for provider/tool failures."""
+    async def run(
+        self, text: str, images: list[UserContent] | None = None, *, max_turns: int | None = None
+    ) -> RunResult:
+        """Run the agent on a prompt until it stops; never raises for provider/tool failures.
+
+        ``max_turns`` limits this run only (default: :attr:`max_turns`).
+        """
         result = RunResult()
         self.sink(AgentStart())
         try:
-            await self._loop(self._user_message(text, images or []), result)
+            await self._loop(self._user_message(text, images or []), result, max_turns)
         except _Stop as stop:
             result.stop_reason, result.error = stop.reason, stop.error
         except asyncio.CancelledError:
@@ -145,12 +150,13 @@ class Agent:
         )
         return result
 
-    async def _loop(self, prompt: UserMessage, result: RunResult) -> None:
+    async def _loop(self, prompt: UserMessage, result: RunResult, max_turns: int | None) -> None:
+        limit = max_turns or self.max_turns
         pending: list[UserMessage] = [prompt]
         more = True
         while more:
-            if result.turns >= self.max_turns:
-                raise _Stop("max_turns", f"stopped after {self.max_turns} turns (max turns)")
+            if result.turns >= limit:
+                raise _Stop("max_turns", f"stopped after {limit} turns (max turns)")
             result.turns += 1
             self.sink(TurnStart(turn=result.turns))
             for message in pending:
@@ -345,6 +351,14 @@ class Agent:
         self.messages.append(message)
         self.sink(MessageStart(message_id=message.id, role="user"))
         self.sink(MessageEnd(message=message))
+
+    def note(self, text: str) -> None:
+        """Add ``text`` as a user message between runs, without calling the model.
+
+        It is emitted (``message_start``, ``message_end``) like a prompt, and the model reads it
+        as part of the conversation on the next run. Call it only while no run is in progress.
+        """
+        self._add_user(self._user_message(text, []))
 
     def _take(self, queue: deque[str]) -> list[UserMessage]:
         if not queue:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import sys
 from pathlib import Path
@@ -43,7 +44,7 @@ def test_chat_turns_commands_and_shell(sandbox: Sandbox) -> None:
     child.expect_exact(PROMPT)
     child.sendline("!cat hello.py")
     child.expect_exact("print('Hello, World!')")
-    child.expect("exit 0; the output goes with your next message")
+    child.expect("exit 0; recorded in the session for the model")
     child.expect_exact(PROMPT)
     child.sendline("/sessions")
     child.expect("ENTRIES")
@@ -62,26 +63,35 @@ def test_chat_turns_commands_and_shell(sandbox: Sandbox) -> None:
     assert "hello world" in history.read_text()
 
 
-def test_chat_shell_output_goes_with_the_next_prompt(sandbox: Sandbox) -> None:
-    """The next prompt carries the !command's output; /clear starts a new session."""
+def test_chat_shell_command_is_recorded_without_a_prompt(sandbox: Sandbox) -> None:
+    """!command and its output are in the session at once, even if no prompt follows; they
+    come before the next prompt in the conversation; /clear starts a new session."""
     child = spawn_chat(sandbox)
+    listing = json.loads(sandbox.run("sessions", "list", "--json").stdout)
+    (session_id,) = [item["sessionId"] for item in listing["sessions"]]
     child.sendline("!echo marker-42")
-    child.expect_exact(PROMPT)
-    child.sendline("how are you")
-    child.expect("── done")
-    child.expect(r"session (\S+)")
-    session_id = child.match.group(1)
+    child.expect("recorded in the session")
     child.expect_exact(PROMPT)
     child.sendline("/clear")
     child.expect(r"session (\S+) · mock/")
-    assert child.match.group(1) != session_id
+    cleared_id = child.match.group(1)
+    assert cleared_id != session_id
+    child.expect_exact(PROMPT)
+    child.sendline("!echo marker-43")
+    child.expect_exact(PROMPT)
+    child.sendline("how are you")
+    child.expect("── done")
     child.expect_exact(PROMPT)
     child.sendeof()
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
     shown = sandbox.run("sessions", "show", session_id)
-    assert "marker-42" in shown.stdout
+    assert "$ echo marker-42" in shown.stdout
+    messages = json.loads(sandbox.run("sessions", "show", cleared_id, "--json").stdout)
+    texts = [m["content"][0]["text"] for m in messages if m["role"] == "user"]
+    assert "marker-43" in texts[0]
+    assert texts[1] == "how are you"
 
 
 def test_ctrl_c_cancels_a_turn_then_exits_when_idle(sandbox: Sandbox) -> None:

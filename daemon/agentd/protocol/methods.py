@@ -6,7 +6,7 @@ new optional fields, which clients ignore.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -113,11 +113,15 @@ class SessionInfo(Result):
 
 
 class PromptParams(Params):
-    """``session/prompt``: run the agent on ``text``; resolves when the run ends."""
+    """``session/prompt``: run the agent on ``text``; resolves when the run ends.
+
+    ``max_turns`` limits this run only; without it the session's limit applies.
+    """
 
     session_id: str
     text: str
     images: list[ImageContent] = msgspec.field(default_factory=list)
+    max_turns: Annotated[int, msgspec.Meta(ge=1)] | None = None
 
 
 class PromptResult(Result):
@@ -132,6 +136,18 @@ class PromptResult(Result):
 
 class SessionTextParams(Params):
     """``session/steer`` / ``session/followUp``: queue a message for a running session."""
+
+    session_id: str
+    text: str
+
+
+class SessionNoteParams(Params):
+    """``session/note``: record ``text`` in an idle session as a user message, without a run.
+
+    For what the user did outside the agent (a shell command and its output): it is kept in
+    the session file, sent to subscribers as ``message_start``/``message_end`` events, and read
+    by the model with the next prompt. Refused with -32002 while a run is in progress.
+    """
 
     session_id: str
     text: str
@@ -372,6 +388,11 @@ METHODS: dict[str, MethodSpec] = {
         SessionTextParams,
         OkResult,
         "Queue a message for when the agent would stop.",
+    ),
+    "session/note": MethodSpec(
+        SessionNoteParams,
+        OkResult,
+        "Record a user message in an idle session without a run.",
     ),
     "session/cancel": MethodSpec(
         SessionIdParams,

@@ -45,7 +45,7 @@ def register(router: Router, sessions: SessionManager) -> None:
         runtime = await sessions.get(params.session_id)
         if conn.id not in runtime.bus.subscribers:
             sessions.watch(runtime, conn)
-        task = runtime.start_run(params.text, params.images)
+        task = runtime.start_run(params.text, params.images, params.max_turns)
         try:
             return prompt_result(await asyncio.shield(task))
         except asyncio.CancelledError:

@@ -105,22 +105,37 @@ class SessionRuntime:
 
     # --- runs --------------------------------------------------------------------------------
 
-    def start_run(self, text: str, images: list[ImageContent]) -> asyncio.Task[RunResult]:
-        """Start a run; SessionBusy if one is in progress."""
+    def start_run(
+        self, text: str, images: list[ImageContent], max_turns: int | None = None
+    ) -> asyncio.Task[RunResult]:
+        """Start a run (``max_turns``: this run's limit); SessionBusy if one is in progress."""
+        self._check_idle()
+        content: list[UserContent] = list(images)
+        task = asyncio.create_task(self._run(text, content, max_turns), name=f"run-{self.id}")
+        self.run_task = task
+        return task
+
+    def add_note(self, text: str) -> None:
+        """Record ``text`` as a user message without a run; SessionBusy if one is in progress.
+
+        The message is persisted and broadcast at once; the model reads it on the next run.
+        """
+        self._check_idle()
+        self.agent.note(text)
+        self.file.sync()
+        self.last_active = time.monotonic()
+
+    def _check_idle(self) -> None:
         if self.running:
             raise SessionBusy(
                 f"session {self.id} is running; wait for it to finish, or use "
                 "session/steer, session/followUp or session/cancel"
             )
-        content: list[UserContent] = list(images)
-        task = asyncio.create_task(self._run(text, content), name=f"run-{self.id}")
-        self.run_task = task
-        return task
 
-    async def _run(self, text: str, images: list[UserContent]) -> RunResult:
+    async def _run(self, text: str, images: list[UserContent], max_turns: int | None) -> RunResult:
         structlog.contextvars.bind_contextvars(session_id=self.id)
         try:
-            result = await self.agent.run(text, images)
+            result = await self.agent.run(text, images, max_turns=max_turns)
             if self.agent.failure is not None:
                 log.error("run failed", exc_info=self.agent.failure)
                 self.agent.failure = None

@@ -2,7 +2,7 @@
 
 ``session/list``, ``session/load``, ``session/fork``, ``session/branch``, ``session/rename``,
 ``session/delete``, ``session/close``, ``session/export``, ``session/subscribe``,
-``session/unsubscribe``, ``session/compact``.
+``session/unsubscribe``, ``session/compact``, ``session/note``.
 
 History replay (``session/load`` with ``replay: true``) sends the messages of the current branch
 as ``message_end`` events with ``seq: 0`` to the loading connection only, before the response;
@@ -34,6 +34,7 @@ from agentd.protocol.methods import (
     SessionListResult,
     SessionLoadParams,
     SessionLoadResult,
+    SessionNoteParams,
     SessionRenameParams,
     SubscribeParams,
     SubscribeResult,
@@ -107,6 +108,12 @@ def register(router: Router, sessions: SessionManager) -> None:
         runtime.settings.title = params.title
         return OkResult()
 
+    async def note(conn: Connection, params: SessionNoteParams) -> OkResult:
+        if not params.text.strip():
+            raise InvalidParams("`text` is empty - at `$.text`")
+        (await sessions.get(params.session_id)).add_note(params.text)
+        return OkResult()
+
     async def delete(conn: Connection, params: SessionDeleteParams) -> OkResult:
         runtime = sessions.loaded.get(params.session_id)
         if runtime is not None and runtime.running and not params.force:
@@ -114,6 +121,10 @@ def register(router: Router, sessions: SessionManager) -> None:
         path = runtime.file.path if runtime else sessions.find_path(params.session_id)
         await sessions.unload(params.session_id)
         path.unlink(missing_ok=True)
+        from agentd.server.factory import spill_root
+        from agentd.tools.spill import remove_session
+
+        await asyncio.to_thread(remove_session, spill_root(), params.session_id)
         return OkResult()
 
     async def close(conn: Connection, params: SessionIdParams) -> OkResult:
@@ -149,6 +160,7 @@ def register(router: Router, sessions: SessionManager) -> None:
         "session/fork": fork,
         "session/branch": branch,
         "session/rename": rename,
+        "session/note": note,
         "session/delete": delete,
         "session/close": close,
         "session/export": export,
