@@ -7,6 +7,7 @@ never on the daemon's start-up path.
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,14 +32,21 @@ MOCK = "mock"
 
 
 class Services:
-    """Daemon-wide things sessions share: the store root, config, one HTTP client, secrets."""
+    """Daemon-wide things sessions share: the store root, config, one HTTP client, secrets.
+
+    Created once per daemon, on first use; creating it starts a background thread that
+    deletes old bash spill files (see :mod:`agentd.tools.spill`).
+    """
 
     def __init__(self, session_dir: Path | None = None, config_file: Path | None = None) -> None:
         from agentd.store import default_root
+        from agentd.tools.spill import prune
 
         self.session_root = Path(session_dir) if session_dir else default_root()
         self.config_file = Path(config_file) if config_file else None
         self._http: httpx.AsyncClient | None = None
+        args = (spill_root(),)
+        threading.Thread(target=prune, args=args, name="spill-prune", daemon=True).start()
 
     def config(self, cwd: Path) -> Config:
         """The merged configuration for a session in ``cwd`` (read fresh each time)."""
@@ -225,14 +233,15 @@ def _assemble(
     from agentd.tools import run_tool, tool_spec
 
     policy, approver = _approval(parts)
-    specs = [tool_spec(t) for t in parts.tools.values()]
+    context = _tool_context(services, file, parts, policy)
+    specs = [tool_spec(t, context.options) for t in parts.tools.values()]
     agent = Agent(
         provider=make_provider(parts.choice, services.http(), retry=retry_policy(parts.config)),
         model=parts.choice.model,
         system_prompt=build_system_prompt(parts.cwd, specs, override=parts.system_prompt),
         tools=parts.tools,
         tool_specs=specs,
-        context=_tool_context(services, file, parts, policy),
+        context=context,
         sink=lambda _event: None,
         authorize=approver,
         run_tool=run_tool,
@@ -255,27 +264,47 @@ def _assemble(
 
 
 def _approval(parts: _Parts) -> tuple[PermissionPolicy, Approver]:
-    """The ``[permissions]`` policy (plus ``timeout``) and ``sandbox = "workspace"``."""
+    """The ``[permissions]`` policy (plus ``timeout``) and ``sandbox``: ``"workspace"`` confines
+    the file tools to the session's cwd, ``"none"`` (the default) does not."""
     from agentd.permissions import PermissionPolicy
 
     permissions = dict(parts.config.raw.get("permissions") or {})
-    timeout = float(permissions.pop("timeout", DEFAULT_TIMEOUT))
-    sandboxed = parts.config.raw.get("sandbox") == "workspace"
+    timeout = permissions.pop("timeout", DEFAULT_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        raise ConfigError("[permissions] timeout must be a positive number of seconds.")
+    sandbox = parts.config.raw.get("sandbox", "none")
+    if sandbox not in ("none", "workspace"):
+        raise ConfigError(f'sandbox must be "workspace" or "none", not {sandbox!r}.')
+    sandboxed = sandbox == "workspace"
     policy = PermissionPolicy.from_config(
         parts.mode, permissions, workspace=parts.cwd if sandboxed else None
     )
-    return policy, Approver(timeout=timeout)
+    return policy, Approver(timeout=float(timeout))
+
+
+def spill_root() -> Path:
+    """Where bash spill files go: ``$XDG_STATE_HOME/agentd/spill/<session-id>/``."""
+    from agentd.paths import state_dir
+
+    return state_dir() / "spill"
 
 
 def _tool_context(
     services: Services, file: SessionFile, parts: _Parts, policy: PermissionPolicy
 ) -> ToolContext:
-    from agentd.paths import state_dir
+    """The ``[tools]`` options, the credential names bash must not see, the spill dir."""
+    from agentd.tools.settings import tool_options
 
+    try:
+        options = tool_options(parts.config.raw.get("tools"))
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    secret = {*services.secret_names(), *options.get("secret_env", ())}
+    options |= {"secret_env": sorted(secret), "permission_policy": policy}
     return ToolContext(
         cwd=parts.cwd,
         session_id=file.header.id,
         workspace=policy.workspace,
-        spill_dir=state_dir() / "spill" / file.header.id,
-        options={"secret_env": sorted(services.secret_names()), "permission_policy": policy},
+        spill_dir=spill_root() / file.header.id,
+        options=options,
     )

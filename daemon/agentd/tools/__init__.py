@@ -8,7 +8,7 @@ runs the tool and turns every :class:`ToolError` (and OS error) into an error re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -20,6 +20,7 @@ from agentd.tools.find import FindTool
 from agentd.tools.grep import GrepTool
 from agentd.tools.ls import LsTool
 from agentd.tools.read import ReadTool
+from agentd.tools.settings import describe
 from agentd.tools.undo_edit import UndoEditTool
 from agentd.tools.write import WriteTool
 
@@ -51,12 +52,14 @@ __all__ = [
 ]
 
 
-def tool_spec(tool: Tool | type[Tool]) -> ToolSpec:
+def tool_spec(tool: Tool | type[Tool], options: Mapping[str, Any] | None = None) -> ToolSpec:
     """Name, description and a self-contained JSON Schema (no ``$ref``/``$defs``) of a tool.
 
-    Optional parameters appear as plain non-required properties (no ``null`` alternative).
+    The description states the limits of ``options`` (the session's ``ctx.options``; the
+    defaults when None). Optional parameters appear as plain non-required properties (no
+    ``null`` alternative).
     """
-    return ToolSpec(tool.name, tool.description, params_schema(tool.Params))
+    return ToolSpec(tool.name, describe(tool, options or {}), params_schema(tool.Params))
 
 
 def params_schema(params: type[msgspec.Struct]) -> dict[str, Any]:

@@ -8,7 +8,8 @@ or 50 KB) and names a spill file holding all of it. A non-zero exit or a timeout
 ordinary result, not an error.
 
 ``ctx.options``: ``bash_timeout`` (default 120 s), ``bash_max_timeout`` (600 s),
-``bash_kill_grace`` (2 s), ``bash_update_interval`` (0.05 s), ``allow_dangerous``,
+``bash_kill_grace`` (2 s), ``bash_update_interval`` (0.05 s), ``bash_spill_keep`` (20 spill
+files kept per session, see :mod:`agentd.tools.spill`), ``allow_dangerous``,
 ``permission_policy`` (an object with ``allows_dangerous(command) -> bool``), plus the
 environment options of :mod:`agentd.tools.environment` and the output limits.
 
@@ -29,6 +30,7 @@ from agentd.tools.danger import dangerous_reason
 from agentd.tools.environment import child_env
 from agentd.tools.output import OutputCapture
 from agentd.tools.shell import ShellOutcome, run_shell
+from agentd.tools.spill import KEEP_PER_SESSION
 from agentd.tools.truncate import Limits, notice
 
 DEFAULT_TIMEOUT = 120.0
@@ -39,7 +41,7 @@ class BashParams(msgspec.Struct, forbid_unknown_fields=True):
     command: Annotated[str, msgspec.Meta(description="The command line to run with bash -c.")]
     timeout: Annotated[
         Annotated[float, msgspec.Meta(gt=0)] | None,
-        msgspec.Meta(description="Seconds before the command is killed (default 120, max 600)."),
+        msgspec.Meta(description="Seconds before the command is killed (see the tool for limits)."),
     ] = None
 
 
@@ -49,8 +51,9 @@ class BashTool:
         "Run a shell command with `bash -c` in the current working directory; stdin is "
         "empty, stdout and stderr are merged. Only the working directory carries over to the "
         "next call (a `cd` sticks); environment variables, aliases and functions do not. "
-        "Default timeout 120 s (max 600 s): the command and all its children are killed "
-        "then. Output over 2000 lines or 50 KB keeps only the last part; the full output is "
+        "Default timeout {bash_timeout} s (max {bash_max_timeout} s): the command and all "
+        "its children are killed then. Output over {max_lines} lines or {max_kb} KB keeps "
+        "only the last part; the full output is "
         "saved to a file whose path is given. Start long-running background processes with "
         "their output redirected to a file. A non-zero exit code is reported, not an error. "
         "Destructive commands (e.g. `rm -rf /`, forced git push, mkfs) are refused."
@@ -72,7 +75,8 @@ class BashTool:
         timeout, max_timeout = _timeouts(params.timeout, ctx.options)
         start_cwd, notes = _start_cwd(ctx)
         limits = Limits.from_options(ctx.options)
-        capture = OutputCapture(limits, ctx.spill_dir)
+        keep = int(ctx.options.get("bash_spill_keep", KEEP_PER_SESSION))
+        capture = OutputCapture(limits, ctx.spill_dir, keep)
         outcome = await run_shell(
             command,
             cwd=start_cwd,

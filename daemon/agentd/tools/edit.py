@@ -75,8 +75,8 @@ class EditTool:
     description: ClassVar[str] = (
         "Replace exact text in an existing file. old_string must match the file exactly "
         "(whitespace and indentation included) and exactly once, unless replace_all is true. "
-        "For several changes to one file pass `edits` (a list of {old_string, new_string, "
-        "replace_all}), applied in order in one atomic write; if any fails nothing is "
+        "For several changes to one file pass `edits` (a list of {{old_string, new_string, "
+        "replace_all}}), applied in order in one atomic write; if any fails nothing is "
         "written. Read the file first; an edit is refused if the file changed on disk since "
         "you last read it. undo_edit reverts the last edit."
     )

@@ -36,8 +36,9 @@ class FindTool:
     description: ClassVar[str] = (
         "Find files and directories by glob: '*.py' matches names at any depth, 'src/*.ts' "
         "or '**/x/*.md' match paths relative to the search directory. Skips hidden and "
-        ".gitignore'd directories, .git and node_modules. Returns at most 1000 paths, sorted, "
-        "relative to the search directory; directories end with '/'. It says when cut."
+        ".gitignore'd directories, .git and node_modules. Returns at most "
+        "{find_max_results} paths, sorted, relative to the search directory; directories "
+        "end with '/'. It says when cut."
     )
     Params: ClassVar[type[msgspec.Struct]] = FindParams
     kind: ClassVar[ToolKind] = "search"

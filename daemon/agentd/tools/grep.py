@@ -1,11 +1,16 @@
-"""The ``grep`` tool: regex search over files, with ripgrep or a pure-Python fallback.
+r"""The ``grep`` tool: regex search over files, with ripgrep or a pure-Python fallback.
 
 ``ctx.options["grep_backend"]``: ``"auto"`` (default: rg when on PATH), ``"rg"`` or
 ``"python"``. Both backends skip the same files (see :mod:`agentd.tools.ignore`) and give the
 same output for the same tree: ``path:line:text`` for matches, ``path-line-text`` for context
 lines and ``--`` between non-adjacent groups (content), one path per line (files), or
-``path:count`` (count); paths relative to the search root, in walk order. The regex dialect
-is rg's (Rust) or Python's ``re``; common syntax is the same in both.
+``path:count`` (count); paths relative to the search root, in walk order.
+
+The regex dialect is the backend's: Rust's ``regex`` (rg) or Python's ``re``. The tool
+description lists the syntax both share and, through :data:`DIALECTS`, what differs in the
+backend the session will use: rg refuses look-around and backreferences; ``re`` refuses
+``\p{...}``, ``\z``, ``\x{...}`` and ``(?<name>...)``, and reads ``[[:alpha:]]`` as a plain
+set and ``a{`` as literal text where rg refuses them.
 """
 
 from __future__ import annotations
@@ -29,9 +34,24 @@ from agentd.tools.truncate import (
     truncate_head,
 )
 
+DIALECTS = {
+    "rg": (
+        "This session's engine is ripgrep (Rust regex): look-around (`(?=`, `(?<=`) and "
+        "backreferences (`\\1`) are refused; `\\p{Greek}`, `[[:alpha:]]` and `\\x{3b1}` work."
+    ),
+    "python": (
+        "This session's engine is Python's `re`: look-around and backreferences work; "
+        "`\\p{...}`, `\\z`, `\\x{...}` and `(?<name>...)` are refused, and "
+        "`[[:alpha:]]` is not a POSIX class (write `[a-zA-Z]`)."
+    ),
+}
+"""What differs per backend, filled into the description's ``{grep_dialect}``."""
+
 
 class GrepParams(msgspec.Struct, forbid_unknown_fields=True):
-    pattern: Annotated[str, msgspec.Meta(description="Regular expression to search for.")]
+    pattern: Annotated[
+        str, msgspec.Meta(description="Regular expression (syntax: see the tool description).")
+    ]
     path: Annotated[
         str | None, msgspec.Meta(description="File or directory to search (default: the cwd).")
     ] = None
@@ -61,11 +81,16 @@ class GrepParams(msgspec.Struct, forbid_unknown_fields=True):
 class GrepTool:
     name: ClassVar[str] = "grep"
     description: ClassVar[str] = (
-        "Search file contents with a regular expression (ripgrep syntax). Searches the cwd "
-        "or `path`, skipping hidden files, .gitignore'd paths, .git and node_modules. "
-        "output_mode: content (`path:line:text`, default), files (paths only) or count "
-        "(`path:count`). Returns at most 100 matches by default (max_results) and cuts lines "
-        "at 500 characters; it says when results were cut. Use `glob` to filter files."
+        "Search file contents with a regular expression. Searches the cwd or `path`, "
+        "skipping hidden files, .gitignore'd paths, .git and node_modules. output_mode: "
+        "content (`path:line:text`, default), files (paths only) or count (`path:count`). "
+        "Returns at most 100 matches by default (max_results) and cuts lines at 500 "
+        "characters; it says when results were cut. Use `glob` to filter files. Patterns "
+        "match within one line. Syntax that works everywhere: literal text, `.`, classes "
+        "`[a-z]` `[^...]`, `\\d \\w \\s \\b` and their upper-case negations, `^` `$` (line "
+        "anchors), groups `(...)` `(?:...)` `(?P<name>...)`, `|`, quantifiers `* + ? {{n}} "
+        "{{n,m}}` and their lazy forms (`*?`), inline flags `(?i)` `(?s)`; escape "
+        "metacharacters to match them literally (`\\(`, `\\.`, `\\{{`). {grep_dialect}"
     )
     Params: ClassVar[type[msgspec.Struct]] = GrepParams
     kind: ClassVar[ToolKind] = "search"

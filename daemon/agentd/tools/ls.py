@@ -30,8 +30,9 @@ class LsTool:
     name: ClassVar[str] = "ls"
     description: ClassVar[str] = (
         "List a directory: entries sorted by name, hidden ones included, directories "
-        "marked with a trailing '/', symlinks as 'name -> target'. At most 500 entries; it "
-        "says how many more there are. Use find or grep to search recursively."
+        "marked with a trailing '/', symlinks as 'name -> target'. At most "
+        "{ls_max_entries} entries; it says how many more there are. Use find or grep to "
+        "search recursively."
     )
     Params: ClassVar[type[msgspec.Struct]] = LsParams
     kind: ClassVar[ToolKind] = "read"

@@ -1,8 +1,9 @@
 """Capturing and streaming command output.
 
 :class:`OutputCapture` keeps the whole output in memory while it fits the result limits;
-once it exceeds them, everything (from the first byte) goes to a spill file and only a
-bounded tail stays in memory, so a command printing gigabytes costs constant memory.
+once it exceeds them, everything (from the first byte) goes to a spill file (see
+:mod:`agentd.tools.spill` for where and for how long) and only a bounded tail stays in
+memory, so a command printing gigabytes costs constant memory.
 :class:`UpdateThrottle` batches streamed deltas so clients get at most one update per
 interval, and drops the middle of a burst larger than 64 KB (the final result and the spill
 file still have everything).
@@ -13,24 +14,27 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
+from agentd.tools.spill import KEEP_PER_SESSION, fallback_dir, open_spill
 from agentd.tools.truncate import Limits, Truncation, truncate_tail
 
 MAX_PENDING_CHARS = 64 * 1024
 
 
 class OutputCapture:
-    """Merged stdout+stderr of one command, with spill-to-file past the limits."""
+    """Merged stdout+stderr of one command, with spill-to-file past the limits.
 
-    def __init__(self, limits: Limits, spill_dir: Path | None, prefix: str = "agentd-bash-"):
+    The spill file goes to ``spill_dir`` (a per-user directory under the temp dir when None),
+    where at most ``keep`` spill files are kept.
+    """
+
+    def __init__(self, limits: Limits, spill_dir: Path | None, keep: int = KEEP_PER_SESSION):
         self.limits = limits
         self.spill_dir = spill_dir
-        self.prefix = prefix
+        self.keep = keep
         self.total_bytes = 0
         self.newlines = 0
         self.spill_path: Path | None = None
@@ -55,11 +59,7 @@ class OutputCapture:
         return self.total_bytes > self.limits.max_bytes or self.newlines > self.limits.max_lines
 
     def _start_spill(self) -> None:
-        directory = self.spill_dir or Path(tempfile.gettempdir())
-        directory.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(prefix=self.prefix, suffix=".log", dir=directory)
-        self._spill = os.fdopen(fd, "wb")
-        self.spill_path = Path(name)
+        self._spill, self.spill_path = open_spill(self.spill_dir or fallback_dir(), self.keep)
         self._spill.write(self._buffer)
 
     def decode_delta(self, data: bytes, final: bool = False) -> str:

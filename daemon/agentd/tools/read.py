@@ -41,7 +41,7 @@ class ReadParams(msgspec.Struct, forbid_unknown_fields=True):
     ] = None
     limit: Annotated[
         Annotated[int, msgspec.Meta(ge=1)] | None,
-        msgspec.Meta(description="Maximum number of lines to return (default 2000)."),
+        msgspec.Meta(description="Maximum number of lines to return (default: all that fit)."),
     ] = None
 
 
@@ -58,7 +58,8 @@ class ReadTool:
     name: ClassVar[str] = "read"
     description: ClassVar[str] = (
         "Read a file. Text comes back as numbered lines (`cat -n` style, 1-based). At most "
-        "2000 lines or 50 KB per call; lines over 2000 characters are cut. When a result is "
+        "{max_lines} lines or {max_kb} KB per call; lines over {max_line_chars} characters are "
+        "cut. When a result is "
         "truncated it tells you the offset to continue from: call read again with that "
         "`offset` (and optionally `limit`). Images (png, jpg, gif, webp) are returned as "
         "images. Binary files are refused: inspect them with bash (e.g. `file`, `xxd`)."

@@ -31,7 +31,7 @@ class UndoEditTool:
     description: ClassVar[str] = (
         "Revert the last write or edit you made to a file in this session, restoring its "
         "previous content (a file that write created is deleted). Call again to step further "
-        "back (up to 20 steps per file)."
+        "back (up to {undo_max_per_file} steps per file)."
     )
     Params: ClassVar[type[msgspec.Struct]] = UndoEditParams
     kind: ClassVar[ToolKind] = "edit"

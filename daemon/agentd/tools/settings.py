@@ -1,0 +1,106 @@
+"""The ``[tools]`` configuration table, and the numbers the tool descriptions show the model.
+
+Every key is optional; a missing key keeps the tool's default::
+
+    [tools]
+    max_output_lines = 2000      # per result, every tool (bash keeps the last ones)
+    max_output_bytes = 51200     # per result, every tool
+    max_line_chars = 2000        # read cuts longer lines
+    max_image_bytes = 5242880    # read returns larger images as an error
+    accept_images = true         # false: read refuses images (text-only models)
+    bash_timeout = 120           # seconds, when the model gives none
+    bash_max_timeout = 600       # seconds, the cap on what the model asks for
+    bash_kill_grace = 2          # seconds between SIGTERM and SIGKILL
+    bash_spill_keep = 20         # full-output files kept per session
+    grep_backend = "auto"        # auto (rg when found) | rg | python
+    find_max_results = 1000
+    ls_max_entries = 500
+    undo_max_per_file = 20       # undo_edit steps per file
+    undo_max_bytes = 52428800    # undo history per session
+    secret_env = ["CORP_*"]      # more variables (names or globs) kept from bash
+    pass_env = ["GH_TOKEN"]      # credentials bash may see anyway
+
+:func:`tool_options` turns the table into ``ctx.options``; :func:`describe` fills the
+placeholders of a tool's description (``{max_lines}``, ``{max_kb}``, ``{max_line_chars}``,
+``{bash_timeout}``, ``{bash_max_timeout}``, ``{find_max_results}``, ``{ls_max_entries}``,
+``{undo_max_per_file}``, and grep's ``{grep_dialect}``) with the session's effective values,
+so the model reads the limits and the regex dialect that apply to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+import msgspec
+
+from agentd.tools.bash import DEFAULT_MAX_TIMEOUT, DEFAULT_TIMEOUT
+from agentd.tools.grep import DIALECTS
+from agentd.tools.history import DEFAULT_MAX_PER_FILE
+from agentd.tools.search_rg import find_rg
+from agentd.tools.truncate import FIND_MAX_RESULTS, LS_MAX_ENTRIES, Limits
+
+if TYPE_CHECKING:
+    from agentd.tools.base import Tool
+
+Positive = Annotated[int, msgspec.Meta(ge=1)]
+Seconds = Annotated[float, msgspec.Meta(gt=0)]
+
+
+class ToolSettings(msgspec.Struct, forbid_unknown_fields=True):
+    """The ``[tools]`` table (see the module docstring)."""
+
+    max_output_lines: Positive | None = None
+    max_output_bytes: Annotated[int, msgspec.Meta(ge=1024)] | None = None
+    max_line_chars: Annotated[int, msgspec.Meta(ge=80)] | None = None
+    max_image_bytes: Positive | None = None
+    accept_images: bool | None = None
+    bash_timeout: Seconds | None = None
+    bash_max_timeout: Seconds | None = None
+    bash_kill_grace: Annotated[float, msgspec.Meta(ge=0)] | None = None
+    bash_spill_keep: Positive | None = None
+    grep_backend: Literal["auto", "rg", "python"] | None = None
+    find_max_results: Positive | None = None
+    ls_max_entries: Positive | None = None
+    undo_max_per_file: Positive | None = None
+    undo_max_bytes: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    secret_env: list[str] | None = None
+    pass_env: list[str] | None = None
+
+
+def tool_options(section: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``ctx.options`` from a ``[tools]`` table (only the keys it sets).
+
+    Raises ValueError naming the bad key (unknown key, wrong type, out of range).
+    """
+    try:
+        settings = msgspec.convert(dict(section or {}), ToolSettings)
+    except msgspec.ValidationError as error:
+        raise ValueError(f"invalid [tools] section in the configuration: {error}") from None
+    options = {name: getattr(settings, name) for name in settings.__struct_fields__}
+    return {name: value for name, value in options.items() if value is not None}
+
+
+def describe(tool: Tool | type[Tool], options: Mapping[str, Any]) -> str:
+    """The tool's description with its limit placeholders filled from ``options``."""
+    limits = Limits.from_options(options)
+    maximum = float(options.get("bash_max_timeout", DEFAULT_MAX_TIMEOUT))
+    default = min(float(options.get("bash_timeout", DEFAULT_TIMEOUT)), maximum)
+    values = {
+        "max_lines": limits.max_lines,
+        "max_kb": f"{limits.max_bytes / 1024:g}",
+        "max_line_chars": limits.max_line_chars,
+        "bash_timeout": f"{default:g}",
+        "bash_max_timeout": f"{maximum:g}",
+        "find_max_results": options.get("find_max_results", FIND_MAX_RESULTS),
+        "ls_max_entries": options.get("ls_max_entries", LS_MAX_ENTRIES),
+        "undo_max_per_file": options.get("undo_max_per_file", DEFAULT_MAX_PER_FILE),
+        "grep_dialect": DIALECTS[_grep_engine(options)],
+    }
+    return tool.description.format_map(values)
+
+
+def _grep_engine(options: Mapping[str, Any]) -> str:
+    """``"rg"`` or ``"python"``: the backend grep will pick (rg when found, unless told)."""
+    choice = options.get("grep_backend", "auto")
+    return "rg" if choice != "python" and find_rg() is not None else "python"

@@ -1,0 +1,103 @@
+"""Spill files: the full output of bash commands too big for a result, and their retention.
+
+Layout: ``<root>/<session-id>/agentd-bash-XXXXXXXX.log``, where the daemon's root is
+``$XDG_STATE_HOME/agentd/spill``. The root and each session directory are created ``0700``
+(and tightened if they exist with a wider mode); files are ``0600``.
+
+Retention, so spill files never pile up:
+
+- per session, only the newest :data:`KEEP_PER_SESSION` files are kept: creating one more
+  deletes the oldest (a result that names a deleted file is many calls old);
+- ``session/delete`` deletes the session's directory (:func:`remove_session`);
+- at daemon start, session directories untouched for :data:`MAX_AGE_DAYS` days are deleted
+  (:func:`prune`), which covers sessions deleted by hand and daemons that crashed.
+
+Imports only the standard library.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import BinaryIO
+
+KEEP_PER_SESSION = 20
+MAX_AGE_DAYS = 7.0
+PREFIX = "agentd-bash-"
+SUFFIX = ".log"
+
+
+def private_dir(path: Path) -> Path:
+    """Create ``path`` ``0700`` (missing parents too; existing ones are left as they are) and
+    tighten it to ``0700`` if it exists with a wider mode. PermissionError if another user
+    owns it."""
+    missing = [path, *(p for p in path.parents if not p.exists())]
+    for directory in reversed(missing):
+        directory.mkdir(mode=0o700, exist_ok=True)
+    status = path.stat()
+    if status.st_uid != os.getuid():
+        raise PermissionError(f"{path} belongs to another user; refusing to spill into it")
+    if status.st_mode & 0o077:
+        path.chmod(0o700)
+    return path
+
+
+def fallback_dir() -> Path:
+    """Where spill files go when a context names no spill directory (library use)."""
+    return Path(tempfile.gettempdir()) / f"agentd-spill-{os.getuid()}"
+
+
+def open_spill(directory: Path, keep: int = KEEP_PER_SESSION) -> tuple[BinaryIO, Path]:
+    """A new spill file in ``directory`` (created ``0700``), opened for writing, and its path.
+
+    Deletes the oldest spill files there so that at most ``keep`` remain, this one included.
+    """
+    private_dir(directory)
+    _keep_newest(directory, max(keep - 1, 0))
+    fd, name = tempfile.mkstemp(prefix=PREFIX, suffix=SUFFIX, dir=directory)
+    return os.fdopen(fd, "wb"), Path(name)
+
+
+def remove_session(root: Path, session_id: str) -> None:
+    """Delete the spill directory of ``session_id`` under ``root`` (nothing if absent)."""
+    if session_id and "/" not in session_id and session_id not in (".", ".."):
+        shutil.rmtree(root / session_id, ignore_errors=True)
+
+
+def prune(root: Path, max_age_days: float = MAX_AGE_DAYS) -> int:
+    """Delete session directories under ``root`` not modified for ``max_age_days`` days, and
+    stray files as old; tighten ``root`` to ``0700``. Returns how many entries were deleted;
+    never raises for OS errors (a missing ``root`` is fine)."""
+    cutoff = time.time() - max_age_days * 86400
+    removed = 0
+    try:
+        entries = list(os.scandir(root))
+        private_dir(root)
+    except OSError:
+        return 0
+    for entry in entries:
+        with contextlib.suppress(OSError):
+            if entry.stat(follow_symlinks=False).st_mtime >= cutoff:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                Path(entry.path).unlink()
+            removed += 1
+    return removed
+
+
+def _keep_newest(directory: Path, keep: int) -> None:
+    files: list[tuple[int, str]] = []
+    with contextlib.suppress(OSError), os.scandir(directory) as entries:
+        for entry in entries:
+            if entry.name.startswith(PREFIX) and entry.is_file(follow_symlinks=False):
+                files.append((entry.stat().st_mtime_ns, entry.path))
+    files.sort(reverse=True)
+    for _, path in files[keep:]:
+        with contextlib.suppress(OSError):
+            Path(path).unlink()
