@@ -11,37 +11,20 @@ Where settings come from, strongest first:
    a LiteLLM proxy), ``LLM_DEFAULT_MODEL``, ``LLM_SMALL_FAST_MODEL``; ``OPENAI_API_KEY`` and
    ``OPENAI_BASE_URL``; ``ANTHROPIC_API_KEY`` and ``ANTHROPIC_BASE_URL``.
 
-File format (both files; the project file wins key by key, tables are merged)::
-
-    provider = "openai"              # default provider
-    model = "gpt-4o-mini"            # default model (of the default provider)
-    small_model = "gpt-4o-mini"      # cheap model for summaries and titles (optional)
-    max_turns = 50
-    permission_mode = "auto"         # auto | ask | read-only
-    system_prompt = "…"              # or: system_prompt_file = "prompt.md" (relative to the file)
-
-    [providers.openai]               # built-in names: openai, anthropic (mock: the offline mock)
-    models = ["gpt-4o", "gpt-4o-mini"]
-
-    [providers.local]                # any name; api = "openai" (default) or "anthropic"
-    api = "openai"
-    base_url = "http://localhost:11434/v1"
-    models = ["llama3"]              # the first is the provider's default model
-    context_window = 8192
-    # api_key_env = "LOCAL_LLM_KEY"  # the variable holding its key (required once named)
-
-    [prices."gpt-4o"]                # USD per million tokens
-    input = 2.5
-    output = 10                      # cache_read, cache_write optional
-
+The file format is in ``providers/README.md`` (both files have it; the project file wins key
+by key, tables are merged).
 Other tables (``[tools]``, ``[permissions]``…) are kept as parsed in :attr:`Config.raw`.
 API keys are read from the environment only, when a model is resolved; never from a file.
+A key is sent only to the endpoint it is paired with: the provider table's ``base_url`` (its
+``api_key_env``), ``LLM_BASE_URL`` (``LLM_AUTH_TOKEN``), ``OPENAI_BASE_URL`` or the official
+OpenAI URL (``OPENAI_API_KEY``), ``ANTHROPIC_BASE_URL`` or the official Anthropic URL
+(``ANTHROPIC_API_KEY``). An explicit ``base_url`` that differs from that endpoint gets no key;
+to use a key with another endpoint, configure a ``[providers.NAME]`` table for it.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -61,11 +44,6 @@ MOCK_MODEL = "mock-model"
 OPENAI_URL = "https://api.openai.com/v1"
 ANTHROPIC_URL = "https://api.anthropic.com"
 _BUILTIN_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-sonnet-4-5"}
-_SECRET_WORDS = frozenset(
-    {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY", "CREDENTIAL", "CREDENTIALS", "PAT"}
-)
-_SECRET_SUFFIXES = ("_KEY", "_KEY_ID", "_TOKEN", "_SECRET")
-_SECRET_VALUE = re.compile(r"^(sk-|sk_|ghp_|gho_|ghs_|github_pat_|xox[abps]-|glpat-|AKIA)")
 
 NO_PROVIDER_HELP = """no LLM provider is configured. Any one of these works:
   • environment: OPENAI_API_KEY=… or ANTHROPIC_API_KEY=…, or for an OpenAI-compatible
@@ -213,8 +191,9 @@ def resolve_model(
     """Choose provider, model, endpoint and key (precedence in the module docstring).
 
     ``provider="mock"`` (unless a ``[providers.mock]`` table exists) needs no configuration:
-    its ``base_url`` is the given one or empty (see :class:`ModelChoice`). Raises ConfigError
-    saying what to set when something is missing.
+    its ``base_url`` is the given one or empty (see :class:`ModelChoice`). A ``base_url`` other
+    than the provider's configured endpoint gets no API key (see the module docstring). Raises
+    ConfigError saying what to set when something is missing.
     """
     env = os.environ if env is None else env
     name = provider or _default_provider(config, env)
@@ -223,7 +202,8 @@ def resolve_model(
     section = config.providers.get(name) or _builtin_section(name, config)
     endpoint, key_env = _endpoint(section, env)
     url = base_url or endpoint
-    api_key = _api_key(section, key_env, env, url)
+    paired = url.rstrip("/") == endpoint.rstrip("/")
+    api_key = _api_key(section, key_env, env, url) if paired else None
     use_default = provider is None or provider == config.default_provider
     chosen = model or _default_model(section, config.default_model if use_default else None, env)
     window = section.context_window or context_window(chosen)
@@ -277,29 +257,6 @@ def list_models(config: Config, env: Mapping[str, str] | None = None) -> list[Mo
         add("anthropic", _BUILTIN_MODELS["anthropic"])
     add(MOCK_PROVIDER, MOCK_MODEL)
     return list(found.values())
-
-
-def credential_env_names(env: Mapping[str, str], config: Config | None = None) -> set[str]:
-    """Names of the variables in ``env`` that hold credentials: by name (``*_API_KEY``,
-    ``*_TOKEN``, ``*_SECRET``, ``*PASSWORD*``…), by value (``sk-…``, ``ghp_…``…), and the
-    ``api_key_env`` variables of ``config``. Used to scrub child environments and redact."""
-    names = {name for name, value in env.items() if _looks_secret(name, value)}
-    if config is not None:
-        names |= {
-            section.api_key_env
-            for section in config.providers.values()
-            if section.api_key_env and section.api_key_env in env
-        }
-    return names
-
-
-def _looks_secret(name: str, value: str) -> bool:
-    upper = name.upper()
-    if _SECRET_WORDS.intersection(upper.split("_")) or upper.endswith(_SECRET_SUFFIXES):
-        return True
-    if any(part in upper for part in ("API_KEY", "ACCESS_KEY", "PRIVATE_KEY", "PASSWORD")):
-        return True
-    return bool(_SECRET_VALUE.match(value))
 
 
 def _has_any(env: Mapping[str, str], *names: str) -> bool:

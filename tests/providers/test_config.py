@@ -8,12 +8,12 @@ import pytest
 
 from agentd.config import (
     NO_PROVIDER_HELP,
-    credential_env_names,
     list_models,
     load_config,
     resolve_model,
     small_model_choice,
 )
+from agentd.credentials import credential_env_names
 from agentd.errors import ConfigError
 from agentd.prices import Price
 
@@ -168,6 +168,37 @@ def test_named_key_variable_must_be_set(home: Path) -> None:
     choice = resolve_model(config, "corp", None, env=env_for(home, CORP_LLM_KEY="k"))
     assert choice.api_key == "k"
     assert "CORP_LLM_KEY" in credential_env_names({"CORP_LLM_KEY": "k"}, config)
+
+
+@pytest.mark.parametrize(
+    ("provider", "extra", "endpoint"),
+    [
+        ("openai", {"OPENAI_API_KEY": "sk-abc"}, "https://api.openai.com/v1"),
+        (
+            "openai",
+            {"LLM_BASE_URL": "http://gw.test/v1", "LLM_AUTH_TOKEN": "t"},
+            "http://gw.test/v1",
+        ),
+        ("anthropic", {"ANTHROPIC_API_KEY": "ak"}, "https://api.anthropic.com"),
+        ("corp", {"CORP_LLM_KEY": "k"}, "https://llm.corp.test/v1"),
+    ],
+)
+def test_a_key_goes_only_to_the_endpoint_it_is_paired_with(
+    home: Path, provider: str, extra: dict[str, str], endpoint: str
+) -> None:
+    """An explicit base URL other than the key's own endpoint gets no key (the same one does)."""
+    write(
+        home / "repo" / ".agentd.toml",
+        '[providers.corp]\nbase_url = "https://llm.corp.test/v1"\n'
+        'api_key_env = "CORP_LLM_KEY"\nmodels = ["m"]\n',
+    )
+    env = env_for(home, **extra)
+    config = load_config(home / "repo", env=env)
+    key = next(iter(extra.values())) if len(extra) == 1 else extra["LLM_AUTH_TOKEN"]
+    assert resolve_model(config, provider, "m", env=env).api_key == key
+    assert resolve_model(config, provider, "m", endpoint + "/", env=env).api_key == key
+    elsewhere = resolve_model(config, provider, "m", "http://elsewhere.test/v1", env=env)
+    assert (elsewhere.base_url, elsewhere.api_key) == ("http://elsewhere.test/v1", None)
 
 
 def test_official_endpoint_without_key(home: Path) -> None:

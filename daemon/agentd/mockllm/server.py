@@ -75,7 +75,8 @@ _ROUTES = {
 class MockLLMServer:
     """An HTTP server answering from :class:`Scenarios` (the shipped file by default).
 
-    ``requests`` keeps the last 100 decoded request bodies (newest last) for tests;
+    ``requests`` keeps the last 100 decoded request bodies (newest last) for tests, and
+    ``request_headers`` their headers (lower-case names);
     ``active_streams`` counts streamed replies in progress. Failure counters (``fail``) are
     per server and keyed by scenario name; :meth:`reset` clears them.
     """
@@ -87,6 +88,7 @@ class MockLLMServer:
         self.host = host
         self.port = port
         self.requests: collections.deque[dict[str, Any]] = collections.deque(maxlen=100)
+        self.request_headers: collections.deque[dict[str, str]] = collections.deque(maxlen=100)
         self.active_streams = 0
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[Any]] = set()
@@ -158,6 +160,7 @@ class MockLLMServer:
             await _send_json(respond, 400, wire.error(400, body, None))
             return
         self.requests.append(body)
+        self.request_headers.append(dict(request.headers))
         conversation = wire.parse(body)
         scenario = match(self.scenarios, conversation)
         failure = self._next_failure(scenario)

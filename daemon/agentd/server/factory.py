@@ -65,7 +65,7 @@ class Services:
 
     def secret_names(self) -> set[str]:
         """Names of the daemon's credential env vars (scrubbed from bash's environment)."""
-        from agentd.config import credential_env_names
+        from agentd.credentials import credential_env_names
 
         return credential_env_names(os.environ)
 
