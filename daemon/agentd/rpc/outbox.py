@@ -3,8 +3,11 @@
 Policy (documented in ``schemas/README.md``):
 
 * :meth:`Outbox.put` never blocks. When nothing is queued and the transport's buffer is below
-  its high-water mark, the frame goes straight to the transport; otherwise it is queued and
-  the writer task writes queued frames in batches, awaiting ``drain()`` after each.
+  its high-water mark, the frame is written directly: the first frame of an event-loop step
+  at once (no added latency), the frames that follow it in the same step collected and handed
+  to the transport together right after the step (one system call instead of one per frame).
+  Otherwise the frame is queued and the writer task writes queued frames in batches, awaiting
+  ``drain()`` after each.
 * The queue's soft bound is ``max_frames`` frames or ``max_bytes`` bytes. Reaching it starts a
   grace period of ``stall_timeout`` seconds; if the queue is still at or over the bound when
   the grace period ends, the connection is dropped. Frames keep being queued during the grace
@@ -50,6 +53,9 @@ class Outbox:
         self._stall_timeout = stall_timeout
         self._frames: deque[bytes] = deque()
         self._bytes = 0
+        self._direct: list[bytes] = []
+        self._direct_bytes = 0
+        self._flush_handle: asyncio.Handle | None = None
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stall_timer: asyncio.TimerHandle | None = None
@@ -68,8 +74,16 @@ class Outbox:
         if self._transport.is_closing():
             self._break("connection lost")
             return
-        if not self._frames and self._transport.get_write_buffer_size() < self._high_water:
-            self._writer.write(frame)
+        if (
+            not self._frames
+            and self._transport.get_write_buffer_size() + self._direct_bytes < self._high_water
+        ):
+            if self._flush_handle is None:
+                self._writer.write(frame)
+                self._flush_handle = asyncio.get_running_loop().call_soon(self._flush_direct)
+            else:
+                self._direct.append(frame)
+                self._direct_bytes += len(frame)
             return
         self._frames.append(frame)
         self._bytes += len(frame)
@@ -81,6 +95,13 @@ class Outbox:
         elif self._stall_timer is None and self._over_bound():
             loop = asyncio.get_running_loop()
             self._stall_timer = loop.call_later(self._stall_timeout, self._check_stall)
+
+    def _flush_direct(self) -> None:
+        """Hand the frames collected for direct writing to the transport, in one write."""
+        self._flush_handle = None
+        frames, self._direct, self._direct_bytes = self._direct, [], 0
+        if frames and not self._transport.is_closing():
+            self._writer.write(b"".join(frames) if len(frames) > 1 else frames[0])
 
     def _over_bound(self) -> bool:
         return len(self._frames) >= self._max_frames or self._bytes >= self._max_bytes
@@ -110,6 +131,7 @@ class Outbox:
                 self._frames.clear()
                 self._bytes = 0
                 self._clear_stall()
+                self._flush_direct()  # frames put before any queued one go first
                 self._writer.writelines(batch)
                 await self._writer.drain()
         except (ConnectionError, OSError) as exc:
@@ -126,6 +148,10 @@ class Outbox:
         self.broken = True
         self._frames.clear()
         self._bytes = 0
+        self._direct, self._direct_bytes = [], 0
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
         if self._stall_timer is not None:
             self._stall_timer.cancel()
             self._stall_timer = None
@@ -140,6 +166,8 @@ class Outbox:
         """
         self._finishing = True
         self._wake.set()
+        if not self.broken:
+            self._flush_direct()
         try:
             async with asyncio.timeout(timeout):
                 if self._task is not None:

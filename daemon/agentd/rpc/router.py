@@ -136,7 +136,7 @@ class Router:
         except Exception:
             log.exception("notification handler failed", extra={"method": method})
             return
-        if inspect.isawaitable(outcome):
+        if outcome is not None and inspect.isawaitable(outcome):
             task = asyncio.get_running_loop().create_task(_finish_notification(method, outcome))
             _running.add(task)
             task.add_done_callback(_running.discard)
