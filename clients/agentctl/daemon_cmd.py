@@ -76,25 +76,43 @@ async def _wait_gone(path: str) -> bool:
 
 
 def show_logs(path: Path, lines: int, *, follow: bool) -> int:
-    """Print the last ``lines`` lines of the log; with ``follow`` keep printing new ones."""
+    """Print the last ``lines`` lines of the log; with ``follow`` keep printing new ones.
+
+    Following starts exactly where the printed tail ends, so no line is lost or repeated;
+    a log that shrinks (rotated or truncated) is followed from its start. Ctrl-C ends it (0).
+    """
     if not path.exists() and not follow:
         sys.stderr.write(f"agentctl: no log yet at {path}\n")
         return outcome.AGENT_ERROR
-    tail = launch.log_tail(path, lines)
+    tail, position = _tail(path, lines)
     if tail:
         sys.stdout.write(tail + "\n")
         sys.stdout.flush()
     if not follow:
         return outcome.OK
     try:
-        _follow(path)
+        _follow(path, position)
     except KeyboardInterrupt:
         return outcome.OK
     return outcome.OK
 
 
-def _follow(path: Path) -> None:
-    position = path.stat().st_size if path.exists() else 0
+def _tail(path: Path, lines: int) -> tuple[str, int]:
+    """The last ``lines`` lines of the log (from its last 64 KiB) and the offset they end at."""
+    try:
+        with path.open("rb") as log:
+            size = log.seek(0, 2)
+            log.seek(max(0, size - launch.LOG_TAIL_BYTES))
+            data = log.read(size)
+    except OSError:
+        return "", 0
+    position = max(0, size - launch.LOG_TAIL_BYTES) + len(data)
+    if lines <= 0:
+        return "", position
+    return launch.last_lines(data, lines), position
+
+
+def _follow(path: Path, position: int) -> None:
     while True:
         time.sleep(FOLLOW_POLL_S)
         try:

@@ -72,10 +72,19 @@ def reap(pid: int) -> int | None:
     return os.waitstatus_to_exitcode(status)
 
 
+LOG_TAIL_BYTES = 64 * 1024
+"""How much of the end of the log the tail is taken from."""
+
+
 def log_tail(path: Path, lines: int = 20) -> str:
     """The last ``lines`` lines of ``path`` (empty when it does not exist)."""
     try:
-        data = path.read_bytes()[-64 * 1024 :]
+        data = path.read_bytes()[-LOG_TAIL_BYTES:]
     except OSError:
         return ""
+    return last_lines(data, lines)
+
+
+def last_lines(data: bytes, lines: int) -> str:
+    """The last ``lines`` lines of ``data`` (UTF-8, errors replaced), without surrounding space."""
     return "\n".join(data.decode("utf-8", "replace").split("\n")[-lines - 1 :]).strip()

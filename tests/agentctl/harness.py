@@ -83,6 +83,18 @@ class Sandbox:
             text=True,
         )
 
+    def popen_bytes(self, *args: str) -> subprocess.Popen[bytes]:
+        """Start ``agentctl ARGS…`` with unbuffered byte pipes (for :func:`read_until`)."""
+        return subprocess.Popen(
+            self.command(*args),
+            cwd=self.project,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+        )
+
     def daemon_pid(self) -> int | None:
         """The pid of the sandbox's shared daemon, if one answers."""
         return asyncio.run(self._daemon(stop=False))
@@ -128,3 +140,26 @@ def json_lines(text: str) -> list[dict[str, Any]]:
 def event_types(lines: list[dict[str, Any]]) -> list[str]:
     """The ``event.type`` of each event line."""
     return [line["event"]["type"] for line in lines if "event" in line]
+
+
+def read_until(
+    process: subprocess.Popen[bytes], stream: str, needle: str, timeout: float = 20
+) -> str:
+    """Read ``process.stdout`` or ``.stderr`` (unbuffered bytes) until ``needle`` appears.
+
+    Returns what was read; fails the test when ``timeout`` seconds pass without it.
+    """
+    import select
+
+    pipe = getattr(process, stream)
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while needle.encode() not in seen:
+        left = deadline - time.monotonic()
+        assert left > 0, f"{needle!r} not seen in {stream} within {timeout}s: {seen[-500:]!r}"
+        ready, _, _ = select.select([pipe], [], [], left)
+        if ready:
+            chunk = os.read(pipe.fileno(), 65536)
+            assert chunk, f"{stream} closed before {needle!r}: {seen[-500:]!r}"
+            seen += chunk
+    return seen.decode("utf-8", "replace")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import time
 
 import pytest
 
-from tests.agentctl.harness import Sandbox, event_types, json_lines
+from tests.agentctl.harness import Sandbox, event_types, json_lines, read_until
 
 pytestmark = pytest.mark.e2e
 
@@ -165,3 +166,18 @@ def test_attach_warns_when_the_replay_buffer_no_longer_reaches_back(sandbox: San
     lines = json_lines(out)
     assert lines[0]["seq"] > 2
     assert event_types(lines)[-1] == "agent_end"
+
+
+def test_daemon_logs_follow_prints_new_lines_until_ctrl_c(sandbox: Sandbox) -> None:
+    """daemon logs -f prints the tail, then each line the daemon writes; Ctrl-C ends it (0)."""
+    assert sandbox.run("daemon", "start").returncode == 0
+    follow = sandbox.popen_bytes("daemon", "logs", "-f", "-n", "1")
+    try:
+        assert "event" in json.loads(read_until(follow, "stdout", "\n"))
+        session_id, _ = start_session(sandbox)
+        read_until(follow, "stdout", f'"session_id": "{session_id}"')
+        follow.send_signal(signal.SIGINT)
+        assert follow.wait(timeout=10) == 0
+    finally:
+        follow.kill()
+        follow.communicate()

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.agentctl.harness import Sandbox, event_types, json_lines
+from tests.agentctl.harness import Sandbox, event_types, json_lines, read_until
 
 pytestmark = pytest.mark.e2e
 
@@ -109,6 +109,30 @@ def test_ctrl_c_cancels_the_run_and_exits_130(sandbox: Sandbox) -> None:
     assert final["type"] == "result"
     assert final["stopReason"] == "cancelled"
     assert final["interrupted"] is True
+
+
+def test_second_ctrl_c_exits_at_once(sandbox: Sandbox) -> None:
+    """When the cancel cannot complete (the daemon is frozen), a second SIGINT exits 130 now."""
+    process = sandbox.popen_bytes("send", "--provider", "mock", "be slow")
+    daemon = None
+    try:
+        read_until(process, "stdout", "This reply")
+        daemon = sandbox.daemon_pid()
+        assert daemon is not None
+        os.kill(daemon, signal.SIGSTOP)
+        process.send_signal(signal.SIGINT)
+        read_until(process, "stderr", "Ctrl-C again to quit now")
+        time.sleep(0.3)
+        assert process.poll() is None  # still waiting for the frozen daemon to stop the run
+        started = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=5) == 130
+        assert time.monotonic() - started < 2
+    finally:
+        if daemon is not None:
+            os.kill(daemon, signal.SIGCONT)
+        process.kill()
+        process.communicate()
 
 
 def test_daemon_dying_mid_run_exits_1(sandbox: Sandbox) -> None:

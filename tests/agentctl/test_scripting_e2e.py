@@ -146,3 +146,38 @@ def test_readme_here_doc_runs(sandbox: Sandbox) -> None:
     assert answers[2]["result"]["sessionId"] == "demo-1"
     assert answers[3]["result"]["stopReason"] == "end_turn"
     assert answers[3]["error"] is None
+
+
+def jq_examples() -> list[str]:
+    """The README's ``send --json | jq`` examples: one script per leading comment."""
+    readme = (Path(__file__).parents[2] / "clients" / "agentctl" / "README.md").read_text()
+    block = readme.split("With `jq`", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    return ["#" + example for example in block.split("\n#") if example.strip("# \n")]
+
+
+@pytest.mark.skipif(shutil.which("jq") is None, reason="the documented examples use jq")
+def test_readme_jq_examples_run(sandbox: Sandbox) -> None:
+    """Each jq example of the README, as written, with the mock as the configured provider."""
+    config = Path(sandbox.env["XDG_CONFIG_HOME"]) / "agentd" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('provider = "mock"\n')
+    sandbox.use_test_scenarios()
+    env = dict(sandbox.env, PATH=f"{Path(sys.executable).parent}{os.pathsep}{sandbox.env['PATH']}")
+    outputs = []
+    for script in jq_examples():
+        result = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", script],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=sandbox.project,
+            timeout=60,
+            check=False,
+        )
+        assert result.returncode == 0, (script, result.stderr)
+        outputs.append(result.stdout)
+    answer, commands, ci, later = outputs
+    assert answer == "I am the test mock.\n"
+    assert commands == "$ echo '3 passed'\nexit 0\n"
+    assert json.loads(ci) == {"stopReason": "end_turn", "cost": 0.0, "exitCode": 0}
+    assert "── done · 1 turn" in later
