@@ -43,7 +43,7 @@ from agentd.store.paths import (
     session_id_of,
     utc_now,
 )
-from agentd.store.reader import fsync_directory, log_warning, read_session
+from agentd.store.reader import fsync_directory, gc_paused, log_warning, read_session
 from agentd.store.redact import Redactor
 from agentd.store.tree import LoadWarning, Node, SessionTree, UnknownEntry
 
@@ -127,17 +127,17 @@ class SessionFile(SessionTree):
         """Load the session at ``path``: migrate an older format (rewriting the file), skip
         damaged lines (see ``warnings``); a torn last line is truncated away before the next
         append. Raises :class:`InvalidParams` for a file without a readable header."""
-        redactor = Redactor(secrets)
-        loaded = read_session(path, redactor)
-        torn = loaded.valid_size < loaded.size
-        session = cls(
-            path,
-            loaded.header,
-            loaded.nodes,
-            secrets=secrets,
-            warnings=loaded.warnings,
-            truncate_to=loaded.valid_size if torn else None,
-        )
+        with gc_paused():
+            loaded = read_session(path, Redactor(secrets))
+            torn = loaded.valid_size < loaded.size
+            session = cls(
+                path,
+                loaded.header,
+                loaded.nodes,
+                secrets=secrets,
+                warnings=loaded.warnings,
+                truncate_to=loaded.valid_size if torn else None,
+            )
         for warning in session.warnings:
             log_warning("session_load", path=str(path), line=warning.line, problem=warning.message)
         return session
