@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from agentd.protocol.content import TextContent, ThinkingContent, ToolCall
+from agentd.providers.anthropic_messages import to_anthropic_messages
 from tests.providers.replay import (
     Outcome,
     Replay,
@@ -17,6 +18,7 @@ from tests.providers.replay import (
     provider_for,
     request,
     sse,
+    user,
 )
 
 
@@ -120,8 +122,15 @@ async def test_stop_reasons(name: str, reason: str) -> None:
     assert (message.error_message is not None) == (reason == "error")
 
 
-async def test_skipped_blocks_do_not_shift_indices() -> None:
-    """Redacted thinking and server tool blocks are dropped; the text is block 0."""
+async def test_redacted_thinking_is_kept_and_sent_back_unchanged() -> None:
+    """A redacted_thinking block is kept whole (no deltas) and goes back as it came; server
+    tool blocks are dropped without shifting the text's index."""
     outcome = await replay("redacted_and_server_blocks")
-    assert outcome.end.message.content == [TextContent(text="Found it.")]
-    assert [d.index for d in outcome.deltas] == [0]
+    redacted = ThinkingContent(thinking="", signature="EmwKAhgBEgy3va3pzix/LafPsn4a", redacted=True)
+    assert outcome.end.message.content == [redacted, TextContent(text="Found it.")]
+    assert [d.index for d in outcome.deltas] == [1]
+    sent = to_anthropic_messages([user("q"), outcome.end.message, user("more")])
+    assert sent[1]["content"] == [
+        {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4a"},
+        {"type": "text", "text": "Found it."},
+    ]

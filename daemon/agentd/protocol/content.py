@@ -29,10 +29,15 @@ class ImageContent(Wire, tag="image", tag_field="type"):
 
 
 class ThinkingContent(Wire, tag="thinking", tag_field="type"):
-    """Model reasoning. ``signature`` is the provider's opaque token, sent back unchanged."""
+    """Model reasoning. ``signature`` is the provider's opaque token, sent back unchanged.
+
+    ``redacted``: the provider sent the reasoning encrypted (Anthropic ``redacted_thinking``);
+    ``thinking`` is then empty and ``signature`` holds the encrypted data, sent back unchanged.
+    """
 
     thinking: str
     signature: str | None = None
+    redacted: bool = False
 
 
 class ToolCall(Wire, tag="tool_call", tag_field="type"):

@@ -19,7 +19,8 @@ from agentd.protocol.content import Message, StopReason, Usage, UserContent
 
 # --- deltas carried by message_update -------------------------------------------------------
 # ``index`` is the content block of the assistant message the delta belongs to; it is omitted
-# on the wire when 0 (the common case), like every field at its default.
+# on the wire when 0 (the common case), like every field at its default. A block that arrives
+# whole (redacted thinking) has no delta: it appears in ``message_end`` only.
 
 
 class TextDelta(Wire, tag="text_delta", tag_field="type", kw_only=True):

@@ -6,7 +6,9 @@ Events: ``message_start`` (input usage), ``content_block_start`` / ``content_blo
 ``content_block_stop``, ``message_delta`` (stop reason, output usage), ``message_stop`` (the
 reply is complete), ``ping`` and ``error`` (an ``overloaded_error`` before any delta is
 retried). Stop reasons map end_turn/stop_sequence/pause_turn→stop, tool_use→tool_use,
-max_tokens→length, refusal→error. Redacted thinking and server-side tool blocks are skipped.
+max_tokens→length, refusal→error. A ``redacted_thinking`` block is kept as a redacted
+:class:`ThinkingContent` (its ``data`` in ``signature``) so that it goes back to the API
+unchanged; server-side tool blocks are skipped.
 """
 
 from __future__ import annotations
@@ -141,6 +143,8 @@ class AnthropicParser:
                 arguments = msgspec.json.encode(block["input"]).decode()
                 deltas.append(self.builder.add_arguments(start.index, arguments))
             return deltas
+        if kind == "redacted_thinking" and isinstance(block.get("data"), str):
+            self.builder.add_redacted(block["data"])
         if kind not in ("text", "thinking"):
             return []
         self._kinds[position] = kind

@@ -4,7 +4,8 @@
 - user text and images become ``text`` and base64 ``image`` blocks (empty text is dropped:
   the API refuses empty text blocks);
 - assistant messages become ``thinking`` (only with a signature: unsigned reasoning from
-  another provider cannot be sent back), ``text`` and ``tool_use`` blocks;
+  another provider cannot be sent back), ``redacted_thinking`` (its data unchanged), ``text``
+  and ``tool_use`` blocks;
 - tool results become ``tool_result`` blocks; consecutive user-side messages (a run of tool
   results, then perhaps a steering message) are merged into one ``user`` message;
 - tool call ids are reduced to the characters the API accepts (``[a-zA-Z0-9_-]``, 64 max);
@@ -89,7 +90,9 @@ def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     for block in message.content:
         if isinstance(block, ThinkingContent):
-            if block.signature:
+            if block.redacted and block.signature:
+                blocks.append({"type": "redacted_thinking", "data": block.signature})
+            elif block.signature:
                 blocks.append(
                     {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
                 )

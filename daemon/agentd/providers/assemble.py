@@ -61,6 +61,7 @@ class _Block:
     call_id: str = ""
     name: str = ""
     signature: str | None = None
+    redacted: bool = False
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
@@ -123,6 +124,10 @@ class MessageBuilder:
         block = self._blocks[index]
         block.signature = (block.signature or "") + signature
 
+    def add_redacted(self, data: str) -> None:
+        """Add a redacted thinking block: encrypted reasoning, kept whole, with no deltas."""
+        self._blocks.append(_Block("thinking", signature=data, redacted=True))
+
     def open_tool_call(self, call_id: str, name: str) -> ToolCallStartDelta:
         """Open a tool call block; the delta carries its index."""
         self._blocks.append(_Block("tool_call", call_id=call_id, name=name))
@@ -162,6 +167,6 @@ def _finish(block: _Block) -> AssistantContent:
     if block.kind == "text":
         return TextContent(text=text)
     if block.kind == "thinking":
-        return ThinkingContent(thinking=text, signature=block.signature)
+        return ThinkingContent(thinking=text, signature=block.signature, redacted=block.redacted)
     arguments, problem = parse_arguments(text)
     return ToolCall(id=block.call_id, name=block.name, arguments=arguments, parse_error=problem)
