@@ -107,6 +107,23 @@ def test_the_right_token_opens_the_connection(tcp_daemon: tuple[Sandbox, int, st
     assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
 
 
+def test_content_length_framing_works_over_tcp(tcp_daemon: tuple[Sandbox, int, str]) -> None:
+    """A Content-Length client on TCP is answered in Content-Length."""
+    _box, port, token = tcp_daemon
+    bodies = [json.dumps(_init(token)).encode(), json.dumps(STATUS).encode()]
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(b"".join(b"content-length: %d\r\n\r\n%b" % (len(b), b) for b in bodies))
+        stream = sock.makefile("rb")
+        replies = []
+        for _ in bodies:
+            header = stream.readline()
+            assert header.startswith(b"Content-Length: ")
+            assert stream.readline() == b"\r\n"
+            replies.append(json.loads(stream.read(int(header.split(b":")[1]))))
+        stream.close()
+    assert replies[1]["result"]["transport"] == "tcp"
+
+
 def test_non_loopback_address_needs_allow_remote() -> None:
     """Listening on all interfaces is refused (exit 1) unless --allow-remote is given."""
     box = Sandbox()
