@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from agentctl.client import spawn_stdio
 from agentd.errors import RpcError
 from tests.e2e.daemon import (
     Home,
@@ -151,6 +152,77 @@ async def test_reconnect_with_since_seq_gets_exactly_the_missed_events(home: Hom
     assert replay == expected
 
 
+def add_flood_scenario(home: Home) -> None:
+    """Prompting "flood" streams a reply in about 6,000 text deltas."""
+    scenarios = json.loads((home.root / "scenarios.json").read_text())
+    reply = {"content": "The quick brown fox runs ", "content_repeat": 1200}
+    scenarios["scenarios"].insert(
+        0, {"name": "flood", "trigger": "flood", "steps": [{"response": reply, "chunk_size": 5}]}
+    )
+    (home.root / "scenarios.json").write_text(json.dumps(scenarios))
+
+
+async def test_run_outlives_its_client_and_old_seqs_ask_for_a_resync(home: Home) -> None:
+    """The prompting client hangs up mid-run and the run still completes; a later subscriber
+    whose sinceSeq fell out of the replay buffer is told so; unsubscribe stops the events."""
+    add_flood_scenario(home)
+    daemon = home.start_socket_daemon()
+    try:
+        async with socket_client(home) as owner:
+            sid = await new_session(owner, home)
+            stream = owner.raw_events(sid)
+            prompt = asyncio.create_task(
+                owner.call("session/prompt", {"sessionId": sid, "text": "flood"})
+            )
+            await drain(stream, until="message_update")
+        await asyncio.gather(prompt, return_exceptions=True)
+        async with socket_client(home) as late:
+            while (await late.call("session/state", {"sessionId": sid}))["status"] == "running":
+                await asyncio.sleep(0.05)
+            events = late.raw_events(sid)
+            sub = await late.call("session/subscribe", {"sessionId": sid, "sinceSeq": 1})
+            end = (await drain(events, until="agent_end"))[-1]
+            messages = (await late.call("session/messages", {"sessionId": sid}))["messages"]
+            assert (await late.call("session/unsubscribe", {"sessionId": sid}))["ok"] is True
+            async with socket_client(home) as other:
+                await run(other, sid, "how are you")
+            events.close()
+            after = [e async for e in events]
+    finally:
+        stop(daemon)
+    assert sub["complete"] is False
+    assert 0 < sub["replayed"] <= 4096
+    assert end["seq"] > 6000
+    assert [m["role"] for m in messages] == ["user", "assistant"]
+    assert messages[-1]["content"][0]["text"] == "The quick brown fox runs " * 1200
+    assert after == []
+
+
+async def test_session_dir_load_by_path_and_reload_of_a_loaded_session(home: Home) -> None:
+    """--session-dir moves the store; session/load takes a path; loading a loaded session
+    only subscribes (its seq goes on, nothing is read again)."""
+    store = home.root / "elsewhere"
+    client = await spawn_stdio(
+        args=["--session-dir", str(store)], env=home.env, cwd=str(home.project)
+    )
+    try:
+        sid = await new_session(client, home)
+        await run(client, sid, "hello world")
+        info = await client.call("session/close", {"sessionId": sid})
+        (path,) = store.glob(f"*/*_{sid}.jsonl")
+        loaded = await client.call("session/load", {"path": str(path)})
+        _, events = await run(client, sid, "how are you")
+        again = await client.call("session/load", {"sessionId": sid})
+    finally:
+        await client.close()
+    assert info == {"ok": True}
+    assert not home.sessions.exists() or not list(home.sessions.rglob("*.jsonl"))
+    assert loaded["session"]["sessionId"] == sid
+    assert loaded["messageCount"] == 6
+    assert again["lastSeq"] == events[-1]["seq"]
+    assert again["messageCount"] == 8
+
+
 def stalled_subscriber(home: Home, sid: str) -> socket.socket:
     """A raw socket client that subscribes to ``sid`` and then never reads again."""
     sock = socket.socket(socket.AF_UNIX)
@@ -173,12 +245,7 @@ async def test_a_subscriber_that_stops_reading_never_delays_the_run(home: Home) 
     """A watcher stops reading while a run streams 6,000 events (over a megabyte, more than
     the socket buffers hold): the run takes about as long as without it, and the other client
     gets every event in order."""
-    scenarios = json.loads((home.root / "scenarios.json").read_text())
-    reply = {"content": "The quick brown fox runs ", "content_repeat": 1200}
-    scenarios["scenarios"].insert(
-        0, {"name": "flood", "trigger": "flood", "steps": [{"response": reply, "chunk_size": 5}]}
-    )
-    (home.root / "scenarios.json").write_text(json.dumps(scenarios))
+    add_flood_scenario(home)
     daemon = home.start_socket_daemon()
     try:
         async with socket_client(home) as owner:
