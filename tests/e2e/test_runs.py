@@ -86,6 +86,7 @@ async def test_truncated_stream_is_an_error(home: Home) -> None:
         sid = await new_session(client, home)
         result, _ = await run(client, sid, "truncated stream")
     assert result["stopReason"] == "error"
+    assert "stream ended unexpectedly" in result["error"]
 
 
 @pytest.mark.parametrize(
@@ -230,15 +231,69 @@ async def test_bad_session_params_are_precise(home: Home) -> None:
 
 
 async def test_models_list_and_set_model(home: Home) -> None:
-    """models/list answers; setModel switches the session and is recorded."""
+    """models/list answers; setModel switches the session, keeping the configured retries."""
     async with stdio_client(home) as client:
         models = await client.call("models/list")
         sid = await new_session(client, home)
         info = await client.call("session/setModel", {"sessionId": sid, "model": "mock-large"})
         state = await client.call("session/state", {"sessionId": sid})
-    assert "models" in models
+        result, events = await run(client, sid, "server error")
+    assert ("mock", "mock-model") in {(m["provider"], m["model"]) for m in models["models"]}
     assert info["model"] == "mock-large"
     assert state["model"] == "mock-large"
+    assert result["stopReason"] == "error"
+    assert [e["event"]["maxAttempts"] for e in events if e["event"]["type"] == "retry"] == [3, 3]
+
+
+async def test_models_list_reads_the_configuration_of_a_cwd(home: Home) -> None:
+    """models/list {cwd} includes that project's providers; an invalid cwd is -32602."""
+    other = home.root / "other"
+    other.mkdir()
+    (other / ".agentd.toml").write_text(
+        '[providers.elsewhere]\nbase_url = "http://127.0.0.1:9/v1"\nmodels = ["m-x"]\n'
+    )
+    async with stdio_client(home) as client:
+        here = await client.call("models/list", {})
+        there = await client.call("models/list", {"cwd": str(other)})
+        with pytest.raises(RpcError) as bad:
+            await client.call("models/list", {"cwd": "relative"})
+    assert ("elsewhere", "m-x") not in {(m["provider"], m["model"]) for m in here["models"]}
+    assert ("elsewhere", "m-x") in {(m["provider"], m["model"]) for m in there["models"]}
+    assert bad.value.code == -32602
+
+
+async def test_session_state_reports_the_usage_of_every_run(home: Home) -> None:
+    """session/state's usage is the session's total: the sum of its runs' usage."""
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home)
+        first, _ = await run(client, sid, "how are you")
+        second, _ = await run(client, sid, "hello world")
+        state = await client.call("session/state", {"sessionId": sid})
+    usage = state["usage"]
+    for name in ("inputTokens", "outputTokens"):
+        assert usage[name] == first["usage"][name] + second["usage"][name] > 0
+    assert usage.get("cost", 0.0) == pytest.approx(first["cost"] + second["cost"])
+    assert (state["status"], state["messageCount"]) == ("idle", 2 + 6)
+
+
+async def test_cancel_reports_the_dropped_queue(home: Home) -> None:
+    """Messages queued when the run is cancelled are dropped and returned by session/cancel."""
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home)
+        stream = client.raw_events(sid)
+        prompt = asyncio.create_task(
+            client.call("session/prompt", {"sessionId": sid, "text": "take a moment"})
+        )
+        await drain(stream, until="message_update")
+        await client.call("session/steer", {"sessionId": sid, "text": "now this"})
+        await client.call("session/followUp", {"sessionId": sid, "text": "and then that"})
+        cancel = await client.call("session/cancel", {"sessionId": sid})
+        result = await asyncio.wait_for(prompt, 5)
+        events = await drain(stream, until="agent_end")
+    assert result["stopReason"] == "cancelled"
+    assert cancel == {"cancelled": True, "dropped": ["now this", "and then that"]}
+    queues = [e["event"] for e in events if e["event"]["type"] == "queue_update"]
+    assert queues[-1].get("steering", []) == queues[-1].get("followUp", []) == []
 
 
 async def test_cancel_during_approval_pairs_every_tool_event(home: Home) -> None:

@@ -203,6 +203,14 @@ class ModelInfo(Result):
     context_window: int | None = None
 
 
+class ModelsListParams(Params):
+    """``models/list``: the models the configuration for ``cwd`` offers (the project's
+    ``.agentd.toml`` above it, the user file, the environment); without ``cwd``, the daemon's
+    own working directory."""
+
+    cwd: str | None = None
+
+
 class ModelsListResult(Result):
     """``models/list``."""
 
@@ -414,7 +422,11 @@ METHODS: dict[str, MethodSpec] = {
         SessionInfo,
         "Switch provider/model from the next LLM call on.",
     ),
-    "models/list": MethodSpec(Empty, ModelsListResult, "Configured providers and models."),
+    "models/list": MethodSpec(
+        ModelsListParams,
+        ModelsListResult,
+        "Configured providers and models (for a project: cwd).",
+    ),
     "session/list": MethodSpec(
         SessionListParams,
         SessionListResult,

@@ -73,11 +73,11 @@ class Services:
         """Values of the daemon's credential env vars (redacted from session files)."""
         return {os.environ[n] for n in self.secret_names() if len(os.environ.get(n, "")) >= 8}
 
-    def models(self) -> ModelsListResult:
-        """``models/list`` for the daemon's own working directory's configuration."""
+    def models(self, cwd: str | None = None) -> ModelsListResult:
+        """``models/list`` for the configuration of ``cwd`` (default: the daemon's own)."""
         from agentd.config import list_models
 
-        config = self.config(Path.cwd())
+        config = self.config(project_dir(cwd) if cwd is not None else Path.cwd())
         return ModelsListResult(
             models=list_models(config),
             default_provider=config.default_provider,
@@ -163,7 +163,8 @@ async def switch_model(
 
     config = services.config(Path(runtime.settings.cwd))
     choice = await services.choose_model(config, provider or runtime.settings.provider, model, None)
-    runtime.agent.provider = make_provider(choice, services.http())
+    retry = retry_policy(config)
+    runtime.agent.provider = make_provider(choice, services.http(), retry=retry)
     runtime.agent.model = choice.model
     runtime.settings.provider, runtime.settings.model = choice.provider, choice.model
     runtime.file.append(ModelChangeBody(provider=choice.provider, model=choice.model))
@@ -198,13 +199,18 @@ def compactor(runtime: SessionRuntime, parts: _Parts) -> Compactor:
         raise ConfigError(f"invalid [compaction] section in the configuration: {exc}") from None
 
 
+def project_dir(cwd: str) -> Path:
+    """``cwd`` resolved; InvalidParams unless it is an existing absolute directory."""
+    path = Path(cwd).expanduser()
+    if not path.is_absolute() or not path.is_dir():
+        raise InvalidParams(f"`cwd` must be an existing absolute directory, got {cwd!r}")
+    return path.resolve()
+
+
 async def _parts(services: Services, params: SessionNewParams) -> _Parts:
     from agentd.tools import build_tools
 
-    cwd = Path(params.cwd).expanduser()
-    if not cwd.is_absolute() or not cwd.is_dir():
-        raise InvalidParams(f"`cwd` must be an existing absolute directory, got {params.cwd!r}")
-    cwd = cwd.resolve()
+    cwd = project_dir(params.cwd)
     config = services.config(cwd)
     choice = await services.choose_model(config, params.provider, params.model, params.base_url)
     try:

@@ -14,6 +14,7 @@ from agentd.errors import InvalidParams, SessionIdle
 from agentd.protocol.methods import (
     CancelResult,
     MessagesResult,
+    ModelsListParams,
     ModelsListResult,
     OkResult,
     PromptParams,
@@ -28,7 +29,6 @@ from agentd.protocol.methods import (
 from agentd.server.runtime import prompt_result
 
 if TYPE_CHECKING:
-    from agentd.protocol.base import Empty
     from agentd.rpc import Connection, Router
     from agentd.server.sessions import SessionManager
 
@@ -91,8 +91,8 @@ def register(router: Router, sessions: SessionManager) -> None:
         await switch_model(sessions.services, runtime, params.provider, params.model)
         return runtime.info()
 
-    async def models(conn: Connection, params: Empty) -> ModelsListResult:
-        return sessions.services.models()
+    async def models(conn: Connection, params: ModelsListParams) -> ModelsListResult:
+        return sessions.services.models(params.cwd)
 
     router.add("session/new", new)
     router.add("session/prompt", prompt)
