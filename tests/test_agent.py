@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from agentd.protocol.content import AssistantMessage, ToolCall, ToolResultMessag
 from agentd.protocol.events import (
     AgentEnd,
     AgentStart,
+    ErrorEvent,
     Event,
     MessageEnd,
     MessageUpdate,
@@ -121,6 +123,7 @@ async def test_provider_error_ends_run_with_error() -> None:
     assert result.stop_reason == "error"
     assert result.error == "HTTP 500: boom"
     assert isinstance(events[-1], AgentEnd)
+    assert events[-2] == ErrorEvent(message="HTTP 500: boom", code="provider_error")
 
 
 async def test_cancel_mid_tool_gives_cancelled_results_and_one_agent_end() -> None:
@@ -263,4 +266,27 @@ async def test_cancel_during_approval_starts_and_ends_every_call_in_order() -> N
     results = [m for m in agent.messages if isinstance(m, ToolResultMessage)]
     assert [r.tool_call_id for r in results] == ids
     assert all(r.is_error for r in results)
+    assert isinstance(events[-1], AgentEnd)
+
+
+async def test_a_bug_ends_the_run_with_an_internal_error_event() -> None:
+    """A provider that raises (a bug) still ends the run: error event, then one agent_end."""
+
+    class Broken:
+        name = "broken"
+
+        async def stream(self, request: Any) -> AsyncIterator[Any]:
+            raise RuntimeError("parser bug")
+            yield
+
+    events: list[Event] = []
+    agent = make_agent([], events)
+    agent.provider = Broken()
+    result = await agent.run("hi")
+    assert (result.stop_reason, result.error) == (
+        "error",
+        "internal error: RuntimeError('parser bug')",
+    )
+    assert isinstance(agent.failure, RuntimeError)
+    assert events[-2] == ErrorEvent(message=result.error, code="internal_error")
     assert isinstance(events[-1], AgentEnd)

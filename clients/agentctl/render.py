@@ -115,6 +115,7 @@ class TerminalRenderer:
         self._live: str | None = None
         self._tick: asyncio.TimerHandle | None = None
         self._frame = 0
+        self._errors_shown: set[str] = set()
 
     # --- public -----------------------------------------------------------------------------
 
@@ -145,7 +146,7 @@ class TerminalRenderer:
     def footer(self, summary: RunSummary) -> None:
         """Print the run's error (if any) and the one-line summary."""
         self.pause()
-        if summary.error:
+        if summary.error and summary.error not in self._errors_shown:
             self.line(self.style.red(f"✗ {summary.error}"))
         self.line(format_footer(self.style, summary))
 
@@ -230,6 +231,7 @@ class TerminalRenderer:
                 attempt = f"{event.attempt}/{event.max_attempts}"
                 self.line(style.yellow(f"↻ retry {attempt} in {delay}: {shorten(event.error)}"))
             case ErrorEvent():
+                self._errors_shown.add(event.message)
                 self.line(style.red(f"✗ {event.message}"))
             case PermissionRequest() if self.show_user:
                 summary = describe_call(event.tool, event.args, self.cwd)

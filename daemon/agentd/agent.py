@@ -42,6 +42,7 @@ from agentd.protocol.content import (
 from agentd.protocol.events import (
     AgentEnd,
     AgentStart,
+    ErrorEvent,
     Event,
     Location,
     MessageEnd,
@@ -122,7 +123,8 @@ class Agent:
     async def run(
         self, text: str, images: list[UserContent] | None = None, *, max_turns: int | None = None
     ) -> RunResult:
-        """Run the agent on a prompt until it stops; never raises for provider/tool failures.
+        """Run the agent on a prompt until it stops; never raises for provider/tool failures
+        (a failed run ends with an ``error`` event, then ``agent_end``).
 
         ``max_turns`` limits this run only (default: :attr:`max_turns`).
         """
@@ -139,6 +141,9 @@ class Agent:
         except Exception as exc:  # a bug must still end the run cleanly (logged by the caller)
             result.stop_reason, result.error = "error", f"internal error: {exc!r}"
             self.failure = exc
+        if result.stop_reason == "error" and result.error:
+            code = "internal_error" if self.failure else "provider_error"
+            self.sink(ErrorEvent(message=result.error, code=code))
         self.sink(
             AgentEnd(
                 stop_reason=result.stop_reason,

@@ -144,6 +144,15 @@ def test_footer_prints_the_error_in_red() -> None:
     assert "\x1b[31m✗ boom\x1b[0m" in out.getvalue()
 
 
+def test_footer_does_not_repeat_an_error_event() -> None:
+    """A failed run's error event is shown once, not again in the footer."""
+    out = io.StringIO()
+    renderer = TerminalRenderer(out, style=Style(False))
+    renderer.event(ErrorEvent(message="HTTP 500: boom", code="provider_error"))
+    renderer.footer(RunSummary(session_id="s1", stop_reason="error", error="HTTP 500: boom"))
+    assert out.getvalue().count("✗ HTTP 500: boom") == 1
+
+
 async def test_spinner_redraws_in_place_and_ends_with_the_outcome() -> None:
     """Animated, a running call shows a spinner line that is replaced by its final line."""
     out = io.StringIO()

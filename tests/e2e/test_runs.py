@@ -77,6 +77,11 @@ async def test_server_error_forever_ends_with_error(home: Home) -> None:
     assert "500" in result["error"]
     assert kinds(events).count("retry") == 2
     assert events[-1]["event"]["type"] == "agent_end"
+    assert events[-2]["event"] == {
+        "type": "error",
+        "message": result["error"],
+        "code": "provider_error",
+    }
     assert state["status"] == "idle"
 
 

@@ -163,7 +163,13 @@ class QueueUpdate(Wire, tag="queue_update", tag_field="type"):
 
 
 class ErrorEvent(Wire, tag="error", tag_field="type"):
-    """Something went wrong that the client should show (the run may continue)."""
+    """Something went wrong that the client should show (a failed run: just before agent_end).
+
+    A run that fails sends one just before its ``agent_end`` (same message as its ``error``),
+    ``code`` saying whose failure it was: ``provider_error`` (the LLM call failed: retries
+    exhausted, a refused request, a cut stream, context overflow) or ``internal_error`` (a
+    daemon bug; details in the daemon log).
+    """
 
     message: str
     code: str = "error"
