@@ -6,6 +6,7 @@ the daemon made can be read back from it.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from collections.abc import AsyncIterator
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 
 from agentd.mockllm import MockLLMServer
-from tests.e2e.daemon import Home, new_session, run, stdio_client
+from tests.e2e.daemon import Home, drain, new_session, run, stdio_client
 
 pytestmark = pytest.mark.e2e
 
@@ -110,3 +111,23 @@ async def test_system_prompt_from_the_config_file_and_the_session(
     await prompt_once(home, "how are you", provider=provider, systemPrompt="You are a release bot.")
     assert system().startswith("You are a release bot.")
     assert "You answer in haiku." not in system()
+
+
+@pytest.mark.parametrize("provider", ["oai", "ant"])
+async def test_cancel_closes_the_http_stream(home: Home, llm: MockLLMServer, provider: str) -> None:
+    """session/cancel mid-reply drops the daemon's connection: the server stops streaming."""
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home, provider=provider)
+        stream = client.raw_events(sid)
+        prompt = asyncio.create_task(
+            client.call("session/prompt", {"sessionId": sid, "text": "be slow"})
+        )
+        await drain(stream, until="message_update")
+        assert llm.active_streams == 1
+        await client.call("session/cancel", {"sessionId": sid})
+        assert (await asyncio.wait_for(prompt, 5))["stopReason"] == "cancelled"
+        for _ in range(100):
+            if llm.active_streams == 0:
+                break
+            await asyncio.sleep(0.02)
+    assert llm.active_streams == 0
