@@ -19,22 +19,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
-import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import msgspec
-
+from agentd.messages import (
+    call_locations,
+    cut_short,
+    new_id,
+    tool_result_message,
+    usable,
+    user_message,
+)
 from agentd.protocol.content import (
-    AssistantContent,
     AssistantMessage,
     Message,
-    TextContent,
     ToolCall,
-    ToolResultMessage,
     Usage,
     UserContent,
     UserMessage,
@@ -44,7 +45,6 @@ from agentd.protocol.events import (
     AgentStart,
     ErrorEvent,
     Event,
-    Location,
     MessageEnd,
     MessageStart,
     MessageUpdate,
@@ -68,11 +68,6 @@ ToolRunner = Callable[[Tool, dict[str, Any], ToolContext], Awaitable[ToolResult]
 """Validates the raw arguments against the tool's Params and runs it (``tools.run_tool``)."""
 Compactor = Callable[[str], Awaitable[bool]]
 """Summarises older context (reason: threshold or overflow); returns whether it compacted."""
-
-
-def new_id() -> str:
-    """A short unique id for messages and runs."""
-    return uuid.uuid4().hex[:16]
 
 
 @dataclass
@@ -131,7 +126,7 @@ class Agent:
         result = RunResult()
         self.sink(AgentStart())
         try:
-            await self._loop(self._user_message(text, images or []), result, max_turns)
+            await self._loop(user_message(text, images), result, max_turns)
         except _Stop as stop:
             result.stop_reason, result.error = stop.reason, stop.error
         except asyncio.CancelledError:
@@ -202,7 +197,7 @@ class Agent:
         request = ProviderRequest(
             model=self.model,
             system_prompt=self.system_prompt,
-            messages=[m for m in self.messages if _usable(m)],
+            messages=[m for m in self.messages if usable(m)],
             tools=self.tool_specs,
             message_id=message_id,
         )
@@ -221,24 +216,15 @@ class Agent:
                         text.append(item.text)
                     self.sink(MessageUpdate(delta=item))
         except asyncio.CancelledError:
-            partial = self._aborted(message_id, "".join(text))
+            partial = self._cut_short(message_id, text, failed=False)
             self.messages.append(partial)
             self.sink(MessageEnd(message=partial))
             raise
-        return StreamEnd(self._aborted(message_id, "".join(text), "error"))
+        return StreamEnd(self._cut_short(message_id, text, failed=True))
 
-    def _aborted(self, message_id: str, text: str, reason: str = "aborted") -> AssistantMessage:
-        content: list[AssistantContent] = [TextContent(text=text)] if text else []
-        error = "the provider stream ended without a final message" if reason == "error" else None
-        return AssistantMessage(
-            id=message_id,
-            content=content,
-            provider=self.provider.name,
-            model=self.model,
-            stop_reason="error" if reason == "error" else "aborted",
-            error_message=error,
-            timestamp=time.time(),
-        )
+    def _cut_short(self, message_id: str, text: list[str], *, failed: bool) -> AssistantMessage:
+        name, model = self.provider.name, self.model
+        return cut_short(message_id, "".join(text), provider=name, model=model, failed=failed)
 
     # --- tool calls --------------------------------------------------------------------------
 
@@ -271,7 +257,7 @@ class Agent:
                 self._finish_tool(calls[position], _CANCELLED)
 
     def _announce(self, call: ToolCall, tool: Tool | None) -> None:
-        locations = self._locations(tool, call) if tool and not call.parse_error else []
+        locations = call_locations(tool, call, self.context) if tool else []
         self.sink(
             ToolExecutionStart(
                 tool_call_id=call.id,
@@ -288,14 +274,6 @@ class Agent:
             return asyncio.create_task(_ready(ToolResult(refusal or "", is_error=True)))
         ctx = replace(self.context, on_update=self._updater(call.id))
         return asyncio.create_task(self._execute(tool, call, ctx))
-
-    def _locations(self, tool: Tool, call: ToolCall) -> list[Location]:
-        """Where the call will touch files (empty when its arguments do not validate)."""
-        try:
-            params = msgspec.convert(call.arguments, tool.Params, strict=False)
-            return tool.locations(params, self.context)
-        except (msgspec.ValidationError, OSError, ValueError):
-            return []
 
     async def _preflight(self, call: ToolCall, tool: Tool | None) -> str | None:
         if tool is None:
@@ -320,37 +298,21 @@ class Agent:
         return on_update
 
     def _finish_tool(self, call: ToolCall, result: ToolResult) -> None:
-        content: list[UserContent] = (
-            [TextContent(text=result.output)] if isinstance(result.output, str) else result.output
-        )
-        details = _camel_keys(result.details) or None
+        message = tool_result_message(call, result)
         self.sink(
             ToolExecutionEnd(
                 tool_call_id=call.id,
                 name=call.name,
-                result=content,
-                is_error=result.is_error,
-                details=details,
+                result=message.content,
+                is_error=message.is_error,
+                details=message.details,
             )
-        )
-        message = ToolResultMessage(
-            id=new_id(),
-            tool_call_id=call.id,
-            tool_name=call.name,
-            content=content,
-            is_error=result.is_error,
-            details=details,
-            timestamp=time.time(),
         )
         self.messages.append(message)
         self.sink(MessageStart(message_id=message.id, role="tool_result"))
         self.sink(MessageEnd(message=message))
 
     # --- user messages and queues ------------------------------------------------------------
-
-    def _user_message(self, text: str, images: list[UserContent]) -> UserMessage:
-        content: list[UserContent] = [TextContent(text=text), *images]
-        return UserMessage(id=new_id(), content=content, timestamp=time.time())
 
     def _add_user(self, message: UserMessage) -> None:
         self.messages.append(message)
@@ -363,7 +325,7 @@ class Agent:
         It is emitted (``message_start``, ``message_end``) like a prompt, and the model reads it
         as part of the conversation on the next run. Call it only while no run is in progress.
         """
-        self._add_user(self._user_message(text, []))
+        self._add_user(user_message(text))
 
     def _take(self, queue: deque[str]) -> list[UserMessage]:
         if not queue:
@@ -371,7 +333,7 @@ class Agent:
         texts = list(queue)
         queue.clear()
         self._queue_changed()
-        return [self._user_message(text, []) for text in texts]
+        return [user_message(text) for text in texts]
 
     def enqueue(self, text: str, *, steer: bool) -> None:
         """Queue a steering (``steer``) or follow-up message for the running loop."""
@@ -395,23 +357,6 @@ class Agent:
         task = asyncio.current_task()
         if task is not None:
             task.uncancel()
-
-
-def _usable(message: Message) -> bool:
-    """Failed or empty aborted replies stay in the record but are not sent back to the model."""
-    if isinstance(message, AssistantMessage):
-        return message.stop_reason != "error" and bool(message.content)
-    return True
-
-
-def _camel_keys(details: dict[str, Any]) -> dict[str, Any]:
-    """Tool details use snake_case in Python; on the wire (like every field) camelCase."""
-    return {_camel(key): value for key, value in details.items()}
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 _CANCELLED = ToolResult(
