@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -268,14 +269,11 @@ def _daemon_load(big: Path) -> list[Row]:
 
 def _list(many: Path) -> list[Row]:
     (many / INDEX_NAME).unlink(missing_ok=True)
-    start = time.perf_counter()
+    cold = _timed(lambda: list_sessions(many, limit=50))
+    (many / INDEX_NAME).unlink(missing_ok=True)
+    everything = _timed(lambda: list_sessions(many, limit=SESSIONS))
+    warm_runs = [_timed(lambda: list_sessions(many, limit=50)) for _ in range(5)]
     items, _ = list_sessions(many, limit=50)
-    cold = time.perf_counter() - start
-    warm_runs = []
-    for _ in range(5):
-        start = time.perf_counter()
-        list_sessions(many, limit=50)
-        warm_runs.append(time.perf_counter() - start)
     assert len(items) == 50
     large_mb = LARGE_BYTES * LARGE_SESSIONS / 2**20
     return [
@@ -284,8 +282,19 @@ def _list(many: Path) -> list[Row]:
             f"{statistics.median(warm_runs) * 1000:.1f} ms",
             "≤ 300 ms",
         ),
-        ("  same, no index (cold rebuild)", f"{cold * 1000:.0f} ms", "≤ 300 ms"),
+        ("  same, no index (first page of 50 summarised)", f"{cold * 1000:.0f} ms", "≤ 300 ms"),
+        (
+            f"  no index, one page of all {SESSIONS} (every file summarised)",
+            f"{everything * 1000:.0f} ms",
+            "-",
+        ),
     ]
+
+
+def _timed(call: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
 
 
 def _append() -> list[Row]:

@@ -194,3 +194,18 @@ def test_forks_show_their_parent(root: Path) -> None:
     assert items["kid"].parent_session == "src"
     assert items["kid"].entry_count == 2
     assert items["src"].parent_session is None
+
+
+def test_only_the_returned_page_is_summarised(root: Path) -> None:
+    """Without an index, a page of 2 reads just those files (plus one to know a next page
+    exists); older sessions are summarised when a later page reaches them."""
+    for age in range(6):
+        _make(root, f"s{age}", age=age)
+    items, cursor = list_sessions(root, limit=2)
+    assert _ids(items) == ["s0", "s1"]
+    index = msgspec.json.decode((root / INDEX_NAME).read_bytes())
+    assert len(index["files"]) == 3
+    rest, _ = list_sessions(root, limit=10, cursor=cursor)
+    assert _ids(rest) == ["s2", "s3", "s4", "s5"]
+    index = msgspec.json.decode((root / INDEX_NAME).read_bytes())
+    assert len(index["files"]) == 6

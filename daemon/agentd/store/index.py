@@ -1,9 +1,10 @@
 """Listing sessions, newest first, backed by a cache file ``<root>/index.json``.
 
 The index maps each session file (``<cwd-slug>/<name>``) to the stat it was summarised at
-and the summary. Listing stats every file; a file whose mtime or size changed (or that is
-new) is summarised again (see :mod:`agentd.store.scan`), records of vanished files are
-dropped, and the index is rewritten when anything changed. The session files stay the
+and the summary. Listing stats every file and orders them by mtime; a file of the returned
+page whose mtime or size changed (or that is new) is summarised again (see
+:mod:`agentd.store.scan`), records of vanished files are dropped, and the index is rewritten
+when anything changed. The session files stay the
 source of truth: a missing, corrupt or stale index only costs a rescan.
 """
 
@@ -34,7 +35,7 @@ class StoreIndex(msgspec.Struct, rename="camel"):
 
 
 _INDEX_DECODER = msgspec.json.Decoder(StoreIndex)
-_Listed = tuple[int, str, str, FileSummary]  # (mtime_ns, session id, key, summary)
+_Listed = tuple[int, str, str, FileSummary]  # (mtime_ns, id from the file name, key, summary)
 
 
 def list_sessions(
@@ -43,51 +44,56 @@ def list_sessions(
     """Sessions under ``root`` (only those of ``cwd`` when given), most recently updated
     first, at most ``limit``; plus the cursor of the next page (``None`` on the last page).
 
-    ``cursor`` is an opaque value from a previous call. Raises :class:`InvalidParams` for a
-    bad ``limit``, ``cursor`` or a relative ``cwd``.
+    Every file is only stat-ed; only the files of the returned page are summarised (and only
+    when the index has no fresh record of them), so a listing costs one page of scans even
+    without an index. ``cursor`` is an opaque value from a previous call. Raises
+    :class:`InvalidParams` for a bad ``limit``, ``cursor`` or a relative ``cwd``.
     """
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidParams(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
     after = _parse_cursor(cursor)
     folders = [cwd_slug(cwd)] if cwd is not None else _folders(root)
-    listed = refresh_index(root, folders, prune_all=cwd is None)
-    listed.sort(key=lambda item: (-item[0], item[1]))
-    if after is not None:
-        listed = [item for item in listed if (-item[0], item[1]) > (-after[0], after[1])]
-    page = listed[:limit]
-    next_cursor = f"{page[-1][0]}:{page[-1][1]}" if len(listed) > limit else None
-    return [_to_summary(root, item) for item in page], next_cursor
-
-
-def refresh_index(root: Path, folders: list[str], *, prune_all: bool) -> list[_Listed]:
-    """Bring the index up to date for ``folders`` and return their readable sessions.
-
-    ``prune_all``: also drop records of folders that were not listed (a full listing).
-    """
+    candidates = sorted(_candidates(root, folders), key=lambda c: (-c[0], c[1]))
     index = _load_index(root)
-    fresh: dict[str, FileSummary] = {}
-    changed = False
-    for folder in folders:
-        for name, stat in _session_files(root / folder):
-            key = f"{folder}/{name}"
-            known = index.files.get(key)
-            if known is None or (known.mtime_ns, known.size) != (stat.st_mtime_ns, stat.st_size):
-                known = summarize(root / folder / name, stat, known)
-                changed = True
-            fresh[key] = known
-    for key in list(index.files):
-        listed_here = key.partition("/")[0] in folders
-        if key not in fresh and (prune_all or listed_here):
-            del index.files[key]
+    changed = _prune(index, {c[2] for c in candidates}, folders, prune_all=cwd is None)
+    if after is not None:
+        candidates = [c for c in candidates if (-c[0], c[1]) > (-after[0], after[1])]
+    page: list[_Listed] = []
+    for mtime_ns, file_id, key, stat in candidates:
+        if len(page) > limit:
+            break
+        known = index.files.get(key)
+        if known is None or (known.mtime_ns, known.size) != (stat.st_mtime_ns, stat.st_size):
+            known = index.files[key] = summarize(root / key, stat, known)
             changed = True
-    index.files.update(fresh)
+        if known.session_id:
+            page.append((mtime_ns, file_id, key, known))
     if changed:
         _save_index(root, index)
+    next_cursor = f"{page[limit - 1][0]}:{page[limit - 1][1]}" if len(page) > limit else None
+    return [_to_summary(root, item) for item in page[:limit]], next_cursor
+
+
+def _candidates(root: Path, folders: list[str]) -> list[tuple[int, str, str, os.stat_result]]:
+    """``(mtime_ns, id from the file name, slug/name key, stat)`` of every session file."""
     return [
-        (summary.mtime_ns, summary.session_id, key, summary)
-        for key, summary in fresh.items()
-        if summary.session_id
+        (stat.st_mtime_ns, name[: -len(SUFFIX)].rpartition("_")[2], f"{folder}/{name}", stat)
+        for folder in folders
+        for name, stat in _session_files(root / folder)
     ]
+
+
+def _prune(index: StoreIndex, present: set[str], folders: list[str], *, prune_all: bool) -> bool:
+    """Drop records of files that are gone (in the listed folders, or everywhere on a full
+    listing); return whether any was dropped."""
+    gone = [
+        key
+        for key in index.files
+        if key not in present and (prune_all or key.partition("/")[0] in folders)
+    ]
+    for key in gone:
+        del index.files[key]
+    return bool(gone)
 
 
 def _parse_cursor(cursor: str | None) -> tuple[int, str] | None:
@@ -125,9 +131,9 @@ def _session_files(folder: Path) -> list[tuple[str, os.stat_result]]:
 
 
 def _to_summary(root: Path, item: _Listed) -> SessionSummary:
-    mtime_ns, session_id, key, summary = item
+    mtime_ns, _file_id, key, summary = item
     return SessionSummary(
-        session_id=session_id,
+        session_id=summary.session_id,
         cwd=summary.cwd,
         created_at=summary.created_at,
         updated_at=iso_from_epoch(mtime_ns / 1e9),
