@@ -340,7 +340,7 @@ async def test_corrupt_middle_line_is_reported_to_the_client_on_load(home: Home)
         for sid in (loaded_sid, prompted_sid):
             await run(client, sid, "hello world")
     for sid in (loaded_sid, prompted_sid):
-        corrupt_line(home, sid, 4)
+        corrupt_line(home, sid, 5)
     async with stdio_client(home) as client:
         stream = client.raw_events(loaded_sid)
         loaded = await client.call("session/load", {"sessionId": loaded_sid})
@@ -350,13 +350,13 @@ async def test_corrupt_middle_line_is_reported_to_the_client_on_load(home: Home)
         result, events = await run(client, prompted_sid, "how are you")
     assert kinds(warned) == ["session_warning", "session_warning"]
     assert {e["seq"] for e in warned} == {0}
-    assert warned[0]["event"]["line"] == 4
+    assert warned[0]["event"]["line"] == 5
     assert "corrupt" in warned[0]["event"]["message"]
     assert "missing parent" in warned[1]["event"]["message"]
     assert loaded["warnings"] == [e["event"]["message"] for e in warned]
     assert [m["role"] for m in messages] == ["user", "assistant", "tool_result", "assistant"]
     assert kinds(events)[:2] == ["session_warning", "session_warning"]
-    assert events[0]["event"]["line"] == 4
+    assert events[0]["event"]["line"] == 5
     assert result["stopReason"] == "end_turn"
 
 
@@ -458,3 +458,22 @@ async def test_context_overflow_compacts_once_and_retries_the_turn(home: Home) -
     starts = [e["event"]["reason"] for e in events if e["event"]["type"] == "compaction_start"]
     assert starts == ["overflow"]
     assert result["stopReason"] == "end_turn"
+
+
+async def test_a_reloaded_session_keeps_its_permission_mode_and_limits(home: Home) -> None:
+    """Settings given at session/new survive a daemon restart: a read-only session stays
+    read-only and its turn limit holds, whatever the configuration says."""
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home, permissionMode="read-only", maxTurns=2)
+    async with stdio_client(home) as client:
+        state = await client.call("session/state", {"sessionId": sid})
+        _, events = await run(client, sid, "write a note")
+        looped, _ = await run(client, sid, "loop forever")
+    assert state["permissionMode"] == "read-only"
+    end = next(e["event"] for e in events if e["event"]["type"] == "tool_execution_end")
+    assert end["isError"]
+    assert not (home.project / "note.txt").exists()
+    assert looped["stopReason"] == "max_turns"
+    assert looped["turns"] == 2
+    settings = [line for line in session_lines(home, sid) if line["type"] == "settings"]
+    assert settings[0]["permissionMode"] == "read-only"

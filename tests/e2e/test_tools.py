@@ -72,6 +72,22 @@ async def test_workspace_sandbox_refuses_a_symlink_escape(
     assert result["stopReason"] == "end_turn"
 
 
+async def test_sandbox_as_a_session_option_is_kept_after_a_restart(
+    home: Home, escape: Path
+) -> None:
+    """``session/new {sandbox}`` confines the session, and a reload in a new daemon (with no
+    sandbox in the configuration) still does."""
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home, sandbox="workspace")
+        _, first = await run(client, sid, "read through the link")
+    async with stdio_client(home) as client:
+        _, again = await run(client, sid, "read through the link")
+    for events in (first, again):
+        end = tool_end(events)
+        assert end["isError"]
+        assert "outside the workspace" in end["result"][0]["text"]
+
+
 async def test_without_the_sandbox_the_link_is_followed(home: Home, escape: Path) -> None:
     async with stdio_client(home) as client:
         sid = await new_session(client, home)

@@ -86,7 +86,13 @@ PermissionMode = Literal["auto", "ask", "read-only"]
 
 
 class SessionNewParams(Params):
-    """``session/new``: open a session. Events go to the creating connection."""
+    """``session/new``: open a session. Events go to the creating connection.
+
+    Unset fields come from the configuration. ``sandbox: "workspace"`` confines the file
+    tools to ``cwd`` (symlinks resolved; bash is not confined). The effective permission mode
+    and sandbox and the given overrides are stored in the session file, so the session keeps
+    them when it is loaded again.
+    """
 
     cwd: str
     provider: str | None = None
@@ -98,6 +104,7 @@ class SessionNewParams(Params):
     title: str | None = None
     max_turns: int | None = None
     base_url: str | None = None
+    sandbox: Literal["workspace", "none"] | None = None
 
 
 class SessionInfo(Result):

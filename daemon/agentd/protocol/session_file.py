@@ -87,13 +87,32 @@ class CustomEntry(EntryBase, tag="custom", kw_only=True):
     data: Any = None
 
 
+class SettingsEntry(EntryBase, tag="settings", kw_only=True):
+    """The session's own settings, so a reloaded session behaves as it was created: its
+    permission mode and sandbox, tool set, turn limit, system prompt override and endpoint.
+    The latest one in the file wins; absent fields fall back to the configuration."""
+
+    permission_mode: str | None = None
+    sandbox: str | None = None
+    tools: list[str] | None = None
+    max_turns: int | None = None
+    system_prompt: str | None = None
+    base_url: str | None = None
+
+
 Entry = (
-    MessageEntry | ModelChangeEntry | CompactionEntry | LabelEntry | SessionInfoEntry | CustomEntry
+    MessageEntry
+    | ModelChangeEntry
+    | CompactionEntry
+    | LabelEntry
+    | SessionInfoEntry
+    | CustomEntry
+    | SettingsEntry
 )
 """Every entry type of this format version, tagged by ``type``."""
 
 ENTRY_TYPES: frozenset[str] = frozenset(
-    {"message", "model_change", "compaction", "label", "session_info", "custom"}
+    {"message", "model_change", "compaction", "label", "session_info", "custom", "settings"}
 )
 """The ``type`` tags of :data:`Entry`; any other tag is an entry from a newer version."""
 
@@ -131,4 +150,5 @@ __all__ = [
     "SessionHeader",
     "SessionInfoEntry",
     "SessionSummary",
+    "SettingsEntry",
 ]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from agentd.agent import Agent
 from agentd.errors import ConfigError, InvalidParams, SessionNotFound
 from agentd.protocol.methods import ModelsListResult, SessionNewParams
+from agentd.protocol.session_file import SettingsEntry
 from agentd.server.approval import DEFAULT_TIMEOUT, Approver
 from agentd.server.compaction import Compactor
 from agentd.server.runtime import SessionRuntime, Settings
@@ -118,6 +119,7 @@ class _Parts:
     choice: ModelChoice
     tools: dict[str, Tool]
     mode: str
+    sandbox: str
     system_prompt: str | None
     max_turns: int | None
 
@@ -133,7 +135,7 @@ async def new_session(services: Services, params: SessionNewParams) -> SessionRu
         session_id=params.session_id,
         secrets=services.secrets(),
     )
-    _record_settings(file, parts, params.title)
+    _record_settings(file, parts, params)
     return _assemble(services, file, parts, [], params.title)
 
 
@@ -149,7 +151,18 @@ async def load_session(
     file = SessionFile.open(file_path, secrets=services.secrets())
     file.repair_interrupted()
     provider, model = file.model() or (None, None)
-    params = SessionNewParams(cwd=file.header.cwd, provider=provider, model=model)
+    saved = file.settings() or SettingsEntry()
+    params = SessionNewParams(
+        cwd=file.header.cwd,
+        provider=provider,
+        model=model,
+        permission_mode=saved.permission_mode,  # type: ignore[arg-type]
+        sandbox=saved.sandbox,  # type: ignore[arg-type]
+        tools=saved.tools,
+        max_turns=saved.max_turns,
+        system_prompt=saved.system_prompt,
+        base_url=saved.base_url,
+    )
     parts = await _parts(services, params)
     return _assemble(services, file, parts, file.messages(), file.title())
 
@@ -218,16 +231,32 @@ async def _parts(services: Services, params: SessionNewParams) -> _Parts:
     except ValueError as exc:
         raise InvalidParams(f"{exc} - at `$.tools`") from None
     mode = params.permission_mode or config.permission_mode or "auto"
+    sandbox = params.sandbox or config.raw.get("sandbox", "none")
+    if sandbox not in ("none", "workspace"):
+        raise ConfigError(f'sandbox must be "workspace" or "none", not {sandbox!r}.')
     prompt = params.system_prompt or config.system_prompt
-    return _Parts(cwd, config, choice, tools, mode, prompt, params.max_turns or config.max_turns)
+    max_turns = params.max_turns or config.max_turns
+    return _Parts(cwd, config, choice, tools, mode, sandbox, prompt, max_turns)
 
 
-def _record_settings(file: SessionFile, parts: _Parts, title: str | None) -> None:
-    from agentd.store.entries import ModelChangeBody, SessionInfoBody
+def _record_settings(file: SessionFile, parts: _Parts, params: SessionNewParams) -> None:
+    """Title, model and the session's own settings, so a reload behaves the same (the
+    effective permission mode and sandbox; the other overrides as given)."""
+    from agentd.protocol.session_file import ModelChangeEntry, SessionInfoEntry
 
-    if title:
-        file.append(SessionInfoBody(title=title))
-    file.append(ModelChangeBody(provider=parts.choice.provider, model=parts.choice.model))
+    if params.title:
+        file.append(SessionInfoEntry(title=params.title))
+    file.append(ModelChangeEntry(provider=parts.choice.provider, model=parts.choice.model))
+    file.append(
+        SettingsEntry(
+            permission_mode=parts.mode,
+            sandbox=parts.sandbox,
+            tools=params.tools,
+            max_turns=params.max_turns,
+            system_prompt=params.system_prompt,
+            base_url=params.base_url,
+        )
+    )
     file.sync()
 
 
@@ -278,10 +307,7 @@ def _approval(parts: _Parts) -> tuple[PermissionPolicy, Approver]:
     timeout = permissions.pop("timeout", DEFAULT_TIMEOUT)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
         raise ConfigError("[permissions] timeout must be a positive number of seconds.")
-    sandbox = parts.config.raw.get("sandbox", "none")
-    if sandbox not in ("none", "workspace"):
-        raise ConfigError(f'sandbox must be "workspace" or "none", not {sandbox!r}.')
-    sandboxed = sandbox == "workspace"
+    sandboxed = parts.sandbox == "workspace"
     policy = PermissionPolicy.from_config(
         parts.mode, permissions, workspace=parts.cwd if sandboxed else None
     )

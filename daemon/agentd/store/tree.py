@@ -25,6 +25,7 @@ from agentd.protocol.session_file import (
     MessageEntry,
     ModelChangeEntry,
     SessionInfoEntry,
+    SettingsEntry,
 )
 from agentd.store.paths import epoch_from_iso
 
@@ -103,6 +104,13 @@ class SessionTree:
         for entry in reversed(self._entries):
             if isinstance(entry, SessionInfoEntry):
                 return entry.title
+        return None
+
+    def settings(self) -> SettingsEntry | None:
+        """The latest ``settings`` entry in the file, if any."""
+        for entry in reversed(self._entries):
+            if isinstance(entry, SettingsEntry):
+                return entry
         return None
 
     def model(self) -> tuple[str, str] | None:
