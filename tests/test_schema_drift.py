@@ -16,7 +16,7 @@ import pytest
 
 from agentd import schema
 from agentd.protocol.events import SessionEvent
-from agentd.protocol.methods import METHODS
+from agentd.protocol.table import METHODS
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
 README = (SCHEMAS / "README.md").read_text(encoding="utf-8")

@@ -2,7 +2,7 @@
 
 Everything comes from the wire types, so the documents cannot drift from the code:
 
-* ``protocol.schema.json``: every method of :data:`agentd.protocol.methods.METHODS` (params,
+* ``protocol.schema.json``: every method of :data:`agentd.protocol.table.METHODS` (params,
   result, direction, description), the ``session/event`` notification and its :data:`Event`
   union, ``$/cancelRequest`` and the error codes; all types under ``$defs``.
 * ``session.schema.json``: the session file's header and entry types, written only when
@@ -28,7 +28,8 @@ import msgspec
 
 from agentd import errors
 from agentd.protocol.events import Event, SessionEvent
-from agentd.protocol.methods import METHODS, PROTOCOL_VERSION
+from agentd.protocol.methods import PROTOCOL_VERSION
+from agentd.protocol.table import METHODS
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 REF_TEMPLATE = "#/$defs/{name}"

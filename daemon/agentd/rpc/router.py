@@ -76,11 +76,11 @@ def _is_struct(tp: Any) -> bool:
 
 
 def _default_params_type(method: str) -> Any:
-    from agentd.protocol.methods import METHODS
+    from agentd.protocol.table import METHODS
 
     spec = METHODS.get(method)
     if spec is None:
-        raise ValueError(f"{method!r} is not in protocol.methods.METHODS; pass params_type")
+        raise ValueError(f"{method!r} is not in protocol.table.METHODS; pass params_type")
     return spec.params
 
 
