@@ -202,6 +202,19 @@ async def run(
     return result, events
 
 
+async def start_run(
+    client: AgentClient, session_id: str, text: str, *, until: str
+) -> tuple[Any, asyncio.Task[Any]]:
+    """Start a prompt and wait for its first ``until`` event; returns (event stream, the
+    pending prompt call)."""
+    stream = client.raw_events(session_id)
+    prompt = asyncio.create_task(
+        client.call("session/prompt", {"sessionId": session_id, "text": text})
+    )
+    await drain(stream, until=until)
+    return stream, prompt
+
+
 async def drain(stream: Any, until: str, timeout: float = 10) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agentd.mockllm import MockLLMServer
-from tests.e2e.daemon import Home, drain, new_session, run, stdio_client
+from tests.e2e.daemon import Home, new_session, run, start_run, stdio_client
 
 pytestmark = pytest.mark.e2e
 
@@ -118,11 +118,7 @@ async def test_cancel_closes_the_http_stream(home: Home, llm: MockLLMServer, pro
     """session/cancel mid-reply drops the daemon's connection: the server stops streaming."""
     async with stdio_client(home) as client:
         sid = await new_session(client, home, provider=provider)
-        stream = client.raw_events(sid)
-        prompt = asyncio.create_task(
-            client.call("session/prompt", {"sessionId": sid, "text": "be slow"})
-        )
-        await drain(stream, until="message_update")
+        _, prompt = await start_run(client, sid, "be slow", until="message_update")
         assert llm.active_streams == 1
         await client.call("session/cancel", {"sessionId": sid})
         assert (await asyncio.wait_for(prompt, 5))["stopReason"] == "cancelled"

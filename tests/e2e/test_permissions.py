@@ -8,7 +8,16 @@ import pytest
 
 from agentd.protocol.events import PermissionOption
 from agentd.protocol.methods import RequestPermissionParams
-from tests.e2e.daemon import Home, drain, new_session, run, socket_client, stdio_client, stop
+from tests.e2e.daemon import (
+    Home,
+    drain,
+    new_session,
+    run,
+    socket_client,
+    start_run,
+    stdio_client,
+    stop,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -93,11 +102,7 @@ async def test_no_answer_within_the_timeout_is_a_refusal(home: Home) -> None:
 async def test_cancel_while_waiting_for_approval(home: Home) -> None:
     async with stdio_client(home, answering("allow_once", 30)) as client:
         sid = await new_session(client, home, permissionMode="ask")
-        stream = client.raw_events(sid)
-        prompt = asyncio.create_task(
-            client.call("session/prompt", {"sessionId": sid, "text": "write a note"})
-        )
-        await drain(stream, until="permission_request")
+        _, prompt = await start_run(client, sid, "write a note", until="permission_request")
         await client.call("session/cancel", {"sessionId": sid})
         result = await asyncio.wait_for(prompt, 5)
     assert result["stopReason"] == "cancelled"

@@ -9,7 +9,7 @@ import pytest
 from agentd.errors import RpcError
 from agentd.protocol.events import PermissionOption
 from agentd.protocol.methods import RequestPermissionParams
-from tests.e2e.daemon import Home, drain, kinds, new_session, run, stdio_client
+from tests.e2e.daemon import Home, drain, kinds, new_session, run, start_run, stdio_client
 
 pytestmark = pytest.mark.e2e
 
@@ -131,11 +131,7 @@ async def test_cancel_mid_stream(home: Home) -> None:
     """session/cancel during streaming resolves the prompt with cancelled and one agent_end."""
     async with stdio_client(home) as client:
         sid = await new_session(client, home)
-        stream = client.raw_events(sid)
-        prompt = asyncio.create_task(
-            client.call("session/prompt", {"sessionId": sid, "text": "be slow"})
-        )
-        await drain(stream, until="message_update")
+        stream, prompt = await start_run(client, sid, "be slow", until="message_update")
         cancel = await client.call("session/cancel", {"sessionId": sid})
         result = await asyncio.wait_for(prompt, 5)
         rest = await drain(stream, until="agent_end")
@@ -148,11 +144,7 @@ async def test_cancel_mid_tool_kills_bash_and_records_a_result(home: Home) -> No
     """Cancelling a running bash call stops it promptly and leaves a matching tool result."""
     async with stdio_client(home) as client:
         sid = await new_session(client, home)
-        stream = client.raw_events(sid)
-        prompt = asyncio.create_task(
-            client.call("session/prompt", {"sessionId": sid, "text": "sleep in bash"})
-        )
-        await drain(stream, until="tool_execution_start")
+        _, prompt = await start_run(client, sid, "sleep in bash", until="tool_execution_start")
         await asyncio.sleep(0.2)
         await client.call("session/cancel", {"sessionId": sid})
         result = await asyncio.wait_for(prompt, 5)
@@ -166,11 +158,7 @@ async def test_steer_is_delivered_before_the_next_llm_call(home: Home) -> None:
     """A steering message sent mid-run becomes the next user message of the run."""
     async with stdio_client(home) as client:
         sid = await new_session(client, home)
-        stream = client.raw_events(sid)
-        prompt = asyncio.create_task(
-            client.call("session/prompt", {"sessionId": sid, "text": "take a moment"})
-        )
-        await drain(stream, until="message_update")
+        stream, prompt = await start_run(client, sid, "take a moment", until="message_update")
         await client.call("session/steer", {"sessionId": sid, "text": "how are you"})
         result = await asyncio.wait_for(prompt, 20)
         events = await drain(stream, until="agent_end")
@@ -190,11 +178,7 @@ async def test_follow_up_runs_after_the_agent_would_stop(home: Home) -> None:
     """A follow-up is answered in a further turn of the same run."""
     async with stdio_client(home) as client:
         sid = await new_session(client, home)
-        stream = client.raw_events(sid)
-        prompt = asyncio.create_task(
-            client.call("session/prompt", {"sessionId": sid, "text": "take a moment"})
-        )
-        await drain(stream, until="message_update")
+        stream, prompt = await start_run(client, sid, "take a moment", until="message_update")
         await client.call("session/followUp", {"sessionId": sid, "text": "how are you"})
         result = await asyncio.wait_for(prompt, 20)
         stream.close()
@@ -285,11 +269,7 @@ async def test_cancel_reports_the_dropped_queue(home: Home) -> None:
     """Messages queued when the run is cancelled are dropped and returned by session/cancel."""
     async with stdio_client(home) as client:
         sid = await new_session(client, home)
-        stream = client.raw_events(sid)
-        prompt = asyncio.create_task(
-            client.call("session/prompt", {"sessionId": sid, "text": "take a moment"})
-        )
-        await drain(stream, until="message_update")
+        stream, prompt = await start_run(client, sid, "take a moment", until="message_update")
         await client.call("session/steer", {"sessionId": sid, "text": "now this"})
         await client.call("session/followUp", {"sessionId": sid, "text": "and then that"})
         cancel = await client.call("session/cancel", {"sessionId": sid})

@@ -19,6 +19,7 @@ from tests.e2e.daemon import (
     new_session,
     run,
     socket_client,
+    start_run,
     stdio_client,
     stop,
 )
@@ -94,11 +95,7 @@ async def test_sigkill_mid_turn_then_resume_keeps_every_completed_entry(home: Ho
         async with socket_client(home) as client:
             sid = await new_session(client, home)
             await run(client, sid, "how are you")
-            stream = client.raw_events(sid)
-            pending = asyncio.create_task(
-                client.call("session/prompt", {"sessionId": sid, "text": "sleep in bash"})
-            )
-            await drain(stream, until="tool_execution_start")
+            _, pending = await start_run(client, sid, "sleep in bash", until="tool_execution_start")
             await asyncio.sleep(0.3)
             stop(daemon, signal.SIGKILL)
             with pytest.raises(RpcError):
@@ -170,11 +167,7 @@ async def test_run_outlives_its_client_and_old_seqs_ask_for_a_resync(home: Home)
     try:
         async with socket_client(home) as owner:
             sid = await new_session(owner, home)
-            stream = owner.raw_events(sid)
-            prompt = asyncio.create_task(
-                owner.call("session/prompt", {"sessionId": sid, "text": "flood"})
-            )
-            await drain(stream, until="message_update")
+            _, prompt = await start_run(owner, sid, "flood", until="message_update")
         await asyncio.gather(prompt, return_exceptions=True)
         async with socket_client(home) as late:
             while (await late.call("session/state", {"sessionId": sid}))["status"] == "running":
