@@ -18,10 +18,10 @@ from agentd.protocol.session_file import (
     CustomEntry,
     LabelEntry,
     MessageEntry,
+    ModelChangeEntry,
     SessionInfoEntry,
 )
 from agentd.store import SessionFile, cwd_slug, find_session
-from agentd.store.entries import ModelChangeBody
 from tests.store.conftest import CWD, assistant, lines, user
 
 
@@ -87,7 +87,7 @@ def test_relative_cwd_is_invalid_params(root: Path) -> None:
 def test_append_links_entries_into_a_chain_and_moves_the_leaf(session: SessionFile) -> None:
     """Each append is a child of the leaf; the store fills id, parentId and timestamp."""
     info = session.append(SessionInfoEntry(title="t"))
-    change = session.append(ModelChangeBody(provider="p1", model="m1"))
+    change = session.append(ModelChangeEntry(provider="p1", model="m1"))
     label = session.append(LabelEntry(target_id=info.id, label="start"))
     custom = session.append(CustomEntry(custom_type="editor", data={"cursor": [1, 2]}))
     assert info.parent_id is None

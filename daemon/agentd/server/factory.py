@@ -171,8 +171,8 @@ async def switch_model(
     services: Services, runtime: SessionRuntime, provider: str | None, model: str
 ) -> None:
     """Point the session at another provider/model from the next LLM call on."""
+    from agentd.protocol.session_file import ModelChangeEntry
     from agentd.providers import make_provider
-    from agentd.store.entries import ModelChangeBody
 
     config = services.config(Path(runtime.settings.cwd))
     choice = await services.choose_model(config, provider or runtime.settings.provider, model, None)
@@ -180,7 +180,7 @@ async def switch_model(
     runtime.agent.provider = make_provider(choice, services.http(), retry=retry)
     runtime.agent.model = choice.model
     runtime.settings.provider, runtime.settings.model = choice.provider, choice.model
-    runtime.file.append(ModelChangeBody(provider=choice.provider, model=choice.model))
+    runtime.file.append(ModelChangeEntry(provider=choice.provider, model=choice.model))
 
 
 def retry_policy(config: Config) -> RetryPolicy:
