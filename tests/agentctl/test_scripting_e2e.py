@@ -109,9 +109,10 @@ def test_readme_shows_the_tested_script() -> None:
     assert f"```bash\n{body}```" in readme
 
 
-def test_readme_python_example_runs(sandbox: Sandbox) -> None:
-    """The library example of the README works as written (auto-starting the daemon)."""
-    readme = (Path(__file__).parents[2] / "clients" / "agentctl" / "README.md").read_text()
+@pytest.mark.parametrize("readme_path", ["clients/agentctl/README.md", "README.md"])
+def test_readme_python_example_runs(sandbox: Sandbox, readme_path: str) -> None:
+    """The library example of each README works as written (auto-starting the daemon)."""
+    readme = (Path(__file__).parents[2] / readme_path).read_text()
     example = readme.split("```python\n", 1)[1].split("```", 1)[0]
     result = subprocess.run(
         [sys.executable, "-c", example],
