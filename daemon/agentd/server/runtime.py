@@ -9,8 +9,6 @@ mid-run does not stop the run.
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -58,19 +56,14 @@ class SessionRuntime:
         agent: Agent,
         file: SessionFile,
         policy: PermissionPolicy,
-        *,
-        bus: EventBus | None = None,
-        on_run_end: Callable[[SessionRuntime], None] | None = None,
     ) -> None:
         self.settings = settings
         self.agent = agent
         self.file = file
         self.policy = policy
-        self.bus = bus or EventBus(settings.session_id)
+        self.bus = EventBus(settings.session_id)
         self.run_task: asyncio.Task[RunResult] | None = None
-        self.last_active = time.monotonic()
         self.compactor: Compactor | None = None
-        self._on_run_end = on_run_end
         agent.sink = self.emit
 
     @property
@@ -123,7 +116,6 @@ class SessionRuntime:
         self._check_idle()
         self.agent.note(text)
         self.file.sync()
-        self.last_active = time.monotonic()
 
     def _check_idle(self) -> None:
         if self.running:
@@ -134,16 +126,11 @@ class SessionRuntime:
 
     async def _run(self, text: str, images: list[UserContent], max_turns: int | None) -> RunResult:
         structlog.contextvars.bind_contextvars(session_id=self.id)
-        try:
-            result = await self.agent.run(text, images, max_turns=max_turns)
-            if self.agent.failure is not None:
-                log.error("run failed", exc_info=self.agent.failure)
-                self.agent.failure = None
-            return result
-        finally:
-            self.last_active = time.monotonic()
-            if self._on_run_end is not None:
-                self._on_run_end(self)
+        result = await self.agent.run(text, images, max_turns=max_turns)
+        if self.agent.failure is not None:
+            log.error("run failed", exc_info=self.agent.failure)
+            self.agent.failure = None
+        return result
 
     def cancel(self) -> CancelResult:
         """Stop the current run (if any) and drop the queued messages."""

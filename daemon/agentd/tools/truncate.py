@@ -10,7 +10,7 @@ Per-tool result counts live here too, so every number the model reads about is i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -85,44 +85,36 @@ def truncate_head(text: str, limits: Limits) -> Truncation:
     is never empty when the text is not.
     """
     lines = _split_lines(text)
-    kept: list[str] = []
-    size = 0
-    limit: Literal["lines", "bytes"] | None = None
-    for line in lines:
-        if len(kept) == limits.max_lines:
-            limit = "lines"
-            break
-        line_bytes = len(line.encode("utf-8", "surrogateescape")) + 1
-        if size + line_bytes > limits.max_bytes:
-            limit = "bytes"
-            if not kept:
-                kept.append(_cut_bytes_head(line, limits.max_bytes))
-            break
-        kept.append(line)
-        size += line_bytes
+    kept, limit = _keep(lines, limits, _cut_bytes_head)
     return _result(text, lines, kept, limit)
 
 
 def truncate_tail(text: str, limits: Limits) -> Truncation:
     """Keep the end of ``text``: whole lines, within both limits (the mirror of head)."""
     lines = _split_lines(text)
-    kept: list[str] = []
-    size = 0
-    limit: Literal["lines", "bytes"] | None = None
-    for line in reversed(lines):
-        if len(kept) == limits.max_lines:
-            limit = "lines"
-            break
-        line_bytes = len(line.encode("utf-8", "surrogateescape")) + 1
-        if size + line_bytes > limits.max_bytes:
-            limit = "bytes"
-            if not kept:
-                kept.append(_cut_bytes_tail(line, limits.max_bytes))
-            break
-        kept.append(line)
-        size += line_bytes
+    kept, limit = _keep(reversed(lines), limits, _cut_bytes_tail)
     kept.reverse()
     return _result(text, lines, kept, limit)
+
+
+def _keep(
+    lines: Iterable[str], limits: Limits, cut: Callable[[str, int], str]
+) -> tuple[list[str], Literal["lines", "bytes"] | None]:
+    """Whole lines in the given order while both limits hold, and which limit stopped it; a
+    first line alone over the byte limit is ``cut`` to fit, so the result is never empty."""
+    kept: list[str] = []
+    size = 0
+    for line in lines:
+        if len(kept) == limits.max_lines:
+            return kept, "lines"
+        line_bytes = len(line.encode("utf-8", "surrogateescape")) + 1
+        if size + line_bytes > limits.max_bytes:
+            if not kept:
+                kept.append(cut(line, limits.max_bytes))
+            return kept, "bytes"
+        kept.append(line)
+        size += line_bytes
+    return kept, None
 
 
 def _result(
