@@ -37,7 +37,7 @@ from agentd.errors import ConfigError
 from agentd.prices import Price, context_window, find_price, merged_prices
 from agentd.protocol.methods import ModelInfo, PermissionMode
 
-Api = Literal["openai", "anthropic"]
+Api = Literal["openai", "anthropic", "openai-responses"]
 PROJECT_FILE = ".agentd.toml"
 MOCK_PROVIDER = "mock"
 MOCK_MODEL = "mock-model"

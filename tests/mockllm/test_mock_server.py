@@ -378,3 +378,45 @@ async def test_shared_server_honours_the_scenarios_variable(
     finally:
         await stop_mock_server()
     assert reply.json()["choices"][0]["message"]["content"] == "from the file"
+
+
+def responses_body(*items: dict[str, Any], stream: bool = True) -> dict[str, Any]:
+    return {"model": "m", "stream": stream, "store": False, "input": list(items)}
+
+
+async def test_responses_stream_items_and_usage(
+    server: MockLLMServer, http: httpx.AsyncClient
+) -> None:
+    """The Responses stream: message then function call items, deltas, a completed usage."""
+    user = {"role": "user", "content": [{"type": "input_text", "text": "do two"}]}
+    got = await events(http, server.url + "/responses", responses_body(user))
+    kinds = [e["type"] for e in got]
+    assert kinds[0] == "response.created"
+    assert kinds[-1] == "response.completed"
+    text = "".join(e["delta"] for e in got if e["type"] == "response.output_text.delta")
+    assert text == "Step zero text."
+    added = [e["item"] for e in got if e["type"] == "response.output_item.added"]
+    assert [item["type"] for item in added] == ["message", "function_call"]
+    assert added[1]["call_id"] == "call_1"
+    arguments = "".join(
+        e["delta"] for e in got if e["type"] == "response.function_call_arguments.delta"
+    )
+    assert msgspec.json.decode(arguments) == {"command": "echo one two three"}
+    usage = got[-1]["response"]["usage"]
+    assert (usage["input_tokens"], usage["output_tokens"]) == (14, 22)
+    assert usage["input_tokens_details"]["cached_tokens"] == 3
+
+
+async def test_responses_step_follows_function_outputs(
+    server: MockLLMServer, http: httpx.AsyncClient
+) -> None:
+    """function_call_output items after the user message pick the next step (not streamed)."""
+    user = {"role": "user", "content": "do two"}
+    output = {"type": "function_call_output", "call_id": "call_1", "output": "one two three"}
+    reply = await http.post(
+        server.url + "/responses", json=responses_body(user, output, stream=False)
+    )
+    assert reply.status_code == 200
+    items = reply.json()["output"]
+    assert items[-1]["content"][0]["text"] == "Final words."
+    assert reply.json()["status"] == "completed"

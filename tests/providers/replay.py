@@ -120,7 +120,7 @@ def choice(
     price: Price | None = None,
 ) -> ModelChoice:
     """A ModelChoice for tests."""
-    provider = "openai" if api == "openai" else "anthropic"
+    provider = "anthropic" if api == "anthropic" else "openai"
     return ModelChoice(provider, api, model, base_url, api_key, None, price)  # type: ignore[arg-type]
 
 

@@ -1,9 +1,10 @@
-"""The mock LLM server: scripted replies over HTTP in the OpenAI and Anthropic formats.
+"""The mock LLM server: scripted replies over HTTP in the OpenAI Chat Completions, OpenAI
+Responses and Anthropic Messages formats.
 
-Routes: ``POST /v1/chat/completions`` (also ``/chat/completions``), ``POST /v1/messages``
-(also ``/messages``), streamed or not as the request asks; ``GET /v1/models``. It runs on
-the caller's event loop (tests, the daemon's ``--provider mock``) or standalone through
-:func:`main` (``agentd mock-llm``).
+Routes: ``POST /v1/chat/completions`` (also ``/chat/completions``), ``POST /v1/responses``
+(also ``/responses``), ``POST /v1/messages`` (also ``/messages``), streamed or not as the
+request asks; ``GET /v1/models``. It runs on the caller's event loop (tests, the daemon's
+``--provider mock``) or standalone through :func:`main` (``agentd mock-llm``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from agentd.mockllm import anthropic_format, openai_format
+from agentd.mockllm import anthropic_format, openai_format, responses_format
 from agentd.mockllm.http import MAX_HEADER_BYTES, Request, Responder, serve_connection
 from agentd.mockllm.reply import Plan, plan_reply
 from agentd.mockllm.scenarios import (
@@ -64,11 +65,19 @@ _ANTHROPIC = _Format(
     anthropic_format.message,
     anthropic_format.error_body,
 )
+_RESPONSES = _Format(
+    responses_format.parse_request,
+    lambda plan, model, body: responses_format.stream_frames(plan, model),
+    responses_format.response,
+    responses_format.error_body,
+)
 _ROUTES = {
     "/v1/chat/completions": _OPENAI,
     "/chat/completions": _OPENAI,
     "/v1/messages": _ANTHROPIC,
     "/messages": _ANTHROPIC,
+    "/v1/responses": _RESPONSES,
+    "/responses": _RESPONSES,
 }
 
 

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from agentd.config import ModelChoice
     from agentd.providers.base import Provider
+    from agentd.providers.stream import HttpProvider
 
 __all__ = ["RetryPolicy", "make_provider"]
 
@@ -34,10 +35,7 @@ def make_provider(
         from agentd.mockllm import ensure_mock_server
 
         base_url = ensure_mock_server
-    from agentd.providers.anthropic import AnthropicProvider
-    from agentd.providers.openai import OpenAIProvider
-
-    kind = AnthropicProvider if choice.api == "anthropic" else OpenAIProvider
+    kind = _provider_class(choice.api)
     return kind(
         http,
         name=choice.provider,
@@ -47,3 +45,18 @@ def make_provider(
         price=choice.price,
         retry=retry,
     )
+
+
+def _provider_class(api: str) -> type[HttpProvider]:
+    """The provider class of a wire format (``openai`` for anything unknown)."""
+    if api == "anthropic":
+        from agentd.providers.anthropic import AnthropicProvider
+
+        return AnthropicProvider
+    if api == "openai-responses":
+        from agentd.providers.openai_responses import OpenAIResponsesProvider
+
+        return OpenAIResponsesProvider
+    from agentd.providers.openai import OpenAIProvider
+
+    return OpenAIProvider
