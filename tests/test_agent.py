@@ -290,3 +290,40 @@ async def test_a_bug_ends_the_run_with_an_internal_error_event() -> None:
     assert isinstance(agent.failure, RuntimeError)
     assert events[-2] == ErrorEvent(message=result.error, code="internal_error")
     assert isinstance(events[-1], AgentEnd)
+
+
+class _Tracked(EchoTool):
+    """Echo that records when each call runs; ``mutating`` set per instance."""
+
+    def __init__(self, name: str, mutating: bool, log: list[str]) -> None:
+        self.name = name  # type: ignore[misc]
+        self.mutating = mutating  # type: ignore[misc]
+        self.log = log
+
+    async def run(self, params: EchoTool.Params, ctx: ToolContext) -> ToolResult:
+        self.log.append(f"+{params.text}")
+        await asyncio.sleep(params.sleep)
+        self.log.append(f"-{params.text}")
+        return ToolResult(params.text)
+
+
+async def test_mutating_calls_run_alone_in_order_read_only_calls_overlap() -> None:
+    """write-like calls never overlap anything; read-only calls between them run together."""
+    events: list[Event] = []
+    log: list[str] = []
+    calls = [
+        ("look", {"text": "r1", "sleep": 0.03}),
+        ("look", {"text": "r2", "sleep": 0.01}),
+        ("poke", {"text": "w1", "sleep": 0.03}),
+        ("poke", {"text": "w2", "sleep": 0.0}),
+        ("look", {"text": "r3", "sleep": 0.02}),
+        ("look", {"text": "r4", "sleep": 0.0}),
+        ("poke", {"text": "w3", "sleep": 0.0}),
+    ]
+    agent = make_agent([reply("", calls), reply("done")], events)
+    agent.tools = {"look": _Tracked("look", False, log), "poke": _Tracked("poke", True, log)}
+    await agent.run("go")
+    first = ["+r1", "+r2", "-r2", "-r1", "+w1", "-w1", "+w2", "-w2"]
+    assert log == [*first, "+r3", "+r4", "-r4", "-r3", "+w3", "-w3"]
+    ends = [e.tool_call_id for e in events if isinstance(e, ToolExecutionEnd)]
+    assert ends == [f"call_{n}_{name}" for n, (name, _) in enumerate(calls)]

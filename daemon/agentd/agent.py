@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -229,21 +229,27 @@ class Agent:
     # --- tool calls --------------------------------------------------------------------------
 
     async def _run_tools(self, calls: list[ToolCall]) -> None:
-        """Start each call (approval is sequential), run them concurrently, end them in order.
+        """Start each call (approval is sequential), schedule them, end them in order.
+
+        Scheduling: a mutating call (``tool.mutating``: write, edit, bash…) runs alone, after
+        every earlier call finished and before any later call starts; read-only calls between
+        two mutating ones run concurrently. So several edits of one file in one reply all land,
+        in the model's order, and a read after a write sees the write.
 
         However the calls end (cancel, a bug), every call gets exactly one
         ``tool_execution_start`` and, after it, one ``tool_execution_end``: calls not started
         yet when a cancel arrives (e.g. behind a pending approval) are started and ended
         with a "cancelled" result.
         """
-        tasks: list[asyncio.Task[ToolResult]] = []
+        schedule = _Schedule()
+        tasks = schedule.tasks
         started = finished = 0
         try:
             for call in calls:
                 tool = self.tools.get(call.name)
                 self._announce(call, tool)
                 started += 1
-                tasks.append(await self._launch(call, tool))
+                await self._launch(call, tool, schedule)
             for call, task in zip(calls, tasks, strict=True):
                 self._finish_tool(call, await task)
                 finished += 1
@@ -268,12 +274,15 @@ class Agent:
             )
         )
 
-    async def _launch(self, call: ToolCall, tool: Tool | None) -> asyncio.Task[ToolResult]:
+    async def _launch(self, call: ToolCall, tool: Tool | None, schedule: _Schedule) -> None:
+        """Authorize ``call`` and add its task to ``schedule`` (it waits for its barrier)."""
         refusal = await self._preflight(call, tool)
         if refusal is not None or tool is None:
-            return asyncio.create_task(_ready(ToolResult(refusal or "", is_error=True)))
+            schedule.add(_ready(ToolResult(refusal or "", is_error=True)), mutating=False)
+            return
         ctx = replace(self.context, on_update=self._updater(call.id))
-        return asyncio.create_task(self._execute(tool, call, ctx))
+        barrier = schedule.barrier(mutating=tool.mutating)
+        schedule.add(self._execute(tool, call, ctx, barrier), mutating=tool.mutating)
 
     async def _preflight(self, call: ToolCall, tool: Tool | None) -> str | None:
         if tool is None:
@@ -286,7 +295,15 @@ class Agent:
             )
         return await self.authorize(call, tool)
 
-    async def _execute(self, tool: Tool, call: ToolCall, ctx: ToolContext) -> ToolResult:
+    async def _execute(
+        self,
+        tool: Tool,
+        call: ToolCall,
+        ctx: ToolContext,
+        barrier: list[asyncio.Task[ToolResult]],
+    ) -> ToolResult:
+        if barrier:
+            await asyncio.wait(barrier)
         result = await self.run_tool(tool, call.arguments, ctx)
         self.context.cwd = ctx.cwd
         return result
@@ -357,6 +374,29 @@ class Agent:
         task = asyncio.current_task()
         if task is not None:
             task.uncancel()
+
+
+@dataclass
+class _Schedule:
+    """The tasks of one reply's tool calls, in the model's order, and what each waits for.
+
+    A mutating call waits for every earlier task; a read-only call waits only for the last
+    mutating task before it (so read-only calls between two mutating ones overlap).
+    """
+
+    tasks: list[asyncio.Task[ToolResult]] = field(default_factory=list)
+    last_mutating: asyncio.Task[ToolResult] | None = None
+
+    def barrier(self, *, mutating: bool) -> list[asyncio.Task[ToolResult]]:
+        if mutating:
+            return list(self.tasks)
+        return [self.last_mutating] if self.last_mutating else []
+
+    def add(self, work: Coroutine[Any, Any, ToolResult], *, mutating: bool) -> None:
+        task = asyncio.create_task(work)
+        self.tasks.append(task)
+        if mutating:
+            self.last_mutating = task
 
 
 _CANCELLED = ToolResult(
