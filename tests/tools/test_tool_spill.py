@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agentd.tools.base import ToolContext
 from agentd.tools.spill import open_spill, private_dir, prune, remove_session
-from tests.tools.conftest import call
+from tests.tools.conftest import call, text_of
 
 
 def mode(path: Path) -> int:
@@ -83,3 +83,16 @@ def test_remove_session(work: Path) -> None:
     remove_session(work, "..")
     remove_session(work, "no-such-session")
     assert sorted(p.name for p in work.iterdir()) == ["keep"]
+
+
+async def test_spill_file_is_capped_and_the_result_says_so(ctx: ToolContext) -> None:
+    ctx.options["bash_spill_max_bytes"] = 100_000
+    result = await call("bash", ctx, command="seq 1 200000")
+    spill = Path(result.details["spill_path"])
+    total = result.details["total_bytes"]
+    assert total == len("".join(f"{n}\n" for n in range(1, 200_001)))
+    assert spill.stat().st_size == 100_000
+    assert result.details["spill_complete"] is False
+    assert f"Only the first 100000 of {total} bytes of output are in {spill}" in text_of(result)
+    assert "capped at 100000 bytes" in text_of(result)
+    assert text_of(result).splitlines()[0] != "1"  # the result itself keeps the tail

@@ -9,7 +9,8 @@ ordinary result, not an error.
 
 ``ctx.options``: ``bash_timeout`` (default 120 s), ``bash_max_timeout`` (600 s),
 ``bash_kill_grace`` (2 s), ``bash_update_interval`` (0.05 s), ``bash_spill_keep`` (20 spill
-files kept per session, see :mod:`agentd.tools.spill`), ``allow_dangerous``,
+files kept per session, see :mod:`agentd.tools.spill`), ``bash_spill_max_bytes`` (64 MiB per
+spill file; the result says when the file holds only the start), ``allow_dangerous``,
 ``permission_policy`` (an object with ``allows_dangerous(command) -> bool``), plus the
 environment options of :mod:`agentd.tools.environment` and the output limits.
 
@@ -30,7 +31,7 @@ from agentd.tools.danger import dangerous_reason
 from agentd.tools.environment import child_env
 from agentd.tools.output import OutputCapture
 from agentd.tools.shell import ShellOutcome, run_shell
-from agentd.tools.spill import KEEP_PER_SESSION
+from agentd.tools.spill import KEEP_PER_SESSION, SPILL_MAX_BYTES
 from agentd.tools.truncate import Limits, notice
 
 DEFAULT_TIMEOUT = 120.0
@@ -76,7 +77,8 @@ class BashTool:
         start_cwd, notes = _start_cwd(ctx)
         limits = Limits.from_options(ctx.options)
         keep = int(ctx.options.get("bash_spill_keep", KEEP_PER_SESSION))
-        capture = OutputCapture(limits, ctx.spill_dir, keep)
+        spill_max = int(ctx.options.get("bash_spill_max_bytes", SPILL_MAX_BYTES))
+        capture = OutputCapture(limits, ctx.spill_dir, keep, spill_max)
         outcome = await run_shell(
             command,
             cwd=start_cwd,
@@ -154,11 +156,7 @@ def _result(
     tail = capture.tail()
     parts = [tail.text.removesuffix("\n") or "(no output)"]
     if tail.truncated:
-        parts.append(
-            f"[{notice(tail, kept='last', limits=limits)} The full output "
-            f"({capture.total_bytes} bytes) is in {capture.spill_path}: read or grep that "
-            "file to see the rest.]"
-        )
+        parts.append(f"[{notice(tail, kept='last', limits=limits)} {capture.spill_note()}]")
     if outcome.timed_out:
         parts.append(
             f"[Timed out after {timeout:g} s: the command and its child processes were "
@@ -175,4 +173,6 @@ def _result(
     details |= {"duration_ms": outcome.duration_ms, "truncated": tail.truncated}
     details |= {"spill_path": str(capture.spill_path) if capture.spill_path else None}
     details |= {"total_bytes": capture.total_bytes, "cwd": outcome.cwd}
+    if capture.spilled and not capture.spill_complete:
+        details["spill_complete"] = False
     return ToolResult("\n".join(parts), details)

@@ -1,9 +1,10 @@
 """Capturing and streaming command output.
 
 :class:`OutputCapture` keeps the whole output in memory while it fits the result limits;
-once it exceeds them, everything (from the first byte) goes to a spill file (see
+once it exceeds them, the output (from the first byte, up to a cap) goes to a spill file (see
 :mod:`agentd.tools.spill` for where and for how long) and only a bounded tail stays in
-memory, so a command printing gigabytes costs constant memory.
+memory, so a command printing gigabytes costs constant memory and bounded disk, even when
+the disk is full.
 :class:`UpdateThrottle` batches streamed deltas so clients get at most one update per
 interval, and drops the middle of a burst larger than 64 KB (the final result and the spill
 file still have everything).
@@ -16,9 +17,8 @@ import codecs
 import contextlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
 
-from agentd.tools.spill import KEEP_PER_SESSION, fallback_dir, open_spill
+from agentd.tools.spill import KEEP_PER_SESSION, SPILL_MAX_BYTES, SpillWriter, fallback_dir
 from agentd.tools.truncate import Limits, Truncation, truncate_tail
 
 MAX_PENDING_CHARS = 64 * 1024
@@ -27,40 +27,51 @@ MAX_PENDING_CHARS = 64 * 1024
 class OutputCapture:
     """Merged stdout+stderr of one command, with spill-to-file past the limits.
 
-    The spill file goes to ``spill_dir`` (a per-user directory under the temp dir when None),
-    where at most ``keep`` spill files are kept.
+    Memory is bounded whatever happens: once the output exceeds the result limits only a tail
+    of about twice ``limits.max_bytes`` stays in memory. The spill file goes to ``spill_dir``
+    (a per-user directory under the temp dir when None), where at most ``keep`` spill files are
+    kept; it holds the first ``spill_max_bytes`` bytes of the output. The first error opening
+    or writing it (a full disk) stops spilling for good and logs one warning; the result then
+    says how much the file holds (:meth:`spill_note`).
     """
 
-    def __init__(self, limits: Limits, spill_dir: Path | None, keep: int = KEEP_PER_SESSION):
+    def __init__(
+        self,
+        limits: Limits,
+        spill_dir: Path | None,
+        keep: int = KEEP_PER_SESSION,
+        spill_max_bytes: int = SPILL_MAX_BYTES,
+    ):
         self.limits = limits
         self.spill_dir = spill_dir
         self.keep = keep
+        self.spill_max_bytes = spill_max_bytes
         self.total_bytes = 0
         self.newlines = 0
-        self.spill_path: Path | None = None
+        self.overflowed = False
         self._buffer = bytearray()
         self._keep = limits.max_bytes * 2 + 4096
-        self._spill: BinaryIO | None = None
+        self._spill: SpillWriter | None = None
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
 
     def feed(self, data: bytes) -> None:
-        """Add a chunk of output."""
+        """Add a chunk of output (never raises for spill-file errors)."""
         self.total_bytes += len(data)
         self.newlines += data.count(b"\n")
         self._buffer += data
-        if self._spill is None and self._over_limits():
-            self._start_spill()
+        if not self.overflowed and self._over_limits():
+            self.overflowed = True
+            self._spill = SpillWriter.open(
+                self.spill_dir or fallback_dir(), self.keep, self.spill_max_bytes
+            )
+            self._spill.write(bytes(self._buffer))
         elif self._spill is not None:
             self._spill.write(data)
-        if self._spill is not None and len(self._buffer) > 2 * self._keep:
+        if self.overflowed and len(self._buffer) > 2 * self._keep:
             del self._buffer[: len(self._buffer) - self._keep]
 
     def _over_limits(self) -> bool:
         return self.total_bytes > self.limits.max_bytes or self.newlines > self.limits.max_lines
-
-    def _start_spill(self) -> None:
-        self._spill, self.spill_path = open_spill(self.spill_dir or fallback_dir(), self.keep)
-        self._spill.write(self._buffer)
 
     def decode_delta(self, data: bytes, final: bool = False) -> str:
         """Text of ``data`` for streaming (multi-byte characters split across chunks kept)."""
@@ -69,18 +80,48 @@ class OutputCapture:
     def close(self) -> None:
         """Flush and close the spill file (idempotent)."""
         if self._spill is not None:
-            with contextlib.suppress(OSError):
-                self._spill.close()
+            self._spill.close()
 
     @property
     def spilled(self) -> bool:
         return self.spill_path is not None
 
+    @property
+    def spill_path(self) -> Path | None:
+        """The spill file, if one was created (it may hold only part of the output)."""
+        return self._spill.path if self._spill is not None else None
+
+    @property
+    def spill_complete(self) -> bool:
+        """Whether the spill file holds the whole output."""
+        return self._spill is not None and self._spill.written == self.total_bytes
+
+    def spill_note(self) -> str:
+        """For a truncated result: where the rest of the output is, and how much of it."""
+        spill, total = self._spill, self.total_bytes
+        if spill is None or spill.path is None:
+            reason = spill.error if spill is not None else "no spill file"
+            return f"The full output ({total} bytes) could not be saved ({reason})."
+        if self.spill_complete:
+            return (
+                f"The full output ({total} bytes) is in {spill.path}: read or grep that file "
+                "to see the rest."
+            )
+        why = (
+            f"writing it failed ({spill.error})"
+            if spill.error
+            else f"spill files are capped at {self.spill_max_bytes} bytes"
+        )
+        return (
+            f"Only the first {spill.written} of {total} bytes of output are in {spill.path} "
+            f"({why}); read or grep that file for the start."
+        )
+
     def tail(self) -> Truncation:
         """The end of the output within the limits (everything when it fit)."""
         text = self._buffer.decode("utf-8", "replace")
         result = truncate_tail(text, self.limits)
-        if not self.spilled:
+        if not self.overflowed:
             return result
         total_lines = self.newlines + (0 if self._buffer.endswith(b"\n") else 1)
         return Truncation(

@@ -12,6 +12,7 @@ Every key is optional; a missing key keeps the tool's default::
     bash_max_timeout = 600       # seconds, the cap on what the model asks for
     bash_kill_grace = 2          # seconds between SIGTERM and SIGKILL
     bash_spill_keep = 20         # full-output files kept per session
+    bash_spill_max_bytes = 67108864  # bytes kept per full-output file (64 MiB)
     grep_backend = "auto"        # auto (rg when found) | rg | python
     find_max_results = 1000
     ls_max_entries = 500
@@ -59,6 +60,7 @@ class ToolSettings(msgspec.Struct, forbid_unknown_fields=True):
     bash_max_timeout: Seconds | None = None
     bash_kill_grace: Annotated[float, msgspec.Meta(ge=0)] | None = None
     bash_spill_keep: Positive | None = None
+    bash_spill_max_bytes: Annotated[int, msgspec.Meta(ge=0)] | None = None
     grep_backend: Literal["auto", "rg", "python"] | None = None
     find_max_results: Positive | None = None
     ls_max_entries: Positive | None = None

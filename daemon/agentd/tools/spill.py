@@ -12,7 +12,8 @@ Retention, so spill files never pile up:
 - at daemon start, session directories untouched for :data:`MAX_AGE_DAYS` days are deleted
   (:func:`prune`), which covers sessions deleted by hand and daemons that crashed.
 
-Imports only the standard library.
+A spill file holds at most :data:`SPILL_MAX_BYTES` (64 MiB, ``bash_spill_max_bytes``) of
+output; a write error (a full disk) stops spilling with one warning (:class:`SpillWriter`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 KEEP_PER_SESSION = 20
+SPILL_MAX_BYTES = 64 * 1024 * 1024
 MAX_AGE_DAYS = 7.0
 PREFIX = "agentd-bash-"
 SUFFIX = ".log"
@@ -60,6 +62,77 @@ def open_spill(directory: Path, keep: int = KEEP_PER_SESSION) -> tuple[BinaryIO,
     _keep_newest(directory, max(keep - 1, 0))
     fd, name = tempfile.mkstemp(prefix=PREFIX, suffix=SUFFIX, dir=directory)
     return os.fdopen(fd, "wb"), Path(name)
+
+
+class SpillWriter:
+    """One spill file being written: at most ``max_bytes`` bytes, abandoned on the first error.
+
+    :meth:`open` and :meth:`write` never raise: the first ``OSError`` (a full disk, a directory
+    that cannot be created) is kept in :attr:`error`, logged once as a warning, and every later
+    write is ignored. :attr:`written` counts the bytes the file holds.
+    """
+
+    def __init__(self, handle: BinaryIO | None, path: Path | None, max_bytes: int) -> None:
+        self.path = path
+        self.max_bytes = max_bytes
+        self.written = 0
+        self.error: str | None = None
+        self._handle = handle
+
+    @classmethod
+    def open(cls, directory: Path, keep: int, max_bytes: int) -> SpillWriter:
+        try:
+            handle, path = open_spill(directory, keep)
+        except OSError as exc:
+            writer = cls(None, None, max_bytes)
+            writer._fail(exc, directory)
+            return writer
+        return cls(handle, path, max_bytes)
+
+    def write(self, data: bytes) -> None:
+        if self._handle is None:
+            return
+        room = self.max_bytes - self.written
+        piece = data[:room] if len(data) > room else data
+        try:
+            self._handle.write(piece)
+        except OSError as exc:
+            self._fail(exc, self.path)
+            return
+        self.written += len(piece)
+        if self.written >= self.max_bytes:
+            self.close()
+
+    def close(self) -> None:
+        """Flush and close (idempotent); a flush error counts as a write error."""
+        handle, self._handle = self._handle, None
+        if handle is None:
+            return
+        try:
+            handle.close()
+        except OSError as exc:
+            self._fail(exc, self.path)
+
+    def _fail(self, exc: OSError, where: Path | None) -> None:
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            with contextlib.suppress(OSError):
+                handle.close()
+        if self.path is not None:
+            self.written = _size(self.path)
+        self.error = f"{exc.strerror or exc}"
+        import structlog  # only on this rare path
+
+        structlog.get_logger("agentd.tools").warning(
+            "spill_stopped", path=str(where), error=self.error, saved_bytes=self.written
+        )
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def remove_session(root: Path, session_id: str) -> None:
