@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
+from agentd.prices import Price
 from agentd.protocol.content import AssistantContent, AssistantMessage, TextContent, ToolCall, Usage
 from agentd.protocol.events import Location, TextDelta, ToolCallDelta, ToolCallStartDelta
 from agentd.providers.base import ProviderRequest, StreamEnd, StreamItem
@@ -52,7 +53,11 @@ class ScriptedProvider:
     turns: list[list[StreamItem]]
     name: str = "scripted"
     delay: float = 0.0
+    price: Price | None = None
     requests: list[ProviderRequest] = field(default_factory=list)
+
+    def price_of(self, model: str) -> Price | None:
+        return self.price
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamItem]:
         self.requests.append(request)

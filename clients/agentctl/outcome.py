@@ -9,6 +9,7 @@ Exit codes (stable, documented in README.md):
 3    the run hit ``--max-turns``
 4    ``--timeout`` expired (the run was cancelled)
 5    a tool call needed permission and it was refused
+6    the run stopped at its ``--max-cost`` / ``--max-tokens`` budget
 130  interrupted (Ctrl-C, or the run was cancelled elsewhere)
 141  stdout was closed (``| head -1``); the run is not cancelled
 ==== ===========================================================
@@ -25,6 +26,7 @@ USAGE_ERROR = 2
 MAX_TURNS = 3
 TIMEOUT = 4
 PERMISSION_REFUSED = 5
+BUDGET = 6
 INTERRUPTED = 130
 OUTPUT_CLOSED = 141
 
@@ -47,6 +49,7 @@ class RunSummary:
     interrupted: bool = False
     timed_out: bool = False
     refused: int = 0
+    session_file: str | None = None
 
     @property
     def exit_code(self) -> int:
@@ -73,6 +76,8 @@ class RunSummary:
             line["interrupted"] = True
         if self.refused:
             line["permissionsRefused"] = self.refused
+        if self.session_file is not None:
+            line["sessionFile"] = self.session_file
         return line
 
 
@@ -92,6 +97,8 @@ def exit_code_for(summary: RunSummary) -> int:
         return PERMISSION_REFUSED
     if summary.stop_reason == "max_turns":
         return MAX_TURNS
+    if summary.stop_reason == "budget":
+        return BUDGET
     if summary.stop_reason == "cancelled":
         return INTERRUPTED
     return OK

@@ -76,6 +76,26 @@ def _add_send(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     send.add_argument(
         "--timeout", type=_positive_float, metavar="SECONDS", help="cancel the run after this"
     )
+    send.add_argument(
+        "--max-cost",
+        type=_positive_float,
+        metavar="USD",
+        help="stop before a model call that would pass this cost (exit 6)",
+    )
+    send.add_argument(
+        "--max-tokens",
+        type=_positive_int,
+        metavar="N",
+        help="stop before a model call that would pass this many tokens (exit 6)",
+    )
+    send.add_argument(
+        "--result-file", metavar="PATH", help="also write the JSON result line to PATH"
+    )
+    send.add_argument(
+        "--summary-file",
+        metavar="PATH",
+        help="append a Markdown summary to PATH (e.g. $GITHUB_STEP_SUMMARY)",
+    )
     output = send.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print events as JSON lines")
     output.add_argument(

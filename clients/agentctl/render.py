@@ -52,6 +52,7 @@ _CLEAR_LINE = "\r\x1b[2K"
 STOP_LABELS = {
     "end_turn": "done",
     "max_turns": "max turns reached",
+    "budget": "budget reached",
     "cancelled": "cancelled",
     "error": "error",
 }

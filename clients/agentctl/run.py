@@ -131,10 +131,12 @@ async def drive_run(
     timeout: float | None = None,
     stop: StopSignal | None = None,
     max_turns: int | None = None,
+    budget: dict[str, Any] | None = None,
 ) -> RunSummary:
     """Run ``text`` on ``session_id``, feeding events to ``view``; return how it ended.
 
-    ``max_turns`` limits this run (default: the session's limit).
+    ``max_turns`` limits this run (default: the session's limit); ``budget`` holds the
+    ``max_cost`` / ``max_tokens`` caps of :meth:`AgentClient.prompt`.
     ``timeout`` (seconds, whole run) or ``stop`` being set cancels the run with
     ``session/cancel`` and waits for it to end. RPC errors of the prompt itself (busy session,
     unknown session, …) are raised; a lost connection ends the run with stop reason ``error``.
@@ -145,7 +147,9 @@ async def drive_run(
     started = time.monotonic()
     stream = client.stream(session_id, to_frame)
     pump = asyncio.create_task(_pump(stream, view, tally, stop))
-    prompt = asyncio.create_task(client.prompt(session_id, text, max_turns=max_turns))
+    prompt = asyncio.create_task(
+        client.prompt(session_id, text, max_turns=max_turns, **(budget or {}))
+    )
     try:
         await _until_done_or_stopped(prompt, stop, timeout)
         if stop.reason == "detached":

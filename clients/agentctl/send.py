@@ -28,6 +28,7 @@ from agentctl.common import (
 from agentctl.jsonout import JsonLines
 from agentctl.outcome import RunSummary, error_result_line
 from agentctl.render import FinalText, TerminalRenderer
+from agentctl.report import RunReport, write_result_file
 from agentctl.run import StopSignal, drive_run, interrupt_handling
 from agentctl.style import Style, wants_color
 from agentd.errors import RpcError
@@ -74,9 +75,12 @@ class Output:
     renderer: TerminalRenderer | None = None
     final: FinalText = field(default_factory=FinalText)
     json: JsonLines | None = None
+    report: RunReport | None = None
 
     def view(self, data: bytes, event: SessionEvent | None) -> None:
         """Hand one event to the chosen output."""
+        if self.report is not None and event is not None:
+            self.report.observe(event.event)
         if self.json is not None:
             self.json.raw(data)
         elif event is not None:
@@ -114,6 +118,7 @@ def _quiet_reason(summary: RunSummary) -> None:
         outcome.MAX_TURNS: "max turns reached",
         outcome.TIMEOUT: "timed out",
         outcome.PERMISSION_REFUSED: "a permission was refused",
+        outcome.BUDGET: "budget reached",
         outcome.INTERRUPTED: "interrupted",
     }.get(summary.exit_code, summary.stop_reason)
     warn(f"{reason} (session {summary.session_id})")
@@ -199,6 +204,8 @@ def send_main(options: argparse.Namespace) -> int:
     except UsageError as exc:
         return exit_code_for_exception(exc)
     output = make_output(options, cwd)
+    if options.result_file or options.summary_file:
+        output.report = RunReport(prompt)
     return run_command(lambda: _send(options, output, cwd, prompt, system_prompt))
 
 
@@ -217,9 +224,15 @@ async def _send(
         raise
     except (UsageError, RpcError, DaemonUnavailable, OSError) as exc:
         code = exit_code_for_exception(exc)
-        output.failed(exc.message if isinstance(exc, RpcError) else str(exc), code)
+        message = exc.message if isinstance(exc, RpcError) else str(exc)
+        output.failed(message, code)
+        if options.result_file:
+            write_result_file(options.result_file, error_result_line(message, code))
         return code
+    summary.session_file = info.path
     output.finish(summary)
+    if output.report is not None:
+        output.report.write(summary, options.result_file, options.summary_file)
     return summary.exit_code
 
 
@@ -249,4 +262,12 @@ async def _run(
             timeout=options.timeout,
             stop=stop,
             max_turns=options.max_turns,
+            budget=_budget(options),
         )
+
+
+def _budget(options: argparse.Namespace) -> dict[str, Any] | None:
+    """The ``--max-cost`` / ``--max-tokens`` caps given, as prompt keyword arguments."""
+    caps = {"max_cost": options.max_cost, "max_tokens": options.max_tokens}
+    given = {name: value for name, value in caps.items() if value is not None}
+    return given or None

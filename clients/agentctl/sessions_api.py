@@ -119,13 +119,21 @@ class SessionMethods:
         images: list[ImageContent] | None = None,
         *,
         max_turns: int | None = None,
+        max_cost: float | None = None,
+        max_tokens: int | None = None,
     ) -> PromptResult:
         """``session/prompt``: run the agent; returns when the run has ended.
 
-        ``max_turns`` limits this run only (default: the session's limit).
+        ``max_turns`` limits this run only (default: the session's limit); ``max_cost`` (USD)
+        and ``max_tokens`` cap its spending (stop reason ``budget``).
         """
         params = PromptParams(
-            session_id=session_id, text=text, images=images or [], max_turns=max_turns
+            session_id=session_id,
+            text=text,
+            images=images or [],
+            max_turns=max_turns,
+            max_cost=max_cost,
+            max_tokens=max_tokens,
         )
         return await self._typed("session/prompt", params, PromptResult)
 

@@ -24,6 +24,9 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import msgspec
+
+from agentd.budget import Budget, project_next_call
 from agentd.messages import (
     call_locations,
     cut_short,
@@ -116,17 +119,23 @@ class Agent:
     # --- the loop ----------------------------------------------------------------------------
 
     async def run(
-        self, text: str, images: list[UserContent] | None = None, *, max_turns: int | None = None
+        self,
+        text: str,
+        images: list[UserContent] | None = None,
+        *,
+        max_turns: int | None = None,
+        budget: Budget | None = None,
     ) -> RunResult:
         """Run the agent on a prompt until it stops; never raises for provider/tool failures
         (a failed run ends with an ``error`` event, then ``agent_end``).
 
-        ``max_turns`` limits this run only (default: :attr:`max_turns`).
+        ``max_turns`` limits this run only (default: :attr:`max_turns`); ``budget`` caps its
+        spending (stop reason ``budget``, before the model call that would pass a cap).
         """
         result = RunResult()
         self.sink(AgentStart())
         try:
-            await self._loop(user_message(text, images), result, max_turns)
+            await self._loop(user_message(text, images), result, max_turns, budget)
         except _Stop as stop:
             result.stop_reason, result.error = stop.reason, stop.error
         except asyncio.CancelledError:
@@ -150,13 +159,20 @@ class Agent:
         )
         return result
 
-    async def _loop(self, prompt: UserMessage, result: RunResult, max_turns: int | None) -> None:
+    async def _loop(
+        self, prompt: UserMessage, result: RunResult, max_turns: int | None, budget: Budget | None
+    ) -> None:
         limit = max_turns or self.max_turns
         pending: list[UserMessage] = [prompt]
         more = True
         while more:
             if result.turns >= limit:
                 raise _Stop("max_turns", f"stopped after {limit} turns (max turns)")
+            refusal = budget and self._budget_refusal(budget, result, pending)
+            if refusal:
+                for message in pending:  # kept in the session, though no model call follows
+                    self._add_user(message)
+                raise _Stop("budget", refusal)
             result.turns += 1
             self.sink(TurnStart(turn=result.turns))
             for message in pending:
@@ -173,6 +189,15 @@ class Agent:
             if not calls and not pending:
                 pending = self._take(self.follow_up)
             more = bool(calls or pending)
+
+    def _budget_refusal(
+        self, budget: Budget, result: RunResult, pending: list[UserMessage]
+    ) -> str | None:
+        """Why the budget forbids the next model call (with ``pending`` added), or None."""
+        preamble = len(self.system_prompt) + len(msgspec.json.encode(self.tool_specs))
+        context = [m for m in self.messages if usable(m)] + list(pending)
+        next_call = project_next_call(context, preamble // 4)
+        return budget.refusal(result.usage, next_call, self.provider.price_of(self.model))
 
     # --- one assistant message ---------------------------------------------------------------
 

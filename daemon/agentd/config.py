@@ -198,7 +198,9 @@ def resolve_model(
     env = os.environ if env is None else env
     name = provider or _default_provider(config, env)
     if name == MOCK_PROVIDER and name not in config.providers:
-        return ModelChoice(name, "openai", model or MOCK_MODEL, base_url or "", None, None)
+        chosen = model or MOCK_MODEL
+        price = find_price(chosen, config.prices) if config.prices else None
+        return ModelChoice(name, "openai", chosen, base_url or "", None, None, price)
     section = config.providers.get(name) or _builtin_section(name, config)
     endpoint, key_env = _endpoint(section, env)
     url = base_url or endpoint

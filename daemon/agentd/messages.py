@@ -26,6 +26,11 @@ from agentd.protocol.events import Location
 from agentd.tools.base import Tool, ToolContext, ToolResult
 
 
+def estimate_tokens(messages: list[Message]) -> int:
+    """A cheap token estimate (encoded JSON bytes / 4)."""
+    return sum(len(msgspec.json.encode(m)) for m in messages) // 4
+
+
 def new_id() -> str:
     """A short unique id for messages and runs."""
     return uuid.uuid4().hex[:16]

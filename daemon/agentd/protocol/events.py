@@ -56,7 +56,7 @@ Delta = TextDelta | ThinkingDelta | ToolCallStartDelta | ToolCallDelta
 
 # --- events ---------------------------------------------------------------------------------
 
-RunStopReason = Literal["end_turn", "max_turns", "cancelled", "error"]
+RunStopReason = Literal["end_turn", "max_turns", "budget", "cancelled", "error"]
 """Why a whole run (one ``session/prompt``) ended."""
 
 

@@ -123,12 +123,17 @@ class PromptParams(Params):
     """``session/prompt``: run the agent on ``text``; resolves when the run ends.
 
     ``max_turns`` limits this run only; without it the session's limit applies.
+    ``max_cost`` (US dollars) and ``max_tokens`` (all tokens of the run's model calls) cap its
+    spending: the run stops with ``budget`` before a model call that would pass a cap.
+    ``max_cost`` needs the model's prices (-32005 when they are unknown).
     """
 
     session_id: str
     text: str
     images: list[ImageContent] = msgspec.field(default_factory=list)
     max_turns: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    max_cost: Annotated[float, msgspec.Meta(gt=0)] | None = None
+    max_tokens: Annotated[int, msgspec.Meta(ge=1)] | None = None
 
 
 class PromptResult(Result):

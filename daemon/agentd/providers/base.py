@@ -17,6 +17,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from agentd.prices import Price
 from agentd.protocol.content import AssistantMessage, Message
 from agentd.protocol.events import Delta, Retry
 from agentd.tools.base import ToolSpec
@@ -49,6 +50,10 @@ class Provider(Protocol):
     """An LLM backend. Implementations take an injected ``httpx.AsyncClient``."""
 
     name: str
+
+    def price_of(self, model: str) -> Price | None:
+        """The prices of ``model`` on this provider, or None when they are unknown."""
+        ...
 
     def stream(self, request: ProviderRequest) -> AsyncGenerator[StreamItem, None]:
         """Stream one reply. Never raises for provider failures (see module docstring)."""

@@ -174,14 +174,20 @@ class HttpProvider:
         """A parser for one attempt's event stream (wire-format specific)."""
         raise NotImplementedError
 
+    def price_of(self, model: str) -> Price | None:
+        """The configured price for this provider's model, else the built-in table's."""
+        configured = self._price if model == self.model else None
+        return configured or find_price(model)
+
     async def stream(self, request: ProviderRequest) -> AsyncGenerator[StreamItem, None]:
         """Stream one reply (see the provider contract in ``base.py``)."""
 
         def new_builder() -> MessageBuilder:
-            price = self._price if request.model == self.model else None
-            price = price or find_price(request.model)
             return MessageBuilder(
-                message_id=request.message_id, provider=self.name, model=request.model, price=price
+                message_id=request.message_id,
+                provider=self.name,
+                model=request.model,
+                price=self.price_of(request.model),
             )
 
         try:

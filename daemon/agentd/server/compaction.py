@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
+from agentd.messages import estimate_tokens
 from agentd.protocol.content import (
     AssistantMessage,
     Message,
@@ -40,11 +41,6 @@ SUMMARY_PROMPT = (
     "outcomes, errors met, and what remains to do. Be factual and compact; use bullet points."
 )
 SUMMARY_PREFIX = "Summary of the earlier conversation (older messages were compacted):\n\n"
-
-
-def estimate_tokens(messages: list[Message]) -> int:
-    """A cheap token estimate (encoded JSON bytes / 4)."""
-    return sum(len(msgspec.json.encode(m)) for m in messages) // 4
 
 
 def context_tokens(messages: list[Message]) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from agentd.budget import Budget
 from agentd.errors import InvalidParams, SessionIdle
 from agentd.protocol.methods import (
     CancelResult,
@@ -45,7 +46,10 @@ def register(router: Router, sessions: SessionManager) -> None:
         runtime = await sessions.get(params.session_id)
         if conn.id not in runtime.bus.subscribers:
             sessions.watch(runtime, conn)
-        task = runtime.start_run(params.text, params.images, params.max_turns)
+        budget = None
+        if params.max_cost is not None or params.max_tokens is not None:
+            budget = Budget(max_cost=params.max_cost, max_tokens=params.max_tokens)
+        task = runtime.start_run(params.text, params.images, params.max_turns, budget)
         try:
             return prompt_result(await asyncio.shield(task))
         except asyncio.CancelledError:

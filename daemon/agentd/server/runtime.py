@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 import structlog
 
 from agentd.agent import Agent, RunResult
-from agentd.errors import SessionBusy
+from agentd.budget import Budget
+from agentd.errors import ConfigError, SessionBusy
 from agentd.protocol.content import ImageContent, UserContent
 from agentd.protocol.events import AgentEnd, Event, MessageEnd, TurnEnd
 from agentd.protocol.methods import (
@@ -99,12 +100,20 @@ class SessionRuntime:
     # --- runs --------------------------------------------------------------------------------
 
     def start_run(
-        self, text: str, images: list[ImageContent], max_turns: int | None = None
+        self,
+        text: str,
+        images: list[ImageContent],
+        max_turns: int | None = None,
+        budget: Budget | None = None,
     ) -> asyncio.Task[RunResult]:
-        """Start a run (``max_turns``: this run's limit); SessionBusy if one is in progress."""
+        """Start a run (``max_turns``: this run's limit; ``budget``: its spending caps);
+        SessionBusy if one is in progress, ConfigError if a cost cap meets unknown prices."""
         self._check_idle()
+        if budget is not None and budget.max_cost is not None:
+            self._check_priced()
         content: list[UserContent] = list(images)
-        task = asyncio.create_task(self._run(text, content, max_turns), name=f"run-{self.id}")
+        run = self._run(text, content, max_turns, budget)
+        task = asyncio.create_task(run, name=f"run-{self.id}")
         self.run_task = task
         return task
 
@@ -117,6 +126,15 @@ class SessionRuntime:
         self.agent.note(text)
         self.file.sync()
 
+    def _check_priced(self) -> None:
+        model = self.agent.model
+        if self.agent.provider.price_of(model) is None:
+            raise ConfigError(
+                f"a cost cap needs the prices of model {model!r}, which are unknown; add "
+                f'[prices."{model}"] input = …, output = … (USD per million tokens) to the '
+                "config file, or cap tokens instead"
+            )
+
     def _check_idle(self) -> None:
         if self.running:
             raise SessionBusy(
@@ -124,9 +142,15 @@ class SessionRuntime:
                 "session/steer, session/followUp or session/cancel"
             )
 
-    async def _run(self, text: str, images: list[UserContent], max_turns: int | None) -> RunResult:
+    async def _run(
+        self,
+        text: str,
+        images: list[UserContent],
+        max_turns: int | None,
+        budget: Budget | None,
+    ) -> RunResult:
         structlog.contextvars.bind_contextvars(session_id=self.id)
-        result = await self.agent.run(text, images, max_turns=max_turns)
+        result = await self.agent.run(text, images, max_turns=max_turns, budget=budget)
         if self.agent.failure is not None:
             log.error("run failed", exc_info=self.agent.failure)
             self.agent.failure = None

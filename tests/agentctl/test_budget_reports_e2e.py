@@ -1,0 +1,83 @@
+"""``agentctl send`` for CI: budget caps (exit 6), ``--result-file`` and ``--summary-file``,
+against the real daemon and the mock LLM."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.agentctl.harness import Sandbox, json_lines
+
+pytestmark = pytest.mark.e2e
+
+MOCK = ("--provider", "mock")
+PRICED = '[prices."mock-model"]\ninput = 1000.0\noutput = 1000.0\n'
+
+
+def price_the_mock(sandbox: Sandbox) -> None:
+    """$1,000 per million tokens: a mock call costs about a dollar per thousand tokens."""
+    config = Path(sandbox.env["XDG_CONFIG_HOME"]) / "agentd" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(PRICED)
+
+
+def test_token_cap_stops_the_run_with_exit_6(sandbox: Sandbox) -> None:
+    """twenty bash turns under a 12,000-token cap: stopped early, figures in the result."""
+    result_file = sandbox.root / "result.json"
+    result = sandbox.run(
+        "send", "--stdio", "--json", *MOCK, "--max-tokens", "12000",
+        "--result-file", str(result_file), "run twenty commands",
+    )  # fmt: skip
+    assert result.returncode == 6, result.stderr
+    line = json_lines(result.stdout)[-1]
+    assert line == json.loads(result_file.read_text())
+    assert line["stopReason"] == "budget"
+    assert line["exitCode"] == 6
+    assert "budget of 12,000 tokens" in line["error"]
+    assert 1 <= line["turns"] < 20
+    usage = line["usage"]
+    assert sum(v for k, v in usage.items() if k.endswith("Tokens")) <= 12000
+    assert Path(line["sessionFile"]).is_file()
+
+
+def test_cost_cap_with_known_prices(sandbox: Sandbox) -> None:
+    price_the_mock(sandbox)
+    result_file = sandbox.root / "result.json"
+    result = sandbox.run(
+        "send", "--stdio", "-q", *MOCK, "--max-cost", "20",
+        "--result-file", str(result_file), "run twenty commands",
+    )  # fmt: skip
+    assert result.returncode == 6, result.stderr
+    line = json.loads(result_file.read_text())
+    assert line["stopReason"] == "budget"
+    assert 0 < line["cost"] <= 20
+    assert "budget reached" in result.stderr or "budget of $20.0000" in result.stderr
+
+
+def test_cost_cap_with_unknown_prices_is_refused(sandbox: Sandbox) -> None:
+    """A local model with no price: the cap is refused (exit 2), never silently ignored."""
+    result_file = sandbox.root / "result.json"
+    result = sandbox.run(
+        "send", "--stdio", *MOCK, "--max-cost", "1", "--result-file", str(result_file), "hi"
+    )
+    assert result.returncode == 2
+    assert "prices" in result.stderr
+    assert "mock-model" in result.stderr
+    line = json.loads(result_file.read_text())
+    assert (line["stopReason"], line["exitCode"]) == ("error", 2)
+
+
+def test_summary_file_for_the_step_summary(sandbox: Sandbox) -> None:
+    """The Markdown summary: how it ended, the prompt, the answer, tools, changed files."""
+    summary = sandbox.root / "summary.md"
+    summary.write_text("# earlier step\n")
+    result = sandbox.run("send", "--stdio", *MOCK, "--summary-file", str(summary), "hello world")
+    assert result.returncode == 0, result.stderr
+    text = summary.read_text()
+    assert text.startswith("# earlier step\n### agentd: end_turn (exit 0)")
+    assert "> hello world" in text
+    assert "**Tools:** `bash` ×1, `write` ×1" in text
+    assert "**Files changed:** `hello.py`" in text
+    assert "| Turns | 3 |" in text
