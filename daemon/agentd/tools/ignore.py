@@ -14,56 +14,21 @@ What is skipped, as ripgrep does by default (run with ``--no-require-git``):
 User globs work like ripgrep's ``--glob``: a file matching a positive glob is included even
 when hidden or ignored (a file in a skipped directory is not), files matching none are
 skipped; ``!glob`` excludes. Globs without ``/`` match the name at any depth; with ``/``
-they match the path relative to the search root. Walk order: names sorted within each
+they match the path relative to the search root. Globs and ignore lines match in linear time
+(:mod:`agentd.tools.globs`). Walk order: names sorted within each
 directory, depth first (the order ``rg --sort path`` prints).
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentd.tools.globs import Glob, compile_glob
+
 ALWAYS_SKIPPED = frozenset({".git", "node_modules"})
-
-
-def glob_to_regex(glob: str) -> str:
-    """Regex source for a gitignore-style glob (``*`` and ``?`` stay within one path
-    segment; ``**`` crosses segments; ``{a,b}`` alternatives; ``\\`` escapes)."""
-    out: list[str] = []
-    index, depth = 0, 0
-    while index < len(glob):
-        char = glob[index]
-        if glob.startswith("**/", index) and (index == 0 or glob[index - 1] == "/"):
-            out.append("(?:.*/)?")
-            index += 3
-            continue
-        if glob.startswith("**", index):
-            out.append(".*")
-            index += 2
-            continue
-        if char == "[":
-            end = glob.find("]", index + 2)
-            if end > 0:
-                body = glob[index + 1 : end].replace("\\", "\\\\")
-                if body[0] in "!^":
-                    body = "^" + body[1:]
-                out.append(f"(?!/)[{body}]")
-                index = end + 1
-                continue
-        if char == "\\" and index + 1 < len(glob):
-            out.append(re.escape(glob[index + 1]))
-            index += 2
-            continue
-        depth += (char == "{") - (char == "}" and depth > 0)
-        out.append(_GLOB_CHARS.get(char, "|" if char == "," and depth else re.escape(char)))
-        index += 1
-    return "".join(out)
-
-
-_GLOB_CHARS = {"*": "[^/]*", "?": "[^/]", "{": "(?:", "}": ")"}
 
 
 @dataclass(frozen=True)
@@ -71,7 +36,7 @@ class Rule:
     """One ignore or glob line. ``anchored`` rules match the whole relative path, others
     the last path component."""
 
-    regex: re.Pattern[str]
+    glob: Glob
     negated: bool
     dir_only: bool
     anchored: bool
@@ -79,7 +44,7 @@ class Rule:
     def matches(self, rel: str, name: str, is_dir: bool) -> bool:
         if self.dir_only and not is_dir:
             return False
-        return bool(self.regex.fullmatch(rel if self.anchored else name))
+        return self.glob.match(rel if self.anchored else name)
 
 
 def parse_rule(line: str) -> Rule | None:
@@ -97,15 +62,7 @@ def parse_rule(line: str) -> Rule | None:
     if not line:
         return None
     anchored = "/" in line
-    return Rule(_compile_glob(line.lstrip("/")), negated, dir_only, anchored)
-
-
-def _compile_glob(glob: str) -> re.Pattern[str]:
-    """The compiled glob; a glob that makes no valid regex (``[z-a]``) matches literally."""
-    try:
-        return re.compile(glob_to_regex(glob))
-    except re.error:
-        return re.compile(re.escape(glob))
+    return Rule(compile_glob(line.lstrip("/")), negated, dir_only, anchored)
 
 
 def parse_rules(text: str) -> list[Rule]:
