@@ -43,6 +43,7 @@ from agentd.protocol.methods import (
     RequestPermissionParams,
     RequestPermissionResult,
 )
+from agentd.protocol.provider_env import provider_variables
 
 STREAM_LIMIT = 16 * 1024 * 1024
 """Longest frame accepted from the daemon (asyncio's default of 64 KiB is far too small)."""
@@ -233,6 +234,7 @@ async def connect(
 
     With ``autostart``, a refused or missing socket starts ``agentd serve --socket PATH`` in
     the background (output to the daemon log) and retries for up to ``startup_timeout`` s.
+    This process's provider variables go with the session methods (see ``provider_env``).
     """
     path = launch.socket_path(os.fspath(socket_path) if socket_path is not None else None)
     try:
@@ -245,6 +247,7 @@ async def connect(
             ) from None
         reader, writer = await start_daemon(path, startup_timeout)
     client = AgentClient(reader, writer, transport="unix", permission_handler=permission_handler)
+    client.provider_env = provider_variables(os.environ)
     await _initialize(client, name=name)
     return client
 

@@ -17,6 +17,7 @@ from agentd.protocol.methods import (
     CompactResult,
     DaemonStatusResult,
     MessagesResult,
+    ModelsListParams,
     ModelsListResult,
     OkResult,
     PermissionMode,
@@ -47,7 +48,15 @@ T = TypeVar("T")
 
 
 class SessionMethods:
-    """One coroutine per JSON-RPC method; see ``schemas/README.md`` for their semantics."""
+    """One coroutine per JSON-RPC method; see ``schemas/README.md`` for their semantics.
+
+    ``provider_env`` (set by :func:`agentctl.client.connect` to this process's provider
+    variables, see :mod:`agentd.protocol.provider_env`) goes with ``session/new``,
+    ``session/load``, ``session/setModel`` and ``models/list``, so sessions use the caller's
+    current API keys rather than those the daemon started with. None sends nothing.
+    """
+
+    provider_env: dict[str, str] | None = None
 
     async def call(
         self,
@@ -74,9 +83,12 @@ class SessionMethods:
         """``shutdown``: the daemon answers, then stops."""
         await self.call("shutdown", Empty(), result_type=OkResult)
 
-    async def list_models(self) -> ModelsListResult:
-        """``models/list``: configured providers and models."""
-        return await self._typed("models/list", Empty(), ModelsListResult)
+    async def list_models(self, cwd: str | None = None) -> ModelsListResult:
+        """``models/list``: the providers and models the configuration of ``cwd`` offers."""
+        params = ModelsListParams(
+            cwd=str(Path(cwd).resolve()) if cwd else None, provider_env=self.provider_env
+        )
+        return await self._typed("models/list", params, ModelsListResult)
 
     # --- sessions and runs -----------------------------------------------------------------
 
@@ -109,6 +121,7 @@ class SessionMethods:
             title=title,
             max_turns=max_turns,
             base_url=base_url,
+            provider_env=self.provider_env,
         )
         return await self._typed("session/new", params, SessionInfo)
 
@@ -175,7 +188,9 @@ class SessionMethods:
         self, session_id: str, model: str, provider: str | None = None
     ) -> SessionInfo:
         """``session/setModel``: switch model (and provider) for the next LLM call."""
-        params = SetModelParams(session_id=session_id, model=model, provider=provider)
+        params = SetModelParams(
+            session_id=session_id, model=model, provider=provider, provider_env=self.provider_env
+        )
         return await self._typed("session/setModel", params, SessionInfo)
 
     # --- the session store -----------------------------------------------------------------
@@ -201,7 +216,9 @@ class SessionMethods:
         With ``replay`` the conversation so far arrives first, as ``message_end`` events with
         ``seq`` 0 (open an event stream before calling).
         """
-        params = SessionLoadParams(session_id=session_id, path=path, replay=replay)
+        params = SessionLoadParams(
+            session_id=session_id, path=path, replay=replay, provider_env=self.provider_env
+        )
         return await self._typed("session/load", params, SessionLoadResult)
 
     async def fork_session(

@@ -57,6 +57,10 @@ NO_PROVIDER_HELP = """no LLM provider is configured. Any one of these works:
   • the built-in offline mock model: --provider mock"""
 
 
+class MissingCredentials(ConfigError):
+    """No provider could be chosen, or its key is missing, from the environment looked at."""
+
+
 class _ProviderSection(msgspec.Struct, forbid_unknown_fields=True):
     api: Api | None = None
     base_url: str | None = None
@@ -347,7 +351,7 @@ def _default_provider(config: Config, env: Mapping[str, str]) -> str:
         return "openai"
     if _has_any(env, "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
         return "anthropic"
-    raise ConfigError(NO_PROVIDER_HELP)
+    raise MissingCredentials(NO_PROVIDER_HELP)
 
 
 def _endpoint(section: ProviderConfig, env: Mapping[str, str]) -> tuple[str, str | None]:
@@ -374,11 +378,11 @@ def _api_key(
     if key:
         return key
     if section.api_key_env:
-        raise ConfigError(
+        raise MissingCredentials(
             f"provider {section.name!r} reads its API key from ${key_env}, which is not set"
         )
     if url.rstrip("/") in (OPENAI_URL, ANTHROPIC_URL):
-        raise ConfigError(f"provider {section.name!r} needs an API key: set ${key_env}")
+        raise MissingCredentials(f"provider {section.name!r} needs an API key: set ${key_env}")
     return None
 
 

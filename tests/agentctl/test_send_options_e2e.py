@@ -4,58 +4,22 @@ server on a real port stands in for the provider, so what the model was sent can
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 
 from tests.agentctl.harness import Sandbox, json_lines
+from tests.agentctl.recording_llm import recording_llm
 
 pytestmark = pytest.mark.e2e
-
-REPLY = "Hello from the recording server."
-
-
-class RecordingHandler(BaseHTTPRequestHandler):
-    """Answers every Chat Completions request with one streamed text reply; keeps the bodies."""
-
-    requests: list[dict[str, Any]] = []
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers["Content-Length"]))
-        self.requests.append(json.loads(body))
-        chunks = [
-            {"choices": [{"index": 0, "delta": {"role": "assistant", "content": REPLY}}]},
-            {
-                "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": 10, "completion_tokens": 5},
-            },
-        ]
-        data = "".join(f"data: {json.dumps(chunk)}\n\n" for chunk in chunks) + "data: [DONE]\n\n"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Content-Length", str(len(data.encode())))
-        self.end_headers()
-        self.wfile.write(data.encode())
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet."""
 
 
 @pytest.fixture
 def llm() -> Iterator[tuple[str, list[dict[str, Any]]]]:
     """The server's base URL and the request bodies it received."""
-    handler = type("Handler", (RecordingHandler,), {"requests": []})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", handler.requests
-    finally:
-        server.shutdown()
-        server.server_close()
+    with recording_llm() as server:
+        yield server.url, server.requests
 
 
 def test_session_options_reach_the_session_and_the_model(

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agentctl.client import connect_tcp
-from agentd.errors import Unauthorized
+from agentd.errors import InvalidParams, Unauthorized
 from tests.agentctl.harness import Sandbox
 
 pytestmark = pytest.mark.e2e
@@ -86,4 +86,19 @@ def test_tcp_with_a_wrong_token_is_refused(tcp_daemon: tuple[int, str]) -> None:
         await connect_tcp("127.0.0.1", port, "not-the-token-at-all")
 
     with pytest.raises(Unauthorized):
+        asyncio.run(scenario())
+
+
+def test_tcp_refuses_provider_variables(tcp_daemon: tuple[int, str], sandbox: Sandbox) -> None:
+    """Keys never travel over TCP: ``providerEnv`` is refused there (over the Unix socket the
+    shared daemon takes it, see test_fresh_env_e2e)."""
+    port, token = tcp_daemon
+
+    async def scenario() -> None:
+        async with await connect_tcp("127.0.0.1", port, token) as client:
+            assert client.provider_env is None  # the library sends none over TCP
+            client.provider_env = {"OPENAI_API_KEY": "sk-must-not-travel-1234"}
+            await client.new_session(str(sandbox.project), provider="mock")
+
+    with pytest.raises(InvalidParams, match="Unix socket or stdio only"):
         asyncio.run(scenario())

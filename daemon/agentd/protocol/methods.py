@@ -92,6 +92,11 @@ class SessionNewParams(Params):
     tools to ``cwd`` (symlinks resolved; bash is not confined). The effective permission mode
     and sandbox and the given overrides are stored in the session file, so the session keeps
     them when it is loaded again.
+
+    ``providerEnv``: the client's provider variables (``LLM_*``, ``OPENAI_*``, ``ANTHROPIC_*``,
+    ``*_API_KEY``; others are ignored). When given, they replace the daemon's own provider
+    variables for this session; they are held in memory only, never written, and never reach
+    bash. Refused over TCP.
     """
 
     cwd: str
@@ -105,6 +110,7 @@ class SessionNewParams(Params):
     max_turns: int | None = None
     base_url: str | None = None
     sandbox: Literal["workspace", "none"] | None = None
+    provider_env: dict[str, str] | None = None
 
 
 class SessionInfo(Result):
@@ -200,11 +206,14 @@ class MessagesResult(Result):
 
 
 class SetModelParams(Params):
-    """``session/setModel``: switch provider and/or model for the next LLM call."""
+    """``session/setModel``: switch provider and/or model for the next LLM call.
+
+    ``providerEnv`` (as for ``session/new``) replaces the session's provider environment."""
 
     session_id: str
     model: str
     provider: str | None = None
+    provider_env: dict[str, str] | None = None
 
 
 class ModelInfo(Result):
@@ -218,9 +227,10 @@ class ModelInfo(Result):
 class ModelsListParams(Params):
     """``models/list``: the models the configuration for ``cwd`` offers (the project's
     ``.agentd.toml`` above it, the user file, the environment); without ``cwd``, the daemon's
-    own working directory."""
+    own working directory. ``providerEnv`` as for ``session/new``."""
 
     cwd: str | None = None
+    provider_env: dict[str, str] | None = None
 
 
 class ModelsListResult(Result):
@@ -256,11 +266,15 @@ class SessionListResult(Result):
 
 
 class SessionLoadParams(Params):
-    """``session/load``: by id or file path; ``replay`` streams the history as events first."""
+    """``session/load``: by id or file path; ``replay`` streams the history as events first.
+
+    ``providerEnv`` (as for ``session/new``) applies when this call loads the session; a session
+    already loaded keeps the environment it was loaded with."""
 
     session_id: str | None = None
     path: str | None = None
     replay: bool = False
+    provider_env: dict[str, str] | None = None
 
 
 class SessionLoadResult(Result):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from agentd.agent import Agent
 from agentd.errors import ConfigError, InvalidParams, SessionNotFound
 from agentd.protocol.methods import ModelsListResult, SessionNewParams
+from agentd.protocol.provider_env import is_provider_variable, provider_variables
 from agentd.protocol.session_file import SettingsEntry
 from agentd.server.approval import DEFAULT_TIMEOUT, Approver
 from agentd.server.compaction import Compactor
@@ -70,32 +72,49 @@ class Services:
 
         return credential_env_names(os.environ)
 
-    def secrets(self) -> set[str]:
-        """Values of the daemon's credential env vars (redacted from session files)."""
-        return {os.environ[n] for n in self.secret_names() if len(os.environ.get(n, "")) >= 8}
+    def secrets(self, client_env: dict[str, str] | None = None) -> set[str]:
+        """Values of the daemon's credential env vars and of the client's provider variables
+        (redacted from session files)."""
+        values = {os.environ[n] for n in self.secret_names() if os.environ.get(n)}
+        values |= set((client_env or {}).values())
+        return {value for value in values if len(value) >= 8}
 
-    def models(self, cwd: str | None = None) -> ModelsListResult:
+    def models(
+        self, cwd: str | None = None, client_env: dict[str, str] | None = None
+    ) -> ModelsListResult:
         """``models/list`` for the configuration of ``cwd`` (default: the daemon's own)."""
         from agentd.config import list_models
 
         config = self.config(project_dir(cwd) if cwd is not None else Path.cwd())
         return ModelsListResult(
-            models=list_models(config),
+            models=list_models(config, provider_environment(client_env)),
             default_provider=config.default_provider,
             default_model=config.default_model,
         )
 
     async def choose_model(
-        self, config: Config, provider: str | None, model: str | None, base_url: str | None
+        self,
+        config: Config,
+        provider: str | None,
+        model: str | None,
+        base_url: str | None,
+        client_env: dict[str, str] | None = None,
     ) -> ModelChoice:
-        """Resolve provider/model (starting the in-process mock LLM for ``mock``)."""
-        from agentd.config import resolve_model
+        """Resolve provider/model (starting the in-process mock LLM for ``mock``) from the
+        client's provider variables when given, else the daemon's. A missing key or provider
+        says which process's environment was looked at."""
+        from agentd.config import MissingCredentials, resolve_model
 
         if provider == MOCK or (provider is None and config.default_provider == MOCK):
             from agentd.mockllm import ensure_mock_server
 
             base_url = base_url or await ensure_mock_server()
-        return resolve_model(config, provider, model, base_url)
+        try:
+            return resolve_model(
+                config, provider, model, base_url, provider_environment(client_env)
+            )
+        except MissingCredentials as exc:
+            raise MissingCredentials(f"{exc.message}\n{_looked_at(client_env)}") from None
 
     async def close(self) -> None:
         """Close the HTTP client and the in-process mock LLM, if they were started."""
@@ -110,6 +129,24 @@ class Services:
             await stop_mock_server()
 
 
+def provider_environment(client_env: dict[str, str] | None) -> Mapping[str, str]:
+    """The environment providers are resolved from: the daemon's, with its provider variables
+    replaced by the client's when the client sent them (see :mod:`agentd.protocol.provider_env`)."""
+    if client_env is None:
+        return os.environ
+    own = {name: value for name, value in os.environ.items() if not is_provider_variable(name)}
+    return own | provider_variables(client_env)
+
+
+def _looked_at(client_env: dict[str, str] | None) -> str:
+    if client_env is not None:
+        return "(provider variables were read from the client's environment, sent with the request)"
+    return (
+        f"(provider variables were read from the daemon's environment: agentd pid {os.getpid()}, "
+        "as it was when the daemon started)"
+    )
+
+
 @dataclass
 class _Parts:
     """What a runtime is built from, whether the session is new or loaded."""
@@ -122,6 +159,7 @@ class _Parts:
     sandbox: str
     system_prompt: str | None
     max_turns: int | None
+    provider_env: dict[str, str] | None
 
 
 async def new_session(services: Services, params: SessionNewParams) -> SessionRuntime:
@@ -133,22 +171,27 @@ async def new_session(services: Services, params: SessionNewParams) -> SessionRu
         services.session_root,
         cwd=str(parts.cwd),
         session_id=params.session_id,
-        secrets=services.secrets(),
+        secrets=services.secrets(params.provider_env),
     )
     _record_settings(file, parts, params)
     return _assemble(services, file, parts, [], params.title)
 
 
 async def load_session(
-    services: Services, *, session_id: str | None = None, path: str | None = None
+    services: Services,
+    *,
+    session_id: str | None = None,
+    path: str | None = None,
+    client_env: dict[str, str] | None = None,
 ) -> SessionRuntime:
-    """Open an existing session file, repair it, and build its runtime."""
+    """Open an existing session file, repair it, and build its runtime (its provider resolved
+    from ``client_env`` when given, see :func:`provider_environment`)."""
     from agentd.store import SessionFile, find_session
 
     file_path = Path(path) if path else find_session(services.session_root, session_id or "")
     if file_path is None or not file_path.is_file():
         raise SessionNotFound(f"no session {session_id or path!r} (see session/list)")
-    file = SessionFile.open(file_path, secrets=services.secrets())
+    file = SessionFile.open(file_path, secrets=services.secrets(client_env))
     file.repair_interrupted()
     provider, model = file.model() or (None, None)
     saved = file.settings() or SettingsEntry()
@@ -162,20 +205,31 @@ async def load_session(
         max_turns=saved.max_turns,
         system_prompt=saved.system_prompt,
         base_url=saved.base_url,
+        provider_env=client_env,
     )
     parts = await _parts(services, params)
     return _assemble(services, file, parts, file.messages(), file.title())
 
 
 async def switch_model(
-    services: Services, runtime: SessionRuntime, provider: str | None, model: str
+    services: Services,
+    runtime: SessionRuntime,
+    provider: str | None,
+    model: str,
+    client_env: dict[str, str] | None = None,
 ) -> None:
-    """Point the session at another provider/model from the next LLM call on."""
+    """Point the session at another provider/model from the next LLM call on; a given
+    ``client_env`` becomes the session's provider environment."""
     from agentd.protocol.session_file import ModelChangeEntry
     from agentd.providers import make_provider
 
     config = services.config(Path(runtime.settings.cwd))
-    choice = await services.choose_model(config, provider or runtime.settings.provider, model, None)
+    if client_env is not None:
+        runtime.settings.provider_env = client_env
+        runtime.file.add_secrets(services.secrets(client_env))
+    env = runtime.settings.provider_env
+    name = provider or runtime.settings.provider
+    choice = await services.choose_model(config, name, model, None, env)
     retry = retry_policy(config)
     runtime.agent.provider = make_provider(choice, services.http(), retry=retry)
     runtime.agent.model = choice.model
@@ -225,7 +279,9 @@ async def _parts(services: Services, params: SessionNewParams) -> _Parts:
 
     cwd = project_dir(params.cwd)
     config = services.config(cwd)
-    choice = await services.choose_model(config, params.provider, params.model, params.base_url)
+    choice = await services.choose_model(
+        config, params.provider, params.model, params.base_url, params.provider_env
+    )
     try:
         tools = build_tools(params.tools)
     except ValueError as exc:
@@ -236,7 +292,8 @@ async def _parts(services: Services, params: SessionNewParams) -> _Parts:
         raise ConfigError(f'sandbox must be "workspace" or "none", not {sandbox!r}.')
     prompt = params.system_prompt or config.system_prompt
     max_turns = params.max_turns or config.max_turns
-    return _Parts(cwd, config, choice, tools, mode, sandbox, prompt, max_turns)
+    env = params.provider_env
+    return _Parts(cwd, config, choice, tools, mode, sandbox, prompt, max_turns, env)
 
 
 def _record_settings(file: SessionFile, parts: _Parts, params: SessionNewParams) -> None:
@@ -290,6 +347,7 @@ def _assemble(
         model=parts.choice.model,
         permission_mode=parts.mode,  # type: ignore[arg-type]
         title=title,
+        provider_env=parts.provider_env,
     )
     runtime = SessionRuntime(settings, agent, file, policy)
     approver.bind(runtime)

@@ -28,6 +28,7 @@ from agentd.protocol.methods import (
     SetModelParams,
 )
 from agentd.server.runtime import prompt_result
+from agentd.server.sessions import client_env
 
 if TYPE_CHECKING:
     from agentd.rpc import Connection, Router
@@ -38,6 +39,7 @@ def register(router: Router, sessions: SessionManager) -> None:
     """Register this module's handlers, bound to ``sessions``."""
 
     async def new(conn: Connection, params: SessionNewParams) -> SessionInfo:
+        client_env(conn, params.provider_env)
         return (await sessions.create(params, conn)).info()
 
     async def prompt(conn: Connection, params: PromptParams) -> PromptResult:
@@ -92,11 +94,12 @@ def register(router: Router, sessions: SessionManager) -> None:
         from agentd.server.factory import switch_model
 
         runtime = await sessions.get(params.session_id)
-        await switch_model(sessions.services, runtime, params.provider, params.model)
+        env = client_env(conn, params.provider_env)
+        await switch_model(sessions.services, runtime, params.provider, params.model, env)
         return runtime.info()
 
     async def models(conn: Connection, params: ModelsListParams) -> ModelsListResult:
-        return sessions.services.models(params.cwd)
+        return sessions.services.models(params.cwd, client_env(conn, params.provider_env))
 
     router.add("session/new", new)
     router.add("session/prompt", prompt)

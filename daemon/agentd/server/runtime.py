@@ -9,7 +9,7 @@ mid-run does not stop the run.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import structlog
@@ -46,6 +46,8 @@ class Settings:
     model: str
     permission_mode: PermissionMode
     title: str | None = None
+    provider_env: dict[str, str] | None = field(default=None, repr=False)
+    """The client's provider variables (memory only, never written)."""
 
 
 class SessionRuntime:

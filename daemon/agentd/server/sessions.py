@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from agentd.errors import SessionExists, SessionNotFound
+from agentd.errors import InvalidParams, SessionExists, SessionNotFound
 from agentd.protocol.events import SessionEvent, SessionWarning
 from agentd.server.runtime import SessionRuntime
 
@@ -24,6 +24,14 @@ if TYPE_CHECKING:
     from agentd.server.factory import Services
 
 log = structlog.get_logger("agentd.sessions")
+
+
+def client_env(conn: Connection, provider_env: dict[str, str] | None) -> dict[str, str] | None:
+    """A request's ``providerEnv``, accepted from same-machine clients only (Unix socket,
+    stdio); InvalidParams over TCP, where it would put keys on the network."""
+    if provider_env is not None and conn.transport == "tcp":
+        raise InvalidParams("`providerEnv` is accepted over the Unix socket or stdio only")
+    return provider_env
 
 
 class SessionManager:
@@ -77,7 +85,11 @@ class SessionManager:
         return await self.load(session_id=session_id)
 
     async def load(
-        self, *, session_id: str | None = None, path: str | None = None
+        self,
+        *,
+        session_id: str | None = None,
+        path: str | None = None,
+        client_env: dict[str, str] | None = None,
     ) -> SessionRuntime:
         """Load a session from its file (once, even when asked concurrently)."""
         from agentd.server.factory import load_session
@@ -86,7 +98,9 @@ class SessionManager:
             return self.loaded[session_id]
         return await self._once(
             session_id or str(path),
-            lambda: load_session(self.services, session_id=session_id, path=path),
+            lambda: load_session(
+                self.services, session_id=session_id, path=path, client_env=client_env
+            ),
         )
 
     async def _once(

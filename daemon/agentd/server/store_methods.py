@@ -39,6 +39,7 @@ from agentd.protocol.methods import (
     SubscribeParams,
     SubscribeResult,
 )
+from agentd.server.sessions import client_env
 
 if TYPE_CHECKING:
     from agentd.protocol.session_file import SessionSummary
@@ -70,7 +71,10 @@ def register(router: Router, sessions: SessionManager) -> None:
     async def load(conn: Connection, params: SessionLoadParams) -> SessionLoadResult:
         if (params.session_id is None) == (params.path is None):
             raise InvalidParams("give exactly one of `sessionId` and `path`")
-        runtime = await sessions.load(session_id=params.session_id, path=params.path)
+        env = client_env(conn, params.provider_env)
+        runtime = await sessions.load(
+            session_id=params.session_id, path=params.path, client_env=env
+        )
         if params.replay:
             _replay(runtime, conn)
         sessions.watch(runtime, conn)

@@ -81,6 +81,11 @@ class SessionFile(SessionTree):
         self._fd = fd
         self._unsynced = False
 
+    def add_secrets(self, secrets: Collection[str]) -> None:
+        """Redact these values too from every entry appended from now on."""
+        self._secrets = self._secrets | frozenset(secrets)
+        self._redactor = Redactor(self._secrets)
+
     # --- opening --------------------------------------------------------------------------
 
     @classmethod
