@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest bench schema clean
+.PHONY: demo test lint typecheck pytest bench schema web-vendor clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -32,6 +32,13 @@ bench: $(STAMP)  ## run every benchmark and print the tables
 
 schema: $(STAMP)  ## regenerate schemas/*.json from the wire types
 	$(BIN)/agentd schema
+
+WEB := daemon/agentd/web
+VENDOR_OUT ?= $(WEB)/ui/vendor
+
+web-vendor:  ## rebuild the web chat's vendored marked and DOMPurify from web/package-lock.json
+	cd $(WEB) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	node $(WEB)/vendor.mjs $(abspath $(VENDOR_OUT))
 
 clean:
 	rm -rf $(VENV)

@@ -1,0 +1,188 @@
+// The chat controller: joins a host (see ../README.md, "The host interface") to the reducer
+// and the view. It is the only module that talks to the host; it knows nothing about HTTP,
+// postMessage or JSON-RPC framing.
+
+import { initialState, loadHistory, reduce } from './reducer.js';
+import { createView } from './view.js';
+
+/**
+ * @typedef {{
+ *   request: (method: string, params?: object) => Promise<any>,
+ *   onEvent: (listener: (params: import('./reducer.js').SessionEventParams) => void) => void,
+ *   onServerRequest?: (handler: (method: string, params: any) => Promise<any>) => void,
+ *   onConnection?: (listener: (status: 'connecting' | 'live' | 'offline') => void) => void,
+ *   cwd?: string,
+ * }} Host
+ * @typedef {{sessionId?: string | null, cwd?: string, sidebar?: boolean,
+ *   onSessionChange?: (sessionId: string | null) => void,
+ *   confirm?: (question: string) => boolean}} ChatOptions
+ */
+
+/**
+ * Build the chat inside `root`, talking to agentd through `host`.
+ * @param {HTMLElement} root
+ * @param {Host} host
+ * @param {ChatOptions} [options]
+ */
+export function mountChat(root, host, options = {}) {
+  /** @type {import('./view.js').AppState} */
+  let app = {
+    chat: initialState(), session: null, sessions: [], models: [], connection: 'connecting', banner: null,
+  };
+  /** @type {Map<string, (result: {outcome: string} | null) => void>} */
+  const waiters = new Map();
+  const cwd = options.cwd ?? host.cwd ?? '';
+  const confirm = options.confirm ?? ((q) => globalThis.confirm(q));
+
+  function set(change) {
+    app = { ...app, ...change };
+    view.update(app);
+  }
+
+  function fail(error) {
+    set({ banner: error?.message ?? String(error) });
+  }
+
+  async function call(method, params) {
+    try {
+      const result = await host.request(method, params);
+      if (app.banner) set({ banner: null });
+      return result;
+    } catch (error) {
+      fail(error);
+      throw error;
+    }
+  }
+
+  async function refreshSessions() {
+    const page = await host.request('session/list', { limit: 50 }).catch(() => null);
+    if (page) set({ sessions: page.sessions });
+  }
+
+  async function refreshModels() {
+    const result = await host.request('models/list', cwd ? { cwd } : {}).catch(() => null);
+    if (result) set({ models: result.models });
+  }
+
+  async function openSession(sessionId) {
+    const previous = app.session?.sessionId;
+    if (previous && previous !== sessionId) await host.request('session/unsubscribe', { sessionId: previous }).catch(() => {});
+    const loaded = await call('session/load', { sessionId });
+    const history = await call('session/messages', { sessionId });
+    const state = await call('session/state', { sessionId });
+    let chat = loadHistory(initialState(sessionId), history.messages);
+    chat = { ...chat, running: state.status === 'running', queue: { steering: state.steering, followUp: state.followUp } };
+    set({ chat, session: loaded.session, banner: null });
+    options.onSessionChange?.(sessionId);
+    // Replay what the daemon still buffers (a run in progress), then follow live events.
+    await call('session/subscribe', { sessionId, sinceSeq: 0 });
+    view.focusInput();
+  }
+
+  async function newSession() {
+    const info = await call('session/new', { cwd });
+    await openSession(info.sessionId);
+    refreshSessions();
+    return info.sessionId;
+  }
+
+  /** @type {import('./view.js').Actions} */
+  const actions = {
+    async send(text, mode) {
+      try {
+        const sessionId = app.session?.sessionId ?? (await newSession());
+        if (mode === 'prompt') {
+          call('session/prompt', { sessionId, text }).then(refreshSessions, () => {});
+        } else {
+          await call(mode === 'steer' ? 'session/steer' : 'session/followUp', { sessionId, text });
+        }
+      } catch {
+        /* shown in the banner */
+      }
+    },
+    cancel() {
+      if (app.session) call('session/cancel', { sessionId: app.session.sessionId }).catch(() => {});
+    },
+    newSession() {
+      newSession().catch(() => {});
+    },
+    openSession(sessionId) {
+      openSession(sessionId).catch(() => {});
+    },
+    async deleteSession(sessionId) {
+      if (!confirm('Delete this session and its file?')) return;
+      try {
+        await call('session/delete', { sessionId, force: true });
+      } catch {
+        return;
+      }
+      if (app.session?.sessionId === sessionId) {
+        set({ chat: initialState(), session: null });
+        options.onSessionChange?.(null);
+      }
+      refreshSessions();
+    },
+    async forkSession() {
+      if (!app.session) return;
+      try {
+        const info = await call('session/fork', { sessionId: app.session.sessionId });
+        await openSession(info.sessionId);
+        refreshSessions();
+      } catch {
+        /* shown in the banner */
+      }
+    },
+    async setModel(provider, model) {
+      if (!app.session) return;
+      try {
+        const info = await call('session/setModel', { sessionId: app.session.sessionId, provider, model });
+        set({ session: info });
+      } catch {
+        set({ session: { ...app.session } }); // re-render the picker with the current model
+      }
+    },
+    answerPermission(toolCallId, outcome) {
+      const waiter = waiters.get(toolCallId);
+      waiters.delete(toolCallId);
+      waiter?.({ outcome });
+    },
+  };
+
+  const view = createView(root, actions, { sidebar: options.sidebar });
+
+  host.onEvent((params) => {
+    const chat = reduce(app.chat, params);
+    if (chat === app.chat) return;
+    const type = params.event.type;
+    if (type === 'permission_resolved') {
+      waiters.get(params.event.toolCallId)?.(null);
+      waiters.delete(params.event.toolCallId);
+    }
+    set({ chat });
+    if (type === 'agent_end' || type === 'agent_start') refreshSessions();
+  });
+  host.onServerRequest?.((method, params) => {
+    if (method !== 'session/requestPermission') return Promise.reject(new Error(`unsupported request ${method}`));
+    return new Promise((resolve) => {
+      waiters.get(params.toolCallId)?.(null);
+      waiters.set(params.toolCallId, resolve);
+    });
+  });
+  host.onConnection?.((connection) => set({ connection }));
+
+  view.update(app);
+  refreshSessions();
+  refreshModels();
+  const ready = options.sessionId ? openSession(options.sessionId).catch(() => {}) : Promise.resolve();
+  return {
+    /** Settles when the initial session (if any) is open. */
+    ready,
+    /** The current view state (for tests and hosts). */
+    get state() {
+      return app;
+    },
+    openSession,
+    newSession,
+    view,
+  };
+}

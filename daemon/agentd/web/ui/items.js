@@ -1,0 +1,219 @@
+// DOM for the chat log's items (see reducer.js for their shape). Each function builds or
+// updates one element in place; nothing here keeps state beyond the element it is given.
+
+import { renderMarkdown } from './markdown.js';
+import { settledLength } from './mdsplit.js';
+
+/** Streaming tails longer than this are shown as plain text until the message ends. */
+const PLAIN_TAIL_CHARS = 16_384;
+
+const OPTION_LABELS = {
+  allow_once: 'Allow',
+  allow_always: 'Always allow',
+  reject_once: 'Reject',
+  reject_always: 'Always reject',
+};
+
+const OUTCOME_TEXT = {
+  allow_once: 'allowed',
+  allow_always: 'always allowed',
+  reject_once: 'rejected',
+  reject_always: 'always rejected',
+};
+
+/**
+ * @param {string} tag
+ * @param {string} [className]
+ * @param {string} [text]
+ * @returns {HTMLElement}
+ */
+export function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/**
+ * A new element for `item`, filled by `updateItem`.
+ * @param {import('./reducer.js').Item} item
+ */
+export function createItem(item) {
+  const node = el(item.kind === 'tool' ? 'article' : 'div', `item item--${item.kind}`);
+  node.dataset.key = item.key;
+  return node;
+}
+
+/**
+ * Bring `node` up to date with `item`.
+ * @param {HTMLElement} node
+ * @param {import('./reducer.js').Item} item
+ * @param {{answerPermission: (toolCallId: string, outcome: string) => void}} actions
+ */
+export function updateItem(node, item, actions) {
+  if (item.kind === 'user') updateUser(node, item);
+  else if (item.kind === 'assistant') updateAssistant(node, item);
+  else if (item.kind === 'tool') updateTool(node, item, actions);
+  else updateNotice(node, item);
+}
+
+function updateUser(node, item) {
+  node.setAttribute('aria-label', 'You');
+  const suffix = item.images ? ` [${item.images} image${item.images > 1 ? 's' : ''}]` : '';
+  node.textContent = item.text + suffix;
+}
+
+function updateNotice(node, item) {
+  node.className = `item item--notice notice--${item.level}`;
+  node.setAttribute('role', item.level === 'error' ? 'alert' : 'status');
+  node.textContent = item.text;
+}
+
+// --- assistant messages ---------------------------------------------------------------------
+
+/** @param {HTMLElement} node @param {import('./reducer.js').AssistantItem} item */
+function updateAssistant(node, item) {
+  node.classList.toggle('streaming', item.streaming);
+  node.setAttribute('aria-label', 'Assistant');
+  const parts = /** @type {HTMLElement[]} */ ([...node.children]);
+  item.blocks.forEach((block, i) => {
+    if (!block) return;
+    let part = parts[i];
+    if (!part || part.dataset.type !== block.type) {
+      const fresh = block.type === 'thinking' ? thinkingPart() : textPart();
+      if (part) node.replaceChild(fresh, part);
+      else node.appendChild(fresh);
+      part = fresh;
+    }
+    if (block.type === 'thinking') part.querySelector('.thinking-text').textContent = block.text;
+    else updateText(part, block.text, item.streaming);
+  });
+  let error = node.querySelector(':scope > .msg-error');
+  if (item.error && !error) error = node.appendChild(el('div', 'msg-error'));
+  if (error) error.textContent = item.error ?? '';
+}
+
+function thinkingPart() {
+  const part = el('details', 'thinking');
+  part.dataset.type = 'thinking';
+  part.append(el('summary', '', 'Thinking'), el('div', 'thinking-text'));
+  return part;
+}
+
+function textPart() {
+  const part = el('div', 'md');
+  part.dataset.type = 'text';
+  part.dataset.settled = '0';
+  part.append(el('div', 'md-settled'), el('div', 'md-tail'));
+  return part;
+}
+
+/**
+ * Render settled Markdown blocks once (appended), re-render only the growing tail.
+ * @param {HTMLElement} part @param {string} text @param {boolean} streaming
+ */
+function updateText(part, text, streaming) {
+  const settledEl = /** @type {HTMLElement} */ (part.firstChild);
+  const tailEl = /** @type {HTMLElement} */ (part.lastChild);
+  let settled = Number(part.dataset.settled);
+  if (settled > text.length) {
+    settledEl.replaceChildren();
+    settled = 0;
+  }
+  const cut = streaming ? settledLength(text, settled) : text.length;
+  if (cut > settled) {
+    const chunk = el('div', 'md-chunk');
+    chunk.innerHTML = renderMarkdown(text.slice(settled, cut));
+    settledEl.appendChild(chunk);
+    part.dataset.settled = String(cut);
+  }
+  const tail = text.slice(cut);
+  if (tail.length > PLAIN_TAIL_CHARS) tailEl.textContent = tail;
+  else tailEl.innerHTML = tail ? renderMarkdown(tail) : '';
+}
+
+// --- tool cards -----------------------------------------------------------------------------
+
+/** One line saying what a tool call does, from its (possibly partial) arguments. */
+export function toolSummary(item) {
+  const args = item.args ?? {};
+  const pick = args.command ?? args.path ?? args.pattern ?? args.file_path;
+  if (typeof pick === 'string') return pick;
+  if (Object.keys(args).length) return JSON.stringify(args);
+  return item.argsText;
+}
+
+function statusText(item) {
+  const permission = item.permission;
+  if (permission?.pending) return 'waiting for approval';
+  if (permission?.outcome?.startsWith('reject')) return OUTCOME_TEXT[permission.outcome];
+  return { pending: 'preparing', running: 'running', done: 'done', error: 'failed' }[item.status];
+}
+
+/** @param {HTMLElement} node @param {import('./reducer.js').ToolItem} item */
+function updateTool(node, item, actions) {
+  node.className = `item item--tool tool--${item.status}${item.permission?.pending ? ' tool--asking' : ''}`;
+  node.setAttribute('aria-label', `Tool ${item.name}`);
+  if (!node.firstChild) buildTool(node);
+  node.querySelector('.tool-name').textContent = item.name;
+  node.querySelector('.tool-summary').textContent = toolSummary(item);
+  node.querySelector('.tool-status').textContent = statusText(item);
+  updatePermission(node.querySelector('.tool-permission'), item, actions);
+  const diff = typeof item.details?.diff === 'string' ? item.details.diff : '';
+  updateDiff(node.querySelector('.tool-diff'), diff);
+  const output = node.querySelector('.tool-output');
+  const text = item.status === 'done' || item.status === 'error' ? item.result || item.output : item.output;
+  const shown = diff && item.status === 'done' ? '' : text;
+  if (output.textContent !== shown) {
+    const follow = output.scrollTop + output.clientHeight >= output.scrollHeight - 4;
+    output.textContent = shown;
+    if (follow) output.scrollTop = output.scrollHeight;
+  }
+  output.hidden = !shown;
+}
+
+function buildTool(node) {
+  const head = el('header', 'tool-head');
+  head.append(el('span', 'tool-name'), el('code', 'tool-summary'), el('span', 'tool-status'));
+  const permission = el('div', 'tool-permission');
+  permission.setAttribute('role', 'group');
+  permission.hidden = true;
+  const diff = el('pre', 'tool-diff');
+  diff.hidden = true;
+  const output = el('pre', 'tool-output');
+  output.tabIndex = 0;
+  output.hidden = true;
+  node.append(head, permission, diff, output);
+}
+
+function updatePermission(box, item, actions) {
+  const permission = item.permission;
+  box.hidden = !permission?.pending;
+  if (!permission?.pending) {
+    box.replaceChildren();
+    return;
+  }
+  if (box.childElementCount) return;
+  box.setAttribute('aria-label', `Approve ${item.name}?`);
+  box.append(el('span', 'tool-question', `Allow ${item.name}?`));
+  for (const option of permission.options) {
+    const button = el('button', `btn ${option.startsWith('allow') ? 'btn--primary' : 'btn--danger'}`, OPTION_LABELS[option] ?? option);
+    button.type = 'button';
+    button.dataset.option = option;
+    button.addEventListener('click', () => actions.answerPermission(item.key, option));
+    box.appendChild(button);
+  }
+}
+
+function updateDiff(pre, diff) {
+  pre.hidden = !diff;
+  if (pre.dataset.diff === diff) return;
+  pre.dataset.diff = diff;
+  pre.replaceChildren();
+  for (const line of diff.split('\n')) {
+    const kind = line.startsWith('+') && !line.startsWith('+++') ? 'add'
+      : line.startsWith('-') && !line.startsWith('---') ? 'del'
+      : line.startsWith('@@') ? 'hunk' : 'ctx';
+    pre.appendChild(el('span', `diff-${kind}`, `${line}\n`));
+  }
+}

@@ -1,0 +1,292 @@
+// The chat's view state and the pure functions that build it from agentd's data.
+//
+// No DOM, no host, no timers: `reduce(state, params)` takes the params of one `session/event`
+// notification and returns the next state (the old one is never modified, so a renderer can
+// compare item objects by identity to see what changed). `loadHistory` builds the same items
+// from `session/messages`. Both are idempotent per message id and tool call id, so a history
+// snapshot followed by a replay of buffered events (a page reload mid-run) shows each message
+// and tool call exactly once.
+
+/**
+ * @typedef {{type: 'text' | 'thinking', text: string}} TextBlock
+ * @typedef {{kind: 'user', key: string, text: string, images: number}} UserItem
+ * @typedef {{kind: 'assistant', key: string, blocks: TextBlock[], streaming: boolean,
+ *   stopReason?: string, error?: string, usage?: Usage, model?: string}} AssistantItem
+ * @typedef {{options: string[], pending: boolean, outcome?: string, reason?: string}} Permission
+ * @typedef {{kind: 'tool', key: string, name: string, args: Record<string, unknown>,
+ *   argsText: string, toolKind: string, status: 'pending' | 'running' | 'done' | 'error',
+ *   output: string, result: string, details: Record<string, unknown> | null,
+ *   permission: Permission | null}} ToolItem
+ * @typedef {{kind: 'notice', key: string, level: 'info' | 'warning' | 'error', text: string}}
+ *   NoticeItem
+ * @typedef {UserItem | AssistantItem | ToolItem | NoticeItem} Item
+ * @typedef {{inputTokens?: number, outputTokens?: number, cacheReadTokens?: number,
+ *   cacheWriteTokens?: number, cost?: number}} Usage
+ * @typedef {{stopReason: string, turns: number, cost: number, error: string | null}} RunEnd
+ * @typedef {{
+ *   sessionId: string | null,
+ *   lastSeq: number,
+ *   running: boolean,
+ *   items: Item[],
+ *   index: Record<string, number>,
+ *   open: string | null,
+ *   queue: {steering: string[], followUp: string[]},
+ *   retry: string | null,
+ *   lastRun: RunEnd | null,
+ *   toolByIndex: Record<number, string>,
+ * }} ChatState
+ * @typedef {{sessionId: string, seq: number, event: {type: string, [k: string]: any}}}
+ *   SessionEventParams
+ */
+
+/** @returns {ChatState} the state of a session nothing is known about yet. */
+export function initialState(sessionId = null) {
+  return {
+    sessionId,
+    lastSeq: 0,
+    running: false,
+    items: [],
+    index: {},
+    open: null,
+    queue: { steering: [], followUp: [] },
+    retry: null,
+    lastRun: null,
+    toolByIndex: {},
+  };
+}
+
+/**
+ * The state after one `session/event`. Events of other sessions and already seen sequence
+ * numbers (a reconnect's replay overlapping what arrived) leave the state unchanged.
+ * @param {ChatState} state
+ * @param {SessionEventParams} params
+ * @returns {ChatState}
+ */
+export function reduce(state, params) {
+  if (params.sessionId !== state.sessionId) return state;
+  if (params.seq > 0 && params.seq <= state.lastSeq) return state;
+  const handler = HANDLERS[params.event.type];
+  const next = handler ? handler(state, params.event, params.seq) : state;
+  return params.seq > 0 ? { ...next, lastSeq: params.seq } : next;
+}
+
+/**
+ * The state with the messages of `session/messages` (or `session/load` replay) merged in.
+ * @param {ChatState} state
+ * @param {any[]} messages
+ * @returns {ChatState}
+ */
+export function loadHistory(state, messages) {
+  let next = state;
+  for (const message of messages) next = messageEnd(next, { message });
+  return next;
+}
+
+/** Total usage of the assistant messages shown (each message counted once). */
+export function totalUsage(state) {
+  const total = { inputTokens: 0, outputTokens: 0, cost: 0 };
+  for (const item of state.items) {
+    if (item.kind !== 'assistant' || !item.usage) continue;
+    total.inputTokens += item.usage.inputTokens ?? 0;
+    total.outputTokens += item.usage.outputTokens ?? 0;
+    total.cost += item.usage.cost ?? 0;
+  }
+  return total;
+}
+
+/** Tool call ids waiting for the user's approval. */
+export function pendingPermissions(state) {
+  return state.items.filter((item) => item.kind === 'tool' && item.permission?.pending).map((item) => item.key);
+}
+
+// --- item helpers ---------------------------------------------------------------------------
+
+/** @returns {ChatState} with `item` replacing the one of the same key, or appended. */
+function put(state, item) {
+  const at = state.index[item.key];
+  const items = state.items.slice();
+  if (at === undefined) {
+    items.push(item);
+    return { ...state, items, index: { ...state.index, [item.key]: items.length - 1 } };
+  }
+  items[at] = item;
+  return { ...state, items };
+}
+
+/** @returns {Item | undefined} */
+function find(state, key) {
+  const at = state.index[key];
+  return at === undefined ? undefined : state.items[at];
+}
+
+/** @returns {ToolItem} */
+function newTool(key, name) {
+  return {
+    kind: 'tool', key, name, args: {}, argsText: '', toolKind: 'other', status: 'pending',
+    output: '', result: '', details: null, permission: null,
+  };
+}
+
+/** @returns {ChatState} with the tool item `key` changed by `change` (created if missing). */
+function updateTool(state, key, name, change) {
+  const found = find(state, key);
+  const tool = found && found.kind === 'tool' ? found : newTool(key, name);
+  return put(state, { ...tool, ...change(tool) });
+}
+
+function notice(state, level, text, seq) {
+  const key = seq > 0 ? `notice:${seq}` : `notice:${text}`;
+  return put(state, { kind: 'notice', key, level, text });
+}
+
+function contentText(content) {
+  return (content ?? []).filter((b) => b.type === 'text').map((b) => b.text).join('');
+}
+
+// --- event handlers -------------------------------------------------------------------------
+
+function messageStart(state, event) {
+  if (event.role === 'assistant') {
+    // A message already complete (history, then a replay of its events) stays as it is:
+    // it becomes `open` so that its replayed deltas are recognised and skipped.
+    const existing = find(state, event.messageId);
+    const item = existing ?? { kind: 'assistant', key: event.messageId, blocks: [], streaming: true };
+    return { ...put(state, item), open: event.messageId, retry: null };
+  }
+  if (event.role === 'user' && !find(state, event.messageId)) {
+    return put(state, { kind: 'user', key: event.messageId, text: '', images: 0 });
+  }
+  return state;
+}
+
+/** @returns {[ChatState, AssistantItem]} the state with an open assistant item, and that item. */
+function openAssistant(state) {
+  if (state.open) {
+    const item = find(state, state.open);
+    if (item && item.kind === 'assistant') return [state, item];
+  }
+  // Deltas of a message whose start was not seen (the replay buffer no longer reached it).
+  const key = `partial:${state.lastSeq}`;
+  /** @type {AssistantItem} */
+  const item = { kind: 'assistant', key, blocks: [], streaming: true };
+  return [{ ...put(state, item), open: key }, item];
+}
+
+function messageUpdate(state, event) {
+  const delta = event.delta;
+  const [withOpen, item] = openAssistant(state);
+  if (!item.streaming) return state; // a replayed delta of a message shown complete
+  const index = delta.index ?? 0;
+  if (delta.type === 'text_delta' || delta.type === 'thinking_delta') {
+    const type = delta.type === 'text_delta' ? 'text' : 'thinking';
+    const blocks = item.blocks.slice();
+    const block = blocks[index];
+    blocks[index] = block && block.type === type ? { type, text: block.text + delta.text } : { type, text: delta.text };
+    return { ...put(withOpen, { ...item, blocks }), retry: null };
+  }
+  if (delta.type === 'toolcall_start') {
+    const withTool = updateTool(withOpen, delta.id, delta.name, () => ({ name: delta.name }));
+    return { ...withTool, toolByIndex: { ...withOpen.toolByIndex, [index]: delta.id } };
+  }
+  if (delta.type === 'toolcall_delta') {
+    const key = withOpen.toolByIndex[index];
+    if (!key) return withOpen;
+    return updateTool(withOpen, key, '', (tool) => ({ argsText: tool.argsText + delta.arguments }));
+  }
+  return withOpen;
+}
+
+function messageEnd(state, event) {
+  const message = event.message;
+  if (message.role === 'user') {
+    const images = (message.content ?? []).filter((b) => b.type === 'image').length;
+    return put(state, { kind: 'user', key: message.id, text: contentText(message.content), images });
+  }
+  if (message.role === 'tool_result') {
+    return updateTool(state, message.toolCallId, message.toolName, (tool) => ({
+      status: message.isError ? 'error' : 'done',
+      result: contentText(message.content) || tool.result,
+      details: message.details ?? tool.details,
+    }));
+  }
+  return assistantEnd(state, message);
+}
+
+function assistantEnd(state, message) {
+  let next = state;
+  const openItem = state.open ? find(state, state.open) : undefined;
+  const blocks = [];
+  for (const block of message.content ?? []) {
+    if (block.type === 'text') blocks.push({ type: 'text', text: block.text });
+    else if (block.type === 'thinking' && !block.redacted) blocks.push({ type: 'thinking', text: block.thinking });
+  }
+  const item = {
+    kind: 'assistant', key: message.id, blocks, streaming: false, stopReason: message.stopReason,
+    error: message.errorMessage ?? undefined, usage: message.usage, model: message.model,
+  };
+  if (openItem && openItem.key !== message.id && find(state, message.id) === undefined) {
+    // The streamed item was keyed provisionally: give it the message's id in place.
+    const at = state.index[openItem.key];
+    const items = state.items.slice();
+    items[at] = item;
+    const index = { ...state.index, [message.id]: at };
+    delete index[openItem.key];
+    next = { ...state, items, index };
+  } else {
+    next = put(state, item);
+  }
+  for (const block of message.content ?? []) {
+    if (block.type !== 'tool_call') continue;
+    next = updateTool(next, block.id, block.name, () => ({ name: block.name, args: block.arguments ?? {} }));
+  }
+  return { ...next, open: null, toolByIndex: {} };
+}
+
+/** @type {Record<string, (state: ChatState, event: any, seq: number) => ChatState>} */
+const HANDLERS = {
+  agent_start: (state) => ({ ...state, running: true, lastRun: null, retry: null }),
+  message_start: messageStart,
+  message_update: messageUpdate,
+  message_end: messageEnd,
+  tool_execution_start: (state, e) =>
+    updateTool(state, e.toolCallId, e.name, (tool) => ({
+      name: e.name, args: e.args ?? tool.args, toolKind: e.kind ?? 'other',
+      status: tool.status === 'done' || tool.status === 'error' ? tool.status : 'running',
+    })),
+  tool_execution_update: (state, e) =>
+    updateTool(state, e.toolCallId, '', (tool) => ({ output: tool.output + e.output })),
+  tool_execution_end: (state, e) =>
+    updateTool(state, e.toolCallId, e.name, () => ({
+      status: e.isError ? 'error' : 'done', result: contentText(e.result), details: e.details ?? null,
+    })),
+  agent_end: (state, e) => {
+    let next = state;
+    if (state.open) {
+      const item = find(state, state.open);
+      if (item && item.kind === 'assistant') next = put(state, { ...item, streaming: false });
+    }
+    for (const key of pendingPermissions(next)) {
+      next = updateTool(next, key, '', (tool) => ({ permission: { ...tool.permission, pending: false } }));
+    }
+    const lastRun = { stopReason: e.stopReason, turns: e.turns ?? 0, cost: e.cost ?? 0, error: e.error ?? null };
+    return { ...next, running: false, open: null, retry: null, lastRun, queue: { steering: [], followUp: [] } };
+  },
+  retry: (state, e) => ({
+    ...state, retry: `Retrying (attempt ${e.attempt} of ${e.maxAttempts}) in ${Math.round(e.delayMs / 100) / 10} s: ${e.error}`,
+  }),
+  queue_update: (state, e) => ({ ...state, queue: { steering: e.steering ?? [], followUp: e.followUp ?? [] } }),
+  error: (state, e, seq) => notice(state, 'error', e.message, seq),
+  permission_request: (state, e) =>
+    updateTool(state, e.toolCallId, e.tool, (tool) => ({
+      name: e.tool, args: e.args ?? tool.args, permission: { options: e.options ?? [], pending: true },
+    })),
+  permission_resolved: (state, e) =>
+    updateTool(state, e.toolCallId, '', (tool) => ({
+      permission: { options: tool.permission?.options ?? [], pending: false, outcome: e.outcome, reason: e.reason ?? undefined },
+    })),
+  compaction_start: (state, e, seq) => notice(state, 'info', `Compacting the conversation (${e.reason})…`, seq),
+  compaction_end: (state, e, seq) =>
+    notice(state, e.error ? 'error' : 'info', e.error ? `Compaction failed: ${e.error}` : 'Older messages were summarised.', seq),
+  session_warning: (state, e, seq) =>
+    notice(state, 'warning', e.line ? `Session file line ${e.line}: ${e.message}` : e.message, seq),
+};

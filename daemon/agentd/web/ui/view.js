@@ -1,0 +1,271 @@
+// Renders the app's view state into a root element, at most once per animation frame.
+//
+// `createView(root, actions, options)` builds the layout once; `view.update(state)` records the
+// newest state and schedules one render; unchanged parts (compared by object identity) are
+// skipped, so a stream of deltas costs one DOM update per frame for the item that grew.
+
+import { createItem, el, updateItem } from './items.js';
+import { totalUsage } from './reducer.js';
+
+/**
+ * @typedef {{
+ *   chat: import('./reducer.js').ChatState,
+ *   session: {sessionId: string, title?: string | null, provider: string, model: string,
+ *     cwd: string} | null,
+ *   sessions: {sessionId: string, title?: string | null, cwd: string, updatedAt: string,
+ *     running?: boolean}[],
+ *   models: {provider: string, model: string}[],
+ *   connection: 'connecting' | 'live' | 'offline',
+ *   banner: string | null,
+ * }} AppState
+ * @typedef {{
+ *   send: (text: string, mode: 'prompt' | 'steer' | 'followUp') => void,
+ *   cancel: () => void,
+ *   newSession: () => void,
+ *   openSession: (sessionId: string) => void,
+ *   deleteSession: (sessionId: string) => void,
+ *   forkSession: () => void,
+ *   setModel: (provider: string, model: string) => void,
+ *   answerPermission: (toolCallId: string, outcome: string) => void,
+ * }} Actions
+ */
+
+const frame = globalThis.requestAnimationFrame?.bind(globalThis) ?? ((cb) => setTimeout(cb, 16));
+
+/**
+ * @param {HTMLElement} root
+ * @param {Actions} actions
+ * @param {{sidebar?: boolean}} [options]
+ */
+export function createView(root, actions, options = {}) {
+  const dom = buildLayout(root, actions, options.sidebar !== false);
+  /** @type {AppState | null} */
+  let pending = null;
+  /** @type {Partial<AppState>} */
+  let shown = {};
+  let scheduled = false;
+  const nodes = new Map();
+  /** @type {Map<string, object>} */
+  const drawn = new Map();
+
+  function render() {
+    scheduled = false;
+    const state = pending;
+    if (!state) return;
+    if (state.chat.sessionId !== shown.chat?.sessionId) {
+      dom.log.replaceChildren();
+      nodes.clear();
+      drawn.clear();
+    }
+    const log = dom.log;
+    const atBottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 40;
+    if (state.chat.items !== shown.chat?.items) renderItems(state.chat.items);
+    if (state.sessions !== shown.sessions || state.session !== shown.session) renderSessions(dom, state, actions);
+    if (state.models !== shown.models || state.session !== shown.session) renderModels(dom, state);
+    renderStatus(dom, state);
+    if (atBottom) log.scrollTop = log.scrollHeight;
+    shown = state;
+  }
+
+  function renderItems(items) {
+    for (const item of items) {
+      let node = nodes.get(item.key);
+      if (!node) {
+        node = createItem(item);
+        nodes.set(item.key, node);
+        dom.log.appendChild(node);
+      }
+      if (drawn.get(item.key) !== item) {
+        updateItem(node, item, actions);
+        drawn.set(item.key, item);
+      }
+    }
+  }
+
+  return {
+    /** Record `state` and render it on the next animation frame. @param {AppState} state */
+    update(state) {
+      pending = state;
+      if (!scheduled) {
+        scheduled = true;
+        frame(render);
+      }
+    },
+    /** Render the recorded state now (tests, and before measuring). */
+    flush: render,
+    /** Put the cursor in the message box. */
+    focusInput() {
+      dom.input.focus();
+    },
+    dom,
+  };
+}
+
+function buildLayout(root, actions, withSidebar) {
+  root.replaceChildren();
+  root.classList.add('agentd-chat');
+  const sidebar = el('nav', 'sidebar');
+  sidebar.setAttribute('aria-label', 'Sessions');
+  sidebar.hidden = !withSidebar;
+  const newButton = button('New chat', 'btn btn--primary new-chat', actions.newSession);
+  const list = el('ul', 'session-list');
+  sidebar.append(newButton, list);
+
+  const main = el('main', 'chat');
+  const header = el('header', 'chat-head');
+  const title = el('h1', 'chat-title', 'agentd');
+  const model = /** @type {HTMLSelectElement} */ (el('select', 'model-picker'));
+  model.setAttribute('aria-label', 'Model');
+  model.addEventListener('change', () => {
+    const [provider, ...rest] = model.value.split('/');
+    actions.setModel(provider, rest.join('/'));
+  });
+  const fork = button('Fork', 'btn fork', actions.forkSession);
+  fork.title = 'Continue in a new session from here';
+  const status = el('span', 'chat-status');
+  status.setAttribute('role', 'status');
+  header.append(title, model, fork, status);
+
+  const banner = el('div', 'banner');
+  banner.setAttribute('role', 'alert');
+  banner.hidden = true;
+  const log = el('div', 'log');
+  log.setAttribute('role', 'log');
+  log.setAttribute('aria-live', 'polite');
+  log.setAttribute('aria-label', 'Conversation');
+  log.tabIndex = 0;
+
+  const composer = buildComposer(actions);
+  const footer = el('footer', 'cost');
+  footer.setAttribute('aria-label', 'Usage');
+  main.append(header, banner, log, composer.form, footer);
+  root.append(sidebar, main);
+  return { sidebar, list, title, model, fork, status, banner, log, footer, ...composer };
+}
+
+function button(text, className, onClick) {
+  const node = /** @type {HTMLButtonElement} */ (el('button', className, text));
+  node.type = 'button';
+  node.addEventListener('click', () => onClick());
+  return node;
+}
+
+function buildComposer(actions) {
+  const form = el('form', 'composer');
+  const queue = el('ul', 'queue');
+  queue.setAttribute('aria-label', 'Queued messages');
+  const input = /** @type {HTMLTextAreaElement} */ (el('textarea', 'input'));
+  input.rows = 2;
+  input.placeholder = 'Message the agent (Enter sends, Shift+Enter for a new line)';
+  input.setAttribute('aria-label', 'Message');
+  const send = el('button', 'btn btn--primary send', 'Send');
+  send.type = 'submit';
+  const later = button('Queue', 'btn follow-up', () => submit('followUp'));
+  later.title = 'Send when the agent has finished';
+  const stop = button('Stop', 'btn btn--danger stop', () => actions.cancel());
+  stop.title = 'Cancel the run (Esc)';
+  const buttons = el('div', 'composer-buttons');
+  buttons.append(send, later, stop);
+  form.append(queue, input, buttons);
+
+  function submit(mode) {
+    const text = input.value;
+    if (!text.trim()) return;
+    input.value = '';
+    actions.send(text, mode ?? (form.classList.contains('running') ? 'steer' : 'prompt'));
+  }
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    submit();
+  });
+  input.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      submit();
+    }
+  });
+  form.ownerDocument.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape' && form.classList.contains('running')) {
+      event.preventDefault();
+      actions.cancel();
+    }
+  });
+  return { form, queue, input, send, later, stop };
+}
+
+function renderSessions(dom, state, actions) {
+  const current = state.session?.sessionId;
+  dom.list.replaceChildren();
+  for (const info of state.sessions) {
+    const row = el('li', `session${info.sessionId === current ? ' session--current' : ''}`);
+    const open = button('', 'session-open', () => actions.openSession(info.sessionId));
+    if (info.sessionId === current) open.setAttribute('aria-current', 'page');
+    open.append(
+      el('span', 'session-title', info.title || info.sessionId),
+      el('span', 'session-meta', `${basename(info.cwd)} · ${when(info.updatedAt)}${info.running ? ' · running' : ''}`),
+    );
+    const remove = button('×', 'session-delete', () => actions.deleteSession(info.sessionId));
+    remove.setAttribute('aria-label', `Delete session ${info.title || info.sessionId}`);
+    row.append(open, remove);
+    dom.list.appendChild(row);
+  }
+}
+
+function renderModels(dom, state) {
+  const session = state.session;
+  dom.model.replaceChildren();
+  const values = state.models.map((m) => `${m.provider}/${m.model}`);
+  const currentValue = session ? `${session.provider}/${session.model}` : '';
+  if (session && !values.includes(currentValue)) values.unshift(currentValue);
+  for (const value of values) {
+    const option = /** @type {HTMLOptionElement} */ (el('option', '', value));
+    option.value = value;
+    dom.model.appendChild(option);
+  }
+  dom.model.value = currentValue;
+  dom.model.disabled = !session;
+}
+
+function renderStatus(dom, state) {
+  const chat = state.chat;
+  const running = chat.running;
+  dom.title.textContent = state.session?.title || (state.session ? `Session ${state.session.sessionId}` : 'agentd');
+  const offline = state.connection === 'offline';
+  dom.status.textContent = offline ? 'Reconnecting…' : chat.retry ?? (running ? 'Working…' : '');
+  dom.status.classList.toggle('busy', running);
+  dom.form.classList.toggle('running', running);
+  dom.send.textContent = running ? 'Steer' : 'Send';
+  dom.later.hidden = !running;
+  dom.stop.hidden = !running;
+  dom.fork.disabled = !state.session || running;
+  dom.banner.hidden = !state.banner;
+  dom.banner.textContent = state.banner ?? '';
+  dom.log.setAttribute('aria-busy', String(running));
+  renderQueue(dom.queue, chat.queue);
+  const usage = totalUsage(chat);
+  const run = chat.lastRun;
+  const end = run && run.stopReason !== 'end_turn' ? ` · last run: ${run.stopReason.replace('_', ' ')}` : '';
+  dom.footer.textContent = `${fmt(usage.inputTokens)} in · ${fmt(usage.outputTokens)} out · $${usage.cost.toFixed(4)}${end}`;
+}
+
+function renderQueue(list, queue) {
+  const texts = [...queue.steering.map((t) => `steer: ${t}`), ...queue.followUp.map((t) => `next: ${t}`)];
+  if (list.dataset.texts === texts.join('\u0000')) return;
+  list.dataset.texts = texts.join('\u0000');
+  list.replaceChildren(...texts.map((t) => el('li', 'queued', t)));
+}
+
+function fmt(n) {
+  return n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+}
+
+function basename(path) {
+  return path.replace(/\/+$/, '').split('/').pop() || path;
+}
+
+function when(iso) {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '';
+  const today = new Date().toDateString() === date.toDateString();
+  return today ? date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : date.toLocaleDateString();
+}

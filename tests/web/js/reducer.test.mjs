@@ -1,0 +1,158 @@
+// Unit tests of the chat's pure modules (run by tests/web/test_ui_units.py via node --test).
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { settledLength } from '../../../daemon/agentd/web/ui/mdsplit.js';
+import { initialState, loadHistory, pendingPermissions, reduce, totalUsage } from '../../../daemon/agentd/web/ui/reducer.js';
+
+const S = 's1';
+let seq = 0;
+const ev = (event, sessionId = S) => ({ sessionId, seq: ++seq, event });
+
+/** A run: user prompt, streamed text, one bash tool call with output, final text. */
+function runEvents() {
+  seq = 0;
+  return [
+    ev({ type: 'agent_start' }),
+    ev({ type: 'turn_start', turn: 1 }),
+    ev({ type: 'message_start', messageId: 'u1', role: 'user' }),
+    ev({ type: 'message_end', message: { role: 'user', id: 'u1', content: [{ type: 'text', text: 'list files' }], timestamp: 1 } }),
+    ev({ type: 'message_start', messageId: 'a1', role: 'assistant' }),
+    ev({ type: 'message_update', delta: { type: 'text_delta', text: 'Let me ' } }),
+    ev({ type: 'message_update', delta: { type: 'text_delta', text: 'look.' } }),
+    ev({ type: 'message_update', delta: { type: 'toolcall_start', index: 1, id: 'c1', name: 'bash' } }),
+    ev({ type: 'message_update', delta: { type: 'toolcall_delta', index: 1, arguments: '{"command":' } }),
+    ev({ type: 'message_update', delta: { type: 'toolcall_delta', index: 1, arguments: '"ls"}' } }),
+    ev({ type: 'message_end', message: {
+      role: 'assistant', id: 'a1', provider: 'mock', model: 'm', stopReason: 'tool_use',
+      usage: { inputTokens: 10, outputTokens: 5, cost: 0.5 },
+      content: [{ type: 'text', text: 'Let me look.' }, { type: 'tool_call', id: 'c1', name: 'bash', arguments: { command: 'ls' } }],
+    } }),
+    ev({ type: 'tool_execution_start', toolCallId: 'c1', name: 'bash', args: { command: 'ls' }, kind: 'execute' }),
+    ev({ type: 'tool_execution_update', toolCallId: 'c1', output: 'a.txt\n' }),
+    ev({ type: 'tool_execution_update', toolCallId: 'c1', output: 'b.txt\n' }),
+    ev({ type: 'tool_execution_end', toolCallId: 'c1', name: 'bash', result: [{ type: 'text', text: 'a.txt\nb.txt\n' }], details: { exit_code: 0 } }),
+    ev({ type: 'message_start', messageId: 't1', role: 'tool_result' }),
+    ev({ type: 'message_end', message: { role: 'tool_result', id: 't1', toolCallId: 'c1', toolName: 'bash', content: [{ type: 'text', text: 'a.txt\nb.txt\n' }] } }),
+    ev({ type: 'message_start', messageId: 'a2', role: 'assistant' }),
+    ev({ type: 'message_update', delta: { type: 'text_delta', text: 'Two files.' } }),
+    ev({ type: 'message_end', message: { role: 'assistant', id: 'a2', provider: 'mock', model: 'm', content: [{ type: 'text', text: 'Two files.' }], usage: { inputTokens: 20, outputTokens: 3, cost: 0.25 } } }),
+    ev({ type: 'agent_end', stopReason: 'end_turn', turns: 2, cost: 0.75 }),
+  ];
+}
+
+const fold = (state, events) => events.reduce(reduce, state);
+const shape = (state) => state.items.map((i) => `${i.kind}:${i.key}`);
+
+test('a run becomes user, assistant, tool card, assistant', () => {
+  const state = fold(initialState(S), runEvents());
+  assert.deepEqual(shape(state), ['user:u1', 'assistant:a1', 'tool:c1', 'assistant:a2']);
+  const tool = state.items[2];
+  assert.equal(tool.status, 'done');
+  assert.equal(tool.output, 'a.txt\nb.txt\n');
+  assert.deepEqual(tool.args, { command: 'ls' });
+  assert.equal(state.items[1].blocks[0].text, 'Let me look.');
+  assert.equal(state.running, false);
+  assert.equal(state.lastSeq, 21);
+  assert.deepEqual(totalUsage(state), { inputTokens: 30, outputTokens: 8, cost: 0.75 });
+});
+
+test('mid-stream state: running, streaming text, tool arguments as they arrive', () => {
+  const state = fold(initialState(S), runEvents().slice(0, 9));
+  assert.equal(state.running, true);
+  const assistant = state.items[1];
+  assert.equal(assistant.streaming, true);
+  assert.equal(assistant.blocks[0].text, 'Let me look.');
+  assert.equal(state.items[2].argsText, '{"command":');
+});
+
+test('the old state is never modified', () => {
+  const events = runEvents();
+  const before = fold(initialState(S), events.slice(0, 6));
+  const snapshot = JSON.stringify(before);
+  reduce(before, events[6]);
+  assert.equal(JSON.stringify(before), snapshot);
+});
+
+test('events of other sessions and repeated seqs change nothing', () => {
+  const events = runEvents();
+  const state = fold(initialState(S), events);
+  assert.equal(reduce(state, { ...events[5], sessionId: 'other', seq: 99 }), state);
+  assert.equal(reduce(state, events[5]), state);
+});
+
+test('history then a replay of the buffered events shows everything once', () => {
+  const events = runEvents();
+  const history = [
+    events[3].event.message, events[10].event.message, events[16].event.message, events[19].event.message,
+  ];
+  const fromHistory = loadHistory(initialState(S), history);
+  assert.deepEqual(shape(fromHistory), ['user:u1', 'assistant:a1', 'tool:c1', 'assistant:a2']);
+  const replayed = fold(fromHistory, events);
+  assert.deepEqual(shape(replayed), shape(fromHistory));
+  assert.equal(replayed.items[1].blocks[0].text, 'Let me look.');
+  assert.equal(replayed.items[3].blocks[0].text, 'Two files.');
+});
+
+test('a replay that starts mid-message keeps the partial text and names it at message_end', () => {
+  const events = runEvents();
+  const state = fold(initialState(S), [events[5], events[6], events[10]]);
+  assert.deepEqual(shape(state), ['assistant:a1', 'tool:c1']);
+  assert.equal(state.items[0].blocks[0].text, 'Let me look.');
+});
+
+test('permission request and resolution', () => {
+  seq = 0;
+  let state = fold(initialState(S), [
+    ev({ type: 'agent_start' }),
+    ev({ type: 'permission_request', toolCallId: 'c9', tool: 'bash', args: { command: 'rm x' }, options: ['allow_once', 'reject_once'] }),
+  ]);
+  assert.deepEqual(pendingPermissions(state), ['c9']);
+  assert.equal(state.items[0].permission.pending, true);
+  state = reduce(state, ev({ type: 'permission_resolved', toolCallId: 'c9', outcome: 'reject_once', reason: 'no' }));
+  assert.deepEqual(pendingPermissions(state), []);
+  assert.equal(state.items[0].permission.outcome, 'reject_once');
+});
+
+test('cancel ends streaming and pending approvals; errors and warnings become notices', () => {
+  seq = 0;
+  const state = fold(initialState(S), [
+    ev({ type: 'agent_start' }),
+    ev({ type: 'message_start', messageId: 'a1', role: 'assistant' }),
+    ev({ type: 'message_update', delta: { type: 'text_delta', text: 'Hal' } }),
+    ev({ type: 'permission_request', toolCallId: 'c1', tool: 'bash', args: {} }),
+    ev({ type: 'error', message: 'provider failed', code: 'provider_error' }),
+    ev({ type: 'agent_end', stopReason: 'cancelled' }),
+  ]);
+  assert.equal(state.items[0].streaming, false);
+  assert.deepEqual(pendingPermissions(state), []);
+  assert.equal(state.items[2].kind, 'notice');
+  assert.equal(state.lastRun.stopReason, 'cancelled');
+  const warned = reduce(reduce(state, { sessionId: S, seq: 0, event: { type: 'session_warning', message: 'torn line', line: 3 } }),
+    { sessionId: S, seq: 0, event: { type: 'session_warning', message: 'torn line', line: 3 } });
+  assert.equal(warned.items.filter((i) => i.kind === 'notice').length, 2);
+});
+
+test('queue updates and retries are shown, then cleared at the end of the run', () => {
+  seq = 0;
+  let state = fold(initialState(S), [
+    ev({ type: 'agent_start' }),
+    ev({ type: 'queue_update', steering: ['wait'], followUp: [] }),
+    ev({ type: 'retry', attempt: 1, maxAttempts: 3, delayMs: 1500, error: '429' }),
+  ]);
+  assert.deepEqual(state.queue.steering, ['wait']);
+  assert.match(state.retry, /attempt 1 of 3.*1\.5 s/);
+  state = reduce(state, ev({ type: 'agent_end', stopReason: 'end_turn' }));
+  assert.equal(state.retry, null);
+  assert.deepEqual(state.queue.steering, []);
+});
+
+test('settledLength cuts at blank lines outside code fences', () => {
+  assert.equal(settledLength('para one\n\npara two'), 10);
+  assert.equal(settledLength('```\ncode\n\nmore\n'), 0);
+  const text = '```\ncode\n\nmore\n```\n\nafter';
+  assert.equal(settledLength(text), text.indexOf('after'));
+  assert.equal(settledLength('a\n\nb\n\nc', 3), 6);
+  assert.equal(settledLength('no break yet'), 0);
+});
