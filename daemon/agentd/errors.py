@@ -18,7 +18,9 @@
     │   ├── SessionExists       -32006  caller-chosen session id already used
     │   ├── PeerTimeout         -32007  a server->client request got no answer in time
     │   ├── ConnectionLost      -32008  the peer disconnected while a request was pending
-    │   └── SessionIdle         -32009  steer/follow-up while no run is in progress
+    │   ├── SessionIdle         -32009  steer/follow-up while no run is in progress
+    │   ├── SessionLocked       -32010  another process has the session file loaded
+    │   └── StoreWriteFailed    -32011  the session file could not be written (disk full)
     └── tools.base.ToolError                tool failures, shown to the model as error results
 
 Provider failures are not exceptions: providers end their stream with an error message.
@@ -100,6 +102,18 @@ class SessionIdle(RpcError):
     code = -32009
 
 
+class SessionLocked(RpcError):
+    """Another process (``data.pid``, when known) holds the lock of the session file."""
+
+    code = -32010
+
+
+class StoreWriteFailed(RpcError):
+    """Writing the session file failed; the file was cut back to its last complete entry."""
+
+    code = -32011
+
+
 ERROR_CLASSES: tuple[type[RpcError], ...] = (
     ParseError,
     InvalidRequest,
@@ -116,5 +130,7 @@ ERROR_CLASSES: tuple[type[RpcError], ...] = (
     PeerTimeout,
     ConnectionLost,
     SessionIdle,
+    SessionLocked,
+    StoreWriteFailed,
 )
 """Every code, for the protocol document and for clients mapping codes back to classes."""

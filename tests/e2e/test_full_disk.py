@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from agentd.errors import RpcError
 from tests.e2e.daemon import Home, new_session, run, stdio_client
 from tests.e2e.test_tools import add_scenarios, scenario, tool_end
 from tests.smallfs import fill, small_tmpfs
@@ -47,3 +48,61 @@ async def test_bash_output_on_a_full_spill_disk_stays_small_and_warns_once(home:
     records = log_lines(home)
     assert [r["event"] for r in records if r["event"] == "spill_stopped"] == ["spill_stopped"]
     assert not [r for r in records if r.get("level") in ("error", "critical")]
+
+
+async def test_a_full_session_disk_ends_the_run_cleanly_and_loses_nothing_saved(
+    home: Home,
+) -> None:
+    """The prompt cannot be written: the client is told (session_warning "disk full: …",
+    an error event, stop reason error); after space returns the session goes on, and a
+    reload holds exactly what was reported saved."""
+    with small_tmpfs(home.sessions, 1 << 20):
+        async with stdio_client(home) as client:
+            sid = await new_session(client, home)
+            first, _ = await run(client, sid, "hello world")
+            assert first["stopReason"] == "end_turn"
+            filler = fill(home.sessions, leave=100)
+            failed, events = await run(client, sid, "please remember " + "x" * 20_000)
+            filler.unlink()
+            again, _ = await run(client, sid, "how are you")
+            live = await client.call("session/messages", {"sessionId": sid})
+        async with stdio_client(home) as client:
+            await client.call("session/load", {"sessionId": sid})
+            reloaded = await client.call("session/messages", {"sessionId": sid})
+    assert failed["stopReason"] == "error"
+    assert failed["error"].startswith("disk full: ")
+    warnings = [e["event"] for e in events if e["event"]["type"] == "session_warning"]
+    assert [w["message"][:11] for w in warnings] == ["disk full: "]
+    errors = [e["event"] for e in events if e["event"]["type"] == "error"]
+    assert [e.get("code") for e in errors] == ["store_error"]
+    assert kinds_tail(events) == ["error", "agent_end"]
+    assert again["stopReason"] == "end_turn"
+    assert live["messages"] == reloaded["messages"]
+    texts = [str(m["content"]) for m in reloaded["messages"] if m["role"] == "user"]
+    assert len(texts) == 2
+    assert "please remember" not in "".join(texts)
+    assert not [r for r in log_lines(home) if r.get("level") in ("error", "critical")]
+
+
+def kinds_tail(events: list[dict[str, object]]) -> list[str]:
+    return [e["event"]["type"] for e in events[-2:]]  # type: ignore[index]
+
+
+async def test_a_second_daemon_cannot_load_a_loaded_session(home: Home) -> None:
+    async with stdio_client(home) as first:
+        sid = await new_session(first, home)
+        await run(first, sid, "hello world")
+        assert first.process is not None
+        holder = first.process.pid
+        async with stdio_client(home) as second:
+            with pytest.raises(RpcError) as caught:
+                await second.call("session/load", {"sessionId": sid})
+            assert caught.value.code == -32010
+            assert caught.value.data["pid"] == holder
+            assert f"process {holder}" in caught.value.message
+            with pytest.raises(RpcError) as prompted:
+                await second.call("session/prompt", {"sessionId": sid, "text": "hi"})
+            assert prompted.value.code == -32010
+        await run(first, sid, "how are you")
+    async with stdio_client(home) as third:
+        await third.call("session/load", {"sessionId": sid})

@@ -167,8 +167,9 @@ class ErrorEvent(Wire, tag="error", tag_field="type"):
 
     A run that fails sends one just before its ``agent_end`` (same message as its ``error``),
     ``code`` saying whose failure it was: ``provider_error`` (the LLM call failed: retries
-    exhausted, a refused request, a cut stream, context overflow) or ``internal_error`` (a
-    daemon bug; details in the daemon log).
+    exhausted, a refused request, a cut stream, context overflow), ``store_error`` (the
+    session file could not be written: a full disk) or ``internal_error`` (a daemon bug;
+    details in the daemon log).
     """
 
     message: str
@@ -214,7 +215,8 @@ class CompactionEnd(Wire, tag="compaction_end", tag_field="type"):
 
 
 class SessionWarning(Wire, tag="session_warning", tag_field="type"):
-    """A problem found while loading the session file (torn or corrupt line, repair)."""
+    """A problem with the session file: found while loading it (torn or corrupt line,
+    repair), or a failed write (``disk full: …``)."""
 
     message: str
     line: int | None = None

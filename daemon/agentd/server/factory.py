@@ -6,6 +6,7 @@ never on the daemon's start-up path.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 from collections.abc import Mapping
@@ -172,6 +173,7 @@ async def new_session(services: Services, params: SessionNewParams) -> SessionRu
         cwd=str(parts.cwd),
         session_id=params.session_id,
         secrets=services.secrets(params.provider_env),
+        lock=True,
     )
     _record_settings(file, parts, params)
     return _assemble(services, file, parts, [], params.title)
@@ -191,7 +193,10 @@ async def load_session(
     file_path = Path(path) if path else find_session(services.session_root, session_id or "")
     if file_path is None or not file_path.is_file():
         raise SessionNotFound(f"no session {session_id or path!r} (see session/list)")
-    file = SessionFile.open(file_path, secrets=services.secrets(client_env))
+    # in a thread: a big file takes a while to parse, and the event loop must stay free
+    file = await asyncio.to_thread(
+        SessionFile.open, file_path, secrets=services.secrets(client_env), lock=True
+    )
     file.repair_interrupted()
     provider, model = file.model() or (None, None)
     saved = file.settings() or SettingsEntry()

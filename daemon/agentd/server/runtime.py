@@ -9,16 +9,18 @@ mid-run does not stop the run.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import msgspec
 import structlog
 
 from agentd.agent import Agent, RunResult
 from agentd.budget import Budget
-from agentd.errors import ConfigError, SessionBusy
+from agentd.errors import ConfigError, SessionBusy, StoreWriteFailed
 from agentd.protocol.content import ImageContent, UserContent
-from agentd.protocol.events import AgentEnd, Event, MessageEnd, TurnEnd
+from agentd.protocol.events import AgentEnd, ErrorEvent, Event, MessageEnd, SessionWarning, TurnEnd
 from agentd.protocol.methods import (
     CancelResult,
     PermissionMode,
@@ -67,6 +69,7 @@ class SessionRuntime:
         self.bus = EventBus(settings.session_id)
         self.run_task: asyncio.Task[RunResult] | None = None
         self.compactor: Compactor | None = None
+        self.store_error: str | None = None
         agent.sink = self.emit
 
     @property
@@ -92,12 +95,41 @@ class SessionRuntime:
     # --- the event sink ----------------------------------------------------------------------
 
     def emit(self, event: Event) -> None:
-        """Number and broadcast ``event``; persist completed messages."""
-        if isinstance(event, MessageEnd):
-            self.file.append_message(event.message)
-        elif isinstance(event, TurnEnd | AgentEnd):
-            self.file.sync()
+        """Number and broadcast ``event``; persist completed messages.
+
+        A failed write (a full disk: :class:`StoreWriteFailed`) is reported once, as a
+        ``session_warning``, and ends the run: nothing more of it is written, and its
+        ``agent_end`` (preceded by an ``error`` event, code ``store_error``) says why.
+        Outside a run the error goes to the caller.
+        """
+        if self.store_error is None:
+            try:
+                if isinstance(event, MessageEnd):
+                    self.file.append_message(event.message)
+                elif isinstance(event, TurnEnd | AgentEnd):
+                    self.file.sync()
+            except StoreWriteFailed as exc:
+                self._write_failed(exc)
+        if isinstance(event, AgentEnd) and self.store_error is not None:
+            self.bus.publish(ErrorEvent(message=self.store_error, code="store_error"))
+            event = msgspec.structs.replace(event, stop_reason="error", error=self.store_error)
         self.bus.publish(event)
+
+    def _write_failed(self, exc: StoreWriteFailed) -> None:
+        log.warning("session write failed", session_id=self.id, error=exc.message)
+        self.bus.publish(SessionWarning(message=exc.message))
+        if not self.running or self.run_task is None:
+            self._resync()
+            raise exc
+        self.store_error = exc.message
+        self.run_task.cancel()
+
+    def _resync(self) -> None:
+        """After a failed write: the conversation is again what the file holds (calls left
+        without a result get one, when the disk takes it)."""
+        with contextlib.suppress(StoreWriteFailed):
+            self.file.repair_interrupted()
+        self.agent.messages = self.file.messages()
 
     # --- runs --------------------------------------------------------------------------------
 
@@ -153,6 +185,10 @@ class SessionRuntime:
     ) -> RunResult:
         structlog.contextvars.bind_contextvars(session_id=self.id)
         result = await self.agent.run(text, images, max_turns=max_turns, budget=budget)
+        if self.store_error is not None:
+            result.stop_reason, result.error = "error", self.store_error
+            self.store_error = None
+            self._resync()
         if self.agent.failure is not None:
             log.error("run failed", exc_info=self.agent.failure)
             self.agent.failure = None

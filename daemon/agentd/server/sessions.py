@@ -8,6 +8,7 @@ prompted while unloaded is loaded implicitly from its file.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -96,6 +97,8 @@ class SessionManager:
 
         if session_id is not None and session_id in self.loaded:
             return self.loaded[session_id]
+        if path is not None and (same := self._loaded_file(Path(path))) is not None:
+            return same  # its file is locked by this daemon: never open it twice
         return await self._once(
             session_id or str(path),
             lambda: load_session(
@@ -128,6 +131,13 @@ class SessionManager:
         finally:
             if key is not None:
                 del self._loading[key]
+
+    def _loaded_file(self, path: Path) -> SessionRuntime | None:
+        for runtime in self.loaded.values():
+            with contextlib.suppress(OSError):
+                if runtime.file.path.samefile(path):
+                    return runtime
+        return None
 
     def watch(
         self, runtime: SessionRuntime, conn: Connection, since_seq: int | None = None

@@ -3,9 +3,14 @@
 Durability: every entry is one ``write()`` of its encoded line plus LF on a descriptor
 opened with ``O_APPEND`` (nothing is buffered in the process); :meth:`SessionFile.sync`
 fsyncs, and the agent loop calls it at the end of every turn; :meth:`SessionFile.close`
-fsyncs too. The header is written and fsynced at creation, so a session with no turns can
-be resumed. Everything written goes through the redactor first, except the header (ids, a
-path and a time).
+fsyncs too. A write that fails (a full disk) is cut back to the last complete entry and
+raises :class:`~agentd.errors.StoreWriteFailed`; the entry is not added, so what the tree
+holds is what the file holds, and appending works again once there is space. The header
+is written and fsynced at creation, so a session with no turns can be resumed. Everything
+written goes through the redactor first, except the header (ids, a path and a time).
+
+One writer: the daemon opens and creates files with ``lock=True``, holding an exclusive
+``flock`` until :meth:`SessionFile.close` (:mod:`agentd.store.lock`).
 
 Branches: on open, the leaf is the last entry in file order. :meth:`SessionFile.branch`
 moves the leaf in memory only; the move becomes durable with the next append, whose
@@ -15,6 +20,7 @@ design: it holds nothing new).
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 import uuid
@@ -24,7 +30,7 @@ from types import TracebackType
 
 import msgspec
 
-from agentd.errors import InvalidParams, SessionExists
+from agentd.errors import InvalidParams, SessionExists, StoreWriteFailed
 from agentd.protocol.content import Message, TextContent, ToolResultMessage
 from agentd.protocol.session_file import (
     SESSION_VERSION,
@@ -33,6 +39,7 @@ from agentd.protocol.session_file import (
     MessageEntry,
     SessionHeader,
 )
+from agentd.store.lock import open_locked, take_lock
 from agentd.store.paths import (
     check_session_id,
     cwd_slug,
@@ -70,6 +77,7 @@ class SessionFile(SessionTree):
         warnings: list[LoadWarning] | None = None,
         truncate_to: int | None = None,
         fd: int | None = None,
+        locked: bool = False,
     ) -> None:
         super().__init__(nodes)
         self.path = path
@@ -79,7 +87,9 @@ class SessionFile(SessionTree):
         self._redactor = Redactor(self._secrets)
         self._truncate_to = truncate_to
         self._fd = fd
+        self._size = os.fstat(fd).st_size if fd is not None else 0
         self._unsynced = False
+        self._locked = locked
 
     def add_secrets(self, secrets: Collection[str]) -> None:
         """Redact these values too from every entry appended from now on."""
@@ -97,8 +107,10 @@ class SessionFile(SessionTree):
         session_id: str | None = None,
         parent_session: str | None = None,
         secrets: Collection[str] = (),
+        lock: bool = False,
     ) -> SessionFile:
-        """Create a new session file under ``root`` and write its header (fsynced).
+        """Create a new session file under ``root`` and write its header (fsynced); with
+        ``lock``, hold its lock (see :mod:`agentd.store.lock`) until :meth:`close`.
 
         Raises :class:`InvalidParams` for an unsafe ``session_id`` or a relative ``cwd``,
         and :class:`SessionExists` when ``session_id`` is already used under ``root``: also
@@ -125,24 +137,40 @@ class SessionFile(SessionTree):
         fd = _create_file(path, header)
         if chosen:
             _claim(root, path, fd)
-        return cls(path, header, [], secrets=secrets, fd=fd)
+        session = cls(path, header, [], secrets=secrets, fd=fd, locked=lock)
+        if lock:
+            take_lock(fd, path, session_id)
+        return session
 
     @classmethod
-    def open(cls, path: Path, *, secrets: Collection[str] = ()) -> SessionFile:
-        """Load the session at ``path``: migrate an older format (rewriting the file), skip
-        damaged lines (see ``warnings``); a torn last line is truncated away before the next
-        append. Raises :class:`InvalidParams` for a file without a readable header."""
-        with gc_paused():
-            loaded = read_session(path, Redactor(secrets))
-            torn = loaded.valid_size < loaded.size
-            session = cls(
-                path,
-                loaded.header,
-                loaded.nodes,
-                secrets=secrets,
-                warnings=loaded.warnings,
-                truncate_to=loaded.valid_size if torn else None,
-            )
+    def open(cls, path: Path, *, secrets: Collection[str] = (), lock: bool = False) -> SessionFile:
+        """Load the session at ``path`` (with ``lock``, first take its lock until
+        :meth:`close`, see :mod:`agentd.store.lock`): migrate an older format (rewriting the
+        file), skip damaged lines (see ``warnings``); a torn last line is truncated away
+        before the next append. Raises :class:`SessionLocked` when another process has it
+        loaded, :class:`InvalidParams` for a file without a readable header."""
+        session_id = session_id_of(path.name) or path.stem
+        fd = open_locked(path, session_id) if lock else None
+        try:
+            with gc_paused():
+                loaded = read_session(path, Redactor(secrets))
+                if fd is not None:
+                    fd = _same_file(path, fd, session_id)
+                torn = loaded.valid_size < loaded.size
+                session = cls(
+                    path,
+                    loaded.header,
+                    loaded.nodes,
+                    secrets=secrets,
+                    warnings=loaded.warnings,
+                    truncate_to=loaded.valid_size if torn else None,
+                    fd=fd,
+                    locked=lock,
+                )
+        except BaseException:
+            if fd is not None:
+                os.close(fd)
+            raise
         for warning in session.warnings:
             log_warning("session_load", path=str(path), line=warning.line, problem=warning.message)
         return session
@@ -243,17 +271,25 @@ class SessionFile(SessionTree):
         return child
 
     def sync(self) -> None:
-        """fsync what was appended since the last sync (no-op when nothing was)."""
+        """fsync what was appended since the last sync (no-op when nothing was).
+
+        Raises :class:`StoreWriteFailed` when the fsync fails.
+        """
         if self._fd is not None and self._unsynced:
-            os.fsync(self._fd)
+            try:
+                os.fsync(self._fd)
+            except OSError as exc:
+                raise _write_failed(self.path, exc) from exc
             self._unsynced = False
 
     def close(self) -> None:
         """Sync and close the file descriptor. Appending later reopens the file."""
         if self._fd is not None:
-            self.sync()
-            os.close(self._fd)
-            self._fd = None
+            try:
+                self.sync()
+            finally:
+                os.close(self._fd)
+                self._fd = None
 
     def __enter__(self) -> SessionFile:
         return self
@@ -274,14 +310,60 @@ class SessionFile(SessionTree):
         return self._redactor.json(_ENCODER.encode(node))
 
     def _write(self, data: bytes) -> None:
+        """Append ``data`` whole, or not at all: on a failed write the file is cut back to
+        the end of its last complete entry and :class:`StoreWriteFailed` is raised (the
+        caller leaves the entry out of the tree)."""
         if self._fd is None:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
-            if self._truncate_to is not None:
-                os.ftruncate(fd, self._truncate_to)
-                self._truncate_to = None
-            self._fd = fd
-        _write_all(self._fd, data)
+            self._fd = _open_append(self.path, self.header.id, self._locked)
+        if self._truncate_to is not None:
+            os.ftruncate(self._fd, self._truncate_to)
+            self._truncate_to = None
+        self._size = os.fstat(self._fd).st_size
+        try:
+            self._write_all(self._fd, data)
+        except OSError as exc:
+            self._cut_back()
+            raise _write_failed(self.path, exc) from exc
+        self._size += len(data)
         self._unsynced = True
+
+    def _write_all(self, fd: int, data: bytes) -> None:
+        """The raw append (a seam for fault-injection tests: a subclass may fail it)."""
+        _write_all(fd, data)
+
+    def _cut_back(self) -> None:
+        """Truncate a half-written entry away; if even that fails, close the descriptor and
+        truncate when the file is next written."""
+        assert self._fd is not None
+        try:
+            os.ftruncate(self._fd, self._size)
+        except OSError:
+            self._truncate_to = self._size
+
+
+def _write_failed(path: Path, exc: OSError) -> StoreWriteFailed:
+    reason = exc.strerror or str(exc)
+    prefix = "disk full" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else "write failed"
+    return StoreWriteFailed(
+        f"{prefix}: could not write the session file {path} ({reason}); it holds everything "
+        "up to the last entry saved before this",
+        {"path": str(path), "errno": exc.errno},
+    )
+
+
+def _open_append(path: Path, session_id: str, locked: bool) -> int:
+    if locked:
+        return open_locked(path, session_id)
+    return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+
+
+def _same_file(path: Path, fd: int, session_id: str) -> int:
+    """``fd`` if it still refers to ``path`` (a migration rewrites the file and renames the
+    new one over it), else a locked descriptor of the new file."""
+    if os.fstat(fd).st_ino == path.stat().st_ino:
+        return fd
+    os.close(fd)
+    return open_locked(path, session_id)
 
 
 def _create_file(path: Path, header: SessionHeader) -> int:
