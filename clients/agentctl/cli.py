@@ -61,6 +61,10 @@ def dispatch(options: argparse.Namespace) -> int:
         from agentctl.bridge import bridge_main
 
         return bridge_main(list(options.bridge_args))
+    if command == "trust":
+        from agentctl.trust_cmd import trust_main
+
+        return trust_main(options)
     if command == "rpc":
         from agentctl.rpc_cmd import rpc_main
 

@@ -159,6 +159,17 @@ def _add_small_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
     rpc.add_argument("method")
     rpc.add_argument("params", nargs="?", default=None, metavar="JSON", help="params object")
     rpc.add_argument("--events", action="store_true", help="also print session/event lines")
+    trust = commands.add_parser(
+        "trust",
+        help="trust a folder's .agentd.toml (list, revoke)",
+        description="Trust DIR (default: the current folder): its .agentd.toml, and those "
+        "below it, may then choose providers, allow rules, the permission mode and sandbox. "
+        "Until then a project file may only tighten settings.",
+    )
+    trust.add_argument("dir", nargs="?", default=None, metavar="DIR")
+    which = trust.add_mutually_exclusive_group()
+    which.add_argument("--list", action="store_true", help="print the trusted folders")
+    which.add_argument("--revoke", action="store_true", help="stop trusting DIR")
     bridge = commands.add_parser("bridge", help="pipe stdio to the daemon socket (for editors)")
     bridge.add_argument("bridge_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
 

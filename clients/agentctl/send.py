@@ -162,21 +162,43 @@ async def select_session(
             raise UsageError(f"no session to continue in {cwd}")
         target = page.sessions[0].session_id
     if fork is None and target is None:
-        return await client.new_session(
-            cwd,
-            provider=options.provider,
-            model=options.model,
-            system_prompt=system_prompt,
-            permission_mode=options.permission,
-            title=options.title,
-            max_turns=options.max_turns,
-            base_url=options.base_url,
-        )
+        info = await _new(client, options, cwd, system_prompt)
+        for text in info.warnings:
+            warn(text)
+        if info.untrusted_config and stdin_is_tty() and await _offered_trust(info):
+            await client.delete_session(info.session_id, force=True)
+            info = await _new(client, options, cwd, system_prompt)
+        return info
     if fork is not None:
         info = await client.fork_session(fork)
     else:
         info = (await client.load_session(target)).session
     return await _adjust_existing(client, options, info)
+
+
+async def _new(
+    client: AgentClient, options: argparse.Namespace, cwd: str, system_prompt: str | None
+) -> SessionInfo:
+    return await client.new_session(
+        cwd,
+        provider=options.provider,
+        model=options.model,
+        system_prompt=system_prompt,
+        permission_mode=options.permission,
+        title=options.title,
+        max_turns=options.max_turns,
+        base_url=options.base_url,
+    )
+
+
+async def _offered_trust(info: SessionInfo) -> bool:
+    """The terminal question about an untrusted project file (see :mod:`agentctl.trust_cmd`)."""
+    import asyncio
+
+    from agentctl.trust_cmd import offer_trust
+
+    assert info.untrusted_config is not None
+    return await asyncio.to_thread(offer_trust, info.untrusted_config, sys.stdin, sys.stderr)
 
 
 async def _adjust_existing(

@@ -4,16 +4,17 @@ Where settings come from, strongest first:
 
 1. explicit parameters (``session/new``'s ``provider``, ``model``, ``base_url``);
 2. the project file ``.agentd.toml``, the first one found from the session's cwd upwards
-   (the search stops at the repository root, the directory holding ``.git``);
+   (see :mod:`agentd.trust`: the search stops at the repository root, ``$HOME`` and ``/``;
+   until the user trusts the folder, the file may only tighten settings);
 3. the user file ``$XDG_CONFIG_HOME/agentd/config.toml`` (``~/.config/agentd/config.toml``),
    or the file given to the daemon with ``--config FILE``;
 4. the environment: ``LLM_BASE_URL`` + ``LLM_AUTH_TOKEN`` (any OpenAI-compatible server, e.g.
    a LiteLLM proxy), ``LLM_DEFAULT_MODEL``, ``LLM_SMALL_FAST_MODEL``; ``OPENAI_API_KEY`` and
    ``OPENAI_BASE_URL``; ``ANTHROPIC_API_KEY`` and ``ANTHROPIC_BASE_URL``.
 
-The file format is in ``providers/README.md`` (both files have it; the project file wins key
-by key, tables are merged).
-Other tables (``[tools]``, ``[permissions]``…) are kept as parsed in :attr:`Config.raw`.
+The file format is :class:`agentd.config_schema.ConfigFile` (strict: unknown keys are errors);
+a trusted project file wins key by key over the user file, tables are merged.
+:attr:`Config.settings` is the merged, validated file; :attr:`Config.raw` the same as parsed.
 API keys are read from the environment only, when a model is resolved; never from a file.
 A key is sent only to the endpoint it is paired with: the provider table's ``base_url`` (its
 ``api_key_env``), ``LLM_BASE_URL`` (``LLM_AUTH_TOKEN``), ``OPENAI_BASE_URL`` or the official
@@ -29,16 +30,16 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-import msgspec
-
+from agentd import trust
+from agentd.config_schema import ConfigFile, PriceSection, ProviderSection, validate
 from agentd.errors import ConfigError
 from agentd.prices import Price, context_window, find_price, merged_prices
 from agentd.protocol.methods import ModelInfo, PermissionMode
 
 Api = Literal["openai", "anthropic", "openai-responses"]
-PROJECT_FILE = ".agentd.toml"
+PROJECT_FILE = trust.PROJECT_FILE
 MOCK_PROVIDER = "mock"
 MOCK_MODEL = "mock-model"
 OPENAI_URL = "https://api.openai.com/v1"
@@ -59,34 +60,6 @@ NO_PROVIDER_HELP = """no LLM provider is configured. Any one of these works:
 
 class MissingCredentials(ConfigError):
     """No provider could be chosen, or its key is missing, from the environment looked at."""
-
-
-class _ProviderSection(msgspec.Struct, forbid_unknown_fields=True):
-    api: Api | None = None
-    base_url: str | None = None
-    api_key_env: str | None = None
-    models: list[str] = msgspec.field(default_factory=list)
-    default_model: str | None = None
-    context_window: Annotated[int, msgspec.Meta(gt=0)] | None = None
-
-
-class _PriceSection(msgspec.Struct, forbid_unknown_fields=True):
-    input: Annotated[float, msgspec.Meta(ge=0)]
-    output: Annotated[float, msgspec.Meta(ge=0)]
-    cache_read: Annotated[float, msgspec.Meta(ge=0)] = 0.0
-    cache_write: Annotated[float, msgspec.Meta(ge=0)] = 0.0
-
-
-class _FileSettings(msgspec.Struct):
-    provider: str | None = None
-    model: str | None = None
-    small_model: str | None = None
-    max_turns: Annotated[int, msgspec.Meta(ge=1)] = 50
-    permission_mode: PermissionMode = "auto"
-    system_prompt: str | None = None
-    system_prompt_file: str | None = None
-    providers: dict[str, _ProviderSection] = msgspec.field(default_factory=dict)
-    prices: dict[str, _PriceSection] = msgspec.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -134,6 +107,10 @@ class Config:
     prices: dict[str, Price] = field(default_factory=lambda: merged_prices({}))
     raw: dict[str, Any] = field(default_factory=dict)
     files: tuple[Path, ...] = ()
+    settings: ConfigFile = field(default_factory=ConfigFile)
+    extra_prompt: str | None = None
+    warnings: tuple[str, ...] = ()
+    untrusted_file: Path | None = None
 
 
 def load_config(
@@ -141,17 +118,28 @@ def load_config(
 ) -> Config:
     """Read the user file (or ``config_file``) and the project file above ``cwd``; merge them.
 
-    Raises ConfigError for unreadable files, TOML syntax errors and wrong setting types.
+    A project file in a folder the user has not trusted only tightens (see
+    :mod:`agentd.trust`); what it could not change is listed in ``warnings``. Raises
+    ConfigError for unreadable files, TOML syntax errors, unknown keys and wrong values.
     """
     env = os.environ if env is None else env
     if config_file is not None and not config_file.is_file():
         raise ConfigError(f"config file {config_file} does not exist")
     user_file = config_file or user_config_path(env)
-    layers = [(path, _read_file(path)) for path in (user_file, find_project_file(cwd)) if path]
-    merged: dict[str, Any] = {}
-    for _path, raw in layers:
-        merged = _merge(merged, raw)
-    settings = msgspec.convert(merged, _FileSettings)
+    user_raw = _read_file(user_file) if user_file else {}
+    project_file, warnings = trust.find_project_file(cwd, env)
+    merged, files, extra, untrusted = user_raw, [user_file] if user_file else [], None, None
+    if project_file is not None:
+        project_raw = _read_file(project_file)
+        files.append(project_file)
+        if trust.is_trusted(project_file.parent, env):
+            merged = _merge(user_raw, project_raw)
+        else:
+            merged, extra, ignored = _tightened(user_raw, project_raw, project_file)
+            if ignored:
+                warnings.append(trust.ignored_warning(project_file, ignored))
+                untrusted = project_file
+    settings = validate(merged, files[-1] if files else "(defaults)")
     return Config(
         default_provider=settings.provider,
         default_model=settings.model,
@@ -162,27 +150,45 @@ def load_config(
         providers={name: _provider(name, s) for name, s in settings.providers.items()},
         prices=merged_prices({name: _price(p) for name, p in settings.prices.items()}),
         raw=merged,
-        files=tuple(path for path, _raw in layers),
+        files=tuple(files),
+        settings=settings,
+        extra_prompt=extra,
+        warnings=tuple(warnings),
+        untrusted_file=untrusted,
     )
 
 
 def user_config_path(env: Mapping[str, str]) -> Path | None:
     """``$XDG_CONFIG_HOME/agentd/config.toml`` if that file exists."""
-    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME") or Path.home()) / ".config")
-    path = Path(base) / "agentd" / "config.toml"
+    path = trust.config_dir(env) / "config.toml"
     return path if path.is_file() else None
 
 
-def find_project_file(cwd: Path) -> Path | None:
-    """The nearest ``.agentd.toml`` from ``cwd`` up to the repository root (or ``/``)."""
-    directory = cwd.resolve()
-    while True:
-        candidate = directory / PROJECT_FILE
-        if candidate.is_file():
-            return candidate
-        if (directory / ".git").exists() or directory.parent == directory:
-            return None
-        directory = directory.parent
+def _tightened(
+    user_raw: dict[str, Any], project_raw: dict[str, Any], project_file: Path
+) -> tuple[dict[str, Any], str | None, list[str]]:
+    """The user's settings tightened by an untrusted project file: the merged table, the
+    project's extra system-prompt text, and the project keys that were ignored."""
+    base = validate(user_raw, "(user configuration)")
+    kept, ignored = trust.tighten(base, project_raw, project_file.parent)
+    extras = [kept.pop("system_prompt", None), _read_prompt(kept.pop("system_prompt_file", None))]
+    merged = _merge(user_raw, kept)
+    for table, key in (("permissions", "deny"), ("tools", "secret_env")):
+        added = kept.get(table, {}).get(key)
+        if added:
+            before = user_raw.get(table, {}).get(key, [])
+            merged[table] = {**merged[table], key: [*before, *added]}
+    extra = "\n\n".join(text for text in extras if text)
+    return merged, extra or None, ignored
+
+
+def _read_prompt(path: str | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read system_prompt_file {path}: {exc}") from exc
 
 
 def resolve_model(
@@ -277,10 +283,7 @@ def _read_file(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
-    try:
-        msgspec.convert(raw, _FileSettings)
-    except msgspec.ValidationError as exc:
-        raise ConfigError(f"config file {path}: {exc}") from exc
+    validate(raw, path)
     prompt_file = raw.get("system_prompt_file")
     if isinstance(prompt_file, str):
         raw["system_prompt_file"] = str(path.parent / Path(prompt_file).expanduser())
@@ -302,21 +305,17 @@ def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def _system_prompt(settings: _FileSettings) -> str | None:
+def _system_prompt(settings: ConfigFile) -> str | None:
     if settings.system_prompt is not None or settings.system_prompt_file is None:
         return settings.system_prompt
-    path = Path(settings.system_prompt_file)
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read system_prompt_file {path}: {exc}") from exc
+    return _read_prompt(settings.system_prompt_file)
 
 
-def _price(section: _PriceSection) -> Price:
+def _price(section: PriceSection) -> Price:
     return Price(section.input, section.output, section.cache_read, section.cache_write)
 
 
-def _provider(name: str, section: _ProviderSection) -> ProviderConfig:
+def _provider(name: str, section: ProviderSection) -> ProviderConfig:
     api: Api = section.api or ("anthropic" if name == "anthropic" else "openai")
     return ProviderConfig(
         name=name,

@@ -45,10 +45,14 @@ def build_system_prompt(
     tools: Sequence[ToolSpec],
     *,
     override: str | None = None,
+    extra: str | None = None,
     now: datetime | None = None,
 ) -> str:
-    """The system prompt for a session in ``cwd`` (see the module docstring)."""
+    """The system prompt for a session in ``cwd`` (see the module docstring); ``extra`` is
+    text an untrusted project file adds after the instructions (it cannot replace them)."""
     sections = [override.strip() if override is not None else DEFAULT_INSTRUCTIONS]
+    if extra and extra.strip():
+        sections.append(extra.strip())
     if override is None and tools:
         sections.append("Tools:\n" + "\n".join(_tool_line(tool) for tool in tools))
     sections.append(_environment(cwd, now or datetime.now().astimezone()))

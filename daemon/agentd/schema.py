@@ -7,6 +7,8 @@ Everything comes from the wire types, so the documents cannot drift from the cod
   union, ``$/cancelRequest`` and the error codes; all types under ``$defs``.
 * ``session.schema.json``: the session file's header and entry types, written only when
   :mod:`agentd.protocol.session_file` exists (with ``SessionHeader`` and ``Entry``).
+* ``config.schema.json`` and ``config.md``: the configuration file format and its reference,
+  from :class:`agentd.config_schema.ConfigFile`.
 * ``README.md``: the hand-written protocol document; only the blocks between
   ``<!-- BEGIN GENERATED name -->`` and ``<!-- END GENERATED name -->`` are rewritten
   (``methods``, ``events``, ``errors``).
@@ -37,6 +39,18 @@ SESSION_FILE_MODULE = "agentd.protocol.session_file"
 PROTOCOL_FILE = "protocol.schema.json"
 SESSION_FILE = "session.schema.json"
 README_FILE = "README.md"
+CONFIG_SCHEMA_FILE = "config.schema.json"
+CONFIG_DOC_FILE = "config.md"
+_CONFIG_DOC_HEAD = """# Configuration reference
+
+Generated from `agentd.config_schema.ConfigFile` by `agentd schema` (`make schema`); do not
+edit by hand. The same keys are valid in the user file (`$XDG_CONFIG_HOME/agentd/config.toml`)
+and in a project's `.agentd.toml`; an unknown or misspelt key is an error naming the file, the
+key and the nearest valid one. What an untrusted project file may change is in the README's
+"Security model" section. `config.schema.json` is the same format as a JSON Schema (TOML
+editors such as Taplo can validate with it).
+
+"""
 DIRECTIONS = {"client": "client → daemon", "server": "daemon → client"}
 _BLOCK = re.compile(
     r"(<!-- BEGIN GENERATED (?P<name>[a-z]+) -->\n).*?(<!-- END GENERATED (?P=name) -->)",
@@ -217,6 +231,22 @@ def render_readme(current: str) -> str:
 # --- files ------------------------------------------------------------------------------
 
 
+def config_schema() -> dict[str, Any]:
+    """The configuration file as a JSON Schema."""
+    from agentd.config_schema import ConfigFile
+
+    return {"$schema": DRAFT, "title": "agentd configuration file (TOML)"} | msgspec.json.schema(
+        ConfigFile
+    )
+
+
+def config_doc() -> str:
+    """The configuration reference (Markdown)."""
+    from agentd.config_schema import reference_markdown
+
+    return _CONFIG_DOC_HEAD + reference_markdown()
+
+
 def generate(out_dir: Path) -> dict[str, str | None]:
     """File name → fresh content (None: the file should not exist), in memory."""
     session = session_schema()
@@ -224,6 +254,8 @@ def generate(out_dir: Path) -> dict[str, str | None]:
     return {
         PROTOCOL_FILE: _dump(protocol_schema()),
         SESSION_FILE: _dump(session) if session is not None else None,
+        CONFIG_SCHEMA_FILE: _dump(config_schema()),
+        CONFIG_DOC_FILE: config_doc(),
         README_FILE: render_readme(readme.read_text(encoding="utf-8")),
     }
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agentctl.client import AgentClient, PermissionHandler, connect, spawn_stdio
+from agentd.protocol.trust_list import add_trusted
 
 FAST_RETRIES = "[retry]\nmax_attempts = 3\nbase_delay_ms = 10\nmax_delay_ms = 50\n"
 BUILTIN_SCENARIOS = Path(__file__).parents[2] / "daemon/agentd/mockllm/scenarios.json"
@@ -115,6 +116,7 @@ class Home:
             path = self.root / name[4:7].lower()
             path.mkdir(mode=0o700)
             self.env[name] = str(path)
+        add_trusted(self.project, self.env)  # tests of untrusted projects use other folders
         self.socket = str(self.root / "run" / "agentd.sock")
         self.sessions = self.root / "dat" / "agentd" / "sessions"
         scenarios = json.loads(BUILTIN_SCENARIOS.read_text())

@@ -9,6 +9,7 @@ import pytest
 from agentd.errors import RpcError
 from agentd.protocol.events import PermissionOption
 from agentd.protocol.methods import RequestPermissionParams
+from agentd.protocol.trust_list import add_trusted
 from tests.e2e.daemon import Home, drain, kinds, new_session, run, start_run, stdio_client
 
 pytestmark = pytest.mark.e2e
@@ -238,6 +239,7 @@ async def test_models_list_reads_the_configuration_of_a_cwd(home: Home) -> None:
     """models/list {cwd} includes that project's providers; an invalid cwd is -32602."""
     other = home.root / "other"
     other.mkdir()
+    add_trusted(other, home.env)
     (other / ".agentd.toml").write_text(
         '[providers.elsewhere]\nbase_url = "http://127.0.0.1:9/v1"\nmodels = ["m-x"]\n'
     )

@@ -16,6 +16,7 @@ from agentd.config import (
 from agentd.credentials import credential_env_names
 from agentd.errors import ConfigError
 from agentd.prices import Price
+from agentd.protocol.trust_list import add_trusted
 
 
 @pytest.fixture
@@ -24,6 +25,7 @@ def home(tmp_path: Path) -> Path:
     (tmp_path / "xdg" / "agentd").mkdir(parents=True)
     (tmp_path / "repo" / ".git").mkdir(parents=True)
     (tmp_path / "repo" / "src" / "pkg").mkdir(parents=True)
+    add_trusted(tmp_path / "repo", env_for(tmp_path))
     return tmp_path
 
 
@@ -121,11 +123,15 @@ def test_precedence_explicit_project_user_env(home: Path) -> None:
 
 
 def test_project_file_search_stops_at_the_repository_root(home: Path) -> None:
-    """A .agentd.toml above the repository is not read."""
+    """A .agentd.toml above the repository, or in $HOME itself, is not read."""
     write(home / ".agentd.toml", 'model = "outside"\n')
     env = env_for(home)
+    add_trusted(home, env)
     assert load_config(home / "repo" / "src", env=env).default_model is None
-    assert load_config(home, env=env).default_model == "outside"
+    assert load_config(home, env=env).default_model is None
+    (home / "plain" / "sub").mkdir(parents=True)
+    write(home / "plain" / ".agentd.toml", 'model = "above"\n')
+    assert load_config(home / "plain" / "sub", env=env).default_model == "above"
 
 
 def test_config_file_option_replaces_the_user_file(home: Path) -> None:
@@ -239,7 +245,7 @@ def test_bad_files_are_clear_errors(home: Path) -> None:
     with pytest.raises(ConfigError, match="is not valid TOML"):
         load_config(home / "repo", env=env)
     write(project, 'max_turns = "many"\n')
-    with pytest.raises(ConfigError, match=r"\$\.max_turns"):
+    with pytest.raises(ConfigError, match=r"key max_turns: Expected `int`"):
         load_config(home / "repo", env=env)
     write(project, '[providers.x]\nbase-url = "typo"\n')
     with pytest.raises(ConfigError, match="base-url"):
@@ -250,7 +256,7 @@ def test_bad_files_are_clear_errors(home: Path) -> None:
 
 
 def test_system_prompt_file_and_raw_sections(home: Path) -> None:
-    """system_prompt_file is relative to its file; unknown tables stay in ``raw``."""
+    """system_prompt_file is relative to its file; tables are merged key by key."""
     write(home / "xdg" / "agentd" / "prompt.md", "Be brief.")
     write(
         home / "xdg" / "agentd" / "config.toml",
@@ -262,10 +268,14 @@ def test_system_prompt_file_and_raw_sections(home: Path) -> None:
     assert config.system_prompt == "Be brief."
     assert config.raw["tools"] == {"bash_timeout": 30}
     assert config.raw["permissions"] == {"allow": ["read"]}
-    write(home / "repo" / ".agentd.toml", 'system_prompt = "Project rules."\n[tools]\nextra = 1\n')
+    write(
+        home / "repo" / ".agentd.toml",
+        'system_prompt = "Project rules."\n[tools]\nmax_output_lines = 9\n',
+    )
     project = load_config(home / "repo", env=env)
     assert project.system_prompt == "Project rules."
-    assert project.raw["tools"] == {"bash_timeout": 30, "extra": 1}
+    assert project.raw["tools"] == {"bash_timeout": 30, "max_output_lines": 9}
+    assert project.settings.tools.max_output_lines == 9
 
 
 def test_missing_prompt_file(home: Path) -> None:

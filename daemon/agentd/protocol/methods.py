@@ -114,7 +114,13 @@ class SessionNewParams(Params):
 
 
 class SessionInfo(Result):
-    """A session's identity and settings."""
+    """A session's identity and settings.
+
+    ``warnings`` are problems with the configuration the session was built from (an ignored
+    project file, settings an untrusted project file may not change). ``untrusted_config`` is
+    the project file whose settings were ignored because its folder is not trusted (a client
+    may offer to trust the folder, then create the session again).
+    """
 
     session_id: str
     cwd: str
@@ -123,6 +129,8 @@ class SessionInfo(Result):
     permission_mode: PermissionMode
     title: str | None = None
     path: str | None = None
+    warnings: list[str] = msgspec.field(default_factory=list)
+    untrusted_config: str | None = None
 
 
 class PromptParams(Params):

@@ -246,29 +246,23 @@ def retry_policy(config: Config) -> RetryPolicy:
     """The ``[retry]`` section: ``max_attempts``, ``base_delay_ms``, ``max_delay_ms``."""
     from agentd.providers.retry import RetryPolicy
 
-    section = config.raw.get("retry") or {}
-    try:
-        return RetryPolicy(
-            max_attempts=int(section.get("max_attempts", 4)),
-            base_delay=float(section.get("base_delay_ms", 1000)) / 1000,
-            max_delay=float(section.get("max_delay_ms", 30_000)) / 1000,
-        )
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"invalid [retry] section in the configuration: {exc}") from None
+    section = config.settings.retry
+    return RetryPolicy(
+        max_attempts=section.max_attempts,
+        base_delay=section.base_delay_ms / 1000,
+        max_delay=section.max_delay_ms / 1000,
+    )
 
 
 def compactor(runtime: SessionRuntime, parts: _Parts) -> Compactor:
     """The ``[compaction]`` section: ``keep_tokens``, ``reserve_tokens``, ``context_window``."""
-    section = parts.config.raw.get("compaction") or {}
-    try:
-        return Compactor(
-            runtime,
-            context_window=section.get("context_window") or parts.choice.context_window,
-            keep_tokens=int(section.get("keep_tokens", 20_000)),
-            reserve_tokens=int(section.get("reserve_tokens", 16_384)),
-        )
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"invalid [compaction] section in the configuration: {exc}") from None
+    section = parts.config.settings.compaction
+    return Compactor(
+        runtime,
+        context_window=section.context_window or parts.choice.context_window,
+        keep_tokens=section.keep_tokens,
+        reserve_tokens=section.reserve_tokens,
+    )
 
 
 def project_dir(cwd: str) -> Path:
@@ -292,9 +286,7 @@ async def _parts(services: Services, params: SessionNewParams) -> _Parts:
     except ValueError as exc:
         raise InvalidParams(f"{exc} - at `$.tools`") from None
     mode = params.permission_mode or config.permission_mode or "auto"
-    sandbox = params.sandbox or config.raw.get("sandbox", "none")
-    if sandbox not in ("none", "workspace"):
-        raise ConfigError(f'sandbox must be "workspace" or "none", not {sandbox!r}.')
+    sandbox = params.sandbox or config.settings.sandbox
     prompt = params.system_prompt or config.system_prompt
     max_turns = params.max_turns or config.max_turns
     env = params.provider_env
@@ -335,7 +327,9 @@ def _assemble(
     agent = Agent(
         provider=make_provider(parts.choice, services.http(), retry=retry_policy(parts.config)),
         model=parts.choice.model,
-        system_prompt=build_system_prompt(parts.cwd, specs, override=parts.system_prompt),
+        system_prompt=build_system_prompt(
+            parts.cwd, specs, override=parts.system_prompt, extra=parts.config.extra_prompt
+        ),
         tools=parts.tools,
         tool_specs=specs,
         context=context,
@@ -353,12 +347,22 @@ def _assemble(
         permission_mode=parts.mode,  # type: ignore[arg-type]
         title=title,
         provider_env=parts.provider_env,
+        config_warnings=list(parts.config.warnings),
+        untrusted_config=str(parts.config.untrusted_file) if parts.config.untrusted_file else None,
     )
+    _warn_about_config(file, parts.config)
     runtime = SessionRuntime(settings, agent, file, policy)
     approver.bind(runtime)
     runtime.compactor = compactor(runtime, parts)
     agent.compact = runtime.compactor
     return runtime
+
+
+def _warn_about_config(file: SessionFile, config: Config) -> None:
+    """Config warnings become ``session_warning`` events for every client that watches."""
+    from agentd.store.tree import LoadWarning
+
+    file.warnings.extend(LoadWarning(line=None, message=text) for text in config.warnings)
 
 
 def _approval(parts: _Parts) -> tuple[PermissionPolicy, Approver]:
@@ -368,8 +372,6 @@ def _approval(parts: _Parts) -> tuple[PermissionPolicy, Approver]:
 
     permissions = dict(parts.config.raw.get("permissions") or {})
     timeout = permissions.pop("timeout", DEFAULT_TIMEOUT)
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-        raise ConfigError("[permissions] timeout must be a positive number of seconds.")
     sandboxed = parts.sandbox == "workspace"
     policy = PermissionPolicy.from_config(
         parts.mode, permissions, workspace=parts.cwd if sandboxed else None

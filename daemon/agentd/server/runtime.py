@@ -50,6 +50,8 @@ class Settings:
     title: str | None = None
     provider_env: dict[str, str] | None = field(default=None, repr=False)
     """The client's provider variables (memory only, never written)."""
+    config_warnings: list[str] = field(default_factory=list)
+    untrusted_config: str | None = None
 
 
 class SessionRuntime:
@@ -90,6 +92,8 @@ class SessionRuntime:
             permission_mode=s.permission_mode,
             title=s.title,
             path=str(self.file.path),
+            warnings=list(s.config_warnings),
+            untrusted_config=s.untrusted_config,
         )
 
     # --- the event sink ----------------------------------------------------------------------

@@ -49,7 +49,7 @@ Seconds = Annotated[float, msgspec.Meta(gt=0)]
 
 
 class ToolSettings(msgspec.Struct, forbid_unknown_fields=True):
-    """The ``[tools]`` table (see the module docstring)."""
+    """Limits and environment of the tools (see :mod:`agentd.tools.settings`)."""
 
     max_output_lines: Positive | None = None
     max_output_bytes: Annotated[int, msgspec.Meta(ge=1024)] | None = None
@@ -68,6 +68,27 @@ class ToolSettings(msgspec.Struct, forbid_unknown_fields=True):
     undo_max_bytes: Annotated[int, msgspec.Meta(ge=0)] | None = None
     secret_env: list[str] | None = None
     pass_env: list[str] | None = None
+
+
+def tool_default(key: str) -> float | None:
+    """The built-in value of a numeric ``[tools]`` limit (None: not a numeric limit)."""
+    from agentd.tools import history, read, spill, truncate
+
+    defaults: dict[str, float] = {
+        "max_output_lines": truncate.DEFAULT_MAX_LINES,
+        "max_output_bytes": truncate.DEFAULT_MAX_BYTES,
+        "max_line_chars": truncate.DEFAULT_MAX_LINE_CHARS,
+        "max_image_bytes": read.MAX_IMAGE_BYTES,
+        "bash_timeout": DEFAULT_TIMEOUT,
+        "bash_max_timeout": DEFAULT_MAX_TIMEOUT,
+        "bash_kill_grace": 2.0,
+        "bash_spill_keep": spill.KEEP_PER_SESSION,
+        "find_max_results": truncate.FIND_MAX_RESULTS,
+        "ls_max_entries": truncate.LS_MAX_ENTRIES,
+        "undo_max_per_file": history.DEFAULT_MAX_PER_FILE,
+        "undo_max_bytes": history.DEFAULT_MAX_BYTES,
+    }
+    return defaults.get(key)
 
 
 def tool_options(section: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -1,0 +1,311 @@
+"""The configuration file format: one tree of msgspec Structs, strictly validated.
+
+:class:`ConfigFile` is the whole file (``~/.config/agentd/config.toml`` and a project's
+``.agentd.toml`` share it). Every table forbids unknown keys. :func:`validate` checks one
+parsed file and raises :class:`~agentd.errors.ConfigError` with a message naming the file,
+the key (as a dotted path) and what is wrong: the nearest valid key for a misspelt one
+("did you mean permission_mode?"), the expected type, or the allowed values.
+
+:func:`reference_markdown` renders the tables as the configuration reference of the docs
+(``agentd schema`` writes it into README.md; the drift test compares).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import types
+import typing
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from agentd.errors import ConfigError
+from agentd.protocol.methods import PermissionMode
+from agentd.tools.settings import ToolSettings, tool_default
+
+Api = Literal["openai", "anthropic", "openai-responses"]
+Sandbox = Literal["none", "workspace"]
+NonNegative = Annotated[float, msgspec.Meta(ge=0)]
+PositiveInt = Annotated[int, msgspec.Meta(ge=1)]
+
+
+class ProviderSection(msgspec.Struct, forbid_unknown_fields=True):
+    """An endpoint and the models it serves (``NAME`` is the provider's name)."""
+
+    api: Api | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    models: list[str] = msgspec.field(default_factory=list)
+    default_model: str | None = None
+    context_window: PositiveInt | None = None
+
+
+class PriceSection(msgspec.Struct, forbid_unknown_fields=True):
+    """A model's price in US dollars per million tokens (``NAME`` is the model)."""
+
+    input: NonNegative
+    output: NonNegative
+    cache_read: NonNegative = 0.0
+    cache_write: NonNegative = 0.0
+
+
+class PermissionsSection(msgspec.Struct, forbid_unknown_fields=True):
+    """Permission rules (see "Security model") and the approval timeout in seconds."""
+
+    allow: list[str] = msgspec.field(default_factory=list)
+    deny: list[str] = msgspec.field(default_factory=list)
+    allow_dangerous: bool = False
+    timeout: Annotated[float, msgspec.Meta(gt=0)] = 300.0
+
+
+class RetrySection(msgspec.Struct, forbid_unknown_fields=True):
+    """How failed provider calls are retried."""
+
+    max_attempts: PositiveInt = 4
+    base_delay_ms: NonNegative = 1000.0
+    max_delay_ms: NonNegative = 30_000.0
+
+
+class CompactionSection(msgspec.Struct, forbid_unknown_fields=True):
+    """When the context is summarised, and how much recent context is kept verbatim."""
+
+    keep_tokens: PositiveInt = 20_000
+    reserve_tokens: PositiveInt = 16_384
+    context_window: PositiveInt | None = None
+
+
+class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
+    """One configuration file (user or project). Unset keys keep their defaults."""
+
+    provider: str | None = None
+    model: str | None = None
+    small_model: str | None = None
+    max_turns: PositiveInt = 50
+    permission_mode: PermissionMode = "auto"
+    sandbox: Sandbox = "none"
+    system_prompt: str | None = None
+    system_prompt_file: str | None = None
+    providers: dict[str, ProviderSection] = msgspec.field(default_factory=dict)
+    prices: dict[str, PriceSection] = msgspec.field(default_factory=dict)
+    permissions: PermissionsSection = msgspec.field(default_factory=PermissionsSection)
+    tools: ToolSettings = msgspec.field(default_factory=ToolSettings)
+    retry: RetrySection = msgspec.field(default_factory=RetrySection)
+    compaction: CompactionSection = msgspec.field(default_factory=CompactionSection)
+
+
+_DICT_TABLES = {"providers", "prices"}
+FIELD_DOCS = {
+    "provider": "the provider used when a request names none",
+    "model": "the model used when a request names none",
+    "small_model": "a cheap model for titles and summaries",
+    "max_turns": "LLM calls per prompt before the run stops",
+    "permission_mode": "`auto` runs every call, `ask` asks before mutating tools, `read-only` "
+    "refuses them",
+    "sandbox": "`workspace` confines file tools (and bash, where Landlock is available) to "
+    "the session's cwd",
+    "system_prompt": "replaces the built-in instructions",
+    "system_prompt_file": "the same, read from a file (relative to the config file)",
+    "providers.api": "wire format of the endpoint",
+    "providers.base_url": "the endpoint; its key is sent nowhere else",
+    "providers.api_key_env": "the environment variable holding the endpoint's key",
+    "providers.models": "models offered by `models/list`",
+    "providers.default_model": "the model when none is chosen",
+    "providers.context_window": "tokens, for compaction (known models have it built in)",
+    "prices.input": "per million input tokens",
+    "prices.output": "per million output tokens",
+    "prices.cache_read": "per million cached input tokens read",
+    "prices.cache_write": "per million input tokens written to the cache",
+    "permissions.allow": "rules that approve calls without asking",
+    "permissions.deny": "rules that refuse calls",
+    "permissions.allow_dangerous": "let deny-listed bash commands run",
+    "permissions.timeout": "seconds to wait for an approval",
+    "tools.max_output_lines": "lines per tool result (bash keeps the last ones)",
+    "tools.max_output_bytes": "bytes per tool result",
+    "tools.max_line_chars": "read cuts longer lines",
+    "tools.max_image_bytes": "read refuses larger images",
+    "tools.accept_images": "false: read refuses images (text-only models)",
+    "tools.bash_timeout": "seconds, when the model gives none",
+    "tools.bash_max_timeout": "seconds, the cap on what the model asks for",
+    "tools.bash_kill_grace": "seconds between SIGTERM and SIGKILL",
+    "tools.bash_spill_keep": "full-output files kept per session",
+    "tools.grep_backend": "`auto` uses rg when found",
+    "tools.find_max_results": "paths per find result",
+    "tools.ls_max_entries": "entries per ls result",
+    "tools.undo_max_per_file": "undo_edit steps kept per file",
+    "tools.undo_max_bytes": "undo history kept per session",
+    "tools.secret_env": "more variables (names or globs) never passed to bash",
+    "tools.pass_env": "variables bash gets from the daemon's environment besides the safe set",
+    "retry.max_attempts": "tries per LLM call, the first included",
+    "retry.base_delay_ms": "first back-off, doubled per retry",
+    "retry.max_delay_ms": "longest back-off",
+    "compaction.keep_tokens": "recent context kept verbatim",
+    "compaction.reserve_tokens": "compact when the context passes window minus this",
+    "compaction.context_window": "override the model's context window",
+}
+_PATH = re.compile(r" - at `\$(?P<path>[^`]*)`$")
+
+
+def validate(raw: dict[str, Any], source: Path | str) -> ConfigFile:
+    """``raw`` (one parsed TOML file) as a :class:`ConfigFile`.
+
+    Raises ConfigError ``"<source>: <problem>"``: an unknown key with the nearest valid one,
+    a wrong type with the expected one, a bad value with the allowed ones.
+    """
+    problem = unknown_key(raw, ConfigFile, "")
+    if problem is not None:
+        raise ConfigError(f"config file {source}: {problem}")
+    try:
+        return msgspec.convert(raw, ConfigFile)
+    except msgspec.ValidationError as exc:
+        raise ConfigError(f"config file {source}: {_explain(str(exc))}") from None
+
+
+def unknown_key(raw: Any, struct: type[msgspec.Struct], prefix: str) -> str | None:
+    """A sentence about the first key of ``raw`` that ``struct`` does not have, or None."""
+    if not isinstance(raw, dict):
+        return None
+    fields = _field_types(struct)
+    for key, value in raw.items():
+        if key not in fields:
+            return _unknown_message(prefix + key, key, list(fields))
+        inner = _struct_of(fields[key])
+        if inner is not None:
+            problem = unknown_key(value, inner, f"{prefix}{key}.")
+        elif key in _DICT_TABLES and isinstance(value, dict):
+            problem = _unknown_in_entries(value, fields[key], f"{prefix}{key}.")
+        else:
+            problem = None
+        if problem is not None:
+            return problem
+    return None
+
+
+def _unknown_in_entries(raw: dict[str, Any], kind: Any, prefix: str) -> str | None:
+    value_type = typing.get_args(kind)[1]
+    for name, entry in raw.items():
+        problem = unknown_key(entry, value_type, f"{prefix}{name}.")
+        if problem is not None:
+            return problem
+    return None
+
+
+def _unknown_message(path: str, key: str, valid: list[str]) -> str:
+    close = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    table = path.rsplit(".", 1)[0] if "." in path else ""
+    where = f"in [{table}] " if table else ""
+    return f"unknown key {path!r} {where}{hint}; valid keys: {', '.join(valid)}".replace(
+        " ;", ";"
+    ).replace("  ", " ")
+
+
+def _explain(message: str) -> str:
+    """msgspec's validation message rewritten with a dotted key and the allowed values."""
+    match = _PATH.search(message)
+    path = (match["path"] if match else "").lstrip(".")
+    text = message[: match.start()] if match else message
+    key = re.sub(r"\[(\d+)\]", r"[\1]", path) or "(top level)"
+    allowed = _allowed_values(path)
+    if allowed and ("Invalid enum value" in text or "Expected `str`" in text):
+        return f"{key} must be one of {', '.join(repr(v) for v in allowed)} ({text})"
+    return f"key {key}: {text}"
+
+
+def _allowed_values(path: str) -> list[Any]:
+    """The Literal values allowed at the dotted ``path`` (empty when it is not a Literal)."""
+    kind: Any = ConfigFile
+    for part in path.split("."):
+        struct = _struct_of(kind)
+        if struct is None:
+            return []
+        kind = _field_types(struct).get(part.split("[")[0])
+        if kind is None:
+            return []
+    return _literal_values(kind)
+
+
+def _literal_values(kind: Any) -> list[Any]:
+    if typing.get_origin(kind) is Literal:
+        return list(typing.get_args(kind))
+    values: list[Any] = []
+    for arg in typing.get_args(kind):
+        values += _literal_values(arg)
+    return values
+
+
+def _field_types(struct: type[msgspec.Struct]) -> dict[str, Any]:
+    hints = typing.get_type_hints(struct, include_extras=True)
+    return {name: hints[name] for name in struct.__struct_fields__}
+
+
+def _struct_of(kind: Any) -> type[msgspec.Struct] | None:
+    """The Struct inside ``kind`` (``X``, ``X | None``, ``Annotated[X, …]``), or None."""
+    if isinstance(kind, type) and issubclass(kind, msgspec.Struct):
+        return kind
+    if typing.get_origin(kind) in (types.UnionType, typing.Union, Annotated):
+        for arg in typing.get_args(kind):
+            found = _struct_of(arg)
+            if found is not None:
+                return found
+    return None
+
+
+def _type_name(kind: Any) -> str:
+    origin = typing.get_origin(kind)
+    if origin is Annotated:
+        return _type_name(typing.get_args(kind)[0])
+    if origin is Literal:
+        return " or ".join(f'`"{v}"`' for v in typing.get_args(kind))
+    if origin in (types.UnionType, typing.Union):
+        parts = [_type_name(a) for a in typing.get_args(kind) if a is not type(None)]
+        return " or ".join(parts)
+    if origin is list:
+        return f"list of {_type_name(typing.get_args(kind)[0])}"
+    if origin is dict:
+        return "table"
+    names: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
+    return names.get(kind) or str(getattr(kind, "__name__", kind))
+
+
+def _default_text(struct: type[msgspec.Struct], name: str) -> str:
+    info = {f.name: f for f in msgspec.structs.fields(struct)}[name]
+    if info.default is not msgspec.NODEFAULT:
+        value = info.default
+    elif info.default_factory is not msgspec.NODEFAULT:
+        value = info.default_factory()
+    else:
+        return "required"
+    if value is None:
+        builtin = tool_default(name) if struct is ToolSettings else None
+        return "—" if builtin is None else f"`{builtin:g}`"
+    if isinstance(value, msgspec.Struct | dict) or value == []:
+        return "" if not isinstance(value, list) else "[]"
+    return f"`{msgspec.json.encode(value).decode()}`"
+
+
+def reference_markdown() -> str:
+    """The configuration reference: one table per section of :class:`ConfigFile`."""
+    sections: list[tuple[str, str, type[msgspec.Struct]]] = [("", "(top level)", ConfigFile)]
+    for name, kind in _field_types(ConfigFile).items():
+        struct = _struct_of(kind)
+        if struct is not None:
+            sections.append((f"{name}.", f"[{name}]", struct))
+        elif name in _DICT_TABLES:
+            sections.append((f"{name}.", f"[{name}.NAME]", typing.get_args(kind)[1]))
+    lines: list[str] = []
+    for prefix, title, struct in sections:
+        lines += [f"**{title}** — {_first_line(struct)}", ""]
+        lines += ["| Key | Type | Default | Meaning |", "|---|---|---|---|"]
+        for name, kind in _field_types(struct).items():
+            if _struct_of(kind) is not None or name in _DICT_TABLES:
+                continue
+            default, doc = _default_text(struct, name), FIELD_DOCS.get(prefix + name, "")
+            lines.append(f"| `{name}` | {_type_name(kind)} | {default} | {doc} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _first_line(struct: type[msgspec.Struct]) -> str:
+    return (struct.__doc__ or "").strip().splitlines()[0]
