@@ -4,6 +4,7 @@
 
     agentd serve [--stdio | --socket [PATH] | --tcp HOST:PORT] [options]
     agentd --stdio                       (alias of: agentd serve --stdio)
+    agentd acp [--shared [--socket PATH]] [options]   (Agent Client Protocol on stdio)
     agentd schema [--check] [--out DIR]
     agentd mock-llm ...                  (the scripted LLM server used by demos and tests)
     agentd --version
@@ -68,11 +69,40 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="grace period for a client that stops reading (default: 10)",
     )
+    _add_acp(commands)
     schema = commands.add_parser("schema", help="write schemas/*.json and the protocol tables")
     schema.add_argument("--check", action="store_true", help="only report drift (exit 1)")
     schema.add_argument("--out", type=Path, metavar="DIR", help="schemas directory")
     commands.add_parser("mock-llm", help="run the scripted LLM server (see: mock-llm --help)")
     return parser
+
+
+def _add_acp(commands: argparse._SubParsersAction[_Parser]) -> None:
+    acp = commands.add_parser(
+        "acp", help="serve an Agent Client Protocol editor on stdin/stdout (Zed, JetBrains…)"
+    )
+    acp.add_argument(
+        "--shared",
+        action="store_true",
+        help="use the shared socket daemon (started if needed), so sessions are shared",
+    )
+    acp.add_argument("--socket", type=Path, metavar="PATH", help="shared daemon socket")
+    acp.add_argument("--session-dir", type=Path, metavar="DIR", help="where sessions live")
+    acp.add_argument("--config", type=Path, metavar="FILE", help="configuration file")
+    acp.add_argument("--provider", help="provider of new sessions (default: configuration)")
+    acp.add_argument("--model", help="model of new sessions (default: configuration)")
+    acp.add_argument(
+        "--permission-mode",
+        choices=("auto", "ask", "read-only"),
+        help="mode of new sessions (default: configuration)",
+    )
+    acp.add_argument("--log-file", type=Path, metavar="FILE", help="append JSON logs here")
+    acp.add_argument(
+        "--log-level",
+        default="info",
+        choices=("debug", "info", "warning", "error", "critical"),
+        help="minimum level logged (default: info)",
+    )
 
 
 def _normalise(argv: list[str]) -> list[str]:
@@ -96,7 +126,9 @@ def main(argv: list[str] | None = None) -> int:
         return _serve(ns)
     if ns.command == "schema":
         return _schema(ns)
-    parser.error("a command is required: serve, schema or mock-llm")
+    if ns.command == "acp":
+        return _acp(ns)
+    parser.error("a command is required: serve, acp, schema or mock-llm")
     return 2  # not reached: error() exits
 
 
@@ -122,6 +154,26 @@ def _serve(ns: argparse.Namespace) -> int:
         options.transport = "socket"
         options.socket_path = Path(ns.socket).absolute() if ns.socket else None
     return serve(options)
+
+
+def _acp(ns: argparse.Namespace) -> int:
+    from agentd.acp.agent import AcpOptions
+    from agentd.acp.main import run
+
+    if ns.socket is not None and not ns.shared:
+        print("agentd acp: --socket needs --shared", file=sys.stderr)
+        return 2
+    options = AcpOptions(
+        shared=ns.shared,
+        socket_path=ns.socket.absolute() if ns.socket else None,
+        session_dir=ns.session_dir,
+        config_file=ns.config,
+        log_level=ns.log_level,
+        provider=ns.provider,
+        model=ns.model,
+        permission_mode=ns.permission_mode,
+    )
+    return run(options, str(ns.log_file) if ns.log_file else None)
 
 
 def _schema(ns: argparse.Namespace) -> int:

@@ -137,6 +137,8 @@ def _tool_use(call: PlannedCall, arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 def _stop_reason(plan: Plan) -> str:
+    if plan.stop is not None:
+        return {"length": "max_tokens", "refusal": "refusal"}[plan.stop]
     return "tool_use" if plan.calls else "end_turn"
 
 

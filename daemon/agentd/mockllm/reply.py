@@ -50,10 +50,14 @@ class Plan:
     truncate: bool = False
     delay_ms: int = 0
     chunk_delay_ms: int = 0
+    stop: str | None = None
 
     @property
     def finish(self) -> str:
-        """``tool_calls`` when the reply calls tools, else ``stop``."""
+        """OpenAI's finish reason: ``tool_calls`` when the reply calls tools, else ``stop``
+        (``length`` / ``content_filter`` when the step says so)."""
+        if self.stop is not None:
+            return {"length": "length", "refusal": "content_filter"}[self.stop]
         return "tool_calls" if self.calls else "stop"
 
 
@@ -102,6 +106,7 @@ def plan_reply(step: StepSpec, request_chars: int) -> Plan:
         truncate=step.truncate,
         delay_ms=step.delay_ms,
         chunk_delay_ms=step.chunk_delay_ms,
+        stop=response.stop,
     )
 
 

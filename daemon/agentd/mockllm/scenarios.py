@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -40,12 +40,16 @@ class ToolCallSpec(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class ResponseSpec(msgspec.Struct, forbid_unknown_fields=True):
-    """One reply: text (``content`` repeated ``content_repeat`` times), tool calls, reasoning."""
+    """One reply: text (``content`` repeated ``content_repeat`` times), tool calls, reasoning.
+
+    ``stop`` ends the reply as cut by the output token limit (``length``) or refused by the
+    model (``refusal``: Anthropic's ``refusal``, OpenAI's ``content_filter``)."""
 
     content: str = ""
     tool_calls: list[ToolCallSpec] = msgspec.field(default_factory=list)
     reasoning: str = ""
     content_repeat: Annotated[int, msgspec.Meta(ge=1)] = 1
+    stop: Literal["length", "refusal"] | None = None
 
     @property
     def text(self) -> str:

@@ -27,10 +27,19 @@ class ClientInfo(Result):
     version: str | None = None
 
 
+class FileAccessCapabilities(Result):
+    """The client serves ``fs/readTextFile`` / ``fs/writeTextFile`` (an editor: its buffers)."""
+
+    read_text_file: bool = False
+    write_text_file: bool = False
+
+
 class ClientCapabilities(Result):
-    """What the client can do. ``permissions``: it answers ``session/requestPermission``."""
+    """What the client can do. ``permissions``: it answers ``session/requestPermission``;
+    ``fs``: the file tools of its sessions read and write through it (see ``fs/readTextFile``)."""
 
     permissions: bool = False
+    fs: FileAccessCapabilities = msgspec.field(default_factory=FileAccessCapabilities)
 
 
 class InitializeParams(Params):
@@ -224,6 +233,13 @@ class SetModelParams(Params):
     provider_env: dict[str, str] | None = None
 
 
+class SetPermissionModeParams(Params):
+    """``session/setPermissionMode``: the mode for the next tool calls (kept in the file)."""
+
+    session_id: str
+    mode: PermissionMode
+
+
 class ModelInfo(Result):
     """One configured model."""
 
@@ -385,3 +401,26 @@ class RequestPermissionResult(Params):
     """The client's answer: one of the offered options."""
 
     outcome: PermissionOption
+
+
+class ReadTextFileParams(Result):
+    """``fs/readTextFile`` (server → client): the text of ``path`` as the client holds it
+    (an editor: the buffer, unsaved changes included). ``path`` is absolute."""
+
+    session_id: str
+    path: str
+
+
+class ReadTextFileResult(Params):
+    """The file's whole text."""
+
+    content: str
+
+
+class WriteTextFileParams(Result):
+    """``fs/writeTextFile`` (server → client): replace the text of ``path`` (absolute),
+    creating the file if needed."""
+
+    session_id: str
+    path: str
+    content: str

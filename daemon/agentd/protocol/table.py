@@ -24,6 +24,8 @@ from agentd.protocol.methods import (
     OkResult,
     PromptParams,
     PromptResult,
+    ReadTextFileParams,
+    ReadTextFileResult,
     RequestPermissionParams,
     RequestPermissionResult,
     SessionBranchParams,
@@ -43,8 +45,10 @@ from agentd.protocol.methods import (
     SessionStateResult,
     SessionTextParams,
     SetModelParams,
+    SetPermissionModeParams,
     SubscribeParams,
     SubscribeResult,
+    WriteTextFileParams,
 )
 
 
@@ -114,6 +118,11 @@ METHODS: dict[str, MethodSpec] = {
         SessionInfo,
         "Switch provider/model from the next LLM call on.",
     ),
+    "session/setPermissionMode": MethodSpec(
+        SetPermissionModeParams,
+        SessionInfo,
+        "Switch the permission mode (auto, ask, read-only) for the next tool calls.",
+    ),
     "models/list": MethodSpec(
         ModelsListParams,
         ModelsListResult,
@@ -168,6 +177,18 @@ METHODS: dict[str, MethodSpec] = {
     ),
     "session/requestPermission": MethodSpec(
         RequestPermissionParams, RequestPermissionResult, "Ask to approve a tool call.", "server"
+    ),
+    "fs/readTextFile": MethodSpec(
+        ReadTextFileParams,
+        ReadTextFileResult,
+        "Read a file as the client holds it (for clients with the fs capability).",
+        "server",
+    ),
+    "fs/writeTextFile": MethodSpec(
+        WriteTextFileParams,
+        OkResult,
+        "Write a file through the client (for clients with the fs capability).",
+        "server",
     ),
 }
 """Every request method. The server registers a handler for each client-direction entry."""

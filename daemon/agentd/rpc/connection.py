@@ -59,6 +59,9 @@ class Connection:
     ``framing`` None detects the framing from the peer's first bytes (servers); clients pass
     ``"ndjson"`` or ``"content-length"``. ``queue_limit``, ``queue_bytes`` and
     ``stall_timeout`` set the outbound back-pressure policy of :mod:`agentd.rpc.outbox`.
+    ``cancel_method`` / ``cancel_key`` name the cancel notification and its id member, sent and
+    understood: ``$/cancelRequest`` with ``id`` (agentd), or ``$/cancel_request`` with
+    ``requestId`` (ACP).
     """
 
     def __init__(
@@ -74,6 +77,8 @@ class Connection:
         queue_bytes: int = QUEUE_BYTES,
         stall_timeout: float = STALL_TIMEOUT,
         max_frame: int = MAX_FRAME_BYTES,
+        cancel_method: str = CANCEL_METHOD,
+        cancel_key: str = "id",
     ) -> None:
         if framing not in (None, "ndjson", "content-length"):
             raise ValueError(f"unknown framing {framing!r}")
@@ -87,6 +92,7 @@ class Connection:
         self.client_info: ClientInfo | None = None
         self.capabilities = ClientCapabilities()
         self.stall_timeout = stall_timeout
+        self._cancel = (cancel_method, cancel_key)
         self._reader = reader
         self._frames = FrameDecoder(cast(Any, framing), max_frame)
         self._outbox = Outbox(
@@ -184,14 +190,18 @@ class Connection:
             async with asyncio.timeout(timeout):
                 raw = await future
         except TimeoutError:
-            self.notify(CANCEL_METHOD, {"id": request_id})
+            self._send_cancel(request_id)
             raise PeerTimeout(f"no answer to {method} within {timeout:g} s") from None
         except asyncio.CancelledError:
-            self.notify(CANCEL_METHOD, {"id": request_id})
+            self._send_cancel(request_id)
             raise
         finally:
             self._pending.pop(request_id, None)
         return envelope.decode_result(method, raw, result_type)
+
+    def _send_cancel(self, request_id: int) -> None:
+        method, key = self._cancel
+        self.notify(method, {key: request_id})
 
     # --- reading -------------------------------------------------------------------------
 
@@ -319,10 +329,11 @@ class Connection:
         self._send_error(request_id, error)
 
     def _on_notification(self, note: envelope.Notification) -> None:
-        if note.method != CANCEL_METHOD:
+        method, key = self._cancel
+        if note.method != method:
             self.router.notify(self, note.method, note.params)
             return
-        target = envelope.cancel_target(note.params)
+        target = envelope.cancel_target(note.params, key)
         task = None if isinstance(target, UnsetType) else self._inflight.get(target)
         if task is not None:
             task.cancel()

@@ -203,9 +203,16 @@ class _CancelParams(msgspec.Struct):
     id: int | float | str | None
 
 
-def cancel_target(raw: msgspec.Raw) -> Id | UnsetType:
-    """The request id named by ``$/cancelRequest`` params (UNSET when malformed)."""
+class _CancelRequestParams(msgspec.Struct, rename="camel"):
+    request_id: int | float | str | None
+
+
+def cancel_target(raw: msgspec.Raw, key: str = "id") -> Id | UnsetType:
+    """The request id named by cancel params: ``{"id"}`` (``$/cancelRequest``) or, with
+    ``key="requestId"``, ``{"requestId"}`` (ACP's ``$/cancel_request``); UNSET when malformed."""
     try:
+        if key == "requestId":
+            return msgspec.json.decode(raw, type=_CancelRequestParams).request_id
         return msgspec.json.decode(raw, type=_CancelParams).id
     except (msgspec.DecodeError, RecursionError, ValueError):
         return UNSET

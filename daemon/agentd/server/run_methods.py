@@ -2,7 +2,7 @@
 
 ``session/new``, ``session/prompt``, ``session/steer``, ``session/followUp``,
 ``session/cancel``, ``session/state``, ``session/messages``, ``session/setModel``,
-``models/list``.
+``session/setPermissionMode``, ``models/list``.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from agentd.protocol.methods import (
     SessionStateResult,
     SessionTextParams,
     SetModelParams,
+    SetPermissionModeParams,
 )
 from agentd.server.runtime import prompt_result
 from agentd.server.sessions import client_env
@@ -98,6 +99,11 @@ def register(router: Router, sessions: SessionManager) -> None:
         await switch_model(sessions.services, runtime, params.provider, params.model, env)
         return runtime.info()
 
+    async def set_permission_mode(conn: Connection, params: SetPermissionModeParams) -> SessionInfo:
+        runtime = await sessions.get(params.session_id)
+        runtime.set_permission_mode(params.mode)
+        return runtime.info()
+
     async def models(conn: Connection, params: ModelsListParams) -> ModelsListResult:
         return sessions.services.models(params.cwd, client_env(conn, params.provider_env))
 
@@ -109,4 +115,5 @@ def register(router: Router, sessions: SessionManager) -> None:
     router.add("session/state", state)
     router.add("session/messages", messages)
     router.add("session/setModel", set_model)
+    router.add("session/setPermissionMode", set_permission_mode)
     router.add("models/list", models)

@@ -29,6 +29,7 @@ from agentd.protocol.methods import (
     SessionStateResult,
 )
 from agentd.server.bus import EventBus
+from agentd.server.files import ClientFiles
 
 if TYPE_CHECKING:
     from agentd.permissions import PermissionPolicy
@@ -73,6 +74,7 @@ class SessionRuntime:
         self.compactor: Compactor | None = None
         self.store_error: str | None = None
         agent.sink = self.emit
+        agent.context.files = ClientFiles(settings.session_id, self.bus.subscribers.values)
 
     @property
     def id(self) -> str:
@@ -205,6 +207,16 @@ class SessionRuntime:
             return CancelResult(cancelled=False, dropped=dropped)
         self.run_task.cancel()
         return CancelResult(cancelled=True, dropped=dropped)
+
+    def set_permission_mode(self, mode: PermissionMode) -> None:
+        """Apply ``mode`` to the next tool calls and record it in the session file."""
+        from agentd.protocol.session_file import SettingsEntry
+
+        self.policy.mode = mode
+        self.settings.permission_mode = mode
+        saved = self.file.settings() or SettingsEntry()
+        self.file.append(msgspec.structs.replace(saved, id="", permission_mode=mode))
+        self.file.sync()
 
     def state(self) -> SessionStateResult:
         s = self.settings

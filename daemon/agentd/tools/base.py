@@ -46,6 +46,7 @@ class ToolContext:
     directory. ``workspace`` is set when the session is sandboxed to that root.
     ``on_update`` receives streamed output deltas (bash). ``state`` is per-session storage that
     tools own (edit history for undo, read stamps for stale-file checks), keyed by tool name.
+    ``files`` routes read, write and edit through the user's editor (see :class:`FileAccess`).
     """
 
     cwd: Path
@@ -56,6 +57,26 @@ class ToolContext:
     on_update: Callable[[str], None] = lambda _delta: None
     state: dict[str, Any] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
+    files: FileAccess | None = None
+
+
+class FileAccess(Protocol):
+    """Text files as the user's editor holds them: unsaved changes are seen, writes land in
+    the editor (and its undo history). The file tools use it when the session has one, and the
+    disk otherwise. ``path`` is absolute and already checked by :func:`resolve_path`.
+
+    Both methods return None when no client can serve the call right now (then the tool uses
+    the disk) and raise :class:`ToolError` when the client refuses it.
+    """
+
+    async def read_text(self, path: Path) -> str | None:
+        """The whole text of ``path``, or None (use the disk)."""
+        ...
+
+    async def write_text(self, path: Path, text: str) -> bool | None:
+        """Replace the text of ``path`` (creating the file); True when written, None: use the
+        disk."""
+        ...
 
 
 class Tool(Protocol):

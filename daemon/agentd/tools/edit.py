@@ -3,7 +3,8 @@
 All replacements of one call are applied in order (each to the result of the previous one)
 and written in a single atomic write; when any fails, the file is not touched. A file changed
 on disk since the model last read it (its stamp differs) is refused. Details carry a unified
-diff, the first changed line and added/removed line counts.
+diff, the first changed line and added/removed line counts. With an editor attached
+(``ctx.files``) the edit reads the editor's buffer and writes through the editor.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Annotated, Any, ClassVar
 import msgspec
 
 from agentd.protocol.events import Location, ToolKind
-from agentd.tools.base import ToolContext, ToolError, ToolResult
+from agentd.tools.base import FileAccess, ToolContext, ToolError, ToolResult
 from agentd.tools.diffs import DiffSummary, summarize_change
 from agentd.tools.edit_match import Replacement, apply_edits
 from agentd.tools.fileio import (
@@ -91,8 +92,13 @@ class EditTool:
         replacements = _replacements(params)
         path = resolve_path(params.path, ctx)
         shown = display_path(path, ctx)
-        check_fresh(ctx, path, shown)
-        outcome = await asyncio.to_thread(_edit, path, shown, replacements)
+        files = ctx.files
+        text = await files.read_text(path) if files is not None else None
+        if files is None or text is None:
+            check_fresh(ctx, path, shown)
+            outcome = await asyncio.to_thread(_edit, path, shown, replacements)
+        else:  # the editor's buffer is the truth: no stale check against the disk
+            outcome = await _edit_in_editor(files, path, shown, text, replacements)
         history_for(ctx).push(path, outcome.previous)
         record_stamp(ctx, path)
         summary = outcome.summary
@@ -119,6 +125,16 @@ def _replacements(params: EditParams) -> list[Replacement]:
     if params.old_string is None or params.new_string is None:
         raise ToolError("Give both old_string and new_string (or a list of edits).")
     return [Replacement(params.old_string, params.new_string, params.replace_all)]
+
+
+async def _edit_in_editor(
+    files: FileAccess, path: Path, shown: str, text: str, replacements: list[Replacement]
+) -> _Outcome:
+    """Apply the edits to the editor's text and write the result back through the editor."""
+    new_text, count = apply_edits(text, replacements, shown)
+    if not await files.write_text(path, new_text):
+        await asyncio.to_thread(atomic_write, path, encode_text(new_text))
+    return _Outcome(encode_text(text), count, summarize_change(text, new_text, shown))
 
 
 def _edit(path: Path, shown: str, replacements: list[Replacement]) -> _Outcome:

@@ -2,7 +2,8 @@
 
 The file is streamed: reaching a late ``offset`` counts newlines in 1 MB chunks and never
 holds more than one chunk plus the shown window in memory, and a very long line is read only
-up to the cut. Reading records the file's stamp for edit's stale-file check.
+up to the cut. Reading records the file's stamp for edit's stale-file check. With an editor
+attached (``ctx.files``) the text comes from the editor, unsaved changes included.
 """
 
 from __future__ import annotations
@@ -82,7 +83,12 @@ class ReadTool:
                 record_stamp(ctx, path)
                 return image
         limits = Limits.from_options(ctx.options)
-        window = await asyncio.to_thread(_read_window, path, shown, params, limits)
+        text = await ctx.files.read_text(path) if ctx.files is not None else None
+        if text is None:
+            window = await asyncio.to_thread(_read_window, path, shown, params, limits)
+        else:  # the editor's buffer, unsaved changes included
+            data = io.BytesIO(text.encode("utf-8", "surrogateescape"))
+            window = _window_of(io.BufferedReader(data), shown, params, limits)
         record_stamp(ctx, path)
         return _text_result(path, shown, window, limits)
 
@@ -135,24 +141,29 @@ def _image_magic_ok(head: bytes, mime: str) -> bool:
 
 
 def _read_window(path: Path, shown: str, params: ReadParams, limits: Limits) -> _Window:
+    with path.open("rb") as file:
+        return _window_of(file, shown, params, limits)
+
+
+def _window_of(file: io.BufferedReader, shown: str, params: ReadParams, limits: Limits) -> _Window:
+    """The lines ``params`` asks for, from an open binary file (or an editor's text)."""
     offset = params.offset or 1
     max_lines = min(params.limit or limits.max_lines, limits.max_lines)
-    with path.open("rb") as file:
-        if looks_binary(file.read(8192)):
-            raise ToolError(
-                f"{shown} looks binary (it contains NUL bytes). Inspect it with bash instead, "
-                "e.g. `file PATH`, `xxd PATH | head`, or `strings PATH | head`."
-            )
-        file.seek(0)
-        skipped = _skip_lines(file, offset - 1)
-        if skipped < offset - 1 or (offset > 1 and not file.peek(1)):
-            if offset == 1:
-                return _Window([], 1, 0, 0, None)
-            raise ToolError(
-                f"offset {offset} is past the end of {shown}, which has {skipped} lines. "
-                f"Use an offset between 1 and {max(skipped, 1)}."
-            )
-        return _collect(file, offset, max_lines, limits)
+    if looks_binary(file.read(8192)):
+        raise ToolError(
+            f"{shown} looks binary (it contains NUL bytes). Inspect it with bash instead, "
+            "e.g. `file PATH`, `xxd PATH | head`, or `strings PATH | head`."
+        )
+    file.seek(0)
+    skipped = _skip_lines(file, offset - 1)
+    if skipped < offset - 1 or (offset > 1 and not file.peek(1)):
+        if offset == 1:
+            return _Window([], 1, 0, 0, None)
+        raise ToolError(
+            f"offset {offset} is past the end of {shown}, which has {skipped} lines. "
+            f"Use an offset between 1 and {max(skipped, 1)}."
+        )
+    return _collect(file, offset, max_lines, limits)
 
 
 def _skip_lines(file: io.BufferedReader, count: int) -> int:

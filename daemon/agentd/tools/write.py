@@ -3,6 +3,7 @@
 Parent directories are created; the write goes through a temp file and a rename in the same
 directory; an existing file keeps its permission bits. The previous content is pushed to the
 undo history and the read stamp is refreshed, so an edit right after a write is not "stale".
+With an editor attached (``ctx.files``) the file is written through the editor.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Annotated, Any, ClassVar
 import msgspec
 
 from agentd.protocol.events import Location, ToolKind
-from agentd.tools.base import ToolContext, ToolError, ToolResult
+from agentd.tools.base import FileAccess, ToolContext, ToolError, ToolResult
 from agentd.tools.diffs import summarize_change
 from agentd.tools.fileio import atomic_write, encode_text, looks_binary, record_stamp
 from agentd.tools.history import history_for
@@ -51,7 +52,10 @@ class WriteTool:
         if path.is_dir():
             raise ToolError(f"{shown} is a directory; give a file path.")
         data = encode_text(params.content)
-        previous = await asyncio.to_thread(_write, path, shown, data)
+        if ctx.files is None:
+            previous = await asyncio.to_thread(_write, path, shown, data)
+        else:
+            previous = await _write_in_editor(ctx.files, path, shown, params.content)
         history_for(ctx).push(path, previous)
         record_stamp(ctx, path)
         verb = "Created" if previous is None else "Overwrote"
@@ -60,6 +64,22 @@ class WriteTool:
         details |= {"bytes": len(data), "lines": lines}
         details |= _diff_details(previous, params.content, shown)
         return ToolResult(f"{verb} {shown} ({len(data)} bytes, {lines} lines).", details)
+
+
+async def _write_in_editor(files: FileAccess, path: Path, shown: str, text: str) -> bytes | None:
+    """Write through the editor (falling back to the disk); the previous content as the
+    editor had it (None for a new file)."""
+    previous: bytes | None = None
+    if path.exists():
+        old = await files.read_text(path)
+        previous = encode_text(old) if old is not None else path.read_bytes()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise ToolError(f"Cannot create {shown}: a parent path exists and is a file.") from None
+    if not await files.write_text(path, text):
+        await asyncio.to_thread(atomic_write, path, encode_text(text))
+    return previous
 
 
 def _write(path: Path, shown: str, data: bytes) -> bytes | None:

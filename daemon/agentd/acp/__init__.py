@@ -1,0 +1,1 @@
+"""The Agent Client Protocol front-end: ``agentd acp`` (see README.md)."""

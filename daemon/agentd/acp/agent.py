@@ -1,0 +1,408 @@
+"""The ACP methods an editor calls, mapped onto agentd's native session methods.
+
+Every handler translates its ACP params into native requests on the backend connection
+(:mod:`agentd.acp.backend`) and the native answers back; nothing here runs an agent.
+
+=========================== =====================================================
+ACP                         agentd
+=========================== =====================================================
+``initialize``              answered here (capabilities); the backend starts
+``authenticate``            a no-op: agentd needs no ACP authentication
+``session/new``             ``session/new`` (+ ``models/list`` for the model option)
+``session/load``            ``session/load`` with ``replay`` (history as updates)
+``session/resume``          ``session/load`` without replay
+``session/list``            ``session/list``
+``session/close``           ``session/cancel``, ``session/unsubscribe`` (in-process:
+                            ``session/close``)
+``session/prompt``          ``session/prompt`` (+ ``session/state`` for usage)
+``session/cancel``          ``session/cancel``
+``session/set_mode``        ``session/setPermissionMode``
+``session/set_config_option`` ``session/setPermissionMode`` or ``session/setModel``
+=========================== =====================================================
+
+Native errors keep their message; an unknown session is ACP's -32002 (resource not found), a
+busy one -32600 (invalid request). A run that fails answers ``session/prompt`` with -32603
+and the failure's message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import structlog
+
+from agentd import __version__
+from agentd.acp.backend import Backend, BackendOptions, open_backend
+from agentd.acp.prompt import prompt_parts
+from agentd.acp.relay import Relay
+from agentd.acp.session import (
+    MODE_OPTION,
+    MODEL_OPTION,
+    AcpSession,
+    check_mode,
+    split_model,
+)
+from agentd.errors import (
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    RpcError,
+    SessionBusy,
+    SessionNotFound,
+)
+from agentd.protocol import acp
+from agentd.protocol.methods import (
+    FileAccessCapabilities,
+    ModelsListParams,
+    ModelsListResult,
+    PermissionMode,
+    PromptParams,
+    PromptResult,
+    SessionIdParams,
+    SessionInfo,
+    SessionListParams,
+    SessionListResult,
+    SessionLoadParams,
+    SessionLoadResult,
+    SessionNewParams,
+    SessionStateResult,
+    SetModelParams,
+    SetPermissionModeParams,
+)
+from agentd.rpc import Connection, Router
+
+log = structlog.get_logger("agentd.acp")
+T = TypeVar("T")
+REFUSALS = frozenset(
+    {"the model refused to answer", "the provider's content filter stopped the reply"}
+)
+"""The errors agentd's providers (Anthropic, OpenAI) give a refused reply: ``refusal``."""
+
+
+class ResourceNotFound(RpcError):
+    code = -32002
+
+
+@dataclass
+class AcpOptions(BackendOptions):
+    """``agentd acp`` options: the backend's, plus defaults for new sessions."""
+
+    provider: str | None = None
+    model: str | None = None
+    permission_mode: PermissionMode | None = None
+
+
+class AcpAgent:
+    """The ACP side of ``agentd acp``: one editor connection, many sessions."""
+
+    def __init__(self, options: AcpOptions) -> None:
+        self.options = options
+        self.sessions: dict[str, AcpSession] = {}
+        self.editor: Connection | None = None
+        self.relay = Relay(self._editor_conn, self.sessions)
+        self._backend: asyncio.Task[Backend] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def _editor_conn(self) -> Connection:
+        if self.editor is None:
+            raise RuntimeError("no editor connection")
+        return self.editor
+
+    def router(self) -> Router:
+        """The editor connection's method table."""
+        router = Router()
+        router.add_guard(_guard)
+        router.add("initialize", self.initialize, acp.InitializeParams)
+        router.add("authenticate", self.authenticate, acp.AuthenticateParams)
+        router.add("session/new", self.new_session, acp.NewSessionParams)
+        router.add("session/load", self.load_session, acp.LoadSessionParams)
+        router.add("session/resume", self.resume_session, acp.LoadSessionParams)
+        router.add("session/list", self.list_sessions, acp.ListSessionsParams)
+        router.add("session/close", self.close_session, acp.SessionIdParams)
+        router.add("session/prompt", self.prompt, acp.PromptParams)
+        router.add("session/set_mode", self.set_mode, acp.SetModeParams)
+        router.add("session/set_config_option", self.set_config_option, acp.SetConfigOptionParams)
+        router.on_notification("session/cancel", self.cancel, acp.SessionIdParams)
+        return router
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    def initialize(self, conn: Connection, params: acp.InitializeParams) -> acp.InitializeResult:
+        """Capabilities at once; the backend starts in the background."""
+        if conn.initialized:
+            raise InvalidRequest("initialize was already called on this connection")
+        conn.initialized = True
+        fs = params.client_capabilities.fs
+        wanted = FileAccessCapabilities(
+            read_text_file=fs.read_text_file, write_text_file=fs.write_text_file
+        )
+        self._backend = asyncio.get_running_loop().create_task(
+            open_backend(self.options, self.relay.router(), wanted)
+        )
+        log.info(
+            "acp client initialized",
+            client=params.client_info.name if params.client_info else None,
+            protocol_version=params.protocol_version,
+            fs_read=fs.read_text_file,
+            fs_write=fs.write_text_file,
+        )
+        return acp.InitializeResult(
+            protocol_version=acp.ACP_PROTOCOL_VERSION,
+            agent_capabilities=acp.AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=acp.PromptCapabilities(image=True, embedded_context=True),
+                session_capabilities=acp.SessionCapabilities(
+                    list=acp.Supported(), resume=acp.Supported(), close=acp.Supported()
+                ),
+            ),
+            auth_methods=[],
+            agent_info=acp.Implementation(name="agentd", title="agentd", version=__version__),
+        )
+
+    def authenticate(self, conn: Connection, params: acp.AuthenticateParams) -> dict[str, Any]:
+        """Nothing to do: agentd offers no ACP auth methods (providers and keys are agentd's
+        configuration), so whatever method a client names is accepted as a no-op."""
+        log.info("authenticate is a no-op", method_id=params.method_id)
+        return {}
+
+    async def close(self) -> None:
+        """Stop the backend (in-process: runs cancelled, session files flushed)."""
+        for task in list(self._tasks):
+            task.cancel()
+        if self._backend is None:
+            return
+        self._backend.cancel()
+        try:
+            backend = await self._backend
+        except (asyncio.CancelledError, Exception):
+            return
+        await backend.close()
+
+    async def _call(self, method: str, params: Any, result_type: type[T]) -> T:
+        """A native request; its errors in ACP's codes."""
+        if self._backend is None:
+            raise InvalidRequest("call initialize first")
+        try:
+            backend = await asyncio.shield(self._backend)
+        except OSError as exc:
+            raise InternalError(f"cannot reach agentd: {exc}") from None
+        try:
+            return await backend.conn.request(method, params, result_type=result_type)
+        except SessionNotFound as exc:
+            raise ResourceNotFound(exc.message) from None
+        except SessionBusy as exc:
+            raise InvalidRequest(exc.message) from None
+
+    def _session(self, session_id: str) -> AcpSession:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise ResourceNotFound(
+                f"unknown session {session_id!r}: open it with session/new or session/load"
+            )
+        return session
+
+    def _later(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # --- sessions ----------------------------------------------------------------------------
+
+    async def new_session(
+        self, conn: Connection, params: acp.NewSessionParams
+    ) -> acp.NewSessionResult:
+        _check_cwd(params.cwd)
+        native = SessionNewParams(
+            cwd=params.cwd,
+            provider=self.options.provider,
+            model=self.options.model,
+            permission_mode=self.options.permission_mode,
+        )
+        info = await self._call("session/new", native, SessionInfo)
+        session = AcpSession(
+            info.session_id, info.cwd, info.permission_mode, info.provider, info.model
+        )
+        self.sessions[info.session_id] = session
+        await self._load_models(session)
+        if params.mcp_servers:
+            asyncio.get_running_loop().call_soon(self._mcp_notice, session, params.mcp_servers)
+        return acp.NewSessionResult(
+            session_id=info.session_id,
+            modes=session.modes(),
+            config_options=session.config_options(),
+        )
+
+    async def load_session(
+        self, conn: Connection, params: acp.LoadSessionParams, *, replay: bool = True
+    ) -> acp.LoadSessionResult:
+        _check_cwd(params.cwd)
+        session = AcpSession(params.session_id, params.cwd, "auto", "", "")
+        previous = self.sessions.get(params.session_id)
+        self.sessions[params.session_id] = session  # before the replayed history arrives
+        try:
+            native = SessionLoadParams(session_id=params.session_id, replay=replay)
+            loaded = await self._call("session/load", native, SessionLoadResult)
+        except BaseException:
+            if self.sessions.get(params.session_id) is session:
+                del self.sessions[params.session_id]
+                if previous is not None:
+                    self.sessions[params.session_id] = previous
+            raise
+        info = loaded.session
+        session.mode, session.provider, session.model = (
+            info.permission_mode,
+            info.provider,
+            info.model,
+        )
+        await self._load_models(session)
+        if params.mcp_servers:
+            asyncio.get_running_loop().call_soon(self._mcp_notice, session, params.mcp_servers)
+        return acp.LoadSessionResult(modes=session.modes(), config_options=session.config_options())
+
+    async def resume_session(
+        self, conn: Connection, params: acp.LoadSessionParams
+    ) -> acp.LoadSessionResult:
+        return await self.load_session(conn, params, replay=False)
+
+    async def _load_models(self, session: AcpSession) -> None:
+        models = await self._call(
+            "models/list", ModelsListParams(cwd=session.cwd), ModelsListResult
+        )
+        session.models = models.models
+
+    def _mcp_notice(self, session: AcpSession, servers: list[Any]) -> None:
+        names = [s.get("name", "?") if isinstance(s, dict) else "?" for s in servers]
+        text = (
+            f"agentd does not support MCP servers; these were not started: {', '.join(names)}. "
+            "The session uses agentd's own tools."
+        )
+        log.warning("mcp servers not supported", session_id=session.session_id, servers=names)
+        chunk = acp.AgentMessageChunk(content=acp.TextBlock(text=text))
+        self._editor_conn().notify(
+            "session/update", acp.SessionNotification(session_id=session.session_id, update=chunk)
+        )
+
+    async def list_sessions(
+        self, conn: Connection, params: acp.ListSessionsParams
+    ) -> acp.ListSessionsResult:
+        native = SessionListParams(cwd=params.cwd, cursor=params.cursor)
+        page = await self._call("session/list", native, SessionListResult)
+        return acp.ListSessionsResult(
+            sessions=[
+                acp.SessionInfo(
+                    session_id=s.session_id, cwd=s.cwd, title=s.title, updated_at=s.updated_at
+                )
+                for s in page.sessions
+            ],
+            next_cursor=page.next_cursor,
+        )
+
+    async def close_session(self, conn: Connection, params: acp.SessionIdParams) -> dict[str, Any]:
+        self._session(params.session_id)
+        ids = SessionIdParams(session_id=params.session_id)
+        await self._call("session/cancel", ids, dict)
+        await self._call("session/unsubscribe", ids, dict)
+        if not self.options.shared:
+            await self._call("session/close", ids, dict)
+        self.sessions.pop(params.session_id, None)
+        return {}
+
+    # --- runs ----------------------------------------------------------------------------------
+
+    async def prompt(self, conn: Connection, params: acp.PromptParams) -> acp.PromptResult:
+        session = self._session(params.session_id)
+        text, images = prompt_parts(params.prompt)
+        session.mapper.last_turn_stop = None
+        native = PromptParams(session_id=params.session_id, text=text, images=images)
+        result = await self._call("session/prompt", native, PromptResult)
+        await self._send_usage(session)
+        return acp.PromptResult(stop_reason=_stop_reason(session, result))
+
+    async def _send_usage(self, session: AcpSession) -> None:
+        """``usage_update`` (context used, window, session cost) when the window is known."""
+        size = session.context_window
+        if size is None:
+            return
+        ids = SessionIdParams(session_id=session.session_id)
+        state = await self._call("session/state", ids, SessionStateResult)
+        update = acp.UsageUpdate(
+            used=session.mapper.context_tokens,
+            size=size,
+            cost=acp.Cost(amount=round(state.usage.cost, 6), currency="USD"),
+        )
+        self._editor_conn().notify(
+            "session/update", acp.SessionNotification(session_id=session.session_id, update=update)
+        )
+
+    async def cancel(self, conn: Connection, params: acp.SessionIdParams) -> None:
+        if params.session_id not in self.sessions:
+            return
+        try:
+            await self._call("session/cancel", SessionIdParams(session_id=params.session_id), dict)
+        except RpcError as exc:
+            log.info("cancel failed", session_id=params.session_id, error=exc.message)
+
+    async def set_mode(self, conn: Connection, params: acp.SetModeParams) -> dict[str, Any]:
+        session = self._session(params.session_id)
+        await self._apply_mode(session, check_mode(params.mode_id))
+        update = acp.ConfigOptionUpdate(config_options=session.config_options())
+        self._editor_conn().notify(
+            "session/update", acp.SessionNotification(session_id=session.session_id, update=update)
+        )
+        return {}
+
+    async def set_config_option(
+        self, conn: Connection, params: acp.SetConfigOptionParams
+    ) -> acp.SetConfigOptionResult:
+        session = self._session(params.session_id)
+        if not isinstance(params.value, str):
+            raise InvalidParams(f"config option {params.config_id!r} takes a string value")
+        if params.config_id == MODE_OPTION:
+            await self._apply_mode(session, check_mode(params.value))
+            update = acp.CurrentModeUpdate(current_mode_id=session.mode)
+            self._editor_conn().notify(
+                "session/update",
+                acp.SessionNotification(session_id=session.session_id, update=update),
+            )
+        elif params.config_id == MODEL_OPTION:
+            provider, model = split_model(params.value)
+            native = SetModelParams(session_id=session.session_id, model=model, provider=provider)
+            info = await self._call("session/setModel", native, SessionInfo)
+            session.provider, session.model = info.provider, info.model
+        else:
+            raise InvalidParams(
+                f"unknown config option {params.config_id!r}; use {MODE_OPTION!r} or "
+                f"{MODEL_OPTION!r}"
+            )
+        return acp.SetConfigOptionResult(config_options=session.config_options())
+
+    async def _apply_mode(self, session: AcpSession, mode: PermissionMode) -> None:
+        native = SetPermissionModeParams(session_id=session.session_id, mode=mode)
+        info = await self._call("session/setPermissionMode", native, SessionInfo)
+        session.mode = info.permission_mode
+
+
+def _guard(conn: Connection, method: str) -> None:
+    if not conn.initialized and method != "initialize":
+        raise InvalidRequest(f"call initialize before {method}")
+
+
+def _check_cwd(cwd: str) -> None:
+    if not Path(cwd).is_absolute():
+        raise InvalidParams(f"`cwd` must be an absolute path, got {cwd!r} - at `$.cwd`")
+
+
+def _stop_reason(session: AcpSession, result: PromptResult) -> acp.StopReason:
+    """ACP's stop reason for a finished run; a failed run raises (JSON-RPC error)."""
+    if result.stop_reason == "cancelled":
+        return "cancelled"
+    if result.stop_reason == "max_turns":
+        return "max_turn_requests"
+    if result.stop_reason == "error":
+        if result.error in REFUSALS:
+            return "refusal"
+        raise InternalError(f"the run failed: {result.error or 'unknown error'}")
+    return "max_tokens" if session.mapper.last_turn_stop == "length" else "end_turn"

@@ -1,0 +1,96 @@
+"""What a finished tool call shows in the editor: diffs for file changes, output for the rest.
+
+Edits and writes become ACP ``diff`` content: one ``{path, oldText, newText}`` per hunk of the
+unified diff agentd's tools put in ``details.diff`` (the changed lines with their context), or
+the whole new text for a file the call created. Everything else shows the result text the model
+saw (command output in a code fence), images as images. Running bash output is shown as a
+bounded tail, so a long-running command costs O(tail) bytes per update, not O(output).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentd.protocol.acp import ContentItem, DiffItem, ImageBlock, TextBlock, ToolCallContent
+from agentd.protocol.content import ImageContent, TextContent
+
+LIVE_TAIL_CHARS = 16_000
+"""Characters of running output shown while a command runs (the end of it)."""
+
+
+def fenced(text: str) -> str:
+    """``text`` in a Markdown code fence longer than any backtick run inside it."""
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return f"{fence}\n{text.rstrip(chr(10))}\n{fence}"
+
+
+def live_output(output: str) -> list[ToolCallContent]:
+    """The running output of a command, as the tail that fits in one update."""
+    if len(output) > LIVE_TAIL_CHARS:
+        output = "…" + output[-LIVE_TAIL_CHARS:]
+    return [ContentItem(content=TextBlock(text=fenced(output)))]
+
+
+def diff_hunks(diff: str, path: str) -> list[DiffItem]:
+    """One DiffItem per ``@@`` hunk of a unified diff: old and new text of that region."""
+    items: list[DiffItem] = []
+    old: list[str] | None = None
+    new: list[str] = []
+    for line in diff.splitlines():
+        if line.startswith("@@"):
+            if old is not None:
+                items.append(_item(path, old, new))
+            old, new = [], []
+        elif old is None:  # the ---/+++ header
+            continue
+        elif line.startswith("+"):
+            new.append(line[1:])
+        elif line.startswith("-"):
+            old.append(line[1:])
+        elif line.startswith(" ") or not line:
+            old.append(line[1:])
+            new.append(line[1:])
+    if old is not None:
+        items.append(_item(path, old, new))
+    return items
+
+
+def _item(path: str, old: list[str], new: list[str]) -> DiffItem:
+    return DiffItem(path=path, old_text="\n".join(old) + "\n", new_text="\n".join(new) + "\n")
+
+
+def result_content(
+    name: str,
+    args: dict[str, Any],
+    result: list[TextContent | ImageContent],
+    is_error: bool,
+    details: dict[str, Any] | None,
+    path: str | None,
+) -> list[ToolCallContent]:
+    """The content of a finished call (see the module docstring)."""
+    details = details or {}
+    if not is_error and name in ("edit", "write", "undo_edit") and path is not None:
+        diff = _file_change(name, args, details, path)
+        if diff:
+            return list(diff)
+    blocks: list[ToolCallContent] = []
+    for block in result:
+        if isinstance(block, ImageContent):
+            image = ImageBlock(data=block.data, mime_type=block.mime_type)
+            blocks.append(ContentItem(content=image))
+        elif block.text:
+            text = fenced(block.text) if name == "bash" else block.text
+            blocks.append(ContentItem(content=TextBlock(text=text)))
+    return blocks
+
+
+def _file_change(
+    name: str, args: dict[str, Any], details: dict[str, Any], path: str
+) -> list[DiffItem]:
+    content = args.get("content")
+    if name == "write" and details.get("created") and isinstance(content, str):
+        return [DiffItem(path=path, old_text=None, new_text=content)]
+    diff = details.get("diff")
+    return diff_hunks(diff, path) if isinstance(diff, str) and diff else []

@@ -1,0 +1,102 @@
+"""Bad input to ``agentd acp`` on the raw wire: precise JSON-RPC errors, and the process goes
+on serving (and never writes anything but JSON-RPC to stdout)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+from tests.acp.conftest import Box
+
+pytestmark = pytest.mark.e2e
+
+
+class Wire:
+    """``agentd acp`` on pipes: send raw lines, read JSON-RPC messages."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+
+    async def send(self, line: str | dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        text = line if isinstance(line, str) else json.dumps(line)
+        self.process.stdin.write(text.encode() + b"\n")
+        await self.process.stdin.drain()
+
+    async def answer(self, request_id: int | None) -> dict[str, Any]:
+        """The next response with ``request_id`` (notifications are skipped)."""
+        assert self.process.stdout is not None
+        async with asyncio.timeout(20):
+            while True:
+                line = await self.process.stdout.readline()
+                assert line, "agentd acp closed stdout"
+                message = json.loads(line)
+                assert message["jsonrpc"] == "2.0"
+                if "method" not in message and message.get("id") == request_id:
+                    return message
+
+    async def call(self, request_id: int, method: str, params: Any) -> dict[str, Any]:
+        await self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        return await self.answer(request_id)
+
+
+async def open_wire(box: Box) -> Wire:
+    argv = box.argv()
+    process = await asyncio.create_subprocess_exec(
+        *argv,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env=box.env,
+        cwd=str(box.project),
+    )
+    return Wire(process)
+
+
+async def test_bad_input_gets_precise_errors_and_the_agent_stays_up(box: Box) -> None:
+    wire = await open_wire(box)
+    try:
+        early = await wire.call(1, "session/new", {"cwd": str(box.project), "mcpServers": []})
+        assert early["error"]["code"] == -32600
+        assert "initialize" in early["error"]["message"]
+        ok = await wire.call(2, "initialize", {"protocolVersion": 7})
+        assert ok["result"]["protocolVersion"] == 1, "an unknown version gets the latest we speak"
+        await wire.send("{this is not json")
+        parse = await wire.answer(None)
+        assert parse["error"]["code"] == -32700
+        bad = await wire.call(3, "session/new", {"cwd": 5, "mcpServers": []})
+        assert bad["error"]["code"] == -32602
+        assert "cwd" in bad["error"]["message"]
+        relative = await wire.call(4, "session/new", {"cwd": "project", "mcpServers": []})
+        assert relative["error"]["code"] == -32602
+        unknown = await wire.call(5, "session/prompt", {"sessionId": "nope", "prompt": []})
+        assert unknown["error"]["code"] == -32002
+        missing = await wire.call(6, "session/frobnicate", {})
+        assert missing["error"]["code"] == -32601
+        session = await wire.call(7, "session/new", {"cwd": str(box.project), "mcpServers": []})
+        sid = session["result"]["sessionId"]
+        empty = await wire.call(8, "session/prompt", {"sessionId": sid, "prompt": []})
+        assert empty["error"]["code"] == -32602
+        audio = {"type": "audio", "data": "AA", "mimeType": "audio/wav"}
+        refused = await wire.call(9, "session/prompt", {"sessionId": sid, "prompt": [audio]})
+        assert refused["error"]["code"] == -32602
+        mode = await wire.call(10, "session/set_mode", {"sessionId": sid, "modeId": "yolo"})
+        assert mode["error"]["code"] == -32602
+        assert "ask, auto, read-only" in mode["error"]["message"]
+        option = {"sessionId": sid, "configId": "colour", "value": "red"}
+        assert (await wire.call(11, "session/set_config_option", option))["error"]["code"] == -32602
+        auth = await wire.call(12, "authenticate", {"methodId": "password"})
+        assert auth["result"] == {}, "nothing to authenticate: a no-op"
+        unknown_load = {"sessionId": "nope", "cwd": str(box.project), "mcpServers": []}
+        assert (await wire.call(13, "session/load", unknown_load))["error"]["code"] == -32002
+        text = {"type": "text", "text": "hi"}
+        done = await wire.call(14, "session/prompt", {"sessionId": sid, "prompt": [text]})
+        assert done["result"] == {"stopReason": "end_turn"}
+        assert wire.process.returncode is None
+    finally:
+        assert wire.process.stdin is not None
+        wire.process.stdin.close()
+        assert await asyncio.wait_for(wire.process.wait(), 10) == 0

@@ -1,0 +1,51 @@
+"""``agentd acp --shared``: ACP sessions are the shared daemon's sessions, seen and continued
+from the shell with ``agentctl``, and live events reach the editor from shell runs too."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+
+import pytest
+
+import acp
+from tests.acp.conftest import Box, Editor, spawn
+
+pytestmark = pytest.mark.e2e
+
+
+def agentctl(box: Box, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agentctl", *args],
+        env=box.env,
+        cwd=box.project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+async def test_acp_sessions_are_shell_sessions(box: Box) -> None:
+    editor = Editor()
+    async with spawn(box, editor, "--shared") as (conn, _):
+        session = await conn.new_session(cwd=str(box.project))
+        sid = session.session_id
+        reply = await conn.prompt(session_id=sid, prompt=[acp.text_block("edit the notes")])
+        assert reply.stop_reason == "end_turn"
+        listed = await asyncio.to_thread(agentctl, box, "sessions", "list", "--json")
+        assert listed.returncode == 0, listed.stderr
+        assert sid in listed.stdout
+        before = len(editor.updates)
+        sent = await asyncio.to_thread(agentctl, box, "send", "--session", sid, "run the tests")
+        assert sent.returncode == 0, sent.stderr
+        assert "All 3 tests pass." in sent.stdout
+        await editor.wait_for(lambda: "All 3 tests pass." in editor.text())
+        assert any(u.session_update == "tool_call" for _, u in editor.updates[before:])
+    shown = agentctl(box, "sessions", "show", sid, "--json")
+    assert shown.returncode == 0, shown.stderr
+    texts = json.dumps(json.loads(shown.stdout) if shown.stdout.startswith("[") else shown.stdout)
+    assert "edit the notes" in texts
+    assert "run the tests" in texts
