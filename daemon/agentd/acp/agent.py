@@ -399,7 +399,7 @@ def _stop_reason(session: AcpSession, result: PromptResult) -> acp.StopReason:
     """ACP's stop reason for a finished run; a failed run raises (JSON-RPC error)."""
     if result.stop_reason == "cancelled":
         return "cancelled"
-    if result.stop_reason == "max_turns":
+    if result.stop_reason in ("max_turns", "budget"):
         return "max_turn_requests"
     if result.stop_reason == "error":
         if result.error in REFUSALS:
