@@ -1,7 +1,8 @@
 """Per-session event numbering, replay buffer and fan-out to subscribed connections.
 
-Every event of a session gets the next ``seq`` (strictly increasing, starting at 1 when the
-session is loaded), is encoded once, kept in a bounded replay buffer and handed to every
+Every event of a session gets the next ``seq`` (strictly increasing: from 1 for a new session;
+for a loaded one from :func:`resumed_seq`, so it never repeats a seq of an earlier load, in
+this daemon or before a restart), is encoded once, kept in a bounded replay buffer and handed to every
 subscriber's connection queue. ``Connection.notify`` never blocks, so a slow or dead subscriber
 cannot delay the run or the other subscribers (the connection layer drops a connection whose
 queue stays full).
@@ -9,7 +10,9 @@ queue stays full).
 
 from __future__ import annotations
 
+import time
 from collections import deque
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -23,6 +26,23 @@ _encode = msgspec.json.Encoder().encode
 
 DEFAULT_REPLAY_EVENTS = 4096
 DEFAULT_REPLAY_BYTES = 512 << 10
+
+
+def resumed_seq(created_at: str, now: float | None = None) -> int:
+    """The last seq to count on from when a session is loaded: the microseconds since the
+    session was created (its header's ``createdAt``).
+
+    Every earlier load of the session numbered its events below this (it would have had to
+    emit more than a million events per second of its life to reach it), so a client's
+    ``sinceSeq`` from an earlier load is always recognised as stale. Falls back to the
+    Unix time in microseconds when ``created_at`` does not parse.
+    """
+    moment = time.time() if now is None else now
+    try:
+        born = datetime.fromisoformat(created_at).timestamp()
+    except ValueError:
+        born = 0.0
+    return max(int((moment - born) * 1_000_000), 1)
 
 
 class EventBus:
@@ -60,10 +80,13 @@ class EventBus:
         """Add ``conn``; first replay buffered events after ``since_seq`` to it.
 
         Returns ``(replayed, complete)``: ``complete`` is False when the buffer no longer reaches
-        back to ``since_seq + 1`` (the client must resync from ``session/messages``).
+        back to ``since_seq + 1``, or ``since_seq`` is past the last seq (it comes from another
+        load of the session): the client must resync from ``session/messages``.
         """
         replayed, complete = 0, True
-        if since_seq is not None and since_seq < self.seq:
+        if since_seq is not None and since_seq > self.seq:
+            complete = False  # a seq this load never issued: from another load of the session
+        elif since_seq is not None and since_seq < self.seq:
             oldest = self._buffer[0][0] if self._buffer else self.seq + 1
             complete = since_seq + 1 >= oldest
             for seq, frame in self._buffer:

@@ -188,6 +188,7 @@ async def load_session(
 ) -> SessionRuntime:
     """Open an existing session file, repair it, and build its runtime (its provider resolved
     from ``client_env`` when given, see :func:`provider_environment`)."""
+    from agentd.server.bus import resumed_seq
     from agentd.store import SessionFile, find_session
 
     file_path = Path(path) if path else find_session(services.session_root, session_id or "")
@@ -213,7 +214,9 @@ async def load_session(
         provider_env=client_env,
     )
     parts = await _parts(services, params)
-    return _assemble(services, file, parts, file.messages(), file.title())
+    runtime = _assemble(services, file, parts, file.messages(), file.title())
+    runtime.bus.seq = resumed_seq(file.header.created_at)
+    return runtime
 
 
 async def switch_model(
