@@ -3,9 +3,9 @@
 Every event of a session gets the next ``seq`` (strictly increasing: from 1 for a new session;
 for a loaded one from :func:`resumed_seq`, so it never repeats a seq of an earlier load, in
 this daemon or before a restart), is encoded once, kept in a bounded replay buffer and handed
-to every subscriber's connection queue. ``Connection.notify`` never blocks, so a slow or dead subscriber
-cannot delay the run or the other subscribers (the connection layer drops a connection whose
-queue stays full).
+to every subscriber's connection queue. ``Connection.notify`` never blocks, so a slow or dead
+subscriber cannot delay the run or the other subscribers (the connection layer drops a
+connection whose queue stays full).
 """
 
 from __future__ import annotations
