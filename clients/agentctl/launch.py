@@ -17,8 +17,12 @@ SOCKET_ENV = "AGENTD_SOCKET"
 
 
 def daemon_argv(*args: str) -> list[str]:
-    """The command line that runs ``agentd`` with ``args``, in this Python environment."""
-    return [sys.executable, "-m", "agentd", *args]
+    """The command line that runs ``agentd`` with ``args``, in this Python environment.
+
+    ``-P`` keeps the working directory off ``sys.path``: a project folder that happens to
+    contain an ``agentd`` directory must not shadow the installed package.
+    """
+    return [sys.executable, "-P", "-m", "agentd", *args]
 
 
 def socket_path(explicit: str | None = None) -> str:

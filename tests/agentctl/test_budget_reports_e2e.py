@@ -4,6 +4,8 @@ against the real daemon and the mock LLM."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -81,3 +83,21 @@ def test_summary_file_for_the_step_summary(sandbox: Sandbox) -> None:
     assert "**Tools:** `bash` ×1, `write` ×1" in text
     assert "**Files changed:** `hello.py`" in text
     assert "| Turns | 3 |" in text
+
+
+def test_a_project_folder_named_agentd_does_not_shadow_the_daemon(sandbox: Sandbox) -> None:
+    """--stdio spawns the daemon from the project directory: its own ``agentd`` folder (a
+    CI runner's temp dir, a checkout) must not be imported in place of the package."""
+    (sandbox.project / "agentd").mkdir()
+    agentctl = str(Path(sys.executable).parent / "agentctl")  # as installed, not python -m
+    result = subprocess.run(
+        [agentctl, "send", "--stdio", *MOCK, "how are you"],
+        cwd=sandbox.project,
+        env=sandbox.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "doing well" in result.stdout

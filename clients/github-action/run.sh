@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The step of the agentd GitHub Action: install agentd, run one prompt, report it.
+#
+# Inputs arrive as INPUT_* variables (see action.yml). Outputs go to $GITHUB_OUTPUT, the
+# Markdown summary to $GITHUB_STEP_SUMMARY; the session file stays under $AGENTD_HOME.
+# AGENTD_VENV names an existing virtual environment to use instead of installing one.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+work="${RUNNER_TEMP:-${TMPDIR:-/tmp}}"
+agentd_home="${AGENTD_HOME:-$work/agentd}"
+venv="${AGENTD_VENV:-$agentd_home/venv}"
+
+fail() { echo "::error::$*" >&2; exit 2; }
+
+[ -n "${INPUT_PROMPT:-}" ] || fail "the prompt input is empty"
+
+install_agentd() {
+    local source
+    if [ -n "${INPUT_VERSION:-}" ]; then
+        source="agentd==${INPUT_VERSION}"
+    else
+        source="$(cd "$here/../.." && pwd)"
+    fi
+    echo "::group::Install agentd ($source)"
+    "${INPUT_PYTHON:-python3}" -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$source"
+    echo "::endgroup::"
+}
+
+# The key goes to the variable the chosen provider reads, paired with its base URL.
+export_credentials() {
+    local provider="${INPUT_PROVIDER:-}" url="${INPUT_BASE_URL:-}" key="${INPUT_API_KEY:-}"
+    case "$provider" in
+        anthropic)
+            [ -z "$key" ] || export ANTHROPIC_API_KEY="$key"
+            [ -z "$url" ] || export ANTHROPIC_BASE_URL="$url" ;;
+        openai)
+            [ -z "$key" ] || export OPENAI_API_KEY="$key"
+            [ -z "$url" ] || export OPENAI_BASE_URL="$url" ;;
+        "")
+            if [ -n "$url" ]; then
+                export LLM_BASE_URL="$url"
+                [ -z "$key" ] || export LLM_AUTH_TOKEN="$key"
+                [ -z "${INPUT_MODEL:-}" ] || export LLM_DEFAULT_MODEL="$INPUT_MODEL"
+            elif [ -n "$key" ]; then
+                export OPENAI_API_KEY="$key"
+            fi ;;
+    esac
+}
+
+[ -x "$venv/bin/agentctl" ] || install_agentd
+export_credentials
+mkdir -p "$agentd_home"
+export XDG_DATA_HOME="$agentd_home/data" XDG_STATE_HOME="$agentd_home/state"
+
+result_file="$agentd_home/result.json"
+args=(send --stdio --result-file "$result_file" --cwd "${INPUT_WORKING_DIRECTORY:-.}")
+args+=(--permission "${INPUT_PERMISSION_MODE:-auto}")
+[ -z "${INPUT_PROVIDER:-}" ] || args+=(--provider "$INPUT_PROVIDER")
+[ -z "${INPUT_MODEL:-}" ] || args+=(--model "$INPUT_MODEL")
+[ -z "${INPUT_BASE_URL:-}" ] || [ -z "${INPUT_PROVIDER:-}" ] || args+=(--base-url "$INPUT_BASE_URL")
+[ -z "${INPUT_MAX_TURNS:-}" ] || args+=(--max-turns "$INPUT_MAX_TURNS")
+[ -z "${INPUT_MAX_COST:-}" ] || args+=(--max-cost "$INPUT_MAX_COST")
+[ -z "${INPUT_TIMEOUT:-}" ] || args+=(--timeout "$INPUT_TIMEOUT")
+[ -z "${GITHUB_STEP_SUMMARY:-}" ] || args+=(--summary-file "$GITHUB_STEP_SUMMARY")
+
+set +e
+"$venv/bin/agentctl" "${args[@]}" -- "$INPUT_PROMPT"
+code=$?
+set -e
+
+"$venv/bin/python" - "$result_file" "$code" "${GITHUB_OUTPUT:-/dev/null}" <<'PY'
+import json, sys
+path, code, output = sys.argv[1], sys.argv[2], sys.argv[3]
+try:
+    with open(path, encoding="utf-8") as f:
+        result = json.load(f)
+except (OSError, ValueError):
+    result = {"stopReason": "error", "error": "agentctl wrote no result"}
+values = {
+    "stop-reason": result.get("stopReason", "error"),
+    "exit-code": code,
+    "cost": result.get("cost", 0),
+    "turns": result.get("turns", 0),
+    "session-id": result.get("sessionId") or "",
+    "session-file": result.get("sessionFile") or "",
+    "result-file": path,
+}
+with open(output, "a", encoding="utf-8") as out:
+    for name, value in values.items():
+        out.write(f"{name}={value}\n")
+PY
+
+if [ "$code" -ne 0 ] && [ "${INPUT_FAIL_ON_ERROR:-true}" = "true" ]; then
+    echo "::error::agentd stopped with exit code $code (see the step summary)" >&2
+    exit "$code"
+fi
+exit 0
