@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import select
 import socket
 import stat
 import sys
@@ -37,8 +38,20 @@ def detach_stdio() -> tuple[int, int]:
 
 
 def _pollable(fd: int) -> bool:
+    """Whether the event loop can watch ``fd``: a pipe, socket or terminal, but not a regular
+    file nor a device epoll refuses (``/dev/null`` is a character device that cannot be
+    polled)."""
     mode = os.fstat(fd).st_mode
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)):
+        return False
+    if not hasattr(select, "epoll"):
+        return True
+    try:
+        with select.epoll() as poller:
+            poller.register(fd, select.EPOLLIN | select.EPOLLOUT)
+    except OSError:
+        return False
+    return True
 
 
 def _copy_in(fd: int, sink: socket.socket) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -158,6 +159,34 @@ def test_regular_files_work_as_stdin_and_stdout(sandbox: Sandbox) -> None:
     assert process.returncode == 0
     lines = [json.loads(line) for line in answers.read_bytes().splitlines()]
     assert [line["id"] for line in lines] == [1, 2]
+
+
+def test_dev_null_as_stdin_or_stdout(sandbox: Sandbox) -> None:
+    """/dev/null cannot be polled: stdin from it is an immediate EOF (exit 0), and answers
+    written to it are discarded without stalling the daemon."""
+    empty = subprocess.run(
+        sandbox.argv("--stdio"),
+        env=sandbox.env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        check=False,
+        timeout=30,
+    )
+    assert empty.returncode == 0
+    assert empty.stdout == b""
+    requests = sandbox.root / "requests.jsonl"
+    requests.write_bytes(REQUESTS[0] + b"\n" + REQUESTS[1] + b"\n")
+    with requests.open("rb") as stdin, open(os.devnull, "wb") as devnull:
+        discarded = subprocess.run(
+            sandbox.argv("--stdio"),
+            env=sandbox.env,
+            stdin=stdin,
+            stdout=devnull,
+            stderr=subprocess.DEVNULL,
+            check=False,
+            timeout=30,
+        )
+    assert discarded.returncode == 0
 
 
 def test_serve_stdio_is_the_same_as_the_alias(sandbox: Sandbox) -> None:
