@@ -1,0 +1,416 @@
+-- The conversation buffer (agentd://chat): events in, lines out, at most one write per frame.
+--
+-- Contract: `push(event, seq)` only queues; the queue is written by `flush()`, which runs from
+-- vim.schedule at most once per FRAME_MS, so a reply of thousands of deltas costs a few
+-- buffer writes per second of streaming and never blocks typing. Line prefixes carry the fold
+-- structure (see FOLDEXPR): "▸ " opens a fold (a tool call, thinking), "│ " and "┊ " are its
+-- body (tool output, reasoning); everything else is unfolded text.
+local compat = require("agentd.compat")
+local uv = compat.uv
+
+local M = {
+  buf = nil,
+  queue = {},
+  flush_pending = false,
+  last_flush = 0,
+  stream = nil, -- { prefix, pieces } of the text being streamed at the end of the buffer
+  tools = {}, -- toolCallId -> { mark, label, name, started, output, dirty, body }
+  approvals = {}, -- toolCallId -> extmark of the approval line
+  ns = vim.api.nvim_create_namespace("agentd_transcript"),
+}
+
+M.FRAME_MS = 16
+M.FOLDEXPR = [[getline(v:lnum)=~#'^▸ '?'>1':(getline(v:lnum)=~#'^[│┊] '?'1':'0')]]
+M.FOLDTEXT = [[getline(v:foldstart).'  ['.(v:foldend-v:foldstart).' lines]']]
+
+local function options()
+  return require("agentd.config").options.chat
+end
+
+--- The transcript buffer, created on first use.
+function M.buffer()
+  if M.buf and vim.api.nvim_buf_is_valid(M.buf) then
+    return M.buf
+  end
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_name(buf, "agentd://chat")
+  vim.bo[buf].bufhidden = "hide"
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].filetype = "agentd"
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, { "agentd — type below and press <CR>" })
+  vim.bo[buf].modifiable = false
+  M.buf = buf
+  return buf
+end
+
+local function header(info)
+  local title = compat.present(info.title) and info.title or info.sessionId
+  return string.format("agentd · %s · %s/%s", title, info.provider, info.model)
+end
+
+local function replace_all(lines)
+  local buf = M.buffer()
+  M.queue, M.stream, M.tools, M.approvals = {}, nil, {}, {}
+  vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+end
+
+--- Start a fresh transcript for session `info` (a SessionInfo).
+function M.reset(info)
+  replace_all({ header(info) })
+end
+
+--- Empty the transcript (no current session).
+function M.clear()
+  replace_all({ "agentd — no session; type below and press <CR> to start one" })
+end
+
+--- Rewrite the first line after the session's settings changed.
+function M.set_header(info)
+  local buf = M.buffer()
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, 1, false, { header(info) })
+  vim.bo[buf].modifiable = false
+end
+
+local function tool_label(name, args)
+  args = type(args) == "table" and args or {}
+  local subject = args.command or args.path or args.pattern or args.query or ""
+  if type(subject) ~= "string" then
+    subject = ""
+  end
+  if args.path and args.command == nil then
+    subject = vim.fn.fnamemodify(subject, ":~:.")
+  end
+  subject = string.gsub(subject, "\n.*", " …")
+  if #subject > 80 then
+    subject = string.sub(subject, 1, 77) .. "..."
+  end
+  return subject == "" and name or (name .. "  " .. subject)
+end
+M.tool_label = tool_label
+
+local function text_of(content)
+  local parts = {}
+  for _, block in ipairs(type(content) == "table" and content or {}) do
+    if block.type == "text" then
+      parts[#parts + 1] = block.text
+    end
+  end
+  return table.concat(parts, "\n")
+end
+
+-- Buffer primitives (the buffer is modifiable while flush runs).
+
+local function line_count()
+  return vim.api.nvim_buf_line_count(M.buf)
+end
+
+local function append(lines)
+  vim.api.nvim_buf_set_lines(M.buf, -1, -1, false, lines)
+end
+
+local function prefixed(text, prefix)
+  local lines = compat.split_lines(text)
+  for i, line in ipairs(lines) do
+    lines[i] = prefix .. line
+  end
+  return lines
+end
+
+local function commit_text()
+  local s = M.stream
+  if not s or #s.pieces == 0 then
+    return
+  end
+  local last = line_count() - 1
+  local current = vim.api.nvim_buf_get_lines(M.buf, last, last + 1, false)[1]
+  local lines = compat.split_lines(current .. table.concat(s.pieces))
+  s.pieces = {}
+  for i = 2, #lines do
+    lines[i] = s.prefix .. lines[i]
+  end
+  vim.api.nvim_buf_set_lines(M.buf, last, last + 1, false, lines)
+end
+
+local function end_stream()
+  commit_text()
+  M.stream = nil
+end
+
+local function stream_text(kind, text)
+  if not M.stream or M.stream.kind ~= kind then
+    end_stream()
+    if kind == "thinking" then
+      append({ "▸ thinking", "┊ " })
+      M.stream = { kind = kind, prefix = "┊ ", pieces = {} }
+    else
+      append({ "" })
+      M.stream = { kind = kind, prefix = "", pieces = {} }
+    end
+  end
+  M.stream.pieces[#M.stream.pieces + 1] = text
+end
+
+local function mark_row(mark)
+  return vim.api.nvim_buf_get_extmark_by_id(M.buf, M.ns, mark, {})[1]
+end
+
+-- A mark that stays at the start of its line when the line's text is replaced.
+local function new_mark(row)
+  return vim.api.nvim_buf_set_extmark(M.buf, M.ns, row, 0, { right_gravity = false })
+end
+
+-- Replace the text of line `row` in place (set_lines would move the marks on it).
+local function set_line(row, text)
+  local old = vim.api.nvim_buf_get_lines(M.buf, row, row + 1, false)[1]
+  vim.api.nvim_buf_set_text(M.buf, row, 0, row, #old, { text })
+end
+
+local function tool_header(tool)
+  local status = tool.status or "⋯"
+  local line = "▸ " .. status .. " " .. tool.label
+  if tool.summary then
+    line = line .. "  " .. tool.summary
+  end
+  if tool.seconds then
+    line = line .. string.format("  %.2fs", tool.seconds)
+  end
+  return line
+end
+
+local function render_tool(tool)
+  local row = mark_row(tool.mark)
+  local keep = options().tool_output_lines
+  local lines = compat.split_lines(string.gsub(tool.output, "\n$", ""))
+  if tool.output == "" then
+    lines = {}
+  elseif #lines > keep then
+    local hidden = #lines - keep
+    lines = vim.list_slice(lines, hidden + 1)
+    table.insert(lines, 1, string.format("… %d earlier lines", hidden))
+  end
+  local body = #lines == 0 and {} or prefixed(table.concat(lines, "\n"), "│ ")
+  set_line(row, tool_header(tool))
+  vim.api.nvim_buf_set_lines(M.buf, row + 1, row + 1 + tool.body, false, body)
+  tool.body = #body
+  tool.dirty = false
+end
+
+local function start_tool(id, name, args, status)
+  end_stream()
+  local tool = { label = tool_label(name, args), name = name, started = uv.hrtime() }
+  tool.output, tool.body, tool.status = "", 0, status
+  append({ tool_header(tool) })
+  tool.mark = new_mark(line_count() - 1)
+  M.tools[id] = tool
+  return tool
+end
+
+local function end_tool(ev)
+  local tool = M.tools[ev.toolCallId] or start_tool(ev.toolCallId, ev.name, {}, nil)
+  tool.seconds = (uv.hrtime() - tool.started) / 1e9
+  tool.status = ev.isError and "✗" or "✓"
+  local details = compat.present(ev.details) and ev.details or {}
+  if details.added ~= nil and details.removed ~= nil then
+    tool.summary = string.format("+%d -%d", details.added, details.removed)
+  end
+  if type(details.diff) == "string" and details.diff ~= "" then
+    tool.output = details.diff
+  elseif tool.output == "" then
+    tool.output = text_of(ev.result)
+  end
+  render_tool(tool)
+end
+
+local function approval_line(id, text)
+  local mark = M.approvals[id]
+  if mark then
+    return set_line(mark_row(mark), text)
+  end
+  end_stream()
+  append({ text })
+  M.approvals[id] = new_mark(line_count() - 1)
+end
+
+local function render_message(message)
+  end_stream()
+  if message.role == "user" then
+    append({ "", "▍You" })
+    append(compat.split_lines(text_of(message.content)))
+  elseif message.role == "assistant" then
+    append({ "", "▍Agent" })
+    for _, block in ipairs(message.content or {}) do
+      if block.type == "text" then
+        append(compat.split_lines(block.text))
+      elseif block.type == "thinking" then
+        append({ "▸ thinking", unpack(prefixed(block.thinking or "", "┊ ")) })
+      elseif block.type == "tool_call" then
+        start_tool(block.id, block.name, block.arguments, "•")
+      end
+    end
+  elseif message.role == "tool_result" then
+    local tool = M.tools[message.toolCallId]
+    if tool then
+      tool.status = message.isError and "✗" or "✓"
+      tool.output = text_of(message.content)
+      render_tool(tool)
+    end
+  end
+end
+
+local function usage_text(ev)
+  local parts = { ev.stopReason or "done" }
+  if compat.present(ev.turns) then
+    parts[#parts + 1] = ev.turns .. (ev.turns == 1 and " turn" or " turns")
+  end
+  local usage = compat.present(ev.usage) and ev.usage or nil
+  if usage then
+    parts[#parts + 1] = string.format("%d↑ %d↓ tokens", usage.inputTokens or 0, usage.outputTokens or 0)
+  end
+  if compat.present(ev.error) then
+    parts[#parts + 1] = tostring(ev.error)
+  end
+  return "── " .. table.concat(parts, " · ") .. " ──"
+end
+
+local renderers = {
+  message_start = function(ev)
+    if ev.role == "assistant" then
+      end_stream()
+      append({ "", "▍Agent" })
+    end
+  end,
+  message_update = function(ev)
+    local d = ev.delta
+    if d.type == "text_delta" then
+      stream_text("text", d.text)
+    elseif d.type == "thinking_delta" then
+      stream_text("thinking", d.text)
+    end
+  end,
+  message_end = function(ev, seq)
+    if seq == 0 then
+      return render_message(ev.message)
+    end
+    end_stream()
+    if ev.message.role == "user" then
+      render_message(ev.message)
+    end
+  end,
+  tool_execution_start = function(ev)
+    start_tool(ev.toolCallId, ev.name, ev.args, nil)
+  end,
+  tool_execution_update = function(ev)
+    local tool = M.tools[ev.toolCallId]
+    if tool then
+      tool.output = string.sub(tool.output .. ev.output, -65536)
+      tool.dirty = true
+    end
+  end,
+  tool_execution_end = end_tool,
+  permission_request = function(ev)
+    approval_line(ev.toolCallId, "⚑ approval needed: " .. require("agentd.approval").describe(ev))
+  end,
+  permission_resolved = function(ev)
+    local reason = compat.present(ev.reason) and (" (" .. ev.reason .. ")") or ""
+    approval_line(ev.toolCallId, "⚑ " .. ev.outcome .. reason)
+  end,
+  retry = function(ev)
+    end_stream()
+    append({ string.format("↻ retry %d/%d in %.1fs: %s", ev.attempt, ev.maxAttempts, ev.delayMs / 1000, ev.error) })
+  end,
+  error = function(ev)
+    end_stream()
+    append({ "✗ " .. ev.message })
+  end,
+  session_warning = function(ev)
+    end_stream()
+    append({ "⚠ " .. ev.message })
+  end,
+  compaction_end = function(ev)
+    end_stream()
+    append({ "⋯ compacted older messages (" .. (ev.reason or "") .. ")" })
+  end,
+  agent_end = function(ev)
+    end_stream()
+    append({ "", usage_text(ev) })
+  end,
+}
+
+local function followers()
+  local wins = {}
+  local last = line_count()
+  for _, win in ipairs(vim.fn.win_findbuf(M.buf)) do
+    if vim.api.nvim_win_get_cursor(win)[1] >= last then
+      wins[#wins + 1] = win
+    end
+  end
+  return wins
+end
+
+--- Write everything queued to the buffer (main loop only).
+function M.flush()
+  M.flush_pending = false
+  M.last_flush = uv.now()
+  local queue = M.queue
+  M.queue = {}
+  local buf = M.buffer()
+  local follow = followers()
+  vim.bo[buf].modifiable = true
+  for _, item in ipairs(queue) do
+    local render = renderers[item.event.type]
+    if render then
+      render(item.event, item.seq)
+    end
+  end
+  commit_text()
+  for _, tool in pairs(M.tools) do
+    if tool.dirty then
+      render_tool(tool)
+    end
+  end
+  vim.bo[buf].modifiable = false
+  local last = line_count()
+  for _, win in ipairs(follow) do
+    vim.api.nvim_win_set_cursor(win, { last, 0 })
+  end
+end
+
+local timer = nil
+
+--- Queue an event for the next frame.
+function M.push(event, seq)
+  M.queue[#M.queue + 1] = { event = event, seq = seq }
+  if M.flush_pending then
+    return
+  end
+  M.flush_pending = true
+  local wait = M.FRAME_MS - (uv.now() - M.last_flush)
+  if wait <= 0 then
+    return vim.schedule(M.flush)
+  end
+  timer = timer or uv.new_timer()
+  timer:start(wait, 0, function()
+    vim.schedule(M.flush)
+  end)
+end
+
+--- The answer of session/prompt (usage and stop reason are already in agent_end).
+function M.prompt_done(result)
+  if result and compat.present(result.error) and result.stopReason ~= "error" then
+    require("agentd.log").notify(tostring(result.error), vim.log.levels.ERROR)
+  end
+end
+
+--- The whole transcript as text (tests, :AgentExport-like uses).
+function M.text()
+  if M.flush_pending then
+    M.flush()
+  end
+  return table.concat(vim.api.nvim_buf_get_lines(M.buffer(), 0, -1, false), "\n")
+end
+
+return M
