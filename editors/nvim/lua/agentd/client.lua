@@ -122,8 +122,10 @@ end
 --- Call a daemon method. Without `cb`, errors are notified and the result is dropped.
 function M.call(method, params, cb)
   M.ensure(function(err)
-    if err then
-      return cb and cb(err) or report(method, err)
+    if err and cb then
+      return cb(err)
+    elseif err then
+      return report(method, err)
     end
     M.conn:request(method, params, function(call_err, result)
       if cb then

@@ -17,6 +17,7 @@ local M = {
   tools = {}, -- toolCallId -> { mark, label, name, started, output, dirty, body }
   approvals = {}, -- toolCallId -> extmark of the approval line
   ns = vim.api.nvim_create_namespace("agentd_transcript"),
+  stats = { events = 0, flushes = 0 }, -- counters for tests and benchmarks
 }
 
 M.FRAME_MS = 16
@@ -120,19 +121,20 @@ local function prefixed(text, prefix)
   return lines
 end
 
+-- Append the streamed pieces at the end of the last line (which the stream owns).
 local function commit_text()
   local s = M.stream
   if not s or #s.pieces == 0 then
     return
   end
-  local last = line_count() - 1
-  local current = vim.api.nvim_buf_get_lines(M.buf, last, last + 1, false)[1]
-  local lines = compat.split_lines(current .. table.concat(s.pieces))
+  local lines = compat.split_lines(table.concat(s.pieces))
   s.pieces = {}
   for i = 2, #lines do
     lines[i] = s.prefix .. lines[i]
   end
-  vim.api.nvim_buf_set_lines(M.buf, last, last + 1, false, lines)
+  local last = line_count() - 1
+  vim.api.nvim_buf_set_text(M.buf, last, s.width, last, s.width, lines)
+  s.width = (#lines == 1 and s.width or 0) + #lines[#lines]
 end
 
 local function end_stream()
@@ -145,10 +147,10 @@ local function stream_text(kind, text)
     end_stream()
     if kind == "thinking" then
       append({ "▸ thinking", "┊ " })
-      M.stream = { kind = kind, prefix = "┊ ", pieces = {} }
+      M.stream = { kind = kind, prefix = "┊ ", pieces = {}, width = #"┊ " }
     else
       append({ "" })
-      M.stream = { kind = kind, prefix = "", pieces = {} }
+      M.stream = { kind = kind, prefix = "", pieces = {}, width = 0 }
     end
   end
   M.stream.pieces[#M.stream.pieces + 1] = text
@@ -353,6 +355,7 @@ end
 
 --- Write everything queued to the buffer (main loop only).
 function M.flush()
+  M.stats.flushes = M.stats.flushes + 1
   M.flush_pending = false
   M.last_flush = uv.now()
   local queue = M.queue
@@ -383,6 +386,7 @@ local timer = nil
 
 --- Queue an event for the next frame.
 function M.push(event, seq)
+  M.stats.events = M.stats.events + 1
   M.queue[#M.queue + 1] = { event = event, seq = seq }
   if M.flush_pending then
     return

@@ -1,0 +1,69 @@
+"""The chat: a prompt round trip with tool calls, folds, errors and retries as notifications."""
+
+from __future__ import annotations
+
+from tests.nvim.harness import Editor
+
+
+def test_round_trip_with_tool_calls(editor: Editor) -> None:
+    editor.nvim.command("Agent hello world")
+    text = editor.wait_run_end()
+    assert "▍You\nhello world" in text
+    assert "I'll create a hello world Python script for you." in text
+    lines = text.splitlines()
+    write = next(line for line in lines if line.startswith("▸ ✓ write  hello.py"))
+    bash = next(line for line in lines if line.startswith("▸ ✓ bash  python3 hello.py"))
+    assert write.endswith("s") and "+1 -0" in write
+    assert bash.split()[-1].endswith("s")
+    assert "│ Hello, World!" in lines
+    assert lines[-1].startswith("── end_turn · 3 turns")
+    assert (editor.home.project / "hello.py").exists()
+
+
+def test_chat_window_folds_tool_output(editor: Editor) -> None:
+    editor.nvim.command("AgentChat")
+    chat_win, input_win = editor.lua(
+        "local c, i = require('agentd.chat').windows(); return {c, i}"
+    )
+    assert editor.nvim.current.window.handle == input_win
+    editor.nvim.current.buffer[:] = ["hello world"]
+    editor.nvim.input("<CR>")
+    text = editor.wait_run_end()
+    rows = [i + 1 for i, line in enumerate(text.splitlines()) if line.startswith("▸ ✓ bash")]
+    folded = editor.lua(
+        "local win, row = ...; return vim.api.nvim_win_call(win, function()"
+        " return {vim.fn.foldclosed(row), vim.fn.foldclosedend(row)} end)",
+        chat_win,
+        rows[0],
+    )
+    assert folded == [rows[0], rows[0] + 1]
+    assert editor.nvim.current.buffer[:] == [""]
+    editor.nvim.command("AgentChat")
+    assert editor.lua("return require('agentd.chat').windows()") is None
+
+
+def test_thinking_is_folded_text(editor: Editor) -> None:
+    editor.nvim.command("Agent think first")
+    text = editor.wait_run_end()
+    assert "▸ thinking\n┊ The user wants me to think" in text
+    assert "After thinking it over: the answer is 42." in text
+
+
+def test_retry_and_error_are_notifications(editor: Editor) -> None:
+    editor.nvim.command("Agent rate limited")
+    editor.wait_run_end()
+    assert any(n.startswith("3 agentd: retrying (1/") for n in editor.notes())
+    editor.nvim.command("Agent server error")
+    text = editor.wait_run_end(2)
+    assert any(n.startswith("4 agentd: ") and "500" in n for n in editor.notes())
+    assert "✗ " in text
+
+
+def test_missing_executable_is_a_clear_error(editor_factory) -> None:  # type: ignore[no-untyped-def]
+    editor = editor_factory(agentd="/nonexistent/agentd")
+    editor.nvim.command("Agent hello")
+    editor.wait_for(editor.notes, what="a notification")
+    assert editor.notes() == [
+        '4 agentd: session/new failed: cannot find "/nonexistent/agentd" '
+        "(set cmd/agentctl/agentd in setup())"
+    ]

@@ -1,0 +1,74 @@
+"""Cancelling a run and the session picker (load, fork, rename, delete) through the built-in
+vim.ui.select and vim.ui.input, answered by typing as a user would."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.nvim.harness import Editor
+
+LIST = """
+local done, result
+require('agentd.client').call('session/list', {cwd = vim.fn.getcwd()}, function(err, r)
+  done, result = true, r
+end)
+vim.wait(5000, function() return done end, 10)
+return result.sessions
+"""
+
+
+def _sessions(editor: Editor) -> list[dict[str, Any]]:
+    return list(editor.lua(LIST))
+
+
+def _pick(editor: Editor, session_id: str, action: int) -> None:
+    """:AgentSessions, choose ``session_id``, then action ``action`` (1 load ... 4 delete)."""
+    index = [s["sessionId"] for s in _sessions(editor)].index(session_id) + 1
+    editor.nvim.command("AgentSessions")
+    editor.answer(f"{index}\r")
+    editor.answer(f"{action}\r")
+
+
+def test_cancel_stops_a_running_tool(editor: Editor) -> None:
+    editor.nvim.command("Agent sleep in bash")
+    editor.wait_for(lambda: "▸ ⋯ bash  sleep 30" in editor.transcript(), what="bash running")
+    editor.nvim.command("AgentCancel")
+    text = editor.wait_run_end(timeout=10)
+    assert text.splitlines()[-1].startswith("── cancelled")
+
+
+def test_session_picker_rename_fork_load_delete(editor: Editor) -> None:
+    editor.nvim.command("Agent how are you")
+    editor.wait_run_end()
+    first = str(editor.lua("return require('agentd').session_id()"))
+
+    _pick(editor, first, 3)
+    editor.answer("<C-u>Renamed chat\r")
+    editor.wait_for(lambda: "2 agentd: renamed to Renamed chat" in editor.notes(), what="rename")
+    assert editor.transcript().startswith("agentd · Renamed chat · mock/")
+
+    _pick(editor, first, 2)
+    editor.wait_for(lambda: any("forked into" in n for n in editor.notes()), what="fork")
+    fork = str(editor.lua("return require('agentd').session_id()"))
+    assert fork != first
+    editor.wait_for(lambda: "▍You\nhow are you" in editor.transcript(), what="replayed history")
+
+    editor.nvim.command("AgentNew")
+    assert editor.lua("return require('agentd').session_id()") is None
+    _pick(editor, first, 1)
+    editor.wait_for(lambda: editor.transcript().startswith("agentd · Renamed chat"), what="load")
+    assert editor.lua("return require('agentd').session_id()") == first
+    assert "▍You\nhow are you" in editor.transcript()
+
+    _pick(editor, fork, 4)
+    editor.answer("1\r")
+    editor.wait_for(lambda: f"2 agentd: deleted {fork}" in editor.notes(), what="delete")
+    assert [s["sessionId"] for s in _sessions(editor)] == [first]
+
+
+def test_model_picker_switches_the_session_model(editor: Editor) -> None:
+    editor.nvim.command("Agent how are you")
+    editor.wait_run_end()
+    editor.nvim.command("AgentModel")
+    editor.answer("1\r")
+    editor.wait_for(lambda: any(n.startswith("2 agentd: model: mock/") for n in editor.notes()))
