@@ -20,7 +20,8 @@ def _quick_start() -> list[str]:
 
 
 def test_quick_start_is_two_commands_and_ci_runs_the_test_one() -> None:
-    """``make demo`` and ``make test``; ``.ci/run``'s only command is the second."""
+    """``make demo`` and ``make test``; ``.ci/run`` installs system packages (only those, and
+    only with apt-get), then runs the second."""
     assert _quick_start() == ["make demo", "make test"]
     script = (ROOT / ".ci/run").read_text(encoding="utf-8")
     commands = [
@@ -28,8 +29,9 @@ def test_quick_start_is_two_commands_and_ci_runs_the_test_one() -> None:
         for line in script.splitlines()
         if line.strip() and not line.startswith(("#", "set ", "cd "))
     ]
-    assert commands == ["make test"]
+    assert commands == [".ci/system-packages", "make test"]
     assert os.access(ROOT / ".ci/run", os.X_OK)
+    assert os.access(ROOT / ".ci/system-packages", os.X_OK)
 
 
 def _make_pytest(target: Path) -> subprocess.CompletedProcess[str]:

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.nvim.harness import Editor, Home, find_build, make_home
+from tests.nvim.harness import Editor, EditorFactory, Home, find_build, make_home
 
 
 @pytest.fixture(params=["pip", "system"])
@@ -25,7 +25,7 @@ def home() -> Iterator[Home]:
 
 
 @pytest.fixture
-def editor_factory(nvim_bin: str, home: Home) -> Iterator[type[Editor]]:
+def editor_factory(nvim_bin: str, home: Home) -> Iterator[EditorFactory]:
     """Build editors with ``editor_factory(**setup)``; all are closed after the test."""
     editors: list[Editor] = []
 
@@ -34,12 +34,12 @@ def editor_factory(nvim_bin: str, home: Home) -> Iterator[type[Editor]]:
         editors.append(editor)
         return editor
 
-    yield make  # type: ignore[misc]
+    yield make
     for editor in editors:
         editor.close()
 
 
 @pytest.fixture
-def editor(editor_factory) -> Editor:  # type: ignore[no-untyped-def]
+def editor(editor_factory: EditorFactory) -> Editor:
     """A Neovim with the plugin set up for a private ``agentd serve --stdio``."""
     return editor_factory()

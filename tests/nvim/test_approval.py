@@ -3,7 +3,7 @@ closes the prompt Neovim shows)."""
 
 from __future__ import annotations
 
-from tests.nvim.harness import Editor, OtherClient, stop
+from tests.nvim.harness import Editor, EditorFactory, Home, OtherClient, stop
 
 ASYNC_SELECT = """
 -- A picker like dressing.nvim's: a floating window, vim.ui.select returns at once.
@@ -21,7 +21,7 @@ end
 """
 
 
-def test_allow_once_from_the_builtin_select(editor_factory) -> None:  # type: ignore[no-untyped-def]
+def test_allow_once_from_the_builtin_select(editor_factory: EditorFactory) -> None:
     editor: Editor = editor_factory(permission_mode="ask")
     editor.nvim.command("Agent write a note")
     editor.answer("1\r")
@@ -31,7 +31,7 @@ def test_allow_once_from_the_builtin_select(editor_factory) -> None:  # type: ig
     assert "▸ ✓ write  note.txt" in text
 
 
-def test_reject_keeps_the_file_untouched(editor_factory) -> None:  # type: ignore[no-untyped-def]
+def test_reject_keeps_the_file_untouched(editor_factory: EditorFactory) -> None:
     editor: Editor = editor_factory(permission_mode="ask")
     editor.nvim.command("Agent write a note")
     editor.answer("3\r")
@@ -41,16 +41,16 @@ def test_reject_keeps_the_file_untouched(editor_factory) -> None:  # type: ignor
     assert "▸ ✗ write  note.txt" in text
 
 
-def _shared_editor(editor_factory, home) -> tuple[Editor, str]:  # type: ignore[no-untyped-def]
-    editor: Editor = editor_factory(
-        connection="shared", socket=home.socket, permission_mode="ask"
-    )
+def _shared_editor(editor_factory: EditorFactory, home: Home) -> tuple[Editor, str]:
+    editor: Editor = editor_factory(connection="shared", socket=home.socket, permission_mode="ask")
     editor.nvim.command("Agent how are you")
     editor.wait_run_end()
     return editor, str(editor.lua("return require('agentd').session_id()"))
 
 
-def test_another_client_answering_closes_the_builtin_prompt(editor_factory, home) -> None:  # type: ignore[no-untyped-def]
+def test_another_client_answering_closes_the_builtin_prompt(
+    editor_factory: EditorFactory, home: Home
+) -> None:
     daemon = home.start_socket_daemon()
     try:
         editor, session_id = _shared_editor(editor_factory, home)
@@ -70,7 +70,9 @@ def test_another_client_answering_closes_the_builtin_prompt(editor_factory, home
         stop(daemon)
 
 
-def test_another_client_answering_closes_an_async_picker(editor_factory, home) -> None:  # type: ignore[no-untyped-def]
+def test_another_client_answering_closes_an_async_picker(
+    editor_factory: EditorFactory, home: Home
+) -> None:
     daemon = home.start_socket_daemon()
     try:
         editor, session_id = _shared_editor(editor_factory, home)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.nvim.harness import Editor
+from tests.nvim.harness import Editor, EditorFactory
 
 
 def test_round_trip_with_tool_calls(editor: Editor) -> None:
@@ -13,7 +13,8 @@ def test_round_trip_with_tool_calls(editor: Editor) -> None:
     lines = text.splitlines()
     write = next(line for line in lines if line.startswith("▸ ✓ write  hello.py"))
     bash = next(line for line in lines if line.startswith("▸ ✓ bash  python3 hello.py"))
-    assert write.endswith("s") and "+1 -0" in write
+    assert write.endswith("s")
+    assert "+1 -0" in write
     assert bash.split()[-1].endswith("s")
     assert "│ Hello, World!" in lines
     assert lines[-1].startswith("── end_turn · 3 turns")
@@ -22,9 +23,7 @@ def test_round_trip_with_tool_calls(editor: Editor) -> None:
 
 def test_chat_window_folds_tool_output(editor: Editor) -> None:
     editor.nvim.command("AgentChat")
-    chat_win, input_win = editor.lua(
-        "local c, i = require('agentd.chat').windows(); return {c, i}"
-    )
+    chat_win, input_win = editor.lua("local c, i = require('agentd.chat').windows(); return {c, i}")
     assert editor.nvim.current.window.handle == input_win
     editor.nvim.current.buffer[:] = ["hello world"]
     editor.nvim.input("<CR>")
@@ -59,7 +58,7 @@ def test_retry_and_error_are_notifications(editor: Editor) -> None:
     assert "✗ " in text
 
 
-def test_missing_executable_is_a_clear_error(editor_factory) -> None:  # type: ignore[no-untyped-def]
+def test_missing_executable_is_a_clear_error(editor_factory: EditorFactory) -> None:
     editor = editor_factory(agentd="/nonexistent/agentd")
     editor.nvim.command("Agent hello")
     editor.wait_for(editor.notes, what="a notification")

@@ -24,7 +24,8 @@ def test_buffer_reloads_after_an_edit_and_diff_shows_it(editor: Editor) -> None:
 
     editor.nvim.command("AgentDiff!")
     lines = editor.nvim.current.buffer[:]
-    assert "-old line" in lines and "+new line" in lines
+    assert "-old line" in lines
+    assert "+new line" in lines
     assert editor.nvim.current.buffer.options["filetype"] == "diff"
 
 
@@ -36,7 +37,9 @@ def test_unsaved_changes_are_not_overwritten(editor: Editor) -> None:
     editor.nvim.command("Agent fix the readme")
     editor.wait_run_end()
     assert buf[:] == ["my unsaved words"]
-    assert any("README.txt changed on disk but its buffer has unsaved changes" in n for n in editor.notes())
+    assert any(
+        "README.txt changed on disk but its buffer has unsaved changes" in n for n in editor.notes()
+    )
 
 
 def test_agent_send_and_fix_carry_file_and_lines(editor: Editor) -> None:
@@ -52,4 +55,7 @@ def test_agent_send_and_fix_carry_file_and_lines(editor: Editor) -> None:
     )
     editor.nvim.command("AgentFix")
     text = editor.wait_run_end(2)
-    assert "Fix these problems reported in code.py:\n- line 2, col 5: error: undefined name [lint]" in text
+    assert (
+        "Fix these problems reported in code.py:\n- line 2, col 5: error: undefined name [lint]"
+        in text
+    )

@@ -6,7 +6,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tests.nvim.harness import PLUGIN, Editor
+from tests.nvim.harness import PLUGIN, Editor, EditorFactory
 
 
 def test_checkhealth_reports_daemon_and_provider(editor: Editor) -> None:
@@ -18,7 +18,7 @@ def test_checkhealth_reports_daemon_and_provider(editor: Editor) -> None:
     assert "ERROR" not in text
 
 
-def test_checkhealth_reports_a_missing_executable(editor_factory) -> None:  # type: ignore[no-untyped-def]
+def test_checkhealth_reports_a_missing_executable(editor_factory: EditorFactory) -> None:
     editor: Editor = editor_factory(agentd="/nonexistent/agentd")
     editor.nvim.command("checkhealth agentd")
     text = "\n".join(editor.nvim.current.buffer[:])
