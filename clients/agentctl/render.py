@@ -1,9 +1,12 @@
 """Human-readable rendering of agent events for the terminal (and for plain pipes).
 
 :class:`TerminalRenderer` streams assistant text as it arrives and shows each tool call as one
-compact line (``● bash  npm test  exit 0 · 0.4s``). With ``animate`` (a terminal without
-``NO_COLOR``) a running call shows a spinner on its line, redrawn in place; without it the
-line is printed once, when the call ends. Colour comes from :class:`~agentctl.style.Style`.
+compact line (``● bash  npm test  exit 0 · 0.4s``; a failed call, including a command that
+exited non-zero, gets ``✗`` instead of ``●``, so it stands out without colour too). With
+``animate`` (a terminal without ``NO_COLOR``) a running call shows a spinner on its line,
+redrawn in place, and so does the wait for the model (from the prompt to the first token,
+between turns, and a retry's countdown); without it a line is printed once, when the call ends.
+Colour comes from :class:`~agentctl.style.Style`.
 
 The renderer never raises on unexpected event contents and never reads input; callers that
 prompt the user call :meth:`TerminalRenderer.pause` first.
@@ -12,6 +15,7 @@ prompt the user call :meth:`TerminalRenderer.pause` first.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -19,6 +23,7 @@ from typing import Any, TextIO
 from agentctl.outcome import RunSummary
 from agentctl.style import Style
 from agentctl.toolfmt import (
+    call_failed,
     describe_call,
     describe_outcome,
     format_cost,
@@ -28,6 +33,8 @@ from agentctl.toolfmt import (
 )
 from agentd.protocol.content import AssistantMessage, TextContent, UserMessage
 from agentd.protocol.events import (
+    AgentEnd,
+    AgentStart,
     CompactionEnd,
     CompactionStart,
     ErrorEvent,
@@ -43,6 +50,7 @@ from agentd.protocol.events import (
     ThinkingDelta,
     ToolExecutionEnd,
     ToolExecutionStart,
+    TurnStart,
 )
 
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -58,11 +66,26 @@ STOP_LABELS = {
 }
 
 
+FAILED_MARK = "✗"
+DONE_MARK = "●"
+WAITING_LABEL = "thinking…"
+_STATUS = re.compile(r"\b([45]\d\d)\b")
+
+
 @dataclass
 class _Call:
     name: str
     summary: str
     started: float
+
+
+@dataclass
+class _Wait:
+    """The wait for the model: since ``started``, or a retry due at ``until``."""
+
+    started: float
+    until: float | None = None
+    reason: str = ""
 
 
 def format_footer(style: Style, summary: RunSummary) -> str:
@@ -92,7 +115,9 @@ class TerminalRenderer:
     """Writes events to ``out`` for a human reader (see the module docstring).
 
     ``show_user`` also prints user messages (after a chevron) and pending permission requests,
-    for following a session someone else drives. ``animate`` needs a running asyncio loop.
+    for following a session someone else drives. ``show_text`` False leaves out the assistant's
+    text (progress on stderr while stdout gets the answer). ``animate`` needs a running asyncio
+    loop.
     """
 
     def __init__(
@@ -103,12 +128,15 @@ class TerminalRenderer:
         animate: bool = False,
         cwd: str | None = None,
         show_user: bool = False,
+        show_text: bool = True,
     ) -> None:
         self.out = out
         self.style = style
         self.animate = animate
         self.cwd = cwd
         self.show_user = show_user
+        self.show_text = show_text
+        self._wait: _Wait | None = None
         self._at_line_start = True
         self._block: str | None = None
         self._calls: dict[str, _Call] = {}
@@ -135,11 +163,16 @@ class TerminalRenderer:
                 self._tool_start(event)
             case ToolExecutionEnd():
                 self._tool_end(event)
+            case AgentStart() | TurnStart():
+                self._start_wait()
+            case AgentEnd():
+                self._end_wait()
             case _:
                 self._notice_event(event)
 
     def pause(self) -> None:
         """Stop any spinner and move to a fresh line (before asking the user something)."""
+        self._end_wait()
         self._freeze_live()
         self._line_start()
         self.out.flush()
@@ -165,8 +198,9 @@ class TerminalRenderer:
     # --- assistant text ---------------------------------------------------------------------
 
     def _stream(self, kind: str, text: str) -> None:
-        if not text:
+        if not text or not self.show_text:
             return
+        self._end_wait()
         self._freeze_live()
         if self._block not in (None, kind):
             self._line_start()
@@ -190,6 +224,7 @@ class TerminalRenderer:
         self._calls[event.tool_call_id] = _Call(event.name, summary, time.monotonic())
         if not self.animate:
             return
+        self._end_wait()
         self._freeze_live()
         self._line_start()
         self._live = event.tool_call_id
@@ -204,10 +239,11 @@ class TerminalRenderer:
         self._requested.pop(event.tool_call_id, None)
         text = "".join(b.text for b in event.result if isinstance(b, TextContent))
         outcome = describe_outcome(event.name, event.details, event.is_error, text)
-        bullet = self.style.red("●") if event.is_error else self.style.green("●")
+        failed = call_failed(event.name, event.details, event.is_error)
+        bullet = self.style.red(FAILED_MARK) if failed else self.style.green(DONE_MARK)
         shown = self._call_text(call.name, call.summary)
         if outcome:
-            shown += "  " + (self.style.red(outcome) if event.is_error else self.style.dim(outcome))
+            shown += "  " + (self.style.red(outcome) if failed else self.style.dim(outcome))
         if self._live == event.tool_call_id:
             self._live = None
             self._stop_ticking()
@@ -231,6 +267,9 @@ class TerminalRenderer:
                 delay = format_seconds(event.delay_ms / 1000)
                 attempt = f"{event.attempt}/{event.max_attempts}"
                 self.line(style.yellow(f"↻ retry {attempt} in {delay}: {shorten(event.error)}"))
+                status = _STATUS.search(event.error)
+                reason = status.group(1) if status else shorten(event.error, 30)
+                self._start_wait(time.monotonic() + event.delay_ms / 1000, reason)
             case ErrorEvent():
                 self._errors_shown.add(event.message)
                 self.line(style.red(f"✗ {event.message}"))
@@ -242,6 +281,7 @@ class TerminalRenderer:
                 self.line(style.red(f"⊘ permission refused{reason}"))
             case CompactionStart():
                 self.line(style.dim(f"… compacting the conversation ({event.reason})"))
+                self._start_wait()
             case CompactionEnd(error=str() as error):
                 self.line(style.red(f"✗ compaction failed: {error}"))
             case CompactionEnd():
@@ -264,11 +304,44 @@ class TerminalRenderer:
             self.out.write("\n")
             self._at_line_start = True
 
+    def _start_wait(self, until: float | None = None, reason: str = "") -> None:
+        """Show the waiting spinner (animated output only, and only while no call runs)."""
+        if not self.animate or self._live is not None:
+            return
+        self._line_start()
+        self._wait = _Wait(time.monotonic(), until, reason)
+        self._draw_live()
+        self._start_ticking()
+
+    def _end_wait(self) -> None:
+        """Erase the waiting spinner, if shown."""
+        if self._wait is None:
+            return
+        self._wait = None
+        self.out.write(_CLEAR_LINE)
+        self._at_line_start = True
+        if self._live is None:
+            self._stop_ticking()
+
+    def _wait_text(self, wait: _Wait) -> str:
+        now = time.monotonic()
+        if wait.until is not None and now < wait.until:
+            left = max(1, round(wait.until - now))
+            return self.style.yellow(f"retrying in {left} s ({wait.reason})")
+        elapsed = now - (wait.until or wait.started)
+        suffix = self.style.dim(f"  {format_seconds(elapsed)}") if elapsed >= 1 else ""
+        return self.style.dim(WAITING_LABEL) + suffix
+
     def _draw_live(self) -> None:
+        frame = self.style.cyan(SPINNER_FRAMES[self._frame % len(SPINNER_FRAMES)])
+        if self._live is None and self._wait is not None:
+            self.out.write(f"{_CLEAR_LINE}{frame} {self._wait_text(self._wait)}")
+            self.out.flush()
+            self._at_line_start = False
+            return
         call = self._calls.get(self._live or "")
         if call is None:
             return
-        frame = self.style.cyan(SPINNER_FRAMES[self._frame % len(SPINNER_FRAMES)])
         elapsed = time.monotonic() - call.started
         suffix = self.style.dim(f"  {format_seconds(elapsed)}") if elapsed >= 1 else ""
         self.out.write(f"{_CLEAR_LINE}{frame} {self._call_text(call.name, call.summary)}{suffix}")
@@ -298,7 +371,7 @@ class TerminalRenderer:
 
     def _on_tick(self) -> None:
         self._tick = None
-        if self._live is None:
+        if self._live is None and self._wait is None:
             return
         self._frame += 1
         self._draw_live()

@@ -69,7 +69,9 @@ def check_session_flags(options: argparse.Namespace) -> None:
 
 @dataclass
 class Output:
-    """Where the run goes: a terminal renderer, the final text only, or JSON lines."""
+    """Where the run goes: ``text`` (a terminal: everything rendered on stdout), ``piped``
+    (stdout is not a terminal: the final assistant text on stdout, progress on stderr),
+    ``quiet`` (the final text only) or ``json`` (JSON lines)."""
 
     mode: str
     renderer: TerminalRenderer | None = None
@@ -97,15 +99,16 @@ class Output:
         """The last words: footer, final text or the result line."""
         if self.json is not None:
             self.json.write(summary.result_line())
-        elif self.renderer is not None:
+            return
+        if self.renderer is not None:
             self.renderer.footer(summary)
             self.renderer.close()
-        else:
+        if self.mode in ("piped", "quiet"):
             text = self.final.text
             sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
             sys.stdout.flush()
-            if summary.exit_code != outcome.OK:
-                _quiet_reason(summary)
+        if self.mode == "quiet" and summary.exit_code != outcome.OK:
+            _quiet_reason(summary)
 
     def failed(self, message: str, exit_code: int) -> None:
         """No run took place (JSON mode: a result line saying why)."""
@@ -125,14 +128,28 @@ def _quiet_reason(summary: RunSummary) -> None:
 
 
 def make_output(options: argparse.Namespace, cwd: str) -> Output:
-    """The output the flags ask for."""
+    """The output the flags and stdout ask for (see :class:`Output`)."""
     if options.json:
         return Output("json", json=JsonLines(sys.stdout.buffer))
     if options.quiet:
         return Output("quiet")
+    if not stdout_is_tty():
+        color = wants_color(sys.stderr)
+        progress = TerminalRenderer(
+            sys.stderr, style=Style(color), animate=color, cwd=cwd, show_text=False
+        )
+        return Output("piped", renderer=progress)
     color = wants_color(sys.stdout)
     renderer = TerminalRenderer(sys.stdout, style=Style(color), animate=color, cwd=cwd)
     return Output("text", renderer=renderer)
+
+
+def stdout_is_tty() -> bool:
+    """True when stdout is a terminal."""
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def permission_handler(

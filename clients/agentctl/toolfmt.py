@@ -68,6 +68,25 @@ def _int(details: dict[str, Any], key: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _number(details: dict[str, Any], key: str) -> float | None:
+    """An int or float field (``durationMs`` comes as a float)."""
+    value = details.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def call_failed(name: str, details: dict[str, Any] | None, is_error: bool) -> bool:
+    """True when a call did not do its job: an error result, or a bash command that exited
+    non-zero or timed out (the model sees those as results, the user as failures)."""
+    if is_error:
+        return True
+    if name != "bash" or not details:
+        return False
+    code = _int(details, "exitCode")
+    return bool(details.get("timedOut")) or (code is not None and code != 0)
+
+
 def format_bytes(count: int) -> str:
     """``512 B``, ``1.5 KB``, ``2.0 MB``."""
     if count < 1024:
@@ -95,7 +114,7 @@ def _bash_outcome(details: dict[str, Any]) -> str:
         code = _int(details, "exitCode")
         if code is not None:
             parts.append(f"exit {code}")
-    duration = _int(details, "durationMs")
+    duration = _number(details, "durationMs")
     if duration is not None:
         parts.append(format_seconds(duration / 1000))
     if details.get("truncated"):

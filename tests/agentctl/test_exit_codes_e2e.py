@@ -113,16 +113,15 @@ def test_ctrl_c_cancels_the_run_and_exits_130(sandbox: Sandbox) -> None:
 
 def test_second_ctrl_c_exits_at_once(sandbox: Sandbox) -> None:
     """When the cancel cannot complete (the daemon is frozen), a second SIGINT exits 130 now."""
-    process = sandbox.popen_bytes("send", "--provider", "mock", "be slow")
+    process = sandbox.popen_bytes("send", "--json", "--provider", "mock", "be slow")
     daemon = None
     try:
-        read_until(process, "stdout", "This reply")
+        read_until(process, "stdout", '"text_delta"')
         daemon = sandbox.daemon_pid()
         assert daemon is not None
         os.kill(daemon, signal.SIGSTOP)
         process.send_signal(signal.SIGINT)
-        read_until(process, "stderr", "Ctrl-C again to quit now")
-        time.sleep(0.3)
+        time.sleep(0.5)
         assert process.poll() is None  # still waiting for the frozen daemon to stop the run
         started = time.monotonic()
         process.send_signal(signal.SIGINT)

@@ -89,7 +89,7 @@ def test_tool_calls_are_one_compact_line_each() -> None:
 def test_failed_tool_call_shows_the_error() -> None:
     """An error result shows its first line after the call."""
     events = tool_events("c1", "read", {"path": "missing.txt"}, is_error=True, text="No such file")
-    assert render(events) == "● read  missing.txt  No such file\n"
+    assert render(events) == "✗ read  missing.txt  No such file\n"
 
 
 def test_notices_for_retry_errors_refusals_and_warnings() -> None:
@@ -204,5 +204,5 @@ def test_tool_line_without_a_start_event_uses_the_requested_arguments() -> None:
         is_error=True,
     )
     assert render([MessageEnd(message=message), end], cwd="/p") == (
-        "● write  hello.py  Permission denied\n"
+        "✗ write  hello.py  Permission denied\n"
     )

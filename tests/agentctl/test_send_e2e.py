@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -13,24 +14,29 @@ pytestmark = pytest.mark.e2e
 MOCK = ("--provider", "mock")
 
 
-def test_text_output_streams_reply_and_footer(sandbox: Sandbox) -> None:
-    """Piped output: the reply, one footer line, no colour codes or spinner frames."""
+def test_piped_output_is_the_answer_and_progress_goes_to_stderr(sandbox: Sandbox) -> None:
+    """stdout is a pipe: it gets the final answer only; the footer goes to stderr; no colour
+    codes or spinner frames anywhere."""
     result = sandbox.run("send", "--stdio", *MOCK, "how are you")
     assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
+    assert result.stdout == "I'm doing well, thank you for asking! What shall we work on?\n"
+    lines = result.stderr.splitlines()
     assert lines[-1].startswith("── done · 1 turn · ")
     assert "session " in lines[-1]
-    assert "\x1b[" not in result.stdout
-    assert len(lines) >= 2
+    assert "\x1b[" not in result.stdout + result.stderr
+    assert "\r" not in result.stdout + result.stderr
 
 
 def test_tool_calls_render_as_compact_lines(sandbox: Sandbox) -> None:
-    """hello world writes and runs a file: one line per tool call with its outcome."""
+    """hello world writes and runs a file: one line per tool call with its outcome and the
+    command's duration, on stderr; stdout is only the final answer."""
     result = sandbox.run("send", "--stdio", *MOCK, "write a hello world program and run it")
     assert result.returncode == 0, result.stderr
-    assert "● write  hello.py  created" in result.stdout
-    assert "● bash  python3 hello.py  exit 0" in result.stdout
-    assert "── done · 3 turns" in result.stdout
+    assert result.stdout == "Done! hello.py prints 'Hello, World!'.\n"
+    assert "● write  hello.py  created" in result.stderr
+    assert re.search(r"● bash  python3 hello\.py  exit 0 · \d+\.\ds\n", result.stderr)
+    assert "── done · 3 turns" in result.stderr
+    assert "Hello, World" not in result.stderr  # the assistant's text is not progress
 
 
 def test_json_output_contract(sandbox: Sandbox) -> None:
@@ -139,6 +145,6 @@ def test_edit_line_shows_added_and_removed_lines(sandbox: Sandbox) -> None:
     sandbox.use_test_scenarios()
     result = sandbox.run("send", "--stdio", *MOCK, "edit the notes")
     assert result.returncode == 0, result.stderr
-    assert "● write  notes.txt  created" in result.stdout
-    assert "● edit  notes.txt  (+2 −1)" in result.stdout
+    assert "● write  notes.txt  created" in result.stderr
+    assert "● edit  notes.txt  (+2 −1)" in result.stderr
     assert (sandbox.project / "notes.txt").read_text() == "one\n2\nthree\n"

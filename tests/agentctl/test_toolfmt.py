@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agentctl.toolfmt import (
+    call_failed,
     describe_call,
     describe_outcome,
     display_path,
@@ -60,6 +61,18 @@ def test_bash_outcome_shows_exit_code_duration_and_truncation() -> None:
     assert describe_outcome("bash", {"timedOut": True, "durationMs": 5000}, True, "") == (
         "timed out · 5.0s"
     )
+    # the daemon sends the duration as a float
+    assert describe_outcome("bash", {"exitCode": 0, "durationMs": 1234.5}, False, "") == (
+        "exit 0 · 1.2s"
+    )
+
+
+def test_a_failed_call_is_a_non_zero_exit_a_timeout_or_an_error() -> None:
+    assert call_failed("bash", {"exitCode": 1}, False)
+    assert call_failed("bash", {"exitCode": 0, "timedOut": True}, False)
+    assert call_failed("edit", {}, True)
+    assert not call_failed("bash", {"exitCode": 0}, False)
+    assert not call_failed("write", None, False)
 
 
 def test_edit_and_write_outcomes() -> None:
