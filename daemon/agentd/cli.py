@@ -69,6 +69,20 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="grace period for a client that stops reading (default: 10)",
     )
+    serve.add_argument(
+        "--auth-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="time a TCP client has to send initialize with the token (default: 10)",
+    )
+    serve.add_argument(
+        "--max-unauthenticated",
+        type=int,
+        default=64,
+        metavar="N",
+        help="TCP connections allowed to wait for authentication at once (default: 64)",
+    )
     _add_acp(commands)
     schema = commands.add_parser("schema", help="write schemas/*.json and the protocol tables")
     schema.add_argument("--check", action="store_true", help="only report drift (exit 1)")
@@ -144,6 +158,8 @@ def _serve(ns: argparse.Namespace) -> int:
         log_file=ns.log_file,
         log_level=ns.log_level,
         stall_timeout=ns.stall_timeout,
+        auth_timeout=ns.auth_timeout,
+        max_unauthenticated=ns.max_unauthenticated,
     )
     if ns.stdio:
         options.transport = "stdio"

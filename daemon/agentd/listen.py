@@ -20,12 +20,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import os
 import socket
 import stat
 import struct
 import sys
+import time
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -123,7 +125,7 @@ class UnixListener:
             log.warning("peer rejected: other user", peer_uid=uid, peer_pid=pid)
             writer.transport.abort()
             return
-        await daemon.attach(reader, writer, transport="socket", name=f"unix pid={pid}")
+        await attach_quietly(daemon, reader, writer, transport="socket", name=f"unix pid={pid}")
 
     async def stop(self) -> None:
         if self._server is not None:
@@ -138,6 +140,19 @@ class UnixListener:
         if self._lock_fd is not None:
             os.close(self._lock_fd)
             self._lock_fd = None
+
+
+async def attach_quietly(
+    daemon: Daemon, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, **how: Any
+) -> None:
+    """``daemon.attach``, ending normally when the daemon's shutdown cancels it.
+
+    A stream-server task that ends cancelled makes asyncio (3.11) log an error traceback
+    ("Exception in callback StreamReaderProtocol.connection_made…"); the connection's end is
+    already logged once, at info level, by ``attach``.
+    """
+    with contextlib.suppress(asyncio.CancelledError):
+        await daemon.attach(reader, writer, **how)
 
 
 def peer_credentials(sock: socket.socket | None) -> tuple[int | None, int | None]:
@@ -206,6 +221,21 @@ def _write_private(path: Path, text: str) -> None:
 # --- TCP --------------------------------------------------------------------------------
 
 
+class RateLimit:
+    """``ready()`` is true at most once per ``interval`` seconds (for repeated warnings)."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self._next = 0.0
+
+    def ready(self) -> bool:
+        now = time.monotonic()
+        if now < self._next:
+            return False
+        self._next = now + self.interval
+        return True
+
+
 class TcpListener:
     """Accepts TCP clients; each must present the token in ``initialize``."""
 
@@ -217,6 +247,8 @@ class TcpListener:
         self.token_file = token_file
         self.allow_remote = allow_remote
         self._server: asyncio.AbstractServer | None = None
+        self._refused = 0
+        self._warned = RateLimit(60.0)
 
     async def start(self, daemon: Daemon) -> None:
         if not self.allow_remote and not is_loopback(self.host):
@@ -232,13 +264,22 @@ class TcpListener:
         print(f"agentd: listening on {host}:{port}; token in {self.token_file}", file=sys.stderr)
         log.info("listening", host=host, port=port, token_file=str(self.token_file))
 
-    @staticmethod
     async def _accept(
-        daemon: Daemon, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+        self, daemon: Daemon, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
         peer: Any = writer.get_extra_info("peername")
         name = f"tcp {peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "tcp"
-        await daemon.attach(reader, writer, transport="tcp", name=name, authorized=False)
+        if daemon.unauthenticated() >= daemon.options.max_unauthenticated:
+            self._refused += 1
+            if self._warned.ready():
+                log.warning(
+                    "too many unauthenticated TCP clients: refusing new ones",
+                    limit=daemon.options.max_unauthenticated,
+                    refused=self._refused,
+                )
+            writer.transport.abort()
+            return
+        await attach_quietly(daemon, reader, writer, transport="tcp", name=name, authorized=False)
 
     async def stop(self) -> None:
         if self._server is not None:
@@ -331,5 +372,25 @@ def serve(options: DaemonOptions) -> int:
 
 
 async def _run(options: DaemonOptions, listener: Listener) -> int:
+    asyncio.get_running_loop().set_exception_handler(_loop_exception)
     daemon = Daemon(options)
     return await daemon.run(listener)
+
+
+_fd_warning = RateLimit(60.0)
+
+
+def _loop_exception(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The event loop's error handler: running out of file descriptors while accepting is one
+    rate-limited warning (asyncio pauses accepting for a second and retries), a callback
+    cancelled by shutdown is an info line; anything else goes to asyncio's default handler."""
+    message = str(context.get("message", ""))
+    error = context.get("exception")
+    if message.startswith("socket.accept() out of system resource"):
+        if _fd_warning.ready():
+            log.warning("out of file descriptors: accepting paused", error=str(error))
+        return
+    if isinstance(error, asyncio.CancelledError):
+        log.info("callback cancelled", detail=message[:200])
+        return
+    loop.default_exception_handler(context)

@@ -47,6 +47,8 @@ from agentd.rpc.router import Route, Router
 
 T = TypeVar("T")
 CANCEL_METHOD = "$/cancelRequest"
+PREAUTH_MAX_FRAME = 64 * 1024
+"""Largest frame read from a connection that has not authenticated yet (TCP)."""
 READ_CHUNK = 256 * 1024
 log = logging.getLogger("agentd.rpc")
 _ids = itertools.count(1)
@@ -88,7 +90,8 @@ class Connection:
         self.router = router
         self.closed = False
         self.initialized = False
-        self.authorized = True
+        self._max_frame = max_frame
+        self._authorized = True
         self.client_info: ClientInfo | None = None
         self.capabilities = ClientCapabilities()
         self.stall_timeout = stall_timeout
@@ -110,6 +113,18 @@ class Connection:
         self._shutdown_task: asyncio.Task[None] | None = None
         self._closer: asyncio.Task[None] | None = None
         self._stopping = False
+
+    @property
+    def authorized(self) -> bool:
+        """False until a TCP client presented its token. Until then frames are limited to
+        :data:`PREAUTH_MAX_FRAME` bytes and an oversized frame closes the connection."""
+        return self._authorized
+
+    @authorized.setter
+    def authorized(self, value: bool) -> None:
+        self._authorized = value
+        limit = self._max_frame if value else min(self._max_frame, PREAUTH_MAX_FRAME)
+        self._frames.max_frame = limit
 
     def __repr__(self) -> str:
         return f"<Connection {self.id} {self.name} {self.transport or '-'}>"
@@ -240,6 +255,8 @@ class Connection:
             if not data:
                 return
             for item in self._frames.feed(data):
+                if self._stopping:
+                    break
                 if isinstance(item, FrameError):
                     self._on_frame_error(item)
                 else:
@@ -253,6 +270,8 @@ class Connection:
             InvalidRequest(error.message) if error.too_large else ParseError(error.message)
         )
         self._send_error(None, rpc_error)
+        if not self._authorized:
+            self._begin_stop()
 
     def _dispatch(self, message: envelope.Inbound) -> None:
         if isinstance(message, envelope.Request):
@@ -380,7 +399,8 @@ class Connection:
                 task.cancel()
 
     def _on_broken(self, reason: str) -> None:
-        log.warning("dropping connection", extra={"reason": reason, "peer": self.name})
+        fields = {"reason": reason, "peer": self.name, "conn_id": self.id, "request_id": None}
+        log.warning("dropping connection", extra=fields)
         self._begin_stop()
         self.close_soon()
 

@@ -29,6 +29,10 @@ log = structlog.get_logger("agentd.daemon")
 
 Transport = Literal["stdio", "socket", "tcp"]
 SHUTDOWN_TIMEOUT = 10.0
+AUTH_TIMEOUT = 10.0
+"""Seconds a TCP client has to authenticate (``initialize`` with the token)."""
+MAX_UNAUTHENTICATED = 64
+"""TCP connections waiting to authenticate at once; more are closed on accept."""
 """Seconds allowed for closing the sessions, then for closing the connections, at shutdown."""
 
 
@@ -49,6 +53,8 @@ class DaemonOptions:
     queue_limit: int = QUEUE_FRAMES
     queue_bytes: int = QUEUE_BYTES
     stall_timeout: float = STALL_TIMEOUT
+    auth_timeout: float = AUTH_TIMEOUT
+    max_unauthenticated: int = MAX_UNAUTHENTICATED
 
 
 class Listener(Protocol):
@@ -115,12 +121,30 @@ class Daemon:
         )
         connection.authorized = authorized
         self.connections.add(connection)
+        timer = None if authorized else self._auth_deadline(connection)
         log.info("client connected", conn_id=connection.id, name=name, transport=transport)
         try:
             await connection.serve()
         finally:
+            if timer is not None:
+                timer.cancel()
             self.connections.discard(connection)
             log.info("client disconnected", conn_id=connection.id, name=name)
+
+    def _auth_deadline(self, connection: Connection) -> asyncio.TimerHandle:
+        """Close ``connection`` if it has not authenticated within ``auth_timeout`` s."""
+
+        def expire() -> None:
+            if not connection.authorized and not connection.closed:
+                log.info("unauthenticated client timed out", conn_id=connection.id)
+                connection.close_soon()
+
+        loop = asyncio.get_running_loop()
+        return loop.call_later(self.options.auth_timeout, expire)
+
+    def unauthenticated(self) -> int:
+        """How many connections have not authenticated yet (TCP clients before their token)."""
+        return sum(1 for c in self.connections if not c.authorized and not c.closed)
 
     async def run(self, listener: Listener) -> int:
         """Serve until shutdown is requested; returns the exit code (0).

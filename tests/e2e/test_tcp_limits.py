@@ -1,0 +1,144 @@
+"""TCP before authentication: a deadline, a small frame limit, a cap, and running out of
+file descriptors, against a real ``agentd serve --tcp``."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import resource
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.rpc.daemons import Sandbox, stop
+
+pytestmark = pytest.mark.e2e
+
+
+@contextlib.contextmanager
+def tcp_daemon(*extra: str, fd_limit: int | None = None) -> Iterator[tuple[Sandbox, int, int]]:
+    """A TCP daemon: (sandbox, port, pid)."""
+    box = Sandbox()
+    token_file = box.root / "tcp.token"
+    argv = ["serve", "--tcp", "127.0.0.1:0", "--token-file", str(token_file)]
+    limit = None if fd_limit is None else (fd_limit, fd_limit)
+    process = subprocess.Popen(
+        box.argv(*argv, "--log-file", str(box.log), *extra),
+        env=box.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=(lambda: resource.setrlimit(resource.RLIMIT_NOFILE, limit)) if limit else None,
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline().decode()
+        match = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
+        assert match, line
+        yield box, int(match[1]), process.pid
+    finally:
+        stop(process)
+        if process.stderr is not None:
+            process.stderr.close()
+        box.cleanup()
+
+
+def closed_within(sock: socket.socket, seconds: float) -> bool:
+    """Whether the daemon closes ``sock`` within ``seconds`` (what it sends is skipped)."""
+    sock.settimeout(seconds)
+    deadline = time.monotonic() + seconds
+    try:
+        while time.monotonic() < deadline:
+            if not sock.recv(65536):
+                return True
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+    return False
+
+
+def status_works(port: int, box: Sandbox) -> bool:
+    token = (box.root / "tcp.token").read_text().strip()
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"token": token}}
+    status = {"jsonrpc": "2.0", "id": 2, "method": "daemon/status"}
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(json.dumps(init).encode() + b"\n" + json.dumps(status).encode() + b"\n")
+        stream = sock.makefile("rb")
+        replies = [json.loads(stream.readline()) for _ in range(2)]
+        stream.close()
+    return "result" in replies[1]
+
+
+def peak_rss_kib(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(x for x in status.splitlines() if x.startswith("VmHWM:")).split()[1])
+
+
+def test_a_silent_client_is_dropped_after_the_auth_timeout() -> None:
+    with tcp_daemon("--auth-timeout", "1") as (box, port, _pid):
+        with socket.create_connection(("127.0.0.1", port)) as idle:
+            assert closed_within(idle, 8)
+        assert status_works(port, box)
+        assert any(e["event"] == "unauthenticated client timed out" for e in box.log_events())
+
+
+def test_a_big_frame_before_authentication_is_refused_without_buffering_it() -> None:
+    """Eight connections each sending 16 MiB without a newline: each gets an error and is
+    closed after the first 64 KiB; the daemon's memory does not grow by what they sent."""
+    with tcp_daemon() as (box, port, pid):
+        before = peak_rss_kib(pid)
+        chunk = b"x" * (1 << 20)
+        for _ in range(8):
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    for _ in range(16):
+                        sock.sendall(chunk)
+                reply = sock.makefile("rb").readline()
+                assert json.loads(reply)["error"]["code"] == -32600
+                assert closed_within(sock, 5)
+        assert peak_rss_kib(pid) - before < 32 * 1024
+        assert status_works(port, box)
+
+
+def test_unauthenticated_connections_are_capped() -> None:
+    with tcp_daemon("--max-unauthenticated", "4") as (box, port, _pid):
+        waiting = [socket.create_connection(("127.0.0.1", port)) for _ in range(4)]
+        try:
+            time.sleep(0.3)
+            with socket.create_connection(("127.0.0.1", port)) as extra:
+                assert closed_within(extra, 5)
+            assert not closed_within(waiting[0], 0.2)
+        finally:
+            for sock in waiting:
+                sock.close()
+        time.sleep(0.3)
+        assert status_works(port, box)
+        refusals = [e for e in box.log_events() if e["event"].startswith("too many")]
+        assert len(refusals) == 1
+
+
+def test_running_out_of_descriptors_pauses_accept_with_one_warning() -> None:
+    """With a low descriptor limit, 120 connections exhaust it: one warning, no error lines,
+    and once they are gone the daemon answers again."""
+    with tcp_daemon("--max-unauthenticated", "1000", fd_limit=64) as (box, port, _pid):
+        held = []
+        try:
+            for _ in range(120):
+                with contextlib.suppress(OSError):
+                    held.append(socket.create_connection(("127.0.0.1", port), timeout=0.5))
+            time.sleep(2.5)
+        finally:
+            for sock in held:
+                sock.close()
+        time.sleep(1.5)
+        assert status_works(port, box)
+        events = box.log_events()
+    warnings = [e for e in events if e["event"] == "out of file descriptors: accepting paused"]
+    assert len(warnings) == 1
+    assert not [e for e in events if e["level"] in ("error", "critical")]
