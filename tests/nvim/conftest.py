@@ -35,8 +35,10 @@ def editor_factory(nvim_bin: str, home: Home) -> Iterator[EditorFactory]:
         return editor
 
     yield make
+    errors = [e for editor in editors for e in editor.lua_errors()]
     for editor in editors:
         editor.close()
+    assert errors == [], "Lua errors in :messages"
 
 
 @pytest.fixture

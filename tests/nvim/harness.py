@@ -176,6 +176,11 @@ class Editor:
         self.wait_blocking_prompt()
         self.nvim.input(keys)
 
+    def lua_errors(self) -> list[str]:
+        """Lines of :messages that report a Lua error (a stack trace means a plugin bug)."""
+        messages = str(self.nvim.command_output("messages"))
+        return [line for line in messages.splitlines() if "traceback" in line or "E5108" in line]
+
     def close(self) -> None:
         with contextlib.suppress(Exception):  # nvim exits before answering
             self.nvim.command("qa!")
@@ -255,6 +260,11 @@ class OtherClient:
             await loop.run_in_executor(None, self._done.wait, 60)
         finally:
             await client.close()
+
+    def lua_errors(self) -> list[str]:
+        """Lines of :messages that report a Lua error (a stack trace means a plugin bug)."""
+        messages = str(self.nvim.command_output("messages"))
+        return [line for line in messages.splitlines() if "traceback" in line or "E5108" in line]
 
     def close(self) -> None:
         self.go.set()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.nvim.harness import Editor, EditorFactory
+from tests.nvim.harness import Editor, EditorFactory, Home, stop
 
 
 def test_round_trip_with_tool_calls(editor: Editor) -> None:
@@ -36,6 +36,8 @@ def test_chat_window_folds_tool_output(editor: Editor) -> None:
         rows[0],
     )
     assert folded == [rows[0], rows[0] + 1]
+    chat_buf = editor.lua("return vim.api.nvim_win_get_buf(...)", chat_win)
+    assert editor.lua("return vim.b[...].current_syntax", chat_buf) == "agentd"
     assert editor.nvim.current.buffer[:] == [""]
     editor.nvim.command("AgentChat")
     assert editor.lua("return require('agentd.chat').windows()") is None
@@ -66,3 +68,45 @@ def test_missing_executable_is_a_clear_error(editor_factory: EditorFactory) -> N
         '4 agentd: session/new failed: cannot find "/nonexistent/agentd" '
         "(set cmd/agentctl/agentd in setup())"
     ]
+
+
+def test_a_dead_private_daemon_is_reported_and_replaced(editor: Editor) -> None:
+    editor.nvim.command("Agent sleep in bash")
+    editor.wait_for(lambda: "▸ ⋯ bash  sleep 30" in editor.transcript(), what="bash running")
+    editor.lua("vim.loop.kill(require('agentd.client').conn.pid, 9)")
+    ended = "4 agentd: the connection to agentd ended during a run; see :AgentLog"
+    editor.wait_for(lambda: ended in editor.notes(), what="the notification")
+    assert not editor.running()
+    editor.nvim.command("Agent how are you")
+    text = editor.wait_for(
+        lambda: "I'm doing well" in editor.transcript() and editor.transcript(), what="reply"
+    )
+    assert "sleep in bash" in text
+
+
+def test_shared_mode_reconnects_and_resumes_the_stream(
+    editor_factory: EditorFactory, home: Home
+) -> None:
+    daemon = home.start_socket_daemon()
+    try:
+        editor = editor_factory(connection="shared", socket=home.socket)
+        editor.nvim.command("Agent be slow")
+        editor.wait_for(lambda: "This reply" in editor.transcript(), what="streaming")
+        editor.lua("vim.loop.kill(require('agentd.client').conn.pid, 9)")
+        text = editor.wait_run_end()
+        assert "so there is plenty of time to cancel it before it ends." in text
+        assert "3 agentd: lost the connection to agentd; reconnecting" in editor.notes()
+        assert text.splitlines()[-1].startswith("── end_turn")
+    finally:
+        stop(daemon)
+
+
+def test_agent_log_shows_the_connection(editor: Editor) -> None:
+    editor.nvim.command("Agent how are you")
+    editor.wait_run_end()
+    editor.nvim.command("AgentLog")
+    lines = editor.nvim.current.buffer[:]
+    assert editor.nvim.current.buffer.name == "agentd://log"
+    assert any(line.endswith("starting agentd serve --stdio") for line in lines)
+    assert any("connected to agentd" in line for line in lines)
+    assert any('"session created"' in line for line in lines)

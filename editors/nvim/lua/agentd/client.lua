@@ -4,7 +4,6 @@
 -- result)` gets JSON-RPC errors as tables, and when `cb` is nil an error becomes a
 -- vim.notify. Events of the current session go to the transcript, approvals, edits and
 -- notifications; events of other sessions are ignored.
-local compat = require("agentd.compat")
 local config = require("agentd.config")
 local log = require("agentd.log")
 local rpc = require("agentd.rpc")
@@ -32,6 +31,28 @@ local function finish_connect(err)
   end
 end
 
+-- The shared daemon keeps running sessions going: connect again and pick up the events
+-- after the last one seen (session/subscribe sinceSeq).
+local function resubscribe(was_running)
+  local id = M.session.sessionId
+  if was_running then
+    log.notify("lost the connection to agentd; reconnecting", levels.WARN)
+  end
+  vim.defer_fn(function()
+    M.call("session/subscribe", { sessionId = id, sinceSeq = M.last_seq }, function(err, result)
+      if err then
+        return log.notify("could not reconnect to agentd: " .. tostring(err.message), levels.ERROR)
+      end
+      if not result.complete then
+        log.notify("some events were missed while disconnected; Load the session to see all", levels.WARN)
+      end
+      M.call("session/state", { sessionId = id }, function(_, state)
+        M.running = state ~= nil and state.status == "running"
+      end)
+    end)
+  end, 100)
+end
+
 local function on_exit(code, signal)
   log.add("conn", string.format("connection ended (exit %s, signal %s)", tostring(code), tostring(signal)))
   local was_running = M.running
@@ -39,10 +60,16 @@ local function on_exit(code, signal)
   if M.connecting then
     finish_connect({ code = rpc.CONNECTION_LOST, message = "agentd exited before answering initialize" })
   end
+  require("agentd.approval").close_all()
+  if M.stopping then
+    return
+  end
+  if M.session and config.options.connection == "shared" then
+    return resubscribe(was_running)
+  end
   if was_running then
     log.notify("the connection to agentd ended during a run; see :AgentLog", levels.ERROR)
   end
-  require("agentd.approval").close_all()
 end
 
 local function on_request(method, params, id)
@@ -72,7 +99,7 @@ local handlers = {
     log.add("daemon", data)
   end,
   on_error = function(err)
-    log.add("error", tostring(err))
+    log.notify("internal error while handling a message: " .. tostring(err), levels.ERROR)
   end,
 }
 
@@ -187,6 +214,9 @@ function M.prompt(text)
     end
     M.running = true
     M.call("session/prompt", { sessionId = info.sessionId, text = text }, function(prompt_err, result)
+      if prompt_err and prompt_err.code == rpc.CONNECTION_LOST then
+        return -- on_exit tells the user (and reconnects to a shared daemon)
+      end
       M.running = false
       if prompt_err then
         return report("session/prompt", prompt_err)
@@ -246,11 +276,11 @@ end
 
 --- Close the connection (VimLeavePre); the daemon keeps the session.
 function M.stop()
+  M.stopping = true
   if M.conn then
     M.conn:close()
   end
 end
 
-M.present = compat.present
 
 return M

@@ -1,5 +1,5 @@
 -- A bounded in-memory log (connection, daemon stderr, errors) shown by :AgentLog.
-local M = { lines = {}, first = 1 }
+local M = { lines = {} }
 
 local function limit()
   local ok, config = pcall(require, "agentd.config")

@@ -6,6 +6,7 @@
 -- structure (see FOLDEXPR): "▸ " opens a fold (a tool call, thinking), "│ " and "┊ " are its
 -- body (tool output, reasoning); everything else is unfolded text.
 local compat = require("agentd.compat")
+local format = require("agentd.format")
 local uv = compat.uv
 
 local M = {
@@ -44,11 +45,6 @@ function M.buffer()
   return buf
 end
 
-local function header(info)
-  local title = compat.present(info.title) and info.title or info.sessionId
-  return string.format("agentd · %s · %s/%s", title, info.provider, info.model)
-end
-
 local function replace_all(lines)
   local buf = M.buffer()
   M.queue, M.stream, M.tools, M.approvals = {}, nil, {}, {}
@@ -60,7 +56,7 @@ end
 
 --- Start a fresh transcript for session `info` (a SessionInfo).
 function M.reset(info)
-  replace_all({ header(info) })
+  replace_all({ format.header(info) })
 end
 
 --- Empty the transcript (no current session).
@@ -72,35 +68,8 @@ end
 function M.set_header(info)
   local buf = M.buffer()
   vim.bo[buf].modifiable = true
-  vim.api.nvim_buf_set_lines(buf, 0, 1, false, { header(info) })
+  vim.api.nvim_buf_set_lines(buf, 0, 1, false, { format.header(info) })
   vim.bo[buf].modifiable = false
-end
-
-local function tool_label(name, args)
-  args = type(args) == "table" and args or {}
-  local subject = args.command or args.path or args.pattern or args.query or ""
-  if type(subject) ~= "string" then
-    subject = ""
-  end
-  if args.path and args.command == nil then
-    subject = vim.fn.fnamemodify(subject, ":~:.")
-  end
-  subject = string.gsub(subject, "\n.*", " …")
-  if #subject > 80 then
-    subject = string.sub(subject, 1, 77) .. "..."
-  end
-  return subject == "" and name or (name .. "  " .. subject)
-end
-M.tool_label = tool_label
-
-local function text_of(content)
-  local parts = {}
-  for _, block in ipairs(type(content) == "table" and content or {}) do
-    if block.type == "text" then
-      parts[#parts + 1] = block.text
-    end
-  end
-  return table.concat(parts, "\n")
 end
 
 -- Buffer primitives (the buffer is modifiable while flush runs).
@@ -111,14 +80,6 @@ end
 
 local function append(lines)
   vim.api.nvim_buf_set_lines(M.buf, -1, -1, false, lines)
-end
-
-local function prefixed(text, prefix)
-  local lines = compat.split_lines(text)
-  for i, line in ipairs(lines) do
-    lines[i] = prefix .. line
-  end
-  return lines
 end
 
 -- Append the streamed pieces at the end of the last line (which the stream owns).
@@ -171,18 +132,6 @@ local function set_line(row, text)
   vim.api.nvim_buf_set_text(M.buf, row, 0, row, #old, { text })
 end
 
-local function tool_header(tool)
-  local status = tool.status or "⋯"
-  local line = "▸ " .. status .. " " .. tool.label
-  if tool.summary then
-    line = line .. "  " .. tool.summary
-  end
-  if tool.seconds then
-    line = line .. string.format("  %.2fs", tool.seconds)
-  end
-  return line
-end
-
 local function render_tool(tool)
   local row = mark_row(tool.mark)
   local keep = options().tool_output_lines
@@ -194,8 +143,8 @@ local function render_tool(tool)
     lines = vim.list_slice(lines, hidden + 1)
     table.insert(lines, 1, string.format("… %d earlier lines", hidden))
   end
-  local body = #lines == 0 and {} or prefixed(table.concat(lines, "\n"), "│ ")
-  set_line(row, tool_header(tool))
+  local body = #lines == 0 and {} or format.prefixed(table.concat(lines, "\n"), "│ ")
+  set_line(row, format.tool_header(tool))
   vim.api.nvim_buf_set_lines(M.buf, row + 1, row + 1 + tool.body, false, body)
   tool.body = #body
   tool.dirty = false
@@ -203,9 +152,9 @@ end
 
 local function start_tool(id, name, args, status)
   end_stream()
-  local tool = { label = tool_label(name, args), name = name, started = uv.hrtime() }
+  local tool = { label = format.tool_label(name, args), name = name, started = uv.hrtime() }
   tool.output, tool.body, tool.status = "", 0, status
-  append({ tool_header(tool) })
+  append({ format.tool_header(tool) })
   tool.mark = new_mark(line_count() - 1)
   M.tools[id] = tool
   return tool
@@ -222,7 +171,7 @@ local function end_tool(ev)
   if type(details.diff) == "string" and details.diff ~= "" then
     tool.output = details.diff
   elseif tool.output == "" then
-    tool.output = text_of(ev.result)
+    tool.output = format.text_of(ev.result)
   end
   render_tool(tool)
 end
@@ -241,14 +190,14 @@ local function render_message(message)
   end_stream()
   if message.role == "user" then
     append({ "", "▍You" })
-    append(compat.split_lines(text_of(message.content)))
+    append(compat.split_lines(format.text_of(message.content)))
   elseif message.role == "assistant" then
     append({ "", "▍Agent" })
     for _, block in ipairs(message.content or {}) do
       if block.type == "text" then
         append(compat.split_lines(block.text))
       elseif block.type == "thinking" then
-        append({ "▸ thinking", unpack(prefixed(block.thinking or "", "┊ ")) })
+        append({ "▸ thinking", unpack(format.prefixed(block.thinking or "", "┊ ")) })
       elseif block.type == "tool_call" then
         start_tool(block.id, block.name, block.arguments, "•")
       end
@@ -257,25 +206,10 @@ local function render_message(message)
     local tool = M.tools[message.toolCallId]
     if tool then
       tool.status = message.isError and "✗" or "✓"
-      tool.output = text_of(message.content)
+      tool.output = format.text_of(message.content)
       render_tool(tool)
     end
   end
-end
-
-local function usage_text(ev)
-  local parts = { ev.stopReason or "done" }
-  if compat.present(ev.turns) then
-    parts[#parts + 1] = ev.turns .. (ev.turns == 1 and " turn" or " turns")
-  end
-  local usage = compat.present(ev.usage) and ev.usage or nil
-  if usage then
-    parts[#parts + 1] = string.format("%d↑ %d↓ tokens", usage.inputTokens or 0, usage.outputTokens or 0)
-  end
-  if compat.present(ev.error) then
-    parts[#parts + 1] = tostring(ev.error)
-  end
-  return "── " .. table.concat(parts, " · ") .. " ──"
 end
 
 local renderers = {
@@ -338,7 +272,7 @@ local renderers = {
   end,
   agent_end = function(ev)
     end_stream()
-    append({ "", usage_text(ev) })
+    append({ "", format.run_end(ev) })
   end,
 }
 

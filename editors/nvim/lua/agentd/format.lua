@@ -1,0 +1,78 @@
+-- Pure formatting of the conversation's lines (no buffer access).
+local compat = require("agentd.compat")
+
+local M = {}
+
+--- The first line: title (or id), provider/model.
+function M.header(info)
+  local title = compat.present(info.title) and info.title or info.sessionId
+  return string.format("agentd · %s · %s/%s", title, info.provider, info.model)
+end
+
+--- A tool call's subject: "bash  pytest -q", "edit  src/x.py".
+function M.tool_label(name, args)
+  args = type(args) == "table" and args or {}
+  local subject = args.command or args.path or args.pattern or args.query or ""
+  if type(subject) ~= "string" then
+    subject = ""
+  end
+  if args.path and args.command == nil then
+    subject = vim.fn.fnamemodify(subject, ":~:.")
+  end
+  subject = string.gsub(subject, "\n.*", " …")
+  if #subject > 80 then
+    subject = string.sub(subject, 1, 77) .. "..."
+  end
+  return subject == "" and name or (name .. "  " .. subject)
+end
+
+--- The text blocks of a content list, joined.
+function M.text_of(content)
+  local parts = {}
+  for _, block in ipairs(type(content) == "table" and content or {}) do
+    if block.type == "text" then
+      parts[#parts + 1] = block.text
+    end
+  end
+  return table.concat(parts, "\n")
+end
+
+--- `text` split into lines, each with `prefix`.
+function M.prefixed(text, prefix)
+  local lines = compat.split_lines(text)
+  for i, line in ipairs(lines) do
+    lines[i] = prefix .. line
+  end
+  return lines
+end
+
+--- The one line of a tool call: fold marker, status, subject, size, duration.
+function M.tool_header(tool)
+  local status = tool.status or "⋯"
+  local line = "▸ " .. status .. " " .. tool.label
+  if tool.summary then
+    line = line .. "  " .. tool.summary
+  end
+  if tool.seconds then
+    line = line .. string.format("  %.2fs", tool.seconds)
+  end
+  return line
+end
+
+--- The line that ends a run.
+function M.run_end(ev)
+  local parts = { ev.stopReason or "done" }
+  if compat.present(ev.turns) then
+    parts[#parts + 1] = ev.turns .. (ev.turns == 1 and " turn" or " turns")
+  end
+  local usage = compat.present(ev.usage) and ev.usage or nil
+  if usage then
+    parts[#parts + 1] = string.format("%d↑ %d↓ tokens", usage.inputTokens or 0, usage.outputTokens or 0)
+  end
+  if compat.present(ev.error) then
+    parts[#parts + 1] = tostring(ev.error)
+  end
+  return "── " .. table.concat(parts, " · ") .. " ──"
+end
+
+return M
