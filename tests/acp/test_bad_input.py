@@ -100,3 +100,27 @@ async def test_bad_input_gets_precise_errors_and_the_agent_stays_up(box: Box) ->
         assert wire.process.stdin is not None
         wire.process.stdin.close()
         assert await asyncio.wait_for(wire.process.wait(), 10) == 0
+
+
+async def test_cancel_request_answers_the_prompt_with_32800(box: Box) -> None:
+    """``$/cancel_request`` on a running ``session/prompt``: the answer is -32800 and the run
+    stops (the next prompt runs at once)."""
+    wire = await open_wire(box)
+    try:
+        await wire.call(1, "initialize", {"protocolVersion": 1})
+        session = await wire.call(2, "session/new", {"cwd": str(box.project), "mcpServers": []})
+        sid = session["result"]["sessionId"]
+        slow = {"sessionId": sid, "prompt": [{"type": "text", "text": "stream slowly"}]}
+        await wire.send({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": slow})
+        await wire.send(
+            {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 3}}
+        )
+        cancelled = await wire.answer(3)
+        assert cancelled["error"]["code"] == -32800
+        hi = {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}
+        done = await wire.call(4, "session/prompt", hi)
+        assert done["result"] == {"stopReason": "end_turn"}
+    finally:
+        assert wire.process.stdin is not None
+        wire.process.stdin.close()
+        assert await asyncio.wait_for(wire.process.wait(), 10) == 0

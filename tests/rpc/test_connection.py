@@ -177,6 +177,28 @@ async def test_cancel_request_cancels_the_handler_and_answers_32800() -> None:
         assert cancelled.is_set()
 
 
+async def test_a_cancel_right_behind_its_request_still_gets_an_answer() -> None:
+    """A request cancelled in the same read as itself (its task never ran) is answered
+    -32800; an ACP-style connection uses ``$/cancel_request`` with ``requestId``."""
+    ran = asyncio.Event()
+    router = Router()
+
+    async def slow(conn: Connection, params: Any) -> None:
+        ran.set()
+        await asyncio.sleep(30)
+
+    router.add("slow", slow, Any)
+    options = {"cancel_method": "$/cancel_request", "cancel_key": "requestId"}
+    async with raw_pair(router, **options) as (_server, peer):
+        request = b'{"jsonrpc":"2.0","id":7,"method":"slow"}\n'
+        cancel = b'{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":7}}\n'
+        await peer.send(request + cancel)
+        reply = await peer.read()
+        assert reply["id"] == 7
+        assert reply["error"]["code"] == RequestCancelled.code
+        assert not ran.is_set()
+
+
 async def test_requests_run_concurrently() -> None:
     """A fast request is answered while a slow one is still running."""
     release = asyncio.Event()

@@ -20,6 +20,10 @@ ACP                         agentd
 ``session/set_config_option`` ``session/setPermissionMode`` or ``session/setModel``
 =========================== =====================================================
 
+With ``--shared`` the editor's provider variables (``LLM_*``, ``OPENAI_*``, ``ANTHROPIC_*``,
+``*_API_KEY``) go with the session methods as ``providerEnv``, as ``agentctl`` sends its own:
+the shared daemon may have been started from another environment.
+
 Native errors keep their message; an unknown session is ACP's -32002 (resource not found), a
 busy one -32600 (invalid request). A run that fails answers ``session/prompt`` with -32603
 and the failure's message.
@@ -28,14 +32,15 @@ and the failure's message.
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TypeVar
 
 import structlog
 
 from agentd import __version__
 from agentd.acp.backend import Backend, BackendOptions, open_backend
+from agentd.acp.outcome import ResourceNotFound, check_cwd, stop_reason
 from agentd.acp.prompt import prompt_parts
 from agentd.acp.relay import Relay
 from agentd.acp.session import (
@@ -72,18 +77,11 @@ from agentd.protocol.methods import (
     SetModelParams,
     SetPermissionModeParams,
 )
+from agentd.protocol.provider_env import provider_variables
 from agentd.rpc import Connection, Router
 
 log = structlog.get_logger("agentd.acp")
 T = TypeVar("T")
-REFUSALS = frozenset(
-    {"the model refused to answer", "the provider's content filter stopped the reply"}
-)
-"""The errors agentd's providers (Anthropic, OpenAI) give a refused reply: ``refusal``."""
-
-
-class ResourceNotFound(RpcError):
-    code = -32002
 
 
 @dataclass
@@ -104,6 +102,7 @@ class AcpAgent:
         self.editor: Connection | None = None
         self.relay = Relay(self._editor_conn, self.sessions)
         self._backend: asyncio.Task[Backend] | None = None
+        self._provider_env = provider_variables(os.environ) if options.shared else None
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def _editor_conn(self) -> Connection:
@@ -214,12 +213,13 @@ class AcpAgent:
     async def new_session(
         self, conn: Connection, params: acp.NewSessionParams
     ) -> acp.NewSessionResult:
-        _check_cwd(params.cwd)
+        check_cwd(params.cwd)
         native = SessionNewParams(
             cwd=params.cwd,
             provider=self.options.provider,
             model=self.options.model,
             permission_mode=self.options.permission_mode,
+            provider_env=self._provider_env,
         )
         info = await self._call("session/new", native, SessionInfo)
         session = AcpSession(
@@ -238,12 +238,14 @@ class AcpAgent:
     async def load_session(
         self, conn: Connection, params: acp.LoadSessionParams, *, replay: bool = True
     ) -> acp.LoadSessionResult:
-        _check_cwd(params.cwd)
+        check_cwd(params.cwd)
         session = AcpSession(params.session_id, params.cwd, "auto", "", "")
         previous = self.sessions.get(params.session_id)
         self.sessions[params.session_id] = session  # before the replayed history arrives
         try:
-            native = SessionLoadParams(session_id=params.session_id, replay=replay)
+            native = SessionLoadParams(
+                session_id=params.session_id, replay=replay, provider_env=self._provider_env
+            )
             loaded = await self._call("session/load", native, SessionLoadResult)
         except BaseException:
             if self.sessions.get(params.session_id) is session:
@@ -268,9 +270,8 @@ class AcpAgent:
         return await self.load_session(conn, params, replay=False)
 
     async def _load_models(self, session: AcpSession) -> None:
-        models = await self._call(
-            "models/list", ModelsListParams(cwd=session.cwd), ModelsListResult
-        )
+        native = ModelsListParams(cwd=session.cwd, provider_env=self._provider_env)
+        models = await self._call("models/list", native, ModelsListResult)
         session.models = models.models
 
     def _mcp_notice(self, session: AcpSession, servers: list[Any]) -> None:
@@ -319,7 +320,7 @@ class AcpAgent:
         native = PromptParams(session_id=params.session_id, text=text, images=images)
         result = await self._call("session/prompt", native, PromptResult)
         await self._send_usage(session)
-        return acp.PromptResult(stop_reason=_stop_reason(session, result))
+        return acp.PromptResult(stop_reason=stop_reason(result, session.mapper.last_turn_stop))
 
     async def _send_usage(self, session: AcpSession) -> None:
         """``usage_update`` (context used, window, session cost) when the window is known."""
@@ -369,7 +370,12 @@ class AcpAgent:
             )
         elif params.config_id == MODEL_OPTION:
             provider, model = split_model(params.value)
-            native = SetModelParams(session_id=session.session_id, model=model, provider=provider)
+            native = SetModelParams(
+                session_id=session.session_id,
+                model=model,
+                provider=provider,
+                provider_env=self._provider_env,
+            )
             info = await self._call("session/setModel", native, SessionInfo)
             session.provider, session.model = info.provider, info.model
         else:
@@ -388,21 +394,3 @@ class AcpAgent:
 def _guard(conn: Connection, method: str) -> None:
     if not conn.initialized and method != "initialize":
         raise InvalidRequest(f"call initialize before {method}")
-
-
-def _check_cwd(cwd: str) -> None:
-    if not Path(cwd).is_absolute():
-        raise InvalidParams(f"`cwd` must be an absolute path, got {cwd!r} - at `$.cwd`")
-
-
-def _stop_reason(session: AcpSession, result: PromptResult) -> acp.StopReason:
-    """ACP's stop reason for a finished run; a failed run raises (JSON-RPC error)."""
-    if result.stop_reason == "cancelled":
-        return "cancelled"
-    if result.stop_reason in ("max_turns", "budget"):
-        return "max_turn_requests"
-    if result.stop_reason == "error":
-        if result.error in REFUSALS:
-            return "refusal"
-        raise InternalError(f"the run failed: {result.error or 'unknown error'}")
-    return "max_tokens" if session.mapper.last_turn_stop == "length" else "end_turn"

@@ -321,11 +321,15 @@ class Connection:
     def _start(self, route: Route, request_id: Id, pending: Awaitable[Any]) -> None:
         task = asyncio.get_running_loop().create_task(self._run(route, request_id, pending))
         self._inflight[request_id] = task
-        task.add_done_callback(lambda done: self._forget(request_id, done))
+        task.add_done_callback(lambda done: self._forget(request_id, done, pending))
 
-    def _forget(self, request_id: Id, task: asyncio.Task[None]) -> None:
+    def _forget(self, request_id: Id, task: asyncio.Task[None], pending: Awaitable[Any]) -> None:
         if self._inflight.get(request_id) is task:
             del self._inflight[request_id]
+        if task.cancelled():  # cancelled before it ever ran (cancel right behind the request)
+            if inspect.iscoroutine(pending):
+                pending.close()
+            self._send_error(request_id, RequestCancelled("request cancelled"))
 
     async def _run(self, route: Route, request_id: Id, pending: Awaitable[Any]) -> None:
         context.request_id.set(request_id)

@@ -1,0 +1,46 @@
+"""How ACP answers: the ``session/prompt`` stop reason for a finished run, and ACP's codes.
+
+ACP's stop reasons: ``end_turn``; ``max_tokens`` when the last reply was cut by the output
+limit; ``max_turn_requests`` for agentd's turn limit and run budgets; ``refusal`` when the
+provider refused the reply; ``cancelled``. A run that failed is not a stop reason in ACP: it
+answers with error -32603 and the failure's message.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentd.errors import InternalError, InvalidParams, RpcError
+from agentd.protocol import acp
+from agentd.protocol.methods import PromptResult
+
+REFUSALS = frozenset(
+    {"the model refused to answer", "the provider's content filter stopped the reply"}
+)
+"""The errors agentd's providers (Anthropic, OpenAI) give a refused reply: ``refusal``."""
+
+
+class ResourceNotFound(RpcError):
+    """ACP's "resource not found" (an unknown session)."""
+
+    code = -32002
+
+
+def check_cwd(cwd: str) -> None:
+    """InvalidParams unless ``cwd`` is absolute (ACP paths are)."""
+    if not Path(cwd).is_absolute():
+        raise InvalidParams(f"`cwd` must be an absolute path, got {cwd!r} - at `$.cwd`")
+
+
+def stop_reason(result: PromptResult, last_turn_stop: str | None) -> acp.StopReason:
+    """ACP's stop reason for a finished run (``last_turn_stop``: its last turn's); a failed
+    run raises InternalError (a JSON-RPC error answer)."""
+    if result.stop_reason == "cancelled":
+        return "cancelled"
+    if result.stop_reason in ("max_turns", "budget"):
+        return "max_turn_requests"
+    if result.stop_reason == "error":
+        if result.error in REFUSALS:
+            return "refusal"
+        raise InternalError(f"the run failed: {result.error or 'unknown error'}")
+    return "max_tokens" if last_turn_stop == "length" else "end_turn"
