@@ -53,10 +53,13 @@ def test_whole_tool_rules() -> None:
     assert decide(policy, "edit", path="a") == "ask"
 
 
-def test_rules_beat_the_mode() -> None:
-    readonly = PermissionPolicy("read-only", allow=["bash(git status)"])
-    assert decide(readonly, "bash", command="git status") == "allow"
-    assert decide(readonly, "bash", command="git push") == "deny"
+def test_the_mode_is_a_ceiling_and_deny_beats_allow() -> None:
+    readonly = PermissionPolicy("read-only", allow=["bash(git status)", "write"])
+    assert decide(readonly, "bash", command="git status") == "deny"
+    assert decide(readonly, "write", path="a", content="") == "deny"
+    assert decide(readonly, "read", path="a") == "allow"
+    both = PermissionPolicy("auto", allow=["bash(git:*)"], deny=["bash(git push:*)"])
+    assert decide(both, "bash", command="git push origin") == "deny"
     auto = PermissionPolicy("auto", deny=["read"])
     assert decide(auto, "read", path="a") == "deny"
 
@@ -104,8 +107,10 @@ def test_dangerous_commands_need_explicit_permission() -> None:
     assert decide(exact, "bash", command="git  push  --force") == "allow"
     assert decide(exact, "bash", command="git push -f") == "deny"
     assert exact.allows_dangerous("git push --force")
-    anything = PermissionPolicy("read-only", allow_dangerous=True)
+    anything = PermissionPolicy("ask", allow_dangerous=True)
     assert decide(anything, "bash", command="rm -rf /") == "allow"
+    ceiling = PermissionPolicy("read-only", allow_dangerous=True)
+    assert decide(ceiling, "bash", command="rm -rf /") == "deny"
 
 
 def test_deny_rules_come_before_dangerous_allowance() -> None:

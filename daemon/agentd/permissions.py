@@ -18,18 +18,29 @@ Rules (TOML section ``[permissions]``, plus what the user answers with *always*)
 - ``tool`` — every call of that tool (``bash(*)`` is the same as ``bash``);
 - ``bash(cmd)`` — exactly that command; ``bash(prefix:*)`` — that command word(s) followed by
   anything (``npm test:*`` matches ``npm test`` and ``npm test -- -k x``, not ``npm testing``).
-  A command made of several parts (``a && b | c``) is allowed only when *every* part is
-  allowed, and denied when *any* part is denied (deny rules also see through ``sudo``,
-  ``env``…). Allow rules never match a command with ``$(…)``, backticks or ``<(…)``, or one
-  redirecting output anywhere but ``/dev/null`` or another descriptor;
+  Commands are parsed with a bash grammar (:mod:`agentd.tools.bashparse`). An allow rule
+  approves a command only when the whole input parses cleanly, holds no comment,
+  substitution (``$(…)``, backticks, ``<(…)``), here-document, function definition, ``eval``
+  or ``source``, redirects output nowhere but ``/dev/null`` or another descriptor, and
+  *every* simple command in it (wherever it is nested) matches an allow rule; otherwise the
+  call falls back to the mode (asking in ``ask``, refused when no client can answer).
+  Deny rules match *every* simple command of the parse by the basename of its program
+  (``/bin/rm`` is ``rm``), also behind wrappers (``sudo``, ``env``, ``timeout``…) and inside
+  ``bash -c``/``sh -c``/``eval`` strings;
 - ``tool(glob)`` for tools with a path (read, write, edit, undo_edit, grep, find, ls): a
-  gitignore-style glob; without ``/`` it matches the file name (``.env``), with ``/`` the path
-  relative to the workspace (``src/**``); a leading ``/`` or ``~`` matches absolute paths.
+  gitignore-style glob matched against the normalised, symlink-resolved path relative to the
+  session's cwd (a rule never matches a path outside it, except that a deny rule without
+  ``/`` such as ``read(.env)`` matches that file name anywhere); a leading ``/`` or ``~``
+  matches absolute paths. Deny rules match the lexical path too (``src/../.git/x`` is
+  ``.git/x``). A ``read(…)`` deny rule covers every reading tool (read, grep, find, ls), and
+  path deny rules also refuse bash commands naming a denied path (best effort: a command can
+  compute a path no rule sees; the sandbox is the boundary, not the rules).
 
-Order of :meth:`PermissionPolicy.check`: deny rules; then the bash deny-list of destructive
-commands (:mod:`agentd.tools.danger`), refused unless ``allow_dangerous`` is true or an
-**exact** ``bash(cmd)`` allow rule names the whole command (prefix rules never do); then
-allow rules; then the mode.
+Order of :meth:`PermissionPolicy.check` (the mode is a ceiling): deny rules; then
+``read-only`` refuses every mutating tool whatever the allow rules say; then the bash
+deny-list of destructive commands (:mod:`agentd.tools.danger`, a guard against accidents),
+refused unless ``allow_dangerous`` is true or an **exact** ``bash(cmd)`` allow rule names the
+whole command; then allow rules; then the mode (``ask`` asks, ``auto`` runs).
 """
 
 from __future__ import annotations
@@ -40,27 +51,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from agentd.errors import ConfigError
-from agentd.tools import TOOLS
+from agentd.permission_rules import (
+    PATH_TOOLS,
+    READING_TOOLS,
+    PathView,
+    PolicyError,
+    Rule,
+)
 from agentd.tools.base import Tool
+from agentd.tools.bashparse import ParsedCommand, SimpleCommand, parse_command
 from agentd.tools.danger import dangerous_reason
-from agentd.tools.ignore import parse_rule
-from agentd.tools.shellwords import segments, strip_wrappers, tokens
+from agentd.tools.shellwords import command_name, segments, strip_wrappers, tokens
+
+__all__ = ["MODES", "Decision", "PermissionPolicy", "PolicyError", "Rule", "command_prefix"]
 
 MODES = ("auto", "ask", "read-only")
-PATH_TOOLS = frozenset({"read", "write", "edit", "undo_edit", "grep", "find", "ls"})
 _SUBCOMMAND_NAMES = (
     "git npm pnpm yarn bun npx cargo go docker kubectl pip pip3 uv poetry make dotnet mvn "
     "gradle deno systemctl apt apt-get brew gh helm terraform"
 )
 SUBCOMMAND_TOOLS = frozenset(_SUBCOMMAND_NAMES.split())
-_RULE = re.compile(r"^(?P<tool>[a-z_]+)(?:\((?P<spec>.*)\))?$", re.DOTALL)
 _PLAIN_WORD = re.compile(r"^[A-Za-z0-9][\w.:@+-]*$")
-_SUBSTITUTION = re.compile(r"\$\(|`|<\(|>\(")
-
-
-class PolicyError(ConfigError, ValueError):
-    """A bad mode, rule or ``[permissions]`` value (a config error, -32005 on the wire)."""
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
+_NESTING = 3
 
 
 @dataclass(frozen=True)
@@ -71,71 +84,12 @@ class Decision:
     reason: str
 
 
-@dataclass(frozen=True)
-class Rule:
-    """One parsed rule; ``spec`` None means the whole tool."""
-
-    text: str
-    tool: str
-    spec: str | None = None
-
-    @classmethod
-    def parse(cls, text: str) -> Rule:
-        """Parse ``tool``, ``tool(spec)``; raises PolicyError naming what is wrong."""
-        match = _RULE.match(text.strip())
-        if match is None:
-            raise PolicyError(f"Bad permission rule {text!r}: write `tool` or `tool(argument)`.")
-        tool, spec = match["tool"], match["spec"]
-        if tool not in TOOLS:
-            raise PolicyError(
-                f"Bad permission rule {text!r}: unknown tool {tool!r} (tools: {', '.join(TOOLS)})."
-            )
-        if spec is not None and tool != "bash" and tool not in PATH_TOOLS:
-            raise PolicyError(f"Bad permission rule {text!r}: {tool} takes no argument.")
-        if spec is not None and not spec.strip():
-            raise PolicyError(f"Bad permission rule {text!r}: the argument is empty.")
-        if spec is not None and spec.strip() == "*":
-            spec = None
-        return cls(text.strip(), tool, spec.strip() if spec else None)
-
-    @property
-    def is_exact_command(self) -> bool:
-        return self.tool == "bash" and self.spec is not None and not self.spec.endswith(":*")
-
-    def matches_command(self, words: list[str]) -> bool:
-        """True when this bash rule covers the simple command ``words``."""
-        if self.spec is None:
-            return True
-        text = " ".join(words)
-        if self.spec.endswith(":*"):
-            prefix = " ".join(self.spec[:-2].split())
-            return text == prefix or text.startswith(prefix + " ")
-        return text == " ".join(self.spec.split())
-
-    def matches_path(self, raw: str, workspace: Path | None) -> bool:
-        """True when this path rule covers the path argument ``raw``."""
-        if self.spec is None:
-            return True
-        absolute = Path(raw).expanduser()
-        if not absolute.is_absolute() and workspace is not None:
-            absolute = workspace / absolute
-        if self.spec.startswith(("/", "~")):
-            glob, candidate = str(Path(self.spec).expanduser()), str(absolute)
-        else:
-            glob, candidate = self.spec, _relative(absolute, raw, workspace)
-        rule = parse_rule(glob.lstrip("/"))
-        name = Path(candidate).name
-        return rule is not None and rule.matches(candidate.lstrip("/"), name, False)
-
-
-def _relative(absolute: Path, raw: str, workspace: Path | None) -> str:
-    if workspace is not None and absolute.is_relative_to(workspace):
-        return str(absolute.relative_to(workspace))
-    return raw[2:] if raw.startswith("./") else raw
-
-
 class PermissionPolicy:
-    """Mode + allow/deny rules of one session; :meth:`remember` adds session rules."""
+    """Mode + allow/deny rules of one session; :meth:`remember` adds session rules.
+
+    ``cwd`` is the session's working directory (relative paths and rules are relative to
+    it); ``workspace`` is set when the session is sandboxed to that root.
+    """
 
     def __init__(
         self,
@@ -144,6 +98,7 @@ class PermissionPolicy:
         deny: Sequence[str] = (),
         *,
         workspace: Path | None = None,
+        cwd: Path | None = None,
         allow_dangerous: bool = False,
     ) -> None:
         if mode not in MODES:
@@ -152,11 +107,16 @@ class PermissionPolicy:
         self.allow = [Rule.parse(text) for text in allow]
         self.deny = [Rule.parse(text) for text in deny]
         self.workspace = workspace
+        self.cwd = cwd or workspace or Path.cwd()
         self.allow_dangerous = allow_dangerous
 
     @classmethod
     def from_config(
-        cls, mode: str, section: Mapping[str, Any] | None, workspace: Path | None = None
+        cls,
+        mode: str,
+        section: Mapping[str, Any] | None,
+        workspace: Path | None = None,
+        cwd: Path | None = None,
     ) -> PermissionPolicy:
         """Build from the ``[permissions]`` table (None: no rules); PolicyError if invalid."""
         section = section or {}
@@ -174,14 +134,20 @@ class PermissionPolicy:
             _rule_list(section, "allow"),
             _rule_list(section, "deny"),
             workspace=workspace,
+            cwd=cwd,
             allow_dangerous=allow_dangerous,
         )
 
     def check(self, tool: Tool, args: dict[str, Any]) -> Decision:
         """Decide one call (see the module docstring for the order)."""
-        denied = next((rule for rule in self.deny if self._denies(rule, tool, args)), None)
+        denied = self._denying_rule(tool, args)
         if denied is not None:
             return Decision("deny", f"{tool.name} is denied by the rule `{denied.text}`")
+        if self.mode == "read-only" and tool.mutating:
+            return Decision(
+                "deny",
+                f"{tool.name} can change files or run commands, and the session is read-only",
+            )
         command = args.get("command") if tool.name == "bash" else None
         danger = dangerous_reason(command) if isinstance(command, str) else None
         if danger is not None and isinstance(command, str):
@@ -194,6 +160,15 @@ class PermissionPolicy:
             return Decision("allow", f"allowed by {names}")
         return self._by_mode(tool)
 
+    def read_denied(self, path: Path) -> bool:
+        """Whether a ``read(…)`` deny rule covers ``path`` (reading tools skip such files
+        while they walk a directory)."""
+        rules = [rule for rule in self.deny if rule.tool == "read"]
+        if not rules:
+            return False
+        view = PathView.of(str(path), self.cwd)
+        return any(self._path_rule_hits(rule, view) for rule in rules)
+
     def _allowing_rules(self, tool: Tool, args: dict[str, Any]) -> list[Rule]:
         """The allow rules that together cover this call (empty: not allowed by rules)."""
         rules = [rule for rule in self.allow if rule.tool == tool.name]
@@ -204,12 +179,17 @@ class PermissionPolicy:
             raw = args.get("path") or "."
             if not isinstance(raw, str):
                 return []
-            return [rule for rule in rules if rule.matches_path(raw, self.workspace)][:1]
+            real = PathView.of(raw, self.cwd).real
+            return [rule for rule in rules if rule.matches_path(real, self.cwd)][:1]
         command = args.get("command")
-        parts = _allowable_parts(command) if isinstance(command, str) else None
+        parsed = _parse(command) if isinstance(command, str) else None
+        if parsed is None or not parsed.allowable:
+            return []
         chosen: list[Rule] = []
-        for words in parts or []:
-            rule = next((rule for rule in rules if rule.matches_command(words)), None)
+        for simple in parsed.commands:
+            if not _harmless_redirects(simple):
+                return []
+            rule = next((rule for rule in rules if rule.matches_command(simple.words)), None)
             if rule is None:
                 return []
             if rule not in chosen:
@@ -237,24 +217,54 @@ class PermissionPolicy:
             for rule in self.allow
         )
 
-    def _denies(self, rule: Rule, tool: Tool, args: dict[str, Any]) -> bool:
-        if rule.tool != tool.name:
-            return False
-        if rule.spec is None:
-            return True
+    def _denying_rule(self, tool: Tool, args: dict[str, Any]) -> Rule | None:
+        """The first deny rule that covers this call, or None."""
+        if not self.deny:
+            return None
         if tool.name == "bash":
             command = args.get("command")
-            return isinstance(command, str) and any(
-                rule.matches_command(words) or rule.matches_command(strip_wrappers(words))
-                for words in segments(command)
-            )
+            return self._denying_command_rule(command) if isinstance(command, str) else None
         raw = args.get("path") or "."
-        return isinstance(raw, str) and rule.matches_path(raw, self.workspace)
+        view = PathView.of(raw, self.cwd) if isinstance(raw, str) else None
+        for rule in self.deny:
+            if rule.tool != tool.name and not (rule.tool == "read" and tool.name in READING_TOOLS):
+                continue
+            if rule.spec is None or (view is not None and self._path_rule_hits(rule, view)):
+                return rule
+        return None
+
+    def _path_rule_hits(self, rule: Rule, view: PathView) -> bool:
+        if rule.matches_path(view.real, self.cwd, anywhere=True):
+            return True
+        return view.lexical != view.real and rule.matches_path(
+            view.lexical, self.cwd, anywhere=True
+        )
+
+    def _denying_command_rule(self, command: str) -> Rule | None:
+        """A bash rule against every simple command; a path rule against every word that
+        may name a path (see the module docstring)."""
+        command_rules = [rule for rule in self.deny if rule.tool == "bash"]
+        if command_rules:
+            forms = list(dict.fromkeys(" ".join(words) for words in _deny_forms(command, 0)))
+            for rule in command_rules:
+                if rule.spec is None or any(rule.matches_text(text) for text in forms):
+                    return rule
+        path_rules = [r for r in self.deny if r.tool in PATH_TOOLS and r.spec is not None]
+        if not path_rules:
+            return None
+        parents: dict[str, str] = {}
+        views = [
+            PathView.of(word, self.cwd, parents) for word in dict.fromkeys(_path_words(command))
+        ]
+        return next(
+            (rule for rule in path_rules for view in views if self._path_rule_hits(rule, view)),
+            None,
+        )
 
     def remember(self, tool_name: str, args: dict[str, Any], allow: bool) -> str:
         """Store an *always* answer as session rules and return their text.
 
-        bash gets a prefix rule per part of the command (its first word, or two or three for
+        bash gets a prefix rule per simple command (its first word, or two or three for
         tools with subcommands: ``npm test:*``, ``git commit:*``); other tools a whole-tool
         rule.
         """
@@ -274,44 +284,91 @@ def _rule_list(section: Mapping[str, Any], key: str) -> list[str]:
     return value
 
 
-def _allowable_parts(command: str) -> list[list[str]] | None:
-    """The parts of ``command`` allow rules are matched against (harmless redirects
-    dropped), or None when no allow rule may match it at all."""
-    if _SUBSTITUTION.search(command):
+def _parse(command: str) -> ParsedCommand | None:
+    """The parse of ``command``, or None when the grammar cannot be loaded."""
+    try:
+        return parse_command(command)
+    except ImportError:
         return None
-    parts = [_without_harmless_redirects(words) for words in segments(command)]
-    if not parts or any(words is None for words in parts):
-        return None
-    return [words for words in parts if words is not None]
 
 
-def _without_harmless_redirects(words: list[str]) -> list[str] | None:
-    """``words`` minus ``2>&1``/``>/dev/null``-style redirects; None if any other output
-    redirect remains."""
-    kept: list[str] = []
-    index = 0
-    while index < len(words):
-        word = words[index]
-        if ">" not in word:
-            kept.append(word)
-            index += 1
+def _harmless_redirects(simple: SimpleCommand) -> bool:
+    """Only input, ``/dev/null`` and descriptor-duplicating redirections."""
+    for operator, target in simple.redirects:
+        if ">" not in operator:
             continue
-        target = words[index + 1] if index + 1 < len(words) else ""
-        harmless = target == "/dev/null" or (word.endswith("&") and target.isdigit())
-        if not harmless:
-            return None
-        if kept and kept[-1].isdigit():
-            kept.pop()
-        index += 2
-    return kept
+        if target != "/dev/null" and not (
+            operator.endswith("&") and (target.isdigit() or target == "-")
+        ):
+            return False
+    return True
+
+
+def _deny_forms(command: str, depth: int) -> list[list[str]]:
+    """Every simple command of ``command`` as deny rules see it: as written and without
+    wrappers, the program as its basename; nested ``sh -c``/``eval`` strings included, and
+    the plain word split of the input as a fallback."""
+    parsed = _parse(command)
+    argvs = [list(simple.argv) for simple in parsed.commands] if parsed else []
+    if parsed is None or parsed.syntax_error:
+        argvs += segments(command)  # what the grammar could not place
+    forms: list[list[str]] = []
+    for argv in argvs:
+        stripped = strip_wrappers(argv)
+        for words in (argv, stripped) if stripped != argv else (argv,):
+            if words:
+                forms.append(words)
+                if "/" in words[0]:
+                    forms.append([command_name(words[0]), *words[1:]])
+        if depth < _NESTING and stripped:
+            for inner in _nested_strings(stripped):
+                forms += _deny_forms(inner, depth + 1)
+    return forms
+
+
+def _nested_strings(words: list[str]) -> list[str]:
+    """The command strings run by ``sh -c STRING`` or ``eval WORDS…``."""
+    if not words:
+        return []
+    name = command_name(words[0])
+    if name in ("eval", "source", "."):
+        return [" ".join(words[1:])]
+    if name in _SHELLS:
+        for index, word in enumerate(words[1:-1], start=1):
+            if word.startswith("-") and not word.startswith("--") and "c" in word:
+                return [words[index + 1]]
+    return []
+
+
+def _path_words(command: str) -> list[str]:
+    """Words of ``command`` that may name a path: arguments (the value of ``--opt=value``)
+    and redirection targets, of every simple command."""
+    parsed = _parse(command)
+    found: list[str] = []
+    if parsed is None:
+        return [word for argv in segments(command) for word in argv[1:]]
+    for simple in parsed.commands:
+        for index, word in enumerate(simple.argv[1:], start=1):
+            if index in simple.dynamic or not word:
+                continue
+            if word.startswith("-"):
+                word = word.partition("=")[2]
+            if word:
+                found.append(word)
+        found += [
+            target for operator, target in simple.redirects if target and not target.isdigit()
+        ]
+    return found
 
 
 def _remembered_rules(tool_name: str, args: dict[str, Any]) -> list[str]:
     command = args.get("command")
     if tool_name != "bash" or not isinstance(command, str):
         return [tool_name]
+    parsed = _parse(command)
+    argvs = [list(s.words) for s in parsed.commands] if parsed else segments(command)
     texts: list[str] = []
-    for words in segments(command):
+    for words in argvs:
         prefix = command_prefix(words)
         if prefix and f"bash({prefix}:*)" not in texts:
             texts.append(f"bash({prefix}:*)")

@@ -40,7 +40,8 @@ def test_a_serving_daemon_has_not_imported_the_lsp_or_http_stacks(short_tmp: Pat
         "import sys\n"
         "from agentd.cli import main\n"
         "code = main(['--stdio'])\n"
-        "heavy = ('pygls', 'lsprotocol', 'httpx', 'httpcore', 'agentd.providers.openai')\n"
+        "heavy = ('pygls', 'lsprotocol', 'httpx', 'httpcore', 'agentd.providers.openai',"
+        " 'tree_sitter', 'tree_sitter_bash')\n"
         "sys.stderr.write('LOADED ' + ' '.join(m for m in heavy if m in sys.modules) + '\\n')\n"
         "sys.exit(code)\n"
     )

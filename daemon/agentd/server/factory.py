@@ -325,6 +325,10 @@ def _assemble(
     from agentd.tools import run_tool, tool_spec
 
     policy, approver = _approval(parts)
+    if "bash" in parts.tools:
+        from agentd.tools.bashparse import warm_up
+
+        warm_up()  # the bash grammar loads off the event loop, before the first command
     context = _tool_context(services, file, parts, policy)
     specs = [tool_spec(t, context.options) for t in parts.tools.values()]
     agent = Agent(
@@ -377,7 +381,7 @@ def _approval(parts: _Parts) -> tuple[PermissionPolicy, Approver]:
     timeout = permissions.pop("timeout", DEFAULT_TIMEOUT)
     sandboxed = parts.sandbox == "workspace"
     policy = PermissionPolicy.from_config(
-        parts.mode, permissions, workspace=parts.cwd if sandboxed else None
+        parts.mode, permissions, workspace=parts.cwd if sandboxed else None, cwd=parts.cwd
     )
     return policy, Approver(timeout=float(timeout))
 

@@ -42,16 +42,38 @@ _GIT_OPTIONS_WITH_ARG = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--na
 
 def dangerous_reason(command: str) -> str | None:
     """Why ``command`` is on the deny-list (a sentence), or None if it is not."""
-    if _FORK_BOMB.search(re.sub(r"\s+", "", command)):
+    squeezed = re.sub(r"\s+", "", command)
+    if "(){" in squeezed and _FORK_BOMB.search(squeezed):
         return "it is a fork bomb (a function that endlessly spawns copies of itself)"
-    redirect = _disk_redirect(tokens(command))
+    argvs, redirect_pairs = _structure(command)
+    redirect = _disk_redirect(redirect_pairs)
     if redirect:
         return redirect
-    for words in segments(command):
+    for words in argvs:
         reason = _segment_reason(strip_wrappers(words))
         if reason:
             return reason
     return None
+
+
+def _structure(command: str) -> tuple[list[list[str]], list[tuple[str, str]]]:
+    """The simple commands and (operator, target) redirections of ``command``: from the bash
+    grammar (:mod:`agentd.tools.bashparse`), plus the plain word split when the grammar is
+    unavailable or the input does not parse cleanly."""
+    try:
+        from agentd.tools.bashparse import parse_command
+
+        parsed = parse_command(command)
+    except ImportError:
+        parsed = None
+    if parsed is not None and not parsed.syntax_error:
+        argvs = [list(simple.argv) for simple in parsed.commands]
+        return argvs, [pair for simple in parsed.commands for pair in simple.redirects]
+    words = tokens(command)
+    argvs = segments(command)
+    if parsed is not None:
+        argvs += [list(simple.argv) for simple in parsed.commands]
+    return argvs, list(itertools.pairwise(words))
 
 
 def is_dangerous(command: str) -> bool:
@@ -165,8 +187,8 @@ def _power_reason(name: str, args: list[str]) -> str | None:
     return None
 
 
-def _disk_redirect(words: list[str]) -> str | None:
-    for operator, target in itertools.pairwise(words):
+def _disk_redirect(pairs: list[tuple[str, str]]) -> str | None:
+    for operator, target in pairs:
         if ">" in operator and _DISK.match(target):
             return f"redirecting output into {target} overwrites the disk"
     return None

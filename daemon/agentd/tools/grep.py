@@ -15,6 +15,7 @@ set and ``a{`` as literal text where rg refuses them.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
@@ -121,7 +122,26 @@ class GrepTool:
             result = await search_python_parallel(request, Tuning.from_options(ctx.options))
         else:
             result = await search_rg(backend, request)
+        result = _without_denied(result, root, ctx)
         return _format(result, request, shown, Limits.from_options(ctx.options), backend)
+
+
+def _without_denied(result: SearchResult, root: Path, ctx: ToolContext) -> SearchResult:
+    """``result`` without the files a ``read(…)`` deny rule covers (``ctx.options``'s
+    ``permission_policy``, an object with ``read_denied(path) -> bool``)."""
+    denied = getattr(ctx.options.get("permission_policy"), "read_denied", None)
+    if not callable(denied):
+        return result
+    cache: dict[str, bool] = {}
+
+    def hidden(path: str) -> bool:
+        if path not in cache:
+            cache[path] = bool(denied(root / path if root.is_dir() else root))
+        return cache[path]
+
+    hits = [hit for hit in result.hits if not hidden(hit.path)]
+    files = [(path, count) for path, count in result.files if not hidden(path)]
+    return SearchResult(hits=hits, files=files, cut=result.cut)
 
 
 def _backend(options: dict[str, Any]) -> str:

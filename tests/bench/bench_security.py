@@ -1,0 +1,133 @@
+"""Security budgets: the permission check of a 2 KB command, the bash grammar's first-use
+cost, and nothing added to daemon start-up.
+
+Run: ``python -m tests.bench.bench_security``.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from agentd.permissions import PermissionPolicy
+from agentd.tools import build_tools
+
+Row = tuple[str, str, str]
+_FIRST_USE = """
+import time
+from agentd.tools.bashparse import parse_command
+start = time.perf_counter()
+parse_command("npm test -- -k 'a b' && git status")
+print((time.perf_counter() - start) * 1000)
+"""
+_STARTUP = """
+import sys
+from agentd.cli import main
+code = main(['--stdio'])
+sys.stderr.write('LOADED ' + ' '.join(m for m in ('tree_sitter', 'tree_sitter_bash',
+    'agentd.permissions', 'agentd.tools.bashparse') if m in sys.modules) + '\\n')
+"""
+
+
+def _command(seed: int) -> str:
+    """A 2 KB command line: allowed simple commands joined by && and pipes."""
+    parts = [f"npm test -- --grep case_{seed}_{i} 2>&1 | tee /dev/null" for i in range(60)]
+    parts += ["git status", f"ls src/module_{seed}", "cat README.md"]
+    return " && ".join(parts)[:2048].rsplit(" && ", 1)[0]
+
+
+def _long_command(seed: int) -> str:
+    """A 2 KB command of a few simple commands (a long commit message)."""
+    message = " ".join(f"word{seed}_{i}" for i in range(400))[:1900]
+    return f"git add -A && git commit -m '{message}' && git status"
+
+
+def permission_check_rows() -> list[Row]:
+    """Median and p95 of PermissionPolicy.check over distinct 2 KB commands (cache misses):
+    a dense one (about 75 simple commands) and a long one (3 simple commands)."""
+    rows: list[Row] = []
+    for label, make in (("dense", _command), ("long", _long_command)):
+        rows += _check_rows(label, make)
+    return rows
+
+
+def _check_rows(label: str, make: Callable[[int], str]) -> list[Row]:
+    tools = build_tools()
+    with tempfile.TemporaryDirectory() as cwd:
+        policy = PermissionPolicy(
+            "ask",
+            allow=[
+                "bash(npm test:*)",
+                "bash(git status)",
+                "bash(tee:*)",
+                "bash(ls:*)",
+                "bash(cat:*)",
+                "bash(git add:*)",
+                "bash(git commit:*)",
+            ],
+            deny=["bash(rm:*)", "bash(curl:*)", "read(.env)", "write(.git/**)"],
+            cwd=Path(cwd),
+        )
+        policy.check(tools["bash"], {"command": make(-1)})  # the grammar loads once
+        timings = []
+        for seed in range(300):
+            command = make(seed)
+            start = time.perf_counter()
+            decision = policy.check(tools["bash"], {"command": command})
+            timings.append((time.perf_counter() - start) * 1000)
+            assert decision.action == "allow", decision
+    size = len(make(0))
+    median = statistics.median(timings)
+    p95 = statistics.quantiles(timings, n=20)[-1]
+    measure = f"permission check, {size} B {label} bash command"
+    return [
+        (f"{measure}, median", f"{median:.2f} ms", "≤ 1 ms"),
+        (f"{measure}, p95", f"{p95:.2f} ms", "—"),
+    ]
+
+
+def first_use_rows() -> list[Row]:
+    """Loading the grammar and the first parse, in fresh interpreters (median of 5)."""
+    timings = []
+    for _ in range(5):
+        out = subprocess.run(
+            [sys.executable, "-c", _FIRST_USE], capture_output=True, text=True, check=True
+        )
+        timings.append(float(out.stdout))
+    return [
+        (
+            "bash grammar load + first parse (a session's first bash call, no warm-up)",
+            f"{statistics.median(timings):.1f} ms",
+            "≤ 30 ms",
+        )
+    ]
+
+
+def startup_rows() -> list[Row]:
+    """Whether a serving daemon (initialize, daemon/status) has loaded the parser."""
+    wire = b'{"jsonrpc":"2.0","id":1,"method":"initialize"}\n'
+    wire += b'{"jsonrpc":"2.0","id":2,"method":"daemon/status"}\n'
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {"PATH": "/usr/bin:/bin", "HOME": tmp, "XDG_RUNTIME_DIR": tmp}
+        env |= {"XDG_STATE_HOME": tmp, "XDG_DATA_HOME": tmp}
+        done = subprocess.run(
+            [sys.executable, "-c", _STARTUP], input=wire, capture_output=True, env=env, check=True
+        )
+    loaded = done.stderr.decode().rsplit("LOADED", 1)[1].split()
+    assert [json.loads(line)["id"] for line in done.stdout.splitlines()] == [1, 2]
+    return [("modules the parser adds to daemon start-up", ", ".join(loaded) or "none", "none")]
+
+
+def main() -> list[Row]:
+    return permission_check_rows() + first_use_rows() + startup_rows()
+
+
+if __name__ == "__main__":
+    for row in main():
+        print(" | ".join(row))
