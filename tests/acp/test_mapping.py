@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from agentd.acp.prompt import prompt_parts
 from agentd.acp.titles import tool_kind, tool_title
-from agentd.acp.toolcontent import LIVE_TAIL_CHARS, diff_hunks, fenced
+from agentd.acp.toolcontent import LIVE_TAIL_CHARS, diff_hunks, fenced, proposed_content
 from agentd.acp.updates import UpdateMapper
 from agentd.errors import InvalidParams
 from agentd.protocol import acp
@@ -127,3 +129,19 @@ def test_running_output_is_a_bounded_tail() -> None:
         sizes.append(len(update.content[0].content.text))
     assert max(sizes) <= LIVE_TAIL_CHARS + 20
     assert "0499" in update.content[0].content.text
+
+
+def test_approval_previews(tmp_path: Path) -> None:
+    edit = proposed_content("edit", {"path": "a", "old_string": "x", "new_string": "y"}, "/p/a")
+    assert [(d.old_text, d.new_text) for d in edit] == [("x", "y")]
+    pairs = [{"old_string": "1", "new_string": "2"}, {"old_string": "3", "new_string": "4"}]
+    assert [d.new_text for d in proposed_content("edit", {"edits": pairs}, "/p/a")] == ["2", "4"]
+    existing = tmp_path / "e.txt"
+    existing.write_text("old\n")
+    (write,) = proposed_content("write", {"content": "new\n"}, str(existing))
+    assert (write.old_text, write.new_text) == ("old\n", "new\n")
+    (new,) = proposed_content("write", {"content": "n"}, str(tmp_path / "missing"))
+    assert new.old_text is None
+    (command,) = proposed_content("bash", {"command": "make test"}, None)
+    assert command.content.text == "```\nmake test\n```"
+    assert proposed_content("read", {"path": "a"}, "/p/a") == []

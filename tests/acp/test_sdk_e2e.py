@@ -116,6 +116,8 @@ async def test_permission_in_ask_mode(box: Box, choice: str) -> None:
     (tool_call, options) = editor.permission_requests[0]
     assert tool_call.title == "Write report.md"
     assert tool_call.kind == "edit"
+    (preview,) = tool_call.content
+    assert (preview.type, preview.old_text, preview.new_text) == ("diff", None, "# Report\n")
     assert [o.kind for o in options] == [
         "allow_once",
         "allow_always",

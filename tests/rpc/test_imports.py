@@ -26,10 +26,15 @@ def _loaded_after(statement: str, modules: list[str]) -> list[str]:
         ("import agentd.cli", ["asyncio", "msgspec", "structlog", "httpx", "agentd.listen"]),
         ("import agentctl.bridge", ["msgspec", "structlog", "httpx", "agentd.rpc"]),
         ("import agentd.listen", ["httpx", "pygls"]),
+        (
+            "import agentd.acp.main",
+            ["httpx", "pygls", "agentd.server.sessions", "agentd.agent", "agentd.tools"],
+        ),
     ],
 )
 def test_lean_imports(statement: str, forbidden: list[str]) -> None:
-    """The RPC core, the CLI entry, the bridge and the transports stay free of heavy modules."""
+    """The RPC core, the CLI entry, the bridge, the transports and the ACP front-end (before
+    its backend starts) stay free of heavy modules."""
     assert _loaded_after(statement, forbidden) == []
 
 

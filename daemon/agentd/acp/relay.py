@@ -4,7 +4,8 @@
   :class:`~agentd.acp.updates.UpdateMapper`), in the order they arrive, so every update of a
   run reaches the editor before the ``session/prompt`` answer.
 - ``session/requestPermission`` → ``session/request_permission`` with the four options
-  (allow once / always, reject once / always); the editor's choice is the daemon's answer, a
+  (allow once / always, reject once / always) and a preview of the call (the edit's or the
+  write's diff, the command); the editor's choice is the daemon's answer, a
   ``cancelled`` outcome is ``reject_once``. So approvals take the daemon's one approval path.
 - ``fs/readTextFile`` / ``fs/writeTextFile`` → ``fs/read_text_file`` / ``fs/write_text_file``
   (asked only when the editor offered them in ``initialize``).
@@ -17,6 +18,7 @@ from typing import Any
 
 from agentd.acp.session import AcpSession
 from agentd.acp.titles import absolute_path, native_kind_of, tool_kind, tool_title
+from agentd.acp.toolcontent import proposed_content
 from agentd.protocol import acp
 from agentd.protocol.events import PermissionOption, SessionEvent
 from agentd.protocol.methods import (
@@ -78,6 +80,7 @@ class Relay:
             status="pending",
             locations=[acp.ToolCallLocation(path=path)] if path else None,
             raw_input=params.args,
+            content=proposed_content(params.tool, params.args, path) or None,
         )
         options = [
             acp.PermissionOption(option_id=option, name=OPTION_NAMES[option], kind=option)

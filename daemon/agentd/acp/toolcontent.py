@@ -9,11 +9,14 @@ bounded tail, so a long-running command costs O(tail) bytes per update, not O(ou
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from agentd.protocol.acp import ContentItem, DiffItem, ImageBlock, TextBlock, ToolCallContent
 from agentd.protocol.content import ImageContent, TextContent
 
+MAX_PREVIEW_BYTES = 256 * 1024
+"""Largest existing file whose old text a write's approval request shows."""
 LIVE_TAIL_CHARS = 16_000
 """Characters of running output shown while a command runs (the end of it)."""
 
@@ -59,6 +62,40 @@ def diff_hunks(diff: str, path: str) -> list[DiffItem]:
 
 def _item(path: str, old: list[str], new: list[str]) -> DiffItem:
     return DiffItem(path=path, old_text="\n".join(old) + "\n", new_text="\n".join(new) + "\n")
+
+
+def proposed_content(name: str, args: dict[str, Any], path: str | None) -> list[ToolCallContent]:
+    """What a call waiting for approval would do: the edit's replacements or the written
+    text as diffs (a write over an existing file shows its whole old text when it is small),
+    the command in a code fence."""
+    if name == "bash" and isinstance(args.get("command"), str):
+        return [ContentItem(content=TextBlock(text=fenced(args["command"])))]
+    if path is None:
+        return []
+    if name == "edit":
+        edits = args.get("edits")
+        items: list[Any] = edits if isinstance(edits, list) else [args]
+        return [
+            DiffItem(path=path, old_text=item["old_string"], new_text=item["new_string"])
+            for item in items
+            if isinstance(item, dict)
+            and isinstance(item.get("old_string"), str)
+            and isinstance(item.get("new_string"), str)
+        ]
+    if name == "write" and isinstance(args.get("content"), str):
+        return [DiffItem(path=path, old_text=_current_text(path), new_text=args["content"])]
+    return []
+
+
+def _current_text(path: str) -> str | None:
+    """The file's text when it exists, is small and decodes; None otherwise (a new file)."""
+    try:
+        file = Path(path)
+        if file.stat().st_size > MAX_PREVIEW_BYTES:
+            return None
+        return file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def result_content(
