@@ -10,7 +10,7 @@ import { createView } from './view.js';
  *   request: (method: string, params?: object) => Promise<any>,
  *   onEvent: (listener: (params: import('./reducer.js').SessionEventParams) => void) => void,
  *   onServerRequest?: (handler: (method: string, params: any) => Promise<any>) => void,
- *   onConnection?: (listener: (status: 'connecting' | 'live' | 'offline') => void) => void,
+ *   onConnection?: (listener: (status: 'connecting' | 'live' | 'offline' | 'resync') => void) => void,
  *   cwd?: string,
  * }} Host
  * @typedef {{sessionId?: string | null, cwd?: string, sidebar?: boolean,
@@ -168,7 +168,14 @@ export function mountChat(root, host, options = {}) {
       waiters.set(params.toolCallId, resolve);
     });
   });
-  host.onConnection?.((connection) => set({ connection }));
+  host.onConnection?.((connection) => {
+    if (connection === 'resync') {
+      set({ connection: 'live' });
+      if (app.session) openSession(app.session.sessionId).catch(() => {});
+    } else {
+      set({ connection });
+    }
+  });
 
   view.update(app);
   refreshSessions();

@@ -65,16 +65,23 @@ export async function createHttpHost() {
     status('connecting');
     return new Promise((resolve, reject) => {
       subscribed = resolve;
+      let first = true;
       stream.addEventListener('subscribed', (message) => {
-        status('live');
         const result = JSON.parse(message.data);
+        // A reconnect whose Last-Event-ID the daemon can no longer replay from (the buffer
+        // moved on, or the daemon restarted): the UI must reload the session.
+        status(!first && !result.complete ? 'resync' : 'live');
+        first = false;
         subscribed?.(result);
         subscribed = null;
       });
       stream.addEventListener('message', (message) => {
-        const params = JSON.parse(message.data);
-        listeners.forEach((listener) => listener(params));
-        if (params.event.type === 'permission_request') askPermission(params.sessionId, params.event);
+        // One message carries one event, or an array of the events of one server step.
+        const data = JSON.parse(message.data);
+        for (const params of Array.isArray(data) ? data : [data]) {
+          listeners.forEach((listener) => listener(params));
+          if (params.event.type === 'permission_request') askPermission(params.sessionId, params.event);
+        }
       });
       stream.addEventListener('error', () => {
         if (stream !== source) return;

@@ -147,7 +147,7 @@ function statusText(item) {
   const permission = item.permission;
   if (permission?.pending) return 'waiting for approval';
   if (permission?.outcome?.startsWith('reject')) return OUTCOME_TEXT[permission.outcome];
-  return { pending: 'preparing', running: 'running', done: 'done', error: 'failed' }[item.status];
+  return { pending: 'waiting', running: 'running', done: 'done', error: 'failed' }[item.status];
 }
 
 /** @param {HTMLElement} node @param {import('./reducer.js').ToolItem} item */
@@ -210,7 +210,7 @@ function updateDiff(pre, diff) {
   if (pre.dataset.diff === diff) return;
   pre.dataset.diff = diff;
   pre.replaceChildren();
-  for (const line of diff.split('\n')) {
+  for (const line of diff.replace(/\n$/, '').split('\n')) {
     const kind = line.startsWith('+') && !line.startsWith('+++') ? 'add'
       : line.startsWith('-') && !line.startsWith('---') ? 'del'
       : line.startsWith('@@') ? 'hunk' : 'ctx';

@@ -24,6 +24,7 @@ try {
   });
   Object.assign(globalThis, { agentdChat: chat });
   await chat.ready;
+  performance.mark('agentd-ready');
   document.documentElement.dataset.ready = 'true';
 } catch (error) {
   root.textContent = `Cannot reach agentd: ${error instanceof Error ? error.message : error}`;

@@ -229,7 +229,7 @@ function renderModels(dom, state) {
 function renderStatus(dom, state) {
   const chat = state.chat;
   const running = chat.running;
-  dom.title.textContent = state.session?.title || (state.session ? `Session ${state.session.sessionId}` : 'agentd');
+  dom.title.textContent = sessionTitle(state);
   const offline = state.connection === 'offline';
   dom.status.textContent = offline ? 'Reconnecting…' : chat.retry ?? (running ? 'Working…' : '');
   dom.status.classList.toggle('busy', running);
@@ -248,6 +248,13 @@ function renderStatus(dom, state) {
   dom.footer.textContent = `${fmt(usage.inputTokens)} in · ${fmt(usage.outputTokens)} out · $${usage.cost.toFixed(4)}${end}`;
 }
 
+function sessionTitle(state) {
+  const session = state.session;
+  if (!session) return 'New chat';
+  const listed = state.sessions.find((s) => s.sessionId === session.sessionId);
+  return session.title || listed?.title || `Session ${session.sessionId}`;
+}
+
 function renderQueue(list, queue) {
   const texts = [...queue.steering.map((t) => `steer: ${t}`), ...queue.followUp.map((t) => `next: ${t}`)];
   if (list.dataset.texts === texts.join('\u0000')) return;
@@ -263,9 +270,12 @@ function basename(path) {
   return path.replace(/\/+$/, '').split('/').pop() || path;
 }
 
+const TIME = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+const DAY = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+
 function when(iso) {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '';
   const today = new Date().toDateString() === date.toDateString();
-  return today ? date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : date.toLocaleDateString();
+  return (today ? TIME : DAY).format(date);
 }
