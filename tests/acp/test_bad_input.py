@@ -124,3 +124,29 @@ async def test_cancel_request_answers_the_prompt_with_32800(box: Box) -> None:
         assert wire.process.stdin is not None
         wire.process.stdin.close()
         assert await asyncio.wait_for(wire.process.wait(), 10) == 0
+
+
+async def test_an_unreachable_shared_daemon_is_a_clear_error(box: Box) -> None:
+    """``--shared`` with a socket where no daemon can start: -32603 naming the socket, and
+    ``agentd acp`` keeps answering."""
+    argv = box.argv("--shared", "--socket", "/proc/no-such-dir/agentd.sock")
+    process = await asyncio.create_subprocess_exec(
+        *argv,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env=box.env,
+    )
+    wire = Wire(process)
+    try:
+        assert "result" in await wire.call(1, "initialize", {"protocolVersion": 1})
+        failed = await wire.call(2, "session/new", {"cwd": str(box.project), "mcpServers": []})
+        assert failed["error"]["code"] == -32603
+        assert "cannot reach agentd" in failed["error"]["message"]
+        assert "/proc/no-such-dir/agentd.sock" in failed["error"]["message"]
+        listed = await wire.call(3, "session/list", {})
+        assert listed["error"]["code"] == -32603
+    finally:
+        assert process.stdin is not None
+        process.stdin.close()
+        assert await asyncio.wait_for(process.wait(), 10) == 0

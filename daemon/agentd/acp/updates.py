@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentd.acp.titles import absolute_path, native_kind_of, tool_kind, tool_title
-from agentd.acp.toolcontent import live_output, result_content
+from agentd.acp.toolcontent import LIVE_TAIL_CHARS, live_output, result_content
 from agentd.protocol.acp import (
     AgentMessageChunk,
     AgentThoughtChunk,
@@ -141,7 +141,7 @@ class UpdateMapper:
         chunks = self._output.setdefault(event.tool_call_id, [])
         chunks.append(event.output)
         if len(chunks) > 64:  # keep joining cheap: fold the pieces into one
-            chunks[:] = ["".join(chunks)[-2 * 16_000 :]]
+            chunks[:] = ["".join(chunks)[-2 * LIVE_TAIL_CHARS :]]
         content = live_output("".join(chunks))
         return [ToolCallProgress(tool_call_id=event.tool_call_id, content=content)]
 
