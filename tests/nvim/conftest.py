@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.nvim.harness import Editor, EditorFactory, Home, find_build, make_home
+from tests.nvim.harness import Editor, EditorFactory, Home, find_build, make_home, stop
 
 
 @pytest.fixture(params=["pip", "system"])
@@ -22,6 +22,15 @@ def home() -> Iterator[Home]:
         yield box
     finally:
         box.cleanup()
+
+
+@pytest.fixture
+def socket_daemon(home: Home) -> Iterator[None]:
+    """A shared daemon on ``home.socket``; request it before ``editor_factory`` so that the
+    editors quit first (a bridge that loses its daemon during a run would start another)."""
+    daemon = home.start_socket_daemon()
+    yield
+    stop(daemon)
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -113,6 +114,7 @@ class Editor:
 
     def __init__(self, binary: str, home: Home, **setup: Any) -> None:
         self.home = home
+        self.closed = False
         env = dict(home.env)
         env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
         argv = ["env", "-i", *(f"{k}={v}" for k, v in env.items()), binary]
@@ -178,10 +180,21 @@ class Editor:
 
     def lua_errors(self) -> list[str]:
         """Lines of :messages that report a Lua error (a stack trace means a plugin bug)."""
+        if self.closed:
+            return []
         messages = str(self.nvim.command_output("messages"))
         return [line for line in messages.splitlines() if "traceback" in line or "E5108" in line]
 
+    def finish(self) -> None:
+        """Check :messages for Lua errors, then quit (before a test stops the daemon)."""
+        errors = self.lua_errors()
+        self.close()
+        assert errors == [], "Lua errors in :messages"
+
     def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
         with contextlib.suppress(Exception):  # nvim exits before answering
             self.nvim.command("qa!")
         with contextlib.suppress(Exception):
@@ -197,9 +210,20 @@ end
 """
 
 
+class NvimHome(Home):
+    """A Home whose cleanup also stops any daemon left on its sockets (one that
+    ``agentctl bridge`` started in the background, say)."""
+
+    def cleanup(self) -> None:
+        for pid_file in (self.root / "run").rglob("agentd.pid"):
+            with contextlib.suppress(ValueError, OSError):
+                os.kill(int(pid_file.read_text().split()[0]), signal.SIGTERM)
+        super().cleanup()
+
+
 def make_home() -> Home:
     """An isolated home whose mock LLM also knows this folder's scenarios."""
-    home = Home()
+    home = NvimHome()
     path = home.root / "scenarios.json"
     scenarios = json.loads(path.read_text())
     scenarios["scenarios"] = SCENARIOS + scenarios["scenarios"]
@@ -263,6 +287,8 @@ class OtherClient:
 
     def lua_errors(self) -> list[str]:
         """Lines of :messages that report a Lua error (a stack trace means a plugin bug)."""
+        if self.closed:
+            return []
         messages = str(self.nvim.command_output("messages"))
         return [line for line in messages.splitlines() if "traceback" in line or "E5108" in line]
 

@@ -3,7 +3,7 @@ closes the prompt Neovim shows)."""
 
 from __future__ import annotations
 
-from tests.nvim.harness import Editor, EditorFactory, Home, OtherClient, stop
+from tests.nvim.harness import Editor, EditorFactory, Home, OtherClient
 
 ASYNC_SELECT = """
 -- A picker like dressing.nvim's: a floating window, vim.ui.select returns at once.
@@ -49,46 +49,40 @@ def _shared_editor(editor_factory: EditorFactory, home: Home) -> tuple[Editor, s
 
 
 def test_another_client_answering_closes_the_builtin_prompt(
-    editor_factory: EditorFactory, home: Home
+    home: Home, socket_daemon: None, editor_factory: EditorFactory
 ) -> None:
-    daemon = home.start_socket_daemon()
+    editor, session_id = _shared_editor(editor_factory, home)
+    other = OtherClient(home.socket, session_id)
     try:
-        editor, session_id = _shared_editor(editor_factory, home)
-        other = OtherClient(home.socket, session_id)
-        try:
-            editor.nvim.command("Agent write a note")
-            editor.wait_blocking_prompt()
-            assert other.asked.wait(10)
-            other.go.set()
-            text = editor.wait_run_end(2)
-        finally:
-            other.close()
+        editor.nvim.command("Agent write a note")
+        editor.wait_blocking_prompt()
+        assert other.asked.wait(10)
+        other.go.set()
+        text = editor.wait_run_end(2)
         assert not editor.in_prompt()
         assert (home.project / "note.txt").exists()
         assert "⚑ allow_once" in text
     finally:
-        stop(daemon)
+        other.close()
+        editor.finish()
 
 
 def test_another_client_answering_closes_an_async_picker(
-    editor_factory: EditorFactory, home: Home
+    home: Home, socket_daemon: None, editor_factory: EditorFactory
 ) -> None:
-    daemon = home.start_socket_daemon()
+    editor, session_id = _shared_editor(editor_factory, home)
+    editor.lua(ASYNC_SELECT)
+    other = OtherClient(home.socket, session_id)
     try:
-        editor, session_id = _shared_editor(editor_factory, home)
-        editor.lua(ASYNC_SELECT)
-        other = OtherClient(home.socket, session_id)
-        try:
-            editor.nvim.command("Agent write a note")
-            calls = editor.wait_for(lambda: editor.lua("return _G.picker_calls"), what="picker")
-            assert calls[0]["prompt"] == "agentd wants to write note.txt"
-            win = calls[0]["win"]
-            assert editor.lua("return vim.api.nvim_win_is_valid(...)", win)
-            other.go.set()
-            editor.wait_run_end(2)
-        finally:
-            other.close()
+        editor.nvim.command("Agent write a note")
+        calls = editor.wait_for(lambda: editor.lua("return _G.picker_calls"), what="picker")
+        assert calls[0]["prompt"] == "agentd wants to write note.txt"
+        win = calls[0]["win"]
+        assert editor.lua("return vim.api.nvim_win_is_valid(...)", win)
+        other.go.set()
+        editor.wait_run_end(2)
         assert not editor.lua("return vim.api.nvim_win_is_valid(...)", win)
         assert (home.project / "note.txt").exists()
     finally:
-        stop(daemon)
+        other.close()
+        editor.finish()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.nvim.harness import Editor, EditorFactory, Home, stop
+from tests.nvim.harness import Editor, EditorFactory, Home
 
 
 def test_round_trip_with_tool_calls(editor: Editor) -> None:
@@ -85,11 +85,10 @@ def test_a_dead_private_daemon_is_reported_and_replaced(editor: Editor) -> None:
 
 
 def test_shared_mode_reconnects_and_resumes_the_stream(
-    editor_factory: EditorFactory, home: Home
+    home: Home, socket_daemon: None, editor_factory: EditorFactory
 ) -> None:
-    daemon = home.start_socket_daemon()
+    editor = editor_factory(connection="shared", socket=home.socket)
     try:
-        editor = editor_factory(connection="shared", socket=home.socket)
         editor.nvim.command("Agent be slow")
         editor.wait_for(lambda: "This reply" in editor.transcript(), what="streaming")
         editor.lua("vim.loop.kill(require('agentd.client').conn.pid, 9)")
@@ -98,7 +97,7 @@ def test_shared_mode_reconnects_and_resumes_the_stream(
         assert "3 agentd: lost the connection to agentd; reconnecting" in editor.notes()
         assert text.splitlines()[-1].startswith("── end_turn")
     finally:
-        stop(daemon)
+        editor.finish()
 
 
 def test_agent_log_shows_the_connection(editor: Editor) -> None:
@@ -110,3 +109,27 @@ def test_agent_log_shows_the_connection(editor: Editor) -> None:
     assert any(line.endswith("starting agentd serve --stdio") for line in lines)
     assert any("connected to agentd" in line for line in lines)
     assert any('"session created"' in line for line in lines)
+
+
+def test_a_second_prompt_during_the_first_steers_the_same_session(editor: Editor) -> None:
+    editor.nvim.command("Agent hello world")
+    editor.nvim.command("Agent how are you")
+    text = editor.wait_run_end()
+    assert "2 agentd: queued for the running agent" in editor.notes()
+    assert "▍You\nhello world" in text
+    assert "▍You\nhow are you" in text
+    assert len(list((editor.home.sessions).rglob("*.jsonl"))) == 1
+
+
+def test_default_shared_connection_starts_the_daemon(
+    editor_factory: EditorFactory, home: Home
+) -> None:
+    editor = editor_factory(connection="shared")
+    pid_file = home.root / "run" / "agentd" / "agentd.pid"
+    try:
+        editor.nvim.command("Agent how are you")
+        text = editor.wait_run_end()
+        assert "I'm doing well" in text
+        assert pid_file.exists()
+    finally:
+        editor.finish()  # the home's cleanup stops the daemon the bridge started

@@ -70,3 +70,9 @@ def test_requests_send_objects_for_empty_params(editor: Editor) -> None:
 def test_bad_setup_options_are_reported(editor: Editor) -> None:
     editor.lua("require('agentd').setup({connection = 'tcp'})")
     assert editor.notes() == ['4 agentd: connection must be one of shared, stdio, not "tcp"']
+
+
+def test_setup_keymaps_map_commands(editor: Editor) -> None:
+    editor.lua("require('agentd').setup({keymaps = {chat = '<F5>'}})")
+    editor.nvim.input("<F5>")
+    assert editor.wait_for(lambda: editor.lua("return require('agentd.chat').windows()"))

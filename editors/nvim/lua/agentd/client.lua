@@ -31,13 +31,12 @@ local function finish_connect(err)
   end
 end
 
--- The shared daemon keeps running sessions going: connect again and pick up the events
--- after the last one seen (session/subscribe sinceSeq).
-local function resubscribe(was_running)
+-- The shared daemon keeps running sessions going: during a run, connect again and pick up
+-- the events after the last one seen (session/subscribe sinceSeq). Otherwise the next
+-- command reconnects (so stopping the daemon does not start it again).
+local function resubscribe()
   local id = M.session.sessionId
-  if was_running then
-    log.notify("lost the connection to agentd; reconnecting", levels.WARN)
-  end
+  log.notify("lost the connection to agentd; reconnecting", levels.WARN)
   vim.defer_fn(function()
     M.call("session/subscribe", { sessionId = id, sinceSeq = M.last_seq }, function(err, result)
       if err then
@@ -64,8 +63,8 @@ local function on_exit(code, signal)
   if M.stopping then
     return
   end
-  if M.session and config.options.connection == "shared" then
-    return resubscribe(was_running)
+  if was_running and M.session and config.options.connection == "shared" then
+    return resubscribe()
   end
   if was_running then
     log.notify("the connection to agentd ended during a run; see :AgentLog", levels.ERROR)
@@ -176,10 +175,16 @@ function M.set_session(info)
 end
 
 --- The current session, creating one (session/new) on first use; `cb(err, info)`.
+--- Callers that arrive while it is being created wait for the same one.
 function M.ensure_session(cb)
   if M.session then
     return cb(nil, M.session)
   end
+  if M.session_waiters then
+    M.session_waiters[#M.session_waiters + 1] = cb
+    return
+  end
+  M.session_waiters = { cb }
   local o = config.options
   local chosen = M.pending_model or {}
   local params = {
@@ -189,12 +194,15 @@ function M.ensure_session(cb)
     permissionMode = o.permission_mode,
   }
   M.call("session/new", params, function(err, info)
-    if err then
-      return cb(err)
+    local waiters = M.session_waiters
+    M.session_waiters = nil
+    if not err then
+      M.pending_model = nil
+      M.set_session(info)
     end
-    M.pending_model = nil
-    M.set_session(info)
-    cb(nil, info)
+    for _, waiter in ipairs(waiters) do
+      waiter(err, info)
+    end
   end)
 end
 
