@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -150,3 +151,38 @@ async def test_an_unreachable_shared_daemon_is_a_clear_error(box: Box) -> None:
         assert process.stdin is not None
         process.stdin.close()
         assert await asyncio.wait_for(process.wait(), 10) == 0
+
+
+async def test_closing_stdin_mid_run_stops_the_run_and_exits(box: Box) -> None:
+    """The editor goes away while a command runs: the run is cancelled (the command killed),
+    the session file keeps what happened, and ``agentd acp`` exits 0 promptly."""
+    wire = await open_wire(box)
+    await wire.call(1, "initialize", {"protocolVersion": 1})
+    session = await wire.call(2, "session/new", {"cwd": str(box.project), "mcpServers": []})
+    sid = session["result"]["sessionId"]
+    slow = {"sessionId": sid, "prompt": [{"type": "text", "text": "wait a long time"}]}
+    await wire.send({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": slow})
+    assert wire.process.stdout is not None
+    async with asyncio.timeout(20):
+        while b"started" not in await wire.process.stdout.readline():
+            pass
+    assert wire.process.stdin is not None
+    wire.process.stdin.close()
+    assert await asyncio.wait_for(wire.process.wait(), 10) == 0
+    stored = next(Path(box.env["XDG_DATA_HOME"]).rglob(f"*_{sid}.jsonl")).read_text()
+    assert "call_sleep" in stored
+    assert '"toolName":"bash"' in stored
+    assert _processes_in(box.project) == [], "the command was killed with the run"
+
+
+def _processes_in(directory: Path) -> list[int]:
+    """Pids of the processes whose working directory is ``directory``."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "cwd").readlink() == directory:
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
