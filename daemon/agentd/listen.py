@@ -354,6 +354,9 @@ def serve(options: DaemonOptions) -> int:
     """
     stdio = detach_stdio() if options.transport == "stdio" else None
     from agentd import log as logging_setup
+    from agentd.hardening import make_undumpable
+
+    make_undumpable()  # same-uid processes (the commands bash runs) cannot read our memory
 
     log_file = options.log_file
     if log_file is None and options.transport != "stdio":

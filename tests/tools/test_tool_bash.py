@@ -178,7 +178,7 @@ async def test_small_output_is_not_spilled(work: Path, ctx: ToolContext) -> None
     assert not (work / ".spill").exists()
 
 
-async def test_credentials_are_scrubbed_from_session_env(ctx: ToolContext) -> None:
+async def test_only_allow_listed_and_passed_variables_reach_bash(ctx: ToolContext) -> None:
     ctx.env = {
         "PATH": os.environ["PATH"],
         "OPENAI_API_KEY": "sk-secret-1",
@@ -186,11 +186,18 @@ async def test_credentials_are_scrubbed_from_session_env(ctx: ToolContext) -> No
         "LLM_AUTH_TOKEN": "secret-3",
         "DB_PASSWORD": "secret-4",
         "CORP_CRED": "secret-5",
+        "DATABASE_URL": "postgres://app:secret-6@db/app",
+        "SENTRY_DSN": "https://secret-7@sentry.example/1",
+        "HTTPS_PROXY": "http://me:secret-8@proxy:3128",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
         "KEEP_ME": "visible",
     }
-    ctx.options["secret_env"] = ["CORP_*"]
+    ctx.options["pass_env"] = ["KEEP_*"]
     out = text_of(await call("bash", ctx, command="env"))
     assert "KEEP_ME=visible" in out
+    assert "LANG=C.UTF-8" in out
+    assert "LC_ALL=C.UTF-8" in out
     assert "secret" not in out
     assert "GIT_TERMINAL_PROMPT=0" in out
 
@@ -200,10 +207,12 @@ async def test_credentials_are_scrubbed_from_daemon_env(
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-secret")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-secret")
-    monkeypatch.setenv("PLAIN_SETTING", "shown")
+    monkeypatch.setenv("PLAIN_SETTING", "not on the allow-list")
+    monkeypatch.setenv("TZ", "UTC")
     out = text_of(await call("bash", ctx, command="env"))
     assert "secret" not in out
-    assert "PLAIN_SETTING=shown" in out
+    assert "PLAIN_SETTING" not in out
+    assert "TZ=UTC" in out
 
 
 async def test_pass_env_keeps_a_named_credential(ctx: ToolContext) -> None:

@@ -78,8 +78,22 @@ class InitializeResult(Result):
     capabilities: ServerCapabilities
 
 
+class SecurityStatus(Result):
+    """What protects this daemon and its tools on this machine.
+
+    ``dumpable``: false when same-uid processes cannot read the daemon's memory or
+    environment (``prctl(PR_SET_DUMPABLE, 0)``). ``openat2``: file tools open paths with
+    ``RESOLVE_BENEATH`` (else a symlink-refusing walk). ``landlock_abi``: the kernel's
+    Landlock version, 0 when bash cannot be confined under ``sandbox = "workspace"``.
+    """
+
+    dumpable: bool
+    openat2: bool
+    landlock_abi: int
+
+
 class DaemonStatusResult(Result):
-    """``daemon/status``: liveness and load."""
+    """``daemon/status``: liveness, load, and the protections in force."""
 
     version: str
     pid: int
@@ -87,6 +101,7 @@ class DaemonStatusResult(Result):
     connections: int
     sessions: list[str]
     transport: str
+    security: SecurityStatus | None = None
 
 
 # --- sessions and runs ----------------------------------------------------------------------

@@ -26,6 +26,7 @@ from agentd.protocol.methods import (
     InitializeParams,
     InitializeResult,
     OkResult,
+    SecurityStatus,
     ServerCapabilities,
     ServerInfo,
 )
@@ -107,7 +108,18 @@ class Lifecycle:
             connections=len(daemon.connections),
             sessions=daemon.sessions.loaded_ids(),
             transport=daemon.options.transport,
+            security=_security(),
         )
+
+
+def _security() -> SecurityStatus:
+    from agentd import hardening
+
+    return SecurityStatus(
+        dumpable=hardening.is_dumpable(),
+        openat2=hardening.openat2_available(),
+        landlock_abi=hardening.landlock_abi(),
+    )
 
 
 def _check_token(connection: Connection, expected: str | None, given: str | None) -> None:

@@ -96,7 +96,7 @@ class EditTool:
         text = await files.read_text(path) if files is not None else None
         if files is None or text is None:
             check_fresh(ctx, path, shown)
-            outcome = await asyncio.to_thread(_edit, path, shown, replacements)
+            outcome = await asyncio.to_thread(_edit, path, shown, replacements, ctx.workspace)
         else:  # the editor's buffer is the truth: no stale check against the disk
             outcome = await _edit_in_editor(files, path, shown, text, replacements)
         history_for(ctx).push(path, outcome.previous)
@@ -137,8 +137,10 @@ async def _edit_in_editor(
     return _Outcome(encode_text(text), count, summarize_change(text, new_text, shown))
 
 
-def _edit(path: Path, shown: str, replacements: list[Replacement]) -> _Outcome:
-    previous, text = read_text_for_edit(path, shown)
+def _edit(
+    path: Path, shown: str, replacements: list[Replacement], workspace: Path | None = None
+) -> _Outcome:
+    previous, text = read_text_for_edit(path, shown, workspace)
     new_text, count = apply_edits(text, replacements, shown)
-    atomic_write(path, encode_text(new_text))
+    atomic_write(path, encode_text(new_text), workspace)
     return _Outcome(previous, count, summarize_change(text, new_text, shown))

@@ -1,22 +1,35 @@
-"""The environment of commands run by the bash tool: the session's or the daemon's, minus
-credentials.
+"""The environment of commands run by the bash tool: built from an allow-list.
 
-A variable is treated as a credential when its upper-cased name is ``LLM_AUTH_TOKEN``,
-``API_KEY``, ``TOKEN``, ``SECRET`` or ``PASSWORD``, or ends with ``_API_KEY``,
-``_AUTH_TOKEN``, ``_TOKEN``, ``_SECRET``, ``_SECRET_KEY``, ``_ACCESS_KEY``,
-``_PRIVATE_KEY`` or ``_PASSWORD``, or matches a name or glob in ``ctx.options["secret_env"]``.
-Names in ``ctx.options["pass_env"]`` are passed through even so (e.g. a ``GITHUB_TOKEN`` the
-user wants ``gh`` to see). Pagers are disabled and git never prompts for a password, since
-commands run without a terminal.
+A command gets only the variables of :data:`SAFE_NAMES` and :data:`SAFE_PREFIXES` (the shell,
+locale, terminal, temp dirs, language toolchains, CI markers) from the session's or the
+daemon's environment, plus the names and globs of ``ctx.options["pass_env"]`` (the user's
+choice, e.g. a ``GITHUB_TOKEN`` for ``gh``). Everything else (API keys, ``DATABASE_URL``,
+``SENTRY_DSN``, cloud credentials…) is left out however it is named. Even an allow-listed
+name is dropped when it looks like a credential (:func:`is_secret_name`) or matches
+``ctx.options["secret_env"]``, unless ``pass_env`` names it; a proxy variable carrying a
+password (``http://user:pass@proxy``) is dropped too. Pagers are disabled and git never
+prompts for a password, since commands run without a terminal.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+SAFE_NAMES = frozenset(
+    {
+        "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "COLORTERM",
+        "TZ", "TMPDIR", "TMP", "TEMP", "HOSTNAME", "NO_COLOR", "FORCE_COLOR", "CI", "EDITOR",
+        "VISUAL", "VIRTUAL_ENV", "CONDA_PREFIX", "GOPATH", "GOROOT", "GOFLAGS", "CARGO_HOME",
+        "RUSTUP_HOME", "JAVA_HOME", "NVM_DIR", "PYENV_ROOT", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
+        "XDG_CACHE_HOME", "XDG_STATE_HOME", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY",
+        "http_proxy", "https_proxy", "no_proxy",
+    }
+)  # fmt: skip
+SAFE_PREFIXES = ("LC_",)
 SECRET_NAMES = frozenset({"LLM_AUTH_TOKEN", "API_KEY", "TOKEN", "SECRET", "PASSWORD"})
 SECRET_SUFFIXES = (
     "_API_KEY",
@@ -27,14 +40,17 @@ SECRET_SUFFIXES = (
     "_ACCESS_KEY",
     "_PRIVATE_KEY",
     "_PASSWORD",
+    "_CREDS",
+    "_DSN",
 )
 NONINTERACTIVE = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+_USERINFO = re.compile(r"://[^/@\s]*:[^/@\s]*@")
 
 
 def is_secret_name(name: str, extra: Iterable[str] = ()) -> bool:
     """True when ``name`` looks like a credential or matches one of the ``extra`` globs."""
     upper = name.upper()
-    if upper in SECRET_NAMES or upper.endswith(SECRET_SUFFIXES):
+    if upper in SECRET_NAMES or upper.endswith(SECRET_SUFFIXES) or "SECRET" in upper:
         return True
     return any(fnmatch.fnmatchcase(name, pattern) for pattern in extra)
 
@@ -47,16 +63,26 @@ def _names(value: Any) -> list[str]:
     return []
 
 
+def _passed(name: str, patterns: list[str]) -> bool:
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+
+
+def _safe(name: str, value: str, extra: list[str]) -> bool:
+    if name not in SAFE_NAMES and not name.startswith(SAFE_PREFIXES):
+        return False
+    return not is_secret_name(name, extra) and not _USERINFO.search(value)
+
+
 def child_env(env: Mapping[str, str] | None, options: Mapping[str, Any]) -> dict[str, str]:
-    """``env`` (or the daemon's environment when None) without credentials, plus the
-    non-interactive defaults where unset."""
+    """The allow-listed part of ``env`` (the daemon's environment when None), plus
+    ``pass_env`` and the non-interactive defaults where unset (see the module docstring)."""
     base = os.environ if env is None else env
     extra = _names(options.get("secret_env"))
-    keep = set(_names(options.get("pass_env")))
+    passed = _names(options.get("pass_env"))
     result = {
         name: value
         for name, value in base.items()
-        if name in keep or not is_secret_name(name, extra)
+        if _passed(name, passed) or _safe(name, value, extra)
     }
     for name, value in NONINTERACTIVE.items():
         result.setdefault(name, value)

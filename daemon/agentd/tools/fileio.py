@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import stat
 import tempfile
 from pathlib import Path
 
 from agentd.tools.base import ToolContext, ToolError
+from agentd.tools.safeopen import parent_dir, read_bytes
 
 BINARY_SNIFF_BYTES = 8192
 STAMPS_KEY = "read"
@@ -71,12 +73,21 @@ def _umask() -> int:
     return 0o022
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, workspace: Path | None = None) -> None:
     """Replace ``path`` with ``data`` atomically, keeping an existing file's mode.
 
-    The parent directory must exist. On any failure the original file is untouched and the
-    temp file is removed.
+    Missing parent directories are created. With a ``workspace`` the temp file is created
+    and renamed relative to a descriptor of the parent directory opened beneath it
+    (:mod:`agentd.tools.safeopen`), so a directory swapped for a symlink meanwhile cannot
+    redirect the write. On any failure the original file is untouched and the temp file is
+    removed.
     """
+    if workspace is not None:
+        with parent_dir(path, workspace) as dir_fd:
+            assert dir_fd is not None
+            _write_in_dir(dir_fd, path.name, data)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:
@@ -93,13 +104,33 @@ def atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-def read_text_for_edit(path: Path, shown: str) -> tuple[bytes, str]:
+def _write_in_dir(dir_fd: int, name: str, data: bytes) -> None:
+    """:func:`atomic_write` relative to an open directory."""
+    try:
+        mode = stat.S_IMODE(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except FileNotFoundError:
+        mode = 0o666 & ~_umask()
+    temp = f".{name}.{secrets.token_hex(6)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(temp, flags, 0o600, dir_fd=dir_fd)
+    try:
+        with os.fdopen(fd, "wb") as tmp:
+            tmp.write(data)
+            os.fchmod(tmp.fileno(), mode)
+        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp, dir_fd=dir_fd)
+        raise
+
+
+def read_text_for_edit(path: Path, shown: str, workspace: Path | None = None) -> tuple[bytes, str]:
     """The file's bytes and text, decoded losslessly (undecodable bytes survive a round trip).
 
     Raises ToolError when the file is missing, a directory, or binary.
     """
     try:
-        data = path.read_bytes()
+        data = read_bytes(path, workspace)
     except FileNotFoundError:
         raise ToolError(f"{shown} does not exist. Use the write tool to create it.") from None
     except IsADirectoryError:

@@ -24,6 +24,7 @@ from agentd.protocol.events import Location, ToolKind
 from agentd.tools.base import ToolContext, ToolError, ToolResult
 from agentd.tools.fileio import looks_binary, record_stamp
 from agentd.tools.paths import display_path, locate, resolve_path
+from agentd.tools.safeopen import open_read, read_bytes
 from agentd.tools.truncate import Limits
 
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}
@@ -85,7 +86,9 @@ class ReadTool:
         limits = Limits.from_options(ctx.options)
         text = await ctx.files.read_text(path) if ctx.files is not None else None
         if text is None:
-            window = await asyncio.to_thread(_read_window, path, shown, params, limits)
+            window = await asyncio.to_thread(
+                _read_window, path, shown, params, limits, ctx.workspace
+            )
         else:  # the editor's buffer, unsaved changes included
             data = io.BytesIO(text.encode("utf-8", "surrogateescape"))
             window = _window_of(io.BufferedReader(data), shown, params, limits)
@@ -111,7 +114,7 @@ def _check_readable(path: Path, shown: str) -> None:
 
 def _read_image(path: Path, shown: str, mime: str, ctx: ToolContext) -> ToolResult | None:
     """Image content, or None when the bytes are not really an image of a known type."""
-    with path.open("rb") as file:
+    with open_read(path, ctx.workspace) as file:
         head = file.read(16)
     if not _image_magic_ok(head, mime):
         return None
@@ -125,7 +128,7 @@ def _read_image(path: Path, shown: str, mime: str, ctx: ToolContext) -> ToolResu
     info = f"Image {shown} ({mime}, {size} bytes)."
     if ctx.options.get("accept_images") is False:
         return ToolResult(f"{info} The current model cannot view images.", {"path": str(path)})
-    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    data = base64.b64encode(read_bytes(path, ctx.workspace)).decode("ascii")
     content: list[UserContent] = [TextContent(text=info), ImageContent(data=data, mime_type=mime)]
     return ToolResult(content, {"path": str(path), "mime_type": mime, "bytes": size})
 
@@ -140,9 +143,11 @@ def _image_magic_ok(head: bytes, mime: str) -> bool:
     return head.startswith(b"RIFF") and head[8:12] == b"WEBP"
 
 
-def _read_window(path: Path, shown: str, params: ReadParams, limits: Limits) -> _Window:
-    with path.open("rb") as file:
-        return _window_of(file, shown, params, limits)
+def _read_window(
+    path: Path, shown: str, params: ReadParams, limits: Limits, workspace: Path | None
+) -> _Window:
+    with open_read(path, workspace) as file:
+        return _window_of(file, shown, params, limits)  # type: ignore[arg-type]
 
 
 def _window_of(file: io.BufferedReader, shown: str, params: ReadParams, limits: Limits) -> _Window:

@@ -20,6 +20,7 @@ from agentd.tools.diffs import summarize_change
 from agentd.tools.fileio import atomic_write, encode_text, looks_binary, record_stamp
 from agentd.tools.history import history_for
 from agentd.tools.paths import display_path, locate, resolve_path
+from agentd.tools.safeopen import read_bytes
 from agentd.tools.truncate import count_lines
 
 MAX_DIFF_SOURCE_BYTES = 2 * 1024 * 1024
@@ -53,7 +54,7 @@ class WriteTool:
             raise ToolError(f"{shown} is a directory; give a file path.")
         data = encode_text(params.content)
         if ctx.files is None:
-            previous = await asyncio.to_thread(_write, path, shown, data)
+            previous = await asyncio.to_thread(_write, path, shown, data, ctx.workspace)
         else:
             previous = await _write_in_editor(ctx.files, path, shown, params.content)
         history_for(ctx).push(path, previous)
@@ -82,17 +83,18 @@ async def _write_in_editor(files: FileAccess, path: Path, shown: str, text: str)
     return previous
 
 
-def _write(path: Path, shown: str, data: bytes) -> bytes | None:
+def _write(path: Path, shown: str, data: bytes, workspace: Path | None) -> bytes | None:
     """Write ``data``; return the previous content (None when the file did not exist)."""
     try:
-        previous: bytes | None = path.read_bytes()
+        previous: bytes | None = read_bytes(path, workspace)
     except FileNotFoundError:
         previous = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
+    except NotADirectoryError:
         raise ToolError(f"Cannot create {shown}: a parent path exists and is a file.") from None
-    atomic_write(path, data)
+    try:
+        atomic_write(path, data, workspace)
+    except (FileExistsError, NotADirectoryError):
+        raise ToolError(f"Cannot create {shown}: a parent path exists and is a file.") from None
     return previous
 
 

@@ -1,0 +1,175 @@
+"""Opening files inside the workspace so that the check *is* the open.
+
+:func:`resolve_path` checks a path, but a command running meanwhile could swap a directory
+for a symlink before the file is opened. With a workspace set, every open here therefore goes
+through a directory descriptor of the workspace root and
+``openat2(…, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)`` (Linux 5.6+): the kernel refuses any
+resolution that leaves the root, whatever changes on disk. Without openat2, the path is
+walked one component at a time with ``O_NOFOLLOW`` (a symlink anywhere is refused). Writes
+create the temp file and rename it relative to a descriptor of the parent directory, so the
+file lands in the directory that was checked.
+
+Without a workspace (``sandbox = "none"``) these are plain opens.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from agentd.tools.base import ToolError
+
+RESOLVE_NO_MAGICLINKS = 0x02
+RESOLVE_BENEATH = 0x08
+_SYS_OPENAT2 = 437
+_ESCAPES = (errno.EXDEV, errno.ELOOP, errno.ENOTDIR)
+
+
+class _OpenHow(ctypes.Structure):
+    _fields_ = (("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64))
+
+
+def _openat2(dir_fd: int, relative: str, flags: int, mode: int) -> int:
+    """``openat2`` with RESOLVE_BENEATH; raises OSError (ENOSYS when the kernel lacks it)."""
+    from agentd.hardening import libc
+
+    library = libc()
+    if library is None:
+        raise OSError(errno.ENOSYS, "openat2 is not available")
+    creating = flags & os.O_CREAT or flags & os.O_TMPFILE == os.O_TMPFILE
+    mode = mode if creating else 0  # a mode without O_CREAT/O_TMPFILE is EINVAL
+    how = _OpenHow(flags | os.O_CLOEXEC, mode, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)
+    fd = library.syscall(
+        _SYS_OPENAT2,
+        ctypes.c_int(dir_fd),
+        ctypes.c_char_p(os.fsencode(relative)),
+        ctypes.byref(how),
+        ctypes.c_size_t(ctypes.sizeof(how)),
+    )
+    if fd < 0:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code), relative)
+    return int(fd)
+
+
+def probe_openat2() -> bool:
+    """Whether openat2(RESOLVE_BENEATH) works here."""
+    try:
+        root = os.open("/", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        os.close(_openat2(root, ".", os.O_PATH | os.O_DIRECTORY, 0))
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(root)
+
+
+def _walk(dir_fd: int, relative: str, flags: int, mode: int) -> int:
+    """The fallback: each component opened with ``O_NOFOLLOW`` below the previous one."""
+    parts = [part for part in relative.split("/") if part not in ("", ".")]
+    if ".." in parts:
+        raise OSError(errno.EXDEV, "the path leaves the workspace", relative)
+    current = os.dup(dir_fd)
+    try:
+        for part in parts[:-1]:
+            following = os.open(part, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=current)
+            os.close(current)
+            current = following
+        last = parts[-1] if parts else "."
+        return os.open(last, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=current)
+    finally:
+        os.close(current)
+
+
+def open_beneath(path: Path, workspace: Path | None, flags: int, mode: int = 0o666) -> int:
+    """A descriptor for ``path`` (absolute), opened without leaving ``workspace``.
+
+    Raises ToolError when the path leaves the workspace at the time of the open, OSError for
+    ordinary failures (missing file…).
+    """
+    if workspace is None:
+        return os.open(path, flags | os.O_CLOEXEC, mode)
+    root = Path(os.path.realpath(workspace))
+    if not (path == root or path.is_relative_to(root)):
+        raise _escaped(path, root)
+    relative = str(path.relative_to(root)) if path != root else "."
+    root_fd = os.open(root, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        from agentd.hardening import openat2_available
+
+        opener = _openat2 if openat2_available() else _walk
+        return opener(root_fd, relative, flags, mode)
+    except OSError as error:
+        if error.errno in _ESCAPES and not _is_plain_notdir(error, path):
+            raise _escaped(path, root) from None
+        raise
+    finally:
+        os.close(root_fd)
+
+
+def _is_plain_notdir(error: OSError, path: Path) -> bool:
+    """ENOTDIR because a parent really is a file (not a swapped symlink)."""
+    return error.errno == errno.ENOTDIR and not any(p.is_symlink() for p in path.parents)
+
+
+def _escaped(path: Path, root: Path) -> ToolError:
+    return ToolError(
+        f"{path} leads outside the workspace {root} (through a symlink or a directory that "
+        "changed while it was opened). This session is sandboxed to the workspace."
+    )
+
+
+def open_read(path: Path, workspace: Path | None) -> BinaryIO:
+    """``path`` opened for reading in binary mode (see :func:`open_beneath`)."""
+    return os.fdopen(open_beneath(path, workspace, os.O_RDONLY), "rb")
+
+
+def read_bytes(path: Path, workspace: Path | None) -> bytes:
+    """The whole content of ``path`` (see :func:`open_beneath`)."""
+    with open_read(path, workspace) as file:
+        return file.read()
+
+
+@contextlib.contextmanager
+def parent_dir(path: Path, workspace: Path | None) -> Iterator[int | None]:
+    """A descriptor of ``path``'s parent directory opened beneath ``workspace``, created
+    when missing (None without a workspace: callers use plain paths)."""
+    if workspace is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        yield None
+        return
+    make_dirs_beneath(path.parent, workspace)
+    fd = open_beneath(path.parent, workspace, os.O_PATH | os.O_DIRECTORY)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def make_dirs_beneath(directory: Path, workspace: Path) -> None:
+    """``mkdir -p`` of ``directory``, each level created relative to a descriptor of the
+    level above, opened beneath ``workspace``."""
+    root = Path(os.path.realpath(workspace))
+    if directory == root:
+        return
+    missing: list[Path] = []
+    probe = directory
+    while probe != root and not probe.exists():
+        missing.append(probe)
+        probe = probe.parent
+    for level in reversed(missing):
+        fd = open_beneath(level.parent, workspace, os.O_PATH | os.O_DIRECTORY)
+        try:
+            os.mkdir(level.name, dir_fd=fd)
+        except FileExistsError:
+            pass
+        finally:
+            os.close(fd)
