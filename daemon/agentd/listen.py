@@ -27,7 +27,7 @@ import socket
 import stat
 import struct
 import sys
-import time
+import threading
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ from typing import Any
 import structlog
 
 from agentd import paths
+from agentd.housekeeping import RateLimit, loop_exception, sweep_orphans
 from agentd.server.app import Daemon, DaemonOptions, Listener
 from agentd.stdio import detach_stdio, open_stdio
 
@@ -221,21 +222,6 @@ def _write_private(path: Path, text: str) -> None:
 # --- TCP --------------------------------------------------------------------------------
 
 
-class RateLimit:
-    """``ready()`` is true at most once per ``interval`` seconds (for repeated warnings)."""
-
-    def __init__(self, interval: float) -> None:
-        self.interval = interval
-        self._next = 0.0
-
-    def ready(self) -> bool:
-        now = time.monotonic()
-        if now < self._next:
-            return False
-        self._next = now + self.interval
-        return True
-
-
 class TcpListener:
     """Accepts TCP clients; each must present the token in ``initialize``."""
 
@@ -375,25 +361,7 @@ def serve(options: DaemonOptions) -> int:
 
 
 async def _run(options: DaemonOptions, listener: Listener) -> int:
-    asyncio.get_running_loop().set_exception_handler(_loop_exception)
+    asyncio.get_running_loop().set_exception_handler(loop_exception)
+    threading.Thread(target=sweep_orphans, name="orphan-sweep", daemon=True).start()
     daemon = Daemon(options)
     return await daemon.run(listener)
-
-
-_fd_warning = RateLimit(60.0)
-
-
-def _loop_exception(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-    """The event loop's error handler: running out of file descriptors while accepting is one
-    rate-limited warning (asyncio pauses accepting for a second and retries), a callback
-    cancelled by shutdown is an info line; anything else goes to asyncio's default handler."""
-    message = str(context.get("message", ""))
-    error = context.get("exception")
-    if message.startswith("socket.accept() out of system resource"):
-        if _fd_warning.ready():
-            log.warning("out of file descriptors: accepting paused", error=str(error))
-        return
-    if isinstance(error, asyncio.CancelledError):
-        log.info("callback cancelled", detail=message[:200])
-        return
-    loop.default_exception_handler(context)

@@ -386,6 +386,13 @@ def _approval(parts: _Parts) -> tuple[PermissionPolicy, Approver]:
     return policy, Approver(timeout=float(timeout))
 
 
+def process_registry() -> Path:
+    """Where running bash calls are recorded (:mod:`agentd.tools.orphans`)."""
+    from agentd.paths import state_dir
+
+    return state_dir() / "procs"
+
+
 def spill_root() -> Path:
     """Where bash spill files go: ``$XDG_STATE_HOME/agentd/spill/<session-id>/``."""
     from agentd.paths import state_dir
@@ -405,6 +412,7 @@ def _tool_context(
         raise ConfigError(str(exc)) from None
     secret = {*services.secret_names(), *options.get("secret_env", ())}
     options |= {"secret_env": sorted(secret), "permission_policy": policy}
+    options["process_registry"] = process_registry()
     return ToolContext(
         cwd=parts.cwd,
         session_id=file.header.id,

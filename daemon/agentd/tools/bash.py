@@ -11,7 +11,8 @@ ordinary result, not an error.
 ``bash_kill_grace`` (2 s), ``bash_update_interval`` (0.05 s), ``bash_spill_keep`` (20 spill
 files kept per session, see :mod:`agentd.tools.spill`), ``bash_spill_max_bytes`` (64 MiB per
 spill file; the result says when the file holds only the start), ``allow_dangerous``,
-``permission_policy`` (an object with ``allows_dangerous(command) -> bool``), plus the
+``permission_policy`` (an object with ``allows_dangerous(command) -> bool``),
+``process_registry`` (a directory, see :mod:`agentd.tools.orphans`), plus the
 environment options of :mod:`agentd.tools.environment` and the output limits.
 
 When the session is sandboxed (``ctx.workspace``), commands start in the workspace and a
@@ -88,6 +89,7 @@ class BashTool:
             on_output=ctx.on_update,
             kill_grace=float(ctx.options.get("bash_kill_grace", 2.0)),
             update_interval=float(ctx.options.get("bash_update_interval", 0.05)),
+            registry=ctx.options.get("process_registry"),
         )
         if params.timeout is not None and params.timeout > max_timeout:
             notes.append(f"[The timeout was capped at the {max_timeout:g} s maximum.]")

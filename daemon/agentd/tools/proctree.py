@@ -48,16 +48,7 @@ def tracked_pids(pgid: int, marker: str) -> set[int]:
     needle = f"{MARKER_VAR}={marker}".encode()
     found = {p.pid for p in procs if p.pgid == pgid or _has_marker(p.pid, needle)}
     found.discard(os.getpid())
-    children: dict[int, list[int]] = {}
-    for proc in procs:
-        children.setdefault(proc.ppid, []).append(proc.pid)
-    pending = list(found)
-    while pending:
-        for child in children.get(pending.pop(), ()):
-            if child not in found:
-                found.add(child)
-                pending.append(child)
-    return found
+    return _with_descendants(found, procs)
 
 
 def signal_tree(pgid: int, marker: str, sig: signal.Signals) -> set[int]:
@@ -69,6 +60,36 @@ def signal_tree(pgid: int, marker: str, sig: signal.Signals) -> set[int]:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, sig)
     return pids
+
+
+def signal_marked(pgid: int, marker: str, sig: signal.Signals) -> set[int]:
+    """Like :func:`signal_tree` for a call whose daemon is gone: only processes carrying
+    ``marker``, their descendants, and the group ``pgid`` when a marked process is in it (a
+    group id alone may have been reused since). Returns the pids signalled."""
+    procs = list(_running())
+    needle = f"{MARKER_VAR}={marker}".encode()
+    marked = {p.pid for p in procs if _has_marker(p.pid, needle)}
+    marked.discard(os.getpid())
+    if any(p.pgid == pgid for p in procs if p.pid in marked):
+        marked |= {p.pid for p in procs if p.pgid == pgid}
+    found = _with_descendants(marked, procs)
+    for pid in found:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+    return found
+
+
+def _with_descendants(found: set[int], procs: list[ProcInfo]) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for proc in procs:
+        children.setdefault(proc.ppid, []).append(proc.pid)
+    pending = list(found)
+    while pending:
+        for child in children.get(pending.pop(), ()):
+            if child not in found:
+                found.add(child)
+                pending.append(child)
+    return found
 
 
 def tree_alive(pgid: int, marker: str) -> bool:

@@ -7,7 +7,9 @@ cancellation the whole group, and every process that inherited the call's marker
 :mod:`agentd.tools.proctree`: children that called ``setsid`` or daemonized too), gets
 SIGTERM, then SIGKILL after a grace period, so no child survives. When the command ends
 normally, background jobs it started are left alone, but the output pipe is closed shortly
-after the shell exits (start them with their output redirected to a file). The shell's final
+after the shell exits (start them with their output redirected to a file). The shell gets
+SIGKILL when the daemon dies, and the call is recorded in a registry so that the next daemon
+kills what is left (:mod:`agentd.tools.orphans`). The shell's final
 working directory is reported through a private pipe by an EXIT trap, never through stdout.
 """
 
@@ -20,10 +22,11 @@ import shutil
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import BinaryIO
 
+from agentd.tools.orphans import die_with_parent, register, unregister
 from agentd.tools.output import OutputCapture, UpdateThrottle
 from agentd.tools.proctree import MARKER_VAR, new_marker, signal_tree, tree_alive
 
@@ -71,13 +74,19 @@ async def run_shell(
     on_output: Callable[[str], None],
     kill_grace: float = 2.0,
     update_interval: float = 0.05,
+    registry: Path | None = None,
 ) -> ShellOutcome:
-    """Run ``command``; see the module docstring. Re-raises CancelledError after killing."""
+    """Run ``command``; see the module docstring. Re-raises CancelledError after killing.
+
+    ``registry``: the directory where the call is recorded while it runs, so that a daemon
+    starting after this one was killed can end what is left (:mod:`agentd.tools.orphans`).
+    """
     loop = asyncio.get_running_loop()
     throttle = UpdateThrottle(on_output, update_interval)
     started = loop.time()
     marker = new_marker()
     proc, pipe, cwd_read = await _start(command, cwd, {**env, MARKER_VAR: marker})
+    entry = register(registry, proc.pid, marker) if registry is not None else None
     closed: asyncio.Future[None] = loop.create_future()
 
     def sink(data: bytes) -> None:
@@ -99,6 +108,7 @@ async def run_shell(
         throttle.close()
         capture.close()
         final_cwd = _read_cwd(cwd_read)
+        unregister(entry)
     return ShellOutcome(
         exit_code=proc.returncode if (proc.returncode or 0) >= 0 else None,
         signal=_signal_name(proc.returncode),
@@ -119,6 +129,7 @@ async def _start(
         proc = await asyncio.create_subprocess_exec(
             bash_path(), "-c", script, stdin=asyncio.subprocess.DEVNULL, stdout=out_write,
             stderr=out_write, cwd=cwd, env=env, start_new_session=True, pass_fds=(cwd_write,),
+            preexec_fn=partial(die_with_parent, os.getpid()),
         )  # fmt: skip
     except BaseException:
         os.close(out_read)

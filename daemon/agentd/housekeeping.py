@@ -1,0 +1,70 @@
+"""Daemon housekeeping that must never flood the log or outlive a crash.
+
+- :class:`RateLimit`: at most one warning per interval for conditions that repeat.
+- :func:`loop_exception`: the event loop's error handler (running out of descriptors, a
+  callback cancelled by shutdown: one quiet line instead of error tracebacks).
+- :func:`sweep_orphans`: at start-up, kill what tool calls of killed daemons left running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from typing import Any
+
+import structlog
+
+from agentd import paths
+
+log = structlog.get_logger("agentd.listen")
+
+
+class RateLimit:
+    """``ready()`` is true at most once per ``interval`` seconds (for repeated warnings)."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self._next = 0.0
+
+    def ready(self) -> bool:
+        now = time.monotonic()
+        if now < self._next:
+            return False
+        self._next = now + self.interval
+        return True
+
+
+def sweep_orphans() -> None:
+    """Kill what tool calls of killed daemons left running (:mod:`agentd.tools.orphans`)."""
+    directory = paths.state_dir() / "procs"
+    try:
+        with os.scandir(directory) as entries:
+            if next(entries, None) is None:
+                return  # the common case: nothing to do, and the tools stay unimported
+    except OSError:
+        return
+    from agentd.tools.orphans import sweep
+
+    killed = sweep(directory)
+    if killed:
+        log.info("killed processes left by a stopped daemon", count=killed)
+
+
+_fd_warning = RateLimit(60.0)
+
+
+def loop_exception(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The event loop's error handler: running out of file descriptors while accepting is one
+    rate-limited warning (asyncio pauses accepting for a second and retries), a callback
+    cancelled by shutdown is an info line; anything else goes to asyncio's default handler."""
+    message = str(context.get("message", ""))
+    error = context.get("exception")
+    if message.startswith("socket.accept() out of system resource"):
+        if _fd_warning.ready():
+            log.warning("out of file descriptors: accepting paused", error=str(error))
+        return
+    if isinstance(error, asyncio.CancelledError):
+        log.info("callback cancelled", detail=message[:200])
+        return
+    loop.default_exception_handler(context)

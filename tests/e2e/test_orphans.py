@@ -1,0 +1,75 @@
+"""Tool processes die with the daemon: SIGKILL the daemon mid-command, and the shell dies at
+once (PR_SET_PDEATHSIG); what it started is killed when the next daemon starts."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from agentctl.client import connect
+from tests.e2e.daemon import Home, new_session, socket_client, start_run, stop
+from tests.e2e.test_tools import add_scenarios, scenario
+
+pytestmark = pytest.mark.e2e
+
+COMMAND = "sleep 31415 & (sleep 27182; true) & wait"
+
+
+def running(needle: str) -> list[int]:
+    """Pids (not zombies) whose command line contains ``needle``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if needle in cmdline and state != "Z" and int(entry.name) != os.getpid():
+            found.append(int(entry.name))
+    return found
+
+
+async def wait_until(condition: object, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():  # type: ignore[operator]
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+async def test_tool_processes_die_with_a_killed_daemon(home: Home) -> None:
+    add_scenarios(home, scenario("start sleepers", "bash", {"command": COMMAND}))
+    process = home.start_socket_daemon()
+    try:
+        client = await connect(home.socket, autostart=False)
+        sid = await new_session(client, home)
+        stream, _prompt = await start_run(
+            client, sid, "start sleepers", until="tool_execution_start"
+        )
+        assert await wait_until(lambda: running("sleep 31415") and running("sleep 27182"), 5)
+        leaders = [pid for pid in running(COMMAND) if os.getpgid(pid) == pid]
+        assert len(leaders) == 1
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        stream.close()
+        await client.close()
+        shell_gone = await wait_until(lambda: leaders[0] not in running(COMMAND), 5)
+        assert shell_gone, "the shell outlived the daemon"
+        process = home.start_socket_daemon()
+        assert await wait_until(lambda: not running("sleep 31415"), 5)
+        assert await wait_until(lambda: not running("sleep 27182"), 5)
+        async with socket_client(home) as again:
+            await again.call("daemon/status")
+    finally:
+        stop(process)
+        for pid in running("sleep 31415") + running("sleep 27182"):
+            os.kill(pid, signal.SIGKILL)
+    assert not list((home.root / "sta" / "agentd" / "procs").iterdir())
