@@ -1,0 +1,1 @@
+// placeholder until the shared chat UI is on main
