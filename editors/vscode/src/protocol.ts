@@ -29,7 +29,7 @@ export type Event =
  */
 export interface AgentEnd {
   type: 'agent_end';
-  stopReason: 'cancelled' | 'end_turn' | 'error' | 'max_turns';
+  stopReason: 'budget' | 'cancelled' | 'end_turn' | 'error' | 'max_turns';
   turns?: number;
   usage?: Usage;
   cost?: number;
@@ -108,10 +108,19 @@ export interface CancelResult {
   dropped?: string[];
 }
 /**
- * What the client can do. ``permissions``: it answers ``session/requestPermission``.
+ * What the client can do. ``permissions``: it answers ``session/requestPermission``;
+ *     ``fs``: the file tools of its sessions read and write through it (see ``fs/readTextFile``).
  */
 export interface ClientCapabilities {
   permissions?: boolean;
+  fs?: FileAccessCapabilities;
+}
+/**
+ * The client serves ``fs/readTextFile`` / ``fs/writeTextFile`` (an editor: its buffers).
+ */
+export interface FileAccessCapabilities {
+  readTextFile?: boolean;
+  writeTextFile?: boolean;
 }
 /**
  * Who the client is (for logs and ``daemon/status``).
@@ -174,8 +183,9 @@ export interface Empty {}
  *
  *     A run that fails sends one just before its ``agent_end`` (same message as its ``error``),
  *     ``code`` saying whose failure it was: ``provider_error`` (the LLM call failed: retries
- *     exhausted, a refused request, a cut stream, context overflow) or ``internal_error`` (a
- *     daemon bug; details in the daemon log).
+ *     exhausted, a refused request, a cut stream, context overflow), ``store_error`` (the
+ *     session file could not be written: a full disk) or ``internal_error`` (a daemon bug;
+ *     details in the daemon log).
  */
 export interface ErrorEvent {
   type: 'error';
@@ -330,10 +340,13 @@ export interface ModelInfo {
 /**
  * ``models/list``: the models the configuration for ``cwd`` offers (the project's
  *     ``.agentd.toml`` above it, the user file, the environment); without ``cwd``, the daemon's
- *     own working directory.
+ *     own working directory. ``providerEnv`` as for ``session/new``.
  */
 export interface ModelsListParams {
   cwd?: string | null;
+  providerEnv?: {
+    [k: string]: string;
+  } | null;
 }
 /**
  * ``models/list``.
@@ -374,18 +387,23 @@ export interface PermissionResolved {
  * ``session/prompt``: run the agent on ``text``; resolves when the run ends.
  *
  *     ``max_turns`` limits this run only; without it the session's limit applies.
+ *     ``max_cost`` (US dollars) and ``max_tokens`` (all tokens of the run's model calls) cap its
+ *     spending: the run stops with ``budget`` before a model call that would pass a cap.
+ *     ``max_cost`` needs the model's prices (-32005 when they are unknown).
  */
 export interface PromptParams {
   sessionId: string;
   text: string;
   images?: ImageContent[];
   maxTurns?: number | null;
+  maxCost?: number | null;
+  maxTokens?: number | null;
 }
 /**
  * How the run ended. A cancel is ``cancelled``, never an error.
  */
 export interface PromptResult {
-  stopReason: 'cancelled' | 'end_turn' | 'error' | 'max_turns';
+  stopReason: 'budget' | 'cancelled' | 'end_turn' | 'error' | 'max_turns';
   turns: number;
   usage: Usage;
   cost: number;
@@ -398,6 +416,20 @@ export interface QueueUpdate {
   type: 'queue_update';
   steering?: string[];
   followUp?: string[];
+}
+/**
+ * ``fs/readTextFile`` (server → client): the text of ``path`` as the client holds it
+ *     (an editor: the buffer, unsaved changes included). ``path`` is absolute.
+ */
+export interface ReadTextFileParams {
+  sessionId: string;
+  path: string;
+}
+/**
+ * The file's whole text.
+ */
+export interface ReadTextFileResult {
+  content: string;
 }
 /**
  * ``session/requestPermission`` (server → client): approve a tool call.
@@ -517,7 +549,8 @@ export interface TurnEnd {
   stopReason: 'aborted' | 'error' | 'length' | 'stop' | 'tool_use';
 }
 /**
- * A problem found while loading the session file (torn or corrupt line, repair).
+ * A problem with the session file: found while loading it (torn or corrupt line,
+ *     repair), or a failed write (``disk full: …``).
  */
 export interface SessionWarning {
   type: 'session_warning';
@@ -554,6 +587,11 @@ export interface SessionIdParams {
 }
 /**
  * A session's identity and settings.
+ *
+ *     ``warnings`` are problems with the configuration the session was built from (an ignored
+ *     project file, settings an untrusted project file may not change). ``untrusted_config`` is
+ *     the project file whose settings were ignored because its folder is not trusted (a client
+ *     may offer to trust the folder, then create the session again).
  */
 export interface SessionInfo {
   sessionId: string;
@@ -563,6 +601,8 @@ export interface SessionInfo {
   permissionMode: 'ask' | 'auto' | 'read-only';
   title?: string | null;
   path?: string | null;
+  warnings?: string[];
+  untrustedConfig?: string | null;
 }
 /**
  * ``session/list``: newest first; ``cursor`` is the previous page's ``nextCursor``.
@@ -600,11 +640,17 @@ export interface SessionSummary {
 }
 /**
  * ``session/load``: by id or file path; ``replay`` streams the history as events first.
+ *
+ *     ``providerEnv`` (as for ``session/new``) applies when this call loads the session; a session
+ *     already loaded keeps the environment it was loaded with.
  */
 export interface SessionLoadParams {
   sessionId?: string | null;
   path?: string | null;
   replay?: boolean;
+  providerEnv?: {
+    [k: string]: string;
+  } | null;
 }
 /**
  * The loaded session, where its event stream stands, and load warnings.
@@ -622,6 +668,11 @@ export interface SessionLoadResult {
  *     tools to ``cwd`` (symlinks resolved; bash is not confined). The effective permission mode
  *     and sandbox and the given overrides are stored in the session file, so the session keeps
  *     them when it is loaded again.
+ *
+ *     ``providerEnv``: the client's provider variables (``LLM_*``, ``OPENAI_*``, ``ANTHROPIC_*``,
+ *     ``*_API_KEY``; others are ignored). When given, they replace the daemon's own provider
+ *     variables for this session; they are held in memory only, never written, and never reach
+ *     bash. Refused over TCP.
  */
 export interface SessionNewParams {
   cwd: string;
@@ -635,6 +686,9 @@ export interface SessionNewParams {
   maxTurns?: number | null;
   baseUrl?: string | null;
   sandbox?: ('none' | 'workspace') | null;
+  providerEnv?: {
+    [k: string]: string;
+  } | null;
 }
 /**
  * ``session/note``: record ``text`` in an idle session as a user message, without a run.
@@ -678,11 +732,23 @@ export interface SessionTextParams {
 }
 /**
  * ``session/setModel``: switch provider and/or model for the next LLM call.
+ *
+ *     ``providerEnv`` (as for ``session/new``) replaces the session's provider environment.
  */
 export interface SetModelParams {
   sessionId: string;
   model: string;
   provider?: string | null;
+  providerEnv?: {
+    [k: string]: string;
+  } | null;
+}
+/**
+ * ``session/setPermissionMode``: the mode for the next tool calls (kept in the file).
+ */
+export interface SetPermissionModeParams {
+  sessionId: string;
+  mode: 'ask' | 'auto' | 'read-only';
 }
 /**
  * ``session/subscribe``: watch a session; replay buffered events after ``sinceSeq``.
@@ -698,6 +764,15 @@ export interface SubscribeResult {
   replayed: number;
   complete: boolean;
   lastSeq: number;
+}
+/**
+ * ``fs/writeTextFile`` (server → client): replace the text of ``path`` (absolute),
+ *     creating the file if needed.
+ */
+export interface WriteTextFileParams {
+  sessionId: string;
+  path: string;
+  content: string;
 }
 
 /** Methods called by clients on the daemon. */
@@ -726,6 +801,8 @@ export interface ClientMethods {
   'session/messages': { params: SessionIdParams; result: MessagesResult };
   /** Switch provider/model from the next LLM call on. */
   'session/setModel': { params: SetModelParams; result: SessionInfo };
+  /** Switch the permission mode (auto, ask, read-only) for the next tool calls. */
+  'session/setPermissionMode': { params: SetPermissionModeParams; result: SessionInfo };
   /** Configured providers and models (for a project: cwd). */
   'models/list': { params: ModelsListParams; result: ModelsListResult };
   /** Stored sessions, newest first, paged. */
@@ -756,6 +833,10 @@ export interface ClientMethods {
 export interface ServerMethods {
   /** Ask to approve a tool call. */
   'session/requestPermission': { params: RequestPermissionParams; result: RequestPermissionResult };
+  /** Read a file as the client holds it (for clients with the fs capability). */
+  'fs/readTextFile': { params: ReadTextFileParams; result: ReadTextFileResult };
+  /** Write a file through the client (for clients with the fs capability). */
+  'fs/writeTextFile': { params: WriteTextFileParams; result: OkResult };
 }
 
 /** Notifications sent by the daemon. */
@@ -783,4 +864,6 @@ export const ErrorCodes = {
   PeerTimeout: -32007,
   ConnectionLost: -32008,
   SessionIdle: -32009,
+  SessionLocked: -32010,
+  StoreWriteFailed: -32011,
 } as const;

