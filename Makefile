@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest bench schema web-vendor clean
+.PHONY: demo test lint typecheck pytest bench schema web-vendor vscode-build vscode-test vscode-vsix clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)  ## offline demo: the agent writes and runs hello.py against the built-in mock LLM
 	$(BIN)/python -m agentctl.demo
 
-test: $(STAMP) lint typecheck pytest  ## lint, type-check and run the whole test suite
+test: $(STAMP) lint typecheck vscode-test pytest  ## lint, type-check and run the whole test suite
 
 pytest: $(STAMP)  ## the test suite alone; pytest's exit 5 (no tests collected) is a failure
 	$(BIN)/python -m pytest -q; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
@@ -30,8 +30,9 @@ typecheck: $(STAMP)
 bench: $(STAMP)  ## run every benchmark and print the tables
 	$(BIN)/python -m tests.bench
 
-schema: $(STAMP)  ## regenerate schemas/*.json from the wire types
+schema: $(STAMP)  ## regenerate schemas/*.json from the wire types (and the extension's protocol.ts)
 	$(BIN)/agentd schema
+	$(MAKE) -s $(VSCODE_DEPS) && cd $(VSCODE) && node scripts/gen-protocol.mjs
 
 WEB := daemon/agentd/web
 VENDOR_OUT ?= $(WEB)/ui/vendor
@@ -39,6 +40,24 @@ VENDOR_OUT ?= $(WEB)/ui/vendor
 web-vendor:  ## rebuild the web chat's vendored marked and DOMPurify from web/package-lock.json
 	cd $(WEB) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	node $(WEB)/vendor.mjs $(abspath $(VENDOR_OUT))
+
+VSCODE := editors/vscode
+VSCODE_DEPS := $(VSCODE)/node_modules/.installed
+NPM_CI := npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+
+$(VSCODE_DEPS): $(VSCODE)/package-lock.json
+	cd $(VSCODE) && $(NPM_CI)
+	touch $@
+
+vscode-build: $(VSCODE_DEPS)  ## bundle the VS Code extension (editors/vscode/dist) and type-check it
+	cd $(VSCODE) && node esbuild.mjs && node_modules/.bin/tsc --noEmit -p .
+
+vscode-vsix: vscode-build  ## package editors/vscode/dist/agentd-vscode.vsix (offline)
+	cd $(VSCODE) && node_modules/.bin/vsce package --no-dependencies --allow-missing-repository \
+		--skip-license -o dist/agentd-vscode.vsix >/dev/null
+
+vscode-test: $(STAMP) vscode-vsix  ## the extension's node --test layer (real daemon), protocol.ts drift
+	cd $(VSCODE) && node --test test/
 
 clean:
 	rm -rf $(VENV)

@@ -12,10 +12,12 @@ import { createView } from './view.js';
  *   onServerRequest?: (handler: (method: string, params: any) => Promise<any>) => void,
  *   onConnection?: (listener: (status: 'connecting' | 'live' | 'offline' | 'resync') => void) => void,
  *   cwd?: string,
+ *   openDiff?: (item: import('./reducer.js').ToolItem) => void,
+ *   openLocation?: (path: string, line?: number | null) => void,
  * }} Host
  * @typedef {{sessionId?: string | null, cwd?: string, sidebar?: boolean,
  *   onSessionChange?: (sessionId: string | null) => void,
- *   confirm?: (question: string) => boolean}} ChatOptions
+ *   confirm?: (question: string) => boolean | Promise<boolean>}} ChatOptions
  */
 
 /**
@@ -110,7 +112,7 @@ export function mountChat(root, host, options = {}) {
       openSession(sessionId).catch(() => {});
     },
     async deleteSession(sessionId) {
-      if (!confirm('Delete this session and its file?')) return;
+      if (!(await confirm('Delete this session and its file?'))) return;
       try {
         await call('session/delete', { sessionId, force: true });
       } catch {
@@ -146,6 +148,9 @@ export function mountChat(root, host, options = {}) {
       waiters.delete(toolCallId);
       waiter?.({ outcome });
     },
+    // Editor hosts open files and diffs; without them the cards show no such links.
+    openDiff: host.openDiff?.bind(host),
+    openLocation: host.openLocation?.bind(host),
   };
 
   const view = createView(root, actions, { sidebar: options.sidebar });

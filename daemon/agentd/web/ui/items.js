@@ -48,7 +48,9 @@ export function createItem(item) {
  * Bring `node` up to date with `item`.
  * @param {HTMLElement} node
  * @param {import('./reducer.js').Item} item
- * @param {{answerPermission: (toolCallId: string, outcome: string) => void}} actions
+ * @param {{answerPermission: (toolCallId: string, outcome: string) => void,
+ *   openDiff?: (item: import('./reducer.js').ToolItem) => void,
+ *   openLocation?: (path: string, line?: number | null) => void}} actions
  */
 export function updateItem(node, item, actions) {
   if (item.kind === 'user') updateUser(node, item);
@@ -147,6 +149,8 @@ function statusText(item) {
   const permission = item.permission;
   if (permission?.pending) return 'waiting for approval';
   if (permission?.outcome?.startsWith('reject')) return OUTCOME_TEXT[permission.outcome];
+  const exit = item.details?.exitCode;
+  if (typeof exit === 'number' && item.status !== 'running') return `exit ${exit}`;
   return { pending: 'waiting', running: 'running', done: 'done', error: 'failed' }[item.status];
 }
 
@@ -159,6 +163,7 @@ function updateTool(node, item, actions) {
   node.querySelector('.tool-summary').textContent = toolSummary(item);
   node.querySelector('.tool-status').textContent = statusText(item);
   updatePermission(node.querySelector('.tool-permission'), item, actions);
+  updateLinks(node.querySelector('.tool-links'), item, actions);
   const diff = typeof item.details?.diff === 'string' ? item.details.diff : '';
   updateDiff(node.querySelector('.tool-diff'), diff);
   const output = node.querySelector('.tool-output');
@@ -178,12 +183,42 @@ function buildTool(node) {
   const permission = el('div', 'tool-permission');
   permission.setAttribute('role', 'group');
   permission.hidden = true;
+  const links = el('div', 'tool-links');
+  links.hidden = true;
   const diff = el('pre', 'tool-diff');
   diff.hidden = true;
   const output = el('pre', 'tool-output');
   output.tabIndex = 0;
   output.hidden = true;
-  node.append(head, permission, diff, output);
+  node.append(head, permission, links, diff, output);
+}
+
+/**
+ * The card's links, shown only when the host can act on them (an editor): the tool's
+ * locations (open the file at the line) and "Open diff" for a finished edit or write.
+ */
+function updateLinks(box, item, actions) {
+  const locations = actions.openLocation ? item.locations ?? [] : [];
+  const canDiff = Boolean(actions.openDiff) && item.status === 'done' && typeof item.details?.diff === 'string';
+  const key = JSON.stringify([locations, canDiff]);
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  box.replaceChildren();
+  for (const location of locations) {
+    const name = location.path.split('/').pop() || location.path;
+    const link = el('button', 'link tool-location', location.line ? `${name}:${location.line}` : name);
+    link.type = 'button';
+    link.title = location.path;
+    link.addEventListener('click', () => actions.openLocation?.(location.path, location.line));
+    box.appendChild(link);
+  }
+  if (canDiff) {
+    const open = el('button', 'btn open-diff', 'Open diff');
+    open.type = 'button';
+    open.addEventListener('click', () => actions.openDiff?.(item));
+    box.appendChild(open);
+  }
+  box.hidden = !box.childElementCount;
 }
 
 function updatePermission(box, item, actions) {

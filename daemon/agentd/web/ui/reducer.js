@@ -16,7 +16,7 @@
  * @typedef {{kind: 'tool', key: string, name: string, args: Record<string, unknown>,
  *   argsText: string, toolKind: string, status: 'pending' | 'running' | 'done' | 'error',
  *   output: string, result: string, details: Record<string, unknown> | null,
- *   permission: Permission | null}} ToolItem
+ *   permission: Permission | null, locations: {path: string, line?: number | null}[]}} ToolItem
  * @typedef {{kind: 'notice', key: string, level: 'info' | 'warning' | 'error', text: string}}
  *   NoticeItem
  * @typedef {UserItem | AssistantItem | ToolItem | NoticeItem} Item
@@ -123,7 +123,7 @@ function find(state, key) {
 function newTool(key, name) {
   return {
     kind: 'tool', key, name, args: {}, argsText: '', toolKind: 'other', status: 'pending',
-    output: '', result: '', details: null, permission: null,
+    output: '', result: '', details: null, permission: null, locations: [],
   };
 }
 
@@ -250,7 +250,7 @@ const HANDLERS = {
   message_end: messageEnd,
   tool_execution_start: (state, e) =>
     updateTool(state, e.toolCallId, e.name, (tool) => ({
-      name: e.name, args: e.args ?? tool.args, toolKind: e.kind ?? 'other',
+      name: e.name, args: e.args ?? tool.args, toolKind: e.kind ?? 'other', locations: e.locations ?? tool.locations,
       status: tool.status === 'done' || tool.status === 'error' ? tool.status : 'running',
     })),
   tool_execution_update: (state, e) =>

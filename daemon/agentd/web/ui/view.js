@@ -27,6 +27,8 @@ import { totalUsage } from './reducer.js';
  *   forkSession: () => void,
  *   setModel: (provider: string, model: string) => void,
  *   answerPermission: (toolCallId: string, outcome: string) => void,
+ *   openDiff?: (item: import('./reducer.js').ToolItem) => void,
+ *   openLocation?: (path: string, line?: number | null) => void,
  * }} Actions
  */
 

@@ -1,0 +1,184 @@
+"""code-server (the real VS Code workbench) with the built extension, driven by Playwright.
+
+`CodeServer` installs ``editors/vscode/dist/agentd-vscode.vsix`` into a fresh extensions folder,
+writes user settings (no workspace-trust dialog; the extension on the repo's venv, the mock
+provider, a private session dir) and serves one workspace folder on a free loopback port.
+`Workbench` wraps a Playwright page on it: the command palette, the chat webview's frame,
+screenshots.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+EXTENSION = REPO / "editors" / "vscode"
+VSIX = EXTENSION / "dist" / "agentd-vscode.vsix"
+CODE_SERVER = EXTENSION / ".code-server" / "node_modules" / ".bin" / "code-server"
+VENV_BIN = REPO / ".venv" / "bin"
+READY_TIMEOUT = 60.0
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class CodeServer:
+    """One code-server process; ``start()`` then ``url``; ``stop()`` kills its process group."""
+
+    root: Path
+    settings: dict[str, Any] = field(default_factory=dict)
+    port: int = 0
+    process: subprocess.Popen[bytes] | None = None
+    _log: Any = None
+
+    @property
+    def workspace(self) -> Path:
+        return self.root / "project"
+
+    @property
+    def sessions(self) -> Path:
+        return self.root / "sessions"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/?folder={self.workspace}"
+
+    def env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        for name in ("XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
+            path = self.root / "xdg" / name[4:7].lower()
+            path.mkdir(parents=True, exist_ok=True, mode=0o700)
+            env[name] = str(path)
+        env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
+        env.pop("VSCODE_IPC_HOOK_CLI", None)
+        return env
+
+    def user_settings(self) -> dict[str, Any]:
+        return {
+            "security.workspace.trust.enabled": False,
+            "workbench.startupEditor": "none",
+            "workbench.tips.enabled": False,
+            "extensions.autoCheckUpdates": False,
+            "extensions.autoUpdate": False,
+            "telemetry.telemetryLevel": "off",
+            "agentd.connection": "stdio",
+            "agentd.command": str(VENV_BIN / "agentd"),
+            "agentd.provider": "mock",
+            "agentd.extraArgs": ["--session-dir", str(self.sessions)],
+            **self.settings,
+        }
+
+    def start(self) -> None:
+        for sub in ("project", "sessions", "data/User", "extensions"):
+            (self.root / sub).mkdir(parents=True, exist_ok=True)
+        (self.root / "data/User/settings.json").write_text(json.dumps(self.user_settings()))
+        (self.root / "config.yaml").write_text("auth: none\n")
+        base = [str(CODE_SERVER), "--config", str(self.root / "config.yaml")]
+        base += ["--user-data-dir", str(self.root / "data")]
+        base += ["--extensions-dir", str(self.root / "extensions")]
+        subprocess.run(
+            [*base, "--install-extension", str(VSIX)],
+            check=True,
+            capture_output=True,
+            env=self.env(),
+            timeout=120,
+        )
+        self.port = free_port()
+        self._log = (self.root / "code-server.log").open("wb")
+        argv = [*base, "--auth", "none", "--bind-addr", f"127.0.0.1:{self.port}"]
+        argv += ["--disable-telemetry", "--disable-update-check", "--disable-workspace-trust"]
+        argv.append(str(self.workspace))
+        self.process = subprocess.Popen(
+            argv, stdout=self._log, stderr=subprocess.STDOUT, env=self.env(), start_new_session=True
+        )
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + READY_TIMEOUT
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=2):
+                    return
+            except OSError:
+                time.sleep(0.2)
+        msg = f"code-server did not answer in {READY_TIMEOUT} s; see {self.root}/code-server.log"
+        raise RuntimeError(msg)
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, 15)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, 9)
+                self.process.wait()
+        if self._log:
+            self._log.close()
+
+
+def chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+class Workbench:
+    """A Playwright page on code-server's workbench."""
+
+    def __init__(self, page: Any, server: CodeServer, artifacts: Path) -> None:
+        self.page = page
+        self.server = server
+        self.artifacts = artifacts
+
+    def open(self) -> None:
+        self.page.goto(self.server.url)
+        self.page.wait_for_selector(".monaco-workbench .statusbar", timeout=60_000)
+        # The extension host is up once the extension's status bar item is drawn.
+        self.status_item().wait_for(timeout=60_000)
+
+    def status_item(self) -> Any:
+        return self.page.locator("[id$='agentd.status']").first
+
+    def run_command(self, title: str) -> None:
+        """Run a command by its palette title, e.g. "agentd: Send Prompt"."""
+        self.page.keyboard.press("Control+Shift+P")
+        box = self.page.locator(".quick-input-widget input")
+        box.wait_for()
+        box.fill(f">{title}")
+        self.page.locator(".quick-input-list .monaco-list-row", has_text=title).first.wait_for()
+        self.page.keyboard.press("Enter")
+
+    def answer_input(self, text: str) -> None:
+        box = self.page.locator(".quick-input-widget input")
+        box.wait_for()
+        box.fill(text)
+        self.page.keyboard.press("Enter")
+
+    def chat(self, timeout: float = 30.0) -> Any:
+        """The frame of the chat webview (nested iframes), once its UI is mounted."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for frame in self.page.frames:
+                try:
+                    if frame.query_selector(".agentd-chat"):
+                        return frame
+                except Exception:  # frames come and go while the view loads
+                    continue
+            time.sleep(0.2)
+        raise AssertionError("the agentd chat webview did not appear")
+
+    def screenshot(self, name: str) -> Path:
+        path = self.artifacts / f"{name}.png"
+        self.page.screenshot(path=str(path))
+        return path
