@@ -164,7 +164,7 @@ export interface CompactionStart {
   reason: 'manual' | 'overflow' | 'threshold';
 }
 /**
- * ``daemon/status``: liveness and load.
+ * ``daemon/status``: liveness, load, and the protections in force.
  */
 export interface DaemonStatusResult {
   version: string;
@@ -173,6 +173,20 @@ export interface DaemonStatusResult {
   connections: number;
   sessions: string[];
   transport: string;
+  security?: SecurityStatus | null;
+}
+/**
+ * What protects this daemon and its tools on this machine.
+ *
+ *     ``dumpable``: false when same-uid processes cannot read the daemon's memory or
+ *     environment (``prctl(PR_SET_DUMPABLE, 0)``). ``openat2``: file tools open paths with
+ *     ``RESOLVE_BENEATH`` (else a symlink-refusing walk). ``landlock_abi``: the kernel's
+ *     Landlock version, 0 when bash cannot be confined under ``sandbox = "workspace"``.
+ */
+export interface SecurityStatus {
+  dumpable: boolean;
+  openat2: boolean;
+  landlockAbi: number;
 }
 /**
  * Params of a method that takes none (a missing ``params`` member decodes to this).
