@@ -83,6 +83,20 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="TCP connections allowed to wait for authentication at once (default: 64)",
     )
+    serve.add_argument(
+        "--idle-unload",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="unload a session unused this long: no run, no subscriber (default: 300; 0: never)",
+    )
+    serve.add_argument(
+        "--max-loaded-sessions",
+        type=int,
+        default=256,
+        metavar="N",
+        help="unload the least recently used idle sessions beyond N (default: 256)",
+    )
     _add_acp(commands)
     schema = commands.add_parser("schema", help="write schemas/*.json and the protocol tables")
     schema.add_argument("--check", action="store_true", help="only report drift (exit 1)")
@@ -160,6 +174,8 @@ def _serve(ns: argparse.Namespace) -> int:
         stall_timeout=ns.stall_timeout,
         auth_timeout=ns.auth_timeout,
         max_unauthenticated=ns.max_unauthenticated,
+        idle_unload=ns.idle_unload,
+        max_loaded_sessions=ns.max_loaded_sessions,
     )
     if ns.stdio:
         options.transport = "stdio"

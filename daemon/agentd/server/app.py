@@ -55,6 +55,8 @@ class DaemonOptions:
     stall_timeout: float = STALL_TIMEOUT
     auth_timeout: float = AUTH_TIMEOUT
     max_unauthenticated: int = MAX_UNAUTHENTICATED
+    idle_unload: float = 300.0
+    max_loaded_sessions: int = 256
 
 
 class Listener(Protocol):
@@ -156,6 +158,7 @@ class Daemon:
             loop.add_signal_handler(signum, self.request_shutdown)
         try:
             await listener.start(self)
+            self.sessions.idle.start()
             log.info("daemon started", transport=self.options.transport, version=__version__)
             await self._shutdown.wait()
             log.info("daemon stopping")
@@ -169,6 +172,7 @@ class Daemon:
 
     async def _stop(self, listener: Listener) -> None:
         await listener.stop()
+        await self.sessions.idle.stop()
         try:
             async with asyncio.timeout(SHUTDOWN_TIMEOUT):
                 await self.sessions.close()

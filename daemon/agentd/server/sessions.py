@@ -17,6 +17,7 @@ import structlog
 
 from agentd.errors import InvalidParams, SessionExists, SessionNotFound
 from agentd.protocol.events import SessionEvent, SessionWarning
+from agentd.server.idle import DEFAULT_IDLE_SECONDS, DEFAULT_MAX_LOADED, IdleUnloader
 from agentd.server.runtime import SessionRuntime
 
 if TYPE_CHECKING:
@@ -43,6 +44,12 @@ class SessionManager:
         self.loaded: dict[str, SessionRuntime] = {}
         self._services: Services | None = None
         self._loading: dict[str, asyncio.Future[SessionRuntime]] = {}
+        options = getattr(daemon, "options", None)
+        self.idle = IdleUnloader(
+            self,
+            idle_seconds=getattr(options, "idle_unload", DEFAULT_IDLE_SECONDS),
+            max_loaded=getattr(options, "max_loaded_sessions", DEFAULT_MAX_LOADED),
+        )
 
     @property
     def services(self) -> Services:
@@ -80,6 +87,7 @@ class SessionManager:
 
     async def get(self, session_id: str) -> SessionRuntime:
         """The loaded session, loading it from disk if it exists; SessionNotFound otherwise."""
+        self.idle.touch(session_id)
         runtime = self.loaded.get(session_id)
         if runtime is not None:
             return runtime
@@ -122,6 +130,7 @@ class SessionManager:
                 runtime.file.close()
                 runtime = existing
             self.loaded[runtime.id] = runtime
+            self.idle.touch(runtime.id)
             future.set_result(runtime)
             return runtime
         except BaseException as exc:

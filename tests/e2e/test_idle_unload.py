@@ -1,0 +1,75 @@
+"""Idle sessions are unloaded (their file and lock released) so descriptors stay bounded."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.e2e.daemon import Home, new_session, run, socket_client, stdio_client, stop
+
+pytestmark = pytest.mark.e2e
+
+
+def start(home: Home, *flags: str) -> subprocess.Popen[bytes]:
+    """A socket daemon with extra ``serve`` flags."""
+    with open(home.root / "daemon.log", "ab") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "agentd", "serve", "--socket", home.socket, *flags],
+            env=home.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
+    return process
+
+
+async def loaded(home: Home) -> list[str]:
+    async with socket_client(home) as client:
+        status = await client.call("daemon/status")
+    return list(status["sessions"])
+
+
+async def wait_connectable(home: Home) -> None:
+    for _ in range(200):
+        if os.path.exists(home.socket):
+            return
+        await asyncio.sleep(0.05)
+
+
+async def test_an_unused_session_is_unloaded_and_a_watched_one_stays(home: Home) -> None:
+    process = start(home, "--idle-unload", "1")
+    try:
+        await wait_connectable(home)
+        async with socket_client(home) as watcher:
+            kept = await new_session(watcher, home)
+            async with socket_client(home) as client:
+                left = await new_session(client, home)
+                await run(client, left, "hello world")
+            await asyncio.sleep(3)
+            assert await loaded(home) == [kept]
+            async with stdio_client(home) as other:  # the lock went with the unload
+                await other.call("session/load", {"sessionId": left})
+            async with socket_client(home) as client:
+                _, events = await run(client, left, "how are you")
+            assert events[-1]["event"]["type"] == "agent_end"
+    finally:
+        stop(process)
+
+
+async def test_loaded_sessions_are_capped(home: Home) -> None:
+    process = start(home, "--idle-unload", "0", "--max-loaded-sessions", "3")
+    try:
+        await wait_connectable(home)
+        async with socket_client(home) as client:
+            ids = [await new_session(client, home) for _ in range(12)]
+        await asyncio.sleep(6)
+        assert set(await loaded(home)) <= set(ids)
+        assert len(await loaded(home)) == 3
+        fds = len(os.listdir(f"/proc/{process.pid}/fd"))
+        assert fds < 40
+    finally:
+        stop(process)
