@@ -17,14 +17,13 @@ pytestmark = pytest.mark.e2e
 def start(home: Home, *flags: str) -> subprocess.Popen[bytes]:
     """A socket daemon with extra ``serve`` flags."""
     with open(home.root / "daemon.log", "ab") as log:
-        process = subprocess.Popen(
+        return subprocess.Popen(
             [sys.executable, "-m", "agentd", "serve", "--socket", home.socket, *flags],
             env=home.env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=log,
         )
-    return process
 
 
 async def loaded(home: Home) -> list[str]:
