@@ -14,9 +14,13 @@ if TYPE_CHECKING:
     from agentd.config import Config
 
 _SECRET_WORDS = frozenset(
-    {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY", "CREDENTIAL", "CREDENTIALS", "PAT"}
-)
-_SECRET_SUFFIXES = ("_KEY", "_KEY_ID", "_TOKEN", "_SECRET")
+    {
+        "TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY", "CREDENTIAL", "CREDENTIALS", "PAT",
+        "CREDS", "DSN",
+    }
+)  # fmt: skip
+_SECRET_SUFFIXES = ("_KEY", "_KEY_ID", "_TOKEN", "_SECRET", "_CREDS", "_DSN")
+_URL_PASSWORD = re.compile(r"://[^/@\s]*:[^/@\s]+@")
 _SECRET_VALUE = re.compile(r"^(sk-|sk_|ghp_|gho_|ghs_|github_pat_|xox[abps]-|glpat-|AKIA)")
 
 
@@ -38,6 +42,8 @@ def _looks_secret(name: str, value: str) -> bool:
     upper = name.upper()
     if _SECRET_WORDS.intersection(upper.split("_")) or upper.endswith(_SECRET_SUFFIXES):
         return True
-    if any(part in upper for part in ("API_KEY", "ACCESS_KEY", "PRIVATE_KEY", "PASSWORD")):
+    if any(
+        part in upper for part in ("API_KEY", "ACCESS_KEY", "PRIVATE_KEY", "PASSWORD", "SECRET")
+    ):
         return True
-    return bool(_SECRET_VALUE.match(value))
+    return bool(_SECRET_VALUE.match(value) or _URL_PASSWORD.search(value))

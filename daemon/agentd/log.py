@@ -60,6 +60,21 @@ def open_log_file(path: Path) -> TextIO:
     return os.fdopen(fd, "a", buffering=1, encoding="utf-8", errors="replace")
 
 
+_redactor: Any = None
+
+
+def redact_line(_logger: Any, _method: str, line: Any) -> str:
+    """structlog processor, last: the rendered JSON line with credential-shaped values and
+    the daemon's own credentials replaced (the same redaction as the session files)."""
+    global _redactor
+    if _redactor is None:
+        from agentd.credentials import credential_env_names
+        from agentd.store.redact import Redactor
+
+        _redactor = Redactor({os.environ[n] for n in credential_env_names(os.environ)})
+    return str(_redactor.json(str(line).encode()).decode())
+
+
 def configure(level: str = "info", log_file: Path | None = None) -> None:
     """Send every log line, as JSON, to ``log_file`` (appended) or else to ``sys.stderr``.
 
@@ -79,6 +94,7 @@ def configure(level: str = "info", log_file: Path | None = None) -> None:
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,
             structlog.processors.JSONRenderer(default=str),
+            redact_line,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level_no),
         logger_factory=structlog.WriteLoggerFactory(file=out or sys.stderr),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -46,7 +47,8 @@ def resumed_seq(created_at: str, now: float | None = None) -> int:
 
 
 class EventBus:
-    """Numbers, buffers and broadcasts the events of one session."""
+    """Numbers, buffers and broadcasts the events of one session; ``redact`` (the session
+    file's) replaces secrets in every encoded frame, so live events show what the file keeps."""
 
     def __init__(
         self,
@@ -54,8 +56,10 @@ class EventBus:
         *,
         max_events: int = DEFAULT_REPLAY_EVENTS,
         max_bytes: int = DEFAULT_REPLAY_BYTES,
+        redact: Callable[[bytes], bytes] | None = None,
     ) -> None:
         self.session_id = session_id
+        self._redact = redact
         self.seq = 0
         self.subscribers: dict[int, Connection] = {}
         self._buffer: deque[tuple[int, bytes]] = deque()
@@ -67,6 +71,8 @@ class EventBus:
         """Number, encode, buffer and broadcast ``event``; return its seq."""
         self.seq += 1
         frame = _encode(SessionEvent(session_id=self.session_id, seq=self.seq, event=event))
+        if self._redact is not None:
+            frame = self._redact(frame)
         self._remember(self.seq, frame)
         raw = msgspec.Raw(frame)
         for conn in list(self.subscribers.values()):

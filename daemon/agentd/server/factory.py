@@ -418,5 +418,6 @@ def _tool_context(
         session_id=file.header.id,
         workspace=policy.workspace,
         spill_dir=spill_root() / file.header.id,
+        redact=file.redact_text,
         options=options,
     )

@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from agentd.budget import Budget
 from agentd.errors import InvalidParams, SessionIdle
 from agentd.protocol.methods import (
@@ -89,7 +91,10 @@ def register(router: Router, sessions: SessionManager) -> None:
         return (await sessions.get(params.session_id)).state()
 
     async def messages(conn: Connection, params: SessionIdParams) -> MessagesResult:
-        return MessagesResult(messages=list((await sessions.get(params.session_id)).agent.messages))
+        runtime = await sessions.get(params.session_id)
+        result = MessagesResult(messages=list(runtime.agent.messages))
+        redacted = runtime.file.redact_json(msgspec.json.encode(result))
+        return msgspec.json.decode(redacted, type=MessagesResult)
 
     async def set_model(conn: Connection, params: SetModelParams) -> SessionInfo:
         from agentd.server.factory import switch_model

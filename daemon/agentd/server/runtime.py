@@ -69,7 +69,7 @@ class SessionRuntime:
         self.agent = agent
         self.file = file
         self.policy = policy
-        self.bus = EventBus(settings.session_id)
+        self.bus = EventBus(settings.session_id, redact=file.redact_json)
         self.run_task: asyncio.Task[RunResult] | None = None
         self.compactor: Compactor | None = None
         self.store_error: str | None = None

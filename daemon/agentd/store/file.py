@@ -91,6 +91,15 @@ class SessionFile(SessionTree):
         self._unsynced = False
         self._locked = locked
 
+    def redact_json(self, encoded: bytes) -> bytes:
+        """Encoded JSON with the secrets this file redacts replaced (for every other surface
+        a session's data reaches: live events, ``session/messages``)."""
+        return self._redactor.json(encoded)
+
+    def redact_text(self, text: str) -> str:
+        """``text`` with the secrets this file redacts replaced (spill files)."""
+        return self._redactor.text(text)
+
     def add_secrets(self, secrets: Collection[str]) -> None:
         """Redact these values too from every entry appended from now on."""
         self._secrets = self._secrets | frozenset(secrets)

@@ -5,7 +5,10 @@ Two kinds of secret are replaced by :data:`REDACTED`:
 - values shaped like credentials: ``sk-…``/``sk-ant-…`` keys, GitHub tokens (``ghp_…``,
   ``github_pat_…``), Slack tokens (``xoxb-…``), AWS access key ids (``AKIA…``), Google API
   keys (``AIza…``), JWTs, PEM private key blocks, the token after ``Bearer`` and the value of
-  ``Authorization:``/``X-Api-Key:`` headers (the header name and scheme are kept);
+  ``Authorization:``/``X-Api-Key:`` headers (the header name and scheme are kept), the
+  password of a URL or connection string (``postgres://user:[REDACTED]@host``), a DSN's key
+  (``https://[REDACTED]@sentry…``), and the value assigned to a name that says password,
+  secret or credentials (``DB_PASSWORD=…``, ``"client_secret": "…"``, ``AWS_CREDS=…``);
 - the exact values of the daemon's own credentials (those shorter than
   :data:`MIN_SECRET_LENGTH` are ignored: they would match ordinary text).
 
@@ -27,6 +30,7 @@ import msgspec
 REDACTED = "[REDACTED]"
 MIN_SECRET_LENGTH = 8
 
+_ASSIGNMENT = r"(?:\\?[\"'])?[ \t]*[=:][ \t]*(?:\\?[\"'])?"
 _SCHEME = r"(?:(?:[Bb]earer|BEARER|[Bb]asic|BASIC|[Tt]oken|TOKEN) +)?"
 _HEADER_VALUE = r"(?:\\?[\"'])?[ \t]*:[ \t]*(?:\\?[\"'])?" + _SCHEME + r")[^\s\"'\\,;]{6,}"
 _PATTERNS = (
@@ -44,6 +48,13 @@ _PATTERNS = (
     r"(?P<keep>PI-KEY" + _HEADER_VALUE,
     r"(?P<keep>earer +)[A-Za-z0-9._~+/=-]{8,}",
     r"(?P<keep>EARER +)[A-Za-z0-9._~+/=-]{8,}",
+    # A password in a URL or connection string (postgres://user:pass@host); a DSN's key.
+    r"(?P<keep>://[^/\s:@\"'\\]{0,64}:)[^/\s@\"'\\]{1,200}(?=@)",
+    r"(?P<keep>://)[0-9a-f]{32}(?=@)",
+    # KEY=value / "key": "value" where the name says password, secret or credentials.
+    r"(?P<keep>(?:ASSWORD|assword|ASSWD|asswd|ECRET|ecret|REDS|reds)[A-Za-z0-9_-]*"
+    + _ASSIGNMENT
+    + r")[^\s\"'\\,;]{4,}",
 )
 # A key-shaped match right after a letter or digit is part of a longer word ("task-…"),
 # unless that letter belongs to a JSON escape ("\nsk-…").

@@ -44,8 +44,10 @@ class ToolContext:
 
     ``cwd`` is the session's working directory; bash updates it when a command changes
     directory. ``workspace`` is set when the session is sandboxed to that root.
-    ``on_update`` receives streamed output deltas (bash). ``state`` is per-session storage that
-    tools own (edit history for undo, read stamps for stale-file checks), keyed by tool name.
+    ``on_update`` receives streamed output deltas (bash). ``redact`` replaces secrets in
+    text that tools write to disk themselves (bash spill files). ``state`` is per-session
+    storage that tools own (edit history for undo, read stamps for stale-file checks), keyed
+    by tool name.
     ``files`` routes read, write and edit through the user's editor (see :class:`FileAccess`).
     """
 
@@ -57,6 +59,7 @@ class ToolContext:
     on_update: Callable[[str], None] = lambda _delta: None
     state: dict[str, Any] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
+    redact: Callable[[str], str] | None = None
     files: FileAccess | None = None
 
 

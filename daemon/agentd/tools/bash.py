@@ -79,7 +79,7 @@ class BashTool:
         limits = Limits.from_options(ctx.options)
         keep = int(ctx.options.get("bash_spill_keep", KEEP_PER_SESSION))
         spill_max = int(ctx.options.get("bash_spill_max_bytes", SPILL_MAX_BYTES))
-        capture = OutputCapture(limits, ctx.spill_dir, keep, spill_max)
+        capture = OutputCapture(limits, ctx.spill_dir, keep, spill_max, ctx.redact)
         outcome = await run_shell(
             command,
             cwd=start_cwd,

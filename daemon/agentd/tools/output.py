@@ -41,7 +41,9 @@ class OutputCapture:
         spill_dir: Path | None,
         keep: int = KEEP_PER_SESSION,
         spill_max_bytes: int = SPILL_MAX_BYTES,
+        redact: Callable[[str], str] | None = None,
     ):
+        self.redact = redact
         self.limits = limits
         self.spill_dir = spill_dir
         self.keep = keep
@@ -62,7 +64,7 @@ class OutputCapture:
         if not self.overflowed and self._over_limits():
             self.overflowed = True
             self._spill = SpillWriter.open(
-                self.spill_dir or fallback_dir(), self.keep, self.spill_max_bytes
+                self.spill_dir or fallback_dir(), self.keep, self.spill_max_bytes, self.redact
             )
             self._spill.write(bytes(self._buffer))
         elif self._spill is not None:

@@ -14,6 +14,9 @@ Retention, so spill files never pile up:
 
 A spill file holds at most :data:`SPILL_MAX_BYTES` (64 MiB, ``bash_spill_max_bytes``) of
 output; a write error (a full disk) stops spilling with one warning (:class:`SpillWriter`).
+With a ``redact`` function, secrets are replaced before anything reaches the file: output is
+held back to the last line break (and from an unfinished private-key block) and redacted
+piece by piece, so a secret is never cut in two.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -72,39 +76,67 @@ class SpillWriter:
     write is ignored. :attr:`written` counts the bytes the file holds.
     """
 
-    def __init__(self, handle: BinaryIO | None, path: Path | None, max_bytes: int) -> None:
+    def __init__(
+        self,
+        handle: BinaryIO | None,
+        path: Path | None,
+        max_bytes: int,
+        redact: Callable[[str], str] | None = None,
+    ) -> None:
         self.path = path
         self.max_bytes = max_bytes
         self.written = 0
         self.error: str | None = None
         self._handle = handle
+        self._redact = redact
+        self._held = bytearray()
 
     @classmethod
-    def open(cls, directory: Path, keep: int, max_bytes: int) -> SpillWriter:
+    def open(
+        cls, directory: Path, keep: int, max_bytes: int, redact: Callable[[str], str] | None = None
+    ) -> SpillWriter:
         try:
             handle, path = open_spill(directory, keep)
         except OSError as exc:
             writer = cls(None, None, max_bytes)
             writer._fail(exc, directory)
             return writer
-        return cls(handle, path, max_bytes)
+        return cls(handle, path, max_bytes, redact)
 
     def write(self, data: bytes) -> None:
+        """Add output (``written`` counts output bytes accepted, before redaction)."""
         if self._handle is None:
             return
         room = self.max_bytes - self.written
         piece = data[:room] if len(data) > room else data
-        try:
-            self._handle.write(piece)
-        except OSError as exc:
-            self._fail(exc, self.path)
-            return
         self.written += len(piece)
+        self._put(piece)
         if self.written >= self.max_bytes:
             self.close()
 
+    def _put(self, piece: bytes, final: bool = False) -> None:
+        if self._redact is None:
+            self._emit(piece)
+            return
+        self._held += piece
+        cut = len(self._held) if final else _safe_cut(self._held)
+        if cut:
+            text = bytes(self._held[:cut]).decode("utf-8", "surrogateescape")
+            del self._held[:cut]
+            self._emit(self._redact(text).encode("utf-8", "surrogateescape"))
+
+    def _emit(self, data: bytes) -> None:
+        if self._handle is None or not data:
+            return
+        try:
+            self._handle.write(data)
+        except OSError as exc:
+            self._fail(exc, self.path)
+
     def close(self) -> None:
         """Flush and close (idempotent); a flush error counts as a write error."""
+        if self._held and self._handle is not None:
+            self._put(b"", final=True)
         handle, self._handle = self._handle, None
         if handle is None:
             return
@@ -126,6 +158,19 @@ class SpillWriter:
         structlog.get_logger("agentd.tools").warning(
             "spill_stopped", path=str(where), error=self.error, saved_bytes=self.written
         )
+
+
+_HOLD_LIMIT = 1 << 20
+
+
+def _safe_cut(held: bytearray) -> int:
+    """How much of ``held`` can be redacted now: up to the last line break, and not into a
+    private-key block still open (unless more than 1 MiB is held)."""
+    cut = held.rfind(b"\n") + 1
+    begin = held.rfind(b"-----BEGIN", 0, cut)
+    if begin >= 0 and held.find(b"-----END", begin, cut) < 0 and len(held) < _HOLD_LIMIT:
+        cut = begin
+    return cut
 
 
 def _size(path: Path) -> int:
