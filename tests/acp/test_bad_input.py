@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -186,3 +188,24 @@ def _processes_in(directory: Path) -> list[int]:
             except OSError:
                 continue
     return pids
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--socket", "/tmp/x.sock"], "--socket needs --shared"),
+        (["--permission-mode", "yolo"], "invalid choice: 'yolo'"),
+    ],
+)
+def test_usage_errors_exit_2(box: Box, args: list[str], message: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "agentd", "acp", *args],
+        env=box.env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert done.stdout == ""
