@@ -2,8 +2,10 @@
 
 ``--since SEQ`` first replays the buffered events after SEQ; when the daemon's buffer no
 longer reaches back that far, a warning is printed and the conversation so far is shown
-instead. ``--until-end`` leaves after the next ``agent_end`` and exits with that run's code;
-otherwise attach follows until Ctrl-C (exit 130) or until the daemon goes away (exit 1).
+instead. ``--until-end`` leaves after the next ``agent_end`` and exits with that run's code; when
+the replay already held a run's end and the session is idle, it exits at once with that run's
+code. Otherwise attach follows until Ctrl-C (exit 130) or until the daemon goes away (exit 1);
+on an idle session it first says on stderr that it waits for the next run.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class Follower:
         self.last_seq = last_seq
         self.refused = 0
         self.ended: RunSummary | None = None
+        self.replayed_end: RunSummary | None = None
 
     def show(self, data: bytes, event: SessionEvent | None) -> None:
         """Print one event; remember the run's end if it is a live ``agent_end``."""
@@ -63,6 +66,8 @@ class Follower:
                 self.renderer.footer(summary)
             if event.seq > self.last_seq:
                 self.ended = summary
+            else:
+                self.replayed_end = summary
             self.refused = 0
 
 
@@ -85,9 +90,30 @@ async def _attach(options: argparse.Namespace) -> int:
         follower = Follower(options, result.last_seq)
         if not result.complete:
             await _resync(client, options, follower)
+        for data, event in stream.ready():  # the replay came before subscribe's answer
+            follower.show(data, event)
+        code = await _before_following(client, options.session_id, follower)
+        if code is not None:
+            follower.renderer.close()
+            return code
         stop = StopSignal()
         with interrupt_handling(stop):
             return await _follow(stream, follower, stop)
+
+
+async def _before_following(client: AgentClient, session_id: str, follower: Follower) -> int | None:
+    """The exit code when there is nothing to wait for (``--until-end`` and the run's end
+    was replayed, the session now idle); None to follow, saying on stderr when the session is
+    idle and attach waits for its next run."""
+    if follower.until_end and follower.ended is not None:
+        return follower.ended.exit_code
+    if follower.ended is not None or (await client.state(session_id)).status != "idle":
+        return None
+    if follower.until_end and follower.replayed_end is not None:
+        warn(f"session {session_id} is idle: its last run ended as shown")
+        return follower.replayed_end.exit_code
+    warn(f"session {session_id} is idle; waiting for its next run (Ctrl-C to leave)")
+    return None
 
 
 async def _resync(client: AgentClient, options: argparse.Namespace, follower: Follower) -> None:

@@ -18,6 +18,7 @@ from typing import TypeVar
 from agentctl import outcome
 from agentctl.client import AgentClient, DaemonUnavailable, PermissionHandler, connect, spawn_stdio
 from agentctl.style import Style, wants_color
+from agentctl.wording import cli_words
 from agentd.errors import RpcError
 
 T = TypeVar("T")
@@ -47,7 +48,7 @@ def exit_code_for_exception(exc: BaseException) -> int:
         error(str(exc))
         return outcome.USAGE_ERROR
     if isinstance(exc, RpcError):
-        error(exc.message)
+        error(cli_words(exc.message))
         return outcome.exit_code_for_rpc_error(exc.code)
     if isinstance(exc, DaemonUnavailable | OSError):
         error(str(exc))

@@ -91,6 +91,20 @@ class EventStream(Generic[T]):
     def closed(self) -> bool:
         return self._closed
 
+    def ready(self) -> list[T]:
+        """Take the events already received, without waiting (for instance the replay a
+        ``session/subscribe`` sent before its answer)."""
+        items: list[T] = []
+        while not self._queue.empty():
+            item = self._queue.get_nowait()
+            if item is _END:
+                self._queue.put_nowait(_END)
+                break
+            converted = self._convert(item)
+            if converted is not None:
+                items.append(converted)
+        return items
+
     def __aiter__(self) -> EventStream[T]:
         return self
 

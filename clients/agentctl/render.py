@@ -31,6 +31,7 @@ from agentctl.toolfmt import (
     format_seconds,
     shorten,
 )
+from agentctl.wording import cli_words
 from agentd.protocol.content import AssistantMessage, TextContent, UserMessage
 from agentd.protocol.events import (
     AgentEnd,
@@ -277,7 +278,7 @@ class TerminalRenderer:
                 summary = describe_call(event.tool, event.args, self.cwd)
                 self.line(style.yellow(f"? {event.tool}  {summary}  waits for approval"))
             case PermissionResolved() if event.outcome.startswith("reject"):
-                reason = f": {event.reason}" if event.reason else ""
+                reason = f": {cli_words(event.reason)}" if event.reason else ""
                 self.line(style.red(f"⊘ permission refused{reason}"))
             case CompactionStart():
                 self.line(style.dim(f"… compacting the conversation ({event.reason})"))

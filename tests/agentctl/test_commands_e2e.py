@@ -6,7 +6,6 @@ import json
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -24,33 +23,45 @@ def start_session(sandbox: Sandbox, prompt: str = "how are you") -> tuple[str, l
 
 
 def test_attach_replays_since_seq_then_follows_until_the_run_ends(sandbox: Sandbox) -> None:
-    """attach --since replays the buffered events after SEQ, then shows the next run live."""
+    """attach --since replays the buffered events after SEQ, then shows the next run live;
+    on the idle session it says it waits for that run."""
     session_id, seqs = start_session(sandbox)
     since = seqs[len(seqs) // 2]
-    attach = sandbox.popen("attach", session_id, "--since", str(since), "--json", "--until-end")
+    attach = sandbox.popen_bytes("attach", session_id, "--since", str(since), "--json")
     assert attach.stdout is not None
     replayed = [json.loads(attach.stdout.readline()) for _ in range(seqs[-1] - since)]
     assert [line["seq"] for line in replayed] == list(range(since + 1, seqs[-1] + 1))
+    read_until(attach, "stderr", "is idle; waiting for its next run (Ctrl-C to leave)")
 
     again = sandbox.run("send", "--json", "--session", session_id, "how are you")
     assert again.returncode == 0, again.stderr
-    rest, errors = attach.communicate(timeout=20)
-    assert attach.returncode == 0, errors
-    live = json_lines(rest)
+    live = json_lines(read_until(attach, "stdout", '"agent_end"').rsplit("\n", 1)[0] + "\n")
     assert live[0]["seq"] == seqs[-1] + 1
-    assert event_types(live)[-1] == "agent_end"
+    attach.send_signal(signal.SIGINT)
+    attach.communicate(timeout=20)
+    assert attach.returncode == 130
+
+
+def test_attach_until_end_on_an_idle_session_replays_and_exits(sandbox: Sandbox) -> None:
+    """--since 0 --until-end on a finished session: the last run, a note, its exit code."""
+    session_id, seqs = start_session(sandbox)
+    result = sandbox.run("attach", session_id, "--since", "0", "--until-end", "--json", timeout=20)
+    assert result.returncode == 0, result.stderr
+    assert [line["seq"] for line in json_lines(result.stdout)] == seqs
+    assert f"session {session_id} is idle: its last run ended as shown" in result.stderr
 
 
 def test_attach_rendered_shows_prompts_and_replies(sandbox: Sandbox) -> None:
-    """Without --json attach renders the run, including the prompt someone else sent."""
+    """Without --json attach renders the run, including the prompt someone else sent; on the
+    idle session it first says that it waits."""
     session_id, _ = start_session(sandbox)
-    attach = sandbox.popen("attach", session_id, "--until-end")
-    time.sleep(0.5)  # let it subscribe: nothing is replayed without --since
+    attach = sandbox.popen_bytes("attach", session_id, "--until-end")
+    read_until(attach, "stderr", "is idle; waiting for its next run")
     sandbox.run("send", "--session", session_id, "how are you")
     out, errors = attach.communicate(timeout=20)
     assert attach.returncode == 0, errors
-    assert "› how are you" in out
-    assert "── done · 1 turn" in out
+    assert "› how are you" in out.decode()
+    assert "── done · 1 turn" in out.decode()
 
 
 def test_attach_to_an_unknown_session_fails(sandbox: Sandbox) -> None:

@@ -42,7 +42,7 @@ def test_a_key_exported_after_the_daemon_started_is_used_and_never_written(
     missing = sandbox.run("send", "hi")
     assert missing.returncode == 2
     assert "no LLM provider is configured" in missing.stderr
-    assert "client's environment" in missing.stderr
+    assert "provider variables were read from agentctl's environment" in missing.stderr
     assert "Traceback" not in missing.stderr
 
     with recording_llm() as llm:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
+from agentd.errors import InvalidParams
 from agentd.messages import estimate_tokens
 from agentd.protocol.content import (
     AssistantMessage,
@@ -30,6 +31,7 @@ from agentd.protocol.methods import CompactResult
 from agentd.providers.base import ProviderRequest, StreamEnd
 
 if TYPE_CHECKING:
+    from agentd.agent import Agent
     from agentd.server.runtime import SessionRuntime
 
 Reason = Literal["manual", "threshold", "overflow"]
@@ -52,6 +54,35 @@ def context_tokens(messages: list[Message]) -> int:
             used = message.usage.input_tokens + message.usage.output_tokens
             return used + estimate_tokens(messages[index + 1 :])
     return estimate_tokens(messages)
+
+
+class PromptTooLarge(InvalidParams):
+    """A prompt that cannot fit the model's context window, whatever compaction does."""
+
+
+def _prompt_too_large(agent: Agent, text: str, window: int, reserve: int) -> PromptTooLarge | None:
+    """The error for a prompt that cannot fit ``window`` (see
+    :meth:`Compactor.check_prompt_fits`), or None."""
+    fixed = (len(agent.system_prompt) + len(msgspec.json.encode(agent.tool_specs))) // 4
+    prompt = len(text.encode()) // 4
+    reply = min(reserve, window // 4)
+    if fixed + prompt + reply <= window:
+        return None
+    return PromptTooLarge(
+        f"the prompt is too large for {agent.model}: about {_count(prompt)} tokens "
+        f"({_size(len(text.encode()))}), but its context window is {_count(window)} tokens, "
+        f"{_count(fixed)} of them taken by the system prompt and tools and {_count(reply)} kept "
+        "for the reply; shorten the prompt or choose a model with a larger window",
+        {"promptTokens": prompt, "contextWindow": window, "fixedTokens": fixed},
+    )
+
+
+def _count(tokens: int) -> str:
+    return f"{tokens / 1_000_000:.1f}M" if tokens >= 1_000_000 else f"{tokens / 1000:.1f}k"
+
+
+def _size(size: int) -> str:
+    return f"{size / 1_048_576:.1f} MB" if size >= 1_048_576 else f"{size / 1024:.0f} KB"
 
 
 def cut_index(messages: list[Message], keep_tokens: int) -> int:
@@ -92,6 +123,18 @@ class Compactor:
             return False
         result = await self.compact("overflow" if reason == "overflow" else "threshold")
         return result.compacted
+
+    def check_prompt_fits(self, text: str) -> None:
+        """Raise :class:`PromptTooLarge` (with the sizes) when the system prompt, the tool
+        specs, ``text`` and room for a reply (the reserve, at most a quarter of the window)
+        exceed the context window: compaction can shrink the conversation, never these. No
+        check when the window is unknown."""
+        if self.context_window:
+            error = _prompt_too_large(
+                self.runtime.agent, text, self.context_window, self.reserve_tokens
+            )
+            if error is not None:
+                raise error
 
     def over_threshold(self) -> bool:
         if not self.context_window:

@@ -151,6 +151,8 @@ class SessionRuntime:
         self._check_idle()
         if budget is not None and budget.max_cost is not None:
             self._check_priced()
+        if self.compactor is not None:
+            self.compactor.check_prompt_fits(text)
         content: list[UserContent] = list(images)
         run = self._run(text, content, max_turns, budget)
         task = asyncio.create_task(run, name=f"run-{self.id}")

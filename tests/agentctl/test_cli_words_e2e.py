@@ -1,0 +1,68 @@
+"""Errors at the command line speak agentctl, not JSON-RPC: commands and flags instead of
+method names and params (real daemon over pipes), and argparse's internals never show."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentctl.wording import cli_words
+from tests.agentctl.harness import Sandbox, json_lines, read_until
+
+pytestmark = pytest.mark.e2e
+MOCK = ("--provider", "mock")
+
+
+def test_unknown_session_points_to_sessions_list(sandbox: Sandbox) -> None:
+    result = sandbox.run("send", "--stdio", "--session", "nope", "hi")
+    assert result.returncode == 2
+    assert "(see `agentctl sessions list`)" in result.stderr
+    assert "session/list" not in result.stderr
+
+
+def test_bad_numbers_are_explained_in_words(sandbox: Sandbox) -> None:
+    result = sandbox.run("send", "--max-turns", "abc", "hi")
+    assert result.returncode == 2
+    assert "argument --max-turns: expected a whole number, got 'abc'" in result.stderr
+    assert "_positive" not in result.stderr
+    timeout = sandbox.run("send", "--timeout", "soon", "hi")
+    assert "argument --timeout: expected a number, got 'soon'" in timeout.stderr
+
+
+def test_refused_permission_says_which_flag_helps(sandbox: Sandbox) -> None:
+    result = sandbox.run("send", "--stdio", *MOCK, "--permission", "ask", "hello world")
+    assert result.returncode == 5
+    assert "use --permission auto, or --permission ask on a terminal" in result.stderr
+    assert "requestPermission" not in result.stderr
+
+
+def test_removing_a_running_session_suggests_cancel_and_force(sandbox: Sandbox) -> None:
+    run = sandbox.popen_bytes("send", "--json", *MOCK, "be slow")
+    try:
+        session_id = json_lines(read_until(run, "stdout", '"text_delta"').split("\n", 1)[0])[0][
+            "sessionId"
+        ]
+        result = sandbox.run("sessions", "rm", session_id)
+        assert result.returncode != 0
+        assert f"cancel it (`agentctl cancel {session_id}`) or use --force" in result.stderr
+        assert "force: true" not in result.stderr
+    finally:
+        run.kill()
+        run.communicate()
+
+
+def test_every_known_phrase_is_rewritten() -> None:
+    assert cli_words("session abc is running; cancel it or pass force: true") == (
+        "session abc is running; cancel it (`agentctl cancel abc`) or use --force"
+    )
+    assert (
+        cli_words(
+            "session abc is running; wait for it to finish, or use session/steer, "
+            "session/followUp or session/cancel"
+        )
+        == "session abc is running; wait for it to finish, or stop it with `agentctl cancel abc`"
+    )
+    assert "agentctl's environment" in cli_words(
+        "(provider variables were read from the client's environment, sent with the request)"
+    )
+    assert cli_words("choose one …, or pass provider") == "choose one …, or pass --provider"
+    assert cli_words("something else entirely") == "something else entirely"
