@@ -89,3 +89,16 @@ async def test_no_planted_secret_reaches_any_surface(planted: Home) -> None:
     assert {name: _leaks(text) for name, text in surfaces.items()} == {
         name: [] for name in surfaces
     }
+
+
+async def test_daemon_status_reports_the_protections(home: Home) -> None:
+    """The serving daemon is non-dumpable and reports openat2 and the Landlock ABI."""
+    from agentd.hardening import landlock_abi, openat2_available
+
+    async with stdio_client(home) as client:
+        status = await client.call("daemon/status", {})
+    assert status["security"] == {
+        "dumpable": False,
+        "openat2": openat2_available(),
+        "landlockAbi": landlock_abi(),
+    }

@@ -357,7 +357,7 @@ def _assemble(
         config_warnings=list(parts.config.warnings),
         untrusted_config=str(parts.config.untrusted_file) if parts.config.untrusted_file else None,
     )
-    _warn_about_config(file, parts.config)
+    _warn_about_config(file, parts.config, parts)
     runtime = SessionRuntime(settings, agent, file, policy)
     approver.bind(runtime)
     runtime.compactor = compactor(runtime, parts)
@@ -365,11 +365,17 @@ def _assemble(
     return runtime
 
 
-def _warn_about_config(file: SessionFile, config: Config) -> None:
-    """Config warnings become ``session_warning`` events for every client that watches."""
+def _warn_about_config(file: SessionFile, config: Config, parts: _Parts) -> None:
+    """Config warnings, and an unconfined bash under a workspace sandbox, become
+    ``session_warning`` events for every client that watches."""
+    from agentd.hardening import landlock_abi
     from agentd.store.tree import LoadWarning
+    from agentd.tools.landlock import unconfined_warning
 
-    file.warnings.extend(LoadWarning(line=None, message=text) for text in config.warnings)
+    texts = list(config.warnings)
+    if parts.sandbox == "workspace" and "bash" in parts.tools:
+        texts += [text for text in [unconfined_warning(landlock_abi())] if text]
+    file.warnings.extend(LoadWarning(line=None, message=text) for text in texts)
 
 
 def _approval(parts: _Parts) -> tuple[PermissionPolicy, Approver]:

@@ -21,6 +21,7 @@ When the session is sandboxed (``ctx.workspace``), commands start in the workspa
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
@@ -80,21 +81,47 @@ class BashTool:
         keep = int(ctx.options.get("bash_spill_keep", KEEP_PER_SESSION))
         spill_max = int(ctx.options.get("bash_spill_max_bytes", SPILL_MAX_BYTES))
         capture = OutputCapture(limits, ctx.spill_dir, keep, spill_max, ctx.redact)
-        outcome = await run_shell(
-            command,
-            cwd=start_cwd,
-            env=child_env(ctx.env, ctx.options),
-            timeout=timeout,
-            capture=capture,
-            on_output=ctx.on_update,
-            kill_grace=float(ctx.options.get("bash_kill_grace", 2.0)),
-            update_interval=float(ctx.options.get("bash_update_interval", 0.05)),
-            registry=ctx.options.get("process_registry"),
-        )
+        env = child_env(ctx.env, ctx.options)
+        ruleset = _confinement(ctx, env)
+        try:
+            outcome = await run_shell(
+                command,
+                cwd=start_cwd,
+                env=env,
+                timeout=timeout,
+                capture=capture,
+                on_output=ctx.on_update,
+                kill_grace=float(ctx.options.get("bash_kill_grace", 2.0)),
+                update_interval=float(ctx.options.get("bash_update_interval", 0.05)),
+                registry=ctx.options.get("process_registry"),
+                ruleset=ruleset,
+            )
+        finally:
+            if ruleset is not None:
+                os.close(ruleset)
         if params.timeout is not None and params.timeout > max_timeout:
             notes.append(f"[The timeout was capped at the {max_timeout:g} s maximum.]")
         notes.extend(_update_cwd(ctx, start_cwd, outcome))
         return _result(command, outcome, capture, limits, timeout, notes)
+
+
+def _confinement(ctx: ToolContext, env: dict[str, str]) -> int | None:
+    """Under a workspace sandbox, a Landlock ruleset letting the command write only in the
+    workspace and the session's temp dir (set as its ``TMPDIR``); None when unconfined."""
+    if ctx.workspace is None:
+        return None
+    from agentd.hardening import landlock_abi
+
+    if landlock_abi() == 0:
+        return None
+    from agentd.tools.landlock import session_tmp, write_ruleset
+
+    tmp = session_tmp(ctx.session_id)
+    env["TMPDIR"] = str(tmp)
+    try:
+        return write_ruleset([ctx.workspace, tmp])
+    except OSError as error:
+        raise ToolError(f"Cannot confine the command to the workspace: {error}.") from None
 
 
 def _refuse_if_dangerous(command: str, ctx: ToolContext) -> None:

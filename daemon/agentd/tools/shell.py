@@ -75,17 +75,19 @@ async def run_shell(
     kill_grace: float = 2.0,
     update_interval: float = 0.05,
     registry: Path | None = None,
+    ruleset: int | None = None,
 ) -> ShellOutcome:
     """Run ``command``; see the module docstring. Re-raises CancelledError after killing.
 
     ``registry``: the directory where the call is recorded while it runs, so that a daemon
     starting after this one was killed can end what is left (:mod:`agentd.tools.orphans`).
+    ``ruleset``: a Landlock ruleset the shell is confined to (:mod:`agentd.tools.landlock`).
     """
     loop = asyncio.get_running_loop()
     throttle = UpdateThrottle(on_output, update_interval)
     started = loop.time()
     marker = new_marker()
-    proc, pipe, cwd_read = await _start(command, cwd, {**env, MARKER_VAR: marker})
+    proc, pipe, cwd_read = await _start(command, cwd, {**env, MARKER_VAR: marker}, ruleset)
     entry = register(registry, proc.pid, marker) if registry is not None else None
     closed: asyncio.Future[None] = loop.create_future()
 
@@ -118,8 +120,17 @@ async def run_shell(
     )
 
 
+def _prepare_child(parent_pid: int, ruleset: int | None) -> None:
+    """In the forked child: die with the daemon; enter the Landlock domain if given."""
+    die_with_parent(parent_pid)
+    if ruleset is not None:
+        from agentd.tools.landlock import confine
+
+        confine(ruleset)
+
+
 async def _start(
-    command: str, cwd: Path, env: dict[str, str]
+    command: str, cwd: Path, env: dict[str, str], ruleset: int | None = None
 ) -> tuple[asyncio.subprocess.Process, BinaryIO, int]:
     """Start the shell; returns it, the read end of its output and of the cwd channel."""
     out_read, out_write = os.pipe()
@@ -129,7 +140,7 @@ async def _start(
         proc = await asyncio.create_subprocess_exec(
             bash_path(), "-c", script, stdin=asyncio.subprocess.DEVNULL, stdout=out_write,
             stderr=out_write, cwd=cwd, env=env, start_new_session=True, pass_fds=(cwd_write,),
-            preexec_fn=partial(die_with_parent, os.getpid()),
+            preexec_fn=partial(_prepare_child, os.getpid(), ruleset),
         )  # fmt: skip
     except BaseException:
         os.close(out_read)

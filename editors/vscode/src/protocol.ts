@@ -679,7 +679,8 @@ export interface SessionLoadResult {
  * ``session/new``: open a session. Events go to the creating connection.
  *
  *     Unset fields come from the configuration. ``sandbox: "workspace"`` confines the file
- *     tools to ``cwd`` (symlinks resolved; bash is not confined). The effective permission mode
+ *     tools to ``cwd`` (opened beneath it, race-free) and, where the kernel has Landlock, what
+ *     bash writes (``daemon/status`` says; else a ``session_warning``). The effective permission mode
  *     and sandbox and the given overrides are stored in the session file, so the session keeps
  *     them when it is loaded again.
  *

@@ -1,0 +1,132 @@
+"""Confining bash with Landlock (Linux 5.13+) under ``sandbox = "workspace"``.
+
+:func:`write_ruleset` builds, in the daemon, a Landlock ruleset that handles every right that
+changes the filesystem (write, truncate, create, remove, rename/link across folders) and
+grants them only beneath the workspace, the session's temp dir (``TMPDIR`` of the command) and
+on ``/dev/null``-like devices. Reading and executing stay unrestricted. :func:`confine` runs
+in the forked child before ``exec`` (``preexec_fn``): ``PR_SET_NO_NEW_PRIVS`` and
+``landlock_restrict_self`` with that ruleset, so bash and everything it starts can write
+nowhere else, whatever user it runs as (root included). Network access is not confined.
+
+Where the kernel has no Landlock (:func:`agentd.hardening.landlock_abi` is 0), commands run
+unconfined and the session says so in a ``session_warning``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+from pathlib import Path
+
+from agentd.hardening import landlock_abi, libc
+
+_SYS_ADD_RULE = 445
+_SYS_RESTRICT_SELF = 446
+_SYS_CREATE_RULESET = 444
+_RULE_PATH_BENEATH = 1
+PR_SET_NO_NEW_PRIVS = 38
+
+WRITE_FILE = 1 << 1
+REMOVE_DIR = 1 << 4
+REMOVE_FILE = 1 << 5
+MAKE_ANY = sum(1 << bit for bit in range(6, 13))  # char, dir, reg, sock, fifo, block, sym
+REFER = 1 << 13  # ABI 2
+TRUNCATE = 1 << 14  # ABI 3
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty")
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = (("handled_access_fs", ctypes.c_uint64),)
+
+
+class _PathBeneath(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = (("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32))
+
+
+def handled_rights(abi: int) -> int:
+    """Every filesystem-changing right this ABI knows."""
+    rights = WRITE_FILE | REMOVE_DIR | REMOVE_FILE | MAKE_ANY
+    if abi >= 2:
+        rights |= REFER
+    if abi >= 3:
+        rights |= TRUNCATE
+    return rights
+
+
+def write_ruleset(writable: list[Path]) -> int | None:
+    """A ruleset descriptor allowing writes only beneath ``writable`` and on the devices;
+    None when the kernel has no Landlock. The caller closes it after the child started."""
+    abi = landlock_abi()
+    library = libc()
+    if abi == 0 or library is None:
+        return None
+    rights = handled_rights(abi)
+    attr = _RulesetAttr(rights)
+    size = ctypes.c_size_t(ctypes.sizeof(attr))
+    fd = library.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), size, 0)
+    if fd < 0:
+        return None
+    try:
+        for folder in writable:
+            _allow(int(fd), folder, rights)
+        file_rights = rights & (WRITE_FILE | TRUNCATE)
+        for device in DEVICES:
+            if Path(device).exists():
+                _allow(int(fd), Path(device), file_rights)
+    except OSError:
+        os.close(int(fd))
+        raise
+    return int(fd)
+
+
+def _allow(ruleset: int, path: Path, rights: int) -> None:
+    library = libc()
+    target = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    try:
+        rule = _PathBeneath(rights, target)
+        done = library.syscall(_SYS_ADD_RULE, ruleset, _RULE_PATH_BENEATH, ctypes.byref(rule), 0)
+        if done != 0:
+            code = ctypes.get_errno()
+            raise OSError(code, os.strerror(code), str(path))
+    finally:
+        os.close(target)
+
+
+_prctl = libc().prctl if libc() is not None else None
+_syscall = libc().syscall if libc() is not None else None
+
+
+def confine(ruleset: int) -> None:
+    """In the forked child: restrict this process (and what it runs) to ``ruleset``.
+    On failure the child kills itself rather than run unconfined."""
+    if _prctl is None or _syscall is None:
+        os._exit(126)
+    if _prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or _syscall(_SYS_RESTRICT_SELF, ruleset, 0):
+        os.write(2, b"agentd: cannot confine the command with Landlock\n")
+        os._exit(126)
+
+
+def unconfined_warning(abi: int) -> str | None:
+    """The warning for a workspace sandbox on a kernel without Landlock (None: confined)."""
+    if abi > 0:
+        return None
+    return (
+        "bash is not confined to the workspace: this kernel has no Landlock (Linux 5.13+ "
+        "with landlock in its LSM list). The file tools stay sandboxed; commands bash runs "
+        "can write wherever your user can."
+    )
+
+
+def session_tmp(session_id: str) -> Path:
+    """The session's own temp dir (``0700``), the only writable place outside the workspace."""
+    base = Path(os.environ.get("TMPDIR") or "/tmp") / f"agentd-{os.getuid()}-tmp"
+    path = base / (session_id or "default")
+    for level in (base, path):
+        try:
+            level.mkdir(mode=0o700)
+        except FileExistsError:
+            if level.is_symlink() or level.stat().st_uid != os.getuid():
+                raise OSError(errno.EPERM, "not a private directory", str(level)) from None
+    return path
