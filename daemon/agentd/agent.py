@@ -38,6 +38,7 @@ from agentd.messages import (
 from agentd.protocol.content import (
     AssistantMessage,
     Message,
+    StopReason,
     ToolCall,
     Usage,
     UserContent,
@@ -81,6 +82,8 @@ class RunResult:
     turns: int = 0
     usage: Usage = field(default_factory=Usage)
     error: str | None = None
+    refused: list[tuple[ToolCall, str]] = field(default_factory=list)
+    """Tool calls the authorizer refused, with the refusal text."""
 
 
 class _Stop(Exception):
@@ -115,6 +118,8 @@ class Agent:
     steering: deque[str] = field(default_factory=deque)
     follow_up: deque[str] = field(default_factory=deque)
     failure: Exception | None = None
+    _result: RunResult = field(default_factory=RunResult, init=False, repr=False)
+    _open_turn: int | None = field(default=None, init=False, repr=False)
 
     # --- the loop ----------------------------------------------------------------------------
 
@@ -132,7 +137,7 @@ class Agent:
         ``max_turns`` limits this run only (default: :attr:`max_turns`); ``budget`` caps its
         spending (stop reason ``budget``, before the model call that would pass a cap).
         """
-        result = RunResult()
+        result = self._result = RunResult()
         self.sink(AgentStart())
         try:
             await self._loop(user_message(text, images), result, max_turns, budget)
@@ -142,6 +147,8 @@ class Agent:
             self._uncancel()
             result.stop_reason = "cancelled"
             self.drop_queues()
+            if self._open_turn is not None:  # the cancelled turn ends too
+                self.sink(TurnEnd(turn=self._open_turn, stop_reason="aborted"))
         except Exception as exc:  # a bug must still end the run cleanly (logged by the caller)
             result.stop_reason, result.error = "error", f"internal error: {exc!r}"
             self.failure = exc
@@ -175,20 +182,25 @@ class Agent:
                 raise _Stop("budget", refusal)
             result.turns += 1
             self.sink(TurnStart(turn=result.turns))
+            self._open_turn = result.turns
             for message in pending:
                 self._add_user(message)
             assistant = await self._stream_assistant(result)
             if assistant.stop_reason in ("error", "aborted"):
-                self.sink(TurnEnd(turn=result.turns, stop_reason=assistant.stop_reason))
+                self._end_turn(result.turns, assistant.stop_reason)
                 raise _Stop("error", assistant.error_message or "the model call failed")
             calls = assistant.tool_calls()
             if calls:
                 await self._run_tools(calls)
-            self.sink(TurnEnd(turn=result.turns, stop_reason=assistant.stop_reason))
+            self._end_turn(result.turns, assistant.stop_reason)
             pending = self._take(self.steering)
             if not calls and not pending:
                 pending = self._take(self.follow_up)
             more = bool(calls or pending)
+
+    def _end_turn(self, turn: int, stop_reason: StopReason) -> None:
+        self._open_turn = None
+        self.sink(TurnEnd(turn=turn, stop_reason=stop_reason))
 
     def _budget_refusal(
         self, budget: Budget, result: RunResult, pending: list[UserMessage]
@@ -318,7 +330,10 @@ class Agent:
                 f"The arguments of this {call.name} call are not a valid JSON object "
                 f"({call.parse_error}). Call the tool again with valid JSON arguments."
             )
-        return await self.authorize(call, tool)
+        refusal = await self.authorize(call, tool)
+        if refusal is not None:
+            self._result.refused.append((call, refusal))
+        return refusal
 
     async def _execute(
         self,

@@ -203,10 +203,34 @@ def errors_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def enums_table() -> str:
+    """The Markdown table of every enumeration the protocol uses, with all its values."""
+    from typing import get_args
+
+    from agentd.protocol import content, events, methods
+
+    enums = [
+        ("StopReason", content.StopReason, "an assistant message's / a turn's `stopReason`"),
+        ("RunStopReason", events.RunStopReason, "`agent_end` and `session/prompt` `stopReason`"),
+        ("ToolKind", events.ToolKind, "`tool_execution_start` `kind`"),
+        ("PermissionOption", events.PermissionOption, "answers to `session/requestPermission`"),
+        ("PermissionMode", methods.PermissionMode, "a session's `permissionMode`"),
+    ]
+    deltas = [tp.__struct_config__.tag for tp in get_args(events.Delta)]
+    lines = ["| Enumeration | Values | Where |", "|---|---|---|"]
+    for name, literal, where in enums:
+        values = ", ".join(f"`{value}`" for value in get_args(literal))
+        lines.append(f"| `{name}` | {values} | {where} |")
+    delta_values = ", ".join(f"`{tag}`" for tag in deltas)
+    lines.append(f"| delta `type` | {delta_values} | `message_update` `delta` |")
+    return "\n".join(lines) + "\n"
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "methods": methods_table,
     "events": events_table,
     "errors": errors_table,
+    "enums": enums_table,
 }
 
 

@@ -65,6 +65,9 @@ async def test_rejection_is_an_error_result_and_nothing_is_written(home: Home) -
     assert "Permission denied" in end["result"][0]["text"]
     assert not (home.project / "note.txt").exists()
     assert result["stopReason"] == "end_turn"
+    refused = result["permissionsRefused"]
+    assert [(r["toolCallId"], r["name"]) for r in refused] == [(end["toolCallId"], "write")]
+    assert "Permission denied" in refused[0]["reason"]
 
 
 async def test_allow_always_is_remembered_for_the_session(home: Home) -> None:

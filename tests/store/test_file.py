@@ -204,13 +204,22 @@ else:
 """
 
 
-def test_processes_racing_for_one_id_never_both_get_it(root: Path) -> None:
+@pytest.mark.parametrize("same_cwd", [False, True])
+def test_processes_racing_for_one_id_never_both_get_it(root: Path, same_cwd: bool) -> None:
     """Daemons sharing a store and creating the same id at once: at most one file survives,
-    and only the creator whose file survives is told it succeeded."""
+    and only the creator whose file survives is told it succeeded; the others are refused
+    (SessionExists), also when they picked the same file name in the same millisecond."""
     start = time.time() + 1.5
     racers = [
         subprocess.Popen(
-            [sys.executable, "-c", _RACER, str(root), f"/home/me/p{n}", str(start)],
+            [
+                sys.executable,
+                "-c",
+                _RACER,
+                str(root),
+                f"/home/me/p{0 if same_cwd else n}",
+                str(start),
+            ],
             stdout=subprocess.PIPE,
             text=True,
         )
@@ -218,5 +227,6 @@ def test_processes_racing_for_one_id_never_both_get_it(root: Path) -> None:
     ]
     answers = [racer.communicate(timeout=30)[0].strip() for racer in racers]
     files = list(root.glob("*/*_raced.jsonl"))
-    assert sorted(set(answers)) <= ["created", "refused"]
+    assert set(answers) <= {"created", "refused"}, answers
+    assert len(answers) == 8
     assert answers.count("created") == len(files) <= 1

@@ -175,14 +175,25 @@ class PromptParams(Params):
     max_tokens: Annotated[int, msgspec.Meta(ge=1)] | None = None
 
 
+class RefusedCall(Result):
+    """A tool call of the run that was not allowed to run (the policy or the user refused)."""
+
+    tool_call_id: str
+    name: str
+    reason: str
+
+
 class PromptResult(Result):
-    """How the run ended. A cancel is ``cancelled``, never an error."""
+    """How the run ended. A cancel is ``cancelled``, never an error. ``permissions_refused``
+    lists the tool calls refused permission during the run (the model got the refusal as the
+    call's error result), in order."""
 
     stop_reason: RunStopReason
     turns: int
     usage: Usage
     cost: float
     error: str | None = None
+    permissions_refused: list[RefusedCall] = msgspec.field(default_factory=list)
 
 
 class SessionTextParams(Params):

@@ -51,10 +51,11 @@ class Route:
     def decode(self, raw: msgspec.Raw) -> Any:
         """The params as ``params_type``; raises InvalidParams naming the offending field.
 
-        Absent or null params decode like ``{}`` for Struct types (so an all-default params
-        Struct is built, and one with required fields is refused) and as None otherwise.
+        Absent or null params, and an empty array (what Lua clients send for ``{}``), decode
+        like ``{}`` for Struct types (so an all-default params Struct is built, and one with
+        required fields is refused) and as None otherwise.
         """
-        if not has_value(raw):
+        if not has_value(raw) or _empty_array(raw):
             raw = msgspec.Raw(b"{}" if _is_struct(self.params_type) else b"null")
         try:
             return self.decoder.decode(raw)
@@ -69,6 +70,11 @@ async def _finish_notification(method: str, outcome: Awaitable[None]) -> None:
         await outcome
     except Exception:
         log.exception("notification handler failed", extra={"method": method})
+
+
+def _empty_array(raw: msgspec.Raw) -> bool:
+    data = bytes(raw)
+    return data.startswith(b"[") and data[1:].strip() == b"]"
 
 
 def _is_struct(tp: Any) -> bool:

@@ -58,8 +58,9 @@ def register(router: Router, sessions: SessionManager) -> None:
         try:
             return prompt_result(await asyncio.shield(task))
         except asyncio.CancelledError:
-            if not conn.stopping:  # $/cancelRequest on the prompt: cancel the run as well
-                runtime.cancel()
+            if not conn.stopping:  # $/cancelRequest on the prompt: cancel the run as well,
+                runtime.cancel()  # and answer after its agent_end, as session/cancel does
+                await asyncio.gather(task, return_exceptions=True)
             raise  # the client went away: the run goes on
 
     async def queue(params: SessionTextParams, *, steer: bool) -> OkResult:

@@ -25,6 +25,7 @@ from agentd.protocol.methods import (
     CancelResult,
     PermissionMode,
     PromptResult,
+    RefusedCall,
     SessionInfo,
     SessionStateResult,
 )
@@ -251,4 +252,8 @@ def prompt_result(result: RunResult) -> PromptResult:
         usage=result.usage,
         cost=result.usage.cost,
         error=result.error,
+        permissions_refused=[
+            RefusedCall(tool_call_id=call.id, name=call.name, reason=reason)
+            for call, reason in result.refused
+        ],
     )

@@ -143,7 +143,10 @@ class SessionFile(SessionTree):
         root.mkdir(mode=0o700, parents=True, exist_ok=True)
         folder.mkdir(mode=0o700, exist_ok=True)
         path = folder / session_file_name(header.created_at, session_id)
-        fd = _create_file(path, header)
+        try:
+            fd = _create_file(path, header)
+        except FileExistsError:  # another process created this id in the same millisecond
+            raise SessionExists(f"session {session_id!r} already exists") from None
         if chosen:
             _claim(root, path, fd)
         session = cls(path, header, [], secrets=secrets, fd=fd, locked=lock)

@@ -414,7 +414,9 @@ export interface PromptParams {
   maxTokens?: number | null;
 }
 /**
- * How the run ended. A cancel is ``cancelled``, never an error.
+ * How the run ended. A cancel is ``cancelled``, never an error. ``permissions_refused``
+ *     lists the tool calls refused permission during the run (the model got the refusal as the
+ *     call's error result), in order.
  */
 export interface PromptResult {
   stopReason: 'budget' | 'cancelled' | 'end_turn' | 'error' | 'max_turns';
@@ -422,6 +424,15 @@ export interface PromptResult {
   usage: Usage;
   cost: number;
   error?: string | null;
+  permissionsRefused?: RefusedCall[];
+}
+/**
+ * A tool call of the run that was not allowed to run (the policy or the user refused).
+ */
+export interface RefusedCall {
+  toolCallId: string;
+  name: string;
+  reason: string;
 }
 /**
  * The steering and follow-up queues changed (texts not yet delivered).
