@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -97,6 +98,11 @@ class Rule:
         """
         if self.spec is None:
             return True
+        if anywhere and "/" not in self.spec.rstrip("/"):
+            rule = _glob(self.spec)
+            return rule is not None and rule.matches(
+                path.lstrip("/"), path.rsplit("/", 1)[-1], False
+            )
         if self.spec.startswith(("/", "~")):
             glob, candidate = _expand(self.spec), path
         else:
@@ -127,9 +133,10 @@ def _real(absolute: str, parents: dict[str, str]) -> str:
         parent = parents[head] = os.path.realpath(head)
     candidate = f"{parent.rstrip('/')}/{tail}"
     try:
-        return os.path.realpath(candidate) if Path(candidate).is_symlink() else candidate
-    except (OSError, ValueError):  # a name too long or with NUL: no such file can exist
+        is_link = stat.S_ISLNK(os.lstat(candidate).st_mode)
+    except (OSError, ValueError):  # missing, a name too long or with NUL: not a link
         return candidate
+    return os.path.realpath(candidate) if is_link else candidate
 
 
 def _expand(raw: str) -> str:
