@@ -244,10 +244,16 @@ class PermissionPolicy:
         """A bash rule against every simple command; a path rule against every word that
         may name a path (see the module docstring)."""
         command_rules = [rule for rule in self.deny if rule.tool == "bash"]
-        if command_rules:
-            forms = list(dict.fromkeys(" ".join(words) for words in _deny_forms(command, 0)))
+        whole = next((rule for rule in command_rules if rule.spec is None), None)
+        if whole is not None:
+            return whole
+        heads = {command_name(_head(rule.spec or "")) for rule in command_rules}
+        for words in _deny_forms(command, 0) if heads else ():
+            if command_name(words[0]) not in heads:
+                continue
+            texts = {" ".join(words), " ".join([command_name(words[0]), *words[1:]])}
             for rule in command_rules:
-                if rule.spec is None or any(rule.matches_text(text) for text in forms):
+                if any(rule.matches_text(text) for text in texts):
                     return rule
         path_rules = [r for r in self.deny if r.tool in PATH_TOOLS and r.spec is not None]
         if not path_rules:
@@ -306,8 +312,8 @@ def _harmless_redirects(simple: SimpleCommand) -> bool:
 
 def _deny_forms(command: str, depth: int) -> list[list[str]]:
     """Every simple command of ``command`` as deny rules see it: as written and without
-    wrappers, the program as its basename; nested ``sh -c``/``eval`` strings included, and
-    the plain word split of the input as a fallback."""
+    wrappers (rules compare the program's basename too); nested ``sh -c``/``eval`` strings
+    included, and the plain word split of the input as a fallback."""
     parsed = _parse(command)
     argvs = [list(simple.argv) for simple in parsed.commands] if parsed else []
     if parsed is None or parsed.syntax_error:
@@ -315,15 +321,20 @@ def _deny_forms(command: str, depth: int) -> list[list[str]]:
     forms: list[list[str]] = []
     for argv in argvs:
         stripped = strip_wrappers(argv)
-        for words in (argv, stripped) if stripped != argv else (argv,):
-            if words:
-                forms.append(words)
-                if "/" in words[0]:
-                    forms.append([command_name(words[0]), *words[1:]])
+        if argv:
+            forms.append(argv)
+        if stripped and stripped is not argv and len(stripped) != len(argv):
+            forms.append(stripped)
         if depth < _NESTING and stripped:
             for inner in _nested_strings(stripped):
                 forms += _deny_forms(inner, depth + 1)
     return forms
+
+
+def _head(spec: str) -> str:
+    """The program word of a bash rule's spec (``npm`` for ``npm test:*``)."""
+    words = spec.removesuffix(":*").split()
+    return words[0] if words else ""
 
 
 def _nested_strings(words: list[str]) -> list[str]:

@@ -26,6 +26,15 @@ start = time.perf_counter()
 parse_command("npm test -- -k 'a b' && git status")
 print((time.perf_counter() - start) * 1000)
 """
+_WARMED = """
+import time
+from agentd.tools.bashparse import parse_command, warm_up
+warm_up()  # what session/new does for a session with bash
+time.sleep(0.3)  # the first LLM round trip
+start = time.perf_counter()
+parse_command("npm test -- -k 'a b' && git status")
+print((time.perf_counter() - start) * 1000)
+"""
 _STARTUP = """
 import sys
 from agentd.cli import main
@@ -93,20 +102,19 @@ def _check_rows(label: str, make: Callable[[int], str]) -> list[Row]:
 
 
 def first_use_rows() -> list[Row]:
-    """Loading the grammar and the first parse, in fresh interpreters (median of 5)."""
-    timings = []
-    for _ in range(5):
-        out = subprocess.run(
-            [sys.executable, "-c", _FIRST_USE], capture_output=True, text=True, check=True
-        )
-        timings.append(float(out.stdout))
-    return [
-        (
-            "bash grammar load + first parse (a session's first bash call, no warm-up)",
-            f"{statistics.median(timings):.1f} ms",
-            "≤ 30 ms",
-        )
-    ]
+    """The first parse in fresh interpreters (median of 5): cold, and after the warm-up that
+    session creation starts."""
+    rows: list[Row] = []
+    for label, code in (("cold, no warm-up", _FIRST_USE), ("after session/new's warm-up", _WARMED)):
+        timings = []
+        for _ in range(5):
+            out = subprocess.run(
+                [sys.executable, "-c", code], capture_output=True, text=True, check=True
+            )
+            timings.append(float(out.stdout))
+        measure = f"bash grammar cost on a session's first bash call ({label})"
+        rows.append((measure, f"{statistics.median(timings):.1f} ms", "≤ 30 ms"))
+    return rows
 
 
 def startup_rows() -> list[Row]:

@@ -16,6 +16,7 @@ here-document, a function definition, a command name that is not a literal word,
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -45,6 +46,7 @@ _DYNAMIC_PARTS = frozenset(
     }
 )
 SYNTAX_ERROR = "a syntax error (it does not parse cleanly)"
+_PLAIN = re.compile(r"[\w./:@%+,-]+(?:[ \t]+[\w./:@%+,-]+)*")
 _lock = threading.Lock()
 _parser: Parser | None = None
 
@@ -151,7 +153,8 @@ def parse_command(command: str) -> ParsedCommand:
     commands = [*found.get("command", ()), *found.get("declaration", ())]
     for node in sorted(commands, key=lambda node: node.start_byte):
         if node.type == "command":
-            walk.commands.append(_simple_command(node, walk))
+            plain = _plain_command(node)
+            walk.commands.append(plain if plain is not None else _simple_command(node, walk))
         else:
             words = [_text(child)[0] for child in node.children if child.is_named]
             walk.commands.append(SimpleCommand((_text(node.children[0])[0], *words)))
@@ -161,6 +164,22 @@ def parse_command(command: str) -> ParsedCommand:
 def _standalone(node: Node) -> bool:
     parent = node.parent
     return parent is not None and parent.type not in ("command", "declaration_command")
+
+
+def _plain_command(node: Node) -> SimpleCommand | None:
+    """The fast path for a command of plain words only (no quotes, expansions, assignments,
+    globs or redirections of its own): its words are its text split on blanks."""
+    text = _raw(node)
+    if not _PLAIN.fullmatch(text):
+        return None
+    argv = tuple(text.split())
+    if argv[0].rsplit("/", 1)[-1] in _STRING_RUNNERS:
+        return None
+    parent = node.parent
+    redirects: tuple[tuple[str, str], ...] = ()
+    if parent is not None and parent.type == "redirected_statement":
+        redirects = tuple(_redirect(c) for c in parent.children if c.type.endswith("_redirect"))
+    return SimpleCommand(argv, (), redirects)
 
 
 def _simple_command(node: Node, walk: _Walk) -> SimpleCommand:
