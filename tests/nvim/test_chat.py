@@ -133,3 +133,9 @@ def test_default_shared_connection_starts_the_daemon(
         assert pid_file.exists()
     finally:
         editor.finish()  # the home's cleanup stops the daemon the bridge started
+
+
+def test_agent_without_words_asks_for_the_prompt(editor: Editor) -> None:
+    editor.nvim.command("Agent")
+    editor.answer("how are you\r")
+    assert "▍You\nhow are you" in editor.wait_run_end()

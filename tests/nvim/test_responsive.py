@@ -13,6 +13,7 @@ REPLY = "The quick brown fox runs " * 2000
 
 
 def test_ten_thousand_deltas_keep_neovim_responsive(editor: Editor) -> None:
+    editor.nvim.ui_attach(120, 40, rgb=True)  # a UI, so that every flush is really redrawn
     editor.nvim.command("AgentChat")
     figures = measure_streaming(editor)
     text = editor.transcript()

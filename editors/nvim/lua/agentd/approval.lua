@@ -72,49 +72,55 @@ local function dismiss(id, entry, fast)
   end
 end
 
+local function list_windows()
+  local set = {}
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    set[win] = true
+  end
+  return set
+end
+
+-- Show the prompt for `entry`; remembers the windows an asynchronous picker opened.
+local function open_prompt(id, entry)
+  if entry.done then
+    return
+  end
+  local before = list_windows()
+  local options = entry.params.options or { "allow_once", "allow_always", "reject_once", "reject_always" }
+  entry.blocking = true
+  vim.ui.select(vim.list_extend({}, options), {
+    prompt = "agentd wants to " .. describe(entry.params),
+    kind = "agentd.permission",
+    format_item = function(option)
+      return labels[option] or option
+    end,
+  }, function(choice)
+    entry.blocking = false
+    if not entry.done then
+      entry.done = true
+      M.pending[id] = nil
+      entry.conn:respond(id, { outcome = choice or "reject_once" })
+    end
+  end)
+  entry.blocking = false
+  entry.windows = {}
+  for win in pairs(list_windows()) do
+    if not before[win] then
+      entry.windows[#entry.windows + 1] = win
+    end
+  end
+  if entry.done then
+    close_windows(entry)
+  end
+end
+
 --- Ask the user about one request (`id` is the daemon's request id).
 function M.ask(conn, id, params)
   local entry = { params = params, conn = conn, done = false }
   M.pending[id] = entry
-  local choices = {}
-  for _, option in ipairs(params.options or { "allow_once", "allow_always", "reject_once", "reject_always" }) do
-    choices[#choices + 1] = option
-  end
   -- Let the current drain finish before a blocking prompt takes over the loop.
   vim.schedule(function()
-    if entry.done then
-      return
-    end
-    local before = {}
-    for _, win in ipairs(vim.api.nvim_list_wins()) do
-      before[win] = true
-    end
-    entry.blocking = true
-    vim.ui.select(choices, {
-      prompt = "agentd wants to " .. describe(params),
-      kind = "agentd.permission",
-      format_item = function(option)
-        return labels[option] or option
-      end,
-    }, function(choice)
-      entry.blocking = false
-      if entry.done then
-        return
-      end
-      entry.done = true
-      M.pending[id] = nil
-      conn:respond(id, { outcome = choice or "reject_once" })
-    end)
-    entry.blocking = false
-    entry.windows = {}
-    for _, win in ipairs(vim.api.nvim_list_wins()) do
-      if not before[win] then
-        entry.windows[#entry.windows + 1] = win
-      end
-    end
-    if entry.done then
-      close_windows(entry)
-    end
+    open_prompt(id, entry)
   end)
 end
 

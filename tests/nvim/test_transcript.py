@@ -1,0 +1,83 @@
+"""The transcript renderer fed with events directly (no daemon): parallel tools, long
+output, approvals updated in place, replayed history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.nvim.harness import Editor
+
+FEED = """
+local t = require('agentd.transcript')
+t.reset({sessionId = 's1', provider = 'p', model = 'm'})
+for _, item in ipairs(...) do t.push(item[1], item[2]) end
+t.flush()
+return vim.api.nvim_buf_get_lines(t.buffer(), 0, -1, false)
+"""
+
+
+def feed(editor: Editor, *events: dict[str, Any], seq: int = 1) -> list[str]:
+    return list(editor.lua(FEED, [[e, seq] for e in events]))
+
+
+def start(call: str, name: str, **args: str) -> dict[str, Any]:
+    return {"type": "tool_execution_start", "toolCallId": call, "name": name, "args": args}
+
+
+def update(call: str, output: str) -> dict[str, Any]:
+    return {"type": "tool_execution_update", "toolCallId": call, "output": output}
+
+
+def end(call: str, name: str, text: str, **extra: Any) -> dict[str, Any]:
+    result = [{"type": "text", "text": text}]
+    return {
+        "type": "tool_execution_end",
+        "toolCallId": call,
+        "name": name,
+        "result": result,
+        **extra,
+    }
+
+
+def test_parallel_tools_keep_their_own_output(editor: Editor) -> None:
+    lines = feed(
+        editor,
+        start("a", "bash", command="make a"),
+        start("b", "grep", pattern="TODO"),
+        update("a", "a1\n"),
+        update("b", "b1\n"),
+        update("a", "a2\n"),
+        end("b", "grep", "b1\n"),
+        end("a", "bash", "a1\na2\n", isError=True),
+    )
+    assert lines[1].startswith("▸ ✗ bash  make a  ")
+    assert lines[2:4] == ["│ a1", "│ a2"]
+    assert lines[4].startswith("▸ ✓ grep  TODO  ")
+    assert lines[5:] == ["│ b1"]
+
+
+def test_long_output_keeps_the_last_lines(editor: Editor) -> None:
+    editor.lua("require('agentd.config').options.chat.tool_output_lines = 3")
+    output = "".join(f"line {i}\n" for i in range(10))
+    lines = feed(editor, start("a", "bash", command="seq"), end("a", "bash", output))
+    assert lines[2:] == ["│ … 7 earlier lines", "│ line 7", "│ line 8", "│ line 9"]
+
+
+def test_approval_line_is_updated_in_place(editor: Editor) -> None:
+    request = {"type": "permission_request", "toolCallId": "a", "tool": "bash"}
+    request["args"] = {"command": "rm -rf build"}
+    resolved = {"type": "permission_resolved", "toolCallId": "a", "outcome": "reject_once"}
+    resolved["reason"] = "answered by agentctl"
+    lines = feed(editor, request, {"type": "error", "message": "later"}, resolved)
+    assert lines[1:] == ["⚑ reject_once (answered by agentctl)", "✗ later"]
+
+
+def test_replayed_history_shows_messages_and_tool_calls(editor: Editor) -> None:
+    user = {"role": "user", "id": "u", "content": [{"type": "text", "text": "run it"}]}
+    call = {"type": "tool_call", "id": "c1", "name": "bash", "arguments": {"command": "ls"}}
+    assistant = {"role": "assistant", "id": "m", "content": [{"type": "text", "text": "ok"}, call]}
+    result = {"role": "tool_result", "id": "r", "toolCallId": "c1", "toolName": "bash"}
+    result["content"] = [{"type": "text", "text": "a.txt"}]
+    events = [{"type": "message_end", "message": m} for m in (user, assistant, result)]
+    lines = feed(editor, *events, seq=0)
+    assert lines[1:] == ["", "▍You", "run it", "", "▍Agent", "ok", "▸ ✓ bash  ls", "│ a.txt"]
