@@ -136,6 +136,6 @@ def test_default_shared_connection_starts_the_daemon(
 
 
 def test_agent_without_words_asks_for_the_prompt(editor: Editor) -> None:
-    editor.nvim.command("Agent")
+    editor.nvim.input(":Agent\r")  # typed: the command waits in vim.ui.input
     editor.answer("how are you\r")
     assert "▍You\nhow are you" in editor.wait_run_end()
