@@ -59,8 +59,9 @@ def swapped(tmp_path: Path) -> Iterator[tuple[Path, Path, list[int]]]:
 def test_swap_race_lands_nothing_outside(
     swapped: tuple[Path, Path, list[int]], walk: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Hundreds of reads and writes through the swapped folder: no read returns outside
-    content, no write lands outside; both the openat2 path and the O_NOFOLLOW walk."""
+    """Hundreds of reads, writes, edits and undos through the swapped folder: no read
+    returns outside content, nothing outside is created, changed or deleted; both the
+    openat2 path and the O_NOFOLLOW walk."""
     workspace, outside, swaps = swapped
     if walk:
         openat2_available.cache_clear()
@@ -78,10 +79,15 @@ def test_swap_race_lands_nothing_outside(
             args = {"path": f"d/new_{index}.txt", "content": "planted\n"}
             written = await run_tool(TOOLS["write"], args, ctx)
             writes_ok += not written.is_error
+            change = {"path": "d/secret.txt", "old_string": "SIDE", "new_string": "SIDE"}
+            await run_tool(TOOLS["edit"], change | {"new_string": "SIDE!"}, ctx)
+            await run_tool(TOOLS["undo_edit"], {"path": "d/secret.txt"}, ctx)
+            await run_tool(TOOLS["undo_edit"], {"path": f"d/new_{index}.txt"}, ctx)
         return reads_ok, writes_ok
 
     reads_ok, writes_ok = asyncio.run(rounds())
     assert sorted(os.listdir(outside)) == ["secret.txt"]
+    assert (outside / "secret.txt").read_text() == "OUTSIDE\n"
     assert swaps[0] > ROUNDS  # the race really ran
     assert reads_ok > 0  # the tools still worked between swaps
     assert writes_ok > 0

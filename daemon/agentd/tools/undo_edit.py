@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
@@ -20,6 +21,7 @@ from agentd.tools.diffs import summarize_change
 from agentd.tools.fileio import atomic_write, looks_binary, record_stamp
 from agentd.tools.history import Snapshot, history_for
 from agentd.tools.paths import display_path, locate, resolve_path
+from agentd.tools.safeopen import parent_dir, read_bytes
 
 
 class UndoEditParams(msgspec.Struct, forbid_unknown_fields=True):
@@ -47,7 +49,7 @@ class UndoEditTool:
         snapshot = history.pop(path)
         if snapshot is None:
             raise ToolError(f"There is no write or edit of {shown} to undo in this session.")
-        current = await asyncio.to_thread(_restore, path, snapshot)
+        current = await asyncio.to_thread(_restore, path, snapshot, ctx.workspace)
         record_stamp(ctx, path)
         details: dict[str, Any] = {"path": str(path), "deleted": snapshot.content is None}
         details["remaining"] = history.depth(path)
@@ -69,16 +71,16 @@ class UndoEditTool:
         return ToolResult(text, details)
 
 
-def _restore(path: Path, snapshot: Snapshot) -> bytes | None:
-    """Put ``snapshot`` back; return the content that was there (None if absent)."""
+def _restore(path: Path, snapshot: Snapshot, workspace: Path | None) -> bytes | None:
+    """Put ``snapshot`` back; return the content that was there (None if absent). With a
+    workspace, every access goes beneath it (:mod:`agentd.tools.safeopen`)."""
     try:
-        current: bytes | None = path.read_bytes()
+        current: bytes | None = read_bytes(path, workspace)
     except FileNotFoundError:
         current = None
     if snapshot.content is None:
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
+        with parent_dir(path, workspace) as dir_fd, contextlib.suppress(FileNotFoundError):
+            os.unlink(path.name if dir_fd is not None else path, dir_fd=dir_fd)
         return current
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, snapshot.content)
+    atomic_write(path, snapshot.content, workspace)
     return current
