@@ -15,8 +15,9 @@ Retention, so spill files never pile up:
 A spill file holds at most :data:`SPILL_MAX_BYTES` (64 MiB, ``bash_spill_max_bytes``) of
 output; a write error (a full disk) stops spilling with one warning (:class:`SpillWriter`).
 With a ``redact`` function, secrets are replaced before anything reaches the file: output is
-held back to the last line break (and from an unfinished private-key block) and redacted
-piece by piece, so a secret is never cut in two.
+held back to the last line break (and from an unfinished private-key block; a line longer
+than 64 KiB is cut keeping 8 KiB back) and redacted piece by piece, so a secret is not cut in
+two.
 """
 
 from __future__ import annotations
@@ -161,15 +162,21 @@ class SpillWriter:
 
 
 _HOLD_LIMIT = 1 << 20
+_LONG_LINE = 64 << 10
+_OVERLAP = 8 << 10
 
 
 def _safe_cut(held: bytearray) -> int:
     """How much of ``held`` can be redacted now: up to the last line break, and not into a
-    private-key block still open (unless more than 1 MiB is held)."""
+    private-key block still open (unless more than 1 MiB is held). Output without line
+    breaks is cut once 64 KiB are held, keeping the last 8 KiB back (longer than any
+    secret the detectors know), so memory stays bounded."""
     cut = held.rfind(b"\n") + 1
     begin = held.rfind(b"-----BEGIN", 0, cut)
     if begin >= 0 and held.find(b"-----END", begin, cut) < 0 and len(held) < _HOLD_LIMIT:
         cut = begin
+    if cut == 0 and len(held) > _LONG_LINE:
+        cut = len(held) - _OVERLAP
     return cut
 
 
