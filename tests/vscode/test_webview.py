@@ -1,0 +1,90 @@
+"""The chat webview bundle in headless Chromium (Playwright, system Chromium), fed event streams
+recorded from the real daemon; the VS Code-only parts (Open diff, file links, approvals over
+postMessage) are checked on the messages the webview posts. Screenshots go to
+``editors/vscode/test-results/``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.vscode.codeserver import EXTENSION, chromium
+from tests.vscode.conftest import build_extension
+from tests.vscode.webview_harness import as_session, record, serve_harness
+
+ARTIFACTS = EXTENSION / "test-results"
+
+
+@pytest.fixture(scope="module")
+def harness_url() -> Iterator[str]:
+    if chromium() is None:
+        pytest.skip("no chromium on PATH (apt install chromium)")
+    build_extension()
+    with serve_harness() as url:
+        yield url
+
+
+@pytest.fixture
+def page(harness_url: str) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
+        tab = browser.new_page(viewport={"width": 420, "height": 900})
+        tab.goto(harness_url)
+        tab.wait_for_selector("html[data-ready='true']")
+        yield tab
+        browser.close()
+
+
+def posted(page: Any, kind: str) -> list[dict[str, Any]]:
+    return list(page.evaluate(f"window.posted.filter((m) => m.type === '{kind}')"))
+
+
+def test_a_recorded_run_renders_text_tool_cards_and_links(page: Any, tmp_path: Path) -> None:
+    events = as_session(record("hello world", tmp_path / "run.jsonl"))
+    page.evaluate("(events) => feed(events)", events)
+    page.get_by_text("Done! hello.py prints").wait_for()
+    assert page.locator(".item--user").first.inner_text() == "hello world"
+    write = page.locator("article.item--tool", has_text="write").first
+    assert write.locator(".tool-status").inner_text() == "done"
+    assert "+print('Hello, World!')" in write.locator(".tool-diff").inner_text()
+    bash = page.locator("article.item--tool", has_text="bash").first
+    assert bash.locator(".tool-status").inner_text() == "exit 0"
+    assert bash.locator(".tool-output").inner_text().strip() == "Hello, World!"
+    assert "in" in page.locator("footer.cost").inner_text()
+    page.screenshot(path=str(ARTIFACTS / "webview-run.png"))
+
+    write.locator("button.open-diff").click()
+    (diff,) = posted(page, "openDiff")
+    assert diff["toolCallId"] == "call_hello_1"
+    assert diff["path"].endswith("/hello.py")
+    assert diff["diff"].startswith("--- /dev/null")
+    write.locator("button.tool-location").click()
+    (location,) = posted(page, "openLocation")
+    assert location["path"].endswith("/hello.py")
+
+
+def test_an_approval_is_answered_in_the_card(page: Any, tmp_path: Path) -> None:
+    events = as_session(record("hello world", tmp_path / "ask.jsonl", mode="ask"))
+    ask_at = next(i for i, e in enumerate(events) if e["event"]["type"] == "permission_request")
+    request = events[ask_at]["event"]
+    page.evaluate("(events) => feed(events)", events[: ask_at + 1])
+    params = {"sessionId": "S", "toolCallId": request["toolCallId"], "tool": request["tool"]}
+    params |= {"args": request["args"], "options": request.get("options") or ["allow_once"]}
+    page.evaluate("(params) => ask(7, params)", params)
+    card = page.locator("article.item--tool.tool--asking").first
+    card.wait_for()
+    page.screenshot(path=str(ARTIFACTS / "webview-approval.png"))
+    card.locator("button[data-option='allow_once']").click()
+    page.wait_for_function("window.posted.some((m) => m.type === 'serverResponse')")
+    (answer,) = posted(page, "serverResponse")
+    assert answer == {"type": "serverResponse", "id": 7, "result": {"outcome": "allow_once"}}
+    resolved = next(i for i, e in enumerate(events) if e["event"]["type"] == "permission_resolved")
+    page.evaluate("(events) => feed(events)", events[ask_at + 1 : resolved + 1])
+    page.locator("article.item--tool.tool--asking").wait_for(state="detached")
+    assert page.locator(".tool-permission:visible").count() == 0
