@@ -150,9 +150,15 @@ class Workbench:
     def status_item(self) -> Any:
         return self.page.locator("[id$='agentd.status']").first
 
+    def palette(self) -> None:
+        """Open the command palette (keys go to the workbench, not into a focused webview)."""
+        if self.page.evaluate("document.activeElement?.tagName") == "IFRAME":
+            self.page.locator(".part.titlebar").first.click(position={"x": 200, "y": 10})
+        self.page.keyboard.press("Control+Shift+P")
+
     def run_command(self, title: str) -> None:
         """Run a command by its palette title, e.g. "agentd: Send Prompt"."""
-        self.page.keyboard.press("Control+Shift+P")
+        self.palette()
         box = self.page.locator(".quick-input-widget input")
         box.wait_for()
         box.fill(f">{title}")

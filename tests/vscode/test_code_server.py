@@ -99,3 +99,101 @@ def test_prompt_streams_asks_and_writes(server: CodeServer, workbench: Workbench
     diff.locator(".editor.modified .view-line", has_text="Hello, World!").wait_for(timeout=15_000)
     assert diff.locator(".editor.original .view-line", has_text="Hello").count() == 0  # created
     workbench.screenshot("03-diff")
+
+
+def wait_idle(workbench: Workbench) -> None:
+    workbench.page.locator("[id$='agentd.status']", has_text="agentd").wait_for()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        text = workbench.status_item().inner_text()
+        if "approve" not in text and "agentd:" not in text and "sync" not in text:
+            return
+        time.sleep(0.2)
+
+
+def allow_in_notification(workbench: Workbench, summary: str, shot: str | None = None) -> None:
+    toast = workbench.page.locator(".notification-toast", has_text=f"agentd wants to {summary}")
+    toast.wait_for(timeout=30_000)
+    if shot:
+        workbench.screenshot(shot)
+    toast.get_by_role("button", name="Allow once").click()
+    toast.wait_for(state="detached")
+
+
+def test_approvals_go_to_notifications_while_the_chat_is_hidden(
+    server: CodeServer, workbench: Workbench
+) -> None:
+    (server.workspace / "hello.py").unlink()
+    workbench.run_command("agentd: Send Prompt")
+    workbench.answer_input("hello world")
+    chat = workbench.chat()
+    chat.locator("article.item--tool.tool--asking", has_text="write").wait_for(timeout=30_000)
+    workbench.page.keyboard.press("Control+B")  # hide the side bar, and the chat with it
+    allow_in_notification(workbench, "write", shot="04-notification")
+    allow_in_notification(workbench, "run: python3 hello.py")
+    deadline = time.monotonic() + 30
+    while not (server.workspace / "hello.py").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert (server.workspace / "hello.py").read_text() == "print('Hello, World!')\n"
+    workbench.page.keyboard.press("Control+B")
+    chat = workbench.chat()
+    chat.locator(".item--assistant", has_text="Done! hello.py prints").nth(1).wait_for()
+
+
+def open_file(workbench: Workbench, path: Path) -> None:
+    """Open a file through Quick Open by its absolute path (no wait for the search index)."""
+    workbench.palette()
+    box = workbench.page.locator(".quick-input-widget input")
+    box.wait_for()
+    box.fill(str(path))
+    row = workbench.page.locator(".quick-input-list .monaco-list-row", has_text=path.name).first
+    row.wait_for(timeout=15_000)
+    row.click()
+    workbench.page.locator(".tabs-container .tab", has_text=path.name).wait_for()
+
+
+def test_an_edited_file_is_refreshed_in_its_editor(
+    server: CodeServer, workbench: Workbench
+) -> None:
+    (server.workspace / "greeting.txt").write_text("Hello there\n")
+    open_file(workbench, server.workspace / "greeting.txt")
+    editor = workbench.page.locator(".editor-instance .monaco-editor .view-lines").first
+    editor.get_by_text("Hello there").wait_for()
+    workbench.run_command("agentd: Send Prompt")
+    workbench.answer_input("fix the greeting")
+    chat = workbench.chat()
+    click_allow(chat, "edit")
+    try:
+        editor.get_by_text("Goodbye there").wait_for(timeout=15_000)
+    finally:
+        workbench.screenshot("05-refreshed")
+    assert (server.workspace / "greeting.txt").read_text() == "Goodbye there\n"
+    workbench.screenshot("05-refreshed")
+
+
+def test_send_selection_and_fix_problems(server: CodeServer, workbench: Workbench) -> None:
+    (server.workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    open_file(workbench, server.workspace / "calc.py")
+    workbench.page.locator(".editor-instance .monaco-editor .view-lines").first.click()
+    workbench.page.keyboard.press("Control+A")
+    workbench.run_command("agentd: Send Selection")
+    workbench.answer_input("why does add subtract")
+    chat = workbench.chat()
+    sent = chat.locator(".item--user", has_text="why does add subtract").first
+    sent.wait_for(timeout=15_000)
+    assert "calc.py:L1-L2" in sent.inner_text()
+    assert "return a - b" in sent.inner_text()
+    wait_idle(workbench)
+
+    (server.workspace / "bad.json").write_text('{"a": 1,, "b": }\n')
+    open_file(workbench, server.workspace / "bad.json")
+    problems = workbench.page.locator("[id='status.problems']")
+    deadline = time.monotonic() + 30
+    while problems.inner_text().split()[0] == "0" and time.monotonic() < deadline:
+        time.sleep(0.3)
+    workbench.run_command("agentd: Fix Problems in File")
+    asked = chat.locator(".item--user", has_text="Fix these problems in bad.json").first
+    asked.wait_for(timeout=15_000)
+    assert "bad.json:1:" in asked.inner_text()
+    assert "error" in asked.inner_text()
+    workbench.screenshot("06-fix-problems")

@@ -39,6 +39,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   private readonly queue: ToWebview[] = [];
   private readonly readyWaiters: (() => void)[] = [];
   private readonly registration: vscode.Disposable;
+  private readonly hiddenListeners: (() => void)[] = [];
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -65,11 +66,20 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
     view.webview.options = { enableScripts: true, localResourceRoots: [dist] };
     view.webview.onDidReceiveMessage((message: FromWebview) => this.receive(message));
+    view.onDidChangeVisibility(() => {
+      if (!view.visible) for (const listener of this.hiddenListeners) listener();
+    });
     view.onDidDispose(() => {
       this.view = null;
       this.ready = false;
+      for (const listener of this.hiddenListeners) listener();
     });
     view.webview.html = this.html(view.webview, dist);
+  }
+
+  /** Called whenever the chat goes out of sight (collapsed, another view, closed). */
+  onDidHide(listener: () => void): void {
+    this.hiddenListeners.push(listener);
   }
 
   /** Show the view and wait until its UI runs. */

@@ -36,11 +36,19 @@ async function sendPrompt(controller: Controller, text?: string): Promise<void> 
   if (prompt?.trim()) await controller.prompt(prompt);
 }
 
+/** The selection (the cursor's line when empty), without a last line it only touches at column 0. */
+function selectedLines(document: vscode.TextDocument, selection: vscode.Selection): vscode.Range {
+  if (selection.isEmpty) return document.lineAt(selection.active.line).range;
+  if (selection.end.character === 0 && selection.end.line > selection.start.line) {
+    return new vscode.Range(selection.start, document.lineAt(selection.end.line - 1).range.end);
+  }
+  return selection;
+}
+
 async function sendSelection(controller: Controller): Promise<void> {
   const editor = vscode.window.activeTextEditor;
   if (!editor) return void vscode.window.showWarningMessage('agentd: no editor is active.');
-  const selection = editor.selection;
-  const range = selection.isEmpty ? editor.document.lineAt(selection.active.line).range : selection;
+  const range = selectedLines(editor.document, editor.selection);
   const context = selectionContext(
     shownPath(editor.document.uri), editor.document.languageId, range.start.line + 1, range.end.line + 1, editor.document.getText(range),
   );

@@ -38,6 +38,8 @@ export class Controller implements vscode.Disposable {
   private readonly cwds = new Map<string, string>();
   private readonly webviewAnswers = new Map<number, (result: RequestPermissionResult | null) => void>();
   private nextServerRequest = 1;
+  /** Approvals not answered yet, and whether a notification was shown for each. */
+  private readonly pendingAsks = new Map<number, { params: RequestPermissionParams; notified: boolean; finish: (r: RequestPermissionResult | null) => void }>();
 
   constructor(
     context: vscode.ExtensionContext,
@@ -66,6 +68,9 @@ export class Controller implements vscode.Disposable {
       if (sessionId === this.currentSession) this.view.post({ type: 'command', name: 'openSession', sessionId });
     });
     this.client.onPermission((params, signal) => this.askPermission(params, signal));
+    this.view.onDidHide(() => {
+      for (const ask of this.pendingAsks.values()) this.notifyPermission(ask);
+    });
   }
 
   /** Call the daemon (starting it on first use); session/new gets the settings' defaults. */
@@ -175,33 +180,35 @@ export class Controller implements vscode.Disposable {
     await vscode.window.showTextDocument(uri, { selection: new vscode.Range(position, position), preview: true });
   }
 
-  /** Ask in the chat and, when the chat is hidden, in a notification too. First answer wins. */
+  /** Ask in the chat and, while the chat is hidden, in a notification too. First answer wins. */
   private askPermission(params: RequestPermissionParams, signal: AbortSignal): Promise<RequestPermissionResult | null> {
     return new Promise((resolve) => {
       const id = this.nextServerRequest++;
-      let done = false;
       const finish = (result: RequestPermissionResult | null) => {
-        if (done) return;
-        done = true;
+        if (!this.pendingAsks.delete(id)) return;
         this.webviewAnswers.delete(id);
         if (result === null) this.view.post({ type: 'serverRequestSettled', id });
         resolve(result);
       };
+      const ask = { params, notified: false, finish };
+      this.pendingAsks.set(id, ask);
       signal.addEventListener('abort', () => finish(null));
       if (this.view.live) {
         this.webviewAnswers.set(id, finish);
         this.view.post({ type: 'serverRequest', id, method: 'session/requestPermission', params });
       }
-      if (!this.view.visible) this.notifyPermission(params, params.options, finish);
+      if (!this.view.visible) this.notifyPermission(ask);
     });
   }
 
-  private notifyPermission(params: RequestPermissionParams, options: Outcome[], finish: (result: RequestPermissionResult) => void): void {
-    const labels = OUTCOME_LABELS.filter(([, outcome]) => options.includes(outcome)).map(([label]) => label);
-    const summary = describeCall(params.tool, params.args);
+  private notifyPermission(ask: { params: RequestPermissionParams; notified: boolean; finish: (r: RequestPermissionResult) => void }): void {
+    if (ask.notified) return;
+    ask.notified = true;
+    const labels = OUTCOME_LABELS.filter(([, outcome]) => ask.params.options.includes(outcome)).map(([label]) => label);
+    const summary = describeCall(ask.params.tool, ask.params.args);
     void vscode.window.showInformationMessage(`agentd wants to ${summary}`, ...labels).then((choice) => {
       const outcome = OUTCOME_LABELS.find(([label]) => label === choice)?.[1];
-      if (outcome) finish({ outcome });
+      if (outcome) ask.finish({ outcome });
     });
   }
 
