@@ -57,7 +57,7 @@ vscode-vsix: vscode-build  ## package editors/vscode/dist/agentd-vscode.vsix (of
 		--skip-license -o dist/agentd-vscode.vsix >/dev/null
 
 vscode-test: $(STAMP) vscode-vsix  ## the extension's node --test layer (real daemon), protocol.ts drift
-	cd $(VSCODE) && node --test test/
+	cd $(VSCODE) && node --test test/*.test.mjs
 
 clean:
 	rm -rf $(VENV)
