@@ -41,7 +41,11 @@ class Follower:
         self.until_end = bool(options.until_end)
         color = wants_color(sys.stdout)
         self.renderer = TerminalRenderer(
-            sys.stdout, style=Style(color), animate=color, show_user=True
+            sys.stdout,
+            style=Style(color),
+            animate=color,
+            show_user=True,
+            markdown=not self.json and sys.stdout.isatty(),
         )
         self.last_seq = last_seq
         self.refused = 0

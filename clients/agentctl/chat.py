@@ -81,7 +81,11 @@ class Repl:
         self.system_prompt = system_prompt
         self.style = Style(wants_color(sys.stdout))
         self.renderer = TerminalRenderer(
-            sys.stdout, style=self.style, animate=self.style.enabled, cwd=cwd
+            sys.stdout,
+            style=self.style,
+            animate=self.style.enabled,
+            cwd=cwd,
+            markdown=sys.stdout.isatty(),
         )
         self.session: SessionInfo | None = None
 

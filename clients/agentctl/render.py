@@ -18,10 +18,10 @@ import asyncio
 import re
 import time
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from agentctl.outcome import RunSummary
-from agentctl.style import Style
+from agentctl.style import Style, terminal_height, terminal_width
 from agentctl.toolfmt import (
     call_failed,
     describe_call,
@@ -53,6 +53,9 @@ from agentd.protocol.events import (
     ToolExecutionStart,
     TurnStart,
 )
+
+if TYPE_CHECKING:
+    from agentctl.mdterm import MarkdownStream
 
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 SPIN_INTERVAL_S = 0.1
@@ -87,6 +90,7 @@ class _Wait:
     started: float
     until: float | None = None
     reason: str = ""
+    label: str = WAITING_LABEL
 
 
 def format_footer(style: Style, summary: RunSummary) -> str:
@@ -117,7 +121,8 @@ class TerminalRenderer:
 
     ``show_user`` also prints user messages (after a chevron) and pending permission requests,
     for following a session someone else drives. ``show_text`` False leaves out the assistant's
-    text (progress on stderr while stdout gets the answer). ``animate`` needs a running asyncio
+    text (progress on stderr while stdout gets the answer); ``markdown`` renders it as Markdown,
+    block by block (:mod:`agentctl.mdterm`; for terminals). ``animate`` needs a running asyncio
     loop.
     """
 
@@ -130,6 +135,7 @@ class TerminalRenderer:
         cwd: str | None = None,
         show_user: bool = False,
         show_text: bool = True,
+        markdown: bool = False,
     ) -> None:
         self.out = out
         self.style = style
@@ -137,6 +143,12 @@ class TerminalRenderer:
         self.cwd = cwd
         self.show_user = show_user
         self.show_text = show_text
+        self._markdown: MarkdownStream | None = None
+        self._raw = ""
+        if markdown:
+            from agentctl.mdterm import MarkdownStream
+
+            self._markdown = MarkdownStream(width=terminal_width(), color=style.enabled)
         self._wait: _Wait | None = None
         self._at_line_start = True
         self._block: str | None = None
@@ -174,6 +186,7 @@ class TerminalRenderer:
     def pause(self) -> None:
         """Stop any spinner and move to a fresh line (before asking the user something)."""
         self._end_wait()
+        self._flush_markdown()
         self._freeze_live()
         self._line_start()
         self.out.flush()
@@ -204,12 +217,56 @@ class TerminalRenderer:
         self._end_wait()
         self._freeze_live()
         if self._block not in (None, kind):
+            self._flush_markdown()
             self._line_start()
         self._block = kind
+        if kind == "text" and self._markdown is not None:
+            self._stream_markdown(self._markdown, text)
+            return
         self._write(self.style.dim(text) if kind == "thinking" else text)
+
+    def _stream_markdown(self, markdown: MarkdownStream, text: str) -> None:
+        """Show the line being written raw; once complete, replace it by its rendering.
+        Without ``animate`` (no cursor movement) only complete lines are shown."""
+        rendered = markdown.feed(text)
+        partial = markdown.partial_line
+        if not self.animate:
+            self._write(rendered)
+            return
+        if rendered:
+            self._erase_raw()
+            self._write(rendered)
+        if partial is None:
+            self._start_wait(label="writing…")
+        elif partial.startswith(self._raw):
+            self._write(partial[len(self._raw) :])
+            self._raw = partial
+
+    def _erase_raw(self) -> None:
+        """Remove the raw partial line from the screen (when it still fits on it)."""
+        if not self._raw:
+            return
+        rows = -(-len(self._raw) // max(1, self._markdown.width if self._markdown else 80))
+        if rows < terminal_height():
+            up = f"\x1b[{rows - 1}A" if rows > 1 else ""
+            self.out.write(f"{up}\r\x1b[J")
+            self._at_line_start = True
+        else:
+            self._line_start()
+        self._raw = ""
+
+    def _flush_markdown(self) -> None:
+        if self._markdown is not None:
+            self._end_wait()
+            rest = self._markdown.flush()
+            if rest:
+                self._erase_raw()
+            self._raw = ""
+            self._write(rest)
 
     def _message_end(self, message: object) -> None:
         if isinstance(message, AssistantMessage):
+            self._flush_markdown()
             self._line_start()
             self._block = None
             for call in message.tool_calls():
@@ -296,6 +353,8 @@ class TerminalRenderer:
     # --- low-level output -------------------------------------------------------------------
 
     def _write(self, text: str) -> None:
+        if not text:
+            return
         self.out.write(text)
         self.out.flush()
         self._at_line_start = text.endswith("\n")
@@ -305,12 +364,14 @@ class TerminalRenderer:
             self.out.write("\n")
             self._at_line_start = True
 
-    def _start_wait(self, until: float | None = None, reason: str = "") -> None:
+    def _start_wait(
+        self, until: float | None = None, reason: str = "", label: str = WAITING_LABEL
+    ) -> None:
         """Show the waiting spinner (animated output only, and only while no call runs)."""
         if not self.animate or self._live is not None:
             return
         self._line_start()
-        self._wait = _Wait(time.monotonic(), until, reason)
+        self._wait = _Wait(time.monotonic(), until, reason, label)
         self._draw_live()
         self._start_ticking()
 
@@ -331,7 +392,7 @@ class TerminalRenderer:
             return self.style.yellow(f"retrying in {left} s ({wait.reason})")
         elapsed = now - (wait.until or wait.started)
         suffix = self.style.dim(f"  {format_seconds(elapsed)}") if elapsed >= 1 else ""
-        return self.style.dim(WAITING_LABEL) + suffix
+        return self.style.dim(wait.label) + suffix
 
     def _draw_live(self) -> None:
         frame = self.style.cyan(SPINNER_FRAMES[self._frame % len(SPINNER_FRAMES)])

@@ -140,7 +140,9 @@ def make_output(options: argparse.Namespace, cwd: str) -> Output:
         )
         return Output("piped", renderer=progress)
     color = wants_color(sys.stdout)
-    renderer = TerminalRenderer(sys.stdout, style=Style(color), animate=color, cwd=cwd)
+    renderer = TerminalRenderer(
+        sys.stdout, style=Style(color), animate=color, cwd=cwd, markdown=True
+    )
     return Output("text", renderer=renderer)
 
 

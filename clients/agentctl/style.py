@@ -32,6 +32,11 @@ def terminal_width(default: int = 100) -> int:
     return shutil.get_terminal_size((default, 24)).columns
 
 
+def terminal_height(default: int = 24) -> int:
+    """Rows of the controlling terminal, or ``default`` when unknown."""
+    return shutil.get_terminal_size((100, default)).lines
+
+
 class Style:
     """Wraps text in ANSI colour codes when enabled; returns it unchanged otherwise."""
 

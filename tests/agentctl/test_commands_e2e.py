@@ -153,7 +153,7 @@ def test_client_library_imports_stay_light() -> None:
     """Importing the client library in a fresh interpreter loads no httpx, pygls or structlog."""
     code = (
         "import sys, agentctl, agentctl.client, agentctl.send\n"
-        "heavy = ('httpx', 'pygls', 'lsprotocol', 'structlog')\n"
+        "heavy = ('httpx', 'pygls', 'lsprotocol', 'structlog', 'rich', 'markdown_it')\n"
         "print(sorted(m for m in heavy if m in sys.modules))"
     )
     result = subprocess.run(

@@ -86,3 +86,26 @@ def test_piped_stdout_gets_the_answer_and_stderr_the_progress(sandbox: Sandbox) 
     assert quiet.returncode == 0
     assert quiet.stdout == "Done! hello.py prints 'Hello, World!'.\n"
     assert quiet.stderr == ""
+
+
+def test_markdown_is_rendered_on_a_terminal_and_left_alone_in_pipes(sandbox: Sandbox) -> None:
+    """`A **slow** answer` and a fenced block: bold and no fences on a terminal (colour or
+    NO_COLOR), the Markdown as written when stdout is a pipe."""
+    sandbox.use_test_scenarios()
+    child = spawn_send(sandbox, "think slowly")
+    child.expect(pexpect.EOF)
+    child.close()
+    coloured = str(child.before)
+    assert "\x1b[1mslow\x1b[0m" in coloured
+    assert "```" not in coloured
+    assert "print" in coloured
+    child = spawn_send(sandbox, "think slowly", no_color=True)
+    child.expect(pexpect.EOF)
+    child.close()
+    plain = str(child.before)
+    assert "A slow answer:" in plain
+    assert "**" not in plain
+    assert "```" not in plain
+    assert "print('hi')" in plain
+    piped = sandbox.run("send", "--stdio", *MOCK, "think slowly")
+    assert piped.stdout == "A **slow** answer:\n\n```python\nprint('hi')\n```\n"

@@ -63,13 +63,16 @@ def assistant(
     )
 
 
-def result(call_id: str, text: str, *, is_error: bool = False) -> ToolResultMessage:
+def result(
+    call_id: str, text: str, *, is_error: bool = False, details: dict[str, Any] | None = None
+) -> ToolResultMessage:
     return ToolResultMessage(
         id=f"r{next(_ids)}",
         tool_call_id=call_id,
         tool_name="bash",
         content=[TextContent(text=text)],
         is_error=is_error,
+        details=details,
     )
 
 

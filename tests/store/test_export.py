@@ -48,7 +48,6 @@ def test_markdown_has_metadata_messages_tool_calls_results_and_errors(
         f"- **Directory:** {CWD}",
         f"- **Created:** {session.header.created_at}",
         "- **Model:** p1/m1",
-        "*Model changed to p1/m1.*",
         "## User",
         f"Please look at {_EVIL}",
         "## Assistant",
@@ -64,6 +63,7 @@ def test_markdown_has_metadata_messages_tool_calls_results_and_errors(
         "**Error:** rate limited",
     ]:
         assert expected in text, expected
+    assert "Model changed" not in text  # the starting model is in the facts, not an entry
 
 
 def test_markdown_fence_is_longer_than_any_backtick_run(session: SessionFile) -> None:
@@ -118,8 +118,9 @@ def test_html_structure_roles_details_and_errors(session: SessionFile) -> None:
     assert 'class="entry assistant"' in page
     assert 'class="entry tool error"' in page
     assert 'class="entry assistant error"' in page
-    assert "<details><summary>tool call: bash</summary>" in page
-    assert "cat &lt;b&gt;.txt" in page
+    assert '<div class="call">bash</div><pre class="args">$ cat &lt;b&gt;.txt</pre>' in page
+    assert '<pre class="output">output &lt;script&gt;' in page
+    assert "Model changed" not in page
     assert "<details open><summary>result of bash (error)</summary>" in page
     assert "rate limited" in page
     assert f"<dd>{CWD}</dd>" in page
@@ -142,3 +143,45 @@ def test_exports_of_an_empty_session(session: SessionFile) -> None:
     """A session with no entries still gives a complete document."""
     assert export_markdown(session).startswith("# Session s1\n")
     assert export_html(session).rstrip().endswith("</html>")
+
+
+def test_html_renders_assistant_markdown_sanitised(session: SessionFile) -> None:
+    """Bold, code fences and tables become markup; raw HTML, javascript: links and remote
+    images do not."""
+    text = (
+        "**bold** and `code`\n\n```python\nprint('hi')\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+        f"{_EVIL}\n\n[click](javascript:alert(1)) [docs](https://example.org/x) "
+        "![pixel](https://example.org/p.png)"
+    )
+    session.append_message(user("explain"))
+    session.append_message(assistant(text, []))
+    page = export_html(session)
+    parsed = _Collector()
+    parsed.feed(page)
+    assert "<strong>bold</strong>" in page
+    assert """<pre><code class="language-python">print('hi')""" in page
+    assert "<table>" in page
+    assert "script" not in parsed.tags
+    assert "img" not in parsed.tags  # image syntax becomes a link: nothing loads by itself
+    assert "javascript:" not in [value for name, value in parsed.attrs if name == "href"]
+    hrefs = [value for name, value in parsed.attrs if name == "href"]
+    assert hrefs == ["https://example.org/x", "https://example.org/p.png"]
+    assert 'rel="noopener noreferrer" href="https://example.org/x"' in page
+    assert not [value for name, value in parsed.attrs if name == "src"]
+
+
+def test_html_shows_diffs_and_titles_the_page_with_the_first_prompt(
+    session: SessionFile,
+) -> None:
+    session.append(ModelChangeEntry(provider="p1", model="m1"))
+    session.append_message(user("Fix the greeting in app.py\nplease"))
+    session.append_message(assistant("", [("c1", "edit", {"path": "app.py"})]))
+    diff = "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-print('hi')\n+print('hello')"
+    session.append_message(result("c1", "Edited app.py.", details={"diff": diff}))
+    session.append(ModelChangeEntry(provider="p1", model="m2"))
+    page = export_html(session)
+    assert "<title>Fix the greeting in app.py</title>" in page
+    assert '<span class="del">-print(&#x27;hi&#x27;)</span>' in page
+    assert '<span class="add">+print(&#x27;hello&#x27;)</span>' in page
+    assert page.count("Model changed") == 1  # the later switch to m2 only
+    assert "Model changed to p1/m2" in page

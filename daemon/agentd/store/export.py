@@ -2,9 +2,11 @@
 
 Both show the title, session id, cwd, creation and last-entry times, the model, then every
 entry on the branch: messages by role, tool calls with their arguments, tool results
-(errors marked), model changes and compaction summaries. The HTML page has inline CSS, no
-scripts and no external assets (images are inlined as data URIs); every piece of session
-content is escaped, and collapsible parts use ``<details>``.
+(errors marked), model changes after the first message and compaction summaries. The title
+is the session's title, else its first prompt. The HTML page has inline CSS, no scripts and
+no external assets (images are inlined as data URIs); assistant text is rendered as sanitised
+Markdown (:mod:`agentd.store.markdown_html`), everything else is escaped; commands and diffs
+are shown in full, tool output in a monospace font.
 """
 
 from __future__ import annotations
@@ -48,7 +50,23 @@ def _facts(session: SessionFile) -> list[tuple[str, str]]:
 
 
 def _title(session: SessionFile) -> str:
-    return session.title() or f"Session {session.header.id}"
+    title = session.title()
+    if title:
+        return title
+    for entry in session.path_to_leaf():
+        if isinstance(entry, MessageEntry) and isinstance(entry.message, UserMessage):
+            first = next(iter(_plain(entry.message.content)), "").strip().splitlines()
+            if first:
+                return first[0] if len(first[0]) <= 80 else first[0][:79] + "…"
+    return f"Session {session.header.id}"
+
+
+def _entries(session: SessionFile) -> list[Entry]:
+    """The branch without the model changes before the first message (the model the session
+    started with is in the facts)."""
+    entries = session.path_to_leaf()
+    first = next((i for i, e in enumerate(entries) if isinstance(e, MessageEntry)), len(entries))
+    return [e for i, e in enumerate(entries) if i >= first or not isinstance(e, ModelChangeEntry)]
 
 
 def _arguments(call: ToolCall) -> str:
@@ -62,7 +80,7 @@ def export_markdown(session: SessionFile) -> str:
     """The current branch of ``session`` as a Markdown document."""
     parts = [f"# {_title(session)}", ""]
     parts += [f"- **{name}:** {value}" for name, value in _facts(session)]
-    for entry in session.path_to_leaf():
+    for entry in _entries(session):
         lines = _markdown_entry(entry)
         if lines:
             parts += ["", *lines]
@@ -133,8 +151,12 @@ border-radius:4px}
 .user{border-color:#2f6fde}.assistant{border-color:#2a9d5c}.tool{border-color:#8a8a8a}
 .error{border-color:#d0312d;background:#fff3f3}.note{border-color:#c89b00;font-style:italic}
 .thinking{color:#666;font-style:italic;white-space:pre-wrap}
-.text{white-space:pre-wrap}
+.text{white-space:pre-wrap}.markdown>:first-child{margin-top:0}
+pre,code{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{background:#f0f0f0;padding:.5rem;overflow-x:auto;white-space:pre-wrap}
+.call{font-family:ui-monospace,monospace;font-weight:600;margin:.5rem 0 .2rem}
+.diff .add{color:#116329;background:#e6ffec}.diff .del{color:#82071e;background:#ffebe9}
+table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2rem .5rem}
 summary{cursor:pointer;font-family:monospace}img{max-width:100%}
 """
 
@@ -146,7 +168,7 @@ def export_html(session: SessionFile) -> str:
         f"<dt>{html.escape(name)}</dt><dd>{html.escape(value)}</dd>"
         for name, value in _facts(session)
     )
-    body = "\n".join(_html_entry(entry) for entry in session.path_to_leaf())
+    body = "\n".join(_html_entry(entry) for entry in _entries(session))
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -167,14 +189,18 @@ def _html_entry(entry: Entry) -> str:
         return _box("user", "user", "".join(map(_html_block, message.content)))
     if isinstance(message, ToolResultMessage):
         label = f"result of {message.tool_name}" + (" (error)" if message.is_error else "")
-        inner = "".join(map(_html_block, message.content))
+        output = "\n".join(_plain(message.content))
+        inner = f'<pre class="output">{_e(output)}</pre>' + _diff(message.details)
         details = f"<details open><summary>{_e(label)}</summary>{inner}</details>"
         return _box("tool error" if message.is_error else "tool", "tool result", details)
     return _html_assistant(message)
 
 
 def _html_assistant(message: AssistantMessage) -> str:
-    parts = [_html_block(block) for block in message.content]
+    parts = [
+        _markdown(block.text) if isinstance(block, TextContent) else _html_block(block)
+        for block in message.content
+    ]
     if message.error_message:
         parts.append(f"<p><strong>Error:</strong> {_e(message.error_message)}</p>")
     kind = "assistant error" if message.stop_reason == "error" else "assistant"
@@ -187,12 +213,36 @@ def _html_block(block: TextContent | ImageContent | ThinkingContent | ToolCall) 
     if isinstance(block, ThinkingContent):
         return f'<div class="thinking">{_e(block.thinking)}</div>'
     if isinstance(block, ToolCall):
-        summary = f"tool call: {block.name}"
-        body = f"<pre>{_e(_arguments(block))}</pre>"
-        if block.parse_error:
-            body += f"<p><strong>Invalid arguments:</strong> {_e(block.parse_error)}</p>"
-        return f"<details><summary>{_e(summary)}</summary>{body}</details>"
+        return _call(block)
     return _image(block)
+
+
+def _call(call: ToolCall) -> str:
+    """A tool call, shown in full: ``$ command`` for bash, the arguments otherwise."""
+    command = call.arguments.get("command") if call.name == "bash" else None
+    shown = f"$ {command}" if isinstance(command, str) else _arguments(call)
+    body = f'<div class="call">{_e(call.name)}</div><pre class="args">{_e(shown)}</pre>'
+    if call.parse_error:
+        body += f"<p><strong>Invalid arguments:</strong> {_e(call.parse_error)}</p>"
+    return body
+
+
+def _diff(details: dict[str, Any] | None) -> str:
+    """An edit's or write's unified diff, lines coloured by kind; empty when there is none."""
+    diff = (details or {}).get("diff")
+    if not isinstance(diff, str) or not diff:
+        return ""
+    lines = []
+    for line in diff.splitlines():
+        kind = "add" if line.startswith("+") else "del" if line.startswith("-") else ""
+        lines.append(f'<span class="{kind}">{_e(line)}</span>' if kind else _e(line))
+    return '<pre class="diff">' + "\n".join(lines) + "</pre>"
+
+
+def _markdown(text: str) -> str:
+    from agentd.store.markdown_html import markdown_to_html
+
+    return f'<div class="markdown">{markdown_to_html(text)}</div>'
 
 
 def _image(block: ImageContent) -> str:
