@@ -298,13 +298,20 @@ class OtherClient:
         self._thread.join(10)
 
 
-def measure_streaming(editor: Editor, prompt: str = "stream ten thousand") -> dict[str, float]:
-    """Send ``prompt`` and, while the reply streams, time ``nvim_eval("1")`` round trips.
+def measure_streaming(
+    editor: Editor, prompt: str = "stream ten thousand", typing: bool = False
+) -> dict[str, float]:
+    """Send ``prompt`` and, while the reply streams, time ``nvim_eval("1")`` round trips
+    (with ``typing``, also type an "x" into the current buffer, in insert mode, after every
+    20 of them).
 
-    Returns the number of transcript events and buffer flushes, the streaming time and the
-    round-trip percentiles in milliseconds.
+    Returns the number of transcript events and buffer flushes, the streaming time, the
+    round-trip percentiles in milliseconds and how many "x" were typed.
     """
     editor.lua("require('agentd.transcript').stats = {events = 0, flushes = 0}")
+    typed = 0
+    if typing:
+        editor.nvim.input("i")
     editor.nvim.command(f"Agent {prompt}")
     stats = "return require('agentd.transcript').stats"
     editor.wait_for(lambda: editor.lua(stats)["events"] > 10, what="streaming")
@@ -315,11 +322,16 @@ def measure_streaming(editor: Editor, prompt: str = "stream ten thousand") -> di
             t0 = time.perf_counter()
             editor.nvim.eval("1")
             samples.append((time.perf_counter() - t0) * 1000)
+        if typing:
+            editor.nvim.input("x")
+            typed += 1
         if not editor.running():
             break
         if time.perf_counter() - start > 120:
             raise AssertionError("the reply did not finish streaming in 120 s")
     seconds = time.perf_counter() - start
+    if typing:
+        editor.nvim.input("<Esc>")
     editor.wait_run_end()
     counts = editor.lua(stats)
     samples.sort()
@@ -331,4 +343,5 @@ def measure_streaming(editor: Editor, prompt: str = "stream ten thousand") -> di
         "p50_ms": samples[len(samples) // 2],
         "p99_ms": samples[min(len(samples) - 1, int(len(samples) * 0.99))],
         "max_ms": samples[-1],
+        "typed": typed,
     }

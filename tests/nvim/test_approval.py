@@ -3,7 +3,11 @@ closes the prompt Neovim shows)."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.nvim.harness import Editor, EditorFactory, Home, OtherClient
+
+pytestmark = pytest.mark.e2e  # real nvim and a real daemon
 
 ASYNC_SELECT = """
 -- A picker like dressing.nvim's: a floating window, vim.ui.select returns at once.

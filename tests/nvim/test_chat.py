@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.nvim.harness import Editor, EditorFactory, Home
+
+pytestmark = pytest.mark.e2e  # real nvim and a real daemon
 
 
 def test_round_trip_with_tool_calls(editor: Editor) -> None:

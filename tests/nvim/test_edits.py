@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.nvim.harness import Editor
+
+pytestmark = pytest.mark.e2e  # real nvim and a real daemon
 
 
 def test_buffer_reloads_after_an_edit_and_diff_shows_it(editor: Editor) -> None:

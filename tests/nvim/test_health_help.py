@@ -6,7 +6,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.nvim.harness import PLUGIN, Editor, EditorFactory
+
+pytestmark = pytest.mark.e2e  # real nvim and a real daemon
 
 
 def test_checkhealth_reports_daemon_and_provider(editor: Editor) -> None:

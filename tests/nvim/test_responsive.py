@@ -7,7 +7,11 @@ machine, and the test checks what makes the budget hold: batching into frames.
 
 from __future__ import annotations
 
+import pytest
+
 from tests.nvim.harness import Editor, measure_streaming
+
+pytestmark = pytest.mark.e2e  # real nvim and a real daemon
 
 REPLY = "The quick brown fox runs " * 2000
 
@@ -15,10 +19,15 @@ REPLY = "The quick brown fox runs " * 2000
 def test_ten_thousand_deltas_keep_neovim_responsive(editor: Editor) -> None:
     editor.nvim.ui_attach(120, 40, rgb=True)  # a UI, so that every flush is really redrawn
     editor.nvim.command("AgentChat")
-    figures = measure_streaming(editor)
+    figures = measure_streaming(editor, typing=True)  # into the chat's input window
     text = editor.transcript()
     assert REPLY.rstrip() in text
     assert figures["events"] >= 10_000
     # At most one buffer write per 16 ms frame (plus the first and the last).
     assert figures["flushes"] <= figures["seconds"] * 1000 / 16 + 3, figures
     assert figures["p99_ms"] <= 250, figures
+    # Every key typed while the reply streamed reached the input buffer.
+    typed = editor.lua(
+        "return vim.api.nvim_buf_get_lines(require('agentd.chat').input_buf, 0, -1, false)"
+    )
+    assert typed == ["x" * int(figures["typed"])]

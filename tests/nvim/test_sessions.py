@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.nvim.harness import Editor
+
+pytestmark = pytest.mark.e2e  # real nvim and a real daemon
 
 LIST = """
 local done, result
