@@ -209,3 +209,45 @@ def test_usage_errors_exit_2(box: Box, args: list[str], message: str) -> None:
     assert done.returncode == 2
     assert message in done.stderr
     assert done.stdout == ""
+
+
+async def test_a_malformed_permission_answer_is_a_refusal(box: Box) -> None:
+    """An editor that answers ``session/request_permission`` with something that is not an
+    outcome: the call is refused, the run goes on and ends normally."""
+    argv = box.argv("--permission-mode", "ask")
+    process = await asyncio.create_subprocess_exec(
+        *argv,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env=box.env,
+        cwd=str(box.project),
+    )
+    wire = Wire(process)
+    assert process.stdout is not None
+    try:
+        await wire.call(1, "initialize", {"protocolVersion": 1})
+        session = await wire.call(2, "session/new", {"cwd": str(box.project), "mcpServers": []})
+        sid = session["result"]["sessionId"]
+        text = {"type": "text", "text": "write the report"}
+        await wire.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "session/prompt",
+                "params": {"sessionId": sid, "prompt": [text]},
+            }
+        )
+        async with asyncio.timeout(20):
+            while True:
+                message = json.loads(await process.stdout.readline())
+                if message.get("method") == "session/request_permission":
+                    break
+        await wire.send({"jsonrpc": "2.0", "id": message["id"], "result": {"outcome": "yes"}})
+        done = await wire.answer(3)
+        assert done["result"] == {"stopReason": "end_turn"}
+        assert not (box.project / "report.md").exists()
+    finally:
+        assert process.stdin is not None
+        process.stdin.close()
+        assert await asyncio.wait_for(process.wait(), 10) == 0

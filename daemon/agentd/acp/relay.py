@@ -5,8 +5,8 @@
   run reaches the editor before the ``session/prompt`` answer.
 - ``session/requestPermission`` → ``session/request_permission`` with the four options
   (allow once / always, reject once / always) and a preview of the call (the edit's or the
-  write's diff, the command); the editor's choice is the daemon's answer, a
-  ``cancelled`` outcome is ``reject_once``. So approvals take the daemon's one approval path.
+  write's diff, the command); the editor's choice is the daemon's answer, a ``cancelled``
+  (or malformed) answer is ``reject_once``. So approvals take the daemon's one approval path.
 - ``fs/readTextFile`` / ``fs/writeTextFile`` → ``fs/read_text_file`` / ``fs/write_text_file``
   (asked only when the editor offered them in ``initialize``).
 """
@@ -15,6 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+
+import msgspec
+import structlog
 
 from agentd.acp.session import AcpSession
 from agentd.acp.titles import absolute_path, native_kind_of, tool_kind, tool_title
@@ -31,6 +34,7 @@ from agentd.protocol.methods import (
 )
 from agentd.rpc import Connection, Router
 
+log = structlog.get_logger("agentd.acp")
 OPTION_NAMES: dict[PermissionOption, str] = {
     "allow_once": "Allow",
     "allow_always": "Always allow",
@@ -86,13 +90,17 @@ class Relay:
             acp.PermissionOption(option_id=option, name=OPTION_NAMES[option], kind=option)
             for option in params.options
         ]
-        answer = await self._editor().request(
-            "session/request_permission",
-            acp.RequestPermissionParams(
-                session_id=params.session_id, tool_call=call, options=options
-            ),
-            result_type=acp.RequestPermissionResult,
-        )
+        try:
+            answer = await self._editor().request(
+                "session/request_permission",
+                acp.RequestPermissionParams(
+                    session_id=params.session_id, tool_call=call, options=options
+                ),
+                result_type=acp.RequestPermissionResult,
+            )
+        except msgspec.ValidationError as exc:
+            log.warning("malformed permission answer: refused", error=str(exc))
+            return RequestPermissionResult(outcome="reject_once")
         outcome = answer.outcome
         if isinstance(outcome, acp.SelectedOutcome) and outcome.option_id in params.options:
             return RequestPermissionResult(outcome=outcome.option_id)
