@@ -1,6 +1,7 @@
 // Reconnecting: a lost bridge re-attaches with session/subscribe {sinceSeq} (no gap, no
 // duplicate); a crashed daemon is restarted with backoff and the UI is told to resync.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { client, recordEvents, socketDaemon, stdioClient, tempHome, venvBin, waitForEvent } from './helpers.mjs';
@@ -18,8 +19,18 @@ function waitForState(agentd, state, ms = 15000) {
   });
 }
 
+/** A scenario file whose reply streams in 4-character pieces every 40 ms (about 2 s). */
+function streamingScenario(home) {
+  const path = join(home.root, 'scenarios.json');
+  const content = 'This reply streams in small pieces so that the bridge can be killed halfway through it.';
+  const step = { response: { content }, chunk_size: 4, chunk_delay_ms: 40 };
+  writeFileSync(path, JSON.stringify({ scenarios: [{ name: 'stream', trigger: 'stream', steps: [step] }], default_response: { content: 'ok' } }));
+  home.env.AGENTD_MOCK_SCENARIOS = path;
+}
+
 test('shared mode: the bridge dies mid-run, the client re-attaches from the last seq', async () => {
   const home = tempHome();
+  streamingScenario(home);
   const daemon = await socketDaemon(home);
   const agentd = new client.AgentdClient({
     launch: () => ({ file: join(venvBin, 'agentctl'), args: ['bridge', '--socket', daemon.socket], label: 'agentctl bridge' }),
@@ -30,9 +41,10 @@ test('shared mode: the bridge dies mid-run, the client re-attaches from the last
   try {
     const events = recordEvents(agentd);
     const info = await agentd.request('session/new', { cwd: home.project, provider: 'mock' });
-    const run = agentd.request('session/prompt', { sessionId: info.sessionId, text: 'be slow' });
+    const run = agentd.request('session/prompt', { sessionId: info.sessionId, text: 'stream' });
     run.catch(() => {});
-    await waitForEvent(agentd, (e) => e.event.type === 'message_update' && e.seq >= 5);
+    let updates = 0;
+    await waitForEvent(agentd, (e) => e.event.type === 'message_update' && ++updates === 5);
     const firstBridge = agentd.pid;
     process.kill(firstBridge, 'SIGKILL');
     await assert.rejects(run, (error) => error.code === -32008);
