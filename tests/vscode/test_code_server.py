@@ -197,3 +197,23 @@ def test_send_selection_and_fix_problems(server: CodeServer, workbench: Workbenc
     assert "bad.json:1:" in asked.inner_text()
     assert "error" in asked.inner_text()
     workbench.screenshot("06-fix-problems")
+
+
+def test_cancel_and_open_session(server: CodeServer, workbench: Workbench) -> None:
+    workbench.run_command("agentd: New Session")
+    workbench.run_command("agentd: Send Prompt")
+    workbench.answer_input("be slow")
+    chat = workbench.chat()
+    chat.locator(".item--assistant.streaming").first.wait_for(timeout=15_000)
+    workbench.run_command("agentd: Cancel")
+    chat.locator("footer.cost", has_text="last run: cancelled").wait_for(timeout=15_000)
+    wait_idle(workbench)
+
+    workbench.run_command("agentd: Open Session")
+    rows = workbench.page.locator(".quick-input-list .monaco-list-row")
+    rows.nth(1).wait_for(timeout=15_000)
+    assert rows.count() == 2  # the first session of this module and the one just cancelled
+    workbench.screenshot("07-open-session")
+    rows.nth(1).click()
+    chat.locator(".item--user", has_text="hello world").first.wait_for(timeout=15_000)
+    assert chat.locator(".item--user", has_text="be slow").count() == 0
