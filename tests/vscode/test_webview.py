@@ -88,3 +88,17 @@ def test_an_approval_is_answered_in_the_card(page: Any, tmp_path: Path) -> None:
     page.evaluate("(events) => feed(events)", events[ask_at + 1 : resolved + 1])
     page.locator("article.item--tool.tool--asking").wait_for(state="detached")
     assert page.locator(".tool-permission:visible").count() == 0
+
+
+def test_reading_and_searching_cards_start_collapsed(page: Any, tmp_path: Path) -> None:
+    events = as_session(record("parallel tools", tmp_path / "par.jsonl"))
+    page.evaluate("(events) => feed(events)", events)
+    listing = page.locator("article.item--tool", has_text="ls").first
+    listing.locator(".tool-status", has_text="done").wait_for()
+    assert listing.get_attribute("data-collapsed") == "true"
+    assert not listing.locator(".tool-output").is_visible()
+    listing.locator(".tool-head").click()
+    assert listing.locator(".tool-output").is_visible()
+    bash = page.locator("article.item--tool", has_text="bash").first
+    assert bash.get_attribute("data-collapsed") is None
+    assert bash.locator(".tool-output").is_visible()

@@ -159,6 +159,9 @@ function updateTool(node, item, actions) {
   node.className = `item item--tool tool--${item.status}${item.permission?.pending ? ' tool--asking' : ''}`;
   node.setAttribute('aria-label', `Tool ${item.name}`);
   if (!node.firstChild) buildTool(node);
+  // Reading and searching cards start collapsed (their output is for the model); a click on the
+  // header toggles any card that has output.
+  if (!node.dataset.collapsed && (item.toolKind === 'read' || item.toolKind === 'search')) setCollapsed(node, true);
   node.querySelector('.tool-name').textContent = item.name;
   node.querySelector('.tool-summary').textContent = toolSummary(item);
   node.querySelector('.tool-status').textContent = statusText(item);
@@ -177,9 +180,15 @@ function updateTool(node, item, actions) {
   output.hidden = !shown;
 }
 
+function setCollapsed(node, collapsed) {
+  node.dataset.collapsed = String(collapsed);
+  node.querySelector('.tool-head').setAttribute('aria-expanded', String(!collapsed));
+}
+
 function buildTool(node) {
   const head = el('header', 'tool-head');
   head.append(el('span', 'tool-name'), el('code', 'tool-summary'), el('span', 'tool-status'));
+  head.addEventListener('click', () => setCollapsed(node, node.dataset.collapsed !== 'true'));
   const permission = el('div', 'tool-permission');
   permission.setAttribute('role', 'group');
   permission.hidden = true;
