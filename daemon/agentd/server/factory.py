@@ -189,16 +189,14 @@ async def load_session(
     """Open an existing session file, repair it, and build its runtime (its provider resolved
     from ``client_env`` when given, see :func:`provider_environment`)."""
     from agentd.server.bus import resumed_seq
-    from agentd.store import SessionFile, find_session
+    from agentd.store import find_session
 
     file_path = Path(path) if path else find_session(services.session_root, session_id or "")
     if file_path is None or not file_path.is_file():
         raise SessionNotFound(f"no session {session_id or path!r} (see session/list)")
     # in a thread: a big file takes a while to parse, and the event loop must stay free
-    file = await asyncio.to_thread(
-        SessionFile.open, file_path, secrets=services.secrets(client_env), lock=True
-    )
-    file.repair_interrupted()
+    secrets = services.secrets(client_env)
+    file, messages, title = await asyncio.to_thread(_read_session, file_path, secrets)
     provider, model = file.model() or (None, None)
     saved = file.settings() or SettingsEntry()
     params = SessionNewParams(
@@ -214,9 +212,34 @@ async def load_session(
         provider_env=client_env,
     )
     parts = await _parts(services, params)
-    runtime = _assemble(services, file, parts, file.messages(), file.title())
+    runtime = _assemble(services, file, parts, messages, title)
     runtime.bus.seq = resumed_seq(file.header.created_at)
     return runtime
+
+
+def _read_session(path: Path, secrets: Any) -> tuple[Any, list[Any], str | None]:
+    """Open (locked), repair and read a session file: the slow part of a load, run in a
+    thread. The objects it built are then frozen out of the cyclic garbage collector, so
+    collections on the event loop never walk a big session's millions of objects."""
+    import gc
+
+    from agentd.store import SessionFile
+
+    enabled = gc.isenabled()
+    gc.disable()  # a collection here would hold the GIL, so the event loop, for long
+    try:
+        file = SessionFile.open(path, secrets=secrets, lock=True)
+        try:
+            file.repair_interrupted()
+            messages, title = file.messages(), file.title()
+        except BaseException:
+            file.close()
+            raise
+        gc.freeze()
+    finally:
+        if enabled:
+            gc.enable()
+    return file, messages, title
 
 
 async def switch_model(

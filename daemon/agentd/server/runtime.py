@@ -1,8 +1,8 @@
 """A loaded session: its agent, event bus, session file, permission policy and current run.
 
 The runtime is the agent's event sink: each event is numbered and fanned out by the
-:class:`EventBus`, and completed messages are appended to the session file (flushed per entry,
-fsynced at every turn end). It outlives the connections that watch it: a client that disconnects
+:class:`EventBus`, and completed messages are appended to the session file (flushed per entry, fsynced in a
+worker thread at every turn end, and before a run's result is returned). It outlives the connections that watch it: a client that disconnects
 mid-run does not stop the run.
 """
 
@@ -74,6 +74,8 @@ class SessionRuntime:
         self.run_task: asyncio.Task[RunResult] | None = None
         self.compactor: Compactor | None = None
         self.store_error: str | None = None
+        self._syncing: asyncio.Future[None] | None = None
+        self._finishing = False
         agent.sink = self.emit
         agent.context.files = ClientFiles(settings.session_id, self.bus.subscribers.values)
 
@@ -113,8 +115,8 @@ class SessionRuntime:
             try:
                 if isinstance(event, MessageEnd):
                     self.file.append_message(event.message)
-                elif isinstance(event, TurnEnd | AgentEnd):
-                    self.file.sync()
+                elif isinstance(event, TurnEnd):
+                    self._sync_soon()
             except StoreWriteFailed as exc:
                 self._write_failed(exc)
         if isinstance(event, AgentEnd) and self.store_error is not None:
@@ -123,13 +125,40 @@ class SessionRuntime:
         self.bus.publish(event)
 
     def _write_failed(self, exc: StoreWriteFailed) -> None:
+        if not self._report(exc):
+            raise exc
+
+    def _report(self, exc: StoreWriteFailed) -> bool:
+        """Warn about a failed write; end the run if one is going on (returns whether one
+        was), else resync the conversation with the file."""
         log.warning("session write failed", session_id=self.id, error=exc.message)
         self.bus.publish(SessionWarning(message=exc.message))
-        if not self.running or self.run_task is None:
+        if not self.running or self.run_task is None or self._finishing:
             self._resync()
-            raise exc
+            return False
         self.store_error = exc.message
         self.run_task.cancel()
+        return True
+
+    def _sync_soon(self) -> None:
+        """fsync the file in a worker thread (one at a time, in order), so a slow disk never
+        holds the event loop; a failure is reported like a failed append."""
+        self._syncing = asyncio.ensure_future(self._sync_after(self._syncing))
+
+    async def _sync_after(self, previous: asyncio.Future[None] | None) -> None:
+        if previous is not None:
+            await asyncio.gather(previous, return_exceptions=True)
+        try:
+            await asyncio.to_thread(self.file.sync)
+        except StoreWriteFailed as exc:
+            if self.store_error is None and not self._report(exc) and self._finishing:
+                self.store_error = exc.message  # the run's result says so
+
+    async def flush(self) -> None:
+        """Wait until everything appended so far is fsynced (failures reported)."""
+        self._sync_soon()
+        if self._syncing is not None:
+            await asyncio.gather(self._syncing, return_exceptions=True)
 
     def _resync(self) -> None:
         """After a failed write: the conversation is again what the file holds (calls left
@@ -193,7 +222,10 @@ class SessionRuntime:
         budget: Budget | None,
     ) -> RunResult:
         structlog.contextvars.bind_contextvars(session_id=self.id)
+        self._finishing = False
         result = await self.agent.run(text, images, max_turns=max_turns, budget=budget)
+        self._finishing = True  # a failure found from here on changes the result only
+        await asyncio.shield(self.flush())
         if self.store_error is not None:
             result.stop_reason, result.error = "error", self.store_error
             self.store_error = None
@@ -241,6 +273,8 @@ class SessionRuntime:
         if self.run_task is not None and not self.run_task.done():
             self.run_task.cancel()
             await asyncio.gather(self.run_task, return_exceptions=True)
+        if self._syncing is not None:
+            await asyncio.gather(self._syncing, return_exceptions=True)
         self.file.close()
 
 

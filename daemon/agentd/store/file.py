@@ -285,14 +285,16 @@ class SessionFile(SessionTree):
     def sync(self) -> None:
         """fsync what was appended since the last sync (no-op when nothing was).
 
-        Raises :class:`StoreWriteFailed` when the fsync fails.
+        Raises :class:`StoreWriteFailed` when the fsync fails. May run in a worker thread
+        while the owner appends (nothing else may run concurrently, :meth:`close` included).
         """
         if self._fd is not None and self._unsynced:
+            self._unsynced = False  # first: an append during the fsync (another thread) counts
             try:
                 os.fsync(self._fd)
             except OSError as exc:
+                self._unsynced = True
                 raise _write_failed(self.path, exc) from exc
-            self._unsynced = False
 
     def close(self) -> None:
         """Sync and close the file descriptor. Appending later reopens the file."""

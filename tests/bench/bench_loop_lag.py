@@ -1,0 +1,282 @@
+"""Event-loop lag under heavy loads, and bounded descriptors with many sessions touched.
+
+One real ``agentd serve --socket`` with the mock LLM. While each load runs, a prober thread
+on its own connection sends ``daemon/status`` back to back (a 5 ms pause between calls) and
+records every round trip; the row is the p99 (and max) of those round trips: how long any
+client may wait for the daemon while the load runs. Budget: p99 ≤ 50 ms.
+
+Loads (their scale is in the row names):
+
+* ``session load``: ``session/load`` of a ~200 MB session file;
+* ``find`` / ``grep`` over a tree of 300,000 files (``find`` walks it in Python; ``grep``
+  uses ripgrep when installed, else the Python backend);
+* ``ReDoS globs``: ``find`` with ``"*a" * 14 + "b"`` in a directory of 40-character names
+  and a ``.gitignore`` line ``"*a" * 9 + "b"``;
+* ``bash 1 GB``: ``head -c 1G /dev/zero | tr '\\0' y`` (output captured, spilled, streamed);
+* ``fsync storm``: 8 sessions each running a 20-turn tool loop at once (an fsync per turn
+  end each) while ``dd oflag=dsync`` floods the same disk with synchronous writes.
+
+A last row touches 10,000 sessions (``session/new`` on short connections, with
+``--max-loaded-sessions 256``) and reports the daemon's open descriptors and RSS after.
+Generated data lives under ``/tmp/agentd-bench-lag`` and is reused.
+
+Run: ``python -m tests.bench.bench_loop_lag``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from agentctl.client import AgentClient, connect
+
+DATA = Path("/tmp/agentd-bench-lag")
+TREE_FILES = 300_000
+SESSION_BYTES = 200 * 2**20
+Row = tuple[str, str, str]
+BUDGET = "≤ 50 ms"
+
+
+def _call(name: str, args: dict[str, Any], n: int = 1) -> dict[str, Any]:
+    function = {"name": name, "arguments": json.dumps(args)}
+    return {"id": f"call_{n}", "type": "function", "function": function}
+
+
+def _scenario(trigger: str, calls: list[dict[str, Any]], repeat: int = 1) -> dict[str, Any]:
+    steps = [{"response": {"content": "Working.", "tool_calls": calls}} for _ in range(repeat)]
+    return {"name": trigger, "trigger": trigger, "steps": [*steps, {"response": {"content": "ok"}}]}
+
+
+SCENARIOS = [
+    _scenario("bench find", [_call("find", {"pattern": "*.txt", "path": "tree"})]),
+    _scenario("bench grep", [_call("grep", {"pattern": "needle-4242", "path": "tree"})]),
+    _scenario("bench redos", [_call("find", {"pattern": "*a" * 14 + "b", "path": "redos"})]),
+    _scenario("bench bash", [_call("bash", {"command": "head -c 1G /dev/zero | tr '\\0' y"})]),
+    _scenario("bench turns", [_call("bash", {"command": "echo step"})], repeat=20),
+]
+
+
+# --- data ---------------------------------------------------------------------------------
+
+
+def _tree(root: Path) -> None:
+    """300,000 small files in 300 directories (created once)."""
+    done = root / ".complete"
+    if done.exists():
+        return
+    shutil.rmtree(root, ignore_errors=True)
+    for d in range(300):
+        folder = root / f"d{d:03}"
+        folder.mkdir(parents=True)
+        for f in range(TREE_FILES // 300):
+            n = d * 1000 + f
+            text = f"line of file {n}\n" + ("needle-4242\n" if n % 9973 == 0 else "")
+            (folder / f"f{f:04}.txt").write_text(text)
+    done.touch()
+
+
+def _redos(root: Path) -> None:
+    root.mkdir(exist_ok=True)
+    (root / ".gitignore").write_text("*a" * 9 + "b\n")
+    for n in range(50):
+        (root / ("a" * 40 + f"{n:02}")).write_text("x")
+
+
+def _big_session(sessions: Path, cwd: Path) -> str:
+    """A ~200 MB session file (user/assistant/tool turns); returns its id."""
+    session_id = "bench-big-200mb"
+    folder = sessions / "bench"
+    target = folder / f"2026-01-01T00-00-00-000Z_{session_id}.jsonl"
+    if target.exists() and target.stat().st_size >= SESSION_BYTES:
+        return session_id
+    folder.mkdir(parents=True, exist_ok=True)
+    header = {"type": "session", "version": 1, "id": session_id, "cwd": str(cwd),
+              "createdAt": "2026-01-01T00:00:00.000Z"}  # fmt: skip
+    text = ("lorem ipsum dolor sit amet " * 400)[:10_000]
+    with target.open("w") as out:
+        out.write(json.dumps(header) + "\n")
+        parent, n = None, 0
+        while out.tell() < SESSION_BYTES:
+            n += 1
+            role = "user" if n % 2 else "assistant"
+            message: dict[str, Any] = {"role": role, "id": f"m{n}", "timestamp": 1.0,
+                                       "content": [{"type": "text", "text": text}]}  # fmt: skip
+            if role == "assistant":
+                message |= {"provider": "mock", "model": "mock", "stopReason": "stop"}
+            entry = {"type": "message", "id": f"e{n}", "parentId": parent,
+                     "timestamp": "2026-01-01T00:00:00.000Z", "message": message}  # fmt: skip
+            out.write(json.dumps(entry) + "\n")
+            parent = f"e{n}"
+    return session_id
+
+
+# --- the daemon and the prober ------------------------------------------------------------
+
+
+class Daemon:
+    def __init__(self, root: Path, *flags: str) -> None:
+        self.root = root
+        self.socket = str(root / "run" / "agentd.sock")
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "AGENTD_"))}
+        for name in ("XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
+            path = root / name[4:7].lower()
+            path.mkdir(mode=0o700, parents=True, exist_ok=True)
+            self.env[name] = str(path)
+        scenarios = {"scenarios": SCENARIOS, "default_response": {"content": "ok"}}
+        (root / "scenarios.json").write_text(json.dumps(scenarios))
+        self.env["AGENTD_MOCK_SCENARIOS"] = str(root / "scenarios.json")
+        argv = [sys.executable, "-m", "agentd", "serve", "--socket", self.socket, *flags]
+        quiet = subprocess.DEVNULL
+        self.process = subprocess.Popen(argv, env=self.env, stdin=quiet, stdout=quiet, stderr=quiet)
+        deadline = time.monotonic() + 15
+        while not os.path.exists(self.socket) and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+    def fds(self) -> int:
+        return len(os.listdir(f"/proc/{self.process.pid}/fd"))
+
+    def rss_mib(self) -> float:
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        line = next(x for x in status.splitlines() if x.startswith("VmRSS:"))
+        return int(line.split()[1]) / 1024
+
+
+class Prober(threading.Thread):
+    """Round trips of ``daemon/status`` on a blocking socket until stopped."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(daemon=True)
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(path)
+        self.stream = self.sock.makefile("rb")
+        self.times: list[float] = []
+        self.running = True
+        self._rpc({"id": 0, "method": "initialize"})
+
+    def _rpc(self, message: dict[str, Any]) -> None:
+        self.sock.sendall(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
+        while json.loads(self.stream.readline()).get("id") != message["id"]:
+            pass
+
+    def run(self) -> None:
+        n = 0
+        while self.running:
+            n += 1
+            start = time.perf_counter()
+            self._rpc({"id": n, "method": "daemon/status"})
+            self.times.append(time.perf_counter() - start)
+            time.sleep(0.005)
+
+    def finish(self) -> list[float]:
+        self.running = False
+        self.join()
+        self.stream.close()
+        self.sock.close()
+        return self.times
+
+
+async def _lag(daemon: Daemon, name: str, load: Callable[[], Awaitable[object]]) -> Row:
+    prober = Prober(daemon.socket)
+    prober.start()
+    started = time.perf_counter()
+    await load()
+    took = time.perf_counter() - started
+    times = sorted(prober.finish())
+    p99 = times[min(len(times) - 1, int(len(times) * 0.99))] * 1000
+    worst = times[-1] * 1000
+    label = f"loop lag p99, {name} ({took:.1f} s, max {worst:.0f} ms, n={len(times)})"
+    return label, f"{p99:.1f} ms", BUDGET
+
+
+async def _prompt(client: AgentClient, cwd: Path, text: str) -> None:
+    info = await client.call("session/new", {"cwd": str(cwd), "provider": "mock"})
+    result = await client.call("session/prompt", {"sessionId": info["sessionId"], "text": text})
+    assert result["stopReason"] == "end_turn", result
+
+
+async def _fsync_storm(client: AgentClient, cwd: Path) -> None:
+    dd = subprocess.Popen(
+        ["dd", "if=/dev/zero", f"of={DATA / 'storm.bin'}", "bs=64k", "count=100000",
+         "oflag=dsync"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        await asyncio.gather(*(_prompt(client, cwd, "bench turns") for _ in range(8)))
+    finally:
+        dd.kill()
+        dd.wait()
+        (DATA / "storm.bin").unlink(missing_ok=True)
+
+
+async def _touch_sessions(daemon: Daemon, cwd: Path, count: int) -> Row:
+    for _ in range(0, count, 100):
+        client = await connect(daemon.socket, autostart=False)
+        try:
+            params = {"cwd": str(cwd), "provider": "mock"}
+            await asyncio.gather(*(client.call("session/new", params) for _ in range(100)))
+        finally:
+            await client.close()
+    await asyncio.sleep(7)  # one unloader pass
+    label = f"daemon fds / RSS after {count:,} sessions touched (--max-loaded-sessions 256)"
+    return label, f"{daemon.fds()} fds, {daemon.rss_mib():.0f} MiB", "bounded (≤ 300 fds)"
+
+
+async def _measure() -> list[Row]:
+    work = DATA / "work"
+    work.mkdir(parents=True, exist_ok=True)
+    print("  preparing data (first run only: 300k files, 200 MB session) ...", file=sys.stderr)
+    _tree(work / "tree")
+    _redos(work / "redos")
+    run_root = DATA / "run"
+    shutil.rmtree(run_root, ignore_errors=True)
+    sessions = DATA / "sessions"
+    for folder in sessions.glob("*"):
+        if folder.name != "bench":
+            shutil.rmtree(folder)
+    big = _big_session(sessions, work)
+    flags = ["--session-dir", str(sessions), "--max-loaded-sessions", "256", "--idle-unload", "0"]
+    daemon = Daemon(run_root, *flags)
+    rows: list[Row] = []
+    try:
+        client = await connect(daemon.socket, autostart=False)
+        try:
+            await _prompt(client, work, "warm up")
+            load = client.call("session/load", {"sessionId": big})
+            rows.append(await _lag(daemon, "session/load of 200 MB", lambda: load))
+            for name, text in [
+                ("find over 300k files", "bench find"),
+                ("grep over 300k files", "bench grep"),
+                ("ReDoS globs (find + .gitignore)", "bench redos"),
+                ("bash printing 1 GB", "bench bash"),
+            ]:
+                rows.append(await _lag(daemon, name, lambda t=text: _prompt(client, work, t)))
+            storm = "fsync storm (8 runs x 20 turns + dd oflag=dsync)"
+            rows.append(await _lag(daemon, storm, lambda: _fsync_storm(client, work)))
+        finally:
+            await client.close()
+        rows.append(await _touch_sessions(daemon, work, 10_000))
+    finally:
+        daemon.stop()
+    return rows
+
+
+def main() -> list[Row]:
+    return asyncio.run(_measure())
+
+
+if __name__ == "__main__":
+    for row in main():
+        print(" | ".join(row))
