@@ -1,9 +1,10 @@
 """A loaded session: its agent, event bus, session file, permission policy and current run.
 
 The runtime is the agent's event sink: each event is numbered and fanned out by the
-:class:`EventBus`, and completed messages are appended to the session file (flushed per entry, fsynced in a
-worker thread at every turn end, and before a run's result is returned). It outlives the connections that watch it: a client that disconnects
-mid-run does not stop the run.
+:class:`EventBus`, and completed messages are appended to the session file (flushed per
+entry, fsynced in a worker thread at every turn end, and before a run's result is returned).
+It outlives the connections that watch it: a client that disconnects mid-run does not stop
+the run.
 """
 
 from __future__ import annotations
