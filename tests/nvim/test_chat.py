@@ -22,6 +22,7 @@ def test_round_trip_with_tool_calls(editor: Editor) -> None:
     assert bash.split()[-1].endswith("s")
     assert "│ Hello, World!" in lines
     assert lines[-1].startswith("── end_turn · 3 turns")
+    editor.wait_for(lambda: editor.transcript().startswith("agentd · hello world · mock/"))
     assert (editor.home.project / "hello.py").exists()
 
 
@@ -40,6 +41,10 @@ def test_chat_window_folds_tool_output(editor: Editor) -> None:
         rows[0],
     )
     assert folded == [rows[0], rows[0] + 1]
+    status = editor.lua(
+        "return vim.api.nvim_eval_statusline(vim.wo[...].statusline, {winid = ...}).str", chat_win
+    )
+    assert status.startswith("agentd: idle mock/")
     chat_buf = editor.lua("return vim.api.nvim_win_get_buf(...)", chat_win)
     assert editor.lua("return vim.b[...].current_syntax", chat_buf) == "agentd"
     assert editor.nvim.current.buffer[:] == [""]

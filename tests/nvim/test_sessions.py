@@ -25,12 +25,30 @@ def _sessions(editor: Editor) -> list[dict[str, Any]]:
     return list(editor.lua(LIST))
 
 
+# The built-in prompts, each opened 150 ms late: keys for the next prompt are only typed once
+# the previous one has visibly closed (typed earlier, Normal mode would eat them).
+SPACED_PROMPTS = """
+for _, name in ipairs({"select", "input"}) do
+  local builtin = vim.ui[name]
+  vim.ui[name] = function(...)
+    local args = {...}
+    vim.defer_fn(function() builtin(unpack(args)) end, 150)
+  end
+end
+"""
+
+
+def _next_answer(editor: Editor, keys: str) -> None:
+    editor.wait_for(lambda: not editor.in_prompt(), what="the previous prompt to close")
+    editor.answer(keys)
+
+
 def _pick(editor: Editor, session_id: str, action: int) -> None:
     """:AgentSessions, choose ``session_id``, then action ``action`` (1 load ... 4 delete)."""
     index = [s["sessionId"] for s in _sessions(editor)].index(session_id) + 1
     editor.nvim.command("AgentSessions")
-    editor.answer(f"{index}\r")
-    editor.answer(f"{action}\r")
+    _next_answer(editor, f"{index}\r")
+    _next_answer(editor, f"{action}\r")
 
 
 def test_cancel_stops_a_running_tool(editor: Editor) -> None:
@@ -42,12 +60,13 @@ def test_cancel_stops_a_running_tool(editor: Editor) -> None:
 
 
 def test_session_picker_rename_fork_load_delete(editor: Editor) -> None:
+    editor.lua(SPACED_PROMPTS)
     editor.nvim.command("Agent how are you")
     editor.wait_run_end()
     first = str(editor.lua("return require('agentd').session_id()"))
 
     _pick(editor, first, 3)
-    editor.answer("<C-u>Renamed chat\r")
+    _next_answer(editor, "<C-u>Renamed chat\r")
     editor.wait_for(lambda: "2 agentd: renamed to Renamed chat" in editor.notes(), what="rename")
     assert editor.transcript().startswith("agentd · Renamed chat · mock/")
 
@@ -65,7 +84,7 @@ def test_session_picker_rename_fork_load_delete(editor: Editor) -> None:
     assert "▍You\nhow are you" in editor.transcript()
 
     _pick(editor, fork, 4)
-    editor.answer("1\r")
+    _next_answer(editor, "1\r")
     editor.wait_for(lambda: f"2 agentd: deleted {fork}" in editor.notes(), what="delete")
     assert [s["sessionId"] for s in _sessions(editor)] == [first]
 

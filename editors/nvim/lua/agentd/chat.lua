@@ -30,6 +30,11 @@ local function input_buffer()
   end, "agentd: send")
   map("n", keys.cancel, require("agentd.client").cancel, "agentd: cancel the run")
   map("n", keys.close, M.close, "agentd: close the chat")
+  local hint = string.format("prompt here; %s sends, %s stops the run", keys.submit, keys.cancel)
+  vim.api.nvim_buf_set_extmark(buf, vim.api.nvim_create_namespace("agentd_input"), 0, 0, {
+    virt_text = { { hint, "Comment" } },
+    virt_text_pos = "eol",
+  })
   M.input_buf = buf
   return buf
 end
@@ -53,6 +58,7 @@ local function set_win_options(win, is_chat)
   if is_chat then
     wo.foldmethod, wo.foldexpr, wo.foldtext = "expr", transcript.FOLDEXPR, transcript.FOLDTEXT
     wo.foldlevel, wo.foldenable = 0, true
+    wo.statusline = [[%{luaeval('require("agentd").status()')}%=%l/%L]]
   else
     wo.winfixheight = true
   end

@@ -5,7 +5,7 @@ local M = {}
 
 --- The first line: title (or id), provider/model.
 function M.header(info)
-  local title = compat.present(info.title) and info.title or info.sessionId
+  local title = compat.present(info.title) and info.title or info.shown_title or info.sessionId
   return string.format("agentd · %s · %s/%s", title, info.provider, info.model)
 end
 

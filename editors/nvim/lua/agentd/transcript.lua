@@ -56,6 +56,7 @@ end
 
 --- Start a fresh transcript for session `info` (a SessionInfo).
 function M.reset(info)
+  M.info = info
   replace_all({ format.header(info) })
 end
 
@@ -66,6 +67,7 @@ end
 
 --- Rewrite the first line after the session's settings changed.
 function M.set_header(info)
+  M.info = info
   local buf = M.buffer()
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, 1, false, { format.header(info) })
@@ -186,11 +188,22 @@ local function approval_line(id, text)
   M.approvals[id] = new_mark(line_count() - 1)
 end
 
+-- An untitled session is shown under its first prompt (as the daemon lists it).
+local function name_after(text)
+  local info = M.info
+  if info and not compat.present(info.title) and not info.shown_title then
+    info.shown_title = string.sub(compat.split_lines(text)[1], 1, 60)
+    vim.api.nvim_buf_set_lines(M.buf, 0, 1, false, { format.header(info) })
+  end
+end
+
 local function render_message(message)
   end_stream()
   if message.role == "user" then
+    local text = format.text_of(message.content)
     append({ "", "▍You" })
-    append(compat.split_lines(format.text_of(message.content)))
+    append(compat.split_lines(text))
+    name_after(text)
   elseif message.role == "assistant" then
     append({ "", "▍Agent" })
     for _, block in ipairs(message.content or {}) do
