@@ -79,8 +79,14 @@ class OutputCapture:
         """Text of ``data`` for streaming (multi-byte characters split across chunks kept)."""
         return self._decoder.decode(data, final)
 
+    @property
+    def backlog(self) -> int:
+        """Output bytes waiting to be written to the spill file."""
+        return self._spill.backlog if self._spill is not None else 0
+
     def close(self) -> None:
-        """Flush and close the spill file (idempotent)."""
+        """Write what is queued, flush and close the spill file (idempotent; may block on the
+        disk: call it off the event loop)."""
         if self._spill is not None:
             self._spill.close()
 

@@ -91,11 +91,15 @@ async def run_shell(
     entry = register(registry, proc.pid, marker) if registry is not None else None
     closed: asyncio.Future[None] = loop.create_future()
 
+    pacer = _Pacer(capture)
+
     def sink(data: bytes) -> None:
         capture.feed(data)
         throttle.push(capture.decode_delta(data))
+        pacer.check()
 
     transport, _ = await loop.connect_read_pipe(lambda: _PipeReader(sink, closed), pipe)
+    pacer.transport = transport
     try:
         timed_out = await _wait(proc, timeout, kill_grace, marker)
         with contextlib.suppress(TimeoutError):
@@ -108,9 +112,9 @@ async def run_shell(
         pipe.close()  # now, not on a later loop turn that a closing loop may never run
         throttle.push(capture.decode_delta(b"", final=True))
         throttle.close()
-        capture.close()
         final_cwd = _read_cwd(cwd_read)
         unregister(entry)
+        await asyncio.shield(asyncio.to_thread(capture.close))  # the disk may be slow
     return ShellOutcome(
         exit_code=proc.returncode if (proc.returncode or 0) >= 0 else None,
         signal=_signal_name(proc.returncode),
@@ -127,6 +131,35 @@ def _prepare_child(parent_pid: int, ruleset: int | None) -> None:
         from agentd.tools.landlock import confine
 
         confine(ruleset)
+
+
+class _Pacer:
+    """Stops reading the command's output while too much of it waits for the spill file (a
+    slow disk), so memory stays bounded; the command blocks on its full pipe meanwhile."""
+
+    HIGH = 8 << 20
+    LOW = 2 << 20
+
+    def __init__(self, capture: OutputCapture) -> None:
+        self.capture = capture
+        self.transport: asyncio.ReadTransport | None = None
+        self.paused = False
+
+    def check(self) -> None:
+        if self.transport is None or self.paused or self.capture.backlog <= self.HIGH:
+            return
+        self.transport.pause_reading()
+        self.paused = True
+        asyncio.get_running_loop().call_later(0.01, self._resume)
+
+    def _resume(self) -> None:
+        if self.transport is None or self.transport.is_closing():
+            return
+        if self.capture.backlog > self.LOW:
+            asyncio.get_running_loop().call_later(0.01, self._resume)
+            return
+        self.paused = False
+        self.transport.resume_reading()
 
 
 async def _start(

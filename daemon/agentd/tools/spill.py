@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -72,9 +74,12 @@ def open_spill(directory: Path, keep: int = KEEP_PER_SESSION) -> tuple[BinaryIO,
 class SpillWriter:
     """One spill file being written: at most ``max_bytes`` bytes, abandoned on the first error.
 
-    :meth:`open` and :meth:`write` never raise: the first ``OSError`` (a full disk, a directory
-    that cannot be created) is kept in :attr:`error`, logged once as a warning, and every later
-    write is ignored. :attr:`written` counts the bytes the file holds.
+    :meth:`write` only queues the output: a worker thread redacts and writes it, so a slow or
+    full disk never holds the event loop (:attr:`backlog` says how many bytes wait; the caller
+    stops reading its source while it is large). :meth:`close` waits for the worker: call it
+    off the event loop. Nothing raises: the first ``OSError`` (a full disk, a directory that
+    cannot be created) is kept in :attr:`error`, logged once as a warning, and later output
+    is dropped. :attr:`written` counts the output bytes the file holds (before redaction).
     """
 
     def __init__(
@@ -86,11 +91,17 @@ class SpillWriter:
     ) -> None:
         self.path = path
         self.max_bytes = max_bytes
-        self.written = 0
         self.error: str | None = None
+        self._accepted = 0
+        self._saved = 0
         self._handle = handle
         self._redact = redact
         self._held = bytearray()
+        self._queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._backlog = 0
+        self._thread: threading.Thread | None = None
+        self._closing = False
 
     @classmethod
     def open(
@@ -104,16 +115,53 @@ class SpillWriter:
             return writer
         return cls(handle, path, max_bytes, redact)
 
+    @property
+    def written(self) -> int:
+        return self._saved if self.error else self._accepted
+
+    @property
+    def backlog(self) -> int:
+        """Bytes queued and not yet written."""
+        return self._backlog
+
     def write(self, data: bytes) -> None:
-        """Add output (``written`` counts output bytes accepted, before redaction)."""
-        if self._handle is None:
+        """Queue output (never blocks); past ``max_bytes`` it is dropped."""
+        if self._handle is None or self._closing:
             return
-        room = self.max_bytes - self.written
+        room = self.max_bytes - self._accepted
         piece = data[:room] if len(data) > room else data
-        self.written += len(piece)
-        self._put(piece)
-        if self.written >= self.max_bytes:
-            self.close()
+        self._accepted += len(piece)
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._drain, name="spill", daemon=True)
+            self._thread.start()
+        with self._lock:
+            self._backlog += len(piece)
+        self._queue.put(piece)
+        if self._accepted >= self.max_bytes:
+            self._finish()
+
+    def close(self) -> None:
+        """Write what is queued, flush and close (idempotent; blocks: not on the event loop).
+        A flush error counts as a write error."""
+        self._finish()
+        if self._thread is not None:
+            self._thread.join()
+        else:
+            self._close_file()
+
+    def _finish(self) -> None:
+        if not self._closing:
+            self._closing = True
+            if self._thread is not None:
+                self._queue.put(None)
+
+    def _drain(self) -> None:
+        while (piece := self._queue.get()) is not None:
+            if self._handle is not None:
+                self._put(piece)
+            with self._lock:
+                self._backlog -= len(piece)
+        self._close_file()
 
     def _put(self, piece: bytes, final: bool = False) -> None:
         if self._redact is None:
@@ -134,8 +182,7 @@ class SpillWriter:
         except OSError as exc:
             self._fail(exc, self.path)
 
-    def close(self) -> None:
-        """Flush and close (idempotent); a flush error counts as a write error."""
+    def _close_file(self) -> None:
         if self._held and self._handle is not None:
             self._put(b"", final=True)
         handle, self._handle = self._handle, None
@@ -151,13 +198,12 @@ class SpillWriter:
         if handle is not None:
             with contextlib.suppress(OSError):
                 handle.close()
-        if self.path is not None:
-            self.written = _size(self.path)
+        self._saved = _size(self.path) if self.path is not None else 0
         self.error = f"{exc.strerror or exc}"
         import structlog  # only on this rare path
 
         structlog.get_logger("agentd.tools").warning(
-            "spill_stopped", path=str(where), error=self.error, saved_bytes=self.written
+            "spill_stopped", path=str(where), error=self.error, saved_bytes=self._saved
         )
 
 
