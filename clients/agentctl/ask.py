@@ -2,7 +2,9 @@
 
 The question goes to stderr; the answer is read from stdin without blocking the event loop
 (``loop.add_reader``), so events, timeouts and Ctrl-C keep working while the user thinks.
-An empty answer or end of input refuses: nothing runs without an explicit yes.
+On a terminal one key answers (no Enter needed; the terminal is in cbreak mode only while
+asking); from a pipe a line does. Enter, an empty answer or end of input refuses (the default,
+shown as ``[N]o``): nothing runs without an explicit yes.
 """
 
 from __future__ import annotations
@@ -40,12 +42,35 @@ def parse_answer(text: str) -> PermissionOption | None:
 def question(style: Style, params: RequestPermissionParams, cwd: str | None) -> str:
     """The one-line question shown for a permission request."""
     summary = shorten(describe_call(params.tool, params.args, cwd), 200)
-    choices = style.dim("[y]es / [n]o / [a]lways / ne[v]er")
+    choices = style.dim("[y]es / [N]o / [a]lways / ne[v]er")
     return f"{style.yellow('?')} allow {style.bold(params.tool)}  {summary}  {choices} "
 
 
-async def read_line(fd: int) -> str | None:
-    """One line from ``fd`` (a terminal in canonical mode), or None at end of input."""
+WORDS: dict[PermissionOption, str] = {
+    "allow_once": "yes",
+    "allow_always": "always",
+    "reject_once": "no",
+    "reject_always": "never",
+}
+
+
+async def read_answer(fd: int) -> str | None:
+    """One key from a terminal (cbreak mode while waiting), else one line; None at EOF."""
+    if not os.isatty(fd):
+        return await read_line(fd)
+    import termios
+    import tty
+
+    saved = termios.tcgetattr(fd)
+    tty.setcbreak(fd)
+    try:
+        return await read_line(fd, size=1)
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+async def read_line(fd: int, size: int = 4096) -> str | None:
+    """Up to ``size`` bytes from ``fd`` without their line end, or None at end of input."""
     loop = asyncio.get_running_loop()
     ready: asyncio.Future[None] = loop.create_future()
 
@@ -58,7 +83,7 @@ async def read_line(fd: int) -> str | None:
         await ready
     finally:
         loop.remove_reader(fd)
-    data = os.read(fd, 4096)
+    data = os.read(fd, size)
     if not data:
         return None
     return data.decode("utf-8", "replace").rstrip("\r\n")
@@ -91,12 +116,15 @@ class TerminalApprover:
         for _ in range(MAX_ATTEMPTS):
             self.err.write(question(self.style, params, self.cwd))
             self.err.flush()
-            line = await read_line(self.input_fd)
+            line = await read_answer(self.input_fd)
             if line is None:
                 self.err.write("\n")
                 return "reject_once"
             answer = parse_answer(line)
             if answer is not None:
-                return answer if answer in params.options else "reject_once"
+                chosen = answer if answer in params.options else "reject_once"
+                if os.isatty(self.input_fd):
+                    self.err.write(WORDS[chosen] + "\n")
+                return chosen
             self.err.write(self.style.dim("  answer y, n, a (always) or v (never)\n"))
         return "reject_once"

@@ -19,7 +19,8 @@ FOLLOW_POLL_S = 0.2
 def daemon_main(options: argparse.Namespace) -> int:
     """Entry point of ``agentctl daemon``."""
     if options.action == "logs":
-        return show_logs(launch.log_file(), options.lines, follow=options.follow)
+        pretty = not getattr(options, "json", False)
+        return show_logs(launch.log_file(), options.lines, follow=options.follow, pretty=pretty)
     if options.action == "status":
         from agentctl.commands import command_main
 
@@ -75,8 +76,9 @@ async def _wait_gone(path: str) -> bool:
     return False
 
 
-def show_logs(path: Path, lines: int, *, follow: bool) -> int:
-    """Print the last ``lines`` lines of the log; with ``follow`` keep printing new ones.
+def show_logs(path: Path, lines: int, *, follow: bool, pretty: bool = False) -> int:
+    """Print the last ``lines`` lines of the log; with ``follow`` keep printing new ones;
+    ``pretty`` shows each JSON line as ``HH:MM:SS level event key=value…``.
 
     Following starts exactly where the printed tail ends, so no line is lost or repeated;
     a log that shrinks (rotated or truncated) is followed from its start. Ctrl-C ends it (0).
@@ -86,12 +88,12 @@ def show_logs(path: Path, lines: int, *, follow: bool) -> int:
         return outcome.AGENT_ERROR
     tail, position = _tail(path, lines)
     if tail:
-        sys.stdout.write(tail + "\n")
+        sys.stdout.write((pretty_log(tail) if pretty else tail) + "\n")
         sys.stdout.flush()
     if not follow:
         return outcome.OK
     try:
-        _follow(path, position)
+        _follow(path, position, pretty)
     except KeyboardInterrupt:
         return outcome.OK
     return outcome.OK
@@ -112,7 +114,30 @@ def _tail(path: Path, lines: int) -> tuple[str, int]:
     return launch.last_lines(data, lines), position
 
 
-def _follow(path: Path, position: int) -> None:
+def pretty_log(text: str) -> str:
+    """Each JSON log line as ``HH:MM:SS level event key=value…``; other lines unchanged."""
+    return "\n".join(_pretty_line(line) for line in text.split("\n"))
+
+
+def _pretty_line(line: str) -> str:
+    import json
+
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return line
+    if not isinstance(record, dict):
+        return line
+    stamp = str(record.pop("timestamp", ""))
+    clock = stamp[11:19] if len(stamp) >= 19 else stamp
+    level = str(record.pop("level", "")).ljust(7)
+    event = str(record.pop("event", ""))
+    extra = " ".join(f"{key}={value}" for key, value in record.items())
+    return f"{clock} {level} {event}" + (f"  {extra}" if extra else "")
+
+
+def _follow(path: Path, position: int, pretty: bool = False) -> None:
+    partial = ""
     while True:
         time.sleep(FOLLOW_POLL_S)
         try:
@@ -126,5 +151,9 @@ def _follow(path: Path, position: int) -> None:
                 log.seek(position)
                 data = log.read()
             position += len(data)
-            sys.stdout.write(data.decode("utf-8", "replace"))
+            text = data.decode("utf-8", "replace")
+            if pretty:
+                complete, _, partial = (partial + text).rpartition("\n")
+                text = pretty_log(complete) + "\n" if complete else ""
+            sys.stdout.write(text)
             sys.stdout.flush()

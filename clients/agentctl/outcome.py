@@ -10,7 +10,8 @@ Exit codes (stable, documented in README.md):
 4    ``--timeout`` expired (the run was cancelled)
 5    a tool call needed permission and it was refused
 6    the run stopped at its ``--max-cost`` / ``--max-tokens`` budget
-130  interrupted (Ctrl-C, or the run was cancelled elsewhere)
+7    the run was cancelled from elsewhere (``agentctl cancel``, another client)
+130  interrupted (Ctrl-C)
 141  stdout was closed (``| head -1``); the run is not cancelled
 ==== ===========================================================
 """
@@ -27,6 +28,7 @@ MAX_TURNS = 3
 TIMEOUT = 4
 PERMISSION_REFUSED = 5
 BUDGET = 6
+CANCELLED = 7
 INTERRUPTED = 130
 OUTPUT_CLOSED = 141
 
@@ -100,7 +102,7 @@ def exit_code_for(summary: RunSummary) -> int:
     if summary.stop_reason == "budget":
         return BUDGET
     if summary.stop_reason == "cancelled":
-        return INTERRUPTED
+        return CANCELLED
     return OK
 
 

@@ -140,6 +140,7 @@ def _add_daemon(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     logs = actions.add_parser("logs", help="print the daemon log")
     logs.add_argument("-n", "--lines", type=int, default=50, help="last N lines (default 50)")
     logs.add_argument("-f", "--follow", action="store_true", help="keep printing new lines")
+    logs.add_argument("--json", action="store_true", help="the raw JSON lines, not pretty")
 
 
 def _add_small_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -162,7 +163,7 @@ def _add_small_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
     status.add_argument("--json", action="store_true", help="print JSON")
     rpc = commands.add_parser("rpc", help="send one raw JSON-RPC request")
     _connection_options(rpc, stdio=True)
-    rpc.add_argument("method")
+    rpc.add_argument("method", nargs="?", help="the method (none: list the methods)")
     rpc.add_argument("params", nargs="?", default=None, metavar="JSON", help="params object")
     rpc.add_argument("--events", action="store_true", help="also print session/event lines")
     trust = commands.add_parser(

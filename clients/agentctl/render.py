@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
-from agentctl.outcome import RunSummary
+from agentctl.outcome import PERMISSION_REFUSED, RunSummary
 from agentctl.style import Style, terminal_height, terminal_width
 from agentctl.toolfmt import (
     call_failed,
@@ -100,7 +100,10 @@ def format_footer(style: Style, summary: RunSummary) -> str:
         label = "timed out"
     elif summary.interrupted:
         label = "interrupted"
-    painted = style.green(label) if summary.stop_reason == "end_turn" else style.yellow(label)
+    elif summary.exit_code == PERMISSION_REFUSED:
+        label = "refused"
+    good = summary.exit_code == 0
+    painted = style.green(label) if good else style.yellow(label)
     if summary.stop_reason == "error":
         painted = style.red(label)
     tokens_in = int(summary.usage.get("inputTokens", 0))
@@ -108,8 +111,9 @@ def format_footer(style: Style, summary: RunSummary) -> str:
     parts = [
         f"{summary.turns} turn{'s' if summary.turns != 1 else ''}",
         f"{format_count(tokens_in)} in / {format_count(tokens_out)} out tokens",
-        format_cost(summary.cost),
     ]
+    if summary.cost > 0:  # free (the mock) or unpriced models show no cost
+        parts.append(format_cost(summary.cost))
     if summary.duration_ms:
         parts.append(format_seconds(summary.duration_ms / 1000))
     parts.append(f"session {summary.session_id}")

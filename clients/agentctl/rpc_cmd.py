@@ -2,8 +2,8 @@
 
 The result is printed as one JSON line on stdout; a JSON-RPC error as
 ``{"code":…,"message":…,"data"?:…}`` on stderr with exit code 2 (caller mistake) or 1.
-``--events`` first prints every ``session/event`` that arrives during the call, one line each,
-as ``agentctl send --json`` does.
+Without a method it lists the methods. ``--events`` first prints every ``session/event``
+that arrives during the call, one line each, as ``agentctl send --json`` does.
 """
 
 from __future__ import annotations
@@ -33,12 +33,26 @@ def parse_params(text: str | None) -> Any:
 
 
 def rpc_main(options: argparse.Namespace) -> int:
-    """Entry point of ``agentctl rpc``."""
+    """Entry point of ``agentctl rpc``; without a method, the list of methods."""
+    if options.method is None:
+        return list_methods()
     try:
         params = parse_params(options.params)
     except UsageError as exc:
         return exit_code_for_exception(exc)
     return run_command(lambda: _rpc(options, params))
+
+
+def list_methods() -> int:
+    """Print each method a client can call with its one-line description (exit 0)."""
+    from agentd.protocol.table import METHODS
+
+    calls = {name: spec for name, spec in METHODS.items() if spec.direction == "client"}
+    width = max(map(len, calls))
+    for name, spec in calls.items():
+        sys.stdout.write(f"{name.ljust(width)}  {spec.doc.splitlines()[0]}\n")
+    sys.stdout.write("\nagentctl rpc METHOD '{JSON params}'; the protocol: schemas/README.md\n")
+    return outcome.OK
 
 
 def _print_line(data: bytes) -> None:

@@ -229,4 +229,5 @@ def _summary(
     summary.usage = msgspec.to_builtins(result.usage)
     summary.cost = result.cost
     summary.error = result.error
+    summary.refused = max(summary.refused, len(result.permissions_refused))  # policy denials too
     return summary

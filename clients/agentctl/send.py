@@ -123,6 +123,7 @@ def _quiet_reason(summary: RunSummary) -> None:
         outcome.PERMISSION_REFUSED: "a permission was refused",
         outcome.BUDGET: "budget reached",
         outcome.INTERRUPTED: "interrupted",
+        outcome.CANCELLED: "cancelled",
     }.get(summary.exit_code, summary.stop_reason)
     warn(f"{reason} (session {summary.session_id})")
 

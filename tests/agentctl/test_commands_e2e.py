@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -112,7 +113,8 @@ def test_status_and_daemon_lifecycle(sandbox: Sandbox) -> None:
 
 
 def test_cancel_stops_a_run_from_another_client(sandbox: Sandbox) -> None:
-    """agentctl cancel ID stops a run that another agentctl drives; that one exits 130."""
+    """agentctl cancel ID stops a run that another agentctl drives; that one exits 7
+    (cancelled elsewhere), not 130 (Ctrl-C)."""
     session_id, _ = start_session(sandbox)
     runner = sandbox.popen("send", "--json", "--session", session_id, "be slow")
     assert runner.stdout is not None
@@ -123,7 +125,7 @@ def test_cancel_stops_a_run_from_another_client(sandbox: Sandbox) -> None:
     assert cancelled.returncode == 0, cancelled.stderr
     assert cancelled.stdout.startswith("cancelled")
     rest, errors = runner.communicate(timeout=20)
-    assert runner.returncode == 130, errors
+    assert runner.returncode == 7, errors
     assert json_lines(rest)[-1]["stopReason"] == "cancelled"
 
 
@@ -182,7 +184,7 @@ def test_attach_warns_when_the_replay_buffer_no_longer_reaches_back(sandbox: San
 def test_daemon_logs_follow_prints_new_lines_until_ctrl_c(sandbox: Sandbox) -> None:
     """daemon logs -f prints the tail, then each line the daemon writes; Ctrl-C ends it (0)."""
     assert sandbox.run("daemon", "start").returncode == 0
-    follow = sandbox.popen_bytes("daemon", "logs", "-f", "-n", "1")
+    follow = sandbox.popen_bytes("daemon", "logs", "-f", "-n", "1", "--json")
     try:
         assert "event" in json.loads(read_until(follow, "stdout", "\n"))
         session_id, _ = start_session(sandbox)
@@ -192,3 +194,22 @@ def test_daemon_logs_follow_prints_new_lines_until_ctrl_c(sandbox: Sandbox) -> N
     finally:
         follow.kill()
         follow.communicate()
+
+
+def test_daemon_logs_are_pretty_unless_json(sandbox: Sandbox) -> None:
+    """One line per record, ``HH:MM:SS level event key=value``; --json keeps the raw lines."""
+    session_id, _ = start_session(sandbox)
+    pretty = sandbox.run("daemon", "logs", "-n", "20").stdout
+    assert re.search(
+        rf"^\d\d:\d\d:\d\d info +session created .*session_id={session_id}", pretty, re.M
+    )
+    assert "{" not in pretty
+    raw = sandbox.run("daemon", "logs", "-n", "5", "--json").stdout.splitlines()
+    assert all(json.loads(line)["event"] for line in raw)
+
+
+def test_rpc_without_a_method_lists_the_methods(sandbox: Sandbox) -> None:
+    result = sandbox.run("rpc")
+    assert result.returncode == 0
+    assert re.search(r"^session/prompt +Run the agent", result.stdout, re.M)
+    assert "session/requestPermission" not in result.stdout  # the daemon calls that one

@@ -19,7 +19,7 @@ from agentctl.outcome import RunSummary, error_result_line, exit_code_for_rpc_er
         ({"stop_reason": "max_turns", "refused": 2}, 5),
         ({"stop_reason": "error", "refused": 1}, 1),
         ({"stop_reason": "cancelled", "interrupted": True}, 130),
-        ({"stop_reason": "cancelled"}, 130),
+        ({"stop_reason": "cancelled"}, 7),
         ({"stop_reason": "cancelled", "interrupted": True, "timed_out": True}, 130),
     ],
 )

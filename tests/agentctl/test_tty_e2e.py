@@ -129,13 +129,14 @@ def test_send_asks_at_the_terminal_in_ask_mode(sandbox: Sandbox) -> None:
         timeout=30,
         dimensions=(40, 200),
     )
-    child.expect_exact("? allow write  hello.py  [y]es / [n]o / [a]lways / ne[v]er")
-    child.sendline("y")
+    child.expect_exact("? allow write  hello.py  [y]es / [N]o / [a]lways / ne[v]er")
+    child.send("y")  # one key, no Enter
+    child.expect_exact("yes")
     child.expect("write  hello.py  created")
     child.expect_exact("? allow bash  python3 hello.py")
-    child.sendline("n")
+    child.send("\r")  # Enter: the default, no
     child.expect("permission refused")
-    child.expect("── done")
+    child.expect("── refused")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 5
