@@ -57,6 +57,9 @@ vscode-vsix: vscode-build  ## package editors/vscode/dist/agentd-vscode.vsix (of
 		--skip-license -o dist/agentd-vscode.vsix >/dev/null
 
 vscode-test: $(STAMP) vscode-vsix  ## the extension's node --test layer (real daemon), protocol.ts drift
+	@# code-server (for tests/vscode) installs in the background meanwhile; the tests wait for it
+	@mkdir -p $(VSCODE)/.code-server
+	@($(VSCODE)/scripts/setup-code-server.sh >$(VSCODE)/.code-server/setup.log 2>&1 &)
 	cd $(VSCODE) && node --test test/*.test.mjs
 
 clean:

@@ -157,13 +157,21 @@ class Workbench:
         self.page.keyboard.press("Control+Shift+P")
 
     def run_command(self, title: str) -> None:
-        """Run a command by its palette title, e.g. "agentd: Send Prompt"."""
-        self.palette()
-        box = self.page.locator(".quick-input-widget input")
-        box.wait_for()
-        box.fill(f">{title}")
-        self.page.locator(".quick-input-list .monaco-list-row", has_text=title).first.wait_for()
-        self.page.keyboard.press("Enter")
+        """Run a command by its palette title, e.g. "agentd: Send Prompt". The palette closes
+        when something else takes the focus (the chat focusing its input), so retry then."""
+        for attempt in range(3):
+            self.palette()
+            box = self.page.locator(".quick-input-widget input")
+            try:
+                box.fill(f">{title}", timeout=5_000)
+                row = self.page.locator(".quick-input-list .monaco-list-row", has_text=title)
+                row.first.wait_for(timeout=5_000)
+            except Exception:
+                if attempt == 2:
+                    raise
+                continue
+            self.page.keyboard.press("Enter")
+            return
 
     def answer_input(self, text: str) -> None:
         box = self.page.locator(".quick-input-widget input")

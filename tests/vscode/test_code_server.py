@@ -200,10 +200,11 @@ def test_send_selection_and_fix_problems(server: CodeServer, workbench: Workbenc
 
 
 def test_cancel_and_open_session(server: CodeServer, workbench: Workbench) -> None:
+    chat = workbench.chat()
     workbench.run_command("agentd: New Session")
+    chat.locator(".item").first.wait_for(state="detached", timeout=15_000)  # the empty session
     workbench.run_command("agentd: Send Prompt")
     workbench.answer_input("be slow")
-    chat = workbench.chat()
     chat.locator(".item--assistant.streaming").first.wait_for(timeout=15_000)
     workbench.run_command("agentd: Cancel")
     chat.locator("footer.cost", has_text="last run: cancelled").wait_for(timeout=15_000)

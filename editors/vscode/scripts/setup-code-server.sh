@@ -18,6 +18,12 @@ PREFIX="${CODE_SERVER_PREFIX:-$HERE/.code-server}"
 STAMP="$PREFIX/.installed-$VERSION"
 NPM_FLAGS=(--ignore-scripts --no-audit --no-fund --loglevel=error)
 
+# One installer at a time: `make vscode-test` starts this in the background and the e2e tests
+# call it again later, which then waits here for the first run to finish.
+mkdir -p "$PREFIX"
+exec 9>"$PREFIX/.lock"
+flock 9
+
 if [ -f "$STAMP" ]; then
   echo "$PREFIX/node_modules/.bin/code-server"
   exit 0

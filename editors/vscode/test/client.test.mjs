@@ -66,8 +66,11 @@ describe('protocol client over agentd serve --stdio', () => {
 
   test('a question settled elsewhere is withdrawn: the handler sees the abort', async () => {
     let withdrawn;
+    let asked;
     const aborted = new Promise((resolve) => (withdrawn = resolve));
+    const questioned = new Promise((resolve) => (asked = resolve));
     agentd.onPermission((params, signal) => new Promise((resolve) => {
+      asked();
       signal.addEventListener('abort', () => {
         withdrawn(params.toolCallId);
         resolve(null);
@@ -75,7 +78,7 @@ describe('protocol client over agentd serve --stdio', () => {
     }));
     const info = await agentd.request('session/new', { cwd: home.project, provider: 'mock', permissionMode: 'ask' });
     const run = agentd.request('session/prompt', { sessionId: info.sessionId, text: 'hello world' });
-    await waitForEvent(agentd, (e) => e.sessionId === info.sessionId && e.event.type === 'permission_request');
+    await questioned;
     await agentd.request('session/cancel', { sessionId: info.sessionId });
     assert.equal((await run).stopReason, 'cancelled');
     // The daemon withdraws its request with $/cancelRequest (it may arrive after the answer).
