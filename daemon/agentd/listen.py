@@ -36,7 +36,7 @@ import structlog
 
 from agentd import paths
 from agentd.housekeeping import RateLimit, loop_exception, sweep_orphans
-from agentd.server.app import Daemon, DaemonOptions, Listener
+from agentd.server.app import Daemon, DaemonOptions, Listener, build_daemon
 from agentd.stdio import detach_stdio, open_stdio
 
 log = structlog.get_logger("agentd.listen")
@@ -363,5 +363,5 @@ def serve(options: DaemonOptions) -> int:
 async def _run(options: DaemonOptions, listener: Listener) -> int:
     asyncio.get_running_loop().set_exception_handler(loop_exception)
     threading.Thread(target=sweep_orphans, name="orphan-sweep", daemon=True).start()
-    daemon = Daemon(options)
+    daemon = build_daemon(options)
     return await daemon.run(listener)

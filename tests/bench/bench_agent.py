@@ -160,19 +160,19 @@ async def _idle_session_rows(count: int = 40) -> list[Row]:
 
     from agentd import log
     from agentd.protocol.methods import SessionNewParams
+    from agentd.server.factory import Services
     from agentd.server.sessions import SessionManager
 
     log.configure("warning")
     root = Path(tempfile.mkdtemp(prefix="bench-idle-", dir="/tmp"))
-    manager = SessionManager(None)
-    manager.services.session_root = root / "sessions"
-    warm = await manager.create(SessionNewParams(cwd=str(root), provider="mock"), None)
+    manager = SessionManager(Services(session_dir=root / "sessions"))
+    warm = await manager.create(SessionNewParams(cwd=str(root), provider="mock"))
     await warm.start_run("hello world", [])
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
     runtimes = []
     for _ in range(count):
-        runtime = await manager.create(SessionNewParams(cwd=str(root), provider="mock"), None)
+        runtime = await manager.create(SessionNewParams(cwd=str(root), provider="mock"))
         await runtime.start_run("hello world", [])
         runtimes.append(runtime)
     held = tracemalloc.get_traced_memory()[0] - before

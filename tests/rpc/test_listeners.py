@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agentd.listen import ListenError, UnixListener, is_loopback, load_or_create_token
-from agentd.server.app import Daemon, DaemonOptions
+from agentd.server.app import DaemonOptions, build_daemon
 
 
 @pytest.mark.parametrize("same_user", [True, False])
@@ -18,7 +18,7 @@ async def test_peers_of_another_uid_are_disconnected(xdg_home: Path, same_user: 
     """SO_PEERCRED decides: our own uid is served, any other uid is cut off unanswered."""
     path = xdg_home / "a.sock"
     allowed = os.getuid() if same_user else os.getuid() + 1
-    daemon = Daemon(DaemonOptions(socket_path=path))
+    daemon = build_daemon(DaemonOptions(socket_path=path))
     listener = UnixListener(path, allowed_uid=allowed)
     await listener.start(daemon)
     try:

@@ -82,9 +82,9 @@ async def open_backend(
 
 async def _in_process(options: BackendOptions, router: Router) -> Backend:
     await asyncio.to_thread(__import__, "agentd.server.sessions")  # off the event loop
-    from agentd.server.app import Daemon, DaemonOptions
+    from agentd.server.app import DaemonOptions, build_daemon
 
-    daemon = Daemon(
+    daemon = build_daemon(
         DaemonOptions(
             transport="stdio",
             session_dir=options.session_dir,

@@ -1,5 +1,7 @@
 """The daemon object: options, live connections, sessions, the router and graceful shutdown.
 
+:func:`build_daemon` is the one place that composes a daemon from its options: the session
+service, the method table (:mod:`agentd.server.handlers`) and the daemon that serves it.
 :class:`Daemon` knows nothing about sockets: a :class:`Listener` (see :mod:`agentd.listen`)
 accepts streams and hands each to :meth:`Daemon.attach`. :meth:`Daemon.run` starts the
 listener and waits for :meth:`Daemon.request_shutdown` (the ``shutdown`` method, SIGTERM,
@@ -22,18 +24,21 @@ from typing import Literal, Protocol
 import structlog
 
 from agentd import __version__
-from agentd.rpc import Connection, Router
+from agentd.rpc import Connection
 from agentd.rpc.outbox import QUEUE_BYTES, QUEUE_FRAMES, STALL_TIMEOUT
+from agentd.server.clients import Client
+from agentd.server.handlers import build_router
+from agentd.server.service import SessionService
 
 log = structlog.get_logger("agentd.daemon")
 
 Transport = Literal["stdio", "socket", "tcp"]
 SHUTDOWN_TIMEOUT = 10.0
+"""Seconds allowed for closing the sessions, then for closing the connections, at shutdown."""
 AUTH_TIMEOUT = 10.0
 """Seconds a TCP client has to authenticate (``initialize`` with the token)."""
 MAX_UNAUTHENTICATED = 64
 """TCP connections waiting to authenticate at once; more are closed on accept."""
-"""Seconds allowed for closing the sessions, then for closing the connections, at shutdown."""
 
 
 @dataclass
@@ -72,21 +77,49 @@ class Listener(Protocol):
         """Release what :meth:`start` created (socket, pid and lock files)."""
 
 
+def build_daemon(options: DaemonOptions) -> Daemon:
+    """The daemon for ``options``, with its session service and method table."""
+    service = SessionService(
+        options.session_dir,
+        options.config_file,
+        idle_unload=options.idle_unload,
+        max_loaded_sessions=options.max_loaded_sessions,
+    )
+    return Daemon(options, service)
+
+
 class Daemon:
     """One running agentd: shared by every connection, independent of any of them."""
 
-    def __init__(self, options: DaemonOptions) -> None:
-        from agentd.server.sessions import SessionManager
-
+    def __init__(self, options: DaemonOptions, service: SessionService) -> None:
         self.options = options
         self.version = __version__
         self.pid = os.getpid()
         self.started_at = time.monotonic()
-        self.connections: set[Connection] = set()
+        self.clients: dict[int, Client] = {}
         self.tcp_token: str | None = None
-        self.sessions = SessionManager(self)
-        self.router = build_router(self)
+        self.sessions = service
+        self.router = build_router(self, service)
         self._shutdown = asyncio.Event()
+
+    @property
+    def transport(self) -> str:
+        return self.options.transport
+
+    @property
+    def connections(self) -> list[Connection]:
+        """The live connections."""
+        return [client.connection for client in self.clients.values()]
+
+    def client(self, connection: Connection) -> Client:
+        """The daemon's record of ``connection`` (KeyError for a connection it never served)."""
+        return self.clients[connection.id]
+
+    def connection_count(self) -> int:
+        return len(self.clients)
+
+    def loaded_sessions(self) -> list[str]:
+        return self.sessions.loaded_ids()
 
     @property
     def uptime(self) -> float:
@@ -121,32 +154,33 @@ class Daemon:
             queue_bytes=options.queue_bytes,
             stall_timeout=options.stall_timeout,
         )
-        connection.authorized = authorized
-        self.connections.add(connection)
-        timer = None if authorized else self._auth_deadline(connection)
+        client = Client(connection, authorized=authorized)
+        self.clients[connection.id] = client
+        timer = None if authorized else self._auth_deadline(client)
         log.info("client connected", conn_id=connection.id, name=name, transport=transport)
         try:
             await connection.serve()
         finally:
             if timer is not None:
                 timer.cancel()
-            self.connections.discard(connection)
+            del self.clients[connection.id]
+            self.sessions.forget(client)
             log.info("client disconnected", conn_id=connection.id, name=name)
 
-    def _auth_deadline(self, connection: Connection) -> asyncio.TimerHandle:
-        """Close ``connection`` if it has not authenticated within ``auth_timeout`` s."""
+    def _auth_deadline(self, client: Client) -> asyncio.TimerHandle:
+        """Close the client's connection if it has not authenticated within ``auth_timeout``."""
 
         def expire() -> None:
-            if not connection.authorized and not connection.closed:
-                log.info("unauthenticated client timed out", conn_id=connection.id)
-                connection.close_soon()
+            if not client.authorized and not client.closed:
+                log.info("unauthenticated client timed out", conn_id=client.key)
+                client.connection.close_soon()
 
         loop = asyncio.get_running_loop()
         return loop.call_later(self.options.auth_timeout, expire)
 
     def unauthenticated(self) -> int:
         """How many connections have not authenticated yet (TCP clients before their token)."""
-        return sum(1 for c in self.connections if not c.authorized and not c.closed)
+        return sum(1 for c in self.clients.values() if not c.authorized and not c.closed)
 
     async def run(self, listener: Listener) -> int:
         """Serve until shutdown is requested; returns the exit code (0).
@@ -158,7 +192,7 @@ class Daemon:
             loop.add_signal_handler(signum, self.request_shutdown)
         try:
             await listener.start(self)
-            self.sessions.idle.start()
+            self.sessions.start()
             log.info("daemon started", transport=self.options.transport, version=__version__)
             await self._shutdown.wait()
             log.info("daemon stopping")
@@ -172,24 +206,12 @@ class Daemon:
 
     async def _stop(self, listener: Listener) -> None:
         await listener.stop()
-        await self.sessions.idle.stop()
         try:
             async with asyncio.timeout(SHUTDOWN_TIMEOUT):
                 await self.sessions.close()
         except Exception:
             log.exception("closing the sessions failed")
-        closing = [connection.close() for connection in list(self.connections)]
+        closing = [connection.close() for connection in self.connections]
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(SHUTDOWN_TIMEOUT):
                 await asyncio.gather(*closing, return_exceptions=True)
-
-
-def build_router(daemon: Daemon) -> Router:
-    """The daemon's method table: lifecycle methods, then the session methods."""
-    from agentd.server.lifecycle import register_lifecycle
-    from agentd.server.sessions import register_sessions
-
-    router = Router()
-    register_lifecycle(router, daemon)
-    register_sessions(router, daemon)
-    return router

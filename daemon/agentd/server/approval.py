@@ -19,115 +19,124 @@ import structlog
 
 from agentd.errors import RpcError
 from agentd.protocol.events import PermissionOption, PermissionRequest, PermissionResolved
-from agentd.protocol.methods import RequestPermissionParams, RequestPermissionResult
+from agentd.protocol.methods import RequestPermissionParams
 
 if TYPE_CHECKING:
+    from agentd.permissions import PermissionPolicy
     from agentd.protocol.content import ToolCall
-    from agentd.rpc import Connection
-    from agentd.server.runtime import SessionRuntime
+    from agentd.server.bus import EventBus
+    from agentd.server.subscriber import Subscriber
     from agentd.tools.base import Tool
 
 log = structlog.get_logger("agentd.approval")
 
 OPTIONS: list[PermissionOption] = ["allow_once", "allow_always", "reject_once", "reject_always"]
 DEFAULT_TIMEOUT = 300.0
+NO_CLIENT = (
+    "no connected client can answer permission requests (run with permission mode 'auto', "
+    "or connect a client that handles session/requestPermission)"
+)
 
 
 class Approver:
-    """The :data:`agentd.agent.Authorizer` of one session."""
+    """The :data:`agentd.agent.Authorizer` of one session: its policy, then its subscribers.
 
-    def __init__(self, timeout: float = DEFAULT_TIMEOUT) -> None:
+    Besides the subscribers' own answers, :meth:`answer` accepts an answer for a pending
+    request from anywhere in the process (``SessionService.answer_permission``).
+    """
+
+    def __init__(
+        self, policy: PermissionPolicy, bus: EventBus, timeout: float = DEFAULT_TIMEOUT
+    ) -> None:
+        self.policy = policy
+        self.bus = bus
         self.timeout = timeout
-        self._runtime: SessionRuntime | None = None
-
-    def bind(self, runtime: SessionRuntime) -> None:
-        """Attach the session whose policy, subscribers and events this approver uses."""
-        self._runtime = runtime
-
-    @property
-    def runtime(self) -> SessionRuntime:
-        if self._runtime is None:
-            raise RuntimeError("Approver used before bind()")
-        return self._runtime
+        self._pending: dict[str, asyncio.Future[PermissionOption]] = {}
 
     async def __call__(self, call: ToolCall, tool: Tool) -> str | None:
         """``None`` if the call may run, else the refusal text for the model."""
-        decision = self.runtime.policy.check(tool, call.arguments)
+        decision = self.policy.check(tool, call.arguments)
         if decision.action == "allow":
             return None
         if decision.action == "deny":
             return f"Permission denied: {decision.reason}"
         return await self._ask(call, tool)
 
+    def pending(self) -> list[str]:
+        """Tool call ids waiting for an answer."""
+        return list(self._pending)
+
+    def answer(self, tool_call_id: str, outcome: PermissionOption) -> bool:
+        """Answer the pending request of ``tool_call_id``; False if none is pending."""
+        future = self._pending.get(tool_call_id)
+        if future is None or future.done():
+            return False
+        future.set_result(outcome)
+        return True
+
     async def _ask(self, call: ToolCall, tool: Tool) -> str | None:
         clients = [
-            c
-            for c in self.runtime.bus.subscribers.values()
-            if c.capabilities.permissions and not c.closed
+            s for s in self.bus.subscribers.values() if s.answers_permissions and not s.closed
         ]
-        emit = self.runtime.emit
-        emit(
+        publish = self.bus.publish
+        publish(
             PermissionRequest(
                 tool_call_id=call.id, tool=tool.name, args=call.arguments, options=OPTIONS
             )
         )
         if not clients:
-            reason = (
-                "no connected client can answer permission requests (run with "
-                "permission mode 'auto', or connect a client that handles "
-                "session/requestPermission)"
+            publish(
+                PermissionResolved(tool_call_id=call.id, outcome="reject_once", reason=NO_CLIENT)
             )
-            emit(PermissionResolved(tool_call_id=call.id, outcome="reject_once", reason=reason))
-            return f"Permission denied: {reason}."
+            return f"Permission denied: {NO_CLIENT}."
         try:
             outcome, why = await self._first_answer(call, tool, clients)
         except asyncio.CancelledError:
             reason = "the run was cancelled"
-            emit(PermissionResolved(tool_call_id=call.id, outcome="reject_once", reason=reason))
+            publish(PermissionResolved(tool_call_id=call.id, outcome="reject_once", reason=reason))
             raise
-        emit(PermissionResolved(tool_call_id=call.id, outcome=outcome, reason=why))
+        publish(PermissionResolved(tool_call_id=call.id, outcome=outcome, reason=why))
         if outcome in ("allow_always", "reject_always"):
-            self.runtime.policy.remember(tool.name, call.arguments, outcome == "allow_always")
+            self.policy.remember(tool.name, call.arguments, outcome == "allow_always")
         if outcome.startswith("allow"):
             return None
         return f"Permission denied: {why or 'the user rejected this tool call'}."
 
     async def _first_answer(
-        self, call: ToolCall, tool: Tool, clients: list[Connection]
+        self, call: ToolCall, tool: Tool, clients: list[Subscriber]
     ) -> tuple[PermissionOption, str | None]:
         params = RequestPermissionParams(
-            session_id=self.runtime.id,
+            session_id=self.bus.session_id,
             tool_call_id=call.id,
             tool=tool.name,
             args=call.arguments,
             options=OPTIONS,
         )
-        pending = {
-            asyncio.create_task(
-                c.request(
-                    "session/requestPermission",
-                    params,
-                    result_type=RequestPermissionResult,
-                    timeout=self.timeout,
-                )
-            )
-            for c in clients
-        }
+        direct: asyncio.Future[PermissionOption] = asyncio.get_running_loop().create_future()
+        self._pending[call.id] = direct
+        asks = {asyncio.ensure_future(c.request_permission(params, self.timeout)) for c in clients}
+        pending: set[asyncio.Future[PermissionOption | None]] = {*asks, direct}  # type: ignore[arg-type]
         try:
-            while pending:
-                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-                for task in done:
-                    answer = _answer(task)
-                    if answer is not None:
-                        return answer.outcome, None
-            return "reject_once", f"no client answered within {self.timeout:g} s"
+            async with asyncio.timeout(self.timeout):
+                while pending:
+                    done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                    for task in done:
+                        outcome = _answer(task)
+                        if outcome is not None:
+                            return outcome, None
+                    if pending == {direct}:
+                        break
+        except TimeoutError:
+            pass
         finally:
+            self._pending.pop(call.id, None)
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
+        return "reject_once", f"no client answered within {self.timeout:g} s"
 
 
-def _answer(task: asyncio.Task[RequestPermissionResult]) -> RequestPermissionResult | None:
+def _answer(task: asyncio.Future[PermissionOption | None]) -> PermissionOption | None:
     """The client's answer, or None if that client failed, timed out or went away."""
     try:
         return task.result()

@@ -1,11 +1,11 @@
-"""Per-session event numbering, replay buffer and fan-out to subscribed connections.
+"""Per-session event numbering, replay buffer and fan-out to subscribers.
 
 Every event of a session gets the next ``seq`` (strictly increasing: from 1 for a new session;
 for a loaded one from :func:`resumed_seq`, so it never repeats a seq of an earlier load, in
 this daemon or before a restart), is encoded once, kept in a bounded replay buffer and handed
-to every subscriber's connection queue. ``Connection.notify`` never blocks, so a slow or dead
-subscriber cannot delay the run or the other subscribers (the connection layer drops a
-connection whose queue stays full).
+to every :class:`~agentd.server.subscriber.Subscriber`. ``Subscriber.deliver`` never blocks, so
+a slow or dead subscriber cannot delay the run or the other subscribers (a subscriber that
+cannot keep up closes itself and is forgotten).
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from agentd.protocol.events import Event, SessionEvent
+from agentd.server.subscriber import Delivery
 
 if TYPE_CHECKING:
-    from agentd.rpc import Connection
+    from agentd.server.subscriber import Subscriber
 
 _encode = msgspec.json.Encoder().encode
 
@@ -61,7 +62,7 @@ class EventBus:
         self.session_id = session_id
         self._redact = redact
         self.seq = 0
-        self.subscribers: dict[int, Connection] = {}
+        self.subscribers: dict[int, Subscriber] = {}
         self._buffer: deque[tuple[int, bytes]] = deque()
         self._buffered_bytes = 0
         self._max_events = max_events
@@ -74,16 +75,18 @@ class EventBus:
         if self._redact is not None:
             frame = self._redact(frame)
         self._remember(self.seq, frame)
-        raw = msgspec.Raw(frame)
-        for conn in list(self.subscribers.values()):
-            if conn.closed:
-                self.subscribers.pop(conn.id, None)
-            else:
-                conn.notify("session/event", raw)
+        if self.subscribers:
+            live = event if self._redact is None else None  # redacted: decode the frame
+            item = Delivery(self.session_id, self.seq, frame, live)
+            for subscriber in list(self.subscribers.values()):
+                if subscriber.closed:
+                    self.subscribers.pop(subscriber.key, None)
+                else:
+                    subscriber.deliver(item)
         return self.seq
 
-    def subscribe(self, conn: Connection, since_seq: int | None = None) -> tuple[int, bool]:
-        """Add ``conn``; first replay buffered events after ``since_seq`` to it.
+    def subscribe(self, subscriber: Subscriber, since_seq: int | None = None) -> tuple[int, bool]:
+        """Add ``subscriber``; first replay buffered events after ``since_seq`` to it.
 
         Returns ``(replayed, complete)``: ``complete`` is False when the buffer no longer reaches
         back to ``since_seq + 1``, or ``since_seq`` is past the last seq (it comes from another
@@ -97,14 +100,22 @@ class EventBus:
             complete = since_seq + 1 >= oldest
             for seq, frame in self._buffer:
                 if seq > since_seq:
-                    conn.notify("session/event", msgspec.Raw(frame))
+                    subscriber.deliver(Delivery(self.session_id, seq, frame, None))
                     replayed += 1
-        self.subscribers[conn.id] = conn
+        self.subscribers[subscriber.key] = subscriber
         return replayed, complete
 
-    def unsubscribe(self, conn: Connection) -> bool:
-        """Remove ``conn``; return whether it was subscribed."""
-        return self.subscribers.pop(conn.id, None) is not None
+    def unsubscribe(self, subscriber: Subscriber) -> bool:
+        """Remove ``subscriber``; return whether it was subscribed."""
+        return self.subscribers.pop(subscriber.key, None) is not None
+
+    def send_one(self, subscriber: Subscriber, event: Event) -> None:
+        """Send ``event`` to ``subscriber`` alone, with ``seq: 0`` (not numbered, not buffered)."""
+        frame = _encode(SessionEvent(session_id=self.session_id, seq=0, event=event))
+        if self._redact is not None:
+            frame = self._redact(frame)
+        live = event if self._redact is None else None
+        subscriber.deliver(Delivery(self.session_id, 0, frame, live))
 
     def _remember(self, seq: int, frame: bytes) -> None:
         self._buffer.append((seq, frame))

@@ -1,9 +1,10 @@
-"""Context compaction: summarise older messages into a ``compaction`` entry.
+"""Context compaction, as pure functions: what to cut, what to ask the model, its summary.
 
-The messages before a cut point are summarised by the session's own model; the session file gets
-a ``compaction`` entry (summary, first kept entry id, tokens before) and the agent's context
-becomes *summary + the kept recent messages*. The cut keeps about ``keep_tokens`` of recent
-context and never separates a tool result from the call it answers.
+:meth:`agentd.server.runtime.SessionRuntime.compact` applies them. The messages before a cut
+point are summarised by the session's own model; the session file gets a ``compaction`` entry
+(summary, first kept entry id, tokens before) and the agent's context becomes *summary + the
+kept recent messages*. The cut keeps about ``keep_tokens`` of recent context and never separates
+a tool result from the call it answers.
 
 Triggers: ``session/compact`` (manual); before an LLM call when the estimated context passes the
 model's window minus a reserve (threshold); once on a context-overflow error, after which the turn
@@ -13,6 +14,7 @@ is retried (overflow).
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 import msgspec
@@ -26,13 +28,10 @@ from agentd.protocol.content import (
     ToolResultMessage,
     UserMessage,
 )
-from agentd.protocol.events import CompactionEnd, CompactionStart
-from agentd.protocol.methods import CompactResult
-from agentd.providers.base import ProviderRequest, StreamEnd
+from agentd.providers.base import Provider, ProviderRequest, StreamEnd
 
 if TYPE_CHECKING:
-    from agentd.agent import Agent
-    from agentd.server.runtime import SessionRuntime
+    from agentd.tools.base import ToolSpec
 
 Reason = Literal["manual", "threshold", "overflow"]
 
@@ -60,16 +59,26 @@ class PromptTooLarge(InvalidParams):
     """A prompt that cannot fit the model's context window, whatever compaction does."""
 
 
-def _prompt_too_large(agent: Agent, text: str, window: int, reserve: int) -> PromptTooLarge | None:
-    """The error for a prompt that cannot fit ``window`` (see
-    :meth:`Compactor.check_prompt_fits`), or None."""
-    fixed = (len(agent.system_prompt) + len(msgspec.json.encode(agent.tool_specs))) // 4
+def prompt_too_large(
+    system_prompt: str,
+    tool_specs: list[ToolSpec],
+    model: str,
+    text: str,
+    settings: CompactionSettings,
+) -> PromptTooLarge | None:
+    """The error for a prompt that cannot fit the context window whatever compaction does: the
+    system prompt, the tool specs, ``text`` and room for a reply (the reserve, at most a quarter
+    of the window) exceed it. None when it fits or the window is unknown."""
+    window = settings.context_window
+    if not window:
+        return None
+    fixed = (len(system_prompt) + len(msgspec.json.encode(tool_specs))) // 4
     prompt = len(text.encode()) // 4
-    reply = min(reserve, window // 4)
+    reply = min(settings.reserve_tokens, window // 4)
     if fixed + prompt + reply <= window:
         return None
     return PromptTooLarge(
-        f"the prompt is too large for {agent.model}: about {_count(prompt)} tokens "
+        f"the prompt is too large for {model}: about {_count(prompt)} tokens "
         f"({_size(len(text.encode()))}), but its context window is {_count(window)} tokens, "
         f"{_count(fixed)} of them taken by the system prompt and tools and {_count(reply)} kept "
         "for the reply; shorten the prompt or choose a model with a larger window",
@@ -101,106 +110,46 @@ def cut_index(messages: list[Message], keep_tokens: int) -> int:
     return min(cut, last_user)
 
 
-class Compactor:
-    """The :data:`agentd.agent.Compactor` of one session, also used by ``session/compact``."""
+@dataclass(frozen=True)
+class CompactionSettings:
+    """The ``[compaction]`` section: when and how much to compact."""
 
-    def __init__(
-        self,
-        runtime: SessionRuntime,
-        *,
-        context_window: int | None,
-        keep_tokens: int = 20_000,
-        reserve_tokens: int = 16_384,
-    ) -> None:
-        self.runtime = runtime
-        self.context_window = context_window
-        self.keep_tokens = keep_tokens
-        self.reserve_tokens = reserve_tokens
+    context_window: int | None = None
+    keep_tokens: int = 20_000
+    reserve_tokens: int = 16_384
 
-    async def __call__(self, reason: str) -> bool:
-        """Agent hook: compact on overflow, or on threshold when the context is too large."""
-        if reason == "threshold" and not self.over_threshold():
-            return False
-        result = await self.compact("overflow" if reason == "overflow" else "threshold")
-        return result.compacted
-
-    def check_prompt_fits(self, text: str) -> None:
-        """Raise :class:`PromptTooLarge` (with the sizes) when the system prompt, the tool
-        specs, ``text`` and room for a reply (the reserve, at most a quarter of the window)
-        exceed the context window: compaction can shrink the conversation, never these. No
-        check when the window is unknown."""
-        if self.context_window:
-            error = _prompt_too_large(
-                self.runtime.agent, text, self.context_window, self.reserve_tokens
-            )
-            if error is not None:
-                raise error
-
-    def over_threshold(self) -> bool:
+    def over_threshold(self, messages: list[Message]) -> bool:
+        """Whether the next call would pass the window minus the reserve."""
         if not self.context_window:
             return False
-        limit = self.context_window - self.reserve_tokens
-        return context_tokens(self.runtime.agent.messages) > limit
+        return context_tokens(messages) > self.context_window - self.reserve_tokens
 
-    async def compact(self, reason: Reason, instructions: str | None = None) -> CompactResult:
-        """Summarise everything before the cut; emits compaction_start/compaction_end."""
-        runtime = self.runtime
-        messages = runtime.agent.messages
-        cut = cut_index(messages, self.keep_tokens)
-        runtime.emit(CompactionStart(reason=reason))
-        before = estimate_tokens(messages)
-        if cut == 0 or cut >= len(messages):
-            runtime.emit(
-                CompactionEnd(reason=reason, tokens_before=before, error="nothing to compact")
-            )
-            return CompactResult(compacted=False, tokens_before=before, tokens_after=before)
-        summary, error = await self._summarise(messages[:cut], instructions)
-        if summary is None:
-            runtime.emit(CompactionEnd(reason=reason, tokens_before=before, error=error))
-            return CompactResult(compacted=False, tokens_before=before, tokens_after=before)
-        first_kept = messages[cut].id
-        runtime.file.append_compaction(summary, first_kept, before)
-        runtime.agent.messages[:] = runtime.file.messages()
-        after = estimate_tokens(runtime.agent.messages)
-        runtime.emit(
-            CompactionEnd(
-                reason=reason, summary=summary, tokens_before=before, first_kept_entry_id=first_kept
-            )
-        )
-        return CompactResult(
-            compacted=True, tokens_before=before, tokens_after=after, summary=summary
-        )
 
-    async def _summarise(
-        self, older: list[Message], instructions: str | None
-    ) -> tuple[str | None, str | None]:
-        """Ask the session's model for the summary; (summary, None) or (None, error)."""
-        agent = self.runtime.agent
-        transcript = "\n\n".join(_render(m) for m in older)
-        ask = "Summarise this conversation for a handover."
-        if instructions:
-            ask += f" Focus: {instructions}"
-        request = ProviderRequest(
-            model=agent.model,
-            system_prompt=SUMMARY_PROMPT,
-            messages=[
-                UserMessage(
-                    id="compact",
-                    content=[TextContent(text=f"{ask}\n\n{transcript}")],
-                    timestamp=0.0,
-                )
-            ],
-            max_tokens=4096,
-        )
-        end: StreamEnd | None = None
-        async with contextlib.aclosing(agent.provider.stream(request)) as stream:
-            async for item in stream:
-                if isinstance(item, StreamEnd):
-                    end = item
-        if end is None or end.message.stop_reason == "error":
-            return None, (end.message.error_message if end else None) or "summary failed"
-        text = end.message.text().strip()
-        return (SUMMARY_PREFIX + text, None) if text else (None, "the model returned no summary")
+def summary_request(model: str, older: list[Message], instructions: str | None) -> ProviderRequest:
+    """The model call that summarises ``older`` (``instructions``: what to focus on)."""
+    transcript = "\n\n".join(_render(m) for m in older)
+    ask = "Summarise this conversation for a handover."
+    if instructions:
+        ask += f" Focus: {instructions}"
+    prompt = UserMessage(
+        id="compact", content=[TextContent(text=f"{ask}\n\n{transcript}")], timestamp=0.0
+    )
+    return ProviderRequest(
+        model=model, system_prompt=SUMMARY_PROMPT, messages=[prompt], max_tokens=4096
+    )
+
+
+async def summarise(provider: Provider, request: ProviderRequest) -> tuple[str | None, str | None]:
+    """Run the summary call: ``(summary, None)`` or ``(None, error)``."""
+    end: StreamEnd | None = None
+    async with contextlib.aclosing(provider.stream(request)) as stream:
+        async for item in stream:
+            if isinstance(item, StreamEnd):
+                end = item
+    if end is None or end.message.stop_reason == "error":
+        return None, (end.message.error_message if end else None) or "summary failed"
+    text = end.message.text().strip()
+    return (SUMMARY_PREFIX + text, None) if text else (None, "the model returned no summary")
 
 
 def _render(message: Message) -> str:

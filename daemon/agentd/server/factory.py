@@ -14,14 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentd.agent import Agent
 from agentd.errors import ConfigError, InvalidParams, SessionNotFound
 from agentd.protocol.methods import ModelsListResult, SessionNewParams
 from agentd.protocol.provider_env import is_provider_variable, provider_variables
 from agentd.protocol.session_file import SettingsEntry
-from agentd.server.approval import DEFAULT_TIMEOUT, Approver
-from agentd.server.compaction import Compactor
-from agentd.server.runtime import SessionRuntime, Settings
+from agentd.server.approval import DEFAULT_TIMEOUT
+from agentd.server.compaction import CompactionSettings
+from agentd.server.runtime import AgentParts, SessionRuntime, Settings
 from agentd.tools.base import Tool, ToolContext
 
 if TYPE_CHECKING:
@@ -251,7 +250,6 @@ async def switch_model(
 ) -> None:
     """Point the session at another provider/model from the next LLM call on; a given
     ``client_env`` becomes the session's provider environment."""
-    from agentd.protocol.session_file import ModelChangeEntry
     from agentd.providers import make_provider
 
     config = services.config(Path(runtime.settings.cwd))
@@ -261,11 +259,8 @@ async def switch_model(
     env = runtime.settings.provider_env
     name = provider or runtime.settings.provider
     choice = await services.choose_model(config, name, model, None, env)
-    retry = retry_policy(config)
-    runtime.agent.provider = make_provider(choice, services.http(), retry=retry)
-    runtime.agent.model = choice.model
-    runtime.settings.provider, runtime.settings.model = choice.provider, choice.model
-    runtime.file.append(ModelChangeEntry(provider=choice.provider, model=choice.model))
+    client = make_provider(choice, services.http(), retry=retry_policy(config))
+    runtime.use_model(client, choice.provider, choice.model)
 
 
 def retry_policy(config: Config) -> RetryPolicy:
@@ -280,12 +275,11 @@ def retry_policy(config: Config) -> RetryPolicy:
     )
 
 
-def compactor(runtime: SessionRuntime, parts: _Parts) -> Compactor:
+def compaction_settings(config: Config, choice: ModelChoice) -> CompactionSettings:
     """The ``[compaction]`` section: ``keep_tokens``, ``reserve_tokens``, ``context_window``."""
-    section = parts.config.settings.compaction
-    return Compactor(
-        runtime,
-        context_window=section.context_window or parts.choice.context_window,
+    section = config.settings.compaction
+    return CompactionSettings(
+        context_window=section.context_window or choice.context_window,
         keep_tokens=section.keep_tokens,
         reserve_tokens=section.reserve_tokens,
     )
@@ -347,24 +341,21 @@ def _assemble(
     from agentd.providers import make_provider
     from agentd.tools import run_tool, tool_spec
 
-    policy, approver = _approval(parts)
+    policy, timeout = _approval(parts)
     if "bash" in parts.tools:
         from agentd.tools.bashparse import warm_up
 
         warm_up()  # the bash grammar loads off the event loop, before the first command
     context = _tool_context(services, file, parts, policy)
     specs = [tool_spec(t, context.options) for t in parts.tools.values()]
-    agent = Agent(
+    agent_parts = AgentParts(
         provider=make_provider(parts.choice, services.http(), retry=retry_policy(parts.config)),
-        model=parts.choice.model,
         system_prompt=build_system_prompt(
             parts.cwd, specs, override=parts.system_prompt, extra=parts.config.extra_prompt
         ),
         tools=parts.tools,
         tool_specs=specs,
         context=context,
-        sink=lambda _event: None,
-        authorize=approver,
         run_tool=run_tool,
         messages=messages,
         max_turns=parts.max_turns or 50,
@@ -381,11 +372,14 @@ def _assemble(
         untrusted_config=str(parts.config.untrusted_file) if parts.config.untrusted_file else None,
     )
     _warn_about_config(file, parts.config, parts)
-    runtime = SessionRuntime(settings, agent, file, policy)
-    approver.bind(runtime)
-    runtime.compactor = compactor(runtime, parts)
-    agent.compact = runtime.compactor
-    return runtime
+    return SessionRuntime(
+        settings,
+        file,
+        policy,
+        agent_parts,
+        compaction=compaction_settings(parts.config, parts.choice),
+        approval_timeout=timeout,
+    )
 
 
 def _warn_about_config(file: SessionFile, config: Config, parts: _Parts) -> None:
@@ -401,7 +395,7 @@ def _warn_about_config(file: SessionFile, config: Config, parts: _Parts) -> None
     file.warnings.extend(LoadWarning(line=None, message=text) for text in texts)
 
 
-def _approval(parts: _Parts) -> tuple[PermissionPolicy, Approver]:
+def _approval(parts: _Parts) -> tuple[PermissionPolicy, float]:
     """The ``[permissions]`` policy (plus ``timeout``) and ``sandbox``: ``"workspace"`` confines
     the file tools to the session's cwd, ``"none"`` (the default) does not."""
     from agentd.permissions import PermissionPolicy
@@ -412,7 +406,7 @@ def _approval(parts: _Parts) -> tuple[PermissionPolicy, Approver]:
     policy = PermissionPolicy.from_config(
         parts.mode, permissions, workspace=parts.cwd if sandboxed else None, cwd=parts.cwd
     )
-    return policy, Approver(timeout=float(timeout))
+    return policy, float(timeout)
 
 
 def process_registry() -> Path:

@@ -20,10 +20,12 @@ import structlog
 
 from agentd.errors import ConnectionLost, PeerTimeout, RpcError
 from agentd.protocol.methods import ReadTextFileParams, ReadTextFileResult, WriteTextFileParams
+from agentd.server.clients import Client
 from agentd.tools.base import ToolError
 
 if TYPE_CHECKING:
     from agentd.rpc import Connection
+    from agentd.server.subscriber import Subscriber
 
 log = structlog.get_logger("agentd.files")
 
@@ -34,15 +36,18 @@ FILE_TIMEOUT = 30.0
 class ClientFiles:
     """Reads and writes through the first capable client among ``subscribers()``."""
 
-    def __init__(self, session_id: str, subscribers: Callable[[], Iterable[Connection]]) -> None:
+    def __init__(self, session_id: str, subscribers: Callable[[], Iterable[Subscriber]]) -> None:
         self.session_id = session_id
         self._subscribers = subscribers
 
     def _client(self, *, write: bool) -> Connection | None:
-        for conn in self._subscribers():
-            fs = conn.capabilities.fs
-            if not conn.closed and (fs.write_text_file if write else fs.read_text_file):
-                return conn
+        """The connection of the first subscribed client that serves this kind of call."""
+        for subscriber in self._subscribers():
+            if not isinstance(subscriber, Client) or subscriber.closed:
+                continue
+            fs = subscriber.capabilities.fs
+            if fs.write_text_file if write else fs.read_text_file:
+                return subscriber.connection
         return None
 
     async def read_text(self, path: Path) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import structlog
 
@@ -32,8 +32,8 @@ from agentd.protocol.methods import (
 )
 
 if TYPE_CHECKING:
-    from agentd.rpc import Connection, Router
-    from agentd.server.app import Daemon
+    from agentd.rpc import Connection
+    from agentd.server.clients import Client
 
 log = structlog.get_logger("agentd.lifecycle")
 
@@ -41,49 +41,59 @@ OPEN_METHODS = frozenset({"initialize", "daemon/status"})
 """Methods a connection may call before ``initialize``."""
 
 
-def guard(connection: Connection, method: str) -> None:
+class DaemonControl(Protocol):
+    """What the lifecycle methods need from the daemon (:class:`agentd.server.app.Daemon`)."""
+
+    tcp_token: str | None
+
+    @property
+    def uptime(self) -> float: ...
+
+    @property
+    def transport(self) -> str: ...
+
+    def client(self, connection: Connection) -> Client:
+        """The daemon's record of ``connection``."""
+        ...
+
+    def connection_count(self) -> int: ...
+
+    def loaded_sessions(self) -> list[str]: ...
+
+    def request_shutdown(self) -> None: ...
+
+
+def guard(client: Client, method: str) -> None:
     """Refuse calls that come before a successful ``initialize`` (see the module docstring)."""
-    if connection.initialized:
+    if client.initialized:
         return
-    if not connection.authorized and method != "initialize":
-        connection.close_soon()
+    if not client.authorized and method != "initialize":
+        client.connection.close_soon()
         raise Unauthorized("this TCP connection must call initialize with the token first")
     if method not in OPEN_METHODS:
         raise NotInitialized(f"call initialize before {method}")
 
 
-def register_lifecycle(router: Router, daemon: Daemon) -> None:
-    """Register the lifecycle methods and the guard on ``router``.
-
-    The handlers are plain methods, so they run inline: a request pipelined right after
-    ``initialize`` already sees the connection initialized.
-    """
-    methods = Lifecycle(daemon)
-    router.add_guard(guard)
-    router.add("initialize", methods.initialize)
-    router.add("shutdown", methods.shutdown)
-    router.add("daemon/status", methods.status)
-
-
 class Lifecycle:
     """The handlers of ``initialize``, ``shutdown`` and ``daemon/status`` for one daemon."""
 
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: DaemonControl) -> None:
         self.daemon = daemon
 
     def initialize(self, connection: Connection, params: InitializeParams) -> InitializeResult:
         """Check the token (TCP), record the client, answer with the server's identity."""
-        if connection.initialized:
+        client = self.daemon.client(connection)
+        if client.initialized:
             raise InvalidRequest("initialize was already called on this connection")
-        if not connection.authorized:
-            _check_token(connection, self.daemon.tcp_token, params.token)
-        connection.initialized = True
-        connection.client_info = client = params.client_info
-        connection.capabilities = params.capabilities
+        if not client.authorized:
+            _check_token(client, self.daemon.tcp_token, params.token)
+        client.initialized = True
+        client.client_info = info = params.client_info
+        client.capabilities = params.capabilities
         log.info(
             "client initialized",
-            client=client.name if client else None,
-            client_version=client.version if client else None,
+            client=info.name if info else None,
+            client_version=info.version if info else None,
             protocol_version=params.protocol_version,
         )
         return InitializeResult(
@@ -105,9 +115,9 @@ class Lifecycle:
             version=__version__,
             pid=os.getpid(),
             uptime_s=round(daemon.uptime, 3),
-            connections=len(daemon.connections),
-            sessions=daemon.sessions.loaded_ids(),
-            transport=daemon.options.transport,
+            connections=daemon.connection_count(),
+            sessions=daemon.loaded_sessions(),
+            transport=daemon.transport,
             security=_security(),
         )
 
@@ -122,11 +132,11 @@ def _security() -> SecurityStatus:
     )
 
 
-def _check_token(connection: Connection, expected: str | None, given: str | None) -> None:
-    """Accept the connection when ``given`` equals the daemon's token; else refuse and close."""
+def _check_token(client: Client, expected: str | None, given: str | None) -> None:
+    """Accept the client when ``given`` equals the daemon's token; else refuse and close."""
     if expected and given and hmac.compare_digest(expected.encode(), given.encode()):
-        connection.authorized = True
+        client.authorized = True
         return
-    log.warning("unauthorized TCP client", conn_id=connection.id, token_given=given is not None)
-    connection.close_soon()
+    log.warning("unauthorized TCP client", conn_id=client.key, token_given=given is not None)
+    client.connection.close_soon()
     raise Unauthorized("missing or wrong token" if given else "initialize needs the token")

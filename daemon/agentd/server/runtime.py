@@ -1,10 +1,11 @@
-"""A loaded session: its agent, event bus, session file, permission policy and current run.
+"""A loaded session: its agent, event bus, session file, approver, compaction and current run.
 
 The runtime is the agent's event sink: each event is numbered and fanned out by the
 :class:`EventBus`, and completed messages are appended to the session file (flushed per
 entry, fsynced in a worker thread at every turn end, and before a run's result is returned).
-It outlives the connections that watch it: a client that disconnects mid-run does not stop
-the run.
+It outlives the subscribers that watch it: a client that disconnects mid-run does not stop the
+run. Every change to the conversation (branch, compaction, notes, model) goes through a runtime
+method, which keeps the agent's messages and the file in step.
 """
 
 from __future__ import annotations
@@ -12,31 +13,54 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import msgspec
 import structlog
 
-from agentd.agent import Agent, RunResult
+from agentd.agent import Agent, RunResult, ToolRunner
 from agentd.budget import Budget
-from agentd.errors import ConfigError, SessionBusy, StoreWriteFailed
-from agentd.protocol.content import ImageContent, UserContent
-from agentd.protocol.events import AgentEnd, ErrorEvent, Event, MessageEnd, SessionWarning, TurnEnd
+from agentd.errors import ConfigError, SessionBusy, SessionIdle, StoreWriteFailed
+from agentd.messages import estimate_tokens
+from agentd.protocol.content import ImageContent, Message, UserContent
+from agentd.protocol.events import (
+    AgentEnd,
+    CompactionEnd,
+    CompactionStart,
+    ErrorEvent,
+    Event,
+    MessageEnd,
+    SessionWarning,
+    TurnEnd,
+)
 from agentd.protocol.methods import (
     CancelResult,
+    CompactResult,
     PermissionMode,
     PromptResult,
     RefusedCall,
     SessionInfo,
     SessionStateResult,
 )
+from agentd.protocol.session_file import ModelChangeEntry, SessionInfoEntry, SettingsEntry
+from agentd.server.approval import Approver
 from agentd.server.bus import EventBus
+from agentd.server.compaction import (
+    CompactionSettings,
+    Reason,
+    cut_index,
+    prompt_too_large,
+    summarise,
+    summary_request,
+)
 from agentd.server.files import ClientFiles
 
 if TYPE_CHECKING:
     from agentd.permissions import PermissionPolicy
-    from agentd.server.compaction import Compactor
+    from agentd.providers.base import Provider
     from agentd.store import SessionFile
+    from agentd.tools.base import Tool, ToolContext, ToolSpec
 
 log = structlog.get_logger("agentd.session")
 
@@ -57,28 +81,59 @@ class Settings:
     untrusted_config: str | None = None
 
 
+@dataclass
+class AgentParts:
+    """What the session's agent is built from (see :class:`agentd.agent.Agent`)."""
+
+    provider: Provider
+    system_prompt: str
+    tools: dict[str, Tool]
+    tool_specs: list[ToolSpec]
+    context: ToolContext
+    run_tool: ToolRunner
+    messages: list[Message] = field(default_factory=list)
+    max_turns: int = 50
+
+
 class SessionRuntime:
     """One loaded session. All methods run on the daemon's event loop."""
 
     def __init__(
         self,
         settings: Settings,
-        agent: Agent,
         file: SessionFile,
         policy: PermissionPolicy,
+        parts: AgentParts,
+        *,
+        compaction: CompactionSettings,
+        approval_timeout: float,
     ) -> None:
         self.settings = settings
-        self.agent = agent
         self.file = file
         self.policy = policy
+        self.compaction = compaction
         self.bus = EventBus(settings.session_id, redact=file.redact_json)
+        self.approver = Approver(policy, self.bus, approval_timeout)
+        parts.context.files = ClientFiles(settings.session_id, self.bus.subscribers.values)
+        self.agent = Agent(
+            provider=parts.provider,
+            model=settings.model,
+            system_prompt=parts.system_prompt,
+            tools=parts.tools,
+            tool_specs=parts.tool_specs,
+            context=parts.context,
+            sink=self.emit,
+            authorize=self.approver,
+            run_tool=parts.run_tool,
+            messages=parts.messages,
+            max_turns=parts.max_turns,
+            compact=self.auto_compact,
+        )
         self.run_task: asyncio.Task[RunResult] | None = None
-        self.compactor: Compactor | None = None
         self.store_error: str | None = None
         self._syncing: asyncio.Future[None] | None = None
         self._finishing = False
-        agent.sink = self.emit
-        agent.context.files = ClientFiles(settings.session_id, self.bus.subscribers.values)
+        self._run_begun = False
 
     @property
     def id(self) -> str:
@@ -101,6 +156,10 @@ class SessionRuntime:
             warnings=list(s.config_warnings),
             untrusted_config=s.untrusted_config,
         )
+
+    def messages(self) -> list[Message]:
+        """The conversation on the current branch (a copy)."""
+        return list(self.agent.messages)
 
     # --- the event sink ----------------------------------------------------------------------
 
@@ -175,27 +234,44 @@ class SessionRuntime:
         text: str,
         images: list[ImageContent],
         max_turns: int | None = None,
-        budget: Budget | None = None,
+        *,
+        max_cost: float | None = None,
+        max_tokens: int | None = None,
     ) -> asyncio.Task[RunResult]:
-        """Start a run (``max_turns``: this run's limit; ``budget``: its spending caps);
-        SessionBusy if one is in progress, ConfigError if a cost cap meets unknown prices."""
-        self._check_idle()
+        """Start a run (``max_turns``: this run's limit; ``max_cost``, ``max_tokens``: its
+        spending caps); SessionBusy if one is in progress, ConfigError if a cost cap meets
+        unknown prices."""
+        self._check_idle("prompt")
+        budget = None
+        if max_cost is not None or max_tokens is not None:
+            budget = Budget(max_cost=max_cost, max_tokens=max_tokens)
         if budget is not None and budget.max_cost is not None:
             self._check_priced()
-        if self.compactor is not None:
-            self.compactor.check_prompt_fits(text)
+        too_large = prompt_too_large(
+            self.agent.system_prompt, self.agent.tool_specs, self.agent.model, text, self.compaction
+        )
+        if too_large is not None:
+            raise too_large
         content: list[UserContent] = list(images)
         run = self._run(text, content, max_turns, budget)
         task = asyncio.create_task(run, name=f"run-{self.id}")
-        self.run_task = task
+        self.run_task, self._run_begun = task, False
         return task
+
+    def enqueue(self, text: str, *, steer: bool) -> None:
+        """Queue a steering or follow-up message for the running run; SessionIdle if none."""
+        if not self.running:
+            raise SessionIdle(
+                f"session {self.id} is not running; send the text with session/prompt"
+            )
+        self.agent.enqueue(text, steer=steer)
 
     def add_note(self, text: str) -> None:
         """Record ``text`` as a user message without a run; SessionBusy if one is in progress.
 
         The message is persisted and broadcast at once; the model reads it on the next run.
         """
-        self._check_idle()
+        self._check_idle("note")
         self.agent.note(text)
         self.file.sync()
 
@@ -208,12 +284,15 @@ class SessionRuntime:
                 "config file, or cap tokens instead"
             )
 
-    def _check_idle(self) -> None:
-        if self.running:
+    def _check_idle(self, action: str) -> None:
+        if not self.running:
+            return
+        if action in ("prompt", "note"):
             raise SessionBusy(
                 f"session {self.id} is running; wait for it to finish, or use "
                 "session/steer, session/followUp or session/cancel"
             )
+        raise SessionBusy(f"session {self.id} is running; cannot {action} until it ends")
 
     async def _run(
         self,
@@ -222,6 +301,7 @@ class SessionRuntime:
         max_turns: int | None,
         budget: Budget | None,
     ) -> RunResult:
+        self._run_begun = True
         structlog.contextvars.bind_contextvars(session_id=self.id)
         self._finishing = False
         result = await self.agent.run(text, images, max_turns=max_turns, budget=budget)
@@ -241,13 +321,77 @@ class SessionRuntime:
         dropped = self.agent.drop_queues()
         if not self.running or self.run_task is None:
             return CancelResult(cancelled=False, dropped=dropped)
-        self.run_task.cancel()
+        if self._run_begun:
+            self.run_task.cancel()
+        else:  # let the run begin first, so it still reports agent_start and agent_end
+            asyncio.get_running_loop().call_soon(self.run_task.cancel)
         return CancelResult(cancelled=True, dropped=dropped)
+
+    async def settled(self) -> None:
+        """Wait until the current run (if any) has ended."""
+        if self.run_task is not None:
+            await asyncio.gather(self.run_task, return_exceptions=True)
+
+    # --- changes to the conversation and the settings ----------------------------------------
+
+    def branch(self, entry_id: str | None) -> None:
+        """Continue from ``entry_id`` (None: from the start); SessionBusy while running."""
+        self._check_idle("branch")
+        self.file.branch(entry_id)
+        self.agent.messages[:] = self.file.messages()
+
+    def rename(self, title: str) -> None:
+        """Set the session's title (recorded in the file)."""
+        self.file.append(SessionInfoEntry(title=title))
+        self.settings.title = title
+
+    def fork(self, root: Path, entry_id: str | None, new_id: str | None) -> Path:
+        """Copy the branch up to ``entry_id`` into a new session file; return its path."""
+        forked = self.file.fork(root, entry_id, session_id=new_id)
+        forked.close()
+        return forked.path
+
+    def use_model(self, provider: Provider, provider_name: str, model: str) -> None:
+        """Call ``model`` through ``provider`` from the next LLM call on (recorded in the file)."""
+        self.agent.provider, self.agent.model = provider, model
+        self.settings.provider, self.settings.model = provider_name, model
+        self.file.append(ModelChangeEntry(provider=provider_name, model=model))
+
+    async def auto_compact(self, reason: str) -> bool:
+        """The agent's compaction hook: on overflow, or on threshold when the context is large."""
+        if reason == "threshold" and not self.compaction.over_threshold(self.agent.messages):
+            return False
+        result = await self.compact("overflow" if reason == "overflow" else "threshold")
+        return result.compacted
+
+    async def compact(self, reason: Reason, instructions: str | None = None) -> CompactResult:
+        """Summarise everything before the cut; emits compaction_start/compaction_end."""
+        messages = self.agent.messages
+        cut = cut_index(messages, self.compaction.keep_tokens)
+        self.emit(CompactionStart(reason=reason))
+        before = estimate_tokens(messages)
+        summary: str | None = None
+        error: str | None = "nothing to compact"
+        if 0 < cut < len(messages):
+            request = summary_request(self.agent.model, messages[:cut], instructions)
+            summary, error = await summarise(self.agent.provider, request)
+        if summary is None:
+            self.emit(CompactionEnd(reason=reason, tokens_before=before, error=error))
+            return CompactResult(compacted=False, tokens_before=before, tokens_after=before)
+        first_kept = messages[cut].id
+        self.file.append_compaction(summary, first_kept, before)
+        self.agent.messages[:] = self.file.messages()
+        after = estimate_tokens(self.agent.messages)
+        end = CompactionEnd(
+            reason=reason, summary=summary, tokens_before=before, first_kept_entry_id=first_kept
+        )
+        self.emit(end)
+        return CompactResult(
+            compacted=True, tokens_before=before, tokens_after=after, summary=summary
+        )
 
     def set_permission_mode(self, mode: PermissionMode) -> None:
         """Apply ``mode`` to the next tool calls and record it in the session file."""
-        from agentd.protocol.session_file import SettingsEntry
-
         self.policy.mode = mode
         self.settings.permission_mode = mode
         saved = self.file.settings() or SettingsEntry()

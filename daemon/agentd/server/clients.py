@@ -1,0 +1,64 @@
+"""The daemon's side of one JSON-RPC connection: handshake state and event subscription.
+
+:class:`Client` is created by the daemon for every accepted connection. It holds what
+``initialize`` established (token check, client info, capabilities) — state the JSON-RPC layer
+knows nothing about — and it is the connection's :class:`~agentd.server.subscriber.Subscriber`:
+session events become ``session/event`` notifications, permission requests become
+``session/requestPermission`` requests.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from agentd.protocol.methods import (
+    ClientCapabilities,
+    ClientInfo,
+    RequestPermissionParams,
+    RequestPermissionResult,
+)
+
+if TYPE_CHECKING:
+    from agentd.protocol.events import PermissionOption
+    from agentd.rpc import Connection
+    from agentd.server.subscriber import Delivery
+
+
+class Client:
+    """One connection as the server sees it (see the module docstring)."""
+
+    def __init__(self, connection: Connection, *, authorized: bool = True) -> None:
+        self.connection = connection
+        self.authorized = authorized
+        self.initialized = False
+        self.client_info: ClientInfo | None = None
+        self.capabilities = ClientCapabilities()
+
+    @property
+    def key(self) -> int:
+        return self.connection.id
+
+    @property
+    def closed(self) -> bool:
+        return self.connection.closed
+
+    @property
+    def answers_permissions(self) -> bool:
+        return self.capabilities.permissions
+
+    def deliver(self, item: Delivery) -> None:
+        self.connection.notify("session/event", msgspec.Raw(item.frame))
+
+    async def request_permission(
+        self, params: RequestPermissionParams, timeout: float
+    ) -> PermissionOption | None:
+        """Send ``session/requestPermission``; RpcError/OSError when the client fails."""
+        answer = await self.connection.request(
+            "session/requestPermission",
+            params,
+            result_type=RequestPermissionResult,
+            timeout=timeout,
+        )
+        return answer.outcome

@@ -1,0 +1,194 @@
+"""The session service in-process, as an ACP or web front-end uses it: no JSON-RPC anywhere.
+
+Real session files in a tmp dir, the real agent, tools and HTTP provider against the built-in
+mock LLM; the front-end is a :class:`QueueSubscriber`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from agentd.errors import InvalidParams, SessionBusy, SessionIdle, SessionNotFound
+from agentd.protocol.content import AssistantMessage
+from agentd.protocol.events import (
+    AgentEnd,
+    MessageEnd,
+    PermissionRequest,
+    PermissionResolved,
+    SessionEvent,
+)
+from agentd.protocol.methods import (
+    PromptParams,
+    RequestPermissionParams,
+    SessionDeleteParams,
+    SessionForkParams,
+    SessionListParams,
+    SessionLoadParams,
+    SessionNewParams,
+)
+from agentd.server.service import SessionService
+from agentd.server.subscriber import QueueSubscriber
+
+
+@pytest.fixture
+async def service(xdg_home: Path) -> AsyncIterator[SessionService]:
+    service = SessionService(session_dir=xdg_home / "sessions")
+    try:
+        yield service
+    finally:
+        await service.close()
+
+
+@pytest.fixture
+def project(xdg_home: Path) -> Path:
+    path = xdg_home / "project"
+    path.mkdir()
+    return path
+
+
+async def until(queue: QueueSubscriber, kind: type) -> list[SessionEvent]:
+    """Events read from ``queue`` up to and including the first of type ``kind``."""
+    seen: list[SessionEvent] = []
+    async with asyncio.timeout(30):
+        async for item in queue.events():
+            seen.append(item)
+            if isinstance(item.event, kind):
+                return seen
+    raise AssertionError(f"queue closed before {kind.__name__}")
+
+
+def new(project: Path, **kw: object) -> SessionNewParams:
+    return SessionNewParams(cwd=str(project), provider="mock", **kw)  # type: ignore[arg-type]
+
+
+async def test_prompt_streams_numbered_events_to_a_queue(
+    service: SessionService, project: Path
+) -> None:
+    """A run's events reach an in-process subscriber in order, numbered from 1."""
+    queue = QueueSubscriber()
+    info = await service.create(new(project), queue)
+    result = await service.prompt(PromptParams(session_id=info.session_id, text="hello world"))
+    seen = await until(queue, AgentEnd)
+    assert result.stop_reason == "end_turn"
+    assert [e.seq for e in seen] == list(range(1, len(seen) + 1))
+    assert (project / "hello.py").exists()
+    messages = (await service.messages(info.session_id)).messages
+    assert isinstance(messages[-1], AssistantMessage)
+
+
+async def test_subscribe_since_seq_replays_what_was_missed(
+    service: SessionService, project: Path
+) -> None:
+    info = await service.create(new(project))
+    await service.prompt(PromptParams(session_id=info.session_id, text="how are you"))
+    late = QueueSubscriber()
+    result = await service.subscribe(info.session_id, late, since_seq=2)
+    assert result.complete
+    assert result.replayed == result.last_seq - 2
+    first = late.get_nowait()
+    assert first is not None
+    assert first.seq == 3
+    assert service.unsubscribe(info.session_id, late)
+    assert not service.unsubscribe(info.session_id, late)
+
+
+async def test_an_in_process_front_end_answers_permission_requests(
+    service: SessionService, project: Path
+) -> None:
+    """A subscriber with ``ask`` is an approval client: its answer decides the tool call."""
+    asked: list[RequestPermissionParams] = []
+
+    async def ask(params: RequestPermissionParams) -> str:
+        asked.append(params)
+        return "reject_once"
+
+    queue = QueueSubscriber(ask=ask)  # type: ignore[arg-type]
+    info = await service.create(new(project, permission_mode="ask"), queue)
+    await service.prompt(PromptParams(session_id=info.session_id, text="hello world"))
+    events = [e.event for e in await until(queue, AgentEnd)]
+    assert asked
+    assert asked[0].tool == "write"
+    resolved = [e for e in events if isinstance(e, PermissionResolved)]
+    assert resolved[0].outcome == "reject_once"
+    assert not (project / "hello.py").exists()
+
+
+async def test_answer_permission_decides_a_pending_request(
+    service: SessionService, project: Path
+) -> None:
+    """A front-end that sees ``permission_request`` may answer through the service."""
+    queue = QueueSubscriber(answers_permissions=True)
+    info = await service.create(new(project, permission_mode="ask"), queue)
+    sid = info.session_id
+    run = await service.start_prompt(PromptParams(session_id=sid, text="hello world"), queue)
+    assert not service.answer_permission(sid, "no-such-call", "allow_once")
+    answered: list[str] = []
+    async with asyncio.timeout(30):
+        async for item in queue.events():
+            if isinstance(item.event, PermissionRequest):
+                answered.append(item.event.tool)
+                assert service.answer_permission(sid, item.event.tool_call_id, "allow_once")
+            if isinstance(item.event, AgentEnd):
+                break
+    result = await run.result()
+    assert result.stop_reason == "end_turn"
+    assert answered == ["write", "bash"]
+    assert (project / "hello.py").exists()
+
+
+async def test_store_operations_and_their_errors(service: SessionService, project: Path) -> None:
+    queue = QueueSubscriber()
+    info = await service.create(new(project, title="first"), queue)
+    sid = info.session_id
+    await service.prompt(PromptParams(session_id=sid, text="how are you"))
+    await service.rename(sid, "renamed")
+    listed = (await service.list(SessionListParams())).sessions
+    assert [(s.session_id, s.title, s.loaded) for s in listed] == [(sid, "renamed", True)]
+    fork = await service.fork(SessionForkParams(session_id=sid))
+    assert fork.session_id != sid
+    assert len((await service.messages(fork.session_id)).messages) == 2
+    assert "how are you" in await service.export(sid, "markdown")
+    assert "<html" in (await service.export(sid, "html")).lower()
+    await service.close_session(sid)
+    loaded = await service.load(SessionLoadParams(session_id=sid, replay=True), queue)
+    assert loaded.message_count == 2
+    await service.delete(SessionDeleteParams(session_id=fork.session_id))
+    with pytest.raises(SessionNotFound):
+        await service.state(fork.session_id)
+    with pytest.raises(SessionIdle):
+        await service.steer(sid, "too late")
+    with pytest.raises(InvalidParams):
+        await service.note(sid, "  ")
+
+
+async def test_a_busy_session_refuses_a_second_prompt_until_cancelled(
+    service: SessionService, project: Path
+) -> None:
+    info = await service.create(new(project))
+    sid = info.session_id
+    run = await service.start_prompt(PromptParams(session_id=sid, text="loop forever"))
+    with pytest.raises(SessionBusy):
+        await service.start_prompt(PromptParams(session_id=sid, text="again"))
+    cancelled = await service.cancel(sid)
+    assert cancelled.cancelled
+    assert (await run.result()).stop_reason == "cancelled"
+    state = await service.state(sid)
+    assert state.status == "idle"
+
+
+async def test_replayed_history_comes_before_live_events(
+    service: SessionService, project: Path
+) -> None:
+    info = await service.create(new(project))
+    await service.prompt(PromptParams(session_id=info.session_id, text="how are you"))
+    await service.close_session(info.session_id)
+    queue = QueueSubscriber()
+    await service.load(SessionLoadParams(session_id=info.session_id, replay=True), queue)
+    first = queue.get_nowait()
+    assert first is not None
+    assert first.seq == 0
+    assert isinstance(first.event, MessageEnd)
