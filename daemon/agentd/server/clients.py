@@ -31,10 +31,20 @@ class Client:
 
     def __init__(self, connection: Connection, *, authorized: bool = True) -> None:
         self.connection = connection
-        self.authorized = authorized
+        connection.authorized = authorized
         self.initialized = False
         self.client_info: ClientInfo | None = None
         self.capabilities = ClientCapabilities()
+
+    @property
+    def authorized(self) -> bool:
+        """False until a TCP client presented the token (its connection limits frame sizes
+        until then)."""
+        return self.connection.authorized
+
+    @authorized.setter
+    def authorized(self, value: bool) -> None:
+        self.connection.authorized = value
 
     @property
     def key(self) -> int:
