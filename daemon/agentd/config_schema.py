@@ -130,6 +130,7 @@ FIELD_DOCS = {
     "tools.bash_max_timeout": "seconds, the cap on what the model asks for",
     "tools.bash_kill_grace": "seconds between SIGTERM and SIGKILL",
     "tools.bash_spill_keep": "full-output files kept per session",
+    "tools.bash_spill_max_bytes": "bytes kept per full-output file",
     "tools.grep_backend": "`auto` uses rg when found",
     "tools.find_max_results": "paths per find result",
     "tools.ls_max_entries": "entries per ls result",

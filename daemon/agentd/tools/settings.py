@@ -18,8 +18,8 @@ Every key is optional; a missing key keeps the tool's default::
     ls_max_entries = 500
     undo_max_per_file = 20       # undo_edit steps per file
     undo_max_bytes = 52428800    # undo history per session
-    secret_env = ["CORP_*"]      # more variables (names or globs) kept from bash
-    pass_env = ["GH_TOKEN"]      # credentials bash may see anyway
+    secret_env = ["CORP_*"]      # names or globs never passed to bash, even if allow-listed
+    pass_env = ["GH_TOKEN"]      # names or globs bash gets besides the safe allow-list
 
 :func:`tool_options` turns the table into ``ctx.options``; :func:`describe` fills the
 placeholders of a tool's description (``{max_lines}``, ``{max_kb}``, ``{max_line_chars}``,
@@ -83,6 +83,7 @@ def tool_default(key: str) -> float | None:
         "bash_max_timeout": DEFAULT_MAX_TIMEOUT,
         "bash_kill_grace": 2.0,
         "bash_spill_keep": spill.KEEP_PER_SESSION,
+        "bash_spill_max_bytes": spill.SPILL_MAX_BYTES,
         "find_max_results": truncate.FIND_MAX_RESULTS,
         "ls_max_entries": truncate.LS_MAX_ENTRIES,
         "undo_max_per_file": history.DEFAULT_MAX_PER_FILE,
