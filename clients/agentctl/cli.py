@@ -65,6 +65,10 @@ def dispatch(options: argparse.Namespace) -> int:
         from agentctl.trust_cmd import trust_main
 
         return trust_main(options)
+    if command == "web":
+        from agentctl.web_cmd import web_main
+
+        return web_main(options)
     if command == "rpc":
         from agentctl.rpc_cmd import rpc_main
 

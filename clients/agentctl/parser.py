@@ -177,6 +177,14 @@ def _add_small_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
     which = trust.add_mutually_exclusive_group()
     which.add_argument("--list", action="store_true", help="print the trusted folders")
     which.add_argument("--revoke", action="store_true", help="stop trusting DIR")
+    web = commands.add_parser("web", help="open the web chat of the shared daemon")
+    _connection_options(web, stdio=False)
+    web.add_argument("--app", action="store_true", help="open a Chromium/Chrome app window")
+    web.add_argument("--no-open", action="store_true", help="only print the link")
+    web.add_argument("--cwd", metavar="DIR", help="where the page starts new sessions")
+    web.add_argument(
+        "--port", type=int, metavar="N", help="port when the web chat is not running yet"
+    )
     bridge = commands.add_parser("bridge", help="pipe stdio to the daemon socket (for editors)")
     bridge.add_argument("bridge_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
 

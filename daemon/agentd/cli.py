@@ -2,14 +2,15 @@
 
 ::
 
-    agentd serve [--stdio | --socket [PATH] | --tcp HOST:PORT] [options]
+    agentd serve [--stdio | --socket [PATH] | --tcp HOST:PORT] [--http [HOST:PORT]] [options]
     agentd --stdio                       (alias of: agentd serve --stdio)
     agentd acp [--shared [--socket PATH]] [options]   (Agent Client Protocol on stdio)
     agentd schema [--check] [--out DIR]
     agentd mock-llm ...                  (the scripted LLM server used by demos and tests)
     agentd --version
 
-``serve`` without a transport flag means ``--socket``. Usage errors print one line and exit 2.
+``serve`` without a transport flag means ``--socket``; ``--http`` alone serves only the browser
+front-end, and beside a transport flag it serves both. Usage errors print one line and exit 2.
 Start-up is kept lean: only ``argparse`` is imported here; each branch imports what it needs.
 """
 
@@ -22,7 +23,8 @@ from typing import NoReturn
 
 from agentd import __version__
 
-SERVE_FLAGS = ("--stdio", "--socket", "--tcp")
+SERVE_FLAGS = ("--stdio", "--socket", "--tcp", "--http")
+DEFAULT_HTTP = ("127.0.0.1", 8765)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -51,7 +53,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--socket", nargs="?", const="", metavar="PATH", help="Unix socket (default: XDG path)"
     )
     where.add_argument("--tcp", type=_tcp_address, metavar="HOST:PORT", help="TCP with a token")
-    serve.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --tcp")
+    serve.add_argument(
+        "--http",
+        nargs="?",
+        const=DEFAULT_HTTP,
+        type=_tcp_address,
+        metavar="HOST:PORT",
+        help="also serve the web chat (default 127.0.0.1:8765)",
+    )
+    serve.add_argument(
+        "--allow-remote", action="store_true", help="allow a non-loopback --tcp or --http"
+    )
     serve.add_argument("--token-file", type=Path, metavar="FILE", help="TCP token file")
     serve.add_argument("--session-dir", type=Path, metavar="DIR", help="where sessions live")
     serve.add_argument("--config", type=Path, metavar="FILE", help="configuration file")
@@ -177,11 +189,14 @@ def _serve(ns: argparse.Namespace) -> int:
         idle_unload=ns.idle_unload,
         max_loaded_sessions=ns.max_loaded_sessions,
     )
+    options.http = ns.http
     if ns.stdio:
         options.transport = "stdio"
     elif ns.tcp is not None:
         options.transport = "tcp"
         options.tcp_host, options.tcp_port = ns.tcp
+    elif ns.http is not None and ns.socket is None:
+        options.transport = "none"
     else:
         options.transport = "socket"
         options.socket_path = Path(ns.socket).absolute() if ns.socket else None

@@ -11,6 +11,8 @@
     ``<name>.lock`` beside it is ``flock``-ed so a second daemon refuses to start; a socket
     file left by a crashed daemon (connect refused) is removed; ``<name>.pid`` holds the pid;
     peers of another uid (``SO_PEERCRED``) are disconnected at once.
+``http`` (beside any of the others, or alone)
+    The browser front-end (:mod:`agentd.web`, imported only then): see :class:`HttpListener`.
 ``tcp``
     Loopback only unless ``--allow-remote``. Clients must pass the token from the token file
     (0600, created on first use; default ``$XDG_RUNTIME_DIR/agentd/tcp.token``) in
@@ -44,7 +46,16 @@ log = structlog.get_logger("agentd.listen")
 MAX_SOCKET_PATH = 107
 """Longest Unix socket path Linux accepts (``sun_path`` minus the terminating NUL)."""
 
-__all__ = ["ListenError", "StdioListener", "TcpListener", "UnixListener", "detach_stdio", "serve"]
+__all__ = [
+    "HttpListener",
+    "ListenError",
+    "Listeners",
+    "StdioListener",
+    "TcpListener",
+    "UnixListener",
+    "detach_stdio",
+    "serve",
+]
 
 
 class ListenError(Exception):
@@ -312,11 +323,71 @@ def _read_token(path: Path) -> str:
     return token
 
 
+# --- HTTP and several listeners ----------------------------------------------------------
+
+
+class HttpListener:
+    """Starts the daemon's HTTP front-end (``--http``) and prints the page's one-time link.
+
+    The daemon owns the front-end (``Daemon.start_web``; ``daemon/web`` may also start it), so
+    it is stopped with the daemon rather than by this listener.
+    """
+
+    def __init__(self, host: str, port: int, *, allow_remote: bool = False) -> None:
+        self.host = host
+        self.port = port
+        self.allow_remote = allow_remote
+
+    async def start(self, daemon: Daemon) -> None:
+        from agentd.web.server import WebListenError
+
+        try:
+            server = await daemon.start_web(self.host, self.port, allow_remote=self.allow_remote)
+        except WebListenError as exc:
+            raise ListenError(str(exc)) from None
+        server.announce()
+
+    async def stop(self) -> None:
+        """Nothing to do: the daemon stops its front-end."""
+
+    async def close(self) -> None:
+        """Nothing to do: the daemon closes its front-end."""
+
+
+class Listeners:
+    """Several listeners as one: started in order, stopped and closed in reverse order."""
+
+    def __init__(self, *listeners: Listener) -> None:
+        self.listeners = listeners
+
+    async def start(self, daemon: Daemon) -> None:
+        for listener in self.listeners:
+            await listener.start(daemon)
+
+    async def stop(self) -> None:
+        for listener in reversed(self.listeners):
+            await listener.stop()
+
+    async def close(self) -> None:
+        for listener in reversed(self.listeners):
+            await listener.close()
+
+
 # --- running ----------------------------------------------------------------------------
 
 
 def make_listener(options: DaemonOptions, stdio: tuple[int, int] | None = None) -> Listener:
-    """The listener for ``options.transport`` (``stdio`` needs the detached descriptors)."""
+    """The listener for ``options.transport`` and ``options.http`` (``stdio`` needs the
+    detached descriptors)."""
+    if options.http is None:
+        return _transport_listener(options, stdio)
+    web = HttpListener(*options.http, allow_remote=options.allow_remote)
+    if options.transport == "none":
+        return web
+    return Listeners(_transport_listener(options, stdio), web)
+
+
+def _transport_listener(options: DaemonOptions, stdio: tuple[int, int] | None) -> Listener:
     if options.transport == "stdio":
         if stdio is None:
             raise ValueError("the stdio transport needs the descriptors from detach_stdio()")

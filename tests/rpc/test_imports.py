@@ -25,7 +25,7 @@ def _loaded_after(statement: str, modules: list[str]) -> list[str]:
         ("import agentd.rpc", ["structlog", "httpx", "pygls", "agentd.server", "agentd.agent"]),
         ("import agentd.cli", ["asyncio", "msgspec", "structlog", "httpx", "agentd.listen"]),
         ("import agentctl.bridge", ["msgspec", "structlog", "httpx", "agentd.rpc"]),
-        ("import agentd.listen", ["httpx", "pygls"]),
+        ("import agentd.listen", ["httpx", "pygls", "agentd.web"]),
         (
             "import agentd.acp.main",
             ["httpx", "pygls", "agentd.server.sessions", "agentd.agent", "agentd.tools"],
@@ -38,15 +38,26 @@ def test_lean_imports(statement: str, forbidden: list[str]) -> None:
     assert _loaded_after(statement, forbidden) == []
 
 
-def test_a_serving_daemon_has_not_imported_the_lsp_or_http_stacks(short_tmp: Path) -> None:
-    """``agentd --stdio`` answers initialize and daemon/status with pygls, lsprotocol and
-    httpx still unimported: they load only when an LSP front-end or a provider needs them."""
+WEB_MODULES = ("agentd.web", "agentd.web.server", "agentd.web.http", "agentd.protocol.web")
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [([], []), (["--http", "127.0.0.1:0"], list(WEB_MODULES))],
+    ids=["plain", "with-http"],
+)
+def test_a_serving_daemon_has_not_imported_the_lsp_or_http_stacks(
+    short_tmp: Path, flags: list[str], expected: list[str]
+) -> None:
+    """``agentd --stdio`` answers initialize and daemon/status with pygls, lsprotocol, httpx
+    and the web front-end still unimported: they load only when an LSP front-end, a provider
+    or ``--http`` needs them (and ``--http`` does load the web front-end)."""
     code = (
         "import sys\n"
         "from agentd.cli import main\n"
-        "code = main(['--stdio'])\n"
-        "heavy = ('pygls', 'lsprotocol', 'httpx', 'httpcore', 'agentd.providers.openai',"
-        " 'tree_sitter', 'tree_sitter_bash')\n"
+        f"code = main(['--stdio', *{flags!r}])\n"
+        "heavy = ('pygls', 'lsprotocol', 'httpx', 'httpcore', 'agentd.providers.openai', "
+        f"'tree_sitter', 'tree_sitter_bash', *{WEB_MODULES!r})\n"
         "sys.stderr.write('LOADED ' + ' '.join(m for m in heavy if m in sys.modules) + '\\n')\n"
         "sys.exit(code)\n"
     )
@@ -69,4 +80,4 @@ def test_a_serving_daemon_has_not_imported_the_lsp_or_http_stacks(short_tmp: Pat
     assert result.returncode == 0, result.stderr.decode()
     assert [json.loads(line)["id"] for line in result.stdout.splitlines()] == [1, 2]
     loaded = result.stderr.decode().rsplit("LOADED", 1)[1].split()
-    assert loaded == []
+    assert loaded == expected

@@ -104,6 +104,27 @@ class DaemonStatusResult(Result):
     security: SecurityStatus | None = None
 
 
+class WebOpenParams(Params):
+    """``daemon/web``: start the daemon's web chat (``agentd serve --http``) unless it runs,
+    and get a link to it.
+
+    ``host``/``port`` apply only when it is not running yet (default 127.0.0.1:8765; when that
+    default port is taken, any free port). ``cwd``: where the page starts new sessions.
+    """
+
+    cwd: str | None = None
+    host: str = "127.0.0.1"
+    port: Annotated[int, msgspec.Meta(ge=0, le=65535)] | None = None
+
+
+class WebOpenResult(Result):
+    """The page's URL, carrying a new one-time token (exchanged for a cookie on first use)."""
+
+    url: str
+    host: str
+    port: int
+
+
 # --- sessions and runs ----------------------------------------------------------------------
 
 PermissionMode = Literal["auto", "ask", "read-only"]

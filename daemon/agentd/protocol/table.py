@@ -48,6 +48,8 @@ from agentd.protocol.methods import (
     SetPermissionModeParams,
     SubscribeParams,
     SubscribeResult,
+    WebOpenParams,
+    WebOpenResult,
     WriteTextFileParams,
 )
 
@@ -72,6 +74,11 @@ METHODS: dict[str, MethodSpec] = {
         Empty,
         DaemonStatusResult,
         "Version, pid, uptime, connections, loaded sessions.",
+    ),
+    "daemon/web": MethodSpec(
+        WebOpenParams,
+        WebOpenResult,
+        "Start the web chat (HTTP front-end) unless it runs; a one-time link to the page.",
     ),
     "session/new": MethodSpec(
         SessionNewParams,

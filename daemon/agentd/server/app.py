@@ -19,7 +19,7 @@ import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import structlog
 
@@ -30,9 +30,13 @@ from agentd.server.clients import Client
 from agentd.server.handlers import build_router
 from agentd.server.service import SessionService
 
+if TYPE_CHECKING:
+    from agentd.web.server import WebServer
+
 log = structlog.get_logger("agentd.daemon")
 
-Transport = Literal["stdio", "socket", "tcp"]
+Transport = Literal["stdio", "socket", "tcp", "none"]
+"""Where JSON-RPC clients connect; ``none``: nowhere (a daemon serving only ``--http``)."""
 SHUTDOWN_TIMEOUT = 10.0
 """Seconds allowed for closing the sessions, then for closing the connections, at shutdown."""
 AUTH_TIMEOUT = 10.0
@@ -50,6 +54,7 @@ class DaemonOptions:
     tcp_host: str = "127.0.0.1"
     tcp_port: int = 0
     allow_remote: bool = False
+    http: tuple[str, int] | None = None
     token_file: Path | None = None
     session_dir: Path | None = None
     config_file: Path | None = None
@@ -100,6 +105,7 @@ class Daemon:
         self.tcp_token: str | None = None
         self.sessions = service
         self.router = build_router(self, service)
+        self.web: WebServer | None = None
         self._shutdown = asyncio.Event()
 
     @property
@@ -125,6 +131,24 @@ class Daemon:
     def uptime(self) -> float:
         """Seconds since the daemon object was created."""
         return time.monotonic() - self.started_at
+
+    async def start_web(
+        self, host: str, port: int, *, allow_remote: bool | None = None
+    ) -> WebServer:
+        """The HTTP front-end, started on ``host:port`` unless it already runs (then as it is).
+
+        Imports :mod:`agentd.web` only now. ``allow_remote`` None: as the daemon was told.
+        Raises ``WebListenError`` when it cannot bind.
+        """
+        if self.web is None:
+            from agentd.web.server import WebServer
+
+            if allow_remote is None:
+                allow_remote = self.options.allow_remote
+            server = WebServer(host, port, allow_remote=allow_remote)
+            await server.start(self.sessions)
+            self.web = server
+        return self.web
 
     def request_shutdown(self) -> None:
         """Ask :meth:`run` to stop gracefully (idempotent, safe from signal handlers)."""
@@ -206,11 +230,15 @@ class Daemon:
 
     async def _stop(self, listener: Listener) -> None:
         await listener.stop()
+        if self.web is not None:
+            await self.web.stop()
         try:
             async with asyncio.timeout(SHUTDOWN_TIMEOUT):
                 await self.sessions.close()
         except Exception:
             log.exception("closing the sessions failed")
+        if self.web is not None:
+            await self.web.close()
         closing = [connection.close() for connection in self.connections]
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(SHUTDOWN_TIMEOUT):

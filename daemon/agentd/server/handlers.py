@@ -82,11 +82,13 @@ def check_provider_env(
 
 def lifecycle_handlers(lifecycle: Lifecycle) -> dict[str, Handler]:
     """``initialize``, ``shutdown``, ``daemon/status``: plain functions, so they run inline (a
-    request pipelined right after ``initialize`` already sees the connection initialized)."""
+    request pipelined right after ``initialize`` already sees the connection initialized);
+    ``daemon/web`` is async (it may bind a socket)."""
     return {
         "initialize": lifecycle.initialize,
         "shutdown": lifecycle.shutdown,
         "daemon/status": lifecycle.status,
+        "daemon/web": lifecycle.web,
     }
 
 

@@ -1,4 +1,5 @@
-"""Lifecycle methods: ``initialize``, ``shutdown``, ``daemon/status``, and the call guard.
+"""Lifecycle methods: ``initialize``, ``shutdown``, ``daemon/status``, ``daemon/web``, and the
+call guard.
 
 Rules enforced by :func:`guard` before every request:
 
@@ -29,11 +30,14 @@ from agentd.protocol.methods import (
     SecurityStatus,
     ServerCapabilities,
     ServerInfo,
+    WebOpenParams,
+    WebOpenResult,
 )
 
 if TYPE_CHECKING:
     from agentd.rpc import Connection
     from agentd.server.clients import Client
+    from agentd.web.server import WebServer
 
 log = structlog.get_logger("agentd.lifecycle")
 
@@ -61,6 +65,10 @@ class DaemonControl(Protocol):
     def loaded_sessions(self) -> list[str]: ...
 
     def request_shutdown(self) -> None: ...
+
+    async def start_web(self, host: str, port: int) -> WebServer:
+        """The web front-end, started on ``host:port`` unless it runs (WebListenError)."""
+        ...
 
 
 def guard(client: Client, method: str) -> None:
@@ -108,6 +116,10 @@ class Lifecycle:
         asyncio.get_running_loop().call_soon(self.daemon.request_shutdown)
         return OkResult()
 
+    async def web(self, connection: Connection, params: WebOpenParams) -> WebOpenResult:
+        """Start the web chat unless it runs; a one-time link to it (see :func:`open_web`)."""
+        return await open_web(self.daemon, params)
+
     def status(self, connection: Connection, params: Empty) -> DaemonStatusResult:
         """Version, pid, uptime, connection count, loaded sessions and transport."""
         daemon = self.daemon
@@ -130,6 +142,24 @@ def _security() -> SecurityStatus:
         openat2=hardening.openat2_available(),
         landlock_abi=hardening.landlock_abi(),
     )
+
+
+async def open_web(daemon: DaemonControl, params: WebOpenParams) -> WebOpenResult:
+    """``daemon/web``: the running web front-end, or a new one; a one-time link to its page."""
+    from agentd.errors import InvalidParams
+    from agentd.web.server import DEFAULT_PORT, WebListenError
+
+    try:
+        try:
+            port = DEFAULT_PORT if params.port is None else params.port
+            server = await daemon.start_web(params.host, port)
+        except WebListenError:
+            if params.port is not None:
+                raise
+            server = await daemon.start_web(params.host, 0)
+    except WebListenError as exc:
+        raise InvalidParams(str(exc)) from None
+    return WebOpenResult(url=server.link(params.cwd), host=server.host, port=server.port)
 
 
 def _check_token(client: Client, expected: str | None, given: str | None) -> None:

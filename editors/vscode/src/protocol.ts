@@ -792,6 +792,26 @@ export interface SubscribeResult {
   lastSeq: number;
 }
 /**
+ * ``daemon/web``: start the daemon's web chat (``agentd serve --http``) unless it runs,
+ *     and get a link to it.
+ *
+ *     ``host``/``port`` apply only when it is not running yet (default 127.0.0.1:8765; when that
+ *     default port is taken, any free port). ``cwd``: where the page starts new sessions.
+ */
+export interface WebOpenParams {
+  cwd?: string | null;
+  host?: string;
+  port?: number | null;
+}
+/**
+ * The page's URL, carrying a new one-time token (exchanged for a cookie on first use).
+ */
+export interface WebOpenResult {
+  url: string;
+  host: string;
+  port: number;
+}
+/**
  * ``fs/writeTextFile`` (server → client): replace the text of ``path`` (absolute),
  *     creating the file if needed.
  */
@@ -809,6 +829,8 @@ export interface ClientMethods {
   'shutdown': { params: Empty; result: OkResult };
   /** Version, pid, uptime, connections, loaded sessions. */
   'daemon/status': { params: Empty; result: DaemonStatusResult };
+  /** Start the web chat (HTTP front-end) unless it runs; a one-time link to the page. */
+  'daemon/web': { params: WebOpenParams; result: WebOpenResult };
   /** Open a new session (file header written at once). */
   'session/new': { params: SessionNewParams; result: SessionInfo };
   /** Run the agent on a prompt; answers when the run ends. */

@@ -106,7 +106,12 @@ export function mountChat(root, host, options = {}) {
       if (app.session) call('session/cancel', { sessionId: app.session.sessionId }).catch(() => {});
     },
     newSession() {
-      newSession().catch(() => {});
+      // A blank chat; the session is created with its first message.
+      const previous = app.session?.sessionId;
+      if (previous) host.request('session/unsubscribe', { sessionId: previous }).catch(() => {});
+      set({ chat: initialState(), session: null, banner: null });
+      options.onSessionChange?.(null);
+      view.focusInput();
     },
     openSession(sessionId) {
       openSession(sessionId).catch(() => {});
@@ -147,6 +152,7 @@ export function mountChat(root, host, options = {}) {
       const waiter = waiters.get(toolCallId);
       waiters.delete(toolCallId);
       waiter?.({ outcome });
+      view.focusInput();
     },
     // Editor hosts open files and diffs; without them the cards show no such links.
     openDiff: host.openDiff?.bind(host),

@@ -6,6 +6,9 @@ import { settledLength } from './mdsplit.js';
 
 /** Streaming tails longer than this are shown as plain text until the message ends. */
 const PLAIN_TAIL_CHARS = 16_384;
+/** Markdown rendered per text block and frame at most; a backlog (a page that fell behind, a
+ * long reply opened from history) follows in the next frames, shown as plain text meanwhile. */
+const RENDER_CHARS_PER_FRAME = 6_000;
 
 const OPTION_LABELS = {
   allow_once: 'Allow',
@@ -45,18 +48,21 @@ export function createItem(item) {
 }
 
 /**
- * Bring `node` up to date with `item`.
+ * Bring `node` up to date with `item`. Returns true when part of it is still to be rendered
+ * (call again on the next frame).
  * @param {HTMLElement} node
  * @param {import('./reducer.js').Item} item
  * @param {{answerPermission: (toolCallId: string, outcome: string) => void,
  *   openDiff?: (item: import('./reducer.js').ToolItem) => void,
  *   openLocation?: (path: string, line?: number | null) => void}} actions
+ * @returns {boolean}
  */
 export function updateItem(node, item, actions) {
+  if (item.kind === 'assistant') return updateAssistant(node, item);
   if (item.kind === 'user') updateUser(node, item);
-  else if (item.kind === 'assistant') updateAssistant(node, item);
   else if (item.kind === 'tool') updateTool(node, item, actions);
   else updateNotice(node, item);
+  return false;
 }
 
 function updateUser(node, item) {
@@ -73,8 +79,12 @@ function updateNotice(node, item) {
 
 // --- assistant messages ---------------------------------------------------------------------
 
-/** @param {HTMLElement} node @param {import('./reducer.js').AssistantItem} item */
+/**
+ * @param {HTMLElement} node @param {import('./reducer.js').AssistantItem} item
+ * @returns {boolean} whether a backlog is left for the next frame
+ */
 function updateAssistant(node, item) {
+  let behind = false;
   node.classList.toggle('streaming', item.streaming);
   node.setAttribute('aria-label', 'Assistant');
   const parts = /** @type {HTMLElement[]} */ ([...node.children]);
@@ -88,11 +98,12 @@ function updateAssistant(node, item) {
       part = fresh;
     }
     if (block.type === 'thinking') part.querySelector('.thinking-text').textContent = block.text;
-    else updateText(part, block.text, item.streaming);
+    else behind = updateText(part, block.text, item.streaming) || behind;
   });
   let error = node.querySelector(':scope > .msg-error');
   if (item.error && !error) error = node.appendChild(el('div', 'msg-error'));
   if (error) error.textContent = item.error ?? '';
+  return behind;
 }
 
 function thinkingPart() {
@@ -111,8 +122,10 @@ function textPart() {
 }
 
 /**
- * Render settled Markdown blocks once (appended), re-render only the growing tail.
+ * Render settled Markdown blocks once (appended), re-render only the growing tail; at most
+ * RENDER_CHARS_PER_FRAME of settled text per call. Returns true when a backlog is left.
  * @param {HTMLElement} part @param {string} text @param {boolean} streaming
+ * @returns {boolean}
  */
 function updateText(part, text, streaming) {
   const settledEl = /** @type {HTMLElement} */ (part.firstChild);
@@ -122,16 +135,23 @@ function updateText(part, text, streaming) {
     settledEl.replaceChildren();
     settled = 0;
   }
-  const cut = streaming ? settledLength(text, settled) : text.length;
+  const end = streaming ? settledLength(text, settled) : text.length;
+  let cut = end;
+  if (end - settled > RENDER_CHARS_PER_FRAME) {
+    const limit = settledLength(text.slice(0, settled + RENDER_CHARS_PER_FRAME), settled);
+    if (limit > settled) cut = limit; // else one huge block: render it whole
+  }
   if (cut > settled) {
     const chunk = el('div', 'md-chunk');
     chunk.innerHTML = renderMarkdown(text.slice(settled, cut));
     settledEl.appendChild(chunk);
     part.dataset.settled = String(cut);
   }
-  const tail = text.slice(cut);
-  if (tail.length > PLAIN_TAIL_CHARS) tailEl.textContent = tail;
-  else tailEl.innerHTML = tail ? renderMarkdown(tail) : '';
+  const rest = text.slice(cut);
+  const behind = cut < end;
+  if (behind || rest.length > PLAIN_TAIL_CHARS) tailEl.textContent = rest;
+  else tailEl.innerHTML = rest ? renderMarkdown(rest) : '';
+  return behind;
 }
 
 // --- tool cards -----------------------------------------------------------------------------
@@ -247,6 +267,10 @@ function updatePermission(box, item, actions) {
     button.addEventListener('click', () => actions.answerPermission(item.key, option));
     box.appendChild(button);
   }
+  // Move focus to the question unless the user is in the middle of typing a message.
+  const active = /** @type {HTMLElement | null} */ (box.ownerDocument.activeElement);
+  const typing = active instanceof HTMLTextAreaElement && active.value !== '';
+  if (!typing) /** @type {HTMLElement} */ (box.querySelector('button')).focus();
 }
 
 function updateDiff(pre, diff) {

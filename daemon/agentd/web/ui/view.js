@@ -46,6 +46,7 @@ export function createView(root, actions, options = {}) {
   /** @type {Partial<AppState>} */
   let shown = {};
   let scheduled = false;
+  let behind = false; // an item has more to render than one frame allows
   const nodes = new Map();
   /** @type {Map<string, object>} */
   const drawn = new Map();
@@ -61,12 +62,18 @@ export function createView(root, actions, options = {}) {
     }
     const log = dom.log;
     const atBottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 40;
-    if (state.chat.items !== shown.chat?.items) renderItems(state.chat.items);
+    const wasBehind = behind;
+    behind = false;
+    if (state.chat.items !== shown.chat?.items || wasBehind) renderItems(state.chat.items);
     if (state.sessions !== shown.sessions || state.session !== shown.session) renderSessions(dom, state, actions);
     if (state.models !== shown.models || state.session !== shown.session) renderModels(dom, state);
     renderStatus(dom, state);
     if (atBottom) log.scrollTop = log.scrollHeight;
     shown = state;
+    if (behind && !scheduled) {
+      scheduled = true;
+      frame(render);
+    }
   }
 
   function renderItems(items) {
@@ -78,8 +85,8 @@ export function createView(root, actions, options = {}) {
         dom.log.appendChild(node);
       }
       if (drawn.get(item.key) !== item) {
-        updateItem(node, item, actions);
-        drawn.set(item.key, item);
+        if (updateItem(node, item, actions)) behind = true; // the rest next frame
+        else drawn.set(item.key, item);
       }
     }
   }

@@ -1,0 +1,110 @@
+"""A real ``agentd serve --socket --http`` per test, and browsers for the page tests."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.e2e.daemon import Home, stop
+
+MOCK_CONFIG = 'provider = "mock"\nmodel = "mock-model"\n'
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "web"
+
+
+class WebDaemon:
+    """One daemon serving a Unix socket and the web chat on a free loopback port."""
+
+    def __init__(self, home: Home, *extra: str) -> None:
+        self.home = home
+        config = home.project / ".agentd.toml"
+        config.write_text(MOCK_CONFIG + config.read_text())  # top-level keys before any table
+        self.log_path = home.root / "daemon.log"
+        with self.log_path.open("ab") as log:
+            self.process = subprocess.Popen(
+                [
+                    *(sys.executable, "-m", "agentd", "serve", "--socket", home.socket),
+                    *("--http", "127.0.0.1:0", *extra),
+                ],
+                env=home.env,
+                cwd=home.project,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+            )
+        self.link = self._wait_for_link()
+        self.base = self.link.split("/?", 1)[0]
+        self.port = int(self.base.rsplit(":", 1)[1])
+
+    def _wait_for_link(self) -> str:
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            found = re.search(r"web chat at (\S+)", self.log_path.read_text(errors="replace"))
+            if found:
+                return found.group(1)
+            if self.process.poll() is not None:
+                raise RuntimeError(self.log_path.read_text())
+            time.sleep(0.02)
+        stop(self.process)
+        raise RuntimeError("the daemon printed no link")
+
+    def rpc(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        """One JSON-RPC call over the daemon's socket (after initialize)."""
+        with socket.socket(socket.AF_UNIX) as conn:
+            conn.connect(self.home.socket)
+            call = {"jsonrpc": "2.0", "id": 2, "method": method, "params": params or {}}
+            init = {"jsonrpc": "2.0", "id": 1, "method": "initialize"}
+            conn.sendall(f"{json.dumps(init)}\n{json.dumps(call)}\n".encode())
+            reader = conn.makefile("rb")
+            reader.readline()
+            answer = json.loads(reader.readline())
+        if "error" in answer:
+            raise RuntimeError(answer["error"])
+        return answer["result"]
+
+    def new_link(self, cwd: str | None = None) -> str:
+        """A fresh one-time link from ``daemon/web``."""
+        return str(self.rpc("daemon/web", {"cwd": cwd} if cwd else {})["url"])
+
+    @contextmanager
+    def signed_in(self) -> Iterator[httpx.Client]:
+        """An HTTP client holding the session cookie, sending the page's Origin."""
+        with httpx.Client(base_url=self.base, headers={"Origin": self.base}, timeout=30) as client:
+            answer = client.get(self.new_link().removeprefix(self.base))
+            assert answer.status_code == 303, answer.text
+            yield client
+
+    def new_session(self, **params: Any) -> str:
+        info = self.rpc("session/new", {"cwd": str(self.home.project), **params})
+        return str(info["sessionId"])
+
+    def close(self) -> None:
+        stop(self.process)
+
+
+@pytest.fixture
+def web() -> Iterator[WebDaemon]:
+    home = Home()
+    daemon = WebDaemon(home)
+    try:
+        yield daemon
+    finally:
+        daemon.close()
+        home.cleanup()
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """Where screenshots are kept (gitignored; CI may upload it)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
