@@ -100,6 +100,10 @@ def test_prompt_streams_asks_and_writes(server: CodeServer, workbench: Workbench
     assert diff.locator(".editor.original .view-line", has_text="Hello").count() == 0  # created
     workbench.screenshot("03-diff")
 
+    chat.locator("article.item--tool", has_text="write").first.locator(".tool-location").click()
+    editor_tab = workbench.page.locator(".tabs-container .tab[aria-label^='hello.py,']")
+    editor_tab.wait_for(timeout=15_000)
+
 
 def wait_idle(workbench: Workbench) -> None:
     workbench.page.locator("[id$='agentd.status']", has_text="agentd").wait_for()

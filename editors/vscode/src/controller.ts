@@ -174,8 +174,14 @@ export class Controller implements vscode.Disposable {
     return join(cwd, path);
   }
 
+  /** Open a file at the line; a folder (ls, find) is revealed in the Explorer. */
   private async openLocation(path: string, line?: number | null): Promise<void> {
     const uri = vscode.Uri.file(this.absolute(path) ?? path);
+    const stat = await vscode.workspace.fs.stat(uri);
+    if (stat.type & vscode.FileType.Directory) {
+      await vscode.commands.executeCommand('revealInExplorer', uri);
+      return;
+    }
     const position = new vscode.Position(Math.max((line ?? 1) - 1, 0), 0);
     await vscode.window.showTextDocument(uri, { selection: new vscode.Range(position, position), preview: true });
   }
