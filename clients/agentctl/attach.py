@@ -18,7 +18,7 @@ import msgspec
 
 from agentctl import outcome
 from agentctl.client import AgentClient, connect
-from agentctl.common import run_command, socket_option, warn
+from agentctl.common import resolve_session_ids, run_command, socket_option, warn
 from agentctl.events import EventStream, Frame, to_frame
 from agentctl.listing import format_transcript
 from agentctl.outcome import RunSummary
@@ -45,7 +45,7 @@ class Follower:
             style=Style(color),
             animate=color,
             show_user=True,
-            markdown=not self.json and sys.stdout.isatty(),
+            markdown=color and not self.json,
         )
         self.last_seq = last_seq
         self.refused = 0
@@ -89,6 +89,7 @@ def _summary(session_id: str, end: AgentEnd, refused: int) -> RunSummary:
 
 async def _attach(options: argparse.Namespace) -> int:
     async with await connect(socket_option(options)) as client:
+        await resolve_session_ids(client, options)
         stream = client.stream(options.session_id, to_frame)
         result = await client.subscribe(options.session_id, options.since)
         follower = Follower(options, result.last_seq)

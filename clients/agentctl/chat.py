@@ -26,6 +26,8 @@ from agentctl.common import (
     open_client,
     read_text_option,
     resolve_cwd,
+    resolve_session_id,
+    resolve_session_ids,
 )
 from agentctl.listing import format_session_table
 from agentctl.render import TerminalRenderer
@@ -40,8 +42,8 @@ from agentd.protocol.methods import SessionInfo
 HELP = """commands:
   /help                 this text
   /clear                start a new session
-  /sessions             sessions of this directory
-  /model NAME           switch model (/model PROVIDER NAME to switch provider too)
+  /sessions [ID]        sessions of this directory; with an id (or prefix), switch to it
+  /model [NAME]         list the models, or switch (/model PROVIDER NAME: provider too)
   /exit                 leave (also Ctrl-D, or Ctrl-C when idle)
   !COMMAND              run COMMAND in the shell; it and its output are recorded in the
                         session, and the model reads them with your next message"""
@@ -79,13 +81,16 @@ class Repl:
         self.options = options
         self.cwd = cwd
         self.system_prompt = system_prompt
+        self.unused: str | None = None
+        """The id of a session this chat created in which nothing was said yet (deleted on
+        leaving or switching, so an empty chat leaves no session behind)."""
         self.style = Style(wants_color(sys.stdout))
         self.renderer = TerminalRenderer(
             sys.stdout,
             style=self.style,
             animate=self.style.enabled,
             cwd=cwd,
-            markdown=sys.stdout.isatty(),
+            markdown=self.style.enabled,
         )
         self.session: SessionInfo | None = None
 
@@ -95,21 +100,26 @@ class Repl:
 
     def loop(self) -> int:
         """Read lines until the user leaves; return the exit code."""
+        self.runner.run(resolve_session_ids(self.client, self.options))
         self.session = self.runner.run(
             select_session(self.client, self.options, self.cwd, self.system_prompt)
         )
+        if not (self.options.session or self.options.continue_):
+            self.unused = self.session.session_id
         self._banner()
         while True:
             try:
                 line = input(prompt_text(self.style))
             except (EOFError, KeyboardInterrupt):
                 sys.stdout.write("\n")
+                self._drop_unused()
                 return outcome.OK
             text = line.strip()
             if not text:
                 continue
             try:
                 if not self._handle(text):
+                    self._drop_unused()
                     return outcome.OK
             except (RpcError, UsageError) as exc:
                 self.say(self.style.red(f"✗ {getattr(exc, 'message', exc)}"))
@@ -145,12 +155,19 @@ class Repl:
         if name == "/help":
             self.say(HELP)
         elif name == "/clear":
+            self._drop_unused()
             self.session = self.runner.run(self._new_session())
+            self.unused = self.session.session_id
             self._banner()
+        elif name == "/sessions" and len(words) == 1:
+            self._switch_session(words[0])
         elif name == "/sessions":
             page = self.runner.run(self.client.list_sessions(cwd=self.cwd, limit=10))
             self.say(format_session_table(page.sessions, self.style) or "no sessions yet")
-        elif name == "/model" and words and len(words) <= 2:
+            self.say(self.style.dim("/sessions ID switches to one (a prefix of the id will do)"))
+        elif name == "/model" and not words:
+            self._list_models()
+        elif name == "/model" and len(words) <= 2:
             self._switch_model(words)
         else:
             self.say(self.style.red(f"unknown or incomplete command {text!r}; /help lists them"))
@@ -169,6 +186,29 @@ class Repl:
             base_url=self.options.base_url,
         )
 
+    def _drop_unused(self) -> None:
+        """Delete the session this chat created if nothing was said in it."""
+        if self.unused is not None and not self.client.closed:
+            with contextlib.suppress(RpcError, OSError):
+                self.runner.run(self.client.delete_session(self.unused))
+        self.unused = None
+
+    def _switch_session(self, text: str) -> None:
+        session_id = self.runner.run(resolve_session_id(self.client, text))
+        loaded = self.runner.run(self.client.load_session(session_id))
+        self._drop_unused()
+        self.session = loaded.session
+        self._banner()
+
+    def _list_models(self) -> None:
+        assert self.session is not None
+        current = (self.session.provider, self.session.model)
+        listing = self.runner.run(self.client.list_models(self.cwd))
+        for item in listing.models:
+            mark = "●" if (item.provider, item.model) == current else " "
+            self.say(f"{mark} {item.provider} {item.model}")
+        self.say(self.style.dim("/model NAME or /model PROVIDER NAME switches"))
+
     def _switch_model(self, words: list[str]) -> None:
         assert self.session is not None
         provider, model = (words[0], words[1]) if len(words) == 2 else (None, words[0])
@@ -184,12 +224,14 @@ class Repl:
             self.say(self.style.red("usage: !COMMAND"))
             return
         result = run_shell(command, self.cwd, sys.stdout)
+        self.unused = None
         self.runner.run(self.client.note(self.session.session_id, format_context(result)))
         note = f"exit {result.exit_code}" if result.exit_code is not None else "interrupted"
         self.say(self.style.dim(f"({note}; recorded in the session for the model)"))
 
     def _turn(self, text: str) -> None:
         assert self.session is not None
+        self.unused = None
         summary = self.runner.run(self._run(self.session.session_id, text))
         self.renderer.footer(summary)
 

@@ -11,7 +11,14 @@ import msgspec
 
 from agentctl import outcome
 from agentctl.client import AgentClient, DaemonUnavailable, connect
-from agentctl.common import UsageError, open_client, resolve_cwd, run_command, socket_option
+from agentctl.common import (
+    UsageError,
+    open_client,
+    resolve_cwd,
+    resolve_session_ids,
+    run_command,
+    socket_option,
+)
 from agentctl.listing import format_session_table, format_transcript
 from agentctl.style import Style, wants_color
 from agentctl.toolfmt import format_seconds
@@ -39,6 +46,7 @@ def command_main(options: argparse.Namespace) -> int:
 async def _sessions(options: argparse.Namespace) -> int:
     action = options.action or "list"
     async with await open_client(options) as client:
+        await resolve_session_ids(client, options)
         if action == "list":
             return await _list(client, options)
         if action == "show":
@@ -59,7 +67,8 @@ async def _list(client: AgentClient, options: argparse.Namespace) -> int:
     table = format_session_table(page.sessions, Style(wants_color(sys.stdout)))
     sys.stdout.write((table or "no sessions") + "\n")
     if page.next_cursor:
-        sys.stdout.write(f"… more sessions: use --limit {len(page.sessions) * 2}\n")
+        shown = len(page.sessions)
+        sys.stdout.write(f"… the newest {shown} shown; for more: --limit {shown * 2}\n")
     return outcome.OK
 
 
@@ -92,6 +101,7 @@ async def _export(client: AgentClient, options: argparse.Namespace) -> int:
 
 async def _cancel(options: argparse.Namespace) -> int:
     async with await connect(socket_option(options)) as client:
+        await resolve_session_ids(client, options)
         result = await client.cancel(options.session_id)
     sys.stdout.write("cancelled\n" if result.cancelled else "not running\n")
     for text in result.dropped:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -149,3 +150,40 @@ def stdin_is_tty() -> bool:
         return os.isatty(sys.stdin.fileno())
     except (AttributeError, ValueError, OSError):
         return False
+
+
+_FULL_ID = re.compile(r"[0-9a-f]{16}")
+ID_OPTIONS = ("session_id", "session", "fork")
+"""The ``argparse`` destinations that hold a session id (``ID``, ``--session``, ``--fork``)."""
+
+
+async def resolve_session_ids(client: AgentClient, options: argparse.Namespace) -> None:
+    """Expand short session id prefixes in ``options`` (see :func:`resolve_session_id`)."""
+    for name in ID_OPTIONS:
+        value = getattr(options, name, None)
+        if isinstance(value, str) and value:
+            setattr(options, name, await resolve_session_id(client, value))
+
+
+async def resolve_session_id(client: AgentClient, text: str) -> str:
+    """The stored session ``text`` names: itself when it is a full id or one session's exact
+    id, else the one session whose id starts with it. Several matches are a UsageError listing
+    them; none leaves ``text`` for the daemon to report as unknown."""
+    if _FULL_ID.fullmatch(text):
+        return text
+    matches: list[str] = []
+    cursor: str | None = None
+    while True:
+        page = await client.list_sessions(limit=500, cursor=cursor)
+        for item in page.sessions:
+            if item.session_id == text:
+                return text
+            if item.session_id.startswith(text):
+                matches.append(item.session_id)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    if len(matches) > 1:
+        shown = ", ".join(matches[:10]) + (" …" if len(matches) > 10 else "")
+        raise UsageError(f"{text!r} matches {len(matches)} sessions: {shown}; give more of the id")
+    return matches[0] if matches else text

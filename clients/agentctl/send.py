@@ -21,6 +21,7 @@ from agentctl.common import (
     open_client,
     read_text_option,
     resolve_cwd,
+    resolve_session_ids,
     run_command,
     stdin_is_tty,
     warn,
@@ -142,7 +143,7 @@ def make_output(options: argparse.Namespace, cwd: str) -> Output:
         return Output("piped", renderer=progress)
     color = wants_color(sys.stdout)
     renderer = TerminalRenderer(
-        sys.stdout, style=Style(color), animate=color, cwd=cwd, markdown=True
+        sys.stdout, style=Style(color), animate=color, cwd=cwd, markdown=color
     )
     return Output("text", renderer=renderer)
 
@@ -259,6 +260,7 @@ async def _send(
             options, permission_handler=permission_handler(options, output, cwd), cwd=cwd
         )
         async with client:
+            await resolve_session_ids(client, options)
             info = await select_session(client, options, cwd, system_prompt)
             output.session(info)
             summary = await _run(client, info, prompt, options, output)

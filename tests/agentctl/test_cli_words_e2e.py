@@ -66,3 +66,26 @@ def test_every_known_phrase_is_rewritten() -> None:
     )
     assert cli_words("choose one …, or pass provider") == "choose one …, or pass --provider"
     assert cli_words("something else entirely") == "something else entirely"
+
+
+def test_short_id_prefixes_work_wherever_an_id_does(sandbox: Sandbox) -> None:
+    """A unique prefix names the session (send --session, sessions show/export, attach);
+    an ambiguous one lists the candidates (exit 2)."""
+    first = json_lines(sandbox.run("send", "--json", *MOCK, "how are you").stdout)[0]
+    session_id = first["sessionId"]
+    prefix = session_id[:6]
+    again = sandbox.run("send", "--json", "--session", prefix, *MOCK, "how are you")
+    assert again.returncode == 0, again.stderr
+    assert json_lines(again.stdout)[0]["sessionId"] == session_id
+    assert "how are you" in sandbox.run("sessions", "show", prefix).stdout
+    attach = sandbox.run("attach", prefix, "--since", "0", "--until-end", "--json")
+    assert attach.returncode == 0, attach.stderr
+    ids = {session_id}
+    while len({i[:1] for i in ids}) == len(ids):  # until two ids share a first character
+        line = json_lines(sandbox.run("send", "--json", *MOCK, "how are you").stdout)[0]
+        ids.add(line["sessionId"])
+    shared = next(i[:1] for i in ids if sum(j.startswith(i[:1]) for j in ids) > 1)
+    ambiguous = sandbox.run("sessions", "show", shared)
+    assert ambiguous.returncode == 2
+    assert f"{shared!r} matches" in ambiguous.stderr
+    assert "give more of the id" in ambiguous.stderr

@@ -167,3 +167,26 @@ def test_terminal_output_has_colour_and_spinner(sandbox: Sandbox) -> None:
     plain = run_on_tty(sandbox, dict(sandbox.env, TERM="xterm", NO_COLOR="1"))
     assert "\x1b[" not in plain
     assert "● bash  python3 hello.py  exit 0" in plain
+
+
+def test_chat_lists_models_switches_sessions_and_leaves_no_empty_session(
+    sandbox: Sandbox,
+) -> None:
+    """/model alone lists the models (the current one marked); /sessions ID switches (a
+    prefix will do); a chat in which nothing was said leaves no session behind."""
+    earlier = json.loads(
+        sandbox.run("send", "--stdio", "--json", "--provider", "mock", "hi").stdout.split("\n")[0]
+    )
+    earlier_id = earlier["sessionId"]
+    child = spawn_chat(sandbox)
+    child.sendline("/model")
+    child.expect_exact("● mock mock-model")
+    child.expect_exact(PROMPT)
+    child.sendline(f"/sessions {earlier_id[:6]}")
+    child.expect_exact(f"session {earlier_id} · mock/")
+    child.expect_exact(PROMPT)
+    child.sendline("/exit")
+    child.expect(pexpect.EOF)
+    child.close()
+    listing = json.loads(sandbox.run("sessions", "list", "--json").stdout)
+    assert [item["sessionId"] for item in listing["sessions"]] == [earlier_id]
