@@ -1,6 +1,6 @@
 """Event-loop lag under heavy loads, and bounded descriptors with many sessions touched.
 
-One real ``agentd serve --socket`` with the mock LLM. While each load runs, a prober thread
+One real ``agentd serve --socket`` with the mock LLM. While each load runs, a prober process
 on its own connection sends ``daemon/status`` back to back (a 5 ms pause between calls) and
 records every round trip; the row is the p99 (and max) of those round trips: how long any
 client may wait for the daemon while the load runs. Budget: p99 ≤ 50 ms.
@@ -30,10 +30,8 @@ import asyncio
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -156,43 +154,52 @@ class Daemon:
         return int(line.split()[1]) / 1024
 
 
-class Prober(threading.Thread):
-    """Round trips of ``daemon/status`` on a blocking socket until stopped."""
+PROBE = r"""
+import json, socket, sys, threading, time
+sock = socket.socket(socket.AF_UNIX)
+sock.connect(sys.argv[1])
+stream = sock.makefile("rb")
+def rpc(n, method):
+    sock.sendall(json.dumps({"jsonrpc": "2.0", "id": n, "method": method}).encode() + b"\n")
+    while json.loads(stream.readline()).get("id") != n:
+        pass
+rpc(0, "initialize")
+stop = threading.Event()
+threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
+print("ready", flush=True)
+times, n = [], 0
+while not stop.is_set():
+    n += 1
+    start = time.perf_counter()
+    rpc(n, "daemon/status")
+    times.append(time.perf_counter() - start)
+    time.sleep(0.005)
+print(json.dumps(times), flush=True)
+"""
+
+
+class Prober:
+    """A second client in its own process: ``daemon/status`` round trips until stopped (so
+    nothing in this process can delay its measurements)."""
 
     def __init__(self, path: str) -> None:
-        super().__init__(daemon=True)
-        self.sock = socket.socket(socket.AF_UNIX)
-        self.sock.connect(path)
-        self.stream = self.sock.makefile("rb")
-        self.times: list[float] = []
-        self.running = True
-        self._rpc({"id": 0, "method": "initialize"})
-
-    def _rpc(self, message: dict[str, Any]) -> None:
-        self.sock.sendall(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
-        while json.loads(self.stream.readline()).get("id") != message["id"]:
-            pass
-
-    def run(self) -> None:
-        n = 0
-        while self.running:
-            n += 1
-            start = time.perf_counter()
-            self._rpc({"id": n, "method": "daemon/status"})
-            self.times.append(time.perf_counter() - start)
-            time.sleep(0.005)
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", PROBE, path],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        assert self.process.stdout.readline().strip() == "ready"
 
     def finish(self) -> list[float]:
-        self.running = False
-        self.join()
-        self.stream.close()
-        self.sock.close()
-        return self.times
+        out, _ = self.process.communicate("", timeout=60)
+        times: list[float] = json.loads(out.strip().splitlines()[-1])
+        return times
 
 
 async def _lag(daemon: Daemon, name: str, load: Callable[[], Awaitable[object]]) -> Row:
     prober = Prober(daemon.socket)
-    prober.start()
     started = time.perf_counter()
     await load()
     took = time.perf_counter() - started

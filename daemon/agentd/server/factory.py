@@ -167,7 +167,8 @@ async def new_session(services: Services, params: SessionNewParams) -> SessionRu
     from agentd.store import SessionFile
 
     parts = await _parts(services, params)
-    file = SessionFile.create(
+    file = await asyncio.to_thread(  # in a thread: creating fsyncs the file and its folder
+        SessionFile.create,
         services.session_root,
         cwd=str(parts.cwd),
         session_id=params.session_id,
