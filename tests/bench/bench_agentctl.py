@@ -80,6 +80,34 @@ def measure_send_warm() -> list[float]:
         sandbox.close()
 
 
+def measure_send_tty() -> list[float]:
+    """ms of the warm send on a colour pseudo-terminal, where the reply is rendered as
+    Markdown (rich is imported then, and only then)."""
+    import pexpect
+
+    sandbox = _sandbox()
+    try:
+        _timed([*_agentctl(), "daemon", "start"], sandbox)
+        _timed([*_agentctl(), *SEND], sandbox)
+        samples = []
+        for _ in range(SEND_RUNS):
+            started = time.perf_counter()
+            argv = _agentctl()
+            child = pexpect.spawn(
+                argv[0],
+                [*argv[1:], *SEND],
+                cwd=str(sandbox.project),
+                env=dict(sandbox.env, TERM="xterm"),
+                timeout=30,
+            )
+            child.expect(pexpect.EOF)
+            child.close()
+            samples.append((time.perf_counter() - started) * 1000)
+        return samples
+    finally:
+        sandbox.close()
+
+
 def measure_send_autostart() -> list[float]:
     """ms of the same send when it has to start the shared daemon first."""
     samples = []
@@ -97,6 +125,7 @@ def main() -> list[tuple[str, str, str]]:
     return [
         ("agentctl --version", _summary(measure_version()), "≤ 60 ms"),
         ("agentctl send (daemon running)", _summary(measure_send_warm()), "≤ 200 ms"),
+        ("agentctl send on a terminal (Markdown)", _summary(measure_send_tty()), "—"),
         ("agentctl send (daemon auto-started)", _summary(measure_send_autostart()), "≤ 500 ms"),
     ]
 
