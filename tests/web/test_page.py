@@ -168,3 +168,20 @@ def test_two_tabs_on_one_session_see_the_same_events(
     assert first.locator(".log").inner_text() == second.locator(".log").inner_text()
     send(second, "how are you")
     expect(first.locator(".item--assistant").last).to_contain_text("doing well")
+
+
+def test_steer_and_follow_up_while_running(context: BrowserContext, web: WebDaemon) -> None:
+    page = open_page(context, web)
+    send(page, "be slow")
+    expect(page.locator(".item--assistant.streaming")).to_contain_text("This reply")
+    expect(page.get_by_role("button", name="Steer")).to_be_visible()
+    send(page, "how are you")  # Enter while running steers
+    box = page.get_by_role("textbox", name="Message")
+    box.fill("hello world")
+    page.get_by_role("button", name="Queue").click()
+    expect(page.locator(".queue")).to_contain_text("steer: how are you")
+    expect(page.locator(".queue")).to_contain_text("next: hello world")
+    page.wait_for_function(IDLE, timeout=40_000)
+    expect(page.locator(".item--user")).to_have_text(["be slow", "how are you", "hello world"])
+    expect(page.locator(".item--tool")).to_have_count(2)
+    expect(page.locator(".queue li")).to_have_count(0)
