@@ -1,8 +1,10 @@
 """``agentd acp``: serve one ACP editor on stdin/stdout until it closes the stream.
 
 stdout carries ACP messages only (newline-delimited JSON-RPC); logs are JSON lines on stderr
-or in ``--log-file``. When the editor closes stdin (or on SIGTERM / SIGINT) requests in flight
-are cancelled, the sessions' runs too (in-process) and their files flushed; the process exits 0.
+or in ``--log-file``. The process gets the daemon's hardening: it is non-dumpable and, when it
+runs the daemon in-process, sweeps tool processes left by killed daemons. When the editor
+closes stdin (or on SIGTERM / SIGINT) requests in flight are cancelled, the sessions' runs
+too (in-process) and their files flushed; the process exits 0.
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ def run(options: AcpOptions, log_file: str | None = None) -> int:
     from pathlib import Path
 
     from agentd import log as logging_setup
+    from agentd.hardening import make_undumpable
     from agentd.stdio import detach_stdio
 
     fds = detach_stdio()
+    make_undumpable()  # like the daemon: the commands bash runs cannot read our memory (keys)
     try:
         logging_setup.configure(options.log_level, Path(log_file) if log_file else None)
     except (ValueError, OSError) as exc:
@@ -35,7 +39,14 @@ def run(options: AcpOptions, log_file: str | None = None) -> int:
 
 
 async def _serve(options: AcpOptions, fds: tuple[int, int]) -> int:
+    import threading
+
+    from agentd.housekeeping import loop_exception, sweep_orphans
     from agentd.stdio import open_stdio
+
+    asyncio.get_running_loop().set_exception_handler(loop_exception)
+    if not options.shared:  # a daemon starts here: what killed daemons left running goes
+        threading.Thread(target=sweep_orphans, name="orphan-sweep", daemon=True).start()
 
     reader, writer = await open_stdio(*fds)
     agent = AcpAgent(options)
