@@ -57,6 +57,8 @@ def test_cancel_stops_a_running_tool(editor: Editor) -> None:
     editor.nvim.command("AgentCancel")
     text = editor.wait_run_end(timeout=10)
     assert text.splitlines()[-1].startswith("── cancelled")
+    editor.nvim.command("AgentCancel")
+    editor.wait_for(lambda: "2 agentd: nothing is running" in editor.notes(), what="notice")
 
 
 def test_session_picker_rename_fork_load_delete(editor: Editor) -> None:

@@ -239,7 +239,14 @@ function M.cancel()
   if not M.session or not M.conn then
     return log.notify("nothing is running", levels.INFO)
   end
-  M.call("session/cancel", { sessionId = M.session.sessionId })
+  M.call("session/cancel", { sessionId = M.session.sessionId }, function(err, result)
+    if err then
+      return report("session/cancel", err)
+    end
+    if not result.cancelled then
+      log.notify("nothing is running", levels.INFO)
+    end
+  end)
 end
 
 --- Handle one `session/event` notification.
