@@ -30,6 +30,7 @@ from agentd.budget import Budget, project_next_call
 from agentd.messages import (
     call_locations,
     cut_short,
+    estimate_tokens,
     new_id,
     tool_result_message,
     usable,
@@ -256,8 +257,18 @@ class Agent:
             partial = self._cut_short(message_id, text, failed=False)
             self.messages.append(partial)
             self.sink(MessageEnd(message=partial))
+            self._count_cut_call(request, text)
             raise
         return StreamEnd(self._cut_short(message_id, text, failed=True))
+
+    def _count_cut_call(self, request: ProviderRequest, text: list[str]) -> None:
+        """A call cut by a cancel reports no usage, yet its prompt was sent: count an estimate
+        (encoded size / 4) in the run's usage, so a cancelled or timed-out run does not report
+        zero tokens. The stored message keeps no usage (nothing was measured)."""
+        preamble = len(self.system_prompt) + len(msgspec.json.encode(self.tool_specs))
+        sent = estimate_tokens(request.messages) + preamble // 4
+        estimate = Usage(input_tokens=sent, output_tokens=len("".join(text)) // 4)
+        self._result.usage = self._result.usage.add(estimate)
 
     def _cut_short(self, message_id: str, text: list[str], *, failed: bool) -> AssistantMessage:
         name, model = self.provider.name, self.model

@@ -32,3 +32,18 @@ def test_the_mock_shows_no_cost(sandbox: Sandbox) -> None:
     footer = result.stderr.splitlines()[-1]
     assert footer.startswith("── done · 1 turn · ")
     assert "$" not in footer
+
+
+def test_a_timed_out_run_keeps_its_token_counts(sandbox: Sandbox) -> None:
+    """--timeout cuts the reply mid-stream: the footer and the result line still count the
+    tokens sent (estimated for the cut call), not zero."""
+    result = sandbox.run("send", "--stdio", *MOCK, "--timeout", "1", "be slow")
+    assert result.returncode == 4
+    footer = result.stderr.splitlines()[-1]
+    assert footer.startswith("── timed out · 1 turn · ")
+    assert " 0 in / " not in footer
+    final = json_lines(
+        sandbox.run("send", "--stdio", "--json", *MOCK, "--timeout", "1", "be slow").stdout
+    )[-1]
+    assert final["timedOut"] is True
+    assert final["usage"]["inputTokens"] > 1000
