@@ -85,6 +85,8 @@ def test_short_id_prefixes_work_wherever_an_id_does(sandbox: Sandbox) -> None:
         line = json_lines(sandbox.run("send", "--json", *MOCK, "how are you").stdout)[0]
         ids.add(line["sessionId"])
     shared = next(i[:1] for i in ids if sum(j.startswith(i[:1]) for j in ids) > 1)
+    cut = sandbox.run("sessions", "list", "--limit", "1")
+    assert "… the newest 1 shown; for more: --limit 2" in cut.stdout
     ambiguous = sandbox.run("sessions", "show", shared)
     assert ambiguous.returncode == 2
     assert f"{shared!r} matches" in ambiguous.stderr

@@ -10,7 +10,7 @@ import sys
 import pexpect
 import pytest
 
-from tests.agentctl.harness import Sandbox
+from tests.agentctl.harness import Sandbox, json_lines
 
 pytestmark = pytest.mark.e2e
 
@@ -107,3 +107,16 @@ def test_markdown_is_rendered_on_a_terminal_and_left_alone_in_pipes(sandbox: San
     assert "\x1b[" not in plain
     piped = sandbox.run("send", "--stdio", *MOCK, "think slowly")
     assert piped.stdout == "A **slow** answer:\n\n```python\nprint('hi')\n```\n"
+
+
+def test_the_html_export_renders_markdown_and_is_titled_by_the_prompt(sandbox: Sandbox) -> None:
+    """sessions export --format html against the daemon: Markdown rendered, the first prompt
+    as the page title, no leading "Model changed" entry."""
+    sandbox.use_test_scenarios()
+    sent = sandbox.run("send", "--json", *MOCK, "think slowly")
+    session_id = json_lines(sent.stdout)[0]["sessionId"]
+    page = sandbox.run("sessions", "export", session_id[:8], "--format", "html").stdout
+    assert "<title>think slowly</title>" in page
+    assert "<strong>slow</strong>" in page
+    assert '<code class="language-python">' in page
+    assert "Model changed" not in page
