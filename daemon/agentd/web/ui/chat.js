@@ -10,7 +10,7 @@ import { createView } from './view.js';
  *   request: (method: string, params?: object) => Promise<any>,
  *   onEvent: (listener: (params: import('./reducer.js').SessionEventParams) => void) => void,
  *   onServerRequest?: (handler: (method: string, params: any) => Promise<any>) => void,
- *   onConnection?: (listener: (status: 'connecting' | 'live' | 'offline' | 'resync') => void) => void,
+ *   onConnection?: (listener: (status: 'connecting' | 'live' | 'offline' | 'resync' | 'closed') => void) => void,
  *   cwd?: string,
  *   openDiff?: (item: import('./reducer.js').ToolItem) => void,
  *   openLocation?: (path: string, line?: number | null) => void,
@@ -183,6 +183,8 @@ export function mountChat(root, host, options = {}) {
     if (connection === 'resync') {
       set({ connection: 'live' });
       if (app.session) openSession(app.session.sessionId).catch(() => {});
+    } else if (connection === 'closed') {
+      set({ connection: 'offline', banner: 'Disconnected from agentd (was it restarted?). Open a new link: run `agentctl web`.' });
     } else {
       set({ connection });
     }

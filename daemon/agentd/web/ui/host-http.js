@@ -85,10 +85,11 @@ export async function createHttpHost() {
       });
       stream.addEventListener('error', () => {
         if (stream !== source) return;
-        status('offline');
-        if (stream.readyState === EventSource.CLOSED) {
-          reject(new HostError('the event stream was refused (is the page still authorised?)', -32600, 0));
-        }
+        // CONNECTING: the browser retries by itself. CLOSED: refused (a restarted daemon no
+        // longer knows this page's cookie), so it will not come back.
+        const closed = stream.readyState === EventSource.CLOSED;
+        status(closed ? 'closed' : 'offline');
+        if (closed) reject(new HostError('the event stream was refused', -32600, 0));
       });
     });
   }
