@@ -173,6 +173,12 @@ def test_an_edited_file_is_refreshed_in_its_editor(
         workbench.screenshot("05-refreshed")
     assert (server.workspace / "greeting.txt").read_text() == "Goodbye there\n"
     workbench.screenshot("05-refreshed")
+    # The edit went through the editor (fs/writeTextFile): it is saved and can be undone.
+    tab = workbench.page.locator(".tabs-container .tab", has_text="greeting.txt")
+    assert "dirty" not in (tab.get_attribute("class") or "")
+    editor.click()
+    workbench.page.keyboard.press("Control+Z")
+    editor.get_by_text("Hello there").wait_for(timeout=5_000)
 
 
 def test_send_selection_and_fix_problems(server: CodeServer, workbench: Workbench) -> None:

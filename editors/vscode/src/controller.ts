@@ -17,6 +17,7 @@ import {
 } from './client';
 import { ChatView, type FromWebview } from './chatView';
 import { Edits } from './edits';
+import { EditorFiles } from './files';
 import { launchSettings, sessionCwd, sessionDefaults } from './settings';
 import { StatusBar } from './statusBar';
 
@@ -52,6 +53,7 @@ export class Controller implements vscode.Disposable {
       clientName: 'agentd-vscode',
       clientVersion: String(context.extension.packageJSON.version ?? '0'),
       log,
+      files: new EditorFiles(log),
     });
     this.edits = new Edits(log);
     this.view = new ChatView(

@@ -27,9 +27,12 @@ import {
   type ClientMethods,
   ErrorCodes,
   PROTOCOL_VERSION,
+  type ReadTextFileParams,
+  type ReadTextFileResult,
   type RequestPermissionParams,
   type RequestPermissionResult,
   type SessionEvent,
+  type WriteTextFileParams,
 } from '../protocol';
 import { AgentdError, toAgentdError } from './errors';
 import type { Launch } from './launch';
@@ -40,6 +43,16 @@ export type PermissionHandler = (
   params: RequestPermissionParams,
   signal: AbortSignal,
 ) => Promise<RequestPermissionResult | null>;
+
+/**
+ * Serves the daemon's `fs/readTextFile` and `fs/writeTextFile` (declared as `capabilities.fs`),
+ * so the file tools of followed sessions see the editor's buffers and write through it. A
+ * rejection becomes the tool's error.
+ */
+export interface FileHandler {
+  read(params: ReadTextFileParams): Promise<ReadTextFileResult>;
+  write(params: WriteTextFileParams): Promise<void>;
+}
 
 export interface RestartPolicy {
   /** First delay before a restart; doubled per consecutive failure. */
@@ -61,6 +74,8 @@ export interface ClientOptions {
   /** Lines of the child's stderr and the client's own notes (for an Output channel). */
   log?: (line: string) => void;
   restart?: Partial<RestartPolicy>;
+  /** When given, the client declares `capabilities.fs` and serves file requests with it. */
+  files?: FileHandler;
 }
 
 const DEFAULT_RESTART: RestartPolicy = {
@@ -241,6 +256,16 @@ export class AgentdClient {
     connection.onRequest('session/requestPermission', (params: RequestPermissionParams, token: CancellationToken) =>
       this.answerPermission(params, token),
     );
+    const files = this.options.files;
+    if (files) {
+      connection.onRequest('fs/readTextFile', (params: ReadTextFileParams) => this.serveFile(() => files.read(params)));
+      connection.onRequest('fs/writeTextFile', (params: WriteTextFileParams) =>
+        this.serveFile(async () => {
+          await files.write(params);
+          return {};
+        }),
+      );
+    }
     connection.onError(([error]) => this.log(`protocol error: ${error.message}`));
     connection.listen();
     return connection;
@@ -250,7 +275,10 @@ export class AgentdClient {
     await connection.sendRequest('initialize', {
       protocolVersion: PROTOCOL_VERSION,
       clientInfo: { name: this.options.clientName ?? 'agentd-vscode', version: this.options.clientVersion ?? '0' },
-      capabilities: { permissions: true },
+      capabilities: {
+        permissions: true,
+        ...(this.options.files ? { fs: { readTextFile: true, writeTextFile: true } } : {}),
+      },
     });
   }
 
@@ -266,6 +294,15 @@ export class AgentdClient {
     const answer = this.permissionHandler ? await this.permissionHandler(params, controller.signal) : null;
     if (!answer) throw new ResponseError(ErrorCodes.RequestCancelled, 'the approval was settled elsewhere');
     return answer;
+  }
+
+  /** Run a file request; a failure is answered as an error whose message names the cause. */
+  private async serveFile<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw new ResponseError(ErrorCodes.InternalError, error instanceof Error ? error.message : String(error));
+    }
   }
 
   private onExit(child: ChildProcess, connection: MessageConnection, startedAt: number, code: number | null, signal: string | null): void {
