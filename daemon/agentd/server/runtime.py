@@ -141,7 +141,10 @@ class SessionRuntime:
 
     @property
     def running(self) -> bool:
-        return self.run_task is not None and not self.run_task.done()
+        """A run is in progress: from ``start_run`` until its ``agent_end``. The flush to disk
+        that follows does not count, so a client may prompt again as soon as it sees
+        ``agent_end``."""
+        return self.run_task is not None and not self.run_task.done() and not self._finishing
 
     def info(self) -> SessionInfo:
         s = self.settings
