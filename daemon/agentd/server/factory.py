@@ -19,6 +19,7 @@ from agentd.protocol.methods import ModelsListResult, SessionNewParams
 from agentd.protocol.provider_env import is_provider_variable, provider_variables
 from agentd.protocol.session_file import SettingsEntry
 from agentd.server.approval import DEFAULT_TIMEOUT
+from agentd.server.binding import ModelSource, ResolvedModel, UnresolvedProvider
 from agentd.server.compaction import CompactionSettings
 from agentd.server.runtime import AgentParts, SessionRuntime, Settings
 from agentd.tools.base import Tool, ToolContext
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
     from agentd.config import Config, ModelChoice
     from agentd.permissions import PermissionPolicy
+    from agentd.providers.base import Provider
     from agentd.providers.retry import RetryPolicy
     from agentd.store import SessionFile
 
@@ -153,7 +155,11 @@ class _Parts:
 
     cwd: Path
     config: Config
-    choice: ModelChoice
+    choice: ModelChoice | None
+    """None for a loaded session: its provider is resolved at the first model call."""
+    provider: str
+    model: str
+    base_url: str | None
     tools: dict[str, Tool]
     mode: str
     sandbox: str
@@ -211,7 +217,7 @@ async def load_session(
         base_url=saved.base_url,
         provider_env=client_env,
     )
-    parts = await _parts(services, params)
+    parts = await _parts(services, params, resolve=False)
     runtime = _assemble(services, file, parts, messages, title)
     runtime.bus.seq = resumed_seq(file.header.created_at)
     return runtime
@@ -276,11 +282,11 @@ def retry_policy(config: Config) -> RetryPolicy:
     )
 
 
-def compaction_settings(config: Config, choice: ModelChoice) -> CompactionSettings:
+def compaction_settings(config: Config, choice: ModelChoice | None) -> CompactionSettings:
     """The ``[compaction]`` section: ``keep_tokens``, ``reserve_tokens``, ``context_window``."""
     section = config.settings.compaction
     return CompactionSettings(
-        context_window=section.context_window or choice.context_window,
+        context_window=section.context_window or (choice.context_window if choice else None),
         keep_tokens=section.keep_tokens,
         reserve_tokens=section.reserve_tokens,
     )
@@ -294,14 +300,20 @@ def project_dir(cwd: str) -> Path:
     return path.resolve()
 
 
-async def _parts(services: Services, params: SessionNewParams) -> _Parts:
+async def _parts(services: Services, params: SessionNewParams, *, resolve: bool = True) -> _Parts:
+    """What a runtime is built from; ``resolve`` False (a loaded session) leaves the provider
+    to the first model call and accepts a project directory that is gone."""
     from agentd.tools import build_tools
 
-    cwd = project_dir(params.cwd)
+    cwd = project_dir(params.cwd) if resolve else Path(params.cwd)
     config = services.config(cwd)
-    choice = await services.choose_model(
-        config, params.provider, params.model, params.base_url, params.provider_env
-    )
+    choice = None
+    if resolve:
+        choice = await services.choose_model(
+            config, params.provider, params.model, params.base_url, params.provider_env
+        )
+    provider = choice.provider if choice else params.provider or config.default_provider or ""
+    model = choice.model if choice else params.model or config.default_model or ""
     try:
         tools = build_tools(params.tools)
     except ValueError as exc:
@@ -311,7 +323,20 @@ async def _parts(services: Services, params: SessionNewParams) -> _Parts:
     prompt = params.system_prompt or config.system_prompt
     max_turns = params.max_turns or config.max_turns
     env = params.provider_env
-    return _Parts(cwd, config, choice, tools, mode, sandbox, prompt, max_turns, env)
+    return _Parts(
+        cwd,
+        config,
+        choice,
+        provider,
+        model,
+        params.base_url,
+        tools,
+        mode,
+        sandbox,
+        prompt,
+        max_turns,
+        env,
+    )
 
 
 def _record_settings(file: SessionFile, parts: _Parts, params: SessionNewParams) -> None:
@@ -321,7 +346,7 @@ def _record_settings(file: SessionFile, parts: _Parts, params: SessionNewParams)
 
     if params.title:
         file.append(SessionInfoEntry(title=params.title))
-    file.append(ModelChangeEntry(provider=parts.choice.provider, model=parts.choice.model))
+    file.append(ModelChangeEntry(provider=parts.provider, model=parts.model))
     file.append(
         SettingsEntry(
             permission_mode=parts.mode,
@@ -339,7 +364,6 @@ def _assemble(
     services: Services, file: SessionFile, parts: _Parts, messages: list[Any], title: str | None
 ) -> SessionRuntime:
     from agentd.prompt import build_system_prompt
-    from agentd.providers import make_provider
     from agentd.tools import run_tool, tool_spec
 
     policy, timeout = _approval(parts)
@@ -350,7 +374,7 @@ def _assemble(
     context = _tool_context(services, file, parts, policy)
     specs = [tool_spec(t, context.options) for t in parts.tools.values()]
     agent_parts = AgentParts(
-        provider=make_provider(parts.choice, services.http(), retry=retry_policy(parts.config)),
+        provider=_provider(services, parts),
         system_prompt=build_system_prompt(
             parts.cwd, specs, override=parts.system_prompt, extra=parts.config.extra_prompt
         ),
@@ -364,8 +388,8 @@ def _assemble(
     settings = Settings(
         session_id=file.header.id,
         cwd=str(parts.cwd),
-        provider=parts.choice.provider,
-        model=parts.choice.model,
+        provider=parts.provider,
+        model=parts.model,
         permission_mode=parts.mode,  # type: ignore[arg-type]
         title=title,
         provider_env=parts.provider_env,
@@ -380,7 +404,37 @@ def _assemble(
         agent_parts,
         compaction=compaction_settings(parts.config, parts.choice),
         approval_timeout=timeout,
+        model_source=None if parts.choice else _model_source(services, parts),
     )
+
+
+def _provider(services: Services, parts: _Parts) -> Provider:
+    """The session's provider, or a stand-in until it is resolved (see :mod:`.binding`)."""
+    from agentd.providers import make_provider
+
+    if parts.choice is None:
+        return UnresolvedProvider(parts.provider)
+    return make_provider(parts.choice, services.http(), retry=retry_policy(parts.config))
+
+
+def _model_source(services: Services, parts: _Parts) -> ModelSource:
+    """Resolves a loaded session's provider from the configuration current at that moment."""
+    cwd, base_url = parts.cwd, parts.base_url
+
+    async def resolve(provider: str, model: str, env: dict[str, str] | None) -> ResolvedModel:
+        from agentd.providers import make_provider
+
+        if not cwd.is_dir():
+            raise ConfigError(
+                f"the session's project directory {cwd} does not exist here; the session "
+                "can be read, exported and forked, but not run"
+            )
+        config = services.config(cwd)
+        choice = await services.choose_model(config, provider or None, model or None, base_url, env)
+        client = make_provider(choice, services.http(), retry=retry_policy(config))
+        return ResolvedModel(client, choice.provider, choice.model, choice.context_window)
+
+    return resolve
 
 
 def _warn_about_config(file: SessionFile, config: Config, parts: _Parts) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -45,6 +46,7 @@ from agentd.protocol.methods import (
 )
 from agentd.protocol.session_file import ModelChangeEntry, SessionInfoEntry, SettingsEntry
 from agentd.server.approval import Approver
+from agentd.server.binding import ModelSource
 from agentd.server.bus import EventBus
 from agentd.server.compaction import (
     CompactionSettings,
@@ -107,7 +109,10 @@ class SessionRuntime:
         *,
         compaction: CompactionSettings,
         approval_timeout: float,
+        model_source: ModelSource | None = None,
     ) -> None:
+        """``model_source`` set: the provider in ``parts`` is a stand-in, resolved through it
+        by :meth:`ensure_model` (see :mod:`agentd.server.binding`)."""
         self.settings = settings
         self.file = file
         self.policy = policy
@@ -134,6 +139,7 @@ class SessionRuntime:
         self._syncing: asyncio.Future[None] | None = None
         self._finishing = False
         self._run_begun = False
+        self._model_source = model_source
 
     @property
     def id(self) -> str:
@@ -358,7 +364,24 @@ class SessionRuntime:
         """Call ``model`` through ``provider`` from the next LLM call on (recorded in the file)."""
         self.agent.provider, self.agent.model = provider, model
         self.settings.provider, self.settings.model = provider_name, model
+        self._model_source = None
         self.file.append(ModelChangeEntry(provider=provider_name, model=model))
+
+    async def ensure_model(self) -> None:
+        """Build the session's provider if it was loaded without one; ConfigError (what to
+        set) when it cannot be built — the session stays loaded and readable."""
+        source = self._model_source
+        if source is None:
+            return
+        s = self.settings
+        resolved = await source(s.provider, s.model, s.provider_env)
+        if self._model_source is not source:  # setModel won meanwhile
+            return
+        self.agent.provider, self.agent.model = resolved.provider, resolved.model
+        s.provider, s.model = resolved.provider_name, resolved.model
+        window = self.compaction.context_window or resolved.context_window
+        self.compaction = dataclasses.replace(self.compaction, context_window=window)
+        self._model_source = None
 
     async def auto_compact(self, reason: str) -> bool:
         """The agent's compaction hook: on overflow, or on threshold when the context is large."""

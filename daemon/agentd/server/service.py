@@ -189,6 +189,7 @@ class SessionService:
         runtime = await sessions.get(params.session_id)
         if subscriber is not None and subscriber.key not in runtime.bus.subscribers:
             sessions.watch(runtime, subscriber)
+        await runtime.ensure_model()
         task = runtime.start_run(
             params.text,
             params.images,
@@ -243,6 +244,7 @@ class SessionService:
         runtime = await self._manager().get(params.session_id)
         if runtime.running:
             raise SessionBusy(f"session {runtime.id} is running; cannot compact until it ends")
+        await runtime.ensure_model()
         return await runtime.compact("manual", params.instructions)
 
     async def set_model(
