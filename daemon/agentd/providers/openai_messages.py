@@ -24,9 +24,7 @@ from agentd.protocol.content import (
     UserContent,
     UserMessage,
 )
-from agentd.providers.transform import prepare_messages
-
-IMAGES_FROM_TOOLS = "Images returned by the tool calls above:"
+from agentd.providers.transform import IMAGES_FROM_TOOLS, prepare_messages, tool_result_text
 
 
 def to_openai_messages(system_prompt: str, messages: list[Message]) -> list[dict[str, Any]]:
@@ -84,9 +82,7 @@ def _assistant_message(message: AssistantMessage) -> dict[str, Any]:
 
 
 def _tool_message(message: ToolResultMessage) -> dict[str, Any]:
-    text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
-    if any(isinstance(b, ImageContent) for b in message.content):
-        text = f"{text}\n(image attached below)" if text else "(image attached below)"
+    text = tool_result_text(message)
     return {"role": "tool", "tool_call_id": message.tool_call_id, "content": text}
 
 

@@ -26,9 +26,7 @@ from agentd.protocol.content import (
     UserContent,
     UserMessage,
 )
-from agentd.providers.transform import prepare_messages
-
-IMAGES_FROM_TOOLS = "Images returned by the tool calls above:"
+from agentd.providers.transform import IMAGES_FROM_TOOLS, prepare_messages, tool_result_text
 
 
 class ReasoningToken(msgspec.Struct):
@@ -115,9 +113,7 @@ def _reasoning_item(token: ReasoningToken, summary: str) -> dict[str, Any]:
 
 
 def _function_output(message: ToolResultMessage) -> dict[str, Any]:
-    text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
-    if any(isinstance(b, ImageContent) for b in message.content):
-        text = f"{text}\n(image attached below)" if text else "(image attached below)"
+    text = tool_result_text(message)
     return {"type": "function_call_output", "call_id": message.tool_call_id, "output": text}
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from agentd.protocol.content import (
     AssistantMessage,
+    ImageContent,
     Message,
     TextContent,
     ToolCall,
@@ -18,6 +19,19 @@ from agentd.protocol.content import (
 )
 
 MISSING_RESULT = "No result was recorded for this tool call; it did not run to completion."
+
+
+IMAGES_FROM_TOOLS = "Images returned by the tool calls above:"
+"""Leads the user message that carries tool-result images in formats whose tool results
+cannot hold images (both OpenAI formats)."""
+
+
+def tool_result_text(message: ToolResultMessage) -> str:
+    """A tool result as plain text; attached images are announced (they follow separately)."""
+    text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
+    if any(isinstance(b, ImageContent) for b in message.content):
+        text = f"{text}\n(image attached below)" if text else "(image attached below)"
+    return text
 
 
 def prepare_messages(messages: list[Message]) -> list[Message]:
