@@ -25,7 +25,8 @@ from agentd.protocol.events import (
     ToolExecutionUpdate,
     TurnStart,
 )
-from agentd.tools.base import Tool, ToolContext, ToolResult, ToolSpec
+from agentd.tools.base import Tool, ToolContext, ToolResult
+from agentd.toolspec import ToolSpec
 from tests.fakes import EchoTool, ScriptedProvider, reply
 
 

@@ -64,7 +64,8 @@ from agentd.protocol.events import (
     TurnStart,
 )
 from agentd.providers.base import Provider, ProviderRequest, StreamEnd
-from agentd.tools.base import Tool, ToolContext, ToolResult, ToolSpec
+from agentd.tools.base import Tool, ToolContext, ToolResult
+from agentd.toolspec import ToolSpec
 
 EventSink = Callable[[Event], None]
 Authorizer = Callable[[ToolCall, Tool], Awaitable[str | None]]

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import sys
@@ -21,6 +22,8 @@ from typing import Any
 PR_GET_DUMPABLE = 3
 PR_SET_DUMPABLE = 4
 SYS_OPENAT2 = 437
+RESOLVE_NO_MAGICLINKS = 0x02
+RESOLVE_BENEATH = 0x08
 SYS_LANDLOCK_CREATE_RULESET = 444
 LANDLOCK_CREATE_RULESET_VERSION = 1
 
@@ -66,6 +69,53 @@ def landlock_abi() -> int:
 @functools.cache
 def openat2_available() -> bool:
     """Whether ``openat2`` with ``RESOLVE_BENEATH`` works on this kernel."""
-    from agentd.tools.safeopen import probe_openat2
+    try:
+        root = os.open("/", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        os.close(openat2_beneath(root, ".", os.O_PATH | os.O_DIRECTORY, 0))
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(root)
 
-    return probe_openat2()
+
+def openat2_beneath(dir_fd: int, relative: str, flags: int, mode: int) -> int:
+    """``openat2(dir_fd, relative)`` with ``RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS``: the
+    kernel refuses any resolution that leaves ``dir_fd``. Raises OSError (ENOSYS when the
+    kernel lacks openat2)."""
+    import ctypes
+
+    library = libc()
+    if library is None:
+        raise OSError(errno.ENOSYS, "openat2 is not available")
+    creating = flags & os.O_CREAT or flags & os.O_TMPFILE == os.O_TMPFILE
+    mode = mode if creating else 0  # a mode without O_CREAT/O_TMPFILE is EINVAL
+    how = _OpenHow()(flags | os.O_CLOEXEC, mode, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)
+    fd = library.syscall(
+        SYS_OPENAT2,
+        ctypes.c_int(dir_fd),
+        ctypes.c_char_p(os.fsencode(relative)),
+        ctypes.byref(how),
+        ctypes.c_size_t(ctypes.sizeof(how)),
+    )
+    if fd < 0:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code), relative)
+    return int(fd)
+
+
+@functools.cache
+def _OpenHow() -> Any:
+    import ctypes
+
+    class OpenHow(ctypes.Structure):
+        _fields_ = (
+            ("flags", ctypes.c_uint64),
+            ("mode", ctypes.c_uint64),
+            ("resolve", ctypes.c_uint64),
+        )
+
+    return OpenHow

@@ -69,7 +69,7 @@ def redact_line(_logger: Any, _method: str, line: Any) -> str:
     global _redactor
     if _redactor is None:
         from agentd.credentials import credential_env_names
-        from agentd.store.redact import Redactor
+        from agentd.redact import Redactor
 
         _redactor = Redactor({os.environ[n] for n in credential_env_names(os.environ)})
     return str(_redactor.json(str(line).encode()).decode())

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
-from agentd.tools.base import ToolSpec
+from agentd.toolspec import ToolSpec
 
 CONTEXT_FILES = ("AGENTS.md", "CLAUDE.md")
 MAX_CONTEXT_BYTES = 64 * 1024

@@ -32,6 +32,7 @@ from agentd.protocol.content import ToolCall
 from agentd.providers import make_provider
 from agentd.rpc import Connection, Router
 from agentd.server.bus import EventBus
+from agentd.server.clients import Client
 from agentd.tools.base import Tool, ToolContext, ToolResult
 from tests.bench.bench_providers import transcript
 
@@ -104,7 +105,7 @@ async def _harness_once(deltas: int) -> float:
     serving = asyncio.create_task(conn.serve())
     counted = asyncio.create_task(_count_lines(right))
     bus = EventBus("bench", max_events=10_000, max_bytes=64 << 20)
-    bus.subscribe(conn)
+    bus.subscribe(Client(conn))
     async with httpx.AsyncClient(transport=transport) as http:
         provider = make_provider(
             ModelChoice("bench", "openai", "m", "http://x/v1", None, None), http

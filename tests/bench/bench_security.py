@@ -134,7 +134,7 @@ def startup_rows() -> list[Row]:
 
 def spill_redaction_rows() -> list[Row]:
     """Throughput of a spill file written with redaction (16 MB of log-like output)."""
-    from agentd.store.redact import Redactor
+    from agentd.redact import Redactor
     from agentd.tools.spill import SpillWriter
 
     line = b"2026-11-23 INFO worker-3 fetched https://example.com/items?page=7 in 12 ms\n"

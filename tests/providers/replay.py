@@ -34,7 +34,7 @@ from agentd.protocol.events import (
 from agentd.providers import RetryPolicy, make_provider
 from agentd.providers.assemble import parse_arguments
 from agentd.providers.base import Provider, ProviderRequest, StreamEnd
-from agentd.tools.base import ToolSpec
+from agentd.toolspec import ToolSpec
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "sse"
 FAST = RetryPolicy(max_attempts=4, base_delay=0.001, max_delay=0.01, jitter=0.0)

@@ -27,11 +27,14 @@ async def test_api_selects_the_provider_class() -> None:
 
 
 async def test_mock_without_url_starts_the_shared_server() -> None:
-    """The mock provider with an empty URL starts one shared server on first use."""
+    """The mock provider given ``ensure_mock_server`` starts one shared server on first use."""
     mock = ModelChoice("mock", "openai", "mock-model", "", None, None)
     try:
         async with httpx.AsyncClient() as http:
-            outcome = await collect(make_provider(mock, http), request([user("how are you")]))
+            outcome = await collect(
+                make_provider(mock, http, base_url=ensure_mock_server),
+                request([user("how are you")]),
+            )
             url = await ensure_mock_server()
             assert url == await ensure_mock_server()
     finally:
@@ -54,7 +57,9 @@ async def test_unavailable_mock_is_an_error_message(
     mock = ModelChoice("mock", "openai", "mock-model", "", None, None)
     try:
         async with httpx.AsyncClient() as http:
-            outcome = await collect(make_provider(mock, http), request([user("hi")]))
+            outcome = await collect(
+                make_provider(mock, http, base_url=ensure_mock_server), request([user("hi")])
+            )
     finally:
         await stop_mock_server()
     message = outcome.end.message

@@ -6,7 +6,7 @@ from datetime import datetime
 from pathlib import Path
 
 from agentd.prompt import DEFAULT_INSTRUCTIONS, build_system_prompt, context_files
-from agentd.tools.base import ToolSpec
+from agentd.toolspec import ToolSpec
 
 TOOLS = [
     ToolSpec("read", "Read a file.\nLonger details.", {}),

@@ -17,7 +17,7 @@ from agentd.protocol.content import (
     UserMessage,
 )
 from agentd.providers.transform import MISSING_RESULT, prepare_messages
-from agentd.tools.base import ToolSpec
+from agentd.toolspec import ToolSpec
 from tests.providers.replay import Replay, collect, fixture, provider_for, request, sse, user
 
 IMAGE = ImageContent(data="aGk=", mime_type="image/png")

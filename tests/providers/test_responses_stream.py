@@ -18,7 +18,7 @@ from agentd.protocol.content import (
     Usage,
 )
 from agentd.providers.responses_messages import decode_reasoning_token
-from agentd.tools.base import ToolSpec
+from agentd.toolspec import ToolSpec
 from tests.providers.replay import (
     Outcome,
     Replay,

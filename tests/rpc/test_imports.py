@@ -22,10 +22,25 @@ def _loaded_after(statement: str, modules: list[str]) -> list[str]:
 @pytest.mark.parametrize(
     ("statement", "forbidden"),
     [
-        ("import agentd.rpc", ["structlog", "httpx", "pygls", "agentd.server", "agentd.agent"]),
+        (
+            "import agentd.rpc",
+            ["structlog", "httpx", "pygls", "agentd.server", "agentd.agent", "agentd.protocol"],
+        ),
         ("import agentd.cli", ["asyncio", "msgspec", "structlog", "httpx", "agentd.listen"]),
         ("import agentctl.bridge", ["msgspec", "structlog", "httpx", "agentd.rpc"]),
-        ("import agentd.listen", ["httpx", "pygls", "agentd.web"]),
+        (
+            "import agentd.listen",
+            [
+                "httpx",
+                "pygls",
+                "agentd.agent",
+                "agentd.tools",
+                "agentd.providers",
+                "agentd.store",
+                "agentd.server.sessions",
+                "agentd.web",
+            ],
+        ),
         (
             "import agentd.acp.main",
             ["httpx", "pygls", "agentd.server.sessions", "agentd.agent", "agentd.tools"],
@@ -49,14 +64,16 @@ WEB_MODULES = ("agentd.web", "agentd.web.server", "agentd.web.http", "agentd.pro
 def test_a_serving_daemon_has_not_imported_the_lsp_or_http_stacks(
     short_tmp: Path, flags: list[str], expected: list[str]
 ) -> None:
-    """``agentd --stdio`` answers initialize and daemon/status with pygls, lsprotocol, httpx
-    and the web front-end still unimported: they load only when an LSP front-end, a provider
-    or ``--http`` needs them (and ``--http`` does load the web front-end)."""
+    """``agentd --stdio`` answers initialize and daemon/status with pygls, lsprotocol, httpx,
+    the agent, the tools, the providers, the store and the web front-end still unimported: they
+    load when a session is first used, an LSP front-end starts or ``--http`` needs them (and
+    ``--http`` does load the web front-end)."""
     code = (
         "import sys\n"
         "from agentd.cli import main\n"
         f"code = main(['--stdio', *{flags!r}])\n"
-        "heavy = ('pygls', 'lsprotocol', 'httpx', 'httpcore', 'agentd.providers.openai', "
+        "heavy = ('pygls', 'lsprotocol', 'httpx', 'httpcore', 'agentd.providers', "
+        "'agentd.agent', 'agentd.tools', 'agentd.store', "
         f"'tree_sitter', 'tree_sitter_bash', *{WEB_MODULES!r})\n"
         "sys.stderr.write('LOADED ' + ' '.join(m for m in heavy if m in sys.modules) + '\\n')\n"
         "sys.exit(code)\n"

@@ -10,7 +10,7 @@ import structlog
 
 from agentd import log
 from agentd.credentials import credential_env_names
-from agentd.store.redact import Redactor
+from agentd.redact import Redactor
 
 CASES = [
     ("postgres://app:hunter2pass@db/app", "hunter2pass"),

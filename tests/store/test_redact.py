@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from agentd.protocol.content import ToolResultMessage
 from agentd.protocol.session_file import CustomEntry, MessageEntry
+from agentd.redact import REDACTED
 from agentd.store import Redactor, SessionFile, redactor
-from agentd.store.redact import REDACTED
 from tests.store.conftest import CWD, assistant, result, texts, user
 
 _KEYS = {

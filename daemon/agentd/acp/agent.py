@@ -104,6 +104,7 @@ class AcpAgent:
         self._backend: asyncio.Task[Backend] | None = None
         self._provider_env = provider_variables(os.environ) if options.shared else None
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._initialized: set[int] = set()  # ids of connections past initialize
 
     def _editor_conn(self) -> Connection:
         if self.editor is None:
@@ -113,7 +114,7 @@ class AcpAgent:
     def router(self) -> Router:
         """The editor connection's method table."""
         router = Router()
-        router.add_guard(_guard)
+        router.add_guard(self._guard)
         router.add("initialize", self.initialize, acp.InitializeParams)
         router.add("authenticate", self.authenticate, acp.AuthenticateParams)
         router.add("session/new", self.new_session, acp.NewSessionParams)
@@ -129,11 +130,15 @@ class AcpAgent:
 
     # --- lifecycle ---------------------------------------------------------------------------
 
+    def _guard(self, conn: Connection, method: str) -> None:
+        if conn.id not in self._initialized and method != "initialize":
+            raise InvalidRequest(f"call initialize before {method}")
+
     def initialize(self, conn: Connection, params: acp.InitializeParams) -> acp.InitializeResult:
         """Capabilities at once; the backend starts in the background."""
-        if conn.initialized:
+        if conn.id in self._initialized:
             raise InvalidRequest("initialize was already called on this connection")
-        conn.initialized = True
+        self._initialized.add(conn.id)
         fs = params.client_capabilities.fs
         wanted = FileAccessCapabilities(
             read_text_file=fs.read_text_file, write_text_file=fs.write_text_file
@@ -389,8 +394,3 @@ class AcpAgent:
         native = SetPermissionModeParams(session_id=session.session_id, mode=mode)
         info = await self._call("session/setPermissionMode", native, SessionInfo)
         session.mode = info.permission_mode
-
-
-def _guard(conn: Connection, method: str) -> None:
-    if not conn.initialized and method != "initialize":
-        raise InvalidRequest(f"call initialize before {method}")

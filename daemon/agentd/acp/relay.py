@@ -32,6 +32,7 @@ from agentd.protocol.methods import (
     RequestPermissionResult,
     WriteTextFileParams,
 )
+from agentd.protocol.table import METHODS
 from agentd.rpc import Connection, Router
 
 log = structlog.get_logger("agentd.acp")
@@ -54,9 +55,12 @@ class Relay:
         """The native connection's router."""
         router = Router()
         router.on_notification("session/event", self.on_event, SessionEvent)
-        router.add("session/requestPermission", self.request_permission)
-        router.add("fs/readTextFile", self.read_text_file)
-        router.add("fs/writeTextFile", self.write_text_file)
+        for method, handler in (
+            ("session/requestPermission", self.request_permission),
+            ("fs/readTextFile", self.read_text_file),
+            ("fs/writeTextFile", self.write_text_file),
+        ):
+            router.add(method, handler, METHODS[method].params)
         return router
 
     def on_event(self, conn: Connection, frame: SessionEvent) -> None:

@@ -15,32 +15,27 @@ if TYPE_CHECKING:
 
     from agentd.config import ModelChoice
     from agentd.providers.base import Provider
-    from agentd.providers.stream import HttpProvider
+    from agentd.providers.stream import BaseUrl, HttpProvider
 
 __all__ = ["RetryPolicy", "make_provider"]
 
 
 def make_provider(
-    choice: ModelChoice, http: httpx.AsyncClient, *, retry: RetryPolicy | None = None
+    choice: ModelChoice,
+    http: httpx.AsyncClient,
+    *,
+    retry: RetryPolicy | None = None,
+    base_url: BaseUrl | None = None,
 ) -> Provider:
-    """The provider for ``choice``, sending its requests through ``http``.
-
-    For the ``mock`` provider with an empty ``base_url``, the shared in-process mock server
-    is started on the first request (:func:`agentd.mockllm.ensure_mock_server`).
+    """The provider for ``choice``, sending its requests through ``http``; ``base_url``
+    (a URL, or a coroutine function giving one on the first request) replaces the choice's.
     """
-    from agentd.providers.stream import BaseUrl
-
-    base_url: BaseUrl = choice.base_url
-    if not base_url and choice.provider == "mock":
-        from agentd.mockllm import ensure_mock_server
-
-        base_url = ensure_mock_server
     kind = _provider_class(choice.api)
     return kind(
         http,
         name=choice.provider,
         model=choice.model,
-        base_url=base_url,
+        base_url=choice.base_url if base_url is None else base_url,
         api_key=choice.api_key,
         price=choice.price,
         retry=retry,

@@ -20,7 +20,7 @@ from typing import Protocol
 from agentd.prices import Price
 from agentd.protocol.content import AssistantMessage, Message
 from agentd.protocol.events import Delta, Retry
-from agentd.tools.base import ToolSpec
+from agentd.toolspec import ToolSpec
 
 
 @dataclass(frozen=True)

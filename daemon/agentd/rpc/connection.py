@@ -38,7 +38,6 @@ from agentd.errors import (
     RequestCancelled,
     RpcError,
 )
-from agentd.protocol.methods import ClientCapabilities, ClientInfo
 from agentd.rpc import context, envelope
 from agentd.rpc.envelope import Id
 from agentd.rpc.framing import MAX_FRAME_BYTES, NDJSON, FrameDecoder, FrameError, encode_frame
@@ -89,11 +88,8 @@ class Connection:
         self.transport = transport
         self.router = router
         self.closed = False
-        self.initialized = False
         self._max_frame = max_frame
         self._authorized = True
-        self.client_info: ClientInfo | None = None
-        self.capabilities = ClientCapabilities()
         self.stall_timeout = stall_timeout
         self._cancel = (cancel_method, cancel_key)
         self._reader = reader

@@ -81,15 +81,6 @@ def _is_struct(tp: Any) -> bool:
     return isinstance(tp, type) and issubclass(tp, msgspec.Struct)
 
 
-def _default_params_type(method: str) -> Any:
-    from agentd.protocol.table import METHODS
-
-    spec = METHODS.get(method)
-    if spec is None:
-        raise ValueError(f"{method!r} is not in protocol.table.METHODS; pass params_type")
-    return spec.params
-
-
 class Router:
     """Maps method names to handlers. Not tied to a connection or an event loop."""
 
@@ -98,14 +89,11 @@ class Router:
         self._notifications: dict[str, Route] = {}
         self._guards: list[Guard] = []
 
-    def add(self, method: str, handler: Handler, params_type: Any = None) -> None:
-        """Register ``handler`` for requests to ``method``.
-
-        ``params_type`` defaults to ``METHODS[method].params``; pass ``typing.Any`` to get
-        plain JSON values. Registering a method twice replaces the handler.
+    def add(self, method: str, handler: Handler, params_type: Any) -> None:
+        """Register ``handler`` for requests to ``method``, its params decoded as
+        ``params_type`` (``typing.Any`` for plain JSON values). Registering a method twice
+        replaces the handler.
         """
-        if params_type is None:
-            params_type = _default_params_type(method)
         decoder = msgspec.json.Decoder(params_type)
         inline = not inspect.iscoroutinefunction(handler)
         self._routes[method] = Route(method, handler, params_type, decoder, inline)

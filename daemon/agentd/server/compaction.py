@@ -31,7 +31,7 @@ from agentd.protocol.content import (
 from agentd.providers.base import Provider, ProviderRequest, StreamEnd
 
 if TYPE_CHECKING:
-    from agentd.tools.base import ToolSpec
+    from agentd.toolspec import ToolSpec
 
 Reason = Literal["manual", "threshold", "overflow"]
 

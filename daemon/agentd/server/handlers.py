@@ -66,7 +66,7 @@ def build_router(daemon: DaemonControl, service: SessionService) -> Router:
     router = Router()
     router.add_guard(lambda conn, method: guard(daemon.client(conn), method))
     for method, handler in table.items():
-        router.add(method, handler)
+        router.add(method, handler, METHODS[method].params)
     return router
 
 

@@ -62,7 +62,8 @@ if TYPE_CHECKING:
     from agentd.permissions import PermissionPolicy
     from agentd.providers.base import Provider
     from agentd.store import SessionFile
-    from agentd.tools.base import Tool, ToolContext, ToolSpec
+    from agentd.tools.base import Tool, ToolContext
+    from agentd.toolspec import ToolSpec
 
 log = structlog.get_logger("agentd.session")
 

@@ -6,11 +6,11 @@ event loop; callers may run :meth:`SessionFile.open` and :func:`list_sessions` i
 
 from __future__ import annotations
 
+from agentd.redact import Redactor, redactor
 from agentd.store.export import export_html, export_markdown
 from agentd.store.file import INTERRUPTED_TEXT, SessionFile
 from agentd.store.index import list_sessions
 from agentd.store.paths import cwd_slug, default_root, find_session
-from agentd.store.redact import Redactor, redactor
 from agentd.store.tree import LoadWarning, SessionTree, UnknownEntry
 
 __all__ = [

@@ -39,6 +39,7 @@ from agentd.protocol.session_file import (
     MessageEntry,
     SessionHeader,
 )
+from agentd.redact import Redactor
 from agentd.store.lock import open_locked, take_lock
 from agentd.store.paths import (
     check_session_id,
@@ -51,7 +52,6 @@ from agentd.store.paths import (
     utc_now,
 )
 from agentd.store.reader import fsync_directory, gc_paused, log_warning, read_session
-from agentd.store.redact import Redactor
 from agentd.store.tree import LoadWarning, Node, SessionTree, UnknownEntry
 
 INTERRUPTED_TEXT = "interrupted: the tool call did not finish (the daemon stopped)"

@@ -20,8 +20,8 @@ import msgspec
 
 from agentd.errors import InvalidParams
 from agentd.protocol.session_file import ENTRY_TYPES, SESSION_VERSION, Entry, SessionHeader
+from agentd.redact import Redactor
 from agentd.store.migrations import migrate
-from agentd.store.redact import Redactor
 from agentd.store.tree import LoadWarning, Node, UnknownEntry
 
 _ENTRY_DECODER = msgspec.json.Decoder(Entry)

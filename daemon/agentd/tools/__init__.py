@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from agentd.tools.base import Tool, ToolContext, ToolError, ToolResult, ToolSpec
+from agentd.tools.base import Tool, ToolContext, ToolError, ToolResult
 from agentd.tools.bash import BashTool
 from agentd.tools.edit import EditTool
 from agentd.tools.find import FindTool
@@ -23,6 +23,7 @@ from agentd.tools.read import ReadTool
 from agentd.tools.settings import describe
 from agentd.tools.undo_edit import UndoEditTool
 from agentd.tools.write import WriteTool
+from agentd.toolspec import ToolSpec
 
 TOOLS: dict[str, type[Tool]] = {
     "read": ReadTool,

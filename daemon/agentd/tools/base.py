@@ -98,12 +98,3 @@ class Tool(Protocol):
     def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
         """Files (and lines) this call touches, for editors; may be empty."""
         ...
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """A tool as described to the LLM: name, description and JSON Schema of its params."""
-
-    name: str
-    description: str
-    parameters: dict[str, Any]

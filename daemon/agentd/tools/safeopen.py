@@ -15,61 +15,16 @@ Without a workspace (``sandbox = "none"``) these are plain opens.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from agentd.hardening import openat2_beneath as _openat2
 from agentd.tools.base import ToolError
 
-RESOLVE_NO_MAGICLINKS = 0x02
-RESOLVE_BENEATH = 0x08
-_SYS_OPENAT2 = 437
 _ESCAPES = (errno.EXDEV, errno.ELOOP, errno.ENOTDIR)
-
-
-class _OpenHow(ctypes.Structure):
-    _fields_ = (("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64))
-
-
-def _openat2(dir_fd: int, relative: str, flags: int, mode: int) -> int:
-    """``openat2`` with RESOLVE_BENEATH; raises OSError (ENOSYS when the kernel lacks it)."""
-    from agentd.hardening import libc
-
-    library = libc()
-    if library is None:
-        raise OSError(errno.ENOSYS, "openat2 is not available")
-    creating = flags & os.O_CREAT or flags & os.O_TMPFILE == os.O_TMPFILE
-    mode = mode if creating else 0  # a mode without O_CREAT/O_TMPFILE is EINVAL
-    how = _OpenHow(flags | os.O_CLOEXEC, mode, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)
-    fd = library.syscall(
-        _SYS_OPENAT2,
-        ctypes.c_int(dir_fd),
-        ctypes.c_char_p(os.fsencode(relative)),
-        ctypes.byref(how),
-        ctypes.c_size_t(ctypes.sizeof(how)),
-    )
-    if fd < 0:
-        code = ctypes.get_errno()
-        raise OSError(code, os.strerror(code), relative)
-    return int(fd)
-
-
-def probe_openat2() -> bool:
-    """Whether openat2(RESOLVE_BENEATH) works here."""
-    try:
-        root = os.open("/", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        os.close(_openat2(root, ".", os.O_PATH | os.O_DIRECTORY, 0))
-        return True
-    except OSError:
-        return False
-    finally:
-        os.close(root)
 
 
 def _walk(dir_fd: int, relative: str, flags: int, mode: int) -> int:
@@ -103,7 +58,7 @@ def open_beneath(path: Path, workspace: Path | None, flags: int, mode: int = 0o6
     relative = str(path.relative_to(root)) if path != root else "."
     root_fd = os.open(root, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        from agentd.hardening import openat2_available
+        from agentd.hardening import openat2_available  # looked up per call: tests patch it
 
         opener = _openat2 if openat2_available() else _walk
         return opener(root_fd, relative, flags, mode)

@@ -1,0 +1,191 @@
+"""The dependency rules of AGENTS.md, checked over the real import graph.
+
+Every ``import``/``from … import`` of an ``agentd`` or ``agentctl`` module is read with
+:mod:`ast` (module level, function level and ``TYPE_CHECKING`` blocks alike). Two checks:
+
+* each unit (a top-level module or package of ``agentd``, or ``agentctl``) imports only the
+  units :data:`ALLOWED` lists for it — the table is the architecture, kept short and explicit;
+* no import cycle between modules (imports that run: ``TYPE_CHECKING`` ones are type-only and
+  left out).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).parents[1]
+SOURCES = {"agentd": ROOT / "daemon" / "agentd", "agentctl": ROOT / "clients" / "agentctl"}
+
+BASE = {"protocol", "errors", "paths", "redact"}
+"""Leaf units anyone may import (wire types, error classes, XDG paths, secret redaction)."""
+
+ALLOWED: dict[str, set[str]] = {
+    "protocol": set(),
+    "errors": set(),
+    "paths": set(),
+    "redact": set(),
+    "rpc": {"errors"},
+    "prices": {"protocol"},
+    "messages": BASE | {"tools"},
+    "budget": BASE | {"messages", "prices"},
+    "toolspec": set(),
+    "tools": BASE | {"toolspec", "hardening"},
+    "hardening": set(),
+    "store": BASE,
+    "providers": BASE | {"toolspec", "prices", "config"},  # never tools, never the mock LLM
+    "mockllm": BASE,
+    "config_schema": BASE | {"tools"},
+    "config": BASE | {"config_schema", "prices", "trust"},
+    "credentials": BASE | {"config"},
+    "permission_rules": BASE | {"tools"},
+    "permissions": BASE | {"permission_rules", "tools"},
+    "trust": BASE | {"config_schema", "tools"},
+    "prompt": BASE | {"tools", "toolspec"},
+    "agent": BASE | {"messages", "budget", "providers", "tools", "toolspec"},
+    "server": BASE
+    | {
+        "agent",
+        "budget",
+        "config",
+        "credentials",
+        "hardening",
+        "messages",
+        "mockllm",
+        "permissions",
+        "prices",
+        "prompt",
+        "providers",
+        "rpc",
+        "store",
+        "tools",
+        "toolspec",
+    },
+    "log": BASE | {"credentials", "rpc", "store"},
+    "stdio": BASE,
+    "housekeeping": BASE | {"tools"},
+    "listen": BASE | {"server", "stdio", "hardening", "housekeeping", "log"},
+    "acp": BASE | {"rpc", "server", "stdio", "log"},
+    "web": BASE | {"rpc", "server", "log"},
+    "schema": BASE | {"config_schema"},
+    "cli": BASE | {"listen", "server", "acp", "mockllm", "log", "schema", "web", "trust"},
+    "__main__": {"cli"},
+    "agentctl": {"protocol", "errors", "rpc", "paths"},
+}
+"""Units each unit may import (besides itself and the package root's ``__version__``)."""
+
+
+def _module_name(package: str, path: Path) -> str:
+    parts = [package, *path.relative_to(SOURCES[package]).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _unit(module: str) -> str:
+    parts = module.split(".")
+    return parts[0] if parts[0] == "agentctl" or len(parts) == 1 else parts[1]
+
+
+def _modules() -> dict[str, Path]:
+    return {
+        _module_name(package, path): path
+        for package, folder in SOURCES.items()
+        for path in folder.rglob("*.py")
+    }
+
+
+def _imports() -> dict[str, set[tuple[str, bool]]]:
+    """module -> {(imported module, type-only)} for every agentd/agentctl import."""
+    modules = _modules()
+    graph: dict[str, set[tuple[str, bool]]] = defaultdict(set)
+    for module, path in modules.items():
+        tree = ast.parse(path.read_text(), str(path))
+        type_only = {
+            id(inner)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+            for inner in ast.walk(node)
+        }
+        for node in ast.walk(tree):
+            for target in _targets(node, module, path, modules):
+                if target.split(".")[0] in SOURCES:
+                    graph[module].add((target, id(node) in type_only))
+    return graph
+
+
+def _targets(node: ast.AST, module: str, path: Path, modules: dict[str, Path]) -> list[str]:
+    """The modules an import statement imports (``from pkg import mod`` names ``pkg.mod``)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if not isinstance(node, ast.ImportFrom):
+        return []
+    base = node.module or ""
+    if node.level:
+        package = module.split(".")
+        keep = len(package) - node.level + (1 if path.name == "__init__.py" else 0)
+        base = ".".join(package[:keep] + ([base] if base else []))
+    return [
+        f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
+        for alias in node.names
+    ]
+
+
+def test_units_import_only_what_the_architecture_allows() -> None:
+    broken = []
+    for module, targets in sorted(_imports().items()):
+        unit = _unit(module)
+        for target, _ in sorted(targets):
+            other = _unit(target)
+            if other == unit or target == "agentd":  # itself, or the root's __version__
+                continue
+            if other not in ALLOWED.get(unit, set()):
+                broken.append(f"{module} imports {target} ({unit} -> {other})")
+    assert not broken, "\n".join(broken)
+
+
+def test_every_unit_is_in_the_table() -> None:
+    units = {_unit(module) for module in _imports()}
+    assert units <= set(ALLOWED), sorted(units - set(ALLOWED))
+
+
+def test_no_import_cycles_between_modules() -> None:
+    graph = {
+        module: {t for t, type_only in targets if not type_only}
+        for module, targets in _imports().items()
+    }
+    cycles = _cycles(graph)
+    assert not cycles, "\n".join(" -> ".join(cycle) for cycle in cycles)
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in graph.get(node, ()):
+            if target not in graph:
+                continue
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
