@@ -18,14 +18,16 @@ from pathlib import Path
 ROOT = Path(__file__).parents[1]
 SOURCES = {"agentd": ROOT / "daemon" / "agentd", "agentctl": ROOT / "clients" / "agentctl"}
 
-BASE = {"protocol", "errors", "paths", "redact"}
-"""Leaf units anyone may import (wire types, error classes, XDG paths, secret redaction)."""
+BASE = {"protocol", "errors", "paths", "redact", "hosts"}
+"""Leaf units anyone may import (wire types, error classes, XDG paths, secret redaction, the
+loopback test)."""
 
 ALLOWED: dict[str, set[str]] = {
     "protocol": set(),
     "errors": set(),
     "paths": set(),
     "redact": set(),
+    "hosts": set(),
     "rpc": {"errors"},
     "prices": {"protocol"},
     "messages": BASE | {"tools"},
@@ -61,12 +63,13 @@ ALLOWED: dict[str, set[str]] = {
         "store",
         "tools",
         "toolspec",
+        "web",  # the daemon starts its browser front-end on demand (daemon/web), lazily
     },
-    "log": BASE | {"credentials", "rpc", "store"},
+    "log": BASE | {"credentials", "rpc"},
     "stdio": BASE,
     "housekeeping": BASE | {"tools"},
-    "listen": BASE | {"server", "stdio", "hardening", "housekeeping", "log"},
-    "acp": BASE | {"rpc", "server", "stdio", "log"},
+    "listen": BASE | {"server", "stdio", "hardening", "housekeeping", "log", "web"},
+    "acp": BASE | {"rpc", "server", "stdio", "log", "hardening", "housekeeping"},
     "web": BASE | {"rpc", "server", "log"},
     "schema": BASE | {"config_schema"},
     "cli": BASE | {"listen", "server", "acp", "mockllm", "log", "schema", "web", "trust"},

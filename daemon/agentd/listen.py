@@ -37,6 +37,7 @@ from typing import Any
 import structlog
 
 from agentd import paths
+from agentd.hosts import is_loopback
 from agentd.housekeeping import RateLimit, loop_exception, sweep_orphans
 from agentd.server.app import Daemon, DaemonOptions, Listener, build_daemon
 from agentd.stdio import detach_stdio, open_stdio
@@ -284,18 +285,6 @@ class TcpListener:
 
     async def close(self) -> None:
         await self.stop()
-
-
-def is_loopback(host: str) -> bool:
-    """True for ``localhost`` and loopback IP addresses."""
-    if host == "localhost":
-        return True
-    import ipaddress
-
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def load_or_create_token(path: Path) -> str:

@@ -83,7 +83,7 @@ class WebServer:
 
     async def start(self, service: SessionService) -> None:
         """Bind; WebListenError for a remote address without ``allow_remote`` or a busy port."""
-        from agentd.listen import is_loopback
+        from agentd.hosts import is_loopback
 
         loopback = is_loopback(self.host)
         if not loopback and not self.allow_remote:
