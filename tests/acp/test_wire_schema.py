@@ -184,7 +184,7 @@ def _initialize_answer() -> acp.InitializeResult:
     params = acp.InitializeParams(protocol_version=1)
 
     class _Conn:
-        initialized = False
+        id = 1
 
     async def answer() -> acp.InitializeResult:
         result = agent.initialize(_Conn(), params)  # type: ignore[arg-type]
