@@ -31,6 +31,7 @@ from agentd.protocol.methods import (
     ServerInfo,
     SessionIdParams,
 )
+from agentd.protocol.table import METHODS
 from agentd.rpc import Connection, Router
 
 
@@ -44,9 +45,12 @@ class FakeDaemon:
 
     def router(self) -> Router:
         router = Router()
-        router.add("initialize", self.on_initialize)
-        router.add("session/prompt", self.on_prompt)
-        router.add("session/state", self.on_state)
+        for method, handler in (
+            ("initialize", self.on_initialize),
+            ("session/prompt", self.on_prompt),
+            ("session/state", self.on_state),
+        ):
+            router.add(method, handler, METHODS[method].params)
         return router
 
     async def on_initialize(self, conn: Connection, params: InitializeParams) -> InitializeResult:
