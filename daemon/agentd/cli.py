@@ -162,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
         return _mock_llm(args[1:])
     parser = build_parser()
     ns = parser.parse_args(_normalise(args))
+    if ns.command in ("serve", "acp"):
+        _without_rich()
     if ns.command == "serve":
         return _serve(ns)
     if ns.command == "schema":
@@ -170,6 +172,14 @@ def main(argv: list[str] | None = None) -> int:
         return _acp(ns)
     parser.error("a command is required: serve, acp, schema or mock-llm")
     return 2  # not reached: error() exits
+
+
+def _without_rich() -> None:
+    """Keep ``rich`` out of the daemon: it writes JSON logs and renders nothing, but structlog
+    imports rich (when installed, as it is for agentctl's Markdown) for pretty tracebacks at
+    import time, some 100 ms of start-up. A None entry in ``sys.modules`` makes that optional
+    import fail fast, so structlog falls back to plain tracebacks."""
+    sys.modules.setdefault("rich", None)  # type: ignore[arg-type]
 
 
 def _serve(ns: argparse.Namespace) -> int:
