@@ -17,6 +17,7 @@ Start-up is kept lean: only ``argparse`` is imported here; each branch imports w
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -150,6 +151,30 @@ def _normalise(argv: list[str]) -> list[str]:
     if argv and argv[0].split("=", 1)[0] in SERVE_FLAGS:
         return ["serve", *argv]
     return argv
+
+
+def run() -> NoReturn:
+    """The ``agentd`` command: :func:`main`, then a fast exit.
+
+    Once :func:`main` returns, every frame has been written and the session files are closed;
+    the interpreter's teardown (module and object cleanup) would only add time between the
+    last frame and the exit that a client waits for, so the process waits for its non-daemon
+    threads, flushes its streams and ends at once.
+    """
+    import contextlib
+    import logging
+
+    code = main()
+    threading = sys.modules.get("threading")
+    if threading is not None:  # what the interpreter would wait for: non-daemon threads
+        for thread in threading.enumerate():  # (the stdio relay of a file or /dev/null)
+            if thread is not threading.current_thread() and not thread.daemon:
+                thread.join()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    logging.shutdown()
+    os._exit(code)
 
 
 def main(argv: list[str] | None = None) -> int:
