@@ -73,9 +73,9 @@ def test_a_serving_daemon_has_not_imported_the_lsp_or_http_stacks(
         "from agentd.cli import main\n"
         f"code = main(['--stdio', *{flags!r}])\n"
         "heavy = ('pygls', 'lsprotocol', 'httpx', 'httpcore', 'agentd.providers', "
-        "'agentd.agent', 'agentd.tools', 'agentd.store', "
+        "'agentd.agent', 'agentd.tools', 'agentd.store', 'rich', "
         f"'tree_sitter', 'tree_sitter_bash', *{WEB_MODULES!r})\n"
-        "sys.stderr.write('LOADED ' + ' '.join(m for m in heavy if m in sys.modules) + '\\n')\n"
+        "sys.stderr.write('LOADED ' + ' '.join(m for m in heavy if sys.modules.get(m)) + '\\n')\n"
         "sys.exit(code)\n"
     )
     wire = (
