@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest bench schema web-vendor vscode-build vscode-test vscode-vsix clean
+.PHONY: demo test test-fast lint typecheck pytest bench schema web-vendor vscode-build vscode-test vscode-vsix clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -16,6 +16,9 @@ demo: $(STAMP)  ## offline demo: the agent writes and runs hello.py against the 
 	$(BIN)/python -m agentctl.demo
 
 test: $(STAMP) lint typecheck vscode-test pytest  ## lint, type-check and run the whole test suite
+
+test-fast: $(STAMP) lint typecheck  ## the inner loop: lint, types and every test but the end-to-end ones
+	$(BIN)/python -m pytest -q -m "not e2e"
 
 pytest: $(STAMP)  ## the test suite alone; pytest's exit 5 (no tests collected) is a failure
 	$(BIN)/python -m pytest -q; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc

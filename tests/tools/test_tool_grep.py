@@ -16,7 +16,9 @@ from agentd.tools.search_rg import find_rg
 from agentd.tools.search_worker import Job, run_job
 from tests.tools.conftest import call, text_of
 
-pytestmark = pytest.mark.skipif(find_rg() is None, reason="rg is not on PATH")
+needs_rg = pytest.mark.skipif(find_rg() is None, reason="rg is not on PATH")
+"""For the tests that compare the Python backend with rg; the others run without it."""
+BACKENDS = ("python", "rg") if find_rg() is not None else ("python",)
 
 FILES: dict[str, str | bytes] = {
     ".gitignore": "build/\n*.log\n!keep.log\n/anchored.txt\ndocs/**/*.tmp\n",
@@ -85,6 +87,7 @@ async def grep_with(ctx: ToolContext, backend: str, **args: Any) -> tuple[str, d
     return text_of(result), result.details
 
 
+@needs_rg
 @pytest.mark.parametrize("args", CASES, ids=[str(c) for c in CASES])
 async def test_backends_agree(work: Path, ctx: ToolContext, args: dict[str, Any]) -> None:
     build(work)
@@ -131,9 +134,10 @@ async def test_content_format_context_and_cut(work: Path, ctx: ToolContext) -> N
     assert details["cut"] is True
 
 
-async def test_long_lines_cut_and_crlf_stripped(work: Path, ctx: ToolContext) -> None:
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_long_lines_cut_and_crlf_stripped(work: Path, ctx: ToolContext, backend: str) -> None:
     build(work)
-    out, _ = await grep_with(ctx, "rg", pattern="needle", glob="{long,crlf}.txt")
+    out, _ = await grep_with(ctx, backend, pattern="needle", glob="{long,crlf}.txt")
     long_line = next(line for line in out.splitlines() if line.startswith("long.txt"))
     assert long_line.endswith("[line cut: 507 more chars]")
     assert "crlf.txt:2:needle crlf" in out.splitlines()
@@ -144,14 +148,14 @@ async def test_ancestor_gitignore_applies(work: Path, ctx: ToolContext) -> None:
     (work / "outer/.gitignore").write_text("skipme.txt\n")
     (work / "outer/inner/skipme.txt").write_text("needle\n")
     (work / "outer/inner/found.txt").write_text("needle\n")
-    for backend in ("rg", "python"):
+    for backend in BACKENDS:
         out, _ = await grep_with(ctx, backend, pattern="needle", path="outer/inner")
         assert out == "found.txt:1:needle"
 
 
 async def test_invalid_regex_is_an_error_for_both(work: Path, ctx: ToolContext) -> None:
     build(work)
-    for backend in ("rg", "python"):
+    for backend in BACKENDS:
         ctx.options["grep_backend"] = backend
         result = await call("grep", ctx, pattern="a(")
         assert result.is_error
@@ -167,6 +171,7 @@ async def test_missing_path_and_bad_backend(work: Path, ctx: ToolContext) -> Non
     assert "grep_backend" in text_of(result)
 
 
+@needs_rg
 async def test_rg_falls_back_to_sorted_run_on_huge_output(work: Path, ctx: ToolContext) -> None:
     for n in range(30):
         (work / f"f{n:02d}.txt").write_text("hit\n" * 1000)
@@ -178,6 +183,7 @@ async def test_rg_falls_back_to_sorted_run_on_huge_output(work: Path, ctx: ToolC
     assert py_out == out
 
 
+@needs_rg
 async def test_parallel_python_search_matches_rg(work: Path, ctx: ToolContext) -> None:
     build(work)
     for n in range(40):
