@@ -53,6 +53,29 @@ def make_agent(turns: list[Any], events: list[Event], **kw: Any) -> Agent:
     )
 
 
+class Recorder(list[Event]):
+    """A test agent's sink: records events; :meth:`first` waits for the first of a type."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._waiting: list[tuple[type[Event], asyncio.Future[Event]]] = []
+
+    def append(self, event: Event) -> None:
+        super().append(event)
+        for kind, future in self._waiting:
+            if isinstance(event, kind) and not future.done():
+                future.set_result(event)
+
+    async def first(self, kind: type[Event]) -> Event:
+        seen = next((e for e in self if isinstance(e, kind)), None)
+        if seen is not None:
+            return seen
+        future: asyncio.Future[Event] = asyncio.get_running_loop().create_future()
+        self._waiting.append((kind, future))
+        async with asyncio.timeout(10):
+            return await future
+
+
 def types(events: list[Event]) -> list[str]:
     return [type(e).__name__ for e in events]
 
@@ -164,12 +187,12 @@ async def test_cancel_mid_stream_keeps_partial_text() -> None:
 
 async def test_steering_is_delivered_before_the_next_llm_call() -> None:
     """A steering message queued during a tool call is the next user message the model sees."""
-    events: list[Event] = []
+    events = Recorder()
     agent = make_agent(
         [reply("", [("echo", {"text": "x", "sleep": 0.05})]), reply("steered"), reply("x")], events
     )
     task = asyncio.create_task(agent.run("go"))
-    await asyncio.sleep(0.01)
+    await events.first(ToolExecutionStart)  # the tool runs (50 ms): steer now
     agent.enqueue("change course", steer=True)
     result = await task
     assert result.turns == 2
@@ -183,10 +206,10 @@ async def test_steering_is_delivered_before_the_next_llm_call() -> None:
 
 async def test_follow_up_runs_when_the_agent_would_stop() -> None:
     """A follow-up is delivered only after the model stops calling tools."""
-    events: list[Event] = []
+    events = Recorder()
     agent = make_agent([reply("first", []), reply("second")], events, delay=0.01)
     task = asyncio.create_task(agent.run("go"))
-    await asyncio.sleep(0.005)
+    await events.first(MessageUpdate)  # the first reply streams (10 ms a chunk)
     agent.enqueue("and then?", steer=False)
     result = await task
     assert result.turns == 2
