@@ -117,10 +117,7 @@ async def test_prompting_a_busy_session_is_refused(home: Home) -> None:
     """A second prompt while running is -32002; steer is the way to talk to a busy run."""
     async with stdio_client(home) as client:
         sid = await new_session(client, home)
-        first = asyncio.create_task(
-            client.call("session/prompt", {"sessionId": sid, "text": "be slow"})
-        )
-        await asyncio.sleep(0.3)
+        _, first = await start_run(client, sid, "be slow", until="agent_start")
         with pytest.raises(RpcError) as busy:
             await client.call("session/prompt", {"sessionId": sid, "text": "again"})
         assert busy.value.code == -32002

@@ -74,10 +74,7 @@ async def test_list_says_which_sessions_are_loaded_and_running(home: Home) -> No
     async with stdio_client(home) as client:
         busy, idle, closed = [await new_session(client, home) for _ in range(3)]
         await client.call("session/close", {"sessionId": closed})
-        prompt = asyncio.create_task(
-            client.call("session/prompt", {"sessionId": busy, "text": "be slow"})
-        )
-        await asyncio.sleep(0.3)
+        _, prompt = await start_run(client, busy, "be slow", until="agent_start")
         listed = (await client.call("session/list", {"cwd": str(home.project)}))["sessions"]
         await client.call("session/cancel", {"sessionId": busy})
         await prompt
