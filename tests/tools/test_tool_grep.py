@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import pytest
 
 from agentd.tools.base import ToolContext
-from agentd.tools.search import FileResult
 from agentd.tools.search_rg import find_rg
-from agentd.tools.search_worker import Job, run_job
 from tests.tools.conftest import call, text_of
 
 needs_rg = pytest.mark.skipif(find_rg() is None, reason="rg is not on PATH")
@@ -181,44 +176,3 @@ async def test_rg_falls_back_to_sorted_run_on_huge_output(work: Path, ctx: ToolC
     assert out.splitlines()[999] == "f00.txt:1000:hit"
     py_out, _ = await grep_with(ctx, "python", pattern="hit", max_results=1000)
     assert py_out == out
-
-
-@needs_rg
-async def test_parallel_python_search_matches_rg(work: Path, ctx: ToolContext) -> None:
-    build(work)
-    for n in range(40):
-        (work / "bulk" / f"f{n:02d}.txt").parent.mkdir(exist_ok=True)
-        (work / "bulk" / f"f{n:02d}.txt").write_text(f"line\nneedle {n}\n" * 3)
-    ctx.options |= {"grep_parallel_min_bytes": 0, "grep_parallel_head_bytes": 200}
-    ctx.options["grep_parallel_worth_seconds"] = 0
-    for args in CASES[:6]:
-        rg_text, _ = await grep_with(ctx, "rg", **args)
-        py_text, _ = await grep_with(ctx, "python", **args)
-        assert py_text == rg_text, args
-
-
-def test_worker_process_round_trip(work: Path) -> None:
-    (work / "a.txt").write_text("x\nneedle 1\ny\nneedle 2\n")
-    (work / "b.txt").write_text("nothing\n")
-    job = Job(
-        pattern="needle",
-        ignore_case=False,
-        mode="content",
-        context=1,
-        wanted=10,
-        files=[(str(work / "a.txt"), "a.txt"), (str(work / "b.txt"), "b.txt")],
-    )
-    done = subprocess.run(
-        [sys.executable, "-m", "agentd.tools.search_worker"],
-        input=msgspec.json.encode(job),
-        capture_output=True,
-        check=True,
-    )
-    results = msgspec.json.decode(done.stdout, type=list[FileResult])
-    assert results == run_job(job)
-    assert [(hit.line, hit.is_match) for hit in results[0].hits] == [
-        (1, False),
-        (2, True),
-        (3, False),
-        (4, True),
-    ]

@@ -23,8 +23,7 @@ import msgspec
 from agentd.protocol.events import Location, ToolKind
 from agentd.tools.base import ToolContext, ToolError, ToolResult
 from agentd.tools.paths import display_path, locate, resolve_path
-from agentd.tools.search import Hit, SearchRequest, SearchResult, compile_pattern
-from agentd.tools.search_parallel import Tuning, search_python_parallel
+from agentd.tools.search import Hit, SearchRequest, SearchResult, compile_pattern, search_python
 from agentd.tools.search_rg import find_rg, search_rg
 from agentd.tools.truncate import (
     GREP_MAX_LINE_CHARS,
@@ -119,7 +118,7 @@ class GrepTool:
         backend = _backend(ctx.options)
         if backend == "python":
             compile_pattern(request.pattern, request.ignore_case)
-            result = await search_python_parallel(request, Tuning.from_options(ctx.options))
+            result = await search_python(request)
         else:
             result = await search_rg(backend, request)
         result = _without_denied(result, root, ctx)

@@ -11,6 +11,7 @@ Files with a NUL byte are skipped as binary.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -123,6 +124,14 @@ def search_files(
             if found >= wanted:
                 break
     return results
+
+
+async def search_python(request: SearchRequest) -> SearchResult:
+    """The pure-Python backend: walk and search in order, in a thread (the event loop stays
+    free)."""
+    wanted = request.max_results + 1
+    results = await asyncio.to_thread(search_files, walk_files(request), request, wanted)
+    return finish(results, request)
 
 
 def finish(results: list[FileResult], request: SearchRequest) -> SearchResult:
