@@ -23,8 +23,10 @@ def test_ten_thousand_deltas_keep_neovim_responsive(editor: Editor) -> None:
     text = editor.transcript()
     assert REPLY.rstrip() in text
     assert figures["events"] >= 10_000
-    # At most one buffer write per 16 ms frame (plus the first and the last).
-    assert figures["flushes"] <= figures["seconds"] * 1000 / 16 + 3, figures
+    # At most one buffer write per 16 ms frame, plus the first and the last. The duration is
+    # read on the test's clock, the flushes happen on Neovim's timer: allow a few frames of
+    # skew at either end (a write per event would be thousands).
+    assert figures["flushes"] <= figures["seconds"] * 1000 / 16 + 6, figures
     assert figures["p99_ms"] <= 250, figures
     # Every key typed while the reply streamed reached the input buffer.
     typed = editor.lua(
