@@ -17,11 +17,22 @@ demo: $(STAMP)  ## offline demo: the agent writes and runs hello.py against the 
 
 test: $(STAMP) lint typecheck vscode-test pytest  ## lint, type-check and run the whole test suite
 
-test-fast: $(STAMP) lint typecheck  ## the inner loop: lint, types and every test but the end-to-end ones
-	$(BIN)/python -m pytest -q -m "not e2e"
+# The suite mostly waits on real processes, so more workers than cores pays off. --dist loadfile
+# keeps each file on one worker (module-scoped daemons stay shared); tests marked serial (shared
+# build outputs, browsers, code-server) run afterwards in one process. pytest's exit 5 (no tests
+# collected) fails the parallel run; the serial run may legitimately select nothing.
+PYTEST_WORKERS ?= 6
+PYTEST_PARALLEL = -n $(PYTEST_WORKERS) --dist loadfile
+FAST_SKIP = --ignore=tests/vscode --ignore=tests/web --ignore=tests/nvim
+
+test-fast: $(STAMP) lint typecheck  ## inner loop: lint, type-check, tests without e2e/editor/browser layers
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m "not e2e and not serial" $(FAST_SKIP); \
+	rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 pytest: $(STAMP)  ## the test suite alone; pytest's exit 5 (no tests collected) is a failure
-	$(BIN)/python -m pytest -q; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m "not serial"; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; [ $$rc -eq 0 ] || exit $$rc; \
+	$(BIN)/python -m pytest -q -m serial; rc=$$?; if [ $$rc -eq 5 ]; then rc=0; fi; exit $$rc
 
 lint: $(STAMP)
 	$(BIN)/ruff check daemon clients tests

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
 
 from agentctl.outcome import RunSummary
@@ -24,6 +23,7 @@ from agentd.protocol.events import (
     ToolExecutionEnd,
     ToolExecutionStart,
 )
+from tests.fakes import until
 
 
 def assistant(text: str) -> AssistantMessage:
@@ -159,7 +159,7 @@ async def test_spinner_redraws_in_place_and_ends_with_the_outcome() -> None:
     renderer = TerminalRenderer(out, style=Style(False), animate=True)
     start, end = tool_events("c1", "bash", {"command": "sleep 1"}, details={"exitCode": 0})
     renderer.event(start)
-    await asyncio.sleep(0.25)
+    await until(lambda: out.getvalue().count("\r\x1b[2K") >= 2)  # first draw and a redraw
     renderer.event(end)
     renderer.close()
     text = out.getvalue()

@@ -81,9 +81,12 @@ def test_session_picker_rename_fork_load_delete(editor: Editor) -> None:
     editor.nvim.command("AgentNew")
     assert editor.lua("return require('agentd').session_id()") is None
     _pick(editor, first, 1)
-    editor.wait_for(lambda: editor.transcript().startswith("agentd · Renamed chat"), what="load")
+    editor.wait_for(
+        lambda: editor.transcript().startswith("agentd · Renamed chat")
+        and "▍You\nhow are you" in editor.transcript(),
+        what="load with its history",
+    )
     assert editor.lua("return require('agentd').session_id()") == first
-    assert "▍You\nhow are you" in editor.transcript()
 
     _pick(editor, fork, 4)
     _next_answer(editor, "1\r")

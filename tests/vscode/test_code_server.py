@@ -16,7 +16,8 @@ import pytest
 from tests.vscode.codeserver import CODE_SERVER, EXTENSION, VSIX, CodeServer, Workbench, chromium
 from tests.vscode.conftest import build_extension, setup_code_server
 
-pytestmark = pytest.mark.e2e
+# serial: both files rebuild editors/vscode/dist (make), which must not run twice at once
+pytestmark = [pytest.mark.e2e, pytest.mark.serial]
 
 ARTIFACTS = EXTENSION / "test-results"
 

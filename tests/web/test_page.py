@@ -143,7 +143,8 @@ def test_escape_cancels_a_slow_stream(context: BrowserContext, web: WebDaemon) -
 def test_a_reload_mid_run_picks_the_run_up(context: BrowserContext, web: WebDaemon) -> None:
     page = open_page(context, web)
     send(page, "be slow")
-    expect(page.locator(".item--assistant.streaming")).to_contain_text("one small piece")
+    streaming = page.locator(".item--assistant.streaming")
+    expect(streaming).to_contain_text("one small piece", timeout=20_000)
     page.reload()
     page.wait_for_function(READY)
     expect(page.locator(".item--assistant.streaming")).to_have_count(1)
