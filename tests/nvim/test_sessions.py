@@ -82,8 +82,10 @@ def test_session_picker_rename_fork_load_delete(editor: Editor) -> None:
     assert editor.lua("return require('agentd').session_id()") is None
     _pick(editor, first, 1)
     editor.wait_for(
-        lambda: editor.transcript().startswith("agentd · Renamed chat")
-        and "▍You\nhow are you" in editor.transcript(),
+        lambda: (
+            editor.transcript().startswith("agentd · Renamed chat")
+            and "▍You\nhow are you" in editor.transcript()
+        ),
         what="load with its history",
     )
     assert editor.lua("return require('agentd').session_id()") == first
