@@ -26,6 +26,11 @@ def _bash_as_nobody(undumpable: bool, workdir: Path) -> str:
         code = 1
         try:
             os.close(reader)
+            # one run as root first: `nobody` may not read the interpreter's lazily imported
+            # modules (a root-owned 0700 home), so load them while it still can
+            asyncio.run(
+                run_tool(build_tools()["bash"], {"command": "true"}, ToolContext(cwd=workdir))
+            )
             nobody = pwd.getpwnam("nobody")
             os.setgroups([])
             os.setgid(nobody.pw_gid)
