@@ -91,7 +91,6 @@ async def test_term_ignoring_children_get_killed_after_grace(ctx: ToolContext) -
     assert live_processes(marker) == []
 
 
-@pytest.mark.serial  # under pytest-xdist beside the rest of the suite, cancel left the tree alive
 async def test_cancel_kills_the_tree(ctx: ToolContext) -> None:
     marker = marker_seconds()
     task = asyncio.create_task(call("bash", ctx, command=f"sleep {marker} & sleep {marker}"))
@@ -118,7 +117,6 @@ async def test_timeout_kills_children_that_left_the_group(ctx: ToolContext) -> N
     assert live_processes(marker) == []
 
 
-@pytest.mark.serial  # under pytest-xdist beside the rest of the suite, cancel left the tree alive
 async def test_cancel_kills_children_that_left_the_group(ctx: ToolContext) -> None:
     marker = marker_seconds()
     command = f"(setsid sleep {marker} &); setsid -f sleep {marker}; sleep {marker}"

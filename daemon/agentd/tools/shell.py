@@ -28,10 +28,12 @@ from typing import BinaryIO
 
 from agentd.tools.orphans import die_with_parent, register, unregister
 from agentd.tools.output import OutputCapture, UpdateThrottle
-from agentd.tools.proctree import MARKER_VAR, new_marker, signal_tree, tree_alive
+from agentd.tools.proctree import MARKER_VAR, new_marker, signal_marked, signal_tree, tree_alive
 
 DRAIN_SECONDS = 0.2
 POLL_SECONDS = 0.02
+KILLED_WAIT_SECONDS = 2.0
+"""How long a killed tree may take to be gone before the call ends anyway."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,7 @@ async def run_shell(
     throttle = UpdateThrottle(on_output, update_interval)
     started = loop.time()
     marker = new_marker()
-    proc, pipe, cwd_read = await _start(command, cwd, {**env, MARKER_VAR: marker}, ruleset)
+    proc, pipe, cwd_read = await _start_or_kill(command, cwd, {**env, MARKER_VAR: marker}, ruleset)
     entry = register(registry, proc.pid, marker) if registry is not None else None
     closed: asyncio.Future[None] = loop.create_future()
 
@@ -98,9 +100,10 @@ async def run_shell(
         throttle.push(capture.decode_delta(data))
         pacer.check()
 
-    transport, _ = await loop.connect_read_pipe(lambda: _PipeReader(sink, closed), pipe)
-    pacer.transport = transport
+    transport: asyncio.ReadTransport | None = None
     try:
+        transport, _ = await loop.connect_read_pipe(lambda: _PipeReader(sink, closed), pipe)
+        pacer.transport = transport
         timed_out = await _wait(proc, timeout, kill_grace, marker)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(closed), DRAIN_SECONDS)
@@ -108,7 +111,8 @@ async def run_shell(
         await _terminate_after_cancel(proc, kill_grace, marker)
         raise
     finally:
-        transport.close()
+        if transport is not None:
+            transport.close()
         pipe.close()  # now, not on a later loop turn that a closing loop may never run
         throttle.push(capture.decode_delta(b"", final=True))
         throttle.close()
@@ -160,6 +164,19 @@ class _Pacer:
             return
         self.paused = False
         self.transport.resume_reading()
+
+
+async def _start_or_kill(
+    command: str, cwd: Path, env: dict[str, str], ruleset: int | None
+) -> tuple[asyncio.subprocess.Process, BinaryIO, int]:
+    """:func:`_start`; a cancel that lands while the shell is being started (it may already
+    have started commands of its own) kills every process carrying the call's marker."""
+    try:
+        return await _start(command, cwd, env, ruleset)
+    except asyncio.CancelledError:
+        marker = env[MARKER_VAR]
+        await asyncio.shield(asyncio.to_thread(signal_marked, -1, marker, signal.SIGKILL))
+        raise
 
 
 async def _start(
@@ -219,6 +236,10 @@ async def terminate_tree(proc: asyncio.subprocess.Process, grace: float, marker:
         await asyncio.sleep(POLL_SECONDS)
     signal_tree(proc.pid, marker, signal.SIGKILL)
     await proc.wait()
+    deadline = loop.time() + KILLED_WAIT_SECONDS  # a busy machine may take a moment to reap
+    while tree_alive(proc.pid, marker) and loop.time() < deadline:
+        signal_tree(proc.pid, marker, signal.SIGKILL)
+        await asyncio.sleep(POLL_SECONDS)
 
 
 def _read_cwd(fd: int) -> str | None:
