@@ -186,3 +186,19 @@ def test_steer_and_follow_up_while_running(context: BrowserContext, web: WebDaem
     expect(page.locator(".item--user")).to_have_text(["be slow", "how are you", "hello world"])
     expect(page.locator(".item--tool")).to_have_count(2)
     expect(page.locator(".queue li")).to_have_count(0)
+
+
+def test_shift_enter_is_a_new_line_and_enter_sends(context: BrowserContext, web: WebDaemon) -> None:
+    """Shift+Enter adds a line to the message; Enter sends both lines as one prompt."""
+    page = open_page(context, web)
+    box = page.get_by_role("textbox", name="Message")
+    box.fill("how are you")
+    box.press("Shift+Enter")
+    box.type("today")
+    expect(box).to_have_value("how are you\ntoday")
+    expect(page.locator(".item--user")).to_have_count(0)
+    box.press("Enter")
+    expect(page.locator(".item--user")).to_have_count(1)
+    expect(page.locator(".item--user").first).to_contain_text("today")
+    expect(box).to_have_value("")
+    page.wait_for_function(IDLE)
