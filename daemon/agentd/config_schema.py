@@ -132,6 +132,7 @@ FIELD_DOCS = {
     "tools.bash_spill_keep": "full-output files kept per session",
     "tools.bash_spill_max_bytes": "bytes kept per full-output file",
     "tools.grep_backend": "`auto` uses rg when found",
+    "tools.grep_timeout": "seconds the Python grep backend may spend in one file",
     "tools.find_max_results": "paths per find result",
     "tools.ls_max_entries": "entries per ls result",
     "tools.undo_max_per_file": "undo_edit steps kept per file",

@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agentd.tools.base import ToolContext
-from agentd.tools.search_rg import find_rg
+from agentd.tools.search_rg import confinable, find_rg
 from tests.tools.conftest import call, text_of
 
 needs_rg = pytest.mark.skipif(find_rg() is None, reason="rg is not on PATH")
 """For the tests that compare the Python backend with rg; the others run without it."""
 BACKENDS = ("python", "rg") if find_rg() is not None else ("python",)
+needs_confined_rg = pytest.mark.skipif(
+    find_rg() is None or not confinable(find_rg() or ""), reason="needs rg and Landlock"
+)
+CATASTROPHIC = "(a+)+$"
+"""Exponential in Python's ``re`` on a line of ``a`` that ends otherwise."""
 
 FILES: dict[str, str | bytes] = {
     ".gitignore": "build/\n*.log\n!keep.log\n/anchored.txt\ndocs/**/*.tmp\n",
@@ -139,6 +146,7 @@ async def test_long_lines_cut_and_crlf_stripped(work: Path, ctx: ToolContext, ba
 
 
 async def test_ancestor_gitignore_applies(work: Path, ctx: ToolContext) -> None:
+    """Also above the workspace of a sandboxed session (confined rg may read it)."""
     (work / "outer/inner").mkdir(parents=True)
     (work / "outer/.gitignore").write_text("skipme.txt\n")
     (work / "outer/inner/skipme.txt").write_text("needle\n")
@@ -146,6 +154,64 @@ async def test_ancestor_gitignore_applies(work: Path, ctx: ToolContext) -> None:
     for backend in BACKENDS:
         out, _ = await grep_with(ctx, backend, pattern="needle", path="outer/inner")
         assert out == "found.txt:1:needle"
+    inner = work / "outer/inner"
+    sandboxed = ToolContext(cwd=inner, workspace=inner)
+    for backend in BACKENDS:
+        ctx.options["grep_backend"] = backend
+        result = await call("grep", sandboxed, pattern="needle")
+        assert text_of(result) == "found.txt:1:needle"
+
+
+@needs_confined_rg
+@pytest.mark.parametrize("args", CASES[::2], ids=[str(c) for c in CASES[::2]])
+async def test_sandboxed_backends_agree(work: Path, ctx: ToolContext, args: dict[str, Any]) -> None:
+    """Under the sandbox (rg confined by Landlock, Python walking by descriptors) the output
+    is the unsandboxed one."""
+    build(work)
+    expected, _ = await grep_with(ctx, "rg", **args)
+    sandboxed = ToolContext(cwd=work, workspace=work)
+    for backend in ("rg", "python"):
+        assert (await grep_with(sandboxed, backend, **args))[0] == expected
+
+
+def _search_children() -> list[int]:
+    """Pids of this process's children running the Python grep backend."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            ppid = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
+        except OSError:
+            continue
+        if b"search_child" in cmdline and int(ppid) == os.getpid():
+            found.append(int(pid))
+    return found
+
+
+async def test_python_backend_stops_a_catastrophic_regex(work: Path, ctx: ToolContext) -> None:
+    (work / "a.txt").write_text("a" * 40 + "b\n")
+    ctx.options |= {"grep_backend": "python", "grep_timeout": 0.5}
+    result = await call("grep", ctx, pattern=CATASTROPHIC)
+    assert result.is_error
+    assert "regex timed out after 0.5 s" in text_of(result)
+    assert _search_children() == []
+
+
+async def test_python_backend_search_dies_with_a_cancel(work: Path, ctx: ToolContext) -> None:
+    (work / "a.txt").write_text("a" * 40 + "b\n")
+    ctx.options["grep_backend"] = "python"
+    task = asyncio.create_task(call("grep", ctx, pattern=CATASTROPHIC))
+    for _ in range(500):
+        if _search_children():
+            break
+        await asyncio.sleep(0.01)
+    assert _search_children()
+    await asyncio.sleep(0.2)  # inside the regex by now
+    assert not task.done()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert _search_children() == []
 
 
 async def test_invalid_regex_is_an_error_for_both(work: Path, ctx: ToolContext) -> None:

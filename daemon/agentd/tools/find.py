@@ -5,6 +5,9 @@ The pattern works like ripgrep's ``--glob``: without ``/`` it matches the name a
 directories. A file matching it is listed even when hidden or .gitignore'd, but directories
 that are hidden, ignored, ``.git`` or ``node_modules`` are not entered. Results are sorted by
 path (names sorted within each directory, depth first); directories end with ``/``.
+The walk goes by directory descriptors and never follows a symlink
+(:class:`agentd.tools.ignore.Walker`), so under the sandbox it stays in the workspace even
+while folders are swapped for symlinks.
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ class FindTool:
         if parse_rule(params.pattern) is None:
             raise ToolError("The pattern is empty; give a glob such as '*.py'.")
         limit = int(ctx.options.get("find_max_results", FIND_MAX_RESULTS))
-        paths, cut = await asyncio.to_thread(find_paths, root, params.pattern, limit)
+        paths, cut = await asyncio.to_thread(find_paths, root, params.pattern, limit, ctx.workspace)
         details: dict[str, Any] = {"path": str(root), "count": len(paths), "cut": cut}
         if not paths:
             return ToolResult(f"No paths match {params.pattern!r} in {shown}.", details)
@@ -69,13 +72,15 @@ class FindTool:
         return ToolResult("\n".join(parts), details)
 
 
-def find_paths(root: Path, pattern: str, limit: int) -> tuple[list[str], bool]:
+def find_paths(
+    root: Path, pattern: str, limit: int, workspace: Path | None = None
+) -> tuple[list[str], bool]:
     """Relative paths under ``root`` matching ``pattern`` (at most ``limit``) and whether
-    more exist."""
+    more exist; walked by directory descriptors beneath ``workspace`` when set."""
     rule = parse_rule(pattern)
     assert rule is not None
     found: list[str] = []
-    for entry in Walker(root, [pattern]).walk(include_dirs=True):
+    for entry in Walker(root, [pattern], workspace).walk(include_dirs=True):
         name = entry.rel.rsplit("/", 1)[-1]
         if not rule.matches(entry.rel, name, entry.is_dir):
             continue

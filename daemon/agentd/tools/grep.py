@@ -15,6 +15,7 @@ set and ``a{`` as literal text where rg refuses them.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -23,8 +24,15 @@ import msgspec
 from agentd.protocol.events import Location, ToolKind
 from agentd.tools.base import ToolContext, ToolError, ToolResult
 from agentd.tools.paths import display_path, locate, resolve_path
-from agentd.tools.search import Hit, SearchRequest, SearchResult, compile_pattern, search_python
-from agentd.tools.search_rg import find_rg, search_rg
+from agentd.tools.search import (
+    GREP_TIMEOUT,
+    Hit,
+    SearchRequest,
+    SearchResult,
+    compile_pattern,
+)
+from agentd.tools.search_proc import search_python
+from agentd.tools.search_rg import confinable, find_rg, search_rg
 from agentd.tools.truncate import (
     GREP_MAX_LINE_CHARS,
     GREP_MAX_RESULTS,
@@ -114,8 +122,10 @@ class GrepTool:
             context=params.context,
             mode=params.output_mode,
             max_results=params.max_results or GREP_MAX_RESULTS,
+            workspace=ctx.workspace,
+            time_limit=float(ctx.options.get("grep_timeout", GREP_TIMEOUT)),
         )
-        backend = _backend(ctx.options)
+        backend = await _backend(ctx.options, sandboxed=ctx.workspace is not None)
         if backend == "python":
             compile_pattern(request.pattern, request.ignore_case)
             result = await search_python(request)
@@ -143,12 +153,15 @@ def _without_denied(result: SearchResult, root: Path, ctx: ToolContext) -> Searc
     return SearchResult(hits=hits, files=files, cut=result.cut)
 
 
-def _backend(options: dict[str, Any]) -> str:
-    """``"python"`` or the path of rg, following ``options["grep_backend"]``."""
+async def _backend(options: dict[str, Any], sandboxed: bool) -> str:
+    """``"python"`` or the path of rg, following ``options["grep_backend"]``. A sandboxed
+    session uses rg only where it can be confined to the workspace (Landlock)."""
     choice = options.get("grep_backend", "auto")
     if choice not in ("auto", "rg", "python"):
         raise ToolError(f"grep_backend must be auto, rg or python, not {choice!r}.")
     rg = find_rg() if choice != "python" else None
+    if rg is not None and sandboxed and not await asyncio.to_thread(confinable, rg):
+        return "python"
     return rg or "python"
 
 

@@ -2,7 +2,9 @@
 
 Everything in the directory is listed, hidden and ignored entries included (unlike grep and
 find), sorted by name; directories end with ``/`` and symbolic links show their target.
-At most 500 entries; the result says how many were left out.
+At most 500 entries; the result says how many were left out. The directory is opened
+beneath the workspace (:func:`agentd.tools.safeopen.open_beneath`) and listed through that
+descriptor, so a folder swapped for a symlink after the path check is refused, not listed.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import msgspec
 from agentd.protocol.events import Location, ToolKind
 from agentd.tools.base import ToolContext, ToolError, ToolResult
 from agentd.tools.paths import display_path, locate, resolve_path
+from agentd.tools.safeopen import open_beneath
 from agentd.tools.truncate import LS_MAX_ENTRIES
 
 
@@ -49,7 +52,7 @@ class LsTool:
         if not root.is_dir():
             raise ToolError(f"{shown} is a file, not a directory; use the read tool for files.")
         limit = int(ctx.options.get("ls_max_entries", LS_MAX_ENTRIES))
-        entries, total = await asyncio.to_thread(list_entries, root, limit)
+        entries, total = await asyncio.to_thread(list_entries, root, limit, ctx.workspace)
         details: dict[str, Any] = {"path": str(root), "count": total}
         details["truncated"] = total > len(entries)
         if not entries:
@@ -63,17 +66,24 @@ class LsTool:
         return ToolResult(text, details)
 
 
-def list_entries(root: Path, limit: int) -> tuple[list[str], int]:
-    """The first ``limit`` entries of ``root`` (sorted, formatted) and the total count."""
+def list_entries(root: Path, limit: int, workspace: Path | None = None) -> tuple[list[str], int]:
+    """The first ``limit`` entries of ``root`` (sorted, formatted) and the total count;
+    ``root`` is opened beneath ``workspace`` when set (ToolError if it leads outside)."""
     try:
-        with os.scandir(root) as scan:
-            items = sorted(scan, key=lambda item: item.name)
+        fd = open_beneath(root, workspace, os.O_RDONLY | os.O_DIRECTORY)
     except PermissionError:
         raise ToolError(f"Permission denied listing {root}.") from None
-    return [_describe(item) for item in items[:limit]], len(items)
+    except OSError as error:
+        raise ToolError(f"Cannot list {root}: {error.strerror}.") from None
+    try:
+        with os.scandir(fd) as scan:
+            items = sorted(scan, key=lambda item: item.name)
+        return [_describe(item, fd) for item in items[:limit]], len(items)
+    finally:
+        os.close(fd)
 
 
-def _describe(item: os.DirEntry[str]) -> str:
+def _describe(item: os.DirEntry[str], dir_fd: int) -> str:
     try:
         is_dir = item.is_dir()
     except OSError:
@@ -81,7 +91,7 @@ def _describe(item: os.DirEntry[str]) -> str:
     suffix = "/" if is_dir else ""
     if item.is_symlink():
         try:
-            return f"{item.name} -> {Path(item.path).readlink()}{suffix}"
+            return f"{item.name} -> {os.readlink(item.name, dir_fd=dir_fd)}{suffix}"
         except OSError:
             pass
     return item.name + suffix

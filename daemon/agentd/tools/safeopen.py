@@ -10,6 +10,11 @@ create the temp file and rename it relative to a descriptor of the parent direct
 file lands in the directory that was checked.
 
 Without a workspace (``sandbox = "none"``) these are plain opens.
+
+Directory walks (grep's Python backend, find, ls) open their start with :func:`open_beneath`
+and every entry below it with :func:`open_child`: relative to the descriptor of the directory
+it was listed in, with ``O_NOFOLLOW``. A path string is never resolved again, so a folder
+swapped for a symlink during the walk is skipped, never followed.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -80,6 +86,29 @@ def _escaped(path: Path, root: Path) -> ToolError:
         f"{path} leads outside the workspace {root} (through a symlink or a directory that "
         "changed while it was opened). This session is sandboxed to the workspace."
     )
+
+
+def open_child(dir_fd: int, name: str, *, directory: bool) -> int | None:
+    """``name`` in the directory ``dir_fd``, opened without following a symlink: a directory
+    (``directory``) for listing, or a regular file for reading (non-blocking, so a FIFO
+    swapped in cannot hang the walk). None when it is gone, a symlink, of another kind, or
+    unreadable."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+    flags |= os.O_DIRECTORY if directory else os.O_NONBLOCK
+    try:
+        fd = os.open(name, flags, dir_fd=dir_fd)
+    except OSError:
+        return None
+    if directory:
+        return fd
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        regular = False
+    if not regular:
+        os.close(fd)
+        return None
+    return fd
 
 
 def open_read(path: Path, workspace: Path | None) -> BinaryIO:

@@ -6,12 +6,14 @@ Both backends return the same :class:`SearchResult` for the same tree: hits in w
 file name when the root is a file), cut by :func:`limit_hits`. The Python backend reads each
 file whole, runs one compiled regex over the whole text, and computes line numbers only for
 hits; every hit is re-checked against its own line, so matches never span lines (as in rg).
-Files with a NUL byte are skipped as binary.
+Files with a NUL byte are skipped as binary. It walks by directory descriptors
+(:class:`agentd.tools.ignore.Walker`) and runs in a child process
+(:mod:`agentd.tools.search_proc`).
 """
 
 from __future__ import annotations
 
-import asyncio
+import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -19,9 +21,12 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 
 from agentd.tools.base import ToolError
-from agentd.tools.ignore import Walker
+from agentd.tools.ignore import Entry, Walker
+from agentd.tools.safeopen import open_beneath
 
 Mode = Literal["content", "files", "count"]
+GREP_TIMEOUT = 10.0
+"""Seconds the Python backend may spend in one file before it is stopped (``grep_timeout``)."""
 
 
 class Hit(NamedTuple):
@@ -35,7 +40,9 @@ class Hit(NamedTuple):
 
 @dataclass(frozen=True)
 class SearchRequest:
-    """What to search for and where (``root`` is a directory or a file)."""
+    """What to search for and where (``root`` is a directory or a file; ``workspace`` the
+    sandbox root the walk stays beneath, None when unsandboxed; ``time_limit`` how long,
+    in seconds, the Python backend may work on one file)."""
 
     pattern: str
     root: Path
@@ -44,6 +51,8 @@ class SearchRequest:
     context: int = 0
     mode: Mode = "content"
     max_results: int = 100
+    workspace: Path | None = None
+    time_limit: float = GREP_TIMEOUT
 
 
 @dataclass
@@ -101,17 +110,17 @@ def units(result: FileResult, mode: Mode) -> int:
     return result.matches if mode == "content" else int(result.matches > 0)
 
 
-def search_files(
-    files: Iterable[tuple[str, str]], request: SearchRequest, wanted: int
-) -> list[FileResult]:
-    """Search ``(path, rel)`` files in order until ``wanted`` results are found (blocking)."""
+def search_files(files: Iterable[Entry], request: SearchRequest, wanted: int) -> list[FileResult]:
+    """Search walked files in order until ``wanted`` results are found (blocking; each
+    file is opened relative to the directory it was listed in, see :class:`Entry`)."""
     regex = compile_pattern(request.pattern, request.ignore_case)
     results: list[FileResult] = []
     found = 0
-    for path, rel in files:
-        text = _read_text(path)
+    for entry in files:
+        text = _read_text(entry)
         if text is None:
             continue
+        rel = entry.rel
         if request.mode == "content":
             hits, count = _content_hits(rel, text, regex, request.context, wanted - found)
         else:
@@ -126,14 +135,6 @@ def search_files(
     return results
 
 
-async def search_python(request: SearchRequest) -> SearchResult:
-    """The pure-Python backend: walk and search in order, in a thread (the event loop stays
-    free)."""
-    wanted = request.max_results + 1
-    results = await asyncio.to_thread(search_files, walk_files(request), request, wanted)
-    return finish(results, request)
-
-
 def finish(results: list[FileResult], request: SearchRequest) -> SearchResult:
     """Per-file results in walk order, cut to ``request.max_results``."""
     if request.mode == "content":
@@ -144,18 +145,29 @@ def finish(results: list[FileResult], request: SearchRequest) -> SearchResult:
     return SearchResult(files=files[: request.max_results], cut=len(files) > request.max_results)
 
 
-def walk_files(request: SearchRequest) -> Iterator[tuple[str, str]]:
-    """``(path, rel)`` of every file to search, in walk order."""
-    if request.root.is_file():
-        yield str(request.root), request.root.name
+def walk_files(request: SearchRequest) -> Iterator[Entry]:
+    """Every file to search, in walk order, beneath ``request.workspace`` when set.
+
+    Raises ToolError when the root leads outside the workspace."""
+    root = request.root
+    if not root.is_dir():
+        parent = open_beneath(root.parent, request.workspace, os.O_PATH | os.O_DIRECTORY)
+        try:
+            yield Entry(str(root), root.name, False, parent, root.name)
+        finally:
+            os.close(parent)
         return
-    for entry in Walker(request.root, [request.glob] if request.glob else []).walk():
-        yield entry.path, entry.rel
+    globs = [request.glob] if request.glob else []
+    yield from Walker(root, globs, request.workspace).walk()
 
 
-def _read_text(path: str) -> str | None:
+def _read_text(entry: Entry) -> str | None:
+    fd = entry.open()
+    if fd is None:
+        return None
     try:
-        data = Path(path).read_bytes()
+        with os.fdopen(fd, "rb") as file:
+            data = file.read()
     except OSError:
         return None
     if b"\0" in data:

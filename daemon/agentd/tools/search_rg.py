@@ -8,12 +8,20 @@ global gitignore and ``.git/info/exclude`` (the Python walker reads none of them
 into walk order here. When the output is large (a pattern matching nearly everything), that
 run is abandoned and rg runs again with ``--sort path``, reading only until the result limit
 is reached.
+
+Under ``sandbox = "workspace"`` rg runs in a Landlock domain (:func:`confinement`): it may
+read only beneath the workspace, the ``.gitignore`` files above it and the files it needs
+to start, and write nowhere. rg opens paths by name, so this is what keeps a folder swapped
+for a symlink during the search from leading it outside. :func:`confinable` says whether
+that works here (Landlock, and a trial search); grep uses its Python backend otherwise.
+rg gets an environment with nothing but ``PATH``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import re
 import shutil
@@ -63,24 +71,91 @@ def rg_command(rg: str, request: SearchRequest) -> tuple[list[str], Path]:
     return argv, request.root
 
 
+@functools.cache
+def confinable(rg: str) -> bool:
+    """Whether rg can run confined to a folder here: the kernel has Landlock and a trial
+    search in a temporary folder finds its file (blocking, once per rg; a few ms)."""
+    import subprocess
+    import tempfile
+
+    from agentd.tools.landlock import confine
+
+    with tempfile.TemporaryDirectory(prefix="agentd-rg-") as folder:
+        Path(folder, "probe.txt").write_text("needle\n")
+        ruleset = confinement(rg, Path(folder))
+        if ruleset is None:
+            return False
+        try:
+            found = subprocess.run(
+                [rg, "--no-config", "--files-with-matches", "needle"], cwd=folder,
+                capture_output=True, timeout=10, check=False, env=_env(),
+                preexec_fn=functools.partial(confine, ruleset),
+            )  # fmt: skip
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+        finally:
+            os.close(ruleset)
+    return found.returncode == 0 and found.stdout.strip() == b"probe.txt"
+
+
+def confinement(rg: str, workspace: Path) -> int | None:
+    """A Landlock ruleset for rg searching ``workspace`` (None without Landlock)."""
+    from agentd.tools.landlock import read_ruleset
+
+    root = Path(os.path.realpath(workspace))
+    ignores = [folder / ".gitignore" for folder in root.parents]
+    try:
+        return read_ruleset([root], _program(rg) + [f for f in ignores if f.is_file()])
+    except OSError as error:
+        raise ToolError(f"Cannot confine rg to the workspace: {error}.") from None
+
+
+@functools.cache
+def _program(rg: str) -> list[Path]:
+    from agentd.tools.landlock import program_files
+
+    return program_files(rg)
+
+
+def _env() -> dict[str, str]:
+    return {"PATH": os.environ.get("PATH", os.defpath)}
+
+
 async def search_rg(rg: str, request: SearchRequest) -> SearchResult:
-    """Search with rg. ToolError carries rg's message for an invalid pattern."""
+    """Search with rg (confined to ``request.workspace`` when set). ToolError carries rg's
+    message for an invalid pattern."""
     argv, cwd = rg_command(rg, request)
-    records, complete = await _run(argv, cwd, limit=None)
-    if not complete:
-        records, _ = await _run([*argv[:1], "--sort", "path", *argv[1:]], cwd, request.max_results)
+    ruleset = None if request.workspace is None else confinement(rg, request.workspace)
+    if request.workspace is not None and ruleset is None:
+        raise ToolError("rg cannot be confined to the workspace here (no Landlock).")
+    try:
+        records, complete = await _run(argv, cwd, None, ruleset)
+        if not complete:
+            sorted_argv = [*argv[:1], "--sort", "path", *argv[1:]]
+            records, _ = await _run(sorted_argv, cwd, request.max_results, ruleset)
+    finally:
+        if ruleset is not None:
+            os.close(ruleset)
     return _result(records, request)
 
 
-async def _run(argv: list[str], cwd: Path, limit: int | None) -> tuple[list[bytes], bool]:
+async def _run(
+    argv: list[str], cwd: Path, limit: int | None, ruleset: int | None
+) -> tuple[list[bytes], bool]:
     """Run rg; return its output records and whether they are complete.
 
     Unsorted (``limit`` None): incomplete when the output grows past the bounds. Sorted:
     stops once ``limit + 1`` results have been read.
     """
+    confine = None
+    if ruleset is not None:
+        from agentd.tools import landlock
+
+        confine = functools.partial(landlock.confine, ruleset)
     proc = await asyncio.create_subprocess_exec(
         *argv, cwd=cwd, stdin=asyncio.subprocess.DEVNULL, limit=STREAM_LIMIT,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=_env(),
+        preexec_fn=confine,
     )  # fmt: skip
     assert proc.stdout is not None
     assert proc.stderr is not None

@@ -14,6 +14,7 @@ Every key is optional; a missing key keeps the tool's default::
     bash_spill_keep = 20         # full-output files kept per session
     bash_spill_max_bytes = 67108864  # bytes kept per full-output file (64 MiB)
     grep_backend = "auto"        # auto (rg when found) | rg | python
+    grep_timeout = 10            # seconds the Python backend may spend in one file
     find_max_results = 1000
     ls_max_entries = 500
     undo_max_per_file = 20       # undo_edit steps per file
@@ -38,6 +39,7 @@ import msgspec
 from agentd.tools.bash import DEFAULT_MAX_TIMEOUT, DEFAULT_TIMEOUT
 from agentd.tools.grep import DIALECTS
 from agentd.tools.history import DEFAULT_MAX_PER_FILE
+from agentd.tools.search import GREP_TIMEOUT
 from agentd.tools.search_rg import find_rg
 from agentd.tools.truncate import FIND_MAX_RESULTS, LS_MAX_ENTRIES, Limits
 
@@ -62,6 +64,7 @@ class ToolSettings(msgspec.Struct, forbid_unknown_fields=True):
     bash_spill_keep: Positive | None = None
     bash_spill_max_bytes: Annotated[int, msgspec.Meta(ge=0)] | None = None
     grep_backend: Literal["auto", "rg", "python"] | None = None
+    grep_timeout: Seconds | None = None
     find_max_results: Positive | None = None
     ls_max_entries: Positive | None = None
     undo_max_per_file: Positive | None = None
@@ -84,6 +87,7 @@ def tool_default(key: str) -> float | None:
         "bash_kill_grace": 2.0,
         "bash_spill_keep": spill.KEEP_PER_SESSION,
         "bash_spill_max_bytes": spill.SPILL_MAX_BYTES,
+        "grep_timeout": GREP_TIMEOUT,
         "find_max_results": truncate.FIND_MAX_RESULTS,
         "ls_max_entries": truncate.LS_MAX_ENTRIES,
         "undo_max_per_file": history.DEFAULT_MAX_PER_FILE,

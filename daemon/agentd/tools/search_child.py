@@ -1,0 +1,63 @@
+"""The child process of grep's Python backend (see :mod:`agentd.tools.search_proc`).
+
+Reads the request (JSON) from stdin, walks and searches, and writes to stdout progress bytes
+(``.``, at most one per :data:`TICK` seconds, between files) and then one frame: ``=`` and the
+per-file results (msgpack), or ``!`` and the text of a tool error. It imports neither asyncio
+nor the tools package's ``__init__``, so it starts in a few tens of milliseconds.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+import msgspec
+
+from agentd.tools.base import ToolError
+from agentd.tools.ignore import Entry
+from agentd.tools.search import SearchRequest, search_files, walk_files
+
+TICK = 0.25
+
+
+def child_main() -> None:
+    """The child: read the request from stdin, search, write ticks and the final frame."""
+    from agentd.hardening import make_undumpable
+
+    make_undumpable()  # processes of the same user cannot ptrace it to change results
+    out = sys.stdout.buffer
+    fields = msgspec.json.decode(sys.stdin.buffer.read())
+    fields["root"] = Path(fields["root"])
+    fields["workspace"] = Path(fields["workspace"]) if fields["workspace"] else None
+    request = SearchRequest(**fields)
+    try:
+        files = _ticking(walk_files(request), out)
+        results = search_files(files, request, request.max_results + 1)
+    except ToolError as error:
+        out.write(b"!" + str(error).encode())
+        return
+    except OSError as error:
+        out.write(b"!" + f"Cannot search {request.root}: {error.strerror}.".encode())
+        return
+    payload = [
+        (os.fsencode(r.rel), [(h.line, h.text, h.is_match) for h in r.hits], r.matches)
+        for r in results
+    ]
+    out.write(b"=" + msgspec.msgpack.encode(payload))
+    out.flush()
+
+
+def _ticking(files: Iterator[Entry], out: IO[bytes]) -> Iterator[Entry]:
+    """``files``, writing a progress byte before a file when :data:`TICK` has passed."""
+    last = time.monotonic()
+    for entry in files:
+        now = time.monotonic()
+        if now - last >= TICK:
+            out.write(b".")
+            out.flush()
+            last = now
+        yield entry
