@@ -13,6 +13,9 @@ Loads (their scale is in the row names):
   backend);
 * ``ReDoS globs``: ``find`` with ``"*a" * 14 + "b"`` in a directory of 40-character names
   and a ``.gitignore`` line ``"*a" * 9 + "b"``;
+* ``ReDoS grep regex``: ``grep`` with ``(a+)+$`` over a line of 60 ``a`` on the Python backend
+  (in a project whose ``.agentd.toml`` sets ``grep_backend = "python"`` and ``grep_timeout =
+  3``): the search process runs until it is stopped after 3 s;
 * ``bash 1 GB``: ``head -c 1G /dev/zero | tr '\\0' y`` (output captured, spilled, streamed);
 * ``fsync storm``: 8 sessions each running a 20-turn tool loop at once (an fsync per turn
   end each) while ``dd oflag=dsync`` floods the same disk with synchronous writes.
@@ -60,6 +63,7 @@ SCENARIOS = [
     _scenario("bench find", [_call("find", {"pattern": "*.nomatch", "path": "tree"})]),
     _scenario("bench grep", [_call("grep", {"pattern": "needle-4242", "path": "tree"})]),
     _scenario("bench redos", [_call("find", {"pattern": "*a" * 14 + "b", "path": "redos"})]),
+    _scenario("bench regex", [_call("grep", {"pattern": "(a+)+$"})]),
     _scenario("bench bash", [_call("bash", {"command": "head -c 1G /dev/zero | tr '\\0' y"})]),
     _scenario("bench turns", [_call("bash", {"command": "echo step"})], repeat=20),
 ]
@@ -89,6 +93,14 @@ def _redos(root: Path) -> None:
     (root / ".gitignore").write_text("*a" * 9 + "b\n")
     for n in range(50):
         (root / ("a" * 40 + f"{n:02}")).write_text("x")
+
+
+def _regex_project(root: Path) -> None:
+    """A project grepped with the Python backend, holding a line that makes ``(a+)+$``
+    backtrack exponentially."""
+    root.mkdir(exist_ok=True)
+    (root / ".agentd.toml").write_text('[tools]\ngrep_backend = "python"\ngrep_timeout = 3\n')
+    (root / "a.txt").write_text("a" * 60 + "b\n")
 
 
 def _big_session(sessions: Path, cwd: Path) -> str:
@@ -248,6 +260,7 @@ async def _measure() -> list[Row]:
     print("  preparing data (first run only: 300k files, 200 MB session) ...", file=sys.stderr)
     _tree(work / "tree")
     _redos(work / "redos")
+    _regex_project(DATA / "regex")
     run_root = DATA / "run"
     shutil.rmtree(run_root, ignore_errors=True)
     sessions = DATA / "sessions"
@@ -264,13 +277,15 @@ async def _measure() -> list[Row]:
             await _prompt(client, work, "warm up")
             load = client.call("session/load", {"sessionId": big})
             rows.append(await _lag(daemon, "session/load of 200 MB", lambda: load))
-            for name, text in [
-                ("find over 300k files", "bench find"),
-                ("grep over 300k files", "bench grep"),
-                ("ReDoS globs (find + .gitignore)", "bench redos"),
-                ("bash printing 1 GB", "bench bash"),
+            regex = "ReDoS grep regex (a+)+$, Python backend, stopped after 3 s"
+            for name, text, cwd in [
+                ("find over 300k files", "bench find", work),
+                ("grep over 300k files", "bench grep", work),
+                ("ReDoS globs (find + .gitignore)", "bench redos", work),
+                (regex, "bench regex", DATA / "regex"),
+                ("bash printing 1 GB", "bench bash", work),
             ]:
-                rows.append(await _lag(daemon, name, lambda t=text: _prompt(client, work, t)))
+                rows.append(await _lag(daemon, name, lambda t=text, c=cwd: _prompt(client, c, t)))
             storm = "fsync storm (8 runs x 20 turns + dd oflag=dsync)"
             rows.append(await _lag(daemon, storm, lambda: _fsync_storm(client, work)))
         finally:

@@ -76,8 +76,14 @@ def _tool_rounds(ctx: ToolContext, calls: list[tuple[str, dict[str, str]]], roun
     return asyncio.run(run())
 
 
-def test_find_and_ls_list_nothing_outside(swapped: tuple[Path, list[int]]) -> None:
+@pytest.mark.parametrize("walk", [False, True], ids=["openat2", "nofollow-walk"])
+def test_find_and_ls_list_nothing_outside(
+    swapped: tuple[Path, list[int]], walk: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both ways of opening the start folder: openat2 and the O_NOFOLLOW walk."""
     workspace, swaps = swapped
+    if walk:
+        monkeypatch.setattr("agentd.hardening.openat2_available", lambda: False)
     ctx = ToolContext(cwd=workspace, workspace=workspace)
     calls = [
         ("find", {"pattern": "*.txt"}),

@@ -105,7 +105,8 @@ def confinement(rg: str, workspace: Path) -> int | None:
     root = Path(os.path.realpath(workspace))
     ignores = [folder / ".gitignore" for folder in root.parents]
     try:
-        return read_ruleset([root], _program(rg) + [f for f in ignores if f.is_file()])
+        ignores = [path for path in ignores if path.is_file() and not path.is_symlink()]
+        return read_ruleset([root], _program(rg) + ignores)
     except OSError as error:
         raise ToolError(f"Cannot confine rg to the workspace: {error}.") from None
 
@@ -180,8 +181,9 @@ async def _run(
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
         await proc.wait()
-    if proc.returncode == 2 and not records and errors:
-        message = errors.decode("utf-8", "replace").strip()
+    failed = (proc.returncode == 2 and errors) or (proc.returncode or 0) > 2  # 126: unconfined
+    if failed and not records:
+        message = errors.decode("utf-8", "replace").strip() or f"exit code {proc.returncode}"
         raise ToolError(f"rg failed: {message}")
     return records, complete
 
