@@ -75,6 +75,10 @@ async def test_catastrophic_grep_regex_on_the_python_backend(home: Home) -> None
             for _ in range(10):
                 await asyncio.wait_for(watcher.call("daemon/status"), STALL)
                 await asyncio.sleep(0.05)
+            for _ in range(100):  # the search process is up (it is killed only by the cancel)
+                if _search_children(process.pid):
+                    break
+                await asyncio.sleep(0.05)
             assert _search_children(process.pid)
             await watcher.call("session/cancel", {"sessionId": sid})
             with contextlib.suppress(Exception):

@@ -197,7 +197,11 @@ async def test_python_backend_stops_a_catastrophic_regex(work: Path, ctx: ToolCo
     assert _search_children() == []
 
 
-async def test_python_backend_search_dies_with_a_cancel(work: Path, ctx: ToolContext) -> None:
+async def test_python_backend_search_dies_with_a_cancel(
+    work: Path, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The search process, which never sees the daemon's environment, dies on a cancel."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-never-in-the-child")
     (work / "a.txt").write_text("a" * 40 + "b\n")
     ctx.options["grep_backend"] = "python"
     task = asyncio.create_task(call("grep", ctx, pattern=CATASTROPHIC))
@@ -205,7 +209,13 @@ async def test_python_backend_search_dies_with_a_cancel(work: Path, ctx: ToolCon
         if _search_children():
             break
         await asyncio.sleep(0.01)
-    assert _search_children()
+    [child] = _search_children()
+    clean = f"PATH={os.defpath}\0".encode()
+    try:
+        environ = Path(f"/proc/{child}/environ").read_bytes()
+    except PermissionError:  # the child is non-dumpable: only root reads it
+        environ = clean
+    assert environ == clean
     await asyncio.sleep(0.2)  # inside the regex by now
     assert not task.done()
     task.cancel()
@@ -242,3 +252,24 @@ async def test_rg_falls_back_to_sorted_run_on_huge_output(work: Path, ctx: ToolC
     assert out.splitlines()[999] == "f00.txt:1000:hit"
     py_out, _ = await grep_with(ctx, "python", pattern="hit", max_results=1000)
     assert py_out == out
+
+
+@needs_rg
+async def test_sandboxed_grep_without_landlock_uses_the_python_walk(
+    work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where rg cannot be confined (a kernel without Landlock), a sandboxed session's grep
+    runs the descriptor-walking Python backend, even with ``grep_backend = "rg"``."""
+    build(work)
+    monkeypatch.setattr("agentd.tools.landlock.landlock_abi", lambda: 0)
+    confinable.cache_clear()
+    try:
+        options: dict[str, Any] = {"grep_backend": "rg"}
+        sandboxed = ToolContext(cwd=work, workspace=work, options=options)
+        result = await call("grep", sandboxed, pattern="needle", output_mode="files")
+        assert result.details["backend"] == "python"
+        assert "sub/c.py" in text_of(result).splitlines()
+        unsandboxed = await call("grep", ToolContext(cwd=work, options=options), pattern="x")
+        assert unsandboxed.details["backend"] == "rg"
+    finally:
+        confinable.cache_clear()
