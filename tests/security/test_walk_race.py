@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -150,3 +152,34 @@ def test_confined_rg_cannot_read_outside_the_workspace(tmp_path: Path) -> None:
     assert search(outside, None) == ["out.txt"]
     assert search(outside, workspace) == []
     assert search(workspace, workspace) == ["in.txt"]
+
+
+@pytest.mark.skipif(landlock_abi() == 0, reason="this kernel has no Landlock")
+def test_the_python_search_process_reads_only_the_workspace(tmp_path: Path) -> None:
+    """The second guard of the Python backend: its search process, once confined, can read
+    the workspace and the .gitignore above it, nothing else (run in a fresh interpreter: the
+    confinement is for good)."""
+    workspace, outside = tmp_path / "ws", tmp_path / "outside"
+    workspace.mkdir()
+    outside.mkdir()
+    (workspace / "in.txt").write_text("inside\n")
+    (outside / "out.txt").write_text("outside\n")
+    (tmp_path / ".gitignore").write_text("skipped\n")
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from agentd.tools.search_child import _confine\n"
+        "_confine(Path(sys.argv[1]))\n"
+        "for path in sys.argv[2:]:\n"
+        "    try:\n"
+        "        print(Path(path).read_text().strip())\n"
+        "    except PermissionError:\n"
+        "        print('denied')\n"
+    )
+    paths = [workspace / "in.txt", tmp_path / ".gitignore", outside / "out.txt"]
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(workspace), *map(str, paths)],
+        capture_output=True,
+        check=True,
+    )
+    assert done.stdout.decode().split("\n")[:3] == ["inside", "skipped", "denied"]

@@ -11,8 +11,9 @@ nowhere else, whatever user it runs as (root included). Network access is not co
 Where the kernel has no Landlock (:func:`agentd.hardening.landlock_abi` is 0), commands run
 unconfined and the session says so in a ``session_warning``.
 
-:func:`read_ruleset` is the stricter domain grep's ripgrep runs in under the sandbox: reading
-only beneath the workspace (plus the files the program needs to start), writing nowhere.
+:func:`search_ruleset` is the stricter domain grep runs in under the sandbox (ripgrep, and
+the Python backend's search process): reading only beneath the workspace (plus the
+``.gitignore`` files above it and the files the program needs to start), writing nowhere.
 """
 
 from __future__ import annotations
@@ -113,6 +114,15 @@ def read_ruleset(trees: list[Path], files: list[Path]) -> int | None:
     return fd
 
 
+def search_ruleset(workspace: Path, program: list[Path]) -> int | None:
+    """:func:`read_ruleset` for a search of ``workspace``: reading beneath it, the regular
+    ``.gitignore`` files above it (their rules apply inside) and the ``program`` files."""
+    root = Path(os.path.realpath(workspace))
+    above = [folder / ".gitignore" for folder in root.parents]
+    ignores = [path for path in above if path.is_file() and not path.is_symlink()]
+    return read_ruleset([root], program + ignores)
+
+
 def program_files(program: str) -> list[Path]:
     """The files ``program`` needs to start: itself, and for a dynamically linked ELF its
     loader, its shared libraries and the loader's cache (asked from the loader with
@@ -154,11 +164,18 @@ _syscall = libc().syscall if libc() is not None else None
 def confine(ruleset: int) -> None:
     """In the forked child: restrict this process (and what it runs) to ``ruleset``.
     On failure the child kills itself rather than run unconfined."""
-    if _prctl is None or _syscall is None:
-        os._exit(126)
-    if _prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or _syscall(_SYS_RESTRICT_SELF, ruleset, 0):
+    if not restrict_self(ruleset):
         os.write(2, b"agentd: cannot confine the command with Landlock\n")
         os._exit(126)
+
+
+def restrict_self(ruleset: int) -> bool:
+    """Restrict the calling thread (and what it starts) to ``ruleset``, for good."""
+    if _prctl is None or _syscall is None:
+        return False
+    if _prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        return False
+    return bool(_syscall(_SYS_RESTRICT_SELF, ruleset, 0) == 0)
 
 
 def unconfined_warning(abi: int) -> str | None:

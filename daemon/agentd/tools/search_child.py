@@ -3,7 +3,9 @@
 Reads the request (JSON) from stdin, walks and searches, and writes to stdout progress bytes
 (``.``, at most one per :data:`TICK` seconds, between files) and then one frame: ``=`` and the
 per-file results (msgpack), or ``!`` and the text of a tool error. It imports neither asyncio
-nor the tools package's ``__init__``, so it starts in a few tens of milliseconds.
+nor the tools package's ``__init__``, so it starts in a few tens of milliseconds. Under the
+sandbox it walks by descriptors (:class:`agentd.tools.ignore.Walker`) and, where the kernel has
+Landlock, first restricts itself to reading beneath the workspace (a second guard).
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ def child_main() -> None:
     fields["workspace"] = Path(fields["workspace"]) if fields["workspace"] else None
     request = SearchRequest(**fields)
     try:
+        if request.workspace is not None:
+            _confine(request.workspace)
         files = _ticking(walk_files(request), out)
         results = search_files(files, request, request.max_results + 1)
     except ToolError as error:
@@ -49,6 +53,23 @@ def child_main() -> None:
     ]
     out.write(b"=" + msgspec.msgpack.encode(payload))
     out.flush()
+
+
+def _confine(workspace: Path) -> None:
+    """Where the kernel has Landlock, let this process read nothing outside the workspace
+    (and the ``.gitignore`` files above it): a second guard behind the descriptor walk."""
+    from agentd.hardening import landlock_abi
+    from agentd.tools.landlock import restrict_self, search_ruleset
+
+    if landlock_abi() == 0:
+        return
+    ruleset = search_ruleset(workspace, [])
+    try:
+        if ruleset is None or not restrict_self(ruleset):
+            raise ToolError("Cannot confine the search to the workspace (Landlock failed).")
+    finally:
+        if ruleset is not None:
+            os.close(ruleset)
 
 
 def _ticking(files: Iterator[Entry], out: IO[bytes]) -> Iterator[Entry]:

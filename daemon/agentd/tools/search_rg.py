@@ -100,13 +100,10 @@ def confinable(rg: str) -> bool:
 
 def confinement(rg: str, workspace: Path) -> int | None:
     """A Landlock ruleset for rg searching ``workspace`` (None without Landlock)."""
-    from agentd.tools.landlock import read_ruleset
+    from agentd.tools.landlock import search_ruleset
 
-    root = Path(os.path.realpath(workspace))
-    ignores = [folder / ".gitignore" for folder in root.parents]
     try:
-        ignores = [path for path in ignores if path.is_file() and not path.is_symlink()]
-        return read_ruleset([root], _program(rg) + ignores)
+        return search_ruleset(workspace, _program(rg))
     except OSError as error:
         raise ToolError(f"Cannot confine rg to the workspace: {error}.") from None
 
