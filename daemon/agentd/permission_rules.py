@@ -2,19 +2,22 @@
 
 Command rules (``bash(npm test:*)``) match the simple commands of a parsed command line
 (:mod:`agentd.tools.bashparse`); path rules (``write(src/**)``) match normalised,
-symlink-resolved paths relative to the session's cwd (see :class:`PathView`).
+symlink-resolved paths relative to the session's cwd (see :mod:`agentd.permission_paths`).
+What can be worked out from a rule alone is worked out once per rule (its command pattern,
+the literal file name or leading folders of its glob); :class:`CommandRules` indexes a set
+of command rules by program word.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import stat
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from agentd.errors import ConfigError
+from agentd.permission_paths import expand_user, inside, real_root, relative
 from agentd.tools import TOOLS
 from agentd.tools.ignore import Rule as GlobRule
 from agentd.tools.ignore import parse_rule
@@ -22,26 +25,13 @@ from agentd.tools.ignore import parse_rule
 PATH_TOOLS = frozenset({"read", "write", "edit", "undo_edit", "grep", "find", "ls"})
 READING_TOOLS = frozenset({"read", "grep", "find", "ls"})
 _RULE = re.compile(r"^(?P<tool>[a-z_]+)(?:\((?P<spec>.*)\))?$", re.DOTALL)
+_GLOB_SYNTAX = frozenset("*?[]{}\\!#")
+"""Characters that make a glob segment more than a literal name (``!``/``#`` lead a
+negation or a comment in gitignore syntax)."""
 
 
 class PolicyError(ConfigError, ValueError):
     """A bad mode, rule or ``[permissions]`` value (a config error, -32005 on the wire)."""
-
-
-@dataclass(frozen=True)
-class PathView:
-    """One path argument seen two ways: ``lexical`` (``~`` expanded, made absolute against
-    the cwd, ``..`` collapsed, symlinks kept) and ``real`` (symlinks resolved too)."""
-
-    lexical: str
-    real: str
-
-    @classmethod
-    def of(cls, raw: str, cwd: Path, parents: dict[str, str] | None = None) -> PathView:
-        """The views of ``raw``; ``parents`` caches resolved directories across calls."""
-        expanded = _expand(raw)
-        absolute = expanded if expanded.startswith("/") else f"{cwd}/{expanded}"
-        return cls(os.path.normpath(absolute), _real(absolute, {} if parents is None else parents))
 
 
 @dataclass(frozen=True)
@@ -51,6 +41,9 @@ class Rule:
     text: str
     tool: str
     spec: str | None = None
+
+    def __hash__(self) -> int:  # the text decides the rest: cheap keys for rule-set caches
+        return hash(self.text)
 
     @classmethod
     def parse(cls, text: str) -> Rule:
@@ -75,18 +68,54 @@ class Rule:
     def is_exact_command(self) -> bool:
         return self.tool == "bash" and self.spec is not None and not self.spec.endswith(":*")
 
+    @cached_property
+    def pattern(self) -> str:
+        """The command words of a bash rule joined by single spaces (``:*`` removed)."""
+        spec = self.spec or ""
+        return " ".join(spec.removesuffix(":*").split())
+
+    @cached_property
+    def _prefix(self) -> str | None:
+        """``pattern + " "`` for a ``:*`` rule, None for an exact one."""
+        return self.pattern + " " if (self.spec or "").endswith(":*") else None
+
     def matches_command(self, words: list[str]) -> bool:
         """True when this bash rule covers the simple command ``words``."""
         return self.matches_text(" ".join(words))
 
     def matches_text(self, text: str) -> bool:
         """:meth:`matches_command` for words already joined by single spaces."""
-        if self.spec is None:
+        if self.spec is None or text == self.pattern:
             return True
-        if self.spec.endswith(":*"):
-            prefix = " ".join(self.spec[:-2].split())
-            return text == prefix or text.startswith(prefix + " ")
-        return text == " ".join(self.spec.split())
+        prefix = self._prefix
+        return prefix is not None and text.startswith(prefix)
+
+    @cached_property
+    def _named(self) -> bool:
+        """Whether a deny spec names a file wherever it is (no ``/`` but a trailing one)."""
+        return "/" not in (self.spec or "").rstrip("/")
+
+    @cached_property
+    def _literal_name(self) -> str | None:
+        """The spec when it is a plain file name (no glob syntax, no trailing ``/``)."""
+        spec = self.spec or ""
+        return spec if self._named and "/" not in spec and _GLOB_SYNTAX.isdisjoint(spec) else None
+
+    @cached_property
+    def _anchor(self) -> str:
+        """The literal leading folders of a relative spec with a ``/`` (``src/`` for
+        ``src/**``), which a matching relative path starts with; empty when the spec starts
+        with a pattern or has no ``/`` (then it matches the file name at any depth)."""
+        if self._named:
+            return ""
+        segments = (self.spec or "").split("/")
+        literal = 0
+        while literal < len(segments) and segments[literal]:
+            if not _GLOB_SYNTAX.isdisjoint(segments[literal]):
+                break
+            literal += 1
+        anchor = "/".join(segments[:literal])
+        return anchor + "/" if anchor and literal < len(segments) else anchor
 
     def matches_path(self, path: str, cwd: Path, *, anywhere: bool = False) -> bool:
         """True when this path rule covers the absolute, normalised ``path``.
@@ -96,70 +125,57 @@ class Rule:
         outside it, except that with ``anywhere`` (deny rules) a spec without ``/`` matches
         the file name wherever it is.
         """
-        if self.spec is None:
+        spec = self.spec
+        if spec is None:
             return True
-        if anywhere and "/" not in self.spec.rstrip("/"):
-            rule = _glob(self.spec)
-            return rule is not None and rule.matches(
-                path.lstrip("/"), path.rsplit("/", 1)[-1], False
-            )
-        if self.spec.startswith(("/", "~")):
-            glob, candidate = _expand(self.spec), path
+        if anywhere and self._named:
+            name = path.rsplit("/", 1)[-1]
+            if self._literal_name is not None:
+                return name == self._literal_name
+            rule = _glob(spec)
+            return rule is not None and rule.matches(path.lstrip("/"), name, False)
+        if spec.startswith(("/", "~")):
+            glob, candidate = expand_user(spec), path
         else:
-            root = _real_root(str(cwd))
-            named_only = "/" not in self.spec.rstrip("/")
-            if not _inside(path, root) and not (anywhere and named_only):
+            root = real_root(str(cwd))
+            if not inside(path, root):
                 return False
-            glob = self.spec
-            candidate = _relative(path, root)
+            glob, candidate = spec, relative(path, root)
+            if not candidate.startswith(self._anchor):
+                return False
         rule = _glob(glob.lstrip("/"))
         name = candidate.rsplit("/", 1)[-1]
         return rule is not None and rule.matches(candidate.lstrip("/"), name, False)
 
 
-@lru_cache(maxsize=256)
-def _glob(text: str) -> GlobRule | None:
-    return parse_rule(text)
+class CommandRules:
+    """Bash rules indexed by their program word, for matching many simple commands: a
+    command's words joined by single spaces can only match a rule with the same first
+    word."""
 
+    def __init__(self, rules: Sequence[Rule]) -> None:
+        self.whole = next((rule for rule in rules if rule.spec is None), None)
+        self._by_head: dict[str, list[Rule]] = {}
+        for rule in rules:
+            if rule.spec is not None:
+                self._by_head.setdefault(rule.pattern.partition(" ")[0], []).append(rule)
 
-def _real(absolute: str, parents: dict[str, str]) -> str:
-    """``os.path.realpath(absolute)``, resolving each parent directory once per ``parents``
-    cache: the parent is resolved, then the last component if it is a symlink."""
-    head, tail = os.path.split(absolute)
-    if tail in ("", ".", ".."):
-        return os.path.realpath(absolute)
-    parent = parents.get(head)
-    if parent is None:
-        parent = parents[head] = os.path.realpath(head)
-    candidate = f"{parent.rstrip('/')}/{tail}"
-    try:
-        is_link = stat.S_ISLNK(os.lstat(candidate).st_mode)
-    except (OSError, ValueError):  # missing, a name too long or with NUL: not a link
-        return candidate
-    return os.path.realpath(candidate) if is_link else candidate
-
-
-def _expand(raw: str) -> str:
-    """``raw`` with a leading ``~`` expanded (kept as written when it cannot be)."""
-    try:
-        return str(Path(raw).expanduser()) if raw.startswith("~") else raw
-    except RuntimeError:
-        return raw
+    def first_match(self, text: str) -> Rule | None:
+        """The first rule (in rule order) matching the joined words ``text``."""
+        if self.whole is not None:
+            return self.whole
+        for rule in self._by_head.get(text.partition(" ")[0], ()):
+            if rule.matches_text(text):
+                return rule
+        return None
 
 
 @lru_cache(maxsize=64)
-def _real_root(cwd: str) -> str:
-    """The session cwd resolved (it does not change while a session lives)."""
-    return os.path.realpath(cwd)
+def command_rules(rules: tuple[Rule, ...]) -> CommandRules:
+    """The :class:`CommandRules` of a rule set (built once per set)."""
+    return CommandRules(rules)
 
 
-def _relative(path: str, root: str) -> str:
-    """``path`` relative to ``root`` when inside it (``.`` for the root), else ``path``."""
-    if path == root:
-        return "."
-    prefix = root.rstrip("/") + "/"
-    return path[len(prefix) :] if path.startswith(prefix) else path
-
-
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")
+@lru_cache(maxsize=256)
+def _glob(text: str) -> GlobRule | None:
+    return parse_rule(text)

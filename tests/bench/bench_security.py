@@ -58,17 +58,30 @@ def _long_command(seed: int) -> str:
 
 
 def permission_check_rows() -> list[Row]:
-    """Median and p95 of PermissionPolicy.check over distinct 2 KB commands (cache misses):
-    a dense one (about 75 simple commands) and a long one (3 simple commands)."""
+    """Median and p95 of PermissionPolicy.check over distinct 2 KB commands (cache misses)
+    in a project folder: a dense one (about 75 simple commands, 40 distinct argument words)
+    and a long one (3 simple commands)."""
     rows: list[Row] = []
     for label, make in (("dense", _command), ("long", _long_command)):
         rows += _check_rows(label, make)
     return rows
 
 
+def _project(root: Path) -> None:
+    """A project folder as sessions see one: files, folders, a symlink, ignored clutter."""
+    for name in ("README.md", "package.json", "package-lock.json", "tsconfig.json", ".env"):
+        (root / name).write_text("{}\n")
+    for folder in ("src", "tests", "docs", "scripts", ".git", "node_modules", "dist"):
+        (root / folder).mkdir()
+        for index in range(20):
+            (root / folder / f"module_{index}.ts").write_text("export {}\n")
+    (root / "env-link").symlink_to(root / ".env")
+
+
 def _check_rows(label: str, make: Callable[[int], str]) -> list[Row]:
     tools = build_tools()
     with tempfile.TemporaryDirectory() as cwd:
+        _project(Path(cwd))
         policy = PermissionPolicy(
             "ask",
             allow=[

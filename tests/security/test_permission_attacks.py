@@ -52,6 +52,10 @@ def repo(tmp_path: Path) -> Path:
         "npm test\ntouch p",
         "(npm test; touch p)",
         "if npm test; then touch p; fi",
+        "npm test && npm test > package.json",
+        "npm test | npm test 2>&1 > package.json",
+        "{ npm test; } > package.json",
+        "(npm test) >> package.json",
     ],
 )
 def test_a_prefix_rule_approves_only_that_command(command: str) -> None:
@@ -122,6 +126,8 @@ def test_path_deny_rules_use_normalised_and_resolved_paths(repo: Path) -> None:
     assert decide(policy, "read", path="link") == "deny"
     assert decide(policy, "read", path="src/../.env") == "deny"
     assert decide(policy, "read", path="notes.txt") == "allow"
+    assert decide(policy, "bash", command="true && echo x > .git/hooks/pre-commit") == "deny"
+    assert decide(policy, "bash", command="{ echo x; } >> src/../.git/config") == "deny"
 
 
 def test_read_deny_rules_cover_every_reading_tool_and_bash(repo: Path) -> None:

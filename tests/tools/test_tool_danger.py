@@ -45,6 +45,7 @@ DANGEROUS = [
     "dd if=img of=/dev/nvme0n1",
     "echo garbage > /dev/sda",
     "cat x >/dev/sdb",
+    "make && cat x > /dev/sda",  # the grammar redirects the whole list
     "chmod -R 777 /",
     "chmod --recursive 755 /",
     "chown -R me:me /",

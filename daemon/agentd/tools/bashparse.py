@@ -12,18 +12,21 @@ its redirections, plus the reasons why *no allow rule* may approve the input:
 it does not parse cleanly, or it holds a comment, a command or process substitution, a
 here-document, a function definition, a command name that is not a literal word,
 ``eval``/``source``/``.``, or an assignment on its own.
+
+The syntax tree is walked once, in source order, comparing node kinds by their numeric ids;
+word texts are slices of the input. A command of plain words only (the common case) is
+split on blanks without visiting its words.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from tree_sitter import Node, Parser, Query
+    from tree_sitter import Language, Node, Parser
 
 _OPAQUE_NODES = {
     "comment": "a comment",
@@ -32,27 +35,29 @@ _OPAQUE_NODES = {
     "heredoc_redirect": "a here-document",
     "function_definition": "a function definition",
 }
+_STANDALONE_ASSIGNMENT = "a variable assignment on its own"
 _STRING_RUNNERS = frozenset({"eval", "source", "."})
-_DYNAMIC_PARTS = frozenset(
-    {
-        "simple_expansion",
-        "expansion",
-        "command_substitution",
-        "process_substitution",
-        "arithmetic_expansion",
-        "ansi_c_string",
-        "translated_string",
-        "brace_expression",
-    }
+_DYNAMIC_PARTS = (
+    "simple_expansion",
+    "expansion",
+    "command_substitution",
+    "process_substitution",
+    "arithmetic_expansion",
+    "ansi_c_string",
+    "translated_string",
+    "brace_expression",
 )
 SYNTAX_ERROR = "a syntax error (it does not parse cleanly)"
 _PLAIN = re.compile(r"[\w./:@%+,-]+(?:[ \t]+[\w./:@%+,-]+)*")
+_INERT_REDIRECT = re.compile(r"[\w./:@%+,<>&| \t-]*")
+"""The text of a file redirection holding no expansion, quote, escape or substitution."""
+_COMMAND, _REDIRECTED, _DECLARATION, _UNSET, _REASON = range(5)
 _lock = threading.Lock()
 _parser: Parser | None = None
+_kinds: _Kinds | None = None
 
 
-@dataclass(frozen=True)
-class SimpleCommand:
+class SimpleCommand(NamedTuple):
     """One simple command: ``argv`` (quotes removed), the ``VAR=value`` words before it,
     and its redirections as ``(operator, target)``. ``dynamic`` marks argv words holding
     expansions (their text is the source text)."""
@@ -68,8 +73,7 @@ class SimpleCommand:
         return [*self.assignments, *self.argv]
 
 
-@dataclass(frozen=True)
-class ParsedCommand:
+class ParsedCommand(NamedTuple):
     """Every simple command of an input, and why allow rules may not approve it (empty:
     they may, if each simple command matches one)."""
 
@@ -86,41 +90,65 @@ class ParsedCommand:
         return SYNTAX_ERROR in self.opaque
 
 
-@dataclass
-class _Walk:
-    commands: list[SimpleCommand] = field(default_factory=list)
-    opaque: list[str] = field(default_factory=list)
+class _Kinds:
+    """The grammar's node kind ids by role (one name can have several ids)."""
 
-    def flag(self, reason: str) -> None:
-        if reason not in self.opaque:
-            self.opaque.append(reason)
+    def __init__(self, language: Language) -> None:
+        named: dict[str, set[int]] = {}
+        anonymous: dict[str, set[int]] = {}
+        for kind in range(language.node_kind_count):
+            table = named if language.node_kind_is_named(kind) else anonymous
+            table.setdefault(language.node_kind_for_id(kind) or "", set()).add(kind)
+
+        def ids(*names: str) -> frozenset[int]:
+            return frozenset(kind for name in names for kind in named.get(name, ()))
+
+        self.command = ids("command")
+        self.assignment = ids("variable_assignment", "variable_assignments")
+        self.redirect = ids(*(name for name in named if name.endswith("_redirect")))
+        self.file_redirect = ids("file_redirect")
+        self.command_part_redirect = ids("file_redirect", "herestring_redirect")
+        self.command_name = ids("command_name")
+        self.assignment_word = ids("variable_assignment")
+        self.file_descriptor = ids("file_descriptor")
+        self.reasons = {kind: why for name, why in _OPAQUE_NODES.items() for kind in ids(name)}
+        self.reasons |= dict.fromkeys(self.assignment, _STANDALONE_ASSIGNMENT)
+        self.roles = dict.fromkeys(self.reasons, _REASON)
+        self.roles |= dict.fromkeys(self.command, _COMMAND)
+        self.roles |= dict.fromkeys(ids("redirected_statement"), _REDIRECTED)
+        self.roles |= dict.fromkeys(ids("declaration_command"), _DECLARATION)
+        self.roles |= dict.fromkeys(ids("unset_command"), _UNSET)
+        self.dynamic = ids(*_DYNAMIC_PARTS)
+        self.raw_string = ids("raw_string")
+        self.word = ids("word")
+        self.joined = ids("string", "concatenation", "command_name")
+        self.string_content = ids("string_content")
+        self.quote = frozenset(anonymous.get('"', ()))
 
 
-_QUERY = """
-(command) @command
-(declaration_command) @declaration
-(unset_command) @declaration
-(variable_assignment) @assignment
-(variable_assignments) @assignment
-(comment) @comment
-(command_substitution) @command_substitution
-(process_substitution) @process_substitution
-(heredoc_redirect) @heredoc_redirect
-(function_definition) @function_definition
-"""
-_query: Query | None = None
+class _Source:
+    """The input as bytes (what the parser reads) and node texts sliced from it."""
+
+    def __init__(self, command: str) -> None:
+        self.data = command.encode("utf-8", "surrogateescape")
+        self.text = command if command.isascii() else None
+
+    def raw(self, node: Node) -> str:
+        if self.text is not None:
+            return self.text[node.start_byte : node.end_byte]
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
 
 
 def parser() -> Parser:
     """The shared bash parser (loaded once, thread-safe)."""
-    global _parser, _query
+    global _parser, _kinds
     with _lock:
         if _parser is None:
             import tree_sitter
             import tree_sitter_bash
 
             language = tree_sitter.Language(tree_sitter_bash.language())
-            _query = tree_sitter.Query(language, _QUERY)
+            _kinds = _Kinds(language)
             _parser = tree_sitter.Parser(language)
         return _parser
 
@@ -133,110 +161,176 @@ def warm_up() -> None:
 
 @lru_cache(maxsize=512)
 def parse_command(command: str) -> ParsedCommand:
-    """The simple commands of ``command`` and the reasons it is opaque (module docstring).
-
-    The interesting nodes are found by a tree-sitter query (in C); only they are visited.
-    """
-    from tree_sitter import QueryCursor
-
-    tree = parser().parse(command.encode("utf-8", "surrogateescape"))
-    assert _query is not None
-    found = QueryCursor(_query).captures(tree.root_node)
-    walk = _Walk()
-    if tree.root_node.has_error:
-        walk.flag(SYNTAX_ERROR)
-    for name, reason in _OPAQUE_NODES.items():
-        if found.get(name):
-            walk.flag(reason)
-    if any(_standalone(node) for node in found.get("assignment", ())):
-        walk.flag("a variable assignment on its own")
-    commands = [*found.get("command", ()), *found.get("declaration", ())]
-    for node in sorted(commands, key=lambda node: node.start_byte):
-        if node.type == "command":
-            plain = _plain_command(node)
-            walk.commands.append(plain if plain is not None else _simple_command(node, walk))
-        else:
-            words = [_text(child)[0] for child in node.children if child.is_named]
-            walk.commands.append(SimpleCommand((_text(node.children[0])[0], *words)))
-    return ParsedCommand(tuple(walk.commands), tuple(walk.opaque))
+    """The simple commands of ``command`` and the reasons it is opaque (module docstring)."""
+    source = _Source(command)
+    tree = parser().parse(source.data)
+    assert _kinds is not None
+    return _Walk(source, _kinds).run(tree.root_node)
 
 
-def _standalone(node: Node) -> bool:
-    parent = node.parent
-    return parent is not None and parent.type not in ("command", "declaration_command")
+Redirects = tuple[tuple[str, str], ...]
 
 
-def _plain_command(node: Node) -> SimpleCommand | None:
-    """The fast path for a command of plain words only (no quotes, expansions, assignments,
-    globs or redirections of its own): its words are its text split on blanks."""
-    text = _raw(node)
-    if not _PLAIN.fullmatch(text):
-        return None
-    argv = tuple(text.split())
-    if argv[0].rsplit("/", 1)[-1] in _STRING_RUNNERS:
-        return None
-    parent = node.parent
-    redirects: tuple[tuple[str, str], ...] = ()
-    if parent is not None and parent.type == "redirected_statement":
-        redirects = tuple(_redirect(c) for c in parent.children if c.type.endswith("_redirect"))
-    return SimpleCommand(argv, (), redirects)
+class _Walk:
+    """One pre-order walk of a syntax tree, over named nodes (anonymous ones are tokens), with
+    an explicit stack (nesting depth is unbounded). Beside each node waiting on the stack,
+    the redirections of the statements around it, which its simple commands take on."""
 
+    def __init__(self, source: _Source, kinds: _Kinds) -> None:
+        self.source = source
+        self.kinds = kinds
+        self.commands: list[SimpleCommand] = []
+        self.found: set[str] = set()
+        self.flags: list[str] = []
+        self.redirect_texts: dict[str, tuple[str, str]] = {}
 
-def _simple_command(node: Node, walk: _Walk) -> SimpleCommand:
-    argv: list[str] = []
-    assignments: list[str] = []
-    redirects: list[tuple[str, str]] = []
-    dynamic: set[int] = set()
-    for child in node.children:
-        if child.type == "variable_assignment":
-            assignments.append(_text(child)[0])
-        elif child.type in ("file_redirect", "herestring_redirect"):
-            redirects.append(_redirect(child))
-        elif child.type == "command_name":
-            text, is_dynamic = _text(child)
-            if is_dynamic:
-                walk.flag("a command name that is not a plain word")
-            argv.append(text)
-        elif child.is_named:
-            text, is_dynamic = _text(child)
-            if is_dynamic:
-                dynamic.add(len(argv))
-            argv.append(text)
-    if argv and argv[0].rsplit("/", 1)[-1] in _STRING_RUNNERS:
-        walk.flag(f"`{argv[0]}`, which runs a string as commands")
-    parent = node.parent
-    if parent is not None and parent.type == "redirected_statement":
-        redirects += [_redirect(c) for c in parent.children if c.type.endswith("_redirect")]
-    return SimpleCommand(tuple(argv), tuple(assignments), tuple(redirects), frozenset(dynamic))
+    def run(self, root: Node) -> ParsedCommand:
+        roles, reasons = self.kinds.roles, self.kinds.reasons
+        stack: list[Node] = [root]
+        around: list[Redirects] = [()]
+        while stack:
+            node, redirects = stack.pop(), around.pop()
+            role = roles.get(node.kind_id)
+            if role == _COMMAND:
+                parts = self._command(node, redirects)
+                redirects = ()  # what runs inside its words does not write where it writes
+            elif role == _REDIRECTED:
+                parts, redirects = self._redirected(node, redirects)
+            elif role == _DECLARATION:
+                self.commands.append(self._declaration(node))
+                parts = self._parts(node)
+            elif role == _UNSET:
+                self.commands.append(self._declaration(node))
+                parts = node.named_children
+            else:
+                if role == _REASON:  # opaque, or an assignment on its own (see _parts)
+                    self.found.add(reasons[node.kind_id])
+                parts = node.named_children
+            if parts:
+                stack.extend(reversed(parts))
+                around.extend([redirects] * len(parts))
+        return ParsedCommand(tuple(self.commands), self._reasons(root))
 
+    def _reasons(self, root: Node) -> tuple[str, ...]:
+        """Why allow rules may not approve the input, in a stable order."""
+        reasons = [SYNTAX_ERROR] if root.has_error else []
+        reasons += [why for why in _OPAQUE_NODES.values() if why in self.found]
+        if _STANDALONE_ASSIGNMENT in self.found:
+            reasons.append(_STANDALONE_ASSIGNMENT)
+        return tuple(reasons + [flag for flag in dict.fromkeys(self.flags)])
 
-def _redirect(node: Node) -> tuple[str, str]:
-    operator = next((c.type for c in node.children if not c.is_named), "")
-    targets = [c for c in node.children if c.is_named and c.type != "file_descriptor"]
-    target = _text(targets[-1])[0] if targets else ""
-    descriptor = next((_raw(c) for c in node.children if c.type == "file_descriptor"), "")
-    return descriptor + operator, target
+    def _command(self, node: Node, redirects: Redirects) -> list[Node]:
+        """Record a simple command; return the parts still to walk (none for plain words:
+        nothing can be nested in them, and the words are the text split on blanks)."""
+        text = self.source.raw(node)
+        if _PLAIN.fullmatch(text):
+            argv = tuple(text.split())
+            if argv[0].rsplit("/", 1)[-1] not in _STRING_RUNNERS:
+                self.commands.append(SimpleCommand(argv, (), redirects))
+                return []
+        self.commands.append(self._simple_command(node, redirects))
+        return self._parts(node)
 
+    def _parts(self, node: Node) -> list[Node]:
+        """The named children of a command or declaration, its own assignments replaced by
+        their parts (an assignment there is not standalone; its value may hold commands)."""
+        assignment = self.kinds.assignment
+        parts: list[Node] = []
+        for child in node.named_children:
+            if child.kind_id in assignment:
+                parts += child.named_children
+            else:
+                parts.append(child)
+        return parts
 
-def _text(node: Node) -> tuple[str, bool]:
-    """The word's value with quotes removed, and whether it holds an expansion."""
-    kind = node.type
-    if kind in _DYNAMIC_PARTS:
-        return _raw(node), True
-    if kind == "raw_string":
-        return _raw(node)[1:-1], False
-    if kind == "word":
-        return _unescape(_raw(node)), False
-    if kind in ("string", "concatenation", "command_name"):
-        parts = [_text(child) for child in node.children if child.type != '"']
-        return "".join(text for text, _d in parts), any(d for _t, d in parts)
-    if kind == "string_content":
-        return _raw(node), False
-    return _raw(node), node.named_child_count > 0
+    def _redirected(self, node: Node, around: Redirects) -> tuple[list[Node], Redirects]:
+        """A statement with redirections, and the parts still to walk with the redirections
+        their simple commands take on: these and the ones around. The grammar reads
+        ``a && b > f`` as a list redirected as a whole, so every simple command of a
+        redirected list, pipeline or compound statement takes them on (bash gives them to
+        ``b`` only; a rule can only be stricter for it). Redirections without expansions,
+        quotes or substitutions have nothing to walk."""
+        kinds, parts = self.kinds, []
+        redirects: list[tuple[str, str]] = []
+        for child in node.named_children:
+            if child.kind_id in kinds.redirect:
+                text = self.source.raw(child)
+                if _INERT_REDIRECT.fullmatch(text) and child.kind_id in kinds.file_redirect:
+                    redirects.append(self._inert_redirect(child, text))
+                    continue
+                redirects.append(self._redirect(child))
+            parts.append(child)
+        return parts, tuple(dict.fromkeys((*redirects, *around)))  # each once
 
+    def _inert_redirect(self, node: Node, text: str) -> tuple[str, str]:
+        """:meth:`_redirect` of a plain file redirection, once per text."""
+        known = self.redirect_texts.get(text)
+        if known is None:
+            known = self.redirect_texts[text] = self._redirect(node)
+        return known
 
-def _raw(node: Any) -> str:
-    return bytes(node.text or b"").decode("utf-8", "surrogateescape")
+    def _simple_command(self, node: Node, inherited: Redirects) -> SimpleCommand:
+        kinds = self.kinds
+        argv: list[str] = []
+        assignments: list[str] = []
+        redirects: list[tuple[str, str]] = []
+        dynamic: set[int] = set()
+        for child in node.children:
+            kind = child.kind_id
+            if kind in kinds.assignment_word:
+                assignments.append(self._text(child)[0])
+            elif kind in kinds.command_part_redirect:
+                redirects.append(self._redirect(child))
+            elif kind in kinds.command_name:
+                text, is_dynamic = self._text(child)
+                if is_dynamic:
+                    self.flags.append("a command name that is not a plain word")
+                argv.append(text)
+            elif child.is_named:
+                text, is_dynamic = self._text(child)
+                if is_dynamic:
+                    dynamic.add(len(argv))
+                argv.append(text)
+        if argv and argv[0].rsplit("/", 1)[-1] in _STRING_RUNNERS:
+            self.flags.append(f"`{argv[0]}`, which runs a string as commands")
+        return SimpleCommand(
+            tuple(argv), tuple(assignments), (*redirects, *inherited), frozenset(dynamic)
+        )
+
+    def _declaration(self, node: Node) -> SimpleCommand:
+        """``export``/``declare``/``unset …``: the keyword and its named parts."""
+        children = node.children
+        words = [self._text(child)[0] for child in children if child.is_named]
+        return SimpleCommand((self._text(children[0])[0], *words))
+
+    def _redirects(self, children: list[Node]) -> tuple[tuple[str, str], ...]:
+        redirect = self.kinds.redirect
+        return tuple(self._redirect(child) for child in children if child.kind_id in redirect)
+
+    def _redirect(self, node: Node) -> tuple[str, str]:
+        children = node.children
+        operator = next((child.type for child in children if not child.is_named), "")
+        descriptors = self.kinds.file_descriptor
+        targets = [c for c in children if c.is_named and c.kind_id not in descriptors]
+        target = self._text(targets[-1])[0] if targets else ""
+        descriptor = next((self.source.raw(c) for c in children if c.kind_id in descriptors), "")
+        return descriptor + operator, target
+
+    def _text(self, node: Node) -> tuple[str, bool]:
+        """The word's value with quotes removed, and whether it holds an expansion."""
+        kinds, kind = self.kinds, node.kind_id
+        if kind in kinds.dynamic:
+            return self.source.raw(node), True
+        if kind in kinds.raw_string:
+            return self.source.raw(node)[1:-1], False
+        if kind in kinds.word:
+            return _unescape(self.source.raw(node)), False
+        if kind in kinds.joined:
+            parts = [self._text(c) for c in node.children if c.kind_id not in kinds.quote]
+            return "".join(text for text, _d in parts), any(d for _t, d in parts)
+        if kind in kinds.string_content:
+            return self.source.raw(node), False
+        return self.source.raw(node), node.named_child_count > 0
 
 
 def _unescape(text: str) -> str:

@@ -42,8 +42,7 @@ _GIT_OPTIONS_WITH_ARG = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--na
 
 def dangerous_reason(command: str) -> str | None:
     """Why ``command`` is on the deny-list (a sentence), or None if it is not."""
-    squeezed = re.sub(r"\s+", "", command)
-    if "(){" in squeezed and _FORK_BOMB.search(squeezed):
+    if "{" in command and "(" in command and _FORK_BOMB.search(re.sub(r"\s+", "", command)):
         return "it is a fork bomb (a function that endlessly spawns copies of itself)"
     argvs, redirect_pairs = _structure(command)
     redirect = _disk_redirect(redirect_pairs)

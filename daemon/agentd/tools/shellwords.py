@@ -19,6 +19,7 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _FALLBACK_TOKEN = re.compile(r"[();|&\n]+|[<>]+&?|[^\s();|&<>]+")
 _WRAPPERS = frozenset({"nohup", "time", "command", "exec", "builtin", "stdbuf", "ionice"})
 _SUDO_ARG_OPTIONS = frozenset({"-u", "-g", "-C", "-h", "-p", "-r", "-t", "-U", "-D"})
+_PEELED = _WRAPPERS | {"sudo", "doas", "env", "xargs", "nice", "timeout"}
 
 
 def tokens(command: str) -> list[str]:
@@ -67,6 +68,8 @@ def command_name(token: str) -> str:
 def strip_wrappers(words: list[str]) -> list[str]:
     """``words`` without leading assignments and wrapper commands (``sudo -u x env A=1 rm``
     → ``rm``); returns an empty list when only wrappers remain."""
+    if words and "=" not in words[0] and command_name(words[0]) not in _PEELED:
+        return words  # the common case: nothing to peel
     index = 0
     while index < len(words):
         word = words[index]
