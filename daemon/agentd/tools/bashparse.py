@@ -183,6 +183,7 @@ class _Walk:
         self.found: set[str] = set()
         self.flags: list[str] = []
         self.redirect_texts: dict[str, tuple[str, str]] = {}
+        """Plain file redirections (no expansion, quote or substitution) by their text."""
 
     def run(self, root: Node) -> ParsedCommand:
         roles, reasons = self.kinds.roles, self.kinds.reasons
@@ -253,21 +254,31 @@ class _Walk:
         kinds, parts = self.kinds, []
         redirects: list[tuple[str, str]] = []
         for child in node.named_children:
-            if child.kind_id in kinds.redirect:
-                text = self.source.raw(child)
-                if _INERT_REDIRECT.fullmatch(text) and child.kind_id in kinds.file_redirect:
-                    redirects.append(self._inert_redirect(child, text))
-                    continue
-                redirects.append(self._redirect(child))
-            parts.append(child)
+            if child.kind_id not in kinds.redirect:
+                parts.append(child)
+                continue
+            redirect, inert = self._statement_redirect(child)
+            redirects.append(redirect)
+            if not inert:
+                parts.append(child)  # it may hold commands to walk
+        if not around:
+            return parts, tuple(redirects)
         return parts, tuple(dict.fromkeys((*redirects, *around)))  # each once
 
-    def _inert_redirect(self, node: Node, text: str) -> tuple[str, str]:
-        """:meth:`_redirect` of a plain file redirection, once per text."""
+    def _statement_redirect(self, node: Node) -> tuple[tuple[str, str], bool]:
+        """A statement's redirection, and whether it is inert: a file redirection without
+        expansion, quote or substitution has nothing to walk (and is read once per text)."""
+        if node.kind_id not in self.kinds.file_redirect:
+            return self._redirect(node), False
+        text = self.source.raw(node)
         known = self.redirect_texts.get(text)
-        if known is None:
-            known = self.redirect_texts[text] = self._redirect(node)
-        return known
+        if known is not None:
+            return known, True
+        redirect = self._redirect(node)
+        if not _INERT_REDIRECT.fullmatch(text):
+            return redirect, False
+        self.redirect_texts[text] = redirect
+        return redirect, True
 
     def _simple_command(self, node: Node, inherited: Redirects) -> SimpleCommand:
         kinds = self.kinds
