@@ -1,64 +1,224 @@
-"""The daemon is not dumpable: a command bash runs as the same (non-root) user cannot read
-the daemon's /proc/<pid>/environ (where API keys live). Runs the check as `nobody`."""
+"""A whole daemon, run as an unprivileged user, keeps its environment from the commands bash
+runs: they cannot read ``/proc/$PPID/environ`` or ``/proc/<daemon pid>/environ``, because the
+daemon makes itself non-dumpable at start.
+
+As root, the daemon runs as ``nobody`` (a second uid, through
+:mod:`tests.security.daemon_as_user`), as a user's own daemon would; otherwise as the user
+running the tests, which is the same situation: bash's commands run as the daemon's uid. A
+decoy process of that same uid, holding a marker in its environment, shows that the probe
+does read what the kernel lets it read.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import pwd
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from agentd.hardening import PR_SET_DUMPABLE, is_dumpable, libc, make_undumpable
-from agentd.tools import build_tools, run_tool
-from agentd.tools.base import ToolContext
+from agentctl.client import STREAM_LIMIT, AgentClient
+from tests.e2e.daemon import run
 
-PROBE = "cat /proc/$PPID/environ > /dev/null 2>&1 && echo readable || echo denied"
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).parents[2]
+PLANTED = "planted-daemon-marker-7c1e5a93"
+DECOY = "decoy-marker-9b2d4f"
+USER = "nobody"
 
 
-def _bash_as_nobody(undumpable: bool, workdir: Path) -> str:
-    """Fork, become `nobody`, optionally go non-dumpable, and run PROBE through the bash
-    tool (so the reader is a real bash child of the process that holds the secrets)."""
-    reader, writer = os.pipe()
+def _as_root() -> bool:
+    return os.geteuid() == 0
+
+
+def _has_user(name: str) -> bool:
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return False
+    return True
+
+
+def _owner() -> tuple[int, int]:
+    """The uid and gid the daemon runs as."""
+    if not _as_root():
+        return os.getuid(), os.getgid()
+    entry = pwd.getpwnam(USER)
+    return entry.pw_uid, entry.pw_gid
+
+
+class DaemonBox:
+    """A home for one daemon of :func:`_owner`: XDG dirs, a project, the scenarios file."""
+
+    def __init__(self) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="undump-", dir="/tmp"))
+        self.root.chmod(0o755)
+        self.project = self.root / "project"
+        self.socket = str(self.root / "run" / "agentd.sock")
+        self.scenarios = self.root / "scenarios.json"
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "AGENTD_"))}
+        self.env |= {
+            "HOME": str(self.root / "home"),
+            "AGENTD_MOCK_SCENARIOS": str(self.scenarios),
+            "PLANTED_MARKER": PLANTED,  # only the daemon's own environment holds it
+        }
+        for name in ("home", "project", "run", "state", "data", "config"):
+            (self.root / name).mkdir(mode=0o700)
+        xdg = {"RUNTIME_DIR": "run", "STATE_HOME": "state", "DATA_HOME": "data"}
+        for name, folder in (xdg | {"CONFIG_HOME": "config"}).items():
+            self.env[f"XDG_{name}"] = str(self.root / folder)
+        uid, gid = _owner()
+        for path in [self.root, *self.root.iterdir()]:
+            os.chown(path, uid, gid)
+
+    def start(self) -> subprocess.Popen[bytes]:
+        """The daemon, serving the socket; returns once it accepts connections."""
+        if _as_root():
+            argv = [sys.executable, "-m", "tests.security.daemon_as_user", USER, self.socket]
+        else:
+            argv = [sys.executable, "-m", "agentd", "serve", "--socket", self.socket]
+        with open(self.root / "daemon.log", "ab") as log:
+            process = subprocess.Popen(
+                argv, env=self.env, cwd=REPO, stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=log,
+            )  # fmt: skip
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and process.poll() is None:
+            with socket.socket(socket.AF_UNIX) as probe:
+                if probe.connect_ex(self.socket) == 0:
+                    return process
+            time.sleep(0.02)
+        process.kill()
+        raise RuntimeError(f"the daemon did not start:\n{self.log()}")
+
+    def write_probe(self, daemon_pid: int, decoy_pid: int) -> str:
+        """A scenario whose bash call reads the environment of the daemon and the decoy."""
+        command = (
+            "tr '\\0' '\\n' < /proc/$PPID/environ; "
+            f"tr '\\0' '\\n' < /proc/{daemon_pid}/environ; "
+            f"tr '\\0' '\\n' < /proc/{decoy_pid}/environ; echo probe-done"
+        )
+        call = {"id": "c1", "type": "function"}
+        call["function"] = {"name": "bash", "arguments": json.dumps({"command": command})}
+        scenario = {
+            "name": "read-environ",
+            "trigger": "read the environment",
+            "steps": [
+                {"response": {"content": "Reading.", "tool_calls": [call]}},
+                {"response": {"content": "Done."}},
+            ],
+        }
+        self.scenarios.write_text(json.dumps({"scenarios": [scenario]}))
+        return command
+
+    def log(self) -> str:
+        """The daemon's stderr and its log file."""
+        paths = [self.root / "daemon.log", *sorted((self.root / "state").rglob("*.log"))]
+        return "".join(path.read_text(errors="replace") for path in paths if path.exists())
+
+
+@pytest.fixture
+def box() -> Iterator[DaemonBox]:
+    made = DaemonBox()
+    try:
+        yield made
+    finally:
+        print(made.log())  # shown when the test fails
+        shutil.rmtree(made.root, ignore_errors=True)
+
+
+def _decoy() -> subprocess.Popen[bytes]:
+    """A dumpable process of the daemon's uid with a marker in its environment."""
+    env = {"PATH": os.environ.get("PATH", os.defpath), "DECOY_MARKER": DECOY}
+    if not _as_root():
+        return subprocess.Popen(["sleep", "60"], env=env)
+    uid, gid = _owner()
+    return subprocess.Popen(["sleep", "60"], env=env, user=uid, group=gid, extra_groups=[])
+
+
+def _connect_as(uid: int, gid: int, path: str) -> socket.socket:
+    """A connection to the daemon's socket made by a process of ``uid`` (the daemon accepts
+    only its own user, by ``SO_PEERCRED``, taken at connect time): a forked child switches
+    user, connects and passes the connected socket back."""
+    parent, child = socket.socketpair()
     pid = os.fork()
     if pid == 0:  # the child: never returns into pytest
         code = 1
         try:
-            os.close(reader)
-            # one run as root first: `nobody` may not read the interpreter's lazily imported
-            # modules (a root-owned 0700 home), so load them while it still can
-            asyncio.run(
-                run_tool(build_tools()["bash"], {"command": "true"}, ToolContext(cwd=workdir))
-            )
-            nobody = pwd.getpwnam("nobody")
             os.setgroups([])
-            os.setgid(nobody.pw_gid)
-            os.setuid(nobody.pw_uid)
-            if undumpable:
-                make_undumpable()
-            else:  # a uid change clears the flag; a plain user process is dumpable
-                libc().prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
-            flag = "dumpable" if is_dumpable() else "undumpable"
-            ctx = ToolContext(cwd=workdir)
-            result = asyncio.run(run_tool(build_tools()["bash"], {"command": PROBE}, ctx))
-            os.write(writer, f"{flag} {result.output}".encode())
+            os.setresgid(gid, gid, gid)
+            os.setresuid(uid, uid, uid)
+            with socket.socket(socket.AF_UNIX) as connection:
+                connection.connect(path)
+                socket.send_fds(child, [b"fd"], [connection.fileno()])
             code = 0
         finally:
             os._exit(code)
-    os.close(writer)
-    with os.fdopen(reader, "rb") as pipe:
-        answer = pipe.read().decode()
+    child.close()
+    with parent:
+        _message, fds, _flags, _address = socket.recv_fds(parent, 2, 1)
     os.waitpid(pid, 0)
-    return answer
+    return socket.socket(fileno=fds[0])
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to switch to the `nobody` uid")
-def test_bash_cannot_read_the_environment_of_an_undumpable_daemon(short_tmp: Path) -> None:
-    short_tmp.chmod(0o777)
-    control = _bash_as_nobody(False, short_tmp)
-    assert control.startswith("dumpable"), control
-    assert "readable" in control, control
-    protected = _bash_as_nobody(True, short_tmp)
-    assert protected.startswith("undumpable"), protected
-    assert "denied" in protected, protected
+async def _client(path: str) -> AgentClient:
+    """An initialized client of the daemon, connected as the daemon's user."""
+    connection = _connect_as(*_owner(), path) if _as_root() else None
+    if connection is None:
+        reader, writer = await asyncio.open_unix_connection(path, limit=STREAM_LIMIT)
+    else:
+        reader, writer = await asyncio.open_unix_connection(sock=connection, limit=STREAM_LIMIT)
+    client = AgentClient(reader, writer, transport="unix")
+    await client.initialize()
+    return client
+
+
+def _process_uids(pid: int) -> list[int]:
+    status = Path(f"/proc/{pid}/status").read_text()
+    line = next(line for line in status.splitlines() if line.startswith("Uid:"))
+    return [int(field) for field in line.split()[1:]]
+
+
+@pytest.mark.skipif(_as_root() and not _has_user(USER), reason=f"no `{USER}` user")
+async def test_bash_cannot_read_the_environment_of_a_whole_daemon(box: DaemonBox) -> None:
+    decoy = _decoy()
+    daemon = box.start()
+    try:
+        box.write_probe(daemon.pid, decoy.pid)
+        uid, _gid = _owner()
+        assert _process_uids(daemon.pid) == [uid] * 4  # real, effective, saved, filesystem
+        # the kernel hands the /proc files of a non-dumpable process to root
+        assert os.stat(f"/proc/{daemon.pid}/environ").st_uid == 0
+        assert os.stat(f"/proc/{decoy.pid}/environ").st_uid == uid
+        client = await _client(box.socket)
+        try:
+            status = await client.call("daemon/status", {})
+            params: dict[str, Any] = {"cwd": str(box.project), "provider": "mock"}
+            info = await client.call("session/new", params | {"permissionMode": "auto"})
+            result, events = await run(client, info["sessionId"], "read the environment")
+        finally:
+            await client.close()
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=10)
+        decoy.kill()
+        decoy.wait()
+    assert status["security"]["dumpable"] is False
+    assert result["stopReason"] == "end_turn", box.log()
+    end = next(e["event"] for e in events if e["event"]["type"] == "tool_execution_end")
+    output = json.dumps(end)
+    assert "probe-done" in output, box.log()
+    assert f"DECOY_MARKER={DECOY}" in output  # the probe reads what the kernel allows
+    assert PLANTED not in output
+    assert "Permission denied" in output
