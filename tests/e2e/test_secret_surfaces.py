@@ -42,8 +42,8 @@ def _scenario() -> dict[str, Any]:
         "name": "plant",
         "trigger": "plant secrets",
         "steps": [
-            {"response": {"content": f"Reading. {told}", "tool_calls": [call]}},
-            {"response": {"content": f"Done. {told}"}},
+            {"chunk_size": 5, "response": {"content": f"Reading. {told}", "tool_calls": [call]}},
+            {"chunk_size": 5, "response": {"content": f"Done. {told}"}},
         ],
     }
 
@@ -63,6 +63,18 @@ def _leaks(text: str) -> list[str]:
     return [kind for kind, (_text, fragment) in PLANTED.items() if fragment in text]
 
 
+def _joined_deltas(events: list[dict[str, Any]]) -> str:
+    """What a client concatenating the deltas sees (text, arguments, bash output)."""
+    parts = []
+    for item in events:
+        event = item["event"]
+        if event["type"] == "message_update":
+            parts.append(event["delta"].get("text") or event["delta"].get("arguments") or "")
+        elif event["type"] == "tool_execution_update":
+            parts.append(event["output"])
+    return "".join(parts)
+
+
 async def test_no_planted_secret_reaches_any_surface(planted: Home) -> None:
     async with stdio_client(planted) as client:
         info = await client.call("session/new", {"cwd": str(planted.project), "provider": "mock"})
@@ -79,6 +91,7 @@ async def test_no_planted_secret_reaches_any_surface(planted: Home) -> None:
     session_file = Path(info["path"])
     surfaces = {
         "live events": json.dumps(events),
+        "streamed deltas, joined": _joined_deltas(events),
         "session/messages": json.dumps(messages),
         "session file": session_file.read_text(),
         "spill file": spill.read_text(),

@@ -57,6 +57,7 @@ from agentd.server.compaction import (
     summary_request,
 )
 from agentd.server.files import ClientFiles
+from agentd.server.stream_redact import StreamRedactor
 
 if TYPE_CHECKING:
     from agentd.permissions import PermissionPolicy
@@ -119,6 +120,7 @@ class SessionRuntime:
         self.policy = policy
         self.compaction = compaction
         self.bus = EventBus(settings.session_id, redact=file.redact_json)
+        self.stream_redactor = StreamRedactor(file.redact_text)
         self.approver = Approver(policy, self.bus, approval_timeout)
         parts.context.files = ClientFiles(settings.session_id, self.bus.subscribers.values)
         self.agent = Agent(
@@ -192,7 +194,8 @@ class SessionRuntime:
         if isinstance(event, AgentEnd) and self.store_error is not None:
             self.bus.publish(ErrorEvent(message=self.store_error, code="store_error"))
             event = msgspec.structs.replace(event, stop_reason="error", error=self.store_error)
-        self.bus.publish(event)
+        for released in self.stream_redactor.events(event):
+            self.bus.publish(released)
 
     def _write_failed(self, exc: StoreWriteFailed) -> None:
         if not self._report(exc):

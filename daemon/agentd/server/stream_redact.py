@@ -1,0 +1,144 @@
+"""Redaction of streamed deltas, so a secret split across two deltas never goes out in pieces.
+
+The event bus redacts each frame, but a delta (assistant text, reasoning, tool-call arguments,
+bash output) may end in the middle of a secret. :class:`StreamRedactor` keeps the raw text of
+every open stream, releases it only up to a safe point (the last blank, and never into an
+unfinished private-key block), redacts the released prefix as a whole and sends only what the
+client has not seen yet. The rest is flushed, redacted, right before the stream's end
+(``message_end``, ``tool_execution_end``), so clients that concatenate deltas still get the
+whole, redacted text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import msgspec
+
+from agentd.protocol.events import (
+    Event,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolExecutionEnd,
+    ToolExecutionUpdate,
+)
+
+CONTEXT = 256
+_HOLD_LIMIT = 64 << 10
+_OVERLAP = 8 << 10
+Key = tuple[str, str | int]
+
+
+class _Stream:
+    """The raw text of one stream not yet released, after ``CONTEXT`` released characters
+    kept for the patterns that look back (``password: value``)."""
+
+    __slots__ = ("done", "text")
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.done = 0  # how much of ``text`` was released
+
+
+class StreamRedactor:
+    """Rewrites the delta events of one session (see the module docstring)."""
+
+    def __init__(self, redact: Callable[[str], str]) -> None:
+        self._redact = redact
+        self._streams: dict[Key, _Stream] = {}
+        self._deltas: dict[Key, MessageUpdate] = {}
+
+    def events(self, event: Event) -> Iterator[Event]:
+        """The events to publish for ``event``: it, rewritten, or nothing (all held back),
+        preceded by the flushed tails of the streams it ends."""
+        if isinstance(event, MessageStart):
+            self._forget("m")
+        elif isinstance(event, MessageUpdate):
+            yield from self._message_update(event)
+            return
+        elif isinstance(event, ToolExecutionUpdate):
+            text = self._feed(("t", event.tool_call_id), event.output, final=False)
+            if text:
+                yield msgspec.structs.replace(event, output=text)
+            return
+        elif isinstance(event, MessageEnd):
+            yield from self._flush_message()
+        elif isinstance(event, ToolExecutionEnd):
+            key: Key = ("t", event.tool_call_id)
+            text = self._feed(key, "", final=True) if key in self._streams else ""
+            self._streams.pop(key, None)
+            if text:
+                yield ToolExecutionUpdate(tool_call_id=event.tool_call_id, output=text)
+        yield event
+
+    def _message_update(self, event: MessageUpdate) -> Iterator[Event]:
+        delta = event.delta
+        if isinstance(delta, TextDelta | ThinkingDelta):
+            kind = "text" if isinstance(delta, TextDelta) else "thinking"
+            key: Key = ("m", f"{kind}:{delta.index}")
+            text = self._feed(key, delta.text, final=False)
+            self._deltas[key] = event
+            if text:
+                yield MessageUpdate(delta=msgspec.structs.replace(delta, text=text))
+        elif isinstance(delta, ToolCallDelta):
+            key = ("m", f"args:{delta.index}")
+            text = self._feed(key, delta.arguments, final=False)
+            self._deltas[key] = event
+            if text:
+                yield MessageUpdate(delta=msgspec.structs.replace(delta, arguments=text))
+        else:
+            yield event
+
+    def _flush_message(self) -> Iterator[Event]:
+        for key, last in list(self._deltas.items()):
+            text = self._feed(key, "", final=True)
+            if text:
+                delta = last.delta
+                field = "arguments" if isinstance(delta, ToolCallDelta) else "text"
+                yield MessageUpdate(delta=msgspec.structs.replace(delta, **{field: text}))
+        self._forget("m")
+
+    def _feed(self, key: Key, text: str, *, final: bool) -> str:
+        """Add ``text``; return the newly releasable part, redacted."""
+        stream = self._streams.setdefault(key, _Stream())
+        stream.text += text
+        cut = len(stream.text) if final else _safe_point(stream.text, stream.done)
+        if cut <= stream.done:
+            return ""
+        context = stream.text[: stream.done]
+        known, whole = self._redact(context), self._redact(stream.text[:cut])
+        if whole.startswith(known):
+            released = whole[len(known) :]
+        else:  # the context redacts differently once continued: redact the new part alone
+            released = self._redact(stream.text[stream.done : cut])
+        keep_from = max(cut - CONTEXT, 0)
+        stream.text, stream.done = stream.text[keep_from:], cut - keep_from
+        return released
+
+    def _forget(self, kind: str) -> None:
+        for table in (self._streams, self._deltas):
+            for key in [key for key in table if key[0] == kind]:
+                del table[key]
+
+
+def _safe_point(raw: str, done: int) -> int:
+    """How much of ``raw`` can be released: through its last blank, not into an unfinished
+    private-key block; a run without blanks is released keeping the last 8 KiB back."""
+    last = max(raw.rfind(" "), raw.rfind("\n"), raw.rfind("\t"))
+    cut = last + 1
+    begin = raw.rfind("-----BEGIN", 0, cut)
+    if begin >= 0 and not _closed(raw, begin, cut) and len(raw) - begin < _HOLD_LIMIT:
+        cut = begin
+    if cut <= done and len(raw) - done > _HOLD_LIMIT:
+        cut = len(raw) - _OVERLAP
+    return cut
+
+
+def _closed(raw: str, begin: int, cut: int) -> bool:
+    """Whether the key block opened at ``begin`` ends (``-----END … -----``) before ``cut``."""
+    end = raw.find("-----END", begin, cut)
+    return end >= 0 and raw.find("-----", end + 8, cut) >= 0
