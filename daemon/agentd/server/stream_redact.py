@@ -4,7 +4,8 @@ The event bus redacts each frame, but a delta (assistant text, reasoning, tool-c
 bash output) may end in the middle of a secret. :class:`StreamRedactor` keeps the raw text of
 every open stream, releases it only up to a safe point (the last blank, and never into an
 unfinished private-key block), redacts the released prefix as a whole and sends only what the
-client has not seen yet. The rest is flushed, redacted, right before the stream's end
+client has not seen yet. A delta that releases nothing still goes out, with empty text, so
+the event stream keeps its rhythm. The rest is flushed, redacted, right before the stream's end
 (``message_end``, ``tool_execution_end``), so clients that concatenate deltas still get the
 whole, redacted text.
 """
@@ -37,11 +38,13 @@ class _Stream:
     """The raw text of one stream not yet released, after ``CONTEXT`` released characters
     kept for the patterns that look back (``password: value``)."""
 
-    __slots__ = ("done", "text")
+    __slots__ = ("done", "pending", "pending_size", "text")
 
     def __init__(self) -> None:
         self.text = ""
         self.done = 0  # how much of ``text`` was released
+        self.pending: list[str] = []  # deltas since the last one with a blank
+        self.pending_size = 0
 
 
 class StreamRedactor:
@@ -62,8 +65,7 @@ class StreamRedactor:
             return
         elif isinstance(event, ToolExecutionUpdate):
             text = self._feed(("t", event.tool_call_id), event.output, final=False)
-            if text:
-                yield msgspec.structs.replace(event, output=text)
+            yield msgspec.structs.replace(event, output=text)
             return
         elif isinstance(event, MessageEnd):
             yield from self._flush_message()
@@ -82,14 +84,12 @@ class StreamRedactor:
             key: Key = ("m", f"{kind}:{delta.index}")
             text = self._feed(key, delta.text, final=False)
             self._deltas[key] = event
-            if text:
-                yield MessageUpdate(delta=msgspec.structs.replace(delta, text=text))
+            yield MessageUpdate(delta=msgspec.structs.replace(delta, text=text))
         elif isinstance(delta, ToolCallDelta):
             key = ("m", f"args:{delta.index}")
             text = self._feed(key, delta.arguments, final=False)
             self._deltas[key] = event
-            if text:
-                yield MessageUpdate(delta=msgspec.structs.replace(delta, arguments=text))
+            yield MessageUpdate(delta=msgspec.structs.replace(delta, arguments=text))
         else:
             yield event
 
@@ -103,9 +103,16 @@ class StreamRedactor:
         self._forget("m")
 
     def _feed(self, key: Key, text: str, *, final: bool) -> str:
-        """Add ``text``; return the newly releasable part, redacted."""
+        """Add ``text``; return the newly releasable part, redacted (often empty: a delta
+        without a blank releases nothing, and its event goes out with empty text)."""
         stream = self._streams.setdefault(key, _Stream())
-        stream.text += text
+        stream.pending.append(text)
+        stream.pending_size += len(text)
+        blank = " " in text or "\n" in text or "\t" in text
+        if not (final or blank or stream.pending_size > _HOLD_LIMIT):
+            return ""
+        stream.text += "".join(stream.pending)
+        stream.pending, stream.pending_size = [], 0
         cut = len(stream.text) if final else _safe_point(stream.text, stream.done)
         if cut <= stream.done:
             return ""
