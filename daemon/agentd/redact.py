@@ -56,6 +56,35 @@ _PATTERNS = (
     + _ASSIGNMENT
     + r")[^\s\"'\\,;]{4,}",
 )
+
+
+def _lead(pattern: str) -> str:
+    """The ``keep`` group of ``pattern`` (what precedes its secret value)."""
+    depth, start = 0, len("(?P<keep>")
+    for index in range(start, len(pattern)):
+        if pattern[index] == "(" and pattern[index - 1] != "\\":
+            depth += 1
+        elif pattern[index] == ")" and pattern[index - 1] != "\\":
+            if depth == 0:
+                return pattern[start:index]
+            depth -= 1
+    raise ValueError(pattern)
+
+
+# The lead-ins of the patterns whose value follows a blank ("Authorization: Bearer …"),
+# anchored at the end of the text: what a stream must hold back until the value arrives.
+_LEAD_PATTERNS = tuple(
+    re.compile("(?:" + _lead(pattern) + r")[ \t]*\Z")
+    for pattern in _PATTERNS
+    if pattern.startswith("(?P<keep>")
+)
+_LEAD_WINDOW = 256
+
+
+def _blank_positions(secret: str) -> list[int]:
+    return [index for index, char in enumerate(secret) if char in " \t\n"]
+
+
 # A key-shaped match right after a letter or digit is part of a longer word ("task-…"),
 # unless that letter belongs to a JSON escape ("\nsk-…").
 _WORD_CODES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
@@ -88,6 +117,23 @@ class Redactor:
         for pattern in self._text_patterns:
             value = pattern.sub(_replace_text, value)
         return value
+
+    def held_from(self, text: str) -> int:
+        """Where a secret may begin that ``text`` (cut after a blank) does not finish: the
+        start of a trailing header name, ``Bearer``, ``password =`` or the like whose value is
+        still to come, or of a known secret with a blank in it cut at that blank; else
+        ``len(text)``. A stream releases text only before this point, so what it released
+        redacts the same whatever follows."""
+        start = len(text)
+        for pattern in _LEAD_PATTERNS:
+            match = pattern.search(text, max(0, len(text) - _LEAD_WINDOW))
+            if match is not None:
+                start = min(start, match.start())
+        for secret in self._text_secrets:
+            for blank in _blank_positions(secret):
+                if text.endswith(secret[: blank + 1]):
+                    start = min(start, len(text) - blank - 1)
+        return start
 
     def json(self, encoded: bytes) -> bytes:
         """Encoded JSON with every secret inside its strings replaced; still valid JSON.

@@ -34,7 +34,9 @@ PLANTED = {
 
 
 def _scenario() -> dict[str, Any]:
-    command = "cat secrets.txt; seq 1 3000; cat secrets.txt"
+    # The last printf pair writes one secret in two pieces, half a second apart: two deltas.
+    split = "printf 'split: DB_PASSWORD=pw-va'; sleep 0.5; printf 'lue-33cc11 end\\n'"
+    command = f"cat secrets.txt; seq 1 3000; cat secrets.txt; {split}"
     call = {"id": "c1", "type": "function"}
     call["function"] = {"name": "bash", "arguments": json.dumps({"command": command})}
     told = " ".join(text for text, _fragment in PLANTED.values())
@@ -99,6 +101,7 @@ async def test_no_planted_secret_reaches_any_surface(planted: Home) -> None:
         "html export": exports[1]["content"],
     }
     assert "[REDACTED]" in surfaces["spill file"]
+    assert "split: DB_PASSWORD=[REDACTED] end\n" in surfaces["streamed deltas, joined"]
     assert {name: _leaks(text) for name, text in surfaces.items()} == {
         name: [] for name in surfaces
     }

@@ -120,7 +120,7 @@ class SessionRuntime:
         self.policy = policy
         self.compaction = compaction
         self.bus = EventBus(settings.session_id, redact=file.redact_json)
-        self.stream_redactor = StreamRedactor(file.redact_text)
+        self.stream_redactor = StreamRedactor(file.redact_text, file.held_from)
         self.approver = Approver(policy, self.bus, approval_timeout)
         parts.context.files = ClientFiles(settings.session_id, self.bus.subscribers.values)
         self.agent = Agent(

@@ -2,12 +2,13 @@
 
 The event bus redacts each frame, but a delta (assistant text, reasoning, tool-call arguments,
 bash output) may end in the middle of a secret. :class:`StreamRedactor` keeps the raw text of
-every open stream, releases it only up to a safe point (the last blank, and never into an
-unfinished private-key block), redacts the released prefix as a whole and sends only what the
-client has not seen yet. A delta that releases nothing still goes out, with empty text, so
-the event stream keeps its rhythm. The rest is flushed, redacted, right before the stream's end
-(``message_end``, ``tool_execution_end``), so clients that concatenate deltas still get the
-whole, redacted text.
+every open stream and releases it only up to a safe point: the last blank, but never into a
+secret's lead-in whose value is still to come nor into an unfinished private-key block (at
+most 64 KiB is held). It redacts the released prefix with the text before it and sends only
+what the client has not seen yet, so the released deltas joined are the redacted whole. A
+delta that releases nothing still goes out, with empty text, so the event stream keeps its
+rhythm. The rest is flushed, redacted, right before the stream's end (a delta of the
+message's next block, ``message_end``, ``tool_execution_end``).
 """
 
 from __future__ import annotations
@@ -50,8 +51,13 @@ class _Stream:
 class StreamRedactor:
     """Rewrites the delta events of one session (see the module docstring)."""
 
-    def __init__(self, redact: Callable[[str], str]) -> None:
+    def __init__(
+        self, redact: Callable[[str], str], held_from: Callable[[str], int] | None = None
+    ) -> None:
+        """``redact`` replaces secrets in text; ``held_from`` says where a secret may begin
+        that a text cut after a blank does not finish (``Redactor.held_from``)."""
         self._redact = redact
+        self._held_from = held_from or len
         self._streams: dict[Key, _Stream] = {}
         self._deltas: dict[Key, MessageUpdate] = {}
 
@@ -82,25 +88,35 @@ class StreamRedactor:
         if isinstance(delta, TextDelta | ThinkingDelta):
             kind = "text" if isinstance(delta, TextDelta) else "thinking"
             key: Key = ("m", f"{kind}:{delta.index}")
+            yield from self._flush_message(but=key)
             text = self._feed(key, delta.text, final=False)
             self._deltas[key] = event
             yield MessageUpdate(delta=msgspec.structs.replace(delta, text=text))
         elif isinstance(delta, ToolCallDelta):
             key = ("m", f"args:{delta.index}")
+            yield from self._flush_message(but=key)
             text = self._feed(key, delta.arguments, final=False)
             self._deltas[key] = event
             yield MessageUpdate(delta=msgspec.structs.replace(delta, arguments=text))
         else:
             yield event
 
-    def _flush_message(self) -> Iterator[Event]:
+    def _flush_message(self, but: Key | None = None) -> Iterator[Event]:
+        """Release the held tails of the message's streams (all but ``but``, the block now
+        streaming: a provider streams a message's blocks one after another, so a delta of
+        another block ends the previous one, and its tail goes out before the new block's)."""
         for key, last in list(self._deltas.items()):
+            if key == but:
+                continue
             text = self._feed(key, "", final=True)
+            del self._deltas[key]
+            self._streams.pop(key, None)
             if text:
                 delta = last.delta
                 field = "arguments" if isinstance(delta, ToolCallDelta) else "text"
                 yield MessageUpdate(delta=msgspec.structs.replace(delta, **{field: text}))
-        self._forget("m")
+        if but is None:
+            self._forget("m")
 
     def _feed(self, key: Key, text: str, *, final: bool) -> str:
         """Add ``text``; return the newly releasable part, redacted (often empty: a delta
@@ -113,15 +129,14 @@ class StreamRedactor:
             return ""
         stream.text += "".join(stream.pending)
         stream.pending, stream.pending_size = [], 0
-        cut = len(stream.text) if final else _safe_point(stream.text, stream.done)
+        cut = len(stream.text) if final else self._safe_point(stream.text, stream.done)
         if cut <= stream.done:
             return ""
         context = stream.text[: stream.done]
         known, whole = self._redact(context), self._redact(stream.text[:cut])
-        if whole.startswith(known):
-            released = whole[len(known) :]
-        else:  # the context redacts differently once continued: redact the new part alone
-            released = self._redact(stream.text[stream.done : cut])
+        # ``known`` was released; with the hold rule it is a prefix of ``whole``. Were it not,
+        # the new text is released from where they part (repeating a word, never a secret).
+        released = whole[_common_prefix(known, whole) :]
         keep_from = max(cut - CONTEXT, 0)
         stream.text, stream.done = stream.text[keep_from:], cut - keep_from
         return released
@@ -131,12 +146,26 @@ class StreamRedactor:
             for key in [key for key in table if key[0] == kind]:
                 del table[key]
 
+    def _safe_point(self, raw: str, done: int) -> int:
+        """How much of ``raw`` can be released: through its last blank, but not into a
+        secret's lead-in whose value is still to come (``Authorization: Bearer ``) nor into
+        an unfinished private-key block; a run without blanks is released keeping the last
+        8 KiB back."""
+        cut = max(raw.rfind(" "), raw.rfind("\n"), raw.rfind("\t")) + 1
+        cut = min(cut, self._held_from(raw[:cut]))
+        return _outside_key_block(raw, done, cut)
 
-def _safe_point(raw: str, done: int) -> int:
-    """How much of ``raw`` can be released: through its last blank, not into an unfinished
-    private-key block; a run without blanks is released keeping the last 8 KiB back."""
-    last = max(raw.rfind(" "), raw.rfind("\n"), raw.rfind("\t"))
-    cut = last + 1
+
+def _common_prefix(a: str, b: str) -> int:
+    if b.startswith(a):
+        return len(a)
+    index = 0
+    while index < min(len(a), len(b)) and a[index] == b[index]:
+        index += 1
+    return index
+
+
+def _outside_key_block(raw: str, done: int, cut: int) -> int:
     begin = raw.rfind("-----BEGIN", 0, cut)
     if begin >= 0 and not _closed(raw, begin, cut) and len(raw) - begin < _HOLD_LIMIT:
         cut = begin

@@ -100,6 +100,10 @@ class SessionFile(SessionTree):
         """``text`` with the secrets this file redacts replaced (spill files)."""
         return self._redactor.text(text)
 
+    def held_from(self, text: str) -> int:
+        """Where a secret may begin that ``text`` does not finish (:meth:`Redactor.held_from`)."""
+        return self._redactor.held_from(text)
+
     def add_secrets(self, secrets: Collection[str]) -> None:
         """Redact these values too from every entry appended from now on."""
         self._secrets = self._secrets | frozenset(secrets)
