@@ -26,6 +26,7 @@ SUBCOMMAND_TOOLS = frozenset(_SUBCOMMAND_NAMES.split())
 _PLAIN_WORD = re.compile(r"^[A-Za-z0-9][\w.:@+-]*$")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=")
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
+_RUNS_STRINGS = _SHELLS | {"eval", "source", "."}
 _NESTING = 3
 
 
@@ -62,7 +63,7 @@ def deny_forms(command: str, depth: int = 0) -> list[list[str]]:
             forms.append(argv)
         if stripped and stripped is not argv and len(stripped) != len(argv):
             forms.append(stripped)
-        if depth < _NESTING and stripped:
+        if depth < _NESTING and stripped and command_name(stripped[0]) in _RUNS_STRINGS:
             for inner in _nested_strings(stripped):
                 forms += deny_forms(inner, depth + 1)
     return forms

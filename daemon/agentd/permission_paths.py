@@ -59,7 +59,8 @@ class Resolver:
         return known
 
     def _resolve(self, raw: str) -> PathView:
-        if self._names_in_cwd and _is_plain_name(raw):
+        if self._names_in_cwd and "/" not in raw and raw not in _SPECIAL_NAMES and raw[:1] != "~":
+            # a name of an entry of the cwd, as written: joined, not normalised
             return PathView(f"{self._lexical_cwd}/{raw}", self._real(self.cwd, raw))
         expanded = expand_user(raw)
         absolute = expanded if expanded.startswith("/") else f"{self.cwd}/{expanded}"
@@ -88,11 +89,6 @@ class Resolver:
                 if symlinks is not None:
                     return name in symlinks
         return _is_symlink(f"{parent.rstrip('/')}/{name}")
-
-
-def _is_plain_name(raw: str) -> bool:
-    """A name of an entry of the cwd as written: no ``/``, not ``.``/``..``, no ``~``."""
-    return "/" not in raw and raw not in _SPECIAL_NAMES and not raw.startswith("~")
 
 
 def _listed_symlinks(folder: str) -> frozenset[str] | None:
