@@ -101,7 +101,10 @@ class _Kinds:
             table.setdefault(language.node_kind_for_id(kind) or "", set()).add(kind)
 
         def ids(*names: str) -> frozenset[int]:
-            return frozenset(kind for name in names for kind in named.get(name, ()))
+            missing = [name for name in names if name not in named]
+            if missing:  # a grammar without them would let opaque input through unseen
+                raise LookupError(f"the bash grammar has no {', '.join(missing)} nodes")
+            return frozenset(kind for name in names for kind in named[name])
 
         self.command = ids("command")
         self.assignment = ids("variable_assignment", "variable_assignments")
