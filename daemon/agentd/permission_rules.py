@@ -96,8 +96,9 @@ class Rule:
         return "/" not in (self.spec or "").rstrip("/")
 
     @cached_property
-    def _literal_name(self) -> str | None:
-        """The spec when it is a plain file name (no glob syntax, no trailing ``/``)."""
+    def literal_name(self) -> str | None:
+        """The spec when it is a plain file name (no glob syntax, no trailing ``/``): as a
+        deny rule it matches exactly the paths with that last component."""
         spec = self.spec or ""
         return spec if self._named and "/" not in spec and _GLOB_SYNTAX.isdisjoint(spec) else None
 
@@ -130,8 +131,8 @@ class Rule:
             return True
         if anywhere and self._named:
             name = path.rsplit("/", 1)[-1]
-            if self._literal_name is not None:
-                return name == self._literal_name
+            if self.literal_name is not None:
+                return name == self.literal_name
             rule = _glob(spec)
             return rule is not None and rule.matches(path.lstrip("/"), name, False)
         if spec.startswith(("/", "~")):

@@ -268,10 +268,14 @@ class PermissionPolicy:
             return None
         resolver = Resolver(self.cwd)
         views = [resolver.view(word) for word in path_words(command)]
-        return next(
-            (rule for rule in path_rules for view in views if self._path_rule_hits(rule, view)),
-            None,
-        )
+        names = {path.rsplit("/", 1)[-1] for view in views for path in view}
+        for rule in path_rules:
+            if rule.literal_name is not None:  # a file name: compared with every name at once
+                if rule.literal_name in names:
+                    return rule
+            elif any(self._path_rule_hits(rule, view) for view in views):
+                return rule
+        return None
 
 
 def _rule_list(section: Mapping[str, Any], key: str) -> list[str]:

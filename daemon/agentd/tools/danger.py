@@ -37,6 +37,8 @@ _HOME = re.compile(r"^(~|\$HOME|\$\{HOME\})(/+\*?)?$")
 _ROOTISH = frozenset({"/", "/*", "/.", "/..", "..", "../", "../*"})
 _POWER = frozenset({"shutdown", "reboot", "halt", "poweroff"})
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
+_WATCHED = _SHELLS | _POWER | {"eval", "rm", "chmod", "chown", "chgrp", "find", "mke2fs"}
+_WATCHED |= {"wipefs", "dd", "git", "init", "telinit", "systemctl"}
 _GIT_OPTIONS_WITH_ARG = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
 
 
@@ -84,6 +86,8 @@ def _segment_reason(words: list[str]) -> str | None:
     if not words:
         return None
     name = command_name(words[0])
+    if name not in _WATCHED and not name.startswith("mkfs"):
+        return None  # most commands: none of the programs below
     args = words[1:]
     if name in _SHELLS or name == "eval":
         return _nested_reason(name, args)
