@@ -24,7 +24,8 @@ A last row touches 10,000 sessions (``session/new`` on short connections, with
 ``--max-loaded-sessions 256``) and reports the daemon's open descriptors and RSS after.
 Generated data lives under ``/tmp/agentd-bench-lag`` and is reused.
 
-Run: ``python -m tests.bench.bench_loop_lag``.
+Run: ``python -m tests.bench.bench_loop_lag [NAME]`` (NAME: only the rows whose name contains
+it, e.g. ``fsync``).
 """
 
 from __future__ import annotations
@@ -254,7 +255,8 @@ async def _touch_sessions(daemon: Daemon, cwd: Path, count: int) -> Row:
     return label, f"{daemon.fds()} fds, {daemon.rss_mib():.0f} MiB", "bounded (≤ 300 fds)"
 
 
-async def _measure() -> list[Row]:
+async def _measure(only: str | None = None) -> list[Row]:
+    """Every row, or only those whose name contains ``only``."""
     work = DATA / "work"
     work.mkdir(parents=True, exist_ok=True)
     print("  preparing data (first run only: 300k files, 200 MB session) ...", file=sys.stderr)
@@ -275,9 +277,10 @@ async def _measure() -> list[Row]:
         client = await connect(daemon.socket, autostart=False)
         try:
             await _prompt(client, work, "warm up")
-            load = client.call("session/load", {"sessionId": big})
-            rows.append(await _lag(daemon, "session/load of 200 MB", lambda: load))
             regex = "ReDoS grep regex (a+)+$, Python backend, stopped after 3 s"
+            loads: list[tuple[str, Callable[[], Awaitable[Any]]]] = [
+                ("session/load of 200 MB", lambda: client.call("session/load", {"sessionId": big}))
+            ]
             for name, text, cwd in [
                 ("find over 300k files", "bench find", work),
                 ("grep over 300k files", "bench grep", work),
@@ -285,21 +288,25 @@ async def _measure() -> list[Row]:
                 (regex, "bench regex", DATA / "regex"),
                 ("bash printing 1 GB", "bench bash", work),
             ]:
-                rows.append(await _lag(daemon, name, lambda t=text, c=cwd: _prompt(client, c, t)))
+                loads.append((name, lambda t=text, c=cwd: _prompt(client, c, t)))
             storm = "fsync storm (8 runs x 20 turns + dd oflag=dsync)"
-            rows.append(await _lag(daemon, storm, lambda: _fsync_storm(client, work)))
+            loads.append((storm, lambda: _fsync_storm(client, work)))
+            for name, load in loads:
+                if only is None or only in name:
+                    rows.append(await _lag(daemon, name, load))
         finally:
             await client.close()
-        rows.append(await _touch_sessions(daemon, work, 10_000))
+        if only is None or only in "sessions touched":
+            rows.append(await _touch_sessions(daemon, work, 10_000))
     finally:
         daemon.stop()
     return rows
 
 
-def main() -> list[Row]:
-    return asyncio.run(_measure())
+def main(only: str | None = None) -> list[Row]:
+    return asyncio.run(_measure(only))
 
 
 if __name__ == "__main__":
-    for row in main():
+    for row in main(sys.argv[1] if len(sys.argv) > 1 else None):
         print(" | ".join(row))

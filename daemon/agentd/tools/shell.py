@@ -20,6 +20,7 @@ import contextlib
 import os
 import shutil
 import signal
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, partial
@@ -29,6 +30,7 @@ from typing import BinaryIO
 from agentd.tools.orphans import die_with_parent, register, unregister
 from agentd.tools.output import OutputCapture, UpdateThrottle
 from agentd.tools.proctree import MARKER_VAR, new_marker, signal_marked, signal_tree, tree_alive
+from agentd.tools.spawn import Child
 
 DRAIN_SECONDS = 0.2
 POLL_SECONDS = 0.02
@@ -89,8 +91,10 @@ async def run_shell(
     throttle = UpdateThrottle(on_output, update_interval)
     started = loop.time()
     marker = new_marker()
-    proc, pipe, cwd_read = await _start_or_kill(command, cwd, {**env, MARKER_VAR: marker}, ruleset)
-    entry = register(registry, proc.pid, marker) if registry is not None else None
+    started_shell = await _start_or_kill(
+        command, cwd, {**env, MARKER_VAR: marker}, ruleset, registry
+    )
+    proc, pipe, cwd_read, entry = started_shell
     closed: asyncio.Future[None] = loop.create_future()
 
     pacer = _Pacer(capture)
@@ -117,7 +121,8 @@ async def run_shell(
         throttle.push(capture.decode_delta(b"", final=True))
         throttle.close()
         final_cwd = _read_cwd(cwd_read)
-        unregister(entry)
+        if entry is not None:
+            await asyncio.shield(asyncio.to_thread(unregister, entry))
         await asyncio.shield(asyncio.to_thread(capture.close))  # the disk may be slow
     return ShellOutcome(
         exit_code=proc.returncode if (proc.returncode or 0) >= 0 else None,
@@ -167,28 +172,38 @@ class _Pacer:
 
 
 async def _start_or_kill(
-    command: str, cwd: Path, env: dict[str, str], ruleset: int | None
-) -> tuple[asyncio.subprocess.Process, BinaryIO, int]:
-    """:func:`_start`; a cancel that lands while the shell is being started (it may already
-    have started commands of its own) kills every process carrying the call's marker."""
+    command: str, cwd: Path, env: dict[str, str], ruleset: int | None, registry: Path | None
+) -> _Started:
+    """Start the shell in a worker thread (:func:`_start`), so neither the fork and exec nor
+    the registry write holds the event loop. A cancel that lands meanwhile kills every
+    process carrying the call's marker, and whatever the thread still starts is killed and
+    released when it returns."""
+    starting = asyncio.ensure_future(
+        asyncio.to_thread(_start, command, cwd, env, ruleset, registry)
+    )
     try:
-        return await _start(command, cwd, env, ruleset)
+        return await asyncio.shield(starting)
     except asyncio.CancelledError:
         marker = env[MARKER_VAR]
+        starting.add_done_callback(partial(_discard, marker))
         await asyncio.shield(asyncio.to_thread(signal_marked, -1, marker, signal.SIGKILL))
         raise
 
 
-async def _start(
-    command: str, cwd: Path, env: dict[str, str], ruleset: int | None = None
-) -> tuple[asyncio.subprocess.Process, BinaryIO, int]:
-    """Start the shell; returns it, the read end of its output and of the cwd channel."""
+_Started = tuple[Child, BinaryIO, int, Path | None]
+
+
+def _start(
+    command: str, cwd: Path, env: dict[str, str], ruleset: int | None, registry: Path | None
+) -> _Started:
+    """Start the shell (blocking); returns it, the read end of its output and of the cwd
+    channel, and its registry entry."""
     out_read, out_write = os.pipe()
     cwd_read, cwd_write = os.pipe()
     script = f"trap 'builtin pwd >&{cwd_write}' EXIT; {command}"
     try:
-        proc = await asyncio.create_subprocess_exec(
-            bash_path(), "-c", script, stdin=asyncio.subprocess.DEVNULL, stdout=out_write,
+        popen = subprocess.Popen(
+            [bash_path(), "-c", script], stdin=subprocess.DEVNULL, stdout=out_write,
             stderr=out_write, cwd=cwd, env=env, start_new_session=True, pass_fds=(cwd_write,),
             preexec_fn=partial(_prepare_child, os.getpid(), ruleset),
         )  # fmt: skip
@@ -199,12 +214,29 @@ async def _start(
     finally:
         os.close(out_write)
         os.close(cwd_write)
-    return proc, os.fdopen(out_read, "rb", buffering=0), cwd_read
+    entry = register(registry, popen.pid, env[MARKER_VAR]) if registry is not None else None
+    return Child(popen), os.fdopen(out_read, "rb", buffering=0), cwd_read, entry
 
 
-async def _wait(
-    proc: asyncio.subprocess.Process, timeout: float, grace: float, marker: str
-) -> bool:
+_reaping: set[asyncio.Task[int]] = set()
+
+
+def _discard(marker: str, starting: asyncio.Future[_Started]) -> None:
+    """A shell started for a cancelled call: kill its tree, release its pipes and entry,
+    and reap it."""
+    if starting.cancelled() or starting.exception() is not None:
+        return
+    proc, pipe, cwd_read, entry = starting.result()
+    signal_tree(proc.pid, marker, signal.SIGKILL)
+    pipe.close()
+    os.close(cwd_read)
+    unregister(entry)
+    reaper = asyncio.ensure_future(proc.wait())
+    _reaping.add(reaper)
+    reaper.add_done_callback(_reaping.discard)
+
+
+async def _wait(proc: Child, timeout: float, grace: float, marker: str) -> bool:
     """Wait for the shell; on timeout kill its tree. Returns True when it timed out."""
     try:
         await asyncio.wait_for(proc.wait(), timeout)
@@ -214,9 +246,7 @@ async def _wait(
     return False
 
 
-async def _terminate_after_cancel(
-    proc: asyncio.subprocess.Process, grace: float, marker: str
-) -> None:
+async def _terminate_after_cancel(proc: Child, grace: float, marker: str) -> None:
     killer = asyncio.ensure_future(terminate_tree(proc, grace, marker))
     try:
         await asyncio.shield(killer)
@@ -224,7 +254,7 @@ async def _terminate_after_cancel(
         signal_tree(proc.pid, marker, signal.SIGKILL)
 
 
-async def terminate_tree(proc: asyncio.subprocess.Process, grace: float, marker: str) -> None:
+async def terminate_tree(proc: Child, grace: float, marker: str) -> None:
     """SIGTERM the group of ``proc`` and every process carrying ``marker``; SIGKILL whatever
     is left after ``grace`` s (see :mod:`agentd.tools.proctree`)."""
     signal_tree(proc.pid, marker, signal.SIGTERM)

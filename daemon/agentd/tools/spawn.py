@@ -1,0 +1,58 @@
+"""Starting and waiting for child processes without holding the event loop.
+
+``asyncio.create_subprocess_exec`` forks on the event loop and then blocks it until the child
+has called ``exec`` (and Python 3.11's child watcher starts a thread per child and waits for
+it). On a busy disk, ``exec`` of a shell can take hundreds of milliseconds, during which no
+client is answered. So the tools start :class:`subprocess.Popen` in a worker thread and wrap
+it in a :class:`Child`, whose :meth:`~Child.wait` waits for the exit through a pidfd watched
+by the loop (a worker thread where the kernel has no ``pidfd_open``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+
+
+class Child:
+    """A started process: ``pid``, ``returncode`` (None while it runs) and :meth:`wait`."""
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self._popen = popen
+        self.pid = popen.pid
+        self._exited: asyncio.Future[int] | None = None
+
+    @property
+    def returncode(self) -> int | None:
+        return self._popen.returncode
+
+    async def wait(self) -> int:
+        """The exit status (negative: the signal that killed it). Any number of callers may
+        wait; a cancelled wait leaves the others waiting."""
+        if self._popen.returncode is not None:
+            return self._popen.returncode
+        if self._exited is None:
+            self._exited = _watch_exit(self._popen)
+        return await asyncio.shield(self._exited)
+
+
+def _watch_exit(popen: subprocess.Popen[bytes]) -> asyncio.Future[int]:
+    loop = asyncio.get_running_loop()
+    try:
+        pidfd = os.pidfd_open(popen.pid)
+    except (AttributeError, OSError):
+        return asyncio.ensure_future(asyncio.to_thread(popen.wait))
+    exited: asyncio.Future[int] = loop.create_future()
+
+    def readable() -> None:
+        code = popen.poll()
+        if code is None:
+            return  # not reapable yet (a spurious wake-up)
+        loop.remove_reader(pidfd)
+        os.close(pidfd)
+        if not exited.done():
+            exited.set_result(code)
+
+    loop.add_reader(pidfd, readable)
+    return exited
