@@ -7,12 +7,19 @@ mock LLM; the front-end is a :class:`QueueSubscriber`.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
-from agentd.errors import InvalidParams, SessionBusy, SessionIdle, SessionNotFound
+from agentd.errors import (
+    InvalidParams,
+    SessionBusy,
+    SessionIdle,
+    SessionNotFound,
+    StoreWriteFailed,
+)
 from agentd.protocol.content import AssistantMessage
 from agentd.protocol.events import (
     AgentEnd,
@@ -20,6 +27,7 @@ from agentd.protocol.events import (
     PermissionRequest,
     PermissionResolved,
     SessionEvent,
+    SessionWarning,
 )
 from agentd.protocol.methods import (
     PromptParams,
@@ -32,6 +40,7 @@ from agentd.protocol.methods import (
 )
 from agentd.server.service import SessionService
 from agentd.server.subscriber import QueueSubscriber
+from agentd.store import SessionFile
 
 
 @pytest.fixture
@@ -192,3 +201,64 @@ async def test_replayed_history_comes_before_live_events(
     assert first is not None
     assert first.seq == 0
     assert isinstance(first.event, MessageEnd)
+
+
+class HeldSync(SessionFile):
+    """A session file whose fsync waits until the test releases it, or fails (a disk that
+    accepts writes but cannot flush them)."""
+
+    release = threading.Event()
+    fail = False
+
+    def sync(self) -> None:
+        if not self.release.wait(30):
+            raise AssertionError("fsync never released")
+        if self.fail:
+            self._unsynced = False
+            raise StoreWriteFailed("write failed: Input/output error")
+        super().sync()
+
+
+async def _held(service: SessionService, session_id: str) -> type[HeldSync]:
+    runtime = await service._manager().get(session_id)
+    held = type("Held", (HeldSync,), {"release": threading.Event()})
+    runtime.file.__class__ = held
+    return held
+
+
+async def test_the_prompt_answer_does_not_wait_for_the_fsync(
+    service: SessionService, project: Path
+) -> None:
+    """The answer comes once the run's entries are written; the last fsync finishes after
+    it, and a shutdown waits for it."""
+    info = await service.create(new(project))
+    held = await _held(service, info.session_id)
+    prompt = PromptParams(session_id=info.session_id, text="how are you")
+    result = await asyncio.wait_for(service.prompt(prompt), 20)
+    assert result.stop_reason == "end_turn"
+    assert not held.release.is_set()  # answered while the fsync is still held
+    path = Path(info.path)
+    assert "how are you" in path.read_text()  # written, so it survives a killed daemon
+    closing = asyncio.ensure_future(service.close())
+    await asyncio.sleep(0.2)
+    assert not closing.done()  # shutdown waits for the fsync
+    held.release.set()
+    await asyncio.wait_for(closing, 20)
+
+
+async def test_a_failed_fsync_after_the_answer_is_a_session_warning(
+    service: SessionService, project: Path
+) -> None:
+    queue = QueueSubscriber()
+    info = await service.create(new(project), queue)
+    held = await _held(service, info.session_id)
+    held.fail = True
+    result = await service.prompt(PromptParams(session_id=info.session_id, text="how are you"))
+    assert result.stop_reason == "end_turn"
+    held.release.set()
+    await until(queue, AgentEnd)
+    warning = await until(queue, SessionWarning)
+    assert warning[-1].event.message == "write failed: Input/output error"  # type: ignore[union-attr]
+    held.fail = False
+    again = await service.prompt(PromptParams(session_id=info.session_id, text="hello world"))
+    assert again.stop_reason == "end_turn"

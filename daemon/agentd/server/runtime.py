@@ -2,7 +2,8 @@
 
 The runtime is the agent's event sink: each event is numbered and fanned out by the
 :class:`EventBus`, and completed messages are appended to the session file (flushed per
-entry, fsynced in a worker thread at every turn end, and before a run's result is returned).
+entry, fsynced in a worker thread at every turn end and after a run's last entry; a run's
+result does not wait for that fsync).
 It outlives the subscribers that watch it: a client that disconnects mid-run does not stop the
 run. Every change to the conversation (branch, compaction, notes, model) goes through a runtime
 method, which keeps the agent's messages and the file in step.
@@ -224,14 +225,8 @@ class SessionRuntime:
         try:
             await asyncio.to_thread(self.file.sync)
         except StoreWriteFailed as exc:
-            if self.store_error is None and not self._report(exc) and self._finishing:
-                self.store_error = exc.message  # the run's result says so
-
-    async def flush(self) -> None:
-        """Wait until everything appended so far is fsynced (failures reported)."""
-        self._sync_soon()
-        if self._syncing is not None:
-            await asyncio.gather(self._syncing, return_exceptions=True)
+            if self.store_error is None:
+                self._report(exc)
 
     def _resync(self) -> None:
         """After a failed write: the conversation is again what the file holds (calls left
@@ -319,7 +314,10 @@ class SessionRuntime:
         self._finishing = False
         result = await self.agent.run(text, images, max_turns=max_turns, budget=budget)
         self._finishing = True  # a failure found from here on changes the result only
-        await asyncio.shield(self.flush())
+        # Every entry of the run is written (appends are synchronous writes); the last fsync
+        # runs in a worker thread and the answer does not wait for it: a failure of it comes
+        # as a session_warning (see _sync_after).
+        self._sync_soon()
         if self.store_error is not None:
             result.stop_reason, result.error = "error", self.store_error
             self.store_error = None
