@@ -21,7 +21,8 @@ Rules (TOML section ``[permissions]``, plus what the user answers with *always*)
   Commands are parsed with a bash grammar (:mod:`agentd.tools.bashparse`). An allow rule
   approves a command only when the whole input parses cleanly, holds no comment,
   substitution (``$(…)``, backticks, ``<(…)``), here-document, function definition, ``eval``
-  or ``source``, redirects output nowhere but ``/dev/null`` or another descriptor, and
+  or ``source``, redirects output nowhere but ``/dev/null`` or another descriptor (a
+  redirection of a list, pipeline or compound statement counts for each command in it), and
   *every* simple command in it (wherever it is nested) matches an allow rule; otherwise the
   call falls back to the mode (asking in ``ask``, refused when no client can answer).
   Deny rules match *every* simple command of the parse by the basename of its program
