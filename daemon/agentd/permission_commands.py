@@ -53,7 +53,7 @@ def harmless_redirects(simple: SimpleCommand) -> bool:
 def deny_forms(command: str, depth: int = 0) -> list[list[str]]:
     """Every simple command of ``command`` as deny rules see it (module docstring)."""
     parsed = parse(command)
-    argvs = [list(simple.argv) for simple in parsed.commands] if parsed else []
+    argvs = [list(simple.argv) for simple in parsed.distinct] if parsed else []
     if parsed is None or parsed.syntax_error:
         argvs += segments(command)  # what the grammar could not place
     forms: list[list[str]] = []
@@ -97,7 +97,7 @@ def path_words(command: str) -> list[str]:
     if parsed is None:
         return list(dict.fromkeys(word for argv in segments(command) for word in argv[1:]))
     found: dict[str, None] = {}
-    for simple in parsed.commands:
+    for simple in parsed.distinct:
         dynamic = simple.dynamic
         for index, word in enumerate(simple.argv[1:], start=1):
             if word.startswith("-"):

@@ -216,7 +216,7 @@ class PermissionPolicy:
             return []
         index = command_rules(tuple(rules))
         chosen: dict[Rule, None] = {}
-        for simple in parsed.commands:
+        for simple in parsed.distinct:
             if not harmless_redirects(simple):
                 return []
             words = simple.argv if not simple.assignments else simple.words

@@ -110,3 +110,11 @@ def test_a_long_list_of_plain_commands() -> None:
     assert parsed.commands[78] == SimpleCommand(
         ("npm", "test", "--", "--grep", "c39"), (), (("2>&", "1"),)
     )
+
+
+def test_distinct_commands_keep_first_occurrences_in_order() -> None:
+    parsed = parse_command("a | tee log && b | tee log && a && c > f; c > f")
+    assert [simple.argv for simple in parsed.commands] == [
+        ("a",), ("tee", "log"), ("b",), ("tee", "log"), ("a",), ("c",), ("c",)
+    ]  # fmt: skip
+    assert [simple.argv for simple in parsed.distinct] == [("a",), ("tee", "log"), ("b",), ("c",)]

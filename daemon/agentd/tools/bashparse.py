@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import re
 import threading
-from functools import lru_cache
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
@@ -73,12 +74,19 @@ class SimpleCommand(NamedTuple):
         return [*self.assignments, *self.argv]
 
 
-class ParsedCommand(NamedTuple):
+@dataclass(frozen=True)
+class ParsedCommand:
     """Every simple command of an input, and why allow rules may not approve it (empty:
     they may, if each simple command matches one)."""
 
     commands: tuple[SimpleCommand, ...]
     opaque: tuple[str, ...] = ()
+
+    @cached_property
+    def distinct(self) -> tuple[SimpleCommand, ...]:
+        """``commands`` with repeats left out (first occurrences, in order): what a check
+        of each simple command needs to look at (``x | tee log && y | tee log``)."""
+        return tuple(dict.fromkeys(self.commands))
 
     @property
     def allowable(self) -> bool:

@@ -68,8 +68,8 @@ def _structure(command: str) -> tuple[list[list[str]], list[tuple[str, str]]]:
     except ImportError:
         parsed = None
     if parsed is not None and not parsed.syntax_error:
-        argvs = [list(simple.argv) for simple in parsed.commands]
-        return argvs, [pair for simple in parsed.commands for pair in simple.redirects]
+        argvs = [list(simple.argv) for simple in parsed.distinct]
+        return argvs, [pair for simple in parsed.distinct for pair in simple.redirects]
     words = tokens(command)
     argvs = segments(command)
     if parsed is not None:
