@@ -42,6 +42,7 @@ Api = Literal["openai", "anthropic", "openai-responses"]
 PROJECT_FILE = trust.PROJECT_FILE
 MOCK_PROVIDER = "mock"
 MOCK_MODEL = "mock-model"
+MOCK_BASE_URL = "http://mock.agentd.invalid/v1"  # answered in process (agentd.mockllm.transport)
 OPENAI_URL = "https://api.openai.com/v1"
 ANTHROPIC_URL = "https://api.anthropic.com"
 _BUILTIN_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-sonnet-4-5"}
@@ -79,9 +80,8 @@ class ProviderConfig:
 class ModelChoice:
     """A resolved provider and model, ready for ``make_provider``.
 
-    ``base_url`` is empty for the ``mock`` provider unless its URL was given: the provider then
-    starts the shared in-process mock server on first use. ``price`` is the model's price
-    (configured or built-in), None when unknown.
+    ``base_url`` is :data:`MOCK_BASE_URL` for the ``mock`` provider unless its URL was given.
+    ``price`` is the model's price (configured or built-in), None when unknown.
     """
 
     provider: str
@@ -201,7 +201,7 @@ def resolve_model(
     """Choose provider, model, endpoint and key (precedence in the module docstring).
 
     ``provider="mock"`` (unless a ``[providers.mock]`` table exists) needs no configuration:
-    its ``base_url`` is the given one or empty (see :class:`ModelChoice`). A ``base_url`` other
+    its ``base_url`` is the given one or :data:`MOCK_BASE_URL`. A ``base_url`` other
     than the provider's configured endpoint gets no API key (see the module docstring). Raises
     ConfigError saying what to set when something is missing.
     """
@@ -210,7 +210,7 @@ def resolve_model(
     if name == MOCK_PROVIDER and name not in config.providers:
         chosen = model or MOCK_MODEL
         price = find_price(chosen, config.prices) if config.prices else None
-        return ModelChoice(name, "openai", chosen, base_url or "", None, None, price)
+        return ModelChoice(name, "openai", chosen, base_url or MOCK_BASE_URL, None, None, price)
     section = config.providers.get(name) or _builtin_section(name, config)
     endpoint, key_env = _endpoint(section, env)
     url = base_url or endpoint

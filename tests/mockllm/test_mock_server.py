@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import msgspec
 import pytest
 
-from agentd.mockllm import MockLLMServer, ensure_mock_server, stop_mock_server
+from agentd.mockllm import MockLLMServer
 from agentd.mockllm.scenarios import parse_scenarios
 from agentd.providers.sse import SSEDecoder
 
@@ -359,25 +358,6 @@ async def test_delays_are_applied(http: httpx.AsyncClient) -> None:
         elapsed = loop.time() - started
     assert deltas(payloads, "content")[1:] == ["abcde", "fghij"]
     assert elapsed >= 0.05 + 4 * 0.02
-
-
-async def test_shared_server_honours_the_scenarios_variable(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, http: httpx.AsyncClient
-) -> None:
-    """AGENTD_MOCK_SCENARIOS replaces the built-in scenarios of the shared server."""
-    path = tmp_path / "s.json"
-    path.write_text('{"scenarios": [], "default_response": {"content": "from the file"}}')
-    monkeypatch.setenv("AGENTD_MOCK_SCENARIOS", str(path))
-    try:
-        url = await ensure_mock_server()
-        assert url == await ensure_mock_server()
-        reply = await http.post(
-            url + "/chat/completions",
-            json=openai_body({"role": "user", "content": "x"}, stream=False),
-        )
-    finally:
-        await stop_mock_server()
-    assert reply.json()["choices"][0]["message"]["content"] == "from the file"
 
 
 def responses_body(*items: dict[str, Any], stream: bool = True) -> dict[str, Any]:

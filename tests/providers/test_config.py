@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from agentd.config import (
+    MOCK_BASE_URL,
     NO_PROVIDER_HELP,
     list_models,
     load_config,
@@ -224,7 +225,8 @@ def test_unknown_provider(home: Path) -> None:
 
 
 def test_mock_needs_no_configuration(home: Path) -> None:
-    """``mock`` resolves without files or keys; its URL is the given one or empty."""
+    """``mock`` resolves without files or keys; its URL is the given one or the in-process
+    mock's."""
     env = env_for(home)
     config = load_config(home, env=env)
     choice = resolve_model(config, "mock", None, env=env)
@@ -232,7 +234,7 @@ def test_mock_needs_no_configuration(home: Path) -> None:
         "mock",
         "openai",
         "mock-model",
-        "",
+        MOCK_BASE_URL,
     )
     given = resolve_model(config, "mock", None, "http://127.0.0.1:9/v1", env=env)
     assert given.base_url == "http://127.0.0.1:9/v1"

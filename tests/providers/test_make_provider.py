@@ -1,4 +1,4 @@
-"""make_provider: the right wire format, and the lazily started in-process mock."""
+"""make_provider: the right wire format, and the in-process mock."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agentd.config import ModelChoice
-from agentd.mockllm import ensure_mock_server, stop_mock_server
+from agentd.config import MOCK_BASE_URL, ModelChoice
+from agentd.mockllm.transport import MockTransport, mock_scenarios
 from agentd.protocol.content import TextContent
 from agentd.providers import make_provider
 from agentd.providers.anthropic import AnthropicProvider
@@ -26,19 +26,11 @@ async def test_api_selects_the_provider_class() -> None:
     assert (openai.name, anthropic.name) == ("openai", "anthropic")
 
 
-async def test_mock_without_url_starts_the_shared_server() -> None:
-    """The mock provider given ``ensure_mock_server`` starts one shared server on first use."""
-    mock = ModelChoice("mock", "openai", "mock-model", "", None, None)
-    try:
-        async with httpx.AsyncClient() as http:
-            outcome = await collect(
-                make_provider(mock, http, base_url=ensure_mock_server),
-                request([user("how are you")]),
-            )
-            url = await ensure_mock_server()
-            assert url == await ensure_mock_server()
-    finally:
-        await stop_mock_server()
+async def test_mock_answers_through_the_in_process_transport() -> None:
+    """The mock provider's requests go through the real provider code to ``MockTransport``."""
+    mock = ModelChoice("mock", "openai", "mock-model", MOCK_BASE_URL, None, None)
+    async with httpx.AsyncClient(transport=MockTransport()) as http:
+        outcome = await collect(make_provider(mock, http), request([user("how are you")]))
     message = outcome.end.message
     assert message.provider == "mock"
     assert message.content[0] == TextContent(
@@ -50,20 +42,18 @@ async def test_mock_without_url_starts_the_shared_server() -> None:
 async def test_unavailable_mock_is_an_error_message(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A mock that cannot start (bad scenarios file) ends the stream with an error, no raise."""
+    """A mock that cannot answer (bad scenarios file) ends the stream with an error, no raise."""
     bad = tmp_path / "bad.json"
     bad.write_text("{")
     monkeypatch.setenv("AGENTD_MOCK_SCENARIOS", str(bad))
-    mock = ModelChoice("mock", "openai", "mock-model", "", None, None)
+    mock_scenarios.cache_clear()
+    mock = ModelChoice("mock", "openai", "mock-model", MOCK_BASE_URL, None, None)
     try:
-        async with httpx.AsyncClient() as http:
-            outcome = await collect(
-                make_provider(mock, http, base_url=ensure_mock_server), request([user("hi")])
-            )
+        async with httpx.AsyncClient(transport=MockTransport()) as http:
+            outcome = await collect(make_provider(mock, http), request([user("hi")]))
     finally:
-        await stop_mock_server()
+        mock_scenarios.cache_clear()
     message = outcome.end.message
     assert message.stop_reason == "error"
     assert message.error_message is not None
-    assert message.error_message.startswith("the provider is unavailable:")
-    assert str(bad) in message.error_message
+    assert f"mock LLM: {bad}" in message.error_message

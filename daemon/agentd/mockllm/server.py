@@ -145,13 +145,14 @@ class MockLLMServer:
         assert task is not None
         self._connections.add(task)
         try:
-            await serve_connection(reader, writer, self._handle)
+            await serve_connection(reader, writer, self.handle)
         except asyncio.CancelledError:
             pass  # stop() cancels connections; ending quietly keeps asyncio from logging it
         finally:
             self._connections.discard(task)
 
-    async def _handle(self, request: Request, respond: Responder) -> None:
+    async def handle(self, request: Request, respond: Responder) -> None:
+        """Answer one request (over HTTP, or in process through ``MockTransport``)."""
         path = request.path.split("?", 1)[0].rstrip("/")
         wire = _ROUTES.get(path)
         if request.method == "GET" and path in ("/v1/models", "/models"):

@@ -50,6 +50,7 @@ class Services:
         self.session_root = Path(session_dir) if session_dir else default_root()
         self.config_file = Path(config_file) if config_file else None
         self._http: httpx.AsyncClient | None = None
+        self._mock_http: httpx.AsyncClient | None = None
         args = (spill_root(),)
         threading.Thread(target=prune, args=args, name="spill-prune", daemon=True).start()
 
@@ -108,9 +109,9 @@ class Services:
         from agentd.config import MissingCredentials, resolve_model
 
         if provider == MOCK or (provider is None and config.default_provider == MOCK):
-            from agentd.mockllm import ensure_mock_server
+            from agentd.mockllm.transport import mock_scenarios
 
-            base_url = base_url or await ensure_mock_server()
+            mock_scenarios()  # a bad scenarios file fails here, not at the first request
         try:
             return resolve_model(
                 config, provider, model, base_url, provider_environment(client_env)
@@ -118,17 +119,27 @@ class Services:
         except MissingCredentials as exc:
             raise MissingCredentials(f"{exc.message}\n{_looked_at(client_env)}") from None
 
+    def http_for(self, choice: ModelChoice) -> httpx.AsyncClient:
+        """The HTTP client for ``choice``: the in-process mock LLM's for the mock's base URL
+        (:mod:`agentd.mockllm.transport`), else the shared one."""
+        from agentd.config import MOCK_BASE_URL
+
+        if choice.base_url != MOCK_BASE_URL:
+            return self.http()
+        if self._mock_http is None:
+            import httpx
+
+            from agentd.mockllm.transport import MockTransport
+
+            self._mock_http = httpx.AsyncClient(transport=MockTransport(), trust_env=False)
+        return self._mock_http
+
     async def close(self) -> None:
-        """Close the HTTP client and the in-process mock LLM, if they were started."""
-        import sys
-
-        if self._http is not None:
-            await self._http.aclose()
-            self._http = None
-        if "agentd.mockllm" in sys.modules:
-            from agentd.mockllm import stop_mock_server
-
-            await stop_mock_server()
+        """Close the HTTP clients, if they were created."""
+        for client in (self._http, self._mock_http):
+            if client is not None:
+                await client.aclose()
+        self._http = self._mock_http = None
 
 
 def provider_environment(client_env: dict[str, str] | None) -> Mapping[str, str]:
@@ -266,7 +277,7 @@ async def switch_model(
     env = runtime.settings.provider_env
     name = provider or runtime.settings.provider
     choice = await services.choose_model(config, name, model, None, env)
-    client = make_provider(choice, services.http(), retry=retry_policy(config))
+    client = make_provider(choice, services.http_for(choice), retry=retry_policy(config))
     runtime.use_model(client, choice.provider, choice.model)
 
 
@@ -414,7 +425,8 @@ def _provider(services: Services, parts: _Parts) -> Provider:
 
     if parts.choice is None:
         return UnresolvedProvider(parts.provider)
-    return make_provider(parts.choice, services.http(), retry=retry_policy(parts.config))
+    http = services.http_for(parts.choice)
+    return make_provider(parts.choice, http, retry=retry_policy(parts.config))
 
 
 def _model_source(services: Services, parts: _Parts) -> ModelSource:
@@ -431,7 +443,7 @@ def _model_source(services: Services, parts: _Parts) -> ModelSource:
             )
         config = services.config(cwd)
         choice = await services.choose_model(config, provider or None, model or None, base_url, env)
-        client = make_provider(choice, services.http(), retry=retry_policy(config))
+        client = make_provider(choice, services.http_for(choice), retry=retry_policy(config))
         return ResolvedModel(client, choice.provider, choice.model, choice.context_window)
 
     return resolve

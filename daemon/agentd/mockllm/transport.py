@@ -1,0 +1,137 @@
+"""The mock LLM as an in-process httpx transport: what ``--provider mock`` uses in the daemon.
+
+The provider code is the real one (request building, HTTP status handling, SSE parsing);
+only the socket is gone: :class:`MockTransport` hands each request to the same handler
+``agentd mock-llm`` serves over HTTP (:meth:`MockLLMServer.handle`) and streams its reply
+back as the response body. No port, no server to start or stop. The daemon sends the mock
+provider's requests (base URL ``agentd.config.MOCK_BASE_URL``, a host that never resolves)
+through a client with this transport, so nothing leaves the process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import AsyncIterator
+from functools import cache
+from pathlib import Path
+
+import httpx
+import msgspec
+
+from agentd.mockllm.http import Request, Responder
+from agentd.mockllm.scenarios import ScenarioError, Scenarios, load_scenarios
+from agentd.mockllm.server import MockLLMServer
+
+_END = None
+_Item = tuple[int, dict[str, str]] | bytes | BaseException | None
+
+
+@cache
+def mock_scenarios() -> Scenarios:
+    """The scenarios of ``--provider mock``: the file named by ``AGENTD_MOCK_SCENARIOS``, else
+    the built-in ones (read once per process; a bad file raises ScenarioError)."""
+    path = os.environ.get("AGENTD_MOCK_SCENARIOS")
+    return load_scenarios(Path(path) if path else None)
+
+
+class MockTransport(httpx.AsyncBaseTransport):
+    """Answers every request with a :class:`MockLLMServer` that never listens."""
+
+    def __init__(self, server: MockLLMServer | None = None) -> None:
+        self._server = server
+
+    @property
+    def server(self) -> MockLLMServer:
+        if self._server is None:
+            self._server = MockLLMServer(mock_scenarios())
+        return self._server
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        body = await request.aread()
+        headers = {name.lower(): value for name, value in request.headers.items()}
+        parsed = Request(request.method, request.url.raw_path.decode(), headers, body, True)
+        queue: asyncio.Queue[_Item] = asyncio.Queue(maxsize=64)
+        task = asyncio.ensure_future(self._answer(parsed, queue))
+        try:
+            head = await queue.get()
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        if isinstance(head, BaseException):
+            raise httpx.ReadError(f"mock LLM: {head}", request=request) from head
+        assert isinstance(head, tuple)
+        status, fields = head
+        return httpx.Response(status, headers=fields, stream=_Body(queue, task), request=request)
+
+    async def _answer(self, request: Request, queue: asyncio.Queue[_Item]) -> None:
+        respond = _QueueResponder(queue)
+        try:
+            server = self.server
+        except ScenarioError as exc:  # a bad scenarios file: a client error, not retried
+            error = {"error": {"message": f"mock LLM: {exc}", "type": "invalid_request_error"}}
+            await respond.send(400, msgspec.json.encode(error))
+            await queue.put(_END)
+            return
+        try:
+            await server.handle(request, respond)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # reported to the reader as a broken response
+            await queue.put(exc)
+        else:
+            await queue.put(_END)
+
+
+class _QueueResponder(Responder):
+    """A :class:`Responder` that queues the head and the body chunks instead of writing."""
+
+    def __init__(self, queue: asyncio.Queue[_Item]) -> None:
+        self._queue = queue
+
+    async def send(
+        self,
+        status: int,
+        body: bytes,
+        content_type: str = "application/json",
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        fields = {"content-type": content_type, "content-length": str(len(body)), **(headers or {})}
+        await self._queue.put((status, fields))
+        await self._queue.put(body)
+
+    async def start_stream(
+        self, status: int = 200, content_type: str = "text/event-stream"
+    ) -> None:
+        fields = {"content-type": content_type, "cache-control": "no-cache"}
+        await self._queue.put((status, fields))
+
+    async def write(self, data: bytes) -> None:
+        if data:
+            await self._queue.put(data)
+
+    async def end(self) -> None:
+        """The end is queued by the transport once the handler returns."""
+
+
+class _Body(httpx.AsyncByteStream):
+    def __init__(self, queue: asyncio.Queue[_Item], task: asyncio.Future[None]) -> None:
+        self._queue = queue
+        self._task = task
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        while True:
+            item = await self._queue.get()
+            if item is _END:
+                return
+            if isinstance(item, BaseException):
+                raise httpx.ReadError(f"mock LLM: {item}") from item
+            assert isinstance(item, bytes)
+            yield item
+
+    async def aclose(self) -> None:
+        """Stop the handler (a client that stopped reading mid-stream)."""
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self._task
