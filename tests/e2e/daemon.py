@@ -55,6 +55,19 @@ EXTRA_SCENARIOS = [
         ],
     },
     {
+        "name": "marked-sleepy-bash",
+        "trigger": "nap in bash after a mark",
+        "steps": [
+            {
+                "response": {
+                    "content": "Sleeping.",
+                    "tool_calls": [_call("bash", {"command": "touch bash-started; sleep 30"})],
+                }
+            },
+            {"response": {"content": "Woke up."}},
+        ],
+    },
+    {
         "name": "write-note",
         "trigger": "write a note",
         "steps": [
@@ -232,3 +245,12 @@ async def drain(stream: Any, until: str, timeout: float = 10) -> list[dict[str, 
 
 def kinds(events: list[dict[str, Any]]) -> list[str]:
     return [e["event"]["type"] for e in events]
+
+
+async def wait_for_file(path: Path, timeout: float = 10) -> None:
+    """Wait until ``path`` exists (a command the test started has reached that point)."""
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{path} did not appear within {timeout} s")
+        await asyncio.sleep(0.01)

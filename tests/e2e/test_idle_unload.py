@@ -6,6 +6,8 @@ import asyncio
 import os
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 
 import pytest
 
@@ -32,6 +34,18 @@ async def loaded(home: Home) -> list[str]:
     return list(status["sessions"])
 
 
+async def until_loaded(
+    home: Home, condition: Callable[[list[str]], bool], timeout: float = 15
+) -> bool:
+    """Whether the loaded sessions come to satisfy ``condition`` within ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while not condition(await loaded(home)):
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.1)
+    return True
+
+
 async def wait_connectable(home: Home) -> None:
     for _ in range(200):
         if os.path.exists(home.socket):
@@ -48,8 +62,7 @@ async def test_an_unused_session_is_unloaded_and_a_watched_one_stays(home: Home)
             async with socket_client(home) as client:
                 left = await new_session(client, home)
                 await run(client, left, "hello world")
-            await asyncio.sleep(3)
-            assert await loaded(home) == [kept]
+            assert await until_loaded(home, lambda ids: ids == [kept])
             async with stdio_client(home) as other:  # the lock went with the unload
                 await other.call("session/load", {"sessionId": left})
             async with socket_client(home) as client:
@@ -65,9 +78,8 @@ async def test_loaded_sessions_are_capped(home: Home) -> None:
         await wait_connectable(home)
         async with socket_client(home) as client:
             ids = [await new_session(client, home) for _ in range(12)]
-        await asyncio.sleep(6)
+        assert await until_loaded(home, lambda loaded_ids: len(loaded_ids) == 3)
         assert set(await loaded(home)) <= set(ids)
-        assert len(await loaded(home)) == 3
         fds = len(os.listdir(f"/proc/{process.pid}/fd"))
         assert fds < 40
     finally:

@@ -10,7 +10,16 @@ from agentd.errors import RpcError
 from agentd.protocol.events import PermissionOption
 from agentd.protocol.methods import RequestPermissionParams
 from agentd.protocol.trust_list import add_trusted
-from tests.e2e.daemon import Home, drain, kinds, new_session, run, start_run, stdio_client
+from tests.e2e.daemon import (
+    Home,
+    drain,
+    kinds,
+    new_session,
+    run,
+    start_run,
+    stdio_client,
+    wait_for_file,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -142,8 +151,11 @@ async def test_cancel_mid_tool_kills_bash_and_records_a_result(home: Home) -> No
     """Cancelling a running bash call stops it promptly and leaves a matching tool result."""
     async with stdio_client(home) as client:
         sid = await new_session(client, home)
-        _, prompt = await start_run(client, sid, "sleep in bash", until="tool_execution_start")
-        await asyncio.sleep(0.2)
+        mark = home.project / "bash-started"
+        _, prompt = await start_run(
+            client, sid, "nap in bash after a mark", until="tool_execution_start"
+        )
+        await wait_for_file(mark)  # bash runs the command now
         await client.call("session/cancel", {"sessionId": sid})
         result = await asyncio.wait_for(prompt, 5)
         messages = (await client.call("session/messages", {"sessionId": sid}))["messages"]

@@ -22,6 +22,7 @@ from tests.e2e.daemon import (
     start_run,
     stdio_client,
     stop,
+    wait_for_file,
 )
 
 pytestmark = pytest.mark.e2e
@@ -92,8 +93,11 @@ async def test_sigkill_mid_turn_then_resume_keeps_every_completed_entry(home: Ho
         async with socket_client(home) as client:
             sid = await new_session(client, home)
             await run(client, sid, "how are you")
-            _, pending = await start_run(client, sid, "sleep in bash", until="tool_execution_start")
-            await asyncio.sleep(0.3)
+            mark = home.project / "bash-started"
+            _, pending = await start_run(
+                client, sid, "nap in bash after a mark", until="tool_execution_start"
+            )
+            await wait_for_file(mark)  # bash runs the command now
             stop(daemon, signal.SIGKILL)
             with pytest.raises(RpcError):
                 await pending
@@ -372,10 +376,7 @@ async def test_rename_export_close_delete(home: Home) -> None:
 async def test_delete_refuses_a_running_session_without_force(home: Home) -> None:
     async with stdio_client(home) as client:
         sid = await new_session(client, home)
-        prompt = asyncio.create_task(
-            client.call("session/prompt", {"sessionId": sid, "text": "be slow"})
-        )
-        await asyncio.sleep(0.3)
+        _, prompt = await start_run(client, sid, "be slow", until="agent_start")
         with pytest.raises(RpcError) as busy:
             await client.call("session/delete", {"sessionId": sid})
         await client.call("session/delete", {"sessionId": sid, "force": True})
