@@ -20,7 +20,6 @@ design: it holds nothing new).
 
 from __future__ import annotations
 
-import errno
 import os
 import time
 import uuid
@@ -30,7 +29,7 @@ from types import TracebackType
 
 import msgspec
 
-from agentd.errors import InvalidParams, SessionExists, StoreWriteFailed
+from agentd.errors import InvalidParams, SessionExists
 from agentd.protocol.content import Message, TextContent, ToolResultMessage
 from agentd.protocol.session_file import (
     SESSION_VERSION,
@@ -45,14 +44,21 @@ from agentd.store.paths import (
     check_session_id,
     cwd_slug,
     find_session,
-    iter_session_files,
     new_entry_id,
     session_file_name,
     session_id_of,
     utc_now,
 )
-from agentd.store.reader import fsync_directory, gc_paused, log_warning, read_session
+from agentd.store.reader import gc_paused, log_warning, read_session
 from agentd.store.tree import LoadWarning, Node, SessionTree, UnknownEntry
+from agentd.store.writes import (
+    claim,
+    create_file,
+    open_append,
+    same_file,
+    write_all,
+    write_failed,
+)
 
 INTERRUPTED_TEXT = "interrupted: the tool call did not finish (the daemon stopped)"
 """The text of the error result :meth:`SessionFile.repair_interrupted` gives dangling calls."""
@@ -148,11 +154,11 @@ class SessionFile(SessionTree):
         folder.mkdir(mode=0o700, exist_ok=True)
         path = folder / session_file_name(header.created_at, session_id)
         try:
-            fd = _create_file(path, header)
+            fd = create_file(path, header)
         except FileExistsError:  # another process created this id in the same millisecond
             raise SessionExists(f"session {session_id!r} already exists") from None
         if chosen:
-            _claim(root, path, fd)
+            claim(root, path, fd)
         session = cls(path, header, [], secrets=secrets, fd=fd, locked=lock)
         if lock:
             take_lock(fd, path, session_id)
@@ -171,7 +177,7 @@ class SessionFile(SessionTree):
             with gc_paused():
                 loaded = read_session(path, Redactor(secrets))
                 if fd is not None:
-                    fd = _same_file(path, fd, session_id)
+                    fd = same_file(path, fd, session_id)
                 torn = loaded.valid_size < loaded.size
                 session = cls(
                     path,
@@ -298,7 +304,7 @@ class SessionFile(SessionTree):
                 os.fsync(self._fd)
             except OSError as exc:
                 self._unsynced = True
-                raise _write_failed(self.path, exc) from exc
+                raise write_failed(self.path, exc) from exc
 
     def close(self) -> None:
         """Sync and close the file descriptor. Appending later reopens the file."""
@@ -332,7 +338,7 @@ class SessionFile(SessionTree):
         the end of its last complete entry and :class:`StoreWriteFailed` is raised (the
         caller leaves the entry out of the tree)."""
         if self._fd is None:
-            self._fd = _open_append(self.path, self.header.id, self._locked)
+            self._fd = open_append(self.path, self.header.id, self._locked)
         if self._truncate_to is not None:
             os.ftruncate(self._fd, self._truncate_to)
             self._truncate_to = None
@@ -341,13 +347,13 @@ class SessionFile(SessionTree):
             self._write_all(self._fd, data)
         except OSError as exc:
             self._cut_back()
-            raise _write_failed(self.path, exc) from exc
+            raise write_failed(self.path, exc) from exc
         self._size += len(data)
         self._unsynced = True
 
     def _write_all(self, fd: int, data: bytes) -> None:
         """The raw append (a seam for fault-injection tests: a subclass may fail it)."""
-        _write_all(fd, data)
+        write_all(fd, data)
 
     def _cut_back(self) -> None:
         """Truncate a half-written entry away; if even that fails, close the descriptor and
@@ -357,63 +363,3 @@ class SessionFile(SessionTree):
             os.ftruncate(self._fd, self._size)
         except OSError:
             self._truncate_to = self._size
-
-
-def _write_failed(path: Path, exc: OSError) -> StoreWriteFailed:
-    reason = exc.strerror or str(exc)
-    prefix = "disk full" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else "write failed"
-    return StoreWriteFailed(
-        f"{prefix}: could not write the session file {path} ({reason}); it holds everything "
-        "up to the last entry saved before this",
-        {"path": str(path), "errno": exc.errno},
-    )
-
-
-def _open_append(path: Path, session_id: str, locked: bool) -> int:
-    if locked:
-        return open_locked(path, session_id)
-    return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
-
-
-def _same_file(path: Path, fd: int, session_id: str) -> int:
-    """``fd`` if it still refers to ``path`` (a migration rewrites the file and renames the
-    new one over it), else a locked descriptor of the new file."""
-    if os.fstat(fd).st_ino == path.stat().st_ino:
-        return fd
-    os.close(fd)
-    return open_locked(path, session_id)
-
-
-def _create_file(path: Path, header: SessionHeader) -> int:
-    """Create ``path`` (private, must not exist) holding ``header``, durably; return its
-    append descriptor."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC
-    fd = os.open(path, flags, 0o600)
-    try:
-        _write_all(fd, _ENCODER.encode(header) + b"\n")
-        os.fsync(fd)
-        fsync_directory(path.parent)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
-
-def _claim(root: Path, path: Path, fd: int) -> None:
-    """Keep the just-created ``path`` only if it is the one file of its session id under
-    ``root``; otherwise remove it and raise :class:`SessionExists`. Every creator checks
-    after creating, so of two racing creators at least one sees the other's file."""
-    session_id = session_id_of(path.name) or ""
-    if all(other == path for other in iter_session_files(root, session_id)):
-        return
-    os.close(fd)
-    path.unlink(missing_ok=True)
-    fsync_directory(path.parent)
-    raise SessionExists(f"session {session_id!r} already exists")
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    """One ``write()`` for the whole buffer; more only if the kernel took part of it."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
