@@ -6,16 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agentd.config import (
-    MOCK_BASE_URL,
-    NO_PROVIDER_HELP,
-    list_models,
-    load_config,
-    resolve_model,
-    small_model_choice,
-)
+from agentd.config import MOCK_BASE_URL, load_config
 from agentd.credentials import credential_env_names
 from agentd.errors import ConfigError
+from agentd.models import NO_PROVIDER_HELP, list_models, resolve_model, small_model_choice
 from agentd.prices import Price
 from agentd.protocol.trust_list import add_trusted
 

@@ -86,7 +86,7 @@ class Services:
         self, cwd: str | None = None, client_env: dict[str, str] | None = None
     ) -> ModelsListResult:
         """``models/list`` for the configuration of ``cwd`` (default: the daemon's own)."""
-        from agentd.config import list_models
+        from agentd.models import list_models
 
         config = self.config(project_dir(cwd) if cwd is not None else Path.cwd())
         return ModelsListResult(
@@ -106,7 +106,7 @@ class Services:
         """Resolve provider/model (starting the in-process mock LLM for ``mock``) from the
         client's provider variables when given, else the daemon's. A missing key or provider
         says which process's environment was looked at."""
-        from agentd.config import MissingCredentials, resolve_model
+        from agentd.models import MissingCredentials, resolve_model
 
         if provider == MOCK or (provider is None and config.default_provider == MOCK):
             from agentd.mockllm.transport import mock_scenarios
