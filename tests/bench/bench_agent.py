@@ -161,7 +161,7 @@ async def _idle_session_rows(count: int = 40) -> list[Row]:
 
     from agentd import log
     from agentd.protocol.methods import SessionNewParams
-    from agentd.server.factory import Services
+    from agentd.server.services import Services
     from agentd.server.sessions import SessionManager
 
     log.configure("warning")

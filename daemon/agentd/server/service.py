@@ -108,7 +108,7 @@ class SessionService:
     def _manager(self) -> SessionManager:
         """The registry of loaded sessions, built (and its modules imported) on first use."""
         if self._sessions is None:
-            from agentd.server.factory import Services
+            from agentd.server.services import Services
             from agentd.server.sessions import SessionManager
 
             self._sessions = SessionManager(
@@ -354,7 +354,7 @@ class SessionService:
 
     async def delete(self, params: SessionDeleteParams) -> None:
         """``session/delete``: unload, then remove the file and the session's spill files."""
-        from agentd.server.factory import spill_root
+        from agentd.server.services import spill_root
         from agentd.tools.spill import remove_session
 
         sessions = self._manager()

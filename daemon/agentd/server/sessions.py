@@ -19,9 +19,10 @@ import structlog
 from agentd.errors import SessionExists, SessionNotFound
 from agentd.protocol.events import SessionWarning
 from agentd.protocol.methods import SessionNewParams
-from agentd.server.factory import Services, load_session, new_session
+from agentd.server.factory import load_session, new_session
 from agentd.server.idle import DEFAULT_IDLE_SECONDS, DEFAULT_MAX_LOADED, IdleUnloader
 from agentd.server.runtime import SessionRuntime
+from agentd.server.services import Services
 from agentd.server.subscriber import Subscriber
 from agentd.store import find_session
 
