@@ -17,7 +17,8 @@ from agentd.protocol.session_file import SettingsEntry
 from agentd.server.approval import DEFAULT_TIMEOUT
 from agentd.server.binding import ModelSource, ResolvedModel, UnresolvedProvider
 from agentd.server.compaction import CompactionSettings
-from agentd.server.runtime import AgentParts, SessionRuntime, Settings
+from agentd.server.parts import AgentParts, Settings
+from agentd.server.runtime import SessionRuntime
 from agentd.server.services import (
     Services,
     process_registry,

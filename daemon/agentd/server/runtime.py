@@ -14,14 +14,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import msgspec
 import structlog
 
-from agentd.agent import Agent, RunResult, ToolRunner
+from agentd.agent import Agent, RunResult
 from agentd.budget import Budget
 from agentd.errors import ConfigError, SessionBusy, SessionIdle, StoreWriteFailed
 from agentd.messages import estimate_tokens
@@ -40,8 +39,6 @@ from agentd.protocol.methods import (
     CancelResult,
     CompactResult,
     PermissionMode,
-    PromptResult,
-    RefusedCall,
     SessionInfo,
     SessionStateResult,
 )
@@ -58,46 +55,15 @@ from agentd.server.compaction import (
     summary_request,
 )
 from agentd.server.files import ClientFiles
+from agentd.server.parts import AgentParts, Settings
 from agentd.server.stream_redact import StreamRedactor
 
 if TYPE_CHECKING:
     from agentd.permissions import PermissionPolicy
     from agentd.providers.base import Provider
     from agentd.store import SessionFile
-    from agentd.tools.base import Tool, ToolContext
-    from agentd.toolspec import ToolSpec
 
 log = structlog.get_logger("agentd.session")
-
-
-@dataclass
-class Settings:
-    """A session's mutable settings (what ``session/state`` and ``SessionInfo`` report)."""
-
-    session_id: str
-    cwd: str
-    provider: str
-    model: str
-    permission_mode: PermissionMode
-    title: str | None = None
-    provider_env: dict[str, str] | None = field(default=None, repr=False)
-    """The client's provider variables (memory only, never written)."""
-    config_warnings: list[str] = field(default_factory=list)
-    untrusted_config: str | None = None
-
-
-@dataclass
-class AgentParts:
-    """What the session's agent is built from (see :class:`agentd.agent.Agent`)."""
-
-    provider: Provider
-    system_prompt: str
-    tools: dict[str, Tool]
-    tool_specs: list[ToolSpec]
-    context: ToolContext
-    run_tool: ToolRunner
-    messages: list[Message] = field(default_factory=list)
-    max_turns: int = 50
 
 
 class SessionRuntime:
@@ -449,18 +415,3 @@ class SessionRuntime:
         if self._syncing is not None:
             await asyncio.gather(self._syncing, return_exceptions=True)
         self.file.close()
-
-
-def prompt_result(result: RunResult) -> PromptResult:
-    """The ``session/prompt`` answer for a finished run."""
-    return PromptResult(
-        stop_reason=result.stop_reason,
-        turns=result.turns,
-        usage=result.usage,
-        cost=result.usage.cost,
-        error=result.error,
-        permissions_refused=[
-            RefusedCall(tool_call_id=call.id, name=call.name, reason=reason)
-            for call, reason in result.refused
-        ],
-    )

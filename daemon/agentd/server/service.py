@@ -67,7 +67,7 @@ class PromptRun:
 
     async def result(self) -> PromptResult:
         """Wait for the run to end. Cancelling this wait does not cancel the run."""
-        from agentd.server.runtime import prompt_result
+        from agentd.server.parts import prompt_result
 
         return prompt_result(await asyncio.shield(self._task))
 

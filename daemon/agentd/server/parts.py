@@ -1,0 +1,62 @@
+"""What a session runtime is built from and what a run answers: :class:`Settings` (what
+``session/state`` reports), :class:`AgentParts` (the agent's provider, prompt and tools) and
+:func:`prompt_result` (the ``session/prompt`` result of a finished run)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from agentd.protocol.methods import PermissionMode, PromptResult, RefusedCall
+
+if TYPE_CHECKING:
+    from agentd.agent import RunResult, ToolRunner
+    from agentd.protocol.content import Message
+    from agentd.providers.base import Provider
+    from agentd.tools.base import Tool, ToolContext
+    from agentd.toolspec import ToolSpec
+
+
+@dataclass
+class Settings:
+    """A session's mutable settings (what ``session/state`` and ``SessionInfo`` report)."""
+
+    session_id: str
+    cwd: str
+    provider: str
+    model: str
+    permission_mode: PermissionMode
+    title: str | None = None
+    provider_env: dict[str, str] | None = field(default=None, repr=False)
+    """The client's provider variables (memory only, never written)."""
+    config_warnings: list[str] = field(default_factory=list)
+    untrusted_config: str | None = None
+
+
+@dataclass
+class AgentParts:
+    """What the session's agent is built from (see :class:`agentd.agent.Agent`)."""
+
+    provider: Provider
+    system_prompt: str
+    tools: dict[str, Tool]
+    tool_specs: list[ToolSpec]
+    context: ToolContext
+    run_tool: ToolRunner
+    messages: list[Message] = field(default_factory=list)
+    max_turns: int = 50
+
+
+def prompt_result(result: RunResult) -> PromptResult:
+    """The ``session/prompt`` answer for a finished run."""
+    return PromptResult(
+        stop_reason=result.stop_reason,
+        turns=result.turns,
+        usage=result.usage,
+        cost=result.usage.cost,
+        error=result.error,
+        permissions_refused=[
+            RefusedCall(tool_call_id=call.id, name=call.name, reason=reason)
+            for call, reason in result.refused
+        ],
+    )
