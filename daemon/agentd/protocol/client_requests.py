@@ -1,0 +1,49 @@
+"""Params and results of the requests the daemon sends to clients:
+``session/requestPermission``, ``fs/readTextFile``, ``fs/writeTextFile`` (re-exported by
+:mod:`agentd.protocol.methods`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentd.protocol.base import Params, Result
+from agentd.protocol.events import PermissionOption
+
+
+class RequestPermissionParams(Result):
+    """``session/requestPermission`` (server → client): approve a tool call."""
+
+    session_id: str
+    tool_call_id: str
+    tool: str
+    args: dict[str, Any]
+    options: list[PermissionOption]
+
+
+class RequestPermissionResult(Params):
+    """The client's answer: one of the offered options."""
+
+    outcome: PermissionOption
+
+
+class ReadTextFileParams(Result):
+    """``fs/readTextFile`` (server → client): the text of ``path`` as the client holds it
+    (an editor: the buffer, unsaved changes included). ``path`` is absolute."""
+
+    session_id: str
+    path: str
+
+
+class ReadTextFileResult(Params):
+    """The file's whole text."""
+
+    content: str
+
+
+class WriteTextFileParams(Result):
+    """``fs/writeTextFile`` (server → client): replace the text of ``path`` (absolute),
+    creating the file if needed."""
+
+    session_id: str
+    path: str
+    content: str
