@@ -25,7 +25,7 @@ from agentd.protocol.events import (
     ToolExecutionUpdate,
     TurnStart,
 )
-from agentd.tools.base import Tool, ToolContext, ToolResult
+from agentd.tools.base import Tool, ToolContext, ToolResult, Toolset
 from agentd.toolspec import ToolSpec
 from tests.fakes import EchoTool, ScriptedProvider, reply
 
@@ -43,8 +43,7 @@ def make_agent(turns: list[Any], events: list[Event], **kw: Any) -> Agent:
         provider=ScriptedProvider(turns, delay=kw.pop("delay", 0.0)),
         model="m",
         system_prompt="sys",
-        tools={"echo": EchoTool()},
-        tool_specs=[ToolSpec("echo", "Echo", {"type": "object"})],
+        toolset=Toolset({"echo": EchoTool()}, [ToolSpec("echo", "Echo", {"type": "object"})]),
         context=ToolContext(cwd=Path.cwd()),
         sink=events.append,
         authorize=kw.pop("authorize", allow),
@@ -311,7 +310,7 @@ async def test_a_bug_ends_the_run_with_an_internal_error_event() -> None:
         "error",
         "internal error: RuntimeError('parser bug')",
     )
-    assert isinstance(agent.failure, RuntimeError)
+    assert isinstance(result.failure, RuntimeError)
     assert events[-2] == ErrorEvent(message=result.error, code="internal_error")
     assert isinstance(events[-1], AgentEnd)
 
@@ -345,7 +344,8 @@ async def test_mutating_calls_run_alone_in_order_read_only_calls_overlap() -> No
         ("poke", {"text": "w3", "sleep": 0.0}),
     ]
     agent = make_agent([reply("", calls), reply("done")], events)
-    agent.tools = {"look": _Tracked("look", False, log), "poke": _Tracked("poke", True, log)}
+    tools = {"look": _Tracked("look", False, log), "poke": _Tracked("poke", True, log)}
+    agent.toolset = Toolset(tools, [])
     await agent.run("go")
     first = ["+r1", "+r2", "-r2", "-r1", "+w1", "-w1", "+w2", "-w2"]
     assert log == [*first, "+r3", "+r4", "-r4", "-r3", "+w3", "-w3"]

@@ -48,7 +48,8 @@ ALLOWED: dict[str, set[str]] = {
     "permissions": BASE | {"permission_commands", "permission_paths", "permission_rules", "tools"},
     "trust": BASE | {"config_schema", "tools"},
     "prompt": BASE | {"tools", "toolspec"},
-    "agent": BASE | {"messages", "budget", "providers", "tools", "toolspec"},
+    "scheduling": BASE | {"messages", "tools"},
+    "agent": BASE | {"messages", "budget", "providers", "scheduling", "tools", "toolspec"},
     "server": BASE
     | {
         "agent",
@@ -63,6 +64,7 @@ ALLOWED: dict[str, set[str]] = {
         "prices",
         "prompt",
         "providers",
+        "scheduling",
         "rpc",
         "store",
         "tools",

@@ -33,7 +33,7 @@ from agentd.providers import make_provider
 from agentd.rpc import Connection, Router
 from agentd.server.bus import EventBus
 from agentd.server.clients import Client
-from agentd.tools.base import Tool, ToolContext, ToolResult
+from agentd.tools.base import Tool, ToolContext, ToolResult, Toolset
 from tests.bench.bench_providers import transcript
 
 Row = tuple[str, str, str]
@@ -114,8 +114,7 @@ async def _harness_once(deltas: int) -> float:
             provider=provider,
             model="m",
             system_prompt="",
-            tools={},
-            tool_specs=[],
+            toolset=Toolset({}, []),
             context=ToolContext(cwd=Path.cwd()),
             sink=bus.publish,
             authorize=_allow,

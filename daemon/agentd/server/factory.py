@@ -242,7 +242,7 @@ def _assemble(
     services: Services, file: SessionFile, parts: _Parts, messages: list[Any], title: str | None
 ) -> SessionRuntime:
     from agentd.prompt import build_system_prompt
-    from agentd.tools import run_tool, tool_spec
+    from agentd.tools import run_tool, toolset
 
     policy, timeout = _approval(parts)
     if "bash" in parts.tools:
@@ -250,14 +250,13 @@ def _assemble(
 
         warm_up()  # the bash grammar loads off the event loop, before the first command
     context = _tool_context(services, file, parts, policy)
-    specs = [tool_spec(t, context.options) for t in parts.tools.values()]
+    tools = toolset(parts.tools, context.options)
     agent_parts = AgentParts(
         provider=_provider(services, parts),
         system_prompt=build_system_prompt(
-            parts.cwd, specs, override=parts.system_prompt, extra=parts.config.extra_prompt
+            parts.cwd, tools.specs, override=parts.system_prompt, extra=parts.config.extra_prompt
         ),
-        tools=parts.tools,
-        tool_specs=specs,
+        toolset=tools,
         context=context,
         run_tool=run_tool,
         messages=messages,

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 from agentd.protocol.methods import PermissionMode, PromptResult, RefusedCall
 
 if TYPE_CHECKING:
-    from agentd.agent import RunResult, ToolRunner
+    from agentd.agent import RunResult
     from agentd.protocol.content import Message
     from agentd.providers.base import Provider
-    from agentd.tools.base import Tool, ToolContext
-    from agentd.toolspec import ToolSpec
+    from agentd.scheduling import ToolRunner
+    from agentd.tools.base import ToolContext, Toolset
 
 
 @dataclass
@@ -39,8 +39,7 @@ class AgentParts:
 
     provider: Provider
     system_prompt: str
-    tools: dict[str, Tool]
-    tool_specs: list[ToolSpec]
+    toolset: Toolset
     context: ToolContext
     run_tool: ToolRunner
     messages: list[Message] = field(default_factory=list)

@@ -94,8 +94,7 @@ class SessionRuntime:
             provider=parts.provider,
             model=settings.model,
             system_prompt=parts.system_prompt,
-            tools=parts.tools,
-            tool_specs=parts.tool_specs,
+            toolset=parts.toolset,
             context=parts.context,
             sink=self.emit,
             authorize=self.approver,
@@ -222,7 +221,11 @@ class SessionRuntime:
         if budget is not None and budget.max_cost is not None:
             self._check_priced()
         too_large = prompt_too_large(
-            self.agent.system_prompt, self.agent.tool_specs, self.agent.model, text, self.compaction
+            self.agent.system_prompt,
+            self.agent.toolset.specs,
+            self.agent.model,
+            text,
+            self.compaction,
         )
         if too_large is not None:
             raise too_large
@@ -288,9 +291,8 @@ class SessionRuntime:
             result.stop_reason, result.error = "error", self.store_error
             self.store_error = None
             self._resync()
-        if self.agent.failure is not None:
-            log.error("run failed", exc_info=self.agent.failure)
-            self.agent.failure = None
+        if result.failure is not None:
+            log.error("run failed", exc_info=result.failure)
         return result
 
     def cancel(self) -> CancelResult:
@@ -400,8 +402,8 @@ class SessionRuntime:
             provider=s.provider,
             model=s.model,
             permission_mode=s.permission_mode,
-            steering=list(self.agent.steering),
-            follow_up=list(self.agent.follow_up),
+            steering=list(self.agent.queues.steering),
+            follow_up=list(self.agent.queues.follow_up),
             usage=self.file.usage(),
             message_count=len(self.agent.messages),
             title=s.title,

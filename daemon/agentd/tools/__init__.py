@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from agentd.tools.base import Tool, ToolContext, ToolError, ToolResult
+from agentd.tools.base import Tool, ToolContext, ToolError, ToolResult, Toolset
 from agentd.tools.bash import BashTool
 from agentd.tools.edit import EditTool
 from agentd.tools.find import FindTool
@@ -61,6 +61,11 @@ def tool_spec(tool: Tool | type[Tool], options: Mapping[str, Any] | None = None)
     ``null`` alternative).
     """
     return ToolSpec(tool.name, describe(tool, options or {}), params_schema(tool.Params))
+
+
+def toolset(tools: dict[str, Tool], options: Mapping[str, Any] | None = None) -> Toolset:
+    """``tools`` with the specs the model is given for them (:func:`tool_spec` of each)."""
+    return Toolset(tools, [tool_spec(tool, options) for tool in tools.values()])
 
 
 def params_schema(params: type[msgspec.Struct]) -> dict[str, Any]:

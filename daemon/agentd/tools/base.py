@@ -17,6 +17,7 @@ import msgspec
 
 from agentd.protocol.content import UserContent
 from agentd.protocol.events import Location, ToolKind
+from agentd.toolspec import ToolSpec
 
 
 class ToolError(Exception):
@@ -98,3 +99,12 @@ class Tool(Protocol):
     def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
         """Files (and lines) this call touches, for editors; may be empty."""
         ...
+
+
+@dataclass(frozen=True)
+class Toolset:
+    """A session's tools by name and the specs the model is given for them, built together
+    (``agentd.tools.toolset``) so the two never disagree."""
+
+    by_name: dict[str, Tool]
+    specs: list[ToolSpec]
