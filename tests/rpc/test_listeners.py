@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agentd.listen import ListenError, UnixListener, is_loopback, load_or_create_token
+from agentd.hosts import is_loopback
 from agentd.server.app import DaemonOptions, build_daemon
+from agentd.transports import ListenError, UnixListener, load_or_create_token
 
 
 @pytest.mark.parametrize("same_user", [True, False])
