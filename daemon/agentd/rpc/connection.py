@@ -34,7 +34,6 @@ from agentd.errors import (
     InvalidRequest,
     MethodNotFound,
     ParseError,
-    PeerTimeout,
     RequestCancelled,
     RpcError,
 )
@@ -42,6 +41,7 @@ from agentd.rpc import context, envelope
 from agentd.rpc.envelope import Id
 from agentd.rpc.framing import MAX_FRAME_BYTES, NDJSON, FrameDecoder, FrameError, encode_frame
 from agentd.rpc.outbox import QUEUE_BYTES, QUEUE_FRAMES, STALL_TIMEOUT, Outbox
+from agentd.rpc.pending import PendingCalls
 from agentd.rpc.router import Route, Router
 
 T = TypeVar("T")
@@ -102,8 +102,7 @@ class Connection:
             stall_timeout=stall_timeout,
         )
         self._inflight: dict[Id, asyncio.Task[None]] = {}
-        self._pending: dict[int, asyncio.Future[msgspec.Raw]] = {}
-        self._request_ids = itertools.count(1)
+        self._pending = PendingCalls()
         self._close_callbacks: list[Callable[[Connection], object]] = []
         self._serve_task: asyncio.Task[None] | None = None
         self._shutdown_task: asyncio.Task[None] | None = None
@@ -189,26 +188,14 @@ class Connection:
         """
         if self.closed or self._stopping:
             raise ConnectionLost(f"connection closed; cannot call {method}")
-        request_id = next(self._request_ids)
-        future: asyncio.Future[msgspec.Raw] = asyncio.get_running_loop().create_future()
-        self._pending[request_id] = future
-        self._send(
-            envelope.RequestMessage(
-                id=request_id, method=method, params=envelope.optional_params(params)
-            )
+        wire_params = envelope.optional_params(params)
+
+        def send(request_id: int) -> None:
+            self._send(envelope.RequestMessage(id=request_id, method=method, params=wire_params))
+
+        return await self._pending.call(
+            method, send, self._send_cancel, result_type=result_type, timeout=timeout
         )
-        try:
-            async with asyncio.timeout(timeout):
-                raw = await future
-        except TimeoutError:
-            self._send_cancel(request_id)
-            raise PeerTimeout(f"no answer to {method} within {timeout:g} s") from None
-        except asyncio.CancelledError:
-            self._send_cancel(request_id)
-            raise
-        finally:
-            self._pending.pop(request_id, None)
-        return envelope.decode_result(method, raw, result_type)
 
     def _send_cancel(self, request_id: int) -> None:
         method, key = self._cancel
@@ -358,14 +345,7 @@ class Connection:
             task.cancel()
 
     def _on_response(self, response: envelope.Response) -> None:
-        future = self._pending.get(response.id) if isinstance(response.id, int) else None
-        if future is None or future.done():
-            log.debug("response to unknown request ignored", extra={"id": response.id})
-            return
-        if response.error is not None:
-            future.set_exception(envelope.to_exception(response.error))
-        else:
-            future.set_result(response.result)
+        self._pending.settle(response)
 
     # --- closing -------------------------------------------------------------------------
 
@@ -412,9 +392,7 @@ class Connection:
 
     async def _finish(self) -> None:
         self._stopping = True
-        for future in self._pending.values():
-            if not future.done():
-                future.set_exception(ConnectionLost("the connection closed"))
+        self._pending.fail_all(ConnectionLost("the connection closed"))
         if self._inflight:
             await asyncio.wait(list(self._inflight.values()))
         self.closed = True
