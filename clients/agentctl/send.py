@@ -26,9 +26,10 @@ from agentctl.common import (
     stdin_is_tty,
     warn,
 )
+from agentctl.footer import FinalText
 from agentctl.jsonout import JsonLines
 from agentctl.outcome import RunSummary, error_result_line
-from agentctl.render import FinalText, TerminalRenderer
+from agentctl.render import TerminalRenderer
 from agentctl.report import RunReport, write_result_file
 from agentctl.run import StopSignal, drive_run, interrupt_handling
 from agentctl.style import Style, wants_color

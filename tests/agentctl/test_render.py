@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import io
 
+from agentctl.footer import FinalText, format_footer
 from agentctl.outcome import RunSummary
-from agentctl.render import FinalText, TerminalRenderer, format_footer
+from agentctl.render import TerminalRenderer
 from agentctl.style import Style
 from agentd.protocol.content import AssistantMessage, TextContent, ToolCall, UserMessage
 from agentd.protocol.events import (
