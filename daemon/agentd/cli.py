@@ -173,6 +173,9 @@ def run() -> NoReturn:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
+    log_setup = sys.modules.get("agentd.log")
+    if log_setup is not None:  # the log file's writer thread writes what it holds
+        log_setup.close()
     logging.shutdown()
     os._exit(code)
 

@@ -1,5 +1,8 @@
 """Logging for the daemon: structlog, JSON lines, to stderr or a file, never to stdout.
 
+A log file is written by its own thread (:class:`BackgroundWriter`), so a busy disk never
+holds the event loop; the daemon writes what is queued before it exits.
+
 :func:`configure` is called once at start-up (again only in tests). Every line is one JSON
 object with ``timestamp``, ``level``, ``event``, the bound context (``conn_id`` and
 ``request_id`` from :mod:`agentd.rpc.context`, plus anything bound with
@@ -9,6 +12,7 @@ object with ``timestamp``, ``level``, ``event``, the bound context (``conn_id`` 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
@@ -23,7 +27,7 @@ from agentd.rpc import context
 LEVELS = ("debug", "info", "warning", "error", "critical")
 """Accepted ``--log-level`` values."""
 
-_open_file: TextIO | None = None
+_open_file: Any = None
 _RECORD_ATTRS = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
 _QUIET_LOGGERS = ("pygls", "httpcore", "hpack")
 
@@ -51,6 +55,52 @@ class _StdlibToStructlog(logging.Handler):
             logger.log(record.levelno, record.getMessage(), logger=record.name, **fields)
         except Exception:
             self.handleError(record)
+
+
+class BackgroundWriter:
+    """A log file written by its own thread, so a busy disk never holds the event loop.
+
+    :meth:`write` queues the line (at most ``limit`` lines wait; beyond that lines are
+    dropped and counted, and a ``log lines dropped`` line with the count is written as soon
+    as the writer gets going again);
+    :meth:`close` writes what is queued and closes the file.
+    """
+
+    def __init__(self, file: TextIO, limit: int = 100_000) -> None:
+        import queue
+        import threading
+
+        self._file = file
+        self._lines: queue.Queue[str | None] = queue.Queue(maxsize=limit)
+        self.dropped = 0
+        self._thread = threading.Thread(target=self._drain, name="log-writer", daemon=True)
+        self._thread.start()
+
+    def write(self, text: str) -> int:
+        try:
+            self._lines.put_nowait(text)
+        except Exception:  # queue.Full: the disk is stalled and the queue is full
+            self.dropped += 1
+        return len(text)
+
+    def flush(self) -> None:
+        """Nothing to do: the writer thread flushes every line."""
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Write what is queued (waiting at most ``timeout`` s), then close the file."""
+        with contextlib.suppress(Exception):
+            self._lines.put(None, timeout=timeout)
+        self._thread.join(timeout)
+        with contextlib.suppress(OSError, ValueError):
+            self._file.close()
+
+    def _drain(self) -> None:
+        while (line := self._lines.get()) is not None:
+            with contextlib.suppress(OSError, ValueError):
+                if self.dropped:
+                    dropped, self.dropped = self.dropped, 0
+                    self._file.write(f'{{"event": "log lines dropped", "count": {dropped}}}\n')
+                self._file.write(line)
 
 
 def open_log_file(path: Path) -> TextIO:
@@ -85,7 +135,8 @@ def configure(level: str = "info", log_file: Path | None = None) -> None:
     global _open_file
     level_no = logging.getLevelNamesMapping()[level.upper()]
     previous = _open_file
-    out = _open_file = open_log_file(log_file) if log_file is not None else None
+    out = open_log_file(log_file) if log_file is not None else None
+    sink: Any = BackgroundWriter(out) if out is not None else sys.stderr
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
@@ -97,7 +148,7 @@ def configure(level: str = "info", log_file: Path | None = None) -> None:
             redact_line,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level_no),
-        logger_factory=structlog.WriteLoggerFactory(file=out or sys.stderr),
+        logger_factory=structlog.WriteLoggerFactory(file=sink),
         cache_logger_on_first_use=False,
     )
     root = logging.getLogger()
@@ -110,10 +161,12 @@ def configure(level: str = "info", log_file: Path | None = None) -> None:
     logging.captureWarnings(True)
     if previous is not None:
         previous.close()
+    _open_file = sink if out is not None else None
 
 
 def close() -> None:
-    """Close the log file opened by :func:`configure` (logging then goes nowhere useful)."""
+    """Write what the log file's writer holds and close the file opened by :func:`configure`
+    (logging then goes nowhere useful)."""
     global _open_file
     if _open_file is not None:
         _open_file.close()

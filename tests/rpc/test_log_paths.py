@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 import structlog
@@ -45,6 +48,7 @@ def test_every_log_line_is_json_with_context_and_stdlib_records(short_tmp: Path)
     finally:
         context.conn_id.reset(token_conn)
         context.request_id.reset(token_req)
+    log.close()  # the writer thread writes what it holds
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     assert [line["event"] for line in lines] == ["hello", "task failed"]
     first, second = lines
@@ -84,3 +88,50 @@ def test_paths_follow_xdg_variables_at_call_time(monkeypatch: pytest.MonkeyPatch
     monkeypatch.delenv("XDG_STATE_HOME")
     assert paths.runtime_dir() == Path(f"/tmp/agentd-{os.getuid()}")
     assert paths.state_dir() == Path("/home/u/.local/state/agentd")
+
+
+def test_the_writer_thread_keeps_order_and_close_writes_everything(short_tmp: Path) -> None:
+    path = short_tmp / "w.log"
+    writer = log.BackgroundWriter(log.open_log_file(path))
+    for n in range(5000):
+        writer.write(f"line {n}\n")
+    writer.close()
+    assert path.read_text().splitlines() == [f"line {n}" for n in range(5000)]
+
+
+class _StuckFile:
+    """A log file whose first write blocks until released (a stalled disk)."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.lines: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.release.wait(10)
+        self.lines.append(text)
+        return len(text)
+
+    def close(self) -> None:
+        """Nothing to close."""
+
+
+def test_a_full_queue_drops_lines_and_says_how_many() -> None:
+    """With the disk stalled, lines past the queue's limit are counted, not kept; the count
+    is written as soon as the writer gets going again."""
+    stuck = _StuckFile()
+    writer = log.BackgroundWriter(cast(Any, stuck), limit=2)
+    writer.write("first\n")  # taken by the thread, which blocks writing it
+    deadline = time.monotonic() + 5
+    while writer._lines.qsize() and time.monotonic() < deadline:
+        time.sleep(0.001)
+    for n in range(10):
+        writer.write(f"line {n}\n")  # two are queued, eight dropped
+    assert writer.dropped == 8
+    stuck.release.set()
+    while writer._lines.qsize() and time.monotonic() < deadline + 5:
+        time.sleep(0.001)
+    writer.write("after\n")
+    writer.close()
+    dropped = json.loads(stuck.lines[1])
+    assert dropped == {"event": "log lines dropped", "count": 8}
+    assert [stuck.lines[0], *stuck.lines[2:]] == ["first\n", "line 0\n", "line 1\n", "after\n"]

@@ -21,6 +21,7 @@ When the session is sandboxed (``ctx.workspace``), commands start in the workspa
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
@@ -76,13 +77,14 @@ class BashTool:
             raise ToolError("The command contains a NUL character, which bash cannot run.")
         _refuse_if_dangerous(command, ctx)
         timeout, max_timeout = _timeouts(params.timeout, ctx.options)
-        start_cwd, notes = _start_cwd(ctx)
+        # Every file-system look-up runs off the event loop (a busy disk stalls them).
+        start_cwd, notes = await asyncio.to_thread(_start_cwd, ctx)
         limits = Limits.from_options(ctx.options)
         keep = int(ctx.options.get("bash_spill_keep", KEEP_PER_SESSION))
         spill_max = int(ctx.options.get("bash_spill_max_bytes", SPILL_MAX_BYTES))
         capture = OutputCapture(limits, ctx.spill_dir, keep, spill_max, ctx.redact)
         env = child_env(ctx.env, ctx.options)
-        ruleset = _confinement(ctx, env)
+        ruleset = await asyncio.to_thread(_confinement, ctx, env)
         try:
             outcome = await run_shell(
                 command,
@@ -101,7 +103,8 @@ class BashTool:
                 os.close(ruleset)
         if params.timeout is not None and params.timeout > max_timeout:
             notes.append(f"[The timeout was capped at the {max_timeout:g} s maximum.]")
-        notes.extend(_update_cwd(ctx, start_cwd, outcome))
+        ctx.cwd, moved = await asyncio.to_thread(_final_cwd, ctx, start_cwd, outcome)
+        notes.extend(moved)
         return _result(command, outcome, capture, limits, timeout, notes)
 
 
@@ -160,18 +163,16 @@ def _start_cwd(ctx: ToolContext) -> tuple[Path, list[str]]:
     return Path(cwd), notes
 
 
-def _update_cwd(ctx: ToolContext, start: Path, outcome: ShellOutcome) -> list[str]:
-    """Carry the shell's final directory over to the session (not out of the workspace)."""
+def _final_cwd(ctx: ToolContext, start: Path, outcome: ShellOutcome) -> tuple[Path, list[str]]:
+    """The session's directory after the call: the shell's final one, unless it is gone or
+    outside the workspace (then ``start``); and the note that says so."""
     final = Path(outcome.cwd) if outcome.cwd else None
     if final is None or not final.is_dir():
-        ctx.cwd = start
-        return []
+        return start, []
     if ctx.workspace is not None and not final.resolve().is_relative_to(ctx.workspace.resolve()):
-        ctx.cwd = start
-        return [f"[{final} is outside the workspace; the working directory stays {start}.]"]
+        return start, [f"[{final} is outside the workspace; the working directory stays {start}.]"]
     changed = final != Path(ctx.cwd)
-    ctx.cwd = final
-    return [f"[Working directory is now {final}.]"] if changed else []
+    return final, [f"[Working directory is now {final}.]"] if changed else []
 
 
 def _result(
