@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
+from agentctl.cli import run
 
-from agentctl.cli import main
-
-sys.exit(main())
+run()

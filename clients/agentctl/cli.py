@@ -2,18 +2,47 @@
 
 Start-up is kept cheap: ``--version`` and ``bridge`` are answered before argparse is even
 imported, and each command imports its own module (and msgspec, asyncio) only when it runs.
+A private ``--stdio`` daemon is started before any of that (:mod:`agentctl.prestart`), so
+that its start-up overlaps with the client's.
 Exit codes are listed in :mod:`agentctl.outcome`.
 """
 
 from __future__ import annotations
 
+import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:
     import argparse
 
 USAGE_ERROR = 2
+
+
+def run() -> NoReturn:
+    """The ``agentctl`` command: :func:`main`, then a fast exit.
+
+    Once :func:`main` returns, the output is written and a private daemon has exited; the
+    interpreter's teardown (module and object cleanup) would only delay the shell prompt, so
+    the process waits for its non-daemon threads, flushes its streams and ends at once. A
+    closed stdout at that point ends it with 141, as ``main`` does for one closed earlier.
+    """
+    code = main()
+    threading = sys.modules.get("threading")
+    if threading is not None:  # what the interpreter would wait for: non-daemon threads
+        for thread in threading.enumerate():
+            if thread is not threading.current_thread() and not thread.daemon:
+                thread.join()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:
+            from agentctl.outcome import OUTPUT_CLOSED
+
+            code = code or OUTPUT_CLOSED
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,6 +57,9 @@ def main(argv: list[str] | None = None) -> int:
         from agentctl.bridge import bridge_main
 
         return bridge_main(args[1:])
+    from agentctl.prestart import start_early
+
+    start_early(args)
     from agentctl.parser import build_parser
 
     parser = build_parser()

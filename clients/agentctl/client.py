@@ -26,11 +26,11 @@ import asyncio
 import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 
-from agentctl import launch
+from agentctl import launch, prestart
 from agentctl.events import EventStream, params_bytes, to_dict, to_event
 from agentctl.sessions_api import SessionMethods
 from agentd.protocol.events import PermissionOption, SessionEvent
@@ -54,6 +54,17 @@ PermissionHandler = Callable[[RequestPermissionParams], Awaitable[PermissionOpti
 NotificationHandler = Callable[[str, bytes], None]
 """Receives a notification's method and its params as JSON bytes."""
 T = TypeVar("T")
+
+
+class DaemonProcess(Protocol):
+    """A private daemon process: :class:`asyncio.subprocess.Process` or an adopted early one."""
+
+    stdin: asyncio.StreamWriter | None
+    stdout: asyncio.StreamReader | None
+
+    async def wait(self) -> int: ...
+
+    def terminate(self) -> None: ...
 
 
 class DaemonUnavailable(Exception):
@@ -81,7 +92,7 @@ class AgentClient(SessionMethods):
         writer: asyncio.StreamWriter,
         *,
         transport: str,
-        process: asyncio.subprocess.Process | None = None,
+        process: DaemonProcess | None = None,
         permission_handler: PermissionHandler | None = None,
     ) -> None:
         from agentd.rpc import Connection, Router
@@ -208,7 +219,7 @@ class AgentClient(SessionMethods):
         return RequestPermissionResult(outcome=await self.permission_handler(params))
 
 
-async def _stop_process(process: asyncio.subprocess.Process, grace: float = 5.0) -> None:
+async def _stop_process(process: DaemonProcess, grace: float = 5.0) -> None:
     """Wait for a private daemon to exit after its stdin closed; terminate it if it lingers."""
     if process.stdin is not None and not process.stdin.is_closing():
         process.stdin.close()
@@ -309,12 +320,41 @@ async def spawn_stdio(
     """Spawn a private ``agentd serve --stdio [ARGS…]`` and connect to it over its pipes.
 
     The daemon's stderr goes to ``log_path`` (appended) or to /dev/null; it exits when the
-    client closes. ``env`` replaces the environment (default: inherited).
+    client closes. ``env`` replaces the environment (default: inherited). A daemon the
+    command line already started (:mod:`agentctl.prestart`) is used when it matches.
     """
+    argv = launch.daemon_argv("serve", "--stdio", *args)
+    log = None if log_path is None else os.fspath(log_path)
+    early = prestart.take(argv, cwd, log, env)
+    process: DaemonProcess
+    if early is not None:
+        process = await prestart.adopt(early, STREAM_LIMIT)
+    else:
+        process = await _spawn(argv, cwd=cwd, env=env, log_path=log_path)
+    assert process.stdout is not None
+    assert process.stdin is not None
+    client = AgentClient(
+        process.stdout,
+        process.stdin,
+        transport="stdio",
+        process=process,
+        permission_handler=permission_handler,
+    )
+    await _initialize(client, name=name)
+    return client
+
+
+async def _spawn(
+    argv: list[str],
+    *,
+    cwd: str | None,
+    env: dict[str, str] | None,
+    log_path: str | os.PathLike[str] | None,
+) -> asyncio.subprocess.Process:
     stderr_fd = _open_log(log_path)
     try:
-        process = await asyncio.create_subprocess_exec(
-            *launch.daemon_argv("serve", "--stdio", *args),
+        return await asyncio.create_subprocess_exec(
+            *argv,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=stderr_fd,
@@ -327,17 +367,6 @@ async def spawn_stdio(
         raise DaemonUnavailable(f"could not run agentd: {exc}") from None
     finally:
         os.close(stderr_fd)
-    assert process.stdout is not None
-    assert process.stdin is not None
-    client = AgentClient(
-        process.stdout,
-        process.stdin,
-        transport="stdio",
-        process=process,
-        permission_handler=permission_handler,
-    )
-    await _initialize(client, name=name)
-    return client
 
 
 def _open_log(log_path: str | os.PathLike[str] | None) -> int:

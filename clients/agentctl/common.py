@@ -18,6 +18,7 @@ from typing import TypeVar
 
 from agentctl import outcome
 from agentctl.client import AgentClient, DaemonUnavailable, PermissionHandler, connect, spawn_stdio
+from agentctl.launch import private_log
 from agentctl.style import Style, wants_color
 from agentctl.wording import cli_words
 from agentd.errors import RpcError
@@ -104,23 +105,11 @@ async def open_client(
     """The client the options ask for: a private ``--stdio`` daemon or the shared one."""
     if getattr(options, "stdio", False):
         return await spawn_stdio(
-            cwd=cwd, log_path=_private_log(), permission_handler=permission_handler
+            cwd=cwd, log_path=private_log(), permission_handler=permission_handler
         )
     return await connect(
         socket_option(options), autostart=autostart, permission_handler=permission_handler
     )
-
-
-def _private_log() -> str | None:
-    """A private daemon logs to the shared log file when its directory can be created."""
-    from agentctl.launch import log_file
-
-    path = log_file()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    except OSError:
-        return None
-    return str(path)
 
 
 def resolve_cwd(value: str | None) -> str:

@@ -44,6 +44,17 @@ def log_file() -> Path:
     return Path(default_log_file())
 
 
+def private_log() -> str | None:
+    """Where a private ``--stdio`` daemon logs: the shared log file, when its directory can
+    be created (else None: nowhere)."""
+    path = log_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError:
+        return None
+    return str(path)
+
+
 def spawn_detached(argv: list[str], log_path: Path, env: dict[str, str] | None = None) -> int:
     """Start ``argv`` in a new session with output appended to ``log_path``; return its pid.
 

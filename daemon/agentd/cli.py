@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     ns = parser.parse_args(_normalise(args))
     if ns.command in ("serve", "acp"):
-        _without_rich()
+        _without_terminal_extras()
     if ns.command == "serve":
         return _serve(ns)
     if ns.command == "schema":
@@ -202,12 +202,16 @@ def main(argv: list[str] | None = None) -> int:
     return 2  # not reached: error() exits
 
 
-def _without_rich() -> None:
-    """Keep ``rich`` out of the daemon: it writes JSON logs and renders nothing, but structlog
-    imports rich (when installed, as it is for agentctl's Markdown) for pretty tracebacks at
-    import time, some 100 ms of start-up. A None entry in ``sys.modules`` makes that optional
-    import fail fast, so structlog falls back to plain tracebacks."""
-    sys.modules.setdefault("rich", None)  # type: ignore[arg-type]
+def _without_terminal_extras() -> None:
+    """Keep the terminal libraries out of the daemon: it writes JSON logs and renders nothing.
+
+    structlog imports ``rich`` (when installed, as it is for agentctl's Markdown) for pretty
+    tracebacks, and ``import httpx`` imports its command-line tool, which imports ``click`` and
+    ``pygments``: together some 100 ms of start-up. A None entry in ``sys.modules`` makes those
+    optional imports fail fast; structlog falls back to plain tracebacks and httpx to a stub
+    ``main``. Neither package is used by the daemon itself."""
+    for name in ("rich", "click"):
+        sys.modules.setdefault(name, None)  # type: ignore[arg-type]
 
 
 def _serve(ns: argparse.Namespace) -> int:

@@ -29,7 +29,7 @@ LEVELS = ("debug", "info", "warning", "error", "critical")
 
 _open_file: Any = None
 _RECORD_ATTRS = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
-_QUIET_LOGGERS = ("pygls", "httpcore", "hpack")
+_QUIET_LOGGERS = ("pygls", "httpx", "httpcore", "hpack")
 
 
 def add_rpc_context(_logger: Any, _method: str, event: MutableMapping[str, Any]) -> Any:
