@@ -67,16 +67,15 @@ Compactor = Callable[[str], Awaitable[bool]]
 """Summarises older context (reason: threshold or overflow); returns whether it compacted."""
 
 
-@dataclass
-class RunResult:
+class RunResult(msgspec.Struct):
     """How a run ended (the ``session/prompt`` result). ``failure`` is the exception of a
     run that a bug ended (stop reason ``error``), for the caller to log."""
 
     stop_reason: RunStopReason = "end_turn"
     turns: int = 0
-    usage: Usage = field(default_factory=Usage)
+    usage: Usage = msgspec.field(default_factory=Usage)
     error: str | None = None
-    refused: list[tuple[ToolCall, str]] = field(default_factory=list)
+    refused: list[tuple[ToolCall, str]] = msgspec.field(default_factory=list)
     """Tool calls the authorizer refused, with the refusal text."""
     failure: Exception | None = None
 
@@ -90,13 +89,12 @@ class _Stop(Exception):
         self.error = error
 
 
-@dataclass
-class _Run:
+class _Run(msgspec.Struct):
     """What belongs to one run: its result so far, its limits and its open turn."""
 
     max_turns: int
     budget: Budget | None
-    result: RunResult = field(default_factory=RunResult)
+    result: RunResult = msgspec.field(default_factory=RunResult)
     open_turn: int | None = None
 
 

@@ -14,7 +14,7 @@ that difference.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from agentd.messages import estimate_tokens
 from agentd.prices import Price
@@ -26,8 +26,7 @@ ESTIMATE_MARGIN = 1.25
 and code and JSON often take fewer bytes per token."""
 
 
-@dataclass(frozen=True)
-class Projection:
+class Projection(msgspec.Struct, frozen=True):
     """What the next model call is expected to consume."""
 
     cached_input: int
@@ -47,8 +46,7 @@ class Projection:
         ) / _MILLION
 
 
-@dataclass(frozen=True)
-class Budget:
+class Budget(msgspec.Struct, frozen=True):
     """The caps of one run; ``None`` means no cap of that kind."""
 
     max_cost: float | None = None

@@ -28,9 +28,10 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+import msgspec
 
 from agentd import trust
 from agentd.config_schema import ConfigFile, PriceSection, ProviderSection, validate
@@ -45,8 +46,7 @@ MOCK_MODEL = "mock-model"
 MOCK_BASE_URL = "http://mock.agentd.invalid/v1"  # answered in process (agentd.mockllm.transport)
 
 
-@dataclass(frozen=True)
-class ProviderConfig:
+class ProviderConfig(msgspec.Struct, frozen=True):
     """One ``[providers.NAME]`` table."""
 
     name: str
@@ -58,8 +58,7 @@ class ProviderConfig:
     context_window: int | None = None
 
 
-@dataclass(frozen=True)
-class ModelChoice:
+class ModelChoice(msgspec.Struct, frozen=True):
     """A resolved provider and model, ready for ``make_provider``.
 
     ``base_url`` is :data:`MOCK_BASE_URL` for the ``mock`` provider unless its URL was given.
@@ -70,13 +69,19 @@ class ModelChoice:
     api: Api
     model: str
     base_url: str
-    api_key: str | None = field(repr=False)
+    api_key: str | None
     context_window: int | None
     price: Price | None = None
 
+    def __repr__(self) -> str:  # the key never reaches a log line or a traceback
+        shown = ", ".join(
+            f"{name}={'<hidden>' if name == 'api_key' and value else repr(value)}"
+            for name, value in msgspec.structs.asdict(self).items()
+        )
+        return f"ModelChoice({shown})"
 
-@dataclass(frozen=True)
-class Config:
+
+class Config(msgspec.Struct, frozen=True):
     """Loaded settings (see the module docstring). ``prices`` includes the built-in table."""
 
     default_provider: str | None = None
@@ -85,11 +90,11 @@ class Config:
     max_turns: int = 50
     permission_mode: PermissionMode = "auto"
     system_prompt: str | None = None
-    providers: dict[str, ProviderConfig] = field(default_factory=dict)
-    prices: dict[str, Price] = field(default_factory=lambda: merged_prices({}))
-    raw: dict[str, Any] = field(default_factory=dict)
+    providers: dict[str, ProviderConfig] = msgspec.field(default_factory=dict)
+    prices: dict[str, Price] = msgspec.field(default_factory=lambda: merged_prices({}))
+    raw: dict[str, Any] = msgspec.field(default_factory=dict)
     files: tuple[Path, ...] = ()
-    settings: ConfigFile = field(default_factory=ConfigFile)
+    settings: ConfigFile = msgspec.field(default_factory=ConfigFile)
     extra_prompt: str | None = None
     warnings: tuple[str, ...] = ()
     untrusted_file: Path | None = None

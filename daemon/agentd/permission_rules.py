@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
+
+import msgspec
 
 from agentd.errors import ConfigError
 from agentd.permission_paths import expand_user, inside, real_root, relative
@@ -34,8 +35,7 @@ class PolicyError(ConfigError, ValueError):
     """A bad mode, rule or ``[permissions]`` value (a config error, -32005 on the wire)."""
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(msgspec.Struct, frozen=True, dict=True):
     """One parsed rule; ``spec`` None means the whole tool."""
 
     text: str

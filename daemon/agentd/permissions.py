@@ -47,9 +47,10 @@ whole command; then allow rules; then the mode (``ask`` asks, ``auto`` runs).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+
+import msgspec
 
 from agentd.permission_commands import (
     command_prefix,
@@ -71,8 +72,7 @@ __all__ = ["MODES", "Decision", "PermissionPolicy", "PolicyError", "Rule", "comm
 MODES = ("auto", "ask", "read-only")
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(msgspec.Struct, frozen=True):
     """The policy's answer for one call; ``reason`` is a phrase shown to the model/user."""
 
     action: Literal["allow", "deny", "ask"]

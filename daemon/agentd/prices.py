@@ -11,8 +11,9 @@ keeps its own entry). An unknown model costs 0.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TypeVar
+
+import msgspec
 
 from agentd.protocol.content import Usage
 
@@ -20,8 +21,7 @@ _T = TypeVar("_T")
 _MILLION = 1_000_000
 
 
-@dataclass(frozen=True)
-class Price:
+class Price(msgspec.Struct, frozen=True):
     """USD per million tokens of each kind."""
 
     input: float

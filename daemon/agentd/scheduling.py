@@ -20,8 +20,10 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
+
+import msgspec
 
 from agentd.messages import call_locations, tool_result_message
 from agentd.protocol.content import ToolCall, ToolResultMessage
@@ -106,8 +108,7 @@ class ToolSchedule:
         await asyncio.gather(*self.tasks, return_exceptions=True)
 
 
-@dataclass
-class _CallRecord:
+class _CallRecord(msgspec.Struct):
     """One tool call of a reply in the ledger: announced (``tool_execution_start`` sent),
     its task once scheduled, ended (``tool_execution_end`` sent)."""
 

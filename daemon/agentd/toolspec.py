@@ -5,12 +5,12 @@ A neutral module (it imports nothing of agentd), so the providers need not impor
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 
-@dataclass(frozen=True)
-class ToolSpec:
+
+class ToolSpec(msgspec.Struct, frozen=True):
     """A tool as described to the LLM: name, description and JSON Schema of its params."""
 
     name: str

@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from http import HTTPStatus
+
+import msgspec
 
 MAX_HEADER_BYTES = 64 * 1024
 MAX_BODY_BYTES = 64 * 1024 * 1024
@@ -21,8 +22,7 @@ class BadRequest(Exception):
     """The bytes received are not an HTTP/1.1 request this server accepts."""
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(msgspec.Struct, frozen=True):
     """A parsed request. Header names are lower-case."""
 
     method: str

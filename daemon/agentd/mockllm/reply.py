@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import random
 import zlib
-from dataclasses import dataclass
+
+import msgspec
 
 from agentd.mockllm.scenarios import StepSpec
 
@@ -17,8 +18,7 @@ _MIN_PIECE = 3
 _MAX_PIECE = 8
 
 
-@dataclass(frozen=True)
-class PlannedCall:
+class PlannedCall(msgspec.Struct, frozen=True):
     """A tool call and the pieces of its arguments string."""
 
     id: str
@@ -27,8 +27,7 @@ class PlannedCall:
     pieces: list[str]
 
 
-@dataclass(frozen=True)
-class PlannedUsage:
+class PlannedUsage(msgspec.Struct, frozen=True):
     """Token counts to report."""
 
     input_tokens: int
@@ -37,8 +36,7 @@ class PlannedUsage:
     cache_write_tokens: int = 0
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(msgspec.Struct, frozen=True):
     """Everything a wire renderer needs to answer one request."""
 
     text: str

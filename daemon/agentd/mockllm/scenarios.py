@@ -10,7 +10,6 @@ unless the scenario has ``"repeat": true``, which loops over the steps forever.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -106,8 +105,7 @@ class Scenarios(msgspec.Struct, forbid_unknown_fields=True):
     )
 
 
-@dataclass(frozen=True)
-class Conversation:
+class Conversation(msgspec.Struct, frozen=True):
     """What the mock reads from a request, in either wire format."""
 
     last_user_text: str

@@ -15,7 +15,6 @@ import collections
 import signal
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +42,7 @@ _DEFAULT_MESSAGES = {
 }
 
 
-@dataclass(frozen=True)
-class _Format:
+class _Format(msgspec.Struct, frozen=True):
     parse: Callable[[dict[str, Any]], Conversation]
     frames: Callable[[Plan, str, dict[str, Any]], list[bytes]]
     complete: Callable[[Plan, str], dict[str, Any]]

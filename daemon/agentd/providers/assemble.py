@@ -8,7 +8,6 @@ as lists of fragments (joined once at the end) and decodes tool arguments when t
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import msgspec
@@ -54,10 +53,9 @@ class ReplyParser(Protocol):
         ...
 
 
-@dataclass
-class _Block:
+class _Block(msgspec.Struct):
     kind: str  # "text" | "thinking" | "tool_call"
-    parts: list[str] = field(default_factory=list)
+    parts: list[str] = msgspec.field(default_factory=list)
     call_id: str = ""
     name: str = ""
     signature: str | None = None

@@ -14,8 +14,9 @@ the iterator) closes the HTTP stream at once.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass, field
 from typing import Protocol
+
+import msgspec
 
 from agentd.prices import Price
 from agentd.protocol.content import AssistantMessage, Message
@@ -23,20 +24,18 @@ from agentd.protocol.events import Delta, Retry
 from agentd.toolspec import ToolSpec
 
 
-@dataclass(frozen=True)
-class ProviderRequest:
+class ProviderRequest(msgspec.Struct, frozen=True):
     """One LLM call: the whole context plus the tools the model may call."""
 
     model: str
     system_prompt: str
     messages: list[Message]
-    tools: list[ToolSpec] = field(default_factory=list)
+    tools: list[ToolSpec] = msgspec.field(default_factory=list)
     max_tokens: int = 8192
     message_id: str = ""
 
 
-@dataclass(frozen=True)
-class StreamEnd:
+class StreamEnd(msgspec.Struct, frozen=True):
     """The last item of every stream: the complete message (possibly an error message)."""
 
     message: AssistantMessage

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+
+import msgspec
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
+class RetryPolicy(msgspec.Struct, frozen=True):
     """Retry settings of a provider.
 
     ``max_attempts`` counts every attempt, the first included (1 disables retries). The n-th

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import codecs
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-@dataclass(frozen=True, slots=True)
-class ServerSentEvent:
+class ServerSentEvent(msgspec.Struct, frozen=True):
     """One dispatched event. ``retry`` is set when the event carried a valid ``retry`` field."""
 
     data: str

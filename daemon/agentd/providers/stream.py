@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from dataclasses import dataclass, field
 
 import httpx
 import msgspec
@@ -36,13 +35,15 @@ log = structlog.get_logger("agentd.providers")
 _ERROR_BODY_LIMIT = 64 * 1024
 
 
-@dataclass(frozen=True)
-class HttpCall:
+class HttpCall(msgspec.Struct, frozen=True):
     """One provider request, ready to send (and to send again on retry)."""
 
     url: str
-    headers: dict[str, str] = field(repr=False)  # carries the API key
-    body: bytes = field(repr=False)
+    headers: dict[str, str]  # carries the API key
+    body: bytes
+
+    def __repr__(self) -> str:  # the headers carry the API key: never shown
+        return f"HttpCall(url={self.url!r}, headers=<hidden>, body=<{len(self.body)} bytes>)"
 
 
 def new_http_client() -> httpx.AsyncClient:

@@ -11,7 +11,6 @@ Outgoing messages are separate Structs. :class:`ResultMessage` deliberately has 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -42,8 +41,7 @@ class ErrorObject(msgspec.Struct, omit_defaults=True):
     data: Any = None
 
 
-@dataclass(frozen=True, slots=True)
-class Request:
+class Request(msgspec.Struct, frozen=True):
     """A call that expects one response. ``params`` is empty when absent or null."""
 
     id: Id
@@ -51,16 +49,14 @@ class Request:
     params: msgspec.Raw
 
 
-@dataclass(frozen=True, slots=True)
-class Notification:
+class Notification(msgspec.Struct, frozen=True):
     """A call without an id: never answered."""
 
     method: str
     params: msgspec.Raw
 
 
-@dataclass(frozen=True, slots=True)
-class Response:
+class Response(msgspec.Struct, frozen=True):
     """An answer to one of our requests: ``error`` is set, or else ``result``."""
 
     id: Id
@@ -68,8 +64,7 @@ class Response:
     error: ErrorObject | None
 
 
-@dataclass(frozen=True, slots=True)
-class Invalid:
+class Invalid(msgspec.Struct, frozen=True):
     """A frame that is not a valid message: answer ``error`` with ``id`` (often null)."""
 
     id: Id

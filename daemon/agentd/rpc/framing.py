@@ -23,8 +23,9 @@ caller closes the connection. Pure and synchronous: no I/O here.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Literal
+
+import msgspec
 
 Framing = Literal["ndjson", "content-length"]
 NDJSON: Framing = "ndjson"
@@ -40,8 +41,7 @@ _HEADER_LINE = re.compile(rb"[A-Za-z0-9!#$%&'*+.^_`|~-]+[ \t]*:")
 _BLANK = b" \t\r\n"
 
 
-@dataclass(frozen=True, slots=True)
-class FrameError:
+class FrameError(msgspec.Struct, frozen=True):
     """A framing problem: answered with a parse or invalid-request error (``id: null``).
 
     ``fatal`` means the stream cannot be resynchronised and the connection must close.

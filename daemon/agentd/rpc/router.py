@@ -10,7 +10,6 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -38,8 +37,7 @@ log = logging.getLogger("agentd.rpc")
 _running: set[asyncio.Task[None]] = set()  # notification handler tasks, kept referenced
 
 
-@dataclass(frozen=True, slots=True)
-class Route:
+class Route(msgspec.Struct, frozen=True):
     """One registered method: its handler and the decoder of its params."""
 
     method: str

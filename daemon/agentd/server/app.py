@@ -17,10 +17,10 @@ import contextlib
 import os
 import signal
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
+import msgspec
 import structlog
 
 from agentd import __version__
@@ -45,8 +45,7 @@ MAX_UNAUTHENTICATED = 64
 """TCP connections waiting to authenticate at once; more are closed on accept."""
 
 
-@dataclass
-class DaemonOptions:
+class DaemonOptions(msgspec.Struct):
     """Everything ``agentd serve`` was told. Paths left None mean the XDG defaults."""
 
     transport: Transport = "socket"

@@ -11,16 +11,16 @@ configuration error, and ``session/setModel`` to a working provider makes the se
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 if TYPE_CHECKING:
     from agentd.prices import Price
     from agentd.providers.base import Provider, ProviderRequest, StreamItem
 
 
-@dataclass(frozen=True)
-class ResolvedModel:
+class ResolvedModel(msgspec.Struct, frozen=True):
     """A provider ready to call, and what the session reports about it."""
 
     provider: Provider

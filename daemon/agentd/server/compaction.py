@@ -14,7 +14,6 @@ is retried (overflow).
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 import msgspec
@@ -110,8 +109,7 @@ def cut_index(messages: list[Message], keep_tokens: int) -> int:
     return min(cut, last_user)
 
 
-@dataclass(frozen=True)
-class CompactionSettings:
+class CompactionSettings(msgspec.Struct, frozen=True):
     """The ``[compaction]`` section: when and how much to compact."""
 
     context_window: int | None = None

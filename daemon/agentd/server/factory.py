@@ -7,9 +7,10 @@ never on the daemon's start-up path.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from agentd.errors import ConfigError, InvalidParams, SessionNotFound
 from agentd.protocol.methods import SessionNewParams
@@ -35,8 +36,7 @@ if TYPE_CHECKING:
     from agentd.store import SessionFile
 
 
-@dataclass
-class _Parts:
+class _Parts(msgspec.Struct):
     """What a runtime is built from, whether the session is new or loaded."""
 
     cwd: Path

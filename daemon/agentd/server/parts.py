@@ -4,8 +4,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from agentd.protocol.methods import PermissionMode, PromptResult, RefusedCall
 
@@ -17,8 +18,7 @@ if TYPE_CHECKING:
     from agentd.tools.base import ToolContext, Toolset
 
 
-@dataclass
-class Settings:
+class Settings(msgspec.Struct):
     """A session's mutable settings (what ``session/state`` and ``SessionInfo`` report)."""
 
     session_id: str
@@ -27,14 +27,20 @@ class Settings:
     model: str
     permission_mode: PermissionMode
     title: str | None = None
-    provider_env: dict[str, str] | None = field(default=None, repr=False)
-    """The client's provider variables (memory only, never written)."""
-    config_warnings: list[str] = field(default_factory=list)
+    provider_env: dict[str, str] | None = None
+    """The client's provider variables (memory only, never written, never shown)."""
+    config_warnings: list[str] = msgspec.field(default_factory=list)
     untrusted_config: str | None = None
 
+    def __repr__(self) -> str:  # provider variables may hold keys: not shown
+        shown = ", ".join(
+            f"{name}={'<hidden>' if name == 'provider_env' and value else repr(value)}"
+            for name, value in msgspec.structs.asdict(self).items()
+        )
+        return f"Settings({shown})"
 
-@dataclass
-class AgentParts:
+
+class AgentParts(msgspec.Struct):
     """What the session's agent is built from (see :class:`agentd.agent.Agent`)."""
 
     provider: Provider
@@ -42,7 +48,7 @@ class AgentParts:
     toolset: Toolset
     context: ToolContext
     run_tool: ToolRunner
-    messages: list[Message] = field(default_factory=list)
+    messages: list[Message] = msgspec.field(default_factory=list)
     max_turns: int = 50
 
 

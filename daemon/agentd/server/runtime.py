@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -350,7 +349,7 @@ class SessionRuntime:
         self.agent.provider, self.agent.model = resolved.provider, resolved.model
         s.provider, s.model = resolved.provider_name, resolved.model
         window = self.compaction.context_window or resolved.context_window
-        self.compaction = dataclasses.replace(self.compaction, context_window=window)
+        self.compaction = msgspec.structs.replace(self.compaction, context_window=window)
         self._model_source = None
 
     async def auto_compact(self, reason: str) -> bool:

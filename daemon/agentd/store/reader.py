@@ -12,7 +12,6 @@ import gc
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -45,8 +44,7 @@ HEADER_LIMIT = 1 << 20
 """A first line longer than this is not a session header."""
 
 
-@dataclass
-class LoadedSession:
+class LoadedSession(msgspec.Struct):
     """A parsed file: ``valid_size`` is the byte length up to the last complete line."""
 
     header: SessionHeader
@@ -116,8 +114,7 @@ def _raw_header(path: Path, first: bytes) -> dict[str, Any]:
     return raw
 
 
-@dataclass
-class _Parsed:
+class _Parsed(msgspec.Struct):
     nodes: list[Node]
     warnings: list[LoadWarning]
     valid_size: int

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, NamedTuple
+
+import msgspec
 
 if TYPE_CHECKING:
     from tree_sitter import Language, Node, Parser
@@ -74,8 +75,7 @@ class SimpleCommand(NamedTuple):
         return [*self.assignments, *self.argv]
 
 
-@dataclass(frozen=True)
-class ParsedCommand:
+class ParsedCommand(msgspec.Struct, frozen=True, dict=True):
     """Every simple command of an input, and why allow rules may not approve it (empty:
     they may, if each simple command matches one)."""
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+import msgspec
 
 CONTEXT_LINES = 3
 MAX_DIFF_CHARS = 200_000
@@ -18,8 +19,7 @@ MAX_DIFFED_LINES = 20_000
 _CHUNK = 1 << 16
 
 
-@dataclass(frozen=True)
-class DiffSummary:
+class DiffSummary(msgspec.Struct, frozen=True):
     """A change between two texts. ``diff`` is empty when they are equal."""
 
     diff: str

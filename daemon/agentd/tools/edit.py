@@ -10,7 +10,6 @@ diff, the first changed line and added/removed line counts. With an editor attac
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
@@ -64,8 +63,7 @@ class EditParams(msgspec.Struct, forbid_unknown_fields=True):
     ] = None
 
 
-@dataclass(frozen=True)
-class _Outcome:
+class _Outcome(msgspec.Struct, frozen=True):
     previous: bytes
     replacements: int
     summary: DiffSummary

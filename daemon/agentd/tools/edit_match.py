@@ -12,7 +12,8 @@ LF-only strings match and the file stays CRLF.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+
+import msgspec
 
 from agentd.tools.base import ToolError
 
@@ -21,8 +22,7 @@ MAX_CANDIDATES = 3
 MAX_CANDIDATE_LINES = 6
 
 
-@dataclass(frozen=True)
-class Replacement:
+class Replacement(msgspec.Struct, frozen=True):
     """One requested replacement."""
 
     old: str

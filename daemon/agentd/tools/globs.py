@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 MAX_ALTERNATIVES = 256
 
@@ -36,8 +37,7 @@ class GlobTooComplex(ValueError):
     """The glob expands to more than :data:`MAX_ALTERNATIVES` alternatives."""
 
 
-@dataclass(frozen=True)
-class Glob:
+class Glob(msgspec.Struct, frozen=True):
     """A compiled glob; :meth:`match` tests a whole ``/``-separated path."""
 
     source: str

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from agentd.tools.base import ToolContext
 
@@ -21,8 +22,7 @@ DEFAULT_MAX_PER_FILE = 20
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 
 
-@dataclass(frozen=True)
-class Snapshot:
+class Snapshot(msgspec.Struct, frozen=True):
     """A file's content before a change; ``content is None`` means it did not exist."""
 
     content: bytes | None

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from agentd.tools.base import ToolError
 from agentd.tools.globs import Glob, compile_glob
@@ -33,8 +34,7 @@ from agentd.tools.safeopen import open_beneath, open_child
 ALWAYS_SKIPPED = frozenset({".git", "node_modules"})
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(msgspec.Struct, frozen=True):
     """One ignore or glob line. ``anchored`` rules match the whole relative path, others
     the last path component."""
 
@@ -72,8 +72,7 @@ def parse_rules(text: str) -> list[Rule]:
     return [rule for line in text.split("\n") if (rule := parse_rule(line)) is not None]
 
 
-@dataclass(frozen=True)
-class RuleSet:
+class RuleSet(msgspec.Struct, frozen=True):
     """The rules of one ``.gitignore``, relative to its directory ``base``."""
 
     base: str
@@ -123,8 +122,7 @@ def _rules_from(fd: int, directory: str) -> RuleSet | None:
     return RuleSet(directory, tuple(rules)) if rules else None
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(msgspec.Struct, frozen=True):
     """A walked path: absolute, relative to the search root (``/``-separated), and kind.
 
     ``dir_fd`` is the descriptor of the directory the entry was listed in and ``name`` its

@@ -13,7 +13,6 @@ import base64
 import difflib
 import io
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
@@ -47,8 +46,7 @@ class ReadParams(msgspec.Struct, forbid_unknown_fields=True):
     ] = None
 
 
-@dataclass
-class _Window:
+class _Window(msgspec.Struct):
     lines: list[str]
     first: int
     total: int | None

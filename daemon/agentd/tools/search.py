@@ -16,9 +16,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NamedTuple
+
+import msgspec
 
 from agentd.tools.base import ToolError
 from agentd.tools.ignore import Entry, Walker
@@ -38,8 +39,7 @@ class Hit(NamedTuple):
     is_match: bool
 
 
-@dataclass(frozen=True)
-class SearchRequest:
+class SearchRequest(msgspec.Struct, frozen=True):
     """What to search for and where (``root`` is a directory or a file; ``workspace`` the
     sandbox root the walk stays beneath, None when unsandboxed; ``time_limit`` how long,
     in seconds, the Python backend may work on one file)."""
@@ -55,12 +55,11 @@ class SearchRequest:
     time_limit: float = GREP_TIMEOUT
 
 
-@dataclass
-class SearchResult:
+class SearchResult(msgspec.Struct):
     """Hits (content mode) or per-file counts (files/count mode); ``cut`` when more exist."""
 
-    hits: list[Hit] = field(default_factory=list)
-    files: list[tuple[str, int]] = field(default_factory=list)
+    hits: list[Hit] = msgspec.field(default_factory=list)
+    files: list[tuple[str, int]] = msgspec.field(default_factory=list)
     cut: bool = False
 
 

@@ -84,7 +84,7 @@ def _die_with_parent(parent_pid: int) -> None:
 
 
 def _request_fields(request: SearchRequest) -> dict[str, Any]:
-    fields = dict(vars(request))
+    fields = msgspec.structs.asdict(request)
     fields["root"] = str(request.root)
     fields["workspace"] = None if request.workspace is None else str(request.workspace)
     return fields

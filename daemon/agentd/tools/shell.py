@@ -22,10 +22,11 @@ import shutil
 import signal
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache, partial
 from pathlib import Path
 from typing import BinaryIO
+
+import msgspec
 
 from agentd.tools.orphans import die_with_parent, register, unregister
 from agentd.tools.output import OutputCapture, UpdateThrottle
@@ -38,8 +39,7 @@ KILLED_WAIT_SECONDS = 2.0
 """How long a killed tree may take to be gone before the call ends anyway."""
 
 
-@dataclass(frozen=True)
-class ShellOutcome:
+class ShellOutcome(msgspec.Struct, frozen=True):
     """How a command ended. ``exit_code`` is None when a signal killed the shell."""
 
     exit_code: int | None

@@ -11,8 +11,9 @@ Per-tool result counts live here too, so every number the model reads about is i
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
+
+import msgspec
 
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 50 * 1024
@@ -23,8 +24,7 @@ FIND_MAX_RESULTS = 1000
 LS_MAX_ENTRIES = 500
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(msgspec.Struct, frozen=True):
     """Bounds for one result: lines, UTF-8 bytes, and characters per line."""
 
     max_lines: int = DEFAULT_MAX_LINES
@@ -47,8 +47,7 @@ def _positive_int(value: Any, default: int) -> int:
     return default
 
 
-@dataclass(frozen=True)
-class Truncation:
+class Truncation(msgspec.Struct, frozen=True):
     """The kept part of a text and what was dropped.
 
     ``limit`` names the bound that fired (``"lines"`` or ``"bytes"``), ``None`` when the text
