@@ -29,19 +29,19 @@ from typing import Any
 from agentd.protocol.events import MessageUpdate, SessionEvent, TextDelta
 from agentd.rpc import Connection, Router
 from agentd.rpc.connect import open_connection
-from tests.rpc.daemons import Sandbox, spawn_stdio, stop
+from tests.harness import IsolatedHome, spawn_stdio_connection, stop
 
 Row = tuple[str, str, str]
 INITIALIZE = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n'
 
 
-def stdio_start(sandbox: Sandbox, runs: int = 10) -> float:
+def stdio_start(sandbox: IsolatedHome, runs: int = 10) -> float:
     """Median seconds from spawning ``agentd --stdio`` to its ``initialize`` answer."""
     times = []
     for _ in range(runs):
         started = time.perf_counter()
         with subprocess.Popen(
-            sandbox.argv("--stdio"),
+            sandbox.agentd("--stdio"),
             env=sandbox.env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -59,9 +59,9 @@ def stdio_start(sandbox: Sandbox, runs: int = 10) -> float:
     return statistics.median(times)
 
 
-async def stdio_round_trip(sandbox: Sandbox, calls: int = 2000) -> tuple[float, float]:
+async def stdio_round_trip(sandbox: IsolatedHome, calls: int = 2000) -> tuple[float, float]:
     """(median, p99) seconds of one ``daemon/status`` call over stdio."""
-    process, conn = await spawn_stdio(sandbox)
+    process, conn = await spawn_stdio_connection(sandbox)
     try:
         await conn.request("initialize", {})
         for _ in range(200):
@@ -112,7 +112,7 @@ async def notification_rate(count: int = 200_000) -> tuple[float, float]:
     return count / elapsed, count / cpu
 
 
-def idle_rss_mib(sandbox: Sandbox) -> float:
+def idle_rss_mib(sandbox: IsolatedHome) -> float:
     """Resident memory of a settled socket daemon, in MiB."""
     process = sandbox.start_socket_daemon()
     try:
@@ -126,7 +126,7 @@ def idle_rss_mib(sandbox: Sandbox) -> float:
 
 def main() -> list[Row]:
     """Measure every RPC budget; returns (measure, value, budget) rows."""
-    sandbox = Sandbox()
+    sandbox = IsolatedHome()
     try:
         start = stdio_start(sandbox)
         median, p99 = asyncio.run(stdio_round_trip(sandbox))

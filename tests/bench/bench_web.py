@@ -79,7 +79,7 @@ def page_rows() -> list[Row]:
         return [("web page (chromium not installed)", "skipped", "—")]
     from playwright.sync_api import sync_playwright
 
-    from tests.e2e.daemon import Home
+    from tests.harness import Home
     from tests.web.conftest import WebDaemon
 
     home = Home()

@@ -1,4 +1,4 @@
-"""Fixtures of the end-to-end tests: an isolated home per test."""
+"""Fixtures of the end-to-end tests: an isolated home per test (:mod:`tests.harness`)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,18 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.e2e.daemon import Home
+from tests.harness import Home, IsolatedHome
 
 
 @pytest.fixture
 def home() -> Iterator[Home]:
-    box = Home()
-    try:
+    """A trusted project, the e2e mock scenarios, the socket at ``run/agentd.sock``."""
+    with Home() as box:
         yield box
-    finally:
-        box.cleanup()
+
+
+@pytest.fixture
+def sandbox() -> Iterator[IsolatedHome]:
+    """Bare isolated XDG directories; a started daemon logs to ``sandbox.log``."""
+    with IsolatedHome() as box:
+        yield box

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from agentd.errors import RpcError
-from tests.e2e.daemon import Home, new_session, run, stdio_client
 from tests.e2e.test_tools import add_scenarios, scenario, tool_end
+from tests.harness import Home, new_session, run, stdio_client
 from tests.smallfs import fill, small_tmpfs
 
 pytestmark = pytest.mark.e2e

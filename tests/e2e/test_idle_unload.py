@@ -4,28 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 
 import pytest
 
-from tests.e2e.daemon import Home, new_session, run, socket_client, stdio_client, stop
+from tests.harness import Home, new_session, run, socket_client, stdio_client, stop
 
 pytestmark = pytest.mark.e2e
-
-
-def start(home: Home, *flags: str) -> subprocess.Popen[bytes]:
-    """A socket daemon with extra ``serve`` flags."""
-    with open(home.root / "daemon.log", "ab") as log:
-        return subprocess.Popen(
-            [sys.executable, "-m", "agentd", "serve", "--socket", home.socket, *flags],
-            env=home.env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=log,
-        )
 
 
 async def loaded(home: Home) -> list[str]:
@@ -46,17 +32,9 @@ async def until_loaded(
     return True
 
 
-async def wait_connectable(home: Home) -> None:
-    for _ in range(200):
-        if os.path.exists(home.socket):
-            return
-        await asyncio.sleep(0.05)
-
-
 async def test_an_unused_session_is_unloaded_and_a_watched_one_stays(home: Home) -> None:
-    process = start(home, "--idle-unload", "1")
+    process = home.start_socket_daemon("--idle-unload", "1")
     try:
-        await wait_connectable(home)
         async with socket_client(home) as watcher:
             kept = await new_session(watcher, home)
             async with socket_client(home) as client:
@@ -73,9 +51,8 @@ async def test_an_unused_session_is_unloaded_and_a_watched_one_stays(home: Home)
 
 
 async def test_loaded_sessions_are_capped(home: Home) -> None:
-    process = start(home, "--idle-unload", "0", "--max-loaded-sessions", "3")
+    process = home.start_socket_daemon("--idle-unload", "0", "--max-loaded-sessions", "3")
     try:
-        await wait_connectable(home)
         async with socket_client(home) as client:
             ids = [await new_session(client, home) for _ in range(12)]
         assert await until_loaded(home, lambda loaded_ids: len(loaded_ids) == 3)

@@ -3,17 +3,15 @@ once (PR_SET_PDEATHSIG); what it started is killed when the next daemon starts."
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
-import time
 from pathlib import Path
 
 import pytest
 
 from agentctl.client import connect
-from tests.e2e.daemon import Home, new_session, socket_client, start_run, stop
 from tests.e2e.test_tools import add_scenarios, scenario
+from tests.harness import Home, new_session, socket_client, start_run, stop, wait_until_async
 
 pytestmark = pytest.mark.e2e
 
@@ -36,15 +34,6 @@ def running(needle: str) -> list[int]:
     return found
 
 
-async def wait_until(condition: object, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():  # type: ignore[operator]
-            return True
-        await asyncio.sleep(0.05)
-    return False
-
-
 async def test_tool_processes_die_with_a_killed_daemon(home: Home) -> None:
     add_scenarios(home, scenario("start sleepers", "bash", {"command": COMMAND}))
     process = home.start_socket_daemon()
@@ -54,18 +43,19 @@ async def test_tool_processes_die_with_a_killed_daemon(home: Home) -> None:
         stream, _prompt = await start_run(
             client, sid, "start sleepers", until="tool_execution_start"
         )
-        assert await wait_until(lambda: running("sleep 31415") and running("sleep 27182"), 5)
+        await wait_until_async(lambda: running("sleep 31415") and running("sleep 27182"), 5)
         leaders = [pid for pid in running(COMMAND) if os.getpgid(pid) == pid]
         assert len(leaders) == 1
         process.send_signal(signal.SIGKILL)
         process.wait()
         stream.close()
         await client.close()
-        shell_gone = await wait_until(lambda: leaders[0] not in running(COMMAND), 5)
-        assert shell_gone, "the shell outlived the daemon"
+        await wait_until_async(
+            lambda: leaders[0] not in running(COMMAND), 5, "the shell to die with the daemon"
+        )
         process = home.start_socket_daemon()
-        assert await wait_until(lambda: not running("sleep 31415"), 5)
-        assert await wait_until(lambda: not running("sleep 27182"), 5)
+        await wait_until_async(lambda: not running("sleep 31415"), 5)
+        await wait_until_async(lambda: not running("sleep 27182"), 5)
         async with socket_client(home) as again:
             await again.call("daemon/status")
     finally:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.daemon import Home, new_session, run, stdio_client
+from tests.harness import Home, new_session, run, stdio_client
 
 pytestmark = pytest.mark.e2e
 

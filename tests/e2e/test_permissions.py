@@ -8,7 +8,7 @@ import pytest
 
 from agentd.protocol.events import PermissionOption
 from agentd.protocol.methods import RequestPermissionParams
-from tests.e2e.daemon import (
+from tests.harness import (
     Home,
     drain,
     new_session,

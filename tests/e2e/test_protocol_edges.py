@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.daemon import Home, stop
+from tests.harness import Home, stop
 
 pytestmark = pytest.mark.e2e
 
@@ -100,7 +100,7 @@ def test_half_close_still_gets_every_answer(home: Home) -> None:
     process = home.start_socket_daemon()
     try:
         with socket.socket(socket.AF_UNIX) as sock:
-            sock.connect(home.socket)
+            sock.connect(str(home.socket))
             for n, method in enumerate(["initialize", "daemon/status", "session/list"], 1):
                 sock.sendall(
                     json.dumps({"jsonrpc": "2.0", "id": n, "method": method}).encode() + b"\n"

@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 from agentctl.client import connect
-from tests.e2e.daemon import Home, new_session, socket_client, start_run, stop
 from tests.e2e.test_transport_socket import FLOOD, _log_event, _watch_until_agent_end
-from tests.rpc.daemons import Sandbox
+from tests.harness import Home, IsolatedHome, new_session, socket_client, start_run, stop
 
 pytestmark = pytest.mark.e2e
 
@@ -45,7 +44,7 @@ async def test_disconnects_and_shutdown_log_no_errors(home: Home) -> None:
     assert not [r for r in logged if "Traceback" in json.dumps(r)]
 
 
-async def test_the_dropping_warning_names_the_dropped_connection(sandbox: Sandbox) -> None:
+async def test_the_dropping_warning_names_the_dropped_connection(sandbox: IsolatedHome) -> None:
     """A subscriber that stops reading is dropped while another connection prompts: the
     warning carries the subscriber's connection id, not the prompter's."""
     scenarios = sandbox.root / "flood.json"
@@ -86,12 +85,3 @@ async def test_the_dropping_warning_names_the_dropped_connection(sandbox: Sandbo
     prompter_id, stalled_id = connected[1], connected[2]  # the first one probed the socket
     assert dropped["conn_id"] == stalled_id != prompter_id
     assert dropped.get("request_id") is None
-
-
-@pytest.fixture
-def sandbox() -> Any:
-    box = Sandbox()
-    try:
-        yield box
-    finally:
-        box.cleanup()

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.daemon import Home, drain, new_session, socket_client, start_run, stop
 from tests.e2e.test_tools import add_scenarios, configure, scenario, tool_end
+from tests.harness import Home, drain, new_session, socket_client, start_run, stop
 
 pytestmark = pytest.mark.e2e
 

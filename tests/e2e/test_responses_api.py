@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agentd.mockllm import MockLLMServer
-from tests.e2e.daemon import Home, new_session, run, start_run, stdio_client
+from tests.harness import Home, new_session, run, start_run, stdio_client
 
 pytestmark = pytest.mark.e2e
 

@@ -10,7 +10,7 @@ from agentd.errors import RpcError
 from agentd.protocol.events import PermissionOption
 from agentd.protocol.methods import RequestPermissionParams
 from agentd.protocol.trust_list import add_trusted
-from tests.e2e.daemon import (
+from tests.harness import (
     Home,
     drain,
     kinds,

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.daemon import Home, run, stdio_client
+from tests.harness import Home, run, stdio_client
 
 pytestmark = pytest.mark.e2e
 

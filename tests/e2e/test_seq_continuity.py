@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.daemon import Home, new_session, run, stdio_client
+from tests.harness import Home, new_session, run, stdio_client
 
 pytestmark = pytest.mark.e2e
 

@@ -12,7 +12,7 @@ import pytest
 
 from agentctl.client import spawn_stdio
 from agentd.errors import RpcError
-from tests.e2e.daemon import (
+from tests.harness import (
     Home,
     drain,
     kinds,
@@ -221,7 +221,7 @@ def stalled_subscriber(home: Home, sid: str) -> socket.socket:
     """A raw socket client that subscribes to ``sid`` and then never reads again."""
     sock = socket.socket(socket.AF_UNIX)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    sock.connect(home.socket)
+    sock.connect(str(home.socket))
     for n, (method, params) in enumerate(
         [("initialize", {}), ("session/subscribe", {"sessionId": sid})], 1
     ):

@@ -15,20 +15,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.rpc.daemons import Sandbox, stop
+from tests.harness import IsolatedHome, stop
 
 pytestmark = pytest.mark.e2e
 
 
 @contextlib.contextmanager
-def tcp_daemon(*extra: str, fd_limit: int | None = None) -> Iterator[tuple[Sandbox, int, int]]:
+def tcp_daemon(*extra: str, fd_limit: int | None = None) -> Iterator[tuple[IsolatedHome, int, int]]:
     """A TCP daemon: (sandbox, port, pid)."""
-    box = Sandbox()
+    box = IsolatedHome()
     token_file = box.root / "tcp.token"
     argv = ["serve", "--tcp", "127.0.0.1:0", "--token-file", str(token_file)]
     limit = None if fd_limit is None else (fd_limit, fd_limit)
     process = subprocess.Popen(
-        box.argv(*argv, "--log-file", str(box.log), *extra),
+        box.agentd(*argv, "--log-file", str(box.log), *extra),
         env=box.env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -63,7 +63,7 @@ def closed_within(sock: socket.socket, seconds: float) -> bool:
     return False
 
 
-def status_works(port: int, box: Sandbox) -> bool:
+def status_works(port: int, box: IsolatedHome) -> bool:
     token = (box.root / "tcp.token").read_text().strip()
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"token": token}}
     status = {"jsonrpc": "2.0", "id": 2, "method": "daemon/status"}

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.rpc.daemons import Sandbox, SyncClient, stop
+from tests.harness import IsolatedHome, stop
 
 pytestmark = pytest.mark.e2e
 
@@ -20,9 +23,55 @@ FUZZ = settings(
 )
 
 
+class SyncClient:
+    """A blocking JSON-RPC client on a Unix socket, in either framing, for raw bytes."""
+
+    def __init__(self, path: Path, timeout: float = 10) -> None:
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.settimeout(timeout)
+        self.sock.connect(str(path))
+        self.buffer = b""
+
+    def send(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def _fill(self) -> None:
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise EOFError("connection closed")
+        self.buffer += chunk
+
+    def read_line(self) -> bytes:
+        while b"\n" not in self.buffer:
+            self._fill()
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line
+
+    def read_content_length(self) -> bytes:
+        while b"\r\n\r\n" not in self.buffer:
+            self._fill()
+        header, _, self.buffer = self.buffer.partition(b"\r\n\r\n")
+        length = int(header.split(b":", 1)[1])
+        while len(self.buffer) < length:
+            self._fill()
+        body, self.buffer = self.buffer[:length], self.buffer[length:]
+        return body
+
+    def response_to(self, request_id: Any, *, content_length: bool = False) -> dict[str, Any]:
+        """Skip error replies to earlier garbage until the answer to ``request_id``."""
+        while True:
+            raw = self.read_content_length() if content_length else self.read_line()
+            message: dict[str, Any] = json.loads(raw)
+            if message.get("id") == request_id:
+                return message
+
+    def close(self) -> None:
+        self.sock.close()
+
+
 @pytest.fixture(scope="module")
-def daemon() -> Iterator[tuple[Sandbox, subprocess.Popen[bytes]]]:
-    box = Sandbox()
+def daemon() -> Iterator[tuple[IsolatedHome, subprocess.Popen[bytes]]]:
+    box = IsolatedHome()
     process = box.start_socket_daemon("--log-level", "debug")
     try:
         yield box, process
@@ -31,7 +80,7 @@ def daemon() -> Iterator[tuple[Sandbox, subprocess.Popen[bytes]]]:
         box.cleanup()
 
 
-def _still_serving(box: Sandbox, process: subprocess.Popen[bytes]) -> None:
+def _still_serving(box: IsolatedHome, process: subprocess.Popen[bytes]) -> None:
     """A fresh connection is answered and the daemon process is alive."""
     client = SyncClient(box.socket)
     try:
@@ -45,7 +94,7 @@ def _still_serving(box: Sandbox, process: subprocess.Popen[bytes]) -> None:
 @given(garbage=st.binary(max_size=4096))
 @FUZZ
 def test_garbage_on_a_fresh_connection(
-    daemon: tuple[Sandbox, subprocess.Popen[bytes]], garbage: bytes
+    daemon: tuple[IsolatedHome, subprocess.Popen[bytes]], garbage: bytes
 ) -> None:
     """Any bytes as a connection's opening leave the daemon serving others."""
     box, process = daemon
@@ -58,7 +107,7 @@ def test_garbage_on_a_fresh_connection(
 @given(lines=st.lists(st.binary(max_size=512).map(lambda b: b.replace(b"\n", b"")), max_size=5))
 @FUZZ
 def test_ndjson_resynchronises_after_garbage_lines(
-    daemon: tuple[Sandbox, subprocess.Popen[bytes]], lines: list[bytes]
+    daemon: tuple[IsolatedHome, subprocess.Popen[bytes]], lines: list[bytes]
 ) -> None:
     """After garbage lines, the next valid line on the same connection is answered."""
     box, _process = daemon
@@ -75,7 +124,7 @@ def test_ndjson_resynchronises_after_garbage_lines(
 @given(bodies=st.lists(st.binary(max_size=512), max_size=5))
 @FUZZ
 def test_content_length_resynchronises_after_garbage_bodies(
-    daemon: tuple[Sandbox, subprocess.Popen[bytes]], bodies: list[bytes]
+    daemon: tuple[IsolatedHome, subprocess.Popen[bytes]], bodies: list[bytes]
 ) -> None:
     """Well-framed garbage bodies get errors; the next real request is answered."""
     box, _process = daemon
@@ -108,7 +157,10 @@ HEADER_LINES = st.tuples(
 )
 @FUZZ
 def test_fuzzed_content_length_headers(
-    daemon: tuple[Sandbox, subprocess.Popen[bytes]], headers: list[bytes], blank: bytes, body: bytes
+    daemon: tuple[IsolatedHome, subprocess.Popen[bytes]],
+    headers: list[bytes],
+    blank: bytes,
+    body: bytes,
 ) -> None:
     """Truncated, huge, negative or garbled headers in any case: other clients stay served."""
     box, process = daemon
@@ -125,7 +177,7 @@ def test_fuzzed_content_length_headers(
 )
 @FUZZ
 def test_deep_nesting_on_a_live_connection(
-    daemon: tuple[Sandbox, subprocess.Popen[bytes]],
+    daemon: tuple[IsolatedHome, subprocess.Popen[bytes]],
     depth: int,
     opener: tuple[bytes, bytes],
     closed: bool,
@@ -171,7 +223,9 @@ DEEP = b'{"jsonrpc":"2.0","id":1,"method":"daemon/status","params":' + b"[" * 10
         "deep-array-line",
     ],
 )
-def test_hostile_openings(daemon: tuple[Sandbox, subprocess.Popen[bytes]], opening: bytes) -> None:
+def test_hostile_openings(
+    daemon: tuple[IsolatedHome, subprocess.Popen[bytes]], opening: bytes
+) -> None:
     """Classic malformed input: the daemon survives and the next client is served."""
     box, process = daemon
     client = SyncClient(box.socket)
@@ -183,7 +237,7 @@ def test_hostile_openings(daemon: tuple[Sandbox, subprocess.Popen[bytes]], openi
 
 
 def test_invalid_utf8_and_deep_nesting_get_parse_errors_and_the_connection_lives(
-    daemon: tuple[Sandbox, subprocess.Popen[bytes]],
+    daemon: tuple[IsolatedHome, subprocess.Popen[bytes]],
 ) -> None:
     """-32700 with ``id: null`` for each, then the same connection is still answered."""
     box, _process = daemon
@@ -199,7 +253,9 @@ def test_invalid_utf8_and_deep_nesting_get_parse_errors_and_the_connection_lives
         client.close()
 
 
-def test_no_internal_errors_were_logged(daemon: tuple[Sandbox, subprocess.Popen[bytes]]) -> None:
+def test_no_internal_errors_were_logged(
+    daemon: tuple[IsolatedHome, subprocess.Popen[bytes]],
+) -> None:
     """After all the abuse, the log holds no handler or connection failure (runs last here)."""
     box, process = daemon
     _still_serving(box, process)

@@ -18,15 +18,15 @@ import pytest
 from agentd.errors import RpcError
 from agentd.protocol.methods import DaemonStatusResult, InitializeParams
 from agentd.rpc import Connection, Router, connect_unix
-from tests.rpc.daemons import Sandbox, stop, wait_connectable
+from tests.harness import IsolatedHome, stop, wait_connectable
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
-def shared() -> Iterator[tuple[Sandbox, subprocess.Popen[bytes]]]:
+def shared() -> Iterator[tuple[IsolatedHome, subprocess.Popen[bytes]]]:
     """One socket daemon for the tests that only need a running daemon."""
-    box = Sandbox()
+    box = IsolatedHome()
     process = box.start_socket_daemon()
     try:
         yield box, process
@@ -35,16 +35,7 @@ def shared() -> Iterator[tuple[Sandbox, subprocess.Popen[bytes]]]:
         box.cleanup()
 
 
-@pytest.fixture
-def sandbox() -> Iterator[Sandbox]:
-    box = Sandbox()
-    try:
-        yield box
-    finally:
-        box.cleanup()
-
-
-async def _client_session(box: Sandbox, framing: str, calls: int) -> list[int]:
+async def _client_session(box: IsolatedHome, framing: str, calls: int) -> list[int]:
     conn = await connect_unix(box.socket, framing=framing)
     try:
         await conn.request("initialize", InitializeParams())
@@ -58,7 +49,7 @@ async def _client_session(box: Sandbox, framing: str, calls: int) -> list[int]:
 
 
 async def test_many_clients_at_once_in_both_framings(
-    shared: tuple[Sandbox, subprocess.Popen[bytes]],
+    shared: tuple[IsolatedHome, subprocess.Popen[bytes]],
 ) -> None:
     """Eight concurrent clients, half of each framing, all get every answer."""
     box, process = shared
@@ -70,7 +61,7 @@ async def test_many_clients_at_once_in_both_framings(
 
 
 async def test_a_client_vanishing_does_not_disturb_others(
-    shared: tuple[Sandbox, subprocess.Popen[bytes]],
+    shared: tuple[IsolatedHome, subprocess.Popen[bytes]],
 ) -> None:
     """A client that drops mid-request leaves the daemon serving the next one."""
     box, _process = shared
@@ -106,7 +97,7 @@ sys.stdout.buffer.write(reply)
 
 @pytest.mark.skipif(os.getuid() != 0, reason="switching to another uid needs root")
 @pytest.mark.parametrize("uid", [0, NOBODY], ids=["same-uid", "other-uid"])
-def test_a_real_peer_of_another_uid_is_cut_off(sandbox: Sandbox, uid: int) -> None:
+def test_a_real_peer_of_another_uid_is_cut_off(sandbox: IsolatedHome, uid: int) -> None:
     """A child that drops to ``nobody`` before connecting gets no answer: SO_PEERCRED decides.
 
     The sandbox directories and the socket are opened to everyone first, so the file system
@@ -137,7 +128,7 @@ def test_a_real_peer_of_another_uid_is_cut_off(sandbox: Sandbox, uid: int) -> No
 
 
 def test_files_are_private_and_the_pid_file_names_the_daemon(
-    shared: tuple[Sandbox, subprocess.Popen[bytes]],
+    shared: tuple[IsolatedHome, subprocess.Popen[bytes]],
 ) -> None:
     """Socket directory 0700, socket closed to group and others, lock and pid files beside it."""
     box, process = shared
@@ -149,21 +140,21 @@ def test_files_are_private_and_the_pid_file_names_the_daemon(
 
 
 def test_second_daemon_on_the_same_socket_is_refused(
-    shared: tuple[Sandbox, subprocess.Popen[bytes]],
+    shared: tuple[IsolatedHome, subprocess.Popen[bytes]],
 ) -> None:
     """The lock makes a second daemon exit 1 with a message naming the first one's pid."""
     box, process = shared
-    result = box.run("serve", "--socket", str(box.socket), "--log-file", str(box.log))
+    result = box.run_agentd("serve", "--socket", str(box.socket), "--log-file", str(box.log))
     assert result.returncode == 1
     assert b"already serving" in result.stderr
     assert str(process.pid).encode() in result.stderr
     assert process.poll() is None
 
 
-def test_default_socket_path_and_logs_follow_xdg(sandbox: Sandbox) -> None:
+def test_default_socket_path_and_logs_follow_xdg(sandbox: IsolatedHome) -> None:
     """``agentd serve`` alone uses $XDG_RUNTIME_DIR/agentd and logs under $XDG_STATE_HOME."""
     with subprocess.Popen(
-        sandbox.argv("serve"), env=sandbox.env, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE
+        sandbox.agentd("serve"), env=sandbox.env, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE
     ) as process:
         try:
             wait_connectable(sandbox.socket, process)
@@ -177,7 +168,7 @@ def test_default_socket_path_and_logs_follow_xdg(sandbox: Sandbox) -> None:
     assert "daemon stopped" in events
 
 
-def test_stale_socket_is_replaced(sandbox: Sandbox) -> None:
+def test_stale_socket_is_replaced(sandbox: IsolatedHome) -> None:
     """A socket file nobody listens on (a crashed daemon's) is removed at start."""
     sandbox.socket.parent.mkdir(mode=0o700, parents=True)
     with socket.socket(socket.AF_UNIX) as dead:
@@ -188,29 +179,31 @@ def test_stale_socket_is_replaced(sandbox: Sandbox) -> None:
     assert any(event["event"] == "removed stale socket" for event in sandbox.log_events())
 
 
-def test_a_non_socket_file_in_the_way_is_refused(sandbox: Sandbox) -> None:
+def test_a_non_socket_file_in_the_way_is_refused(sandbox: IsolatedHome) -> None:
     """A regular file at the socket path is never deleted."""
     sandbox.socket.parent.mkdir(mode=0o700, parents=True)
     sandbox.socket.write_text("keep me")
-    result = sandbox.run("serve", "--socket", str(sandbox.socket), "--log-file", str(sandbox.log))
+    result = sandbox.run_agentd(
+        "serve", "--socket", str(sandbox.socket), "--log-file", str(sandbox.log)
+    )
     assert result.returncode == 1
     assert b"is not a socket" in result.stderr
     assert sandbox.socket.read_text() == "keep me"
 
 
-def test_unusable_socket_directory_is_a_one_line_error(sandbox: Sandbox) -> None:
+def test_unusable_socket_directory_is_a_one_line_error(sandbox: IsolatedHome) -> None:
     """A socket path under a regular file: exit 1, one line on stderr, no traceback."""
     blocker = sandbox.root / "file"
     blocker.write_text("")
     socket_path = str(blocker / "a.sock")
-    result = sandbox.run("serve", "--socket", socket_path, "--log-file", str(sandbox.log))
+    result = sandbox.run_agentd("serve", "--socket", socket_path, "--log-file", str(sandbox.log))
     assert result.returncode == 1
     assert len(result.stderr.decode().strip().splitlines()) == 1
     assert b"Traceback" not in result.stderr
 
 
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "shutdown"])
-def test_graceful_stop_removes_socket_and_pid_file(sandbox: Sandbox, how: str) -> None:
+def test_graceful_stop_removes_socket_and_pid_file(sandbox: IsolatedHome, how: str) -> None:
     """A signal or the shutdown method: exit 0, answered first, socket and pid file gone."""
     process = sandbox.start_socket_daemon()
     if how == "shutdown":
@@ -230,18 +223,18 @@ def test_graceful_stop_removes_socket_and_pid_file(sandbox: Sandbox, how: str) -
     assert events[-1] == "daemon stopped"
 
 
-def test_bad_command_lines_are_one_line_usage_errors(sandbox: Sandbox) -> None:
+def test_bad_command_lines_are_one_line_usage_errors(sandbox: IsolatedHome) -> None:
     """Usage errors exit 2 with a single line; --version is instant and prints the version."""
     for args in (["serve", "--tcp", "nonsense"], ["serve", "--stdio", "--socket"], ["bogus"], []):
-        result = sandbox.run(*args)
+        result = sandbox.run_agentd(*args)
         assert result.returncode == 2, args
         assert len(result.stderr.decode().strip().splitlines()) == 1, result.stderr
-    version = sandbox.run("--version")
+    version = sandbox.run_agentd("--version")
     assert version.returncode == 0
     assert version.stdout.decode().startswith("agentd ")
 
 
-def _bridge(sandbox: Sandbox, *args: str) -> subprocess.Popen[bytes]:
+def _bridge(sandbox: IsolatedHome, *args: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "agentctl", "bridge", *args],
         env=sandbox.env,
@@ -252,7 +245,7 @@ def _bridge(sandbox: Sandbox, *args: str) -> subprocess.Popen[bytes]:
 
 
 def test_bridge_relays_both_framings_to_a_running_daemon(
-    shared: tuple[Sandbox, subprocess.Popen[bytes]],
+    shared: tuple[IsolatedHome, subprocess.Popen[bytes]],
 ) -> None:
     """Bytes pass unchanged both ways; stdin EOF ends the bridge with 0."""
     box, process = shared
@@ -269,7 +262,7 @@ def test_bridge_relays_both_framings_to_a_running_daemon(
     assert json.loads(out)["id"] == "b"
 
 
-def test_bridge_starts_the_daemon_when_none_runs(sandbox: Sandbox) -> None:
+def test_bridge_starts_the_daemon_when_none_runs(sandbox: IsolatedHome) -> None:
     """With nobody listening, the bridge starts a detached daemon that outlives it."""
     bridge = _bridge(sandbox)
     out, err = bridge.communicate(b'{"jsonrpc":"2.0","id":1,"method":"daemon/status"}\n', 60)
@@ -285,7 +278,7 @@ def test_bridge_starts_the_daemon_when_none_runs(sandbox: Sandbox) -> None:
     assert not sandbox.socket.exists()
 
 
-def test_bridge_fails_clearly_when_the_daemon_cannot_start(sandbox: Sandbox) -> None:
+def test_bridge_fails_clearly_when_the_daemon_cannot_start(sandbox: IsolatedHome) -> None:
     """A socket path the daemon cannot use: exit 1 and a message naming the log."""
     blocker = sandbox.root / "file"
     blocker.write_text("")
@@ -307,7 +300,7 @@ FLOOD = {
 
 
 async def test_a_client_that_stops_reading_is_dropped_and_the_run_goes_on(
-    sandbox: Sandbox,
+    sandbox: IsolatedHome,
 ) -> None:
     """30,000 events to a client that never reads: after --stall-timeout it is dropped (and
     logged), while a subscribed client gets every event without a gap and the session ends
@@ -346,7 +339,7 @@ async def test_a_client_that_stops_reading_is_dropped_and_the_run_goes_on(
         assert stop(process) == 0
 
 
-async def _log_event(sandbox: Sandbox, name: str, timeout: float = 15) -> dict[str, Any]:
+async def _log_event(sandbox: IsolatedHome, name: str, timeout: float = 15) -> dict[str, Any]:
     """The first daemon log line whose event is ``name``, waiting for it to appear."""
     async with asyncio.timeout(timeout):
         while True:
@@ -357,7 +350,7 @@ async def _log_event(sandbox: Sandbox, name: str, timeout: float = 15) -> dict[s
             await asyncio.sleep(0.05)
 
 
-async def _watch_until_agent_end(sandbox: Sandbox, session_id: str) -> list[dict[str, Any]]:
+async def _watch_until_agent_end(sandbox: IsolatedHome, session_id: str) -> list[dict[str, Any]]:
     """Subscribe (replaying what is buffered) and collect ``session/event`` params until
     ``agent_end``."""
     events: list[dict[str, Any]] = []

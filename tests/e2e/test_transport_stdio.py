@@ -6,29 +6,19 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 
 import pytest
 
 from agentd.protocol.methods import DaemonStatusResult, InitializeParams, InitializeResult
-from tests.rpc.daemons import Sandbox, spawn_stdio
+from tests.harness import IsolatedHome, spawn_stdio_connection
 
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture
-def sandbox() -> Iterator[Sandbox]:
-    box = Sandbox()
-    try:
-        yield box
-    finally:
-        box.cleanup()
-
-
 @pytest.mark.parametrize("framing", ["ndjson", "content-length"])
-async def test_initialize_status_and_exit_zero_on_eof(sandbox: Sandbox, framing: str) -> None:
+async def test_initialize_status_and_exit_zero_on_eof(sandbox: IsolatedHome, framing: str) -> None:
     """A client in either framing initializes and calls; closing stdin ends the daemon with 0."""
-    process, conn = await spawn_stdio(sandbox, framing=framing)
+    process, conn = await spawn_stdio_connection(sandbox, framing=framing)
     init = await conn.request("initialize", InitializeParams(), result_type=InitializeResult)
     assert init.server_info.name == "agentd"
     status = await conn.request("daemon/status", result_type=DaemonStatusResult)
@@ -77,7 +67,7 @@ def _run_requests(cwd: str) -> list[bytes]:
 
 
 @pytest.mark.parametrize("framing", ["ndjson", "content-length"])
-def test_every_stdout_byte_belongs_to_a_frame(sandbox: Sandbox, framing: str) -> None:
+def test_every_stdout_byte_belongs_to_a_frame(sandbox: IsolatedHome, framing: str) -> None:
     """A whole exchange, an agent run with a bash tool call included, at debug log level:
     stdout holds only protocol frames, and the logs go to stderr as JSON lines."""
     work = sandbox.root / "work"
@@ -87,7 +77,7 @@ def test_every_stdout_byte_belongs_to_a_frame(sandbox: Sandbox, framing: str) ->
         wire = b"".join(request + b"\n" for request in requests)
     else:
         wire = b"".join(b"Content-Length: %d\r\n\r\n%b" % (len(r), r) for r in requests)
-    result = sandbox.run("--stdio", "--log-level", "debug", input=wire)
+    result = sandbox.run_agentd("--stdio", "--log-level", "debug", input=wire)
     assert result.returncode == 0, result.stderr.decode()
     if framing == "ndjson":
         assert result.stdout.endswith(b"\n")
@@ -120,7 +110,9 @@ def test_every_stdout_byte_belongs_to_a_frame(sandbox: Sandbox, framing: str) ->
     assert any(line["event"] == "daemon stopped" for line in logs)
 
 
-def test_stray_writes_to_descriptor_one_cannot_reach_the_protocol_stream(sandbox: Sandbox) -> None:
+def test_stray_writes_to_descriptor_one_cannot_reach_the_protocol_stream(
+    sandbox: IsolatedHome,
+) -> None:
     """After detach_stdio, print() and raw fd-1 writes land on stderr."""
     code = (
         "import os\n"
@@ -141,14 +133,14 @@ def test_stray_writes_to_descriptor_one_cannot_reach_the_protocol_stream(sandbox
     assert b"raw fd1 write" in result.stderr
 
 
-def test_regular_files_work_as_stdin_and_stdout(sandbox: Sandbox) -> None:
+def test_regular_files_work_as_stdin_and_stdout(sandbox: IsolatedHome) -> None:
     """``agentd --stdio < requests > answers`` works although files cannot be polled."""
     requests = sandbox.root / "requests.jsonl"
     answers = sandbox.root / "answers.jsonl"
     requests.write_bytes(REQUESTS[0] + b"\n" + REQUESTS[1] + b"\n")
     with requests.open("rb") as stdin, answers.open("wb") as stdout:
         process = subprocess.run(
-            sandbox.argv("--stdio"),
+            sandbox.agentd("--stdio"),
             env=sandbox.env,
             stdin=stdin,
             stdout=stdout,
@@ -161,11 +153,11 @@ def test_regular_files_work_as_stdin_and_stdout(sandbox: Sandbox) -> None:
     assert [line["id"] for line in lines] == [1, 2]
 
 
-def test_dev_null_as_stdin_or_stdout(sandbox: Sandbox) -> None:
+def test_dev_null_as_stdin_or_stdout(sandbox: IsolatedHome) -> None:
     """/dev/null cannot be polled: stdin from it is an immediate EOF (exit 0), and answers
     written to it are discarded without stalling the daemon."""
     empty = subprocess.run(
-        sandbox.argv("--stdio"),
+        sandbox.agentd("--stdio"),
         env=sandbox.env,
         stdin=subprocess.DEVNULL,
         capture_output=True,
@@ -178,7 +170,7 @@ def test_dev_null_as_stdin_or_stdout(sandbox: Sandbox) -> None:
     requests.write_bytes(REQUESTS[0] + b"\n" + REQUESTS[1] + b"\n")
     with requests.open("rb") as stdin, open(os.devnull, "wb") as devnull:
         discarded = subprocess.run(
-            sandbox.argv("--stdio"),
+            sandbox.agentd("--stdio"),
             env=sandbox.env,
             stdin=stdin,
             stdout=devnull,
@@ -189,14 +181,14 @@ def test_dev_null_as_stdin_or_stdout(sandbox: Sandbox) -> None:
     assert discarded.returncode == 0
 
 
-def test_serve_stdio_is_the_same_as_the_alias(sandbox: Sandbox) -> None:
+def test_serve_stdio_is_the_same_as_the_alias(sandbox: IsolatedHome) -> None:
     """``agentd serve --stdio`` answers like ``agentd --stdio``."""
-    result = sandbox.run("serve", "--stdio", input=REQUESTS[1] + b"\n")
+    result = sandbox.run_agentd("serve", "--stdio", input=REQUESTS[1] + b"\n")
     assert result.returncode == 0
     assert json.loads(result.stdout)["result"]["transport"] == "stdio"
 
 
-def test_only_daemon_status_is_allowed_before_initialize(sandbox: Sandbox) -> None:
+def test_only_daemon_status_is_allowed_before_initialize(sandbox: IsolatedHome) -> None:
     """-32004 before initialize (except daemon/status); a second initialize is -32600."""
     wire = [
         b'{"jsonrpc":"2.0","id":1,"method":"daemon/status"}',
@@ -205,7 +197,7 @@ def test_only_daemon_status_is_allowed_before_initialize(sandbox: Sandbox) -> No
         b'{"jsonrpc":"2.0","id":4,"method":"initialize"}',
         b'{"jsonrpc":"2.0","id":5,"method":"session/state","params":{"sessionId":"none"}}',
     ]
-    result = sandbox.run("--stdio", input=b"\n".join(wire) + b"\n")
+    result = sandbox.run_agentd("--stdio", input=b"\n".join(wire) + b"\n")
     replies = {m["id"]: m for m in map(json.loads, result.stdout.splitlines())}
     assert "result" in replies[1]
     assert replies[2]["error"]["code"] == -32004
@@ -214,8 +206,8 @@ def test_only_daemon_status_is_allowed_before_initialize(sandbox: Sandbox) -> No
     assert replies[5]["error"]["code"] != -32004
 
 
-def test_mock_llm_subcommand_is_delegated(sandbox: Sandbox) -> None:
+def test_mock_llm_subcommand_is_delegated(sandbox: IsolatedHome) -> None:
     """``agentd mock-llm --help`` reaches the mock LLM server's own parser."""
-    result = sandbox.run("mock-llm", "--help")
+    result = sandbox.run_agentd("mock-llm", "--help")
     assert result.returncode == 0
     assert b"mock-llm" in result.stdout

@@ -12,18 +12,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.rpc.daemons import Sandbox, stop
+from tests.harness import IsolatedHome, stop
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
-def tcp_daemon() -> Iterator[tuple[Sandbox, int, str]]:
+def tcp_daemon() -> Iterator[tuple[IsolatedHome, int, str]]:
     """A TCP daemon on an ephemeral loopback port: (sandbox, port, token)."""
-    box = Sandbox()
+    box = IsolatedHome()
     token_file = box.root / "tcp.token"
     process = subprocess.Popen(
-        box.argv("serve", "--tcp", "127.0.0.1:0", "--token-file", str(token_file)),
+        box.agentd("serve", "--tcp", "127.0.0.1:0", "--token-file", str(token_file)),
         env=box.env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -78,7 +78,7 @@ STATUS = {"jsonrpc": "2.0", "id": 2, "method": "daemon/status"}
 
 @pytest.mark.parametrize("token", [None, "wrong-token-of-good-length-000000"])
 def test_missing_or_wrong_token_is_refused_and_closed(
-    tcp_daemon: tuple[Sandbox, int, str], token: str | None
+    tcp_daemon: tuple[IsolatedHome, int, str], token: str | None
 ) -> None:
     """initialize without the right token: -32001 (for what was already sent too), hang-up."""
     _box, port, _token = tcp_daemon
@@ -88,7 +88,7 @@ def test_missing_or_wrong_token_is_refused_and_closed(
     assert closed
 
 
-def test_nothing_but_initialize_before_the_token(tcp_daemon: tuple[Sandbox, int, str]) -> None:
+def test_nothing_but_initialize_before_the_token(tcp_daemon: tuple[IsolatedHome, int, str]) -> None:
     """Even daemon/status needs the token on TCP."""
     _box, port, _token = tcp_daemon
     replies, closed = _exchange(port, STATUS)
@@ -96,7 +96,7 @@ def test_nothing_but_initialize_before_the_token(tcp_daemon: tuple[Sandbox, int,
     assert closed
 
 
-def test_the_right_token_opens_the_connection(tcp_daemon: tuple[Sandbox, int, str]) -> None:
+def test_the_right_token_opens_the_connection(tcp_daemon: tuple[IsolatedHome, int, str]) -> None:
     """With the token from the file, calls work and the transport is tcp."""
     box, port, token = tcp_daemon
     replies, closed = _exchange(port, _init(token), STATUS)
@@ -107,7 +107,7 @@ def test_the_right_token_opens_the_connection(tcp_daemon: tuple[Sandbox, int, st
     assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
 
 
-def test_content_length_framing_works_over_tcp(tcp_daemon: tuple[Sandbox, int, str]) -> None:
+def test_content_length_framing_works_over_tcp(tcp_daemon: tuple[IsolatedHome, int, str]) -> None:
     """A Content-Length client on TCP is answered in Content-Length."""
     _box, port, token = tcp_daemon
     bodies = [json.dumps(_init(token)).encode(), json.dumps(STATUS).encode()]
@@ -126,20 +126,20 @@ def test_content_length_framing_works_over_tcp(tcp_daemon: tuple[Sandbox, int, s
 
 def test_non_loopback_address_needs_allow_remote() -> None:
     """Listening on all interfaces is refused (exit 1) unless --allow-remote is given."""
-    box = Sandbox()
+    box = IsolatedHome()
     try:
-        result = box.run("serve", "--tcp", "0.0.0.0:0", "--log-file", str(box.log))
+        result = box.run_agentd("serve", "--tcp", "0.0.0.0:0", "--log-file", str(box.log))
         assert result.returncode == 1
         assert b"--allow-remote" in result.stderr
     finally:
         box.cleanup()
 
 
-def test_port_in_use_is_a_one_line_error(tcp_daemon: tuple[Sandbox, int, str]) -> None:
+def test_port_in_use_is_a_one_line_error(tcp_daemon: tuple[IsolatedHome, int, str]) -> None:
     """A second daemon on a taken port exits 1 with the reason, without a traceback."""
     box, port, _token = tcp_daemon
     address, token, log = f"127.0.0.1:{port}", str(box.root / "tcp.token"), str(box.log)
-    result = box.run("serve", "--tcp", address, "--token-file", token, "--log-file", log)
+    result = box.run_agentd("serve", "--tcp", address, "--token-file", token, "--log-file", log)
     assert result.returncode == 1
     assert b"Traceback" not in result.stderr
     assert b"in use" in result.stderr
@@ -148,10 +148,10 @@ def test_port_in_use_is_a_one_line_error(tcp_daemon: tuple[Sandbox, int, str]) -
 def test_default_token_and_log_files_follow_xdg() -> None:
     """Without flags the token is $XDG_RUNTIME_DIR/agentd/tcp.token (0600, in a 0700
     directory) and the log $XDG_STATE_HOME/agentd/agentd.log, as the README says."""
-    box = Sandbox()
+    box = IsolatedHome()
     try:
         with subprocess.Popen(
-            box.argv("serve", "--tcp", "127.0.0.1:0"),
+            box.agentd("serve", "--tcp", "127.0.0.1:0"),
             env=box.env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,

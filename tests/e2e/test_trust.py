@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from agentd.mockllm import MockLLMServer
-from tests.e2e.daemon import Home, drain, run, stdio_client
+from tests.harness import Home, drain, run, stdio_client
 
 pytestmark = pytest.mark.e2e
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agentd.errors import RpcError
-from tests.e2e.daemon import Home, new_session, run, stdio_client
+from tests.harness import Home, new_session, run, stdio_client
 
 pytestmark = pytest.mark.e2e
 

@@ -9,10 +9,8 @@ skipped with the reason.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -23,18 +21,14 @@ from typing import Any
 import pynvim
 import pytest
 
-from tests.e2e.daemon import Home, stop
+from tests.harness import Home, stop, wait_until
+from tests.scenarios import tool_call
 
 PLUGIN = Path(__file__).parents[2] / "editors" / "nvim"
 VENV_BIN = Path(sys.executable).parent
 
 
-def _call(name: str, args: dict[str, Any], call_id: str) -> dict[str, Any]:
-    arguments = json.dumps(args)
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
-
-
-SCENARIOS = [
+SCENARIOS: list[dict[str, Any]] = [
     {
         "name": "ten-thousand-deltas",
         "trigger": "stream ten thousand",
@@ -53,7 +47,7 @@ SCENARIOS = [
                 "response": {
                     "content": "Editing the readme.",
                     "tool_calls": [
-                        _call(
+                        tool_call(
                             "edit",
                             {
                                 "path": "README.txt",
@@ -135,17 +129,16 @@ class Editor:
         return [str(n) for n in self.lua("return _G.agentd_test_notes")]
 
     def wait_for(self, predicate: Callable[[], Any], timeout: float = 20, what: str = "") -> Any:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            value = predicate()
-            if value:
-                return value
-            time.sleep(0.05)
-        log = self.lua("return table.concat(require('agentd.log').lines, '\\n')")
-        raise AssertionError(
-            f"timed out waiting for {what or predicate}\n--- transcript:\n"
-            f"{self.transcript()}\n--- log:\n{log}\n--- notes: {self.notes()}"
-        )
+        """Poll ``predicate`` until it is true; on timeout fail with the transcript, the
+        plugin's log and its notifications."""
+        try:
+            return wait_until(predicate, timeout, what, interval=0.05)
+        except TimeoutError as timeout_error:
+            log = self.lua("return table.concat(require('agentd.log').lines, '\\n')")
+            raise AssertionError(
+                f"{timeout_error}\n--- transcript:\n"
+                f"{self.transcript()}\n--- log:\n{log}\n--- notes: {self.notes()}"
+            ) from None
 
     def wait_run_end(self, count: int = 1, timeout: float = 30) -> str:
         """Wait until the transcript shows ``count`` finished runs; returns the transcript."""
@@ -162,12 +155,7 @@ class Editor:
     def wait_blocking_prompt(self, timeout: float = 20) -> None:
         """Wait until Neovim waits in a prompt of the built-in vim.ui.select/input (blocked,
         or reading a command line)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.in_prompt():
-                return
-            time.sleep(0.02)
-        raise AssertionError("no blocking prompt appeared")
+        wait_until(self.in_prompt, timeout, "a blocking prompt")
 
     def in_prompt(self) -> bool:
         mode = self.nvim.api.get_mode()
@@ -210,24 +198,11 @@ end
 """
 
 
-class NvimHome(Home):
-    """A Home whose cleanup also stops any daemon left on its sockets (one that
-    ``agentctl bridge`` started in the background, say)."""
-
-    def cleanup(self) -> None:
-        for pid_file in (self.root / "run").rglob("agentd.pid"):
-            with contextlib.suppress(ValueError, OSError):
-                os.kill(int(pid_file.read_text().split()[0]), signal.SIGTERM)
-        super().cleanup()
-
-
 def make_home() -> Home:
-    """An isolated home whose mock LLM also knows this folder's scenarios."""
-    home = NvimHome()
-    path = home.root / "scenarios.json"
-    scenarios = json.loads(path.read_text())
-    scenarios["scenarios"] = SCENARIOS + scenarios["scenarios"]
-    path.write_text(json.dumps(scenarios))
+    """An isolated home whose mock LLM also knows this folder's scenarios (its cleanup stops
+    a daemon that ``agentctl bridge`` started in the background)."""
+    home = Home()
+    home.use_scenarios(SCENARIOS)
     return home
 
 
@@ -284,13 +259,6 @@ class OtherClient:
             await loop.run_in_executor(None, self._done.wait, 60)
         finally:
             await client.close()
-
-    def lua_errors(self) -> list[str]:
-        """Lines of :messages that report a Lua error (a stack trace means a plugin bug)."""
-        if self.closed:
-            return []
-        messages = str(self.nvim.command_output("messages"))
-        return [line for line in messages.splitlines() if "traceback" in line or "E5108" in line]
 
     def close(self) -> None:
         self.go.set()

@@ -46,7 +46,9 @@ def test_reject_keeps_the_file_untouched(editor_factory: EditorFactory) -> None:
 
 
 def _shared_editor(editor_factory: EditorFactory, home: Home) -> tuple[Editor, str]:
-    editor: Editor = editor_factory(connection="shared", socket=home.socket, permission_mode="ask")
+    editor: Editor = editor_factory(
+        connection="shared", socket=str(home.socket), permission_mode="ask"
+    )
     editor.nvim.command("Agent how are you")
     editor.wait_run_end()
     return editor, str(editor.lua("return require('agentd').session_id()"))
@@ -56,7 +58,7 @@ def test_another_client_answering_closes_the_builtin_prompt(
     home: Home, socket_daemon: None, editor_factory: EditorFactory
 ) -> None:
     editor, session_id = _shared_editor(editor_factory, home)
-    other = OtherClient(home.socket, session_id)
+    other = OtherClient(str(home.socket), session_id)
     try:
         editor.nvim.command("Agent write a note")
         editor.wait_blocking_prompt()
@@ -76,7 +78,7 @@ def test_another_client_answering_closes_an_async_picker(
 ) -> None:
     editor, session_id = _shared_editor(editor_factory, home)
     editor.lua(ASYNC_SELECT)
-    other = OtherClient(home.socket, session_id)
+    other = OtherClient(str(home.socket), session_id)
     try:
         editor.nvim.command("Agent write a note")
         calls = editor.wait_for(lambda: editor.lua("return _G.picker_calls"), what="picker")

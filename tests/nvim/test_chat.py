@@ -96,7 +96,7 @@ def test_a_dead_private_daemon_is_reported_and_replaced(editor: Editor) -> None:
 def test_shared_mode_reconnects_and_resumes_the_stream(
     home: Home, socket_daemon: None, editor_factory: EditorFactory
 ) -> None:
-    editor = editor_factory(connection="shared", socket=home.socket)
+    editor = editor_factory(connection="shared", socket=str(home.socket))
     try:
         editor.nvim.command("Agent be slow")
         editor.wait_for(lambda: "This reply" in editor.transcript(), what="streaming")

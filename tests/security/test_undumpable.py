@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from agentctl.client import STREAM_LIMIT, AgentClient
-from tests.e2e.daemon import run
+from tests.harness import run
 
 pytestmark = pytest.mark.e2e
 

@@ -5,9 +5,6 @@ from __future__ import annotations
 import json
 import re
 import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.daemon import Home, stop
+from tests.harness import Home, start_daemon, stop
 
 MOCK_CONFIG = 'provider = "mock"\nmodel = "mock-model"\n'
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "web"
@@ -29,39 +26,22 @@ class WebDaemon:
         self.home = home
         config = home.project / ".agentd.toml"
         config.write_text(MOCK_CONFIG + config.read_text())  # top-level keys before any table
-        self.log_path = home.root / "daemon.log"
-        with self.log_path.open("ab") as log:
-            self.process = subprocess.Popen(
-                [
-                    *(sys.executable, "-m", "agentd", "serve", "--socket", home.socket),
-                    *("--http", "127.0.0.1:0", *extra),
-                ],
-                env=home.env,
-                cwd=home.project,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=log,
-            )
-        self.link = self._wait_for_link()
+        self.log_path = home.stderr
+        argv = home.agentd("serve", "--socket", str(home.socket), "--http", "127.0.0.1:0", *extra)
+        self.process = start_daemon(argv, home.env, home.stderr, self._link, cwd=home.project)
+        self.link = str(self._link())
         self.base = self.link.split("/?", 1)[0]
         self.port = int(self.base.rsplit(":", 1)[1])
 
-    def _wait_for_link(self) -> str:
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            found = re.search(r"web chat at (\S+)", self.log_path.read_text(errors="replace"))
-            if found:
-                return found.group(1)
-            if self.process.poll() is not None:
-                raise RuntimeError(self.log_path.read_text())
-            time.sleep(0.02)
-        stop(self.process)
-        raise RuntimeError("the daemon printed no link")
+    def _link(self) -> str | None:
+        """The link the daemon logged ("web chat at …"), once it has."""
+        found = re.search(r"web chat at (\S+)", self.log_path.read_text(errors="replace"))
+        return found.group(1) if found else None
 
     def rpc(self, method: str, params: dict[str, Any] | None = None) -> Any:
         """One JSON-RPC call over the daemon's socket (after initialize)."""
         with socket.socket(socket.AF_UNIX) as conn:
-            conn.connect(self.home.socket)
+            conn.connect(str(self.home.socket))
             call = {"jsonrpc": "2.0", "id": 2, "method": method, "params": params or {}}
             init = {"jsonrpc": "2.0", "id": 1, "method": "initialize"}
             conn.sendall(f"{json.dumps(init)}\n{json.dumps(call)}\n".encode())

@@ -5,14 +5,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.e2e.daemon import Home, stop
+from tests.harness import Home, stop, wait_until
 
 
 @pytest.fixture
@@ -76,9 +75,7 @@ def test_app_opens_a_chromium_app_window(home: Home, tmp_path: Path) -> None:
     env = dict(home.env, PATH=f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
     done = agentctl(home, "--app", "--port", "0", env=env)
     assert done.returncode == 0, done.stderr
-    deadline = time.monotonic() + 10
-    while not record.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(record.exists, what="the browser to be started")
     args = record.read_text().split()
     assert args == [f"--app={done.stdout.strip()}", "--new-window"]
     assert exchange(done.stdout.strip()).status_code == 303

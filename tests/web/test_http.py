@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.daemon import Home
+from tests.harness import Home
 from tests.web.conftest import WebDaemon
 
 

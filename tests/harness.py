@@ -1,0 +1,456 @@
+"""The test harness every folder builds on: isolated homes, real daemons, clients, and waits.
+
+- :class:`IsolatedHome`: a short temp directory (Unix socket paths stay far below 108 bytes)
+  holding its own XDG runtime, state, data and config directories and a project directory,
+  with an environment stripped of the caller's ``XDG_*``, ``AGENTD_*`` and provider keys;
+  a process started with ``home.env`` never touches the user's daemon, sessions or config.
+  :class:`Home` adds what the end-to-end tests expect: a trusted project with fast retries
+  and the mock LLM answering :data:`tests.scenarios.E2E_SCENARIOS` before its built-ins.
+- Daemons: :meth:`IsolatedHome.start_socket_daemon`, :func:`start_daemon` (any argv, returned
+  once a readiness condition holds), :func:`stop` (a signal, then SIGKILL after a timeout) and
+  :func:`wait_pid_exit` for daemons that are not our children.
+- Clients: :func:`stdio_client` and :func:`socket_client` (agentctl's ``AgentClient``),
+  :func:`spawn_stdio_connection` (a bare JSON-RPC ``Connection``), and the run helpers
+  :func:`new_session`, :func:`run`, :func:`start_run`, :func:`drain`, :func:`kinds`.
+- Waits on a condition or an event, never a fixed sleep: :func:`wait_until`,
+  :func:`wait_until_async`, :func:`wait_for_file`, :func:`wait_for_log`, :func:`read_until`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, Self, TypeVar
+
+from tests.scenarios import E2E_SCENARIOS
+
+if TYPE_CHECKING:
+    from agentctl.client import AgentClient, PermissionHandler
+    from agentd.rpc import Connection, Router
+
+T = TypeVar("T")
+REPO = Path(__file__).resolve().parents[1]
+BUILTIN_SCENARIOS = REPO / "daemon" / "agentd" / "mockllm" / "scenarios.json"
+FAST_RETRIES = "[retry]\nmax_attempts = 3\nbase_delay_ms = 10\nmax_delay_ms = 50\n"
+XDG_DIRS = {
+    "XDG_RUNTIME_DIR": "run",
+    "XDG_STATE_HOME": "sta",
+    "XDG_DATA_HOME": "dat",
+    "XDG_CONFIG_HOME": "con",
+}
+PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "LLM_BASE_URL", "OPENAI_BASE_URL")
+
+
+# --- waiting on conditions ------------------------------------------------------------------
+
+
+def wait_until(
+    condition: Callable[[], T | None], timeout: float = 10, what: str = "", interval: float = 0.02
+) -> T:
+    """Poll ``condition`` until it returns something true and return that; TimeoutError
+    naming ``what`` once ``timeout`` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"not within {timeout} s: {what or condition}")
+        time.sleep(interval)
+
+
+async def wait_until_async(
+    condition: Callable[[], T | None], timeout: float = 10, what: str = "", interval: float = 0.01
+) -> T:
+    """:func:`wait_until` for a coroutine: the event loop keeps running between polls."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"not within {timeout} s: {what or condition}")
+        await asyncio.sleep(interval)
+
+
+async def wait_for_file(path: Path, timeout: float = 10) -> None:
+    """Wait until ``path`` exists (a command the test started has reached that point)."""
+    await wait_until_async(path.exists, timeout, f"{path} to appear")
+
+
+def wait_for_log(
+    path: Path, pattern: str, timeout: float = 15, process: subprocess.Popen[Any] | None = None
+) -> re.Match[str]:
+    """Wait until a line of the file ``path`` matches the regex ``pattern``; fails at once
+    if ``process`` exits first."""
+
+    def found() -> re.Match[str] | None:
+        text = path.read_text(errors="replace") if path.exists() else ""
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"exited with {process.returncode} before {pattern!r}:\n{text}")
+        return re.search(pattern, text, re.MULTILINE)
+
+    return wait_until(found, timeout, f"{pattern!r} in {path}")
+
+
+def read_until(
+    process: subprocess.Popen[bytes], stream: str, needle: str, timeout: float = 20
+) -> str:
+    """Read ``process.stdout`` or ``.stderr`` (unbuffered bytes) until ``needle`` appears.
+
+    Returns what was read; fails the test when ``timeout`` seconds pass without it.
+    """
+    pipe: IO[bytes] = getattr(process, stream)
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while needle.encode() not in seen:
+        left = deadline - time.monotonic()
+        assert left > 0, f"{needle!r} not seen in {stream} within {timeout}s: {seen[-500:]!r}"
+        ready, _, _ = select.select([pipe], [], [], left)
+        if ready:
+            chunk = os.read(pipe.fileno(), 65536)
+            assert chunk, f"{stream} closed before {needle!r}: {seen[-500:]!r}"
+            seen += chunk
+    return seen.decode("utf-8", "replace")
+
+
+# --- daemon processes -----------------------------------------------------------------------
+
+
+def connectable(path: str | os.PathLike[str]) -> bool:
+    """Whether the Unix socket ``path`` accepts a connection now."""
+    with socket.socket(socket.AF_UNIX) as probe:
+        return probe.connect_ex(os.fspath(path)) == 0
+
+
+def start_daemon(
+    argv: Sequence[str],
+    env: dict[str, str],
+    stderr: Path,
+    ready: Callable[[], object],
+    *,
+    timeout: float = 15,
+    **popen: Any,
+) -> subprocess.Popen[bytes]:
+    """Start ``argv`` (stdin and stdout closed, stderr appended to the file ``stderr``) and
+    return it once ``ready()`` is true; RuntimeError with its stderr if it exits first, and
+    stopped again if it is not ready within ``timeout`` seconds."""
+    with stderr.open("ab") as err:
+        process = subprocess.Popen(
+            argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, **popen
+        )
+
+    wait_ready(process, ready, timeout, stderr)
+    return process
+
+
+def wait_ready(
+    process: subprocess.Popen[Any],
+    ready: Callable[[], object],
+    timeout: float = 15,
+    stderr: Path | None = None,
+) -> None:
+    """Wait until ``ready()`` is true; RuntimeError (with the ``stderr`` file's text) if
+    ``process`` exits first; ``process`` is stopped if it is not ready in time."""
+
+    def up() -> object:
+        if process.poll() is not None:
+            said = stderr.read_text(errors="replace") if stderr else ""
+            raise RuntimeError(f"daemon exited with {process.returncode}:\n{said}")
+        return ready()
+
+    try:
+        wait_until(up, timeout, f"{process.args!r} to be ready")
+    except BaseException:
+        stop(process)
+        raise
+
+
+def wait_connectable(path: Path, process: subprocess.Popen[Any], timeout: float = 15) -> None:
+    """Wait until the Unix socket ``path`` accepts a connection (see :func:`wait_ready`)."""
+    wait_ready(process, lambda: connectable(path), timeout)
+
+
+def stop(process: subprocess.Popen[Any], sig: int = signal.SIGTERM, timeout: float = 15) -> int:
+    """Send ``sig`` and wait for the process (SIGKILL if it has not exited after ``timeout``
+    seconds); returns its exit code."""
+    if process.poll() is None:
+        process.send_signal(sig)
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    return process.returncode
+
+
+def wait_pid_exit(pid: int, timeout: float = 5) -> bool:
+    """Wait for process ``pid`` (not necessarily our child) to end, by its pidfd; SIGKILL it
+    after ``timeout`` seconds. True if it ended by itself."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        if select.select([pidfd], [], [], timeout)[0]:
+            return True
+        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+        select.select([pidfd], [], [], timeout)
+        return False
+    finally:
+        os.close(pidfd)
+
+
+def isolated_env(root: Path) -> dict[str, str]:
+    """This process's environment without ``XDG_*``, ``AGENTD_*`` and provider keys, with the
+    XDG base directories made (mode 0700) under ``root``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "AGENTD_"))}
+    for key in PROVIDER_KEYS:
+        env.pop(key, None)
+    for name, folder in XDG_DIRS.items():
+        path = root / folder
+        path.mkdir(mode=0o700)
+        env[name] = str(path)
+    return env
+
+
+class IsolatedHome:
+    """Isolated directories and environment for one test (see the module docstring).
+
+    ``socket`` is the daemon's default socket path, ``log`` the log file and ``stderr`` the
+    file :meth:`start_socket_daemon` and :func:`stdio_client` send the daemon's stderr to.
+    """
+
+    prefix = "h-"
+
+    def __init__(self) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix=self.prefix, dir="/tmp"))
+        self.project = self.root / "proj"
+        self.project.mkdir()
+        self.env = isolated_env(self.root)
+        self.socket = self.runtime_dir / "agentd" / "agentd.sock"
+        self.log = self.root / "daemon.log"
+        self.stderr = self.root / "stderr.txt"
+
+    @property
+    def runtime_dir(self) -> Path:
+        return Path(self.env["XDG_RUNTIME_DIR"])
+
+    @property
+    def state_dir(self) -> Path:
+        return Path(self.env["XDG_STATE_HOME"])
+
+    @property
+    def config_dir(self) -> Path:
+        return Path(self.env["XDG_CONFIG_HOME"])
+
+    @property
+    def sessions(self) -> Path:
+        return Path(self.env["XDG_DATA_HOME"]) / "agentd" / "sessions"
+
+    def agentd(self, *args: str) -> list[str]:
+        """The argv of ``agentd ARGS…`` in this interpreter."""
+        return [sys.executable, "-m", "agentd", *args]
+
+    def run_agentd(
+        self, *args: str, timeout: float = 30, **kw: Any
+    ) -> subprocess.CompletedProcess[bytes]:
+        """Run ``agentd ARGS…`` to completion, output captured."""
+        return subprocess.run(
+            self.agentd(*args),
+            env=self.env,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+            **kw,
+        )
+
+    def log_args(self) -> list[str]:
+        """The options that send a started daemon's log to :attr:`log`."""
+        return ["--log-file", str(self.log)]
+
+    def start_socket_daemon(self, *extra: str, path: Path | None = None) -> subprocess.Popen[bytes]:
+        """``agentd serve --socket`` in the background; returns once the socket accepts."""
+        path = path or self.socket
+        argv = self.agentd("serve", "--socket", str(path), *self.log_args(), *extra)
+        return start_daemon(argv, self.env, self.stderr, lambda: connectable(path))
+
+    def log_events(self) -> list[dict[str, Any]]:
+        """The daemon log, parsed (every line must be JSON)."""
+        return [json.loads(line) for line in self.log.read_text().splitlines()]
+
+    def use_scenarios(self, extra: Sequence[dict[str, Any]]) -> None:
+        """Make the mock LLM try the ``extra`` scenarios before those it already has."""
+        path = self.root / "scenarios.json"
+        scenarios = json.loads((path if path.exists() else BUILTIN_SCENARIOS).read_text())
+        scenarios["scenarios"] = [*extra, *scenarios["scenarios"]]
+        path.write_text(json.dumps(scenarios))
+        self.env["AGENTD_MOCK_SCENARIOS"] = str(path)
+
+    def stop_leftover_daemons(self) -> None:
+        """Stop daemons still serving a socket under this home (started by a client's
+        autostart, say): SIGTERM, then SIGKILL after five seconds. A pid file whose process
+        does not run with this home's environment is ignored (the pid was reused)."""
+        for pid_file in self.runtime_dir.rglob("*.pid"):
+            with contextlib.suppress(ValueError, IndexError, OSError):
+                pid = int(pid_file.read_text().split()[0])
+                marker = f"XDG_RUNTIME_DIR={self.runtime_dir}".encode()
+                if marker in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
+                    os.kill(pid, signal.SIGTERM)
+                    wait_pid_exit(pid)
+
+    def cleanup(self) -> None:
+        """Stop leftover daemons and remove the directories."""
+        self.stop_leftover_daemons()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cleanup()
+
+
+class Home(IsolatedHome):
+    """The end-to-end tests' home: a trusted project (fast retries), the mock LLM's
+    scenarios with :data:`tests.scenarios.E2E_SCENARIOS` first, the socket at
+    ``run/agentd.sock``; a socket daemon logs to its default file, its stderr (and that of
+    :func:`stdio_client`) goes to ``daemon.log``."""
+
+    prefix = "e2e-"
+
+    def __init__(self) -> None:
+        from agentd.protocol.trust_list import add_trusted
+
+        super().__init__()
+        (self.project / ".agentd.toml").write_text(FAST_RETRIES)
+        add_trusted(self.project, self.env)  # tests of untrusted projects use other folders
+        self.socket = self.runtime_dir / "agentd.sock"
+        self.log = self.state_dir / "agentd" / "agentd.log"
+        self.stderr = self.root / "daemon.log"
+        self.use_scenarios(E2E_SCENARIOS)
+
+    def log_args(self) -> list[str]:
+        return []
+
+
+# --- clients --------------------------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def stdio_client(
+    home: IsolatedHome, permission_handler: PermissionHandler | None = None
+) -> AsyncIterator[AgentClient]:
+    """A private ``agentd serve --stdio`` for one test, in ``home.project``."""
+    from agentctl.client import spawn_stdio
+
+    client = await spawn_stdio(
+        env=home.env,
+        cwd=str(home.project),
+        log_path=home.stderr,
+        permission_handler=permission_handler,
+    )
+    try:
+        yield client
+    finally:
+        await client.close()
+
+
+@contextlib.asynccontextmanager
+async def socket_client(
+    home: IsolatedHome, permission_handler: PermissionHandler | None = None
+) -> AsyncIterator[AgentClient]:
+    """A client of the daemon already serving ``home.socket``."""
+    from agentctl.client import connect
+
+    client = await connect(home.socket, autostart=False, permission_handler=permission_handler)
+    try:
+        yield client
+    finally:
+        await client.close()
+
+
+async def spawn_stdio_connection(
+    home: IsolatedHome, *extra: str, framing: str = "ndjson", router: Router | None = None
+) -> tuple[asyncio.subprocess.Process, Connection]:
+    """``agentd --stdio`` as a child, with a bare JSON-RPC Connection on its pipes."""
+    from agentd.rpc.connect import open_connection
+
+    with home.stderr.open("ab") as err:
+        process = await asyncio.create_subprocess_exec(
+            *home.agentd("--stdio", *extra),
+            env=home.env,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=err,
+        )
+    assert process.stdout is not None
+    assert process.stdin is not None
+    return process, open_connection(process.stdout, process.stdin, router, framing=framing)
+
+
+async def new_session(client: AgentClient, home: IsolatedHome, **params: Any) -> str:
+    """``session/new`` in ``home.project`` with the mock provider; returns the session id."""
+    params = {"cwd": str(home.project), "provider": "mock", **params}
+    info = await client.call("session/new", params)
+    return str(info["sessionId"])
+
+
+async def run(
+    client: AgentClient, session_id: str, text: str, timeout: float = 30
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Prompt and collect this session's events up to agent_end; returns (result, events)."""
+    stream = client.raw_events(session_id)
+    try:
+        result = await asyncio.wait_for(
+            client.call("session/prompt", {"sessionId": session_id, "text": text}), timeout
+        )
+        events = await drain(stream, until="agent_end")
+    finally:
+        stream.close()
+    return result, events
+
+
+async def start_run(
+    client: AgentClient, session_id: str, text: str, *, until: str
+) -> tuple[Any, asyncio.Task[Any]]:
+    """Start a prompt and wait for its first ``until`` event; returns (event stream, the
+    pending prompt call)."""
+    stream = client.raw_events(session_id)
+    prompt = asyncio.create_task(
+        client.call("session/prompt", {"sessionId": session_id, "text": text})
+    )
+    await drain(stream, until=until)
+    return stream, prompt
+
+
+async def drain(stream: Any, until: str, timeout: float = 10) -> list[dict[str, Any]]:
+    """The events of ``stream`` up to and including the first of type ``until``."""
+    events: list[dict[str, Any]] = []
+
+    async def collect() -> None:
+        async for params in stream:
+            events.append(params)
+            if params["event"]["type"] == until:
+                return
+
+    await asyncio.wait_for(collect(), timeout)
+    return events
+
+
+def kinds(events: list[dict[str, Any]]) -> list[str]:
+    """The event type of each ``session/event`` params."""
+    return [e["event"]["type"] for e in events]
