@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness import XDG_DIRS
+
 
 @pytest.fixture
 def short_tmp() -> Iterator[Path]:
@@ -22,9 +24,10 @@ def short_tmp() -> Iterator[Path]:
 
 @pytest.fixture
 def xdg_home(short_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point every XDG base directory of this process at fresh directories under ``short_tmp``."""
-    for name in ("XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
-        path = short_tmp / name[4:7].lower()
+    """Point every XDG base directory of this process at fresh directories under ``short_tmp``
+    (in-process tests; a child process gets :class:`tests.harness.IsolatedHome`'s env)."""
+    for name, folder in XDG_DIRS.items():
+        path = short_tmp / folder
         path.mkdir(mode=0o700)
         monkeypatch.setenv(name, str(path))
     return short_tmp

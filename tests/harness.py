@@ -216,13 +216,13 @@ def wait_pid_exit(pid: int, timeout: float = 5) -> bool:
 
 def isolated_env(root: Path) -> dict[str, str]:
     """This process's environment without ``XDG_*``, ``AGENTD_*`` and provider keys, with the
-    XDG base directories made (mode 0700) under ``root``."""
+    XDG base directories under ``root`` (made, mode 0700, where missing)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "AGENTD_"))}
     for key in PROVIDER_KEYS:
         env.pop(key, None)
     for name, folder in XDG_DIRS.items():
         path = root / folder
-        path.mkdir(mode=0o700)
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
         env[name] = str(path)
     return env
 

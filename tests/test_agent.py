@@ -28,6 +28,7 @@ from agentd.protocol.events import (
 from agentd.tools.base import Tool, ToolContext, ToolResult, Toolset
 from agentd.toolspec import ToolSpec
 from tests.fakes import EchoTool, ScriptedProvider, reply
+from tests.harness import wait_until_async
 
 
 async def run_echo(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -154,8 +155,7 @@ async def test_cancel_mid_tool_gives_cancelled_results_and_one_agent_end() -> No
     events: list[Event] = []
     agent = make_agent([reply("", [("echo", {"text": "x", "sleep": 5})])], events)
     task = asyncio.create_task(agent.run("go"))
-    while not any(type(e).__name__ == "ToolExecutionStart" for e in events):
-        await asyncio.sleep(0.005)
+    await wait_until_async(lambda: any(isinstance(e, ToolExecutionStart) for e in events))
     task.cancel()
     result = await task
     assert result.stop_reason == "cancelled"
@@ -171,8 +171,7 @@ async def test_cancel_mid_stream_keeps_partial_text() -> None:
     events: list[Event] = []
     agent = make_agent([reply("a long reply " * 20)], events, delay=0.002)
     task = asyncio.create_task(agent.run("go"))
-    while sum(isinstance(e, MessageUpdate) for e in events) < 3:
-        await asyncio.sleep(0.002)
+    await wait_until_async(lambda: sum(isinstance(e, MessageUpdate) for e in events) >= 3)
     task.cancel()
     result = await task
     assert result.stop_reason == "cancelled"

@@ -240,7 +240,7 @@ async def test_the_prompt_answer_does_not_wait_for_the_fsync(
     path = Path(info.path)
     assert "how are you" in path.read_text()  # written, so it survives a killed daemon
     closing = asyncio.ensure_future(service.close())
-    await asyncio.sleep(0.2)
+    await asyncio.sleep(0.2)  # a period close() must spend waiting: the behaviour under test
     assert not closing.done()  # shutdown waits for the fsync
     held.release.set()
     await asyncio.wait_for(closing, 20)

@@ -11,11 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import shutil
-import signal
-import sys
-import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,54 +28,36 @@ from acp.schema import (
 )
 
 import acp
+from tests.harness import IsolatedHome
 
 HERE = Path(__file__).parent
 SCENARIOS = HERE / "scenarios.json"
 
 
-@dataclass
-class Box:
-    """An isolated home for one test: XDG dirs, a project dir and the environment."""
+class Box(IsolatedHome):
+    """An isolated home for one test (:mod:`tests.harness`) whose mock LLM plays
+    ``scenarios.json``; its cleanup stops a daemon that ``agentd acp --shared`` started."""
 
-    root: Path
-    project: Path
-    env: dict[str, str]
+    prefix = "acp-"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.env["AGENTD_MOCK_SCENARIOS"] = str(SCENARIOS)
 
     def argv(self, *extra: str) -> list[str]:
         """``agentd acp`` with the mock provider and ``extra`` options."""
-        return [sys.executable, "-m", "agentd", "acp", "--provider", "mock", *extra]
+        return self.agentd("acp", "--provider", "mock", *extra)
 
     def write_config(self, text: str) -> None:
-        config = Path(self.env["XDG_CONFIG_HOME"]) / "agentd" / "config.toml"
+        config = self.config_dir / "agentd" / "config.toml"
         config.parent.mkdir(parents=True, exist_ok=True)
         config.write_text(text)
 
 
 @pytest.fixture
 def box() -> Iterator[Box]:
-    root = Path(tempfile.mkdtemp(prefix="acp-", dir="/tmp"))
-    env = dict(os.environ)
-    for name in ("XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
-        path = root / name[4:7].lower()
-        path.mkdir(mode=0o700)
-        env[name] = str(path)
-    env["AGENTD_MOCK_SCENARIOS"] = str(SCENARIOS)
-    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "LLM_BASE_URL", "OPENAI_BASE_URL"):
-        env.pop(key, None)
-    project = root / "project"
-    project.mkdir()
-    try:
-        yield Box(root, project, env)
-    finally:
-        _stop_shared_daemon(root)
-        shutil.rmtree(root, ignore_errors=True)
-
-
-def _stop_shared_daemon(root: Path) -> None:
-    """A shared daemon started by ``agentd acp --shared`` in this box is stopped."""
-    pid_file = root / "run" / "agentd" / "agentd.pid"
-    with contextlib.suppress(OSError, ValueError):
-        os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
+    with Box() as made:
+        yield made
 
 
 @dataclass

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +12,7 @@ import pytest
 from agentctl.client import connect_tcp
 from agentd.errors import InvalidParams, Unauthorized
 from tests.agentctl.harness import Sandbox
+from tests.harness import start_daemon, stop
 
 pytestmark = pytest.mark.e2e
 
@@ -30,40 +28,20 @@ def tcp_daemon(sandbox: Sandbox) -> Iterator[tuple[int, str]]:
     """``agentd serve --tcp`` on a free loopback port; yields (port, token)."""
     port = free_port()
     token_file = sandbox.root / "tcp.token"
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "agentd",
-            "serve",
-            "--tcp",
-            f"127.0.0.1:{port}",
-            "--token-file",
-            str(token_file),
-        ],
-        env=sandbox.env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    argv = sandbox.agentd("serve", "--tcp", f"127.0.0.1:{port}", "--token-file", str(token_file))
+    process = start_daemon(argv, sandbox.env, sandbox.stderr, lambda: _listening(port))
     try:
-        _wait_listening(port, process)
         yield port, Path(token_file).read_text().strip()
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        stop(process, timeout=10)
 
 
-def _wait_listening(port: int, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        assert process.poll() is None, "the daemon exited"
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.02)
-    raise AssertionError("the daemon did not listen in time")
+def _listening(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except OSError:
+        return False
+    return True
 
 
 def test_tcp_with_the_token_runs_a_prompt(tcp_daemon: tuple[int, str], sandbox: Sandbox) -> None:

@@ -18,14 +18,10 @@ Run: ``python -m tests.bench.bench_acp`` (or ``python -m tests.bench`` for every
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -43,30 +39,13 @@ from agentd.protocol.events import (
     ToolExecutionStart,
     ToolExecutionUpdate,
 )
+from tests.harness import IsolatedHome
 
 Row = tuple[str, str, str]
 INITIALIZE = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}\n'
 
 
-class Home:
-    """Temp XDG directories and a project directory (removed by :meth:`close`)."""
-
-    def __init__(self) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="bench-acp-", dir="/tmp"))
-        self.env = dict(os.environ)
-        for name in ("XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
-            path = self.root / name[4:7].lower()
-            path.mkdir(mode=0o700)
-            self.env[name] = str(path)
-        self.env.pop("AGENTD_MOCK_SCENARIOS", None)
-        self.project = self.root / "project"
-        self.project.mkdir()
-
-    def close(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
-
-
-def _time_to_initialize(home: Home, argv: list[str]) -> float:
+def _time_to_initialize(home: IsolatedHome, argv: list[str]) -> float:
     started = time.perf_counter()
     with subprocess.Popen(
         argv, env=home.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
@@ -83,7 +62,7 @@ def _time_to_initialize(home: Home, argv: list[str]) -> float:
     return elapsed
 
 
-def start_times(home: Home, runs: int = 10) -> tuple[float, float]:
+def start_times(home: IsolatedHome, runs: int = 10) -> tuple[float, float]:
     """Median seconds to ``initialize`` for ``agentd acp`` and ``agentd --stdio``."""
     acp, native = [], []
     for _ in range(runs):
@@ -146,7 +125,7 @@ def mapping_overhead(make: Any, rounds: int = 5, count: int = 20_000) -> float:
     return statistics.median(translate(frames)[0] for _ in range(rounds))
 
 
-def long_reply_bytes(home: Home) -> tuple[int, int]:
+def long_reply_bytes(home: IsolatedHome) -> tuple[int, int]:
     """``session/update`` bytes and deltas of a real 1,000-delta reply through ``agentd acp``."""
     argv = [sys.executable, "-m", "agentd", "acp", "--provider", "mock"]
     with subprocess.Popen(
@@ -197,12 +176,12 @@ def _read_until(stdout: Any, request_id: int) -> list[dict[str, Any]]:
 
 def main() -> list[Row]:
     """Measure every ACP budget; returns (measure, value, budget) rows."""
-    home = Home()
+    home = IsolatedHome()
     try:
         acp, native = start_times(home)
         reply_bytes, deltas = long_reply_bytes(home)
     finally:
-        home.close()
+        home.cleanup()
     text = mapping_overhead(_text_stream)
     mixed = mapping_overhead(_mixed_stream)
     small = translate(_frames(_text_stream(100)))[1]

@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import socket
 import statistics
 import tempfile
@@ -35,27 +34,31 @@ from agentd.server.bus import EventBus
 from agentd.server.clients import Client
 from agentd.tools.base import Tool, ToolContext, ToolResult, Toolset
 from tests.bench.bench_providers import transcript
+from tests.harness import isolated_env
 
 Row = tuple[str, str, str]
 
 
 async def _daemon(root: Path) -> AgentClient:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "AGENTD_"))}
-    for name in ("XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
-        (root / name).mkdir()
-        env[name] = str(root / name)
-    return await spawn_stdio(env=env, cwd=str(root))
+    return await spawn_stdio(env=isolated_env(root), cwd=str(root))
 
 
 async def _prompt(client: AgentClient, root: Path, text: str) -> tuple[float, int, int, float]:
     """(prompt seconds, events, event bytes, events/s over the run) for one prompt."""
     session = await client.call("session/new", {"cwd": str(root), "provider": "mock"})
     frames: list[tuple[float, int]] = []
-    client.on_notification(lambda _m, data: frames.append((time.perf_counter(), len(data))))
+    ended = asyncio.Event()
+
+    def on_frame(_method: Any, data: bytes) -> None:
+        frames.append((time.perf_counter(), len(data)))
+        if b'"agent_end"' in data:
+            ended.set()
+
+    client.on_notification(on_frame)
     start = time.perf_counter()
     await client.call("session/prompt", {"sessionId": session["sessionId"], "text": text})
     elapsed = time.perf_counter() - start
-    await asyncio.sleep(0.05)
+    await asyncio.wait_for(ended.wait(), 10)  # every event of the run has arrived
     envelope = len(b'{"jsonrpc":"2.0","method":"session/event","params":}\n')
     size = sum(n + envelope for _, n in frames)
     span = frames[-1][0] - frames[0][0] if len(frames) > 1 else elapsed

@@ -4,7 +4,6 @@ Action step's own overhead beyond that ``agentctl`` call."""
 
 from __future__ import annotations
 
-import os
 import statistics
 import subprocess
 import sys
@@ -12,18 +11,16 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.harness import isolated_env
+
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = 7
 PROMPT = "how are you"
 
 
 def _fresh_env(root: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "AGENTD_", "INPUT_"))}
-    for name in ("XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
-        path = root / name.lower()
-        path.mkdir(mode=0o700)
-        env[name] = str(path)
-    return env
+    env = isolated_env(root)
+    return {k: v for k, v in env.items() if not k.startswith("INPUT_")}
 
 
 def _timed(argv: list[str], env: dict[str, str], cwd: Path) -> float:

@@ -38,10 +38,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from agentctl.client import AgentClient, connect
+from tests.harness import connectable, isolated_env, start_daemon, stop
 
 DATA = Path("/tmp/agentd-bench-lag")
 TREE_FILES = 300_000
@@ -136,27 +138,30 @@ def _big_session(sessions: Path, cwd: Path) -> str:
 
 
 class Daemon:
+    """``agentd serve --socket`` in isolated XDG directories under a fresh ``root``."""
+
     def __init__(self, root: Path, *flags: str) -> None:
+        root.mkdir(parents=True)
         self.root = root
         self.socket = str(root / "run" / "agentd.sock")
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "AGENTD_"))}
-        for name in ("XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
-            path = root / name[4:7].lower()
-            path.mkdir(mode=0o700, parents=True, exist_ok=True)
-            self.env[name] = str(path)
+        self.env = isolated_env(root)
         scenarios = {"scenarios": SCENARIOS, "default_response": {"content": "ok"}}
         (root / "scenarios.json").write_text(json.dumps(scenarios))
         self.env["AGENTD_MOCK_SCENARIOS"] = str(root / "scenarios.json")
         argv = [sys.executable, "-m", "agentd", "serve", "--socket", self.socket, *flags]
-        quiet = subprocess.DEVNULL
-        self.process = subprocess.Popen(argv, env=self.env, stdin=quiet, stdout=quiet, stderr=quiet)
-        deadline = time.monotonic() + 15
-        while not os.path.exists(self.socket) and time.monotonic() < deadline:
-            time.sleep(0.02)
+        ready = partial(connectable, self.socket)
+        self.process = start_daemon(argv, self.env, root / "daemon.log", ready)
 
     def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=30)
+        stop(self.process, timeout=30)
+
+    async def loaded_sessions(self) -> int:
+        """How many sessions the daemon holds loaded now."""
+        client = await connect(self.socket, autostart=False)
+        try:
+            return len((await client.call("daemon/status"))["sessions"])
+        finally:
+            await client.close()
 
     def fds(self) -> int:
         return len(os.listdir(f"/proc/{self.process.pid}/fd"))
@@ -250,7 +255,10 @@ async def _touch_sessions(daemon: Daemon, cwd: Path, count: int) -> Row:
             await asyncio.gather(*(client.call("session/new", params) for _ in range(100)))
         finally:
             await client.close()
-    await asyncio.sleep(7)  # one unloader pass
+    for _ in range(600):  # until the unloader has come down to the cap (it runs every few s)
+        if await daemon.loaded_sessions() <= 256:
+            break
+        await asyncio.sleep(0.05)
     label = f"daemon fds / RSS after {count:,} sessions touched (--max-loaded-sessions 256)"
     return label, f"{daemon.fds()} fds, {daemon.rss_mib():.0f} MiB", "bounded (≤ 300 fds)"
 

@@ -116,7 +116,7 @@ def idle_rss_mib(sandbox: IsolatedHome) -> float:
     """Resident memory of a settled socket daemon, in MiB."""
     process = sandbox.start_socket_daemon()
     try:
-        time.sleep(0.5)
+        time.sleep(0.5)  # an idle period: the row is the RSS of a daemon that has idled
         status = Path(f"/proc/{process.pid}/status").read_text()
         kib = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS"))
     finally:

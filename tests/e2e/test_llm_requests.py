@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agentd.mockllm import MockLLMServer
-from tests.harness import Home, new_session, run, start_run, stdio_client
+from tests.harness import Home, new_session, run, start_run, stdio_client, wait_until_async
 
 pytestmark = pytest.mark.e2e
 
@@ -122,8 +122,4 @@ async def test_cancel_closes_the_http_stream(home: Home, llm: MockLLMServer, pro
         assert llm.active_streams == 1
         await client.call("session/cancel", {"sessionId": sid})
         assert (await asyncio.wait_for(prompt, 5))["stopReason"] == "cancelled"
-        for _ in range(100):
-            if llm.active_streams == 0:
-                break
-            await asyncio.sleep(0.02)
-    assert llm.active_streams == 0
+        await wait_until_async(lambda: llm.active_streams == 0, 5, "the stream to close")

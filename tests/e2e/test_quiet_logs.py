@@ -44,6 +44,17 @@ async def test_disconnects_and_shutdown_log_no_errors(home: Home) -> None:
     assert not [r for r in logged if "Traceback" in json.dumps(r)]
 
 
+def _read_answer(sock: socket.socket, request_id: int, timeout: float = 10) -> dict[str, Any]:
+    """Read ``sock`` line by line until the answer to ``request_id``."""
+    sock.settimeout(timeout)
+    with sock.makefile("rb") as lines:
+        for line in lines:
+            message: dict[str, Any] = json.loads(line)
+            if message.get("id") == request_id:
+                return message
+    raise EOFError(f"closed before the answer to {request_id}")
+
+
 async def test_the_dropping_warning_names_the_dropped_connection(sandbox: IsolatedHome) -> None:
     """A subscriber that stops reading is dropped while another connection prompts: the
     warning carries the subscriber's connection id, not the prompter's."""
@@ -71,7 +82,7 @@ async def test_the_dropping_warning_names_the_dropped_connection(sandbox: Isolat
                 },
             ):
                 stalled.sendall(json.dumps(request).encode() + b"\n")
-            await asyncio.sleep(0.3)
+            await asyncio.to_thread(_read_answer, stalled, 2)  # subscribed; reads no more
             prompt = asyncio.create_task(
                 prompter.call("session/prompt", {"sessionId": "s1", "text": "flood"})
             )

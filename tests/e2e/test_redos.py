@@ -12,7 +12,15 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.test_tools import add_scenarios, configure, scenario, tool_end
-from tests.harness import Home, drain, new_session, socket_client, start_run, stop
+from tests.harness import (
+    Home,
+    drain,
+    new_session,
+    socket_client,
+    start_run,
+    stop,
+    wait_until_async,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -33,7 +41,7 @@ async def test_redos_globs_neither_freeze_the_daemon_nor_hang_the_find(home: Hom
             stream, prompt = await start_run(
                 runner, sid, "find the pathological", until="tool_execution_start"
             )
-            for _ in range(5):
+            for _ in range(5):  # probes spread over the tool's run: the behaviour under test
                 await asyncio.wait_for(watcher.call("daemon/status"), STALL)
                 await asyncio.sleep(0.05)
             result = await asyncio.wait_for(prompt, STALL)
@@ -72,14 +80,11 @@ async def test_catastrophic_grep_regex_on_the_python_backend(home: Home) -> None
             stream, prompt = await start_run(
                 runner, sid, "grep the pathological", until="tool_execution_start"
             )
-            for _ in range(10):
+            for _ in range(10):  # probes spread over the search: the behaviour under test
                 await asyncio.wait_for(watcher.call("daemon/status"), STALL)
                 await asyncio.sleep(0.05)
-            for _ in range(100):  # the search process is up (it is killed only by the cancel)
-                if _search_children(process.pid):
-                    break
-                await asyncio.sleep(0.05)
-            assert _search_children(process.pid)
+            # the search process is up (it is killed only by the cancel)
+            await wait_until_async(lambda: _search_children(process.pid), 5, "the search")
             await watcher.call("session/cancel", {"sessionId": sid})
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(prompt, STALL)

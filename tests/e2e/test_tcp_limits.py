@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import resource
 import socket
@@ -12,10 +13,11 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.harness import IsolatedHome, stop
+from tests.harness import IsolatedHome, stop, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -75,6 +77,21 @@ def status_works(port: int, box: IsolatedHome) -> bool:
     return "result" in replies[1]
 
 
+def open_sockets(pid: int) -> int:
+    """How many sockets process ``pid`` holds open."""
+    count = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        with contextlib.suppress(FileNotFoundError):  # closed since the listing
+            count += os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:")
+    return count
+
+
+def logged(box: IsolatedHome, event: str) -> list[dict[str, Any]]:
+    """The daemon's log lines of ``event`` so far (a line still being written is skipped)."""
+    lines = box.log.read_text().split("\n")[:-1] if box.log.exists() else []
+    return [e for e in map(json.loads, lines) if e["event"].startswith(event)]
+
+
 def peak_rss_kib(pid: int) -> int:
     status = Path(f"/proc/{pid}/status").read_text()
     return int(next(x for x in status.splitlines() if x.startswith("VmHWM:")).split()[1])
@@ -110,36 +127,38 @@ def test_a_big_frame_before_authentication_is_refused_without_buffering_it() -> 
 
 def test_unauthenticated_connections_are_capped() -> None:
     """With the defaults (64): the 65th connection waiting to authenticate is refused."""
-    with tcp_daemon() as (box, port, _pid):
+    with tcp_daemon() as (box, port, pid):
+        idle = open_sockets(pid)
         waiting = [socket.create_connection(("127.0.0.1", port)) for _ in range(64)]
         try:
-            time.sleep(0.3)
+            wait_until(lambda: open_sockets(pid) >= idle + 64, what="64 connections accepted")
             with socket.create_connection(("127.0.0.1", port)) as extra:
                 assert closed_within(extra, 5)
             assert not closed_within(waiting[0], 0.2)
         finally:
             for sock in waiting:
                 sock.close()
-        time.sleep(0.3)
+        wait_until(lambda: open_sockets(pid) <= idle, what="the 64 connections closed")
         assert status_works(port, box)
-        refusals = [e for e in box.log_events() if e["event"].startswith("too many")]
+        refusals = wait_until(lambda: logged(box, "too many"), what="the refusal logged")
         assert len(refusals) == 1
 
 
 def test_running_out_of_descriptors_pauses_accept_with_one_warning() -> None:
     """With a low descriptor limit, 120 connections exhaust it: one warning, no error lines,
     and once they are gone the daemon answers again."""
-    with tcp_daemon("--max-unauthenticated", "1000", fd_limit=64) as (box, port, _pid):
+    with tcp_daemon("--max-unauthenticated", "1000", fd_limit=64) as (box, port, pid):
+        idle = open_sockets(pid)
         held = []
         try:
             for _ in range(120):
                 with contextlib.suppress(OSError):
                     held.append(socket.create_connection(("127.0.0.1", port), timeout=0.5))
-            time.sleep(2.5)
+            wait_until(lambda: logged(box, "out of file descriptors"), what="the fd warning")
         finally:
             for sock in held:
                 sock.close()
-        time.sleep(1.5)
+        wait_until(lambda: open_sockets(pid) <= idle, what="the connections closed")
         assert status_works(port, box)
         events = box.log_events()
     warnings = [e for e in events if e["event"] == "out of file descriptors: accepting paused"]

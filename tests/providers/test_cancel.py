@@ -10,6 +10,7 @@ import pytest
 
 from agentd.mockllm import MockLLMServer
 from agentd.protocol.events import TextDelta
+from tests.harness import wait_until_async
 from tests.providers.replay import ChunkStream, Replay, provider_for, request, user
 
 FIRST_CHUNKS = {
@@ -75,8 +76,4 @@ async def test_cancel_over_real_http_drops_the_connection(api: str) -> None:
                 if isinstance(item, TextDelta):
                     break
             assert server.active_streams == 1
-        for _ in range(100):
-            if server.active_streams == 0:
-                break
-            await asyncio.sleep(0.05)
-        assert server.active_streams == 0
+        await wait_until_async(lambda: server.active_streams == 0, 5, "the stream to close")

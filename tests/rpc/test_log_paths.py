@@ -6,7 +6,6 @@ import json
 import logging
 import os
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, cast
@@ -16,6 +15,7 @@ import structlog
 
 from agentd import log, paths
 from agentd.rpc import context
+from tests.harness import wait_until
 
 
 @pytest.fixture
@@ -121,15 +121,12 @@ def test_a_full_queue_drops_lines_and_says_how_many() -> None:
     stuck = _StuckFile()
     writer = log.BackgroundWriter(cast(Any, stuck), limit=2)
     writer.write("first\n")  # taken by the thread, which blocks writing it
-    deadline = time.monotonic() + 5
-    while writer._lines.qsize() and time.monotonic() < deadline:
-        time.sleep(0.001)
+    wait_until(lambda: writer._lines.qsize() == 0, 5, "the thread to take the line", 0.001)
     for n in range(10):
         writer.write(f"line {n}\n")  # two are queued, eight dropped
     assert writer.dropped == 8
     stuck.release.set()
-    while writer._lines.qsize() and time.monotonic() < deadline + 5:
-        time.sleep(0.001)
+    wait_until(lambda: writer._lines.qsize() == 0, 5, "the queue to drain", 0.001)
     writer.write("after\n")
     writer.close()
     dropped = json.loads(stuck.lines[1])

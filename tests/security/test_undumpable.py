@@ -15,12 +15,9 @@ import asyncio
 import json
 import os
 import pwd
-import shutil
 import socket
 import subprocess
 import sys
-import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,7 +25,7 @@ from typing import Any
 import pytest
 
 from agentctl.client import STREAM_LIMIT, AgentClient
-from tests.harness import run
+from tests.harness import IsolatedHome, connectable, run, start_daemon
 
 pytestmark = pytest.mark.e2e
 
@@ -58,49 +55,35 @@ def _owner() -> tuple[int, int]:
     return entry.pw_uid, entry.pw_gid
 
 
-class DaemonBox:
-    """A home for one daemon of :func:`_owner`: XDG dirs, a project, the scenarios file."""
+class DaemonBox(IsolatedHome):
+    """An isolated home (with its own HOME) owned by :func:`_owner`, for one daemon."""
+
+    prefix = "undump-"
 
     def __init__(self) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="undump-", dir="/tmp"))
+        super().__init__()
         self.root.chmod(0o755)
-        self.project = self.root / "project"
-        self.socket = str(self.root / "run" / "agentd.sock")
+        self.socket = self.runtime_dir / "agentd.sock"
+        self.stderr = self.root / "daemon.log"
         self.scenarios = self.root / "scenarios.json"
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "AGENTD_"))}
+        (self.root / "home").mkdir(mode=0o700)
         self.env |= {
             "HOME": str(self.root / "home"),
             "AGENTD_MOCK_SCENARIOS": str(self.scenarios),
             "PLANTED_MARKER": PLANTED,  # only the daemon's own environment holds it
         }
-        for name in ("home", "project", "run", "state", "data", "config"):
-            (self.root / name).mkdir(mode=0o700)
-        xdg = {"RUNTIME_DIR": "run", "STATE_HOME": "state", "DATA_HOME": "data"}
-        for name, folder in (xdg | {"CONFIG_HOME": "config"}).items():
-            self.env[f"XDG_{name}"] = str(self.root / folder)
         uid, gid = _owner()
         for path in [self.root, *self.root.iterdir()]:
             os.chown(path, uid, gid)
 
     def start(self) -> subprocess.Popen[bytes]:
         """The daemon, serving the socket; returns once it accepts connections."""
+        socket_path = str(self.socket)
         if _as_root():
-            argv = [sys.executable, "-m", "tests.security.daemon_as_user", USER, self.socket]
+            argv = [sys.executable, "-m", "tests.security.daemon_as_user", USER, socket_path]
         else:
-            argv = [sys.executable, "-m", "agentd", "serve", "--socket", self.socket]
-        with open(self.root / "daemon.log", "ab") as log:
-            process = subprocess.Popen(
-                argv, env=self.env, cwd=REPO, stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, stderr=log,
-            )  # fmt: skip
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline and process.poll() is None:
-            with socket.socket(socket.AF_UNIX) as probe:
-                if probe.connect_ex(self.socket) == 0:
-                    return process
-            time.sleep(0.02)
-        process.kill()
-        raise RuntimeError(f"the daemon did not start:\n{self.log()}")
+            argv = self.agentd("serve", "--socket", socket_path)
+        return start_daemon(argv, self.env, self.stderr, lambda: connectable(socket_path), cwd=REPO)
 
     def write_probe(self, daemon_pid: int, decoy_pid: int) -> str:
         """A scenario whose bash call reads the environment of the daemon and the decoy."""
@@ -122,9 +105,9 @@ class DaemonBox:
         self.scenarios.write_text(json.dumps({"scenarios": [scenario]}))
         return command
 
-    def log(self) -> str:
+    def logs(self) -> str:
         """The daemon's stderr and its log file."""
-        paths = [self.root / "daemon.log", *sorted((self.root / "state").rglob("*.log"))]
+        paths = [self.stderr, *sorted(self.state_dir.rglob("*.log"))]
         return "".join(path.read_text(errors="replace") for path in paths if path.exists())
 
 
@@ -134,8 +117,8 @@ def box() -> Iterator[DaemonBox]:
     try:
         yield made
     finally:
-        print(made.log())  # shown when the test fails
-        shutil.rmtree(made.root, ignore_errors=True)
+        print(made.logs())  # shown when the test fails
+        made.cleanup()
 
 
 def _decoy() -> subprocess.Popen[bytes]:
@@ -201,7 +184,7 @@ async def test_bash_cannot_read_the_environment_of_a_whole_daemon(box: DaemonBox
         # the kernel hands the /proc files of a non-dumpable process to root
         assert os.stat(f"/proc/{daemon.pid}/environ").st_uid == 0
         assert os.stat(f"/proc/{decoy.pid}/environ").st_uid == uid
-        client = await _client(box.socket)
+        client = await _client(str(box.socket))
         try:
             status = await client.call("daemon/status", {})
             params: dict[str, Any] = {"cwd": str(box.project), "provider": "mock"}
@@ -215,10 +198,10 @@ async def test_bash_cannot_read_the_environment_of_a_whole_daemon(box: DaemonBox
         decoy.kill()
         decoy.wait()
     assert status["security"]["dumpable"] is False
-    assert result["stopReason"] == "end_turn", box.log()
+    assert result["stopReason"] == "end_turn", box.logs()
     end = next(e["event"] for e in events if e["event"]["type"] == "tool_execution_end")
     output = json.dumps(end)
-    assert "probe-done" in output, box.log()
+    assert "probe-done" in output, box.logs()
     assert f"DECOY_MARKER={DECOY}" in output  # the probe reads what the kernel allows
     assert PLANTED not in output
     assert "Permission denied" in output

@@ -29,7 +29,7 @@ async def test_many_waiters_and_a_cancelled_one() -> None:
     child = _child("import time; time.sleep(30)")
     first = asyncio.ensure_future(child.wait())
     second = asyncio.ensure_future(child.wait())
-    await asyncio.sleep(0.05)
+    await asyncio.sleep(0)  # one loop turn: both waits have reached their await
     first.cancel()
     subprocess.run(["kill", "-TERM", str(child.pid)], check=True)
     assert await asyncio.wait_for(second, 10) == -15
@@ -46,7 +46,7 @@ async def test_the_loop_runs_while_a_child_is_waited_for() -> None:
         nonlocal ticks
         while child.returncode is None:
             ticks += 1
-            await asyncio.sleep(0.005)
+            await asyncio.sleep(0.005)  # a loop turn of the ticker: what the test counts
 
     await asyncio.gather(child.wait(), tick())
     assert ticks >= 50

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from agentd.tools.base import ToolContext
@@ -129,8 +128,7 @@ async def test_stale_file_refused_until_read_again(work: Path, ctx: ToolContext)
     target = work / "m.py"
     target.write_text(SOURCE)
     await call("read", ctx, path="m.py")
-    time.sleep(0.01)
-    target.write_text(SOURCE + "# changed elsewhere\n")
+    target.write_text(SOURCE + "# changed elsewhere\n")  # a new size: a new stamp at once
     result = await call("edit", ctx, path="m.py", old_string="def f", new_string="def h")
     assert result.is_error
     assert "changed on disk since you last read it" in text_of(result)

@@ -11,6 +11,7 @@ import pytest
 
 from agentd.tools.base import ToolContext
 from agentd.tools.search_rg import confinable, find_rg
+from tests.harness import wait_until_async
 from tests.tools.conftest import call, text_of
 
 needs_rg = pytest.mark.skipif(find_rg() is None, reason="rg is not on PATH")
@@ -174,6 +175,12 @@ async def test_sandboxed_backends_agree(work: Path, ctx: ToolContext, args: dict
         assert (await grep_with(sandboxed, backend, **args))[0] == expected
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User and system CPU time process ``pid`` has used, in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _search_children() -> list[int]:
     """Pids of this process's children running the Python grep backend."""
     found = []
@@ -205,18 +212,15 @@ async def test_python_backend_search_dies_with_a_cancel(
     (work / "a.txt").write_text("a" * 40 + "b\n")
     ctx.options["grep_backend"] = "python"
     task = asyncio.create_task(call("grep", ctx, pattern=CATASTROPHIC))
-    for _ in range(500):
-        if _search_children():
-            break
-        await asyncio.sleep(0.01)
-    [child] = _search_children()
+    [child] = await wait_until_async(_search_children, 5, "the search process")
     clean = f"PATH={os.defpath}\0".encode()
     try:
         environ = Path(f"/proc/{child}/environ").read_bytes()
     except PermissionError:  # the child is non-dumpable: only root reads it
         environ = clean
     assert environ == clean
-    await asyncio.sleep(0.2)  # inside the regex by now
+    # 0.2 s of CPU is far past the child's start-up: it is inside the regex
+    await wait_until_async(lambda: _cpu_seconds(child) >= 0.2, 10, "the search in the regex")
     assert not task.done()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.harness import isolated_env
+
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION = REPO / "editors" / "vscode"
 VSIX = EXTENSION / "dist" / "agentd-vscode.vsix"
@@ -57,11 +59,7 @@ class CodeServer:
         return f"http://127.0.0.1:{self.port}/?folder={self.workspace}"
 
     def env(self) -> dict[str, str]:
-        env = dict(os.environ)
-        for name in ("XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
-            path = self.root / "xdg" / name[4:7].lower()
-            path.mkdir(parents=True, exist_ok=True, mode=0o700)
-            env[name] = str(path)
+        env = isolated_env(self.root / "xdg")
         env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
         env.pop("VSCODE_IPC_HOOK_CLI", None)
         return env
