@@ -45,7 +45,7 @@ async def test_client_that_stops_reading_is_dropped_without_stalling_another() -
                     if sent < 2000:
                         server.notify("tick", PAYLOAD)
                         sent += 1
-                    await asyncio.sleep(0.0005)
+                    await asyncio.sleep(0.0005)  # paced sending: the load under test
                 await received.wait()
             assert stalled.closed
             assert not server.closed

@@ -21,6 +21,7 @@ from agentd.errors import (
 from agentd.protocol.base import Params, Wire
 from agentd.rpc import Connection, Router, context
 from agentd.rpc.framing import CONTENT_LENGTH
+from tests.harness import wait_until_async
 from tests.rpc.helpers import connection_pair, raw_pair
 
 
@@ -291,10 +292,7 @@ async def test_notifications_carry_structs_builtins_and_preencoded_json() -> Non
         server.notify("tick")
         server.notify("sum", {"total": 4})
         server.notify("unknown/ignored", 1)
-        for _ in range(100):
-            if len(received) == 4 and typed:
-                break
-            await asyncio.sleep(0.01)
+        await wait_until_async(lambda: len(received) == 4 and typed, 5, "the notifications")
     assert received == [{"total": 1}, {"n": [2]}, {"pre": "encoded"}, None]
     assert typed == [Sum(total=4)]
 
@@ -374,7 +372,7 @@ async def test_end_of_input_still_answers_requests_already_received() -> None:
     router = Router()
 
     async def later(conn: Connection, params: Any) -> str:
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.05)  # still running when the end of input arrives: under test
         return "answered"
 
     router.add("later", later, Any)
@@ -385,10 +383,7 @@ async def test_end_of_input_still_answers_requests_already_received() -> None:
         peer.writer.write_eof()
         assert (await peer.read())["result"] == "answered"
         assert await peer.at_eof()
-        for _ in range(100):
-            if closed:
-                break
-            await asyncio.sleep(0.01)
+        await wait_until_async(lambda: closed, 5, "the close callback")
     assert closed == [server]
     assert server.closed
 

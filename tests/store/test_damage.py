@@ -232,7 +232,7 @@ def _run_and_kill(path: Path, entry_size: int, tear_after: int, rng: random.Rand
     reported = 0
     while (line := child.stdout.readline().strip()) != "torn" and reported < 3:
         reported = int(line)
-    time.sleep(rng.random() * 0.02)
+    time.sleep(rng.random() * 0.02)  # a random moment to kill it at: the behaviour under test
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
     child.stdout.close()

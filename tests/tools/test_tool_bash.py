@@ -7,13 +7,13 @@ import os
 import signal
 import time
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from agentd.permissions import PermissionPolicy
 from agentd.tools.base import ToolContext
+from tests.harness import wait_until_async
 from tests.tools.conftest import call, text_of
 
 
@@ -95,11 +95,7 @@ async def test_term_ignoring_children_get_killed_after_grace(ctx: ToolContext) -
 async def test_cancel_kills_the_tree(ctx: ToolContext) -> None:
     marker = marker_seconds()
     task = asyncio.create_task(call("bash", ctx, command=f"sleep {marker} & sleep {marker}"))
-    for _ in range(100):
-        await asyncio.sleep(0.02)
-        if len(live_processes(marker)) >= 3:
-            break
-    assert len(live_processes(marker)) >= 3
+    await wait_until_async(lambda: len(live_processes(marker)) >= 3, 10, "the tree to start")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -122,23 +118,13 @@ async def test_cancel_kills_children_that_left_the_group(ctx: ToolContext) -> No
     marker = marker_seconds()
     command = f"(setsid sleep {marker} &); setsid -f sleep {marker}; sleep {marker}"
     task = asyncio.create_task(call("bash", ctx, command=command))
-    assert await _until(lambda: len(live_processes(marker)) >= 3, 10)
+    await wait_until_async(lambda: len(live_processes(marker)) >= 3, 10, "the tree to start")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
     # The call waits (up to KILLED_WAIT_SECONDS) for the killed tree to be gone; on a loaded
     # machine the kernel may still be tearing the last one down, so allow it a few seconds.
-    assert await _until(lambda: live_processes(marker) == [], 5), live_processes(marker)
-
-
-async def _until(condition: Callable[[], bool], seconds: float) -> bool:
-    """Whether ``condition`` becomes true within ``seconds`` (polled every 20 ms)."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.02)
-    return True
+    await wait_until_async(lambda: live_processes(marker) == [], 5, "the tree to be gone")
 
 
 async def test_streaming_updates_arrive_before_the_end(ctx: ToolContext) -> None:
