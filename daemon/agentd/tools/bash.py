@@ -77,14 +77,13 @@ class BashTool:
             raise ToolError("The command contains a NUL character, which bash cannot run.")
         _refuse_if_dangerous(command, ctx)
         timeout, max_timeout = _timeouts(params.timeout, ctx.options)
-        # Every file-system look-up runs off the event loop (a busy disk stalls them).
-        start_cwd, notes = await asyncio.to_thread(_start_cwd, ctx)
         limits = Limits.from_options(ctx.options)
         keep = int(ctx.options.get("bash_spill_keep", KEEP_PER_SESSION))
         spill_max = int(ctx.options.get("bash_spill_max_bytes", SPILL_MAX_BYTES))
         capture = OutputCapture(limits, ctx.spill_dir, keep, spill_max, ctx.redact)
         env = child_env(ctx.env, ctx.options)
-        ruleset = await asyncio.to_thread(_confinement, ctx, env)
+        # Every file-system look-up runs off the event loop (a busy disk stalls them).
+        start_cwd, notes, ruleset = await asyncio.to_thread(_prepare, ctx, env)
         try:
             outcome = await run_shell(
                 command,
@@ -106,6 +105,13 @@ class BashTool:
         ctx.cwd, moved = await asyncio.to_thread(_final_cwd, ctx, start_cwd, outcome)
         notes.extend(moved)
         return _result(command, outcome, capture, limits, timeout, notes)
+
+
+def _prepare(ctx: ToolContext, env: dict[str, str]) -> tuple[Path, list[str], int | None]:
+    """In a worker thread: the directory to start in (and notes about it) and the Landlock
+    ruleset (see :func:`_confinement`)."""
+    start_cwd, notes = _start_cwd(ctx)
+    return start_cwd, notes, _confinement(ctx, env)
 
 
 def _confinement(ctx: ToolContext, env: dict[str, str]) -> int | None:

@@ -17,6 +17,7 @@ import fnmatch
 import os
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 SAFE_NAMES = frozenset(
@@ -63,27 +64,32 @@ def _names(value: Any) -> list[str]:
     return []
 
 
-def _passed(name: str, patterns: list[str]) -> bool:
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+_DROP, _KEEP, _KEEP_IF_NO_USERINFO = 0, 1, 2
 
 
-def _safe(name: str, value: str, extra: list[str]) -> bool:
+@lru_cache(maxsize=4096)
+def _rule_for(name: str, extra: tuple[str, ...], passed: tuple[str, ...]) -> int:
+    """What to do with variable ``name`` (memoised: the same few dozen names are decided on
+    every call; values are never part of the key)."""
+    if any(fnmatch.fnmatchcase(name, pattern) for pattern in passed):
+        return _KEEP
     if name not in SAFE_NAMES and not name.startswith(SAFE_PREFIXES):
-        return False
-    return not is_secret_name(name, extra) and not _USERINFO.search(value)
+        return _DROP
+    return _DROP if is_secret_name(name, extra) else _KEEP_IF_NO_USERINFO
+
+
+def _kept(name: str, value: str, extra: tuple[str, ...], passed: tuple[str, ...]) -> bool:
+    rule = _rule_for(name, extra, passed)
+    return rule == _KEEP or (rule == _KEEP_IF_NO_USERINFO and not _USERINFO.search(value))
 
 
 def child_env(env: Mapping[str, str] | None, options: Mapping[str, Any]) -> dict[str, str]:
     """The allow-listed part of ``env`` (the daemon's environment when None), plus
     ``pass_env`` and the non-interactive defaults where unset (see the module docstring)."""
     base = os.environ if env is None else env
-    extra = _names(options.get("secret_env"))
-    passed = _names(options.get("pass_env"))
-    result = {
-        name: value
-        for name, value in base.items()
-        if _passed(name, passed) or _safe(name, value, extra)
-    }
+    extra = tuple(_names(options.get("secret_env")))
+    passed = tuple(_names(options.get("pass_env")))
+    result = {name: value for name, value in base.items() if _kept(name, value, extra, passed)}
     for name, value in NONINTERACTIVE.items():
         result.setdefault(name, value)
     return result

@@ -8,9 +8,10 @@ cancellation the whole group, and every process that inherited the call's marker
 SIGTERM, then SIGKILL after a grace period, so no child survives. When the command ends
 normally, background jobs it started are left alone, but the output pipe is closed shortly
 after the shell exits (start them with their output redirected to a file). The shell gets
-SIGKILL when the daemon dies, and the call is recorded in a registry so that the next daemon
-kills what is left (:mod:`agentd.tools.orphans`). The shell's final
-working directory is reported through a private pipe by an EXIT trap, never through stdout.
+SIGKILL when the daemon dies (:func:`~agentd.tools.spawn.death_signal_prefix`), and the call
+is recorded in a registry so that the next daemon kills what is left
+(:mod:`agentd.tools.orphans`). The shell's final working directory is reported through a
+private pipe by an EXIT trap, never through stdout.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import msgspec
 from agentd.tools.orphans import die_with_parent, register, unregister
 from agentd.tools.output import OutputCapture, UpdateThrottle
 from agentd.tools.proctree import MARKER_VAR, new_marker, signal_marked, signal_tree, tree_alive
-from agentd.tools.spawn import Child
+from agentd.tools.spawn import Child, death_signal_prefix
 
 DRAIN_SECONDS = 0.2
 POLL_SECONDS = 0.02
@@ -121,9 +122,7 @@ async def run_shell(
         throttle.push(capture.decode_delta(b"", final=True))
         throttle.close()
         final_cwd = _read_cwd(cwd_read)
-        if entry is not None:
-            await asyncio.shield(asyncio.to_thread(unregister, entry))
-        await asyncio.shield(asyncio.to_thread(capture.close))  # the disk may be slow
+        await asyncio.shield(asyncio.to_thread(_finish, entry, capture))  # the disk may be slow
     return ShellOutcome(
         exit_code=proc.returncode if (proc.returncode or 0) >= 0 else None,
         signal=_signal_name(proc.returncode),
@@ -131,6 +130,12 @@ async def run_shell(
         duration_ms=round((loop.time() - started) * 1000, 1),
         cwd=final_cwd,
     )
+
+
+def _finish(entry: Path | None, capture: OutputCapture) -> None:
+    """In a worker thread: drop the call from the registry and close its spill file."""
+    unregister(entry)
+    capture.close()
 
 
 def _prepare_child(parent_pid: int, ruleset: int | None) -> None:
@@ -201,11 +206,13 @@ def _start(
     out_read, out_write = os.pipe()
     cwd_read, cwd_write = os.pipe()
     script = f"trap 'builtin pwd >&{cwd_write}' EXIT; {command}"
+    prefix = death_signal_prefix() if ruleset is None else None
+    prepare = None if prefix is not None else partial(_prepare_child, os.getpid(), ruleset)
     try:
         popen = subprocess.Popen(
-            [bash_path(), "-c", script], stdin=subprocess.DEVNULL, stdout=out_write,
-            stderr=out_write, cwd=cwd, env=env, start_new_session=True, pass_fds=(cwd_write,),
-            preexec_fn=partial(_prepare_child, os.getpid(), ruleset),
+            [*(prefix or ()), bash_path(), "-c", script], stdin=subprocess.DEVNULL,
+            stdout=out_write, stderr=out_write, cwd=cwd, env=env, start_new_session=True,
+            pass_fds=(cwd_write,), preexec_fn=prepare,
         )  # fmt: skip
     except BaseException:
         os.close(out_read)
