@@ -13,11 +13,10 @@ import os
 import time
 from typing import Any
 
-import structlog
-
 from agentd import paths
+from agentd.log import get_logger
 
-log = structlog.get_logger("agentd.listen")
+log = get_logger("agentd.listen")
 
 
 class RateLimit:

@@ -7,10 +7,9 @@ import asyncio
 import sys
 import threading
 
-import structlog
-
 from agentd import paths
 from agentd.housekeeping import loop_exception, sweep_orphans
+from agentd.log import get_logger
 from agentd.server.app import DaemonOptions, Listener, build_daemon
 from agentd.stdio import detach_stdio
 from agentd.transports import (
@@ -22,7 +21,10 @@ from agentd.transports import (
     UnixListener,
 )
 
-log = structlog.get_logger("agentd.listen")
+log = get_logger("agentd.listen")
+
+LOGGING_READY_AFTER = 1.0
+"""Seconds after start by which logging is set up even if no client has initialized."""
 
 __all__ = [
     "HttpListener",
@@ -81,7 +83,7 @@ def serve(options: DaemonOptions) -> int:
     log_file = options.log_file
     if log_file is None and options.transport != "stdio":
         log_file = paths.default_log_file()
-    logging_setup.configure(options.log_level, log_file)
+    logging_setup.configure(options.log_level, log_file, deferred=True)
     listener = make_listener(options, stdio)
     try:
         return asyncio.run(_run(options, listener))
@@ -95,7 +97,11 @@ def serve(options: DaemonOptions) -> int:
 
 
 async def _run(options: DaemonOptions, listener: Listener) -> int:
-    asyncio.get_running_loop().set_exception_handler(loop_exception)
+    from agentd.log import ready
+
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(loop_exception)
+    loop.call_later(LOGGING_READY_AFTER, ready)  # at the latest (see agentd.log)
     threading.Thread(target=sweep_orphans, name="orphan-sweep", daemon=True).start()
     daemon = build_daemon(options)
     return await daemon.run(listener)

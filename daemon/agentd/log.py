@@ -3,6 +3,13 @@
 A log file is written by its own thread (:class:`BackgroundWriter`), so a busy disk never
 holds the event loop; the daemon writes what is queued before it exits.
 
+structlog is not light to import (some 15 ms), and the daemon's first answer must not wait
+for it: the daemon's own modules log through :func:`get_logger`, and ``configure(...,
+deferred=True)`` keeps their events (with their time and RPC context) in memory until
+:func:`ready` imports and configures structlog and writes them, in order. The daemon calls
+:func:`ready` right after its first ``initialize`` answer, one second after start at the
+latest, on a warning or error, and before it exits.
+
 :func:`configure` is called once at start-up (again only in tests). Every line is one JSON
 object with ``timestamp``, ``level``, ``event``, the bound context (``conn_id`` and
 ``request_id`` from :mod:`agentd.rpc.context`, plus anything bound with
@@ -13,14 +20,17 @@ object with ``timestamp``, ``level``, ``event``, the bound context (``conn_id`` 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import logging
 import os
 import sys
+import time
 from collections.abc import MutableMapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-import structlog
+if TYPE_CHECKING:
+    pass
 
 from agentd.rpc import context
 
@@ -51,8 +61,8 @@ class _StdlibToStructlog(logging.Handler):
             }
             if record.exc_info:
                 fields["exc_info"] = record.exc_info
-            logger = structlog.get_logger()
-            logger.log(record.levelno, record.getMessage(), logger=record.name, **fields)
+            _emit("", _LEVEL_NAMES.get(record.levelno, "info"), record.getMessage(),
+                  {"logger": record.name, **fields})  # fmt: skip
         except Exception:
             self.handleError(record)
 
@@ -125,10 +135,89 @@ def redact_line(_logger: Any, _method: str, line: Any) -> str:
     return str(_redactor.json(str(line).encode()).decode())
 
 
-def configure(level: str = "info", log_file: Path | None = None) -> None:
+class _Setup:
+    """What :func:`configure` chose, and the events kept until :func:`ready`."""
+
+    level_no = logging.INFO
+    sink: Any = None
+    ready = True
+    kept: list[tuple[str, str, str, dict[str, Any]]] = []
+
+
+_LEVEL_NAMES = {10: "debug", 20: "info", 30: "warning", 40: "error", 50: "critical"}
+_KEEP_AT_MOST = 2000
+"""Events kept before :func:`ready`; one more makes it ready at once."""
+
+
+class Logger:
+    """A named logger with structlog's methods (``debug`` … ``exception``), usable before
+    structlog is imported (see the module docstring). Get one with :func:`get_logger`."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def debug(self, event: str, **fields: Any) -> None:
+        _emit(self.name, "debug", event, fields)
+
+    def info(self, event: str, **fields: Any) -> None:
+        _emit(self.name, "info", event, fields)
+
+    def warning(self, event: str, **fields: Any) -> None:
+        _emit(self.name, "warning", event, fields)
+
+    def error(self, event: str, **fields: Any) -> None:
+        _emit(self.name, "error", event, fields)
+
+    def exception(self, event: str, **fields: Any) -> None:
+        """An error with the exception being handled (its traceback goes to the log)."""
+        fields.setdefault("exc_info", sys.exc_info())
+        _emit(self.name, "error", event, fields)
+
+
+def get_logger(name: str) -> Logger:
+    """The logger ``name`` (cheap: structlog is imported only when logging is :func:`ready`)."""
+    return Logger(name)
+
+
+def _emit(name: str, level: str, event: str, fields: dict[str, Any]) -> None:
+    if _Setup.ready:
+        _write(name, level, event, fields)
+        return
+    if logging.getLevelNamesMapping()[level.upper()] < _Setup.level_no:
+        return
+    fields = {**context.current(), **fields}
+    fields["_recorded_at"] = time.time()
+    _Setup.kept.append((name, level, event, fields))
+    if level in ("warning", "error", "critical") or len(_Setup.kept) > _KEEP_AT_MOST:
+        ready()
+
+
+def _write(name: str, level: str, event: str, fields: dict[str, Any]) -> None:
+    import structlog
+
+    logger = structlog.get_logger(name) if name else structlog.get_logger()
+    getattr(logger, level)(event, **fields)
+
+
+def _recorded_time(_logger: Any, _method: str, event: MutableMapping[str, Any]) -> Any:
+    """structlog processor (after the time stamper): a kept event keeps the time it had."""
+    recorded = event.pop("_recorded_at", None)
+    if recorded is not None:
+        from datetime import UTC, datetime
+
+        stamp = datetime.fromtimestamp(recorded, UTC).isoformat()
+        event["timestamp"] = stamp.replace("+00:00", "Z")
+    return event
+
+
+def configure(level: str = "info", log_file: Path | None = None, *, deferred: bool = False) -> None:
     """Send every log line, as JSON, to ``log_file`` (appended) or else to ``sys.stderr``.
 
-    ``level`` is one of :data:`LEVELS`; raises ``ValueError`` for anything else.
+    ``level`` is one of :data:`LEVELS`; raises ``ValueError`` for anything else. With
+    ``deferred``, structlog is set up only when :func:`ready` is called (see the module
+    docstring); events logged until then are kept.
     """
     if level not in LEVELS:
         raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LEVELS)}")
@@ -136,21 +225,9 @@ def configure(level: str = "info", log_file: Path | None = None) -> None:
     level_no = logging.getLevelNamesMapping()[level.upper()]
     previous = _open_file
     out = open_log_file(log_file) if log_file is not None else None
-    sink: Any = BackgroundWriter(out) if out is not None else sys.stderr
-    structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            add_rpc_context,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.format_exc_info,
-            structlog.processors.JSONRenderer(default=str),
-            redact_line,
-        ],
-        wrapper_class=structlog.make_filtering_bound_logger(level_no),
-        logger_factory=structlog.WriteLoggerFactory(file=sink),
-        cache_logger_on_first_use=False,
-    )
+    _Setup.level_no = level_no
+    _Setup.sink = BackgroundWriter(out) if out is not None else sys.stderr
+    _Setup.ready = False
     root = logging.getLogger()
     for handler in list(root.handlers):
         root.removeHandler(handler)
@@ -161,13 +238,52 @@ def configure(level: str = "info", log_file: Path | None = None) -> None:
     logging.captureWarnings(True)
     if previous is not None:
         previous.close()
-    _open_file = sink if out is not None else None
+    _open_file = _Setup.sink if out is not None else None
+    if not deferred:
+        ready()
+
+
+def ready() -> None:
+    """Import and configure structlog (once per :func:`configure`), then write the events
+    kept until now, in order. Cheap when already done. If structlog cannot be imported now
+    (no file descriptor left), the events stay kept for the next call."""
+    if _Setup.ready:
+        return
+    try:
+        import structlog
+    except (ImportError, OSError):  # out of file descriptors, say: kept until the next call
+        return
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            add_rpc_context,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            _recorded_time,
+            structlog.processors.format_exc_info,
+            structlog.processors.JSONRenderer(default=str),
+            redact_line,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(_Setup.level_no),
+        logger_factory=structlog.WriteLoggerFactory(file=_Setup.sink),
+        cache_logger_on_first_use=False,
+    )
+    _Setup.ready = True
+    kept, _Setup.kept = _Setup.kept, []
+    if kept:  # each kept event carries its own context: none from the caller's is added
+        contextvars.Context().run(_write_kept, kept)
+
+
+def _write_kept(kept: list[tuple[str, str, str, dict[str, Any]]]) -> None:
+    for name, level, event, fields in kept:
+        _write(name, level, event, fields)
 
 
 def close() -> None:
-    """Write what the log file's writer holds and close the file opened by :func:`configure`
-    (logging then goes nowhere useful)."""
+    """Write the kept events and what the log file's writer holds, and close the file opened
+    by :func:`configure` (logging then goes nowhere useful)."""
     global _open_file
+    ready()
     if _open_file is not None:
         _open_file.close()
         _open_file = None

@@ -33,15 +33,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import structlog
-
 from agentd import paths
 from agentd.hosts import is_loopback
 from agentd.housekeeping import RateLimit
+from agentd.log import get_logger
 from agentd.server.app import Daemon, Listener
 from agentd.stdio import open_stdio
 
-log = structlog.get_logger("agentd.listen")
+log = get_logger("agentd.listen")
 
 MAX_SOCKET_PATH = 107
 """Longest Unix socket path Linux accepts (``sun_path`` minus the terminating NUL)."""

@@ -31,6 +31,7 @@ def _loaded_after(statement: str, modules: list[str]) -> list[str]:
         (
             "import agentd.listen",
             [
+                "structlog",  # set up after the first initialize answer (agentd.log)
                 "httpx",
                 "pygls",
                 "agentd.agent",

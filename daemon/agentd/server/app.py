@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
 import msgspec
-import structlog
 
 from agentd import __version__
+from agentd.log import get_logger
 from agentd.rpc import Connection
 from agentd.rpc.outbox import QUEUE_BYTES, QUEUE_FRAMES, STALL_TIMEOUT
 from agentd.server.clients import Client
@@ -33,7 +33,7 @@ from agentd.server.service import SessionService
 if TYPE_CHECKING:
     from agentd.web.server import WebServer
 
-log = structlog.get_logger("agentd.daemon")
+log = get_logger("agentd.daemon")
 
 Transport = Literal["stdio", "socket", "tcp", "none"]
 """Where JSON-RPC clients connect; ``none``: nowhere (a daemon serving only ``--http``)."""

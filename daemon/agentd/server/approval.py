@@ -15,9 +15,9 @@ import asyncio
 from typing import TYPE_CHECKING
 
 import msgspec
-import structlog
 
 from agentd.errors import RpcError
+from agentd.log import get_logger
 from agentd.protocol.events import PermissionOption, PermissionRequest, PermissionResolved
 from agentd.protocol.methods import RequestPermissionParams
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from agentd.server.subscriber import Subscriber
     from agentd.tools.base import Tool
 
-log = structlog.get_logger("agentd.approval")
+log = get_logger("agentd.approval")
 
 OPTIONS: list[PermissionOption] = ["allow_once", "allow_always", "reject_once", "reject_always"]
 DEFAULT_TIMEOUT = 300.0

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
-import structlog
 
 from agentd.errors import ConnectionLost, PeerTimeout, RpcError
+from agentd.log import get_logger
 from agentd.protocol.methods import ReadTextFileParams, ReadTextFileResult, WriteTextFileParams
 from agentd.server.clients import Client
 from agentd.tools.base import ToolError
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from agentd.rpc import Connection
     from agentd.server.subscriber import Subscriber
 
-log = structlog.get_logger("agentd.files")
+log = get_logger("agentd.files")
 
 FILE_TIMEOUT = 30.0
 """Seconds a client may take to answer one file request."""

@@ -18,13 +18,13 @@ import contextlib
 import time
 from typing import TYPE_CHECKING
 
-import structlog
+from agentd.log import get_logger
 
 if TYPE_CHECKING:
     from agentd.server.runtime import SessionRuntime
     from agentd.server.sessions import SessionManager
 
-log = structlog.get_logger("agentd.sessions")
+log = get_logger("agentd.sessions")
 
 DEFAULT_IDLE_SECONDS = 300.0
 DEFAULT_MAX_LOADED = 256

@@ -16,10 +16,10 @@ import hmac
 import os
 from typing import TYPE_CHECKING, Protocol
 
-import structlog
-
 from agentd import __version__
 from agentd.errors import InvalidRequest, NotInitialized, Unauthorized
+from agentd.log import get_logger
+from agentd.log import ready as logging_ready
 from agentd.protocol.base import Empty
 from agentd.protocol.methods import (
     PROTOCOL_VERSION,
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from agentd.server.clients import Client
     from agentd.web.server import WebServer
 
-log = structlog.get_logger("agentd.lifecycle")
+log = get_logger("agentd.lifecycle")
 
 OPEN_METHODS = frozenset({"initialize", "daemon/status"})
 """Methods a connection may call before ``initialize``."""
@@ -104,6 +104,7 @@ class Lifecycle:
             client_version=info.version if info else None,
             protocol_version=params.protocol_version,
         )
+        asyncio.get_running_loop().call_soon(logging_ready)  # once this answer is written
         return InitializeResult(
             protocol_version=PROTOCOL_VERSION,
             server_info=ServerInfo(name="agentd", version=__version__),

@@ -22,6 +22,7 @@ import structlog
 from agentd.agent import Agent, RunResult
 from agentd.budget import Budget
 from agentd.errors import ConfigError, SessionBusy, SessionIdle, StoreWriteFailed
+from agentd.log import get_logger
 from agentd.messages import estimate_tokens
 from agentd.protocol.content import ImageContent, Message, UserContent
 from agentd.protocol.events import (
@@ -62,7 +63,7 @@ if TYPE_CHECKING:
     from agentd.providers.base import Provider
     from agentd.store import SessionFile
 
-log = structlog.get_logger("agentd.session")
+log = get_logger("agentd.session")
 
 
 class SessionRuntime:

@@ -14,9 +14,8 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-import structlog
-
 from agentd.errors import SessionExists, SessionNotFound
+from agentd.log import get_logger
 from agentd.protocol.events import SessionWarning
 from agentd.protocol.methods import SessionNewParams
 from agentd.server.factory import load_session, new_session
@@ -26,7 +25,7 @@ from agentd.server.services import Services
 from agentd.server.subscriber import Subscriber
 from agentd.store import find_session
 
-log = structlog.get_logger("agentd.sessions")
+log = get_logger("agentd.sessions")
 
 
 class SessionManager:
