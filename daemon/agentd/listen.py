@@ -83,7 +83,9 @@ def serve(options: DaemonOptions) -> int:
     log_file = options.log_file
     if log_file is None and options.transport != "stdio":
         log_file = paths.default_log_file()
-    logging_setup.configure(options.log_level, log_file, deferred=True)
+    # A private --stdio daemon answers its client before setting up structlog (agentd.log);
+    # a shared daemon sets it up first: it may soon be short of descriptors to import it.
+    logging_setup.configure(options.log_level, log_file, deferred=options.transport == "stdio")
     listener = make_listener(options, stdio)
     try:
         return asyncio.run(_run(options, listener))

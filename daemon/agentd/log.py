@@ -6,9 +6,9 @@ holds the event loop; the daemon writes what is queued before it exits.
 structlog is not light to import (some 15 ms), and the daemon's first answer must not wait
 for it: the daemon's own modules log through :func:`get_logger`, and ``configure(...,
 deferred=True)`` keeps their events (with their time and RPC context) in memory until
-:func:`ready` imports and configures structlog and writes them, in order. The daemon calls
-:func:`ready` right after its first ``initialize`` answer, one second after start at the
-latest, on a warning or error, and before it exits.
+:func:`ready` imports and configures structlog and writes them, in order. A ``--stdio``
+daemon configures it so and calls :func:`ready` right after its first ``initialize`` answer,
+one second after start at the latest, on a warning or error, and before it exits.
 
 :func:`configure` is called once at start-up (again only in tests). Every line is one JSON
 object with ``timestamp``, ``level``, ``event``, the bound context (``conn_id`` and
