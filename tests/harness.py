@@ -12,8 +12,8 @@
 - Clients: :func:`stdio_client` and :func:`socket_client` (agentctl's ``AgentClient``),
   :func:`spawn_stdio_connection` (a bare JSON-RPC ``Connection``), and the run helpers
   :func:`new_session`, :func:`run`, :func:`start_run`, :func:`drain`, :func:`kinds`.
-- Waits on a condition or an event, never a fixed sleep: :func:`wait_until`,
-  :func:`wait_until_async`, :func:`wait_for_file`, :func:`wait_for_log`, :func:`read_until`.
+- Waits on a condition, never a fixed sleep: :func:`wait_until`, :func:`wait_until_async`,
+  :func:`wait_for_file`, :func:`wait_ready`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import asyncio
 import contextlib
 import json
 import os
-import re
 import select
 import shutil
 import signal
@@ -33,7 +32,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from tests.scenarios import E2E_SCENARIOS
 
@@ -89,42 +88,6 @@ async def wait_until_async(
 async def wait_for_file(path: Path, timeout: float = 10) -> None:
     """Wait until ``path`` exists (a command the test started has reached that point)."""
     await wait_until_async(path.exists, timeout, f"{path} to appear")
-
-
-def wait_for_log(
-    path: Path, pattern: str, timeout: float = 15, process: subprocess.Popen[Any] | None = None
-) -> re.Match[str]:
-    """Wait until a line of the file ``path`` matches the regex ``pattern``; fails at once
-    if ``process`` exits first."""
-
-    def found() -> re.Match[str] | None:
-        text = path.read_text(errors="replace") if path.exists() else ""
-        if process is not None and process.poll() is not None:
-            raise RuntimeError(f"exited with {process.returncode} before {pattern!r}:\n{text}")
-        return re.search(pattern, text, re.MULTILINE)
-
-    return wait_until(found, timeout, f"{pattern!r} in {path}")
-
-
-def read_until(
-    process: subprocess.Popen[bytes], stream: str, needle: str, timeout: float = 20
-) -> str:
-    """Read ``process.stdout`` or ``.stderr`` (unbuffered bytes) until ``needle`` appears.
-
-    Returns what was read; fails the test when ``timeout`` seconds pass without it.
-    """
-    pipe: IO[bytes] = getattr(process, stream)
-    seen = b""
-    deadline = time.monotonic() + timeout
-    while needle.encode() not in seen:
-        left = deadline - time.monotonic()
-        assert left > 0, f"{needle!r} not seen in {stream} within {timeout}s: {seen[-500:]!r}"
-        ready, _, _ = select.select([pipe], [], [], left)
-        if ready:
-            chunk = os.read(pipe.fileno(), 65536)
-            assert chunk, f"{stream} closed before {needle!r}: {seen[-500:]!r}"
-            seen += chunk
-    return seen.decode("utf-8", "replace")
 
 
 # --- daemon processes -----------------------------------------------------------------------

@@ -3,20 +3,22 @@
 A :class:`Sandbox` is an :class:`~tests.harness.IsolatedHome` whose shared daemon is the one
 ``agentctl`` autostarts at the default socket, logging to the default log file; it runs
 ``agentctl`` commands in its project directory and, when closed, shuts that daemon down.
+:func:`read_until` reads a live ``agentctl`` pipe until a text appears.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import select
 import subprocess
 import sys
+import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from tests.harness import IsolatedHome, read_until, wait_pid_exit
-
-__all__ = ["Sandbox", "event_types", "json_lines", "read_until"]
+from tests.harness import IsolatedHome, wait_pid_exit
 
 TEST_SCENARIOS = Path(__file__).with_name("scenarios.json")
 
@@ -115,3 +117,24 @@ def json_lines(text: str) -> list[dict[str, Any]]:
 def event_types(lines: list[dict[str, Any]]) -> list[str]:
     """The ``event.type`` of each event line."""
     return [line["event"]["type"] for line in lines if "event" in line]
+
+
+def read_until(
+    process: subprocess.Popen[bytes], stream: str, needle: str, timeout: float = 20
+) -> str:
+    """Read ``process.stdout`` or ``.stderr`` (unbuffered bytes) until ``needle`` appears.
+
+    Returns what was read; fails the test when ``timeout`` seconds pass without it.
+    """
+    pipe: IO[bytes] = getattr(process, stream)
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while needle.encode() not in seen:
+        left = deadline - time.monotonic()
+        assert left > 0, f"{needle!r} not seen in {stream} within {timeout}s: {seen[-500:]!r}"
+        ready, _, _ = select.select([pipe], [], [], left)
+        if ready:
+            chunk = os.read(pipe.fileno(), 65536)
+            assert chunk, f"{stream} closed before {needle!r}: {seen[-500:]!r}"
+            seen += chunk
+    return seen.decode("utf-8", "replace")
