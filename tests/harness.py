@@ -108,7 +108,7 @@ def start_daemon(
     timeout: float = 15,
     **popen: Any,
 ) -> subprocess.Popen[bytes]:
-    """Start ``argv`` (stdin and stdout closed, stderr appended to the file ``stderr``) and
+    """Start ``argv`` (stdin and stdout on /dev/null, stderr appended to the file ``stderr``) and
     return it once ``ready()`` is true; RuntimeError with its stderr if it exits first, and
     stopped again if it is not ready within ``timeout`` seconds."""
     with stderr.open("ab") as err:
