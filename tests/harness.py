@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 import os
 import select
@@ -30,9 +31,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from tests.scenarios import E2E_SCENARIOS
 
@@ -72,14 +73,20 @@ def wait_until(
 
 
 async def wait_until_async(
-    condition: Callable[[], T | None], timeout: float = 10, what: str = "", interval: float = 0.01
+    condition: Callable[[], T | Awaitable[T | None] | None],
+    timeout: float = 10,
+    what: str = "",
+    interval: float = 0.01,
 ) -> T:
-    """:func:`wait_until` for a coroutine: the event loop keeps running between polls."""
+    """:func:`wait_until` for a coroutine: the event loop keeps running between polls, and
+    ``condition`` may be a coroutine function (an RPC asking the daemon, say)."""
     deadline = time.monotonic() + timeout
     while True:
         value = condition()
+        if inspect.isawaitable(value):
+            value = await value
         if value:
-            return value
+            return cast(T, value)
         if time.monotonic() >= deadline:
             raise TimeoutError(f"not within {timeout} s: {what or condition}")
         await asyncio.sleep(interval)
@@ -263,17 +270,17 @@ class IsolatedHome:
         path.write_text(json.dumps(scenarios))
         self.env["AGENTD_MOCK_SCENARIOS"] = str(path)
 
-    def stop_leftover_daemons(self) -> None:
+    def stop_leftover_daemons(self, grace: float = 5) -> None:
         """Stop daemons still serving a socket under this home (started by a client's
-        autostart, say): SIGTERM, then SIGKILL after five seconds. A pid file whose process
-        does not run with this home's environment is ignored (the pid was reused)."""
+        autostart, say): SIGTERM, then SIGKILL after ``grace`` seconds. A pid file whose
+        process does not run with this home's environment is ignored (the pid was reused)."""
         for pid_file in self.runtime_dir.rglob("*.pid"):
             with contextlib.suppress(ValueError, IndexError, OSError):
                 pid = int(pid_file.read_text().split()[0])
                 marker = f"XDG_RUNTIME_DIR={self.runtime_dir}".encode()
                 if marker in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
                     os.kill(pid, signal.SIGTERM)
-                    wait_pid_exit(pid)
+                    wait_pid_exit(pid, grace)
 
     def cleanup(self) -> None:
         """Stop leftover daemons and remove the directories."""

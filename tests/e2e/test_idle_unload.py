@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
-import time
 from collections.abc import Callable
 
 import pytest
 
-from tests.harness import Home, new_session, run, socket_client, stdio_client, stop
+from tests.harness import (
+    Home,
+    new_session,
+    run,
+    socket_client,
+    stdio_client,
+    stop,
+    wait_until_async,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -22,14 +28,13 @@ async def loaded(home: Home) -> list[str]:
 
 async def until_loaded(
     home: Home, condition: Callable[[list[str]], bool], timeout: float = 15
-) -> bool:
-    """Whether the loaded sessions come to satisfy ``condition`` within ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    while not condition(await loaded(home)):
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.1)
-    return True
+) -> None:
+    """Wait until the loaded sessions satisfy ``condition`` (fails after ``timeout`` s)."""
+
+    async def holds() -> bool:
+        return condition(await loaded(home))
+
+    await wait_until_async(holds, timeout, "the loaded sessions", 0.1)
 
 
 async def test_an_unused_session_is_unloaded_and_a_watched_one_stays(home: Home) -> None:
@@ -40,7 +45,7 @@ async def test_an_unused_session_is_unloaded_and_a_watched_one_stays(home: Home)
             async with socket_client(home) as client:
                 left = await new_session(client, home)
                 await run(client, left, "hello world")
-            assert await until_loaded(home, lambda ids: ids == [kept])
+            await until_loaded(home, lambda ids: ids == [kept])
             async with stdio_client(home) as other:  # the lock went with the unload
                 await other.call("session/load", {"sessionId": left})
             async with socket_client(home) as client:
@@ -55,7 +60,7 @@ async def test_loaded_sessions_are_capped(home: Home) -> None:
     try:
         async with socket_client(home) as client:
             ids = [await new_session(client, home) for _ in range(12)]
-        assert await until_loaded(home, lambda loaded_ids: len(loaded_ids) == 3)
+        await until_loaded(home, lambda loaded_ids: len(loaded_ids) == 3)
         assert set(await loaded(home)) <= set(ids)
         fds = len(os.listdir(f"/proc/{process.pid}/fd"))
         assert fds < 40

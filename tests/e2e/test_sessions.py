@@ -23,6 +23,7 @@ from tests.harness import (
     stdio_client,
     stop,
     wait_for_file,
+    wait_until_async,
 )
 
 pytestmark = pytest.mark.e2e
@@ -171,8 +172,12 @@ async def test_run_outlives_its_client_and_old_seqs_ask_for_a_resync(home: Home)
             _, prompt = await start_run(owner, sid, "flood", until="message_update")
         await asyncio.gather(prompt, return_exceptions=True)
         async with socket_client(home) as late:
-            while (await late.call("session/state", {"sessionId": sid}))["status"] == "running":
-                await asyncio.sleep(0.05)
+
+            async def ended() -> bool:
+                state = await late.call("session/state", {"sessionId": sid})
+                return bool(state["status"] != "running")
+
+            await wait_until_async(ended, 15, "the run to end", 0.05)
             events = late.raw_events(sid)
             sub = await late.call("session/subscribe", {"sessionId": sid, "sinceSeq": 1})
             end = (await drain(events, until="agent_end"))[-1]

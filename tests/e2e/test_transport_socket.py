@@ -18,7 +18,7 @@ import pytest
 from agentd.errors import RpcError
 from agentd.protocol.methods import DaemonStatusResult, InitializeParams
 from agentd.rpc import Connection, Router, connect_unix
-from tests.harness import IsolatedHome, stop, wait_connectable
+from tests.harness import IsolatedHome, stop, wait_connectable, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -271,11 +271,7 @@ def test_bridge_starts_the_daemon_when_none_runs(sandbox: IsolatedHome) -> None:
     assert pid != bridge.pid
     assert int(sandbox.socket.with_suffix(".pid").read_text()) == pid
     os.kill(pid, signal.SIGTERM)
-    for _ in range(300):
-        if not sandbox.socket.exists():
-            break
-        subprocess.run(["sleep", "0.05"], check=True)
-    assert not sandbox.socket.exists()
+    wait_until(lambda: not sandbox.socket.exists(), 15, "the socket to be removed")
 
 
 def test_bridge_fails_clearly_when_the_daemon_cannot_start(sandbox: IsolatedHome) -> None:
