@@ -23,7 +23,7 @@ import msgspec
 
 from agentd.errors import ConfigError
 from agentd.protocol.methods import PermissionMode
-from agentd.tools.settings import ToolSettings, tool_default
+from agentd.tools.settings import ToolsTable, tool_default
 
 Api = Literal["openai", "anthropic", "openai-responses"]
 Sandbox = Literal["none", "workspace"]
@@ -90,7 +90,7 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     providers: dict[str, ProviderSection] = msgspec.field(default_factory=dict)
     prices: dict[str, PriceSection] = msgspec.field(default_factory=dict)
     permissions: PermissionsSection = msgspec.field(default_factory=PermissionsSection)
-    tools: ToolSettings = msgspec.field(default_factory=ToolSettings)
+    tools: ToolsTable = msgspec.field(default_factory=ToolsTable)
     retry: RetrySection = msgspec.field(default_factory=RetrySection)
     compaction: CompactionSection = msgspec.field(default_factory=CompactionSection)
 
@@ -280,7 +280,7 @@ def _default_text(struct: type[msgspec.Struct], name: str) -> str:
     else:
         return "required"
     if value is None:
-        builtin = tool_default(name) if struct is ToolSettings else None
+        builtin = tool_default(name) if struct is ToolsTable else None
         return "—" if builtin is None else f"`{builtin:g}`"
     if isinstance(value, msgspec.Struct | dict) or value == []:
         return "" if not isinstance(value, list) else "[]"

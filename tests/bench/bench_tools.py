@@ -21,6 +21,7 @@ from pathlib import Path
 
 from agentd.tools.base import ToolContext
 from agentd.tools.bash import BashParams, BashTool
+from agentd.tools.defaults import ToolSettings
 from agentd.tools.edit import EditParams, EditTool
 from agentd.tools.grep import GrepParams, GrepTool
 from agentd.tools.search_rg import confinable, find_rg
@@ -153,7 +154,7 @@ async def bench_grep() -> list[Row]:
     tool = GrepTool()
     rows: list[Row] = []
     if rg is not None:
-        ctx = ToolContext(cwd=TREE, options={"grep_backend": "rg"})
+        ctx = ToolContext(cwd=TREE, settings=ToolSettings(grep_backend="rg"))
         bare, ours = await _paired_ms(
             lambda: _spawn(rg, "-n", RARE, cwd=TREE), lambda: tool.run(GrepParams(RARE), ctx), 21
         )
@@ -163,7 +164,7 @@ async def bench_grep() -> list[Row]:
             ("grep tool rg backend / bare rg", f"{ours / bare:.2f}x", "<= 1.2x"),
         ]
         rows += await _sandbox_rows(rg, tool, ctx)
-    ctx = ToolContext(cwd=TREE, options={"grep_backend": "python"})
+    ctx = ToolContext(cwd=TREE, settings=ToolSettings(grep_backend="python"))
     rare = await _median_ms(lambda: tool.run(GrepParams(RARE), ctx), runs=3, warmup=1)
     hard = await _median_ms(lambda: tool.run(GrepParams(HARD), ctx), runs=3, warmup=1)
     rows += [
@@ -171,7 +172,7 @@ async def bench_grep() -> list[Row]:
         (f"grep tool, Python backend, {HARD} (no literal)", f"{hard / 1000:.2f} s", "<= 3 s"),
     ]
     small = _small_tree()
-    ctx = ToolContext(cwd=small, options={"grep_backend": "python"})
+    ctx = ToolContext(cwd=small, settings=ToolSettings(grep_backend="python"))
     start = await _median_ms(lambda: tool.run(GrepParams(RARE), ctx), runs=21)
     rows.append(("grep tool, Python backend, 1-file tree (child process)", f"{start:.1f} ms", "-"))
     return rows
@@ -190,13 +191,13 @@ async def _sandbox_rows(rg: str, tool: GrepTool, ctx: ToolContext) -> list[Row]:
     ruleset is built in ~0.1 ms and Landlock's checks during the walk are barely visible."""
     if not confinable(rg):
         return [("grep tool, rg backend, sandboxed", "no Landlock: Python backend", "-")]
-    boxed = ToolContext(cwd=TREE, workspace=TREE, options={"grep_backend": "rg"})
+    boxed = ToolContext(cwd=TREE, workspace=TREE, settings=ToolSettings(grep_backend="rg"))
     plain, confined = await _paired_ms(
         lambda: tool.run(GrepParams(RARE), ctx), lambda: tool.run(GrepParams(RARE), boxed), 21
     )
     small = _small_tree()
-    tiny = ToolContext(cwd=small, options={"grep_backend": "rg"})
-    tiny_boxed = ToolContext(cwd=small, workspace=small, options={"grep_backend": "rg"})
+    tiny = ToolContext(cwd=small, settings=ToolSettings(grep_backend="rg"))
+    tiny_boxed = ToolContext(cwd=small, workspace=small, settings=ToolSettings(grep_backend="rg"))
     tiny_plain, tiny_confined = await _paired_ms(
         lambda: tool.run(GrepParams(RARE), tiny), lambda: tool.run(GrepParams(RARE), tiny_boxed), 41
     )

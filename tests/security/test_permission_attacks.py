@@ -11,6 +11,7 @@ import pytest
 from agentd.permissions import PermissionPolicy
 from agentd.tools import build_tools, run_tool
 from agentd.tools.base import ToolContext
+from agentd.tools.defaults import ToolSettings
 
 TOOLS = build_tools()
 
@@ -147,7 +148,9 @@ def test_grep_over_a_folder_skips_denied_files(repo: Path) -> None:
     """A recursive grep does not show lines of a file a read deny rule covers."""
     policy = PermissionPolicy("auto", deny=["read(.env)"], cwd=repo)
     for backend in ("python", "rg"):
-        ctx = ToolContext(cwd=repo, options={"permission_policy": policy, "grep_backend": backend})
+        ctx = ToolContext(
+            cwd=repo, settings=ToolSettings(permission_policy=policy, grep_backend=backend)
+        )
         args = {"pattern": "PASSWORD", "path": "."}
         result = asyncio.run(run_tool(TOOLS["grep"], args, ctx))
         assert "hunter2" not in str(result.output), backend

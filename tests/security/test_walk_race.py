@@ -17,6 +17,7 @@ import pytest
 from agentd.hardening import landlock_abi
 from agentd.tools import build_tools, run_tool
 from agentd.tools.base import ToolContext, ToolError
+from agentd.tools.defaults import ToolSettings
 from agentd.tools.search import SearchRequest, search_files, walk_files
 from agentd.tools.search_rg import confinable, find_rg, search_rg
 
@@ -113,7 +114,9 @@ def test_python_grep_walk_reads_nothing_outside(swapped: tuple[Path, list[int]])
             assert all(_clean(f"{r.rel} {t}") for r in results for t in texts)
             found += bool(results)
     assert found > 0
-    ctx = ToolContext(cwd=workspace, workspace=workspace, options={"grep_backend": "python"})
+    ctx = ToolContext(
+        cwd=workspace, workspace=workspace, settings=ToolSettings(grep_backend="python")
+    )
     calls = [("grep", {"pattern": "secret"}), ("grep", {"pattern": "secret", "path": "d"})]
     assert _tool_rounds(ctx, calls, 15) > 0
     assert swaps[0] > ROUNDS
@@ -128,7 +131,7 @@ needs_confined_rg = pytest.mark.skipif(
 @needs_confined_rg
 def test_rg_grep_matches_nothing_outside(swapped: tuple[Path, list[int]]) -> None:
     workspace, swaps = swapped
-    ctx = ToolContext(cwd=workspace, workspace=workspace, options={"grep_backend": "rg"})
+    ctx = ToolContext(cwd=workspace, workspace=workspace, settings=ToolSettings(grep_backend="rg"))
     calls = [("grep", {"pattern": "secret"}), ("grep", {"pattern": "secret", "path": "d"})]
     assert _tool_rounds(ctx, calls, ROUNDS // 2) > 0
     assert swaps[0] > ROUNDS

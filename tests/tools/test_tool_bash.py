@@ -85,7 +85,7 @@ async def test_timeout_kills_the_whole_tree(ctx: ToolContext) -> None:
 
 async def test_term_ignoring_children_get_killed_after_grace(ctx: ToolContext) -> None:
     marker = marker_seconds()
-    ctx.options["bash_kill_grace"] = 0.3
+    ctx.settings.bash_kill_grace = 0.3
     command = f"bash -c 'trap \"\" TERM; sleep {marker}' & sleep {marker}"
     result = await call("bash", ctx, command=command, timeout=0.3)
     assert result.details["timed_out"] is True
@@ -188,7 +188,7 @@ async def test_only_allow_listed_and_passed_variables_reach_bash(ctx: ToolContex
         "LC_ALL": "C.UTF-8",
         "KEEP_ME": "visible",
     }
-    ctx.options["pass_env"] = ["KEEP_*"]
+    ctx.settings.pass_env = ["KEEP_*"]
     out = text_of(await call("bash", ctx, command="env"))
     assert "KEEP_ME=visible" in out
     assert "LANG=C.UTF-8" in out
@@ -212,7 +212,7 @@ async def test_credentials_are_scrubbed_from_daemon_env(
 
 async def test_pass_env_keeps_a_named_credential(ctx: ToolContext) -> None:
     ctx.env = {"PATH": os.environ["PATH"], "GH_TOKEN": "wanted"}
-    ctx.options["pass_env"] = ["GH_TOKEN"]
+    ctx.settings.pass_env = ["GH_TOKEN"]
     assert "GH_TOKEN=wanted" in text_of(await call("bash", ctx, command="env"))
 
 
@@ -226,11 +226,11 @@ async def test_dangerous_command_refused(ctx: ToolContext) -> None:
 async def test_dangerous_command_runs_when_explicitly_allowed(work: Path, ctx: ToolContext) -> None:
     command = f"git -C {work} push --force"
     assert (await call("bash", ctx, command=command)).is_error
-    ctx.options["permission_policy"] = PermissionPolicy("auto", allow=[f"bash({command})"])
+    ctx.settings.permission_policy = PermissionPolicy("auto", allow=[f"bash({command})"])
     allowed = await call("bash", ctx, command=command)
     assert not allowed.is_error
     assert allowed.details["exit_code"] != 0
-    ctx.options = {"allow_dangerous": True}
+    ctx.settings.permission_policy = PermissionPolicy("auto", allow_dangerous=True)
     assert not (await call("bash", ctx, command=command)).is_error
 
 
@@ -254,7 +254,7 @@ async def test_background_job_holding_the_pipe_does_not_hang(ctx: ToolContext) -
 
 
 async def test_timeout_is_capped(ctx: ToolContext) -> None:
-    ctx.options["bash_max_timeout"] = 0.3
+    ctx.settings.bash_max_timeout = 0.3
     result = await call("bash", ctx, command="sleep 5", timeout=100)
     assert result.details["timed_out"] is True
     assert "capped at the 0.3 s maximum" in text_of(result)

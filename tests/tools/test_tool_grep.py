@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from agentd.tools.base import ToolContext
+from agentd.tools.defaults import ToolSettings
 from agentd.tools.search_rg import confinable, find_rg
 from tests.harness import wait_until_async
 from tests.tools.conftest import call, text_of
@@ -83,7 +84,7 @@ def build(root: Path) -> None:
 
 
 async def grep_with(ctx: ToolContext, backend: str, **args: Any) -> tuple[str, dict[str, Any]]:
-    ctx.options["grep_backend"] = backend
+    ctx.settings.grep_backend = backend
     result = await call("grep", ctx, **args)
     assert not result.is_error, text_of(result)
     assert result.details["backend"] == backend
@@ -158,7 +159,7 @@ async def test_ancestor_gitignore_applies(work: Path, ctx: ToolContext) -> None:
     inner = work / "outer/inner"
     sandboxed = ToolContext(cwd=inner, workspace=inner)
     for backend in BACKENDS:
-        ctx.options["grep_backend"] = backend
+        ctx.settings.grep_backend = backend
         result = await call("grep", sandboxed, pattern="needle")
         assert text_of(result) == "found.txt:1:needle"
 
@@ -197,7 +198,8 @@ def _search_children() -> list[int]:
 
 async def test_python_backend_stops_a_catastrophic_regex(work: Path, ctx: ToolContext) -> None:
     (work / "a.txt").write_text("a" * 40 + "b\n")
-    ctx.options |= {"grep_backend": "python", "grep_timeout": 0.5}
+    ctx.settings.grep_backend = "python"
+    ctx.settings.grep_timeout = 0.5
     result = await call("grep", ctx, pattern=CATASTROPHIC)
     assert result.is_error
     assert "regex timed out after 0.5 s" in text_of(result)
@@ -210,7 +212,7 @@ async def test_python_backend_search_dies_with_a_cancel(
     """The search process, which never sees the daemon's environment, dies on a cancel."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-never-in-the-child")
     (work / "a.txt").write_text("a" * 40 + "b\n")
-    ctx.options["grep_backend"] = "python"
+    ctx.settings.grep_backend = "python"
     task = asyncio.create_task(call("grep", ctx, pattern=CATASTROPHIC))
     [child] = await wait_until_async(_search_children, 5, "the search process")
     clean = f"PATH={os.defpath}\0".encode()
@@ -231,7 +233,7 @@ async def test_python_backend_search_dies_with_a_cancel(
 async def test_invalid_regex_is_an_error_for_both(work: Path, ctx: ToolContext) -> None:
     build(work)
     for backend in BACKENDS:
-        ctx.options["grep_backend"] = backend
+        ctx.settings.grep_backend = backend
         result = await call("grep", ctx, pattern="a(")
         assert result.is_error
         assert "a(" in text_of(result) or "regex" in text_of(result)
@@ -240,7 +242,7 @@ async def test_invalid_regex_is_an_error_for_both(work: Path, ctx: ToolContext) 
 async def test_missing_path_and_bad_backend(work: Path, ctx: ToolContext) -> None:
     result = await call("grep", ctx, pattern="x", path="nope")
     assert result.is_error
-    ctx.options["grep_backend"] = "grep"
+    ctx.settings.grep_backend = "grep"
     result = await call("grep", ctx, pattern="x")
     assert result.is_error
     assert "grep_backend" in text_of(result)
@@ -268,12 +270,12 @@ async def test_sandboxed_grep_without_landlock_uses_the_python_walk(
     monkeypatch.setattr("agentd.tools.landlock.landlock_abi", lambda: 0)
     confinable.cache_clear()
     try:
-        options: dict[str, Any] = {"grep_backend": "rg"}
-        sandboxed = ToolContext(cwd=work, workspace=work, options=options)
+        settings = ToolSettings(grep_backend="rg")
+        sandboxed = ToolContext(cwd=work, workspace=work, settings=settings)
         result = await call("grep", sandboxed, pattern="needle", output_mode="files")
         assert result.details["backend"] == "python"
         assert "sub/c.py" in text_of(result).splitlines()
-        unsandboxed = await call("grep", ToolContext(cwd=work, options=options), pattern="x")
+        unsandboxed = await call("grep", ToolContext(cwd=work, settings=settings), pattern="x")
         assert unsandboxed.details["backend"] == "rg"
     finally:
         confinable.cache_clear()

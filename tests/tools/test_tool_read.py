@@ -59,7 +59,7 @@ async def test_byte_limit_cuts_and_says_so(work: Path, ctx: ToolContext) -> None
 
 async def test_limits_come_from_options(work: Path, ctx: ToolContext) -> None:
     (work / "a.txt").write_text(lines(10))
-    ctx.options["max_output_lines"] = 2
+    ctx.settings.max_output_lines = 2
     out = text_of(await call("read", ctx, path="a.txt"))
     assert "Showing lines 1-2 of 10" in out
 

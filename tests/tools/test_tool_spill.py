@@ -28,7 +28,7 @@ async def test_bash_spills_into_a_private_directory(work: Path, ctx: ToolContext
 
 
 async def test_only_the_newest_spill_files_are_kept(ctx: ToolContext) -> None:
-    ctx.options["bash_spill_keep"] = 2
+    ctx.settings.bash_spill_keep = 2
     paths = []
     for n in range(4):
         result = await call("bash", ctx, command=f"seq {n} 100000")
@@ -86,7 +86,7 @@ def test_remove_session(work: Path) -> None:
 
 
 async def test_spill_file_is_capped_and_the_result_says_so(ctx: ToolContext) -> None:
-    ctx.options["bash_spill_max_bytes"] = 100_000
+    ctx.settings.bash_spill_max_bytes = 100_000
     result = await call("bash", ctx, command="seq 1 200000")
     spill = Path(result.details["spill_path"])
     total = result.details["total_bytes"]

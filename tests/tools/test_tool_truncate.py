@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agentd.tools.defaults import ToolSettings
 from agentd.tools.truncate import (
     Limits,
     count_lines,
@@ -43,10 +44,8 @@ def test_multibyte_never_split() -> None:
     assert head.text == "éé"
 
 
-def test_limits_from_options() -> None:
-    limits = Limits.from_options(
-        {"max_output_lines": 5, "max_output_bytes": -1, "max_line_chars": True}
-    )
+def test_limits_from_settings() -> None:
+    limits = Limits.from_settings(ToolSettings(max_output_lines=5))
     assert limits == Limits(max_lines=5)
 
 

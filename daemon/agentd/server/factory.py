@@ -250,7 +250,7 @@ def _assemble(
 
         warm_up()  # the bash grammar loads off the event loop, before the first command
     context = _tool_context(services, file, parts, policy)
-    tools = toolset(parts.tools, context.options)
+    tools = toolset(parts.tools, context.settings)
     agent_parts = AgentParts(
         provider=_provider(services, parts),
         system_prompt=build_system_prompt(
@@ -345,21 +345,21 @@ def _approval(parts: _Parts) -> tuple[PermissionPolicy, float]:
 def _tool_context(
     services: Services, file: SessionFile, parts: _Parts, policy: PermissionPolicy
 ) -> ToolContext:
-    """The ``[tools]`` options, the credential names bash must not see, the spill dir."""
-    from agentd.tools.settings import tool_options
+    """The ``[tools]`` settings, the credential names bash must not see, the spill dir."""
+    from agentd.tools.settings import tool_settings
 
     try:
-        options = tool_options(parts.config.raw.get("tools"))
+        settings = tool_settings(parts.config.raw.get("tools"))
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
-    secret = {*services.secret_names(), *options.get("secret_env", ())}
-    options |= {"secret_env": sorted(secret), "permission_policy": policy}
-    options["process_registry"] = process_registry()
+    settings.secret_env = sorted({*services.secret_names(), *settings.secret_env})
+    settings.permission_policy = policy
+    settings.process_registry = process_registry()
     return ToolContext(
         cwd=parts.cwd,
         session_id=file.header.id,
         workspace=policy.workspace,
         spill_dir=spill_root() / file.header.id,
         redact=file.redact_text,
-        options=options,
+        settings=settings,
     )

@@ -8,13 +8,14 @@ runs the tool and turns every :class:`ToolError` (and OS error) into an error re
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
 
 from agentd.tools.base import Tool, ToolContext, ToolError, ToolResult, Toolset
 from agentd.tools.bash import BashTool
+from agentd.tools.defaults import ToolSettings
 from agentd.tools.edit import EditTool
 from agentd.tools.find import FindTool
 from agentd.tools.grep import GrepTool
@@ -53,19 +54,19 @@ __all__ = [
 ]
 
 
-def tool_spec(tool: Tool | type[Tool], options: Mapping[str, Any] | None = None) -> ToolSpec:
+def tool_spec(tool: Tool | type[Tool], settings: ToolSettings | None = None) -> ToolSpec:
     """Name, description and a self-contained JSON Schema (no ``$ref``/``$defs``) of a tool.
 
-    The description states the limits of ``options`` (the session's ``ctx.options``; the
+    The description states the limits of ``settings`` (the session's ``ctx.settings``; the
     defaults when None). Optional parameters appear as plain non-required properties (no
     ``null`` alternative).
     """
-    return ToolSpec(tool.name, describe(tool, options or {}), params_schema(tool.Params))
+    return ToolSpec(tool.name, describe(tool, settings), params_schema(tool.Params))
 
 
-def toolset(tools: dict[str, Tool], options: Mapping[str, Any] | None = None) -> Toolset:
+def toolset(tools: dict[str, Tool], settings: ToolSettings | None = None) -> Toolset:
     """``tools`` with the specs the model is given for them (:func:`tool_spec` of each)."""
-    return Toolset(tools, [tool_spec(tool, options) for tool in tools.values()])
+    return Toolset(tools, [tool_spec(tool, settings) for tool in tools.values()])
 
 
 def params_schema(params: type[msgspec.Struct]) -> dict[str, Any]:

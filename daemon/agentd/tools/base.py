@@ -17,6 +17,7 @@ import msgspec
 
 from agentd.protocol.content import UserContent
 from agentd.protocol.events import Location, ToolKind
+from agentd.tools.defaults import ToolSettings
 from agentd.toolspec import ToolSpec
 
 
@@ -50,6 +51,7 @@ class ToolContext:
     storage that tools own (edit history for undo, read stamps for stale-file checks), keyed
     by tool name.
     ``files`` routes read, write and edit through the user's editor (see :class:`FileAccess`).
+    ``settings`` holds the session's limits and tool environment (:mod:`agentd.tools.defaults`).
     """
 
     cwd: Path
@@ -59,7 +61,7 @@ class ToolContext:
     env: dict[str, str] | None = None
     on_update: Callable[[str], None] = lambda _delta: None
     state: dict[str, Any] = field(default_factory=dict)
-    options: dict[str, Any] = field(default_factory=dict)
+    settings: ToolSettings = field(default_factory=ToolSettings)
     redact: Callable[[str], str] | None = None
     files: FileAccess | None = None
 

@@ -7,13 +7,14 @@ stderr merged) streams through ``ctx.on_update``; the result keeps the tail (las
 or 50 KB) and names a spill file holding all of it. A non-zero exit or a timeout is an
 ordinary result, not an error.
 
-``ctx.options``: ``bash_timeout`` (default 120 s), ``bash_max_timeout`` (600 s),
-``bash_kill_grace`` (2 s), ``bash_update_interval`` (0.05 s), ``bash_spill_keep`` (20 spill
-files kept per session, see :mod:`agentd.tools.spill`), ``bash_spill_max_bytes`` (64 MiB per
-spill file; the result says when the file holds only the start), ``allow_dangerous``,
-``permission_policy`` (an object with ``allows_dangerous(command) -> bool``),
-``process_registry`` (a directory, see :mod:`agentd.tools.orphans`), plus the
-environment options of :mod:`agentd.tools.environment` and the output limits.
+``ctx.settings`` (:class:`~agentd.tools.defaults.ToolSettings`): ``bash_timeout`` (default
+120 s), ``bash_max_timeout`` (600 s), ``bash_kill_grace`` (2 s), ``bash_update_interval``
+(0.05 s), ``bash_spill_keep`` (20 spill files kept per session, see
+:mod:`agentd.tools.spill`), ``bash_spill_max_bytes`` (64 MiB per spill file; the result says
+when the file holds only the start), ``permission_policy`` (whose ``allows_dangerous`` lets a
+deny-listed command run), ``process_registry`` (a directory, see
+:mod:`agentd.tools.orphans`), plus the environment settings of
+:mod:`agentd.tools.environment` and the output limits.
 
 When the session is sandboxed (``ctx.workspace``), commands start in the workspace and a
 ``cd`` out of it is not kept, but the command itself can still reach any file the daemon can.
@@ -31,14 +32,14 @@ import msgspec
 from agentd.protocol.events import Location, ToolKind
 from agentd.tools.base import ToolContext, ToolError, ToolResult
 from agentd.tools.danger import dangerous_reason
+from agentd.tools.defaults import BASH_MAX_TIMEOUT, BASH_TIMEOUT, ToolSettings
 from agentd.tools.environment import child_env
 from agentd.tools.output import OutputCapture
 from agentd.tools.shell import ShellOutcome, run_shell
-from agentd.tools.spill import KEEP_PER_SESSION, SPILL_MAX_BYTES
 from agentd.tools.truncate import Limits, notice
 
-DEFAULT_TIMEOUT = 120.0
-DEFAULT_MAX_TIMEOUT = 600.0
+DEFAULT_TIMEOUT = BASH_TIMEOUT
+DEFAULT_MAX_TIMEOUT = BASH_MAX_TIMEOUT
 
 
 class BashParams(msgspec.Struct, forbid_unknown_fields=True):
@@ -76,12 +77,17 @@ class BashTool:
         if "\0" in command:
             raise ToolError("The command contains a NUL character, which bash cannot run.")
         _refuse_if_dangerous(command, ctx)
-        timeout, max_timeout = _timeouts(params.timeout, ctx.options)
-        limits = Limits.from_options(ctx.options)
-        keep = int(ctx.options.get("bash_spill_keep", KEEP_PER_SESSION))
-        spill_max = int(ctx.options.get("bash_spill_max_bytes", SPILL_MAX_BYTES))
-        capture = OutputCapture(limits, ctx.spill_dir, keep, spill_max, ctx.redact)
-        env = child_env(ctx.env, ctx.options)
+        settings = ctx.settings
+        timeout, max_timeout = _timeouts(params.timeout, settings)
+        limits = Limits.from_settings(settings)
+        capture = OutputCapture(
+            limits,
+            ctx.spill_dir,
+            settings.bash_spill_keep,
+            settings.bash_spill_max_bytes,
+            ctx.redact,
+        )
+        env = child_env(ctx.env, settings)
         # Every file-system look-up runs off the event loop (a busy disk stalls them).
         start_cwd, notes, ruleset = await asyncio.to_thread(_prepare, ctx, env)
         try:
@@ -92,9 +98,9 @@ class BashTool:
                 timeout=timeout,
                 capture=capture,
                 on_output=ctx.on_update,
-                kill_grace=float(ctx.options.get("bash_kill_grace", 2.0)),
-                update_interval=float(ctx.options.get("bash_update_interval", 0.05)),
-                registry=ctx.options.get("process_registry"),
+                kill_grace=settings.bash_kill_grace,
+                update_interval=settings.bash_update_interval,
+                registry=settings.process_registry,
                 ruleset=ruleset,
             )
         finally:
@@ -135,11 +141,10 @@ def _confinement(ctx: ToolContext, env: dict[str, str]) -> int | None:
 
 def _refuse_if_dangerous(command: str, ctx: ToolContext) -> None:
     reason = dangerous_reason(command)
-    if reason is None or ctx.options.get("allow_dangerous") is True:
+    if reason is None:
         return
-    policy = ctx.options.get("permission_policy")
-    approve = getattr(policy, "allows_dangerous", None)
-    if callable(approve) and approve(command):
+    policy = ctx.settings.permission_policy
+    if policy is not None and policy.allows_dangerous(command):
         return
     raise ToolError(
         f"Refused: {reason}. This command is on the deny-list of destructive commands and "
@@ -149,9 +154,9 @@ def _refuse_if_dangerous(command: str, ctx: ToolContext) -> None:
     )
 
 
-def _timeouts(requested: float | None, options: dict[str, Any]) -> tuple[float, float]:
-    maximum = float(options.get("bash_max_timeout", DEFAULT_MAX_TIMEOUT))
-    default = float(options.get("bash_timeout", DEFAULT_TIMEOUT))
+def _timeouts(requested: float | None, settings: ToolSettings) -> tuple[float, float]:
+    maximum = settings.bash_max_timeout
+    default = settings.bash_timeout
     return min(requested if requested is not None else default, maximum), maximum
 
 

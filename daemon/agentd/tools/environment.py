@@ -2,11 +2,11 @@
 
 A command gets only the variables of :data:`SAFE_NAMES` and :data:`SAFE_PREFIXES` (the shell,
 locale, terminal, temp dirs, language toolchains, CI markers) from the session's or the
-daemon's environment, plus the names and globs of ``ctx.options["pass_env"]`` (the user's
+daemon's environment, plus the names and globs of ``ctx.settings.pass_env`` (the user's
 choice, e.g. a ``GITHUB_TOKEN`` for ``gh``). Everything else (API keys, ``DATABASE_URL``,
 ``SENTRY_DSN``, cloud credentials…) is left out however it is named. Even an allow-listed
 name is dropped when it looks like a credential (:func:`is_secret_name`) or matches
-``ctx.options["secret_env"]``, unless ``pass_env`` names it; a proxy variable carrying a
+``ctx.settings.secret_env``, unless ``pass_env`` names it; a proxy variable carrying a
 password (``http://user:pass@proxy``) is dropped too. Pagers are disabled and git never
 prompts for a password, since commands run without a terminal.
 """
@@ -18,7 +18,10 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agentd.tools.defaults import ToolSettings
 
 SAFE_NAMES = frozenset(
     {
@@ -56,14 +59,6 @@ def is_secret_name(name: str, extra: Iterable[str] = ()) -> bool:
     return any(fnmatch.fnmatchcase(name, pattern) for pattern in extra)
 
 
-def _names(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, Iterable):
-        return [str(item) for item in value]
-    return []
-
-
 _DROP, _KEEP, _KEEP_IF_NO_USERINFO = 0, 1, 2
 
 
@@ -83,12 +78,12 @@ def _kept(name: str, value: str, extra: tuple[str, ...], passed: tuple[str, ...]
     return rule == _KEEP or (rule == _KEEP_IF_NO_USERINFO and not _USERINFO.search(value))
 
 
-def child_env(env: Mapping[str, str] | None, options: Mapping[str, Any]) -> dict[str, str]:
+def child_env(env: Mapping[str, str] | None, settings: ToolSettings) -> dict[str, str]:
     """The allow-listed part of ``env`` (the daemon's environment when None), plus
     ``pass_env`` and the non-interactive defaults where unset (see the module docstring)."""
     base = os.environ if env is None else env
-    extra = tuple(_names(options.get("secret_env")))
-    passed = tuple(_names(options.get("pass_env")))
+    extra = tuple(settings.secret_env)
+    passed = tuple(settings.pass_env)
     result = {name: value for name, value in base.items() if _kept(name, value, extra, passed)}
     for name, value in NONINTERACTIVE.items():
         result.setdefault(name, value)

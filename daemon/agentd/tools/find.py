@@ -22,7 +22,7 @@ from agentd.protocol.events import Location, ToolKind
 from agentd.tools.base import ToolContext, ToolError, ToolResult
 from agentd.tools.ignore import Walker, parse_rule
 from agentd.tools.paths import display_path, locate, resolve_path
-from agentd.tools.truncate import FIND_MAX_RESULTS, Limits, notice, truncate_head
+from agentd.tools.truncate import Limits, notice, truncate_head
 
 
 class FindParams(msgspec.Struct, forbid_unknown_fields=True):
@@ -57,12 +57,12 @@ class FindTool:
             raise ToolError(f"{shown} is not a directory; give a directory to search in.")
         if parse_rule(params.pattern) is None:
             raise ToolError("The pattern is empty; give a glob such as '*.py'.")
-        limit = int(ctx.options.get("find_max_results", FIND_MAX_RESULTS))
+        limit = ctx.settings.find_max_results
         paths, cut = await asyncio.to_thread(find_paths, root, params.pattern, limit, ctx.workspace)
         details: dict[str, Any] = {"path": str(root), "count": len(paths), "cut": cut}
         if not paths:
             return ToolResult(f"No paths match {params.pattern!r} in {shown}.", details)
-        limits = Limits.from_options(ctx.options)
+        limits = Limits.from_settings(ctx.settings)
         output = truncate_head("\n".join(paths), limits)
         parts = [output.text]
         if cut:

@@ -1,6 +1,6 @@
 r"""The ``grep`` tool: regex search over files, with ripgrep or a pure-Python fallback.
 
-``ctx.options["grep_backend"]``: ``"auto"`` (default: rg when on PATH), ``"rg"`` or
+``ctx.settings.grep_backend``: ``"auto"`` (default: rg when on PATH), ``"rg"`` or
 ``"python"``. Both backends skip the same files (see :mod:`agentd.tools.ignore`) and give the
 same output for the same tree: ``path:line:text`` for matches, ``path-line-text`` for context
 lines and ``--`` between non-adjacent groups (content), one path per line (files), or
@@ -25,7 +25,6 @@ from agentd.protocol.events import Location, ToolKind
 from agentd.tools.base import ToolContext, ToolError, ToolResult
 from agentd.tools.paths import display_path, locate, resolve_path
 from agentd.tools.search import (
-    GREP_TIMEOUT,
     Hit,
     SearchRequest,
     SearchResult,
@@ -123,24 +122,25 @@ class GrepTool:
             mode=params.output_mode,
             max_results=params.max_results or GREP_MAX_RESULTS,
             workspace=ctx.workspace,
-            time_limit=float(ctx.options.get("grep_timeout", GREP_TIMEOUT)),
+            time_limit=ctx.settings.grep_timeout,
         )
-        backend = await _backend(ctx.options, sandboxed=ctx.workspace is not None)
+        backend = await _backend(ctx.settings.grep_backend, sandboxed=ctx.workspace is not None)
         if backend == "python":
             compile_pattern(request.pattern, request.ignore_case)
             result = await search_python(request)
         else:
             result = await search_rg(backend, request)
         result = _without_denied(result, root, ctx)
-        return _format(result, request, shown, Limits.from_options(ctx.options), backend)
+        return _format(result, request, shown, Limits.from_settings(ctx.settings), backend)
 
 
 def _without_denied(result: SearchResult, root: Path, ctx: ToolContext) -> SearchResult:
-    """``result`` without the files a ``read(…)`` deny rule covers (``ctx.options``'s
-    ``permission_policy``, an object with ``read_denied(path) -> bool``)."""
-    denied = getattr(ctx.options.get("permission_policy"), "read_denied", None)
-    if not callable(denied):
+    """``result`` without the files a ``read(…)`` deny rule of the session's
+    ``permission_policy`` covers."""
+    policy = ctx.settings.permission_policy
+    if policy is None:
         return result
+    denied = policy.read_denied
     cache: dict[str, bool] = {}
 
     def hidden(path: str) -> bool:
@@ -153,10 +153,9 @@ def _without_denied(result: SearchResult, root: Path, ctx: ToolContext) -> Searc
     return SearchResult(hits=hits, files=files, cut=result.cut)
 
 
-async def _backend(options: dict[str, Any], sandboxed: bool) -> str:
-    """``"python"`` or the path of rg, following ``options["grep_backend"]``. A sandboxed
-    session uses rg only where it can be confined to the workspace (Landlock)."""
-    choice = options.get("grep_backend", "auto")
+async def _backend(choice: str, sandboxed: bool) -> str:
+    """``"python"`` or the path of rg, following the ``grep_backend`` setting ``choice``. A
+    sandboxed session uses rg only where it can be confined to the workspace (Landlock)."""
     if choice not in ("auto", "rg", "python"):
         raise ToolError(f"grep_backend must be auto, rg or python, not {choice!r}.")
     rg = find_rg() if choice != "python" else None

@@ -2,7 +2,7 @@
 
 Before each write or edit the previous content of the file (or "did not exist") is pushed;
 ``undo_edit`` pops the latest. The history lives in ``ctx.state["undo_edit"]`` and is bounded:
-at most 20 snapshots per file and 50 MB in total (``ctx.options``: ``undo_max_per_file``,
+at most 20 snapshots per file and 50 MB in total (``ctx.settings``: ``undo_max_per_file``,
 ``undo_max_bytes``); the oldest snapshots, across all files, are dropped first. A single
 snapshot larger than the total bound is not kept.
 """
@@ -16,10 +16,11 @@ from pathlib import Path
 import msgspec
 
 from agentd.tools.base import ToolContext
+from agentd.tools.defaults import UNDO_MAX_BYTES, UNDO_MAX_PER_FILE
 
 HISTORY_KEY = "undo_edit"
-DEFAULT_MAX_PER_FILE = 20
-DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+DEFAULT_MAX_PER_FILE = UNDO_MAX_PER_FILE
+DEFAULT_MAX_BYTES = UNDO_MAX_BYTES
 
 
 class Snapshot(msgspec.Struct, frozen=True):
@@ -87,12 +88,12 @@ class UndoHistory:
 
 
 def history_for(ctx: ToolContext) -> UndoHistory:
-    """The session's undo history, created on first use with bounds from ``ctx.options``."""
+    """The session's undo history, created on first use with bounds from ``ctx.settings``."""
     history = ctx.state.get(HISTORY_KEY)
     if not isinstance(history, UndoHistory):
         history = UndoHistory(
-            max_per_file=int(ctx.options.get("undo_max_per_file", DEFAULT_MAX_PER_FILE)),
-            max_bytes=int(ctx.options.get("undo_max_bytes", DEFAULT_MAX_BYTES)),
+            max_per_file=ctx.settings.undo_max_per_file,
+            max_bytes=ctx.settings.undo_max_bytes,
         )
         ctx.state[HISTORY_KEY] = history
     return history

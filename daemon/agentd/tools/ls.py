@@ -20,7 +20,6 @@ from agentd.protocol.events import Location, ToolKind
 from agentd.tools.base import ToolContext, ToolError, ToolResult
 from agentd.tools.paths import display_path, locate, resolve_path
 from agentd.tools.safeopen import open_beneath
-from agentd.tools.truncate import LS_MAX_ENTRIES
 
 
 class LsParams(msgspec.Struct, forbid_unknown_fields=True):
@@ -51,7 +50,7 @@ class LsTool:
             raise ToolError(f"{shown} does not exist.")
         if not root.is_dir():
             raise ToolError(f"{shown} is a file, not a directory; use the read tool for files.")
-        limit = int(ctx.options.get("ls_max_entries", LS_MAX_ENTRIES))
+        limit = ctx.settings.ls_max_entries
         entries, total = await asyncio.to_thread(list_entries, root, limit, ctx.workspace)
         details: dict[str, Any] = {"path": str(root), "count": total}
         details["truncated"] = total > len(entries)

@@ -18,7 +18,8 @@ import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
-from agentd.tools.spill import KEEP_PER_SESSION, SPILL_MAX_BYTES, SpillWriter, fallback_dir
+from agentd.tools.defaults import SPILL_MAX_BYTES
+from agentd.tools.spill import KEEP_PER_SESSION, SpillWriter, fallback_dir
 from agentd.tools.truncate import Limits, Truncation, truncate_tail
 
 MAX_PENDING_CHARS = 64 * 1024

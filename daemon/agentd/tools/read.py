@@ -28,7 +28,6 @@ from agentd.tools.truncate import Limits
 
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}
 IMAGE_TYPES |= {".gif": "image/gif", ".webp": "image/webp"}
-MAX_IMAGE_BYTES = 5 * 1024 * 1024
 _CHUNK = 1 << 20
 
 
@@ -81,7 +80,7 @@ class ReadTool:
             if image is not None:
                 record_stamp(ctx, path)
                 return image
-        limits = Limits.from_options(ctx.options)
+        limits = Limits.from_settings(ctx.settings)
         text = await ctx.files.read_text(path) if ctx.files is not None else None
         if text is None:
             window = await asyncio.to_thread(
@@ -117,14 +116,14 @@ def _read_image(path: Path, shown: str, mime: str, ctx: ToolContext) -> ToolResu
     if not _image_magic_ok(head, mime):
         return None
     size = path.stat().st_size
-    limit = int(ctx.options.get("max_image_bytes", MAX_IMAGE_BYTES))
+    limit = ctx.settings.max_image_bytes
     if size > limit:
         raise ToolError(
             f"{shown} is a {size}-byte image, over the {limit}-byte limit for images. "
             "Inspect it with bash instead (e.g. `file`, or resize it with an image tool)."
         )
     info = f"Image {shown} ({mime}, {size} bytes)."
-    if ctx.options.get("accept_images") is False:
+    if not ctx.settings.accept_images:
         return ToolResult(f"{info} The current model cannot view images.", {"path": str(path)})
     data = base64.b64encode(read_bytes(path, ctx.workspace)).decode("ascii")
     content: list[UserContent] = [TextContent(text=info), ImageContent(data=data, mime_type=mime)]

@@ -22,11 +22,11 @@ from typing import Literal, NamedTuple
 import msgspec
 
 from agentd.tools.base import ToolError
+from agentd.tools.defaults import GREP_TIMEOUT
 from agentd.tools.ignore import Entry, Walker
 from agentd.tools.safeopen import open_beneath
 
 Mode = Literal["content", "files", "count"]
-GREP_TIMEOUT = 10.0
 """Seconds the Python backend may spend in one file before it is stopped (``grep_timeout``)."""
 
 

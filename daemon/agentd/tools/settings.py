@@ -22,7 +22,8 @@ Every key is optional; a missing key keeps the tool's default::
     secret_env = ["CORP_*"]      # names or globs never passed to bash, even if allow-listed
     pass_env = ["GH_TOKEN"]      # names or globs bash gets besides the safe allow-list
 
-:func:`tool_options` turns the table into ``ctx.options``; :func:`describe` fills the
+:func:`tool_settings` turns the table into a session's :class:`~agentd.tools.defaults.
+ToolSettings` (``ctx.settings``: every value given); :func:`describe` fills the
 placeholders of a tool's description (``{max_lines}``, ``{max_kb}``, ``{max_line_chars}``,
 ``{bash_timeout}``, ``{bash_max_timeout}``, ``{find_max_results}``, ``{ls_max_entries}``,
 ``{undo_max_per_file}``, and grep's ``{grep_dialect}``) with the session's effective values,
@@ -36,12 +37,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 
-from agentd.tools.bash import DEFAULT_MAX_TIMEOUT, DEFAULT_TIMEOUT
+from agentd.tools.defaults import ToolSettings
 from agentd.tools.grep import DIALECTS
-from agentd.tools.history import DEFAULT_MAX_PER_FILE
-from agentd.tools.search import GREP_TIMEOUT
 from agentd.tools.search_rg import find_rg
-from agentd.tools.truncate import FIND_MAX_RESULTS, LS_MAX_ENTRIES, Limits
+from agentd.tools.truncate import Limits
 
 if TYPE_CHECKING:
     from agentd.tools.base import Tool
@@ -50,8 +49,8 @@ Positive = Annotated[int, msgspec.Meta(ge=1)]
 Seconds = Annotated[float, msgspec.Meta(gt=0)]
 
 
-class ToolSettings(msgspec.Struct, forbid_unknown_fields=True):
-    """Limits and environment of the tools (see :mod:`agentd.tools.settings`)."""
+class ToolsTable(msgspec.Struct, forbid_unknown_fields=True):
+    """Limits and environment of the tools; a key left out keeps the built-in value."""
 
     max_output_lines: Positive | None = None
     max_output_bytes: Annotated[int, msgspec.Meta(ge=1024)] | None = None
@@ -73,62 +72,58 @@ class ToolSettings(msgspec.Struct, forbid_unknown_fields=True):
     pass_env: list[str] | None = None
 
 
+_NUMERIC = frozenset(ToolsTable.__struct_fields__) - {
+    "accept_images",
+    "grep_backend",
+    "secret_env",
+    "pass_env",
+}
+
+
 def tool_default(key: str) -> float | None:
     """The built-in value of a numeric ``[tools]`` limit (None: not a numeric limit)."""
-    from agentd.tools import history, read, spill, truncate
-
-    defaults: dict[str, float] = {
-        "max_output_lines": truncate.DEFAULT_MAX_LINES,
-        "max_output_bytes": truncate.DEFAULT_MAX_BYTES,
-        "max_line_chars": truncate.DEFAULT_MAX_LINE_CHARS,
-        "max_image_bytes": read.MAX_IMAGE_BYTES,
-        "bash_timeout": DEFAULT_TIMEOUT,
-        "bash_max_timeout": DEFAULT_MAX_TIMEOUT,
-        "bash_kill_grace": 2.0,
-        "bash_spill_keep": spill.KEEP_PER_SESSION,
-        "bash_spill_max_bytes": spill.SPILL_MAX_BYTES,
-        "grep_timeout": GREP_TIMEOUT,
-        "find_max_results": truncate.FIND_MAX_RESULTS,
-        "ls_max_entries": truncate.LS_MAX_ENTRIES,
-        "undo_max_per_file": history.DEFAULT_MAX_PER_FILE,
-        "undo_max_bytes": history.DEFAULT_MAX_BYTES,
-    }
-    return defaults.get(key)
+    if key not in _NUMERIC:
+        return None
+    value = getattr(ToolSettings(), key)
+    return float(value) if isinstance(value, int | float) else None
 
 
-def tool_options(section: Mapping[str, Any] | None) -> dict[str, Any]:
-    """``ctx.options`` from a ``[tools]`` table (only the keys it sets).
+def tool_settings(section: Mapping[str, Any] | None) -> ToolSettings:
+    """A session's tool settings from a ``[tools]`` table: its values, the defaults elsewhere.
 
     Raises ValueError naming the bad key (unknown key, wrong type, out of range).
     """
     try:
-        settings = msgspec.convert(dict(section or {}), ToolSettings)
+        table = msgspec.convert(dict(section or {}), ToolsTable)
     except msgspec.ValidationError as error:
         raise ValueError(f"invalid [tools] section in the configuration: {error}") from None
-    options = {name: getattr(settings, name) for name in settings.__struct_fields__}
-    return {name: value for name, value in options.items() if value is not None}
+    given = {
+        name: value for name, value in msgspec.structs.asdict(table).items() if value is not None
+    }
+    return ToolSettings(**given)
 
 
-def describe(tool: Tool | type[Tool], options: Mapping[str, Any]) -> str:
-    """The tool's description with its limit placeholders filled from ``options``."""
-    limits = Limits.from_options(options)
-    maximum = float(options.get("bash_max_timeout", DEFAULT_MAX_TIMEOUT))
-    default = min(float(options.get("bash_timeout", DEFAULT_TIMEOUT)), maximum)
+def describe(tool: Tool | type[Tool], settings: ToolSettings | None = None) -> str:
+    """The tool's description with its limit placeholders filled from ``settings`` (the
+    defaults when None)."""
+    settings = settings or ToolSettings()
+    limits = Limits.from_settings(settings)
+    maximum = settings.bash_max_timeout
+    default = min(settings.bash_timeout, maximum)
     values = {
         "max_lines": limits.max_lines,
         "max_kb": f"{limits.max_bytes / 1024:g}",
         "max_line_chars": limits.max_line_chars,
         "bash_timeout": f"{default:g}",
         "bash_max_timeout": f"{maximum:g}",
-        "find_max_results": options.get("find_max_results", FIND_MAX_RESULTS),
-        "ls_max_entries": options.get("ls_max_entries", LS_MAX_ENTRIES),
-        "undo_max_per_file": options.get("undo_max_per_file", DEFAULT_MAX_PER_FILE),
-        "grep_dialect": DIALECTS[_grep_engine(options)],
+        "find_max_results": settings.find_max_results,
+        "ls_max_entries": settings.ls_max_entries,
+        "undo_max_per_file": settings.undo_max_per_file,
+        "grep_dialect": DIALECTS[_grep_engine(settings.grep_backend)],
     }
     return tool.description.format_map(values)
 
 
-def _grep_engine(options: Mapping[str, Any]) -> str:
+def _grep_engine(choice: str) -> str:
     """``"rg"`` or ``"python"``: the backend grep will pick (rg when found, unless told)."""
-    choice = options.get("grep_backend", "auto")
     return "rg" if choice != "python" and find_rg() is not None else "python"

@@ -33,8 +33,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-KEEP_PER_SESSION = 20
-SPILL_MAX_BYTES = 64 * 1024 * 1024
+from agentd.tools.defaults import SPILL_KEEP_PER_SESSION
+
+KEEP_PER_SESSION = SPILL_KEEP_PER_SESSION
 MAX_AGE_DAYS = 7.0
 PREFIX = "agentd-bash-"
 SUFFIX = ".log"

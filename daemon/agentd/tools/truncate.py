@@ -1,27 +1,29 @@
 """Output limits shared by every tool, and the helpers that apply them.
 
 Every tool result is bounded by :class:`Limits` (default 2,000 lines or 50 KB, whichever is hit
-first). ``ctx.options`` may override them with ``max_output_lines``, ``max_output_bytes`` and
+first). ``ctx.settings`` may override them with ``max_output_lines``, ``max_output_bytes`` and
 ``max_line_chars``. A truncated result always says so (:func:`notice`), and each tool adds how
 to get the rest (``read``: an ``offset``; ``bash``: the spill file; ``grep``: a narrower search).
 
-Per-tool result counts live here too, so every number the model reads about is in one place.
+The built-in values live in :mod:`agentd.tools.defaults`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Literal
+from collections.abc import Callable, Iterable
+from typing import Literal
 
 import msgspec
 
-DEFAULT_MAX_LINES = 2000
-DEFAULT_MAX_BYTES = 50 * 1024
-DEFAULT_MAX_LINE_CHARS = 2000
+from agentd.tools.defaults import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_LINE_CHARS,
+    DEFAULT_MAX_LINES,
+    ToolSettings,
+)
+
 GREP_MAX_RESULTS = 100
 GREP_MAX_LINE_CHARS = 500
-FIND_MAX_RESULTS = 1000
-LS_MAX_ENTRIES = 500
 
 
 class Limits(msgspec.Struct, frozen=True):
@@ -32,19 +34,9 @@ class Limits(msgspec.Struct, frozen=True):
     max_line_chars: int = DEFAULT_MAX_LINE_CHARS
 
     @classmethod
-    def from_options(cls, options: Mapping[str, Any]) -> Limits:
-        """Limits from ``ctx.options``; missing or non-positive values keep the defaults."""
-        return cls(
-            max_lines=_positive_int(options.get("max_output_lines"), DEFAULT_MAX_LINES),
-            max_bytes=_positive_int(options.get("max_output_bytes"), DEFAULT_MAX_BYTES),
-            max_line_chars=_positive_int(options.get("max_line_chars"), DEFAULT_MAX_LINE_CHARS),
-        )
-
-
-def _positive_int(value: Any, default: int) -> int:
-    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-        return value
-    return default
+    def from_settings(cls, settings: ToolSettings) -> Limits:
+        """The result limits of a session's tool settings."""
+        return cls(settings.max_output_lines, settings.max_output_bytes, settings.max_line_chars)
 
 
 class Truncation(msgspec.Struct, frozen=True):

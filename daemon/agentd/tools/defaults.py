@@ -1,0 +1,77 @@
+"""The tools' built-in limits, and :class:`ToolSettings`: what a session's tools read.
+
+Every limit is defined once, here. A session's :class:`ToolSettings` is the ``[tools]``
+table of its configuration with these defaults filled in (:func:`agentd.tools.settings.
+tool_settings`), plus what the daemon adds: the credential variable names bash must not see,
+the session's permission policy, and the registry of running shells. The tools read it as
+``ctx.settings`` (:class:`agentd.tools.base.ToolContext`). A leaf module: it imports no tool.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal, Protocol
+
+import msgspec
+
+DEFAULT_MAX_LINES = 2000
+DEFAULT_MAX_BYTES = 50 * 1024
+DEFAULT_MAX_LINE_CHARS = 2000
+MAX_IMAGE_BYTES = 5 * 1024 * 1024
+BASH_TIMEOUT = 120.0
+BASH_MAX_TIMEOUT = 600.0
+BASH_KILL_GRACE = 2.0
+BASH_UPDATE_INTERVAL = 0.05
+SPILL_KEEP_PER_SESSION = 20
+SPILL_MAX_BYTES = 64 * 1024 * 1024
+GREP_TIMEOUT = 10.0
+FIND_MAX_RESULTS = 1000
+LS_MAX_ENTRIES = 500
+UNDO_MAX_PER_FILE = 20
+UNDO_MAX_BYTES = 50 * 1024 * 1024
+
+GrepBackend = Literal["auto", "rg", "python"]
+
+
+class Policy(Protocol):
+    """What the tools ask of the session's permission policy."""
+
+    def allows_dangerous(self, command: str) -> bool:
+        """Whether a deny-listed bash ``command`` may run all the same."""
+        ...
+
+    def read_denied(self, path: Path) -> bool:
+        """Whether a ``read(…)`` deny rule covers ``path`` (skipped while walking)."""
+        ...
+
+
+class ToolSettings(msgspec.Struct, kw_only=True):
+    """The limits and environment of one session's tools, every value given.
+
+    The first group mirrors the ``[tools]`` table (see :mod:`agentd.tools.settings`);
+    ``bash_update_interval`` is how often bash streams output (seconds); ``permission_policy``
+    (None: no rules, nothing deny-listed may run) and ``process_registry`` (None: running
+    shells are not recorded) are set by the daemon.
+    """
+
+    max_output_lines: int = DEFAULT_MAX_LINES
+    max_output_bytes: int = DEFAULT_MAX_BYTES
+    max_line_chars: int = DEFAULT_MAX_LINE_CHARS
+    max_image_bytes: int = MAX_IMAGE_BYTES
+    accept_images: bool = True
+    bash_timeout: float = BASH_TIMEOUT
+    bash_max_timeout: float = BASH_MAX_TIMEOUT
+    bash_kill_grace: float = BASH_KILL_GRACE
+    bash_update_interval: float = BASH_UPDATE_INTERVAL
+    bash_spill_keep: int = SPILL_KEEP_PER_SESSION
+    bash_spill_max_bytes: int = SPILL_MAX_BYTES
+    grep_backend: GrepBackend = "auto"
+    grep_timeout: float = GREP_TIMEOUT
+    find_max_results: int = FIND_MAX_RESULTS
+    ls_max_entries: int = LS_MAX_ENTRIES
+    undo_max_per_file: int = UNDO_MAX_PER_FILE
+    undo_max_bytes: int = UNDO_MAX_BYTES
+    secret_env: list[str] = []
+    pass_env: list[str] = []
+    permission_policy: Policy | None = None
+    process_registry: Path | None = None
