@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -15,16 +15,6 @@ from agentd.protocol.content import AssistantContent, AssistantMessage, TextCont
 from agentd.protocol.events import Location, TextDelta, ToolCallDelta, ToolCallStartDelta
 from agentd.providers.base import ProviderRequest, StreamEnd, StreamItem
 from agentd.tools.base import ToolContext, ToolResult
-
-
-async def until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Return as soon as ``condition()`` holds (checked after every short yield to the event
-    loop); fail the test if it does not within ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout} s")
-        await asyncio.sleep(0.001)
 
 
 def reply(

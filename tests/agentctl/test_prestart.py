@@ -12,6 +12,7 @@ import pytest
 from agentctl import launch, prestart
 from agentctl.client import spawn_stdio
 from tests.agentctl.harness import Sandbox
+from tests.harness import wait_until
 
 
 @pytest.mark.parametrize(
@@ -43,13 +44,11 @@ def in_sandbox(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
 
 def _exited(pid: int, timeout: float = 10.0) -> bool:
     """True once child ``pid`` has exited (it is collected); False after ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        done, _ = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return True
-        time.sleep(0.02)
-    return False
+    try:
+        wait_until(lambda: os.waitpid(pid, os.WNOHANG)[0], timeout, f"pid {pid} to exit")
+    except TimeoutError:
+        return False
+    return True
 
 
 def test_the_early_daemon_is_the_one_the_client_uses(in_sandbox: Sandbox) -> None:
@@ -112,7 +111,4 @@ def test_a_usage_error_leaves_no_daemon_behind(sandbox: Sandbox) -> None:
                 found.append(int(entry.name))
         return found
 
-    deadline = time.monotonic() + 10
-    while marked_daemons() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert marked_daemons() == []
+    wait_until(lambda: not marked_daemons(), 10, "the early daemon to exit", 0.05)

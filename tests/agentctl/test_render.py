@@ -24,7 +24,7 @@ from agentd.protocol.events import (
     ToolExecutionEnd,
     ToolExecutionStart,
 )
-from tests.fakes import until
+from tests.harness import wait_until_async
 
 
 def assistant(text: str) -> AssistantMessage:
@@ -160,7 +160,7 @@ async def test_spinner_redraws_in_place_and_ends_with_the_outcome() -> None:
     renderer = TerminalRenderer(out, style=Style(False), animate=True)
     start, end = tool_events("c1", "bash", {"command": "sleep 1"}, details={"exitCode": 0})
     renderer.event(start)
-    await until(lambda: out.getvalue().count("\r\x1b[2K") >= 2)  # first draw and a redraw
+    await wait_until_async(lambda: out.getvalue().count("\r\x1b[2K") >= 2)  # draw, redraw
     renderer.event(end)
     renderer.close()
     text = out.getvalue()

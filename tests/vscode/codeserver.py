@@ -14,13 +14,12 @@ import os
 import shutil
 import socket
 import subprocess
-import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.harness import isolated_env
+from tests.harness import isolated_env, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION = REPO / "editors" / "vscode"
@@ -105,15 +104,20 @@ class CodeServer:
         self._wait_ready()
 
     def _wait_ready(self) -> None:
-        deadline = time.monotonic() + READY_TIMEOUT
-        while time.monotonic() < deadline:
+        def healthy() -> bool:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=2):
-                    return
+                    return True
             except OSError:
-                time.sleep(0.2)
-        msg = f"code-server did not answer in {READY_TIMEOUT} s; see {self.root}/code-server.log"
-        raise RuntimeError(msg)
+                return False
+
+        try:
+            wait_until(healthy, READY_TIMEOUT, "code-server's /healthz", 0.2)
+        except TimeoutError:
+            log = f"{self.root}/code-server.log"
+            raise RuntimeError(
+                f"code-server did not answer in {READY_TIMEOUT} s; see {log}"
+            ) from None
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:
@@ -179,16 +183,20 @@ class Workbench:
 
     def chat(self, timeout: float = 30.0) -> Any:
         """The frame of the chat webview (nested iframes), once its UI is mounted."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+
+        def mounted() -> Any:
             for frame in self.page.frames:
                 try:
                     if frame.query_selector(".agentd-chat"):
                         return frame
                 except Exception:  # frames come and go while the view loads
                     continue
-            time.sleep(0.2)
-        raise AssertionError("the agentd chat webview did not appear")
+            return None
+
+        try:
+            return wait_until(mounted, timeout, "the chat webview", 0.2)
+        except TimeoutError:
+            raise AssertionError("the agentd chat webview did not appear") from None
 
     def screenshot(self, name: str) -> Path:
         path = self.artifacts / f"{name}.png"

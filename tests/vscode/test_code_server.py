@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.harness import wait_until
 from tests.vscode.codeserver import CODE_SERVER, EXTENSION, VSIX, CodeServer, Workbench, chromium
 from tests.vscode.conftest import build_extension, setup_code_server
 
@@ -109,12 +109,12 @@ def test_prompt_streams_asks_and_writes(server: CodeServer, workbench: Workbench
 
 def wait_idle(workbench: Workbench) -> None:
     workbench.page.locator("[id$='agentd.status']", has_text="agentd").wait_for()
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+
+    def idle() -> bool:
         text = workbench.status_item().inner_text()
-        if "approve" not in text and "agentd:" not in text and "sync" not in text:
-            return
-        time.sleep(0.2)
+        return "approve" not in text and "agentd:" not in text and "sync" not in text
+
+    wait_until(idle, 30, "an idle status item", 0.2)
 
 
 def allow_in_notification(workbench: Workbench, summary: str, shot: str | None = None) -> None:
@@ -137,9 +137,7 @@ def test_approvals_go_to_notifications_while_the_chat_is_hidden(
     workbench.page.keyboard.press("Control+B")  # hide the side bar, and the chat with it
     allow_in_notification(workbench, "write", shot="04-notification")
     allow_in_notification(workbench, "run: python3 hello.py")
-    deadline = time.monotonic() + 30
-    while not (server.workspace / "hello.py").exists() and time.monotonic() < deadline:
-        time.sleep(0.2)
+    wait_until((server.workspace / "hello.py").exists, 30, "hello.py to be written", 0.2)
     assert (server.workspace / "hello.py").read_text() == "print('Hello, World!')\n"
     workbench.page.keyboard.press("Control+B")
     chat = workbench.chat()
@@ -200,9 +198,7 @@ def test_send_selection_and_fix_problems(server: CodeServer, workbench: Workbenc
     (server.workspace / "bad.json").write_text('{"a": 1,, "b": }\n')
     open_file(workbench, server.workspace / "bad.json")
     problems = workbench.page.locator("[id='status.problems']")
-    deadline = time.monotonic() + 30
-    while problems.inner_text().split()[0] == "0" and time.monotonic() < deadline:
-        time.sleep(0.3)
+    wait_until(lambda: problems.inner_text().split()[0] != "0", 30, "bad.json's problems", 0.3)
     workbench.run_command("agentd: Fix Problems in File")
     asked = chat.locator(".item--user", has_text="Fix these problems in bad.json").first
     asked.wait_for(timeout=15_000)
