@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from agentd.protocol.methods import PermissionMode, PromptResult, RefusedCall
+from agentd.protocol.methods import PermissionMode, PromptResult, RefusedCall, SessionInfo
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agentd.agent import RunResult
     from agentd.protocol.content import Message
     from agentd.providers.base import Provider
@@ -31,6 +33,20 @@ class Settings(msgspec.Struct):
     """The client's provider variables (memory only, never written, never shown)."""
     config_warnings: list[str] = msgspec.field(default_factory=list)
     untrusted_config: str | None = None
+
+    def info(self, path: Path) -> SessionInfo:
+        """The session as ``session/new``, ``session/load`` and ``session/list`` report it."""
+        return SessionInfo(
+            session_id=self.session_id,
+            cwd=self.cwd,
+            provider=self.provider,
+            model=self.model,
+            permission_mode=self.permission_mode,
+            title=self.title,
+            path=str(path),
+            warnings=list(self.config_warnings),
+            untrusted_config=self.untrusted_config,
+        )
 
     def __repr__(self) -> str:  # provider variables may hold keys: not shown
         shown = ", ".join(

@@ -57,6 +57,7 @@ from agentd.server.compaction import (
 from agentd.server.files import ClientFiles
 from agentd.server.parts import AgentParts, Settings
 from agentd.server.stream_redact import StreamRedactor
+from agentd.server.syncing import SyncQueue
 
 if TYPE_CHECKING:
     from agentd.permissions import PermissionPolicy
@@ -105,7 +106,7 @@ class SessionRuntime:
         )
         self.run_task: asyncio.Task[RunResult] | None = None
         self.store_error: str | None = None
-        self._syncing: asyncio.Future[None] | None = None
+        self._syncs = SyncQueue(lambda: self.file.sync(), self._sync_failed)
         self._finishing = False
         self._run_begun = False
         self._model_source = model_source
@@ -122,18 +123,7 @@ class SessionRuntime:
         return self.run_task is not None and not self.run_task.done() and not self._finishing
 
     def info(self) -> SessionInfo:
-        s = self.settings
-        return SessionInfo(
-            session_id=s.session_id,
-            cwd=s.cwd,
-            provider=s.provider,
-            model=s.model,
-            permission_mode=s.permission_mode,
-            title=s.title,
-            path=str(self.file.path),
-            warnings=list(s.config_warnings),
-            untrusted_config=s.untrusted_config,
-        )
+        return self.settings.info(self.file.path)
 
     def messages(self) -> list[Message]:
         """The conversation on the current branch (a copy)."""
@@ -154,7 +144,7 @@ class SessionRuntime:
                 if isinstance(event, MessageEnd):
                     self.file.append_message(event.message)
                 elif isinstance(event, TurnEnd):
-                    self._sync_soon()
+                    self._syncs.request()
             except StoreWriteFailed as exc:
                 self._write_failed(exc)
         if isinstance(event, AgentEnd) and self.store_error is not None:
@@ -179,19 +169,11 @@ class SessionRuntime:
         self.run_task.cancel()
         return True
 
-    def _sync_soon(self) -> None:
-        """fsync the file in a worker thread (one at a time, in order), so a slow disk never
-        holds the event loop; a failure is reported like a failed append."""
-        self._syncing = asyncio.ensure_future(self._sync_after(self._syncing))
-
-    async def _sync_after(self, previous: asyncio.Future[None] | None) -> None:
-        if previous is not None:
-            await asyncio.gather(previous, return_exceptions=True)
-        try:
-            await asyncio.to_thread(self.file.sync)
-        except StoreWriteFailed as exc:
-            if self.store_error is None:
-                self._report(exc)
+    def _sync_failed(self, exc: StoreWriteFailed) -> None:
+        """A failed fsync (they run in a worker thread, :class:`SyncQueue`) is reported like a
+        failed append."""
+        if self.store_error is None:
+            self._report(exc)
 
     def _resync(self) -> None:
         """After a failed write: the conversation is again what the file holds (calls left
@@ -285,8 +267,8 @@ class SessionRuntime:
         self._finishing = True  # a failure found from here on changes the result only
         # Every entry of the run is written (appends are synchronous writes); the last fsync
         # runs in a worker thread and the answer does not wait for it: a failure of it comes
-        # as a session_warning (see _sync_after).
-        self._sync_soon()
+        # as a session_warning (see _sync_failed).
+        self._syncs.request()
         if self.store_error is not None:
             result.stop_reason, result.error = "error", self.store_error
             self.store_error = None
@@ -414,6 +396,5 @@ class SessionRuntime:
         if self.run_task is not None and not self.run_task.done():
             self.run_task.cancel()
             await asyncio.gather(self.run_task, return_exceptions=True)
-        if self._syncing is not None:
-            await asyncio.gather(self._syncing, return_exceptions=True)
+        await self._syncs.wait()
         self.file.close()

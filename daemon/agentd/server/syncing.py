@@ -1,0 +1,38 @@
+"""The fsyncs of one session file, off the event loop and in order."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from agentd.errors import StoreWriteFailed
+
+
+class SyncQueue:
+    """Runs ``sync`` (a session file's fsync) in a worker thread each time :meth:`request`
+    is called, one at a time and in the order asked, so a slow disk never holds the event
+    loop. A failed sync (:class:`StoreWriteFailed`) goes to ``on_failure``."""
+
+    def __init__(
+        self, sync: Callable[[], None], on_failure: Callable[[StoreWriteFailed], None]
+    ) -> None:
+        self._sync = sync
+        self._on_failure = on_failure
+        self._last: asyncio.Future[None] | None = None
+
+    def request(self) -> None:
+        """Sync after the syncs already asked for (returns at once)."""
+        self._last = asyncio.ensure_future(self._after(self._last))
+
+    async def wait(self) -> None:
+        """Until every requested sync has run."""
+        if self._last is not None:
+            await asyncio.gather(self._last, return_exceptions=True)
+
+    async def _after(self, previous: asyncio.Future[None] | None) -> None:
+        if previous is not None:
+            await asyncio.gather(previous, return_exceptions=True)
+        try:
+            await asyncio.to_thread(self._sync)
+        except StoreWriteFailed as exc:
+            self._on_failure(exc)
