@@ -17,8 +17,10 @@ Loads (their scale is in the row names):
   (in a project whose ``.agentd.toml`` sets ``grep_backend = "python"`` and ``grep_timeout =
   3``): the search process runs until it is stopped after 3 s;
 * ``bash 1 GB``: ``head -c 1G /dev/zero | tr '\\0' y`` (output captured, spilled, streamed);
-* ``fsync storm``: 8 sessions each running a 20-turn tool loop at once (an fsync per turn
-  end each) while ``dd oflag=dsync`` floods the same disk with synchronous writes.
+* ``fsync storm``: 8 sessions at once, each running three 20-turn tool loops in a row (an
+  fsync per turn end each) while ``dd oflag=dsync`` floods the same disk with synchronous
+  writes (three loops, so that the storm lasts long enough for a p99 of some hundreds of
+  samples).
 
 A last row touches 10,000 sessions (``session/new`` on short connections, with
 ``--max-loaded-sessions 256``) and reports the daemon's open descriptors and RSS after.
@@ -234,13 +236,22 @@ async def _prompt(client: AgentClient, cwd: Path, text: str) -> None:
     assert result["stopReason"] == "end_turn", result
 
 
+async def _prompts(client: AgentClient, cwd: Path, text: str, runs: int) -> None:
+    """``runs`` prompts in a row in one new session."""
+    info = await client.call("session/new", {"cwd": str(cwd), "provider": "mock"})
+    for _ in range(runs):
+        params = {"sessionId": info["sessionId"], "text": text}
+        result = await client.call("session/prompt", params)
+        assert result["stopReason"] == "end_turn", result
+
+
 async def _fsync_storm(client: AgentClient, cwd: Path) -> None:
     dd = subprocess.Popen(
         ["dd", "if=/dev/zero", f"of={DATA / 'storm.bin'}", "bs=64k", "count=100000",
          "oflag=dsync"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
-        await asyncio.gather(*(_prompt(client, cwd, "bench turns") for _ in range(8)))
+        await asyncio.gather(*(_prompts(client, cwd, "bench turns", 3) for _ in range(8)))
     finally:
         dd.kill()
         dd.wait()
@@ -297,7 +308,7 @@ async def _measure(only: str | None = None) -> list[Row]:
                 ("bash printing 1 GB", "bench bash", work),
             ]:
                 loads.append((name, lambda t=text, c=cwd: _prompt(client, c, t)))
-            storm = "fsync storm (8 runs x 20 turns + dd oflag=dsync)"
+            storm = "fsync storm (8 sessions x 3 runs x 20 turns + dd oflag=dsync)"
             loads.append((storm, lambda: _fsync_storm(client, work)))
             for name, load in loads:
                 if only is None or only in name:
