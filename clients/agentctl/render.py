@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from agentctl.footer import format_footer
@@ -31,6 +30,7 @@ from agentctl.toolfmt import (
     format_seconds,
     shorten,
 )
+from agentctl.waiting import WAITING_LABEL, Call, Wait, wait_text
 from agentctl.wording import cli_words
 from agentd.protocol.content import AssistantMessage, TextContent, UserMessage
 from agentd.protocol.events import (
@@ -64,25 +64,7 @@ _CLEAR_LINE = "\r\x1b[2K"
 
 FAILED_MARK = "✗"
 DONE_MARK = "●"
-WAITING_LABEL = "thinking…"
 _STATUS = re.compile(r"\b([45]\d\d)\b")
-
-
-@dataclass
-class _Call:
-    name: str
-    summary: str
-    started: float
-
-
-@dataclass
-class _Wait:
-    """The wait for the model: since ``started``, or a retry due at ``until``."""
-
-    started: float
-    until: float | None = None
-    reason: str = ""
-    label: str = WAITING_LABEL
 
 
 class TerminalRenderer:
@@ -118,10 +100,10 @@ class TerminalRenderer:
             from agentctl.mdterm import MarkdownStream
 
             self._markdown = MarkdownStream(width=terminal_width(), color=style.enabled)
-        self._wait: _Wait | None = None
+        self._wait: Wait | None = None
         self._at_line_start = True
         self._block: str | None = None
-        self._calls: dict[str, _Call] = {}
+        self._calls: dict[str, Call] = {}
         self._requested: dict[str, tuple[str, dict[str, Any]]] = {}
         self._live: str | None = None
         self._tick: asyncio.TimerHandle | None = None
@@ -248,7 +230,7 @@ class TerminalRenderer:
 
     def _tool_start(self, event: ToolExecutionStart) -> None:
         summary = describe_call(event.name, event.args, self.cwd)
-        self._calls[event.tool_call_id] = _Call(event.name, summary, time.monotonic())
+        self._calls[event.tool_call_id] = Call(event.name, summary, time.monotonic())
         if not self.animate:
             return
         self._end_wait()
@@ -262,7 +244,7 @@ class TerminalRenderer:
         call = self._calls.pop(event.tool_call_id, None)
         if call is None:  # no start event: describe the call as the model asked for it
             _, args = self._requested.get(event.tool_call_id, (event.name, {}))
-            call = _Call(event.name, describe_call(event.name, args, self.cwd), time.monotonic())
+            call = Call(event.name, describe_call(event.name, args, self.cwd), time.monotonic())
         self._requested.pop(event.tool_call_id, None)
         text = "".join(b.text for b in event.result if isinstance(b, TextContent))
         outcome = describe_outcome(event.name, event.details, event.is_error, text)
@@ -340,7 +322,7 @@ class TerminalRenderer:
         if not self.animate or self._live is not None:
             return
         self._line_start()
-        self._wait = _Wait(time.monotonic(), until, reason, label)
+        self._wait = Wait(time.monotonic(), until, reason, label)
         self._draw_live()
         self._start_ticking()
 
@@ -354,19 +336,10 @@ class TerminalRenderer:
         if self._live is None:
             self._stop_ticking()
 
-    def _wait_text(self, wait: _Wait) -> str:
-        now = time.monotonic()
-        if wait.until is not None and now < wait.until:
-            left = max(1, round(wait.until - now))
-            return self.style.yellow(f"retrying in {left} s ({wait.reason})")
-        elapsed = now - (wait.until or wait.started)
-        suffix = self.style.dim(f"  {format_seconds(elapsed)}") if elapsed >= 1 else ""
-        return self.style.dim(wait.label) + suffix
-
     def _draw_live(self) -> None:
         frame = self.style.cyan(SPINNER_FRAMES[self._frame % len(SPINNER_FRAMES)])
         if self._live is None and self._wait is not None:
-            self.out.write(f"{_CLEAR_LINE}{frame} {self._wait_text(self._wait)}")
+            self.out.write(f"{_CLEAR_LINE}{frame} {wait_text(self._wait, self.style)}")
             self.out.flush()
             self._at_line_start = False
             return
