@@ -207,10 +207,11 @@ def _without_terminal_extras() -> None:
 
     structlog imports ``rich`` (when installed, as it is for agentctl's Markdown) for pretty
     tracebacks, and ``import httpx`` imports its command-line tool, which imports ``click`` and
-    ``pygments``: together some 100 ms of start-up. A None entry in ``sys.modules`` makes those
-    optional imports fail fast; structlog falls back to plain tracebacks and httpx to a stub
-    ``main``. Neither package is used by the daemon itself."""
-    for name in ("rich", "click"):
+    ``pygments``, and structlog's thread-local module tries ``greenlet``: together some 100 ms
+    of start-up. A None entry in ``sys.modules`` makes those optional imports fail fast;
+    structlog falls back to plain tracebacks and threads, httpx to a stub ``main``. None of
+    these packages is used by the daemon itself."""
+    for name in ("rich", "click", "greenlet"):
         sys.modules.setdefault(name, None)  # type: ignore[arg-type]
 
 

@@ -26,7 +26,6 @@ to use a key with another endpoint, configure a ``[providers.NAME]`` table for i
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -180,6 +179,8 @@ def _read_prompt(path: str | None) -> str | None:
 
 def _read_file(path: Path) -> dict[str, Any]:
     """One TOML file, validated, with ``system_prompt_file`` made absolute."""
+    import tomllib  # only when there is a file to read
+
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:

@@ -26,15 +26,6 @@ start = time.perf_counter()
 parse_command("npm test -- -k 'a b' && git status")
 print((time.perf_counter() - start) * 1000)
 """
-_WARMED = """
-import time
-from agentd.tools.bashparse import parse_command, warm_up
-warm_up()  # what session/new does for a session with bash
-time.sleep(0.3)  # the first LLM round trip
-start = time.perf_counter()
-parse_command("npm test -- -k 'a b' && git status")
-print((time.perf_counter() - start) * 1000)
-"""
 _STARTUP = """
 import sys
 from agentd.cli import main
@@ -115,10 +106,9 @@ def _check_rows(label: str, make: Callable[[int], str]) -> list[Row]:
 
 
 def first_use_rows() -> list[Row]:
-    """The first parse in fresh interpreters (median of 5): cold, and after the warm-up that
-    session creation starts."""
+    """The first parse in fresh interpreters (median of 5): loading the grammar included."""
     rows: list[Row] = []
-    for label, code in (("cold, no warm-up", _FIRST_USE), ("after session/new's warm-up", _WARMED)):
+    for label, code in (("grammar loaded on first use", _FIRST_USE),):
         timings = []
         for _ in range(5):
             out = subprocess.run(

@@ -10,7 +10,6 @@ unless the scenario has ``"repeat": true``, which loops over the steps forever.
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -114,13 +113,14 @@ class Conversation(msgspec.Struct, frozen=True):
     stream: bool
 
 
+BUILT_IN = Path(__file__).with_name("scenarios.json")
+"""The scenarios shipped with agentd (package data, next to this module)."""
+
+
 def load_scenarios(path: Path | None = None) -> Scenarios:
     """Read a scenarios file; ``None`` reads the one shipped with agentd."""
     try:
-        if path is None:
-            data = resources.files("agentd.mockllm").joinpath("scenarios.json").read_bytes()
-        else:
-            data = path.read_bytes()
+        data = BUILT_IN.read_bytes() if path is None else path.read_bytes()
     except OSError as exc:
         raise ScenarioError(f"cannot read scenarios file {path}: {exc.strerror or exc}") from exc
     return parse_scenarios(data, str(path or "scenarios.json"))

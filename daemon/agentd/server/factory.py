@@ -245,10 +245,6 @@ def _assemble(
     from agentd.tools import run_tool, toolset
 
     policy, timeout = _approval(parts)
-    if "bash" in parts.tools:
-        from agentd.tools.bashparse import warm_up
-
-        warm_up()  # the bash grammar loads off the event loop, before the first command
     context = _tool_context(services, file, parts, policy)
     tools = toolset(parts.tools, context.settings)
     agent_parts = AgentParts(

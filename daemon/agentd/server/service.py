@@ -332,7 +332,7 @@ class SessionService:
 
     async def export(self, session_id: str, format: ExportFormat) -> str:
         """``session/export``: the session as a Markdown or standalone HTML document."""
-        from agentd.store import export_html, export_markdown
+        from agentd.store.export import export_html, export_markdown
 
         runtime = await self._manager().get(session_id)
         render = export_html if format == "html" else export_markdown

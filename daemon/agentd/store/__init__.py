@@ -6,12 +6,26 @@ event loop; callers may run :meth:`SessionFile.open` and :func:`list_sessions` i
 
 from __future__ import annotations
 
+from typing import Any
+
 from agentd.redact import Redactor, redactor
-from agentd.store.export import export_html, export_markdown
 from agentd.store.file import INTERRUPTED_TEXT, SessionFile
 from agentd.store.index import list_sessions
 from agentd.store.paths import cwd_slug, default_root, find_session
 from agentd.store.tree import LoadWarning, SessionTree, UnknownEntry
+
+_LAZY = {"export_html": "agentd.store.export", "export_markdown": "agentd.store.export"}
+"""Names imported on first use (the HTML export's imports are needed by no other path)."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agentd.store' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
 
 __all__ = [
     "INTERRUPTED_TEXT",

@@ -2,8 +2,8 @@
 
 The grammar is tree-sitter-bash (the ``tree-sitter`` and ``tree-sitter-bash`` wheels): a
 maintained, complete bash grammar with prebuilt wheels for every platform and no runtime
-dependencies. It is loaded on first use (about 30 ms), never at daemon start-up;
-:func:`warm_up` loads it in a background thread when a session with bash is created.
+dependencies. It is loaded on a session's first bash command (a few milliseconds: the
+grammar is compiled C), never at daemon start-up or session creation.
 
 :func:`parse_command` returns every simple command of the input, wherever it is (lists,
 pipelines, subshells, ``if``/``for``/``case`` bodies, function bodies, command and process
@@ -162,12 +162,6 @@ def parser() -> Parser:
             _kinds = _Kinds(language)
             _parser = tree_sitter.Parser(language)
         return _parser
-
-
-def warm_up() -> None:
-    """Load the grammar in a background thread (so the first bash call does not wait)."""
-    if _parser is None:
-        threading.Thread(target=parser, name="bash-grammar", daemon=True).start()
 
 
 @lru_cache(maxsize=512)

@@ -8,7 +8,6 @@ changed line (1-based, in the new text) and added/removed line counts for a ``+3
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 
 import msgspec
@@ -118,6 +117,8 @@ def _opcode_groups(a: list[str], b: list[str]) -> Iterator[list[tuple[str, int, 
     if len(a) > MAX_DIFFED_LINES or len(b) > MAX_DIFFED_LINES:
         yield [("replace", 0, len(a), 0, len(b))]
         return
+    import difflib  # only for files that changed in the middle
+
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     yield from matcher.get_grouped_opcodes(CONTEXT_LINES)
 

@@ -11,8 +11,6 @@ LF-only strings match and the file stays CRLF.
 
 from __future__ import annotations
 
-import difflib
-
 import msgspec
 
 from agentd.tools.base import ToolError
@@ -118,6 +116,8 @@ def closest_candidates(text: str, needle: str) -> str:
     for number, line in enumerate(lines, start=1):
         first_seen.setdefault(line.strip(), number)
     first_seen.pop("", None)
+    import difflib  # only when an edit's text was not found
+
     close = difflib.get_close_matches(target, list(first_seen), n=MAX_CANDIDATES, cutoff=0.5)
     span = min(max(needle.count("\n") + 1, 1), MAX_CANDIDATE_LINES)
     blocks = []

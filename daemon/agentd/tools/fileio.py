@@ -14,7 +14,6 @@ import contextlib
 import os
 import secrets
 import stat
-import tempfile
 from pathlib import Path
 
 from agentd.tools.base import ToolContext, ToolError
@@ -92,6 +91,8 @@ def atomic_write(path: Path, data: bytes, workspace: Path | None = None) -> None
         mode = stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:
         mode = 0o666 & ~_umask()
+    import tempfile  # its import (random, hashlib) waits for the first write
+
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as tmp:

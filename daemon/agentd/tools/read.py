@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import difflib
 import io
 import os
 from pathlib import Path
@@ -99,6 +98,8 @@ def _check_readable(path: Path, shown: str) -> None:
     if not path.exists():
         hint = ""
         if path.parent.is_dir():
+            import difflib  # only for a missing file
+
             close = difflib.get_close_matches(
                 path.name, [entry.name for entry in path.parent.iterdir()], n=3
             )

@@ -26,7 +26,6 @@ import contextlib
 import os
 import queue
 import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -58,6 +57,8 @@ def private_dir(path: Path) -> Path:
 
 def fallback_dir() -> Path:
     """Where spill files go when a context names no spill directory (library use)."""
+    import tempfile
+
     return Path(tempfile.gettempdir()) / f"agentd-spill-{os.getuid()}"
 
 
@@ -68,6 +69,8 @@ def open_spill(directory: Path, keep: int = KEEP_PER_SESSION) -> tuple[BinaryIO,
     """
     private_dir(directory)
     _keep_newest(directory, max(keep - 1, 0))
+    import tempfile  # its import (random, hashlib) waits for the first spill file
+
     fd, name = tempfile.mkstemp(prefix=PREFIX, suffix=SUFFIX, dir=directory)
     return os.fdopen(fd, "wb"), Path(name)
 
