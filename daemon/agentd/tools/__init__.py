@@ -9,6 +9,7 @@ runs the tool and turns every :class:`ToolError` (and OS error) into an error re
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 import msgspec
@@ -69,8 +70,12 @@ def toolset(tools: dict[str, Tool], settings: ToolSettings | None = None) -> Too
     return Toolset(tools, [tool_spec(tool, settings) for tool in tools.values()])
 
 
+@cache
 def params_schema(params: type[msgspec.Struct]) -> dict[str, Any]:
-    """The JSON Schema of a Params Struct, ``$ref``s inlined, titles dropped."""
+    """The JSON Schema of a Params Struct, ``$ref``s inlined, titles dropped.
+
+    Built once per type and shared by every session's specs: read it, never change it.
+    """
     raw = msgspec.json.schema(params)
     definitions = raw.get("$defs", {})
     schema = _inline(raw, definitions)

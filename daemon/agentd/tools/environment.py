@@ -80,11 +80,19 @@ def _kept(name: str, value: str, extra: tuple[str, ...], passed: tuple[str, ...]
 
 def child_env(env: Mapping[str, str] | None, settings: ToolSettings) -> dict[str, str]:
     """The allow-listed part of ``env`` (the daemon's environment when None), plus
-    ``pass_env`` and the non-interactive defaults where unset (see the module docstring)."""
+    ``pass_env`` and the non-interactive defaults where unset (see the module docstring).
+    A new dict each call (the caller may add to it)."""
     base = os.environ if env is None else env
-    extra = tuple(settings.secret_env)
-    passed = tuple(settings.pass_env)
-    result = {name: value for name, value in base.items() if _kept(name, value, extra, passed)}
+    key = (tuple(base.items()), tuple(settings.secret_env), tuple(settings.pass_env))
+    return dict(_filtered(*key))
+
+
+@lru_cache(maxsize=16)
+def _filtered(
+    items: tuple[tuple[str, str], ...], extra: tuple[str, ...], passed: tuple[str, ...]
+) -> tuple[tuple[str, str], ...]:
+    """:func:`child_env` of one environment (memoised: it rarely changes between calls)."""
+    result = {name: value for name, value in items if _kept(name, value, extra, passed)}
     for name, value in NONINTERACTIVE.items():
         result.setdefault(name, value)
-    return result
+    return tuple(result.items())
