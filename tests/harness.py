@@ -6,9 +6,9 @@
   a process started with ``home.env`` never touches the user's daemon, sessions or config.
   :class:`Home` adds what the end-to-end tests expect: a trusted project with fast retries
   and the mock LLM answering :data:`tests.scenarios.E2E_SCENARIOS` before its built-ins.
-- Daemons: :meth:`IsolatedHome.start_socket_daemon`, :func:`start_daemon` (any argv, returned
-  once a readiness condition holds), :func:`stop` (a signal, then SIGKILL after a timeout) and
-  :func:`wait_pid_exit` for daemons that are not our children.
+- Daemons: ``home.start_socket_daemon()`` and ``home.start_tcp_daemon()``, :func:`start_daemon`
+  (any argv, returned once a readiness condition holds), :func:`stop` (a signal, then SIGKILL
+  after a timeout) and :func:`wait_pid_exit` for daemons that are not our children.
 - Clients: :func:`stdio_client` and :func:`socket_client` (agentctl's ``AgentClient``),
   :func:`spawn_stdio_connection` (a bare JSON-RPC ``Connection``), and the run helpers
   :func:`new_session`, :func:`run`, :func:`start_run`, :func:`drain`, :func:`kinds`.
@@ -23,6 +23,7 @@ import contextlib
 import inspect
 import json
 import os
+import re
 import select
 import shutil
 import signal
@@ -149,11 +150,6 @@ def wait_ready(
         raise
 
 
-def wait_connectable(path: Path, process: subprocess.Popen[Any], timeout: float = 15) -> None:
-    """Wait until the Unix socket ``path`` accepts a connection (see :func:`wait_ready`)."""
-    wait_ready(process, lambda: connectable(path), timeout)
-
-
 def stop(process: subprocess.Popen[Any], sig: int = signal.SIGTERM, timeout: float = 15) -> int:
     """Send ``sig`` and wait for the process (SIGKILL if it has not exited after ``timeout``
     seconds); returns its exit code."""
@@ -201,7 +197,9 @@ class IsolatedHome:
     """Isolated directories and environment for one test (see the module docstring).
 
     ``socket`` is the daemon's default socket path, ``log`` the log file and ``stderr`` the
-    file :meth:`start_socket_daemon` and :func:`stdio_client` send the daemon's stderr to.
+    file :meth:`start_socket_daemon` and :func:`stdio_client` send the daemon's stderr to;
+    ``runtime_dir``, ``state_dir``, ``config_dir`` and ``sessions`` are where the daemon keeps
+    its socket, log, config and sessions.
     """
 
     prefix = "h-"
@@ -211,25 +209,14 @@ class IsolatedHome:
         self.project = self.root / "proj"
         self.project.mkdir()
         self.env = isolated_env(self.root)
+        self.runtime_dir = Path(self.env["XDG_RUNTIME_DIR"])
+        self.state_dir = Path(self.env["XDG_STATE_HOME"])
+        self.config_dir = Path(self.env["XDG_CONFIG_HOME"])
+        self.sessions = Path(self.env["XDG_DATA_HOME"]) / "agentd" / "sessions"
         self.socket = self.runtime_dir / "agentd" / "agentd.sock"
         self.log = self.root / "daemon.log"
         self.stderr = self.root / "stderr.txt"
-
-    @property
-    def runtime_dir(self) -> Path:
-        return Path(self.env["XDG_RUNTIME_DIR"])
-
-    @property
-    def state_dir(self) -> Path:
-        return Path(self.env["XDG_STATE_HOME"])
-
-    @property
-    def config_dir(self) -> Path:
-        return Path(self.env["XDG_CONFIG_HOME"])
-
-    @property
-    def sessions(self) -> Path:
-        return Path(self.env["XDG_DATA_HOME"]) / "agentd" / "sessions"
+        self.tcp_token_file = self.root / "tcp.token"
 
     def agentd(self, *args: str) -> list[str]:
         """The argv of ``agentd ARGS…`` in this interpreter."""
@@ -257,6 +244,29 @@ class IsolatedHome:
         path = path or self.socket
         argv = self.agentd("serve", "--socket", str(path), *self.log_args(), *extra)
         return start_daemon(argv, self.env, self.stderr, lambda: connectable(path))
+
+    def start_tcp_daemon(self, *extra: str, **popen: Any) -> tuple[subprocess.Popen[bytes], int]:
+        """``agentd serve --tcp 127.0.0.1:0``, its token in :attr:`tcp_token_file`; returns
+        the process and its port once it has said on stderr where it listens."""
+        argv = self.agentd(
+            "serve", "--tcp", "127.0.0.1:0", "--token-file", str(self.tcp_token_file)
+        )
+        before = self.stderr.stat().st_size if self.stderr.exists() else 0
+
+        def port() -> int | None:
+            with self.stderr.open("rb") as said:
+                said.seek(before)
+                found = re.search(rb"listening on 127\.0\.0\.1:(\d+)", said.read())
+            return int(found[1]) if found else None
+
+        process = start_daemon(
+            [*argv, *self.log_args(), *extra], self.env, self.stderr, port, **popen
+        )
+        return process, int(port() or 0)
+
+    def tcp_token(self) -> str:
+        """The token a TCP daemon of this home wrote."""
+        return self.tcp_token_file.read_text().strip()
 
     def log_events(self) -> list[dict[str, Any]]:
         """The daemon log, parsed (every line must be JSON)."""

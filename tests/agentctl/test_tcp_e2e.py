@@ -3,45 +3,26 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from agentctl.client import connect_tcp
 from agentd.errors import InvalidParams, Unauthorized
 from tests.agentctl.harness import Sandbox
-from tests.harness import start_daemon, stop
+from tests.harness import stop
 
 pytestmark = pytest.mark.e2e
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def tcp_daemon(sandbox: Sandbox) -> Iterator[tuple[int, str]]:
-    """``agentd serve --tcp`` on a free loopback port; yields (port, token)."""
-    port = free_port()
-    token_file = sandbox.root / "tcp.token"
-    argv = sandbox.agentd("serve", "--tcp", f"127.0.0.1:{port}", "--token-file", str(token_file))
-    process = start_daemon(argv, sandbox.env, sandbox.stderr, lambda: _listening(port))
+    """``agentd serve --tcp`` on a loopback port of its choosing; yields (port, token)."""
+    process, port = sandbox.start_tcp_daemon()
     try:
-        yield port, Path(token_file).read_text().strip()
+        yield port, sandbox.tcp_token()
     finally:
         stop(process, timeout=10)
-
-
-def _listening(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-    except OSError:
-        return False
-    return True
 
 
 def test_tcp_with_the_token_runs_a_prompt(tcp_daemon: tuple[int, str], sandbox: Sandbox) -> None:

@@ -6,10 +6,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import resource
 import socket
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,29 +23,17 @@ pytestmark = pytest.mark.e2e
 @contextlib.contextmanager
 def tcp_daemon(*extra: str, fd_limit: int | None = None) -> Iterator[tuple[IsolatedHome, int, int]]:
     """A TCP daemon: (sandbox, port, pid)."""
-    box = IsolatedHome()
-    token_file = box.root / "tcp.token"
-    argv = ["serve", "--tcp", "127.0.0.1:0", "--token-file", str(token_file)]
-    limit = None if fd_limit is None else (fd_limit, fd_limit)
-    process = subprocess.Popen(
-        box.agentd(*argv, "--log-file", str(box.log), *extra),
-        env=box.env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        preexec_fn=(lambda: resource.setrlimit(resource.RLIMIT_NOFILE, limit)) if limit else None,
-    )
-    try:
-        assert process.stderr is not None
-        line = process.stderr.readline().decode()
-        match = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
-        assert match, line
-        yield box, int(match[1]), process.pid
-    finally:
-        stop(process)
-        if process.stderr is not None:
-            process.stderr.close()
-        box.cleanup()
+
+    def lower_fd_limit() -> None:
+        if fd_limit is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (fd_limit, fd_limit))
+
+    with IsolatedHome() as box:
+        process, port = box.start_tcp_daemon(*extra, preexec_fn=lower_fd_limit)
+        try:
+            yield box, port, process.pid
+        finally:
+            stop(process)
 
 
 def closed_within(sock: socket.socket, seconds: float) -> bool:
@@ -66,7 +52,7 @@ def closed_within(sock: socket.socket, seconds: float) -> bool:
 
 
 def status_works(port: int, box: IsolatedHome) -> bool:
-    token = (box.root / "tcp.token").read_text().strip()
+    token = box.tcp_token()
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"token": token}}
     status = {"jsonrpc": "2.0", "id": 2, "method": "daemon/status"}
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:

@@ -18,7 +18,7 @@ import pytest
 from agentd.errors import RpcError
 from agentd.protocol.methods import DaemonStatusResult, InitializeParams
 from agentd.rpc import Connection, Router, connect_unix
-from tests.harness import IsolatedHome, stop, wait_connectable, wait_until
+from tests.harness import IsolatedHome, connectable, stop, wait_ready, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -157,7 +157,7 @@ def test_default_socket_path_and_logs_follow_xdg(sandbox: IsolatedHome) -> None:
         sandbox.agentd("serve"), env=sandbox.env, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE
     ) as process:
         try:
-            wait_connectable(sandbox.socket, process)
+            wait_ready(process, lambda: connectable(sandbox.socket))
         finally:
             assert stop(process) == 0
         assert process.stderr is not None

@@ -20,27 +20,13 @@ pytestmark = pytest.mark.e2e
 @pytest.fixture(scope="module")
 def tcp_daemon() -> Iterator[tuple[IsolatedHome, int, str]]:
     """A TCP daemon on an ephemeral loopback port: (sandbox, port, token)."""
-    box = IsolatedHome()
-    token_file = box.root / "tcp.token"
-    process = subprocess.Popen(
-        box.agentd("serve", "--tcp", "127.0.0.1:0", "--token-file", str(token_file)),
-        env=box.env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        assert process.stderr is not None
-        line = process.stderr.readline().decode()
-        match = re.search(r"listening on 127\.0\.0\.1:(\d+); token in (\S+)", line)
-        assert match, line
-        assert Path(match[2]) == token_file
-        yield box, int(match[1]), token_file.read_text().strip()
-    finally:
-        stop(process)
-        if process.stderr is not None:
-            process.stderr.close()
-        box.cleanup()
+    with IsolatedHome() as box:
+        process, port = box.start_tcp_daemon()
+        try:
+            assert f"; token in {box.tcp_token_file}\n" in box.stderr.read_text()
+            yield box, port, box.tcp_token()
+        finally:
+            stop(process)
 
 
 def _exchange(port: int, *messages: dict[str, object]) -> tuple[list[dict[str, object]], bool]:
