@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from agentctl.client import AgentClient, connect
-from tests.harness import connectable, isolated_env, start_daemon, stop
+from tests.harness import connectable, isolated_env, start_daemon, stop, wait_until_async
 
 DATA = Path("/tmp/agentd-bench-lag")
 TREE_FILES = 300_000
@@ -266,10 +266,11 @@ async def _touch_sessions(daemon: Daemon, cwd: Path, count: int) -> Row:
             await asyncio.gather(*(client.call("session/new", params) for _ in range(100)))
         finally:
             await client.close()
-    for _ in range(600):  # until the unloader has come down to the cap (it runs every few s)
-        if await daemon.loaded_sessions() <= 256:
-            break
-        await asyncio.sleep(0.05)
+
+    async def capped() -> bool:  # the unloader has come down to the cap (it runs every few s)
+        return await daemon.loaded_sessions() <= 256
+
+    await wait_until_async(capped, 30, "the loaded sessions down to the cap", 0.05)
     label = f"daemon fds / RSS after {count:,} sessions touched (--max-loaded-sessions 256)"
     return label, f"{daemon.fds()} fds, {daemon.rss_mib():.0f} MiB", "bounded (≤ 300 fds)"
 

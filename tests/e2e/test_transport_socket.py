@@ -18,7 +18,14 @@ import pytest
 from agentd.errors import RpcError
 from agentd.protocol.methods import DaemonStatusResult, InitializeParams
 from agentd.rpc import Connection, Router, connect_unix
-from tests.harness import IsolatedHome, connectable, stop, wait_ready, wait_until
+from tests.harness import (
+    IsolatedHome,
+    connectable,
+    stop,
+    wait_ready,
+    wait_until,
+    wait_until_async,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -337,13 +344,12 @@ async def test_a_client_that_stops_reading_is_dropped_and_the_run_goes_on(
 
 async def _log_event(sandbox: IsolatedHome, name: str, timeout: float = 15) -> dict[str, Any]:
     """The first daemon log line whose event is ``name``, waiting for it to appear."""
-    async with asyncio.timeout(timeout):
-        while True:
-            complete = sandbox.log.read_text().split("\n")[:-1]  # a line may be half written
-            found = [e for e in map(json.loads, complete) if e["event"] == name]
-            if found:
-                return found[0]
-            await asyncio.sleep(0.05)
+
+    def first() -> dict[str, Any] | None:
+        complete = sandbox.log.read_text().split("\n")[:-1]  # a line may be half written
+        return next((e for e in map(json.loads, complete) if e["event"] == name), None)
+
+    return await wait_until_async(first, timeout, f"{name!r} in the log", 0.05)
 
 
 async def _watch_until_agent_end(sandbox: IsolatedHome, session_id: str) -> list[dict[str, Any]]:
@@ -362,15 +368,16 @@ async def _watch_until_agent_end(sandbox: IsolatedHome, session_id: str) -> list
     conn = await connect_unix(sandbox.socket, router)
     try:
         await conn.request("initialize", InitializeParams())
+
+        async def subscribed() -> bool:  # refused until the prompter has created the session
+            try:
+                await conn.request("session/subscribe", {"sessionId": session_id, "sinceSeq": 0})
+            except RpcError:
+                return False
+            return True
+
+        await wait_until_async(subscribed, 60, "a subscription to the session", 0.02)
         async with asyncio.timeout(60):
-            while True:
-                try:
-                    await conn.request(
-                        "session/subscribe", {"sessionId": session_id, "sinceSeq": 0}
-                    )
-                    break
-                except RpcError:
-                    await asyncio.sleep(0.02)
             await ended.wait()
             state = await conn.request("session/state", {"sessionId": session_id})
         assert state["status"] == "idle"
