@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from agentd.prices import Price
+from agentd.config.prices import Price
 from agentd.protocol.content import AssistantContent, AssistantMessage, TextContent, ToolCall, Usage
 from agentd.protocol.events import Location, TextDelta, ToolCallDelta, ToolCallStartDelta
 from agentd.providers.base import ProviderRequest, StreamEnd, StreamItem

@@ -10,7 +10,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from agentd.agent import Agent
+from agentd.agent.loop import Agent
 from agentd.protocol.content import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
 from agentd.protocol.events import (
     AgentEnd,

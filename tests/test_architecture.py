@@ -5,8 +5,9 @@ Every ``import``/``from … import`` of an ``agentd`` or ``agentctl`` module is 
 
 * each unit (a top-level module or package of ``agentd``, or ``agentctl``) imports only the
   units :data:`ALLOWED` lists for it — the table is the architecture, kept short and explicit;
-* no import cycle between modules (imports that run: ``TYPE_CHECKING`` ones are type-only and
-  left out).
+* no import cycle between modules, counting every import (``TYPE_CHECKING`` ones too);
+* the front-ends (:data:`FRONT_ENDS`) never import each other, and the session layer imports
+  none of them.
 """
 
 from __future__ import annotations
@@ -29,58 +30,39 @@ ALLOWED: dict[str, set[str]] = {
     "redact": set(),
     "hosts": set(),
     "rpc": {"errors"},
-    "prices": {"protocol"},
-    "messages": BASE | {"tools"},
-    "budget": BASE | {"messages", "prices"},
     "toolspec": set(),
-    "tools": BASE | {"toolspec", "hardening"},
     "hardening": set(),
+    "tools": BASE | {"toolspec", "hardening"},
     "store": BASE,
-    "providers": BASE | {"toolspec", "prices", "config"},  # never tools, never the mock LLM
     "mockllm": BASE,
-    "config_schema": BASE | {"tools"},
-    "config": BASE | {"config_schema", "prices", "trust"},
-    "models": BASE | {"config", "prices"},
-    "credentials": BASE | {"config"},
-    "permission_paths": BASE,
-    "permission_rules": BASE | {"permission_paths", "tools"},
-    "permission_commands": BASE | {"tools"},
-    "permissions": BASE | {"permission_commands", "permission_paths", "permission_rules", "tools"},
-    "trust": BASE | {"config_schema", "tools"},
-    "prompt": BASE | {"tools", "toolspec"},
-    "scheduling": BASE | {"messages", "tools"},
-    "agent": BASE | {"messages", "budget", "providers", "scheduling", "tools", "toolspec"},
-    "server": BASE
+    "config": BASE | {"tools"},  # settings, models, prices, credentials, project trust
+    "permissions": BASE | {"tools"},
+    "providers": BASE | {"toolspec", "config"},  # never tools, never the mock LLM
+    "agent": BASE | {"config", "providers", "tools", "toolspec"},
+    "log": BASE | {"config", "rpc"},
+    "session": BASE  # the one seam every front-end plugs into; it imports none of them
     | {
         "agent",
-        "budget",
         "config",
-        "credentials",
         "hardening",
-        "messages",
+        "log",
         "mockllm",
-        "models",
         "permissions",
-        "prices",
-        "prompt",
         "providers",
-        "scheduling",
-        "rpc",
         "store",
         "tools",
         "toolspec",
-        "web",  # the daemon starts its browser front-end on demand (daemon/web), lazily
-        "log",
     },
-    "log": BASE | {"credentials", "rpc"},
+    "jsonrpc": BASE | {"session", "rpc", "log", "hardening"},
+    "web": BASE | {"session", "log"},
+    "daemon": BASE | {"session", "jsonrpc", "rpc", "log", "web"},  # the assembly
     "stdio": BASE,
     "housekeeping": BASE | {"tools", "log"},
-    "transports": BASE | {"server", "stdio", "housekeeping", "web", "log"},
-    "listen": BASE | {"server", "stdio", "transports", "hardening", "housekeeping", "log", "web"},
-    "acp": BASE | {"rpc", "server", "stdio", "log", "hardening", "housekeeping"},
-    "web": BASE | {"rpc", "server", "log"},
-    "schema": BASE | {"config_schema"},
-    "cli": BASE | {"listen", "server", "acp", "mockllm", "log", "schema", "web", "trust"},
+    "transports": BASE | {"daemon", "stdio", "housekeeping", "web", "log"},
+    "listen": BASE | {"daemon", "stdio", "transports", "hardening", "housekeeping", "log"},
+    "acp": BASE | {"rpc", "daemon", "session", "stdio", "log", "hardening", "housekeeping"},
+    "schema": BASE | {"config"},
+    "cli": BASE | {"listen", "daemon", "acp", "mockllm", "log", "schema", "web", "config"},
     "__main__": {"cli"},
     "agentctl": {"protocol", "errors", "rpc", "paths"},
 }
@@ -159,11 +141,25 @@ def test_every_unit_is_in_the_table() -> None:
     assert units <= set(ALLOWED), sorted(units - set(ALLOWED))
 
 
+FRONT_ENDS = {"jsonrpc", "web", "acp"}
+"""The front-ends over the session layer: each maps one protocol onto it."""
+
+
+def test_front_ends_never_import_each_other() -> None:
+    for unit in FRONT_ENDS:
+        assert not (ALLOWED[unit] & FRONT_ENDS), unit
+
+
+def test_the_session_layer_imports_no_front_end() -> None:
+    above = FRONT_ENDS | {"daemon", "transports", "listen", "cli", "__main__"}
+    assert not (ALLOWED["session"] & above)
+    assert not any(ALLOWED[unit] & above for unit in ALLOWED["session"] if unit in ALLOWED)
+
+
 def test_no_import_cycles_between_modules() -> None:
-    graph = {
-        module: {t for t, type_only in targets if not type_only}
-        for module, targets in _imports().items()
-    }
+    """No cycle of any kind: module-level, function-level and ``TYPE_CHECKING`` imports all
+    count (a type-only cycle is still two modules that cannot be read apart)."""
+    graph = {module: {t for t, _ in targets} for module, targets in _imports().items()}
     cycles = _cycles(graph)
     assert not cycles, "\n".join(" -> ".join(cycle) for cycle in cycles)
 

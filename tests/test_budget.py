@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from agentd.budget import ESTIMATE_MARGIN, Budget, Projection, project_next_call, total_tokens
-from agentd.messages import estimate_tokens, user_message
-from agentd.prices import Price
+from agentd.agent.budget import ESTIMATE_MARGIN, Budget, Projection, project_next_call, total_tokens
+from agentd.agent.messages import estimate_tokens, user_message
+from agentd.config.prices import Price
 from agentd.protocol.content import AssistantMessage, TextContent, Usage, UserMessage
 from agentd.protocol.events import AgentEnd, Event, TurnStart
 from tests.fakes import ScriptedProvider, reply

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from agentd.errors import ConfigError
-from agentd.permissions import Decision, PermissionPolicy, PolicyError, Rule, command_prefix
+from agentd.permissions.policy import Decision, PermissionPolicy, PolicyError, Rule, command_prefix
 from agentd.tools import build_tools
 
 TOOLS = build_tools()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+from agentd.agent.scheduling import MessageQueues, ToolSchedule
 from agentd.protocol.events import QueueUpdate
-from agentd.scheduling import MessageQueues, ToolSchedule
 from agentd.tools.base import ToolResult
 
 

@@ -38,8 +38,8 @@ from agentd.protocol.methods import (
     SessionLoadParams,
     SessionNewParams,
 )
-from agentd.server.service import SessionService
-from agentd.server.subscriber import QueueSubscriber
+from agentd.session.service import SessionService
+from agentd.session.subscriber import QueueSubscriber
 from agentd.store import SessionFile
 
 

@@ -216,8 +216,8 @@ def _without_terminal_extras() -> None:
 
 
 def _serve(ns: argparse.Namespace) -> int:
+    from agentd.daemon import DaemonOptions
     from agentd.listen import serve
-    from agentd.server.app import DaemonOptions
 
     options = DaemonOptions(
         token_file=ns.token_file,

@@ -8,9 +8,9 @@ import sys
 import threading
 
 from agentd import paths
+from agentd.daemon import DaemonOptions, Listener, build_daemon
 from agentd.housekeeping import loop_exception, sweep_orphans
 from agentd.log import get_logger
-from agentd.server.app import DaemonOptions, Listener, build_daemon
 from agentd.stdio import detach_stdio
 from agentd.transports import (
     HttpListener,

@@ -128,7 +128,7 @@ def redact_line(_logger: Any, _method: str, line: Any) -> str:
     the daemon's own credentials replaced (the same redaction as the session files)."""
     global _redactor
     if _redactor is None:
-        from agentd.credentials import credential_env_names
+        from agentd.config.credentials import credential_env_names
         from agentd.redact import Redactor
 
         _redactor = Redactor({os.environ[n] for n in credential_env_names(os.environ)})

@@ -8,7 +8,7 @@ Everything comes from the wire types, so the documents cannot drift from the cod
 * ``session.schema.json``: the session file's header and entry types, written only when
   :mod:`agentd.protocol.session_file` exists (with ``SessionHeader`` and ``Entry``).
 * ``config.schema.json`` and ``config.md``: the configuration file format and its reference,
-  from :class:`agentd.config_schema.ConfigFile`.
+  from :class:`agentd.config.schema.ConfigFile`.
 * ``README.md``: the hand-written protocol document; only the blocks between
   ``<!-- BEGIN GENERATED name -->`` and ``<!-- END GENERATED name -->`` are rewritten
   (``methods``, ``events``, ``errors``).
@@ -43,7 +43,7 @@ CONFIG_SCHEMA_FILE = "config.schema.json"
 CONFIG_DOC_FILE = "config.md"
 _CONFIG_DOC_HEAD = """# Configuration reference
 
-Generated from `agentd.config_schema.ConfigFile` by `agentd schema` (`make schema`); do not
+Generated from `agentd.config.schema.ConfigFile` by `agentd schema` (`make schema`); do not
 edit by hand. The same keys are valid in the user file (`$XDG_CONFIG_HOME/agentd/config.toml`)
 and in a project's `.agentd.toml`; an unknown or misspelt key is an error naming the file, the
 key and the nearest valid one. What an untrusted project file may change is in the README's
@@ -257,7 +257,7 @@ def render_readme(current: str) -> str:
 
 def config_schema() -> dict[str, Any]:
     """The configuration file as a JSON Schema."""
-    from agentd.config_schema import ConfigFile
+    from agentd.config.schema import ConfigFile
 
     return {"$schema": DRAFT, "title": "agentd configuration file (TOML)"} | msgspec.json.schema(
         ConfigFile
@@ -266,7 +266,7 @@ def config_schema() -> dict[str, Any]:
 
 def config_doc() -> str:
     """The configuration reference (Markdown)."""
-    from agentd.config_schema import reference_markdown
+    from agentd.config.schema import reference_markdown
 
     return _CONFIG_DOC_HEAD + reference_markdown()
 

@@ -34,10 +34,10 @@ from pathlib import Path
 from typing import Any
 
 from agentd import paths
+from agentd.daemon import Daemon, Listener
 from agentd.hosts import is_loopback
 from agentd.housekeeping import RateLimit
 from agentd.log import get_logger
-from agentd.server.app import Daemon, Listener
 from agentd.stdio import open_stdio
 
 log = get_logger("agentd.listen")

@@ -25,13 +25,13 @@ from typing import Any
 import httpx
 
 from agentctl.client import AgentClient, spawn_stdio
-from agentd.agent import Agent
-from agentd.config import ModelChoice
+from agentd.agent.loop import Agent
+from agentd.config.load import ModelChoice
+from agentd.jsonrpc.clients import Client
 from agentd.protocol.content import ToolCall
 from agentd.providers import make_provider
 from agentd.rpc import Connection, Router
-from agentd.server.bus import EventBus
-from agentd.server.clients import Client
+from agentd.session.bus import EventBus
 from agentd.tools.base import Tool, ToolContext, ToolResult, Toolset
 from tests.bench.bench_providers import transcript
 from tests.harness import isolated_env
@@ -163,8 +163,8 @@ async def _idle_session_rows(count: int = 40) -> list[Row]:
 
     from agentd import log
     from agentd.protocol.methods import SessionNewParams
-    from agentd.server.services import Services
-    from agentd.server.sessions import SessionManager
+    from agentd.session.manager import SessionManager
+    from agentd.session.shared import Services
 
     log.configure("warning")
     root = Path(tempfile.mkdtemp(prefix="bench-idle-", dir="/tmp"))

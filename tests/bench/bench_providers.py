@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable
 import httpx
 import msgspec
 
-from agentd.config import ModelChoice
+from agentd.config.load import ModelChoice
 from agentd.mockllm import MockLLMServer
 from agentd.protocol.content import TextContent, UserMessage
 from agentd.providers import make_provider

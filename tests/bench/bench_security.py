@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from agentd.permissions import PermissionPolicy
+from agentd.permissions.policy import PermissionPolicy
 from agentd.tools import build_tools
 
 Row = tuple[str, str, str]
@@ -31,7 +31,7 @@ import sys
 from agentd.cli import main
 code = main(['--stdio'])
 sys.stderr.write('LOADED ' + ' '.join(m for m in ('tree_sitter', 'tree_sitter_bash',
-    'agentd.permissions', 'agentd.tools.bashparse') if m in sys.modules) + '\\n')
+    'agentd.permissions.policy', 'agentd.tools.bashparse') if m in sys.modules) + '\\n')
 """
 
 

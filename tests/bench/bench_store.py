@@ -201,8 +201,8 @@ def _load(big: Path) -> list[Row]:
 _DAEMON_PROBE = """
 import asyncio, json, sys, time
 from pathlib import Path
-from agentd.server.factory import load_session
-from agentd.server.services import Services
+from agentd.session.factory import load_session
+from agentd.session.shared import Services
 from agentd.protocol.session_file import ModelChangeEntry
 from agentd.store import SessionFile
 

@@ -177,7 +177,7 @@ async def _serve_run(root: Path, text: str, clients: int) -> dict[str, Any]:
     import httpx
 
     from agentd.protocol.methods import PromptParams, SessionNewParams
-    from agentd.server.service import SessionService
+    from agentd.session.service import SessionService
     from agentd.web.server import WebServer
 
     service = SessionService(root / "sessions", None)

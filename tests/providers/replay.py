@@ -15,8 +15,8 @@ from typing import Any
 import httpx
 import msgspec
 
-from agentd.config import ModelChoice
-from agentd.prices import Price
+from agentd.config.load import ModelChoice
+from agentd.config.prices import Price
 from agentd.protocol.content import (
     AssistantMessage,
     Message,

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from agentd.config import MOCK_BASE_URL, load_config
-from agentd.credentials import credential_env_names
+from agentd.config.credentials import credential_env_names
+from agentd.config.load import MOCK_BASE_URL, load_config
+from agentd.config.models import NO_PROVIDER_HELP, list_models, resolve_model, small_model_choice
+from agentd.config.prices import Price
 from agentd.errors import ConfigError
-from agentd.models import NO_PROVIDER_HELP, list_models, resolve_model, small_model_choice
-from agentd.prices import Price
 from agentd.protocol.trust_list import add_trusted
 
 

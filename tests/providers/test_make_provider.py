@@ -7,7 +7,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agentd.config import MOCK_BASE_URL, ModelChoice
+from agentd.config.load import MOCK_BASE_URL, ModelChoice
 from agentd.mockllm.transport import MockTransport, mock_scenarios
 from agentd.protocol.content import TextContent
 from agentd.providers import make_provider

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from agentd.prices import Price
+from agentd.config.prices import Price
 from agentd.protocol.content import TextContent, ThinkingContent, ToolCall
 from tests.providers.replay import (
     Outcome,

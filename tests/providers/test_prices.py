@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentd.prices import Price, context_window, find_price, merged_prices, usage_cost
+from agentd.config.prices import Price, context_window, find_price, merged_prices, usage_cost
 from agentd.protocol.content import Usage
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from agentd.prompt import DEFAULT_INSTRUCTIONS, build_system_prompt, context_files
+from agentd.agent.prompt import DEFAULT_INSTRUCTIONS, build_system_prompt, context_files
 from agentd.toolspec import ToolSpec
 
 TOOLS = [

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from agentd.prices import Price
+from agentd.config.prices import Price
 from agentd.protocol.content import (
     AssistantMessage,
     ImageContent,

@@ -24,7 +24,15 @@ def _loaded_after(statement: str, modules: list[str]) -> list[str]:
     [
         (
             "import agentd.rpc",
-            ["structlog", "httpx", "pygls", "agentd.server", "agentd.agent", "agentd.protocol"],
+            [
+                "structlog",
+                "httpx",
+                "pygls",
+                "agentd.session",
+                "agentd.jsonrpc",
+                "agentd.agent.loop",
+                "agentd.protocol",
+            ],
         ),
         ("import agentd.cli", ["asyncio", "msgspec", "structlog", "httpx", "agentd.listen"]),
         ("import agentctl.bridge", ["msgspec", "structlog", "httpx", "agentd.rpc"]),
@@ -34,17 +42,17 @@ def _loaded_after(statement: str, modules: list[str]) -> list[str]:
                 "structlog",  # set up after the first initialize answer (agentd.log)
                 "httpx",
                 "pygls",
-                "agentd.agent",
+                "agentd.agent.loop",
                 "agentd.tools",
                 "agentd.providers",
                 "agentd.store",
-                "agentd.server.sessions",
+                "agentd.session.manager",
                 "agentd.web",
             ],
         ),
         (
             "import agentd.acp.main",
-            ["httpx", "pygls", "agentd.server.sessions", "agentd.agent", "agentd.tools"],
+            ["httpx", "pygls", "agentd.session.manager", "agentd.agent.loop", "agentd.tools"],
         ),
     ],
 )
@@ -74,7 +82,7 @@ def test_a_serving_daemon_has_not_imported_the_lsp_or_http_stacks(
         "from agentd.cli import main\n"
         f"code = main(['--stdio', *{flags!r}])\n"
         "heavy = ('pygls', 'lsprotocol', 'httpx', 'httpcore', 'agentd.providers', "
-        "'agentd.agent', 'agentd.tools', 'agentd.store', 'rich', "
+        "'agentd.agent.loop', 'agentd.tools', 'agentd.store', 'rich', "
         f"'tree_sitter', 'tree_sitter_bash', *{WEB_MODULES!r})\n"
         "sys.stderr.write('LOADED ' + ' '.join(m for m in heavy if sys.modules.get(m)) + '\\n')\n"
         "sys.exit(code)\n"

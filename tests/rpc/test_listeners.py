@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from agentd.daemon import DaemonOptions, build_daemon
 from agentd.hosts import is_loopback
-from agentd.server.app import DaemonOptions, build_daemon
 from agentd.transports import ListenError, UnixListener, load_or_create_token
 
 

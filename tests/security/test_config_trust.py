@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agentd.config import load_config
+from agentd.config.load import load_config
+from agentd.config.models import resolve_model
 from agentd.errors import ConfigError
-from agentd.models import resolve_model
 from agentd.protocol.trust_list import add_trusted, read_trusted, remove_trusted
 
 HOSTILE = """

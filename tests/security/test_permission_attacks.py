@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agentd.permissions import PermissionPolicy
+from agentd.permissions.policy import PermissionPolicy
 from agentd.tools import build_tools, run_tool
 from agentd.tools.base import ToolContext
 from agentd.tools.defaults import ToolSettings

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agentd.permission_paths import LISTING_LIMIT, PathView, Resolver
-from agentd.permission_rules import Rule
-from agentd.permissions import PermissionPolicy
+from agentd.permissions.paths import LISTING_LIMIT, PathView, Resolver
+from agentd.permissions.policy import PermissionPolicy
+from agentd.permissions.rules import Rule
 from agentd.tools import build_tools
 from agentd.tools.ignore import parse_rule
 

@@ -9,7 +9,7 @@ import pytest
 import structlog
 
 from agentd import log
-from agentd.credentials import credential_env_names
+from agentd.config.credentials import credential_env_names
 from agentd.redact import Redactor
 
 CASES = [

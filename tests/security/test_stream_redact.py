@@ -18,7 +18,7 @@ from agentd.protocol.events import (
     ToolExecutionUpdate,
 )
 from agentd.redact import Redactor
-from agentd.server.stream_redact import CONTEXT, StreamRedactor
+from agentd.session.stream_redact import CONTEXT, StreamRedactor
 
 SECRETS = (
     "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAAQ\n"

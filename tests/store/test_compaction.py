@@ -8,9 +8,9 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from agentd.messages import estimate_tokens
+from agentd.agent.messages import estimate_tokens
 from agentd.protocol.content import Message, ToolResultMessage, UserMessage
-from agentd.server.compaction import context_tokens, cut_index
+from agentd.session.compaction import context_tokens, cut_index
 from agentd.store import SessionFile
 from tests.store.conftest import CWD, assistant, result, texts, user
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agentd.permissions import PermissionPolicy
+from agentd.permissions.policy import PermissionPolicy
 from agentd.tools.base import ToolContext
 from tests.harness import wait_until_async
 from tests.tools.conftest import call, text_of

@@ -3,7 +3,7 @@
 The ACP front-end is a client of agentd's own protocol, like ``agentctl`` and the editor
 plugins: every ACP request becomes native requests on one :class:`~agentd.rpc.Connection`.
 
-- **In-process** (default): a private :class:`~agentd.server.app.Daemon` in this process,
+- **In-process** (default): a private :class:`~agentd.daemon.Daemon` in this process,
   attached to one end of a socket pair (no file, no port); the connection is the other end.
   The daemon is built on first use, so ``initialize`` is answered before the agent, tools and
   providers are imported.
@@ -81,8 +81,8 @@ async def open_backend(
 
 
 async def _in_process(options: BackendOptions, router: Router) -> Backend:
-    await asyncio.to_thread(__import__, "agentd.server.sessions")  # off the event loop
-    from agentd.server.app import DaemonOptions, build_daemon
+    await asyncio.to_thread(__import__, "agentd.session.manager")  # off the event loop
+    from agentd.daemon import DaemonOptions, build_daemon
 
     daemon = build_daemon(
         DaemonOptions(

@@ -4,7 +4,7 @@ The provider code is the real one (request building, HTTP status handling, SSE p
 only the socket is gone: :class:`MockTransport` hands each request to the same handler
 ``agentd mock-llm`` serves over HTTP (:meth:`MockLLMServer.handle`) and streams its reply
 back as the response body. No port, no server to start or stop. The daemon sends the mock
-provider's requests (base URL ``agentd.config.MOCK_BASE_URL``, a host that never resolves)
+provider's requests (base URL ``agentd.config.load.MOCK_BASE_URL``, a host that never resolves)
 through a client with this transport, so nothing leaves the process.
 """
 

@@ -1,6 +1,6 @@
 """LLM providers: one module per wire format (see README.md in this folder).
 
-:func:`make_provider` builds the provider for a resolved :class:`~agentd.config.ModelChoice`.
+:func:`make_provider` builds the provider for a resolved :class:`~agentd.config.load.ModelChoice`.
 The provider modules (and httpx) are imported only when a provider is made.
 """
 
@@ -13,7 +13,7 @@ from agentd.providers.retry import RetryPolicy
 if TYPE_CHECKING:
     import httpx
 
-    from agentd.config import ModelChoice
+    from agentd.config.load import ModelChoice
     from agentd.providers.base import Provider
     from agentd.providers.stream import BaseUrl, HttpProvider
 

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 import msgspec
 
-from agentd.prices import Price, usage_cost
+from agentd.config.prices import Price, usage_cost
 from agentd.protocol.content import (
     AssistantContent,
     AssistantMessage,

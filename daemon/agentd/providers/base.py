@@ -18,7 +18,7 @@ from typing import Protocol
 
 import msgspec
 
-from agentd.prices import Price
+from agentd.config.prices import Price
 from agentd.protocol.content import AssistantMessage, Message
 from agentd.protocol.events import Delta, Retry
 from agentd.toolspec import ToolSpec

@@ -17,7 +17,7 @@ import httpx
 import msgspec
 import structlog
 
-from agentd.prices import Price, find_price
+from agentd.config.prices import Price, find_price
 from agentd.protocol.events import Delta, Retry
 from agentd.providers.assemble import MessageBuilder, ReplyParser
 from agentd.providers.base import ProviderRequest, StreamEnd, StreamItem

@@ -10,27 +10,28 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeAlias
 
 import msgspec
 
 from agentd.errors import InvalidParams
 from agentd.rpc.envelope import has_value
 
-if TYPE_CHECKING:
-    from agentd.rpc.connection import Connection
+Connection: TypeAlias = Any
+"""The :class:`~agentd.rpc.connection.Connection` that received the frame: the router only
+passes it on to the handler (naming the class here would make the two modules a cycle)."""
 
-Handler = Callable[["Connection", Any], Awaitable[Any] | Any]
+Handler = Callable[[Connection, Any], Awaitable[Any] | Any]
 """Answers one request: returns the result (a Struct, None or builtins) or raises RpcError.
 
 An ``async def`` handler runs as its own task, so it may take its time. A plain function runs
 inline, before the next frame of the connection is read: use it for quick calls whose effect
 later requests rely on (``initialize``), never for anything that blocks."""
 
-NotificationHandler = Callable[["Connection", Any], Awaitable[None] | None]
+NotificationHandler = Callable[[Connection, Any], Awaitable[None] | None]
 """Handles one notification; a returned awaitable runs as its own task."""
 
-Guard = Callable[["Connection", str], None]
+Guard = Callable[[Connection, str], None]
 """Runs before every request handler; raises an RpcError to refuse the call."""
 
 log = logging.getLogger("agentd.rpc")

@@ -2,7 +2,7 @@
 
 Method names, params and results are those of the JSON-RPC protocol (``schemas/README.md``),
 so the page's host forwards the UI's calls unchanged. Each call goes to the daemon's
-:class:`~agentd.server.service.SessionService`. Errors are ``{"error": {"code", "message"}}``
+:class:`~agentd.session.service.SessionService`. Errors are ``{"error": {"code", "message"}}``
 with the JSON-RPC code and an HTTP status that fits it (:func:`http_status`).
 
 ``session/prompt`` answers when the run ends, like over JSON-RPC; a client that goes away
@@ -38,7 +38,7 @@ from agentd.protocol.methods import (
 from agentd.protocol.web import PermissionAnswerParams
 
 if TYPE_CHECKING:
-    from agentd.server.service import SessionService
+    from agentd.session.service import SessionService
 
 Call = Callable[["SessionService", Any], Awaitable[Any]]
 

@@ -25,8 +25,8 @@ from agentd.web.sse import event_bytes
 if TYPE_CHECKING:
     from agentd.protocol.events import PermissionOption
     from agentd.protocol.methods import RequestPermissionParams
-    from agentd.server.service import SessionService
-    from agentd.server.subscriber import Delivery
+    from agentd.session.service import SessionService
+    from agentd.session.subscriber import Delivery
 
 _encode = msgspec.json.Encoder().encode
 _keys = itertools.count(1 << 41)

@@ -41,7 +41,7 @@ from agentd.web.sse import SseStream
 from agentd.web.static import CSP, load_assets
 
 if TYPE_CHECKING:
-    from agentd.server.service import SessionService
+    from agentd.session.service import SessionService
 
 log = structlog.get_logger("agentd.web")
 

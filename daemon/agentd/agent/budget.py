@@ -1,0 +1,104 @@
+"""Spend limits for one run: ``max_cost`` (US dollars) and ``max_tokens`` (every token the run's
+model calls consume: input, output, cache reads and writes).
+
+The loop asks :meth:`Budget.refusal` before each model call. A call is refused when what the
+run has spent plus a projection of that call would pass a cap. The projection: the next call's
+input is the context it will send (the previous reply's input and output plus an estimate of
+what was added since); its output is the previous reply's output size. Context that the
+previous call read from (or wrote to) the provider's cache is projected at the cache-read
+price. Estimated tokens get a margin (:data:`ESTIMATE_MARGIN`). So the run stops before
+the call that would pass the cap; a reply far longer than the one before it, or text that
+takes many more tokens per byte than usual, can still take the final figure past the cap by
+that difference.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from agentd.agent.messages import estimate_tokens
+from agentd.config.prices import Price
+from agentd.protocol.content import AssistantMessage, Message, Usage
+
+_MILLION = 1_000_000
+ESTIMATE_MARGIN = 1.25
+"""Estimated (not yet reported) tokens are counted this much higher: ``bytes / 4`` is rough,
+and code and JSON often take fewer bytes per token."""
+
+
+class Projection(msgspec.Struct, frozen=True):
+    """What the next model call is expected to consume."""
+
+    cached_input: int
+    new_input: int
+    output: int
+
+    @property
+    def tokens(self) -> int:
+        return self.cached_input + self.new_input + self.output
+
+    def cost(self, price: Price) -> float:
+        cached_price = price.cache_read or price.input
+        return (
+            self.cached_input * cached_price
+            + self.new_input * price.input
+            + self.output * price.output
+        ) / _MILLION
+
+
+class Budget(msgspec.Struct, frozen=True):
+    """The caps of one run; ``None`` means no cap of that kind."""
+
+    max_cost: float | None = None
+    max_tokens: int | None = None
+
+    def refusal(self, spent: Usage, next_call: Projection, price: Price | None) -> str | None:
+        """Why the next model call may not be made (a sentence for people), or None."""
+        if self.max_tokens is not None:
+            used = total_tokens(spent)
+            if used + next_call.tokens > self.max_tokens:
+                return (
+                    f"stopped before the next model call: {used:,} tokens used, about "
+                    f"{next_call.tokens:,} more would pass the budget of {self.max_tokens:,} tokens"
+                )
+        if self.max_cost is not None and price is not None:
+            projected = next_call.cost(price)
+            if spent.cost + projected > self.max_cost:
+                return (
+                    f"stopped before the next model call: ${spent.cost:.4f} spent, about "
+                    f"${projected:.4f} more would pass the budget of ${self.max_cost:.4f}"
+                )
+        return None
+
+
+def total_tokens(usage: Usage) -> int:
+    """Every token a usage counts."""
+    return (
+        usage.input_tokens
+        + usage.output_tokens
+        + usage.cache_read_tokens
+        + usage.cache_write_tokens
+    )
+
+
+def project_next_call(messages: list[Message], preamble_tokens: int) -> Projection:
+    """The next call's projection for a context of ``messages``.
+
+    Based on the newest reply that reports usage (its input and output are the context it
+    saw) plus an estimate of the messages after it; with no such reply, ``preamble_tokens``
+    (system prompt and tools) plus an estimate of every message.
+    """
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if isinstance(message, AssistantMessage) and total_tokens(message.usage):
+            usage = message.usage
+            cached = usage.cache_read_tokens + usage.cache_write_tokens
+            added = _with_margin(estimate_tokens(messages[index + 1 :]))
+            new = usage.input_tokens + usage.output_tokens + added
+            return Projection(cached_input=cached, new_input=new, output=usage.output_tokens)
+    new = _with_margin(preamble_tokens + estimate_tokens(messages))
+    return Projection(cached_input=0, new_input=new, output=0)
+
+
+def _with_margin(estimate: int) -> int:
+    return int(estimate * ESTIMATE_MARGIN)

@@ -1,0 +1,325 @@
+"""The agent loop: prompt → stream the assistant → run its tool calls → repeat.
+
+:meth:`Agent.run` is the whole loop, and :meth:`Agent._loop` reads as its pseudocode. The
+agent emits every event through one synchronous sink and never touches the transport or the
+disk itself (the session runtime persists ``message_end`` events and fans events out).
+
+An :class:`Agent` holds a session's configuration and conversation; what belongs to one
+run (its result, its open turn, its limits) lives in a :class:`_Run` made by :meth:`run`.
+
+Contracts:
+
+- exactly one ``agent_start`` first and one ``agent_end`` last per run, also on error and cancel;
+- every turn that starts ends (``turn_end``; stop reason ``aborted`` when cancelled);
+- an assistant message with tool calls always gets one tool result per call, in the order the
+  model issued them (synthetic "cancelled" results if the run is cancelled mid-tool);
+- steering messages are delivered after the current tool calls, before the next LLM call;
+  follow-up messages when the agent would otherwise stop; a cancel drops both queues;
+- cancelling the task running :meth:`run` ends it promptly with stop reason ``cancelled``: the
+  HTTP stream is closed and running tools are cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+import msgspec
+
+from agentd.agent.budget import Budget, project_next_call
+from agentd.agent.messages import (
+    cut_short,
+    estimate_tokens,
+    new_id,
+    usable,
+    user_message,
+)
+from agentd.agent.scheduling import Authorizer, EventSink, MessageQueues, ToolRound, ToolRunner
+from agentd.protocol.content import (
+    AssistantMessage,
+    Message,
+    StopReason,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserContent,
+    UserMessage,
+)
+from agentd.protocol.events import (
+    AgentEnd,
+    AgentStart,
+    ErrorEvent,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    Retry,
+    RunStopReason,
+    TextDelta,
+    TurnEnd,
+    TurnStart,
+)
+from agentd.providers.base import Provider, ProviderRequest, StreamEnd
+from agentd.tools.base import ToolContext, Toolset
+
+Compactor = Callable[[str], Awaitable[bool]]
+"""Summarises older context (reason: threshold or overflow); returns whether it compacted."""
+
+
+class RunResult(msgspec.Struct):
+    """How a run ended (the ``session/prompt`` result). ``failure`` is the exception of a
+    run that a bug ended (stop reason ``error``), for the caller to log."""
+
+    stop_reason: RunStopReason = "end_turn"
+    turns: int = 0
+    usage: Usage = msgspec.field(default_factory=Usage)
+    error: str | None = None
+    refused: list[tuple[ToolCall, str]] = msgspec.field(default_factory=list)
+    """Tool calls the authorizer refused, with the refusal text."""
+    failure: Exception | None = None
+
+
+class _Stop(Exception):
+    """Loop control: end the run with this stop reason."""
+
+    def __init__(self, reason: RunStopReason, error: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason: RunStopReason = reason
+        self.error = error
+
+
+class _Run(msgspec.Struct):
+    """What belongs to one run: its result so far, its limits and its open turn."""
+
+    max_turns: int
+    budget: Budget | None
+    result: RunResult = msgspec.field(default_factory=RunResult)
+    open_turn: int | None = None
+
+
+@dataclass
+class Agent:
+    """One session's configuration and conversation, and the loop that extends it.
+
+    ``messages`` is the conversation (it grows as the loop runs); ``toolset`` the tools by
+    name with the specs the model sees; ``run_tool`` runs one decoded call (validation and
+    ToolError handling live there); ``queues`` the steering and follow-up texts.
+    """
+
+    provider: Provider
+    model: str
+    system_prompt: str
+    toolset: Toolset
+    context: ToolContext
+    sink: EventSink
+    authorize: Authorizer
+    run_tool: ToolRunner
+    messages: list[Message] = field(default_factory=list)
+    max_turns: int = 50
+    compact: Compactor | None = None
+    queues: MessageQueues = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.queues = MessageQueues(lambda update: self.sink(update))
+
+    # --- the loop ----------------------------------------------------------------------------
+
+    async def run(
+        self,
+        text: str,
+        images: list[UserContent] | None = None,
+        *,
+        max_turns: int | None = None,
+        budget: Budget | None = None,
+    ) -> RunResult:
+        """Run the agent on a prompt until it stops; never raises for provider/tool failures
+        (a failed run ends with an ``error`` event, then ``agent_end``).
+
+        ``max_turns`` limits this run only (default: :attr:`max_turns`); ``budget`` caps its
+        spending (stop reason ``budget``, before the model call that would pass a cap).
+        """
+        run = _Run(max_turns or self.max_turns, budget)
+        self.sink(AgentStart())
+        try:
+            await self._loop(run, [user_message(text, images)])
+        except _Stop as stop:
+            run.result.stop_reason, run.result.error = stop.reason, stop.error
+        except asyncio.CancelledError:
+            self._cancelled(run)
+        except Exception as exc:  # a bug must still end the run cleanly (logged by the caller)
+            run.result.stop_reason, run.result.error = "error", f"internal error: {exc!r}"
+            run.result.failure = exc
+        self._end(run.result)
+        return run.result
+
+    async def _loop(self, run: _Run, pending: list[UserMessage]) -> None:
+        while True:
+            self._check_limits(run, pending)
+            self._start_turn(run, pending)
+            await self._compact("threshold")
+            reply = await self._call_model(run)
+            if reply.context_overflow and await self._compact("overflow"):
+                reply = await self._call_model(run)
+            if reply.message.stop_reason in ("error", "aborted"):
+                self._end_turn(run, reply.message.stop_reason)
+                raise _Stop("error", reply.message.error_message or "the model call failed")
+            calls = reply.message.tool_calls()
+            if calls:
+                await self._run_tools(run, calls)
+            self._end_turn(run, reply.message.stop_reason)
+            pending = [user_message(t) for t in self.queues.next_texts(tools_ran=bool(calls))]
+            if not calls and not pending:
+                return
+
+    def _check_limits(self, run: _Run, pending: list[UserMessage]) -> None:
+        """Stop before a turn the run may not take: past ``max_turns``, or over its budget
+        (the pending messages are kept in the session, though no model call follows)."""
+        if run.result.turns >= run.max_turns:
+            raise _Stop("max_turns", f"stopped after {run.max_turns} turns (max turns)")
+        refusal = run.budget and self._budget_refusal(run, pending)
+        if refusal:
+            for message in pending:
+                self._add_user(message)
+            raise _Stop("budget", refusal)
+
+    def _start_turn(self, run: _Run, pending: list[UserMessage]) -> None:
+        run.result.turns += 1
+        run.open_turn = run.result.turns
+        self.sink(TurnStart(turn=run.result.turns))
+        for message in pending:
+            self._add_user(message)
+
+    def _end_turn(self, run: _Run, stop_reason: StopReason) -> None:
+        turn, run.open_turn = run.open_turn, None
+        if turn is not None:
+            self.sink(TurnEnd(turn=turn, stop_reason=stop_reason))
+
+    async def _compact(self, reason: str) -> bool:
+        return self.compact is not None and await self.compact(reason)
+
+    def _cancelled(self, run: _Run) -> None:
+        """A cancel ends the run: the queues are dropped and the open turn ends."""
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+        run.result.stop_reason = "cancelled"
+        self.drop_queues()
+        self._end_turn(run, "aborted")
+
+    def _end(self, result: RunResult) -> None:
+        if result.stop_reason == "error" and result.error:
+            code = "internal_error" if result.failure else "provider_error"
+            self.sink(ErrorEvent(message=result.error, code=code))
+        usage = result.usage
+        self.sink(
+            AgentEnd(
+                stop_reason=result.stop_reason,
+                turns=result.turns,
+                usage=usage,
+                cost=usage.cost,
+                error=result.error,
+            )
+        )
+
+    def _budget_refusal(self, run: _Run, pending: list[UserMessage]) -> str | None:
+        """Why the budget forbids the next model call (with ``pending`` added), or None."""
+        assert run.budget is not None
+        context = [m for m in self.messages if usable(m)] + list(pending)
+        next_call = project_next_call(context, self._preamble_tokens())
+        return run.budget.refusal(run.result.usage, next_call, self.provider.price_of(self.model))
+
+    def _preamble_tokens(self) -> int:
+        """An estimate of what every call sends besides the messages (prompt, tool specs)."""
+        return (len(self.system_prompt) + len(msgspec.json.encode(self.toolset.specs))) // 4
+
+    # --- one assistant message ---------------------------------------------------------------
+
+    async def _call_model(self, run: _Run) -> StreamEnd:
+        """Stream one reply and record it (``message_end``, the run's usage)."""
+        message_id = new_id()
+        request = ProviderRequest(
+            model=self.model,
+            system_prompt=self.system_prompt,
+            messages=[m for m in self.messages if usable(m)],
+            tools=self.toolset.specs,
+            message_id=message_id,
+        )
+        self.sink(MessageStart(message_id=message_id, role="assistant"))
+        text: list[str] = []
+        try:
+            end = await self._stream(request, text)
+        except asyncio.CancelledError:
+            self._record(run, self._cut_short(message_id, text, failed=False))
+            run.result.usage = run.result.usage.add(self._estimate(request, text))
+            raise
+        end.message.id = message_id
+        self._record(run, end.message)
+        return end
+
+    async def _stream(self, request: ProviderRequest, text: list[str]) -> StreamEnd:
+        """The provider's stream, its deltas sent on (and their text kept in ``text``)."""
+        async with contextlib.aclosing(self.provider.stream(request)) as stream:
+            async for item in stream:
+                if isinstance(item, StreamEnd):
+                    return item
+                if isinstance(item, Retry):
+                    self.sink(item)
+                    continue
+                if isinstance(item, TextDelta):
+                    text.append(item.text)
+                self.sink(MessageUpdate(delta=item))
+        return StreamEnd(self._cut_short(request.message_id, text, failed=True))
+
+    def _record(self, run: _Run, message: AssistantMessage) -> None:
+        self.messages.append(message)
+        self.sink(MessageEnd(message=message))
+        run.result.usage = run.result.usage.add(message.usage)
+
+    def _estimate(self, request: ProviderRequest, text: list[str]) -> Usage:
+        """A call cut by a cancel reports no usage, yet its prompt was sent: an estimate
+        (encoded size / 4) counts in the run's usage, so a cancelled or timed-out run does not
+        report zero tokens. The stored message keeps no usage (nothing was measured)."""
+        sent = estimate_tokens(request.messages) + self._preamble_tokens()
+        return Usage(input_tokens=sent, output_tokens=len("".join(text)) // 4)
+
+    def _cut_short(self, message_id: str, text: list[str], *, failed: bool) -> AssistantMessage:
+        name, model = self.provider.name, self.model
+        return cut_short(message_id, "".join(text), provider=name, model=model, failed=failed)
+
+    # --- tool calls --------------------------------------------------------------------------
+
+    async def _run_tools(self, run: _Run, calls: list[ToolCall]) -> None:
+        """Run one reply's tool calls (:class:`ToolRound`: approval in order, scheduling, one
+        start and one end event per call whatever happens); their results join the
+        conversation in the model's order."""
+        round_ = ToolRound(self.toolset, self.context, self.sink, self.authorize, self.run_tool)
+        await round_.run(calls, refused=run.result.refused, add_result=self._add_tool_result)
+
+    def _add_tool_result(self, message: ToolResultMessage) -> None:
+        self.messages.append(message)
+        self.sink(MessageStart(message_id=message.id, role="tool_result"))
+        self.sink(MessageEnd(message=message))
+
+    # --- user messages and queues ------------------------------------------------------------
+
+    def _add_user(self, message: UserMessage) -> None:
+        self.messages.append(message)
+        self.sink(MessageStart(message_id=message.id, role="user"))
+        self.sink(MessageEnd(message=message))
+
+    def note(self, text: str) -> None:
+        """Add ``text`` as a user message between runs, without calling the model.
+
+        It is emitted (``message_start``, ``message_end``) like a prompt, and the model reads it
+        as part of the conversation on the next run. Call it only while no run is in progress.
+        """
+        self._add_user(user_message(text))
+
+    def enqueue(self, text: str, *, steer: bool) -> None:
+        """Queue a steering (``steer``) or follow-up message for the running loop."""
+        self.queues.enqueue(text, steer=steer)
+
+    def drop_queues(self) -> list[str]:
+        """Empty both queues; return the dropped texts (reported to the canceller)."""
+        return self.queues.drop()

@@ -1,0 +1,255 @@
+"""The parts of the agent loop around its core: the steering and follow-up queues, and
+running one reply's tool calls.
+
+:class:`MessageQueues`: texts queued for a running loop. Steering messages are delivered
+after the current tool calls, follow-ups only when the loop would otherwise stop; every
+change is reported (``queue_update``).
+
+:class:`ToolSchedule`: a mutating call (``tool.mutating``: write, edit, bash…) waits for
+every earlier call; a read-only call waits only for the last mutating call before it, so
+read-only calls between two mutating ones overlap and several edits of one file in one reply
+all land, in the model's order.
+
+:class:`ToolRound`: one reply's calls: announced and authorized in order (approval is
+sequential), scheduled, ended in order; a ledger of the calls keeps the event contract (one
+``tool_execution_start`` and one ``tool_execution_end`` per call) however the round ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import replace
+from typing import Any
+
+import msgspec
+
+from agentd.agent.messages import call_locations, tool_result_message
+from agentd.protocol.content import ToolCall, ToolResultMessage
+from agentd.protocol.events import (
+    Event,
+    QueueUpdate,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    ToolExecutionUpdate,
+)
+from agentd.tools.base import Tool, ToolContext, ToolResult, Toolset
+
+EventSink = Callable[[Event], None]
+Authorizer = Callable[[ToolCall, Tool], Awaitable[str | None]]
+"""Decides whether a tool call may run: ``None`` to allow, or the refusal text for the model."""
+ToolRunner = Callable[[Tool, dict[str, Any], ToolContext], Awaitable[ToolResult]]
+"""Validates the raw arguments against the tool's Params and runs it (``tools.run_tool``)."""
+
+
+class MessageQueues:
+    """The steering and follow-up texts of one session; ``on_change`` gets a
+    :class:`QueueUpdate` after every change."""
+
+    def __init__(self, on_change: Callable[[QueueUpdate], None]) -> None:
+        self.steering: deque[str] = deque()
+        self.follow_up: deque[str] = deque()
+        self._on_change = on_change
+
+    def enqueue(self, text: str, *, steer: bool) -> None:
+        (self.steering if steer else self.follow_up).append(text)
+        self._changed()
+
+    def next_texts(self, *, tools_ran: bool) -> list[str]:
+        """What the loop delivers next: the steering texts; when there are none and the
+        model called no tool (it would stop), the follow-ups. Taken texts leave the queue."""
+        queue = self.steering if self.steering or tools_ran else self.follow_up
+        texts = list(queue)
+        if texts:
+            queue.clear()
+            self._changed()
+        return texts
+
+    def drop(self) -> list[str]:
+        """Empty both queues; return the dropped texts."""
+        dropped = [*self.steering, *self.follow_up]
+        if dropped:
+            self.steering.clear()
+            self.follow_up.clear()
+            self._changed()
+        return dropped
+
+    def _changed(self) -> None:
+        self._on_change(QueueUpdate(steering=list(self.steering), follow_up=list(self.follow_up)))
+
+
+class ToolSchedule:
+    """The tasks of one reply's tool calls, in the model's order (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.tasks: list[asyncio.Task[ToolResult]] = []
+        self._last_mutating: asyncio.Task[ToolResult] | None = None
+
+    def barrier(self, *, mutating: bool) -> list[asyncio.Task[ToolResult]]:
+        """The tasks a new call must wait for."""
+        if mutating:
+            return list(self.tasks)
+        return [self._last_mutating] if self._last_mutating else []
+
+    def add(
+        self, work: Coroutine[Any, Any, ToolResult], *, mutating: bool
+    ) -> asyncio.Task[ToolResult]:
+        task = asyncio.create_task(work)
+        self.tasks.append(task)
+        if mutating:
+            self._last_mutating = task
+        return task
+
+    async def cancel_all(self) -> None:
+        """Cancel every task still running and wait until all have ended."""
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+class _CallRecord(msgspec.Struct):
+    """One tool call of a reply in the ledger: announced (``tool_execution_start`` sent),
+    its task once scheduled, ended (``tool_execution_end`` sent)."""
+
+    call: ToolCall
+    tool: Tool | None
+    announced: bool = False
+    task: asyncio.Task[ToolResult] | None = None
+    ended: bool = False
+
+
+class ToolRound:
+    """Runs the tool calls of one assistant reply (see :meth:`run`)."""
+
+    def __init__(
+        self,
+        toolset: Toolset,
+        context: ToolContext,
+        sink: EventSink,
+        authorize: Authorizer,
+        run_tool: ToolRunner,
+    ) -> None:
+        self._toolset = toolset
+        self._context = context
+        self._sink = sink
+        self._authorize = authorize
+        self._run_tool = run_tool
+
+    async def run(
+        self,
+        calls: list[ToolCall],
+        *,
+        refused: list[tuple[ToolCall, str]],
+        add_result: Callable[[ToolResultMessage], None],
+    ) -> None:
+        """Announce and authorize each call in order (approval is sequential), schedule them
+        (:class:`ToolSchedule`), end them in order.
+
+        The ledger keeps the contract however the calls end (cancel, a bug): every call gets
+        exactly one ``tool_execution_start`` and, after it, one ``tool_execution_end``; calls
+        not ended get a "cancelled" result.
+        """
+        ledger = [_CallRecord(call, self._toolset.by_name.get(call.name)) for call in calls]
+        schedule = ToolSchedule()
+        try:
+            for record in ledger:
+                self._announce(record)
+                record.task = await self._launch(record, schedule, refused)
+            for record in ledger:
+                assert record.task is not None
+                add_result(self._finish(record, await record.task))
+        finally:
+            await schedule.cancel_all()
+            for record in ledger:
+                if not record.ended:
+                    self._announce(record)
+                    add_result(self._finish(record, _CANCELLED))
+
+    def _announce(self, record: _CallRecord) -> None:
+        if record.announced:
+            return
+        record.announced = True
+        call, tool = record.call, record.tool
+        locations = call_locations(tool, call, self._context) if tool else []
+        self._sink(
+            ToolExecutionStart(
+                tool_call_id=call.id,
+                name=call.name,
+                args=call.arguments,
+                kind=tool.kind if tool else "other",
+                locations=locations,
+            )
+        )
+
+    async def _launch(
+        self, record: _CallRecord, schedule: ToolSchedule, refused: list[tuple[ToolCall, str]]
+    ) -> asyncio.Task[ToolResult]:
+        """Authorize the call and schedule it (it waits for its barrier)."""
+        call, tool = record.call, record.tool
+        refusal = await self._preflight(call, tool, refused)
+        if refusal is not None or tool is None:
+            return schedule.add(_ready(ToolResult(refusal or "", is_error=True)), mutating=False)
+        ctx = replace(self._context, on_update=self._updater(call.id))
+        barrier = schedule.barrier(mutating=tool.mutating)
+        return schedule.add(self._execute(tool, call, ctx, barrier), mutating=tool.mutating)
+
+    async def _preflight(
+        self, call: ToolCall, tool: Tool | None, refused: list[tuple[ToolCall, str]]
+    ) -> str | None:
+        """Why the call may not run (the text the model reads), or None."""
+        if tool is None:
+            known = ", ".join(sorted(self._toolset.by_name))
+            return f"Unknown tool {call.name!r}. Available tools: {known}."
+        if call.parse_error:
+            return (
+                f"The arguments of this {call.name} call are not a valid JSON object "
+                f"({call.parse_error}). Call the tool again with valid JSON arguments."
+            )
+        refusal = await self._authorize(call, tool)
+        if refusal is not None:
+            refused.append((call, refusal))
+        return refusal
+
+    async def _execute(
+        self,
+        tool: Tool,
+        call: ToolCall,
+        ctx: ToolContext,
+        barrier: list[asyncio.Task[ToolResult]],
+    ) -> ToolResult:
+        if barrier:
+            await asyncio.wait(barrier)
+        result = await self._run_tool(tool, call.arguments, ctx)
+        self._context.cwd = ctx.cwd
+        return result
+
+    def _updater(self, tool_call_id: str) -> Callable[[str], None]:
+        def on_update(delta: str) -> None:
+            self._sink(ToolExecutionUpdate(tool_call_id=tool_call_id, output=delta))
+
+        return on_update
+
+    def _finish(self, record: _CallRecord, result: ToolResult) -> ToolResultMessage:
+        record.ended = True
+        call = record.call
+        message = tool_result_message(call, result)
+        self._sink(
+            ToolExecutionEnd(
+                tool_call_id=call.id,
+                name=call.name,
+                result=message.content,
+                is_error=message.is_error,
+                details=message.details,
+            )
+        )
+        return message
+
+
+_CANCELLED = ToolResult(
+    "cancelled: the run was cancelled before this tool call finished", is_error=True
+)
+
+
+async def _ready(result: ToolResult) -> ToolResult:
+    return result

@@ -1,0 +1,1 @@
+"""Settings: files, models, prices, credentials, project trust (see README.md here)."""

@@ -1,0 +1,233 @@
+"""Settings: where they come from and how they merge (choosing a model:
+:mod:`agentd.config.models`).
+
+Where settings come from, strongest first:
+
+1. explicit parameters (``session/new``'s ``provider``, ``model``, ``base_url``);
+2. the project file ``.agentd.toml``, the first one found from the session's cwd upwards
+   (see :mod:`agentd.config.trust`: the search stops at the repository root, ``$HOME`` and ``/``;
+   until the user trusts the folder, the file may only tighten settings);
+3. the user file ``$XDG_CONFIG_HOME/agentd/config.toml`` (``~/.config/agentd/config.toml``),
+   or the file given to the daemon with ``--config FILE``;
+4. the environment: ``LLM_BASE_URL`` + ``LLM_AUTH_TOKEN`` (any OpenAI-compatible server, e.g.
+   a LiteLLM proxy), ``LLM_DEFAULT_MODEL``, ``LLM_SMALL_FAST_MODEL``; ``OPENAI_API_KEY`` and
+   ``OPENAI_BASE_URL``; ``ANTHROPIC_API_KEY`` and ``ANTHROPIC_BASE_URL``.
+
+The file format is :class:`agentd.config.schema.ConfigFile` (strict: unknown keys are errors);
+a trusted project file wins key by key over the user file, tables are merged.
+:attr:`Config.settings` is the merged, validated file; :attr:`Config.raw` the same as parsed.
+API keys are read from the environment only, when a model is resolved; never from a file.
+A key is sent only to the endpoint it is paired with: the provider table's ``base_url`` (its
+``api_key_env``), ``LLM_BASE_URL`` (``LLM_AUTH_TOKEN``), ``OPENAI_BASE_URL`` or the official
+OpenAI URL (``OPENAI_API_KEY``), ``ANTHROPIC_BASE_URL`` or the official Anthropic URL
+(``ANTHROPIC_API_KEY``). An explicit ``base_url`` that differs from that endpoint gets no key;
+to use a key with another endpoint, configure a ``[providers.NAME]`` table for it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+from agentd.config import trust
+from agentd.config.prices import Price, merged_prices
+from agentd.config.schema import ConfigFile, PriceSection, ProviderSection, validate
+from agentd.errors import ConfigError
+from agentd.protocol.methods import PermissionMode
+
+Api = Literal["openai", "anthropic", "openai-responses"]
+PROJECT_FILE = trust.PROJECT_FILE
+MOCK_PROVIDER = "mock"
+MOCK_MODEL = "mock-model"
+MOCK_BASE_URL = "http://mock.agentd.invalid/v1"  # answered in process (agentd.mockllm.transport)
+
+
+class ProviderConfig(msgspec.Struct, frozen=True):
+    """One ``[providers.NAME]`` table."""
+
+    name: str
+    api: Api = "openai"
+    base_url: str | None = None
+    api_key_env: str | None = None
+    models: tuple[str, ...] = ()
+    default_model: str | None = None
+    context_window: int | None = None
+
+
+class ModelChoice(msgspec.Struct, frozen=True):
+    """A resolved provider and model, ready for ``make_provider``.
+
+    ``base_url`` is :data:`MOCK_BASE_URL` for the ``mock`` provider unless its URL was given.
+    ``price`` is the model's price (configured or built-in), None when unknown.
+    """
+
+    provider: str
+    api: Api
+    model: str
+    base_url: str
+    api_key: str | None
+    context_window: int | None
+    price: Price | None = None
+
+    def __repr__(self) -> str:  # the key never reaches a log line or a traceback
+        shown = ", ".join(
+            f"{name}={'<hidden>' if name == 'api_key' and value else repr(value)}"
+            for name, value in msgspec.structs.asdict(self).items()
+        )
+        return f"ModelChoice({shown})"
+
+
+class Config(msgspec.Struct, frozen=True):
+    """Loaded settings (see the module docstring). ``prices`` includes the built-in table."""
+
+    default_provider: str | None = None
+    default_model: str | None = None
+    small_model: str | None = None
+    max_turns: int = 50
+    permission_mode: PermissionMode = "auto"
+    system_prompt: str | None = None
+    providers: dict[str, ProviderConfig] = msgspec.field(default_factory=dict)
+    prices: dict[str, Price] = msgspec.field(default_factory=lambda: merged_prices({}))
+    raw: dict[str, Any] = msgspec.field(default_factory=dict)
+    files: tuple[Path, ...] = ()
+    settings: ConfigFile = msgspec.field(default_factory=ConfigFile)
+    extra_prompt: str | None = None
+    warnings: tuple[str, ...] = ()
+    untrusted_file: Path | None = None
+
+
+def load_config(
+    cwd: Path, config_file: Path | None = None, env: Mapping[str, str] | None = None
+) -> Config:
+    """Read the user file (or ``config_file``) and the project file above ``cwd``; merge them.
+
+    A project file in a folder the user has not trusted only tightens (see
+    :mod:`agentd.config.trust`); what it could not change is listed in ``warnings``. Raises
+    ConfigError for unreadable files, TOML syntax errors, unknown keys and wrong values.
+    """
+    env = os.environ if env is None else env
+    if config_file is not None and not config_file.is_file():
+        raise ConfigError(f"config file {config_file} does not exist")
+    user_file = config_file or user_config_path(env)
+    user_raw = _read_file(user_file) if user_file else {}
+    project_file, warnings = trust.find_project_file(cwd, env)
+    merged, files, extra, untrusted = user_raw, [user_file] if user_file else [], None, None
+    if project_file is not None:
+        project_raw = _read_file(project_file)
+        files.append(project_file)
+        if trust.is_trusted(project_file.parent, env):
+            merged = _merge(user_raw, project_raw)
+        else:
+            merged, extra, ignored = _tightened(user_raw, project_raw, project_file)
+            if ignored:
+                warnings.append(trust.ignored_warning(project_file, ignored))
+                untrusted = project_file
+    settings = validate(merged, files[-1] if files else "(defaults)")
+    return Config(
+        default_provider=settings.provider,
+        default_model=settings.model,
+        small_model=settings.small_model,
+        max_turns=settings.max_turns,
+        permission_mode=settings.permission_mode,
+        system_prompt=_system_prompt(settings),
+        providers={name: _provider(name, s) for name, s in settings.providers.items()},
+        prices=merged_prices({name: _price(p) for name, p in settings.prices.items()}),
+        raw=merged,
+        files=tuple(files),
+        settings=settings,
+        extra_prompt=extra,
+        warnings=tuple(warnings),
+        untrusted_file=untrusted,
+    )
+
+
+def user_config_path(env: Mapping[str, str]) -> Path | None:
+    """``$XDG_CONFIG_HOME/agentd/config.toml`` if that file exists."""
+    path = trust.config_dir(env) / "config.toml"
+    return path if path.is_file() else None
+
+
+def _tightened(
+    user_raw: dict[str, Any], project_raw: dict[str, Any], project_file: Path
+) -> tuple[dict[str, Any], str | None, list[str]]:
+    """The user's settings tightened by an untrusted project file: the merged table, the
+    project's extra system-prompt text, and the project keys that were ignored."""
+    base = validate(user_raw, "(user configuration)")
+    kept, ignored = trust.tighten(base, project_raw, project_file.parent)
+    extras = [kept.pop("system_prompt", None), _read_prompt(kept.pop("system_prompt_file", None))]
+    merged = _merge(user_raw, kept)
+    for table, key in (("permissions", "deny"), ("tools", "secret_env")):
+        added = kept.get(table, {}).get(key)
+        if added:
+            before = user_raw.get(table, {}).get(key, [])
+            merged[table] = {**merged[table], key: [*before, *added]}
+    extra = "\n\n".join(text for text in extras if text)
+    return merged, extra or None, ignored
+
+
+def _read_prompt(path: str | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read system_prompt_file {path}: {exc}") from exc
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    """One TOML file, validated, with ``system_prompt_file`` made absolute."""
+    import tomllib  # only when there is a file to read
+
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from exc
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
+    validate(raw, path)
+    prompt_file = raw.get("system_prompt_file")
+    if isinstance(prompt_file, str):
+        raw["system_prompt_file"] = str(path.parent / Path(prompt_file).expanduser())
+    return raw
+
+
+def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """``override`` over ``base``, tables merged recursively; a system prompt set in
+    ``override`` (text or file) replaces both forms in ``base``."""
+    merged = dict(base)
+    if "system_prompt" in override or "system_prompt_file" in override:
+        merged.pop("system_prompt", None)
+        merged.pop("system_prompt_file", None)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _system_prompt(settings: ConfigFile) -> str | None:
+    if settings.system_prompt is not None or settings.system_prompt_file is None:
+        return settings.system_prompt
+    return _read_prompt(settings.system_prompt_file)
+
+
+def _price(section: PriceSection) -> Price:
+    return Price(section.input, section.output, section.cache_read, section.cache_write)
+
+
+def _provider(name: str, section: ProviderSection) -> ProviderConfig:
+    api: Api = section.api or ("anthropic" if name == "anthropic" else "openai")
+    return ProviderConfig(
+        name=name,
+        api=api,
+        base_url=section.base_url,
+        api_key_env=section.api_key_env,
+        models=tuple(section.models),
+        default_model=section.default_model,
+        context_window=section.context_window,
+    )

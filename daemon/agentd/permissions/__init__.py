@@ -1,0 +1,1 @@
+"""The permission policy for tool calls (see README.md in this folder)."""

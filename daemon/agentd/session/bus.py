@@ -1,0 +1,127 @@
+"""Per-session event numbering, replay buffer and fan-out to subscribers.
+
+Every event of a session gets the next ``seq`` (strictly increasing: from 1 for a new session;
+for a loaded one from :func:`resumed_seq`, so it never repeats a seq of an earlier load, in
+this daemon or before a restart), is encoded once, kept in a bounded replay buffer and handed
+to every :class:`~agentd.session.subscriber.Subscriber`. ``Subscriber.deliver`` never blocks, so
+a slow or dead subscriber cannot delay the run or the other subscribers (a subscriber that
+cannot keep up closes itself and is forgotten).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from agentd.protocol.events import Event, SessionEvent
+from agentd.session.subscriber import Delivery
+
+if TYPE_CHECKING:
+    from agentd.session.subscriber import Subscriber
+
+_encode = msgspec.json.Encoder().encode
+
+DEFAULT_REPLAY_EVENTS = 4096
+DEFAULT_REPLAY_BYTES = 512 << 10
+
+
+def resumed_seq(created_at: str, now: float | None = None) -> int:
+    """The last seq to count on from when a session is loaded: the microseconds since the
+    session was created (its header's ``createdAt``).
+
+    Every earlier load of the session numbered its events below this (it would have had to
+    emit more than a million events per second of its life to reach it), so a client's
+    ``sinceSeq`` from an earlier load is always recognised as stale. Falls back to the
+    Unix time in microseconds when ``created_at`` does not parse.
+    """
+    moment = time.time() if now is None else now
+    try:
+        born = datetime.fromisoformat(created_at).timestamp()
+    except ValueError:
+        born = 0.0
+    return max(int((moment - born) * 1_000_000), 1)
+
+
+class EventBus:
+    """Numbers, buffers and broadcasts the events of one session; ``redact`` (the session
+    file's) replaces secrets in every encoded frame, so live events show what the file keeps."""
+
+    def __init__(
+        self,
+        session_id: str,
+        *,
+        max_events: int = DEFAULT_REPLAY_EVENTS,
+        max_bytes: int = DEFAULT_REPLAY_BYTES,
+        redact: Callable[[bytes], bytes] | None = None,
+    ) -> None:
+        self.session_id = session_id
+        self._redact = redact
+        self.seq = 0
+        self.subscribers: dict[int, Subscriber] = {}
+        self._buffer: deque[tuple[int, bytes]] = deque()
+        self._buffered_bytes = 0
+        self._max_events = max_events
+        self._max_bytes = max_bytes
+
+    def publish(self, event: Event) -> int:
+        """Number, encode, buffer and broadcast ``event``; return its seq."""
+        self.seq += 1
+        frame = _encode(SessionEvent(session_id=self.session_id, seq=self.seq, event=event))
+        if self._redact is not None:
+            frame = self._redact(frame)
+        self._remember(self.seq, frame)
+        if self.subscribers:
+            live = event if self._redact is None else None  # redacted: decode the frame
+            item = Delivery(self.session_id, self.seq, frame, live)
+            for subscriber in list(self.subscribers.values()):
+                if subscriber.closed:
+                    self.subscribers.pop(subscriber.key, None)
+                else:
+                    subscriber.deliver(item)
+        return self.seq
+
+    def subscribe(self, subscriber: Subscriber, since_seq: int | None = None) -> tuple[int, bool]:
+        """Add ``subscriber``; first replay buffered events after ``since_seq`` to it.
+
+        Returns ``(replayed, complete)``: ``complete`` is False when the buffer no longer reaches
+        back to ``since_seq + 1``, or ``since_seq`` is past the last seq (it comes from another
+        load of the session): the client must resync from ``session/messages``.
+        """
+        replayed, complete = 0, True
+        if since_seq is not None and since_seq > self.seq:
+            complete = False  # a seq this load never issued: from another load of the session
+        elif since_seq is not None and since_seq < self.seq:
+            oldest = self._buffer[0][0] if self._buffer else self.seq + 1
+            complete = since_seq + 1 >= oldest
+            for seq, frame in self._buffer:
+                if seq > since_seq:
+                    subscriber.deliver(Delivery(self.session_id, seq, frame, None))
+                    replayed += 1
+        self.subscribers[subscriber.key] = subscriber
+        return replayed, complete
+
+    def unsubscribe(self, subscriber: Subscriber) -> bool:
+        """Remove ``subscriber``; return whether it was subscribed."""
+        return self.subscribers.pop(subscriber.key, None) is not None
+
+    def send_one(self, subscriber: Subscriber, event: Event) -> None:
+        """Send ``event`` to ``subscriber`` alone, with ``seq: 0`` (not numbered, not buffered)."""
+        frame = _encode(SessionEvent(session_id=self.session_id, seq=0, event=event))
+        if self._redact is not None:
+            frame = self._redact(frame)
+        live = event if self._redact is None else None
+        subscriber.deliver(Delivery(self.session_id, 0, frame, live))
+
+    def _remember(self, seq: int, frame: bytes) -> None:
+        self._buffer.append((seq, frame))
+        self._buffered_bytes += len(frame)
+        while self._buffer and (
+            len(self._buffer) > self._max_events or self._buffered_bytes > self._max_bytes
+        ):
+            _, old = self._buffer.popleft()
+            self._buffered_bytes -= len(old)

@@ -1,0 +1,166 @@
+"""Context compaction, as pure functions: what to cut, what to ask the model, its summary.
+
+:meth:`agentd.session.runtime.SessionRuntime.compact` applies them. The messages before a cut
+point are summarised by the session's own model; the session file gets a ``compaction`` entry
+(summary, first kept entry id, tokens before) and the agent's context becomes *summary + the
+kept recent messages*. The cut keeps about ``keep_tokens`` of recent context and never separates
+a tool result from the call it answers.
+
+Triggers: ``session/compact`` (manual); before an LLM call when the estimated context passes the
+model's window minus a reserve (threshold); once on a context-overflow error, after which the turn
+is retried (overflow).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Literal
+
+import msgspec
+
+from agentd.agent.messages import estimate_tokens
+from agentd.errors import InvalidParams
+from agentd.protocol.content import (
+    AssistantMessage,
+    Message,
+    TextContent,
+    ToolResultMessage,
+    UserMessage,
+)
+from agentd.providers.base import Provider, ProviderRequest, StreamEnd
+
+if TYPE_CHECKING:
+    from agentd.toolspec import ToolSpec
+
+Reason = Literal["manual", "threshold", "overflow"]
+
+SUMMARY_PROMPT = (
+    "You write handover summaries of coding sessions. Summarise the conversation you are given "
+    "so that another engineer can continue the work without it: the user's goals and "
+    "constraints, decisions made, files read and changed (with paths), commands run and their "
+    "outcomes, errors met, and what remains to do. Be factual and compact; use bullet points."
+)
+SUMMARY_PREFIX = "Summary of the earlier conversation (older messages were compacted):\n\n"
+
+
+def context_tokens(messages: list[Message]) -> int:
+    """Tokens the next call will send: the last reply's reported input + output tokens (which
+    include the system prompt and tools) plus an estimate for what came after it."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if isinstance(message, AssistantMessage) and message.usage.input_tokens:
+            used = message.usage.input_tokens + message.usage.output_tokens
+            return used + estimate_tokens(messages[index + 1 :])
+    return estimate_tokens(messages)
+
+
+class PromptTooLarge(InvalidParams):
+    """A prompt that cannot fit the model's context window, whatever compaction does."""
+
+
+def prompt_too_large(
+    system_prompt: str,
+    tool_specs: list[ToolSpec],
+    model: str,
+    text: str,
+    settings: CompactionSettings,
+) -> PromptTooLarge | None:
+    """The error for a prompt that cannot fit the context window whatever compaction does: the
+    system prompt, the tool specs, ``text`` and room for a reply (the reserve, at most a quarter
+    of the window) exceed it. None when it fits or the window is unknown."""
+    window = settings.context_window
+    if not window:
+        return None
+    fixed = (len(system_prompt) + len(msgspec.json.encode(tool_specs))) // 4
+    prompt = len(text.encode()) // 4
+    reply = min(settings.reserve_tokens, window // 4)
+    if fixed + prompt + reply <= window:
+        return None
+    return PromptTooLarge(
+        f"the prompt is too large for {model}: about {_count(prompt)} tokens "
+        f"({_size(len(text.encode()))}), but its context window is {_count(window)} tokens, "
+        f"{_count(fixed)} of them taken by the system prompt and tools and {_count(reply)} kept "
+        "for the reply; shorten the prompt or choose a model with a larger window",
+        {"promptTokens": prompt, "contextWindow": window, "fixedTokens": fixed},
+    )
+
+
+def _count(tokens: int) -> str:
+    return f"{tokens / 1_000_000:.1f}M" if tokens >= 1_000_000 else f"{tokens / 1000:.1f}k"
+
+
+def _size(size: int) -> str:
+    return f"{size / 1_048_576:.1f} MB" if size >= 1_048_576 else f"{size / 1024:.0f} KB"
+
+
+def cut_index(messages: list[Message], keep_tokens: int) -> int:
+    """Index of the first kept message: about ``keep_tokens`` of recent context, always the
+    latest user message and what follows it, never starting at a tool result."""
+    kept = 0
+    cut = len(messages)
+    for index in range(len(messages) - 1, -1, -1):
+        kept += len(msgspec.json.encode(messages[index])) // 4
+        if kept > keep_tokens:
+            break
+        cut = index
+    while cut < len(messages) and isinstance(messages[cut], ToolResultMessage):
+        cut += 1
+    last_user = max((i for i, m in enumerate(messages) if isinstance(m, UserMessage)), default=cut)
+    return min(cut, last_user)
+
+
+class CompactionSettings(msgspec.Struct, frozen=True):
+    """The ``[compaction]`` section: when and how much to compact."""
+
+    context_window: int | None = None
+    keep_tokens: int = 20_000
+    reserve_tokens: int = 16_384
+
+    def over_threshold(self, messages: list[Message]) -> bool:
+        """Whether the next call would pass the window minus the reserve."""
+        if not self.context_window:
+            return False
+        return context_tokens(messages) > self.context_window - self.reserve_tokens
+
+
+def summary_request(model: str, older: list[Message], instructions: str | None) -> ProviderRequest:
+    """The model call that summarises ``older`` (``instructions``: what to focus on)."""
+    transcript = "\n\n".join(_render(m) for m in older)
+    ask = "Summarise this conversation for a handover."
+    if instructions:
+        ask += f" Focus: {instructions}"
+    prompt = UserMessage(
+        id="compact", content=[TextContent(text=f"{ask}\n\n{transcript}")], timestamp=0.0
+    )
+    return ProviderRequest(
+        model=model, system_prompt=SUMMARY_PROMPT, messages=[prompt], max_tokens=4096
+    )
+
+
+async def summarise(provider: Provider, request: ProviderRequest) -> tuple[str | None, str | None]:
+    """Run the summary call: ``(summary, None)`` or ``(None, error)``."""
+    end: StreamEnd | None = None
+    async with contextlib.aclosing(provider.stream(request)) as stream:
+        async for item in stream:
+            if isinstance(item, StreamEnd):
+                end = item
+    if end is None or end.message.stop_reason == "error":
+        return None, (end.message.error_message if end else None) or "summary failed"
+    text = end.message.text().strip()
+    return (SUMMARY_PREFIX + text, None) if text else (None, "the model returned no summary")
+
+
+def _render(message: Message) -> str:
+    """A plain-text line-up of one message for the summariser."""
+    if isinstance(message, UserMessage):
+        body = " ".join(b.text for b in message.content if isinstance(b, TextContent))
+        return f"USER: {body}"
+    if isinstance(message, AssistantMessage):
+        calls = "".join(
+            f"\n[tool call {c.name} {msgspec.json.encode(c.arguments).decode()[:2000]}]"
+            for c in message.tool_calls()
+        )
+        return f"ASSISTANT: {message.text()}{calls}"
+    text = " ".join(b.text for b in message.content if isinstance(b, TextContent))
+    flag = " (error)" if message.is_error else ""
+    return f"TOOL RESULT {message.tool_name}{flag}: {text[:4000]}"

@@ -1,0 +1,167 @@
+"""The registry of loaded sessions, shared by every front-end of the daemon.
+
+Sessions live here, not in connections: a session survives the disconnect of the client that
+created it, and any subscriber may watch any session. A session that is used while unloaded is
+loaded implicitly from its file. This module and everything it imports (the agent, tools,
+store) are imported on first session use, not at daemon start-up (see
+:class:`agentd.session.service.SessionService`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from agentd.errors import SessionExists, SessionNotFound
+from agentd.log import get_logger
+from agentd.protocol.events import SessionWarning
+from agentd.protocol.methods import SessionNewParams
+from agentd.session.factory import load_session, new_session
+from agentd.session.idle import DEFAULT_IDLE_SECONDS, DEFAULT_MAX_LOADED, IdleUnloader
+from agentd.session.runtime import SessionRuntime
+from agentd.session.shared import Services
+from agentd.session.subscriber import Subscriber
+from agentd.store import find_session
+
+log = get_logger("agentd.sessions")
+
+
+class SessionManager:
+    """Owns every loaded session of the daemon, independent of its front-ends."""
+
+    def __init__(
+        self,
+        services: Services,
+        *,
+        idle_seconds: float = DEFAULT_IDLE_SECONDS,
+        max_loaded: int = DEFAULT_MAX_LOADED,
+    ) -> None:
+        self.services = services
+        self.loaded: dict[str, SessionRuntime] = {}
+        self._loading: dict[str, asyncio.Future[SessionRuntime]] = {}
+        self.idle = IdleUnloader(self, idle_seconds=idle_seconds, max_loaded=max_loaded)
+
+    def loaded_ids(self) -> list[str]:
+        """Ids of the sessions loaded in this daemon."""
+        return list(self.loaded)
+
+    async def create(self, params: SessionNewParams) -> SessionRuntime:
+        """Open a new session.
+
+        A caller-chosen id is reserved before the first await, so requests for that id that
+        arrive right behind ``session/new`` (a pipelined script) wait for it instead of failing.
+        """
+        key = params.session_id
+        if key is not None and (key in self.loaded or key in self._loading):
+            raise SessionExists(f"session id {key!r} is already in use")
+        runtime = await self._once(key, lambda: new_session(self.services, params))
+        log.info("session created", session_id=runtime.id, cwd=runtime.settings.cwd)
+        return runtime
+
+    async def get(self, session_id: str) -> SessionRuntime:
+        """The loaded session, loading it from disk if it exists; SessionNotFound otherwise."""
+        self.idle.touch(session_id)
+        runtime = self.loaded.get(session_id)
+        if runtime is not None:
+            return runtime
+        return await self.load(session_id=session_id)
+
+    async def load(
+        self,
+        *,
+        session_id: str | None = None,
+        path: str | None = None,
+        client_env: dict[str, str] | None = None,
+    ) -> SessionRuntime:
+        """Load a session from its file (once, even when asked concurrently); its provider is
+        resolved from ``client_env`` when given."""
+        if session_id is not None and session_id in self.loaded:
+            return self.loaded[session_id]
+        if path is not None and (same := self._loaded_file(Path(path))) is not None:
+            return same  # its file is locked by this daemon: never open it twice
+        return await self._once(
+            session_id or str(path),
+            lambda: load_session(
+                self.services, session_id=session_id, path=path, client_env=client_env
+            ),
+        )
+
+    async def _once(
+        self, key: str | None, build: Callable[[], Awaitable[SessionRuntime]]
+    ) -> SessionRuntime:
+        """Build a runtime under ``key``; concurrent callers with the same key share it."""
+        if key is not None and key in self._loading:
+            return await asyncio.shield(self._loading[key])
+        future: asyncio.Future[SessionRuntime] = asyncio.get_running_loop().create_future()
+        if key is not None:
+            self._loading[key] = future
+        try:
+            runtime = await build()
+            existing = self.loaded.get(runtime.id)
+            if existing is not None:  # loaded by path while also loaded by id
+                runtime.file.close()
+                runtime = existing
+            self.loaded[runtime.id] = runtime
+            self.idle.touch(runtime.id)
+            future.set_result(runtime)
+            return runtime
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: concurrent waiters re-raise it themselves
+            raise
+        finally:
+            if key is not None:
+                del self._loading[key]
+
+    def _loaded_file(self, path: Path) -> SessionRuntime | None:
+        for runtime in self.loaded.values():
+            with contextlib.suppress(OSError):
+                if runtime.file.path.samefile(path):
+                    return runtime
+        return None
+
+    def watch(
+        self, runtime: SessionRuntime, subscriber: Subscriber, since_seq: int | None = None
+    ) -> tuple[int, bool]:
+        """Subscribe to the session's events; see :meth:`EventBus.subscribe` for ``since_seq``
+        and the result.
+
+        A subscriber that was not subscribed yet first gets the problems found when the file
+        was loaded (damaged lines, a migration) as ``session_warning`` events with ``seq: 0``.
+        """
+        if subscriber.key not in runtime.bus.subscribers:
+            for warning in runtime.file.warnings:
+                event = SessionWarning(message=warning.message, line=warning.line)
+                runtime.bus.send_one(subscriber, event)
+        return runtime.bus.subscribe(subscriber, since_seq)
+
+    def forget(self, subscriber: Subscriber) -> None:
+        """Unsubscribe ``subscriber`` from every loaded session (it went away)."""
+        for runtime in self.loaded.values():
+            runtime.bus.unsubscribe(subscriber)
+
+    def find_path(self, session_id: str) -> Path:
+        """The file of a session that exists on disk; SessionNotFound otherwise."""
+        path = find_session(self.services.session_root, session_id)
+        if path is None:
+            raise SessionNotFound(f"no session {session_id!r} (see session/list)")
+        return path
+
+    async def unload(self, session_id: str) -> bool:
+        """Close a loaded session (its file is kept); return whether it was loaded."""
+        runtime = self.loaded.pop(session_id, None)
+        if runtime is None:
+            return False
+        await runtime.shutdown()
+        return True
+
+    async def close(self) -> None:
+        """Stop unloading idle sessions, cancel running runs and flush every session file
+        (daemon shutdown)."""
+        await self.idle.stop()
+        runtimes = list(self.loaded.values())
+        self.loaded.clear()
+        await asyncio.gather(*(r.shutdown() for r in runtimes), return_exceptions=True)
+        await self.services.close()

@@ -1,0 +1,83 @@
+"""What a session runtime is built from and what a run answers: :class:`Settings` (what
+``session/state`` reports), :class:`AgentParts` (the agent's provider, prompt and tools) and
+:func:`prompt_result` (the ``session/prompt`` result of a finished run)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from agentd.protocol.methods import PermissionMode, PromptResult, RefusedCall, SessionInfo
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from agentd.agent.loop import RunResult
+    from agentd.agent.scheduling import ToolRunner
+    from agentd.protocol.content import Message
+    from agentd.providers.base import Provider
+    from agentd.tools.base import ToolContext, Toolset
+
+
+class Settings(msgspec.Struct):
+    """A session's mutable settings (what ``session/state`` and ``SessionInfo`` report)."""
+
+    session_id: str
+    cwd: str
+    provider: str
+    model: str
+    permission_mode: PermissionMode
+    title: str | None = None
+    provider_env: dict[str, str] | None = None
+    """The client's provider variables (memory only, never written, never shown)."""
+    config_warnings: list[str] = msgspec.field(default_factory=list)
+    untrusted_config: str | None = None
+
+    def info(self, path: Path) -> SessionInfo:
+        """The session as ``session/new``, ``session/load`` and ``session/list`` report it."""
+        return SessionInfo(
+            session_id=self.session_id,
+            cwd=self.cwd,
+            provider=self.provider,
+            model=self.model,
+            permission_mode=self.permission_mode,
+            title=self.title,
+            path=str(path),
+            warnings=list(self.config_warnings),
+            untrusted_config=self.untrusted_config,
+        )
+
+    def __repr__(self) -> str:  # provider variables may hold keys: not shown
+        shown = ", ".join(
+            f"{name}={'<hidden>' if name == 'provider_env' and value else repr(value)}"
+            for name, value in msgspec.structs.asdict(self).items()
+        )
+        return f"Settings({shown})"
+
+
+class AgentParts(msgspec.Struct):
+    """What the session's agent is built from (see :class:`agentd.agent.loop.Agent`)."""
+
+    provider: Provider
+    system_prompt: str
+    toolset: Toolset
+    context: ToolContext
+    run_tool: ToolRunner
+    messages: list[Message] = msgspec.field(default_factory=list)
+    max_turns: int = 50
+
+
+def prompt_result(result: RunResult) -> PromptResult:
+    """The ``session/prompt`` answer for a finished run."""
+    return PromptResult(
+        stop_reason=result.stop_reason,
+        turns=result.turns,
+        usage=result.usage,
+        cost=result.usage.cost,
+        error=result.error,
+        permissions_refused=[
+            RefusedCall(tool_call_id=call.id, name=call.name, reason=reason)
+            for call, reason in result.refused
+        ],
+    )

@@ -1,0 +1,170 @@
+"""What sessions of one daemon share: the store root, configuration, HTTP clients (the mock
+LLM's in-process one too), credentials, and where tool processes and spill files are kept.
+
+Created once per daemon, on first session use; nothing here is imported on start-up.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agentd.errors import InvalidParams
+from agentd.protocol.methods import ModelsListResult
+from agentd.protocol.provider_env import is_provider_variable, provider_variables
+
+if TYPE_CHECKING:
+    import httpx
+
+    from agentd.config.load import Config, ModelChoice
+
+MOCK = "mock"
+
+
+class Services:
+    """Daemon-wide things sessions share: the store root, config, one HTTP client, secrets.
+
+    Created once per daemon, on first use; creating it starts a background thread that
+    deletes old bash spill files (see :mod:`agentd.tools.spill`).
+    """
+
+    def __init__(self, session_dir: Path | None = None, config_file: Path | None = None) -> None:
+        from agentd.store import default_root
+        from agentd.tools.spill import prune
+
+        self.session_root = Path(session_dir) if session_dir else default_root()
+        self.config_file = Path(config_file) if config_file else None
+        self._http: httpx.AsyncClient | None = None
+        self._mock_http: httpx.AsyncClient | None = None
+        args = (spill_root(),)
+        threading.Thread(target=prune, args=args, name="spill-prune", daemon=True).start()
+
+    def config(self, cwd: Path) -> Config:
+        """The merged configuration for a session in ``cwd`` (read fresh each time)."""
+        from agentd.config.load import load_config
+
+        return load_config(cwd, self.config_file)
+
+    def http(self) -> httpx.AsyncClient:
+        """The shared HTTP client (connection pooling across sessions)."""
+        if self._http is None:
+            import httpx
+
+            timeout = httpx.Timeout(connect=15.0, read=600.0, write=60.0, pool=30.0)
+            self._http = httpx.AsyncClient(timeout=timeout, trust_env=False)
+        return self._http
+
+    def secret_names(self) -> set[str]:
+        """Names of the daemon's credential env vars (scrubbed from bash's environment)."""
+        from agentd.config.credentials import credential_env_names
+
+        return credential_env_names(os.environ)
+
+    def secrets(self, client_env: dict[str, str] | None = None) -> set[str]:
+        """Values of the daemon's credential env vars and of the client's provider variables
+        (redacted from session files)."""
+        values = {os.environ[n] for n in self.secret_names() if os.environ.get(n)}
+        values |= set((client_env or {}).values())
+        return {value for value in values if len(value) >= 8}
+
+    def models(
+        self, cwd: str | None = None, client_env: dict[str, str] | None = None
+    ) -> ModelsListResult:
+        """``models/list`` for the configuration of ``cwd`` (default: the daemon's own)."""
+        from agentd.config.models import list_models
+
+        config = self.config(project_dir(cwd) if cwd is not None else Path.cwd())
+        return ModelsListResult(
+            models=list_models(config, provider_environment(client_env)),
+            default_provider=config.default_provider,
+            default_model=config.default_model,
+        )
+
+    async def choose_model(
+        self,
+        config: Config,
+        provider: str | None,
+        model: str | None,
+        base_url: str | None,
+        client_env: dict[str, str] | None = None,
+    ) -> ModelChoice:
+        """Resolve provider/model (starting the in-process mock LLM for ``mock``) from the
+        client's provider variables when given, else the daemon's. A missing key or provider
+        says which process's environment was looked at."""
+        from agentd.config.models import MissingCredentials, resolve_model
+
+        if provider == MOCK or (provider is None and config.default_provider == MOCK):
+            from agentd.mockllm.transport import mock_scenarios
+
+            mock_scenarios()  # a bad scenarios file fails here, not at the first request
+        try:
+            return resolve_model(
+                config, provider, model, base_url, provider_environment(client_env)
+            )
+        except MissingCredentials as exc:
+            raise MissingCredentials(f"{exc.message}\n{_looked_at(client_env)}") from None
+
+    def http_for(self, choice: ModelChoice) -> httpx.AsyncClient:
+        """The HTTP client for ``choice``: the in-process mock LLM's for the mock's base URL
+        (:mod:`agentd.mockllm.transport`), else the shared one."""
+        from agentd.config.load import MOCK_BASE_URL
+
+        if choice.base_url != MOCK_BASE_URL:
+            return self.http()
+        if self._mock_http is None:
+            import httpx
+
+            from agentd.mockllm.transport import MockTransport
+
+            self._mock_http = httpx.AsyncClient(transport=MockTransport(), trust_env=False)
+        return self._mock_http
+
+    async def close(self) -> None:
+        """Close the HTTP clients, if they were created."""
+        for client in (self._http, self._mock_http):
+            if client is not None:
+                await client.aclose()
+        self._http = self._mock_http = None
+
+
+def provider_environment(client_env: dict[str, str] | None) -> Mapping[str, str]:
+    """The environment providers are resolved from: the daemon's, with its provider variables
+    replaced by the client's when the client sent them (see :mod:`agentd.protocol.provider_env`)."""
+    if client_env is None:
+        return os.environ
+    own = {name: value for name, value in os.environ.items() if not is_provider_variable(name)}
+    return own | provider_variables(client_env)
+
+
+def _looked_at(client_env: dict[str, str] | None) -> str:
+    if client_env is not None:
+        return "(provider variables were read from the client's environment, sent with the request)"
+    return (
+        f"(provider variables were read from the daemon's environment: agentd pid {os.getpid()}, "
+        "as it was when the daemon started)"
+    )
+
+
+def project_dir(cwd: str) -> Path:
+    """``cwd`` resolved; InvalidParams unless it is an existing absolute directory."""
+    path = Path(cwd).expanduser()
+    if not path.is_absolute() or not path.is_dir():
+        raise InvalidParams(f"`cwd` must be an existing absolute directory, got {cwd!r}")
+    return path.resolve()
+
+
+def process_registry() -> Path:
+    """Where running bash calls are recorded (:mod:`agentd.tools.orphans`)."""
+    from agentd.paths import state_dir
+
+    return state_dir() / "procs"
+
+
+def spill_root() -> Path:
+    """Where bash spill files go: ``$XDG_STATE_HOME/agentd/spill/<session-id>/``."""
+    from agentd.paths import state_dir
+
+    return state_dir() / "spill"

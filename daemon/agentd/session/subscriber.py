@@ -1,0 +1,182 @@
+"""Who watches a session: the :class:`Subscriber` contract and an in-process implementation.
+
+A session's events reach its subscribers through the session's event bus. A subscriber is
+anything that satisfies :class:`Subscriber`: the daemon wraps each JSON-RPC connection in one
+(:class:`agentd.jsonrpc.clients.Client`), and an in-process front-end (ACP, web, LSP) uses
+:class:`QueueSubscriber` or its own class. Subscribers may also answer permission requests.
+
+Contracts every subscriber keeps:
+
+* :meth:`Subscriber.deliver` never blocks and never raises; a subscriber that cannot keep up
+  drops itself (reports :attr:`~Subscriber.closed`) instead of slowing the run down;
+* :meth:`Subscriber.request_permission` is called only when :attr:`answers_permissions` is
+  true; it returns the chosen option, or None when this subscriber will not answer (it may
+  also wait forever: the approver cancels it when another answer wins, on timeout and on
+  cancel of the run).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, Protocol, runtime_checkable
+
+import msgspec
+
+from agentd.protocol.events import Event, PermissionOption, SessionEvent
+from agentd.protocol.methods import RequestPermissionParams
+
+_keys = itertools.count(1 << 32)  # never collides with connection ids, which count from 1
+_decode_frame = msgspec.json.Decoder(SessionEvent).decode
+
+
+class Delivery:
+    """One numbered event of a session, encoded once for every subscriber.
+
+    ``frame`` is the JSON of the ``session/event`` params (a :class:`SessionEvent`); ``seq`` is
+    0 for events sent to one subscriber only (load warnings, history replay).
+    """
+
+    __slots__ = ("_event", "frame", "seq", "session_id")
+
+    def __init__(self, session_id: str, seq: int, frame: bytes, event: Event | None) -> None:
+        self.session_id = session_id
+        self.seq = seq
+        self.frame = frame
+        self._event = event
+
+    def event(self) -> SessionEvent:
+        """The decoded event (built from the live object, or decoded from ``frame`` on replay)."""
+        if self._event is None:
+            return _decode_frame(self.frame)
+        return SessionEvent(session_id=self.session_id, seq=self.seq, event=self._event)
+
+
+@runtime_checkable
+class FileServer(Protocol):
+    """A subscriber that also serves the session's file reads and writes: an editor that
+    declared the ``fs`` capability (see :mod:`agentd.session.files`)."""
+
+    def serves_files(self, *, write: bool) -> bool:
+        """Whether this subscriber serves reads (``write=False``) or writes now."""
+        ...
+
+    async def file_request(
+        self, method: str, params: object, result_type: Any, timeout: float
+    ) -> Any:
+        """Send one ``fs/…`` request; ConnectionLost/PeerTimeout when the peer went away or
+        did not answer, RpcError when it refused."""
+        ...
+
+
+class Subscriber(Protocol):
+    """Receives the events of the sessions it subscribed to (see the module docstring)."""
+
+    @property
+    def key(self) -> int:
+        """Unique among the daemon's subscribers; a session holds each key at most once."""
+        ...
+
+    @property
+    def closed(self) -> bool:
+        """True once the subscriber went away; the bus then forgets it."""
+        ...
+
+    @property
+    def answers_permissions(self) -> bool:
+        """Whether :meth:`request_permission` may be called."""
+        ...
+
+    def deliver(self, item: Delivery) -> None:
+        """Take one event; never blocks."""
+
+    async def request_permission(
+        self, params: RequestPermissionParams, timeout: float
+    ) -> PermissionOption | None:
+        """Ask the user behind this subscriber; the chosen option, or None for no answer."""
+        ...
+
+
+PermissionAsker = Callable[[RequestPermissionParams], Awaitable[PermissionOption | None]]
+"""An in-process approval client: shown a request, returns the option chosen (None: no answer)."""
+
+
+class SubscriberOverflow(Exception):
+    """Raised by :meth:`QueueSubscriber.events` when events were dropped for slowness."""
+
+
+class QueueSubscriber:
+    """An in-process subscriber: events go to a bounded queue read with :meth:`events`.
+
+    ``ask`` makes it an approval client: it is called for each permission request of the
+    sessions it watches (answers may also come through ``SessionService.answer_permission``,
+    e.g. from a web page; pass ``answers_permissions=True`` without ``ask`` for that style).
+    When the queue holds ``max_events`` unread events the subscriber closes itself (the reader
+    gets :class:`SubscriberOverflow` and should resubscribe with ``since_seq``).
+    """
+
+    def __init__(
+        self,
+        *,
+        ask: PermissionAsker | None = None,
+        answers_permissions: bool | None = None,
+        max_events: int = 10_000,
+    ) -> None:
+        self.key = next(_keys)
+        self.answers_permissions = (
+            ask is not None if answers_permissions is None else answers_permissions
+        )
+        self._ask = ask
+        self._queue: asyncio.Queue[Delivery | None] = asyncio.Queue()
+        self._max_events = max_events
+        self._closed = False
+        self._overflowed = False
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def deliver(self, item: Delivery) -> None:
+        if self._closed:
+            return
+        if self._queue.qsize() >= self._max_events:
+            self._overflowed = True
+            self.close()
+            return
+        self._queue.put_nowait(item)
+
+    async def request_permission(
+        self, params: RequestPermissionParams, timeout: float
+    ) -> PermissionOption | None:
+        if self._ask is None:  # answered through SessionService.answer_permission
+            await asyncio.Event().wait()
+            return None
+        return await self._ask(params)
+
+    def close(self) -> None:
+        """Stop receiving; a reader of :meth:`events` finishes after the queued events."""
+        if not self._closed:
+            self._closed = True
+            self._queue.put_nowait(None)
+
+    async def events(self) -> AsyncIterator[SessionEvent]:
+        """The events in order, until :meth:`close` (raises SubscriberOverflow if dropped)."""
+        while True:
+            item = await self._queue.get()
+            if item is None:
+                if self._overflowed:
+                    raise SubscriberOverflow("events were dropped: the reader fell behind")
+                return
+            yield item.event()
+
+    def get_nowait(self) -> SessionEvent | None:
+        """The next queued event, or None when none is queued."""
+        try:
+            item = self._queue.get_nowait()
+        except asyncio.QueueEmpty:
+            return None
+        if item is None:
+            self._queue.put_nowait(None)  # keep the end marker for events()
+            return None
+        return item.event()
