@@ -6,9 +6,9 @@
   stay out of their reach. Root (and ``CAP_SYS_PTRACE``) still can: run the daemon as an
   unprivileged user. Children get their own, dumpable process image on ``execve``.
 - :func:`landlock_abi`: the kernel's Landlock ABI version (0: unavailable), used to confine
-  bash (:mod:`agentd.tools.landlock`).
+  bash (:mod:`agentd.tools.process.landlock`).
 - :func:`openat2_available`: whether ``openat2(RESOLVE_BENEATH)`` works, used by the file
-  tools' race-free sandbox (:mod:`agentd.tools.safeopen`).
+  tools' race-free sandbox (:mod:`agentd.tools.files.safeopen`).
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ class RateLimit:
 
 
 def sweep_orphans() -> None:
-    """Kill what tool calls of killed daemons left running (:mod:`agentd.tools.orphans`)."""
+    """Kill what tool calls of killed daemons left running (:mod:`agentd.tools.process.orphans`)."""
     directory = paths.state_dir() / "procs"
     try:
         with os.scandir(directory) as entries:
@@ -43,7 +43,7 @@ def sweep_orphans() -> None:
                 return  # the common case: nothing to do, and the tools stay unimported
     except OSError:
         return
-    from agentd.tools.orphans import sweep
+    from agentd.tools.process.orphans import sweep
 
     killed = sweep(directory)
     if killed:

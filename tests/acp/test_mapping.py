@@ -21,7 +21,7 @@ from agentd.protocol.events import (
     ToolExecutionUpdate,
     TurnEnd,
 )
-from agentd.tools.diffs import summarize_change
+from agentd.tools.files.diffs import summarize_change
 
 CWD = "/home/me/app"
 

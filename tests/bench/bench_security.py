@@ -21,7 +21,7 @@ from agentd.tools import build_tools
 Row = tuple[str, str, str]
 _FIRST_USE = """
 import time
-from agentd.tools.bashparse import parse_command
+from agentd.tools.shellparse.grammar import parse_command
 start = time.perf_counter()
 parse_command("npm test -- -k 'a b' && git status")
 print((time.perf_counter() - start) * 1000)
@@ -31,7 +31,7 @@ import sys
 from agentd.cli import main
 code = main(['--stdio'])
 sys.stderr.write('LOADED ' + ' '.join(m for m in ('tree_sitter', 'tree_sitter_bash',
-    'agentd.permissions.policy', 'agentd.tools.bashparse') if m in sys.modules) + '\\n')
+    'agentd.permissions.policy', 'agentd.tools.shellparse.grammar') if m in sys.modules) + '\\n')
 """
 
 
@@ -138,7 +138,7 @@ def startup_rows() -> list[Row]:
 def spill_redaction_rows() -> list[Row]:
     """Throughput of a spill file written with redaction (16 MB of log-like output)."""
     from agentd.redact import Redactor
-    from agentd.tools.spill import SpillWriter
+    from agentd.tools.process.spill import SpillWriter
 
     line = b"2026-11-23 INFO worker-3 fetched https://example.com/items?page=7 in 12 ms\n"
     chunk = line * (65536 // len(line))

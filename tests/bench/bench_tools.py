@@ -24,7 +24,7 @@ from agentd.tools.bash import BashParams, BashTool
 from agentd.tools.defaults import ToolSettings
 from agentd.tools.edit import EditParams, EditTool
 from agentd.tools.grep import GrepParams, GrepTool
-from agentd.tools.search_rg import confinable, find_rg
+from agentd.tools.search.rg import confinable, find_rg
 
 DATA = Path("/tmp/agentd-bench-tools")
 TREE = DATA / "tree"

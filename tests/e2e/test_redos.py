@@ -62,7 +62,7 @@ def _search_children(daemon_pid: int) -> list[int]:
             ppid = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
         except OSError:
             continue
-        if b"search_child" in cmdline and int(ppid) == daemon_pid:
+        if b"agentd.tools.search.child" in cmdline and int(ppid) == daemon_pid:
             found.append(int(pid))
     return found
 

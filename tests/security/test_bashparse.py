@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentd.tools.bashparse import SYNTAX_ERROR, SimpleCommand, parse_command
+from agentd.tools.shellparse.grammar import SYNTAX_ERROR, SimpleCommand, parse_command
 
 
 def argvs(command: str) -> list[tuple[str, ...]]:

@@ -11,7 +11,7 @@ import pytest
 from agentd.hardening import landlock_abi
 from agentd.tools import build_tools, run_tool
 from agentd.tools.base import ToolContext
-from agentd.tools.landlock import unconfined_warning
+from agentd.tools.process.landlock import unconfined_warning
 
 BASH = build_tools()["bash"]
 needs_landlock = pytest.mark.skipif(landlock_abi() == 0, reason="this kernel has no Landlock")

@@ -12,7 +12,7 @@ from agentd.permissions.paths import LISTING_LIMIT, PathView, Resolver
 from agentd.permissions.policy import PermissionPolicy
 from agentd.permissions.rules import Rule
 from agentd.tools import build_tools
-from agentd.tools.ignore import parse_rule
+from agentd.tools.search.ignore import parse_rule
 
 TOOLS = build_tools()
 

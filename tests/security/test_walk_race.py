@@ -18,8 +18,8 @@ from agentd.hardening import landlock_abi
 from agentd.tools import build_tools, run_tool
 from agentd.tools.base import ToolContext, ToolError
 from agentd.tools.defaults import ToolSettings
-from agentd.tools.search import SearchRequest, search_files, walk_files
-from agentd.tools.search_rg import confinable, find_rg, search_rg
+from agentd.tools.search.core import SearchRequest, search_files, walk_files
+from agentd.tools.search.rg import confinable, find_rg, search_rg
 
 AT_FDCWD = -100
 RENAME_EXCHANGE = 2
@@ -171,7 +171,7 @@ def test_the_python_search_process_reads_only_the_workspace(tmp_path: Path) -> N
     script = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from agentd.tools.search_child import _confine\n"
+        "from agentd.tools.search.child import _confine\n"
         "_confine(Path(sys.argv[1]))\n"
         "for path in sys.argv[2:]:\n"
         "    try:\n"

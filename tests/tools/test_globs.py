@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from agentd.tools.globs import MAX_ALTERNATIVES, GlobTooComplex, compile_glob, expand_braces
-from agentd.tools.ignore import parse_rule
+from agentd.tools.search.globs import MAX_ALTERNATIVES, GlobTooComplex, compile_glob, expand_braces
+from agentd.tools.search.ignore import parse_rule
 
 CASES = [
     ("*.py", "a.py", True),

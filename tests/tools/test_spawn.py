@@ -6,7 +6,7 @@ import asyncio
 import subprocess
 import sys
 
-from agentd.tools.spawn import Child
+from agentd.tools.process.spawn import Child
 
 
 def _child(code: str) -> Child:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentd.tools.danger import dangerous_reason
-from agentd.tools.shellwords import segments, strip_wrappers
+from agentd.tools.shellparse.danger import dangerous_reason
+from agentd.tools.shellparse.words import segments, strip_wrappers
 
 DANGEROUS = [
     "rm -rf /",

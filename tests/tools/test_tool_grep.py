@@ -11,7 +11,7 @@ import pytest
 
 from agentd.tools.base import ToolContext
 from agentd.tools.defaults import ToolSettings
-from agentd.tools.search_rg import confinable, find_rg
+from agentd.tools.search.rg import confinable, find_rg
 from tests.harness import wait_until_async
 from tests.tools.conftest import call, text_of
 
@@ -191,7 +191,7 @@ def _search_children() -> list[int]:
             ppid = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
         except OSError:
             continue
-        if b"search_child" in cmdline and int(ppid) == os.getpid():
+        if b"agentd.tools.search.child" in cmdline and int(ppid) == os.getpid():
             found.append(int(pid))
     return found
 
@@ -267,7 +267,7 @@ async def test_sandboxed_grep_without_landlock_uses_the_python_walk(
     """Where rg cannot be confined (a kernel without Landlock), a sandboxed session's grep
     runs the descriptor-walking Python backend, even with ``grep_backend = "rg"``."""
     build(work)
-    monkeypatch.setattr("agentd.tools.landlock.landlock_abi", lambda: 0)
+    monkeypatch.setattr("agentd.tools.process.landlock.landlock_abi", lambda: 0)
     confinable.cache_clear()
     try:
         settings = ToolSettings(grep_backend="rg")

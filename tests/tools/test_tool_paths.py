@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from agentd.tools.base import ToolContext, ToolError
-from agentd.tools.paths import display_path, resolve_path
+from agentd.tools.files.paths import display_path, resolve_path
 from tests.tools.conftest import call, text_of
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from agentd.protocol.content import ImageContent, TextContent
 from agentd.tools.base import ToolContext
-from agentd.tools.fileio import STAMPS_KEY, stamp_of
+from agentd.tools.files.fileio import STAMPS_KEY, stamp_of
 from tests.tools.conftest import call, text_of
 
 PNG = base64.b64decode(

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from agentd.tools.base import ToolContext
-from agentd.tools.spill import open_spill, private_dir, prune, remove_session
+from agentd.tools.process.spill import open_spill, private_dir, prune, remove_session
 from tests.tools.conftest import call, text_of
 
 

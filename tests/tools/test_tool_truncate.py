@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentd.tools.defaults import ToolSettings
-from agentd.tools.truncate import (
+from agentd.tools.files.truncate import (
     Limits,
     count_lines,
     cut_line,

@@ -7,8 +7,8 @@ import stat
 from pathlib import Path
 
 from agentd.tools.base import ToolContext
-from agentd.tools.fileio import STAMPS_KEY, stamp_of
-from agentd.tools.history import UndoHistory
+from agentd.tools.files.fileio import STAMPS_KEY, stamp_of
+from agentd.tools.files.history import UndoHistory
 from tests.tools.conftest import call, text_of
 
 

@@ -1,4 +1,5 @@
-"""What permission rules see of a bash command line (parsed by :mod:`agentd.tools.bashparse`).
+"""What permission rules see of a bash command line (parsed by
+:mod:`agentd.tools.shellparse.grammar`).
 
 - :func:`deny_forms`: every simple command as deny rules see it (as written and without
   wrappers, nested ``sh -c``/``eval`` strings included; the plain word split as a fallback
@@ -15,8 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agentd.tools.bashparse import ParsedCommand, SimpleCommand, parse_command
-from agentd.tools.shellwords import command_name, segments, strip_wrappers
+from agentd.tools.shellparse.grammar import ParsedCommand, SimpleCommand, parse_command
+from agentd.tools.shellparse.words import command_name, segments, strip_wrappers
 
 _SUBCOMMAND_NAMES = (
     "git npm pnpm yarn bun npx cargo go docker kubectl pip pip3 uv poetry make dotnet mvn "

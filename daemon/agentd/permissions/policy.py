@@ -18,7 +18,7 @@ Rules (TOML section ``[permissions]``, plus what the user answers with *always*)
 - ``tool`` — every call of that tool (``bash(*)`` is the same as ``bash``);
 - ``bash(cmd)`` — exactly that command; ``bash(prefix:*)`` — that command word(s) followed by
   anything (``npm test:*`` matches ``npm test`` and ``npm test -- -k x``, not ``npm testing``).
-  Commands are parsed with a bash grammar (:mod:`agentd.tools.bashparse`). An allow rule
+  Commands are parsed with a bash grammar (:mod:`agentd.tools.shellparse.grammar`). An allow rule
   approves a command only when the whole input parses cleanly, holds no comment,
   substitution (``$(…)``, backticks, ``<(…)``), here-document, function definition, ``eval``
   or ``source``, redirects output nowhere but ``/dev/null`` or another descriptor (a
@@ -39,7 +39,8 @@ Rules (TOML section ``[permissions]``, plus what the user answers with *always*)
 
 Order of :meth:`PermissionPolicy.check` (the mode is a ceiling): deny rules; then
 ``read-only`` refuses every mutating tool whatever the allow rules say; then the bash
-deny-list of destructive commands (:mod:`agentd.tools.danger`, a guard against accidents),
+deny-list of destructive commands (:mod:`agentd.tools.shellparse.danger`, a guard against
+accidents),
 refused unless ``allow_dangerous`` is true or an **exact** ``bash(cmd)`` allow rule names the
 whole command; then allow rules; then the mode (``ask`` asks, ``auto`` runs).
 """
@@ -64,8 +65,8 @@ from agentd.permissions.commands import (
 from agentd.permissions.paths import PathView, Resolver
 from agentd.permissions.rules import PATH_TOOLS, READING_TOOLS, PolicyError, Rule, command_rules
 from agentd.tools.base import Tool
-from agentd.tools.danger import dangerous_reason
-from agentd.tools.shellwords import command_name, tokens
+from agentd.tools.shellparse.danger import dangerous_reason
+from agentd.tools.shellparse.words import command_name, tokens
 
 __all__ = ["MODES", "Decision", "PermissionPolicy", "PolicyError", "Rule", "command_prefix"]
 

@@ -1,7 +1,7 @@
 """Permission rules: parsing ``tool`` / ``tool(spec)`` and matching them against calls.
 
 Command rules (``bash(npm test:*)``) match the simple commands of a parsed command line
-(:mod:`agentd.tools.bashparse`); path rules (``write(src/**)``) match normalised,
+(:mod:`agentd.tools.shellparse.grammar`); path rules (``write(src/**)``) match normalised,
 symlink-resolved paths relative to the session's cwd (see :mod:`agentd.permissions.paths`).
 What can be worked out from a rule alone is worked out once per rule (its command pattern,
 the literal file name or leading folders of its glob); :class:`CommandRules` indexes a set
@@ -20,8 +20,8 @@ import msgspec
 from agentd.errors import ConfigError
 from agentd.permissions.paths import expand_user, inside, real_root, relative
 from agentd.tools import TOOLS
-from agentd.tools.ignore import Rule as GlobRule
-from agentd.tools.ignore import parse_rule
+from agentd.tools.search.ignore import Rule as GlobRule
+from agentd.tools.search.ignore import parse_rule
 
 PATH_TOOLS = frozenset({"read", "write", "edit", "undo_edit", "grep", "find", "ls"})
 READING_TOOLS = frozenset({"read", "grep", "find", "ls"})

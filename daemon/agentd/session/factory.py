@@ -316,7 +316,7 @@ def _warn_about_config(file: SessionFile, config: Config, parts: _Parts) -> None
     ``session_warning`` events for every client that watches."""
     from agentd.hardening import landlock_abi
     from agentd.store.tree import LoadWarning
-    from agentd.tools.landlock import unconfined_warning
+    from agentd.tools.process.landlock import unconfined_warning
 
     texts = list(config.warnings)
     if parts.sandbox == "workspace" and "bash" in parts.tools:

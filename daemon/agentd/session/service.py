@@ -355,7 +355,7 @@ class SessionService:
     async def delete(self, params: SessionDeleteParams) -> None:
         """``session/delete``: unload, then remove the file and the session's spill files."""
         from agentd.session.shared import spill_root
-        from agentd.tools.spill import remove_session
+        from agentd.tools.process.spill import remove_session
 
         sessions = self._manager()
         runtime = sessions.loaded.get(params.session_id)

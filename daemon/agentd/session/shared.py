@@ -28,12 +28,12 @@ class Services:
     """Daemon-wide things sessions share: the store root, config, one HTTP client, secrets.
 
     Created once per daemon, on first use; creating it starts a background thread that
-    deletes old bash spill files (see :mod:`agentd.tools.spill`).
+    deletes old bash spill files (see :mod:`agentd.tools.process.spill`).
     """
 
     def __init__(self, session_dir: Path | None = None, config_file: Path | None = None) -> None:
         from agentd.store import default_root
-        from agentd.tools.spill import prune
+        from agentd.tools.process.spill import prune
 
         self.session_root = Path(session_dir) if session_dir else default_root()
         self.config_file = Path(config_file) if config_file else None
@@ -157,7 +157,7 @@ def project_dir(cwd: str) -> Path:
 
 
 def process_registry() -> Path:
-    """Where running bash calls are recorded (:mod:`agentd.tools.orphans`)."""
+    """Where running bash calls are recorded (:mod:`agentd.tools.process.orphans`)."""
     from agentd.paths import state_dir
 
     return state_dir() / "procs"

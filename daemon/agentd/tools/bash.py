@@ -10,11 +10,11 @@ ordinary result, not an error.
 ``ctx.settings`` (:class:`~agentd.tools.defaults.ToolSettings`): ``bash_timeout`` (default
 120 s), ``bash_max_timeout`` (600 s), ``bash_kill_grace`` (2 s), ``bash_update_interval``
 (0.05 s), ``bash_spill_keep`` (20 spill files kept per session, see
-:mod:`agentd.tools.spill`), ``bash_spill_max_bytes`` (64 MiB per spill file; the result says
+:mod:`agentd.tools.process.spill`), ``bash_spill_max_bytes`` (64 MiB per spill file; the result says
 when the file holds only the start), ``permission_policy`` (whose ``allows_dangerous`` lets a
 deny-listed command run), ``process_registry`` (a directory, see
-:mod:`agentd.tools.orphans`), plus the environment settings of
-:mod:`agentd.tools.environment` and the output limits.
+:mod:`agentd.tools.process.orphans`), plus the environment settings of
+:mod:`agentd.tools.process.environment` and the output limits.
 
 When the session is sandboxed (``ctx.workspace``), commands start in the workspace and a
 ``cd`` out of it is not kept, but the command itself can still reach any file the daemon can.
@@ -31,12 +31,12 @@ import msgspec
 
 from agentd.protocol.events import Location, ToolKind
 from agentd.tools.base import ToolContext, ToolError, ToolResult
-from agentd.tools.danger import dangerous_reason
 from agentd.tools.defaults import BASH_MAX_TIMEOUT, BASH_TIMEOUT, ToolSettings
-from agentd.tools.environment import child_env
-from agentd.tools.output import OutputCapture
-from agentd.tools.shell import ShellOutcome, run_shell
-from agentd.tools.truncate import Limits, notice
+from agentd.tools.files.truncate import Limits, notice
+from agentd.tools.process.environment import child_env
+from agentd.tools.process.output import OutputCapture
+from agentd.tools.process.shell import ShellOutcome, run_shell
+from agentd.tools.shellparse.danger import dangerous_reason
 
 DEFAULT_TIMEOUT = BASH_TIMEOUT
 DEFAULT_MAX_TIMEOUT = BASH_MAX_TIMEOUT
@@ -129,7 +129,7 @@ def _confinement(ctx: ToolContext, env: dict[str, str]) -> int | None:
 
     if landlock_abi() == 0:
         return None
-    from agentd.tools.landlock import session_tmp, write_ruleset
+    from agentd.tools.process.landlock import session_tmp, write_ruleset
 
     tmp = session_tmp(ctx.session_id)
     env["TMPDIR"] = str(tmp)

@@ -17,17 +17,17 @@ import msgspec
 
 from agentd.protocol.events import Location, ToolKind
 from agentd.tools.base import FileAccess, ToolContext, ToolError, ToolResult
-from agentd.tools.diffs import DiffSummary, summarize_change
-from agentd.tools.edit_match import Replacement, apply_edits
-from agentd.tools.fileio import (
+from agentd.tools.files.diffs import DiffSummary, summarize_change
+from agentd.tools.files.edit_match import Replacement, apply_edits
+from agentd.tools.files.fileio import (
     atomic_write,
     check_fresh,
     encode_text,
     read_text_for_edit,
     record_stamp,
 )
-from agentd.tools.history import history_for
-from agentd.tools.paths import display_path, locate, resolve_path
+from agentd.tools.files.history import history_for
+from agentd.tools.files.paths import display_path, locate, resolve_path
 
 _OLD = "Exact text to replace, including whitespace and indentation; must match exactly once "
 _OLD += "unless replace_all is true."

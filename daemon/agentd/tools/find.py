@@ -6,7 +6,7 @@ directories. A file matching it is listed even when hidden or .gitignore'd, but 
 that are hidden, ignored, ``.git`` or ``node_modules`` are not entered. Results are sorted by
 path (names sorted within each directory, depth first); directories end with ``/``.
 The walk goes by directory descriptors and never follows a symlink
-(:class:`agentd.tools.ignore.Walker`), so under the sandbox it stays in the workspace even
+(:class:`agentd.tools.search.ignore.Walker`), so under the sandbox it stays in the workspace even
 while folders are swapped for symlinks.
 """
 
@@ -20,9 +20,9 @@ import msgspec
 
 from agentd.protocol.events import Location, ToolKind
 from agentd.tools.base import ToolContext, ToolError, ToolResult
-from agentd.tools.ignore import Walker, parse_rule
-from agentd.tools.paths import display_path, locate, resolve_path
-from agentd.tools.truncate import Limits, notice, truncate_head
+from agentd.tools.files.paths import display_path, locate, resolve_path
+from agentd.tools.files.truncate import Limits, notice, truncate_head
+from agentd.tools.search.ignore import Walker, parse_rule
 
 
 class FindParams(msgspec.Struct, forbid_unknown_fields=True):

@@ -1,7 +1,7 @@
 r"""The ``grep`` tool: regex search over files, with ripgrep or a pure-Python fallback.
 
 ``ctx.settings.grep_backend``: ``"auto"`` (default: rg when on PATH), ``"rg"`` or
-``"python"``. Both backends skip the same files (see :mod:`agentd.tools.ignore`) and give the
+``"python"``. Both backends skip the same files (see :mod:`agentd.tools.search.ignore`) and give the
 same output for the same tree: ``path:line:text`` for matches, ``path-line-text`` for context
 lines and ``--`` between non-adjacent groups (content), one path per line (files), or
 ``path:count`` (count); paths relative to the search root, in walk order.
@@ -23,16 +23,8 @@ import msgspec
 
 from agentd.protocol.events import Location, ToolKind
 from agentd.tools.base import ToolContext, ToolError, ToolResult
-from agentd.tools.paths import display_path, locate, resolve_path
-from agentd.tools.search import (
-    Hit,
-    SearchRequest,
-    SearchResult,
-    compile_pattern,
-)
-from agentd.tools.search_proc import search_python
-from agentd.tools.search_rg import confinable, find_rg, search_rg
-from agentd.tools.truncate import (
+from agentd.tools.files.paths import display_path, locate, resolve_path
+from agentd.tools.files.truncate import (
     GREP_MAX_LINE_CHARS,
     GREP_MAX_RESULTS,
     Limits,
@@ -40,6 +32,14 @@ from agentd.tools.truncate import (
     notice,
     truncate_head,
 )
+from agentd.tools.search.core import (
+    Hit,
+    SearchRequest,
+    SearchResult,
+    compile_pattern,
+)
+from agentd.tools.search.proc import search_python
+from agentd.tools.search.rg import confinable, find_rg, search_rg
 
 DIALECTS = {
     "rg": (

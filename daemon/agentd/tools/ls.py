@@ -3,7 +3,7 @@
 Everything in the directory is listed, hidden and ignored entries included (unlike grep and
 find), sorted by name; directories end with ``/`` and symbolic links show their target.
 At most 500 entries; the result says how many were left out. The directory is opened
-beneath the workspace (:func:`agentd.tools.safeopen.open_beneath`) and listed through that
+beneath the workspace (:func:`agentd.tools.files.safeopen.open_beneath`) and listed through that
 descriptor, so a folder swapped for a symlink after the path check is refused, not listed.
 """
 
@@ -18,8 +18,8 @@ import msgspec
 
 from agentd.protocol.events import Location, ToolKind
 from agentd.tools.base import ToolContext, ToolError, ToolResult
-from agentd.tools.paths import display_path, locate, resolve_path
-from agentd.tools.safeopen import open_beneath
+from agentd.tools.files.paths import display_path, locate, resolve_path
+from agentd.tools.files.safeopen import open_beneath
 
 
 class LsParams(msgspec.Struct, forbid_unknown_fields=True):

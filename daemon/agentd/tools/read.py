@@ -20,10 +20,10 @@ import msgspec
 from agentd.protocol.content import ImageContent, TextContent, UserContent
 from agentd.protocol.events import Location, ToolKind
 from agentd.tools.base import ToolContext, ToolError, ToolResult
-from agentd.tools.fileio import looks_binary, record_stamp
-from agentd.tools.paths import display_path, locate, resolve_path
-from agentd.tools.safeopen import open_read, read_bytes
-from agentd.tools.truncate import Limits
+from agentd.tools.files.fileio import looks_binary, record_stamp
+from agentd.tools.files.paths import display_path, locate, resolve_path
+from agentd.tools.files.safeopen import open_read, read_bytes
+from agentd.tools.files.truncate import Limits
 
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}
 IMAGE_TYPES |= {".gif": "image/gif", ".webp": "image/webp"}

@@ -38,9 +38,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import msgspec
 
 from agentd.tools.defaults import ToolSettings
+from agentd.tools.files.truncate import Limits
 from agentd.tools.grep import DIALECTS
-from agentd.tools.search_rg import find_rg
-from agentd.tools.truncate import Limits
+from agentd.tools.search.rg import find_rg
 
 if TYPE_CHECKING:
     from agentd.tools.base import Tool

@@ -1,6 +1,6 @@
 """The ``undo_edit`` tool: revert the last write or edit of a file by this session.
 
-Snapshots come from the per-session history (:mod:`agentd.tools.history`); a file the
+Snapshots come from the per-session history (:mod:`agentd.tools.files.history`); a file the
 undone write had created is deleted. Repeated calls step further back. The result shows the
 diff from the current content to the restored one.
 """
@@ -17,11 +17,11 @@ import msgspec
 
 from agentd.protocol.events import Location, ToolKind
 from agentd.tools.base import ToolContext, ToolError, ToolResult
-from agentd.tools.diffs import summarize_change
-from agentd.tools.fileio import atomic_write, looks_binary, record_stamp
-from agentd.tools.history import Snapshot, history_for
-from agentd.tools.paths import display_path, locate, resolve_path
-from agentd.tools.safeopen import parent_dir, read_bytes
+from agentd.tools.files.diffs import summarize_change
+from agentd.tools.files.fileio import atomic_write, looks_binary, record_stamp
+from agentd.tools.files.history import Snapshot, history_for
+from agentd.tools.files.paths import display_path, locate, resolve_path
+from agentd.tools.files.safeopen import parent_dir, read_bytes
 
 
 class UndoEditParams(msgspec.Struct, forbid_unknown_fields=True):
@@ -73,7 +73,7 @@ class UndoEditTool:
 
 def _restore(path: Path, snapshot: Snapshot, workspace: Path | None) -> bytes | None:
     """Put ``snapshot`` back; return the content that was there (None if absent). With a
-    workspace, every access goes beneath it (:mod:`agentd.tools.safeopen`)."""
+    workspace, every access goes beneath it (:mod:`agentd.tools.files.safeopen`)."""
     try:
         current: bytes | None = read_bytes(path, workspace)
     except FileNotFoundError:

@@ -16,12 +16,12 @@ import msgspec
 
 from agentd.protocol.events import Location, ToolKind
 from agentd.tools.base import FileAccess, ToolContext, ToolError, ToolResult
-from agentd.tools.diffs import summarize_change
-from agentd.tools.fileio import atomic_write, encode_text, looks_binary, record_stamp
-from agentd.tools.history import history_for
-from agentd.tools.paths import display_path, locate, resolve_path
-from agentd.tools.safeopen import read_bytes
-from agentd.tools.truncate import count_lines
+from agentd.tools.files.diffs import summarize_change
+from agentd.tools.files.fileio import atomic_write, encode_text, looks_binary, record_stamp
+from agentd.tools.files.history import history_for
+from agentd.tools.files.paths import display_path, locate, resolve_path
+from agentd.tools.files.safeopen import read_bytes
+from agentd.tools.files.truncate import count_lines
 
 MAX_DIFF_SOURCE_BYTES = 2 * 1024 * 1024
 

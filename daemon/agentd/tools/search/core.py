@@ -7,8 +7,8 @@ file name when the root is a file), cut by :func:`limit_hits`. The Python backen
 file whole, runs one compiled regex over the whole text, and computes line numbers only for
 hits; every hit is re-checked against its own line, so matches never span lines (as in rg).
 Files with a NUL byte are skipped as binary. It walks by directory descriptors
-(:class:`agentd.tools.ignore.Walker`) and runs in a child process
-(:mod:`agentd.tools.search_proc`).
+(:class:`agentd.tools.search.ignore.Walker`) and runs in a child process
+(:mod:`agentd.tools.search.proc`).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import msgspec
 
 from agentd.tools.base import ToolError
 from agentd.tools.defaults import GREP_TIMEOUT
-from agentd.tools.ignore import Entry, Walker
-from agentd.tools.safeopen import open_beneath
+from agentd.tools.files.safeopen import open_beneath
+from agentd.tools.search.ignore import Entry, Walker
 
 Mode = Literal["content", "files", "count"]
 """Seconds the Python backend may spend in one file before it is stopped (``grep_timeout``)."""

@@ -9,7 +9,7 @@ Two mechanisms, because a daemon killed with SIGKILL runs no cleanup code:
   (``<daemon pid>-<shell pid>`` holding the call's marker and the daemon's start time) into
   the registry directory (``$XDG_STATE_HOME/agentd/procs``), removed when the call ends.
   :func:`sweep`, run when a daemon starts, kills what is left of the calls of daemons that
-  are gone: every process carrying the call's marker (:mod:`agentd.tools.proctree`), their
+  are gone: every process carrying the call's marker (:mod:`agentd.tools.process.proctree`), their
   descendants, and the group of a marked shell. Files of live daemons (another daemon shares
   the directory) are left alone.
 """
@@ -23,7 +23,7 @@ import signal
 import sys
 from pathlib import Path
 
-from agentd.tools.proctree import PROC, signal_marked
+from agentd.tools.process.proctree import PROC, signal_marked
 
 PR_SET_PDEATHSIG = 1
 

@@ -4,11 +4,11 @@ Python's ``re`` keeps the interpreter lock while it matches, and a pattern with 
 quantifiers (``(a+)+$`` on a long line of ``a``) can take exponential time. In a thread of
 the daemon that would stall every client; in a child process it stalls only the child.
 
-:func:`search_python` starts ``python -I -S`` on :func:`agentd.tools.search_child.child_main`
+:func:`search_python` starts ``python -I -S`` on :func:`agentd.tools.search.child.child_main`
 (without the tools package's ``__init__``, to start fast) with an
 environment holding nothing but ``PATH`` (no API keys), killed by the kernel if the daemon
 dies (``PR_SET_PDEATHSIG``), and sends it the request. The child walks and searches
-(:func:`agentd.tools.search.search_files`, beneath the workspace when sandboxed) and writes:
+(:func:`agentd.tools.search.core.search_files`, beneath the workspace when sandboxed) and writes:
 
 - ``.`` bytes while it works (at most one per 0.25 s, between files);
 - then one frame: ``=`` and the results (msgpack), or ``!`` and the text of a tool error.
@@ -31,7 +31,7 @@ from typing import Any
 import msgspec
 
 from agentd.tools.base import ToolError
-from agentd.tools.search import FileResult, Hit, SearchRequest, SearchResult, finish
+from agentd.tools.search.core import FileResult, Hit, SearchRequest, SearchResult, finish
 
 _BOOT = """
 import sys, types
@@ -39,7 +39,7 @@ sys.path[:0] = sys.argv[1:3]  # without site (-S): agentd's and msgspec's folder
 tools = types.ModuleType("agentd.tools")  # the package's __init__ would load every tool
 tools.__path__ = [sys.argv[1] + "/agentd/tools"]
 sys.modules["agentd.tools"] = tools
-from agentd.tools.search_child import child_main
+from agentd.tools.search.child import child_main
 child_main()
 """
 
@@ -74,11 +74,11 @@ async def search_python(request: SearchRequest) -> SearchResult:
 
 
 def _import_paths() -> list[str]:
-    return [str(Path(__file__).parents[2]), str(Path(msgspec.__file__).parents[1])]
+    return [str(Path(__file__).parents[3]), str(Path(msgspec.__file__).parents[1])]
 
 
 def _die_with_parent(parent_pid: int) -> None:
-    from agentd.tools.orphans import die_with_parent
+    from agentd.tools.process.orphans import die_with_parent
 
     die_with_parent(parent_pid)
 

@@ -2,7 +2,7 @@
 
 :class:`OutputCapture` keeps the whole output in memory while it fits the result limits;
 once it exceeds them, the output (from the first byte, up to a cap) goes to a spill file (see
-:mod:`agentd.tools.spill` for where and for how long) and only a bounded tail stays in
+:mod:`agentd.tools.process.spill` for where and for how long) and only a bounded tail stays in
 memory, so a command printing gigabytes costs constant memory and bounded disk, even when
 the disk is full.
 :class:`UpdateThrottle` batches streamed deltas so clients get at most one update per
@@ -19,8 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agentd.tools.defaults import SPILL_MAX_BYTES
-from agentd.tools.spill import KEEP_PER_SESSION, SpillWriter, fallback_dir
-from agentd.tools.truncate import Limits, Truncation, truncate_tail
+from agentd.tools.files.truncate import Limits, Truncation, truncate_tail
+from agentd.tools.process.spill import KEEP_PER_SESSION, SpillWriter, fallback_dir
 
 MAX_PENDING_CHARS = 64 * 1024
 

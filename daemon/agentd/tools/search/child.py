@@ -1,10 +1,11 @@
-"""The child process of grep's Python backend (see :mod:`agentd.tools.search_proc`).
+"""The child process of grep's Python backend (see :mod:`agentd.tools.search.proc`).
 
 Reads the request (JSON) from stdin, walks and searches, and writes to stdout progress bytes
 (``.``, at most one per :data:`TICK` seconds, between files) and then one frame: ``=`` and the
 per-file results (msgpack), or ``!`` and the text of a tool error. It imports neither asyncio
 nor the tools package's ``__init__``, so it starts in a few tens of milliseconds. Under the
-sandbox it walks by descriptors (:class:`agentd.tools.ignore.Walker`) and, where the kernel has
+sandbox it walks by descriptors (:class:`agentd.tools.search.ignore.Walker`) and, where the
+kernel has
 Landlock, first restricts itself to reading beneath the workspace (a second guard).
 """
 
@@ -20,8 +21,8 @@ from typing import IO
 import msgspec
 
 from agentd.tools.base import ToolError
-from agentd.tools.ignore import Entry
-from agentd.tools.search import SearchRequest, search_files, walk_files
+from agentd.tools.search.core import SearchRequest, search_files, walk_files
+from agentd.tools.search.ignore import Entry
 
 TICK = 0.25
 
@@ -59,7 +60,7 @@ def _confine(workspace: Path) -> None:
     """Where the kernel has Landlock, let this process read nothing outside the workspace
     (and the ``.gitignore`` files above it): a second guard behind the descriptor walk."""
     from agentd.hardening import landlock_abi
-    from agentd.tools.landlock import restrict_self, search_ruleset
+    from agentd.tools.process.landlock import restrict_self, search_ruleset
 
     if landlock_abi() == 0:
         return

@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 
 from agentd.tools.base import ToolError
-from agentd.tools.search import Hit, SearchRequest, SearchResult, limit_hits
+from agentd.tools.search.core import Hit, SearchRequest, SearchResult, limit_hits
 
 MAX_UNSORTED_LINES = 20_000
 MAX_UNSORTED_BYTES = 4 * 1024 * 1024
@@ -78,7 +78,7 @@ def confinable(rg: str) -> bool:
     import subprocess
     import tempfile
 
-    from agentd.tools.landlock import confine
+    from agentd.tools.process.landlock import confine
 
     with tempfile.TemporaryDirectory(prefix="agentd-rg-") as folder:
         Path(folder, "probe.txt").write_text("needle\n")
@@ -100,7 +100,7 @@ def confinable(rg: str) -> bool:
 
 def confinement(rg: str, workspace: Path) -> int | None:
     """A Landlock ruleset for rg searching ``workspace`` (None without Landlock)."""
-    from agentd.tools.landlock import search_ruleset
+    from agentd.tools.process.landlock import search_ruleset
 
     try:
         return search_ruleset(workspace, _program(rg))
@@ -110,7 +110,7 @@ def confinement(rg: str, workspace: Path) -> int | None:
 
 @functools.cache
 def _program(rg: str) -> list[Path]:
-    from agentd.tools.landlock import program_files
+    from agentd.tools.process.landlock import program_files
 
     return program_files(rg)
 
@@ -147,7 +147,7 @@ async def _run(
     """
     confine = None
     if ruleset is not None:
-        from agentd.tools import landlock
+        from agentd.tools.process import landlock
 
         confine = functools.partial(landlock.confine, ruleset)
     proc = await asyncio.create_subprocess_exec(

@@ -1,7 +1,7 @@
 """The deny-list of destructive shell commands.
 
 :func:`dangerous_reason` returns why a command is destructive, or None. The check works on
-shell words (see :mod:`agentd.tools.shellwords`), so quoting, spacing, flag order and
+shell words (see :mod:`agentd.tools.shellparse.words`), so quoting, spacing, flag order and
 spelling variants are normalised: ``rm -fr /``, ``rm -r -f /``, ``rm --recursive --force /``
 and ``sudo rm -rf /`` are all caught, while ``rm -rf ./build`` and ``echo "rm -rf /"`` are not.
 Commands inside ``bash -c``/``sh -c``/``eval`` strings and ``$(…)`` are checked too.
@@ -28,7 +28,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from agentd.tools.shellwords import command_name, segments, strip_wrappers, tokens
+from agentd.tools.shellparse.words import command_name, segments, strip_wrappers, tokens
 
 _FORK_BOMB = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|:)\(\)\{\1\|\1&\};\1")
 _DISK = re.compile(r"^/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|dm-|md)[a-z0-9]*")
@@ -59,10 +59,10 @@ def dangerous_reason(command: str) -> str | None:
 
 def _structure(command: str) -> tuple[list[list[str]], list[tuple[str, str]]]:
     """The simple commands and (operator, target) redirections of ``command``: from the bash
-    grammar (:mod:`agentd.tools.bashparse`), plus the plain word split when the grammar is
+    grammar (:mod:`agentd.tools.shellparse.grammar`), plus the plain word split when the grammar is
     unavailable or the input does not parse cleanly."""
     try:
-        from agentd.tools.bashparse import parse_command
+        from agentd.tools.shellparse.grammar import parse_command
 
         parsed = parse_command(command)
     except ImportError:

@@ -15,7 +15,7 @@ User globs work like ripgrep's ``--glob``: a file matching a positive glob is in
 when hidden or ignored (a file in a skipped directory is not), files matching none are
 skipped; ``!glob`` excludes. Globs without ``/`` match the name at any depth; with ``/``
 they match the path relative to the search root. Globs and ignore lines match in linear time
-(:mod:`agentd.tools.globs`). Walk order: names sorted within each
+(:mod:`agentd.tools.search.globs`). Walk order: names sorted within each
 directory, depth first (the order ``rg --sort path`` prints).
 """
 
@@ -28,8 +28,8 @@ from pathlib import Path
 import msgspec
 
 from agentd.tools.base import ToolError
-from agentd.tools.globs import Glob, compile_glob
-from agentd.tools.safeopen import open_beneath, open_child
+from agentd.tools.files.safeopen import open_beneath, open_child
+from agentd.tools.search.globs import Glob, compile_glob
 
 ALWAYS_SKIPPED = frozenset({".git", "node_modules"})
 

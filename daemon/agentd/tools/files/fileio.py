@@ -17,7 +17,7 @@ import stat
 from pathlib import Path
 
 from agentd.tools.base import ToolContext, ToolError
-from agentd.tools.safeopen import parent_dir, read_bytes
+from agentd.tools.files.safeopen import parent_dir, read_bytes
 
 BINARY_SNIFF_BYTES = 8192
 STAMPS_KEY = "read"
@@ -77,7 +77,7 @@ def atomic_write(path: Path, data: bytes, workspace: Path | None = None) -> None
 
     Missing parent directories are created. With a ``workspace`` the temp file is created
     and renamed relative to a descriptor of the parent directory opened beneath it
-    (:mod:`agentd.tools.safeopen`), so a directory swapped for a symlink meanwhile cannot
+    (:mod:`agentd.tools.files.safeopen`), so a directory swapped for a symlink meanwhile cannot
     redirect the write. On any failure the original file is untouched and the temp file is
     removed.
     """

@@ -4,13 +4,13 @@
 ``/dev/null`` and stdout+stderr merged into one pipe. Output is fed to an
 :class:`OutputCapture` and streamed, throttled, to ``on_output``. On timeout or task
 cancellation the whole group, and every process that inherited the call's marker (see
-:mod:`agentd.tools.proctree`: children that called ``setsid`` or daemonized too), gets
+:mod:`agentd.tools.process.proctree`: children that called ``setsid`` or daemonized too), gets
 SIGTERM, then SIGKILL after a grace period, so no child survives. When the command ends
 normally, background jobs it started are left alone, but the output pipe is closed shortly
 after the shell exits (start them with their output redirected to a file). The shell gets
-SIGKILL when the daemon dies (:func:`~agentd.tools.spawn.death_signal_prefix`), and the call
+SIGKILL when the daemon dies (:func:`~agentd.tools.process.spawn.death_signal_prefix`), and the call
 is recorded in a registry so that the next daemon kills what is left
-(:mod:`agentd.tools.orphans`). The shell's final working directory is reported through a
+(:mod:`agentd.tools.process.orphans`). The shell's final working directory is reported through a
 private pipe by an EXIT trap, never through stdout.
 """
 
@@ -29,10 +29,16 @@ from typing import BinaryIO
 
 import msgspec
 
-from agentd.tools.orphans import die_with_parent, register, unregister
-from agentd.tools.output import OutputCapture, UpdateThrottle
-from agentd.tools.proctree import MARKER_VAR, new_marker, signal_marked, signal_tree, tree_alive
-from agentd.tools.spawn import Child, death_signal_prefix
+from agentd.tools.process.orphans import die_with_parent, register, unregister
+from agentd.tools.process.output import OutputCapture, UpdateThrottle
+from agentd.tools.process.proctree import (
+    MARKER_VAR,
+    new_marker,
+    signal_marked,
+    signal_tree,
+    tree_alive,
+)
+from agentd.tools.process.spawn import Child, death_signal_prefix
 
 DRAIN_SECONDS = 0.2
 POLL_SECONDS = 0.02
@@ -85,8 +91,8 @@ async def run_shell(
     """Run ``command``; see the module docstring. Re-raises CancelledError after killing.
 
     ``registry``: the directory where the call is recorded while it runs, so that a daemon
-    starting after this one was killed can end what is left (:mod:`agentd.tools.orphans`).
-    ``ruleset``: a Landlock ruleset the shell is confined to (:mod:`agentd.tools.landlock`).
+    starting after this one was killed can end what is left (:mod:`agentd.tools.process.orphans`).
+    ``ruleset``: a Landlock ruleset the shell is confined to (:mod:`agentd.tools.process.landlock`).
     """
     loop = asyncio.get_running_loop()
     throttle = UpdateThrottle(on_output, update_interval)
@@ -142,7 +148,7 @@ def _prepare_child(parent_pid: int, ruleset: int | None) -> None:
     """In the forked child: die with the daemon; enter the Landlock domain if given."""
     die_with_parent(parent_pid)
     if ruleset is not None:
-        from agentd.tools.landlock import confine
+        from agentd.tools.process.landlock import confine
 
         confine(ruleset)
 
@@ -263,7 +269,7 @@ async def _terminate_after_cancel(proc: Child, grace: float, marker: str) -> Non
 
 async def terminate_tree(proc: Child, grace: float, marker: str) -> None:
     """SIGTERM the group of ``proc`` and every process carrying ``marker``; SIGKILL whatever
-    is left after ``grace`` s (see :mod:`agentd.tools.proctree`)."""
+    is left after ``grace`` s (see :mod:`agentd.tools.process.proctree`)."""
     signal_tree(proc.pid, marker, signal.SIGTERM)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + grace

@@ -1,0 +1,1 @@
+"""What the file tools are built on: safe opens, paths, atomic writes, history, diffs."""

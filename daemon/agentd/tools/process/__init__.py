@@ -1,0 +1,1 @@
+"""How tool processes run: shells, spawning, process trees, output capture, confinement."""

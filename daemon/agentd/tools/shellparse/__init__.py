@@ -1,0 +1,1 @@
+"""Bash command lines as permission rules see them: the grammar, words, the deny-list."""
