@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,3 +33,33 @@ def xdg_home(short_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         path.mkdir(mode=0o700)
         monkeypatch.setenv(name, str(path))
     return short_tmp
+
+
+# --- which layers did not run ---------------------------------------------------------------
+
+_skipped_layers: dict[str, set[str]] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Note each skipped test's layer (its folder under tests/) and reason."""
+    if report.skipped and report.when in ("setup", "call"):
+        layer = report.nodeid.split("/")[1] if report.nodeid.count("/") > 1 else "tests"
+        reason = report.longrepr[-1] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        _skipped_layers.setdefault(layer, set()).add(str(reason).removeprefix("Skipped: "))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """End the run with the layers that skipped tests and why, so a layer that did not run is
+    never silent; with ``AGENTD_LAYER_REPORT`` set, append the same lines to that file (``make
+    test`` prints it after both runs)."""
+    if not _skipped_layers:
+        return
+    lines = [
+        f"skipped in tests/{layer}: {'; '.join(sorted(reasons))[:300]}"
+        for layer, reasons in sorted(_skipped_layers.items())
+    ]
+    for line in lines:
+        terminalreporter.write_line(line, yellow=True)
+    if report := os.environ.get("AGENTD_LAYER_REPORT"):
+        with open(report, "a") as out:
+            out.writelines(line + "\n" for line in lines)

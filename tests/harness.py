@@ -13,7 +13,8 @@
   :func:`spawn_stdio_connection` (a bare JSON-RPC ``Connection``), and the run helpers
   :func:`new_session`, :func:`run`, :func:`start_run`, :func:`drain`, :func:`kinds`.
 - Waits on a condition, never a fixed sleep: :func:`wait_until`, :func:`wait_until_async`,
-  :func:`wait_for_file`, :func:`wait_ready`.
+  :func:`wait_for_file`, :func:`wait_ready`. Every deadline here is multiplied by
+  :data:`SLOWDOWN`; a test's own deadline goes through :func:`scaled`.
 """
 
 from __future__ import annotations
@@ -58,11 +59,32 @@ PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "LLM_BASE_URL", "OPENAI_
 # --- waiting on conditions ------------------------------------------------------------------
 
 
+def _slowdown() -> float:
+    given = os.environ.get("AGENTD_TEST_SLOWDOWN", "")
+    try:
+        return max(1.0, float(given)) if given else (2.0 if (os.cpu_count() or 1) <= 2 else 1.0)
+    except ValueError:
+        return 1.0
+
+
+SLOWDOWN = _slowdown()
+"""How much longer than on a quiet machine a deadline may take: ``AGENTD_TEST_SLOWDOWN``, or
+2 on a machine with two cores or fewer (where another test run beside this one can triple
+every latency). Deadlines only bound how long a failing test waits, so a large factor costs a
+passing run nothing."""
+
+
+def scaled(seconds: float) -> float:
+    """A test's deadline of ``seconds`` on a quiet machine, scaled by :data:`SLOWDOWN`."""
+    return seconds * SLOWDOWN
+
+
 def wait_until(
     condition: Callable[[], T | None], timeout: float = 10, what: str = "", interval: float = 0.02
 ) -> T:
     """Poll ``condition`` until it returns something true and return that; TimeoutError
-    naming ``what`` once ``timeout`` seconds pass."""
+    naming ``what`` once ``timeout`` seconds (scaled) pass."""
+    timeout = scaled(timeout)
     deadline = time.monotonic() + timeout
     while True:
         value = condition()
@@ -81,6 +103,7 @@ async def wait_until_async(
 ) -> T:
     """:func:`wait_until` for a coroutine: the event loop keeps running between polls, and
     ``condition`` may be a coroutine function (an RPC asking the daemon, say)."""
+    timeout = scaled(timeout)
     deadline = time.monotonic() + timeout
     while True:
         value = condition()
@@ -156,7 +179,7 @@ def stop(process: subprocess.Popen[Any], sig: int = signal.SIGTERM, timeout: flo
     if process.poll() is None:
         process.send_signal(sig)
         try:
-            process.wait(timeout)
+            process.wait(scaled(timeout))
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
@@ -171,7 +194,7 @@ def wait_pid_exit(pid: int, timeout: float = 5) -> bool:
     except ProcessLookupError:
         return True
     try:
-        if select.select([pidfd], [], [], timeout)[0]:
+        if select.select([pidfd], [], [], scaled(timeout))[0]:
             return True
         signal.pidfd_send_signal(pidfd, signal.SIGKILL)
         select.select([pidfd], [], [], timeout)
@@ -427,7 +450,7 @@ async def drain(stream: Any, until: str, timeout: float = 10) -> list[dict[str, 
             if params["event"]["type"] == until:
                 return
 
-    await asyncio.wait_for(collect(), timeout)
+    await asyncio.wait_for(collect(), scaled(timeout))
     return events
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import IsolatedHome, start_daemon, stop, wait_pid_exit, wait_until
+from tests.harness import IsolatedHome, scaled, start_daemon, stop, wait_pid_exit, wait_until
 
 IGNORES_TERM = (
     "import signal, sys, time\n"
@@ -59,7 +59,7 @@ def test_stop_kills_what_ignores_the_signal() -> None:
 def test_wait_pid_exit_kills_after_the_timeout() -> None:
     child = _stubborn()
     assert wait_pid_exit(child.pid, timeout=0.3) is False
-    assert child.wait(5) == -signal.SIGKILL
+    assert child.wait(scaled(5)) == -signal.SIGKILL
     assert wait_pid_exit(child.pid) is True  # already gone (reaped)
 
 
@@ -73,7 +73,7 @@ def test_cleanup_stops_a_daemon_left_behind_but_not_a_stranger() -> None:
         (pid_dir / "agentd.pid").write_text(f"{ours.pid}\n")
         (home.runtime_dir / "old.pid").write_text(f"{stranger.pid}\n")  # a reused pid
         home.stop_leftover_daemons(grace=0.3)
-        assert ours.wait(5) == -signal.SIGKILL  # it ignored SIGTERM
+        assert ours.wait(scaled(5)) == -signal.SIGKILL  # it ignored SIGTERM
         assert stranger.poll() is None
     finally:
         stop(stranger, signal.SIGKILL)

@@ -41,6 +41,7 @@ from agentd.protocol.methods import (
 from agentd.session.service import SessionService
 from agentd.session.subscriber import QueueSubscriber
 from agentd.store import SessionFile
+from tests.harness import scaled
 
 
 @pytest.fixture
@@ -211,7 +212,7 @@ class HeldSync(SessionFile):
     fail = False
 
     def sync(self) -> None:
-        if not self.release.wait(30):
+        if not self.release.wait(scaled(30)):
             raise AssertionError("fsync never released")
         if self.fail:
             self._unsynced = False

@@ -15,6 +15,7 @@ import pytest
 
 import acp
 from tests.acp.conftest import SCENARIOS, Box, Editor, spawn
+from tests.harness import scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -41,7 +42,7 @@ def mock_llm(box: Box) -> Iterator[str]:
         yield match.group(1)
     finally:
         process.terminate()
-        process.wait(10)
+        process.wait(scaled(10))
         if process.stderr is not None:
             process.stderr.close()
 

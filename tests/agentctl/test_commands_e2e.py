@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from tests.agentctl.harness import Sandbox, event_types, json_lines, read_until
+from tests.harness import scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -39,7 +40,7 @@ def test_attach_replays_since_seq_then_follows_until_the_run_ends(sandbox: Sandb
     live = json_lines(read_until(attach, "stdout", '"agent_end"').rsplit("\n", 1)[0] + "\n")
     assert live[0]["seq"] == seqs[-1] + 1
     attach.send_signal(signal.SIGINT)
-    attach.communicate(timeout=20)
+    attach.communicate(timeout=scaled(20))
     assert attach.returncode == 130
 
 
@@ -59,7 +60,7 @@ def test_attach_rendered_shows_prompts_and_replies(sandbox: Sandbox) -> None:
     attach = sandbox.popen_bytes("attach", session_id, "--until-end")
     read_until(attach, "stderr", "is idle; waiting for its next run")
     sandbox.run("send", "--session", session_id, "how are you")
-    out, errors = attach.communicate(timeout=20)
+    out, errors = attach.communicate(timeout=scaled(20))
     assert attach.returncode == 0, errors
     assert "› how are you" in out.decode()
     assert "── done · 1 turn" in out.decode()
@@ -124,7 +125,7 @@ def test_cancel_stops_a_run_from_another_client(sandbox: Sandbox) -> None:
     cancelled = sandbox.run("cancel", session_id)
     assert cancelled.returncode == 0, cancelled.stderr
     assert cancelled.stdout.startswith("cancelled")
-    rest, errors = runner.communicate(timeout=20)
+    rest, errors = runner.communicate(timeout=scaled(20))
     assert runner.returncode == 7, errors
     assert json_lines(rest)[-1]["stopReason"] == "cancelled"
 
@@ -173,7 +174,7 @@ def test_attach_warns_when_the_replay_buffer_no_longer_reaches_back(sandbox: San
     assert attach.stderr is not None
     assert "no longer buffered" in attach.stderr.readline()
     sandbox.run("send", "--session", session_id, "how are you")
-    out, _ = attach.communicate(timeout=20)
+    out, _ = attach.communicate(timeout=scaled(20))
     attach.stderr.close()
     assert attach.returncode == 0
     lines = json_lines(out)
@@ -190,7 +191,7 @@ def test_daemon_logs_follow_prints_new_lines_until_ctrl_c(sandbox: Sandbox) -> N
         session_id, _ = start_session(sandbox)
         read_until(follow, "stdout", f'"session_id": "{session_id}"')
         follow.send_signal(signal.SIGINT)
-        assert follow.wait(timeout=10) == 0
+        assert follow.wait(timeout=scaled(10)) == 0
     finally:
         follow.kill()
         follow.communicate()

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from tests.agentctl.harness import Sandbox, event_types, json_lines, read_until
-from tests.harness import wait_until
+from tests.harness import scaled, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -102,7 +102,7 @@ def test_ctrl_c_cancels_the_run_and_exits_130(sandbox: Sandbox) -> None:
         if lines[-1].get("event", {}).get("type") == "message_update":  # type: ignore[union-attr]
             break
     process.send_signal(signal.SIGINT)
-    rest, errors = process.communicate(timeout=20)
+    rest, errors = process.communicate(timeout=scaled(20))
     assert process.returncode == 130, errors
     lines.extend(json_lines(rest))
     assert "agent_end" in event_types(lines)
@@ -126,7 +126,7 @@ def test_second_ctrl_c_exits_at_once(sandbox: Sandbox) -> None:
         assert process.poll() is None  # still waiting for the frozen daemon to stop the run
         started = time.monotonic()
         process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=5) == 130
+        assert process.wait(timeout=scaled(5)) == 130
         assert time.monotonic() - started < 2
     finally:
         if daemon is not None:
@@ -145,7 +145,7 @@ def test_daemon_dying_mid_run_exits_1(sandbox: Sandbox) -> None:
     pid = sandbox.daemon_pid()
     assert pid is not None
     os.kill(pid, signal.SIGKILL)
-    rest, errors = process.communicate(timeout=20)
+    rest, errors = process.communicate(timeout=scaled(20))
     assert process.returncode == 1, errors
     final = json_lines(rest)[-1]
     assert final["stopReason"] == "error"
@@ -160,7 +160,7 @@ def hang_up_after_first_line(sandbox: Sandbox) -> tuple[str, int, str]:
     assert process.stderr is not None
     session_id = json.loads(process.stdout.readline())["sessionId"]
     process.stdout.close()
-    code = process.wait(timeout=20)
+    code = process.wait(timeout=scaled(20))
     errors = process.stderr.read()
     process.stderr.close()
     return session_id, code, errors

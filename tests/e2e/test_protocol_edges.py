@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.harness import Home, stop
+from tests.harness import Home, scaled, stop
 
 pytestmark = pytest.mark.e2e
 
@@ -45,7 +45,7 @@ class RawDaemon:
     def close(self) -> None:
         if self.process.stdin is not None:
             self.process.stdin.close()
-        self.process.wait(timeout=15)
+        self.process.wait(timeout=scaled(15))
         if self.process.stdout is not None:
             self.process.stdout.close()
 

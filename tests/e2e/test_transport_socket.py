@@ -21,6 +21,7 @@ from agentd.rpc import Connection, Router, connect_unix
 from tests.harness import (
     IsolatedHome,
     connectable,
+    scaled,
     stop,
     wait_ready,
     wait_until,
@@ -220,10 +221,10 @@ def test_graceful_stop_removes_socket_and_pid_file(sandbox: IsolatedHome, how: s
             client.sendall(b'{"jsonrpc":"2.0","id":2,"method":"shutdown"}\n')
             replies = client.makefile("rb").read().splitlines()
         assert json.loads(replies[-1]) == {"jsonrpc": "2.0", "id": 2, "result": {"ok": True}}
-        assert process.wait(15) == 0
+        assert process.wait(scaled(15)) == 0
     else:
         process.send_signal(getattr(signal, how))
-        assert process.wait(15) == 0
+        assert process.wait(scaled(15)) == 0
     assert not sandbox.socket.exists()
     assert not sandbox.socket.with_suffix(".pid").exists()
     events = [event["event"] for event in sandbox.log_events()]

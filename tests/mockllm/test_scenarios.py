@@ -21,6 +21,7 @@ from agentd.protocol.content import (
     TextContent,
     ToolResultMessage,
 )
+from tests.harness import scaled
 from tests.providers.replay import collect, provider_for, request, user
 
 OUR_TOOLS = {"read", "write", "edit", "bash", "grep", "find", "ls"}
@@ -174,7 +175,7 @@ def test_cli_serves_until_sigterm() -> None:
         reply = httpx.post(url + "/chat/completions", json=body, timeout=10)
         assert "doing well" in reply.json()["choices"][0]["message"]["content"]
         process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=10) == 0
+        assert process.wait(timeout=scaled(10)) == 0
         assert process.stdout is not None
         assert process.stdout.read() == ""
     finally:
@@ -192,7 +193,7 @@ def test_cli_rejects_a_bad_scenarios_file(tmp_path: Path) -> None:
     bad.write_text("[]")
     process = start_cli("--scenarios", str(bad))
     started = time.monotonic()
-    out, err = process.communicate(timeout=30)
+    out, err = process.communicate(timeout=scaled(30))
     assert process.returncode == 2
     assert err.startswith("mock-llm: ")
     assert "Traceback" not in err

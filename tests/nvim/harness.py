@@ -21,7 +21,7 @@ from typing import Any
 import pynvim
 import pytest
 
-from tests.harness import Home, stop, wait_until
+from tests.harness import Home, scaled, stop, wait_until
 from tests.scenarios import tool_call
 
 PLUGIN = Path(__file__).parents[2] / "editors" / "nvim"
@@ -227,7 +227,7 @@ class OtherClient:
         self._args = (socket_path, session_id, outcome)
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
-        if not self._ready.wait(10):
+        if not self._ready.wait(scaled(10)):
             raise AssertionError(f"the other client did not connect: {self._error!r}")
 
     def _run(self) -> None:

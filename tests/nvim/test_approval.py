@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.harness import scaled
 from tests.nvim.harness import Editor, EditorFactory, Home, OtherClient
 
 pytestmark = pytest.mark.e2e  # real nvim and a real daemon
@@ -62,7 +63,7 @@ def test_another_client_answering_closes_the_builtin_prompt(
     try:
         editor.nvim.command("Agent write a note")
         editor.wait_blocking_prompt()
-        assert other.asked.wait(10)
+        assert other.asked.wait(scaled(10))
         other.go.set()
         text = editor.wait_run_end(2)
         assert not editor.in_prompt()

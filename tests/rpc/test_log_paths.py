@@ -15,7 +15,7 @@ import structlog
 
 from agentd import log, paths
 from agentd.rpc import context
-from tests.harness import wait_until
+from tests.harness import scaled, wait_until
 
 
 @pytest.fixture
@@ -107,7 +107,7 @@ class _StuckFile:
         self.lines: list[str] = []
 
     def write(self, text: str) -> int:
-        self.release.wait(10)
+        self.release.wait(scaled(10))
         self.lines.append(text)
         return len(text)
 

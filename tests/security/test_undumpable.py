@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from agentctl.client import STREAM_LIMIT, AgentClient
-from tests.harness import IsolatedHome, connectable, run, start_daemon
+from tests.harness import IsolatedHome, connectable, run, scaled, start_daemon
 
 pytestmark = pytest.mark.e2e
 
@@ -194,7 +194,7 @@ async def test_bash_cannot_read_the_environment_of_a_whole_daemon(box: DaemonBox
             await client.close()
     finally:
         daemon.terminate()
-        daemon.wait(timeout=10)
+        daemon.wait(timeout=scaled(10))
         decoy.kill()
         decoy.wait()
     assert status["security"]["dumpable"] is False

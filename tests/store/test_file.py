@@ -22,6 +22,7 @@ from agentd.protocol.session_file import (
     SessionInfoEntry,
 )
 from agentd.store import SessionFile, cwd_slug, find_session
+from tests.harness import scaled
 from tests.store.conftest import CWD, assistant, lines, user
 
 
@@ -225,7 +226,7 @@ def test_processes_racing_for_one_id_never_both_get_it(root: Path, same_cwd: boo
         )
         for n in range(8)
     ]
-    answers = [racer.communicate(timeout=30)[0].strip() for racer in racers]
+    answers = [racer.communicate(timeout=scaled(30))[0].strip() for racer in racers]
     files = list(root.glob("*/*_raced.jsonl"))
     assert set(answers) <= {"created", "refused"}, answers
     assert len(answers) == 8

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.harness import isolated_env, wait_until
+from tests.harness import isolated_env, scaled, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION = REPO / "editors" / "vscode"
@@ -123,7 +123,7 @@ class CodeServer:
         if self.process and self.process.poll() is None:
             os.killpg(self.process.pid, 15)
             try:
-                self.process.wait(timeout=10)
+                self.process.wait(timeout=scaled(10))
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, 9)
                 self.process.wait()
