@@ -52,7 +52,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     """End the run with the layers that skipped tests and why, so a layer that did not run is
     never silent; with ``AGENTD_LAYER_REPORT`` set, append the same lines to that file (``make
     test`` prints it after both runs)."""
-    if not _skipped_layers:
+    if not _skipped_layers or os.environ.get("PYTEST_XDIST_WORKER"):
         return
     lines = [
         f"skipped in tests/{layer}: {'; '.join(sorted(reasons))[:300]}"
