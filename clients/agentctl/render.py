@@ -138,7 +138,7 @@ class TerminalRenderer:
         """Stop any spinner and move to a fresh line (before asking the user something)."""
         self._end_wait()
         self._flush_markdown()
-        self._freeze_live()
+        self._hide_live()
         self._line_start()
         self.out.flush()
 
@@ -166,7 +166,7 @@ class TerminalRenderer:
         if not text or not self.show_text:
             return
         self._end_wait()
-        self._freeze_live()
+        self._hide_live()
         if self._block not in (None, kind):
             self._flush_markdown()
             self._line_start()
@@ -198,9 +198,11 @@ class TerminalRenderer:
         if not self._raw:
             return
         rows = -(-len(self._raw) // max(1, self._markdown.width if self._markdown else 80))
-        if rows < terminal_height():
-            up = f"\x1b[{rows - 1}A" if rows > 1 else ""
-            self.out.write(f"{up}\r\x1b[J")
+        if rows == 1:  # erase the line alone (some terminals keep a screen cleared from its top)
+            self.out.write(_CLEAR_LINE)
+            self._at_line_start = True
+        elif rows < terminal_height():
+            self.out.write(f"\x1b[{rows - 1}A\r\x1b[J")
             self._at_line_start = True
         else:
             self._line_start()
@@ -222,6 +224,7 @@ class TerminalRenderer:
             self._block = None
             for call in message.tool_calls():
                 self._requested[call.id] = (call.name, call.arguments)
+            self._resume_live()
         elif isinstance(message, UserMessage) and self.show_user:
             text = "".join(b.text for b in message.content if isinstance(b, TextContent))
             self.line(self.style.cyan(f"› {shorten(text, 200)}"))
@@ -234,7 +237,7 @@ class TerminalRenderer:
         if not self.animate:
             return
         self._end_wait()
-        self._freeze_live()
+        self._hide_live()
         self._line_start()
         self._live = event.tool_call_id
         self._draw_live()
@@ -259,10 +262,7 @@ class TerminalRenderer:
             self.out.write(_CLEAR_LINE)
             self._at_line_start = True
         self.line(f"{bullet} {shown}")
-        if self._live is None and self._calls and self.animate:
-            self._live = next(iter(self._calls))
-            self._draw_live()
-            self._start_ticking()
+        self._resume_live()
 
     def _call_text(self, name: str, summary: str) -> str:
         return f"{self.style.bold(name)}  {summary}" if summary else self.style.bold(name)
@@ -321,6 +321,9 @@ class TerminalRenderer:
         """Show the waiting spinner (animated output only, and only while no call runs)."""
         if not self.animate or self._live is not None:
             return
+        if self._wait is not None:  # already on screen: redrawn in place, not left behind
+            self.out.write(_CLEAR_LINE)
+            self._at_line_start = True
         self._line_start()
         self._wait = Wait(time.monotonic(), until, reason, label)
         self._draw_live()
@@ -352,17 +355,24 @@ class TerminalRenderer:
         self.out.flush()
         self._at_line_start = False
 
-    def _freeze_live(self) -> None:
-        """End the spinner line where it is; the call's outcome comes on a later line."""
+    def _hide_live(self) -> None:
+        """Erase a running call's spinner line (output comes first); the call's one final line
+        is printed when it ends, and :meth:`_resume_live` draws the spinner again meanwhile.
+        Nothing of the live display stays in the scrollback."""
         if self._live is None:
             return
-        call = self._calls.get(self._live)
         self._live = None
         self._stop_ticking()
-        if call is not None:
-            bullet = self.style.dim("○")
-            self.out.write(f"{_CLEAR_LINE}{bullet} {self._call_text(call.name, call.summary)}\n")
+        self.out.write(_CLEAR_LINE)
         self._at_line_start = True
+
+    def _resume_live(self) -> None:
+        """Show the spinner of a call still running (after text or a prompt hid it)."""
+        if self._live is None and self._wait is None and self._calls and self.animate:
+            self._line_start()
+            self._live = next(iter(self._calls))
+            self._draw_live()
+            self._start_ticking()
 
     def _start_ticking(self) -> None:
         if self._tick is None:

@@ -10,6 +10,7 @@ from agentctl.render import TerminalRenderer
 from agentctl.style import Style
 from agentd.protocol.content import AssistantMessage, TextContent, ToolCall, UserMessage
 from agentd.protocol.events import (
+    AgentStart,
     ErrorEvent,
     Event,
     MessageEnd,
@@ -23,6 +24,7 @@ from agentd.protocol.events import (
     ThinkingDelta,
     ToolExecutionEnd,
     ToolExecutionStart,
+    TurnStart,
 )
 from tests.harness import wait_until_async
 
@@ -169,8 +171,9 @@ async def test_spinner_redraws_in_place_and_ends_with_the_outcome() -> None:
     assert text.endswith("\r\x1b[2K● bash  sleep 1  exit 0\n")
 
 
-async def test_text_during_a_running_call_freezes_its_spinner() -> None:
-    """Output arriving while a call runs ends the spinner line first."""
+async def test_text_during_a_running_call_erases_its_spinner() -> None:
+    """Output arriving while a call runs erases the spinner line first; the call's only line
+    in the scrollback is its final one."""
     out = io.StringIO()
     renderer = TerminalRenderer(out, style=Style(False), animate=True)
     start, end = tool_events("c1", "bash", {"command": "make"})
@@ -178,7 +181,31 @@ async def test_text_during_a_running_call_freezes_its_spinner() -> None:
     renderer.event(MessageUpdate(delta=TextDelta(index=0, text="note")))
     renderer.event(end)
     renderer.close()
-    assert out.getvalue().endswith("○ bash  make\nnote\n● bash  make\n")
+    text = out.getvalue()
+    assert text.endswith("⠋ bash  make\r\x1b[2Knote\n● bash  make\n")
+    assert "○" not in text
+
+
+async def test_a_second_wait_replaces_the_first_spinner_in_place() -> None:
+    """agent_start then turn_start both start the wait: the spinner is redrawn on its own line,
+    never pushed up into the scrollback by a newline."""
+    out = io.StringIO()
+    renderer = TerminalRenderer(out, style=Style(False), animate=True)
+    renderer.event(AgentStart())
+    renderer.event(TurnStart(turn=1))
+    renderer.event(MessageUpdate(delta=TextDelta(index=0, text="hi")))
+    renderer.close()
+    assert "\n" not in out.getvalue().split("hi")[0]  # nothing but redraws before the text
+
+
+async def test_a_call_interrupted_leaves_no_live_line() -> None:
+    """Closing the renderer while a call runs (Ctrl-C) erases its spinner; nothing stale."""
+    out = io.StringIO()
+    renderer = TerminalRenderer(out, style=Style(False), animate=True)
+    start, _ = tool_events("c1", "bash", {"command": "sleep 30"})
+    renderer.event(start)
+    renderer.close()
+    assert out.getvalue().endswith("⠋ bash  sleep 30\r\x1b[2K")
 
 
 def test_final_text_keeps_the_last_assistant_text() -> None:
