@@ -33,7 +33,7 @@ from agentctl.render import TerminalRenderer
 from agentctl.report import RunReport, write_result_file
 from agentctl.run import StopSignal, drive_run, interrupt_handling
 from agentctl.style import Style, wants_color
-from agentd.errors import RpcError
+from agentd.errors import ConfigError, RpcError
 from agentd.protocol.events import SessionEvent
 from agentd.protocol.methods import SessionInfo
 
@@ -184,7 +184,16 @@ async def select_session(
             raise UsageError(f"no session to continue in {cwd}")
         target = page.sessions[0].session_id
     if fork is None and target is None:
-        info = await _new(client, options, cwd, system_prompt)
+        try:
+            info = await _new(client, options, cwd, system_prompt)
+        except ConfigError as exc:  # e.g. no provider, but an untrusted project file has one
+            untrusted = exc.data.get("untrustedConfig") if isinstance(exc.data, dict) else None
+            if not (isinstance(untrusted, str) and stdin_is_tty()):
+                raise
+            sys.stderr.write(f"agentctl: {exc.message}\n")
+            if not await _offered_trust_file(untrusted):
+                raise
+            info = await _new(client, options, cwd, system_prompt)
         for text in info.warnings:
             warn(text)
         if info.untrusted_config and stdin_is_tty() and await _offered_trust(info):
@@ -215,12 +224,16 @@ async def _new(
 
 async def _offered_trust(info: SessionInfo) -> bool:
     """The terminal question about an untrusted project file (see :mod:`agentctl.trust_cmd`)."""
+    assert info.untrusted_config is not None
+    return await _offered_trust_file(info.untrusted_config)
+
+
+async def _offered_trust_file(path: str) -> bool:
     import asyncio
 
     from agentctl.trust_cmd import offer_trust
 
-    assert info.untrusted_config is not None
-    return await asyncio.to_thread(offer_trust, info.untrusted_config, sys.stdin, sys.stderr)
+    return await asyncio.to_thread(offer_trust, path, sys.stdin, sys.stderr)
 
 
 async def _adjust_existing(

@@ -73,3 +73,31 @@ def test_trust_list_and_revoke(sandbox: Sandbox) -> None:
     assert again.returncode == 2
     missing = subprocess.run([*base, str(sandbox.root / "nope")], **run)
     assert missing.returncode == 2
+
+
+def test_no_provider_offers_to_trust_the_project_file_that_has_one() -> None:
+    """No provider anywhere but in an untrusted project file: the error names that file and
+    `agentctl trust`, the terminal offers to trust the folder, and after "y" the run uses the
+    project's provider."""
+    sandbox = Sandbox()
+    try:
+        (sandbox.project / ".git").mkdir()
+        (sandbox.project / ".agentd.toml").write_text('provider = "mock"\n')
+        child = pexpect.spawn(
+            sys.executable,
+            ["-m", "agentctl", "send", "--stdio", "how are you"],
+            cwd=str(sandbox.project),
+            env=dict(sandbox.env, NO_COLOR="1", TERM="xterm"),
+            encoding="utf-8",
+            timeout=30,
+        )
+        child.expect_exact(f"agentctl trust {sandbox.project}")
+        child.expect_exact("[y/N]")
+        child.sendline("y")
+        child.expect("doing well")
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 0
+        assert _trusted(sandbox) == [str(sandbox.project)]
+    finally:
+        sandbox.close()

@@ -8,7 +8,7 @@ import pytest
 
 from agentd.config.credentials import credential_env_names
 from agentd.config.load import MOCK_BASE_URL, load_config
-from agentd.config.models import NO_PROVIDER_HELP, list_models, resolve_model, small_model_choice
+from agentd.config.models import list_models, no_provider_help, resolve_model, small_model_choice
 from agentd.config.prices import Price
 from agentd.errors import ConfigError
 from agentd.protocol.trust_list import add_trusted
@@ -40,7 +40,8 @@ def test_nothing_configured_is_a_clear_error(home: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         resolve_model(config, None, None, env=env)
     message = caught.value.message
-    assert message == NO_PROVIDER_HELP
+    assert message == no_provider_help(config, env)
+    assert caught.value.data is None
     for hint in (
         "OPENAI_API_KEY",
         "ANTHROPIC_API_KEY",
@@ -350,3 +351,22 @@ def test_credential_env_names() -> None:
         "STRIPE_KEY",
         "HIDDEN",
     }
+
+
+def test_no_provider_hint_names_only_what_works_and_the_untrusted_file(home: Path) -> None:
+    """An untrusted project file that sets the provider: the error names it and the command
+    that trusts its folder, carries its path for a client's trust offer, and offers a project
+    file only for a trusted folder."""
+    env = env_for(home)
+    project = home / "other"
+    (project / ".git").mkdir(parents=True)
+    write(project / ".agentd.toml", 'provider = "anthropic"\nmodel = "claude-sonnet-4-5"\n')
+    config = load_config(project, env=env)
+    with pytest.raises(ConfigError) as caught:
+        resolve_model(config, None, None, env=env)
+    message = caught.value.message
+    assert f"agentctl trust {project}" in message
+    assert str(project / ".agentd.toml") in message
+    assert caught.value.data == {"untrustedConfig": str(project / ".agentd.toml")}
+    assert "or .agentd.toml in the project" not in message
+    assert "once you trust its folder" in message

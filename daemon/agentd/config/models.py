@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from agentd.config import trust
 from agentd.config.load import (
     MOCK_BASE_URL,
     MOCK_MODEL,
@@ -23,20 +24,41 @@ OPENAI_URL = "https://api.openai.com/v1"
 ANTHROPIC_URL = "https://api.anthropic.com"
 _BUILTIN_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-sonnet-4-5"}
 
-NO_PROVIDER_HELP = """no LLM provider is configured. Any one of these works:
-  • environment: OPENAI_API_KEY=… or ANTHROPIC_API_KEY=…, or for an OpenAI-compatible
-    server (LiteLLM, Ollama, vLLM…) LLM_BASE_URL=… with LLM_AUTH_TOKEN=… and LLM_DEFAULT_MODEL=…
-  • a config file, ~/.config/agentd/config.toml or .agentd.toml in the project:
-        provider = "local"
-        model = "llama3"
-        [providers.local]
-        api = "openai"
-        base_url = "http://localhost:11434/v1"
-  • the built-in offline mock model: --provider mock"""
+
+def no_provider_help(config: Config, env: Mapping[str, str]) -> str:
+    """What to set when no provider is configured: only what would work for ``config``'s
+    folder — a project file counts only once its folder is trusted, and an untrusted one that
+    holds settings is named with the command that trusts it."""
+    user_file = trust.config_dir(env) / "config.toml"
+    lines = ["no LLM provider is configured."]
+    if config.untrusted_file is not None:
+        folder = config.untrusted_file.parent
+        lines.append(
+            f"  {config.untrusted_file} has settings that apply only in a trusted folder; "
+            f"to use them: agentctl trust {folder}"
+        )
+    lines += [
+        "Any one of these works:",
+        "  • environment: OPENAI_API_KEY=… or ANTHROPIC_API_KEY=…, or for an OpenAI-compatible",
+        "    server (LiteLLM, Ollama, vLLM…) LLM_BASE_URL=… with LLM_AUTH_TOKEN=… and "
+        "LLM_DEFAULT_MODEL=…",
+        f"  • your config file, {user_file}:",
+        '        provider = "local"',
+        '        model = "llama3"',
+        "        [providers.local]",
+        '        api = "openai"',
+        '        base_url = "http://localhost:11434/v1"',
+        "    (a project's .agentd.toml may hold the same once you trust its folder: "
+        "agentctl trust DIR)",
+        "  • the built-in offline mock model: --provider mock",
+    ]
+    return "\n".join(lines)
 
 
 class MissingCredentials(ConfigError):
-    """No provider could be chosen, or its key is missing, from the environment looked at."""
+    """No provider could be chosen, or its key is missing, from the environment looked at.
+    ``data`` is ``{"untrustedConfig": path}`` when an untrusted project file was left out, so a
+    client can offer to trust its folder."""
 
 
 def resolve_model(
@@ -145,7 +167,11 @@ def _default_provider(config: Config, env: Mapping[str, str]) -> str:
         return "openai"
     if _has_any(env, "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
         return "anthropic"
-    raise MissingCredentials(NO_PROVIDER_HELP)
+    untrusted = config.untrusted_file
+    raise MissingCredentials(
+        no_provider_help(config, env),
+        data={"untrustedConfig": str(untrusted)} if untrusted is not None else None,
+    )
 
 
 def _endpoint(section: ProviderConfig, env: Mapping[str, str]) -> tuple[str, str | None]:

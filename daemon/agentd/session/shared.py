@@ -105,7 +105,8 @@ class Services:
                 config, provider, model, base_url, provider_environment(client_env)
             )
         except MissingCredentials as exc:
-            raise MissingCredentials(f"{exc.message}\n{_looked_at(client_env)}") from None
+            message = f"{exc.message}\n{_looked_at(client_env)}"
+            raise MissingCredentials(message, data=exc.data) from None
 
     def http_for(self, choice: ModelChoice) -> httpx.AsyncClient:
         """The HTTP client for ``choice``: the in-process mock LLM's for the mock's base URL
