@@ -1,10 +1,12 @@
 """``agentctl attach ID``: follow a session's live events (rendered, or ``--json`` lines).
 
-``--since SEQ`` first replays the buffered events after SEQ; when the daemon's buffer no
-longer reaches back that far, a warning is printed and the conversation so far is shown
-instead. ``--until-end`` leaves after the next ``agent_end`` and exits with that run's code; when
-the replay already held a run's end and the session is idle, it exits at once with that run's
-code. Otherwise attach follows until Ctrl-C (exit 130) or until the daemon goes away (exit 1);
+By default a session in the middle of a run is shown from that run's start (its buffered
+events are replayed first; when the buffer no longer reaches back to it, a warning says so and
+the buffered rest is shown). ``--since SEQ`` instead replays the buffered events after SEQ;
+when the daemon's buffer no longer reaches back that far, a warning is printed and the
+conversation so far is shown instead. ``--until-end`` leaves after the next ``agent_end`` and
+exits with that run's code; on an idle session whose last run ended it exits at once with that
+run's code. Otherwise attach follows until Ctrl-C (exit 130) or until the daemon goes away (exit 1);
 on an idle session it first says on stderr that it waits for the next run.
 """
 
@@ -25,7 +27,8 @@ from agentctl.outcome import RunSummary
 from agentctl.render import TerminalRenderer
 from agentctl.run import StopSignal, interrupt_handling
 from agentctl.style import Style, wants_color
-from agentd.protocol.events import AgentEnd, PermissionResolved, SessionEvent
+from agentd.protocol.events import AgentEnd, AgentStart, PermissionResolved, SessionEvent
+from agentd.protocol.methods import SubscribeResult
 
 
 def attach_main(options: argparse.Namespace) -> int:
@@ -51,6 +54,7 @@ class Follower:
         self.refused = 0
         self.ended: RunSummary | None = None
         self.replayed_end: RunSummary | None = None
+        self.replayed_end_shown = False
 
     def show(self, data: bytes, event: SessionEvent | None) -> None:
         """Print one event; remember the run's end if it is a live ``agent_end``."""
@@ -72,6 +76,7 @@ class Follower:
                 self.ended = summary
             else:
                 self.replayed_end = summary
+                self.replayed_end_shown = True
             self.refused = 0
 
 
@@ -91,11 +96,15 @@ async def _attach(options: argparse.Namespace) -> int:
     async with await connect(socket_option(options)) as client:
         await resolve_session_ids(client, options)
         stream = client.stream(options.session_id, to_frame)
-        result = await client.subscribe(options.session_id, options.since)
+        since = 0 if options.since is None else options.since
+        result = await client.subscribe(options.session_id, since)
         follower = Follower(options, result.last_seq)
-        if not result.complete:
+        frames = stream.ready()  # the replay came before subscribe's answer
+        if options.since is None:
+            frames = await _current_run(client, options.session_id, frames, follower, result)
+        elif not result.complete:
             await _resync(client, options, follower)
-        for data, event in stream.ready():  # the replay came before subscribe's answer
+        for data, event in frames:
             follower.show(data, event)
         code = await _before_following(client, options.session_id, follower)
         if code is not None:
@@ -115,10 +124,41 @@ async def _before_following(client: AgentClient, session_id: str, follower: Foll
     if follower.ended is not None or (await client.state(session_id)).status != "idle":
         return None
     if follower.until_end and follower.replayed_end is not None:
-        warn(f"session {session_id} is idle: its last run ended as shown")
-        return follower.replayed_end.exit_code
+        end = follower.replayed_end
+        how = "as shown" if follower.replayed_end_shown else f"({end.stop_reason})"
+        warn(f"session {session_id} is idle: its last run ended {how}")
+        return end.exit_code
     warn(f"session {session_id} is idle; waiting for its next run (Ctrl-C to leave)")
     return None
+
+
+async def _current_run(
+    client: AgentClient,
+    session_id: str,
+    frames: list[Frame],
+    follower: Follower,
+    result: SubscribeResult,
+) -> list[Frame]:
+    """What to show of the whole replay: a running session's current run from its
+    ``agent_start`` (and live events); nothing of an idle one, whose last run's end is kept for
+    ``--until-end``."""
+    replayed = [f for f in frames if f[1] is not None and f[1].seq <= follower.last_seq]
+    live = frames[len(replayed) :]
+    if (await client.state(session_id)).status == "idle":
+        ends = [
+            f[1].event for f in replayed if f[1] is not None and isinstance(f[1].event, AgentEnd)
+        ]
+        if ends and isinstance(ends[-1], AgentEnd):
+            follower.replayed_end = _summary(session_id, ends[-1], 0)
+        return live
+    starts = [
+        i for i, f in enumerate(replayed) if f[1] is not None and isinstance(f[1].event, AgentStart)
+    ]
+    if starts:
+        return replayed[starts[-1] :] + live
+    if not result.complete:
+        warn("the start of the current run is no longer buffered; showing what is")
+    return replayed + live
 
 
 async def _resync(client: AgentClient, options: argparse.Namespace, follower: Follower) -> None:

@@ -12,6 +12,7 @@ import pytest
 
 from tests.agentctl.harness import Sandbox, event_types, json_lines, read_until
 from tests.harness import scaled
+from tests.scenarios import E2E_SCENARIOS
 
 pytestmark = pytest.mark.e2e
 
@@ -57,13 +58,43 @@ def test_attach_rendered_shows_prompts_and_replies(sandbox: Sandbox) -> None:
     """Without --json attach renders the run, including the prompt someone else sent; on the
     idle session it first says that it waits."""
     session_id, _ = start_session(sandbox)
-    attach = sandbox.popen_bytes("attach", session_id, "--until-end")
+    attach = sandbox.popen_bytes("attach", session_id)
     read_until(attach, "stderr", "is idle; waiting for its next run")
     sandbox.run("send", "--session", session_id, "how are you")
-    out, errors = attach.communicate(timeout=scaled(20))
-    assert attach.returncode == 0, errors
-    assert "› how are you" in out.decode()
-    assert "── done · 1 turn" in out.decode()
+    out = read_until(attach, "stdout", "── done · 1 turn")
+    attach.send_signal(signal.SIGINT)
+    attach.communicate(timeout=scaled(20))
+    assert "› how are you" in out
+
+
+def test_attach_until_end_on_a_run_that_ended_exits_at_once(sandbox: Sandbox) -> None:
+    """--until-end on an idle session whose last run ended: exit at once with its code."""
+    session_id, _ = start_session(sandbox)
+    result = sandbox.run("attach", session_id, "--until-end", timeout=20)
+    assert result.returncode == 0, result.stderr
+    assert f"session {session_id} is idle: its last run ended (end_turn)" in result.stderr
+
+
+def test_attach_mid_run_starts_from_the_start_of_the_run(sandbox: Sandbox) -> None:
+    """Attached while a run is under way, attach shows that run from its agent_start (the
+    prompt, the reply so far, the running call), not from the middle."""
+    sandbox.use_scenarios(E2E_SCENARIOS)
+    send = sandbox.popen_bytes("send", "--json", "--provider", "mock", "sleep in bash")
+    try:
+        first = json.loads(read_until(send, "stdout", "\n").splitlines()[0])
+        session_id = first["sessionId"]
+        read_until(send, "stdout", '"tool_execution_start"')
+        attach = sandbox.popen_bytes("attach", session_id, "--json", "--until-end")
+        seen = json_lines(read_until(attach, "stdout", '"tool_execution_start"'))
+        events = [line["event"] for line in seen]
+        assert [event["type"] for event in events][:2] == ["agent_start", "turn_start"]
+        assert any(e["type"] == "message_end" and e["message"]["role"] == "user" for e in events)
+        assert sandbox.run("cancel", session_id).returncode == 0
+        attach.communicate(timeout=scaled(20))
+        assert attach.returncode == 7  # the run was cancelled from elsewhere
+    finally:
+        send.kill()
+        send.communicate()
 
 
 def test_attach_to_an_unknown_session_fails(sandbox: Sandbox) -> None:
