@@ -22,7 +22,11 @@ from agentctl.common import (
 from agentctl.listing import format_session_table, format_transcript
 from agentctl.style import Style, wants_color
 from agentctl.toolfmt import format_seconds
-from agentd.protocol.methods import DaemonStatusResult
+from agentd.protocol.methods import DaemonStatusResult, SessionListResult
+from agentd.protocol.session_file import SessionSummary
+
+PAGE_LIMIT = 1000
+"""The most sessions the daemon returns in one `session/list` page."""
 
 EXPORT_FORMATS = {"md": "markdown", "markdown": "markdown", "html": "html"}
 
@@ -60,7 +64,7 @@ async def _sessions(options: argparse.Namespace) -> int:
 
 async def _list(client: AgentClient, options: argparse.Namespace) -> int:
     cwd = resolve_cwd(options.cwd) if options.cwd else None
-    page = await client.list_sessions(cwd=cwd, limit=options.limit or 50)
+    page = await _sessions_page(client, cwd, options.limit or 50)
     if options.json:
         print_json(page)
         return outcome.OK
@@ -70,6 +74,21 @@ async def _list(client: AgentClient, options: argparse.Namespace) -> int:
         shown = len(page.sessions)
         sys.stdout.write(f"… the newest {shown} shown; for more: --limit {shown * 2}\n")
     return outcome.OK
+
+
+async def _sessions_page(client: AgentClient, cwd: str | None, limit: int) -> SessionListResult:
+    """The newest ``limit`` sessions, fetched in pages of at most :data:`PAGE_LIMIT` (the
+    daemon's cap), so any ``--limit`` works; ``next_cursor`` says whether more exist."""
+    sessions: list[SessionSummary] = []
+    cursor: str | None = None
+    while True:
+        page = await client.list_sessions(
+            cwd=cwd, limit=min(PAGE_LIMIT, limit - len(sessions)), cursor=cursor
+        )
+        sessions += page.sessions
+        cursor = page.next_cursor
+        if cursor is None or len(sessions) >= limit:
+            return SessionListResult(sessions=sessions, next_cursor=cursor)
 
 
 async def _show(client: AgentClient, options: argparse.Namespace) -> int:

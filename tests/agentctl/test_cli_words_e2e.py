@@ -87,6 +87,10 @@ def test_short_id_prefixes_work_wherever_an_id_does(sandbox: Sandbox) -> None:
     shared = next(i[:1] for i in ids if sum(j.startswith(i[:1]) for j in ids) > 1)
     cut = sandbox.run("sessions", "list", "--limit", "1")
     assert "… the newest 1 shown; for more: --limit 2" in cut.stdout
+    everything = sandbox.run("sessions", "list", "--limit", "1500")  # over one page's cap
+    assert everything.returncode == 0, everything.stderr
+    assert all(i in everything.stdout for i in ids)
+    assert "for more" not in everything.stdout
     ambiguous = sandbox.run("sessions", "show", shared)
     assert ambiguous.returncode == 2
     assert f"{shared!r} matches" in ambiguous.stderr

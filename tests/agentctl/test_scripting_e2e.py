@@ -131,22 +131,27 @@ def test_readme_python_example_runs(sandbox: Sandbox, readme_path: str) -> None:
 def test_readme_here_doc_runs(sandbox: Sandbox) -> None:
     """The README's here-doc (session and prompt in one write) is answered in full."""
     readme = (Path(__file__).parents[2] / "clients" / "agentctl" / "README.md").read_text()
-    here_doc = readme.split("```sh\nagentd serve --stdio", 1)[1].split("```", 1)[0]
+    script = readme.split("```sh\nsid=", 1)[1].split("```", 1)[0]
     env = dict(sandbox.env, PATH=f"{Path(sys.executable).parent}{os.pathsep}{sandbox.env['PATH']}")
-    result = subprocess.run(
-        ["bash", "-c", "agentd serve --stdio" + here_doc],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=sandbox.project,
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    answers = {line["id"]: line for line in json_lines(result.stdout)}
-    assert answers[2]["result"]["sessionId"] == "demo-1"
-    assert answers[3]["result"]["stopReason"] == "end_turn"
-    assert answers[3]["error"] is None
+    ids = []
+    for _ in range(2):  # as written, twice in a row: no "already exists" the second time
+        result = subprocess.run(
+            ["bash", "-c", "sid=" + script],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=sandbox.project,
+            timeout=60,
+            check=False,
+        )
+        assert result.returncode == 0, result.stderr
+        answers = {line["id"]: line for line in json_lines(result.stdout)}
+        assert answers[2]["error"] is None, answers[2]
+        ids.append(answers[2]["result"]["sessionId"])
+        assert answers[3]["result"]["stopReason"] == "end_turn"
+        assert answers[3]["error"] is None
+    assert ids[0].startswith("demo-")
+    assert ids[0] != ids[1]
 
 
 def jq_examples() -> list[str]:

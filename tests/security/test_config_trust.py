@@ -77,6 +77,14 @@ def env_for(home: Path) -> dict[str, str]:
         ("sandbox = 1\n", "sandbox must be one of 'none', 'workspace'"),
         ('max_turns = "many"\n', "key max_turns: Expected `int`, got `str`"),
         ("[tools]\ngrep_backend = 'fast'\n", "'auto', 'rg', 'python'"),
+        (
+            '[providers.ok]\napi = "openai"\n[providers.local]\napi = "ollama"\n',
+            "providers.local.api must be one of 'openai', 'anthropic', 'openai-responses'",
+        ),
+        (
+            '[providers.ok]\nbase_url = "u"\n[providers.local]\nbase_url = 3\n',
+            "key providers.local.base_url: Expected `str | null`, got `int`",
+        ),
     ],
 )
 def test_typos_and_bad_values_are_errors_naming_file_and_key(

@@ -161,7 +161,7 @@ def validate(raw: dict[str, Any], source: Path | str) -> ConfigFile:
     try:
         return msgspec.convert(raw, ConfigFile)
     except msgspec.ValidationError as exc:
-        raise ConfigError(f"config file {source}: {_explain(str(exc))}") from None
+        raise ConfigError(f"config file {source}: {_explain(str(exc), raw)}") from None
 
 
 def unknown_key(raw: Any, struct: type[msgspec.Struct], prefix: str) -> str | None:
@@ -203,28 +203,64 @@ def _unknown_message(path: str, key: str, valid: list[str]) -> str:
     ).replace("  ", " ")
 
 
-def _explain(message: str) -> str:
-    """msgspec's validation message rewritten with a dotted key and the allowed values."""
+def _explain(message: str, raw: dict[str, Any]) -> str:
+    """msgspec's validation message rewritten with a dotted key (a table's own name where
+    msgspec says ``[...]``) and the allowed values."""
     match = _PATH.search(message)
     path = (match["path"] if match else "").lstrip(".")
     text = message[: match.start()] if match else message
-    key = re.sub(r"\[(\d+)\]", r"[\1]", path) or "(top level)"
     allowed = _allowed_values(path)
+    key = _named_tables(path, raw) or "(top level)"
     if allowed and ("Invalid enum value" in text or "Expected `str`" in text):
         return f"{key} must be one of {', '.join(repr(v) for v in allowed)} ({text})"
     return f"key {key}: {text}"
 
 
-def _allowed_values(path: str) -> list[Any]:
-    """The Literal values allowed at the dotted ``path`` (empty when it is not a Literal)."""
+def _named_tables(path: str, raw: dict[str, Any]) -> str:
+    """``path`` with its ``[...]`` (a key in a table of tables, which msgspec does not name)
+    replaced by the first key whose table fails validation: ``providers[...].api`` becomes
+    ``providers.local.api``."""
+    head, sep, rest = path.partition("[...]")
+    tables = _lookup(raw, head)
+    value_type = _value_type(head)
+    if not sep or not isinstance(tables, dict) or value_type is None:
+        return path
+    for name, table in tables.items():
+        try:
+            msgspec.convert(table, value_type)
+        except msgspec.ValidationError:
+            return f"{head}.{name}{rest}"
+    return path
+
+
+def _value_type(dotted: str) -> Any:
+    """The type of the values of the table of tables at ``dotted`` (None if it is not one)."""
     kind: Any = ConfigFile
-    for part in path.split("."):
+    for part in dotted.split("."):
+        struct = _struct_of(kind)
+        kind = _field_types(struct).get(part) if struct is not None else None
+    return typing.get_args(kind)[1] if typing.get_origin(kind) is dict else None
+
+
+def _lookup(raw: Any, dotted: str) -> Any:
+    for part in filter(None, dotted.split(".")):
+        raw = raw.get(part) if isinstance(raw, dict) else None
+    return raw
+
+
+def _allowed_values(path: str) -> list[Any]:
+    """The Literal values allowed at the dotted ``path`` (empty when it is not a Literal);
+    ``[...]`` steps into the values of a table of tables."""
+    kind: Any = ConfigFile
+    for part in path.replace("[...]", "[*]").split("."):
         struct = _struct_of(kind)
         if struct is None:
             return []
         kind = _field_types(struct).get(part.split("[")[0])
         if kind is None:
             return []
+        if part.endswith("[*]") and typing.get_origin(kind) is dict:
+            kind = typing.get_args(kind)[1]
     return _literal_values(kind)
 
 
