@@ -109,7 +109,7 @@ describe('launch resolution', () => {
   test('stdio spawns agentd serve --stdio; shared spawns agentctl bridge', async () => {
     const { resolveLaunch, LaunchError } = (await import('./helpers.mjs')).client;
     const { venvBin } = await import('./helpers.mjs');
-    const base = { command: '', extraArgs: ['--session-dir', '/x'], workspaceFolders: [], env: { PATH: venvBin } };
+    const base = { command: '', extraArgs: ['--session-dir', '/x'], workspaceFolders: [], trusted: true, env: { PATH: venvBin } };
     const stdio = resolveLaunch({ ...base, connection: 'stdio' });
     assert.equal(stdio.file, join(venvBin, 'agentd'));
     assert.deepEqual(stdio.args, ['serve', '--stdio', '--session-dir', '/x']);
@@ -120,6 +120,11 @@ describe('launch resolution', () => {
     const folder = join(venvBin, '..', '..');
     const fromVenv = resolveLaunch({ ...base, env: { PATH: '/nonexistent' }, workspaceFolders: [folder], connection: 'stdio' });
     assert.ok(existsSync(fromVenv.file) && fromVenv.file.endsWith('/.venv/bin/agentd'));
+    // ... but never in Restricted Mode: the workspace's executables are not run
+    assert.throws(
+      () => resolveLaunch({ ...base, env: { PATH: '/nonexistent' }, workspaceFolders: [folder], trusted: false, connection: 'stdio' }),
+      (e) => e instanceof LaunchError && /Restricted Mode/.test(e.message) && /user settings/.test(e.message),
+    );
     // agentd.command as the executable: agentctl is taken from beside it
     const beside = resolveLaunch({ ...base, env: { PATH: '' }, command: join(venvBin, 'agentd'), connection: 'shared' });
     assert.equal(beside.file, join(venvBin, 'agentctl'));

@@ -1,9 +1,12 @@
 // A stand-in for the `vscode` module, enough to activate the extension bundle under node:
-// it records what the extension registers and serves settings from `stub.settings`. The real
+// it records what the extension registers and serves settings from `stub.settings` (the user's)
+// and `stub.workspaceSettings` (the repository's `.vscode/settings.json`, which `get` prefers, as
+// the workbench does for settings that are not restricted). The real
 // workbench is exercised by tests/vscode (code-server); this layer is for fast checks.
 const registered = { commands: new Map(), views: new Map(), providers: new Map(), statusItems: [], output: [] };
 const stub = {
   settings: {},
+  workspaceSettings: {},
   trusted: true,
   folders: [],
   registered,
@@ -63,7 +66,10 @@ module.exports = {
     get workspaceFolders() {
       return stub.folders.map((path) => ({ uri: Uri.file(path) }));
     },
-    getConfiguration: () => ({ get: (key) => stub.settings[key] }),
+    getConfiguration: () => ({
+      get: (key) => stub.workspaceSettings[key] ?? stub.settings[key],
+      inspect: (key) => ({ key: `agentd.${key}`, globalValue: stub.settings[key], workspaceValue: stub.workspaceSettings[key] }),
+    }),
     registerTextDocumentContentProvider: (scheme, provider) => {
       registered.providers.set(scheme, provider);
       return new Disposable();

@@ -8,7 +8,8 @@
  *
  * `command` is the `agentd` executable, or a folder holding `agentd` and `agentctl`; `agentctl`
  * is taken from beside an explicit `agentd`. Empty: `PATH`, then each workspace folder's
- * `.venv/bin`.
+ * `.venv/bin` — only in a trusted workspace: in Restricted Mode (`trusted: false`) nothing in
+ * the workspace is run, and the caller passes only user-level `command` and `extraArgs`.
  */
 import { existsSync, statSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
@@ -20,6 +21,8 @@ export interface LaunchSettings {
   command: string;
   extraArgs: readonly string[];
   workspaceFolders: readonly string[];
+  /** False in Restricted Mode: the workspace's `.venv/bin` is never searched. */
+  trusted: boolean;
   env: NodeJS.ProcessEnv;
 }
 
@@ -58,7 +61,7 @@ function findExecutable(name: string, settings: LaunchSettings): string | null {
     return isExecutableFile(beside) ? beside : onPath(name, settings.env);
   }
   const found = onPath(name, settings.env);
-  if (found) return found;
+  if (found || !settings.trusted) return found;
   for (const folder of settings.workspaceFolders) {
     const candidate = join(folder, '.venv', 'bin', name);
     if (isExecutableFile(candidate)) return candidate;
@@ -70,6 +73,11 @@ function findExecutable(name: string, settings: LaunchSettings): string | null {
 export function resolveLaunch(settings: LaunchSettings): Launch {
   const name = settings.connection === 'stdio' ? 'agentd' : 'agentctl';
   const file = findExecutable(name, settings);
+  if (!file && !settings.trusted) {
+    throw new LaunchError(
+      `Cannot find \`${name}\` on PATH. In Restricted Mode agentd runs nothing from the workspace (its .venv included): set "agentd.command" in your user settings, or trust the workspace.`,
+    );
+  }
   if (!file) {
     throw new LaunchError(
       `Cannot find \`${name}\` on PATH or in a workspace .venv: set "agentd.command" to the agentd executable or its folder.`,
