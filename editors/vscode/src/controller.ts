@@ -18,7 +18,7 @@ import {
 import { ChatView, type FromWebview } from './chatView';
 import { Edits } from './edits';
 import { EditorFiles } from './files';
-import { launchSettings, sessionCwd, sessionDefaults } from './settings';
+import { launchSettings, sessionCwd, sessionDefaults, workspaceFolders } from './settings';
 import { StatusBar } from './statusBar';
 
 type Outcome = RequestPermissionResult['outcome'];
@@ -53,7 +53,7 @@ export class Controller implements vscode.Disposable {
       clientName: 'agentd-vscode',
       clientVersion: String(context.extension.packageJSON.version ?? '0'),
       log,
-      files: new EditorFiles(log),
+      files: new EditorFiles(log, workspaceFolders),
     });
     this.edits = new Edits(log);
     this.view = new ChatView(

@@ -4,11 +4,15 @@
  * agent's edit is in the editor's undo history. A written buffer is saved at once, so commands
  * the agent runs next (tests, builds) see the same text. Files not open in an editor are read
  * from and written to the disk.
+ *
+ * Only files inside the workspace folders are served (see `client/confine.ts`: symlinks
+ * resolved, `..` refused); any other path is an error the daemon's tool reports.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdir, open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
-import type { FileHandler, ReadTextFileParams, ReadTextFileResult, WriteTextFileParams } from './client';
+import { confineToFolders, type FileHandler, type ReadTextFileParams, type ReadTextFileResult, type WriteTextFileParams } from './client';
 
 function openDocument(path: string): vscode.TextDocument | undefined {
   return vscode.workspace.textDocuments.find((doc) => doc.uri.scheme === 'file' && doc.uri.fsPath === path);
@@ -24,16 +28,33 @@ export function changedSpan(before: string, after: string): { start: number; end
   return { start, end: before.length - tail, text: after.slice(start, after.length - tail) };
 }
 
+/** Replace the file at `path` (a real path: its last component must not be a symlink). */
+async function writeFileNoFollow(path: string, content: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const file = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o666);
+  try {
+    await file.writeFile(content);
+  } finally {
+    await file.close();
+  }
+}
+
 export class EditorFiles implements FileHandler {
-  constructor(private readonly log: (line: string) => void) {}
+  /** `folders`: the workspace folders, asked at each request (they can change). */
+  constructor(
+    private readonly log: (line: string) => void,
+    private readonly folders: () => readonly string[],
+  ) {}
 
   async read({ path }: ReadTextFileParams): Promise<ReadTextFileResult> {
-    const document = openDocument(path);
-    return { content: document ? document.getText() : await readFile(path, 'utf8') };
+    const real = await confineToFolders(path, this.folders());
+    const document = openDocument(path) ?? openDocument(real);
+    return { content: document ? document.getText() : await readFile(real, 'utf8') };
   }
 
   async write({ path, content }: WriteTextFileParams): Promise<void> {
-    const document = openDocument(path);
+    const real = await confineToFolders(path, this.folders());
+    const document = openDocument(path) ?? openDocument(real);
     if (document) {
       const span = changedSpan(document.getText(), content);
       const edit = new vscode.WorkspaceEdit();
@@ -43,9 +64,6 @@ export class EditorFiles implements FileHandler {
       this.log(`wrote ${path} through its editor`);
     }
     // A file that is not open, or whose editor had nothing to save (deleted on disk meanwhile).
-    if ((await readFile(path, 'utf8').catch(() => null)) !== content) {
-      await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, content);
-    }
+    if ((await readFile(real, 'utf8').catch(() => null)) !== content) await writeFileNoFollow(real, content);
   }
 }

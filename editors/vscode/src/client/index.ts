@@ -1,5 +1,6 @@
 /** The protocol client's public surface (no `vscode` imports anywhere below this folder). */
 export { AgentdClient, type ClientOptions, type ClientState, type FileHandler, type PermissionHandler } from './client';
+export { confineToFolders, OutsideWorkspace } from './confine';
 export { AgentdError } from './errors';
 export { type ConnectionMode, type Launch, LaunchError, type LaunchSettings, resolveLaunch } from './launch';
 export { reverseUnifiedDiff } from './patch';
