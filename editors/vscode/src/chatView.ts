@@ -110,7 +110,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     const style = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.css'));
     const csp = [
       `default-src 'none'`,
-      `style-src ${webview.cspSource} 'unsafe-inline'`,
+      `style-src ${webview.cspSource}`,
       `img-src ${webview.cspSource} data:`,
       `font-src ${webview.cspSource}`,
       `script-src 'nonce-${nonce}'`,

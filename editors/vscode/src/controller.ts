@@ -22,6 +22,20 @@ import { launchSettings, sessionCwd, sessionDefaults, workspaceFolders } from '.
 import { StatusBar } from './statusBar';
 
 type Outcome = RequestPermissionResult['outcome'];
+
+/**
+ * The daemon methods the chat webview may call: what the shared chat UI uses (the web API's
+ * list, plus subscribing). Anything else (`shutdown`, `session/setPermissionMode`, `daemon/*`…)
+ * is refused, so model HTML that got past the sanitiser still cannot steer the daemon.
+ */
+export const WEBVIEW_METHODS: ReadonlySet<string> = new Set([
+  'session/list', 'session/new', 'session/load', 'session/fork', 'session/delete', 'session/rename',
+  'session/export', 'session/prompt', 'session/steer', 'session/followUp', 'session/cancel',
+  'session/state', 'session/messages', 'session/setModel', 'session/compact', 'session/subscribe',
+  'session/unsubscribe', 'models/list',
+]);
+/** Params the webview may not set: the settings and the editor decide these. */
+const WEBVIEW_STRIPPED_PARAMS = ['permissionMode', 'providerEnv', 'baseUrl', 'sandbox', 'systemPrompt', 'tools'];
 const OUTCOME_LABELS: [string, Outcome][] = [
   ['Allow once', 'allow_once'],
   ['Allow always', 'allow_always'],
@@ -152,7 +166,14 @@ export class Controller implements vscode.Disposable {
   }
 
   private answerWebview(id: number, method: string, params: unknown): void {
-    this.request(method as keyof ClientMethods, params as never).then(
+    if (!WEBVIEW_METHODS.has(method)) {
+      this.output.appendLine(`refused a call of ${method} from the chat view`);
+      this.view.post({ type: 'response', id, error: { message: `the chat view may not call ${method}`, code: -32601 } });
+      return;
+    }
+    const allowed = { ...(params as Record<string, unknown>) };
+    for (const name of WEBVIEW_STRIPPED_PARAMS) delete allowed[name];
+    this.request(method as keyof ClientMethods, allowed as never).then(
       (result) => this.view.post({ type: 'response', id, result }),
       (error: unknown) => {
         const code = error instanceof AgentdError ? error.code : -32603;

@@ -64,3 +64,58 @@ test('the status bar follows the shown session: running, approval, idle', () => 
   controller.status.onEvent(event('agent_end'), 's1');
   assert.equal(item.text, '$(hubot) agentd');
 });
+
+/** The chat view resolved on a stand-in webview; `send` delivers a message from the webview. */
+function openChat() {
+  const posted = [];
+  let receive = null;
+  const view = {
+    visible: true,
+    webview: {
+      options: {},
+      cspSource: 'https://webview.test',
+      html: '',
+      asWebviewUri: (uri) => `https://webview.test${uri.path}`,
+      onDidReceiveMessage: (listener) => (receive = listener),
+      postMessage: async (message) => posted.push(message),
+    },
+    onDidChangeVisibility() {},
+    onDidDispose() {},
+  };
+  stub.registered.views.get('agentd.chat').resolveWebviewView(view);
+  receive({ type: 'ready' });
+  const answer = async (id) => {
+    for (let i = 0; i < 1000; i++) {
+      const found = posted.find((m) => m.type === 'response' && m.id === id);
+      if (found) return found;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`no response ${id}`);
+  };
+  const call = (id, method, params) => (receive({ type: 'request', id, method, params }), answer(id));
+  return { view, call };
+}
+
+test('the chat webview may call only the chat methods, and not set the permission mode', async () => {
+  const { call } = openChat();
+  const created = await call(1, 'session/new', { cwd: home.project, permissionMode: 'auto', providerEnv: { OPENAI_API_KEY: 'sk-x' } });
+  assert.equal(created.result.permissionMode, 'ask');
+  const sessionId = created.result.sessionId;
+  const pid = controller.client.pid;
+  const escalate = await call(2, 'session/setPermissionMode', { sessionId, mode: 'auto' });
+  assert.equal(escalate.error.code, -32601);
+  assert.match(escalate.error.message, /may not call session\/setPermissionMode/);
+  const stop = await call(3, 'shutdown', {});
+  assert.match(stop.error.message, /may not call shutdown/);
+  const state = await call(4, 'session/state', { sessionId });
+  assert.equal(state.result.permissionMode, 'ask');
+  assert.equal(controller.client.pid, pid);
+});
+
+test('the webview CSP allows no inline style or script', () => {
+  const { view } = openChat();
+  const csp = /Content-Security-Policy" content="([^"]+)"/.exec(view.webview.html)[1];
+  assert.match(csp, /style-src https:\/\/webview\.test(;|$)/);
+  assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+  assert.match(csp, /script-src 'nonce-[^']+'(;|$)/);
+});
