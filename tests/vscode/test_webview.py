@@ -13,6 +13,7 @@ import pytest
 
 from tests.vscode.codeserver import EXTENSION, chromium
 from tests.vscode.conftest import build_extension
+from tests.vscode.model_html import ATTACK_PROMPT, BEACON, COVERED_JS, FINDINGS_JS, write_scenarios
 from tests.vscode.webview_harness import as_session, record, serve_harness
 
 ARTIFACTS = EXTENSION / "test-results"
@@ -105,3 +106,30 @@ def test_reading_and_searching_cards_start_collapsed(page: Any, tmp_path: Path) 
     bash = page.locator("article.item--tool", has_text="bash").first
     assert bash.get_attribute("data-collapsed") is None
     assert bash.locator(".tool-output").is_visible()
+
+
+def test_model_html_cannot_cover_or_fake_the_approval_buttons(page: Any, tmp_path: Path) -> None:
+    """A reply with position:fixed boxes, the page's own classes and ids, a fake Allow button
+    and an image beacon, then an approval: the reply keeps none of it and the real Allow button
+    is on top and answers."""
+    beacons: list[str] = []
+    page.on("request", lambda request: beacons.append(request.url) if BEACON in request.url else None)
+    scenarios = write_scenarios(tmp_path / "scenarios.json")
+    events = as_session(record(ATTACK_PROMPT, tmp_path / "attack.jsonl", "ask", scenarios))
+    ask_at = next(i for i, e in enumerate(events) if e["event"]["type"] == "permission_request")
+    request = events[ask_at]["event"]
+    page.evaluate("(events) => feed(events)", events[: ask_at + 1])
+    params = {"sessionId": "S", "toolCallId": request["toolCallId"], "tool": request["tool"]}
+    params |= {"args": request["args"], "options": request.get("options") or ["allow_once"]}
+    page.evaluate("(params) => ask(9, params)", params)
+    page.locator("article.item--tool.tool--asking").first.wait_for()
+    page.get_by_text("Here is the summary").wait_for()
+    page.screenshot(path=str(ARTIFACTS / "webview-model-html-attack.png"))
+    assert page.evaluate(FINDINGS_JS) == []
+    allow = "article.item--tool.tool--asking button[data-option='allow_once']"
+    assert page.evaluate(COVERED_JS, allow) == ""
+    page.locator(allow).click(timeout=5_000)
+    page.wait_for_function("window.posted.some((m) => m.type === 'serverResponse')")
+    (answer,) = posted(page, "serverResponse")
+    assert answer["result"] == {"outcome": "allow_once"}
+    assert beacons == []

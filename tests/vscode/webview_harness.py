@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import http.server
 import json
+import os
 import shutil
 import subprocess
 import threading
@@ -23,7 +24,19 @@ from tests.vscode.codeserver import EXTENSION
 HERE = Path(__file__).parent
 
 
+HARNESS_CSP = (
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; font-src 'self'; "
+    "script-src 'self' 'unsafe-inline'"
+)
+"""The extension's webview policy for styles, images and fonts (src/chatView.ts); scripts
+also inline, for the harness's own stand-in code."""
+
+
 class _Handler(http.server.SimpleHTTPRequestHandler):
+    def end_headers(self) -> None:
+        self.send_header("Content-Security-Policy", HARNESS_CSP)
+        super().end_headers()
+
     def translate_path(self, path: str) -> str:
         clean = path.split("?", 1)[0]
         if clean.startswith("/dist/"):
@@ -47,15 +60,22 @@ def serve_harness() -> Iterator[str]:
         server.server_close()
 
 
-def record(prompt: str, out: Path, mode: str = "auto") -> list[dict[str, Any]]:
-    """The session/event params of one run of ``prompt`` on the real daemon (mock LLM)."""
+def record(
+    prompt: str, out: Path, mode: str = "auto", scenarios: Path | None = None
+) -> list[dict[str, Any]]:
+    """The session/event params of one run of ``prompt`` on the real daemon (mock LLM; its
+    built-in scenarios, or the ``scenarios`` file instead)."""
     node = shutil.which("node") or "node"
+    env = dict(os.environ)
+    if scenarios is not None:
+        env["AGENTD_MOCK_SCENARIOS"] = str(scenarios)
     subprocess.run(
         [node, "test/record.mjs", prompt, str(out), mode],
         cwd=EXTENSION,
         check=True,
         capture_output=True,
         timeout=60,
+        env=env,
     )
     return [json.loads(line) for line in out.read_text().splitlines() if line]
 
