@@ -51,18 +51,22 @@ ATTACK_SCENARIO = {
 }
 
 FINDINGS_JS = """() => {
-  const reply = [...document.querySelectorAll('.item--assistant')].find((n) => n.textContent.includes('Here is the summary'));
+  const reply = [...document.querySelectorAll('.item--assistant')]
+    .find((n) => n.textContent.includes('Here is the summary'));
   if (!reply) return ['no reply rendered'];
   const found = [];
   for (const node of reply.querySelectorAll('.md-chunk *, .md-tail *')) {
     if (node.hasAttribute('style')) found.push(`style on <${node.tagName}>`);
     if (node.hasAttribute('id')) found.push(`id on <${node.tagName}>`);
     if (node.hasAttribute('name')) found.push(`name on <${node.tagName}>`);
-    const classes = [...node.classList].filter((c) => !(node.tagName === 'CODE' && c.startsWith('language-')));
+    const code = node.tagName === 'CODE';
+    const classes = [...node.classList].filter((c) => !(code && c.startsWith('language-')));
     if (classes.length) found.push(`class ${classes.join(' ')} on <${node.tagName}>`);
     if (node.tagName === 'BUTTON') found.push('a <button>');
     const position = getComputedStyle(node).position;
-    if (position === 'fixed' || position === 'absolute') found.push(`position ${position} on <${node.tagName}>`);
+    if (position === 'fixed' || position === 'absolute') {
+      found.push(`position ${position} on <${node.tagName}>`);
+    }
   }
   if (!reply.querySelector('code.language-js')) found.push('the code block lost its language');
   return found;
@@ -74,7 +78,8 @@ COVERED_JS = """(selector) => {
   if (!button) return 'no such button';
   const box = button.getBoundingClientRect();
   const top = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
-  return button.contains(top) ? '' : `covered by <${top?.tagName}> ${top?.textContent.slice(0, 40)}`;
+  if (button.contains(top)) return '';
+  return `covered by <${top?.tagName}> ${top?.textContent.slice(0, 40)}`;
 }"""
 """'' when the element under the centre of ``selector`` is that button, else what covers it."""
 

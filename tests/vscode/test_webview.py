@@ -113,7 +113,7 @@ def test_model_html_cannot_cover_or_fake_the_approval_buttons(page: Any, tmp_pat
     and an image beacon, then an approval: the reply keeps none of it and the real Allow button
     is on top and answers."""
     beacons: list[str] = []
-    page.on("request", lambda request: beacons.append(request.url) if BEACON in request.url else None)
+    page.on("request", lambda req: beacons.append(req.url) if BEACON in req.url else None)
     scenarios = write_scenarios(tmp_path / "scenarios.json")
     events = as_session(record(ATTACK_PROMPT, tmp_path / "attack.jsonl", "ask", scenarios))
     ask_at = next(i for i, e in enumerate(events) if e["event"]["type"] == "permission_request")
