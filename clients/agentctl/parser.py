@@ -102,6 +102,12 @@ def _add_send(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         metavar="PATH",
         help="append a Markdown summary to PATH (e.g. $GITHUB_STEP_SUMMARY)",
     )
+    send.add_argument(
+        "--provider-env-file",
+        metavar="PATH",
+        help="read provider variables (NAME=VALUE lines, e.g. OPENAI_API_KEY) from PATH, "
+        "a pipe such as /dev/fd/3 or a 0600 file, instead of the environment",
+    )
     output = send.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print events as JSON lines")
     output.add_argument(

@@ -5,10 +5,17 @@ whatever the output mode, so a CI step can keep stdout for logs. ``--summary-fil
 a Markdown summary suited to ``$GITHUB_STEP_SUMMARY`` (appended, as GitHub expects): the
 prompt, the final answer, the tools used, the files changed, turns, tokens, cost and how the
 run ended.
+
+The summary is rendered by GitHub as Markdown with HTML, and what the model wrote (its answer,
+file names, tool names, errors) is not to be trusted: the prompt and the answer are shown
+verbatim in fenced code blocks (a fence longer than any backtick run inside), names in code
+spans sized the same way, other text with every Markdown and HTML character escaped — so no
+raw HTML (image beacons), no images, no links and no broken-out code spans reach the page.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -59,7 +66,7 @@ class RunReport:
             "",
             "| | |",
             "|---|---|",
-            f"| Session | `{summary.session_id}` |",
+            f"| Session | {_code_cell(summary.session_id)} |",
             f"| Turns | {summary.turns} |",
             f"| Tokens | {tokens:,} (input {usage.get('inputTokens', 0):,}, "
             f"output {usage.get('outputTokens', 0):,}) |",
@@ -67,14 +74,15 @@ class RunReport:
             f"| Duration | {summary.duration_ms / 1000:.1f} s |",
         ]
         if summary.error:
-            lines.append(f"| Error | {_cell(summary.error)} |")
-        lines += ["", "**Prompt**", "", _quote(self.prompt), ""]
+            lines.append(f"| Error | {_escaped(summary.error)} |")
+        lines += ["", "**Prompt**", "", _fenced(self.prompt), ""]
         if self.final_text:
-            lines += ["**Answer**", "", _quote(self.final_text), ""]
+            lines += ["**Answer**", "", _fenced(self.final_text), ""]
         if self.tools:
-            used = ", ".join(f"`{name}` ×{count}" for name, count in sorted(self.tools.items()))
+            tools = sorted(self.tools.items())
+            used = ", ".join(f"{_code(name)} ×{count}" for name, count in tools)
             lines += [f"**Tools:** {used}", ""]
-        changed = ", ".join(f"`{path}`" for path in self.files) or "none"
+        changed = ", ".join(_code(path) for path in self.files) or "none"
         lines += [f"**Files changed:** {changed}", ""]
         return "\n".join(lines) + "\n"
 
@@ -92,11 +100,39 @@ def write_result_file(path: str, line: dict[str, Any]) -> None:
     Path(path).write_bytes(msgspec.json.encode(line) + b"\n")
 
 
-def _quote(text: str) -> str:
+_BACKTICKS = re.compile(r"`+")
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|~:])")
+
+
+def _fence_for(text: str, least: int) -> str:
+    """A run of backticks longer than any in ``text`` (at least ``least``)."""
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    return "`" * max(least, longest + 1)
+
+
+def _fenced(text: str) -> str:
+    """``text`` (cut at the quote limit) as a fenced code block: shown verbatim."""
     if len(text) > _QUOTE_LIMIT:
         text = text[:_QUOTE_LIMIT] + "\n…"
-    return "\n".join("> " + line if line else ">" for line in text.splitlines())
+    fence = _fence_for(text, 3)
+    return f"{fence}text\n{text}\n{fence}"
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+def _code(text: str) -> str:
+    """``text`` on one line as a code span that nothing in it can close."""
+    flat = " ".join(text.splitlines()) or " "
+    fence = _fence_for(flat, 1)
+    pad = " " if flat[0] == "`" or flat[-1] == "`" else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+def _escaped(text: str) -> str:
+    """``text`` on one line with HTML and Markdown characters escaped: plain text on the page."""
+    flat = " ".join(text.splitlines())
+    flat = flat.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", flat)
+
+
+def _code_cell(text: str) -> str:
+    """``text`` as a code span in a table cell (pipes escaped, as GFM tables need)."""
+    return _code(text).replace("|", "\\|")

@@ -8,6 +8,7 @@ chosen output and exits with the code of :mod:`agentctl.outcome`.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +37,7 @@ from agentctl.style import Style, wants_color
 from agentd.errors import ConfigError, RpcError
 from agentd.protocol.events import SessionEvent
 from agentd.protocol.methods import SessionInfo
+from agentd.protocol.provider_env import provider_variables
 
 EXISTING_SESSION_IGNORES = ("system_prompt", "permission", "base_url")
 """Session settings fixed at creation; ``--max-turns`` applies per run, so it is not here."""
@@ -258,21 +260,42 @@ def send_main(options: argparse.Namespace) -> int:
         cwd = resolve_cwd(options.cwd)
         system_prompt = read_text_option(options.system_prompt, "--system-prompt")
         prompt = read_prompt(options.prompt, stdin_is_tty())
+        provider_env = _provider_env_file(options)
     except UsageError as exc:
         return exit_code_for_exception(exc)
     output = make_output(options, cwd)
     if options.result_file or options.summary_file:
         output.report = RunReport(prompt)
-    return run_command(lambda: _send(options, output, cwd, prompt, system_prompt))
+    return run_command(lambda: _send(options, output, cwd, prompt, system_prompt, provider_env))
+
+
+def _provider_env_file(options: argparse.Namespace) -> dict[str, str] | None:
+    """``--provider-env-file``'s variables (None without the flag); once they are in this
+    process's memory it is made non-dumpable (see :mod:`agentctl.provider_file`)."""
+    path = getattr(options, "provider_env_file", None)
+    if path is None:
+        return None
+    from agentctl.provider_file import make_undumpable, read_provider_env_file
+
+    variables = read_provider_env_file(path)
+    make_undumpable()
+    return variables
 
 
 async def _send(
-    options: argparse.Namespace, output: Output, cwd: str, prompt: str, system_prompt: str | None
+    options: argparse.Namespace,
+    output: Output,
+    cwd: str,
+    prompt: str,
+    system_prompt: str | None,
+    provider_env: dict[str, str] | None = None,
 ) -> int:
     try:
         client = await open_client(
             options, permission_handler=permission_handler(options, output, cwd), cwd=cwd
         )
+        if provider_env:  # over this process's own provider variables, as connect() sends
+            client.provider_env = {**provider_variables(os.environ), **provider_env}
         async with client:
             await resolve_session_ids(client, options)
             info = await select_session(client, options, cwd, system_prompt)

@@ -4,6 +4,17 @@
 # Inputs arrive as INPUT_* variables (see action.yml). Outputs go to $GITHUB_OUTPUT, the
 # Markdown summary to $GITHUB_STEP_SUMMARY; the session file stays under $AGENTD_HOME.
 # AGENTD_VENV names an existing virtual environment to use instead of installing one.
+#
+# The API key never stays in an environment: /proc/PID/environ is fixed when a process starts
+# and readable by every same-uid process (and through sudo by any), so the commands the agent
+# runs could read it there. The script first moves the provider variables onto a pipe (fd 3)
+# and re-executes itself without INPUT_API_KEY (action.yml `exec`s it, so no shell of the step
+# keeps it either); agentctl reads them with --provider-env-file /dev/fd/3 and hands them to
+# its private daemon as providerEnv, in memory only.
+#
+# What the agent prints is fenced with ::stop-commands::TOKEN … ::TOKEN:: (TOKEN random, never
+# in an environment), so the runner does not obey workflow commands (::error::, ::add-mask::,
+# ::stop-commands::…) that model text or file names put at the start of a log line.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -28,35 +39,43 @@ install_agentd() {
     echo "::endgroup::"
 }
 
-# The key goes to the variable the chosen provider reads, paired with its base URL.
-export_credentials() {
+# The provider variables as NAME=VALUE lines: the key goes to the variable the chosen provider
+# reads, paired with its base URL.
+provider_variables() {
     local provider="${INPUT_PROVIDER:-}" url="${INPUT_BASE_URL:-}" key="${INPUT_API_KEY:-}"
     case "$provider" in
         anthropic)
-            [ -z "$key" ] || export ANTHROPIC_API_KEY="$key"
-            [ -z "$url" ] || export ANTHROPIC_BASE_URL="$url" ;;
+            [ -z "$key" ] || printf 'ANTHROPIC_API_KEY=%s\n' "$key"
+            [ -z "$url" ] || printf 'ANTHROPIC_BASE_URL=%s\n' "$url" ;;
         openai)
-            [ -z "$key" ] || export OPENAI_API_KEY="$key"
-            [ -z "$url" ] || export OPENAI_BASE_URL="$url" ;;
+            [ -z "$key" ] || printf 'OPENAI_API_KEY=%s\n' "$key"
+            [ -z "$url" ] || printf 'OPENAI_BASE_URL=%s\n' "$url" ;;
         "")
             if [ -n "$url" ]; then
-                export LLM_BASE_URL="$url"
-                [ -z "$key" ] || export LLM_AUTH_TOKEN="$key"
-                [ -z "${INPUT_MODEL:-}" ] || export LLM_DEFAULT_MODEL="$INPUT_MODEL"
+                printf 'LLM_BASE_URL=%s\n' "$url"
+                [ -z "$key" ] || printf 'LLM_AUTH_TOKEN=%s\n' "$key"
+                [ -z "${INPUT_MODEL:-}" ] || printf 'LLM_DEFAULT_MODEL=%s\n' "$INPUT_MODEL"
             elif [ -n "$key" ]; then
-                export OPENAI_API_KEY="$key"
+                printf 'OPENAI_API_KEY=%s\n' "$key"
             fi ;;
     esac
 }
 
-[ -x "$venv/bin/agentctl" ] || install_agentd
-export_credentials
+if [ "${AGENTD_ACTION_STAGE:-}" != run ]; then
+    case "${INPUT_API_KEY:-}" in *$'\n'* | *$'\r'*) fail "the api-key input has a line break" ;; esac
+    exec 3< <(provider_variables)
+    unset INPUT_API_KEY
+    AGENTD_ACTION_STAGE=run exec "$BASH" "${BASH_SOURCE[0]}"
+fi
+[ -e /dev/fd/3 ] || fail "run.sh was started with AGENTD_ACTION_STAGE=run but no provider pipe on fd 3"
+
+[ -x "$venv/bin/agentctl" ] || install_agentd 3<&-
 mkdir -p "$agentd_home"
 export XDG_DATA_HOME="$agentd_home/data" XDG_STATE_HOME="$agentd_home/state"
 
 result_file="$agentd_home/result.json"
 args=(send --stdio --result-file "$result_file" --cwd "${INPUT_WORKING_DIRECTORY:-.}")
-args+=(--permission "${INPUT_PERMISSION_MODE:-auto}")
+args+=(--permission "${INPUT_PERMISSION_MODE:-read-only}" --provider-env-file /dev/fd/3)
 [ -z "${INPUT_PROVIDER:-}" ] || args+=(--provider "$INPUT_PROVIDER")
 [ -z "${INPUT_MODEL:-}" ] || args+=(--model "$INPUT_MODEL")
 [ -z "${INPUT_BASE_URL:-}" ] || [ -z "${INPUT_PROVIDER:-}" ] || args+=(--base-url "$INPUT_BASE_URL")
@@ -65,10 +84,14 @@ args+=(--permission "${INPUT_PERMISSION_MODE:-auto}")
 [ -z "${INPUT_TIMEOUT:-}" ] || args+=(--timeout "$INPUT_TIMEOUT")
 [ -z "${GITHUB_STEP_SUMMARY:-}" ] || args+=(--summary-file "$GITHUB_STEP_SUMMARY")
 
+token="$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+echo "::stop-commands::$token"
 set +e
-"$venv/bin/agentctl" "${args[@]}" -- "$INPUT_PROMPT"
+"$venv/bin/agentctl" "${args[@]}" -- "$INPUT_PROMPT" 2>&1
 code=$?
 set -e
+exec 3<&-
+echo "::$token::"
 
 "$venv/bin/python" - "$result_file" "$code" "${GITHUB_OUTPUT:-/dev/null}" <<'PY'
 import json, sys

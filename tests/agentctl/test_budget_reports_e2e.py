@@ -79,7 +79,7 @@ def test_summary_file_for_the_step_summary(sandbox: Sandbox) -> None:
     assert result.returncode == 0, result.stderr
     text = summary.read_text()
     assert text.startswith("# earlier step\n### agentd: end_turn (exit 0)")
-    assert "> hello world" in text
+    assert "**Prompt**\n\n```text\nhello world\n```" in text
     assert "**Tools:** `bash` ×1, `write` ×1" in text
     assert "**Files changed:** `hello.py`" in text
     assert "| Turns | 3 |" in text
@@ -101,3 +101,33 @@ def test_a_project_folder_named_agentd_does_not_shadow_the_daemon(sandbox: Sandb
     )
     assert result.returncode == 0, result.stderr
     assert "doing well" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("PATH=/tmp/evil\n", "line 1: expected NAME=VALUE with a provider variable"),
+        ("# the key\nOPENAI_API_KEY\n", "line 2: expected NAME=VALUE"),
+        ("x" * 70_000, "larger than 65536 bytes"),
+    ],
+)
+def test_provider_env_file_refuses_what_is_not_a_provider_variable(
+    sandbox: Sandbox, content: str, message: str
+) -> None:
+    """--provider-env-file takes provider variables only; anything else is a usage error
+    (exit 2) naming the line, and nothing runs."""
+    variables = sandbox.root / "provider.env"
+    variables.write_text(content)
+    result = sandbox.run(
+        "send", "--stdio", *MOCK, "--provider-env-file", str(variables), "hello world"
+    )
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert not (sandbox.project / "hello.py").exists()
+
+
+def test_missing_provider_env_file_is_a_usage_error(sandbox: Sandbox) -> None:
+    missing = sandbox.root / "nope.env"
+    result = sandbox.run("send", "--stdio", *MOCK, "--provider-env-file", str(missing), "hi")
+    assert result.returncode == 2
+    assert f"--provider-env-file {missing}: No such file or directory" in result.stderr
