@@ -2,7 +2,10 @@
 
 `CodeServer` installs ``editors/vscode/dist/agentd-vscode.vsix`` into a fresh extensions folder,
 writes user settings (no workspace-trust dialog; the extension on the repo's venv, the mock
-provider, a private session dir) and serves one workspace folder on a free loopback port.
+provider, a private session dir) and serves one workspace folder on a free loopback port. With
+``restricted=True`` workspace trust is on and the folder opens untrusted (Restricted Mode, no
+prompt); a setting given as None is left out; ``env`` adds variables (e.g.
+``AGENTD_MOCK_SCENARIOS``) and ``venv_on_path=False`` keeps the repo's venv off ``PATH``.
 `Workbench` wraps a Playwright page on it: the command palette, the chat webview's frame,
 screenshots.
 """
@@ -41,6 +44,9 @@ class CodeServer:
 
     root: Path
     settings: dict[str, Any] = field(default_factory=dict)
+    env_extra: dict[str, str] = field(default_factory=dict)
+    venv_on_path: bool = True
+    restricted: bool = False
     port: int = 0
     process: subprocess.Popen[bytes] | None = None
     _log: Any = None
@@ -59,13 +65,16 @@ class CodeServer:
 
     def env(self) -> dict[str, str]:
         env = isolated_env(self.root / "xdg")
-        env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
+        if self.venv_on_path:
+            env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
         env.pop("VSCODE_IPC_HOOK_CLI", None)
-        return env
+        return {**env, **self.env_extra}
 
     def user_settings(self) -> dict[str, Any]:
-        return {
-            "security.workspace.trust.enabled": False,
+        settings = {
+            "security.workspace.trust.enabled": self.restricted,
+            "security.workspace.trust.startupPrompt": "never",
+            "security.workspace.trust.emptyWindow": False,
             "workbench.startupEditor": "none",
             "workbench.tips.enabled": False,
             "extensions.autoCheckUpdates": False,
@@ -77,6 +86,7 @@ class CodeServer:
             "agentd.extraArgs": ["--session-dir", str(self.sessions)],
             **self.settings,
         }
+        return {key: value for key, value in settings.items() if value is not None}
 
     def start(self) -> None:
         for sub in ("project", "sessions", "data/User", "extensions"):
@@ -96,7 +106,9 @@ class CodeServer:
         self.port = free_port()
         self._log = (self.root / "code-server.log").open("wb")
         argv = [*base, "--auth", "none", "--bind-addr", f"127.0.0.1:{self.port}"]
-        argv += ["--disable-telemetry", "--disable-update-check", "--disable-workspace-trust"]
+        argv += ["--disable-telemetry", "--disable-update-check"]
+        if not self.restricted:
+            argv.append("--disable-workspace-trust")
         argv.append(str(self.workspace))
         self.process = subprocess.Popen(
             argv, stdout=self._log, stderr=subprocess.STDOUT, env=self.env(), start_new_session=True
