@@ -127,7 +127,7 @@ def test_restricted_mode_runs_nothing_from_the_workspace(prepared: None) -> None
         page = workbench.page
         page.locator(".statusbar", has_text="Restricted Mode").wait_for(timeout=30_000)
         workbench.run_command("agentd: New Session")
-        toast = page.locator(".notification-toast", has_text="Restricted Mode")
+        toast = page.locator(".notification-toast.notification-fade-in-done", has_text="Restricted")
         toast.wait_for(timeout=30_000)
         assert "user settings" in toast.inner_text()
         workbench.screenshot("cs-restricted-mode")
