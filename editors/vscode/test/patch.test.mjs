@@ -1,4 +1,4 @@
-// reverseUnifiedDiff against diffs made by the daemon's own diff code (agentd.tools.diffs).
+// reverseUnifiedDiff against diffs made by the daemon's own diff code (agentd.tools.files.diffs).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { client, venvBin } from './helpers.mjs';
 function daemonDiffs(pairs) {
   const script = `
 import json, sys
-from agentd.tools.diffs import summarize_change
+from agentd.tools.files.diffs import summarize_change
 pairs = json.load(sys.stdin)
 print(json.dumps([summarize_change(a, b, "f.txt").diff for a, b in pairs]))
 `;
