@@ -34,8 +34,9 @@ export const WEBVIEW_METHODS: ReadonlySet<string> = new Set([
   'session/state', 'session/messages', 'session/setModel', 'session/compact', 'session/subscribe',
   'session/unsubscribe', 'models/list',
 ]);
-/** Params the webview may not set: the settings and the editor decide these. */
-const WEBVIEW_STRIPPED_PARAMS = ['permissionMode', 'providerEnv', 'baseUrl', 'sandbox', 'systemPrompt', 'tools'];
+/** Params the webview may not set: the settings and the editor decide these (and `path`: the
+ * chat loads sessions by id, never a session file named by the page). */
+const WEBVIEW_STRIPPED_PARAMS = ['permissionMode', 'providerEnv', 'baseUrl', 'sandbox', 'systemPrompt', 'tools', 'path'];
 const OUTCOME_LABELS: [string, Outcome][] = [
   ['Allow once', 'allow_once'],
   ['Allow always', 'allow_always'],

@@ -109,6 +109,9 @@ test('the chat webview may call only the chat methods, and not set the permissio
   assert.match(stop.error.message, /may not call shutdown/);
   const state = await call(4, 'session/state', { sessionId });
   assert.equal(state.result.permissionMode, 'ask');
+  // a session file named by the page is not loaded: the path is dropped, the id is used
+  const loaded = await call(5, 'session/load', { sessionId, path: '/etc/passwd' });
+  assert.equal(loaded.result.session.sessionId, sessionId);
   assert.equal(controller.client.pid, pid);
 });
 
