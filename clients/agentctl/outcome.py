@@ -1,19 +1,21 @@
 """How a run ended, as the client saw it, and the exit code that reports it.
 
-Exit codes (stable, documented in README.md):
+Exit codes and the stop reason reported with each (stable, documented in README.md): one stop
+reason per exit code, so the ``result`` line, the step summary and the Action's outputs never
+contradict each other.
 
-==== ===========================================================
-0    the run ended normally (``end_turn``)
-1    agent or provider error, or the daemon failed / went away
-2    usage or configuration error (bad flag, unknown session, …)
-3    the run hit ``--max-turns``
-4    ``--timeout`` expired (the run was cancelled)
-5    a tool call needed permission and it was refused
-6    the run stopped at its ``--max-cost`` / ``--max-tokens`` budget
-7    the run was cancelled from elsewhere (``agentctl cancel``, another client)
-130  interrupted (Ctrl-C)
-141  stdout was closed (``| head -1``); the run is not cancelled
-==== ===========================================================
+==== ============== ===========================================================
+0    end_turn       the run ended normally
+1    error          agent or provider error, or the daemon failed / went away
+2    error          usage or configuration error (bad flag, unknown session, …)
+3    max_turns      the run hit ``--max-turns``
+4    timeout        ``--timeout`` expired (the run was cancelled)
+5    refused        a tool call needed permission and it was refused
+6    budget         the run stopped at its ``--max-cost`` / ``--max-tokens`` budget
+7    cancelled      the run was cancelled from elsewhere (``agentctl cancel``, another client)
+130  interrupted    interrupted (Ctrl-C)
+141  (none)         stdout was closed (``| head -1``); the run is not cancelled
+==== ============== ===========================================================
 """
 
 from __future__ import annotations
@@ -31,6 +33,22 @@ BUDGET = 6
 CANCELLED = 7
 INTERRUPTED = 130
 OUTPUT_CLOSED = 141
+
+STOP_REASONS = {
+    OK: "end_turn",
+    AGENT_ERROR: "error",
+    USAGE_ERROR: "error",
+    MAX_TURNS: "max_turns",
+    TIMEOUT: "timeout",
+    PERMISSION_REFUSED: "refused",
+    BUDGET: "budget",
+    CANCELLED: "cancelled",
+    INTERRUPTED: "interrupted",
+}
+"""The stop reason reported with each exit code (the table in the module docstring)."""
+
+COST_DECIMALS = 6
+"""Cost is reported in USD rounded to millionths (a cent's ten-thousandths)."""
 
 
 @dataclass
@@ -58,15 +76,26 @@ class RunSummary:
         """The process exit code for this run (see the module docstring)."""
         return exit_code_for(self)
 
+    @property
+    def reported_stop_reason(self) -> str:
+        """The stop reason that goes with :attr:`exit_code` (``stop_reason`` is the daemon's:
+        a refused call can end a run the daemon calls ``end_turn``, a timeout one it calls
+        ``cancelled``)."""
+        return STOP_REASONS.get(self.exit_code, self.stop_reason)
+
+    @property
+    def rounded_cost(self) -> float:
+        return round(self.cost, COST_DECIMALS)
+
     def result_line(self) -> dict[str, Any]:
         """The final ``{"type": "result", …}`` line of ``agentctl send --json``."""
         line: dict[str, Any] = {
             "type": "result",
-            "stopReason": self.stop_reason,
+            "stopReason": self.reported_stop_reason,
             "sessionId": self.session_id,
             "turns": self.turns,
             "usage": self.usage,
-            "cost": self.cost,
+            "cost": self.rounded_cost,
             "durationMs": self.duration_ms,
             "exitCode": self.exit_code,
         }

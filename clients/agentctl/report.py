@@ -62,7 +62,7 @@ class RunReport:
         usage = summary.usage
         tokens = sum(v for k, v in usage.items() if k.endswith("Tokens") and isinstance(v, int))
         lines = [
-            f"### agentd: {summary.stop_reason} (exit {summary.exit_code})",
+            f"### agentd: {summary.reported_stop_reason} (exit {summary.exit_code})",
             "",
             "| | |",
             "|---|---|",
@@ -70,7 +70,7 @@ class RunReport:
             f"| Turns | {summary.turns} |",
             f"| Tokens | {tokens:,} (input {usage.get('inputTokens', 0):,}, "
             f"output {usage.get('outputTokens', 0):,}) |",
-            f"| Cost | ${summary.cost:.4f} |",
+            f"| Cost | ${summary.rounded_cost:.6f} |",
             f"| Duration | {summary.duration_ms / 1000:.1f} s |",
         ]
         if summary.error:
@@ -93,6 +93,42 @@ class RunReport:
         if summary_file:
             with Path(summary_file).open("a", encoding="utf-8") as out:
                 out.write(self.markdown(summary))
+
+
+def write_failure_summary(path: str, prompt: str, message: str, exit_code: int) -> None:
+    """Append the summary of a run that could not start: the error and what to set."""
+    lines = [
+        f"### agentd: could not start (exit {exit_code})",
+        "",
+        f"**Error:** {_escaped(message)}",
+        "",
+    ]
+    hints = setup_hints(message)
+    if hints:
+        lines += ["**What to set:**", "", *(f"- {hint}" for hint in hints), ""]
+    lines += ["**Prompt**", "", _fenced(prompt), ""]
+    with Path(path).open("a", encoding="utf-8") as out:
+        out.write("\n".join(lines) + "\n")
+
+
+def setup_hints(message: str) -> list[str]:
+    """What to set for a run that could not start, from its error (Action inputs first: the
+    summary is read in CI). Plain Markdown of our own: nothing of ``message`` is echoed."""
+    hints = []
+    if "no LLM provider" in message or "API key" in message or "api key" in message:
+        hints.append(
+            "a provider: the Action's `api-key` input (a secret) with `provider` "
+            "(`openai` or `anthropic`), or `base-url` and `model` for an OpenAI-compatible "
+            "server; outside the Action, the environment variables named in the error"
+        )
+    if "cost cap" in message:
+        hints.append(
+            "a token cap instead of a cost cap (the Action's `max-tokens` input, "
+            "`agentctl send --max-tokens`), or the model's prices in the config file"
+        )
+    if "config file" in message:
+        hints.append("a valid configuration file: the key and file named in the error")
+    return hints
 
 
 def write_result_file(path: str, line: dict[str, Any]) -> None:

@@ -31,7 +31,7 @@ from agentctl.footer import FinalText
 from agentctl.jsonout import JsonLines
 from agentctl.outcome import RunSummary, error_result_line
 from agentctl.render import TerminalRenderer
-from agentctl.report import RunReport, write_result_file
+from agentctl.report import RunReport, write_failure_summary, write_result_file
 from agentctl.run import StopSignal, drive_run, interrupt_handling
 from agentctl.style import Style, wants_color
 from agentd.errors import ConfigError, RpcError
@@ -262,7 +262,9 @@ def send_main(options: argparse.Namespace) -> int:
         prompt = read_prompt(options.prompt, stdin_is_tty())
         provider_env = _provider_env_file(options)
     except UsageError as exc:
-        return exit_code_for_exception(exc)
+        code = exit_code_for_exception(exc)
+        _report_failure(options, " ".join(options.prompt or ()), str(exc), code)
+        return code
     output = make_output(options, cwd)
     if options.result_file or options.summary_file:
         output.report = RunReport(prompt)
@@ -307,14 +309,21 @@ async def _send(
         code = exit_code_for_exception(exc)
         message = exc.message if isinstance(exc, RpcError) else str(exc)
         output.failed(message, code)
-        if options.result_file:
-            write_result_file(options.result_file, error_result_line(message, code))
+        _report_failure(options, prompt, message, code)
         return code
     summary.session_file = info.path
     output.finish(summary)
     if output.report is not None:
         output.report.write(summary, options.result_file, options.summary_file)
     return summary.exit_code
+
+
+def _report_failure(options: argparse.Namespace, prompt: str, message: str, code: int) -> None:
+    """The result line and step summary of a run that could not start."""
+    if options.result_file:
+        write_result_file(options.result_file, error_result_line(message, code))
+    if options.summary_file:
+        write_failure_summary(options.summary_file, prompt, message, code)
 
 
 async def _run(

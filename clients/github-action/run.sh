@@ -81,6 +81,7 @@ args+=(--permission "${INPUT_PERMISSION_MODE:-read-only}" --provider-env-file /d
 [ -z "${INPUT_BASE_URL:-}" ] || [ -z "${INPUT_PROVIDER:-}" ] || args+=(--base-url "$INPUT_BASE_URL")
 [ -z "${INPUT_MAX_TURNS:-}" ] || args+=(--max-turns "$INPUT_MAX_TURNS")
 [ -z "${INPUT_MAX_COST:-}" ] || args+=(--max-cost "$INPUT_MAX_COST")
+[ -z "${INPUT_MAX_TOKENS:-}" ] || args+=(--max-tokens "$INPUT_MAX_TOKENS")
 [ -z "${INPUT_TIMEOUT:-}" ] || args+=(--timeout "$INPUT_TIMEOUT")
 [ -z "${GITHUB_STEP_SUMMARY:-}" ] || args+=(--summary-file "$GITHUB_STEP_SUMMARY")
 

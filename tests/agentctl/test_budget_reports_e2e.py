@@ -131,3 +131,23 @@ def test_missing_provider_env_file_is_a_usage_error(sandbox: Sandbox) -> None:
     result = sandbox.run("send", "--stdio", *MOCK, "--provider-env-file", str(missing), "hi")
     assert result.returncode == 2
     assert f"--provider-env-file {missing}: No such file or directory" in result.stderr
+
+
+def test_a_timed_out_run_reports_its_cost_and_one_stop_reason(sandbox: Sandbox) -> None:
+    """--timeout with prices set: the result line and the summary say timeout (exit 4) and
+    count the tokens and cost up to the cancel; cost is rounded to 6 decimals."""
+    price_the_mock(sandbox)
+    summary_file = sandbox.root / "summary.md"
+    result = sandbox.run(
+        "send", "--stdio", "--json", *MOCK, "--timeout", "1",
+        "--summary-file", str(summary_file), "be slow",
+    )  # fmt: skip
+    assert result.returncode == 4, result.stderr
+    line = json_lines(result.stdout)[-1]
+    assert line["stopReason"] == "timeout"
+    assert line["usage"]["inputTokens"] > 0
+    assert line["cost"] > 0
+    assert line["cost"] == round(line["cost"], 6)
+    summary = summary_file.read_text()
+    assert "### agentd: timeout (exit 4)" in summary
+    assert "| Cost | $0.000000 |" not in summary

@@ -39,7 +39,7 @@ def test_timeout_exits_4(sandbox: Sandbox) -> None:
     assert result.returncode == 4, result.stderr
     assert time.monotonic() - started < 10
     final = result_line(result.stdout)
-    assert final["stopReason"] == "cancelled"
+    assert final["stopReason"] == "timeout"  # one stop reason per exit code
     assert final["timedOut"] is True
     assert "agent_end" in event_types(json_lines(result.stdout))
 
@@ -49,6 +49,7 @@ def test_refused_permission_exits_5(sandbox: Sandbox) -> None:
     result = sandbox.run("send", *MOCK, "--permission", "ask", "hello world")
     assert result.returncode == 5, result.stderr
     final = result_line(result.stdout)
+    assert final["stopReason"] == "refused"  # one stop reason per exit code
     assert final["permissionsRefused"] >= 1
     assert not (sandbox.project / "hello.py").exists()
 
@@ -108,7 +109,7 @@ def test_ctrl_c_cancels_the_run_and_exits_130(sandbox: Sandbox) -> None:
     assert "agent_end" in event_types(lines)
     final = lines[-1]
     assert final["type"] == "result"
-    assert final["stopReason"] == "cancelled"
+    assert final["stopReason"] == "interrupted"  # one stop reason per exit code
     assert final["interrupted"] is True
 
 

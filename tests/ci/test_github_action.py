@@ -143,6 +143,27 @@ def test_a_refused_cost_cap_fails_the_step(tmp_path: Path, fail_on_error: str, c
     assert step.outputs["stop-reason"] == "error"
     assert step.outputs["exit-code"] == "2"
     assert "prices" in step.log
+    assert "### agentd: could not start (exit 2)" in step.summary  # the log points at it
+    assert "`max-tokens` input" in step.summary
+
+
+def test_a_missing_key_writes_a_summary_saying_what_to_set(tmp_path: Path) -> None:
+    """No provider and no key: the step fails, and its summary has the error and the inputs
+    to set (the log's "see the step summary" leads somewhere)."""
+    step = run_step(tmp_path, prompt="hi")
+    assert step.returncode == 2, step.log
+    assert "see the step summary" in step.log
+    assert "### agentd: could not start (exit 2)" in step.summary
+    assert "no LLM provider is configured" in step.summary
+    assert "`api-key` input" in step.summary
+
+
+def test_a_token_cap_stops_the_run_with_budget(tmp_path: Path) -> None:
+    """The max-tokens input caps the run (no prices needed): exit 6, stop reason budget."""
+    step = run_step(tmp_path, prompt="hello world", provider="mock", max_tokens="10")
+    assert step.outputs["exit-code"] == "6", step.log
+    assert step.outputs["stop-reason"] == "budget"
+    assert "### agentd: budget (exit 6)" in step.summary
 
 
 @contextmanager
@@ -206,6 +227,8 @@ def test_the_default_mode_runs_no_command_and_changes_no_file(tmp_path: Path) ->
     assert '"permissionMode":"read-only"' in session.replace(" ", "")
     assert step.outputs["exit-code"] == "5"  # refused: the step fails, saying so
     assert "exit code 5" in step.log
+    assert step.outputs["stop-reason"] == "refused"  # one stop reason per exit code
+    assert "### agentd: refused (exit 5)" in step.summary
 
 
 # --- a hostile model: workflow commands, HTML in the summary, the key --------------------------

@@ -37,6 +37,7 @@ from agentd.agent.messages import (
     user_message,
 )
 from agentd.agent.scheduling import Authorizer, EventSink, MessageQueues, ToolRound, ToolRunner
+from agentd.config.prices import usage_cost
 from agentd.protocol.content import (
     AssistantMessage,
     Message,
@@ -278,10 +279,13 @@ class Agent:
 
     def _estimate(self, request: ProviderRequest, text: list[str]) -> Usage:
         """A call cut by a cancel reports no usage, yet its prompt was sent: an estimate
-        (encoded size / 4) counts in the run's usage, so a cancelled or timed-out run does not
-        report zero tokens. The stored message keeps no usage (nothing was measured)."""
+        (encoded size / 4) counts in the run's usage, costed at the model's price, so a
+        cancelled or timed-out run reports neither zero tokens nor zero cost. The stored message
+        keeps no usage (nothing was measured)."""
         sent = estimate_tokens(request.messages) + self._preamble_tokens()
-        return Usage(input_tokens=sent, output_tokens=len("".join(text)) // 4)
+        usage = Usage(input_tokens=sent, output_tokens=len("".join(text)) // 4)
+        usage.cost = usage_cost(usage, self.provider.price_of(self.model))
+        return usage
 
     def _cut_short(self, message_id: str, text: list[str], *, failed: bool) -> AssistantMessage:
         name, model = self.provider.name, self.model
