@@ -65,6 +65,15 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--allow-remote", action="store_true", help="allow a non-loopback --tcp or --http"
     )
+    serve.add_argument(
+        "--tls-cert", type=Path, metavar="FILE", help="serve --http over HTTPS: PEM certificate"
+    )
+    serve.add_argument("--tls-key", type=Path, metavar="FILE", help="the --tls-cert's private key")
+    serve.add_argument(
+        "--insecure-http",
+        action="store_true",
+        help="allow a remote --http without TLS (links and cookies in cleartext)",
+    )
     serve.add_argument("--token-file", type=Path, metavar="FILE", help="TCP token file")
     serve.add_argument("--session-dir", type=Path, metavar="DIR", help="where sessions live")
     serve.add_argument("--config", type=Path, metavar="FILE", help="configuration file")
@@ -193,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     if ns.command in ("serve", "acp"):
         _without_terminal_extras()
     if ns.command == "serve":
+        if (ns.tls_cert is None) != (ns.tls_key is None):
+            parser.error("--tls-cert and --tls-key go together")
         return _serve(ns)
     if ns.command == "schema":
         return _schema(ns)
@@ -222,6 +233,9 @@ def _serve(ns: argparse.Namespace) -> int:
     options = DaemonOptions(
         token_file=ns.token_file,
         allow_remote=ns.allow_remote,
+        tls_cert=ns.tls_cert,
+        tls_key=ns.tls_key,
+        insecure_http=ns.insecure_http,
         session_dir=ns.session_dir,
         config_file=ns.config,
         log_file=ns.log_file,

@@ -56,6 +56,9 @@ class DaemonOptions(msgspec.Struct):
     tcp_port: int = 0
     allow_remote: bool = False
     http: tuple[str, int] | None = None
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    insecure_http: bool = False
     token_file: Path | None = None
     session_dir: Path | None = None
     config_file: Path | None = None
@@ -142,11 +145,22 @@ class Daemon:
         Raises ``WebListenError`` when it cannot bind.
         """
         if self.web is None:
+            from agentd.web.remote import TlsFiles
             from agentd.web.server import WebServer
 
+            options = self.options
             if allow_remote is None:
-                allow_remote = self.options.allow_remote
-            server = WebServer(host, port, allow_remote=allow_remote)
+                allow_remote = options.allow_remote
+            tls = None
+            if options.tls_cert is not None and options.tls_key is not None:
+                tls = TlsFiles(options.tls_cert, options.tls_key)
+            server = WebServer(
+                host,
+                port,
+                allow_remote=allow_remote,
+                tls=tls,
+                insecure_http=options.insecure_http,
+            )
             await server.start(self.sessions)
             self.web = server
         return self.web

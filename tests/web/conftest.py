@@ -58,11 +58,17 @@ class WebDaemon:
 
     @contextmanager
     def signed_in(self) -> Iterator[httpx.Client]:
-        """An HTTP client holding the session cookie, sending the page's Origin."""
+        """An HTTP client signed in as a page is: holding the cookie, sending the page key and
+        the page's Origin."""
         with httpx.Client(base_url=self.base, headers={"Origin": self.base}, timeout=30) as client:
-            answer = client.get(self.new_link().removeprefix(self.base))
-            assert answer.status_code == 303, answer.text
+            client.headers["X-Agentd-Key"] = sign_in(client, self.new_link())
             yield client
+
+    def ticket(self, client: httpx.Client) -> str:
+        """A one-time event-stream ticket for a signed-in ``client``."""
+        answer = client.post("/api/ticket", json={})
+        assert answer.status_code == 200, answer.text
+        return str(answer.json()["ticket"])
 
     def new_session(self, **params: Any) -> str:
         info = self.rpc("session/new", {"cwd": str(self.home.project), **params})
@@ -70,6 +76,16 @@ class WebDaemon:
 
     def close(self) -> None:
         stop(self.process)
+
+
+def sign_in(client: httpx.Client, link: str) -> str:
+    """Exchange ``link`` as a browser does (the answer sets the cookie and sends the page on to
+    ``/#key=K``); the page key."""
+    answer = client.get(link)
+    assert answer.status_code == 200, answer.text
+    found = re.search(r'url=/[^"#]*#key=([A-Za-z0-9_-]+)"', answer.text)
+    assert found, answer.text
+    return found.group(1)
 
 
 @pytest.fixture

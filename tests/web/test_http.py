@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -50,12 +51,14 @@ def test_no_cookie_is_401_everywhere(web: WebDaemon) -> None:
 def test_the_link_is_exchanged_once_for_an_httponly_strict_cookie(web: WebDaemon) -> None:
     with httpx.Client(base_url=web.base) as client:
         answer = client.get(web.link.removeprefix(web.base))
-        assert answer.status_code == 303
-        assert answer.headers["location"] == "/"
+        assert answer.status_code == 200
+        assert answer.headers["cache-control"] == "no-store"
+        assert re.search(r'content="0;url=/#key=[A-Za-z0-9_-]{40,}"', answer.text)
         cookie = answer.headers["set-cookie"]
         assert cookie.startswith(f"agentd_{web.port}=")
         assert "HttpOnly" in cookie
         assert "SameSite=Strict" in cookie
+        assert "Secure" not in cookie  # plain HTTP on loopback
         page = client.get("/")
         assert page.status_code == 200
         assert "default-src 'none'" in page.headers["content-security-policy"]
@@ -69,7 +72,7 @@ def test_a_link_keeps_its_cwd_for_the_page(web: WebDaemon) -> None:
     link = web.new_link(cwd="/some/dir")
     with httpx.Client(base_url=web.base) as client:
         answer = client.get(link.removeprefix(web.base))
-        assert answer.headers["location"] == "/?cwd=%2Fsome%2Fdir"
+        assert 'url=/?cwd=%2Fsome%2Fdir#key=' in answer.text
 
 
 def test_wrong_host_is_403(web: WebDaemon) -> None:
@@ -118,11 +121,11 @@ def test_a_remote_bind_is_refused_without_allow_remote() -> None:
         home.cleanup()
 
 
-def test_a_remote_bind_with_allow_remote_serves() -> None:
+def test_a_remote_bind_with_allow_remote_and_insecure_http_serves() -> None:
     home = Home()
     daemon = WebDaemon.__new__(WebDaemon)
     try:
-        WebDaemon.__init__(daemon, home, "--allow-remote")
+        WebDaemon.__init__(daemon, home, "--allow-remote", "--insecure-http")
     except RuntimeError:
         pytest.fail("the daemon did not start")
     try:
@@ -181,7 +184,7 @@ def test_api_errors_are_json_rpc_errors_with_fitting_statuses(web: WebDaemon) ->
 def test_prompt_over_the_api_streams_events_with_seq_ids(web: WebDaemon) -> None:
     session_id = web.new_session()
     with web.signed_in() as client:
-        url = f"/api/events?sessionId={session_id}"
+        url = f"/api/events?sessionId={session_id}&ticket={web.ticket(client)}"
         with client.stream("GET", url) as stream:
             assert stream.headers["content-type"].startswith("text/event-stream")
             lines = stream.iter_lines()
@@ -206,12 +209,12 @@ def test_last_event_id_resumes_after_a_reconnect(web: WebDaemon) -> None:
     with web.signed_in() as client:
         client.post("/api/session/prompt", json={"sessionId": session_id, "text": "how are you"})
         url = f"/api/events?sessionId={session_id}&sinceSeq=0"
-        with client.stream("GET", url) as stream:
+        with client.stream("GET", f"{url}&ticket={web.ticket(client)}") as stream:
             everything = sse_events(stream.iter_lines(), until="agent_end")
         seqs = [data["seq"] for name, data in everything if name == "message"]
         middle = seqs[len(seqs) // 2]
         headers = {"Last-Event-ID": str(middle)}
-        with client.stream("GET", url, headers=headers) as stream:
+        with client.stream("GET", f"{url}&ticket={web.ticket(client)}", headers=headers) as stream:
             resumed = sse_events(stream.iter_lines(), until="agent_end")
         assert [data["seq"] for name, data in resumed if name == "message"] == [
             s for s in seqs if s > middle
@@ -221,7 +224,7 @@ def test_last_event_id_resumes_after_a_reconnect(web: WebDaemon) -> None:
 def test_permission_answers_through_the_api(web: WebDaemon) -> None:
     session_id = web.new_session(permissionMode="ask")
     with web.signed_in() as client, ThreadPoolExecutor(1) as pool:
-        url = f"/api/events?sessionId={session_id}"
+        url = f"/api/events?sessionId={session_id}&ticket={web.ticket(client)}"
         with client.stream("GET", url) as stream:
             lines = stream.iter_lines()
             sse_events(lines, until="subscribed")

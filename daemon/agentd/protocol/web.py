@@ -1,7 +1,8 @@
 """Types of the HTTP front-end (``agentd serve --http``) that are not JSON-RPC methods.
 
 The HTTP API otherwise speaks the JSON-RPC methods' own params and results; these are its
-additions: the page's start-up facts and the answer to a permission request.
+additions: the page's start-up facts, the answer to a permission request and event-stream
+tickets.
 """
 
 from __future__ import annotations
@@ -27,3 +28,10 @@ class PermissionAnswerParams(Params):
     session_id: str
     tool_call_id: str
     outcome: PermissionOption
+
+
+class WebTicket(Result):
+    """``POST /api/ticket``: a one-time credential for one event stream
+    (``GET /api/events?…&ticket=T``), good for 30 seconds."""
+
+    ticket: str

@@ -1,11 +1,12 @@
 """A small HTTP/1.1 server core on asyncio streams: requests in, responses out.
 
 Only what a browser and curl need from a loopback server: the request line and headers (at
-most :data:`MAX_HEAD` bytes), bodies framed by ``Content-Length`` (at most :data:`MAX_BODY`;
-chunked request bodies are refused with 411), keep-alive, and responses that either carry a
+most :data:`MAX_HEAD` bytes), bodies framed by ``Content-Length`` (read only once the caller has
+checked the head: at most :data:`MAX_BODY`; chunked request bodies are refused with 411),
+keep-alive, and responses that either carry a
 ``Content-Length`` or stream until the connection closes (Server-Sent Events). Malformed input
 is answered with a 4xx and the connection closed; nothing here raises to the caller except
-:class:`HttpError` from :func:`read_request`.
+:class:`HttpError` from :func:`read_head` and :func:`read_body`.
 """
 
 from __future__ import annotations
@@ -14,8 +15,12 @@ import asyncio
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlsplit
 
+import msgspec
+
 MAX_HEAD = 16 * 1024
 MAX_BODY = 32 * 1024 * 1024  # prompts may carry base64 images
+MAX_PREAUTH_BODY = 4 * 1024
+"""The largest body of a request that carries no credential (the sign-in)."""
 MAX_HEADERS = 100
 
 REASONS = {
@@ -70,8 +75,9 @@ class Request:
         return connection != "close"
 
 
-async def read_request(reader: asyncio.StreamReader) -> Request | None:
-    """The next request on ``reader``; None when the peer closed between requests."""
+async def read_head(reader: asyncio.StreamReader) -> Request | None:
+    """The next request's line and headers (no body yet); None when the peer closed between
+    requests. The caller checks who is asking before it reads the body (:func:`read_body`)."""
     try:
         head = await reader.readuntil(b"\r\n\r\n")
     except asyncio.IncompleteReadError as exc:
@@ -83,18 +89,28 @@ async def read_request(reader: asyncio.StreamReader) -> Request | None:
     request = parse_head(head)
     if "transfer-encoding" in request.headers:
         raise HttpError(411, "chunked request bodies are not supported; send Content-Length")
-    length_text = request.headers.get("content-length", "0")
-    if not length_text.isdigit():
+    body_length(request)  # a bad Content-Length is refused before anything else
+    return request
+
+
+def body_length(request: Request) -> int:
+    """The request's ``Content-Length`` (0 without one); 400 unless it is ASCII digits."""
+    text = request.headers.get("content-length", "0")
+    if not (text.isascii() and text.isdigit()) or len(text) > 18:
         raise HttpError(400, "bad Content-Length")
-    length = int(length_text)
-    if length > MAX_BODY:
-        raise HttpError(413, f"request body over {MAX_BODY} bytes")
+    return int(text)
+
+
+async def read_body(reader: asyncio.StreamReader, request: Request, limit: int) -> None:
+    """Read the body into ``request.body``; 413 (before reading any of it) over ``limit``."""
+    length = body_length(request)
+    if length > limit:
+        raise HttpError(413, f"request body over {limit} bytes")
     if length:
         try:
             request.body = await reader.readexactly(length)
         except asyncio.IncompleteReadError:
             raise HttpError(400, "request body shorter than Content-Length") from None
-    return request
 
 
 def parse_head(head: bytes) -> Request:
@@ -153,3 +169,26 @@ def response_head(status: int, headers: list[tuple[str, str]]) -> bytes:
 def response(status: int, headers: list[tuple[str, str]], body: bytes = b"") -> bytes:
     """A complete response with ``Content-Length``."""
     return response_head(status, [*headers, ("Content-Length", str(len(body)))]) + body
+
+
+COMMON = [("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer")]
+JSON = [("Content-Type", "application/json"), ("Cache-Control", "no-store"), *COMMON]
+TEXT = [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store"), *COMMON]
+
+
+def error_response(
+    status: int, message: str, *, json: bool, allow: str | None = None, close: bool = False
+) -> bytes:
+    """An error answer: ``{"error": {"code", "message"}}`` (``json``) or a line of text;
+    ``close`` says the connection closes after it."""
+    headers = list(JSON if json else TEXT)
+    if allow is not None:
+        headers.append(("Allow", allow))
+    if close:
+        headers.append(("Connection", "close"))
+    if json:
+        error = {"error": {"code": -32600, "message": message}}
+        body = msgspec.json.encode(error)
+    else:
+        body = (message + "\n").encode()
+    return response(status, headers, body)

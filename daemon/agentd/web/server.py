@@ -3,25 +3,30 @@
 Routes (every one behind the checks of :mod:`agentd.web.security`):
 
 =======================  ======================================================================
-``GET /?token=T``        exchange a one-time token for the session cookie; 303 to ``/``
+``GET /?token=T``        sign in: a one-time token for the cookie and the page key
+                         (:mod:`agentd.web.signin`)
 ``GET /``, ``/ui/…``     the chat page and its files (:mod:`agentd.web.static`)
+``POST /api/ticket``     a one-time ticket for one event stream
+``POST /api/signout``    end every sign-in and close their event streams
 ``GET /api/hello``       ``WebHello``: version, default directory of new sessions
 ``POST /api/<method>``   the JSON API (:mod:`agentd.web.api`)
-``GET /api/events``      ``?sessionId=S[&sinceSeq=N]``: the session's events as SSE
+``GET /api/events``      ``?sessionId=S&ticket=T[&sinceSeq=N]``: the session's events as SSE
                          (:mod:`agentd.web.sse`); ``Last-Event-ID`` overrides ``sinceSeq``. The
                          first message after the replayed ones is ``event: subscribed`` with the
                          ``session/subscribe`` result
 ``POST /chat``, ``/clear``  the original single-conversation web mode (:mod:`agentd.web.compat`)
 =======================  ======================================================================
 
-The listener runs on the daemon's event loop beside its other transports.
+The listener runs on the daemon's event loop beside its other transports. Each request's head is
+checked (:mod:`agentd.web.security`) before its body is read; connections are pooled by
+:mod:`agentd.web.conns`; a non-loopback bind follows :mod:`agentd.web.remote`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
@@ -32,10 +37,33 @@ import structlog
 from agentd import __version__
 from agentd.errors import InvalidParams, RpcError
 from agentd.protocol.web import WebHello
-from agentd.web import api
+from agentd.web import api, signin
 from agentd.web.compat import CompatChat, CompatStream
-from agentd.web.http import HttpError, Request, read_request, response, response_head
-from agentd.web.security import Gate, Refused
+from agentd.web.conns import HEAD_TIMEOUT, IDLE_TIMEOUT, Conn, Pool
+from agentd.web.http import (
+    COMMON,
+    JSON,
+    MAX_BODY,
+    MAX_HEAD,
+    MAX_PREAUTH_BODY,
+    HttpError,
+    Request,
+    error_response,
+    read_body,
+    read_head,
+    response,
+    response_head,
+)
+from agentd.web.logins import SignIn
+from agentd.web.remote import (
+    RemoteRefused,
+    TlsFiles,
+    check_bind,
+    reachable_host,
+    server_context,
+    warnings,
+)
+from agentd.web.security import Gate, Refused, is_sign_in
 from agentd.web.sse import HEADERS as SSE_HEADERS
 from agentd.web.sse import SseStream
 from agentd.web.static import CSP, load_assets
@@ -46,13 +74,8 @@ if TYPE_CHECKING:
 log = structlog.get_logger("agentd.web")
 
 DEFAULT_PORT = 8765
-IDLE_TIMEOUT = 60.0
-"""Seconds a connection may take to send (the rest of) a request before it is closed."""
-MAX_CONNECTIONS = 256
-"""Open HTTP connections at most (event streams included); more are answered 503."""
-COMMON = [("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer")]
-JSON = [("Content-Type", "application/json"), ("Cache-Control", "no-store"), *COMMON]
-TEXT = [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store"), *COMMON]
+UPKEEP_INTERVAL = 60.0
+"""Seconds between sweeps of expired sign-ins (their event streams are closed)."""
 _encode = msgspec.json.Encoder().encode
 
 
@@ -61,18 +84,30 @@ class WebListenError(Exception):
 
 
 class WebServer:
-    """Serves HTTP for one daemon on ``host:port`` (port 0: any free port)."""
+    """Serves HTTP for one daemon on ``host:port`` (port 0: any free port); ``tls``: serve
+    HTTPS; a non-loopback ``host`` needs ``allow_remote`` and ``tls`` or ``insecure_http``."""
 
-    def __init__(self, host: str, port: int, *, allow_remote: bool = False) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        allow_remote: bool = False,
+        tls: TlsFiles | None = None,
+        insecure_http: bool = False,
+    ) -> None:
         self.host = host
         self.port = port
         self.allow_remote = allow_remote
+        self.tls = tls
+        self.insecure_http = insecure_http
         self.gate: Gate | None = None
         self._server: asyncio.AbstractServer | None = None
         self._service: SessionService | None = None
         self._compat: CompatChat | None = None
-        self._streams: set[SseStream | CompatStream] = set()
-        self._writers: set[asyncio.StreamWriter] = set()
+        self._streams: dict[SseStream | CompatStream, SignIn] = {}
+        self._pool = Pool()
+        self._upkeep: asyncio.Task[None] | None = None
         self._assets = load_assets()
 
     @property
@@ -82,25 +117,40 @@ class WebServer:
         return self._service
 
     async def start(self, service: SessionService) -> None:
-        """Bind; WebListenError for a remote address without ``allow_remote`` or a busy port."""
+        """Bind; WebListenError for a bind :mod:`agentd.web.remote` refuses or a busy port."""
         from agentd.hosts import is_loopback
 
         loopback = is_loopback(self.host)
-        if not loopback and not self.allow_remote:
-            raise WebListenError(
-                f"refusing to serve HTTP on {self.host}: not a loopback address "
-                "(pass --allow-remote to accept remote browsers)"
+        try:
+            check_bind(
+                self.host,
+                loopback=loopback,
+                allow_remote=self.allow_remote,
+                tls=self.tls is not None,
+                insecure=self.insecure_http,
             )
+            context = server_context(self.tls) if self.tls is not None else None
+        except RemoteRefused as exc:
+            raise WebListenError(str(exc)) from None
         self._service = service
         self._compat = CompatChat(service, str(Path.cwd()))
         try:
             self._server = await asyncio.start_server(
-                self._connection, self.host, self.port, limit=16 * 1024
+                self._connection,
+                self.host,
+                self.port,
+                limit=MAX_HEAD,
+                ssl=context,
+                ssl_handshake_timeout=HEAD_TIMEOUT if context is not None else None,
             )
         except OSError as exc:
             raise WebListenError(f"cannot serve HTTP on {self.host}:{self.port}: {exc}") from None
         self.port = self._server.sockets[0].getsockname()[1]
-        self.gate = Gate(self.host, self.port, loopback=loopback)
+        public = reachable_host(self.host)
+        self.gate = Gate(
+            self.host, self.port, loopback, tls=context is not None, public_host=public
+        )
+        self._upkeep = asyncio.create_task(self._upkeep_loop())
         log.info("serving http", host=self.host, port=self.port, origin=self.gate.origin)
 
     def link(self, cwd: str | None = None) -> str:
@@ -110,86 +160,124 @@ class WebServer:
         return self.gate.mint_link(urlencode({"cwd": cwd}) if cwd else "")
 
     def announce(self) -> None:
-        """Print the page's link to stderr (the one place the token is shown)."""
+        """Print the page's link to stderr (the one place the token is shown), after a warning
+        when other machines can reach it."""
+        assert self.gate is not None
+        if not self.gate.loopback:
+            for line in warnings(self.gate.origin, tls=self.gate.tls):
+                log.warning(line)
+                print(f"agentd: {line}", file=sys.stderr, flush=True)
         print(f"agentd: web chat at {self.link()}", file=sys.stderr, flush=True)
 
     async def stop(self) -> None:
         """Stop accepting connections and end the event streams."""
         if self._server is not None:
             self._server.close()
-        for stream in list(self._streams):
-            if isinstance(stream, SseStream):
-                stream.close()
-            else:
-                stream.done.set()
+        if self._upkeep is not None:
+            self._upkeep.cancel()
+        self._close_streams(lambda _: True)
 
     async def close(self) -> None:
         """Close every connection."""
         await self.stop()
-        for writer in list(self._writers):
+        for writer in self._pool.writers():
             writer.close()
         self._server = None
 
     # --- connections -----------------------------------------------------------------------
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if len(self._writers) >= MAX_CONNECTIONS:
-            writer.write(_error(503, "too many connections", json=False, close=True))
+        conn = self._pool.open(writer)
+        if conn is None:
+            writer.write(error_response(503, "too many connections", json=False, close=True))
             writer.close()
             return
-        self._writers.add(writer)
         try:
-            while True:
-                try:
-                    async with asyncio.timeout(IDLE_TIMEOUT):
-                        request = await read_request(reader)
-                except HttpError as exc:
-                    writer.write(_error(exc.status, exc.message, json=False, close=True))
-                    break
-                except TimeoutError:
-                    break
-                if request is None:
-                    break
-                keep_open = await self._respond(request, reader, writer)
-                await writer.drain()
-                if not keep_open or not request.keep_alive:
-                    break
+            while await self._serve_one(conn, reader):
+                pass
         except (ConnectionError, OSError):
             pass
         finally:
-            self._writers.discard(writer)
+            self._pool.drop(conn)
             writer.close()
 
+    async def _serve_one(self, conn: Conn, reader: asyncio.StreamReader) -> bool:
+        """Read, check and answer one request; False when the connection must close."""
+        writer = conn.writer
+        loop = asyncio.get_running_loop()
+        conn.waiting = True
+        request: Request | None = None
+        try:
+            async with asyncio.timeout_at(loop.time() + conn.head_timeout) as deadline:
+                request = await read_head(reader)
+                if request is None:
+                    return False
+                sign_in = self._admit(conn, request)
+                if conn.signed_in:
+                    deadline.reschedule(loop.time() + IDLE_TIMEOUT)
+                await read_body(reader, request, MAX_BODY if conn.signed_in else MAX_PREAUTH_BODY)
+        except HttpError as exc:
+            writer.write(error_response(exc.status, exc.message, json=False, close=True))
+            return False
+        except Refused as exc:
+            is_api = request is not None and request.path.startswith("/api/")
+            writer.write(error_response(exc.status, exc.message, json=is_api, close=True))
+            return False
+        except TimeoutError:
+            return False
+        conn.waiting = False
+        assert request is not None
+        keep_open = await self._respond(request, sign_in, reader, writer)
+        await writer.drain()
+        return keep_open and request.keep_alive
+
+    def _admit(self, conn: Conn, request: Request) -> SignIn | None:
+        """The gate's verdict on the head; a connection with an admitted request leaves the
+        pre-auth pool (503 when the signed-in connections are at their cap)."""
+        assert self.gate is not None
+        sign_in = self.gate.admit(request)
+        if not is_sign_in(request) and not self._pool.promote(conn):
+            raise HttpError(503, "too many connections")
+        return sign_in
+
     async def _respond(
-        self, request: Request, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+        self,
+        request: Request,
+        sign_in: SignIn | None,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
     ) -> bool:
-        """Answer one request; False when the connection must close afterwards."""
+        """Answer one admitted request; False when the connection must close afterwards."""
         gate = self.gate
         assert gate is not None
         is_api = request.path.startswith("/api/")
         try:
-            gate.check_host(request)
-            if request.path == "/" and "token" in request.query and request.method == "GET":
-                writer.write(self._exchange(gate, request))
+            if is_sign_in(request):
+                writer.write(signin.exchange(gate, request))
                 return True
-            gate.check_cookie(request)
-            gate.check_origin(request)
-        except Refused as exc:
-            writer.write(_error(exc.status, exc.message, json=is_api, close=True))
-            return False
-        try:
+            if sign_in is not None and request.method == "POST":
+                if request.path == "/api/ticket":
+                    writer.write(signin.ticket(gate, sign_in))
+                    return True
+                if request.path == "/api/signout":
+                    writer.write(signin.sign_out(gate))
+                    self._close_streams(lambda _: True)
+                    return True
             if request.path == "/api/events" and request.method == "GET":
-                await self._events(request, reader, writer)
+                assert sign_in is not None
+                await self._events(request, sign_in, reader, writer)
                 return False
             if request.path == "/chat" and request.method == "POST":
-                await self._compat_chat(request, reader, writer)
+                assert sign_in is not None
+                await self._compat_chat(request, sign_in, reader, writer)
                 return False
             writer.write(await self._route(request))
         except RpcError as exc:
             writer.write(_rpc_error(exc))
         except Exception:
             log.exception("http request failed", method=request.method, path=request.path)
-            writer.write(_error(500, "internal error (details in the daemon log)", json=is_api))
+            message = "internal error (details in the daemon log)"
+            writer.write(error_response(500, message, json=is_api))
         return True
 
     async def _route(self, request: Request) -> bytes:
@@ -197,15 +285,15 @@ class WebServer:
         method, path = request.method, request.path
         if path.startswith("/api/") and path != "/api/hello":
             if method != "POST":
-                return _error(405, "API methods take POST", json=True, allow="POST")
+                return error_response(405, "API methods take POST", json=True, allow="POST")
             if request.headers.get("content-type", "").split(";")[0] != "application/json":
-                return _error(415, "send the params as application/json", json=True)
+                return error_response(415, "send the params as application/json", json=True)
             body = await api.call(self.service, path[len("/api/") :], request.body)
             return response(200, JSON, body)
         if method not in ("GET", "HEAD"):
             if path == "/clear" and method == "POST" and self._compat is not None:
                 return response(200, JSON, self._compat.clear())
-            return _error(405, "method not allowed", json=False, allow="GET")
+            return error_response(405, "method not allowed", json=False, allow="GET")
         if path == "/api/hello":
             return response(200, JSON, _encode(WebHello(version=__version__, cwd=str(Path.cwd()))))
         return self._asset(request)
@@ -213,7 +301,7 @@ class WebServer:
     def _asset(self, request: Request) -> bytes:
         asset = self._assets.get(request.path)
         if asset is None:
-            return _error(404, "not found", json=False)
+            return error_response(404, "not found", json=False)
         headers = [
             ("Content-Type", asset.content_type),
             ("ETag", asset.etag),
@@ -227,24 +315,37 @@ class WebServer:
         body = b"" if request.method == "HEAD" else asset.body
         return response(200, headers, body)
 
-    def _exchange(self, gate: Gate, request: Request) -> bytes:
-        rest = {k: v for k, v in request.query.items() if k != "token"}
-        location = "/" + (f"?{urlencode(rest)}" if rest else "")
-        secret = gate.exchange(request.query["token"])
-        if secret is None:
-            with contextlib.suppress(Refused):
-                gate.check_cookie(request)  # an old link opened again by a signed-in browser
-                return response(303, [("Location", location), *TEXT])
-            return _error(
-                401, "this link was used already or has expired: run `agentctl web`", json=False
-            )
-        headers = [("Location", location), ("Set-Cookie", gate.set_cookie(secret)), *TEXT]
-        return response(303, headers)
+    # --- sign-ins and their streams ----------------------------------------------------------
+
+    def _close_streams(self, doomed: Callable[[SignIn], bool]) -> None:
+        """Close the event streams whose sign-in is ``doomed``."""
+        for stream, sign_in in list(self._streams.items()):
+            if doomed(sign_in):
+                if isinstance(stream, SseStream):
+                    stream.close()
+                else:
+                    stream.done.set()
+
+    async def _upkeep_loop(self) -> None:
+        """Every :data:`UPKEEP_INTERVAL`: an open stream keeps its sign-in alive; expired
+        sign-ins, links and tickets are forgotten, and the streams of ended sign-ins close."""
+        while True:
+            await asyncio.sleep(UPKEEP_INTERVAL)
+            assert self.gate is not None
+            logins = self.gate.logins
+            for sign_in in set(self._streams.values()):
+                logins.touch(sign_in)
+            logins.prune()
+            self._close_streams(lambda sign_in: sign_in.ended)
 
     # --- streams ---------------------------------------------------------------------------
 
     async def _events(
-        self, request: Request, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+        self,
+        request: Request,
+        sign_in: SignIn,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
     ) -> None:
         session_id = request.query.get("sessionId")
         if not session_id:
@@ -255,22 +356,26 @@ class WebServer:
         result = await self.service.subscribe(session_id, stream, since)
         writer.write(response_head(200, SSE_HEADERS))
         stream.send("subscribed", _encode(result))
-        self._streams.add(stream)
+        self._streams[stream] = sign_in
         try:
             await stream.hold(reader)
         finally:
-            self._streams.discard(stream)
+            self._streams.pop(stream, None)
             self.service.unsubscribe(session_id, stream)
 
     async def _compat_chat(
-        self, request: Request, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+        self,
+        request: Request,
+        sign_in: SignIn,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
     ) -> None:
         assert self._compat is not None
         transport: Any = writer.transport
         stream = CompatStream(transport)
         await self._compat.start(request.body, stream)
         writer.write(response_head(200, SSE_HEADERS))
-        self._streams.add(stream)
+        self._streams[stream] = sign_in
         eof = asyncio.ensure_future(reader.read(1))
         done = asyncio.ensure_future(stream.done.wait())
         try:
@@ -278,7 +383,7 @@ class WebServer:
         finally:
             eof.cancel()
             done.cancel()
-            self._streams.discard(stream)
+            self._streams.pop(stream, None)
             self._compat.finish(stream)
 
 
@@ -286,25 +391,9 @@ def _since_seq(request: Request) -> int | None:
     text = request.headers.get("last-event-id") or request.query.get("sinceSeq")
     if text is None or text == "":
         return None
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit()) or len(text) > 18:
         raise InvalidParams("`sinceSeq` (or Last-Event-ID) must be a number")
     return int(text)
-
-
-def _error(
-    status: int, message: str, *, json: bool, allow: str | None = None, close: bool = False
-) -> bytes:
-    """An error answer; ``close`` says the connection closes after it."""
-    headers = list(JSON if json else TEXT)
-    if allow is not None:
-        headers.append(("Allow", allow))
-    if close:
-        headers.append(("Connection", "close"))
-    if json:
-        body = _encode({"error": {"code": -32600, "message": message}})
-    else:
-        body = (message + "\n").encode()
-    return response(status, headers, body)
 
 
 def _rpc_error(error: RpcError) -> bytes:

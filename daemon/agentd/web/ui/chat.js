@@ -10,7 +10,8 @@ import { createView } from './view.js';
  *   request: (method: string, params?: object) => Promise<any>,
  *   onEvent: (listener: (params: import('./reducer.js').SessionEventParams) => void) => void,
  *   onServerRequest?: (handler: (method: string, params: any) => Promise<any>) => void,
- *   onConnection?: (listener: (status: 'connecting' | 'live' | 'offline' | 'resync' | 'closed') => void) => void,
+ *   onConnection?: (listener: (status: 'connecting' | 'live' | 'offline' | 'resync' | 'closed' | 'signed-out') => void) => void,
+ *   signOut?: () => Promise<void>,
  *   cwd?: string,
  *   openDiff?: (item: import('./reducer.js').ToolItem) => void,
  *   openLocation?: (path: string, line?: number | null) => void,
@@ -154,6 +155,12 @@ export function mountChat(root, host, options = {}) {
       waiter?.({ outcome });
       view.focusInput();
     },
+    // Hosts with a sign-in (the web page) offer a "Sign out" button.
+    signOut: host.signOut
+      ? () => {
+          host.signOut?.().catch(() => {});
+        }
+      : undefined,
     // Editor hosts open files and diffs; without them the cards show no such links.
     openDiff: host.openDiff?.bind(host),
     openLocation: host.openLocation?.bind(host),
@@ -185,6 +192,8 @@ export function mountChat(root, host, options = {}) {
       if (app.session) openSession(app.session.sessionId).catch(() => {});
     } else if (connection === 'closed') {
       set({ connection: 'offline', banner: 'Disconnected from agentd (was it restarted?). Open a new link: run `agentctl web`.' });
+    } else if (connection === 'signed-out') {
+      set({ connection: 'signed-out', banner: 'Signed out of agentd. Run `agentctl web` to sign in again.' });
     } else {
       set({ connection });
     }

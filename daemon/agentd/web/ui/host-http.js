@@ -1,7 +1,10 @@
 // The browser host: the host interface (../README.md) over agentd's HTTP JSON API and
-// Server-Sent Events. Requests are `POST /api/<method>` with the native params as the body;
-// `session/subscribe` opens the session's event stream (`GET /api/events`), whose `id:` is the
-// event's seq so the browser's automatic reconnect resumes where it stopped (`Last-Event-ID`).
+// Server-Sent Events. Requests are `POST /api/<method>` with the native params as the body and
+// the page key in the `X-Agentd-Key` header (the cookie alone is refused: every server on this
+// host receives it). `session/subscribe` opens the session's event stream (`GET /api/events`)
+// with a one-time ticket (`POST /api/ticket`: an EventSource cannot send headers); the stream's
+// `id:` is the event's seq, so after a drop the host reconnects with a new ticket and
+// `sinceSeq` set to the last id it saw, and the daemon replays exactly what was missed.
 
 /** An error answer of the API: the JSON-RPC `code` and `message`. */
 export class HostError extends Error {
@@ -13,28 +16,16 @@ export class HostError extends Error {
   }
 }
 
-/**
- * @param {string} path
- * @param {object} [body]
- */
-async function api(path, body) {
-  const response = await fetch(path, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    credentials: 'same-origin',
-  });
-  const data = await response.json().catch(() => ({}));
-  if (!response.ok) {
-    const error = data.error ?? {};
-    throw new HostError(error.message ?? `HTTP ${response.status}`, error.code ?? -32603, response.status);
-  }
-  return data;
-}
+const RETRY_FIRST = 500;
+const RETRY_MAX = 10_000;
 
-/** @returns {Promise<import('./chat.js').Host>} */
-export async function createHttpHost() {
-  const hello = await api('/api/hello');
+/**
+ * @param {{key: string, onSignedOut?: () => void}} options  `key`: the page key from sign-in;
+ *   `onSignedOut`: called once when the daemon no longer accepts it (signed out, expired, or a
+ *   restarted daemon).
+ * @returns {Promise<import('./chat.js').Host & {signOut: () => Promise<void>}>}
+ */
+export async function createHttpHost({ key, onSignedOut }) {
   /** @type {((params: any) => void)[]} */
   const listeners = [];
   /** @type {((status: string) => void)[]} */
@@ -43,10 +34,45 @@ export async function createHttpHost() {
   let serverRequest = null;
   /** @type {EventSource | null} */
   let source = null;
-  /** @type {((result: any) => void) | null} */
-  let subscribed = null;
+  /** @type {object | null} the current subscription (a newer one supersedes it) */
+  let current = null;
+  let signedOut = false;
 
   const status = (value) => watchers.forEach((w) => w(value));
+
+  function endSignIn() {
+    if (signedOut) return;
+    signedOut = true;
+    current = null;
+    source?.close();
+    source = null;
+    status('signed-out');
+    onSignedOut?.();
+  }
+
+  /**
+   * @param {string} path
+   * @param {object} [body]
+   */
+  async function api(path, body) {
+    if (signedOut) throw new HostError('signed out: run `agentctl web` to sign in again', -32600, 401);
+    const headers = { 'X-Agentd-Key': key };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const response = await fetch(path, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'same-origin',
+      cache: 'no-store',
+    });
+    const data = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      if (response.status === 401) endSignIn();
+      const error = data.error ?? {};
+      throw new HostError(error.message ?? `HTTP ${response.status}`, error.code ?? -32603, response.status);
+    }
+    return data;
+  }
 
   function askPermission(sessionId, event) {
     if (!serverRequest) return;
@@ -56,44 +82,76 @@ export async function createHttpHost() {
     });
   }
 
+  function dispatch(message) {
+    // One message carries one event, or an array of the events of one server step.
+    const data = JSON.parse(message.data);
+    for (const params of Array.isArray(data) ? data : [data]) {
+      listeners.forEach((listener) => listener(params));
+      if (params.event.type === 'permission_request') askPermission(params.sessionId, params.event);
+    }
+  }
+
+  /**
+   * Follow a session's events; resolves with the `session/subscribe` result of the first
+   * connection, reconnects (new ticket, `sinceSeq` = the last id seen) after a drop.
+   */
   function subscribe(sessionId, sinceSeq) {
     source?.close();
-    const query = new URLSearchParams({ sessionId });
-    if (sinceSeq !== undefined && sinceSeq !== null) query.set('sinceSeq', String(sinceSeq));
-    const stream = new EventSource(`/api/events?${query}`);
-    source = stream;
+    source = null;
+    const subscription = {};
+    current = subscription;
     status('connecting');
+    let lastSeq = sinceSeq ?? null;
+    let first = true;
+    let delay = RETRY_FIRST;
     return new Promise((resolve, reject) => {
-      subscribed = resolve;
-      let first = true;
-      stream.addEventListener('subscribed', (message) => {
-        const result = JSON.parse(message.data);
-        // A reconnect whose Last-Event-ID the daemon can no longer replay from (the buffer
-        // moved on, or the daemon restarted): the UI must reload the session.
-        status(!first && !result.complete ? 'resync' : 'live');
-        first = false;
-        subscribed?.(result);
-        subscribed = null;
-      });
-      stream.addEventListener('message', (message) => {
-        // One message carries one event, or an array of the events of one server step.
-        const data = JSON.parse(message.data);
-        for (const params of Array.isArray(data) ? data : [data]) {
-          listeners.forEach((listener) => listener(params));
-          if (params.event.type === 'permission_request') askPermission(params.sessionId, params.event);
+      const retry = () => {
+        status('offline');
+        setTimeout(open, delay);
+        delay = Math.min(delay * 2, RETRY_MAX);
+      };
+      const open = async () => {
+        if (current !== subscription) return;
+        let ticket;
+        try {
+          ticket = (await api('/api/ticket', {})).ticket;
+        } catch (error) {
+          if (first || signedOut) reject(error);
+          else if (current === subscription) retry();
+          return;
         }
-      });
-      stream.addEventListener('error', () => {
-        if (stream !== source) return;
-        // CONNECTING: the browser retries by itself. CLOSED: refused (a restarted daemon no
-        // longer knows this page's cookie), so it will not come back.
-        const closed = stream.readyState === EventSource.CLOSED;
-        status(closed ? 'closed' : 'offline');
-        if (closed) reject(new HostError('the event stream was refused', -32600, 0));
-      });
+        if (current !== subscription) return;
+        const query = new URLSearchParams({ sessionId, ticket });
+        if (lastSeq !== null) query.set('sinceSeq', String(lastSeq));
+        const stream = new EventSource(`/api/events?${query}`);
+        source = stream;
+        stream.addEventListener('subscribed', (message) => {
+          const result = JSON.parse(message.data);
+          delay = RETRY_FIRST;
+          // A reconnect the daemon can no longer replay for (its buffer moved on): the UI must
+          // reload the session.
+          status(!first && !result.complete ? 'resync' : 'live');
+          if (first) resolve(result);
+          first = false;
+        });
+        stream.addEventListener('message', (message) => {
+          if (message.lastEventId) lastSeq = Number(message.lastEventId);
+          dispatch(message);
+        });
+        stream.addEventListener('error', () => {
+          if (stream !== source) return;
+          // The ticket is spent: never let the browser retry with it; reconnect with a new one.
+          stream.close();
+          source = null;
+          if (first) reject(new HostError('the event stream was refused', -32600, 0));
+          else retry();
+        });
+      };
+      open();
     });
   }
 
+  const hello = await api('/api/hello');
   return {
     cwd: hello.cwd,
     version: hello.version,
@@ -101,11 +159,20 @@ export async function createHttpHost() {
       if (method === 'session/subscribe') return subscribe(params.sessionId, params.sinceSeq);
       if (method === 'session/unsubscribe') {
         const was = source !== null;
+        current = null;
         source?.close();
         source = null;
         return { ok: was };
       }
       return api(`/api/${method}`, params);
+    },
+    /** End every sign-in of this daemon (this page's included). */
+    async signOut() {
+      try {
+        await api('/api/signout', {});
+      } finally {
+        endSignIn();
+      }
     },
     onEvent(listener) {
       listeners.push(listener);

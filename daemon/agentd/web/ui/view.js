@@ -15,7 +15,7 @@ import { totalUsage } from './reducer.js';
  *   sessions: {sessionId: string, title?: string | null, cwd: string, updatedAt: string,
  *     running?: boolean}[],
  *   models: {provider: string, model: string}[],
- *   connection: 'connecting' | 'live' | 'offline',
+ *   connection: 'connecting' | 'live' | 'offline' | 'signed-out',
  *   banner: string | null,
  * }} AppState
  * @typedef {{
@@ -29,6 +29,7 @@ import { totalUsage } from './reducer.js';
  *   answerPermission: (toolCallId: string, outcome: string) => void,
  *   openDiff?: (item: import('./reducer.js').ToolItem) => void,
  *   openLocation?: (path: string, line?: number | null) => void,
+ *   signOut?: () => void,
  * }} Actions
  */
 
@@ -134,6 +135,11 @@ function buildLayout(root, actions, withSidebar) {
   const status = el('span', 'chat-status');
   status.setAttribute('role', 'status');
   header.append(title, model, fork, status);
+  const signOut = actions.signOut ? button('Sign out', 'btn sign-out', actions.signOut) : null;
+  if (signOut) {
+    signOut.title = 'End every sign-in of this agentd (all its browser pages)';
+    header.append(signOut);
+  }
 
   const banner = el('div', 'banner');
   banner.setAttribute('role', 'alert');
@@ -149,7 +155,7 @@ function buildLayout(root, actions, withSidebar) {
   footer.setAttribute('aria-label', 'Usage');
   main.append(header, banner, log, composer.form, footer);
   root.append(sidebar, main);
-  return { sidebar, list, title, model, fork, status, banner, log, footer, ...composer };
+  return { sidebar, list, title, model, fork, status, signOut, banner, log, footer, ...composer };
 }
 
 function button(text, className, onClick) {
@@ -240,7 +246,10 @@ function renderStatus(dom, state) {
   const running = chat.running;
   dom.title.textContent = sessionTitle(state);
   const offline = state.connection === 'offline';
-  dom.status.textContent = offline ? 'Reconnecting…' : chat.retry ?? (running ? 'Working…' : '');
+  const signedOut = state.connection === 'signed-out';
+  dom.status.textContent = signedOut ? 'Signed out' : offline ? 'Reconnecting…' : chat.retry ?? (running ? 'Working…' : '');
+  if (dom.signOut) dom.signOut.disabled = signedOut;
+  dom.input.disabled = signedOut;
   dom.status.classList.toggle('busy', running);
   dom.form.classList.toggle('running', running);
   dom.send.textContent = running ? 'Steer' : 'Send';
