@@ -5,20 +5,34 @@ daemon starts it unless it runs, and answers with a link carrying a one-time tok
 is printed, then opened: ``--app`` in a Chromium or Chrome app window (no tabs, no address
 bar) when one is installed, otherwise in the default browser when there is a display.
 ``--no-open`` only prints it.
+
+The browser is never given the link itself: a command line is readable by every local user
+(``/proc/PID/cmdline``), and whoever exchanges the token first signs in. It gets the address of
+a **redirect file** instead (as Jupyter does): a small HTML page, readable only by the user
+(0600, in a 0700 folder under the state directory), that sends the browser on to the link.
+Redirect files older than the link's lifetime are deleted at the next run.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import shutil
+import stat
 import subprocess
 import sys
+import time
+from html import escape
+from pathlib import Path
 
 from agentctl import outcome
 from agentctl.common import open_client, resolve_cwd, run_command, warn
+from agentd import paths
 
 APP_BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
+REDIRECT_TTL = 600.0
+"""Seconds a redirect file is kept (the daemon's one-time links expire after as long)."""
 
 
 def web_main(options: argparse.Namespace) -> int:
@@ -39,13 +53,53 @@ async def _web(options: argparse.Namespace) -> int:
     if options.no_open:
         return outcome.OK
     if options.app:
-        if open_app_window(url):
-            return outcome.OK
-        warn("no Chromium or Chrome found for --app; open the link above")
+        browser = find_app_browser()
+        if browser is None:
+            warn("no Chromium or Chrome found for --app; open the link above")
+        else:
+            open_app_window(browser, write_redirect_file(url))
         return outcome.OK
-    if not open_browser(url):
+    if not can_open_browser() or not open_browser(write_redirect_file(url)):
         warn("no browser to open here; open the link above")
     return outcome.OK
+
+
+def redirect_folder() -> Path:
+    """The private folder of redirect files (created 0700); OSError when it exists but is not
+    a folder of this user's that only they can enter."""
+    folder = paths.state_dir() / "web"
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = folder.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+        raise OSError(f"{folder} is not a folder of this user")
+    if stat.S_IMODE(info.st_mode) != 0o700:
+        folder.chmod(0o700)
+    return folder
+
+
+def write_redirect_file(url: str) -> str:
+    """A ``file://`` URL of a new 0600 HTML page that sends the browser on to ``url`` (its
+    one-time token stays off every command line); stale redirect files are deleted first."""
+    folder = redirect_folder()
+    now = time.time()
+    for old in folder.glob("open-*.html"):
+        try:
+            if now - old.lstat().st_mtime > REDIRECT_TTL:
+                old.unlink()
+        except OSError:
+            continue
+    path = folder / f"open-{secrets.token_hex(8)}.html"
+    target = escape(url)
+    page = (
+        '<!doctype html><meta charset="utf-8"><title>agentd</title>'
+        '<meta name="referrer" content="no-referrer">'
+        f'<meta http-equiv="refresh" content="0;url={target}">'
+        f'<p><a href="{target}">Open the agentd web chat</a></p>\n'
+    )
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as file:
+        file.write(page)
+    return path.as_uri()
 
 
 def find_app_browser() -> str | None:
@@ -57,11 +111,8 @@ def find_app_browser() -> str | None:
     return None
 
 
-def open_app_window(url: str) -> bool:
-    """Open ``url`` in a Chromium/Chrome app window (detached); False when none is installed."""
-    browser = find_app_browser()
-    if browser is None:
-        return False
+def open_app_window(browser: str, url: str) -> None:
+    """Open ``url`` in an app window of the Chromium/Chrome at ``browser`` (detached)."""
     subprocess.Popen(
         [browser, f"--app={url}", "--new-window"],
         stdin=subprocess.DEVNULL,
@@ -69,16 +120,17 @@ def open_app_window(url: str) -> bool:
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    return True
+
+
+def can_open_browser() -> bool:
+    """False on Linux without a display (a text-mode browser would take over the terminal)."""
+    return not sys.platform.startswith("linux") or bool(
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    )
 
 
 def open_browser(url: str) -> bool:
-    """Open ``url`` in the default graphical browser; False without a display (a text-mode
-    browser would take over the terminal) or when none is found."""
-    if sys.platform.startswith("linux") and not (
-        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-    ):
-        return False
+    """Open ``url`` in the default graphical browser; False when none is found."""
     import webbrowser
 
     return webbrowser.open(url, new=1)

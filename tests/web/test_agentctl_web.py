@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import html
 import os
+import re
+import shutil
+import stat
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -40,6 +47,7 @@ def agentctl(
 
 
 def exchange(url: str) -> httpx.Response:
+    """The answer to opening ``url`` (200: signed in; 401: used or expired)."""
     base, _, rest = url.partition("/?")
     with httpx.Client(base_url=base) as client:
         return client.get(f"/?{rest}")
@@ -51,12 +59,12 @@ def test_web_starts_the_front_end_once_and_prints_one_time_links(home: Home) -> 
     url = first.stdout.strip()
     assert url.startswith("http://127.0.0.1:")
     assert f"cwd={str(home.project).replace('/', '%2F')}" in url
-    assert exchange(url).status_code == 303
+    assert exchange(url).status_code == 200
     assert exchange(url).status_code == 401  # used up
     second = agentctl(home, "--no-open")
     assert second.returncode == 0, second.stderr
     assert second.stdout.split("/?")[0] == url.split("/?")[0]  # the same server, reused
-    assert exchange(second.stdout.strip()).status_code == 303
+    assert exchange(second.stdout.strip()).status_code == 200
 
 
 def test_without_a_display_it_prints_the_link_and_says_so(home: Home) -> None:
@@ -66,16 +74,126 @@ def test_without_a_display_it_prints_the_link_and_says_so(home: Home) -> None:
     assert "open the link above" in done.stderr
 
 
-def test_app_opens_a_chromium_app_window(home: Home, tmp_path: Path) -> None:
-    record = tmp_path / "args.txt"
-    fake = tmp_path / "bin" / "chromium"
-    fake.parent.mkdir()
-    fake.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {record}\n')
-    fake.chmod(0o755)
-    env = dict(home.env, PATH=f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+def fake_browser(tmp_path: Path, name: str) -> tuple[Path, Path]:
+    """A stand-in browser: records its arguments and returns (as xdg-open does), leaving a
+    child with its command line alive until the test creates ``release`` (so it can be seen in
+    /proc). Its path and the record's."""
+    record = tmp_path / f"{name}.args"
+    release = tmp_path / "release"
+    script = tmp_path / "bin" / name
+    script.parent.mkdir(exist_ok=True)
+    script.write_text(
+        f'#!/bin/sh\nprintf "%s\\n" "$@" > {record}.tmp && mv {record}.tmp {record}\n'
+        f"{{ while [ ! -e {release} ]; do sleep 0.05; done; }} </dev/null >/dev/null 2>&1 &\n"
+    )
+    script.chmod(0o755)
+    return script, record
+
+
+class CommandLines:
+    """Every command line seen in /proc while it runs (a thread polling every process)."""
+
+    def __init__(self) -> None:
+        self.seen: set[bytes] = set()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def _poll(self) -> None:
+        while not self._stop.is_set():
+            for entry in Path("/proc").glob("[0-9]*/cmdline"):
+                with contextlib.suppress(OSError):
+                    self.seen.add(entry.read_bytes())
+
+    def __enter__(self) -> CommandLines:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def redirect_target(file_url: str) -> str:
+    """The link a redirect file sends the browser to."""
+    path = Path(file_url.removeprefix("file://"))
+    found = re.search(r'content="0;url=([^"]+)"', path.read_text())
+    assert found, path.read_text()
+    return html.unescape(found.group(1))
+
+
+@pytest.mark.parametrize("how", ["--app", "default browser"])
+def test_the_token_is_on_no_command_line_and_the_redirect_file_is_private(
+    home: Home, tmp_path: Path, how: str
+) -> None:
+    name = "chromium" if how == "--app" else "my-browser"
+    script, record = fake_browser(tmp_path, name)
+    env = dict(home.env, PATH=f"{script.parent}{os.pathsep}{os.environ['PATH']}")
+    if how == "--app":
+        args = ["--app", "--port", "0"]
+    else:
+        env.update(BROWSER=str(script), DISPLAY=":99")
+        args = ["--port", "0"]
+    with CommandLines() as lines:
+        done = agentctl(home, *args, env=env)
+        assert done.returncode == 0, done.stderr
+        wait_until(record.exists, what="the browser to be started")
+        wait_until(lambda: any(name.encode() in line for line in lines.seen), what="a /proc scan")
+        (tmp_path / "release").touch()
+    link = done.stdout.strip()
+    token = link.split("token=")[1].split("&")[0]
+    assert len(token) >= 30
+    browser_args = record.read_text().split()
+    assert not [arg for arg in browser_args if token in arg]
+    assert not [line for line in lines.seen if token.encode() in line]
+    file_url = browser_args[0].removeprefix("--app=")
+    if how == "--app":
+        assert browser_args == [f"--app={file_url}", "--new-window"]
+    redirect = Path(file_url.removeprefix("file://"))
+    assert stat.S_IMODE(redirect.stat().st_mode) == 0o600
+    assert stat.S_IMODE(redirect.parent.stat().st_mode) == 0o700
+    assert redirect_target(file_url) == link
+    assert exchange(link).status_code == 200  # the token was not used by anyone yet
+
+
+def test_the_redirect_file_signs_the_browser_in(home: Home, tmp_path: Path) -> None:
+    """Chromium opens the redirect file and ends on the signed-in page (the cookie survives
+    the cross-site start of the navigation)."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("chromium is not installed")
+    from playwright.sync_api import sync_playwright
+
+    script, record = fake_browser(tmp_path, "chromium")
+    (tmp_path / "release").touch()
+    env = dict(home.env, PATH=f"{script.parent}{os.pathsep}{os.environ['PATH']}")
     done = agentctl(home, "--app", "--port", "0", env=env)
     assert done.returncode == 0, done.stderr
     wait_until(record.exists, what="the browser to be started")
-    args = record.read_text().split()
-    assert args == [f"--app={done.stdout.strip()}", "--new-window"]
-    assert exchange(done.stdout.strip()).status_code == 303
+    file_url = record.read_text().split()[0].removeprefix("--app=")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            page.goto(file_url)
+            page.wait_for_function("() => document.documentElement.dataset.ready === 'true'")
+            assert page.url.startswith(done.stdout.split("/?")[0] + "/")
+            assert "key=" not in page.url
+            assert "token=" not in page.url
+            assert page.evaluate("() => sessionStorage.getItem('agentd-key')")
+        finally:
+            browser.close()
+
+
+def test_stale_redirect_files_are_deleted(home: Home, tmp_path: Path) -> None:
+    script, _ = fake_browser(tmp_path, "chromium")
+    (tmp_path / "release").touch()
+    env = dict(home.env, PATH=f"{script.parent}{os.pathsep}{os.environ['PATH']}")
+    folder = home.state_dir / "agentd" / "web"
+    folder.mkdir(parents=True)
+    stale = folder / "open-0123456789abcdef.html"
+    stale.write_text("old")
+    os.utime(stale, (time.time() - 3600, time.time() - 3600))
+    done = agentctl(home, "--app", "--port", "0", env=env)
+    assert done.returncode == 0, done.stderr
+    assert not stale.exists()
+    assert len(list(folder.glob("open-*.html"))) == 1

@@ -72,7 +72,7 @@ def test_a_link_keeps_its_cwd_for_the_page(web: WebDaemon) -> None:
     link = web.new_link(cwd="/some/dir")
     with httpx.Client(base_url=web.base) as client:
         answer = client.get(link.removeprefix(web.base))
-        assert 'url=/?cwd=%2Fsome%2Fdir#key=' in answer.text
+        assert "url=/?cwd=%2Fsome%2Fdir#key=" in answer.text
 
 
 def test_wrong_host_is_403(web: WebDaemon) -> None:
