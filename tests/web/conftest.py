@@ -20,14 +20,15 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "web"
 
 
 class WebDaemon:
-    """One daemon serving a Unix socket and the web chat on a free loopback port."""
+    """One daemon serving a Unix socket and the web chat on a free port of ``http`` (loopback
+    unless told otherwise)."""
 
-    def __init__(self, home: Home, *extra: str) -> None:
+    def __init__(self, home: Home, *extra: str, http: str = "127.0.0.1:0") -> None:
         self.home = home
         config = home.project / ".agentd.toml"
         config.write_text(MOCK_CONFIG + config.read_text())  # top-level keys before any table
         self.log_path = home.stderr
-        argv = home.agentd("serve", "--socket", str(home.socket), "--http", "127.0.0.1:0", *extra)
+        argv = home.agentd("serve", "--socket", str(home.socket), "--http", http, *extra)
         self.process = start_daemon(argv, home.env, home.stderr, self._link, cwd=home.project)
         self.link = str(self._link())
         self.base = self.link.split("/?", 1)[0]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,8 +72,10 @@ class NewSignIn:
 
 @dataclass
 class Logins:
-    """Every credential of one web front-end (see the module docstring)."""
+    """Every credential of one web front-end (see the module docstring); ``clock`` gives the
+    time in seconds (monotonic)."""
 
+    clock: Callable[[], float] = time.monotonic
     links: dict[bytes, float] = field(default_factory=dict)
     cookies: dict[bytes, SignIn] = field(default_factory=dict)
     keys: dict[bytes, SignIn] = field(default_factory=dict)
@@ -82,14 +85,14 @@ class Logins:
         """A new one-time token (the oldest unused one is dropped past :data:`MAX_LINKS`)."""
         self.prune()
         token = secrets.token_urlsafe(24)
-        self.links[_digest(token)] = time.monotonic()
+        self.links[_digest(token)] = self.clock()
         _trim(self.links, MAX_LINKS)
         return token
 
     def exchange(self, token: str) -> NewSignIn | None:
         """A new sign-in for a valid one-time ``token`` (used up); None otherwise."""
         born = self.links.pop(_digest(token), None)
-        now = time.monotonic()
+        now = self.clock()
         if born is None or now - born >= LINK_TTL:
             return None
         self.prune()
@@ -112,7 +115,7 @@ class Logins:
     def mint_ticket(self, sign_in: SignIn) -> str:
         """A one-time event-stream ticket on behalf of ``sign_in``."""
         ticket = secrets.token_urlsafe(24)
-        now = time.monotonic()
+        now = self.clock()
         for known, old in list(self.tickets.items()):
             if now - old.born >= TICKET_TTL:
                 del self.tickets[known]
@@ -123,14 +126,14 @@ class Logins:
     def redeem(self, ticket: str) -> SignIn | None:
         """The live sign-in a valid ``ticket`` was minted for (the ticket is used up), or None."""
         found = self.tickets.pop(_digest(ticket), None) if ticket else None
-        if found is None or time.monotonic() - found.born >= TICKET_TTL:
+        if found is None or self.clock() - found.born >= TICKET_TTL:
             return None
         return self._use(found.sign_in)
 
     def touch(self, sign_in: SignIn) -> None:
         """Note a use that is not a request (an open event stream)."""
-        if sign_in.alive(time.monotonic()):
-            sign_in.used = time.monotonic()
+        if sign_in.alive(self.clock()):
+            sign_in.used = self.clock()
 
     def end(self, sign_in: SignIn) -> None:
         """End one sign-in: its cookie, key and tickets stop working."""
@@ -150,7 +153,7 @@ class Logins:
 
     def prune(self) -> None:
         """Forget expired links, sign-ins and tickets."""
-        now = time.monotonic()
+        now = self.clock()
         for token, born in list(self.links.items()):
             if now - born >= LINK_TTL:
                 del self.links[token]
@@ -162,7 +165,7 @@ class Logins:
                 del self.tickets[known]
 
     def _use(self, sign_in: SignIn | None) -> SignIn | None:
-        now = time.monotonic()
+        now = self.clock()
         if sign_in is None or not sign_in.alive(now):
             return None
         sign_in.used = now
