@@ -85,7 +85,7 @@ def reachable_host(host: str) -> str:
 def warnings(origin: str, *, tls: bool) -> list[str]:
     """The lines printed at start for a front-end other machines can reach."""
     lines = [
-        f"WARNING: the web chat at {origin} accepts browsers from other machines "
+        f"WARNING: the web chat ({origin}) accepts browsers from other machines "
         "(--allow-remote). It runs commands as you: anyone holding one of its links or a "
         "signed-in page controls this account."
     ]
