@@ -1,9 +1,10 @@
 """N Server-Sent-Events readers of one session, in their own process (used by bench_web).
 
-    python sse_clients.py BASE_URL COOKIE SESSION_ID N
+    python sse_clients.py BASE_URL COOKIE SESSION_ID N  < TICKETS
 
-Prints ``ready`` once every stream has its ``subscribed`` event, then, when every stream has
-seen ``agent_end``, one JSON object: ``{client index: [[seq, CLOCK_MONOTONIC arrival], …]}``.
+The N one-time event-stream tickets come on stdin, one a line. Prints ``ready`` once every
+stream has its ``subscribed`` event, then, when every stream has seen ``agent_end``, one JSON
+object: ``{client index: [[seq, CLOCK_MONOTONIC arrival], …]}``.
 """
 
 from __future__ import annotations
@@ -18,12 +19,9 @@ from urllib.parse import urlsplit
 
 def main() -> None:
     base, cookie, session_id, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    tickets = [sys.stdin.readline().strip() for _ in range(count)]
     url = urlsplit(base)
     host, port = url.hostname or "127.0.0.1", url.port or 80
-    request = (
-        f"GET /api/events?sessionId={session_id} HTTP/1.1\r\nHost: {url.netloc}\r\n"
-        f"Cookie: {cookie}\r\nAccept: text/event-stream\r\n\r\n"
-    ).encode()
     selector = selectors.DefaultSelector()
     buffers: dict[int, bytes] = {}
     arrivals: dict[int, list[list[float]]] = {}
@@ -31,7 +29,10 @@ def main() -> None:
     ended: set[int] = set()
     for index in range(count):
         conn = socket.create_connection((host, port))
-        conn.sendall(request)
+        conn.sendall(
+            f"GET /api/events?sessionId={session_id}&ticket={tickets[index]} HTTP/1.1\r\n"
+            f"Host: {url.netloc}\r\nCookie: {cookie}\r\nAccept: text/event-stream\r\n\r\n".encode()
+        )
         conn.setblocking(False)
         selector.register(conn, selectors.EVENT_READ, index)
         buffers[index], arrivals[index] = b"", []

@@ -15,8 +15,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-MAX_PREAUTH = 32
-"""Connections that have not yet had a request admitted, at most."""
+MAX_PREAUTH = 64
+"""Connections that have not yet had a request admitted, at most. Also the listening socket's
+backlog, so one batch of accepted connections (asyncio accepts up to the backlog at a time,
+before any of them is read) never pushes its own members out."""
 MAX_SIGNED_IN = 256
 """Connections that have had a request admitted (event streams included), at most."""
 HEAD_TIMEOUT = 10.0

@@ -39,7 +39,7 @@ from agentd.errors import InvalidParams, RpcError
 from agentd.protocol.web import WebHello
 from agentd.web import api, signin
 from agentd.web.compat import CompatChat, CompatStream
-from agentd.web.conns import HEAD_TIMEOUT, IDLE_TIMEOUT, Conn, Pool
+from agentd.web.conns import HEAD_TIMEOUT, IDLE_TIMEOUT, MAX_PREAUTH, Conn, Pool
 from agentd.web.http import (
     COMMON,
     JSON,
@@ -140,6 +140,7 @@ class WebServer:
                 self.host,
                 self.port,
                 limit=MAX_HEAD,
+                backlog=MAX_PREAUTH,
                 ssl=context,
                 ssl_handshake_timeout=HEAD_TIMEOUT if context is not None else None,
             )
