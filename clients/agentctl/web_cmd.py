@@ -50,18 +50,30 @@ async def _web(options: argparse.Namespace) -> int:
     url = str(result["url"])
     sys.stdout.write(f"{url}\n")
     sys.stdout.flush()
-    if options.no_open:
-        return outcome.OK
-    if options.app:
-        browser = find_app_browser()
-        if browser is None:
-            warn("no Chromium or Chrome found for --app; open the link above")
-        else:
-            open_app_window(browser, write_redirect_file(url))
-        return outcome.OK
-    if not can_open_browser() or not open_browser(write_redirect_file(url)):
-        warn("no browser to open here; open the link above")
+    if not options.no_open:
+        open_link(url, app=options.app)
     return outcome.OK
+
+
+def open_link(url: str, *, app: bool) -> None:
+    """Open ``url`` through a redirect file in an app window (``app``) or the default browser;
+    a warning (the link is printed already) when that cannot be done."""
+    browser = find_app_browser() if app else None
+    if app and browser is None:
+        warn("no Chromium or Chrome found for --app; open the link above")
+        return
+    if browser is None and not can_open_browser():
+        warn("no browser to open here; open the link above")
+        return
+    try:
+        redirect = write_redirect_file(url)
+    except OSError as exc:
+        warn(f"cannot write the redirect file ({exc}); open the link above")
+        return
+    if browser is not None:
+        open_app_window(browser, redirect)
+    elif not open_browser(redirect):
+        warn("no browser to open here; open the link above")
 
 
 def redirect_folder() -> Path:

@@ -65,7 +65,7 @@ from agentd.web.remote import (
 )
 from agentd.web.security import Gate, Refused, is_sign_in
 from agentd.web.sse import HEADERS as SSE_HEADERS
-from agentd.web.sse import SseStream
+from agentd.web.sse import SseStream, since_seq
 from agentd.web.static import CSP, load_assets
 
 if TYPE_CHECKING:
@@ -351,7 +351,7 @@ class WebServer:
         session_id = request.query.get("sessionId")
         if not session_id:
             raise InvalidParams("`sessionId` is required - at `?sessionId`")
-        since = _since_seq(request)
+        since = since_seq(request.headers, request.query)
         transport: Any = writer.transport
         stream = SseStream(transport)
         result = await self.service.subscribe(session_id, stream, since)
@@ -386,15 +386,6 @@ class WebServer:
             done.cancel()
             self._streams.pop(stream, None)
             self._compat.finish(stream)
-
-
-def _since_seq(request: Request) -> int | None:
-    text = request.headers.get("last-event-id") or request.query.get("sinceSeq")
-    if text is None or text == "":
-        return None
-    if not (text.isascii() and text.isdigit()) or len(text) > 18:
-        raise InvalidParams("`sinceSeq` (or Last-Event-ID) must be a number")
-    return int(text)
 
 
 def _rpc_error(error: RpcError) -> bytes:

@@ -20,6 +20,8 @@ import asyncio
 import itertools
 from typing import TYPE_CHECKING
 
+from agentd.errors import InvalidParams
+
 if TYPE_CHECKING:
     from agentd.protocol.events import PermissionOption
     from agentd.protocol.methods import RequestPermissionParams
@@ -37,6 +39,17 @@ HEADERS = [
 ]
 
 _keys = itertools.count(1 << 40)  # apart from connection ids and in-process subscribers
+
+
+def since_seq(headers: dict[str, str], query: dict[str, str]) -> int | None:
+    """Where a stream resumes: ``Last-Event-ID``, else ``?sinceSeq``, else None (live only);
+    InvalidParams unless ASCII digits."""
+    text = headers.get("last-event-id") or query.get("sinceSeq")
+    if text is None or text == "":
+        return None
+    if not (text.isascii() and text.isdigit()) or len(text) > 18:
+        raise InvalidParams("`sinceSeq` (or Last-Event-ID) must be a number")
+    return int(text)
 
 
 def event_bytes(name: str | None, data: bytes, event_id: int | None = None) -> bytes:
