@@ -6,6 +6,7 @@ The certificate is made by the ``openssl`` command for this machine's outward ad
 
 from __future__ import annotations
 
+import shutil
 import ssl
 import subprocess
 import sys
@@ -44,6 +45,8 @@ def serve(home: Home, *args: str) -> subprocess.CompletedProcess[str]:
 
 def certificate(folder: Path) -> tuple[Path, Path]:
     """A self-signed certificate for this machine's address and 127.0.0.1, and its key."""
+    if shutil.which("openssl") is None:
+        pytest.skip("the openssl command is not installed")
     cert, key = folder / "cert.pem", folder / "key.pem"
     names = f"subjectAltName=IP:{ADDRESS},IP:127.0.0.1,DNS:localhost"
     subprocess.run(
