@@ -133,6 +133,13 @@ def test_a_signed_in_browser_leaks_its_cookie_to_another_port_and_the_cookie_ope
             assert len(web.rpc("session/list")["sessions"]) == sessions_before
             with web.signed_in():  # a legitimate page still works beside the attack
                 pass
+            fresh_tab = context.new_page()  # the cookie, but not this tab's key: no access
+            fresh_tab.goto(f"{web.base}/")
+            fresh_tab.wait_for_function("() => document.documentElement.dataset.ready")
+            assert fresh_tab.evaluate("() => document.documentElement.dataset.ready") == (
+                "signed-out"
+            )
+            expect(fresh_tab.locator("#app")).to_contain_text("not signed in")
 
             page.get_by_role("button", name="Sign out").click()
             expect(page.locator(".banner")).to_contain_text("Signed out")
