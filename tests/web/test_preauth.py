@@ -77,22 +77,21 @@ def test_a_body_on_the_sign_in_request_is_capped_at_a_few_kib(web: WebDaemon) ->
 
 
 def test_idle_connections_cannot_lock_a_signed_in_user_out(web: WebDaemon) -> None:
-    """Far more idle unauthenticated connections than the pre-auth pool holds: the oldest are
-    dropped for each newcomer, and a signed-in browser's new connections are served at once."""
+    """300 idle unauthenticated connections (more than every cap the daemon has): the oldest
+    pre-auth ones are dropped for each newcomer, and a signed-in browser's new connections are
+    served while the newest idle ones still wait (no head timeout had to free a place)."""
     with web.signed_in() as client:
-        idle = [connect(web) for _ in range(MAX_PREAUTH * 3)]
+        idle = [connect(web) for _ in range(300)]
         try:
             for conn in idle[:10]:
                 conn.sendall(b"GET / HTTP/1.1\r\n")  # a partial head: still waiting
-            started = time.monotonic()
             for _ in range(5):
                 fresh = client.post("/api/session/list", json={}, headers={"Connection": "close"})
                 assert fresh.status_code == 200
-            assert time.monotonic() - started < HEAD_TIMEOUT  # not one waited for a timeout
-            dropped = [conn for conn in idle[: MAX_PREAUTH * 2] if closed_by_peer(conn, 10)]
-            assert len(dropped) == MAX_PREAUTH * 2  # the oldest went first
-            kept = [conn for conn in idle[-MAX_PREAUTH + 5 :] if not closed_by_peer(conn, 0.2)]
+            kept = [conn for conn in idle[-MAX_PREAUTH + 10 :] if not closed_by_peer(conn, 0.2)]
             assert kept  # the newest were kept (until their head times out)
+            dropped = [conn for conn in idle[:-MAX_PREAUTH] if closed_by_peer(conn, 10)]
+            assert len(dropped) == len(idle) - MAX_PREAUTH  # the oldest went first
         finally:
             for conn in idle:
                 conn.close()
