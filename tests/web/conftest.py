@@ -89,6 +89,17 @@ def sign_in(client: httpx.Client, link: str) -> str:
     return found.group(1)
 
 
+def sign_in_browser(context: Any, web: WebDaemon) -> None:
+    """Sign a Playwright browser context in to ``web``: the link exchanged for the cookie, and
+    the page key put in every tab's sessionStorage (as the sign-in page's ``#key=`` does for
+    its own tab; ``test_auth.py`` follows that path itself)."""
+    answer = context.request.get(web.new_link(cwd=str(web.home.project)), max_redirects=0)
+    assert answer.status == 200
+    found = re.search(r"#key=([A-Za-z0-9_-]+)", answer.text())
+    assert found
+    context.add_init_script(f"sessionStorage.setItem('agentd-key', '{found.group(1)}')")
+
+
 @pytest.fixture
 def web() -> Iterator[WebDaemon]:
     home = Home()

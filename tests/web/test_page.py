@@ -6,14 +6,13 @@ Screenshots go to ``test-artifacts/web/`` (gitignored).
 
 from __future__ import annotations
 
-import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.web.conftest import WebDaemon
+from tests.web.conftest import WebDaemon, sign_in_browser
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:
@@ -46,16 +45,10 @@ def browser() -> Iterator[Browser]:
 
 @pytest.fixture
 def context(browser: Browser, web: WebDaemon) -> Iterator[BrowserContext]:
-    """A browser profile signed in to ``web``: the link exchanged for the cookie, and the page
-    key put in every tab's sessionStorage (as the sign-in page's ``#key=`` does for its tab;
-    ``test_signing_in_through_the_link`` follows that path itself)."""
+    """A browser profile signed in to ``web``."""
     context = browser.new_context(viewport={"width": 1100, "height": 760})
     context.set_default_timeout(20_000)
-    answer = context.request.get(web.new_link(cwd=str(web.home.project)), max_redirects=0)
-    assert answer.status == 200
-    found = re.search(r"#key=([A-Za-z0-9_-]+)", answer.text())
-    assert found
-    context.add_init_script(f"sessionStorage.setItem('agentd-key', '{found.group(1)}')")
+    sign_in_browser(context, web)
     yield context
     context.close()
 

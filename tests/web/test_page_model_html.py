@@ -19,7 +19,7 @@ from tests.vscode.model_html import (
     FINDINGS_JS,
     write_scenarios,
 )
-from tests.web.conftest import WebDaemon
+from tests.web.conftest import WebDaemon, sign_in_browser
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:
@@ -51,8 +51,7 @@ def context(web: WebDaemon) -> Iterator[BrowserContext]:
         )
         context = browser.new_context(viewport={"width": 1100, "height": 760})
         context.set_default_timeout(20_000)
-        answer = context.request.get(web.new_link(cwd=str(web.home.project)), max_redirects=0)
-        assert answer.status == 303
+        sign_in_browser(context, web)
         yield context
         browser.close()
 
