@@ -82,22 +82,43 @@ class ModelChoice(msgspec.Struct, frozen=True):
 
 
 class Config(msgspec.Struct, frozen=True):
-    """Loaded settings (see the module docstring). ``prices`` includes the built-in table."""
+    """Loaded settings (see the module docstring).
 
-    default_provider: str | None = None
-    default_model: str | None = None
-    small_model: str | None = None
-    max_turns: int = 50
-    permission_mode: PermissionMode = "auto"
+    :attr:`settings` is the one source of every key; the other fields are what is derived
+    from it: ``providers`` with their defaults filled in, ``prices`` with the built-in table,
+    ``system_prompt`` read from ``system_prompt_file`` when that is how it was given.
+    ``raw`` is the merged tables as parsed, for diagnostics (nothing reads settings from it).
+    """
+
+    settings: ConfigFile = msgspec.field(default_factory=ConfigFile)
     system_prompt: str | None = None
     providers: dict[str, ProviderConfig] = msgspec.field(default_factory=dict)
     prices: dict[str, Price] = msgspec.field(default_factory=lambda: merged_prices({}))
     raw: dict[str, Any] = msgspec.field(default_factory=dict)
     files: tuple[Path, ...] = ()
-    settings: ConfigFile = msgspec.field(default_factory=ConfigFile)
     extra_prompt: str | None = None
     warnings: tuple[str, ...] = ()
     untrusted_file: Path | None = None
+
+    @property
+    def default_provider(self) -> str | None:
+        return self.settings.provider
+
+    @property
+    def default_model(self) -> str | None:
+        return self.settings.model
+
+    @property
+    def small_model(self) -> str | None:
+        return self.settings.small_model
+
+    @property
+    def max_turns(self) -> int:
+        return self.settings.max_turns
+
+    @property
+    def permission_mode(self) -> PermissionMode:
+        return self.settings.permission_mode
 
 
 def load_config(
@@ -128,17 +149,12 @@ def load_config(
                 untrusted = project_file
     settings = validate(merged, files[-1] if files else "(defaults)")
     return Config(
-        default_provider=settings.provider,
-        default_model=settings.model,
-        small_model=settings.small_model,
-        max_turns=settings.max_turns,
-        permission_mode=settings.permission_mode,
+        settings=settings,
         system_prompt=_system_prompt(settings),
         providers={name: _provider(name, s) for name, s in settings.providers.items()},
         prices=merged_prices({name: _price(p) for name, p in settings.prices.items()}),
         raw=merged,
         files=tuple(files),
-        settings=settings,
         extra_prompt=extra,
         warnings=tuple(warnings),
         untrusted_file=untrusted,

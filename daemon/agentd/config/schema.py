@@ -6,8 +6,11 @@ parsed file and raises :class:`~agentd.errors.ConfigError` with a message naming
 the key (as a dotted path) and what is wrong: the nearest valid key for a misspelt one
 ("did you mean permission_mode?"), the expected type, or the allowed values.
 
-:func:`reference_markdown` renders the tables as the configuration reference of the docs
-(``agentd schema`` writes it into README.md; the drift test compares).
+Each key is documented once, beside its field (``Annotated[…, doc("…")]``: a msgspec
+``Meta`` description). :func:`reference_markdown` renders the tables, their keys, types,
+defaults and those texts as the configuration reference (``agentd schema`` writes it to
+``schemas/config.md``, and the same texts are the descriptions of ``config.schema.json``; the
+drift test compares).
 """
 
 from __future__ import annotations
@@ -31,62 +34,89 @@ NonNegative = Annotated[float, msgspec.Meta(ge=0)]
 PositiveInt = Annotated[int, msgspec.Meta(ge=1)]
 
 
+def doc(text: str) -> msgspec.Meta:
+    """A key's documentation, written once beside its field: it is the key's description in
+    ``config.schema.json`` and its "Meaning" in the reference (:func:`reference_markdown`)."""
+    return msgspec.Meta(description=text)
+
+
 class ProviderSection(msgspec.Struct, forbid_unknown_fields=True):
     """An endpoint and the models it serves (``NAME`` is the provider's name)."""
 
-    api: Api | None = None
-    base_url: str | None = None
-    api_key_env: str | None = None
-    models: list[str] = msgspec.field(default_factory=list)
-    default_model: str | None = None
-    context_window: PositiveInt | None = None
+    api: Annotated[Api | None, doc("wire format of the endpoint")] = None
+    base_url: Annotated[str | None, doc("the endpoint; its key is sent nowhere else")] = None
+    api_key_env: Annotated[
+        str | None, doc("the environment variable holding the endpoint's key")
+    ] = None
+    models: Annotated[list[str], doc("models offered by `models/list`")] = msgspec.field(
+        default_factory=list
+    )
+    default_model: Annotated[str | None, doc("the model when none is chosen")] = None
+    context_window: Annotated[
+        PositiveInt | None, doc("tokens, for compaction (known models have it built in)")
+    ] = None
 
 
 class PriceSection(msgspec.Struct, forbid_unknown_fields=True):
     """A model's price in US dollars per million tokens (``NAME`` is the model)."""
 
-    input: NonNegative
-    output: NonNegative
-    cache_read: NonNegative = 0.0
-    cache_write: NonNegative = 0.0
+    input: Annotated[NonNegative, doc("per million input tokens")]
+    output: Annotated[NonNegative, doc("per million output tokens")]
+    cache_read: Annotated[NonNegative, doc("per million cached input tokens read")] = 0.0
+    cache_write: Annotated[NonNegative, doc("per million input tokens written to the cache")] = 0.0
 
 
 class PermissionsSection(msgspec.Struct, forbid_unknown_fields=True):
     """Permission rules (see "Security model") and the approval timeout in seconds."""
 
-    allow: list[str] = msgspec.field(default_factory=list)
-    deny: list[str] = msgspec.field(default_factory=list)
-    allow_dangerous: bool = False
-    timeout: Annotated[float, msgspec.Meta(gt=0)] = 300.0
+    allow: Annotated[list[str], doc("rules that approve calls without asking")] = msgspec.field(
+        default_factory=list
+    )
+    deny: Annotated[list[str], doc("rules that refuse calls")] = msgspec.field(default_factory=list)
+    allow_dangerous: Annotated[bool, doc("let deny-listed bash commands run")] = False
+    timeout: Annotated[float, msgspec.Meta(gt=0), doc("seconds to wait for an approval")] = 300.0
 
 
 class RetrySection(msgspec.Struct, forbid_unknown_fields=True):
     """How failed provider calls are retried."""
 
-    max_attempts: PositiveInt = 4
-    base_delay_ms: NonNegative = 1000.0
-    max_delay_ms: NonNegative = 30_000.0
+    max_attempts: Annotated[PositiveInt, doc("tries per LLM call, the first included")] = 4
+    base_delay_ms: Annotated[NonNegative, doc("first back-off, doubled per retry")] = 1000.0
+    max_delay_ms: Annotated[NonNegative, doc("longest back-off")] = 30_000.0
 
 
 class CompactionSection(msgspec.Struct, forbid_unknown_fields=True):
     """When the context is summarised, and how much recent context is kept verbatim."""
 
-    keep_tokens: PositiveInt = 20_000
-    reserve_tokens: PositiveInt = 16_384
-    context_window: PositiveInt | None = None
+    keep_tokens: Annotated[PositiveInt, doc("recent context kept verbatim")] = 20_000
+    reserve_tokens: Annotated[
+        PositiveInt, doc("compact when the context passes window minus this")
+    ] = 16_384
+    context_window: Annotated[PositiveInt | None, doc("override the model's context window")] = None
 
 
 class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     """One configuration file (user or project). Unset keys keep their defaults."""
 
-    provider: str | None = None
-    model: str | None = None
-    small_model: str | None = None
-    max_turns: PositiveInt = 50
-    permission_mode: PermissionMode = "auto"
-    sandbox: Sandbox = "none"
-    system_prompt: str | None = None
-    system_prompt_file: str | None = None
+    provider: Annotated[str | None, doc("the provider used when a request names none")] = None
+    model: Annotated[str | None, doc("the model used when a request names none")] = None
+    small_model: Annotated[str | None, doc("a cheap model for titles and summaries")] = None
+    max_turns: Annotated[PositiveInt, doc("LLM calls per prompt before the run stops")] = 50
+    permission_mode: Annotated[
+        PermissionMode,
+        doc("`auto` runs every call, `ask` asks before mutating tools, `read-only` refuses them"),
+    ] = "auto"
+    sandbox: Annotated[
+        Sandbox,
+        doc(
+            "`workspace` confines file tools (and bash, where Landlock is available) to the "
+            "session's cwd"
+        ),
+    ] = "none"
+    system_prompt: Annotated[str | None, doc("replaces the built-in instructions")] = None
+    system_prompt_file: Annotated[
+        str | None, doc("the same, read from a file (relative to the config file)")
+    ] = None
     providers: dict[str, ProviderSection] = msgspec.field(default_factory=dict)
     prices: dict[str, PriceSection] = msgspec.field(default_factory=dict)
     permissions: PermissionsSection = msgspec.field(default_factory=PermissionsSection)
@@ -96,56 +126,6 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
 
 
 _DICT_TABLES = {"providers", "prices"}
-FIELD_DOCS = {
-    "provider": "the provider used when a request names none",
-    "model": "the model used when a request names none",
-    "small_model": "a cheap model for titles and summaries",
-    "max_turns": "LLM calls per prompt before the run stops",
-    "permission_mode": "`auto` runs every call, `ask` asks before mutating tools, `read-only` "
-    "refuses them",
-    "sandbox": "`workspace` confines file tools (and bash, where Landlock is available) to "
-    "the session's cwd",
-    "system_prompt": "replaces the built-in instructions",
-    "system_prompt_file": "the same, read from a file (relative to the config file)",
-    "providers.api": "wire format of the endpoint",
-    "providers.base_url": "the endpoint; its key is sent nowhere else",
-    "providers.api_key_env": "the environment variable holding the endpoint's key",
-    "providers.models": "models offered by `models/list`",
-    "providers.default_model": "the model when none is chosen",
-    "providers.context_window": "tokens, for compaction (known models have it built in)",
-    "prices.input": "per million input tokens",
-    "prices.output": "per million output tokens",
-    "prices.cache_read": "per million cached input tokens read",
-    "prices.cache_write": "per million input tokens written to the cache",
-    "permissions.allow": "rules that approve calls without asking",
-    "permissions.deny": "rules that refuse calls",
-    "permissions.allow_dangerous": "let deny-listed bash commands run",
-    "permissions.timeout": "seconds to wait for an approval",
-    "tools.max_output_lines": "lines per tool result (bash keeps the last ones)",
-    "tools.max_output_bytes": "bytes per tool result",
-    "tools.max_line_chars": "read cuts longer lines",
-    "tools.max_image_bytes": "read refuses larger images",
-    "tools.accept_images": "false: read refuses images (text-only models)",
-    "tools.bash_timeout": "seconds, when the model gives none",
-    "tools.bash_max_timeout": "seconds, the cap on what the model asks for",
-    "tools.bash_kill_grace": "seconds between SIGTERM and SIGKILL",
-    "tools.bash_spill_keep": "full-output files kept per session",
-    "tools.bash_spill_max_bytes": "bytes kept per full-output file",
-    "tools.grep_backend": "`auto` uses rg when found",
-    "tools.grep_timeout": "seconds the Python grep backend may spend in one file",
-    "tools.find_max_results": "paths per find result",
-    "tools.ls_max_entries": "entries per ls result",
-    "tools.undo_max_per_file": "undo_edit steps kept per file",
-    "tools.undo_max_bytes": "undo history kept per session",
-    "tools.secret_env": "more variables (names or globs) never passed to bash",
-    "tools.pass_env": "variables bash gets from the daemon's environment besides the safe set",
-    "retry.max_attempts": "tries per LLM call, the first included",
-    "retry.base_delay_ms": "first back-off, doubled per retry",
-    "retry.max_delay_ms": "longest back-off",
-    "compaction.keep_tokens": "recent context kept verbatim",
-    "compaction.reserve_tokens": "compact when the context passes window minus this",
-    "compaction.context_window": "override the model's context window",
-}
 _PATH = re.compile(r" - at `\$(?P<path>[^`]*)`$")
 
 
@@ -325,24 +305,32 @@ def _default_text(struct: type[msgspec.Struct], name: str) -> str:
 
 def reference_markdown() -> str:
     """The configuration reference: one table per section of :class:`ConfigFile`."""
-    sections: list[tuple[str, str, type[msgspec.Struct]]] = [("", "(top level)", ConfigFile)]
+    sections: list[tuple[str, type[msgspec.Struct]]] = [("(top level)", ConfigFile)]
     for name, kind in _field_types(ConfigFile).items():
         struct = _struct_of(kind)
         if struct is not None:
-            sections.append((f"{name}.", f"[{name}]", struct))
+            sections.append((f"[{name}]", struct))
         elif name in _DICT_TABLES:
-            sections.append((f"{name}.", f"[{name}.NAME]", typing.get_args(kind)[1]))
+            sections.append((f"[{name}.NAME]", typing.get_args(kind)[1]))
     lines: list[str] = []
-    for prefix, title, struct in sections:
+    for title, struct in sections:
         lines += [f"**{title}** — {_first_line(struct)}", ""]
         lines += ["| Key | Type | Default | Meaning |", "|---|---|---|---|"]
         for name, kind in _field_types(struct).items():
             if _struct_of(kind) is not None or name in _DICT_TABLES:
                 continue
-            default, doc = _default_text(struct, name), FIELD_DOCS.get(prefix + name, "")
-            lines.append(f"| `{name}` | {_type_name(kind)} | {default} | {doc} |")
+            default, meaning = _default_text(struct, name), _description(kind)
+            lines.append(f"| `{name}` | {_type_name(kind)} | {default} | {meaning} |")
         lines.append("")
     return "\n".join(lines)
+
+
+def _description(kind: Any) -> str:
+    """The ``doc(...)`` text of a field's type (empty when it has none)."""
+    if typing.get_origin(kind) is not Annotated:
+        return ""
+    found = [m.description for m in kind.__metadata__ if isinstance(m, msgspec.Meta)]
+    return next((text for text in reversed(found) if text), "")
 
 
 def _first_line(struct: type[msgspec.Struct]) -> str:

@@ -15,7 +15,6 @@ import msgspec
 from agentd.errors import ConfigError, InvalidParams, SessionNotFound
 from agentd.protocol.methods import SessionNewParams
 from agentd.protocol.session_file import SettingsEntry
-from agentd.session.approval import DEFAULT_TIMEOUT
 from agentd.session.binding import ModelSource, ResolvedModel, UnresolvedProvider
 from agentd.session.compaction import CompactionSettings
 from agentd.session.runtime import SessionRuntime
@@ -329,13 +328,17 @@ def _approval(parts: _Parts) -> tuple[PermissionPolicy, float]:
     the file tools to the session's cwd, ``"none"`` (the default) does not."""
     from agentd.permissions.policy import PermissionPolicy
 
-    permissions = dict(parts.config.raw.get("permissions") or {})
-    timeout = permissions.pop("timeout", DEFAULT_TIMEOUT)
+    section = parts.config.settings.permissions
     sandboxed = parts.sandbox == "workspace"
-    policy = PermissionPolicy.from_config(
-        parts.mode, permissions, workspace=parts.cwd if sandboxed else None, cwd=parts.cwd
+    policy = PermissionPolicy(
+        parts.mode,
+        section.allow,
+        section.deny,
+        workspace=parts.cwd if sandboxed else None,
+        cwd=parts.cwd,
+        allow_dangerous=section.allow_dangerous,
     )
-    return policy, float(timeout)
+    return policy, section.timeout
 
 
 def _tool_context(
@@ -344,10 +347,7 @@ def _tool_context(
     """The ``[tools]`` settings, the credential names bash must not see, the spill dir."""
     from agentd.tools.settings import tool_settings
 
-    try:
-        settings = tool_settings(parts.config.raw.get("tools"))
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
+    settings = tool_settings(parts.config.settings.tools)
     settings.secret_env = sorted({*services.secret_names(), *settings.secret_env})
     settings.permission_policy = policy
     settings.process_registry = process_registry()

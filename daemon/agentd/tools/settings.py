@@ -1,26 +1,8 @@
 """The ``[tools]`` configuration table, and the numbers the tool descriptions show the model.
 
-Every key is optional; a missing key keeps the tool's default::
-
-    [tools]
-    max_output_lines = 2000      # per result, every tool (bash keeps the last ones)
-    max_output_bytes = 51200     # per result, every tool
-    max_line_chars = 2000        # read cuts longer lines
-    max_image_bytes = 5242880    # read returns larger images as an error
-    accept_images = true         # false: read refuses images (text-only models)
-    bash_timeout = 120           # seconds, when the model gives none
-    bash_max_timeout = 600       # seconds, the cap on what the model asks for
-    bash_kill_grace = 2          # seconds between SIGTERM and SIGKILL
-    bash_spill_keep = 20         # full-output files kept per session
-    bash_spill_max_bytes = 67108864  # bytes kept per full-output file (64 MiB)
-    grep_backend = "auto"        # auto (rg when found) | rg | python
-    grep_timeout = 10            # seconds the Python backend may spend in one file
-    find_max_results = 1000
-    ls_max_entries = 500
-    undo_max_per_file = 20       # undo_edit steps per file
-    undo_max_bytes = 52428800    # undo history per session
-    secret_env = ["CORP_*"]      # names or globs never passed to bash, even if allow-listed
-    pass_env = ["GH_TOKEN"]      # names or globs bash gets besides the safe allow-list
+:class:`ToolsTable` is the table: every key is optional (a missing key keeps the tool's
+default) and documented once, beside its field; ``agentd schema`` renders those texts and the
+built-in values into ``schemas/config.md``.
 
 :func:`tool_settings` turns the table into a session's :class:`~agentd.tools.defaults.
 ToolSettings` (``ctx.settings``: every value given); :func:`describe` fills the
@@ -47,29 +29,56 @@ if TYPE_CHECKING:
 
 Positive = Annotated[int, msgspec.Meta(ge=1)]
 Seconds = Annotated[float, msgspec.Meta(gt=0)]
+Bytes = Annotated[int, msgspec.Meta(ge=0)]
+
+
+def _doc(text: str) -> msgspec.Meta:
+    """A key's documentation (see :func:`agentd.config.schema.doc`)."""
+    return msgspec.Meta(description=text)
 
 
 class ToolsTable(msgspec.Struct, forbid_unknown_fields=True):
     """Limits and environment of the tools; a key left out keeps the built-in value."""
 
-    max_output_lines: Positive | None = None
-    max_output_bytes: Annotated[int, msgspec.Meta(ge=1024)] | None = None
-    max_line_chars: Annotated[int, msgspec.Meta(ge=80)] | None = None
-    max_image_bytes: Positive | None = None
-    accept_images: bool | None = None
-    bash_timeout: Seconds | None = None
-    bash_max_timeout: Seconds | None = None
-    bash_kill_grace: Annotated[float, msgspec.Meta(ge=0)] | None = None
-    bash_spill_keep: Positive | None = None
-    bash_spill_max_bytes: Annotated[int, msgspec.Meta(ge=0)] | None = None
-    grep_backend: Literal["auto", "rg", "python"] | None = None
-    grep_timeout: Seconds | None = None
-    find_max_results: Positive | None = None
-    ls_max_entries: Positive | None = None
-    undo_max_per_file: Positive | None = None
-    undo_max_bytes: Annotated[int, msgspec.Meta(ge=0)] | None = None
-    secret_env: list[str] | None = None
-    pass_env: list[str] | None = None
+    max_output_lines: Annotated[
+        Positive | None, _doc("lines per tool result (bash keeps the last ones)")
+    ] = None
+    max_output_bytes: Annotated[
+        Annotated[int, msgspec.Meta(ge=1024)] | None, _doc("bytes per tool result")
+    ] = None
+    max_line_chars: Annotated[
+        Annotated[int, msgspec.Meta(ge=80)] | None, _doc("read cuts longer lines")
+    ] = None
+    max_image_bytes: Annotated[Positive | None, _doc("read refuses larger images")] = None
+    accept_images: Annotated[bool | None, _doc("false: read refuses images (text-only models)")] = (
+        None
+    )
+    bash_timeout: Annotated[Seconds | None, _doc("seconds, when the model gives none")] = None
+    bash_max_timeout: Annotated[
+        Seconds | None, _doc("seconds, the cap on what the model asks for")
+    ] = None
+    bash_kill_grace: Annotated[
+        Annotated[float, msgspec.Meta(ge=0)] | None, _doc("seconds between SIGTERM and SIGKILL")
+    ] = None
+    bash_spill_keep: Annotated[Positive | None, _doc("full-output files kept per session")] = None
+    bash_spill_max_bytes: Annotated[Bytes | None, _doc("bytes kept per full-output file")] = None
+    grep_backend: Annotated[
+        Literal["auto", "rg", "python"] | None, _doc("`auto` uses rg when found")
+    ] = None
+    grep_timeout: Annotated[
+        Seconds | None, _doc("seconds the Python grep backend may spend in one file")
+    ] = None
+    find_max_results: Annotated[Positive | None, _doc("paths per find result")] = None
+    ls_max_entries: Annotated[Positive | None, _doc("entries per ls result")] = None
+    undo_max_per_file: Annotated[Positive | None, _doc("undo_edit steps kept per file")] = None
+    undo_max_bytes: Annotated[Bytes | None, _doc("undo history kept per session")] = None
+    secret_env: Annotated[
+        list[str] | None, _doc("more variables (names or globs) never passed to bash")
+    ] = None
+    pass_env: Annotated[
+        list[str] | None,
+        _doc("variables bash gets from the daemon's environment besides the safe set"),
+    ] = None
 
 
 _NUMERIC = frozenset(ToolsTable.__struct_fields__) - {
@@ -88,19 +97,27 @@ def tool_default(key: str) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
-def tool_settings(section: Mapping[str, Any] | None) -> ToolSettings:
+def tool_settings(section: ToolsTable | Mapping[str, Any] | None) -> ToolSettings:
     """A session's tool settings from a ``[tools]`` table: its values, the defaults elsewhere.
 
-    Raises ValueError naming the bad key (unknown key, wrong type, out of range).
+    A :class:`ToolsTable` (the validated configuration) is used as it is; a table as parsed
+    (a mapping) is validated first: ValueError naming the bad key (unknown key, wrong type,
+    out of range).
     """
-    try:
-        table = msgspec.convert(dict(section or {}), ToolsTable)
-    except msgspec.ValidationError as error:
-        raise ValueError(f"invalid [tools] section in the configuration: {error}") from None
-    given = {
-        name: value for name, value in msgspec.structs.asdict(table).items() if value is not None
+    table = section if isinstance(section, ToolsTable) else _validated(section)
+    given: dict[str, Any] = {
+        name: list(value) if isinstance(value, list) else value
+        for name, value in msgspec.structs.asdict(table).items()
+        if value is not None
     }
     return ToolSettings(**given)
+
+
+def _validated(section: Mapping[str, Any] | None) -> ToolsTable:
+    try:
+        return msgspec.convert(dict(section or {}), ToolsTable)
+    except msgspec.ValidationError as error:
+        raise ValueError(f"invalid [tools] section in the configuration: {error}") from None
 
 
 def describe(tool: Tool | type[Tool], settings: ToolSettings | None = None) -> str:
