@@ -11,7 +11,13 @@ import msgspec
 import pytest
 
 from agentd.agent.loop import Agent
-from agentd.protocol.content import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
+from agentd.protocol.content import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
 from agentd.protocol.events import (
     AgentEnd,
     AgentStart,
@@ -242,13 +248,13 @@ async def test_context_overflow_compacts_once_and_retries(overflow_fixed: bool) 
     overflow[-1] = StreamEnd(end.message, context_overflow=True)
     calls: list[str] = []
 
-    async def compact(reason: str) -> bool:
+    async def compact(messages: list[Message], reason: str) -> list[Message] | None:
         if reason == "threshold":
-            return False
+            return None
         calls.append(reason)
-        return overflow_fixed
+        return list(messages) if overflow_fixed else None
 
-    agent = make_agent([overflow, reply("fine")], events, compact=compact)
+    agent = make_agent([overflow, reply("fine")], events, transform_context=compact)
     result = await agent.run("hi")
     assert calls == ["overflow"]
     assert result.stop_reason == ("end_turn" if overflow_fixed else "error")

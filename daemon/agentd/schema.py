@@ -215,6 +215,7 @@ def enums_table() -> str:
         ("ToolKind", events.ToolKind, "`tool_execution_start` `kind`"),
         ("PermissionOption", events.PermissionOption, "answers to `session/requestPermission`"),
         ("PermissionMode", methods.PermissionMode, "a session's `permissionMode`"),
+        ("RunPhase", methods.RunPhase, "`session/state` `phase`"),
     ]
     deltas = [tp.__struct_config__.tag for tp in get_args(events.Delta)]
     lines = ["| Enumeration | Values | Where |", "|---|---|---|"]

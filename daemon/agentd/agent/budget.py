@@ -18,6 +18,7 @@ import msgspec
 
 from agentd.agent.messages import estimate_tokens
 from agentd.config.prices import Price
+from agentd.errors import ConfigError
 from agentd.protocol.content import AssistantMessage, Message, Usage
 
 _MILLION = 1_000_000
@@ -51,6 +52,22 @@ class Budget(msgspec.Struct, frozen=True):
 
     max_cost: float | None = None
     max_tokens: int | None = None
+
+    @classmethod
+    def of_run(
+        cls, max_cost: float | None, max_tokens: int | None, price: Price | None, model: str
+    ) -> Budget | None:
+        """A run's caps (None when it has none); ConfigError when a cost cap meets a model
+        whose ``price`` is unknown."""
+        if max_cost is None and max_tokens is None:
+            return None
+        if max_cost is not None and price is None:
+            raise ConfigError(
+                f"a cost cap needs the prices of model {model!r}, which are unknown; add "
+                f'[prices."{model}"] input = …, output = … (USD per million tokens) to the '
+                "config file, or cap tokens instead"
+            )
+        return cls(max_cost=max_cost, max_tokens=max_tokens)
 
     def refusal(self, spent: Usage, next_call: Projection, price: Price | None) -> str | None:
         """Why the next model call may not be made (a sentence for people), or None."""

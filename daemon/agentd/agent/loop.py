@@ -16,7 +16,15 @@ Contracts:
 - steering messages are delivered after the current tool calls, before the next LLM call;
   follow-up messages when the agent would otherwise stop; a cancel drops both queues;
 - cancelling the task running :meth:`run` ends it promptly with stop reason ``cancelled``: the
-  HTTP stream is closed and running tools are cancelled.
+  HTTP stream is closed and running tools are cancelled;
+- the loop owns the conversation while it runs: a compaction is a :data:`ContextTransform`
+  that returns the new context, which the loop adopts; nothing else rewrites
+  :attr:`Agent.messages` during a run;
+- the sink only reports: when it cannot take the run's events it raises
+  :class:`~agentd.agent.scheduling.SinkFailed` and the run ends (stop reason ``error``); a
+  failure found outside the loop (a failed fsync) ends it through :meth:`Agent.abort`;
+- the tool calls of a reply cut off at the output token limit (stop reason ``length``) are
+  not run: each gets an error result telling the model to call again.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Literal
 
 import msgspec
 
@@ -36,7 +45,14 @@ from agentd.agent.messages import (
     usable,
     user_message,
 )
-from agentd.agent.scheduling import Authorizer, EventSink, MessageQueues, ToolRound, ToolRunner
+from agentd.agent.scheduling import (
+    Authorizer,
+    EventSink,
+    MessageQueues,
+    SinkFailed,
+    ToolRound,
+    ToolRunner,
+)
 from agentd.config.prices import usage_cost
 from agentd.protocol.content import (
     AssistantMessage,
@@ -64,8 +80,11 @@ from agentd.protocol.events import (
 from agentd.providers.base import Provider, ProviderRequest, StreamEnd
 from agentd.tools.base import ToolContext, Toolset
 
-Compactor = Callable[[str], Awaitable[bool]]
-"""Summarises older context (reason: threshold or overflow); returns whether it compacted."""
+CompactReason = Literal["threshold", "overflow"]
+ContextTransform = Callable[[list[Message], CompactReason], Awaitable[list[Message] | None]]
+"""Called before each model call (``threshold``) and once after a context-overflow error
+(``overflow``) with a copy of the context; returns the context the loop continues with (a
+compaction: the summary and the kept recent messages), or None to keep it as it is."""
 
 
 class RunResult(msgspec.Struct):
@@ -79,6 +98,9 @@ class RunResult(msgspec.Struct):
     refused: list[tuple[ToolCall, str]] = msgspec.field(default_factory=list)
     """Tool calls the authorizer refused, with the refusal text."""
     failure: Exception | None = None
+    error_code: str | None = None
+    """The ``error`` event's code when the run ended with an error (``provider_error``,
+    ``internal_error``, or a :class:`SinkFailed` code such as ``store_error``)."""
 
 
 class _Stop(Exception):
@@ -97,15 +119,20 @@ class _Run(msgspec.Struct):
     budget: Budget | None
     result: RunResult = msgspec.field(default_factory=RunResult)
     open_turn: int | None = None
+    task: asyncio.Task[RunResult] | None = None
+    aborted: SinkFailed | None = None
+    """Set by :meth:`Agent.abort`: the run ends with this failure, not as cancelled."""
 
 
 @dataclass
 class Agent:
     """One session's configuration and conversation, and the loop that extends it.
 
-    ``messages`` is the conversation (it grows as the loop runs); ``toolset`` the tools by
-    name with the specs the model sees; ``run_tool`` runs one decoded call (validation and
-    ToolError handling live there); ``queues`` the steering and follow-up texts.
+    ``messages`` is the conversation: during a run only the loop changes it (it grows, and
+    a compaction's new list from ``transform_context`` replaces it); between runs its owner
+    may replace it (a branch, a manual compaction). ``toolset`` the tools by name with the
+    specs the model sees; ``run_tool`` runs one decoded call (validation and ToolError
+    handling live there); ``queues`` the steering and follow-up texts.
     """
 
     provider: Provider
@@ -118,8 +145,9 @@ class Agent:
     run_tool: ToolRunner
     messages: list[Message] = field(default_factory=list)
     max_turns: int = 50
-    compact: Compactor | None = None
+    transform_context: ContextTransform | None = None
     queues: MessageQueues = field(init=False, repr=False)
+    _active: _Run | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
         self.queues = MessageQueues(lambda update: self.sink(update))
@@ -140,19 +168,34 @@ class Agent:
         ``max_turns`` limits this run only (default: :attr:`max_turns`); ``budget`` caps its
         spending (stop reason ``budget``, before the model call that would pass a cap).
         """
-        run = _Run(max_turns or self.max_turns, budget)
-        self.sink(AgentStart())
+        run = _Run(max_turns or self.max_turns, budget, task=asyncio.current_task())
+        self._active = run
         try:
+            self.sink(AgentStart())
             await self._loop(run, [user_message(text, images)])
         except _Stop as stop:
             run.result.stop_reason, run.result.error = stop.reason, stop.error
+        except SinkFailed as failed:
+            self._failed(run, failed)
         except asyncio.CancelledError:
             self._cancelled(run)
         except Exception as exc:  # a bug must still end the run cleanly (logged by the caller)
             run.result.stop_reason, run.result.error = "error", f"internal error: {exc!r}"
             run.result.failure = exc
+        finally:
+            self._active = None
         self._end(run.result)
         return run.result
+
+    def abort(self, failure: SinkFailed) -> bool:
+        """End the run in progress with ``failure`` (stop reason ``error``), for a failure found
+        outside the loop (a failed fsync of the session file); False when none is running."""
+        run = self._active
+        if run is None or run.task is None or run.aborted is not None:
+            return False
+        run.aborted = failure
+        run.task.cancel()
+        return True
 
     async def _loop(self, run: _Run, pending: list[UserMessage]) -> None:
         while True:
@@ -167,7 +210,7 @@ class Agent:
                 raise _Stop("error", reply.message.error_message or "the model call failed")
             calls = reply.message.tool_calls()
             if calls:
-                await self._run_tools(run, calls)
+                await self._run_tools(run, calls, cut_off=reply.message.stop_reason == "length")
             self._end_turn(run, reply.message.stop_reason)
             pending = [user_message(t) for t in self.queues.next_texts(tools_ran=bool(calls))]
             if not calls and not pending:
@@ -196,22 +239,43 @@ class Agent:
         if turn is not None:
             self.sink(TurnEnd(turn=turn, stop_reason=stop_reason))
 
-    async def _compact(self, reason: str) -> bool:
-        return self.compact is not None and await self.compact(reason)
+    async def _compact(self, reason: CompactReason) -> bool:
+        """Let ``transform_context`` compact the context; adopt what it returns (whether it
+        did)."""
+        if self.transform_context is None:
+            return False
+        context = await self.transform_context(list(self.messages), reason)
+        if context is None:
+            return False
+        self.messages = context
+        return True
 
     def _cancelled(self, run: _Run) -> None:
-        """A cancel ends the run: the queues are dropped and the open turn ends."""
+        """A cancel ends the run: the queues are dropped and the open turn ends. A cancel
+        that :meth:`abort` sent ends it as that failure."""
         task = asyncio.current_task()
         if task is not None:
             task.uncancel()
+        if run.aborted is not None:
+            self._failed(run, run.aborted)
+            return
         run.result.stop_reason = "cancelled"
+        self.drop_queues()
+        self._end_turn(run, "aborted")
+
+    def _failed(self, run: _Run, failed: SinkFailed) -> None:
+        """The sink cannot go on: the run ends with its error (queues dropped, the open turn
+        ended), like a cancel the model never sees."""
+        run.result.stop_reason, run.result.error = "error", failed.message
+        run.result.error_code = failed.code
         self.drop_queues()
         self._end_turn(run, "aborted")
 
     def _end(self, result: RunResult) -> None:
         if result.stop_reason == "error" and result.error:
-            code = "internal_error" if result.failure else "provider_error"
-            self.sink(ErrorEvent(message=result.error, code=code))
+            if result.error_code is None:
+                result.error_code = "internal_error" if result.failure else "provider_error"
+            self.sink(ErrorEvent(message=result.error, code=result.error_code))
         usage = result.usage
         self.sink(
             AgentEnd(
@@ -293,12 +357,15 @@ class Agent:
 
     # --- tool calls --------------------------------------------------------------------------
 
-    async def _run_tools(self, run: _Run, calls: list[ToolCall]) -> None:
+    async def _run_tools(self, run: _Run, calls: list[ToolCall], *, cut_off: bool) -> None:
         """Run one reply's tool calls (:class:`ToolRound`: approval in order, scheduling, one
         start and one end event per call whatever happens); their results join the
-        conversation in the model's order."""
+        conversation in the model's order. ``cut_off``: the reply stopped at the output token
+        limit, so none runs (each gets an error result asking for the call again)."""
         round_ = ToolRound(self.toolset, self.context, self.sink, self.authorize, self.run_tool)
-        await round_.run(calls, refused=run.result.refused, add_result=self._add_tool_result)
+        await round_.run(
+            calls, refused=run.result.refused, add_result=self._add_tool_result, cut_off=cut_off
+        )
 
     def _add_tool_result(self, message: ToolResultMessage) -> None:
         self.messages.append(message)

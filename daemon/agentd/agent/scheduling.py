@@ -12,7 +12,10 @@ all land, in the model's order.
 
 :class:`ToolRound`: one reply's calls: announced and authorized in order (approval is
 sequential), scheduled, ended in order; a ledger of the calls keeps the event contract (one
-``tool_execution_start`` and one ``tool_execution_end`` per call) however the round ends.
+``tool_execution_start`` and one ``tool_execution_end`` per call) however the round ends. The
+calls share the session's :class:`~agentd.tools.base.ToolContext` (each through its own view,
+for its updates); the round itself changes nothing in it. The calls of a reply cut off at the
+output token limit are not run: each gets an error result (:data:`CUT_OFF`).
 """
 
 from __future__ import annotations
@@ -20,7 +23,6 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import replace
 from typing import Any
 
 import msgspec
@@ -37,10 +39,23 @@ from agentd.protocol.events import (
 from agentd.tools.base import Tool, ToolContext, ToolResult, Toolset
 
 EventSink = Callable[[Event], None]
+"""Takes every event of a run, in order. It never cancels the run it reports: when it cannot
+take the run's events any more it raises :class:`SinkFailed`, and the loop ends the run."""
 Authorizer = Callable[[ToolCall, Tool], Awaitable[str | None]]
 """Decides whether a tool call may run: ``None`` to allow, or the refusal text for the model."""
 ToolRunner = Callable[[Tool, dict[str, Any], ToolContext], Awaitable[ToolResult]]
 """Validates the raw arguments against the tool's Params and runs it (``tools.run_tool``)."""
+
+
+class SinkFailed(Exception):
+    """Raised by an :data:`EventSink` that cannot go on (the session file cannot be written):
+    the run ends at once with stop reason ``error``, ``message`` as its error and an ``error``
+    event with ``code``."""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
 
 
 class MessageQueues:
@@ -142,9 +157,12 @@ class ToolRound:
         *,
         refused: list[tuple[ToolCall, str]],
         add_result: Callable[[ToolResultMessage], None],
+        cut_off: bool = False,
     ) -> None:
         """Announce and authorize each call in order (approval is sequential), schedule them
-        (:class:`ToolSchedule`), end them in order.
+        (:class:`ToolSchedule`), end them in order. ``cut_off``: the reply was cut at the
+        output token limit, so its calls' arguments may be incomplete: none runs or is
+        authorized, each ends with the error :data:`CUT_OFF`.
 
         The ledger keeps the contract however the calls end (cancel, a bug): every call gets
         exactly one ``tool_execution_start`` and, after it, one ``tool_execution_end``; calls
@@ -155,7 +173,7 @@ class ToolRound:
         try:
             for record in ledger:
                 self._announce(record)
-                record.task = await self._launch(record, schedule, refused)
+                record.task = await self._launch(record, schedule, refused, cut_off)
             for record in ledger:
                 assert record.task is not None
                 add_result(self._finish(record, await record.task))
@@ -183,14 +201,18 @@ class ToolRound:
         )
 
     async def _launch(
-        self, record: _CallRecord, schedule: ToolSchedule, refused: list[tuple[ToolCall, str]]
+        self,
+        record: _CallRecord,
+        schedule: ToolSchedule,
+        refused: list[tuple[ToolCall, str]],
+        cut_off: bool,
     ) -> asyncio.Task[ToolResult]:
         """Authorize the call and schedule it (it waits for its barrier)."""
         call, tool = record.call, record.tool
-        refusal = await self._preflight(call, tool, refused)
+        refusal = CUT_OFF if cut_off else await self._preflight(call, tool, refused)
         if refusal is not None or tool is None:
             return schedule.add(_ready(ToolResult(refusal or "", is_error=True)), mutating=False)
-        ctx = replace(self._context, on_update=self._updater(call.id))
+        ctx = self._context.for_call(self._updater(call.id))
         barrier = schedule.barrier(mutating=tool.mutating)
         return schedule.add(self._execute(tool, call, ctx, barrier), mutating=tool.mutating)
 
@@ -220,9 +242,7 @@ class ToolRound:
     ) -> ToolResult:
         if barrier:
             await asyncio.wait(barrier)
-        result = await self._run_tool(tool, call.arguments, ctx)
-        self._context.cwd = ctx.cwd
-        return result
+        return await self._run_tool(tool, call.arguments, ctx)
 
     def _updater(self, tool_call_id: str) -> Callable[[str], None]:
         def on_update(delta: str) -> None:
@@ -245,6 +265,13 @@ class ToolRound:
         )
         return message
 
+
+CUT_OFF = (
+    "The reply was cut off at the output token limit (max_tokens) before this call's "
+    "arguments were complete, so it was not run. Call the tool again; if its arguments are "
+    "long (a big file), split the work into smaller calls."
+)
+"""The result of each call of a reply that stopped at the output token limit."""
 
 _CANCELLED = ToolResult(
     "cancelled: the run was cancelled before this tool call finished", is_error=True

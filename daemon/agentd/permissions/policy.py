@@ -49,7 +49,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 import msgspec
 
@@ -64,6 +64,7 @@ from agentd.permissions.commands import (
 )
 from agentd.permissions.paths import PathView, Resolver
 from agentd.permissions.rules import PATH_TOOLS, READING_TOOLS, PolicyError, Rule, command_rules
+from agentd.protocol.methods import PermissionMode
 from agentd.tools.base import Tool
 from agentd.tools.shellparse.danger import dangerous_reason
 from agentd.tools.shellparse.words import command_name, tokens
@@ -71,6 +72,10 @@ from agentd.tools.shellparse.words import command_name, tokens
 __all__ = ["MODES", "Decision", "PermissionPolicy", "PolicyError", "Rule", "command_prefix"]
 
 MODES = ("auto", "ask", "read-only")
+
+
+def _is_mode(mode: str) -> TypeGuard[PermissionMode]:
+    return mode in MODES
 
 
 class Decision(msgspec.Struct, frozen=True):
@@ -83,8 +88,10 @@ class Decision(msgspec.Struct, frozen=True):
 class PermissionPolicy:
     """Mode + allow/deny rules of one session; :meth:`remember` adds session rules.
 
-    ``cwd`` is the session's working directory (relative paths and rules are relative to
-    it); ``workspace`` is set when the session is sandboxed to that root.
+    ``mode`` is the session's permission mode, kept here only (``session/setPermissionMode``
+    changes it; the session's state reports it from here). ``cwd`` is the session's working
+    directory (relative paths and rules are relative to it); ``workspace`` is set when the
+    session is sandboxed to that root.
     """
 
     def __init__(
@@ -97,9 +104,9 @@ class PermissionPolicy:
         cwd: Path | None = None,
         allow_dangerous: bool = False,
     ) -> None:
-        if mode not in MODES:
+        if not _is_mode(mode):
             raise PolicyError(f"Unknown permission mode {mode!r}; use one of {', '.join(MODES)}.")
-        self.mode = mode
+        self.mode: PermissionMode = mode
         self.allow = [Rule.parse(text) for text in allow]
         self.deny = [Rule.parse(text) for text in deny]
         self.workspace = workspace

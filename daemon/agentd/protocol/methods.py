@@ -69,6 +69,12 @@ from agentd.protocol.session_file import SessionSummary
 # --- sessions and runs ----------------------------------------------------------------------
 
 PermissionMode = Literal["auto", "ask", "read-only"]
+RunPhase = Literal["idle", "starting", "running", "compacting", "cancelling"]
+"""What a session is doing: ``idle``; ``starting`` (a prompt was accepted, its run has not
+begun); ``running`` (the agent loop runs: model calls, tools); ``compacting`` (its context is
+being summarised, by ``session/compact`` or inside a run); ``cancelling`` (a cancel was asked,
+the run is ending). Every phase but ``idle`` is busy: a prompt, note, branch or compaction is
+refused (``SessionBusy``)."""
 
 
 class SessionNewParams(Params):
@@ -195,6 +201,8 @@ class SessionStateResult(Result):
 
     session_id: str
     status: Literal["idle", "running"]
+    """``idle`` when ``phase`` is, else ``running``."""
+    phase: RunPhase
     provider: str
     model: str
     permission_mode: PermissionMode

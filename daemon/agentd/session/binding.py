@@ -21,10 +21,10 @@ if TYPE_CHECKING:
 
 
 class ResolvedModel(msgspec.Struct, frozen=True):
-    """A provider ready to call, and what the session reports about it."""
+    """A provider ready to call (``provider.name`` is the provider the session reports), the
+    model and its context window."""
 
     provider: Provider
-    provider_name: str
     model: str
     context_window: int | None
 

@@ -1,10 +1,12 @@
-"""Context compaction, as pure functions: what to cut, what to ask the model, its summary.
+"""Context compaction: what to cut, what to ask the model, its summary (pure functions), and
+:class:`Compactor`, which applies them to one session.
 
-:meth:`agentd.session.runtime.SessionRuntime.compact` applies them. The messages before a cut
-point are summarised by the session's own model; the session file gets a ``compaction`` entry
-(summary, first kept entry id, tokens before) and the agent's context becomes *summary + the
-kept recent messages*. The cut keeps about ``keep_tokens`` of recent context and never separates
-a tool result from the call it answers.
+The messages before a cut point are summarised by the session's own model; the session file
+gets a ``compaction`` entry (summary, first kept entry id, tokens before) and the new context
+is *summary + the kept recent messages*. The compactor returns that context and never touches
+the agent: inside a run the agent's loop adopts it (its ``transform_context``), between runs
+the runtime does (``session/compact``). The cut keeps about ``keep_tokens`` of recent context
+and never separates a tool result from the call it answers.
 
 Triggers: ``session/compact`` (manual); before an LLM call when the estimated context passes the
 model's window minus a reserve (threshold); once on a context-overflow error, after which the turn
@@ -14,12 +16,13 @@ is retried (overflow).
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
 from agentd.agent.messages import estimate_tokens
-from agentd.errors import InvalidParams
+from agentd.errors import InvalidParams, StoreWriteFailed
 from agentd.protocol.content import (
     AssistantMessage,
     Message,
@@ -27,9 +30,12 @@ from agentd.protocol.content import (
     ToolResultMessage,
     UserMessage,
 )
+from agentd.protocol.events import CompactionEnd, CompactionStart, Event
+from agentd.protocol.methods import CompactResult
 from agentd.providers.base import Provider, ProviderRequest, StreamEnd
 
 if TYPE_CHECKING:
+    from agentd.store import SessionFile
     from agentd.toolspec import ToolSpec
 
 Reason = Literal["manual", "threshold", "overflow"]
@@ -164,3 +170,55 @@ def _render(message: Message) -> str:
     text = " ".join(b.text for b in message.content if isinstance(b, TextContent))
     flag = " (error)" if message.is_error else ""
     return f"TOOL RESULT {message.tool_name}{flag}: {text[:4000]}"
+
+
+class Compactor:
+    """Compacts one session's context (see the module docstring); ``settings`` may be replaced
+    (the context window becomes known when a loaded session's model is resolved)."""
+
+    def __init__(
+        self, settings: CompactionSettings, file: SessionFile, emit: Callable[[Event], None]
+    ) -> None:
+        self.settings = settings
+        self._file = file
+        self._emit = emit
+
+    async def compact(
+        self,
+        provider: Provider,
+        model: str,
+        messages: list[Message],
+        reason: Reason,
+        instructions: str | None = None,
+    ) -> tuple[CompactResult, list[Message] | None]:
+        """Summarise ``messages`` before the cut with ``model``; record the compaction in the
+        file. Returns the result and the new context (None when nothing was compacted);
+        ``messages`` is not changed. Emits ``compaction_start`` and ``compaction_end``; a
+        failed write ends the compaction (``compaction_end`` with the error) and is raised."""
+        cut = cut_index(messages, self.settings.keep_tokens)
+        self._emit(CompactionStart(reason=reason))
+        before = estimate_tokens(messages)
+        summary: str | None = None
+        error: str | None = "nothing to compact"
+        if 0 < cut < len(messages):
+            request = summary_request(model, messages[:cut], instructions)
+            summary, error = await summarise(provider, request)
+        if summary is None:
+            self._emit(CompactionEnd(reason=reason, tokens_before=before, error=error))
+            return CompactResult(compacted=False, tokens_before=before, tokens_after=before), None
+        first_kept = messages[cut].id
+        try:
+            self._file.append_compaction(summary, first_kept, before)
+        except StoreWriteFailed as exc:
+            self._emit(CompactionEnd(reason=reason, tokens_before=before, error=exc.message))
+            raise
+        context = self._file.messages()
+        end = CompactionEnd(
+            reason=reason, summary=summary, tokens_before=before, first_kept_entry_id=first_kept
+        )
+        self._emit(end)
+        after = estimate_tokens(context)
+        result = CompactResult(
+            compacted=True, tokens_before=before, tokens_after=after, summary=summary
+        )
+        return result, context

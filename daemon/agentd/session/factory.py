@@ -149,10 +149,10 @@ async def switch_model(
         runtime.settings.provider_env = client_env
         runtime.file.add_secrets(services.secrets(client_env))
     env = runtime.settings.provider_env
-    name = provider or runtime.settings.provider
+    name = provider or runtime.agent.provider.name
     choice = await services.choose_model(config, name, model, None, env)
     client = make_provider(choice, services.http_for(choice), retry=retry_policy(config))
-    runtime.use_model(client, choice.provider, choice.model)
+    runtime.use_model(client, choice.model)
 
 
 def retry_policy(config: Config) -> RetryPolicy:
@@ -248,6 +248,7 @@ def _assemble(
     tools = toolset(parts.tools, context.settings)
     agent_parts = AgentParts(
         provider=_provider(services, parts),
+        model=parts.model,
         system_prompt=build_system_prompt(
             parts.cwd, tools.specs, override=parts.system_prompt, extra=parts.config.extra_prompt
         ),
@@ -260,9 +261,6 @@ def _assemble(
     settings = Settings(
         session_id=file.header.id,
         cwd=str(parts.cwd),
-        provider=parts.provider,
-        model=parts.model,
-        permission_mode=parts.mode,  # type: ignore[arg-type]
         title=title,
         provider_env=parts.provider_env,
         config_warnings=list(parts.config.warnings),
@@ -305,7 +303,7 @@ def _model_source(services: Services, parts: _Parts) -> ModelSource:
         config = services.config(cwd)
         choice = await services.choose_model(config, provider or None, model or None, base_url, env)
         client = make_provider(choice, services.http_for(choice), retry=retry_policy(config))
-        return ResolvedModel(client, choice.provider, choice.model, choice.context_window)
+        return ResolvedModel(client, choice.model, choice.context_window)
 
     return resolve
 

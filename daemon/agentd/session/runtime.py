@@ -7,6 +7,12 @@ result does not wait for that fsync).
 It outlives the subscribers that watch it: a client that disconnects mid-run does not stop the
 run. Every change to the conversation (branch, compaction, notes, model) goes through a runtime
 method, which keeps the agent's messages and the file in step.
+
+Each fact of the session's state lives in one place that the rest reads: the provider and
+model in the agent (``agent.provider``, whose ``name`` is the provider reported, and
+``agent.model``), the permission mode in the permission policy (``policy.mode``, which the
+approver and the tools read too), and what the session is doing, with the handle of its
+run, in :attr:`SessionRuntime.run` (a :class:`~agentd.session.phase.RunState`).
 """
 
 from __future__ import annotations
@@ -14,27 +20,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import msgspec
 import structlog
 
 from agentd.agent.budget import Budget
-from agentd.agent.loop import Agent, RunResult
-from agentd.agent.messages import estimate_tokens
-from agentd.errors import ConfigError, SessionBusy, SessionIdle, StoreWriteFailed
+from agentd.agent.loop import Agent, CompactReason, RunResult
+from agentd.agent.scheduling import SinkFailed
+from agentd.errors import SessionIdle, StoreWriteFailed
 from agentd.log import get_logger
 from agentd.protocol.content import ImageContent, Message, UserContent
-from agentd.protocol.events import (
-    AgentEnd,
-    CompactionEnd,
-    CompactionStart,
-    ErrorEvent,
-    Event,
-    MessageEnd,
-    SessionWarning,
-    TurnEnd,
-)
+from agentd.protocol.events import Event, MessageEnd, SessionWarning, TurnEnd
 from agentd.protocol.methods import (
     CancelResult,
     CompactResult,
@@ -46,15 +43,9 @@ from agentd.protocol.session_file import ModelChangeEntry, SessionInfoEntry, Set
 from agentd.session.approval import Approver
 from agentd.session.binding import ModelSource
 from agentd.session.bus import EventBus
-from agentd.session.compaction import (
-    CompactionSettings,
-    Reason,
-    cut_index,
-    prompt_too_large,
-    summarise,
-    summary_request,
-)
+from agentd.session.compaction import CompactionSettings, Compactor, Reason, prompt_too_large
 from agentd.session.files import ClientFiles
+from agentd.session.phase import RunState
 from agentd.session.settings import AgentParts, Settings
 from agentd.session.stream_redact import StreamRedactor
 from agentd.session.syncing import SyncQueue
@@ -86,14 +77,14 @@ class SessionRuntime:
         self.settings = settings
         self.file = file
         self.policy = policy
-        self.compaction = compaction
         self.bus = EventBus(settings.session_id, redact=file.redact_json)
         self.stream_redactor = StreamRedactor(file.redact_text, file.held_from)
         self.approver = Approver(policy, self.bus, approval_timeout)
+        self.compactor = Compactor(compaction, file, self.emit)
         parts.context.files = ClientFiles(settings.session_id, self.bus.subscribers.values)
         self.agent = Agent(
             provider=parts.provider,
-            model=settings.model,
+            model=parts.model,
             system_prompt=parts.system_prompt,
             toolset=parts.toolset,
             context=parts.context,
@@ -102,13 +93,11 @@ class SessionRuntime:
             run_tool=parts.run_tool,
             messages=parts.messages,
             max_turns=parts.max_turns,
-            compact=self.auto_compact,
+            transform_context=self._compacted_context,
         )
-        self.run_task: asyncio.Task[RunResult] | None = None
+        self.run = RunState(settings.session_id)
         self.store_error: str | None = None
         self._syncs = SyncQueue(lambda: self.file.sync(), self._sync_failed)
-        self._finishing = False
-        self._run_begun = False
         self._model_source = model_source
 
     @property
@@ -117,13 +106,40 @@ class SessionRuntime:
 
     @property
     def running(self) -> bool:
-        """A run is in progress: from ``start_run`` until its ``agent_end``. The flush to disk
-        that follows does not count, so a client may prompt again as soon as it sees
-        ``agent_end``."""
-        return self.run_task is not None and not self.run_task.done() and not self._finishing
+        """The session is busy: a run (from ``start_run`` until its ``agent_end``: a client
+        may prompt again as soon as it sees that) or a compaction."""
+        return self.run.busy
 
     def info(self) -> SessionInfo:
-        return self.settings.info(self.file.path)
+        """The session as ``session/new``, ``session/load`` and ``session/list`` report it."""
+        s = self.settings
+        return SessionInfo(
+            session_id=s.session_id,
+            cwd=s.cwd,
+            provider=self.agent.provider.name,
+            model=self.agent.model,
+            permission_mode=self.policy.mode,
+            title=s.title,
+            path=str(self.file.path),
+            warnings=list(s.config_warnings),
+            untrusted_config=s.untrusted_config,
+        )
+
+    def state(self) -> SessionStateResult:
+        """``session/state``: what the session is doing, its model, queues and usage."""
+        return SessionStateResult(
+            session_id=self.id,
+            status="running" if self.running else "idle",
+            phase=self.run.phase,
+            provider=self.agent.provider.name,
+            model=self.agent.model,
+            permission_mode=self.policy.mode,
+            steering=list(self.agent.queues.steering),
+            follow_up=list(self.agent.queues.follow_up),
+            usage=self.file.usage(),
+            message_count=len(self.agent.messages),
+            title=self.settings.title,
+        )
 
     def messages(self) -> list[Message]:
         """The conversation on the current branch (a copy)."""
@@ -135,7 +151,8 @@ class SessionRuntime:
         """Number and broadcast ``event``; persist completed messages.
 
         A failed write (a full disk: :class:`StoreWriteFailed`) is reported once, as a
-        ``session_warning``, and ends the run: nothing more of it is written, and its
+        ``session_warning``. Inside a run the sink then raises :class:`SinkFailed` (it never
+        cancels the run): the agent ends the run, nothing more of it is written, and its
         ``agent_end`` (preceded by an ``error`` event, code ``store_error``) says why.
         Outside a run the error goes to the caller.
         """
@@ -147,37 +164,38 @@ class SessionRuntime:
                     self._syncs.request()
             except StoreWriteFailed as exc:
                 self._write_failed(exc)
-        if isinstance(event, AgentEnd) and self.store_error is not None:
-            self.bus.publish(ErrorEvent(message=self.store_error, code="store_error"))
-            event = msgspec.structs.replace(event, stop_reason="error", error=self.store_error)
         for released in self.stream_redactor.events(event):
             self.bus.publish(released)
 
-    def _write_failed(self, exc: StoreWriteFailed) -> None:
-        if not self._report(exc):
-            raise exc
-
-    def _report(self, exc: StoreWriteFailed) -> bool:
-        """Warn about a failed write; end the run if one is going on (returns whether one
-        was), else resync the conversation with the file."""
-        log.warning("session write failed", session_id=self.id, error=exc.message)
-        self.bus.publish(SessionWarning(message=exc.message))
-        if not self.running or self.run_task is None or self._finishing:
+    def _write_failed(self, exc: StoreWriteFailed) -> NoReturn:
+        """Warn; inside a run raise :class:`SinkFailed`, else resync and re-raise ``exc``."""
+        self._warn(exc)
+        if self.run.task is None:
             self._resync()
-            return False
+            raise exc
         self.store_error = exc.message
-        self.run_task.cancel()
-        return True
+        raise SinkFailed(exc.message, "store_error") from None
 
     def _sync_failed(self, exc: StoreWriteFailed) -> None:
-        """A failed fsync (they run in a worker thread, :class:`SyncQueue`) is reported like a
-        failed append."""
-        if self.store_error is None:
-            self._report(exc)
+        """A failed fsync (they run in a worker thread, :class:`SyncQueue`) ends the run in
+        progress through the agent (:meth:`Agent.abort`); with none, the conversation is
+        resynced with the file."""
+        if self.store_error is not None:
+            return
+        self._warn(exc)
+        if self.agent.abort(SinkFailed(exc.message, "store_error")):
+            self.store_error = exc.message
+        else:
+            self._resync()
+
+    def _warn(self, exc: StoreWriteFailed) -> None:
+        log.warning("session write failed", session_id=self.id, error=exc.message)
+        self.bus.publish(SessionWarning(message=exc.message))
 
     def _resync(self) -> None:
         """After a failed write: the conversation is again what the file holds (calls left
-        without a result get one, when the disk takes it)."""
+        without a result get one, when the disk takes it). Only while the loop is not
+        running."""
         with contextlib.suppress(StoreWriteFailed):
             self.file.repair_interrupted()
         self.agent.messages = self.file.messages()
@@ -194,64 +212,40 @@ class SessionRuntime:
         max_tokens: int | None = None,
     ) -> asyncio.Task[RunResult]:
         """Start a run (``max_turns``: this run's limit; ``max_cost``, ``max_tokens``: its
-        spending caps); SessionBusy if one is in progress, ConfigError if a cost cap meets
-        unknown prices."""
-        self._check_idle("prompt")
-        budget = None
-        if max_cost is not None or max_tokens is not None:
-            budget = Budget(max_cost=max_cost, max_tokens=max_tokens)
-        if budget is not None and budget.max_cost is not None:
-            self._check_priced()
+        spending caps); SessionBusy unless idle, ConfigError if a cost cap meets unknown
+        prices."""
+        self.run.check_idle("prompt")
+        agent = self.agent
+        price = agent.provider.price_of(agent.model)
+        budget = Budget.of_run(max_cost, max_tokens, price, agent.model)
         too_large = prompt_too_large(
-            self.agent.system_prompt,
-            self.agent.toolset.specs,
-            self.agent.model,
-            text,
-            self.compaction,
+            agent.system_prompt, agent.toolset.specs, agent.model, text, self.compactor.settings
         )
         if too_large is not None:
             raise too_large
         content: list[UserContent] = list(images)
-        run = self._run(text, content, max_turns, budget)
-        task = asyncio.create_task(run, name=f"run-{self.id}")
-        self.run_task, self._run_begun = task, False
+        task = asyncio.create_task(
+            self._run(text, content, max_turns, budget), name=f"run-{self.id}"
+        )
+        self.run.start(task)
         return task
 
     def enqueue(self, text: str, *, steer: bool) -> None:
         """Queue a steering or follow-up message for the running run; SessionIdle if none."""
-        if not self.running:
+        if self.run.task is None:
             raise SessionIdle(
                 f"session {self.id} is not running; send the text with session/prompt"
             )
         self.agent.enqueue(text, steer=steer)
 
     def add_note(self, text: str) -> None:
-        """Record ``text`` as a user message without a run; SessionBusy if one is in progress.
+        """Record ``text`` as a user message without a run; SessionBusy unless idle.
 
         The message is persisted and broadcast at once; the model reads it on the next run.
         """
-        self._check_idle("note")
+        self.run.check_idle("note")
         self.agent.note(text)
         self.file.sync()
-
-    def _check_priced(self) -> None:
-        model = self.agent.model
-        if self.agent.provider.price_of(model) is None:
-            raise ConfigError(
-                f"a cost cap needs the prices of model {model!r}, which are unknown; add "
-                f'[prices."{model}"] input = …, output = … (USD per million tokens) to the '
-                "config file, or cap tokens instead"
-            )
-
-    def _check_idle(self, action: str) -> None:
-        if not self.running:
-            return
-        if action in ("prompt", "note"):
-            raise SessionBusy(
-                f"session {self.id} is running; wait for it to finish, or use "
-                "session/steer, session/followUp or session/cancel"
-            )
-        raise SessionBusy(f"session {self.id} is running; cannot {action} until it ends")
 
     async def _run(
         self,
@@ -260,17 +254,17 @@ class SessionRuntime:
         max_turns: int | None,
         budget: Budget | None,
     ) -> RunResult:
-        self._run_begun = True
+        self.run.begun()
         structlog.contextvars.bind_contextvars(session_id=self.id)
-        self._finishing = False
-        result = await self.agent.run(text, images, max_turns=max_turns, budget=budget)
-        self._finishing = True  # a failure found from here on changes the result only
+        try:
+            result = await self.agent.run(text, images, max_turns=max_turns, budget=budget)
+        finally:
+            self.run.ended(asyncio.current_task())
         # Every entry of the run is written (appends are synchronous writes); the last fsync
         # runs in a worker thread and the answer does not wait for it: a failure of it comes
         # as a session_warning (see _sync_failed).
         self._syncs.request()
         if self.store_error is not None:
-            result.stop_reason, result.error = "error", self.store_error
             self.store_error = None
             self._resync()
         if result.failure is not None:
@@ -280,26 +274,19 @@ class SessionRuntime:
     def cancel(self) -> CancelResult:
         """Stop the current run (if any) and drop the queued messages."""
         dropped = self.agent.drop_queues()
-        if not self.running or self.run_task is None:
-            return CancelResult(cancelled=False, dropped=dropped)
-        if self._run_begun:
-            self.run_task.cancel()
-        else:  # let the run begin first, so it still reports agent_start and agent_end
-            asyncio.get_running_loop().call_soon(self.run_task.cancel)
-        return CancelResult(cancelled=True, dropped=dropped)
+        return CancelResult(cancelled=self.run.cancel(), dropped=dropped)
 
     async def settled(self) -> None:
         """Wait until the current run (if any) has ended."""
-        if self.run_task is not None:
-            await asyncio.gather(self.run_task, return_exceptions=True)
+        await self.run.settled()
 
     # --- changes to the conversation and the settings ----------------------------------------
 
     def branch(self, entry_id: str | None) -> None:
-        """Continue from ``entry_id`` (None: from the start); SessionBusy while running."""
-        self._check_idle("branch")
+        """Continue from ``entry_id`` (None: from the start); SessionBusy unless idle."""
+        self.run.check_idle("branch")
         self.file.branch(entry_id)
-        self.agent.messages[:] = self.file.messages()
+        self.agent.messages = self.file.messages()
 
     def rename(self, title: str) -> None:
         """Set the session's title (recorded in the file)."""
@@ -312,12 +299,12 @@ class SessionRuntime:
         forked.close()
         return forked.path
 
-    def use_model(self, provider: Provider, provider_name: str, model: str) -> None:
-        """Call ``model`` through ``provider`` from the next LLM call on (recorded in the file)."""
+    def use_model(self, provider: Provider, model: str) -> None:
+        """Call ``model`` through ``provider`` from the next LLM call on (recorded in the file
+        under ``provider.name``)."""
         self.agent.provider, self.agent.model = provider, model
-        self.settings.provider, self.settings.model = provider_name, model
         self._model_source = None
-        self.file.append(ModelChangeEntry(provider=provider_name, model=model))
+        self.file.append(ModelChangeEntry(provider=provider.name, model=model))
 
     async def ensure_model(self) -> None:
         """Build the session's provider if it was loaded without one; ConfigError (what to
@@ -325,76 +312,60 @@ class SessionRuntime:
         source = self._model_source
         if source is None:
             return
-        s = self.settings
-        resolved = await source(s.provider, s.model, s.provider_env)
+        agent = self.agent
+        resolved = await source(agent.provider.name, agent.model, self.settings.provider_env)
         if self._model_source is not source:  # setModel won meanwhile
             return
-        self.agent.provider, self.agent.model = resolved.provider, resolved.model
-        s.provider, s.model = resolved.provider_name, resolved.model
-        window = self.compaction.context_window or resolved.context_window
-        self.compaction = msgspec.structs.replace(self.compaction, context_window=window)
+        agent.provider, agent.model = resolved.provider, resolved.model
+        settings = self.compactor.settings
+        window = settings.context_window or resolved.context_window
+        self.compactor.settings = msgspec.structs.replace(settings, context_window=window)
         self._model_source = None
 
-    async def auto_compact(self, reason: str) -> bool:
-        """The agent's compaction hook: on overflow, or on threshold when the context is large."""
-        if reason == "threshold" and not self.compaction.over_threshold(self.agent.messages):
-            return False
-        result = await self.compact("overflow" if reason == "overflow" else "threshold")
-        return result.compacted
+    async def _compacted_context(
+        self, messages: list[Message], reason: CompactReason
+    ) -> list[Message] | None:
+        """The agent's context transform: on overflow, or on threshold when the context is
+        large, the compacted context for the loop to adopt (None: keep it)."""
+        if reason == "threshold" and not self.compactor.settings.over_threshold(messages):
+            return None
+        with self.run.during("compacting"):
+            _, context = await self._compact(messages, reason)
+        return context
 
     async def compact(self, reason: Reason, instructions: str | None = None) -> CompactResult:
-        """Summarise everything before the cut; emits compaction_start/compaction_end."""
-        messages = self.agent.messages
-        cut = cut_index(messages, self.compaction.keep_tokens)
-        self.emit(CompactionStart(reason=reason))
-        before = estimate_tokens(messages)
-        summary: str | None = None
-        error: str | None = "nothing to compact"
-        if 0 < cut < len(messages):
-            request = summary_request(self.agent.model, messages[:cut], instructions)
-            summary, error = await summarise(self.agent.provider, request)
-        if summary is None:
-            self.emit(CompactionEnd(reason=reason, tokens_before=before, error=error))
-            return CompactResult(compacted=False, tokens_before=before, tokens_after=before)
-        first_kept = messages[cut].id
-        self.file.append_compaction(summary, first_kept, before)
-        self.agent.messages[:] = self.file.messages()
-        after = estimate_tokens(self.agent.messages)
-        end = CompactionEnd(
-            reason=reason, summary=summary, tokens_before=before, first_kept_entry_id=first_kept
-        )
-        self.emit(end)
-        return CompactResult(
-            compacted=True, tokens_before=before, tokens_after=after, summary=summary
-        )
+        """Summarise everything before the cut now (SessionBusy unless idle); emits
+        compaction_start/compaction_end."""
+        self.run.check_idle("compact")
+        with self.run.during("compacting"):
+            result, context = await self._compact(self.agent.messages, reason, instructions)
+        if context is not None:
+            self.agent.messages = context
+        return result
+
+    async def _compact(
+        self, messages: list[Message], reason: Reason, instructions: str | None = None
+    ) -> tuple[CompactResult, list[Message] | None]:
+        agent = self.agent
+        try:
+            return await self.compactor.compact(
+                agent.provider, agent.model, messages, reason, instructions
+            )
+        except StoreWriteFailed as exc:
+            self._write_failed(exc)
 
     def set_permission_mode(self, mode: PermissionMode) -> None:
         """Apply ``mode`` to the next tool calls and record it in the session file."""
         self.policy.mode = mode
-        self.settings.permission_mode = mode
         saved = self.file.settings() or SettingsEntry()
         self.file.append(msgspec.structs.replace(saved, id="", permission_mode=mode))
         self.file.sync()
 
-    def state(self) -> SessionStateResult:
-        s = self.settings
-        return SessionStateResult(
-            session_id=s.session_id,
-            status="running" if self.running else "idle",
-            provider=s.provider,
-            model=s.model,
-            permission_mode=s.permission_mode,
-            steering=list(self.agent.queues.steering),
-            follow_up=list(self.agent.queues.follow_up),
-            usage=self.file.usage(),
-            message_count=len(self.agent.messages),
-            title=s.title,
-        )
-
     async def shutdown(self) -> None:
         """Cancel a running run, wait for it to settle, and close the session file."""
-        if self.run_task is not None and not self.run_task.done():
-            self.run_task.cancel()
-            await asyncio.gather(self.run_task, return_exceptions=True)
+        task = self.run.task
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
         await self._syncs.wait()
         self.file.close()

@@ -1,5 +1,5 @@
-"""What a session runtime is built from and what a run answers: :class:`Settings` (what
-``session/state`` reports), :class:`AgentParts` (the agent's provider, prompt and tools) and
+"""What a session runtime is built from and what a run answers: :class:`Settings` (the
+session's own facts), :class:`AgentParts` (the agent's provider, prompt and tools) and
 :func:`prompt_result` (the ``session/prompt`` result of a finished run)."""
 
 from __future__ import annotations
@@ -8,11 +8,9 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from agentd.protocol.methods import PermissionMode, PromptResult, RefusedCall, SessionInfo
+from agentd.protocol.methods import PromptResult, RefusedCall
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from agentd.agent.loop import RunResult
     from agentd.agent.scheduling import ToolRunner
     from agentd.protocol.content import Message
@@ -21,32 +19,17 @@ if TYPE_CHECKING:
 
 
 class Settings(msgspec.Struct):
-    """A session's mutable settings (what ``session/state`` and ``SessionInfo`` report)."""
+    """A session's own facts that ``session/state`` and ``SessionInfo`` report besides its
+    model and permission mode (those live once, in the agent and the permission policy: see
+    :meth:`agentd.session.runtime.SessionRuntime.info`)."""
 
     session_id: str
     cwd: str
-    provider: str
-    model: str
-    permission_mode: PermissionMode
     title: str | None = None
     provider_env: dict[str, str] | None = None
     """The client's provider variables (memory only, never written, never shown)."""
     config_warnings: list[str] = msgspec.field(default_factory=list)
     untrusted_config: str | None = None
-
-    def info(self, path: Path) -> SessionInfo:
-        """The session as ``session/new``, ``session/load`` and ``session/list`` report it."""
-        return SessionInfo(
-            session_id=self.session_id,
-            cwd=self.cwd,
-            provider=self.provider,
-            model=self.model,
-            permission_mode=self.permission_mode,
-            title=self.title,
-            path=str(path),
-            warnings=list(self.config_warnings),
-            untrusted_config=self.untrusted_config,
-        )
 
     def __repr__(self) -> str:  # provider variables may hold keys: not shown
         shown = ", ".join(
@@ -60,6 +43,7 @@ class AgentParts(msgspec.Struct):
     """What the session's agent is built from (see :class:`agentd.agent.loop.Agent`)."""
 
     provider: Provider
+    model: str
     system_prompt: str
     toolset: Toolset
     context: ToolContext

@@ -8,6 +8,7 @@ goes on. Cancellation is plain ``asyncio`` task cancellation: tools clean up in 
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,30 +41,73 @@ class ToolResult:
     is_error: bool = False
 
 
-@dataclass
+def _no_update(_delta: str) -> None:
+    return None
+
+
+class WorkingDirectory:
+    """The one working directory of a session's tool calls (see :attr:`ToolContext.cwd`)."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+
 class ToolContext:
     """Per-session state handed to every tool call.
 
-    ``cwd`` is the session's working directory; bash updates it when a command changes
-    directory. ``workspace`` is set when the session is sandboxed to that root.
-    ``on_update`` receives streamed output deltas (bash). ``redact`` replaces secrets in
-    text that tools write to disk themselves (bash spill files). ``state`` is per-session
-    storage that tools own (edit history for undo, read stamps for stale-file checks), keyed
-    by tool name.
-    ``files`` routes read, write and edit through the user's editor (see :class:`FileAccess`).
-    ``settings`` holds the session's limits and tool environment (:mod:`agentd.tools.defaults`).
+    ``cwd`` is the session's working directory: one :class:`WorkingDirectory` shared by the
+    session's context and every call's view of it (:meth:`for_call`). bash moves it when a
+    command changes directory, so the calls after it (also later calls of the same reply)
+    start there; nothing copies it back. ``workspace`` is set when the session is sandboxed to
+    that root. ``on_update`` receives streamed output deltas (bash). ``redact`` replaces
+    secrets in text that tools write to disk themselves (bash spill files). ``state`` is
+    per-session storage that tools own (edit history for undo, read stamps for stale-file
+    checks), keyed by tool name. ``files`` routes read, write and edit through the user's
+    editor (see :class:`FileAccess`). ``settings`` holds the session's limits and tool
+    environment (:mod:`agentd.tools.defaults`).
     """
 
-    cwd: Path
-    session_id: str = ""
-    workspace: Path | None = None
-    spill_dir: Path | None = None
-    env: dict[str, str] | None = None
-    on_update: Callable[[str], None] = lambda _delta: None
-    state: dict[str, Any] = field(default_factory=dict)
-    settings: ToolSettings = field(default_factory=ToolSettings)
-    redact: Callable[[str], str] | None = None
-    files: FileAccess | None = None
+    def __init__(
+        self,
+        cwd: Path,
+        session_id: str = "",
+        workspace: Path | None = None,
+        spill_dir: Path | None = None,
+        env: dict[str, str] | None = None,
+        on_update: Callable[[str], None] = _no_update,
+        state: dict[str, Any] | None = None,
+        settings: ToolSettings | None = None,
+        redact: Callable[[str], str] | None = None,
+        files: FileAccess | None = None,
+    ) -> None:
+        self._cwd = WorkingDirectory(cwd)
+        self.session_id = session_id
+        self.workspace = workspace
+        self.spill_dir = spill_dir
+        self.env = env
+        self.on_update = on_update
+        self.state: dict[str, Any] = {} if state is None else state
+        self.settings = ToolSettings() if settings is None else settings
+        self.redact = redact
+        self.files = files
+
+    @property
+    def cwd(self) -> Path:
+        """The session's working directory now."""
+        return self._cwd.path
+
+    @cwd.setter
+    def cwd(self, path: Path) -> None:
+        self._cwd.path = path
+
+    def for_call(self, on_update: Callable[[str], None]) -> ToolContext:
+        """This context for one call: its own ``on_update``; the working directory, ``state``
+        and ``settings`` are the session's own (shared, not copied)."""
+        view = copy.copy(self)
+        view.on_update = on_update
+        return view
 
 
 class FileAccess(Protocol):
