@@ -121,7 +121,9 @@ class PermissionPolicy:
         workspace: Path | None = None,
         cwd: Path | None = None,
     ) -> PermissionPolicy:
-        """Build from the ``[permissions]`` table (None: no rules); PolicyError if invalid."""
+        """Build from a ``[permissions]`` table as parsed (None: no rules), checking it first;
+        PolicyError if invalid. (The daemon passes the fields of the validated configuration,
+        ``agentd.config.schema.PermissionsSection``, to the constructor instead.)"""
         section = section or {}
         unknown = set(section) - {"allow", "deny", "allow_dangerous"}
         if unknown:
