@@ -27,10 +27,11 @@ def _ends(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [e["event"] for e in events if e["event"]["type"] == "tool_execution_end"]
 
 
-async def test_a_reply_cut_off_at_max_tokens_fails_its_tool_calls(home: Home) -> None:
+@pytest.mark.parametrize("mode", ["auto", "ask"])
+async def test_a_reply_cut_off_at_max_tokens_fails_its_tool_calls(home: Home, mode: str) -> None:
     """The provider reports the ``length`` stop: neither call runs (no file written, no
-    command run), each ends with the cut-off error the model then reads, and the run goes on
-    to the model's next reply."""
+    command run) nor is offered for approval, each ends with the cut-off error the model then
+    reads, and the run goes on to the model's next reply."""
     calls = [
         _call("call_w", "write", {"path": "note.txt", "content": "half a file"}),
         _call("call_b", "bash", {"command": "touch ran.txt"}),
@@ -39,7 +40,7 @@ async def test_a_reply_cut_off_at_max_tokens_fails_its_tool_calls(home: Home) ->
     steps = [{"response": cut}, {"response": {"content": "Called again."}}]
     add_scenarios(home, {"name": "cut off", "trigger": "cut me off", "steps": steps})
     async with stdio_client(home) as client:
-        sid = await new_session(client, home, permissionMode="ask")
+        sid = await new_session(client, home, permissionMode=mode)
         result, events = await run(client, sid, "cut me off")
         messages = (await client.call("session/messages", {"sessionId": sid}))["messages"]
     assert result["stopReason"] == "end_turn"
