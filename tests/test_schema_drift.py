@@ -162,3 +162,22 @@ def test_a_readme_without_generated_blocks_is_a_clear_error(short_tmp: Path) -> 
     assert result.returncode == 1
     assert b"generated blocks" in result.stderr
     assert b"Traceback" not in result.stderr
+
+
+def test_every_config_key_is_documented_beside_its_field() -> None:
+    """Each key of the configuration reference has its meaning, and that text is the field's
+    own description (the JSON Schema carries the same one): there is no second copy."""
+    from agentd.config.schema import reference_markdown
+
+    rows = [line for line in reference_markdown().splitlines() if line.startswith("| `")]
+    assert len(rows) > 40
+    config = json.loads((SCHEMAS / schema.CONFIG_SCHEMA_FILE).read_text(encoding="utf-8"))
+    described = {
+        prop["description"]
+        for table in config["$defs"].values()
+        for prop in table.get("properties", {}).values()
+        if "description" in prop
+    }
+    meanings = {row.rsplit("|", 2)[1].strip() for row in rows}
+    assert "" not in meanings
+    assert meanings <= described
