@@ -50,30 +50,37 @@ async def _web(options: argparse.Namespace) -> int:
     url = str(result["url"])
     sys.stdout.write(f"{url}\n")
     sys.stdout.flush()
-    if not options.no_open:
-        open_link(url, app=options.app)
-    return outcome.OK
+    if options.no_open or open_link(url, app=options.app):
+        return outcome.OK
+    return outcome.AGENT_ERROR
 
 
-def open_link(url: str, *, app: bool) -> None:
+def open_link(url: str, *, app: bool) -> bool:
     """Open ``url`` through a redirect file in an app window (``app``) or the default browser;
-    a warning (the link is printed already) when that cannot be done."""
+    False, with a warning saying why (the link is printed already), when that cannot be
+    done: no display, no browser, no redirect file."""
+    if not can_open_browser():
+        warn(
+            "no display here (DISPLAY and WAYLAND_DISPLAY are unset), so no browser can open; "
+            "open the link above in a browser elsewhere, or pass --no-open"
+        )
+        return False
     browser = find_app_browser() if app else None
     if app and browser is None:
         warn("no Chromium or Chrome found for --app; open the link above")
-        return
-    if browser is None and not can_open_browser():
-        warn("no browser to open here; open the link above")
-        return
+        return False
     try:
         redirect = write_redirect_file(url)
     except OSError as exc:
         warn(f"cannot write the redirect file ({exc}); open the link above")
-        return
+        return False
     if browser is not None:
         open_app_window(browser, redirect)
-    elif not open_browser(redirect):
+        return True
+    if not open_browser(redirect):
         warn("no browser to open here; open the link above")
+        return False
+    return True
 
 
 def redirect_folder() -> Path:

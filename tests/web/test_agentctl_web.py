@@ -67,10 +67,16 @@ def test_web_starts_the_front_end_once_and_prints_one_time_links(home: Home) -> 
     assert exchange(second.stdout.strip()).status_code == 200
 
 
-def test_without_a_display_it_prints_the_link_and_says_so(home: Home) -> None:
-    done = agentctl(home, "--port", "0")
-    assert done.returncode == 0
+@pytest.mark.parametrize("flags", [(), ("--app",)], ids=["browser", "app"])
+def test_without_a_display_it_prints_the_link_says_so_and_fails(
+    home: Home, flags: tuple[str, ...]
+) -> None:
+    """No DISPLAY/WAYLAND_DISPLAY: nothing is opened (--app too, although Chromium is on
+    PATH here), the link is printed, the reason said, and the exit code is not 0."""
+    done = agentctl(home, "--port", "0", *flags)
+    assert done.returncode == 1, done.stderr
     assert done.stdout.startswith("http://127.0.0.1:")
+    assert "no display here" in done.stderr
     assert "open the link above" in done.stderr
 
 
