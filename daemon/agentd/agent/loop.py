@@ -17,6 +17,7 @@ Contracts:
   follow-up messages when the agent would otherwise stop; a cancel drops both queues;
 - cancelling the task running :meth:`run` ends it promptly with stop reason ``cancelled``: the
   HTTP stream is closed and running tools are cancelled;
+- tool-call ids are unique within the session (:mod:`agentd.agent.callids`);
 - the loop owns the conversation while it runs: a compaction is a :data:`ContextTransform`
   that returns the new context, which the loop adopts; nothing else rewrites
   :attr:`Agent.messages` during a run;
@@ -38,6 +39,7 @@ from typing import Literal
 import msgspec
 
 from agentd.agent.budget import Budget, project_next_call
+from agentd.agent.callids import ReplyCallIds
 from agentd.agent.messages import (
     cut_short,
     estimate_tokens,
@@ -74,6 +76,7 @@ from agentd.protocol.events import (
     Retry,
     RunStopReason,
     TextDelta,
+    ToolCallStartDelta,
     TurnEnd,
     TurnStart,
 )
@@ -312,18 +315,23 @@ class Agent:
         )
         self.sink(MessageStart(message_id=message_id, role="assistant"))
         text: list[str] = []
+        ids = ReplyCallIds(self.messages)
         try:
-            end = await self._stream(request, text)
+            end = await self._stream(request, text, ids)
         except asyncio.CancelledError:
             self._record(run, self._cut_short(message_id, text, failed=False))
             run.result.usage = run.result.usage.add(self._estimate(request, text))
             raise
+        end = msgspec.structs.replace(end, message=ids.finish(end.message))
         end.message.id = message_id
         self._record(run, end.message)
         return end
 
-    async def _stream(self, request: ProviderRequest, text: list[str]) -> StreamEnd:
-        """The provider's stream, its deltas sent on (and their text kept in ``text``)."""
+    async def _stream(
+        self, request: ProviderRequest, text: list[str], ids: ReplyCallIds
+    ) -> StreamEnd:
+        """The provider's stream, its deltas sent on (their text kept in ``text``, tool calls
+        under ids unique in the session: :mod:`agentd.agent.callids`)."""
         async with contextlib.aclosing(self.provider.stream(request)) as stream:
             async for item in stream:
                 if isinstance(item, StreamEnd):
@@ -333,6 +341,8 @@ class Agent:
                     continue
                 if isinstance(item, TextDelta):
                     text.append(item.text)
+                elif isinstance(item, ToolCallStartDelta):
+                    item = ids.start(item)
                 self.sink(MessageUpdate(delta=item))
         return StreamEnd(self._cut_short(request.message_id, text, failed=True))
 

@@ -46,12 +46,17 @@ class ToolCall(Wire, tag="tool_call", tag_field="type"):
     ``arguments`` is the decoded JSON object. When the model produced arguments that are not a
     JSON object, ``arguments`` is empty and ``parse_error`` says what was wrong; the loop then
     answers the call with an error result instead of running the tool.
+
+    ``id`` is unique within the session (events, results and clients use it); when the
+    provider's own id for the call was already taken (models repeat ids), the provider's is
+    kept in ``provider_id`` and used only in requests back to that provider.
     """
 
     id: str
     name: str
     arguments: dict[str, Any] = msgspec.field(default_factory=dict)
     parse_error: str | None = None
+    provider_id: str | None = None
 
 
 UserContent = TextContent | ImageContent

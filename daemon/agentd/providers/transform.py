@@ -9,7 +9,10 @@ tool call still left without a result with an error result.
 
 from __future__ import annotations
 
+import msgspec
+
 from agentd.protocol.content import (
+    AssistantContent,
     AssistantMessage,
     ImageContent,
     Message,
@@ -35,7 +38,37 @@ def tool_result_text(message: ToolResultMessage) -> str:
 
 
 def prepare_messages(messages: list[Message]) -> list[Message]:
-    """The conversation as it should be sent (see the module docstring)."""
+    """The conversation as it should be sent (see the module docstring), with each tool call
+    and its result under the provider's own id for the call (:attr:`ToolCall.provider_id`)."""
+    return _provider_ids(_complete(messages))
+
+
+def _provider_ids(messages: list[Message]) -> list[Message]:
+    """Calls renamed by the session (ids must be unique there) back under the provider's ids."""
+    renamed: dict[str, str] = {}
+    out: list[Message] = []
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            ours = {c.id: c.provider_id for c in message.tool_calls() if c.provider_id}
+            if ours:
+                renamed.update(ours)
+                message = msgspec.structs.replace(message, content=_unrenamed(message.content))
+        elif isinstance(message, ToolResultMessage) and message.tool_call_id in renamed:
+            message = msgspec.structs.replace(message, tool_call_id=renamed[message.tool_call_id])
+        out.append(message)
+    return out
+
+
+def _unrenamed(content: list[AssistantContent]) -> list[AssistantContent]:
+    return [
+        msgspec.structs.replace(block, id=block.provider_id, provider_id=None)
+        if isinstance(block, ToolCall) and block.provider_id
+        else block
+        for block in content
+    ]
+
+
+def _complete(messages: list[Message]) -> list[Message]:
     prepared: list[Message] = []
     open_calls: dict[str, ToolCall] = {}
     for message in messages:
