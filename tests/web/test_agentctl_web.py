@@ -127,13 +127,19 @@ def redirect_target(file_url: str) -> str:
     return html.unescape(found.group(1))
 
 
+def with_fake_browser(home: Home, script: Path) -> dict[str, str]:
+    """The environment of an agentctl that finds the stand-in browser first, on a display
+    (it needs none, but without one agentctl opens nothing)."""
+    return dict(home.env, PATH=f"{script.parent}{os.pathsep}{os.environ['PATH']}", DISPLAY=":99")
+
+
 @pytest.mark.parametrize("how", ["--app", "default browser"])
 def test_the_token_is_on_no_command_line_and_the_redirect_file_is_private(
     home: Home, tmp_path: Path, how: str
 ) -> None:
     name = "chromium" if how == "--app" else "my-browser"
     script, record = fake_browser(tmp_path, name)
-    env = dict(home.env, PATH=f"{script.parent}{os.pathsep}{os.environ['PATH']}")
+    env = with_fake_browser(home, script)
     if how == "--app":
         args = ["--app", "--port", "0"]
     else:
@@ -171,7 +177,7 @@ def test_the_redirect_file_signs_the_browser_in(home: Home, tmp_path: Path) -> N
 
     script, record = fake_browser(tmp_path, "chromium")
     (tmp_path / "release").touch()
-    env = dict(home.env, PATH=f"{script.parent}{os.pathsep}{os.environ['PATH']}")
+    env = with_fake_browser(home, script)
     done = agentctl(home, "--app", "--port", "0", env=env)
     assert done.returncode == 0, done.stderr
     wait_until(record.exists, what="the browser to be started")
@@ -193,7 +199,7 @@ def test_the_redirect_file_signs_the_browser_in(home: Home, tmp_path: Path) -> N
 def test_stale_redirect_files_are_deleted(home: Home, tmp_path: Path) -> None:
     script, _ = fake_browser(tmp_path, "chromium")
     (tmp_path / "release").touch()
-    env = dict(home.env, PATH=f"{script.parent}{os.pathsep}{os.environ['PATH']}")
+    env = with_fake_browser(home, script)
     folder = home.state_dir / "agentd" / "web"
     folder.mkdir(parents=True)
     stale = folder / "open-0123456789abcdef.html"
