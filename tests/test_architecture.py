@@ -40,8 +40,10 @@ ALLOWED: dict[str, set[str]] = {
     "providers": BASE | {"toolspec", "config"},  # never tools, never the mock LLM
     "agent": BASE | {"config", "providers", "tools", "toolspec"},
     "log": BASE | {"config", "rpc"},
+    "api": BASE | {"rpc"},  # the typed session API (local or remote) and its event contract
     "session": BASE  # the one seam every front-end plugs into; it imports none of them
     | {
+        "api",
         "agent",
         "config",
         "hardening",
@@ -53,18 +55,18 @@ ALLOWED: dict[str, set[str]] = {
         "tools",
         "toolspec",
     },
-    "jsonrpc": BASE | {"session", "rpc", "log", "hardening"},
-    "web": BASE | {"session", "log"},
+    "jsonrpc": BASE | {"api", "session", "rpc", "log", "hardening"},
+    "web": BASE | {"api", "session", "log"},
     "daemon": BASE | {"session", "jsonrpc", "rpc", "log", "web"},  # the assembly
     "stdio": BASE,
     "housekeeping": BASE | {"tools", "log"},
     "transports": BASE | {"daemon", "stdio", "housekeeping", "web", "log"},
     "listen": BASE | {"daemon", "stdio", "transports", "hardening", "housekeeping", "log"},
-    "acp": BASE | {"rpc", "daemon", "session", "stdio", "log", "hardening", "housekeeping"},
+    "acp": BASE | {"api", "rpc", "session", "stdio", "log", "hardening", "housekeeping"},
     "schema": BASE | {"config"},
     "cli": BASE | {"listen", "daemon", "acp", "mockllm", "log", "schema", "web", "config"},
     "__main__": {"cli"},
-    "agentctl": {"protocol", "errors", "rpc", "paths"},
+    "agentctl": {"protocol", "errors", "rpc", "paths", "api"},
 }
 """Units each unit may import (besides itself and the package root's ``__version__``)."""
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from agentd.api.subscriber import QueueSubscriber
 from agentd.errors import (
     InvalidParams,
     SessionBusy,
@@ -30,16 +31,22 @@ from agentd.protocol.events import (
     SessionWarning,
 )
 from agentd.protocol.methods import (
+    PermissionAnswerParams,
     PromptParams,
     RequestPermissionParams,
     SessionDeleteParams,
+    SessionExportParams,
     SessionForkParams,
+    SessionIdParams,
     SessionListParams,
     SessionLoadParams,
     SessionNewParams,
+    SessionNoteParams,
+    SessionRenameParams,
+    SessionTextParams,
+    SubscribeParams,
 )
 from agentd.session.service import SessionService
-from agentd.session.subscriber import QueueSubscriber
 from agentd.store import SessionFile
 from tests.harness import scaled
 
@@ -51,6 +58,12 @@ async def service(xdg_home: Path) -> AsyncIterator[SessionService]:
         yield service
     finally:
         await service.close()
+
+
+def answer(session_id: str, tool_call_id: str) -> PermissionAnswerParams:
+    return PermissionAnswerParams(
+        session_id=session_id, tool_call_id=tool_call_id, outcome="allow_once"
+    )
 
 
 @pytest.fixture
@@ -86,7 +99,7 @@ async def test_prompt_streams_numbered_events_to_a_queue(
     assert result.stop_reason == "end_turn"
     assert [e.seq for e in seen] == list(range(1, len(seen) + 1))
     assert (project / "hello.py").exists()
-    messages = (await service.messages(info.session_id)).messages
+    messages = (await service.messages(SessionIdParams(session_id=info.session_id))).messages
     assert isinstance(messages[-1], AssistantMessage)
 
 
@@ -96,14 +109,14 @@ async def test_subscribe_since_seq_replays_what_was_missed(
     info = await service.create(new(project))
     await service.prompt(PromptParams(session_id=info.session_id, text="how are you"))
     late = QueueSubscriber()
-    result = await service.subscribe(info.session_id, late, since_seq=2)
+    result = await service.subscribe(SubscribeParams(session_id=info.session_id, since_seq=2), late)
     assert result.complete
     assert result.replayed == result.last_seq - 2
     first = late.get_nowait()
     assert first is not None
     assert first.seq == 3
-    assert service.unsubscribe(info.session_id, late)
-    assert not service.unsubscribe(info.session_id, late)
+    assert (await service.unsubscribe(SessionIdParams(session_id=info.session_id), late)).ok
+    assert not (await service.unsubscribe(SessionIdParams(session_id=info.session_id), late)).ok
 
 
 async def test_an_in_process_front_end_answers_permission_requests(
@@ -135,13 +148,13 @@ async def test_answer_permission_decides_a_pending_request(
     info = await service.create(new(project, permission_mode="ask"), queue)
     sid = info.session_id
     run = await service.start_prompt(PromptParams(session_id=sid, text="hello world"), queue)
-    assert not service.answer_permission(sid, "no-such-call", "allow_once")
+    assert not (await service.answer_permission(answer(sid, "no-such-call"))).ok
     answered: list[str] = []
     async with asyncio.timeout(30):
         async for item in queue.events():
             if isinstance(item.event, PermissionRequest):
                 answered.append(item.event.tool)
-                assert service.answer_permission(sid, item.event.tool_call_id, "allow_once")
+                assert (await service.answer_permission(answer(sid, item.event.tool_call_id))).ok
             if isinstance(item.event, AgentEnd):
                 break
     result = await run.result()
@@ -155,24 +168,29 @@ async def test_store_operations_and_their_errors(service: SessionService, projec
     info = await service.create(new(project, title="first"), queue)
     sid = info.session_id
     await service.prompt(PromptParams(session_id=sid, text="how are you"))
-    await service.rename(sid, "renamed")
+    await service.rename(SessionRenameParams(session_id=sid, title="renamed"))
     listed = (await service.list(SessionListParams())).sessions
     assert [(s.session_id, s.title, s.loaded) for s in listed] == [(sid, "renamed", True)]
     fork = await service.fork(SessionForkParams(session_id=sid))
     assert fork.session_id != sid
-    assert len((await service.messages(fork.session_id)).messages) == 2
-    assert "how are you" in await service.export(sid, "markdown")
-    assert "<html" in (await service.export(sid, "html")).lower()
-    await service.close_session(sid)
+    assert len((await service.messages(SessionIdParams(session_id=fork.session_id))).messages) == 2
+    assert "how are you" in (await service.export(SessionExportParams(session_id=sid))).content
+    assert (
+        "<html"
+        in (
+            await service.export(SessionExportParams(session_id=sid, format="html"))
+        ).content.lower()
+    )
+    await service.close_session(SessionIdParams(session_id=sid))
     loaded = await service.load(SessionLoadParams(session_id=sid, replay=True), queue)
     assert loaded.message_count == 2
     await service.delete(SessionDeleteParams(session_id=fork.session_id))
     with pytest.raises(SessionNotFound):
-        await service.state(fork.session_id)
+        await service.state(SessionIdParams(session_id=fork.session_id))
     with pytest.raises(SessionIdle):
-        await service.steer(sid, "too late")
+        await service.steer(SessionTextParams(session_id=sid, text="too late"))
     with pytest.raises(InvalidParams):
-        await service.note(sid, "  ")
+        await service.note(SessionNoteParams(session_id=sid, text="  "))
 
 
 async def test_a_busy_session_refuses_a_second_prompt_until_cancelled(
@@ -183,10 +201,10 @@ async def test_a_busy_session_refuses_a_second_prompt_until_cancelled(
     run = await service.start_prompt(PromptParams(session_id=sid, text="loop forever"))
     with pytest.raises(SessionBusy):
         await service.start_prompt(PromptParams(session_id=sid, text="again"))
-    cancelled = await service.cancel(sid)
+    cancelled = await service.cancel(SessionIdParams(session_id=sid))
     assert cancelled.cancelled
     assert (await run.result()).stop_reason == "cancelled"
-    state = await service.state(sid)
+    state = await service.state(SessionIdParams(session_id=sid))
     assert state.status == "idle"
 
 
@@ -195,7 +213,7 @@ async def test_replayed_history_comes_before_live_events(
 ) -> None:
     info = await service.create(new(project))
     await service.prompt(PromptParams(session_id=info.session_id, text="how are you"))
-    await service.close_session(info.session_id)
+    await service.close_session(SessionIdParams(session_id=info.session_id))
     queue = QueueSubscriber()
     await service.load(SessionLoadParams(session_id=info.session_id, replay=True), queue)
     first = queue.get_nowait()

@@ -32,9 +32,14 @@ from typing import Any, ClassVar
 
 
 class RpcError(Exception):
-    """A JSON-RPC error response. ``message`` is safe to show to clients."""
+    """A JSON-RPC error response. ``message`` is safe to show to clients.
+
+    ``http_status`` is the status the web API answers this error with (the same class, the
+    same status on every route; 500 unless a subclass says otherwise).
+    """
 
     code: ClassVar[int] = -32603
+    http_status: ClassVar[int] = 500
 
     def __init__(self, message: str, data: Any = None) -> None:
         super().__init__(message)
@@ -44,18 +49,22 @@ class RpcError(Exception):
 
 class ParseError(RpcError):
     code = -32700
+    http_status = 400
 
 
 class InvalidRequest(RpcError):
     code = -32600
+    http_status = 400
 
 
 class MethodNotFound(RpcError):
     code = -32601
+    http_status = 404
 
 
 class InvalidParams(RpcError):
     code = -32602
+    http_status = 400
 
 
 class InternalError(RpcError):
@@ -68,14 +77,17 @@ class RequestCancelled(RpcError):
 
 class Unauthorized(RpcError):
     code = -32001
+    http_status = 401
 
 
 class SessionBusy(RpcError):
     code = -32002
+    http_status = 409
 
 
 class SessionNotFound(RpcError):
     code = -32003
+    http_status = 404
 
 
 class NotInitialized(RpcError):
@@ -84,10 +96,12 @@ class NotInitialized(RpcError):
 
 class ConfigError(RpcError):
     code = -32005
+    http_status = 400
 
 
 class SessionExists(RpcError):
     code = -32006
+    http_status = 409
 
 
 class PeerTimeout(RpcError):
@@ -100,12 +114,14 @@ class ConnectionLost(RpcError):
 
 class SessionIdle(RpcError):
     code = -32009
+    http_status = 409
 
 
 class SessionLocked(RpcError):
     """Another process (``data.pid``, when known) holds the lock of the session file."""
 
     code = -32010
+    http_status = 409
 
 
 class StoreWriteFailed(RpcError):

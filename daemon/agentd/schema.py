@@ -31,7 +31,7 @@ import msgspec
 from agentd import errors
 from agentd.protocol.events import Event, SessionEvent
 from agentd.protocol.methods import PROTOCOL_VERSION
-from agentd.protocol.table import METHODS
+from agentd.protocol.table import METHODS, MethodSpec
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 REF_TEMPLATE = "#/$defs/{name}"
@@ -86,6 +86,7 @@ def protocol_schema() -> dict[str, Any]:
     methods = {
         name: {
             "direction": spec.direction,
+            "transports": _transports(spec),
             "description": spec.doc,
             "params": schemas[2 * index],
             "result": schemas[2 * index + 1],
@@ -96,7 +97,8 @@ def protocol_schema() -> dict[str, Any]:
         "$schema": DRAFT,
         "title": "agentd JSON-RPC 2.0 protocol",
         "description": "direction: `client` methods are called by clients, `server` methods "
-        "by the daemon. See schemas/README.md for framing and lifecycle.",
+        "by the daemon; transports: `jsonrpc` (socket, stdio, TCP) and `http` (the web API, "
+        "POST /api/<method>). See schemas/README.md for framing and lifecycle.",
         "protocolVersion": PROTOCOL_VERSION,
         "$defs": defs,
         "methods": methods,
@@ -169,14 +171,21 @@ def _first_line(tp: Any) -> str:
     return (tp.__doc__ or "").strip().split("\n")[0].replace("|", "\\|")
 
 
+def _transports(spec: MethodSpec) -> list[str]:
+    """Where a method is served: ``jsonrpc`` and/or ``http`` (the web API)."""
+    return [name for name, served in (("jsonrpc", spec.rpc), ("http", spec.http)) if served]
+
+
 def methods_table() -> str:
-    """The Markdown table of every method."""
+    """The Markdown table of every method (Direction says where it is served)."""
     lines = ["| Method | Direction | Params | Result | Description |", "|---|---|---|---|---|"]
     for name, spec in METHODS.items():
         by_client = spec.direction == "client"
         params = f"`{spec.params.__name__}`: {_fields(spec.params, from_daemon=not by_client)}"
         result = f"`{spec.result.__name__}`: {_fields(spec.result, from_daemon=by_client)}"
         direction = DIRECTIONS.get(spec.direction, spec.direction)
+        if spec.http:
+            direction += ", web API" if spec.rpc else " (web API only)"
         lines.append(f"| `{name}` | {direction} | {params} | {result} | {spec.doc} |")
     return "\n".join(lines) + "\n"
 

@@ -163,3 +163,32 @@ def test_default_token_and_log_files_follow_xdg() -> None:
         assert events[-1] == "daemon stopped"
     finally:
         box.cleanup()
+
+
+LOCAL_ONLY_CALLS = {
+    "session/new": {"cwd": "/tmp"},
+    "session/load": {"sessionId": "nope"},
+    "session/setModel": {"sessionId": "nope", "model": "m"},
+    "models/list": {},
+}
+"""A call of every method whose table entry has a ``local_only`` field (checked below)."""
+REFUSED = "`providerEnv` is accepted over the Unix socket or stdio only"
+
+
+def test_local_only_fields_are_refused_over_tcp(tcp_daemon: tuple[IsolatedHome, int, str]) -> None:
+    """``providerEnv`` (API keys) never travels over TCP: every method that takes it refuses it
+    with InvalidParams, before anything happens (the web API gives the same error)."""
+    from agentd.protocol.table import METHODS
+
+    assert {m for m, s in METHODS.items() if s.local_only and s.rpc} == set(LOCAL_ONLY_CALLS)
+    _box, port, token = tcp_daemon
+    env = {"OPENAI_API_KEY": "sk-must-not-travel-1234"}
+    calls = [
+        {"jsonrpc": "2.0", "id": i, "method": method, "params": params | {"providerEnv": env}}
+        for i, (method, params) in enumerate(LOCAL_ONLY_CALLS.items(), start=2)
+    ]
+    replies, closed = _exchange(port, _init(token), *calls)
+    assert not closed
+    errors = [reply["error"] for reply in replies[1:]]
+    assert [e["code"] for e in errors] == [-32602] * len(calls)  # type: ignore[index]
+    assert {e["message"] for e in errors} == {REFUSED}  # type: ignore[index]

@@ -178,6 +178,31 @@ def test_api_errors_are_json_rpc_errors_with_fitting_statuses(web: WebDaemon) ->
         assert client.get("/ui/../../etc/passwd").status_code == 404
 
 
+def test_local_only_fields_are_refused_like_over_tcp(web: WebDaemon) -> None:
+    """``providerEnv`` (API keys) is refused by every API method that takes it, with the error
+    JSON-RPC gives over TCP (400, -32602), before anything happens: no session is created."""
+    from agentd.protocol.table import METHODS
+
+    calls = {
+        "session/new": {"cwd": str(web.home.project)},
+        "session/load": {"sessionId": "nope"},
+        "session/setModel": {"sessionId": "nope", "model": "m"},
+        "models/list": {},
+    }
+    assert {m for m, s in METHODS.items() if s.local_only and s.http} == set(calls)
+    env = {"OPENAI_API_KEY": "sk-must-not-travel-1234"}
+    with web.signed_in() as client:
+        for method, params in calls.items():
+            answer = client.post(f"/api/{method}", json=params | {"providerEnv": env})
+            assert answer.status_code == 400, method
+            assert answer.json()["error"] == {
+                "code": -32602,
+                "message": "`providerEnv` is accepted over the Unix socket or stdio only",
+            }
+        listed = client.post("/api/session/list", json={}).json()
+        assert listed["sessions"] == []
+
+
 # --- the API and events ----------------------------------------------------------------------
 
 

@@ -2,7 +2,7 @@
 
 :class:`Client` is created by the daemon for every accepted connection. It holds what
 ``initialize`` established (token check, client info, capabilities) — state the JSON-RPC layer
-knows nothing about — and it is the connection's :class:`~agentd.session.subscriber.Subscriber`:
+knows nothing about — and it is the connection's :class:`~agentd.api.subscriber.Subscriber`:
 session events become ``session/event`` notifications, permission requests become
 ``session/requestPermission`` requests.
 """
@@ -21,9 +21,9 @@ from agentd.protocol.methods import (
 )
 
 if TYPE_CHECKING:
+    from agentd.api.subscriber import Delivery
     from agentd.protocol.events import PermissionOption
     from agentd.rpc import Connection
-    from agentd.session.subscriber import Delivery
 
 
 class Client:
@@ -81,10 +81,10 @@ class Client:
         return fs.write_text_file if write else fs.read_text_file
 
     async def file_request(
-        self, method: str, params: object, result_type: Any, timeout: float
+        self, method: str, params: object, result_type: Any, timeout: float | None
     ) -> Any:
         """One ``fs/…`` request to this client (the
-        :class:`~agentd.session.subscriber.FileServer` contract)."""
+        :class:`~agentd.api.subscriber.FileServer` contract)."""
         return await self.connection.request(
             method, params, result_type=result_type, timeout=timeout
         )

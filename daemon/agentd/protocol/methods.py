@@ -27,7 +27,7 @@ from agentd.protocol.client_requests import (
     WriteTextFileParams as WriteTextFileParams,
 )
 from agentd.protocol.content import ImageContent, Message, Usage
-from agentd.protocol.events import RunStopReason
+from agentd.protocol.events import PermissionOption, RunStopReason
 from agentd.protocol.lifecycle import (
     PROTOCOL_VERSION as PROTOCOL_VERSION,
 )
@@ -379,3 +379,15 @@ class CompactResult(Result):
     tokens_before: int = 0
     tokens_after: int = 0
     summary: str | None = None
+
+
+class PermissionAnswerParams(Params):
+    """``POST /api/permission/answer``: the user's choice for a pending tool call.
+
+    The result is ``{"ok": false}`` when the request was already settled (another client
+    answered first, the run was cancelled, or it timed out).
+    """
+
+    session_id: str
+    tool_call_id: str
+    outcome: PermissionOption

@@ -1,7 +1,17 @@
-"""The method table: every JSON-RPC method with its params and result types.
+"""The method table: every method with its params and result types, its call and its flags.
 
-:data:`METHODS` drives the server's params decoding (``Router.add``), the JSON Schema and the
-protocol document's method table (``agentd schema``).
+:data:`METHODS` is the one definition of the daemon's methods. It drives the JSON-RPC
+handlers (one loop over the table, :mod:`agentd.jsonrpc.handlers`), the web API (the entries
+with ``http``, :mod:`agentd.web.api`), the remote client (:class:`agentd.api.RemoteSessions`),
+the params decoding (``Router.add``), the JSON Schema and the protocol document's method table
+(``agentd schema``).
+
+Adding a session method is three edits: its params and result Structs
+(:mod:`agentd.protocol.methods`), its entry here (``call`` names the method), and the method
+of :class:`~agentd.session.service.SessionService` with that name, typed
+``async def name(self, params: XParams, subscriber=None) -> XResult`` (its signature is
+also the one line of :class:`agentd.api.SessionApi`; ``tests/test_api.py`` checks that the
+three agree).
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ from agentd.protocol.methods import (
     ModelsListParams,
     ModelsListResult,
     OkResult,
+    PermissionAnswerParams,
     PromptParams,
     PromptResult,
     ReadTextFileParams,
@@ -55,12 +66,30 @@ from agentd.protocol.methods import (
 
 
 class MethodSpec(msgspec.Struct, frozen=True):
-    """One method: its params and result types and who calls it."""
+    """One method: its params and result types, who calls it and how it is served.
+
+    * ``call``: the name of the :class:`agentd.api.SessionApi` method that serves it (None:
+      a lifecycle method of the JSON-RPC front-end, or a server→client request);
+    * ``subscribes``: the caller watches the session (over JSON-RPC: its connection);
+    * ``rpc`` / ``http``: served over JSON-RPC / by the web API (``POST /api/<method>``);
+    * ``local_only``: params fields (attribute names) accepted from same-machine transports
+      only (Unix socket, stdio, in-process); every other transport refuses them with the same
+      InvalidParams error (:func:`agentd.api.refuse_local_only`).
+    """
 
     params: type[Any]
     result: type[Any]
     doc: str
     direction: Literal["client", "server"] = "client"
+    call: str | None = None
+    subscribes: bool = False
+    rpc: bool = True
+    http: bool = False
+    local_only: tuple[str, ...] = ()
+
+
+PROVIDER_ENV = ("provider_env",)
+"""The client's provider variables: keys, so never accepted over the network."""
 
 
 METHODS: dict[str, MethodSpec] = {
@@ -84,103 +113,161 @@ METHODS: dict[str, MethodSpec] = {
         SessionNewParams,
         SessionInfo,
         "Open a new session (file header written at once).",
+        call="create",
+        subscribes=True,
+        http=True,
+        local_only=PROVIDER_ENV,
     ),
     "session/prompt": MethodSpec(
         PromptParams,
         PromptResult,
         "Run the agent on a prompt; answers when the run ends.",
+        call="prompt",
+        subscribes=True,
+        http=True,
     ),
     "session/steer": MethodSpec(
         SessionTextParams,
         OkResult,
         "Queue a message for after the current tool calls.",
+        call="steer",
+        http=True,
     ),
     "session/followUp": MethodSpec(
         SessionTextParams,
         OkResult,
         "Queue a message for when the agent would stop.",
+        call="follow_up",
+        http=True,
     ),
     "session/note": MethodSpec(
         SessionNoteParams,
         OkResult,
         "Record a user message in an idle session without a run.",
+        call="note",
     ),
     "session/cancel": MethodSpec(
         SessionIdParams,
         CancelResult,
         "Stop the run; drop queued messages.",
+        call="cancel",
+        http=True,
     ),
     "session/state": MethodSpec(
         SessionIdParams,
         SessionStateResult,
         "Idle or running, model, queues, usage.",
+        call="state",
+        http=True,
     ),
     "session/messages": MethodSpec(
         SessionIdParams,
         MessagesResult,
         "The conversation on the current branch.",
+        call="messages",
+        http=True,
     ),
     "session/setModel": MethodSpec(
         SetModelParams,
         SessionInfo,
         "Switch provider/model from the next LLM call on.",
+        call="set_model",
+        http=True,
+        local_only=PROVIDER_ENV,
     ),
     "session/setPermissionMode": MethodSpec(
         SetPermissionModeParams,
         SessionInfo,
         "Switch the permission mode (auto, ask, read-only) for the next tool calls.",
+        call="set_permission_mode",
     ),
     "models/list": MethodSpec(
         ModelsListParams,
         ModelsListResult,
         "Configured providers and models (for a project: cwd).",
+        call="models",
+        http=True,
+        local_only=PROVIDER_ENV,
     ),
     "session/list": MethodSpec(
         SessionListParams,
         SessionListResult,
         "Stored sessions, newest first, paged.",
+        call="list",
+        http=True,
     ),
     "session/load": MethodSpec(
         SessionLoadParams,
         SessionLoadResult,
         "Load a stored session; optionally replay its history.",
+        call="load",
+        subscribes=True,
+        http=True,
+        local_only=PROVIDER_ENV,
     ),
     "session/fork": MethodSpec(
         SessionForkParams,
         SessionInfo,
         "Copy the path to an entry into a new session.",
+        call="fork",
+        subscribes=True,
+        http=True,
     ),
     "session/branch": MethodSpec(
         SessionBranchParams,
         OkResult,
         "Continue from an earlier entry in the same file.",
+        call="branch",
     ),
-    "session/rename": MethodSpec(SessionRenameParams, OkResult, "Set the session title."),
+    "session/rename": MethodSpec(
+        SessionRenameParams, OkResult, "Set the session title.", call="rename", http=True
+    ),
     "session/delete": MethodSpec(
         SessionDeleteParams,
         OkResult,
         "Delete the session file and its bash spill files (force: even while running).",
+        call="delete",
+        http=True,
     ),
-    "session/close": MethodSpec(SessionIdParams, OkResult, "Unload the session; its file is kept."),
+    "session/close": MethodSpec(
+        SessionIdParams, OkResult, "Unload the session; its file is kept.", call="close_session"
+    ),
     "session/export": MethodSpec(
         SessionExportParams,
         SessionExportResult,
         "A self-contained Markdown or HTML document.",
+        call="export",
+        http=True,
     ),
     "session/subscribe": MethodSpec(
         SubscribeParams,
         SubscribeResult,
         "Receive a session's events, replaying since a seq.",
+        call="subscribe",
+        subscribes=True,
     ),
     "session/unsubscribe": MethodSpec(
         SessionIdParams,
         OkResult,
         "Stop receiving a session's events.",
+        call="unsubscribe",
+        subscribes=True,
     ),
     "session/compact": MethodSpec(
         CompactParams,
         CompactResult,
         "Summarise older messages into a compaction entry.",
+        call="compact",
+        http=True,
+    ),
+    "permission/answer": MethodSpec(
+        PermissionAnswerParams,
+        OkResult,
+        "Answer a pending permission request (web API only: JSON-RPC clients answer "
+        "`session/requestPermission`).",
+        call="answer_permission",
+        rpc=False,
+        http=True,
     ),
     "session/requestPermission": MethodSpec(
         RequestPermissionParams, RequestPermissionResult, "Ask to approve a tool call.", "server"
@@ -198,4 +285,5 @@ METHODS: dict[str, MethodSpec] = {
         "server",
     ),
 }
-"""Every request method. The server registers a handler for each client-direction entry."""
+"""Every request method. The JSON-RPC front-end serves each client-direction entry with
+``rpc``; the web API each with ``http``."""

@@ -1,14 +1,14 @@
 """Types of the HTTP front-end (``agentd serve --http``) that are not JSON-RPC methods.
 
 The HTTP API otherwise speaks the JSON-RPC methods' own params and results; these are its
-additions: the page's start-up facts, the answer to a permission request and event-stream
-tickets.
+additions: the page's start-up facts and event-stream tickets (the answer to a permission
+request, ``permission/answer``, is a method of the table:
+:class:`agentd.protocol.methods.PermissionAnswerParams`).
 """
 
 from __future__ import annotations
 
-from agentd.protocol.base import Params, Result
-from agentd.protocol.events import PermissionOption
+from agentd.protocol.base import Result
 
 
 class WebHello(Result):
@@ -16,18 +16,6 @@ class WebHello(Result):
 
     version: str
     cwd: str
-
-
-class PermissionAnswerParams(Params):
-    """``POST /api/permission/answer``: the user's choice for a pending tool call.
-
-    The result is ``{"ok": false}`` when the request was already settled (another client
-    answered first, the run was cancelled, or it timed out).
-    """
-
-    session_id: str
-    tool_call_id: str
-    outcome: PermissionOption
 
 
 class WebTicket(Result):

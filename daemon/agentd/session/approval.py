@@ -22,10 +22,10 @@ from agentd.protocol.events import PermissionOption, PermissionRequest, Permissi
 from agentd.protocol.methods import RequestPermissionParams
 
 if TYPE_CHECKING:
+    from agentd.api.subscriber import Subscriber
     from agentd.permissions.policy import PermissionPolicy
     from agentd.protocol.content import ToolCall
     from agentd.session.bus import EventBus
-    from agentd.session.subscriber import Subscriber
     from agentd.tools.base import Tool
 
 log = get_logger("agentd.approval")

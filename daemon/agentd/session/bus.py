@@ -3,7 +3,7 @@
 Every event of a session gets the next ``seq`` (strictly increasing: from 1 for a new session;
 for a loaded one from :func:`resumed_seq`, so it never repeats a seq of an earlier load, in
 this daemon or before a restart), is encoded once, kept in a bounded replay buffer and handed
-to every :class:`~agentd.session.subscriber.Subscriber`. ``Subscriber.deliver`` never blocks, so
+to every :class:`~agentd.api.subscriber.Subscriber`. ``Subscriber.deliver`` never blocks, so
 a slow or dead subscriber cannot delay the run or the other subscribers (a subscriber that
 cannot keep up closes itself and is forgotten).
 """
@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from agentd.api.subscriber import Delivery
 from agentd.protocol.events import Event, SessionEvent
-from agentd.session.subscriber import Delivery
 
 if TYPE_CHECKING:
-    from agentd.session.subscriber import Subscriber
+    from agentd.api.subscriber import Subscriber
 
 _encode = msgspec.json.Encoder().encode
 

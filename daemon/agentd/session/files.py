@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from agentd.api.subscriber import FileServer
 from agentd.errors import ConnectionLost, PeerTimeout, RpcError
 from agentd.log import get_logger
 from agentd.protocol.methods import ReadTextFileParams, ReadTextFileResult, WriteTextFileParams
-from agentd.session.subscriber import FileServer
 from agentd.tools.base import ToolError
 
 if TYPE_CHECKING:
-    from agentd.session.subscriber import Subscriber
+    from agentd.api.subscriber import Subscriber
 
 log = get_logger("agentd.files")
 

@@ -14,6 +14,7 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from agentd.api.subscriber import Subscriber
 from agentd.errors import SessionExists, SessionNotFound
 from agentd.log import get_logger
 from agentd.protocol.events import SessionWarning
@@ -22,7 +23,6 @@ from agentd.session.factory import load_session, new_session
 from agentd.session.idle import DEFAULT_IDLE_SECONDS, DEFAULT_MAX_LOADED, IdleUnloader
 from agentd.session.runtime import SessionRuntime
 from agentd.session.shared import Services
-from agentd.session.subscriber import Subscriber
 from agentd.store import find_session
 
 log = get_logger("agentd.sessions")

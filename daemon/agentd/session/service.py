@@ -7,7 +7,7 @@ protocol to and from them, and errors are :class:`~agentd.errors.RpcError` subcl
 same codes and texts a JSON-RPC client sees.
 
 A front-end receives a session's events by subscribing a
-:class:`~agentd.session.subscriber.Subscriber` (:class:`~agentd.session.subscriber.QueueSubscriber`
+:class:`~agentd.api.subscriber.Subscriber` (:class:`~agentd.api.subscriber.QueueSubscriber`
 for the simple case) and acts as an approval client by being a subscriber that
 ``answers_permissions`` (or by calling :meth:`SessionService.answer_permission`).
 
@@ -19,42 +19,53 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import msgspec
 
-from agentd.errors import InvalidParams, SessionBusy
-from agentd.protocol.events import MessageEnd, PermissionOption
+from agentd.errors import InvalidParams, InvalidRequest, SessionBusy
+from agentd.protocol.events import MessageEnd
 from agentd.protocol.methods import (
     CancelResult,
     CompactParams,
     CompactResult,
     MessagesResult,
+    ModelsListParams,
     ModelsListResult,
-    PermissionMode,
+    OkResult,
+    PermissionAnswerParams,
     PromptParams,
     PromptResult,
+    SessionBranchParams,
     SessionDeleteParams,
+    SessionExportParams,
+    SessionExportResult,
     SessionForkParams,
+    SessionIdParams,
     SessionInfo,
     SessionListParams,
     SessionListResult,
     SessionLoadParams,
     SessionLoadResult,
     SessionNewParams,
+    SessionNoteParams,
+    SessionRenameParams,
     SessionStateResult,
+    SessionTextParams,
+    SetModelParams,
+    SetPermissionModeParams,
+    SubscribeParams,
     SubscribeResult,
 )
 from agentd.session.idle import DEFAULT_IDLE_SECONDS, DEFAULT_MAX_LOADED
 
 if TYPE_CHECKING:
     from agentd.agent.loop import RunResult
+    from agentd.api import SessionApi
+    from agentd.api.subscriber import Subscriber
     from agentd.protocol.session_file import SessionSummary
     from agentd.session.manager import SessionManager
     from agentd.session.runtime import SessionRuntime
-    from agentd.session.subscriber import Subscriber
-
-ExportFormat = Literal["markdown", "html"]
 
 
 class PromptRun:
@@ -182,7 +193,10 @@ class SessionService:
     async def start_prompt(
         self, params: PromptParams, subscriber: Subscriber | None = None
     ) -> PromptRun:
-        """Start a run on a prompt (``subscriber``, if given, watches the session first)."""
+        """Start a run on a prompt (``subscriber``, if given, watches the session first).
+
+        The front-ends' ``session/prompt`` special case: the caller decides what ends the run
+        (the JSON-RPC front-end cancels it on ``$/cancelRequest``, the web API never)."""
         if not params.text.strip() and not params.images:
             raise InvalidParams("`text` is empty - at `$.text`")
         sessions = self._manager()
@@ -211,35 +225,48 @@ class SessionService:
             await run.settled()
             raise
 
-    async def steer(self, session_id: str, text: str) -> None:
-        """``session/steer``: deliver ``text`` after the current tool calls (SessionIdle if no
+    async def steer(
+        self, params: SessionTextParams, subscriber: Subscriber | None = None
+    ) -> OkResult:
+        """``session/steer``: deliver the text after the current tool calls (SessionIdle if no
         run is in progress)."""
-        (await self._manager().get(session_id)).enqueue(text, steer=True)
+        (await self._manager().get(params.session_id)).enqueue(params.text, steer=True)
+        return OkResult()
 
-    async def follow_up(self, session_id: str, text: str) -> None:
-        """``session/followUp``: deliver ``text`` when the run would otherwise end."""
-        (await self._manager().get(session_id)).enqueue(text, steer=False)
+    async def follow_up(
+        self, params: SessionTextParams, subscriber: Subscriber | None = None
+    ) -> OkResult:
+        """``session/followUp``: deliver the text when the run would otherwise end."""
+        (await self._manager().get(params.session_id)).enqueue(params.text, steer=False)
+        return OkResult()
 
-    async def cancel(self, session_id: str) -> CancelResult:
+    async def cancel(
+        self, params: SessionIdParams, subscriber: Subscriber | None = None
+    ) -> CancelResult:
         """``session/cancel``: cancel the run and wait until it has ended."""
         sessions = self._manager()
-        runtime = sessions.loaded.get(session_id)
+        runtime = sessions.loaded.get(params.session_id)
         if runtime is None:
-            sessions.find_path(session_id)  # SessionNotFound for unknown ids
+            sessions.find_path(params.session_id)  # SessionNotFound for unknown ids
             return CancelResult(cancelled=False)
         result = runtime.cancel()
         await runtime.settled()
         return result
 
-    def answer_permission(
-        self, session_id: str, tool_call_id: str, outcome: PermissionOption
-    ) -> bool:
-        """Answer a pending permission request of a loaded session (first answer wins);
-        False when none is pending for ``tool_call_id``."""
-        runtime = self._loaded(session_id)
-        return runtime is not None and runtime.approver.answer(tool_call_id, outcome)
+    async def answer_permission(
+        self, params: PermissionAnswerParams, subscriber: Subscriber | None = None
+    ) -> OkResult:
+        """``permission/answer``: answer a pending permission request of a loaded session
+        (first answer wins); ``ok`` False when none is pending for the tool call."""
+        runtime = self._loaded(params.session_id)
+        answered = runtime is not None and runtime.approver.answer(
+            params.tool_call_id, params.outcome
+        )
+        return OkResult(ok=answered)
 
-    async def compact(self, params: CompactParams) -> CompactResult:
+    async def compact(
+        self, params: CompactParams, subscriber: Subscriber | None = None
+    ) -> CompactResult:
         """``session/compact``: summarise older context now (SessionBusy while running)."""
         runtime = await self._manager().get(params.session_id)
         if runtime.running:
@@ -248,49 +275,53 @@ class SessionService:
         return await runtime.compact("manual", params.instructions)
 
     async def set_model(
-        self,
-        session_id: str,
-        provider: str | None,
-        model: str,
-        provider_env: dict[str, str] | None = None,
+        self, params: SetModelParams, subscriber: Subscriber | None = None
     ) -> SessionInfo:
         """``session/setModel``: use another provider/model from the next model call on
         (``provider_env``: the client's provider variables, kept in memory for the session)."""
         from agentd.session.factory import switch_model
 
         sessions = self._manager()
-        runtime = await sessions.get(session_id)
-        await switch_model(sessions.services, runtime, provider, model, provider_env)
+        runtime = await sessions.get(params.session_id)
+        await switch_model(
+            sessions.services, runtime, params.provider, params.model, params.provider_env
+        )
         return runtime.info()
 
-    async def set_permission_mode(self, session_id: str, mode: PermissionMode) -> SessionInfo:
+    async def set_permission_mode(
+        self, params: SetPermissionModeParams, subscriber: Subscriber | None = None
+    ) -> SessionInfo:
         """``session/setPermissionMode``: applies to the next tool calls; recorded."""
-        runtime = await self._manager().get(session_id)
-        runtime.set_permission_mode(mode)
+        runtime = await self._manager().get(params.session_id)
+        runtime.set_permission_mode(params.mode)
         return runtime.info()
 
-    def models(
-        self, cwd: str | None = None, provider_env: dict[str, str] | None = None
+    async def models(
+        self, params: ModelsListParams, subscriber: Subscriber | None = None
     ) -> ModelsListResult:
         """``models/list`` for the configuration of ``cwd`` (default: the daemon's own)."""
-        return self._manager().services.models(cwd, provider_env)
+        return self._manager().services.models(params.cwd, params.provider_env)
 
     # --- watching ----------------------------------------------------------------------------
 
     async def subscribe(
-        self, session_id: str, subscriber: Subscriber, since_seq: int | None = None
+        self, params: SubscribeParams, subscriber: Subscriber | None = None
     ) -> SubscribeResult:
         """``session/subscribe``: watch a session, first replaying buffered events after
         ``since_seq`` (``complete`` False when the buffer no longer reaches back that far)."""
+        watcher = _required(subscriber, "session/subscribe")
         sessions = self._manager()
-        runtime = await sessions.get(session_id)
-        replayed, complete = sessions.watch(runtime, subscriber, since_seq)
+        runtime = await sessions.get(params.session_id)
+        replayed, complete = sessions.watch(runtime, watcher, params.since_seq)
         return SubscribeResult(replayed=replayed, complete=complete, last_seq=runtime.bus.seq)
 
-    def unsubscribe(self, session_id: str, subscriber: Subscriber) -> bool:
-        """``session/unsubscribe``: stop watching; whether ``subscriber`` was watching."""
-        runtime = self._loaded(session_id)
-        return runtime is not None and runtime.bus.unsubscribe(subscriber)
+    async def unsubscribe(
+        self, params: SessionIdParams, subscriber: Subscriber | None = None
+    ) -> OkResult:
+        """``session/unsubscribe``: stop watching; ``ok``: whether ``subscriber`` was watching."""
+        watcher = _required(subscriber, "session/unsubscribe")
+        runtime = self._loaded(params.session_id)
+        return OkResult(ok=runtime is not None and runtime.bus.unsubscribe(watcher))
 
     def forget(self, subscriber: Subscriber) -> None:
         """Unsubscribe ``subscriber`` from every session (call it when it goes away)."""
@@ -299,7 +330,9 @@ class SessionService:
 
     # --- reading and managing the store ------------------------------------------------------
 
-    async def list(self, params: SessionListParams) -> SessionListResult:
+    async def list(
+        self, params: SessionListParams, subscriber: Subscriber | None = None
+    ) -> SessionListResult:
         """``session/list``: stored sessions, newest first, with their loaded/running state."""
         from agentd.store import list_sessions
 
@@ -319,40 +352,57 @@ class SessionService:
             return item
         return msgspec.structs.replace(item, loaded=True, running=runtime.running)
 
-    async def messages(self, session_id: str) -> MessagesResult:
+    async def messages(
+        self, params: SessionIdParams, subscriber: Subscriber | None = None
+    ) -> MessagesResult:
         """``session/messages``: the conversation on the current branch (secrets redacted)."""
-        runtime = await self._manager().get(session_id)
+        runtime = await self._manager().get(params.session_id)
         result = MessagesResult(messages=runtime.messages())
         redacted = runtime.file.redact_json(msgspec.json.encode(result))
         return msgspec.json.decode(redacted, type=MessagesResult)
 
-    async def state(self, session_id: str) -> SessionStateResult:
+    async def state(
+        self, params: SessionIdParams, subscriber: Subscriber | None = None
+    ) -> SessionStateResult:
         """``session/state``: status, model, queues, usage."""
-        return (await self._manager().get(session_id)).state()
+        return (await self._manager().get(params.session_id)).state()
 
-    async def export(self, session_id: str, format: ExportFormat) -> str:
+    async def export(
+        self, params: SessionExportParams, subscriber: Subscriber | None = None
+    ) -> SessionExportResult:
         """``session/export``: the session as a Markdown or standalone HTML document."""
         from agentd.store.export import export_html, export_markdown
 
-        runtime = await self._manager().get(session_id)
-        render = export_html if format == "html" else export_markdown
-        return render(runtime.file)
+        runtime = await self._manager().get(params.session_id)
+        render = export_html if params.format == "html" else export_markdown
+        return SessionExportResult(format=params.format, content=render(runtime.file))
 
-    async def branch(self, session_id: str, entry_id: str | None) -> None:
+    async def branch(
+        self, params: SessionBranchParams, subscriber: Subscriber | None = None
+    ) -> OkResult:
         """``session/branch``: continue from ``entry_id`` (SessionBusy while running)."""
-        (await self._manager().get(session_id)).branch(entry_id)
+        (await self._manager().get(params.session_id)).branch(params.entry_id)
+        return OkResult()
 
-    async def rename(self, session_id: str, title: str) -> None:
+    async def rename(
+        self, params: SessionRenameParams, subscriber: Subscriber | None = None
+    ) -> OkResult:
         """``session/rename``: set the title."""
-        (await self._manager().get(session_id)).rename(title)
+        (await self._manager().get(params.session_id)).rename(params.title)
+        return OkResult()
 
-    async def note(self, session_id: str, text: str) -> None:
+    async def note(
+        self, params: SessionNoteParams, subscriber: Subscriber | None = None
+    ) -> OkResult:
         """``session/note``: add a user message without a run (SessionBusy while running)."""
-        if not text.strip():
+        if not params.text.strip():
             raise InvalidParams("`text` is empty - at `$.text`")
-        (await self._manager().get(session_id)).add_note(text)
+        (await self._manager().get(params.session_id)).add_note(params.text)
+        return OkResult()
 
-    async def delete(self, params: SessionDeleteParams) -> None:
+    async def delete(
+        self, params: SessionDeleteParams, subscriber: Subscriber | None = None
+    ) -> OkResult:
         """``session/delete``: unload, then remove the file and the session's spill files."""
         from agentd.session.shared import spill_root
         from agentd.tools.process.spill import remove_session
@@ -365,12 +415,29 @@ class SessionService:
         await sessions.unload(params.session_id)
         path.unlink(missing_ok=True)
         await asyncio.to_thread(remove_session, spill_root(), params.session_id)
+        return OkResult()
 
-    async def close_session(self, session_id: str) -> None:
+    async def close_session(
+        self, params: SessionIdParams, subscriber: Subscriber | None = None
+    ) -> OkResult:
         """``session/close``: unload (the file stays); SessionNotFound for unknown ids."""
         sessions = self._manager()
-        if not await sessions.unload(session_id):
-            sessions.find_path(session_id)
+        if not await sessions.unload(params.session_id):
+            sessions.find_path(params.session_id)
+        return OkResult()
 
     def _loaded(self, session_id: str) -> SessionRuntime | None:
         return None if self._sessions is None else self._sessions.loaded.get(session_id)
+
+
+def _required(subscriber: Subscriber | None, method: str) -> Subscriber:
+    """The subscriber a watching method needs; InvalidRequest without one."""
+    if subscriber is None:
+        raise InvalidRequest(f"{method} needs a subscriber (the caller that watches)")
+    return subscriber
+
+
+if TYPE_CHECKING:
+
+    def _satisfies_the_api(service: SessionService) -> SessionApi:
+        return service  # mypy checks here that the service is a SessionApi

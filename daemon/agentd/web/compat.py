@@ -19,14 +19,14 @@ import msgspec
 from agentd.errors import InvalidParams
 from agentd.protocol.events import AgentEnd, ErrorEvent, MessageUpdate, TextDelta
 from agentd.protocol.events import ToolExecutionStart as ToolStart
-from agentd.protocol.methods import PromptParams, SessionNewParams
+from agentd.protocol.methods import PromptParams, SessionNewParams, SubscribeParams
 from agentd.web.sse import event_bytes
 
 if TYPE_CHECKING:
+    from agentd.api.subscriber import Delivery
     from agentd.protocol.events import PermissionOption
     from agentd.protocol.methods import RequestPermissionParams
     from agentd.session.service import SessionService
-    from agentd.session.subscriber import Delivery
 
 _encode = msgspec.json.Encoder().encode
 _keys = itertools.count(1 << 41)
@@ -91,17 +91,16 @@ class CompatChat:
         if self.session_id is None:
             info = await self.service.create(SessionNewParams(cwd=self.cwd, title="Web chat"))
             self.session_id = info.session_id
-        await self.service.subscribe(self.session_id, stream)
+        await self.service.subscribe(SubscribeParams(session_id=self.session_id), stream)
         try:
             await self.service.start_prompt(PromptParams(session_id=self.session_id, text=text))
         except BaseException:
-            self.service.unsubscribe(self.session_id, stream)
+            self.service.forget(stream)
             raise
 
     def finish(self, stream: CompatStream) -> None:
         """Forget ``stream`` (the response ended or the client left)."""
-        if self.session_id is not None:
-            self.service.unsubscribe(self.session_id, stream)
+        self.service.forget(stream)
 
     def clear(self) -> bytes:
         """Start a new conversation with the next ``/chat``."""

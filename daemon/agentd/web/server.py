@@ -36,6 +36,7 @@ import structlog
 
 from agentd import __version__
 from agentd.errors import InvalidParams, RpcError
+from agentd.protocol.methods import SubscribeParams
 from agentd.protocol.web import WebHello
 from agentd.web import api, signin
 from agentd.web.compat import CompatChat, CompatStream
@@ -354,7 +355,9 @@ class WebServer:
         since = since_seq(request.headers, request.query)
         transport: Any = writer.transport
         stream = SseStream(transport)
-        result = await self.service.subscribe(session_id, stream, since)
+        result = await self.service.subscribe(
+            SubscribeParams(session_id=session_id, since_seq=since), stream
+        )
         writer.write(response_head(200, SSE_HEADERS))
         stream.send("subscribed", _encode(result))
         self._streams[stream] = sign_in
@@ -362,7 +365,7 @@ class WebServer:
             await stream.hold(reader)
         finally:
             self._streams.pop(stream, None)
-            self.service.unsubscribe(session_id, stream)
+            self.service.forget(stream)
 
     async def _compat_chat(
         self,
@@ -389,4 +392,4 @@ class WebServer:
 
 
 def _rpc_error(error: RpcError) -> bytes:
-    return response(api.http_status(error), JSON, api.error_body(error))
+    return response(error.http_status, JSON, api.error_body(error))

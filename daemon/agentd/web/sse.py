@@ -1,6 +1,6 @@
 """A session's events as Server-Sent Events: one :class:`SseStream` per open event stream.
 
-An ``SseStream`` is a session :class:`~agentd.session.subscriber.Subscriber`. The events of one
+An ``SseStream`` is a session :class:`~agentd.api.subscriber.Subscriber`. The events of one
 event-loop step are written as one message: ``data:`` holds the ``session/event`` params as JSON
 (the bus's frame, never re-encoded), or a JSON array of them when the step produced several, and
 ``id:`` is the highest seq among them (no ``id:`` when all are seq 0: load warnings, history
@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING
 from agentd.errors import InvalidParams
 
 if TYPE_CHECKING:
+    from agentd.api.subscriber import Delivery
     from agentd.protocol.events import PermissionOption
     from agentd.protocol.methods import RequestPermissionParams
-    from agentd.session.subscriber import Delivery
 
 MAX_BUFFERED = 8 * 1024 * 1024
 HEARTBEAT = 15.0

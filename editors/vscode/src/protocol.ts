@@ -382,6 +382,17 @@ export interface OkResult {
   ok?: boolean;
 }
 /**
+ * ``POST /api/permission/answer``: the user's choice for a pending tool call.
+ *
+ *     The result is ``{"ok": false}`` when the request was already settled (another client
+ *     answered first, the run was cancelled, or it timed out).
+ */
+export interface PermissionAnswerParams {
+  sessionId: string;
+  toolCallId: string;
+  outcome: 'allow_always' | 'allow_once' | 'reject_always' | 'reject_once';
+}
+/**
  * A tool call waits for approval (sent as ``session/requestPermission`` to clients).
  */
 export interface PermissionRequest {
@@ -881,6 +892,8 @@ export interface ClientMethods {
   'session/unsubscribe': { params: SessionIdParams; result: OkResult };
   /** Summarise older messages into a compaction entry. */
   'session/compact': { params: CompactParams; result: CompactResult };
+  /** Answer a pending permission request (web API only: JSON-RPC clients answer `session/requestPermission`). */
+  'permission/answer': { params: PermissionAnswerParams; result: OkResult };
 }
 
 /** Methods called by the daemon on clients. */

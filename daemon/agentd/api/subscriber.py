@@ -1,8 +1,10 @@
 """Who watches a session: the :class:`Subscriber` contract and an in-process implementation.
 
-A session's events reach its subscribers through the session's event bus. A subscriber is
-anything that satisfies :class:`Subscriber`: the daemon wraps each JSON-RPC connection in one
-(:class:`agentd.jsonrpc.clients.Client`), and an in-process front-end (ACP, web, LSP) uses
+A session's events reach its subscribers through the session's event bus (in-process) or
+through :class:`agentd.api.RemoteSessions` (from a daemon over JSON-RPC), as the same
+:class:`Delivery` items. A subscriber is anything that satisfies :class:`Subscriber`: the
+daemon wraps each JSON-RPC connection in one (:class:`agentd.jsonrpc.clients.Client`), and a
+front-end (ACP, web, LSP) uses
 :class:`QueueSubscriber` or its own class. Subscribers may also answer permission requests.
 
 Contracts every subscriber keeps:
@@ -63,10 +65,11 @@ class FileServer(Protocol):
         ...
 
     async def file_request(
-        self, method: str, params: object, result_type: Any, timeout: float
+        self, method: str, params: object, result_type: Any, timeout: float | None
     ) -> Any:
-        """Send one ``fs/…`` request; ConnectionLost/PeerTimeout when the peer went away or
-        did not answer, RpcError when it refused."""
+        """Send one ``fs/…`` request (``timeout`` None: the caller keeps the time);
+        ConnectionLost/PeerTimeout when the peer went away or did not answer, RpcError when
+        it refused."""
         ...
 
 
