@@ -1,7 +1,9 @@
-"""The ACP methods an editor calls, mapped onto agentd's native session methods.
+"""The ACP methods an editor calls, mapped onto agentd's session API.
 
-Every handler translates its ACP params into native requests on the backend connection
-(:mod:`agentd.acp.backend`) and the native answers back; nothing here runs an agent.
+Every handler translates its ACP params into calls of the :class:`~agentd.api.SessionApi`
+(:mod:`agentd.acp.backend`: the in-process service, or the shared daemon) and the answers
+back; nothing here runs an agent. The calls that watch a session pass the
+:class:`~agentd.acp.relay.Relay`, which receives the session's events and requests.
 
 =========================== =====================================================
 ACP                         agentd
@@ -32,9 +34,10 @@ and the failure's message.
 from __future__ import annotations
 
 import asyncio
-import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import structlog
 
@@ -50,6 +53,7 @@ from agentd.acp.session import (
     check_mode,
     split_model,
 )
+from agentd.api import SessionApi
 from agentd.errors import (
     InternalError,
     InvalidParams,
@@ -62,26 +66,18 @@ from agentd.protocol import acp
 from agentd.protocol.methods import (
     FileAccessCapabilities,
     ModelsListParams,
-    ModelsListResult,
     PermissionMode,
     PromptParams,
-    PromptResult,
     SessionIdParams,
-    SessionInfo,
     SessionListParams,
-    SessionListResult,
     SessionLoadParams,
-    SessionLoadResult,
     SessionNewParams,
-    SessionStateResult,
     SetModelParams,
     SetPermissionModeParams,
 )
-from agentd.protocol.provider_env import provider_variables
 from agentd.rpc import Connection, Router
 
 log = structlog.get_logger("agentd.acp")
-T = TypeVar("T")
 
 
 @dataclass
@@ -102,7 +98,6 @@ class AcpAgent:
         self.editor: Connection | None = None
         self.relay = Relay(self._editor_conn, self.sessions)
         self._backend: asyncio.Task[Backend] | None = None
-        self._provider_env = provider_variables(os.environ) if options.shared else None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._initialized: set[int] = set()  # ids of connections past initialize
 
@@ -140,11 +135,11 @@ class AcpAgent:
             raise InvalidRequest("initialize was already called on this connection")
         self._initialized.add(conn.id)
         fs = params.client_capabilities.fs
-        wanted = FileAccessCapabilities(
+        self.relay.fs = FileAccessCapabilities(
             read_text_file=fs.read_text_file, write_text_file=fs.write_text_file
         )
         self._backend = asyncio.get_running_loop().create_task(
-            open_backend(self.options, self.relay.router(), wanted)
+            open_backend(self.options, self.relay.fs)
         )
         log.info(
             "acp client initialized",
@@ -174,6 +169,7 @@ class AcpAgent:
 
     async def close(self) -> None:
         """Stop the backend (in-process: runs cancelled, session files flushed)."""
+        self.relay.closed = True
         for task in list(self._tasks):
             task.cancel()
         if self._backend is None:
@@ -185,20 +181,15 @@ class AcpAgent:
             return
         await backend.close()
 
-    async def _call(self, method: str, params: Any, result_type: type[T]) -> T:
-        """A native request; its errors in ACP's codes."""
+    async def _api(self) -> SessionApi:
+        """The session API, once the backend is up."""
         if self._backend is None:
             raise InvalidRequest("call initialize first")
         try:
             backend = await asyncio.shield(self._backend)
         except OSError as exc:
             raise InternalError(f"cannot reach agentd: {exc}") from None
-        try:
-            return await backend.conn.request(method, params, result_type=result_type)
-        except SessionNotFound as exc:
-            raise ResourceNotFound(exc.message) from None
-        except SessionBusy as exc:
-            raise InvalidRequest(exc.message) from None
+        return backend.sessions
 
     def _session(self, session_id: str) -> AcpSession:
         session = self.sessions.get(session_id)
@@ -224,9 +215,10 @@ class AcpAgent:
             provider=self.options.provider,
             model=self.options.model,
             permission_mode=self.options.permission_mode,
-            provider_env=self._provider_env,
         )
-        info = await self._call("session/new", native, SessionInfo)
+        api = await self._api()
+        with acp_errors():
+            info = await api.create(native, self.relay)
         session = AcpSession(
             info.session_id, info.cwd, info.permission_mode, info.provider, info.model
         )
@@ -248,10 +240,10 @@ class AcpAgent:
         previous = self.sessions.get(params.session_id)
         self.sessions[params.session_id] = session  # before the replayed history arrives
         try:
-            native = SessionLoadParams(
-                session_id=params.session_id, replay=replay, provider_env=self._provider_env
-            )
-            loaded = await self._call("session/load", native, SessionLoadResult)
+            native = SessionLoadParams(session_id=params.session_id, replay=replay)
+            api = await self._api()
+            with acp_errors():
+                loaded = await api.load(native, self.relay)
         except BaseException:
             if self.sessions.get(params.session_id) is session:
                 del self.sessions[params.session_id]
@@ -275,8 +267,9 @@ class AcpAgent:
         return await self.load_session(conn, params, replay=False)
 
     async def _load_models(self, session: AcpSession) -> None:
-        native = ModelsListParams(cwd=session.cwd, provider_env=self._provider_env)
-        models = await self._call("models/list", native, ModelsListResult)
+        api = await self._api()
+        with acp_errors():
+            models = await api.models(ModelsListParams(cwd=session.cwd))
         session.models = models.models
 
     def _mcp_notice(self, session: AcpSession, servers: list[Any]) -> None:
@@ -295,7 +288,9 @@ class AcpAgent:
         self, conn: Connection, params: acp.ListSessionsParams
     ) -> acp.ListSessionsResult:
         native = SessionListParams(cwd=params.cwd, cursor=params.cursor)
-        page = await self._call("session/list", native, SessionListResult)
+        api = await self._api()
+        with acp_errors():
+            page = await api.list(native)
         return acp.ListSessionsResult(
             sessions=[
                 acp.SessionInfo(
@@ -309,10 +304,12 @@ class AcpAgent:
     async def close_session(self, conn: Connection, params: acp.SessionIdParams) -> dict[str, Any]:
         self._session(params.session_id)
         ids = SessionIdParams(session_id=params.session_id)
-        await self._call("session/cancel", ids, dict)
-        await self._call("session/unsubscribe", ids, dict)
-        if not self.options.shared:
-            await self._call("session/close", ids, dict)
+        api = await self._api()
+        with acp_errors():
+            await api.cancel(ids)
+            await api.unsubscribe(ids, self.relay)
+            if not self.options.shared:
+                await api.close_session(ids)
         self.sessions.pop(params.session_id, None)
         return {}
 
@@ -323,7 +320,9 @@ class AcpAgent:
         text, images = prompt_parts(params.prompt)
         session.mapper.last_turn_stop = None
         native = PromptParams(session_id=params.session_id, text=text, images=images)
-        result = await self._call("session/prompt", native, PromptResult)
+        api = await self._api()
+        with acp_errors():
+            result = await api.prompt(native, self.relay)
         await self._send_usage(session)
         return acp.PromptResult(stop_reason=stop_reason(result, session.mapper.last_turn_stop))
 
@@ -332,8 +331,9 @@ class AcpAgent:
         size = session.context_window
         if size is None:
             return
-        ids = SessionIdParams(session_id=session.session_id)
-        state = await self._call("session/state", ids, SessionStateResult)
+        api = await self._api()
+        with acp_errors():
+            state = await api.state(SessionIdParams(session_id=session.session_id))
         update = acp.UsageUpdate(
             used=session.mapper.context_tokens,
             size=size,
@@ -347,7 +347,8 @@ class AcpAgent:
         if params.session_id not in self.sessions:
             return
         try:
-            await self._call("session/cancel", SessionIdParams(session_id=params.session_id), dict)
+            api = await self._api()
+            await api.cancel(SessionIdParams(session_id=params.session_id))
         except RpcError as exc:
             log.info("cancel failed", session_id=params.session_id, error=exc.message)
 
@@ -375,13 +376,10 @@ class AcpAgent:
             )
         elif params.config_id == MODEL_OPTION:
             provider, model = split_model(params.value)
-            native = SetModelParams(
-                session_id=session.session_id,
-                model=model,
-                provider=provider,
-                provider_env=self._provider_env,
-            )
-            info = await self._call("session/setModel", native, SessionInfo)
+            native = SetModelParams(session_id=session.session_id, model=model, provider=provider)
+            api = await self._api()
+            with acp_errors():
+                info = await api.set_model(native)
             session.provider, session.model = info.provider, info.model
         else:
             raise InvalidParams(
@@ -392,5 +390,19 @@ class AcpAgent:
 
     async def _apply_mode(self, session: AcpSession, mode: PermissionMode) -> None:
         native = SetPermissionModeParams(session_id=session.session_id, mode=mode)
-        info = await self._call("session/setPermissionMode", native, SessionInfo)
+        api = await self._api()
+        with acp_errors():
+            info = await api.set_permission_mode(native)
         session.mode = info.permission_mode
+
+
+@contextmanager
+def acp_errors() -> Iterator[None]:
+    """The session API's errors in ACP's codes: an unknown session is "resource not found",
+    a busy one an invalid request; the others keep their code and message."""
+    try:
+        yield
+    except SessionNotFound as exc:
+        raise ResourceNotFound(exc.message) from None
+    except SessionBusy as exc:
+        raise InvalidRequest(exc.message) from None

@@ -1,23 +1,22 @@
-"""The native side of ``agentd acp``: a JSON-RPC connection to agentd's session services.
+"""Where ``agentd acp``'s sessions live: the session API, in-process or shared.
 
-The ACP front-end is a client of agentd's own protocol, like ``agentctl`` and the editor
-plugins: every ACP request becomes native requests on one :class:`~agentd.rpc.Connection`.
+The ACP mapping talks to one :class:`~agentd.api.SessionApi` and passes one subscriber (the
+:class:`~agentd.acp.relay.Relay`) with the calls that watch a session:
 
-- **In-process** (default): a private :class:`~agentd.daemon.Daemon` in this process,
-  attached to one end of a socket pair (no file, no port); the connection is the other end.
-  The daemon is built on first use, so ``initialize`` is answered before the agent, tools and
-  providers are imported.
-- **Shared** (``--shared``): the shared daemon's Unix socket (started in the background like
-  ``agentctl`` does when none runs), so ACP sessions are the sessions the shell and the other
-  editors see.
+- **In-process** (default): a :class:`~agentd.session.service.SessionService` in this process.
+  Calls are method calls and events arrive as the live objects (no socket, no JSON between the
+  mapping and the session). The service is built on first use, so ``initialize`` is answered
+  before the agent, tools and providers are imported.
+- **Shared** (``--shared``): :class:`~agentd.api.RemoteSessions` over the shared daemon's Unix
+  socket (started in the background like ``agentctl`` does when none runs), so ACP sessions are
+  the sessions the shell and the other editors see. The same relay receives the daemon's events,
+  permission requests and file requests through it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -26,15 +25,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentd import __version__
+from agentd.api import RemoteSessions, SessionApi
 from agentd.protocol.methods import (
     ClientCapabilities,
     ClientInfo,
     FileAccessCapabilities,
     InitializeParams,
-    InitializeResult,
 )
+from agentd.protocol.provider_env import provider_variables
 from agentd.rpc import Connection, Router
-from agentd.rpc.connect import connect_unix, open_connection
+from agentd.rpc.connect import connect_unix
 
 STARTUP_TIMEOUT = 10.0
 """Seconds to wait for a shared daemon started by ``agentd acp --shared``."""
@@ -42,7 +42,7 @@ STARTUP_TIMEOUT = 10.0
 
 @dataclass
 class BackendOptions:
-    """Where the sessions live: ``shared`` (the socket daemon) or a private daemon."""
+    """Where the sessions live: ``shared`` (the socket daemon) or in this process."""
 
     shared: bool = False
     socket_path: Path | None = None
@@ -53,72 +53,48 @@ class BackendOptions:
 
 @dataclass
 class Backend:
-    """An initialized native connection and how to close it."""
+    """The session API and how to close it."""
 
-    conn: Connection
+    sessions: SessionApi
     close: Callable[[], Awaitable[None]]
 
 
-async def open_backend(
-    options: BackendOptions, router: Router, fs: FileAccessCapabilities
-) -> Backend:
-    """Connect (in-process or shared) and ``initialize``; ``router`` answers the daemon's
-    requests (permissions, file access: ``fs`` says which) and receives its events."""
-    if options.shared:
-        backend = await _shared(options, router)
-    else:
-        backend = await _in_process(options, router)
+async def open_backend(options: BackendOptions, fs: FileAccessCapabilities) -> Backend:
+    """The in-process service, or the shared daemon connected and initialized (declaring
+    permissions and the editor's file access ``fs``)."""
+    if not options.shared:
+        return await _in_process(options)
+    sessions = RemoteSessions(provider_env=provider_variables(os.environ))
+    conn = await _connect_shared(options, sessions.routes(Router()))
+    sessions.attach(conn)
     params = InitializeParams(
         client_info=ClientInfo(name="agentd-acp", version=__version__),
         capabilities=ClientCapabilities(permissions=True, fs=fs),
     )
     try:
-        await backend.conn.request("initialize", params, result_type=InitializeResult)
+        await sessions.request("initialize", params)
     except BaseException:
-        await backend.close()
-        raise
-    return backend
-
-
-async def _in_process(options: BackendOptions, router: Router) -> Backend:
-    await asyncio.to_thread(__import__, "agentd.session.manager")  # off the event loop
-    from agentd.daemon import DaemonOptions, build_daemon
-
-    daemon = build_daemon(
-        DaemonOptions(
-            transport="stdio",
-            session_dir=options.session_dir,
-            config_file=options.config_file,
-            log_level=options.log_level,
-        )
-    )
-    ours, theirs = socket.socketpair()
-    daemon_reader, daemon_writer = await asyncio.open_connection(sock=theirs)
-    served = asyncio.create_task(
-        daemon.attach(daemon_reader, daemon_writer, transport="memory", name="acp")
-    )
-    reader, writer = await asyncio.open_connection(sock=ours)
-    conn = open_connection(reader, writer, router, name="daemon", transport="memory")
-
-    async def close() -> None:
-        await daemon.sessions.close()  # runs cancelled, session files flushed
         await conn.close()
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(5):
-                await served
-
-    return Backend(conn, close)
+        raise
+    return Backend(sessions, conn.close)
 
 
-async def _shared(options: BackendOptions, router: Router) -> Backend:
+async def _in_process(options: BackendOptions) -> Backend:
+    await asyncio.to_thread(__import__, "agentd.session.manager")  # off the event loop
+    from agentd.session.service import SessionService
+
+    service = SessionService(options.session_dir, options.config_file)
+    return Backend(service, service.close)  # close: runs cancelled, session files flushed
+
+
+async def _connect_shared(options: BackendOptions, router: Router) -> Connection:
     from agentd import paths
 
     path = options.socket_path or paths.default_socket_path()
     try:
-        conn = await connect_unix(path, router)
+        return await connect_unix(path, router)
     except OSError:
-        conn = await _start_shared(path, router)
-    return Backend(conn, conn.close)
+        return await _start_shared(path, router)
 
 
 async def _start_shared(path: Path, router: Router) -> Connection:

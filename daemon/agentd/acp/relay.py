@@ -1,14 +1,19 @@
-"""What the daemon sends the front-end, passed on to the editor in ACP terms.
+"""What the sessions send the front-end, passed on to the editor in ACP terms.
 
-- ``session/event`` → ``session/update`` notifications (through the session's
+:class:`Relay` is the ACP front-end's :class:`~agentd.api.Subscriber` (and
+:class:`~agentd.api.subscriber.FileServer`), given with every call that watches a session,
+in-process and over ``--shared`` alike (:class:`~agentd.api.RemoteSessions` hands it what the
+daemon sends):
+
+- events → ``session/update`` notifications (through the session's
   :class:`~agentd.acp.updates.UpdateMapper`), in the order they arrive, so every update of a
-  run reaches the editor before the ``session/prompt`` answer.
-- ``session/requestPermission`` → ``session/request_permission`` with the four options
-  (allow once / always, reject once / always) and a preview of the call (the edit's or the
-  write's diff, the command); the editor's choice is the daemon's answer, a ``cancelled``
-  (or malformed) answer is ``reject_once``. So approvals take the daemon's one approval path.
-- ``fs/readTextFile`` / ``fs/writeTextFile`` → ``fs/read_text_file`` / ``fs/write_text_file``
-  (asked only when the editor offered them in ``initialize``).
+  run reaches the editor before the ``session/prompt`` answer;
+- permission requests → ``session/request_permission`` with the four options (allow once /
+  always, reject once / always) and a preview of the call (the edit's or the write's diff, the
+  command); the editor's choice is the answer, a ``cancelled`` (or malformed) answer is
+  ``reject_once``. So approvals take the sessions' one approval path;
+- file reads and writes → ``fs/read_text_file`` / ``fs/write_text_file`` (only when the editor
+  offered them in ``initialize``).
 """
 
 from __future__ import annotations
@@ -22,18 +27,18 @@ import structlog
 from agentd.acp.session import AcpSession
 from agentd.acp.titles import absolute_path, native_kind_of, tool_kind, tool_title
 from agentd.acp.toolcontent import proposed_content
+from agentd.api.subscriber import Delivery, new_key
 from agentd.protocol import acp
-from agentd.protocol.events import PermissionOption, SessionEvent
+from agentd.protocol.events import PermissionOption
 from agentd.protocol.methods import (
+    FileAccessCapabilities,
     OkResult,
     ReadTextFileParams,
     ReadTextFileResult,
     RequestPermissionParams,
-    RequestPermissionResult,
     WriteTextFileParams,
 )
-from agentd.protocol.table import METHODS
-from agentd.rpc import Connection, Router
+from agentd.rpc import Connection
 
 log = structlog.get_logger("agentd.acp")
 OPTION_NAMES: dict[PermissionOption, str] = {
@@ -45,38 +50,30 @@ OPTION_NAMES: dict[PermissionOption, str] = {
 
 
 class Relay:
-    """Routes the daemon's notifications and requests to the editor connection."""
+    """Routes the sessions' events and requests to the editor connection."""
 
     def __init__(self, editor: Callable[[], Connection], sessions: dict[str, AcpSession]) -> None:
         self._editor = editor
         self._sessions = sessions
+        self.key = new_key()
+        self.fs = FileAccessCapabilities()
+        self.closed = False
+        self.answers_permissions = True
 
-    def router(self) -> Router:
-        """The native connection's router."""
-        router = Router()
-        router.on_notification("session/event", self.on_event, SessionEvent)
-        for method, handler in (
-            ("session/requestPermission", self.request_permission),
-            ("fs/readTextFile", self.read_text_file),
-            ("fs/writeTextFile", self.write_text_file),
-        ):
-            router.add(method, handler, METHODS[method].params)
-        return router
-
-    def on_event(self, conn: Connection, frame: SessionEvent) -> None:
-        session = self._sessions.get(frame.session_id)
+    def deliver(self, item: Delivery) -> None:
+        session = self._sessions.get(item.session_id)
         if session is None:
             return
         editor = self._editor()
-        for update in session.mapper.map(frame.event, frame.seq):
+        for update in session.mapper.map(item.event().event, item.seq):
             editor.notify(
                 "session/update",
-                acp.SessionNotification(session_id=frame.session_id, update=update),
+                acp.SessionNotification(session_id=item.session_id, update=update),
             )
 
     async def request_permission(
-        self, conn: Connection, params: RequestPermissionParams
-    ) -> RequestPermissionResult:
+        self, params: RequestPermissionParams, timeout: float
+    ) -> PermissionOption | None:
         session = self._sessions.get(params.session_id)
         cwd = session.cwd if session is not None else "/"
         path = absolute_path(params.args.get("path"), cwd)
@@ -104,25 +101,36 @@ class Relay:
             )
         except msgspec.ValidationError as exc:
             log.warning("malformed permission answer: refused", error=str(exc))
-            return RequestPermissionResult(outcome="reject_once")
+            return "reject_once"
         outcome = answer.outcome
         if isinstance(outcome, acp.SelectedOutcome) and outcome.option_id in params.options:
-            return RequestPermissionResult(outcome=outcome.option_id)
-        return RequestPermissionResult(outcome="reject_once")
+            return outcome.option_id
+        return "reject_once"
 
-    async def read_text_file(self, conn: Connection, params: ReadTextFileParams) -> Any:
-        answer = await self._editor().request(
-            "fs/read_text_file",
-            acp.ReadTextFileParams(session_id=params.session_id, path=params.path),
-            result_type=acp.ReadTextFileResult,
-        )
-        return ReadTextFileResult(content=answer.content)
+    def serves_files(self, *, write: bool) -> bool:
+        """Whether the editor offered ``fs/write_text_file`` (or ``fs/read_text_file``)."""
+        return not self.closed and (self.fs.write_text_file if write else self.fs.read_text_file)
 
-    async def write_text_file(self, conn: Connection, params: WriteTextFileParams) -> OkResult:
-        await self._editor().request(
+    async def file_request(
+        self, method: str, params: object, result_type: Any, timeout: float | None
+    ) -> Any:
+        """``fs/readTextFile`` / ``fs/writeTextFile`` as the editor's ``fs/*_text_file``."""
+        editor = self._editor()
+        if isinstance(params, ReadTextFileParams):
+            answer = await editor.request(
+                "fs/read_text_file",
+                acp.ReadTextFileParams(session_id=params.session_id, path=params.path),
+                result_type=acp.ReadTextFileResult,
+                timeout=timeout,
+            )
+            return ReadTextFileResult(content=answer.content)
+        if not isinstance(params, WriteTextFileParams):
+            raise TypeError(f"not a file request: {method}")
+        await editor.request(
             "fs/write_text_file",
             acp.WriteTextFileParams(
                 session_id=params.session_id, path=params.path, content=params.content
             ),
+            timeout=timeout,
         )
         return OkResult()

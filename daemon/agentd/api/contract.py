@@ -70,118 +70,117 @@ class SessionApi(Protocol):
     the :class:`~agentd.session.service.SessionService` docstring.
     """
 
-    # Bodies raise so that RemoteSessions (which fills them from the table) may subclass.
     async def create(
         self, params: SessionNewParams, subscriber: Subscriber | None = None
     ) -> SessionInfo:
-        raise NotImplementedError
+        ...
 
     async def load(
         self, params: SessionLoadParams, subscriber: Subscriber | None = None
     ) -> SessionLoadResult:
-        raise NotImplementedError
+        ...
 
     async def fork(
         self, params: SessionForkParams, subscriber: Subscriber | None = None
     ) -> SessionInfo:
-        raise NotImplementedError
+        ...
 
     async def prompt(
         self, params: PromptParams, subscriber: Subscriber | None = None
     ) -> PromptResult:
-        raise NotImplementedError
+        ...
 
     async def steer(
         self, params: SessionTextParams, subscriber: Subscriber | None = None
     ) -> OkResult:
-        raise NotImplementedError
+        ...
 
     async def follow_up(
         self, params: SessionTextParams, subscriber: Subscriber | None = None
     ) -> OkResult:
-        raise NotImplementedError
+        ...
 
     async def note(
         self, params: SessionNoteParams, subscriber: Subscriber | None = None
     ) -> OkResult:
-        raise NotImplementedError
+        ...
 
     async def cancel(
         self, params: SessionIdParams, subscriber: Subscriber | None = None
     ) -> CancelResult:
-        raise NotImplementedError
+        ...
 
     async def state(
         self, params: SessionIdParams, subscriber: Subscriber | None = None
     ) -> SessionStateResult:
-        raise NotImplementedError
+        ...
 
     async def messages(
         self, params: SessionIdParams, subscriber: Subscriber | None = None
     ) -> MessagesResult:
-        raise NotImplementedError
+        ...
 
     async def set_model(
         self, params: SetModelParams, subscriber: Subscriber | None = None
     ) -> SessionInfo:
-        raise NotImplementedError
+        ...
 
     async def set_permission_mode(
         self, params: SetPermissionModeParams, subscriber: Subscriber | None = None
     ) -> SessionInfo:
-        raise NotImplementedError
+        ...
 
     async def models(
         self, params: ModelsListParams, subscriber: Subscriber | None = None
     ) -> ModelsListResult:
-        raise NotImplementedError
+        ...
 
     async def list(
         self, params: SessionListParams, subscriber: Subscriber | None = None
     ) -> SessionListResult:
-        raise NotImplementedError
+        ...
 
     async def branch(
         self, params: SessionBranchParams, subscriber: Subscriber | None = None
     ) -> OkResult:
-        raise NotImplementedError
+        ...
 
     async def rename(
         self, params: SessionRenameParams, subscriber: Subscriber | None = None
     ) -> OkResult:
-        raise NotImplementedError
+        ...
 
     async def delete(
         self, params: SessionDeleteParams, subscriber: Subscriber | None = None
     ) -> OkResult:
-        raise NotImplementedError
+        ...
 
     async def close_session(
         self, params: SessionIdParams, subscriber: Subscriber | None = None
     ) -> OkResult:
-        raise NotImplementedError
+        ...
 
     async def export(
         self, params: SessionExportParams, subscriber: Subscriber | None = None
     ) -> SessionExportResult:
-        raise NotImplementedError
+        ...
 
     async def subscribe(
         self, params: SubscribeParams, subscriber: Subscriber | None = None
     ) -> SubscribeResult:
-        raise NotImplementedError
+        ...
 
     async def unsubscribe(
         self, params: SessionIdParams, subscriber: Subscriber | None = None
     ) -> OkResult:
-        raise NotImplementedError
+        ...
 
     async def compact(
         self, params: CompactParams, subscriber: Subscriber | None = None
     ) -> CompactResult:
-        raise NotImplementedError
+        ...
 
     async def answer_permission(
         self, params: PermissionAnswerParams, subscriber: Subscriber | None = None
     ) -> OkResult:
-        raise NotImplementedError
+        ...

@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from agentd.api.contract import SessionApi
 from agentd.api.subscriber import Delivery, FileServer
 from agentd.errors import InvalidRequest, MethodNotFound
 from agentd.protocol.events import PermissionOption
@@ -66,8 +65,8 @@ class _Header(msgspec.Struct, rename="camel"):
 _decode_header = msgspec.json.Decoder(_Header).decode
 
 
-class RemoteSessions(SessionApi):
-    """:class:`SessionApi` over a JSON-RPC :class:`~agentd.rpc.Connection` (see the module
+class RemoteSessions:
+    """The session API over a JSON-RPC :class:`~agentd.rpc.Connection` (see the module
     docstring). ``provider_env`` goes with every call whose table entry takes it (left unset
     by the caller); ``permission_handler`` answers requests no subscriber here answers
     (without one they are refused: ``reject_once``)."""
@@ -84,6 +83,10 @@ class RemoteSessions(SessionApi):
         self._watchers: dict[str, dict[int, Subscriber]] = {}
         self._unclaimed: list[Subscriber] = []  # subscribing calls whose session id is unknown
         self._listeners: list[EventListener] = []
+
+    if TYPE_CHECKING:  # the session methods are made from the table (below)
+
+        def __getattr__(self, name: str) -> Any: ...
 
     def routes(self, router: Router) -> Router:
         """Add the handlers of what the daemon sends to ``router`` (give it to the

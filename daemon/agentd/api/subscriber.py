@@ -30,6 +30,13 @@ from agentd.protocol.events import Event, PermissionOption, SessionEvent
 from agentd.protocol.methods import RequestPermissionParams
 
 _keys = itertools.count(1 << 32)  # never collides with connection ids, which count from 1
+
+
+def new_key() -> int:
+    """A :attr:`Subscriber.key` for an in-process subscriber (never a connection id)."""
+    return next(_keys)
+
+
 _decode_frame = msgspec.json.Decoder(SessionEvent).decode
 
 
@@ -126,7 +133,7 @@ class QueueSubscriber:
         answers_permissions: bool | None = None,
         max_events: int = 10_000,
     ) -> None:
-        self.key = next(_keys)
+        self.key = new_key()
         self.answers_permissions = (
             ask is not None if answers_permissions is None else answers_permissions
         )
