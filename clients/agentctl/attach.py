@@ -28,7 +28,7 @@ from agentctl.render import TerminalRenderer
 from agentctl.run import StopSignal, interrupt_handling
 from agentctl.style import Style, wants_color
 from agentd.protocol.events import AgentEnd, AgentStart, PermissionResolved, SessionEvent
-from agentd.protocol.methods import SubscribeResult
+from agentd.protocol.methods import SessionIdParams, SubscribeParams, SubscribeResult
 
 
 def attach_main(options: argparse.Namespace) -> int:
@@ -97,7 +97,8 @@ async def _attach(options: argparse.Namespace) -> int:
         await resolve_session_ids(client, options)
         stream = client.stream(options.session_id, to_frame)
         since = 0 if options.since is None else options.since
-        result = await client.subscribe(options.session_id, since)
+        params = SubscribeParams(session_id=options.session_id, since_seq=since)
+        result = await client.sessions.subscribe(params)
         follower = Follower(options, result.last_seq)
         frames = stream.ready()  # the replay came before subscribe's answer
         if options.since is None:
@@ -121,7 +122,7 @@ async def _before_following(client: AgentClient, session_id: str, follower: Foll
     idle and attach waits for its next run."""
     if follower.until_end and follower.ended is not None:
         return follower.ended.exit_code
-    if follower.ended is not None or (await client.state(session_id)).status != "idle":
+    if follower.ended is not None or await _status(client, session_id) != "idle":
         return None
     if follower.until_end and follower.replayed_end is not None:
         end = follower.replayed_end
@@ -144,7 +145,7 @@ async def _current_run(
     ``--until-end``."""
     replayed = [f for f in frames if f[1] is not None and f[1].seq <= follower.last_seq]
     live = frames[len(replayed) :]
-    if (await client.state(session_id)).status == "idle":
+    if await _status(client, session_id) == "idle":
         ends = [
             f[1].event for f in replayed if f[1] is not None and isinstance(f[1].event, AgentEnd)
         ]
@@ -161,10 +162,16 @@ async def _current_run(
     return replayed + live
 
 
+async def _status(client: AgentClient, session_id: str) -> str:
+    """``idle`` or ``running`` (``session/state``)."""
+    return (await client.sessions.state(SessionIdParams(session_id=session_id))).status
+
+
 async def _resync(client: AgentClient, options: argparse.Namespace, follower: Follower) -> None:
     warn(f"events after seq {options.since} are no longer buffered; the conversation so far:")
     if not follower.json:
-        messages = await client.messages(options.session_id)
+        ids = SessionIdParams(session_id=options.session_id)
+        messages = list((await client.sessions.messages(ids)).messages)
         follower.renderer.line(format_transcript(messages, follower.renderer.style))
 
 

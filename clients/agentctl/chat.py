@@ -37,7 +37,16 @@ from agentctl.shell import format_context, run_shell
 from agentctl.style import Style, wants_color
 from agentd.errors import RpcError
 from agentd.protocol.events import SessionEvent
-from agentd.protocol.methods import SessionInfo
+from agentd.protocol.methods import (
+    ModelsListParams,
+    SessionDeleteParams,
+    SessionInfo,
+    SessionListParams,
+    SessionLoadParams,
+    SessionNewParams,
+    SessionNoteParams,
+    SetModelParams,
+)
 
 HELP = """commands:
   /help                 this text
@@ -162,7 +171,8 @@ class Repl:
         elif name == "/sessions" and len(words) == 1:
             self._switch_session(words[0])
         elif name == "/sessions":
-            page = self.runner.run(self.client.list_sessions(cwd=self.cwd, limit=10))
+            listing = SessionListParams(cwd=self.cwd, limit=10)
+            page = self.runner.run(self.client.sessions.list(listing))
             self.say(format_session_table(page.sessions, self.style) or "no sessions yet")
             self.say(self.style.dim("/sessions ID switches to one (a prefix of the id will do)"))
         elif name == "/model" and not words:
@@ -176,8 +186,8 @@ class Repl:
     async def _new_session(self) -> SessionInfo:
         current = self.session
         assert current is not None
-        return await self.client.new_session(
-            self.cwd,
+        params = SessionNewParams(
+            cwd=self.cwd,
             provider=current.provider,
             model=current.model,
             system_prompt=self.system_prompt,
@@ -185,17 +195,21 @@ class Repl:
             max_turns=self.options.max_turns,
             base_url=self.options.base_url,
         )
+        return await self.client.sessions.create(params)
 
     def _drop_unused(self) -> None:
         """Delete the session this chat created if nothing was said in it."""
         if self.unused is not None and not self.client.closed:
             with contextlib.suppress(RpcError, OSError):
-                self.runner.run(self.client.delete_session(self.unused))
+                self.runner.run(
+                    self.client.sessions.delete(SessionDeleteParams(session_id=self.unused))
+                )
         self.unused = None
 
     def _switch_session(self, text: str) -> None:
         session_id = self.runner.run(resolve_session_id(self.client, text))
-        loaded = self.runner.run(self.client.load_session(session_id))
+        params = SessionLoadParams(session_id=session_id)
+        loaded = self.runner.run(self.client.sessions.load(params))
         self._drop_unused()
         self.session = loaded.session
         self._banner()
@@ -203,7 +217,7 @@ class Repl:
     def _list_models(self) -> None:
         assert self.session is not None
         current = (self.session.provider, self.session.model)
-        listing = self.runner.run(self.client.list_models(self.cwd))
+        listing = self.runner.run(self.client.sessions.models(ModelsListParams(cwd=self.cwd)))
         for item in listing.models:
             mark = "●" if (item.provider, item.model) == current else " "
             self.say(f"{mark} {item.provider} {item.model}")
@@ -212,9 +226,8 @@ class Repl:
     def _switch_model(self, words: list[str]) -> None:
         assert self.session is not None
         provider, model = (words[0], words[1]) if len(words) == 2 else (None, words[0])
-        self.session = self.runner.run(
-            self.client.set_model(self.session.session_id, model, provider)
-        )
+        params = SetModelParams(session_id=self.session.session_id, model=model, provider=provider)
+        self.session = self.runner.run(self.client.sessions.set_model(params))
         self.say(self.style.dim(f"model: {self.session.provider}/{self.session.model}"))
 
     def _shell(self, command: str) -> None:
@@ -225,7 +238,8 @@ class Repl:
             return
         result = run_shell(command, self.cwd, sys.stdout)
         self.unused = None
-        self.runner.run(self.client.note(self.session.session_id, format_context(result)))
+        params = SessionNoteParams(session_id=self.session.session_id, text=format_context(result))
+        self.runner.run(self.client.sessions.note(params))
         note = f"exit {result.exit_code}" if result.exit_code is not None else "interrupted"
         self.say(self.style.dim(f"({note}; recorded in the session for the model)"))
 

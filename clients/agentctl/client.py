@@ -6,18 +6,22 @@ Open a client with :func:`connect` (the shared daemon's Unix socket, optionally 
 async context manager so the connection (and a private daemon) is closed at the end::
 
     async with await connect(autostart=True) as client:
-        info = await client.new_session(cwd=".", provider="mock")
+        info = await client.sessions.create(SessionNewParams(cwd="/abs/dir", provider="mock"))
         async with client.events(info.session_id) as events:
-            run = asyncio.create_task(client.prompt(info.session_id, "how are you"))
+            prompt = PromptParams(session_id=info.session_id, text="how are you")
+            run = asyncio.create_task(client.sessions.prompt(prompt))
             async for item in events:
                 print(item.event)
                 if isinstance(item.event, AgentEnd):
                     break
         print((await run).stop_reason)
 
-Failed calls raise :class:`agentd.errors.RpcError` subclasses (``.code``, ``.message``); a
-connection that cannot be opened raises :class:`DaemonUnavailable`. Imports the standard
-library, msgspec and ``agentd.protocol``/``agentd.rpc`` only (no httpx, no pygls).
+``client.sessions`` is :class:`agentd.api.RemoteSessions`: every session method of the daemon
+(:class:`agentd.api.SessionApi`, made from the method table), params and results the Structs of
+``agentd.protocol.methods``. Failed calls raise :class:`agentd.errors.RpcError` subclasses
+(``.code``, ``.message``); a connection that cannot be opened raises
+:class:`DaemonUnavailable`. Imports the standard library, msgspec and
+``agentd.protocol``/``agentd.rpc``/``agentd.api`` only (no httpx, no pygls).
 """
 
 from __future__ import annotations
@@ -28,20 +32,19 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
-import msgspec
-
 from agentctl import launch, prestart
-from agentctl.events import EventStream, params_bytes, to_dict, to_event
-from agentctl.sessions_api import SessionMethods
+from agentctl.events import EventStream, to_dict, to_event
+from agentd.api import RemoteSessions, SessionApi
+from agentd.protocol.base import Empty
 from agentd.protocol.events import PermissionOption, SessionEvent
 from agentd.protocol.methods import (
     PROTOCOL_VERSION,
     ClientCapabilities,
     ClientInfo,
+    DaemonStatusResult,
     InitializeParams,
     InitializeResult,
     RequestPermissionParams,
-    RequestPermissionResult,
 )
 from agentd.protocol.provider_env import provider_variables
 
@@ -71,15 +74,8 @@ class DaemonUnavailable(Exception):
     """The daemon could not be reached or started; the message says why and what to do."""
 
 
-class _Header(msgspec.Struct, rename="camel"):
-    session_id: str | None = None
-
-
-_decode_header = msgspec.json.Decoder(_Header).decode
-
-
-class AgentClient(SessionMethods):
-    """One JSON-RPC connection to agentd, with typed helpers for every method.
+class AgentClient:
+    """One JSON-RPC connection to agentd; :attr:`sessions` is its session API.
 
     Build it with :func:`connect`, :func:`connect_tcp` or :func:`spawn_stdio`, not directly.
     ``permission_handler`` answers server→client permission requests; without one they are
@@ -97,15 +93,20 @@ class AgentClient(SessionMethods):
     ) -> None:
         from agentd.rpc import Connection, Router
 
-        router = Router()
-        router.on_notification("session/event", self._on_event, msgspec.Raw)
-        router.add("session/requestPermission", self._on_permission, RequestPermissionParams)
+        self.remote = RemoteSessions(permission_handler=permission_handler)
         self.connection = Connection(
-            reader, writer, router, name="agentctl", transport=transport, framing="ndjson"
+            reader,
+            writer,
+            self.remote.routes(Router()),
+            name="agentctl",
+            transport=transport,
+            framing="ndjson",
         )
+        self.remote.attach(self.connection)
+        self.remote.listen(self._on_event)
+        self.sessions: SessionApi = self.remote
         self.transport = transport
         self.process = process
-        self.permission_handler = permission_handler
         self.server: InitializeResult | None = None
         self._streams: list[EventStream[Any]] = []
         self._listeners: list[NotificationHandler] = []
@@ -125,6 +126,34 @@ class AgentClient(SessionMethods):
             token=token,
         )
         self.server = await self.call("initialize", params, result_type=InitializeResult)
+
+    @property
+    def provider_env(self) -> dict[str, str] | None:
+        """Provider variables sent with ``session/new``, ``session/load``, ``session/setModel``
+        and ``models/list`` (the table's ``local_only`` field), so sessions use the caller's
+        current API keys; None sends none (:func:`connect` sets this process's)."""
+        return self.remote.provider_env
+
+    @provider_env.setter
+    def provider_env(self, value: dict[str, str] | None) -> None:
+        self.remote.provider_env = value
+
+    @property
+    def permission_handler(self) -> PermissionHandler | None:
+        return self.remote.permission_handler
+
+    @permission_handler.setter
+    def permission_handler(self, value: PermissionHandler | None) -> None:
+        self.remote.permission_handler = value
+
+    async def status(self) -> DaemonStatusResult:
+        """``daemon/status``: version, pid, uptime, connections, loaded sessions."""
+        result: DaemonStatusResult = await self.remote.request("daemon/status", Empty())
+        return result
+
+    async def shutdown(self) -> None:
+        """``shutdown``: the daemon answers, then stops."""
+        await self.remote.request("shutdown", Empty())
 
     async def _serve(self) -> None:
         try:
@@ -203,20 +232,11 @@ class AgentClient(SessionMethods):
         if stream in self._streams:
             self._streams.remove(stream)
 
-    def _on_event(self, conn: Any, params: Any) -> None:
-        data = params_bytes(params)
-        session_id = _decode_header(data).session_id
+    def _on_event(self, session_id: str | None, data: bytes) -> None:
         for stream in list(self._streams):
             stream.feed(session_id, data)
         for listener in list(self._listeners):
             listener("session/event", data)
-
-    async def _on_permission(
-        self, conn: Any, params: RequestPermissionParams
-    ) -> RequestPermissionResult:
-        if self.permission_handler is None:
-            return RequestPermissionResult(outcome="reject_once")
-        return RequestPermissionResult(outcome=await self.permission_handler(params))
 
 
 async def _stop_process(process: DaemonProcess, grace: float = 5.0) -> None:

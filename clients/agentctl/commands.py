@@ -22,7 +22,14 @@ from agentctl.common import (
 from agentctl.listing import format_session_table, format_transcript
 from agentctl.style import Style, wants_color
 from agentctl.toolfmt import format_seconds
-from agentd.protocol.methods import DaemonStatusResult, SessionListResult
+from agentd.protocol.methods import (
+    DaemonStatusResult,
+    SessionDeleteParams,
+    SessionExportParams,
+    SessionIdParams,
+    SessionListParams,
+    SessionListResult,
+)
 from agentd.protocol.session_file import SessionSummary
 
 PAGE_LIMIT = 1000
@@ -57,7 +64,8 @@ async def _sessions(options: argparse.Namespace) -> int:
             return await _show(client, options)
         if action == "export":
             return await _export(client, options)
-        await client.delete_session(options.session_id, force=options.force)
+        params = SessionDeleteParams(session_id=options.session_id, force=options.force)
+        await client.sessions.delete(params)
         sys.stdout.write(f"deleted {options.session_id}\n")
         return outcome.OK
 
@@ -82,9 +90,8 @@ async def _sessions_page(client: AgentClient, cwd: str | None, limit: int) -> Se
     sessions: list[SessionSummary] = []
     cursor: str | None = None
     while True:
-        page = await client.list_sessions(
-            cwd=cwd, limit=min(PAGE_LIMIT, limit - len(sessions)), cursor=cursor
-        )
+        wanted = min(PAGE_LIMIT, limit - len(sessions))
+        page = await client.sessions.list(SessionListParams(cwd=cwd, limit=wanted, cursor=cursor))
         sessions += page.sessions
         cursor = page.next_cursor
         if cursor is None or len(sessions) >= limit:
@@ -92,7 +99,8 @@ async def _sessions_page(client: AgentClient, cwd: str | None, limit: int) -> Se
 
 
 async def _show(client: AgentClient, options: argparse.Namespace) -> int:
-    messages = await client.messages(options.session_id)
+    ids = SessionIdParams(session_id=options.session_id)
+    messages = list((await client.sessions.messages(ids)).messages)
     if options.json:
         print_json(messages)
         return outcome.OK
@@ -103,7 +111,10 @@ async def _show(client: AgentClient, options: argparse.Namespace) -> int:
 
 async def _export(client: AgentClient, options: argparse.Namespace) -> int:
     html = EXPORT_FORMATS[options.format] == "html"
-    content = await client.export_session(options.session_id, "html" if html else "markdown")
+    params = SessionExportParams(
+        session_id=options.session_id, format="html" if html else "markdown"
+    )
+    content = (await client.sessions.export(params)).content
     if not options.output:
         sys.stdout.write(content if content.endswith("\n") else content + "\n")
         return outcome.OK
@@ -121,7 +132,7 @@ async def _export(client: AgentClient, options: argparse.Namespace) -> int:
 async def _cancel(options: argparse.Namespace) -> int:
     async with await connect(socket_option(options)) as client:
         await resolve_session_ids(client, options)
-        result = await client.cancel(options.session_id)
+        result = await client.sessions.cancel(SessionIdParams(session_id=options.session_id))
     sys.stdout.write("cancelled\n" if result.cancelled else "not running\n")
     for text in result.dropped:
         sys.stdout.write(f"dropped queued message: {text}\n")

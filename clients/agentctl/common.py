@@ -22,6 +22,7 @@ from agentctl.launch import private_log
 from agentctl.style import Style, wants_color
 from agentctl.wording import cli_words
 from agentd.errors import RpcError
+from agentd.protocol.methods import SessionListParams
 
 T = TypeVar("T")
 
@@ -163,7 +164,7 @@ async def resolve_session_id(client: AgentClient, text: str) -> str:
     matches: list[str] = []
     cursor: str | None = None
     while True:
-        page = await client.list_sessions(limit=500, cursor=cursor)
+        page = await client.sessions.list(SessionListParams(limit=500, cursor=cursor))
         for item in page.sessions:
             if item.session_id == text:
                 return text

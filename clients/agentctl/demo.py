@@ -25,6 +25,7 @@ from agentctl.render import TerminalRenderer
 from agentctl.run import StopSignal, drive_run, interrupt_handling
 from agentctl.style import Style, wants_color
 from agentd.protocol.events import SessionEvent
+from agentd.protocol.methods import SessionListParams, SessionNewParams
 
 PROMPT = "write a hello world program and run it"
 EXPECTED_FILE = "hello.py"
@@ -69,9 +70,10 @@ class Demo:
         return code if code != outcome.OK or produced else outcome.AGENT_ERROR
 
     async def _prompt(self, client: AgentClient) -> int:
-        info = await client.new_session(
-            str(self.project), provider="mock", permission_mode="auto", title="demo"
+        params = SessionNewParams(
+            cwd=str(self.project.resolve()), provider="mock", permission_mode="auto", title="demo"
         )
+        info = await client.sessions.create(params)
 
         def view(data: bytes, event: SessionEvent | None) -> None:
             if event is not None:
@@ -93,7 +95,7 @@ class Demo:
         self.say(path.read_text(encoding="utf-8").rstrip("\n"))
 
     async def _show_sessions(self, client: AgentClient) -> None:
-        page = await client.list_sessions()
+        page = await client.sessions.list(SessionListParams())
         self.say("")
         self.say(self.style.dim("$ agentctl sessions list"))
         self.say(format_session_table(page.sessions, self.style) or "no sessions")

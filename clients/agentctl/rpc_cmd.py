@@ -47,7 +47,7 @@ def list_methods() -> int:
     """Print each method a client can call with its one-line description (exit 0)."""
     from agentd.protocol.table import METHODS
 
-    calls = {name: spec for name, spec in METHODS.items() if spec.direction == "client"}
+    calls = {n: spec for n, spec in METHODS.items() if spec.direction == "client" and spec.rpc}
     width = max(map(len, calls))
     for name, spec in calls.items():
         sys.stdout.write(f"{name.ljust(width)}  {spec.doc.splitlines()[0]}\n")

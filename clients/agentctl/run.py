@@ -23,7 +23,7 @@ from agentctl.events import EventStream, Frame, to_frame
 from agentctl.outcome import INTERRUPTED, RunSummary
 from agentd.errors import RpcError
 from agentd.protocol.events import AgentEnd, PermissionResolved, SessionEvent
-from agentd.protocol.methods import PromptResult
+from agentd.protocol.methods import PromptParams, PromptResult, SessionIdParams
 
 CANCEL_GRACE_S = 10.0
 """How long a cancelled run may take to report its end before the client gives up."""
@@ -148,7 +148,9 @@ async def drive_run(
     stream = client.stream(session_id, to_frame)
     pump = asyncio.create_task(_pump(stream, view, tally, stop))
     prompt = asyncio.create_task(
-        client.prompt(session_id, text, max_turns=max_turns, **(budget or {}))
+        client.sessions.prompt(
+            PromptParams(session_id=session_id, text=text, max_turns=max_turns, **(budget or {}))
+        )
     )
     try:
         await _until_done_or_stopped(prompt, stop, timeout)
@@ -186,7 +188,9 @@ async def _until_done_or_stopped(
 
 async def _cancel_run(client: AgentClient, session_id: str, prompt: asyncio.Task[Any]) -> None:
     with contextlib.suppress(RpcError, OSError, TimeoutError):
-        await asyncio.wait_for(client.cancel(session_id), CANCEL_GRACE_S)
+        await asyncio.wait_for(
+            client.sessions.cancel(SessionIdParams(session_id=session_id)), CANCEL_GRACE_S
+        )
     with contextlib.suppress(TimeoutError):
         await asyncio.wait({prompt}, timeout=CANCEL_GRACE_S)
 

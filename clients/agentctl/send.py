@@ -36,7 +36,16 @@ from agentctl.run import StopSignal, drive_run, interrupt_handling
 from agentctl.style import Style, wants_color
 from agentd.errors import ConfigError, RpcError
 from agentd.protocol.events import SessionEvent
-from agentd.protocol.methods import SessionInfo
+from agentd.protocol.methods import (
+    SessionDeleteParams,
+    SessionForkParams,
+    SessionInfo,
+    SessionListParams,
+    SessionLoadParams,
+    SessionNewParams,
+    SessionRenameParams,
+    SetModelParams,
+)
 from agentd.protocol.provider_env import provider_variables
 
 EXISTING_SESSION_IGNORES = ("system_prompt", "permission", "base_url")
@@ -181,7 +190,7 @@ async def select_session(
     fork = getattr(options, "fork", None)
     target = options.session
     if options.continue_:
-        page = await client.list_sessions(cwd=cwd, limit=1)
+        page = await client.sessions.list(SessionListParams(cwd=cwd, limit=1))
         if not page.sessions:
             raise UsageError(f"no session to continue in {cwd}")
         target = page.sessions[0].session_id
@@ -199,21 +208,22 @@ async def select_session(
         for text in info.warnings:
             warn(text)
         if info.untrusted_config and stdin_is_tty() and await _offered_trust(info):
-            await client.delete_session(info.session_id, force=True)
+            unused = SessionDeleteParams(session_id=info.session_id, force=True)
+            await client.sessions.delete(unused)
             info = await _new(client, options, cwd, system_prompt)
         return info
     if fork is not None:
-        info = await client.fork_session(fork)
+        info = await client.sessions.fork(SessionForkParams(session_id=fork))
     else:
-        info = (await client.load_session(target)).session
+        info = (await client.sessions.load(SessionLoadParams(session_id=target))).session
     return await _adjust_existing(client, options, info)
 
 
 async def _new(
     client: AgentClient, options: argparse.Namespace, cwd: str, system_prompt: str | None
 ) -> SessionInfo:
-    return await client.new_session(
-        cwd,
+    params = SessionNewParams(
+        cwd=cwd,
         provider=options.provider,
         model=options.model,
         system_prompt=system_prompt,
@@ -222,6 +232,7 @@ async def _new(
         max_turns=options.max_turns,
         base_url=options.base_url,
     )
+    return await client.sessions.create(params)
 
 
 async def _offered_trust(info: SessionInfo) -> bool:
@@ -246,10 +257,12 @@ async def _adjust_existing(
         flags = ", ".join("--" + name.replace("_", "-") for name in ignored)
         warn(f"{flags} ignored: they apply to new sessions only")
     if options.title:
-        await client.rename_session(info.session_id, options.title)
+        title = SessionRenameParams(session_id=info.session_id, title=options.title)
+        await client.sessions.rename(title)
     if options.model or options.provider:
         model = options.model or info.model
-        info = await client.set_model(info.session_id, model, options.provider)
+        params = SetModelParams(session_id=info.session_id, model=model, provider=options.provider)
+        info = await client.sessions.set_model(params)
     return info
 
 

@@ -124,7 +124,7 @@ async def test_events_are_routed_per_session_and_typed(daemon: tuple[FakeDaemon,
         typed = client.events("s1")
         raw = client.raw_events("s1")
         every = client.events()
-        result = await client.prompt("s1", "go")
+        result = await client.sessions.prompt(PromptParams(session_id="s1", text="go"))
         typed.close()
         raw.close()
         every.close()
@@ -144,7 +144,7 @@ async def test_permission_requests_reach_the_handler(daemon: tuple[FakeDaemon, s
         return "allow_once"
 
     async with await connect(path, permission_handler=approve) as client:
-        await client.prompt("s1", "ask")
+        await client.sessions.prompt(PromptParams(session_id="s1", text="ask"))
     assert fake.initialize[0].capabilities.permissions is True
     assert [p.args for p in seen] == [{"command": "ls"}]
     assert fake.permission_answers == ["allow_once"]
@@ -154,7 +154,7 @@ async def test_without_a_handler_requests_are_refused(daemon: tuple[FakeDaemon, 
     """A client that cannot ask anybody refuses rather than hangs."""
     fake, path = daemon
     async with await connect(path) as client:
-        await client.prompt("s1", "ask")
+        await client.sessions.prompt(PromptParams(session_id="s1", text="ask"))
     assert fake.permission_answers == ["reject_once"]
 
 
@@ -163,7 +163,7 @@ async def test_rpc_errors_keep_their_class(daemon: tuple[FakeDaemon, str]) -> No
     _, path = daemon
     async with await connect(path) as client:
         with pytest.raises(SessionNotFound, match="no session 'x'"):
-            await client.state("x")
+            await client.sessions.state(SessionIdParams(session_id="x"))
         raw = await client.call("session/prompt", {"sessionId": "s1", "text": "go"})
         assert raw["stopReason"] == "end_turn"
 

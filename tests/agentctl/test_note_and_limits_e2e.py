@@ -14,6 +14,12 @@ from agentctl.client import AgentClient, spawn_stdio
 from agentd.errors import InvalidParams, SessionBusy
 from agentd.protocol.content import TextContent, UserMessage
 from agentd.protocol.events import MessageEnd, MessageUpdate
+from agentd.protocol.methods import (
+    PromptParams,
+    SessionIdParams,
+    SessionNewParams,
+    SessionNoteParams,
+)
 from tests.agentctl.harness import Sandbox, json_lines
 
 pytestmark = pytest.mark.e2e
@@ -43,17 +49,23 @@ async def test_a_note_is_recorded_broadcast_and_kept_before_the_next_prompt(
     client: AgentClient, sandbox: Sandbox
 ) -> None:
     """The note becomes a user message: in the file, as a live event, then in the context."""
-    info = await client.new_session(str(sandbox.project), provider="mock")
+    info = await client.sessions.create(SessionNewParams(cwd=str(sandbox.project), provider="mock"))
     async with client.events(info.session_id) as events:
-        await client.note(info.session_id, "$ echo hi\nhi")
+        await client.sessions.note(
+            SessionNoteParams(session_id=info.session_id, text="$ echo hi\nhi")
+        )
         seen = await asyncio.wait_for(anext(aiter(events)), 5)
         while not isinstance(seen.event, MessageEnd):
             seen = await asyncio.wait_for(anext(aiter(events)), 5)
     assert seen.seq > 0
     assert isinstance(seen.event.message, UserMessage)
-    result = await client.prompt(info.session_id, "how are you")
+    result = await client.sessions.prompt(
+        PromptParams(session_id=info.session_id, text="how are you")
+    )
     assert result.stop_reason == "end_turn"
-    assert user_texts(await client.messages(info.session_id)) == ["$ echo hi\nhi", "how are you"]
+    assert user_texts(
+        (await client.sessions.messages(SessionIdParams(session_id=info.session_id))).messages
+    ) == ["$ echo hi\nhi", "how are you"]
     assert info.path is not None
     entries = [json.loads(line) for line in Path(info.path).read_text().splitlines()[1:]]
     stored = [e["message"] for e in entries if e["type"] == "message"]
@@ -64,26 +76,36 @@ async def test_a_note_is_refused_while_running_or_empty(
     client: AgentClient, sandbox: Sandbox
 ) -> None:
     """-32002 during a run (steer is the running counterpart), -32602 for blank text."""
-    info = await client.new_session(str(sandbox.project), provider="mock")
+    info = await client.sessions.create(SessionNewParams(cwd=str(sandbox.project), provider="mock"))
     async with client.events(info.session_id) as events:
-        run = asyncio.create_task(client.prompt(info.session_id, "be slow"))
+        run = asyncio.create_task(
+            client.sessions.prompt(PromptParams(session_id=info.session_id, text="be slow"))
+        )
         async for item in events:
             if isinstance(item.event, MessageUpdate):
                 break
         with pytest.raises(SessionBusy):
-            await client.note(info.session_id, "too late")
-        await client.cancel(info.session_id)
+            await client.sessions.note(
+                SessionNoteParams(session_id=info.session_id, text="too late")
+            )
+        await client.sessions.cancel(SessionIdParams(session_id=info.session_id))
         assert (await run).stop_reason == "cancelled"
     with pytest.raises(InvalidParams):
-        await client.note(info.session_id, "  ")
+        await client.sessions.note(SessionNoteParams(session_id=info.session_id, text="  "))
 
 
 async def test_max_turns_limits_one_run_only(client: AgentClient, sandbox: Sandbox) -> None:
     """maxTurns on a prompt overrides the session's limit for that run; 0 is refused."""
-    info = await client.new_session(str(sandbox.project), provider="mock", max_turns=5)
-    limited = await client.prompt(info.session_id, "loop forever", max_turns=2)
+    info = await client.sessions.create(
+        SessionNewParams(cwd=str(sandbox.project), provider="mock", max_turns=5)
+    )
+    limited = await client.sessions.prompt(
+        PromptParams(session_id=info.session_id, text="loop forever", max_turns=2)
+    )
     assert (limited.stop_reason, limited.turns) == ("max_turns", 2)
-    default = await client.prompt(info.session_id, "loop forever")
+    default = await client.sessions.prompt(
+        PromptParams(session_id=info.session_id, text="loop forever")
+    )
     assert (default.stop_reason, default.turns) == ("max_turns", 5)
     with pytest.raises(InvalidParams):
         await client.call(

@@ -11,6 +11,7 @@ import pytest
 
 from agentctl import launch, prestart
 from agentctl.client import spawn_stdio
+from agentd.protocol.methods import PromptParams, SessionNewParams
 from tests.agentctl.harness import Sandbox
 from tests.harness import wait_until
 
@@ -61,8 +62,12 @@ def test_the_early_daemon_is_the_one_the_client_uses(in_sandbox: Sandbox) -> Non
         process = client.process
         assert process is not None
         async with client:
-            info = await client.new_session(cwd=str(in_sandbox.project), provider="mock")
-            result = await client.prompt(info.session_id, "hi")
+            info = await client.sessions.create(
+                SessionNewParams(cwd=str(in_sandbox.project), provider="mock")
+            )
+            result = await client.sessions.prompt(
+                PromptParams(session_id=info.session_id, text="hi")
+            )
         code = await process.wait()
         return getattr(process, "pid", -1), code, result.stop_reason
 

@@ -9,6 +9,7 @@ import pytest
 
 from agentctl.client import connect_tcp
 from agentd.errors import InvalidParams, Unauthorized
+from agentd.protocol.methods import PromptParams, SessionNewParams
 from tests.agentctl.harness import Sandbox
 from tests.harness import stop
 
@@ -31,8 +32,10 @@ def test_tcp_with_the_token_runs_a_prompt(tcp_daemon: tuple[int, str], sandbox: 
 
     async def scenario() -> str:
         async with await connect_tcp("127.0.0.1", port, token) as client:
-            info = await client.new_session(str(sandbox.project), provider="mock")
-            return (await client.prompt(info.session_id, "how are you")).stop_reason
+            new = SessionNewParams(cwd=str(sandbox.project), provider="mock")
+            info = await client.sessions.create(new)
+            prompt = PromptParams(session_id=info.session_id, text="how are you")
+            return (await client.sessions.prompt(prompt)).stop_reason
 
     assert asyncio.run(scenario()) == "end_turn"
 
@@ -57,7 +60,9 @@ def test_tcp_refuses_provider_variables(tcp_daemon: tuple[int, str], sandbox: Sa
         async with await connect_tcp("127.0.0.1", port, token) as client:
             assert client.provider_env is None  # the library sends none over TCP
             client.provider_env = {"OPENAI_API_KEY": "sk-must-not-travel-1234"}
-            await client.new_session(str(sandbox.project), provider="mock")
+            await client.sessions.create(
+                SessionNewParams(cwd=str(sandbox.project), provider="mock")
+            )
 
     with pytest.raises(InvalidParams, match="Unix socket or stdio only"):
         asyncio.run(scenario())
