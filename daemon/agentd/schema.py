@@ -207,8 +207,11 @@ def events_table() -> str:
 
 def errors_table() -> str:
     """The Markdown table of every error code."""
-    lines = ["| Code | Name | Meaning |", "|---|---|---|"]
-    lines += [f"| {code} | `{name}` | {text} |" for code, name, text in error_rows()]
+    lines = ["| Code | Name | Meaning | HTTP |", "|---|---|---|---|"]
+    statuses = {cls.__name__: cls.http_status for cls in errors.ERROR_CLASSES}
+    lines += [
+        f"| {code} | `{name}` | {text} | {statuses[name]} |" for code, name, text in error_rows()
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -1,10 +1,11 @@
 """The session service: the one typed API over the daemon's sessions, for every front-end.
 
-The JSON-RPC handlers (:mod:`agentd.jsonrpc.handlers`) are thin adapters over
-:class:`SessionService`; in-process front-ends (ACP, web, LSP) call it directly. Parameters and
-results are the wire types of :mod:`agentd.protocol.methods`, so a front-end translates its own
-protocol to and from them, and errors are :class:`~agentd.errors.RpcError` subclasses with the
-same codes and texts a JSON-RPC client sees.
+It implements :class:`agentd.api.SessionApi`: one method per ``call`` of the method table
+(:data:`agentd.protocol.table.METHODS`), ``async def name(self, params, subscriber=None) ->
+Result`` with the wire types of :mod:`agentd.protocol.methods`; errors are
+:class:`~agentd.errors.RpcError` subclasses with the codes and texts a JSON-RPC client sees.
+The JSON-RPC handlers and the web API are loops over the table; in-process front-ends (ACP)
+call it directly.
 
 A front-end receives a session's events by subscribing a
 :class:`~agentd.api.subscriber.Subscriber` (:class:`~agentd.api.subscriber.QueueSubscriber`
@@ -58,37 +59,14 @@ from agentd.protocol.methods import (
     SubscribeResult,
 )
 from agentd.session.idle import DEFAULT_IDLE_SECONDS, DEFAULT_MAX_LOADED
+from agentd.session.prompt_run import PromptRun
 
 if TYPE_CHECKING:
-    from agentd.agent.loop import RunResult
     from agentd.api import SessionApi
     from agentd.api.subscriber import Subscriber
     from agentd.protocol.session_file import SessionSummary
     from agentd.session.manager import SessionManager
     from agentd.session.runtime import SessionRuntime
-
-
-class PromptRun:
-    """A run started by :meth:`SessionService.start_prompt`."""
-
-    def __init__(self, runtime: SessionRuntime, task: asyncio.Task[RunResult]) -> None:
-        self.session_id = runtime.id
-        self._runtime = runtime
-        self._task = task
-
-    async def result(self) -> PromptResult:
-        """Wait for the run to end. Cancelling this wait does not cancel the run."""
-        from agentd.session.settings import prompt_result
-
-        return prompt_result(await asyncio.shield(self._task))
-
-    def cancel(self) -> CancelResult:
-        """Cancel the run (and drop its queued messages)."""
-        return self._runtime.cancel()
-
-    async def settled(self) -> None:
-        """Wait until the run has ended (however it ends)."""
-        await asyncio.gather(self._task, return_exceptions=True)
 
 
 class SessionService:
