@@ -32,7 +32,7 @@ import msgspec
 
 from agentd.api.subscriber import Delivery, FileServer
 from agentd.errors import InvalidRequest, MethodNotFound
-from agentd.protocol.events import PermissionOption
+from agentd.protocol.events import PermissionOption, SessionEvent
 from agentd.protocol.methods import (
     OkResult,
     ReadTextFileParams,
@@ -63,6 +63,7 @@ class _Header(msgspec.Struct, rename="camel"):
 
 
 _decode_header = msgspec.json.Decoder(_Header).decode
+_decode_event = msgspec.json.Decoder(SessionEvent).decode
 
 
 class RemoteSessions:
@@ -163,14 +164,21 @@ class RemoteSessions:
     # --- what the daemon sends ---------------------------------------------------------------
 
     def _on_event(self, conn: Connection, params: msgspec.Raw) -> None:
+        """Hand one ``session/event`` to its session's subscribers (decoded once; an event
+        type this side does not know is skipped for them) and to every listener (as sent)."""
         data = bytes(params)
         header = _decode_header(data)
         subscribers = self._subscribers(header.session_id)
         if subscribers and header.session_id is not None:
-            item = Delivery(header.session_id, header.seq, data, None)
-            for subscriber in subscribers:
-                if not subscriber.closed:
-                    subscriber.deliver(item)
+            try:
+                event = _decode_event(data).event
+            except msgspec.ValidationError:
+                event = None
+            if event is not None:
+                item = Delivery(header.session_id, header.seq, data, event)
+                for subscriber in subscribers:
+                    if not subscriber.closed:
+                        subscriber.deliver(item)
         for listener in list(self._listeners):
             listener(header.session_id, data)
 
