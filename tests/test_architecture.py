@@ -7,7 +7,7 @@ Every ``import``/``from … import`` of an ``agentd`` or ``agentctl`` module is 
   units :data:`ALLOWED` lists for it — the table is the architecture, kept short and explicit;
 * no import cycle between modules, counting every import (``TYPE_CHECKING`` ones too);
 * the front-ends (:data:`FRONT_ENDS`) never import each other, and the session layer imports
-  none of them.
+  none of them; the session API (``api``) imports neither them nor the session layer.
 """
 
 from __future__ import annotations
@@ -156,6 +156,15 @@ def test_the_session_layer_imports_no_front_end() -> None:
     above = FRONT_ENDS | {"daemon", "transports", "listen", "cli", "__main__"}
     assert not (ALLOWED["session"] & above)
     assert not any(ALLOWED[unit] & above for unit in ALLOWED["session"] if unit in ALLOWED)
+
+
+def test_the_api_imports_neither_a_front_end_nor_the_session_layer() -> None:
+    """``api`` is the typed interface the front-ends and agentctl program against: below the
+    session layer that implements it, so agentctl may use it without the session machinery."""
+    above = FRONT_ENDS | {"session", "daemon", "transports", "listen", "cli", "__main__"}
+    assert not (ALLOWED["api"] & above)
+    assert "api" in ALLOWED["agentctl"]
+    assert all("api" in ALLOWED[unit] for unit in FRONT_ENDS)
 
 
 def test_no_import_cycles_between_modules() -> None:
