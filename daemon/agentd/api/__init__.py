@@ -17,9 +17,22 @@ this unit; nothing of the session machinery).
 
 from __future__ import annotations
 
-from agentd.api.contract import SessionApi, refuse_local_only
-from agentd.api.remote import RemoteSessions
-from agentd.api.subscriber import Delivery, QueueSubscriber, Subscriber
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agentd.api.contract import SessionApi, refuse_local_only
+    from agentd.api.remote import RemoteSessions
+    from agentd.api.subscriber import Delivery, QueueSubscriber, Subscriber
+
+_HOMES = {
+    "SessionApi": "agentd.api.contract",
+    "refuse_local_only": "agentd.api.contract",
+    "RemoteSessions": "agentd.api.remote",
+    "Delivery": "agentd.api.subscriber",
+    "QueueSubscriber": "agentd.api.subscriber",
+    "Subscriber": "agentd.api.subscriber",
+}
 
 __all__ = [
     "Delivery",
@@ -29,3 +42,12 @@ __all__ = [
     "Subscriber",
     "refuse_local_only",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The names above, each imported from its module on first use (a lazy boundary: the
+    daemon's start-up path needs only ``refuse_local_only``, agentctl's the remote client)."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'agentd.api' has no attribute {name!r}")
+    return getattr(import_module(home), name)

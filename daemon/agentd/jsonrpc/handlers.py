@@ -17,7 +17,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from agentd.api import refuse_local_only
+from agentd.api.contract import refuse_local_only
 from agentd.jsonrpc.lifecycle import DaemonControl, Lifecycle, guard
 from agentd.protocol.methods import PromptParams, PromptResult
 from agentd.protocol.table import METHODS, MethodSpec

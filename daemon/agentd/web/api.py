@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from agentd.api import refuse_local_only
+from agentd.api.contract import refuse_local_only
 from agentd.errors import InvalidParams, MethodNotFound, RpcError
 from agentd.protocol.table import METHODS
 
