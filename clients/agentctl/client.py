@@ -122,7 +122,7 @@ class AgentClient:
         params = InitializeParams(
             protocol_version=PROTOCOL_VERSION,
             client_info=ClientInfo(name=name, version=__version__),
-            capabilities=ClientCapabilities(permissions=self.permission_handler is not None),
+            capabilities=ClientCapabilities(permissions=self.remote.permission_handler is not None),
             token=token,
         )
         self.server = await self.call("initialize", params, result_type=InitializeResult)
@@ -137,14 +137,6 @@ class AgentClient:
     @provider_env.setter
     def provider_env(self, value: dict[str, str] | None) -> None:
         self.remote.provider_env = value
-
-    @property
-    def permission_handler(self) -> PermissionHandler | None:
-        return self.remote.permission_handler
-
-    @permission_handler.setter
-    def permission_handler(self, value: PermissionHandler | None) -> None:
-        self.remote.permission_handler = value
 
     async def status(self) -> DaemonStatusResult:
         """``daemon/status``: version, pid, uptime, connections, loaded sessions."""

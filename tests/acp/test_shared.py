@@ -49,3 +49,22 @@ async def test_acp_sessions_are_shell_sessions(box: Box) -> None:
     texts = json.dumps(json.loads(shown.stdout) if shown.stdout.startswith("[") else shown.stdout)
     assert "edit the notes" in texts
     assert "run the tests" in texts
+
+
+async def test_shared_mode_asks_and_edits_through_the_editor(box: Box) -> None:
+    """With ``--shared`` the daemon's permission and file requests reach the editor (through
+    the session API's remote client) as they do in-process: the edit is approved in the
+    editor and lands in its buffer, not on disk."""
+    draft = box.project / "draft.txt"
+    draft.write_text("saved text\n")
+    editor = Editor(fs=True, buffers={str(draft): "an unsaved typo\n"})
+    async with spawn(box, editor, "--shared") as (conn, _):
+        session = await conn.new_session(cwd=str(box.project))
+        sid = session.session_id
+        await conn.set_session_mode(session_id=sid, mode_id="ask")
+        reply = await conn.prompt(session_id=sid, prompt=[acp.text_block("fix the draft")])
+    assert reply.stop_reason == "end_turn"
+    assert [call.title for call, _ in editor.permission_requests] == ["Edit draft.txt"]
+    assert editor.buffers[str(draft)] == "an unsaved fix\n"
+    assert str(draft) in editor.reads
+    assert draft.read_text() == "saved text\n", "the editor, not the daemon, owns the file"
