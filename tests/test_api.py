@@ -171,6 +171,24 @@ async def _until_end(watcher: QueueSubscriber) -> AsyncIterator[SessionEvent]:
                 return
 
 
+async def test_a_lost_daemon_ends_the_event_stream(home: IsolatedHome) -> None:
+    """When the connection closes (the daemon is gone), a subscriber's stream ends after the
+    events it already received, instead of waiting for ever."""
+    sessions = RemoteSessions()
+    process, conn = await spawn_stdio_connection(home, router=sessions.routes(Router()))
+    sessions.attach(conn)
+    await sessions.request("initialize", {})
+    watcher = QueueSubscriber()
+    info = await sessions.create(SessionNewParams(cwd=str(home.project), provider="mock"), watcher)
+    await sessions.prompt(PromptParams(session_id=info.session_id, text="how are you"), watcher)
+    process.kill()
+    await process.wait()
+    async with asyncio.timeout(30):
+        seen = [type(item.event) async for item in watcher.events()]
+    assert seen[-1] is AgentEnd
+    assert watcher.closed
+
+
 async def test_errors_keep_their_class_and_web_only_methods_are_refused(
     remote: RemoteSessions,
 ) -> None:

@@ -99,8 +99,19 @@ class RemoteSessions:
         return router
 
     def attach(self, connection: Connection) -> None:
-        """Send the calls on ``connection`` (built with :meth:`routes`)."""
+        """Send the calls on ``connection`` (built with :meth:`routes`). When it closes, the
+        subscribers registered here that can be closed (``QueueSubscriber``) are, so their
+        readers end instead of waiting for events that cannot come."""
         self.connection = connection
+        connection.add_close_callback(self._on_close)
+
+    def _on_close(self, connection: Connection) -> None:
+        watchers = [w for found in self._watchers.values() for w in found.values()]
+        self._watchers.clear()
+        for subscriber in [*watchers, *self._unclaimed]:
+            close = getattr(subscriber, "close", None)
+            if callable(close):
+                close()
 
     def listen(self, listener: EventListener) -> None:
         """Call ``listener(session_id, params_json)`` for every event frame received."""
