@@ -37,7 +37,7 @@ import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -53,7 +53,6 @@ from agentd.acp.session import (
     check_mode,
     split_model,
 )
-from agentd.api import SessionApi
 from agentd.errors import (
     InternalError,
     InvalidParams,
@@ -76,6 +75,9 @@ from agentd.protocol.methods import (
     SetPermissionModeParams,
 )
 from agentd.rpc import Connection, Router
+
+if TYPE_CHECKING:
+    from agentd.api import SessionApi
 
 log = structlog.get_logger("agentd.acp")
 

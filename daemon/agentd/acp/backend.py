@@ -23,9 +23,9 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentd import __version__
-from agentd.api import RemoteSessions, SessionApi
 from agentd.protocol.methods import (
     ClientCapabilities,
     ClientInfo,
@@ -35,6 +35,9 @@ from agentd.protocol.methods import (
 from agentd.protocol.provider_env import provider_variables
 from agentd.rpc import Connection, Router
 from agentd.rpc.connect import connect_unix
+
+if TYPE_CHECKING:
+    from agentd.api import SessionApi
 
 STARTUP_TIMEOUT = 10.0
 """Seconds to wait for a shared daemon started by ``agentd acp --shared``."""
@@ -64,6 +67,8 @@ async def open_backend(options: BackendOptions, fs: FileAccessCapabilities) -> B
     permissions and the editor's file access ``fs``)."""
     if not options.shared:
         return await _in_process(options)
+    from agentd.api.remote import RemoteSessions  # --shared only: not on the start-up path
+
     sessions = RemoteSessions(provider_env=provider_variables(os.environ))
     conn = await _connect_shared(options, sessions.routes(Router()))
     sessions.attach(conn)

@@ -19,7 +19,7 @@ daemon sends):
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import structlog
@@ -27,7 +27,7 @@ import structlog
 from agentd.acp.session import AcpSession
 from agentd.acp.titles import absolute_path, native_kind_of, tool_kind, tool_title
 from agentd.acp.toolcontent import proposed_content
-from agentd.api.subscriber import Delivery, new_key
+from agentd.api.subscriber import new_key
 from agentd.protocol import acp
 from agentd.protocol.events import PermissionOption
 from agentd.protocol.methods import (
@@ -39,6 +39,9 @@ from agentd.protocol.methods import (
     WriteTextFileParams,
 )
 from agentd.rpc import Connection
+
+if TYPE_CHECKING:
+    from agentd.api.subscriber import Delivery
 
 log = structlog.get_logger("agentd.acp")
 OPTION_NAMES: dict[PermissionOption, str] = {
