@@ -9,11 +9,21 @@ comparable across machines, and keeps the ratio honest on a busy one):
   store are not imported for it);
 * ``agentctl send --stdio --provider mock``: the whole process — a private daemon, a session,
   a one-turn reply, exit;
-* the same with 20 bash tool turns (the mock's ``run twenty commands`` scenario).
+* the same with 20 bash tool turns (the mock's ``run twenty commands`` scenario);
+* both again with the OpenAI-compatible provider talking HTTP to a local server, the way a
+  user runs it against Ollama, vLLM or LiteLLM: a standalone ``agentd mock-llm`` process
+  (started once, outside the timings) configured as ``[providers.local]`` with its
+  ``http://127.0.0.1:PORT`` base URL. This is the path the in-process mock skips: the shared
+  HTTP client, the connection and the SSE parsing.
+
+Every ``agentctl`` row is timed the way ``$(agentctl send …)`` waits: until the process has
+exited *and* both of its output pipes have closed (EOF), so a daemon or tool process left
+holding them would be counted.
 """
 
 from __future__ import annotations
 
+import re
 import statistics
 import subprocess
 import sys
@@ -34,15 +44,51 @@ def _agentctl() -> list[str]:
 
 
 def _run(argv: list[str], sandbox: Sandbox) -> float:
-    """Seconds one successful process takes."""
+    """Seconds one successful process takes, until it has exited and its stdout and stderr
+    pipes are closed (``communicate`` reads both to EOF, whoever holds them)."""
     started = time.perf_counter()
-    result = subprocess.run(
-        argv, cwd=sandbox.project, env=sandbox.env, capture_output=True, check=False
-    )
+    with subprocess.Popen(
+        argv,
+        cwd=sandbox.project,
+        env=sandbox.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as process:
+        _, err = process.communicate(timeout=120)
     elapsed = time.perf_counter() - started
-    if result.returncode != 0:
-        raise RuntimeError(f"{argv} failed: {result.stderr.decode(errors='replace')[-2000:]}")
+    if process.returncode != 0:
+        raise RuntimeError(f"{argv} failed: {err.decode(errors='replace')[-2000:]}")
     return elapsed
+
+
+class LocalServer:
+    """A standalone ``agentd mock-llm`` on a free port, configured in the sandbox's user
+    config file as the OpenAI-compatible provider ``local`` (as a user configures Ollama)."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        argv = [sys.executable, "-m", "agentd", "mock-llm", "--port", "0"]
+        self.process = subprocess.Popen(
+            argv, env=sandbox.env, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+        assert self.process.stderr is not None
+        line = self.process.stderr.readline()
+        match = re.search(r"(http://127\.0\.0\.1:\d+)", line)
+        if match is None:
+            self.close()
+            raise RuntimeError(f"mock-llm did not start: {line!r}")
+        config = sandbox.config_dir / "agentd" / "config.toml"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(
+            f'[providers.local]\napi = "openai"\nbase_url = "{match.group(1)}"\n'
+            'models = ["mock-model"]\n'
+        )
+
+    def close(self) -> None:
+        self.process.terminate()
+        self.process.wait(15)
+        if self.process.stderr is not None:
+            self.process.stderr.close()
 
 
 def _paired(
@@ -86,7 +132,9 @@ def main() -> list[tuple[str, str, str]]:
     """Rows of (measure, value, budget)."""
     sandbox = Sandbox()
     sandbox.env.pop("PYTHONDONTWRITEBYTECODE", None)
+    server = LocalServer(sandbox)
     send = [*_agentctl(), "send", "--stdio", "--provider", "mock"]
+    http = [*_agentctl(), "send", "--stdio", "--provider", "local"]
     rows: list[tuple[str, Callable[[], float], str, int]] = [
         ("agentd --stdio: start → initialize answered", lambda: _initialize(sandbox), "1.3", RUNS),
         (
@@ -101,6 +149,18 @@ def main() -> list[tuple[str, str, str]]:
             "4.5",
             5,
         ),
+        (
+            "… one-turn reply, OpenAI-compatible over HTTP",
+            lambda: _run([*http, "how are you"], sandbox),
+            "3",
+            RUNS,
+        ),
+        (
+            "… 20 bash tool turns, OpenAI-compatible over HTTP",
+            lambda: _run([*http, "run twenty commands"], sandbox),
+            "4.5",
+            5,
+        ),
     ]
     table: list[tuple[str, str, str]] = []
     floors: list[float] = []
@@ -111,6 +171,7 @@ def main() -> list[tuple[str, str, str]]:
             value = f"{seconds * 1000:.0f} ms = {seconds / floor:.2f}× floor"
             table.append((name, value, f"≤ {budget}× floor"))
     finally:
+        server.close()
         sandbox.close()
     floor_row = (
         "floor: python -c 'import asyncio, msgspec'",
