@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 
 import httpx
 import msgspec
@@ -33,6 +33,7 @@ from agentd.providers.sse import SSEDecoder
 log = structlog.get_logger("agentd.providers")
 
 _ERROR_BODY_LIMIT = 64 * 1024
+_FINISH_SECONDS = 0.05
 
 
 class HttpCall(msgspec.Struct, frozen=True):
@@ -44,13 +45,6 @@ class HttpCall(msgspec.Struct, frozen=True):
 
     def __repr__(self) -> str:  # the headers carry the API key: never shown
         return f"HttpCall(url={self.url!r}, headers=<hidden>, body=<{len(self.body)} bytes>)"
-
-
-def new_http_client() -> httpx.AsyncClient:
-    """An HTTP client suited to LLM streaming (share one per daemon; close it at shutdown)."""
-    limits = httpx.Limits(max_connections=100, max_keepalive_connections=20)
-    timeout = httpx.Timeout(300.0, connect=15.0)
-    return httpx.AsyncClient(limits=limits, timeout=timeout, follow_redirects=False)
 
 
 async def stream_reply(
@@ -109,14 +103,31 @@ async def _attempt(
         try:
             await _check_response(response)
             decoder = SSEDecoder()
-            async for chunk in response.aiter_bytes():
+            chunks = response.aiter_bytes()
+            async for chunk in chunks:
                 for event in decoder.feed(chunk):
                     for delta in parser.feed(event):
                         yield delta
                 if parser.complete:
+                    await _finish_body(chunks)
                     return
         finally:
             await response.aclose()
+
+
+async def _finish_body(chunks: AsyncIterator[bytes]) -> None:
+    """Read what is left of a complete reply's body (normally just its end: the last chunk of
+    the transfer encoding) so that the connection can carry the next request instead of being
+    closed: no new connection, and no new TLS handshake, for the next turn. A server that keeps
+    the body open longer than ``_FINISH_SECONDS`` or sends more than ``_ERROR_BODY_LIMIT`` bytes
+    after the end of the reply just gets its connection closed."""
+    left = _ERROR_BODY_LIMIT
+    with contextlib.suppress(TimeoutError, httpx.HTTPError):
+        async with asyncio.timeout(_FINISH_SECONDS):
+            async for chunk in chunks:
+                left -= len(chunk)
+                if left < 0:
+                    return
 
 
 async def _check_response(response: httpx.Response) -> None:

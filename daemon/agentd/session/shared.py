@@ -49,12 +49,13 @@ class Services:
         return load_config(cwd, self.config_file)
 
     def http(self) -> httpx.AsyncClient:
-        """The shared HTTP client (connection pooling across sessions)."""
+        """The shared HTTP client (connection pooling across sessions): plain ``http://`` on
+        the providers' own HTTP/1.1 transport, ``https://`` verified against certifi's bundle
+        on httpx's, built on the first https request (:mod:`agentd.providers.transport`)."""
         if self._http is None:
-            import httpx
+            from agentd.providers.transport import new_http_client
 
-            timeout = httpx.Timeout(connect=15.0, read=600.0, write=60.0, pool=30.0)
-            self._http = httpx.AsyncClient(timeout=timeout, trust_env=False)
+            self._http = new_http_client()
         return self._http
 
     def secret_names(self) -> set[str]:

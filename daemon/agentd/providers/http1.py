@@ -1,0 +1,263 @@
+"""One HTTP/1.1 client connection over asyncio streams: write a request, read a response.
+
+Enough HTTP/1.1 for an LLM server on the local machine or network (Ollama, vLLM, LiteLLM,
+llama.cpp, the mock LLM): requests with a ``Content-Length`` or chunked body; responses framed
+by ``Transfer-Encoding: chunked``, ``Content-Length`` or the end of the connection; ``1xx``
+interim responses skipped; keep-alive unless either side says ``close``. Plain TCP only: TLS is
+httpx's own transport (:mod:`agentd.providers.transport`).
+
+Failures are httpx's exceptions, so the providers' error mapping (``errors.py``) applies
+unchanged: ``ConnectError``/``ConnectTimeout`` for the connection, ``WriteError``/
+``WriteTimeout`` while sending, ``ReadError``/``ReadTimeout`` while receiving,
+``RemoteProtocolError`` for a malformed or truncated response, ``LocalProtocolError`` for a
+request that cannot be written (a header holding CR, LF or NUL). After any failure the
+connection is closed, never reused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import select
+import time
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Coroutine
+from typing import Any, NamedTuple
+
+import httpx
+
+MAX_HEAD_BYTES = 64 * 1024
+"""The largest response head (status line and headers) accepted."""
+
+_READ_SIZE = 64 * 1024
+_NO_BODY_STATUSES = frozenset({204, 304})
+_FORBIDDEN_IN_HEADERS = (b"\r", b"\n", b"\0")
+
+
+class ResponseHead:
+    """A parsed status line and headers (names as sent; compare them lower-cased)."""
+
+    __slots__ = ("headers", "reason", "status", "version")
+
+    def __init__(
+        self, version: bytes, status: int, reason: bytes, headers: list[tuple[bytes, bytes]]
+    ) -> None:
+        self.version = version
+        self.status = status
+        self.reason = reason
+        self.headers = headers
+
+    def values(self, name: bytes) -> list[bytes]:
+        """The values of header ``name`` (lower-case), in order."""
+        return [value for key, value in self.headers if key.lower() == name]
+
+
+class RequestHead(NamedTuple):
+    """A request's head as sent, and what it says about the body and the connection."""
+
+    data: bytes
+    chunked: bool
+    keep_alive: bool
+
+
+def request_head(request: httpx.Request) -> RequestHead:
+    """The request line and headers of ``request`` (httpx has added ``Host`` and the body's
+    length or chunked coding). LocalProtocolError if a header holds CR, LF or NUL."""
+    url = request.url
+    lines = [request.method.encode("ascii") + b" " + url.raw_path + b" HTTP/1.1"]
+    for name, value in request.headers.raw:
+        if any(bad in name or bad in value for bad in _FORBIDDEN_IN_HEADERS):
+            raise httpx.LocalProtocolError(f"invalid character in header {name!r}")
+        lines.append(name + b": " + value)
+    lines += [b"", b""]
+    codings = request.headers.get_list("transfer-encoding", split_commas=True)
+    chunked = any(coding.strip().lower() == "chunked" for coding in codings)
+    close = request.headers.get("connection", "").strip().lower() == "close"
+    return RequestHead(b"\r\n".join(lines), chunked, not close)
+
+
+class Http1Connection:
+    """An open connection to one origin. Use: :meth:`send`, :meth:`read_head`, then iterate
+    :meth:`body` to its end; :attr:`reusable` then says whether it may carry another request."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._reader = reader
+        self._writer = writer
+        self._keep_alive = True
+        self._keep_alive_after_body = True
+        self.idle_since = time.monotonic()
+
+    @classmethod
+    async def open(cls, host: str, port: int, timeout: float | None) -> Http1Connection:
+        """Connect to ``host:port`` (ConnectTimeout / ConnectError on failure)."""
+        try:
+            async with asyncio.timeout(timeout):
+                reader, writer = await asyncio.open_connection(host, port, limit=MAX_HEAD_BYTES)
+        except TimeoutError:
+            raise httpx.ConnectTimeout(f"timed out connecting to {host}:{port}") from None
+        except OSError as exc:
+            raise httpx.ConnectError(str(exc) or type(exc).__name__) from exc
+        return cls(reader, writer)
+
+    @property
+    def reusable(self) -> bool:
+        """True while the last exchange left the connection clean and the server has not
+        closed it since."""
+        if not self._keep_alive or self._reader.at_eof() or self._writer.is_closing():
+            return False
+        sock = self._writer.get_extra_info("socket")
+        if sock is None:
+            return False
+        # An idle connection with something to read has been closed (or spoken on) by the
+        # server, even if the event loop has not noticed yet.
+        readable, _, _ = select.select([sock.fileno()], [], [], 0)
+        return not readable
+
+    def close(self) -> None:
+        """Close at once (idempotent; nothing is awaited)."""
+        self._keep_alive = False
+        self._writer.close()
+
+    async def send(self, request: httpx.Request, head: RequestHead, timeout: float | None) -> None:
+        """Write ``head`` (see :func:`request_head`) and the request's body."""
+        if not head.keep_alive:
+            self._keep_alive = False
+        try:
+            async with asyncio.timeout(timeout):
+                self._writer.write(head.data)
+                await self._write_body(request.stream, head.chunked)
+                await self._writer.drain()
+        except TimeoutError:
+            self.close()
+            raise httpx.WriteTimeout("timed out sending the request") from None
+        except OSError as exc:
+            self.close()
+            raise httpx.WriteError(str(exc) or type(exc).__name__) from exc
+
+    async def _write_body(self, stream: object, chunked: bool) -> None:
+        if not isinstance(stream, AsyncIterable):
+            raise httpx.LocalProtocolError("the request body must be an async stream")
+        async for part in stream:
+            if chunked and part:
+                self._writer.write(b"%x\r\n%b\r\n" % (len(part), part))
+            elif part:
+                self._writer.write(part)
+            await self._writer.drain()
+        if chunked:
+            self._writer.write(b"0\r\n\r\n")
+
+    async def read_head(self, timeout: float | None) -> ResponseHead:
+        """The final response's head (interim ``1xx`` responses are skipped)."""
+        while True:
+            raw = await self._read(self._reader.readuntil(b"\r\n\r\n"), timeout, head=True)
+            head = _parse_head(raw)
+            if head.status == 101 or not 100 <= head.status < 200:
+                break
+        if head.version != b"HTTP/1.1" or any(
+            value.strip().lower() == b"close" for value in head.values(b"connection")
+        ):
+            self._keep_alive = False
+        return head
+
+    async def body(
+        self, head: ResponseHead, method: bytes, timeout: float | None
+    ) -> AsyncGenerator[bytes, None]:
+        """The body's bytes as they arrive (framing removed). A body cut short raises
+        RemoteProtocolError; stopping early leaves the connection unusable."""
+        self._keep_alive_after_body = self._keep_alive
+        self._keep_alive = False  # until the body has been read to its end
+        if method == b"HEAD" or head.status in _NO_BODY_STATUSES or head.status < 200:
+            parts: AsyncIterator[bytes] = _empty()
+        else:
+            parts = self._framed(head, timeout)
+        async for part in parts:
+            yield part
+        self._keep_alive = self._keep_alive_after_body
+        self.idle_since = time.monotonic()
+
+    def _framed(self, head: ResponseHead, timeout: float | None) -> AsyncIterator[bytes]:
+        codings = b",".join(head.values(b"transfer-encoding")).lower()
+        if codings:
+            if codings.rsplit(b",", 1)[-1].strip() == b"chunked":
+                return self._chunked(timeout)
+            self._keep_alive_after_body = False
+            return self._until_close(timeout)
+        lengths = {value.strip() for value in head.values(b"content-length")}
+        if len(lengths) > 1 or not all(value.isdigit() for value in lengths):
+            raise httpx.RemoteProtocolError(f"bad Content-Length {sorted(lengths)!r}")
+        if lengths:
+            return self._sized(int(lengths.pop()), timeout)
+        self._keep_alive_after_body = False
+        return self._until_close(timeout)
+
+    async def _sized(self, length: int, timeout: float | None) -> AsyncIterator[bytes]:
+        while length > 0:
+            part = await self._read(self._reader.read(min(length, _READ_SIZE)), timeout)
+            if not part:
+                raise httpx.RemoteProtocolError("the server closed the connection mid-body")
+            length -= len(part)
+            yield part
+
+    async def _chunked(self, timeout: float | None) -> AsyncIterator[bytes]:
+        while True:
+            line = await self._read(self._reader.readuntil(b"\r\n"), timeout)
+            size_text = line.split(b";", 1)[0].strip()
+            try:
+                size = int(size_text, 16)
+            except ValueError:
+                raise httpx.RemoteProtocolError(f"bad chunk size {size_text[:20]!r}") from None
+            if size_text.startswith((b"-", b"+", b"0x", b"0X")) or size < 0:
+                raise httpx.RemoteProtocolError(f"bad chunk size {size_text[:20]!r}")
+            if size == 0:
+                break
+            async for part in self._sized(size, timeout):
+                yield part
+            if await self._read(self._reader.readexactly(2), timeout) != b"\r\n":
+                raise httpx.RemoteProtocolError("a chunk does not end in CRLF")
+        while await self._read(self._reader.readuntil(b"\r\n"), timeout) != b"\r\n":
+            pass  # trailer fields are ignored
+
+    async def _until_close(self, timeout: float | None) -> AsyncIterator[bytes]:
+        while part := await self._read(self._reader.read(_READ_SIZE), timeout):
+            yield part
+
+    async def _read(
+        self, pending: Coroutine[Any, Any, bytes], timeout: float | None, head: bool = False
+    ) -> bytes:
+        """Await one read of the stream reader, mapping its failures to httpx's."""
+        try:
+            async with asyncio.timeout(timeout):
+                data: bytes = await pending
+                return data
+        except TimeoutError:
+            raise httpx.ReadTimeout("timed out waiting for the server") from None
+        except asyncio.IncompleteReadError as exc:
+            if head and not exc.partial:
+                message = "the server disconnected without sending a response"
+            else:
+                message = "the server closed the connection mid-response"
+            raise httpx.RemoteProtocolError(message) from None
+        except asyncio.LimitOverrunError:
+            raise httpx.RemoteProtocolError("a response line or head is too long") from None
+        except OSError as exc:
+            raise httpx.ReadError(str(exc) or type(exc).__name__) from exc
+
+
+async def _empty() -> AsyncIterator[bytes]:
+    return
+    yield b""
+
+
+def _parse_head(raw: bytes) -> ResponseHead:
+    lines = raw[:-4].split(b"\r\n")
+    parts = lines[0].split(b" ", 2)
+    if len(parts) < 2 or not parts[0].startswith(b"HTTP/1.") or len(parts[1]) != 3:
+        raise httpx.RemoteProtocolError(f"malformed status line {lines[0][:80]!r}")
+    if not parts[1].isdigit():
+        raise httpx.RemoteProtocolError(f"malformed status line {lines[0][:80]!r}")
+    headers: list[tuple[bytes, bytes]] = []
+    for line in lines[1:]:
+        name, colon, value = line.partition(b":")
+        if not colon or not name or name != name.strip() or line[:1] in (b" ", b"\t"):
+            raise httpx.RemoteProtocolError(f"malformed header line {line[:80]!r}")
+        headers.append((name, value.strip(b" \t")))
+    reason = parts[2] if len(parts) == 3 else b""
+    return ResponseHead(parts[0], int(parts[1]), reason, headers)

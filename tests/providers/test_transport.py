@@ -1,0 +1,305 @@
+"""The providers' HTTP transport (``agentd.providers.transport``) on real sockets.
+
+Plain ``http://`` goes through agentd's own HTTP/1.1 client: replies from the real mock LLM,
+every body framing, keep-alive and its limits, failures mapped to httpx's exceptions. ``https://``
+goes through httpx's transport with certificate verification: a local TLS server with a
+self-signed certificate is refused unless the client is given a context that trusts it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import socket
+import ssl
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import httpx
+import pytest
+
+from agentd.mockllm import MockLLMServer
+from agentd.mockllm.http import read_request, serve_connection
+from agentd.protocol.events import TextDelta
+from agentd.providers.transport import PlainHttpTransport, new_http_client
+from tests.harness import wait_until_async
+from tests.providers.replay import collect, provider_for, request, user
+
+Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
+class Served:
+    """A local TCP server: its base URL, how many connections it accepted and how many it
+    has closed (its handler returned or failed)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.connections = 0
+        self.finished = 0
+
+
+@contextlib.asynccontextmanager
+async def serving(
+    handler: Handler, ssl_context: ssl.SSLContext | None = None
+) -> AsyncIterator[Served]:
+    """Serve ``handler`` on a free port; a connection is closed when its handler returns."""
+    served = Served("")
+
+    async def on_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        served.connections += 1
+        try:
+            await handler(reader, writer)
+        except (ConnectionError, asyncio.IncompleteReadError, ssl.SSLError):
+            pass
+        finally:
+            writer.close()
+            with contextlib.suppress(ConnectionError, ssl.SSLError, asyncio.CancelledError):
+                await writer.wait_closed()
+            served.finished += 1
+
+    server = await asyncio.start_server(on_connection, "127.0.0.1", 0, ssl=ssl_context)
+    port = server.sockets[0].getsockname()[1]
+    served.url = f"{'https' if ssl_context else 'http'}://127.0.0.1:{port}"
+    try:
+        yield served
+    finally:
+        server.close()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(server.wait_closed(), 5)
+
+
+def answering(*responses: bytes) -> Handler:
+    """A handler reading one request per response and writing it as is."""
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        for response in responses:
+            if await read_request(reader) is None:
+                return
+            writer.write(response)
+            await writer.drain()
+
+    return handler
+
+
+def mock_llm(server: MockLLMServer) -> Handler:
+    """The real mock LLM's request handling, on whatever connection ``serving`` accepts."""
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await serve_connection(reader, writer, server.handle)
+
+    return handler
+
+
+async def test_replies_stream_over_one_kept_alive_connection() -> None:
+    """Two provider calls against the mock LLM over plain HTTP: both replies arrive whole, on
+    one TCP connection."""
+    async with serving(mock_llm(MockLLMServer())) as served, new_http_client() as http:
+        provider = provider_for("openai", http, base_url=served.url + "/v1")
+        first = await collect(provider, request([user("how are you")]))
+        second = await collect(provider, request([user("how are you")]))
+    for outcome in (first, second):
+        assert outcome.end.message.stop_reason == "stop"
+        assert "doing well" in "".join(d.text for d in outcome.deltas if isinstance(d, TextDelta))
+    assert served.connections == 1
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        b"HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhello world",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b"5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: t\r\n\r\n",
+        b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhello world",
+        b"HTTP/1.0 200 OK\r\n\r\nhello world",
+    ],
+    ids=["content-length", "chunked", "interim-100", "until-close"],
+)
+async def test_body_framings(response: bytes) -> None:
+    """Content-Length, chunked (with extensions and trailers), a 100 before the answer, and a
+    body ended by closing the connection all read as the same body."""
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await answering(response)(reader, writer)
+        if response.startswith(b"HTTP/1.0"):
+            writer.close()
+
+    async with serving(handler) as served, new_http_client() as http:
+        reply = await http.post(served.url + "/x", content=b"{}")
+    assert (reply.status_code, reply.content) == (200, b"hello world")
+
+
+async def test_a_closing_server_is_not_reused() -> None:
+    """A response saying ``Connection: close``, then a server that closed: the next request
+    opens a new connection and succeeds."""
+    closing = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
+    async with serving(answering(closing)) as served, new_http_client() as http:
+        assert (await http.get(served.url)).content == b"ok"
+        assert (await http.get(served.url)).content == b"ok"
+    assert served.connections == 2
+
+
+async def test_idle_connection_dropped_by_the_server_is_not_reused() -> None:
+    """The server closes a kept-alive connection after answering: the client notices and
+    connects again instead of writing into the dead one."""
+    kept = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+    async with serving(answering(kept)) as served, new_http_client() as http:
+        assert (await http.get(served.url)).content == b"ok"
+        await wait_until_async(lambda: served.finished == 1, 10, "the server to close")
+        assert (await http.get(served.url)).content == b"ok"
+    assert served.connections == 2
+
+
+@pytest.mark.parametrize(
+    ("response", "message"),
+    [
+        (b"", "without sending a response"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\ncut short", "mid-body"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel", "mid-body"),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "bad chunk size"),
+        (b"SMTP ready\r\n\r\n", "malformed status line"),
+        (b"HTTP/1.1 200 OK\r\nno colon here\r\n\r\n", "malformed header line"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nx", "Content-Length"),
+        (b"HTTP/1.1 200 OK\r\nX: " + b"a" * 70_000 + b"\r\n\r\n", "too long"),
+    ],
+    ids=["no-response", "short", "short-chunk", "chunk-size", "status", "header", "length", "big"],
+)
+async def test_broken_responses_are_protocol_errors(response: bytes, message: str) -> None:
+    """Truncated or malformed responses raise RemoteProtocolError (a retryable transport
+    failure for the providers), and the connection is not reused."""
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await answering(response)(reader, writer)
+        writer.close()
+
+    async with serving(handler) as served, new_http_client() as http:
+        with pytest.raises(httpx.RemoteProtocolError, match=message):
+            await http.post(served.url, content=b"{}")
+
+
+async def test_a_silent_server_times_out() -> None:
+    """No answer within the read timeout: ReadTimeout, and the provider reports it."""
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read()
+
+    timeout = httpx.Timeout(5.0, read=0.2)
+    async with serving(silent) as served, new_http_client(timeout) as http:
+        with pytest.raises(httpx.ReadTimeout):
+            await http.get(served.url)
+
+
+async def test_connection_refused_is_a_connect_error() -> None:
+    """Nothing listening: ConnectError, which the providers retry and then report."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    async with new_http_client() as http:
+        with pytest.raises(httpx.ConnectError):
+            await http.get(f"http://127.0.0.1:{port}/")
+        outcome = await collect(provider_for("openai", http, base_url=f"http://127.0.0.1:{port}"))
+    assert "cannot connect to" in (outcome.end.message.error_message or "")
+
+
+async def test_abandoning_a_stream_closes_its_connection() -> None:
+    """Closing a response mid-body closes the connection (the server sees EOF); the next
+    request gets a fresh connection."""
+    async with MockLLMServer() as llm, serving(mock_llm(llm)) as served:
+        async with new_http_client() as http:
+            provider = provider_for("openai", http, base_url=served.url + "/v1")
+            stream = provider.stream(request([user("please be slow")]))
+            async with contextlib.aclosing(stream):  # type: ignore[type-var]
+                async for item in stream:
+                    if isinstance(item, TextDelta):
+                        break
+            await wait_until_async(lambda: llm.active_streams == 0, 10, "the stream to stop")
+            outcome = await collect(provider, request([user("how are you")]))
+        assert outcome.end.message.stop_reason == "stop"
+        assert served.connections == 2
+
+
+async def test_header_with_a_line_break_is_refused() -> None:
+    """A header value carrying CR/LF (say, a key pasted with a newline) is never written."""
+    empty = answering(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+    async with serving(empty) as served, new_http_client() as http:
+        with pytest.raises(httpx.LocalProtocolError):
+            await http.get(served.url, headers={"authorization": "Bearer a\r\nX-Evil: 1"})
+    assert served.connections == 0
+
+
+async def test_plain_transport_refuses_https() -> None:
+    """The plain transport never sends an https request in clear."""
+    transport = PlainHttpTransport()
+    with pytest.raises(httpx.UnsupportedProtocol):
+        await transport.handle_async_request(httpx.Request("GET", "https://127.0.0.1:1/"))
+
+
+@pytest.fixture(scope="module")
+def self_signed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 signed by itself, and its key."""
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        [
+            *(
+                "openssl",
+                "req",
+                "-x509",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:prime256v1",
+            ),
+            *("-nodes", "-days", "2", "-subj", "/CN=127.0.0.1", "-addext"),
+            *("subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    return cert, key
+
+
+async def test_https_verifies_certificates(self_signed: tuple[Path, Path]) -> None:
+    """An https base URL goes through a verifying TLS transport: a self-signed server is
+    refused by default (the provider reports the failure) and accepted only by a client told to
+    trust that certificate."""
+    cert, key = self_signed
+    server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_context.load_cert_chain(cert, key)
+    async with serving(mock_llm(MockLLMServer()), server_context) as served:
+        async with new_http_client() as http:
+            with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
+                await http.get(served.url + "/v1/models")
+            provider = provider_for("openai", http, base_url=served.url + "/v1")
+            refused = await collect(provider)
+        trusting = ssl.create_default_context(cafile=str(cert))
+        async with new_http_client(verify=trusting) as http:
+            provider = provider_for("openai", http, base_url=served.url + "/v1")
+            accepted = await collect(provider, request([user("how are you")]))
+    assert "CERTIFICATE_VERIFY_FAILED" in (refused.end.message.error_message or "")
+    assert accepted.end.message.stop_reason == "stop"
+
+
+def test_plain_http_loads_no_tls_or_httpcore_modules() -> None:
+    """A reply over plain HTTP, in a fresh interpreter, leaves httpcore, h11, anyio, sniffio
+    and certifi unimported (they cost the cold path some 80 ms)."""
+    code = """
+import asyncio, json, sys
+from agentd.mockllm import MockLLMServer
+from agentd.providers.transport import new_http_client
+
+async def main():
+    async with MockLLMServer() as server, new_http_client() as http:
+        reply = await http.get(server.url + "/models")
+        assert reply.status_code == 200, reply
+asyncio.run(main())
+heavy = ("httpcore", "h11", "anyio", "sniffio", "certifi")
+print(json.dumps([m for m in heavy if m in sys.modules]))
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert json.loads(result.stdout) == []
