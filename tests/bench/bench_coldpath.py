@@ -13,7 +13,7 @@ comparable across machines, and keeps the ratio honest on a busy one):
 * both again with the OpenAI-compatible provider talking HTTP to a local server, the way a
   user runs it against Ollama, vLLM or LiteLLM: a standalone ``agentd mock-llm`` process
   (started once, outside the timings) configured as ``[providers.local]`` with its
-  ``http://127.0.0.1:PORT`` base URL. This is the path the in-process mock skips: the shared
+  ``http://127.0.0.1:PORT/v1`` base URL. This is the path the in-process mock skips: the shared
   HTTP client, the connection and the SSE parsing.
 
 Every ``agentctl`` row is timed the way ``$(agentctl send …)`` waits: until the process has
@@ -73,7 +73,7 @@ class LocalServer:
         )
         assert self.process.stderr is not None
         line = self.process.stderr.readline()
-        match = re.search(r"(http://127\.0\.0\.1:\d+)", line)
+        match = re.search(r"(http://127\.0\.0\.1:\d+/v1)", line)
         if match is None:
             self.close()
             raise RuntimeError(f"mock-llm did not start: {line!r}")
