@@ -22,6 +22,7 @@ from agentd.protocol.content import TextContent, UserMessage
 from agentd.providers import make_provider
 from agentd.providers.base import ProviderRequest, StreamEnd
 from agentd.providers.sse import SSEDecoder
+from agentd.providers.transport import new_http_client
 
 Row = tuple[str, str, str]
 DELTAS = 1000
@@ -122,7 +123,7 @@ def _single_event_ms(megabytes: int, chunk: int) -> float:
 
 async def _mock_reply_ms() -> float:
     times = []
-    async with MockLLMServer() as server, httpx.AsyncClient() as http:
+    async with MockLLMServer() as server, new_http_client() as http:  # the daemon's client
         for _ in range(5):
             started = time.perf_counter()
             assert await _drain(http, server.url, "long reply") == DELTAS

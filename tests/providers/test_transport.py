@@ -24,6 +24,7 @@ import pytest
 from agentd.mockllm import MockLLMServer
 from agentd.mockllm.http import read_request, serve_connection
 from agentd.protocol.events import TextDelta
+from agentd.providers.http1 import ChunkedDecoder
 from agentd.providers.transport import PlainHttpTransport, new_http_client
 from tests.harness import wait_until_async
 from tests.providers.replay import collect, provider_for, request, user
@@ -129,6 +130,28 @@ async def test_body_framings(response: bytes) -> None:
     async with serving(handler) as served, new_http_client() as http:
         reply = await http.post(served.url + "/x", content=b"{}")
     assert (reply.status_code, reply.content) == (200, b"hello world")
+
+
+CHUNKED = b"5;name=value\r\nhello\r\n1\r\n \r\nA\r\n0123456789\r\n0\r\nX-T: 1\r\n\r\nNEXT"
+
+
+def test_chunked_decoder_takes_any_split() -> None:
+    """The chunked body decodes to the same bytes however it is cut (every split point, and
+    byte by byte), and what follows the body is kept apart."""
+    splits = [[CHUNKED[:cut], CHUNKED[cut:]] for cut in range(len(CHUNKED) + 1)]
+    for pieces in [*splits, [CHUNKED[i : i + 1] for i in range(len(CHUNKED))]]:
+        decoder = ChunkedDecoder()
+        body = b"".join(decoder.feed(piece) for piece in pieces)
+        assert (body, decoder.done, decoder.leftover) == (b"hello 0123456789", True, b"NEXT")
+
+
+@pytest.mark.parametrize(
+    "data", [b"-5\r\n", b"0x5\r\n", b"\r\n", b"5\r\nhelloX\r\n", b"f" * 70_000]
+)
+def test_chunked_decoder_refuses_bad_framing(data: bytes) -> None:
+    """Signed, prefixed or empty sizes, data longer than its size, endless size lines."""
+    with pytest.raises(httpx.RemoteProtocolError):
+        ChunkedDecoder().feed(data)
 
 
 async def test_a_closing_server_is_not_reused() -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import select
 import time
-from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Coroutine
+from collections.abc import AsyncGenerator, AsyncIterable, Coroutine
 from typing import Any, NamedTuple
 
 import httpx
@@ -160,64 +160,37 @@ class Http1Connection:
     async def body(
         self, head: ResponseHead, method: bytes, timeout: float | None
     ) -> AsyncGenerator[bytes, None]:
-        """The body's bytes as they arrive (framing removed). A body cut short raises
-        RemoteProtocolError; stopping early leaves the connection unusable."""
-        self._keep_alive_after_body = self._keep_alive
-        self._keep_alive = False  # until the body has been read to its end
-        if method == b"HEAD" or head.status in _NO_BODY_STATUSES or head.status < 200:
-            parts: AsyncIterator[bytes] = _empty()
-        else:
-            parts = self._framed(head, timeout)
-        async for part in parts:
-            yield part
-        self._keep_alive = self._keep_alive_after_body
+        """The body's bytes as they arrive (framing removed; whatever has arrived is yielded
+        as one piece). A body cut short raises RemoteProtocolError; stopping early leaves the
+        connection unusable."""
+        keep_alive, self._keep_alive = self._keep_alive, False  # False until the end is read
+        framing, length = _framing(head, method)
+        if framing == "chunked":
+            decoder = ChunkedDecoder()
+            while not decoder.done:
+                part = decoder.feed(await self._read_some(_READ_SIZE, timeout, closing=False))
+                if part:
+                    yield part
+            keep_alive = keep_alive and not decoder.leftover
+        elif framing == "length":
+            while length > 0:
+                part = await self._read_some(min(length, _READ_SIZE), timeout, closing=False)
+                length -= len(part)
+                yield part
+        elif framing == "close":
+            keep_alive = False
+            while part := await self._read_some(_READ_SIZE, timeout, closing=True):
+                yield part
+        self._keep_alive = keep_alive
         self.idle_since = time.monotonic()
 
-    def _framed(self, head: ResponseHead, timeout: float | None) -> AsyncIterator[bytes]:
-        codings = b",".join(head.values(b"transfer-encoding")).lower()
-        if codings:
-            if codings.rsplit(b",", 1)[-1].strip() == b"chunked":
-                return self._chunked(timeout)
-            self._keep_alive_after_body = False
-            return self._until_close(timeout)
-        lengths = {value.strip() for value in head.values(b"content-length")}
-        if len(lengths) > 1 or not all(value.isdigit() for value in lengths):
-            raise httpx.RemoteProtocolError(f"bad Content-Length {sorted(lengths)!r}")
-        if lengths:
-            return self._sized(int(lengths.pop()), timeout)
-        self._keep_alive_after_body = False
-        return self._until_close(timeout)
-
-    async def _sized(self, length: int, timeout: float | None) -> AsyncIterator[bytes]:
-        while length > 0:
-            part = await self._read(self._reader.read(min(length, _READ_SIZE)), timeout)
-            if not part:
-                raise httpx.RemoteProtocolError("the server closed the connection mid-body")
-            length -= len(part)
-            yield part
-
-    async def _chunked(self, timeout: float | None) -> AsyncIterator[bytes]:
-        while True:
-            line = await self._read(self._reader.readuntil(b"\r\n"), timeout)
-            size_text = line.split(b";", 1)[0].strip()
-            try:
-                size = int(size_text, 16)
-            except ValueError:
-                raise httpx.RemoteProtocolError(f"bad chunk size {size_text[:20]!r}") from None
-            if size_text.startswith((b"-", b"+", b"0x", b"0X")) or size < 0:
-                raise httpx.RemoteProtocolError(f"bad chunk size {size_text[:20]!r}")
-            if size == 0:
-                break
-            async for part in self._sized(size, timeout):
-                yield part
-            if await self._read(self._reader.readexactly(2), timeout) != b"\r\n":
-                raise httpx.RemoteProtocolError("a chunk does not end in CRLF")
-        while await self._read(self._reader.readuntil(b"\r\n"), timeout) != b"\r\n":
-            pass  # trailer fields are ignored
-
-    async def _until_close(self, timeout: float | None) -> AsyncIterator[bytes]:
-        while part := await self._read(self._reader.read(_READ_SIZE), timeout):
-            yield part
+    async def _read_some(self, limit: int, timeout: float | None, *, closing: bool) -> bytes:
+        """Up to ``limit`` bytes, as soon as any have arrived; b"" at the end of the stream
+        only if the body ends with the connection (``closing``), else RemoteProtocolError."""
+        data = await self._read(self._reader.read(limit), timeout)
+        if not data and not closing:
+            raise httpx.RemoteProtocolError("the server closed the connection mid-body")
+        return data
 
     async def _read(
         self, pending: Coroutine[Any, Any, bytes], timeout: float | None, head: bool = False
@@ -241,9 +214,87 @@ class Http1Connection:
             raise httpx.ReadError(str(exc) or type(exc).__name__) from exc
 
 
-async def _empty() -> AsyncIterator[bytes]:
-    return
-    yield b""
+def _framing(head: ResponseHead, method: bytes) -> tuple[str, int]:
+    """How the body of a response is delimited: ``none``, ``chunked``, ``length`` (and how
+    many bytes) or ``close`` (the end of the connection)."""
+    if method == b"HEAD" or head.status in _NO_BODY_STATUSES or head.status < 200:
+        return "none", 0
+    codings = b",".join(head.values(b"transfer-encoding")).lower()
+    if codings:
+        chunked = codings.rsplit(b",", 1)[-1].strip() == b"chunked"
+        return ("chunked", 0) if chunked else ("close", 0)
+    lengths = {value.strip() for value in head.values(b"content-length")}
+    if len(lengths) > 1 or not all(value.isdigit() for value in lengths):
+        raise httpx.RemoteProtocolError(f"bad Content-Length {sorted(lengths)!r}")
+    return ("length", int(lengths.pop())) if lengths else ("close", 0)
+
+
+class ChunkedDecoder:
+    """Removes the chunked transfer coding from a body fed in pieces split anywhere. Pure.
+
+    :meth:`feed` returns the data bytes completed so far (chunk extensions and trailer fields
+    are dropped); :attr:`done` turns True after the last chunk and the trailer, and
+    :attr:`leftover` then holds whatever followed the body. Malformed framing raises
+    RemoteProtocolError.
+    """
+
+    def __init__(self) -> None:
+        self._buffer = bytearray()
+        self._state = "size"  # size → data → data_end → size … → trailer → done
+        self._remaining = 0
+        self.done = False
+        self.leftover = b""
+
+    def feed(self, data: bytes) -> bytes:
+        """Take ``data``; return the body bytes it completed."""
+        if self.done:
+            self.leftover += data
+            return b""
+        buffer = self._buffer
+        buffer += data
+        out: list[bytes] = []
+        position = 0
+        while not self.done:
+            if self._state == "data":
+                taken = min(self._remaining, len(buffer) - position)
+                if not taken:
+                    break
+                out.append(bytes(buffer[position : position + taken]))
+                position += taken
+                self._remaining -= taken
+                if not self._remaining:
+                    self._state = "data_end"
+                continue
+            end = buffer.find(b"\r\n", position)
+            if end < 0:
+                if len(buffer) - position > MAX_HEAD_BYTES:
+                    raise httpx.RemoteProtocolError("a chunk line is too long")
+                break
+            self._line(bytes(buffer[position:end]))
+            position = end + 2
+        del buffer[:position]
+        if self.done:
+            self.leftover = bytes(buffer)
+            buffer.clear()
+        return b"".join(out)
+
+    def _line(self, line: bytes) -> None:
+        if self._state == "size":
+            self._remaining = _chunk_size(line)
+            self._state = "data" if self._remaining else "trailer"
+        elif self._state == "data_end":
+            if line:
+                raise httpx.RemoteProtocolError("a chunk does not end in CRLF")
+            self._state = "size"
+        elif not line:  # the blank line ending the trailer
+            self.done = True
+
+
+def _chunk_size(line: bytes) -> int:
+    text = line.split(b";", 1)[0].strip()
+    if not text or len(text) > 16 or text.strip(b"0123456789abcdefABCDEF"):
+        raise httpx.RemoteProtocolError(f"bad chunk size {text[:20]!r}")
+    return int(text, 16)
 
 
 def _parse_head(raw: bytes) -> ResponseHead:
