@@ -32,6 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.agentctl.harness import Sandbox
+from tests.harness import wait_until
 
 RUNS = 7
 FLOOR = [sys.executable, "-c", "import asyncio, msgspec"]
@@ -68,27 +69,32 @@ class LocalServer:
 
     def __init__(self, sandbox: Sandbox) -> None:
         argv = [sys.executable, "-m", "agentd", "mock-llm", "--port", "0"]
-        self.process = subprocess.Popen(
-            argv, env=sandbox.env, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-        )
-        assert self.process.stderr is not None
-        line = self.process.stderr.readline()
-        match = re.search(r"(http://127\.0\.0\.1:\d+/v1)", line)
-        if match is None:
+        self.log = sandbox.root / "mock-llm.log"
+        with self.log.open("wb") as log:  # a file, not a pipe nobody reads
+            self.process = subprocess.Popen(
+                argv, env=sandbox.env, stdin=subprocess.DEVNULL, stderr=log
+            )
+
+        def url() -> str | None:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"mock-llm exited: {self.log.read_text()}")
+            match = re.search(r"(http://127\.0\.0\.1:\d+/v1)", self.log.read_text())
+            return match.group(1) if match else None
+
+        try:
+            base_url = wait_until(url, 30, "mock-llm to print its URL")
+        except BaseException:
             self.close()
-            raise RuntimeError(f"mock-llm did not start: {line!r}")
+            raise
         config = sandbox.config_dir / "agentd" / "config.toml"
         config.parent.mkdir(parents=True, exist_ok=True)
         config.write_text(
-            f'[providers.local]\napi = "openai"\nbase_url = "{match.group(1)}"\n'
-            'models = ["mock-model"]\n'
+            f'[providers.local]\napi = "openai"\nbase_url = "{base_url}"\nmodels = ["mock-model"]\n'
         )
 
     def close(self) -> None:
         self.process.terminate()
         self.process.wait(15)
-        if self.process.stderr is not None:
-            self.process.stderr.close()
 
 
 def _paired(
