@@ -82,7 +82,6 @@ class Http1Connection:
         self._reader = reader
         self._writer = writer
         self._keep_alive = True
-        self._keep_alive_after_body = True
         self.idle_since = time.monotonic()
 
     @classmethod
@@ -107,9 +106,10 @@ class Http1Connection:
         if sock is None:
             return False
         # An idle connection with something to read has been closed (or spoken on) by the
-        # server, even if the event loop has not noticed yet.
-        readable, _, _ = select.select([sock.fileno()], [], [], 0)
-        return not readable
+        # server, even if the event loop has not noticed yet. (poll: any fd number.)
+        poller = select.poll()
+        poller.register(sock.fileno(), select.POLLIN)
+        return not poller.poll(0)
 
     def close(self) -> None:
         """Close at once (idempotent; nothing is awaited)."""
