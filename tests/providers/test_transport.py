@@ -175,6 +175,18 @@ async def test_idle_connection_dropped_by_the_server_is_not_reused() -> None:
     assert served.connections == 2
 
 
+async def test_an_idle_connection_is_closed_after_its_expiry() -> None:
+    """A kept-alive connection left idle past ``keepalive_expiry`` is closed by the client
+    (the server sees it go), not kept open until the next request."""
+    kept = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n"
+    transport = PlainHttpTransport(keepalive_expiry=0.2)
+    client = httpx.AsyncClient(transport=transport)
+    async with serving(answering(kept + b"ok", kept + b"ok")) as served, client as http:
+        assert (await http.get(served.url)).content == b"ok"
+        await wait_until_async(lambda: served.finished == 1, 10, "the idle connection to close")
+    assert served.connections == 1
+
+
 @pytest.mark.parametrize(
     ("response", "message"),
     [

@@ -16,14 +16,15 @@ Contract of :class:`ProviderTransport` (an ``httpx.AsyncBaseTransport``):
   an ``ssl.SSLContext`` to trust something else); any other scheme is UnsupportedProtocol.
   The plain transport refuses anything but ``http``, so TLS traffic can never go out in clear.
 * Environment proxies and ``SSL_CERT_FILE`` are ignored (as with ``trust_env=False``).
-* Plain connections are kept alive per origin (at most ``max_idle`` idle ones each, closed
-  after ``keepalive_expiry`` seconds idle or when the server closes them); a response that is
-  not read to its end closes its connection.
+* Plain connections are kept alive per origin: at most ``max_idle`` idle ones each, closed
+  after ``keepalive_expiry`` seconds idle, and never reused once the server has closed its
+  side; a response that is not read to its end closes its connection.
 * Timeouts are httpx's per-request ``connect``/``read``/``write`` values.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ssl
 import time
@@ -94,8 +95,18 @@ class PlainHttpTransport(httpx.AsyncBaseTransport):
         idle = self._idle.setdefault(origin, [])
         if self._closed or not connection.reusable or len(idle) >= self._max_idle:
             connection.close()
-        else:
-            idle.append(connection)
+            return
+        idle.append(connection)
+        since = connection.idle_since
+        loop = asyncio.get_running_loop()
+        loop.call_later(self._keepalive_expiry, self._expire, origin, connection, since)
+
+    def _expire(self, origin: Origin, connection: Http1Connection, since: float) -> None:
+        """Close ``connection`` if it is still idle since ``since`` (not reused meanwhile)."""
+        idle = self._idle.get(origin, [])
+        if connection in idle and connection.idle_since == since:
+            idle.remove(connection)
+            connection.close()
 
 
 class _ResponseBody(httpx.AsyncByteStream):
