@@ -29,7 +29,7 @@ ALLOWED: dict[str, set[str]] = {
     "paths": set(),
     "redact": set(),
     "hosts": set(),
-    "rpc": {"errors"},
+    "rpc": {"errors", "paths"},  # paths: the client-side socket checks
     "toolspec": set(),
     "hardening": set(),
     "tools": BASE | {"toolspec", "hardening"},

@@ -7,8 +7,10 @@ either framing works end to end. When nobody listens on the socket, the daemon i
 and connecting is retried for up to :data:`CONNECT_TIMEOUT` seconds.
 
 When stdin ends, the socket's sending side is shut down; the daemon answers what it already
-received and closes, and the bridge exits 0. It exits 1 when the daemon cannot be reached.
-Imports only the standard library (and :mod:`agentctl.launch`, which does the same).
+received and closes, and the bridge exits 0. It exits 1 when the daemon cannot be reached, or
+when the socket's folder or the process listening on it is not this user's (the message on
+stderr says which; nothing is relayed and no daemon is started then).
+Imports only the standard library, :mod:`agentd.paths` and :mod:`agentctl.launch`.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import time
 from collections.abc import Callable
 
 from agentctl import launch
+from agentd import paths
 
 CONNECT_TIMEOUT = 5.0
 """Seconds to wait for a freshly started daemon to accept connections."""
@@ -33,12 +36,28 @@ CHUNK = 256 * 1024
 
 
 def _try_connect(path: str) -> socket.socket | None:
+    """A socket connected to this user's daemon at ``path``, or None when nobody listens.
+
+    Raises :class:`agentd.paths.UnsafeSocketError` when the socket's folder or the listening
+    process is not this user's (checked before connecting and before relaying a byte).
+    """
+    try:
+        paths.check_socket_folder(path)
+    except paths.UnsafeSocketError:
+        raise
+    except OSError:
+        return None
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.connect(path)
     except OSError:
         sock.close()
         return None
+    try:
+        paths.check_socket_peer(sock, path)
+    except paths.UnsafeSocketError:
+        sock.close()
+        raise
     return sock
 
 
@@ -111,7 +130,11 @@ async def pump(sock: socket.socket) -> int:
 async def run_bridge(socket_path: str | None) -> int:
     """Bridge stdio to the daemon's socket (default path if None); return the exit code."""
     path = launch.socket_path(socket_path)
-    sock = await connect_or_start(path)
+    try:
+        sock = await connect_or_start(path)
+    except paths.UnsafeSocketError as exc:
+        print(f"agentctl bridge: {exc}", file=sys.stderr)
+        return 1
     if sock is None:
         log_path = launch.log_file()
         print(

@@ -276,7 +276,15 @@ async def connect(
 
 
 async def _open_unix(path: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    return await asyncio.open_unix_connection(path, limit=STREAM_LIMIT)
+    """Connect to the daemon at ``path``: OSError when nobody listens; DaemonUnavailable
+    (never retried, never an autostart) when the folder or the peer is not this user's."""
+    from agentd.paths import UnsafeSocketError
+    from agentd.rpc.connect import open_private_unix
+
+    try:
+        return await open_private_unix(path, limit=STREAM_LIMIT)
+    except UnsafeSocketError as exc:
+        raise DaemonUnavailable(str(exc)) from None
 
 
 async def start_daemon(

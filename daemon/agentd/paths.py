@@ -12,13 +12,21 @@ Function               Default                                         Fallback
 ``config_dir()``       ``$XDG_CONFIG_HOME/agentd``                     ``~/.config/agentd``
 =====================  ==============================================  ==========================
 
-Imports only the standard library.
+Imports only the standard library. :func:`check_socket_folder` and :func:`check_socket_peer` are
+what every client checks before it talks to a daemon on a Unix socket (see the README's
+Security model).
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import socket
 
 APP = "agentd"
 
@@ -66,3 +74,60 @@ def default_token_file() -> Path:
 def default_log_file() -> Path:
     """The shared daemon's log file: ``state_dir() / "agentd.log"``."""
     return state_dir() / "agentd.log"
+
+
+# --- checking a daemon's socket before talking to it ----------------------------------------
+
+
+class UnsafeSocketError(PermissionError):
+    """The socket's folder or the process listening on it is not this user's: a client
+    must refuse to talk (another local user may be impersonating the daemon). The message
+    says what is wrong and what to do."""
+
+
+def check_socket_folder(socket_path: str | os.PathLike[str]) -> None:
+    """Refuse (:class:`UnsafeSocketError`) unless the socket's folder is owned by this user
+    and private (no permission bits for group or others: 0700), as the daemon makes it.
+
+    A missing folder raises :class:`FileNotFoundError`, a file in its place
+    :class:`NotADirectoryError` (nobody listens: a client may try to start the daemon).
+    Done before connecting, so a squatted folder gets no connection at all.
+    """
+    folder = Path(socket_path).absolute().parent
+    info = folder.stat()
+    if not stat.S_ISDIR(info.st_mode):
+        raise NotADirectoryError(errno.ENOTDIR, "not a directory", str(folder))
+    uid = os.getuid()
+    if info.st_uid != uid:
+        raise UnsafeSocketError(
+            f"refusing to connect to {socket_path}: its folder {folder} belongs to uid "
+            f"{info.st_uid}, not to you (uid {uid}); another user may be impersonating "
+            f"agentd. Remove the folder (or use another --socket) and start agentd again"
+        )
+    if info.st_mode & 0o077:
+        raise UnsafeSocketError(
+            f"refusing to connect to {socket_path}: its folder {folder} is open to other "
+            f"users (mode {info.st_mode & 0o777:04o}); run `chmod 700 {folder}` if you "
+            f"created it"
+        )
+
+
+def check_socket_peer(sock: socket.socket, socket_path: str | os.PathLike[str]) -> None:
+    """Refuse (:class:`UnsafeSocketError`) unless the process at the other end of the
+    connected Unix socket ``sock`` runs as this user (``SO_PEERCRED``). Call it right
+    after connecting, before sending anything, and close the socket when it raises."""
+    import socket
+    import struct
+
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:  # not Linux: the folder check stands alone
+        return
+    raw = sock.getsockopt(socket.SOL_SOCKET, option, 12)
+    pid, peer_uid, _gid = struct.unpack("3i", raw)
+    uid = os.getuid()
+    if peer_uid != uid:
+        raise UnsafeSocketError(
+            f"refusing to talk to {socket_path}: the process listening there (pid {pid}) "
+            f"runs as uid {peer_uid}, not as you (uid {uid}); another user may be "
+            f"impersonating agentd"
+        )

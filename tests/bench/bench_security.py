@@ -1,5 +1,6 @@
 """Security budgets: the permission check of a 2 KB command, the bash grammar's first-use
-cost, and nothing added to daemon start-up.
+cost, nothing added to daemon start-up, and the client's socket folder/peer check
+(≤ 1 ms added to a connect).
 
 Run: ``python -m tests.bench.bench_security``.
 """
@@ -7,6 +8,7 @@ Run: ``python -m tests.bench.bench_security``.
 from __future__ import annotations
 
 import json
+import socket
 import statistics
 import subprocess
 import sys
@@ -15,6 +17,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from agentd import paths
 from agentd.permissions.policy import PermissionPolicy
 from agentd.tools import build_tools
 
@@ -153,9 +156,56 @@ def spill_redaction_rows() -> list[Row]:
     return [("bash spill file written with redaction", f"{rate:.0f} MB/s", "—")]
 
 
+def socket_check_rows(rounds: int = 2000) -> list[Row]:
+    """What the client's checks add to a connect (``agentd.paths.check_socket_folder`` before,
+    ``check_socket_peer`` after): median and p95 of a plain ``connect`` to a listening Unix
+    socket, of the same with both checks, and of the checks alone."""
+    with tempfile.TemporaryDirectory(dir="/tmp") as folder:
+        path = str(Path(folder) / "agentd.sock")
+        with socket.socket(socket.AF_UNIX) as server:
+            server.bind(path)
+            server.listen(rounds * 2 + 8)
+            plain, checked, checks = [], [], []
+            for _ in range(rounds):
+                plain.append(_timed_connect(path, server, check=False)[0])
+                total, only = _timed_connect(path, server, check=True)
+                checked.append(total)
+                checks.append(only)
+    budget = "≤ 1 ms added"
+    return [
+        ("unix connect, no checks (median/p95)", _ms_pair(plain), "—"),
+        ("unix connect + folder/peer checks (median/p95)", _ms_pair(checked), "—"),
+        ("folder + peer checks alone (median/p95)", _ms_pair(checks), budget),
+    ]
+
+
+def _timed_connect(path: str, server: socket.socket, *, check: bool) -> tuple[float, float]:
+    """Seconds of one connect (checks included when ``check``) and of the checks alone."""
+    start = time.perf_counter()
+    spent = 0.0
+    if check:
+        paths.check_socket_folder(path)
+        spent = time.perf_counter() - start
+    with socket.socket(socket.AF_UNIX) as client:
+        client.connect(path)
+        if check:
+            before = time.perf_counter()
+            paths.check_socket_peer(client, path)
+            spent += time.perf_counter() - before
+        total = time.perf_counter() - start
+        server.accept()[0].close()
+    return total, spent
+
+
+def _ms_pair(samples: list[float]) -> str:
+    ordered = sorted(samples)
+    p95 = ordered[int(len(ordered) * 0.95)]
+    return f"{statistics.median(ordered) * 1000:.3f} / {p95 * 1000:.3f} ms"
+
+
 def main() -> list[Row]:
     rows = permission_check_rows() + first_use_rows() + startup_rows()
-    return rows + spill_redaction_rows()
+    return rows + spill_redaction_rows() + socket_check_rows()
 
 
 if __name__ == "__main__":

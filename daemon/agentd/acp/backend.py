@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentd import __version__
+from agentd import __version__, paths
 from agentd.protocol.methods import (
     ClientCapabilities,
     ClientInfo,
@@ -93,11 +93,11 @@ async def _in_process(options: BackendOptions) -> Backend:
 
 
 async def _connect_shared(options: BackendOptions, router: Router) -> Connection:
-    from agentd import paths
-
     path = options.socket_path or paths.default_socket_path()
     try:
         return await connect_unix(path, router)
+    except paths.UnsafeSocketError:
+        raise  # another user's folder or daemon: never start one there
     except OSError:
         return await _start_shared(path, router)
 
@@ -117,6 +117,8 @@ async def _start_shared(path: Path, router: Router) -> Connection:
     while True:
         try:
             return await connect_unix(path, router)
+        except paths.UnsafeSocketError:
+            raise
         except OSError as exc:
             status = process.poll()
             if status is not None or time.monotonic() > deadline:

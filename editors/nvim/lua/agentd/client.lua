@@ -96,6 +96,13 @@ local handlers = {
   end,
   on_stderr = function(data)
     log.add("daemon", data)
+    -- `agentctl bridge` refuses a socket whose folder or listener is not this user's (another
+    -- user may be impersonating agentd): say so, not just that the connection ended.
+    for line in data:gmatch("[^\n]+") do
+      if line:find("refusing to", 1, true) then
+        log.notify(line, levels.ERROR)
+      end
+    end
   end,
   on_error = function(err)
     log.notify("internal error while handling a message: " .. tostring(err), levels.ERROR)
