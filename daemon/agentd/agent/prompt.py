@@ -19,10 +19,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
+from agentd.config.textfile import MAX_TEXT_BYTES, read_capped_text
 from agentd.toolspec import ToolSpec
 
 CONTEXT_FILES = ("AGENTS.md", "CLAUDE.md")
-MAX_CONTEXT_BYTES = 64 * 1024
+MAX_CONTEXT_BYTES = MAX_TEXT_BYTES
 
 DEFAULT_INSTRUCTIONS = """\
 You are a coding agent working in a software repository on the user's behalf. You read, \
@@ -107,12 +108,9 @@ def _environment(cwd: Path, now: datetime) -> str:
 
 
 def _read_capped(path: Path) -> str:
+    """A context file's text, capped (see :func:`agentd.config.textfile.read_capped_text`);
+    "" when it cannot be read or is no longer a regular file."""
     try:
-        with path.open("rb") as file:
-            data = file.read(MAX_CONTEXT_BYTES + 1)
+        return read_capped_text(path, MAX_CONTEXT_BYTES)
     except OSError:
         return ""
-    text = data[:MAX_CONTEXT_BYTES].decode("utf-8", "replace")
-    if len(data) > MAX_CONTEXT_BYTES:
-        text += f"\n[… {path.name} truncated at {MAX_CONTEXT_BYTES // 1024} KB]"
-    return text

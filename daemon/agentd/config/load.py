@@ -36,6 +36,7 @@ import msgspec
 from agentd.config import trust
 from agentd.config.prices import Price, merged_prices
 from agentd.config.schema import ConfigFile, PriceSection, ProviderSection, validate
+from agentd.config.textfile import NotRegularFile, read_capped_text
 from agentd.errors import ConfigError
 from agentd.protocol.methods import PermissionMode
 
@@ -186,12 +187,16 @@ def _tightened(
 
 
 def _read_prompt(path: str | None) -> str | None:
+    """The ``system_prompt_file``: a regular file only, never blocking, capped like an
+    AGENTS.md (:mod:`agentd.config.textfile`); ConfigError saying why otherwise."""
     if path is None:
         return None
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read system_prompt_file {path}: {exc}") from exc
+        return read_capped_text(Path(path))
+    except NotRegularFile as exc:
+        raise ConfigError(f"cannot read system_prompt_file: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read system_prompt_file {path}: {exc.strerror or exc}") from None
 
 
 def _read_file(path: Path) -> dict[str, Any]:

@@ -115,7 +115,11 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     ] = "none"
     system_prompt: Annotated[str | None, doc("replaces the built-in instructions")] = None
     system_prompt_file: Annotated[
-        str | None, doc("the same, read from a file (relative to the config file)")
+        str | None,
+        doc(
+            "the same, read from a file (relative to the config file; a regular file, its "
+            "first 64 KiB)"
+        ),
     ] = None
     providers: dict[str, ProviderSection] = msgspec.field(default_factory=dict)
     prices: dict[str, PriceSection] = msgspec.field(default_factory=dict)

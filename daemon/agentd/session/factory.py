@@ -144,7 +144,7 @@ async def switch_model(
     ``client_env`` becomes the session's provider environment."""
     from agentd.providers import make_provider
 
-    config = services.config(Path(runtime.settings.cwd))
+    config = await asyncio.to_thread(services.config, Path(runtime.settings.cwd))
     if client_env is not None:
         runtime.settings.provider_env = client_env
         runtime.file.add_secrets(services.secrets(client_env))
@@ -183,7 +183,7 @@ async def _parts(services: Services, params: SessionNewParams, *, resolve: bool 
     from agentd.tools import build_tools
 
     cwd = project_dir(params.cwd) if resolve else Path(params.cwd)
-    config = services.config(cwd)
+    config = await asyncio.to_thread(services.config, cwd)  # files: off the event loop
     choice = None
     if resolve:
         choice = await services.choose_model(
@@ -300,7 +300,7 @@ def _model_source(services: Services, parts: _Parts) -> ModelSource:
                 f"the session's project directory {cwd} does not exist here; the session "
                 "can be read, exported and forked, but not run"
             )
-        config = services.config(cwd)
+        config = await asyncio.to_thread(services.config, cwd)
         choice = await services.choose_model(config, provider or None, model or None, base_url, env)
         client = make_provider(choice, services.http_for(choice), retry=retry_policy(config))
         return ResolvedModel(client, choice.model, choice.context_window)

@@ -1,0 +1,55 @@
+"""Reading instruction files a repository may control (``system_prompt_file``, ``AGENTS.md``)
+without letting them stall or bloat the daemon.
+
+:func:`read_capped_text` opens with ``O_NONBLOCK`` (a FIFO or a device never blocks the
+open), checks the open descriptor with ``fstat`` (only a regular file is read: no swap
+between a check and the open), and reads at most :data:`MAX_TEXT_BYTES`; a longer file is cut
+there with a note saying so. Imports only the standard library.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+MAX_TEXT_BYTES = 64 * 1024
+"""Cap of one instruction file (each AGENTS.md, CLAUDE.md and the ``system_prompt_file``)."""
+
+
+class NotRegularFile(OSError):
+    """The path names a FIFO, a device, a socket or a directory: it is not read."""
+
+
+def read_capped_text(path: Path, limit: int = MAX_TEXT_BYTES) -> str:
+    """The first ``limit`` bytes of the regular file ``path`` as UTF-8 (undecodable bytes
+    replaced), followed by ``[… NAME truncated at N KB]`` when the file is longer.
+
+    Raises :class:`NotRegularFile` for anything but a regular file (symlinks are followed) and
+    OSError when it cannot be opened. Never blocks on a FIFO or a device.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(f"{path} is not a regular file ({_kind(mode)})")
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as file:
+            data = file.read(limit + 1)
+    finally:
+        os.close(fd)
+    text = data[:limit].decode("utf-8", "replace")
+    if len(data) > limit:
+        text += f"\n[… {path.name} truncated at {limit // 1024} KB]"
+    return text
+
+
+def _kind(mode: int) -> str:
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
