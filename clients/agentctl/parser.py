@@ -183,6 +183,11 @@ def _add_small_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
     which = trust.add_mutually_exclusive_group()
     which.add_argument("--list", action="store_true", help="print the trusted folders")
     which.add_argument("--revoke", action="store_true", help="stop trusting DIR")
+    trust.add_argument(
+        "--force",
+        action="store_true",
+        help="trust even /, your home folder or a folder anyone can write to (refused otherwise)",
+    )
     web = commands.add_parser("web", help="open the web chat of the shared daemon")
     _connection_options(web, stdio=False)
     web.add_argument("--app", action="store_true", help="open a Chromium/Chrome app window")

@@ -20,7 +20,8 @@ from agentd.protocol.trust_list import add_trusted, read_trusted, remove_trusted
 
 
 def trust_main(options: argparse.Namespace) -> int:
-    """Trust, list or revoke; exit 0, or 2 for a folder that does not exist / is not listed."""
+    """Trust, list or revoke; exit 0, or 2 for a folder that does not exist / is not listed,
+    or that is too broad to trust without ``--force`` (see :func:`too_broad`)."""
     env = os.environ
     if options.list:
         for path in read_trusted(env):
@@ -36,6 +37,21 @@ def trust_main(options: argparse.Namespace) -> int:
     if not target.is_dir():
         sys.stderr.write(f"agentctl: {target} is not a directory\n")
         return outcome.USAGE_ERROR
+    reason = too_broad(target)
+    if reason and not options.force:
+        sys.stderr.write(
+            f"agentctl: refusing to trust {os.path.realpath(target)}: {reason}. Every "
+            ".agentd.toml below it could then choose providers, allow rules, the permission "
+            "mode, the sandbox and the environment. Trust the project folders themselves, or "
+            "add --force if you really mean it.\n"
+        )
+        return outcome.USAGE_ERROR
+    if reason:
+        sys.stderr.write(
+            f"WARNING: trusting {os.path.realpath(target)} although {reason}: every "
+            ".agentd.toml below it now applies in full, including files other people or "
+            "downloaded code put there.\n"
+        )
     real = add_trusted(target, env)
     sys.stdout.write(
         f"trusted: {real}\nIts .agentd.toml (and those of its subfolders) now apply in full: "
@@ -44,10 +60,39 @@ def trust_main(options: argparse.Namespace) -> int:
     return outcome.OK
 
 
+def too_broad(folder: Path) -> str | None:
+    """Why trusting ``folder`` would cover far more than one project (None when it would
+    not): the filesystem root, the home folder (or a folder above it), or a folder others
+    can write to (mode o+w, like /tmp, where anyone can create a ``.agentd.toml``)."""
+    real = Path(os.path.realpath(folder))
+    home = Path(os.path.realpath(Path.home()))
+    if real == Path("/"):
+        return "it is the filesystem root"
+    if real == home:
+        return "it is your home folder"
+    if real in home.parents:
+        return f"it holds your home folder ({home})"
+    try:
+        mode = real.stat().st_mode
+    except OSError:
+        return None
+    if mode & 0o002:
+        return f"anyone can write to it (mode {mode & 0o7777:04o})"
+    return None
+
+
 def offer_trust(untrusted_file: str, stdin: TextIO, stderr: TextIO) -> bool:
-    """Ask on a terminal whether to trust the folder of ``untrusted_file``; True when the
-    user answered yes and the folder is now trusted."""
+    """Ask on a terminal whether to trust the folder of ``untrusted_file``, after showing the
+    file's settings (what trusting would apply); True when the user answered yes and the
+    folder is now trusted. A folder :func:`too_broad` is not offered (the reason is shown)."""
     folder = Path(untrusted_file).parent
+    reason = too_broad(folder)
+    if reason:
+        stderr.write(f"Not offering to trust {folder}: {reason}.\n")
+        return False
+    stderr.write(f"{untrusted_file} would apply in full if you trust {folder}:\n")
+    for line in describe_settings(Path(untrusted_file)):
+        stderr.write(f"  {line}\n")
     stderr.write(f"Trust {folder} so that its .agentd.toml applies in full? [y/N] ")
     stderr.flush()
     answer = stdin.readline().strip().lower()
@@ -56,3 +101,44 @@ def offer_trust(untrusted_file: str, stdin: TextIO, stderr: TextIO) -> bool:
     add_trusted(folder, os.environ)
     stderr.write(f"trusted: {folder}\n")
     return True
+
+
+MAX_SHOWN_SETTINGS = 40
+MAX_SHOWN_VALUE = 120
+
+
+def describe_settings(path: Path) -> list[str]:
+    """The settings of the TOML file ``path`` as ``dotted.key = value`` lines (values as JSON
+    with every control character escaped: the file is untrusted and this goes to a terminal;
+    long values and long lists are shortened)."""
+    import tomllib
+
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return [f"(cannot read it: {_shown(str(exc))})"]
+    lines = [f"{key} = {_shown(value)}" for key, value in _flatten(table, "")]
+    if len(lines) > MAX_SHOWN_SETTINGS:
+        hidden = len(lines) - MAX_SHOWN_SETTINGS
+        lines = [*lines[:MAX_SHOWN_SETTINGS], f"… and {hidden} more (see the file)"]
+    return lines or ["(no settings)"]
+
+
+def _flatten(table: dict[str, object], prefix: str) -> list[tuple[str, object]]:
+    items: list[tuple[str, object]] = []
+    for key, value in table.items():
+        name = prefix + (key if key.isidentifier() else _shown(key))
+        if isinstance(value, dict):
+            items += _flatten(value, name + ".")
+        else:
+            items.append((name, value))
+    return items
+
+
+def _shown(value: object) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=True, default=str)
+    if len(text) > MAX_SHOWN_VALUE:
+        text = text[: MAX_SHOWN_VALUE - 1] + "…"
+    return text

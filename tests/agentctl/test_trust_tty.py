@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -101,3 +102,60 @@ def test_no_provider_offers_to_trust_the_project_file_that_has_one() -> None:
         assert _trusted(sandbox) == [str(sandbox.project)]
     finally:
         sandbox.close()
+
+
+def test_the_offer_shows_what_trust_would_apply(sandbox: Sandbox) -> None:
+    """Before the question, every setting of the file is listed; the file's text reaches the
+    terminal escaped (an escape sequence in it is shown as ``\\u001b``, not obeyed)."""
+    (sandbox.project / ".agentd.toml").write_text(
+        PROJECT_FILE + '[tools]\nsecret_env = ["X\\u001b[2J"]\npass_env = ["AWS_SECRET"]\n'
+    )
+    child = _send(sandbox)
+    child.logfile_read = seen = io.StringIO()
+    child.expect_exact("would apply in full if you trust")
+    child.expect_exact('permission_mode = "read-only"')
+    child.expect_exact('permissions.allow = ["bash"]')
+    child.expect_exact('tools.secret_env = ["X\\u001b[2J"]')
+    child.expect_exact('tools.pass_env = ["AWS_SECRET"]')
+    child.expect_exact("[y/N]")
+    child.sendline("n")
+    child.expect(pexpect.EOF)
+    assert "\x1b[2J" not in seen.getvalue()
+    assert _trusted(sandbox) == []
+
+
+@pytest.mark.parametrize("which", ["root", "home", "above-home", "world-writable"])
+def test_too_broad_folders_need_force(sandbox: Sandbox, which: str) -> None:
+    """``/``, $HOME, a folder above it and a folder anyone can write to are refused (exit 2,
+    the reason named, nothing trusted); ``--force`` trusts them with a loud warning."""
+    home = sandbox.root / "users" / "me"
+    home.mkdir(parents=True)
+    shared = sandbox.root / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    folder, reason = {
+        "root": ("/", "it is the filesystem root"),
+        "home": (str(home), "it is your home folder"),
+        "above-home": (str(home.parent), "it holds your home folder"),
+        "world-writable": (str(shared), "anyone can write to it (mode 1777)"),
+    }[which]
+    env = dict(sandbox.env, HOME=str(home))
+    base = [sys.executable, "-m", "agentctl", "trust", folder]
+    refused = subprocess.run(base, env=env, capture_output=True, text=True, check=False)
+    assert refused.returncode == 2
+    assert f"refusing to trust {folder}: {reason}" in refused.stderr
+    assert "--force" in refused.stderr
+    assert _trusted(sandbox) == []
+    forced = subprocess.run([*base, "--force"], env=env, capture_output=True, text=True, check=True)
+    assert f"WARNING: trusting {folder} although {reason}" in forced.stderr
+    assert _trusted(sandbox) == [folder]
+
+
+def test_a_world_writable_project_is_not_offered(sandbox: Sandbox) -> None:
+    """The terminal question is not asked for a folder anyone can write to; it says why."""
+    sandbox.project.chmod(0o777)
+    child = _send(sandbox)
+    child.expect_exact(f"Not offering to trust {sandbox.project}: anyone can write to it")
+    child.expect(pexpect.EOF)
+    assert "[y/N]" not in child.before
+    assert _trusted(sandbox) == []
