@@ -3,7 +3,8 @@ running one reply's tool calls.
 
 :class:`MessageQueues`: texts queued for a running loop. Steering messages are delivered
 after the current tool calls, follow-ups only when the loop would otherwise stop; every
-change is reported (``queue_update``).
+change is reported (``queue_update``); both queues together are capped (a full queue refuses
+more with SessionBusy).
 
 :class:`ToolSchedule`: a mutating call (``tool.mutating``: write, edit, bash…) waits for
 every earlier call; a read-only call waits only for the last mutating call before it, so
@@ -28,6 +29,7 @@ from typing import Any
 import msgspec
 
 from agentd.agent.messages import call_locations, tool_result_message
+from agentd.errors import SessionBusy
 from agentd.protocol.content import ToolCall, ToolResultMessage
 from agentd.protocol.events import (
     Event,
@@ -58,17 +60,39 @@ class SinkFailed(Exception):
         self.code = code
 
 
+MAX_QUEUED_MESSAGES = 64
+"""Most texts waiting in one session's two queues together."""
+MAX_QUEUED_BYTES = 256 * 1024
+"""Most UTF-8 bytes waiting in one session's two queues together."""
+
+
 class MessageQueues:
     """The steering and follow-up texts of one session; ``on_change`` gets a
-    :class:`QueueUpdate` after every change."""
+    :class:`QueueUpdate` after every change.
+
+    Both queues together hold at most :data:`MAX_QUEUED_MESSAGES` texts and
+    :data:`MAX_QUEUED_BYTES` bytes, so each ``queue_update`` (it carries the whole queues)
+    stays small however many texts a client sends.
+    """
 
     def __init__(self, on_change: Callable[[QueueUpdate], None]) -> None:
         self.steering: deque[str] = deque()
         self.follow_up: deque[str] = deque()
         self._on_change = on_change
+        self._bytes = 0
 
     def enqueue(self, text: str, *, steer: bool) -> None:
+        """Queue ``text``; SessionBusy (nothing queued) when the queues are full."""
+        size = len(text.encode("utf-8", "surrogatepass"))
+        waiting = len(self.steering) + len(self.follow_up)
+        if waiting >= MAX_QUEUED_MESSAGES or self._bytes + size > MAX_QUEUED_BYTES:
+            raise SessionBusy(
+                f"the session's queue is full ({waiting} messages, {self._bytes:,} bytes "
+                f"waiting; at most {MAX_QUEUED_MESSAGES} messages and {MAX_QUEUED_BYTES:,} "
+                "bytes): wait until the run takes them, or cancel it"
+            )
         (self.steering if steer else self.follow_up).append(text)
+        self._bytes += size
         self._changed()
 
     def next_texts(self, *, tools_ran: bool) -> list[str]:
@@ -78,6 +102,7 @@ class MessageQueues:
         texts = list(queue)
         if texts:
             queue.clear()
+            self._recount()
             self._changed()
         return texts
 
@@ -87,8 +112,13 @@ class MessageQueues:
         if dropped:
             self.steering.clear()
             self.follow_up.clear()
+            self._recount()
             self._changed()
         return dropped
+
+    def _recount(self) -> None:
+        waiting = [*self.steering, *self.follow_up]
+        self._bytes = sum(len(text.encode("utf-8", "surrogatepass")) for text in waiting)
 
     def _changed(self) -> None:
         self._on_change(QueueUpdate(steering=list(self.steering), follow_up=list(self.follow_up)))

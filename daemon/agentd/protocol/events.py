@@ -156,7 +156,11 @@ class Retry(Wire, tag="retry", tag_field="type"):
 
 
 class QueueUpdate(Wire, tag="queue_update", tag_field="type"):
-    """The steering and follow-up queues changed (texts not yet delivered)."""
+    """The steering and follow-up queues changed (texts not yet delivered).
+
+    Each update carries both queues whole; they are capped together (64 texts, 256 KiB), so an
+    update stays small.
+    """
 
     steering: list[str] = msgspec.field(default_factory=list)
     follow_up: list[str] = msgspec.field(default_factory=list)

@@ -129,14 +129,14 @@ METHODS: dict[str, MethodSpec] = {
     "session/steer": MethodSpec(
         SessionTextParams,
         OkResult,
-        "Queue a message for after the current tool calls.",
+        "Queue a message for after the current tool calls (-32002 when the queue is full).",
         call="steer",
         http=True,
     ),
     "session/followUp": MethodSpec(
         SessionTextParams,
         OkResult,
-        "Queue a message for when the agent would stop.",
+        "Queue a message for when the agent would stop (-32002 when the queue is full).",
         call="follow_up",
         http=True,
     ),

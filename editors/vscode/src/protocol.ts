@@ -452,6 +452,9 @@ export interface RefusedCall {
 }
 /**
  * The steering and follow-up queues changed (texts not yet delivered).
+ *
+ *     Each update carries both queues whole; they are capped together (64 texts, 256 KiB), so an
+ *     update stays small.
  */
 export interface QueueUpdate {
   type: 'queue_update';
@@ -852,9 +855,9 @@ export interface ClientMethods {
   'session/new': { params: SessionNewParams; result: SessionInfo };
   /** Run the agent on a prompt; answers when the run ends. */
   'session/prompt': { params: PromptParams; result: PromptResult };
-  /** Queue a message for after the current tool calls. */
+  /** Queue a message for after the current tool calls (-32002 when the queue is full). */
   'session/steer': { params: SessionTextParams; result: OkResult };
-  /** Queue a message for when the agent would stop. */
+  /** Queue a message for when the agent would stop (-32002 when the queue is full). */
   'session/followUp': { params: SessionTextParams; result: OkResult };
   /** Record a user message in an idle session without a run. */
   'session/note': { params: SessionNoteParams; result: OkResult };
