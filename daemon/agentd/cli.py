@@ -110,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=300.0,
         metavar="SECONDS",
-        help="unload a session unused this long: no run, no subscriber (default: 300; 0: never)",
+        help="unload a session without a run unused this long (default: 300; 0: never)",
     )
     serve.add_argument(
         "--max-loaded-sessions",

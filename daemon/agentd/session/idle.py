@@ -1,12 +1,16 @@
 """Unloading sessions nobody uses, so descriptors and memory stay bounded however many
 sessions a long-lived daemon touches.
 
-A loaded session is **idle** when no run is in progress and no open connection is subscribed
-to it. :class:`IdleUnloader` checks every few seconds and unloads (closes the file and its
-lock, drops the runtime) an idle session once it has been idle for ``idle_seconds``
-(``agentd serve --idle-unload``, default 300; 0 keeps sessions loaded), and, whenever more
-than ``max_loaded`` sessions are loaded (``--max-loaded-sessions``, default 256), the idle
-ones unused the longest until the count fits. A session in use is never unloaded; the next
+A loaded session is **idle** when no run is in progress, whoever is subscribed to it: a
+subscribed session is unloaded too, its subscribers kept by the manager and subscribed again
+when it is next loaded (see :meth:`agentd.session.manager.SessionManager.unload`), so one
+connection watching thousands of sessions cannot hold a descriptor for each.
+
+:class:`IdleUnloader` checks every few seconds and unloads (closes the file and its lock,
+drops the runtime) an idle session once it has been idle for ``idle_seconds`` (``agentd
+serve --idle-unload``, default 300; 0 keeps sessions loaded), and, whenever more than
+``max_loaded`` sessions are loaded (``--max-loaded-sessions``, default 256), the idle ones
+unused the longest until the count fits. A running session is never unloaded; the next
 request naming an unloaded session loads it again (its ``seq`` goes on, see
 :mod:`agentd.session.bus`).
 """
@@ -109,6 +113,4 @@ class IdleUnloader:
 
 
 def _in_use(runtime: SessionRuntime) -> bool:
-    if runtime.running:
-        return True
-    return any(not conn.closed for conn in runtime.bus.subscribers.values())
+    return runtime.running

@@ -41,6 +41,8 @@ class SessionManager:
         self.services = services
         self.loaded: dict[str, SessionRuntime] = {}
         self._loading: dict[str, asyncio.Future[SessionRuntime]] = {}
+        self._parked: dict[str, dict[int, Subscriber]] = {}
+        """Subscribers of unloaded sessions, by session id: subscribed again on reload."""
         self.idle = IdleUnloader(self, idle_seconds=idle_seconds, max_loaded=max_loaded)
 
     def loaded_ids(self) -> list[str]:
@@ -104,6 +106,7 @@ class SessionManager:
                 runtime.file.close()
                 runtime = existing
             self.loaded[runtime.id] = runtime
+            self._resubscribe(runtime)
             self.idle.touch(runtime.id)
             future.set_result(runtime)
             return runtime
@@ -138,9 +141,29 @@ class SessionManager:
         return runtime.bus.subscribe(subscriber, since_seq)
 
     def forget(self, subscriber: Subscriber) -> None:
-        """Unsubscribe ``subscriber`` from every loaded session (it went away)."""
+        """Unsubscribe ``subscriber`` from every session, loaded or not (it went away)."""
         for runtime in self.loaded.values():
             runtime.bus.unsubscribe(subscriber)
+        for session_id in list(self._parked):
+            self.unpark(session_id, subscriber)
+
+    def unpark(self, session_id: str, subscriber: Subscriber) -> bool:
+        """Drop ``subscriber`` from an unloaded session's subscribers (``session/unsubscribe``
+        of a session that was unloaded meanwhile); whether it was one."""
+        parked = self._parked.get(session_id)
+        if parked is None or parked.pop(subscriber.key, None) is None:
+            return False
+        if not parked:
+            del self._parked[session_id]
+        return True
+
+    def _resubscribe(self, runtime: SessionRuntime) -> None:
+        """Give a reloaded session back the subscribers it had when it was unloaded (those
+        still open), so they receive its events as if it had stayed loaded (its ``seq`` goes
+        on from a higher number, see :func:`agentd.session.bus.resumed_seq`)."""
+        for subscriber in self._parked.pop(runtime.id, {}).values():
+            if not subscriber.closed:
+                runtime.bus.subscribe(subscriber)
 
     def find_path(self, session_id: str) -> Path:
         """The file of a session that exists on disk; SessionNotFound otherwise."""
@@ -150,10 +173,14 @@ class SessionManager:
         return path
 
     async def unload(self, session_id: str) -> bool:
-        """Close a loaded session (its file is kept); return whether it was loaded."""
+        """Close a loaded session (its file is kept); return whether it was loaded. Its open
+        subscribers are kept aside and subscribed again when it is next loaded."""
         runtime = self.loaded.pop(session_id, None)
         if runtime is None:
             return False
+        live = {key: sub for key, sub in runtime.bus.subscribers.items() if not sub.closed}
+        if live:
+            self._parked.setdefault(session_id, {}).update(live)
         await runtime.shutdown()
         return True
 
@@ -163,5 +190,6 @@ class SessionManager:
         await self.idle.stop()
         runtimes = list(self.loaded.values())
         self.loaded.clear()
+        self._parked.clear()
         await asyncio.gather(*(r.shutdown() for r in runtimes), return_exceptions=True)
         await self.services.close()

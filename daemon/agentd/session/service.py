@@ -299,7 +299,12 @@ class SessionService:
         """``session/unsubscribe``: stop watching; ``ok``: whether ``subscriber`` was watching."""
         watcher = _required(subscriber, "session/unsubscribe")
         runtime = self._loaded(params.session_id)
-        return OkResult(ok=runtime is not None and runtime.bus.unsubscribe(watcher))
+        if runtime is None:  # unloaded while subscribed: its subscribers wait aside
+            parked = self._sessions is not None and self._sessions.unpark(
+                params.session_id, watcher
+            )
+            return OkResult(ok=parked)
+        return OkResult(ok=runtime.bus.unsubscribe(watcher))
 
     def forget(self, subscriber: Subscriber) -> None:
         """Unsubscribe ``subscriber`` from every session (call it when it goes away)."""
