@@ -170,8 +170,7 @@ async def _status(client: AgentClient, session_id: str) -> str:
 async def _resync(client: AgentClient, options: argparse.Namespace, follower: Follower) -> None:
     warn(f"events after seq {options.since} are no longer buffered; the conversation so far:")
     if not follower.json:
-        ids = SessionIdParams(session_id=options.session_id)
-        messages = list((await client.sessions.messages(ids)).messages)
+        messages = await client.messages(options.session_id)
         follower.renderer.line(format_transcript(messages, follower.renderer.style))
 
 

@@ -36,6 +36,7 @@ from agentctl import launch, prestart
 from agentctl.events import EventStream, to_dict, to_event
 from agentd.api import RemoteSessions, SessionApi
 from agentd.protocol.base import Empty
+from agentd.protocol.content import Message
 from agentd.protocol.events import PermissionOption, SessionEvent
 from agentd.protocol.methods import (
     PROTOCOL_VERSION,
@@ -44,6 +45,7 @@ from agentd.protocol.methods import (
     DaemonStatusResult,
     InitializeParams,
     InitializeResult,
+    MessagesParams,
     RequestPermissionParams,
 )
 from agentd.protocol.provider_env import provider_variables
@@ -142,6 +144,19 @@ class AgentClient:
         """``daemon/status``: version, pid, uptime, connections, loaded sessions."""
         result: DaemonStatusResult = await self.remote.request("daemon/status", Empty())
         return result
+
+    async def messages(self, session_id: str) -> list[Message]:
+        """The whole conversation on the session's current branch, asked for page by page
+        (``session/messages`` answers newest first) and returned oldest first."""
+        pages: list[list[Message]] = []
+        before: int | None = None
+        while True:
+            params = MessagesParams(session_id=session_id, before=before)
+            result = await self.sessions.messages(params)
+            pages.append(result.messages)
+            if result.start <= 0 or not result.messages:
+                return [message for page in reversed(pages) for message in page]
+            before = result.start
 
     async def shutdown(self) -> None:
         """``shutdown``: the daemon answers, then stops."""

@@ -99,8 +99,7 @@ async def _sessions_page(client: AgentClient, cwd: str | None, limit: int) -> Se
 
 
 async def _show(client: AgentClient, options: argparse.Namespace) -> int:
-    ids = SessionIdParams(session_id=options.session_id)
-    messages = list((await client.sessions.messages(ids)).messages)
+    messages = await client.messages(options.session_id)
     if options.json:
         print_json(messages)
         return outcome.OK

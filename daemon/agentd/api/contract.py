@@ -17,6 +17,7 @@ if TYPE_CHECKING:
         CancelResult,
         CompactParams,
         CompactResult,
+        MessagesParams,
         MessagesResult,
         ModelsListParams,
         ModelsListResult,
@@ -107,7 +108,7 @@ class SessionApi(Protocol):
     ) -> SessionStateResult: ...
 
     async def messages(
-        self, params: SessionIdParams, subscriber: Subscriber | None = None
+        self, params: MessagesParams, subscriber: Subscriber | None = None
     ) -> MessagesResult: ...
 
     async def set_model(

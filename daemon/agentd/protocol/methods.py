@@ -213,10 +213,36 @@ class SessionStateResult(Result):
     title: str | None = None
 
 
+MAX_MESSAGES_PAGE = 1000
+"""Most messages in one ``session/messages`` page (and the default ``limit``)."""
+MAX_MESSAGES_PAGE_BYTES = 2 * 1024 * 1024
+"""A ``session/messages`` page stops before its messages pass this much JSON."""
+
+
+class MessagesParams(Params):
+    """``session/messages``: one page of the conversation on the current branch, oldest
+    message first.
+
+    ``before``: the branch index (0-based) just past the page (default: the end, so the newest
+    page); ``limit``: most messages in the page (1 to 1000; default 1000). A page also stops
+    before it would pass 2 MiB of JSON (it always holds one message at least).
+    """
+
+    session_id: str
+    limit: int = MAX_MESSAGES_PAGE
+    before: int | None = None
+
+
 class MessagesResult(Result):
-    """``session/messages``: the conversation on the session's current branch."""
+    """``session/messages``: a page of the conversation on the session's current branch.
+
+    ``start`` is the branch index of ``messages[0]`` and ``total`` the branch's length: while
+    ``start`` is above 0, ``before: start`` asks for the page before this one.
+    """
 
     messages: list[Message]
+    start: int
+    total: int
 
 
 class SetModelParams(Params):

@@ -30,6 +30,7 @@ from agentd.protocol.methods import (
     CancelResult,
     CompactParams,
     CompactResult,
+    MessagesParams,
     MessagesResult,
     ModelsListParams,
     ModelsListResult,
@@ -336,13 +337,16 @@ class SessionService:
         return msgspec.structs.replace(item, loaded=True, running=runtime.running)
 
     async def messages(
-        self, params: SessionIdParams, subscriber: Subscriber | None = None
+        self, params: MessagesParams, subscriber: Subscriber | None = None
     ) -> MessagesResult:
-        """``session/messages``: the conversation on the current branch (secrets redacted)."""
+        """``session/messages``: a page of the conversation on the current branch (secrets
+        redacted; see :func:`agentd.session.history.message_page`)."""
+        from agentd.session.history import message_page
+
         runtime = await self._manager().get(params.session_id)
-        result = MessagesResult(messages=runtime.messages())
-        redacted = runtime.file.redact_json(msgspec.json.encode(result))
-        return msgspec.json.decode(redacted, type=MessagesResult)
+        return message_page(
+            runtime.messages(), runtime.file.redact_json, limit=params.limit, before=params.before
+        )
 
     async def state(
         self, params: SessionIdParams, subscriber: Subscriber | None = None

@@ -343,10 +343,28 @@ export interface ToolCallDelta {
   arguments: string;
 }
 /**
- * ``session/messages``: the conversation on the session's current branch.
+ * ``session/messages``: one page of the conversation on the current branch, oldest
+ *     message first.
+ *
+ *     ``before``: the branch index (0-based) just past the page (default: the end, so the newest
+ *     page); ``limit``: most messages in the page (1 to 1000; default 1000). A page also stops
+ *     before it would pass 2 MiB of JSON (it always holds one message at least).
+ */
+export interface MessagesParams {
+  sessionId: string;
+  limit?: number;
+  before?: number | null;
+}
+/**
+ * ``session/messages``: a page of the conversation on the session's current branch.
+ *
+ *     ``start`` is the branch index of ``messages[0]`` and ``total`` the branch's length: while
+ *     ``start`` is above 0, ``before: start`` asks for the page before this one.
  */
 export interface MessagesResult {
   messages: (UserMessage | AssistantMessage | ToolResultMessage)[];
+  start: number;
+  total: number;
 }
 /**
  * One configured model.
@@ -865,8 +883,8 @@ export interface ClientMethods {
   'session/cancel': { params: SessionIdParams; result: CancelResult };
   /** Idle or running, model, queues, usage. */
   'session/state': { params: SessionIdParams; result: SessionStateResult };
-  /** The conversation on the current branch. */
-  'session/messages': { params: SessionIdParams; result: MessagesResult };
+  /** The conversation on the current branch, a page at a time (newest first). */
+  'session/messages': { params: MessagesParams; result: MessagesResult };
   /** Switch provider/model from the next LLM call on. */
   'session/setModel': { params: SetModelParams; result: SessionInfo };
   /** Switch the permission mode (auto, ask, read-only) for the next tool calls. */

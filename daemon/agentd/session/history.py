@@ -1,0 +1,53 @@
+"""Pages of a session's conversation for ``session/messages``.
+
+A session can hold hundreds of megabytes of messages; encoding, redacting and decoding them
+all in one answer took minutes and stalled every other client. :func:`message_page` works on
+one bounded page instead: at most ``limit`` messages (≤ 1000) and about 2 MiB of JSON, walking
+back from ``before``, so the work per request stays small whatever the session's size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import msgspec
+
+from agentd.errors import InvalidParams
+from agentd.protocol.content import Message
+from agentd.protocol.methods import MAX_MESSAGES_PAGE, MAX_MESSAGES_PAGE_BYTES, MessagesResult
+
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder(MessagesResult).decode
+
+
+def message_page(
+    messages: Sequence[Message],
+    redact: Callable[[bytes], bytes],
+    *,
+    limit: int = MAX_MESSAGES_PAGE,
+    before: int | None = None,
+    max_bytes: int = MAX_MESSAGES_PAGE_BYTES,
+) -> MessagesResult:
+    """The page of ``messages`` ending just before index ``before`` (default: the end), with
+    every secret ``redact`` knows replaced. Holds at most ``limit`` messages and stops before
+    ``max_bytes`` of JSON, but always holds one message when there is one before ``before``.
+    InvalidParams for a ``limit`` outside 1…1000 or a negative ``before``; a ``before`` past the
+    end means the end."""
+    if not 1 <= limit <= MAX_MESSAGES_PAGE:
+        raise InvalidParams(f"`limit` must be between 1 and {MAX_MESSAGES_PAGE} - at `$.limit`")
+    if before is not None and before < 0:
+        raise InvalidParams("`before` must be 0 or more - at `$.before`")
+    total = len(messages)
+    start = total if before is None else min(before, total)
+    pieces: list[bytes] = []
+    size = 0
+    while start > 0 and len(pieces) < limit:
+        piece = _encode(messages[start - 1])
+        if pieces and size + len(piece) > max_bytes:
+            break
+        pieces.append(piece)
+        size += len(piece)
+        start -= 1
+    pieces.reverse()
+    body = b'{"messages":[%b],"start":%d,"total":%d}' % (b",".join(pieces), start, total)
+    return _decode(redact(body))
