@@ -71,6 +71,7 @@ SCENARIOS = [
     _scenario("bench regex", [_call("grep", {"pattern": "(a+)+$"})]),
     _scenario("bench bash", [_call("bash", {"command": "head -c 1G /dev/zero | tr '\\0' y"})]),
     _scenario("bench turns", [_call("bash", {"command": "echo step"})], repeat=20),
+    _scenario("bench nap", [_call("bash", {"command": "sleep 60"})]),
 ]
 
 

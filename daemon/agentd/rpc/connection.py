@@ -49,6 +49,9 @@ CANCEL_METHOD = "$/cancelRequest"
 PREAUTH_MAX_FRAME = 64 * 1024
 """Largest frame read from a connection that has not authenticated yet (TCP)."""
 READ_CHUNK = 256 * 1024
+FRAMES_PER_TURN = 32
+"""Frames dispatched from one read before the event loop gets a turn (fairness between
+connections)."""
 log = logging.getLogger("agentd.rpc")
 _ids = itertools.count(1)
 _encoder = msgspec.json.Encoder()
@@ -232,18 +235,23 @@ class Connection:
             raise asyncio.CancelledError
 
     async def _read_loop(self) -> None:
+        """Read and dispatch frames in order; after every :data:`FRAMES_PER_TURN` frames of
+        one read, the event loop gets a turn, so a client sending thousands of requests at
+        once cannot keep the other connections waiting for all of them."""
         read = self._reader.read
         while not self._stopping:
             data = await read(READ_CHUNK)
             if not data:
                 return
-            for item in self._frames.feed(data):
+            for count, item in enumerate(self._frames.feed(data), 1):
                 if self._stopping:
                     break
                 if isinstance(item, FrameError):
                     self._on_frame_error(item)
                 else:
                     self._dispatch(envelope.parse(item))
+                if count % FRAMES_PER_TURN == 0:
+                    await asyncio.sleep(0)
             if self._frames.dead:
                 self._begin_stop()
 

@@ -3,11 +3,13 @@
 A session can hold hundreds of megabytes of messages; encoding, redacting and decoding them
 all in one answer took minutes and stalled every other client. :func:`message_page` works on
 one bounded page instead: at most ``limit`` messages (≤ 1000) and about 2 MiB of JSON, walking
-back from ``before``, so the work per request stays small whatever the session's size.
+back from ``before``, so the work per request stays small whatever the session's size, and is
+done in slices between which the event loop serves the other clients.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 
 import msgspec
@@ -19,8 +21,11 @@ from agentd.protocol.methods import MAX_MESSAGES_PAGE, MAX_MESSAGES_PAGE_BYTES, 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(MessagesResult).decode
 
+YIELD_EVERY_BYTES = 64 * 1024
+"""The loop gets a turn after this much of a page is encoded and redacted."""
 
-def message_page(
+
+async def message_page(
     messages: Sequence[Message],
     redact: Callable[[bytes], bytes],
     *,
@@ -32,7 +37,12 @@ def message_page(
     every secret ``redact`` knows replaced. Holds at most ``limit`` messages and stops before
     ``max_bytes`` of JSON, but always holds one message when there is one before ``before``.
     InvalidParams for a ``limit`` outside 1…1000 or a negative ``before``; a ``before`` past the
-    end means the end."""
+    end means the end.
+
+    Each message is encoded and redacted on its own, and the event loop gets a turn after
+    every :data:`YIELD_EVERY_BYTES` (redacting is the costly part: tens of ms per MiB), so
+    other clients are not kept waiting for a whole page.
+    """
     if not 1 <= limit <= MAX_MESSAGES_PAGE:
         raise InvalidParams(f"`limit` must be between 1 and {MAX_MESSAGES_PAGE} - at `$.limit`")
     if before is not None and before < 0:
@@ -40,14 +50,17 @@ def message_page(
     total = len(messages)
     start = total if before is None else min(before, total)
     pieces: list[bytes] = []
-    size = 0
+    size = since_yield = 0
     while start > 0 and len(pieces) < limit:
-        piece = _encode(messages[start - 1])
+        piece = redact(_encode(messages[start - 1]))
         if pieces and size + len(piece) > max_bytes:
             break
         pieces.append(piece)
         size += len(piece)
         start -= 1
+        since_yield += len(piece)
+        if since_yield >= YIELD_EVERY_BYTES:
+            since_yield = 0
+            await asyncio.sleep(0)
     pieces.reverse()
-    body = b'{"messages":[%b],"start":%d,"total":%d}' % (b",".join(pieces), start, total)
-    return _decode(redact(body))
+    return _decode(b'{"messages":[%b],"start":%d,"total":%d}' % (b",".join(pieces), start, total))

@@ -344,7 +344,7 @@ class SessionService:
         from agentd.session.history import message_page
 
         runtime = await self._manager().get(params.session_id)
-        return message_page(
+        return await message_page(
             runtime.messages(), runtime.file.redact_json, limit=params.limit, before=params.before
         )
 
