@@ -87,7 +87,9 @@ class UnsafeSocketError(PermissionError):
 
 def check_socket_folder(socket_path: str | os.PathLike[str]) -> None:
     """Refuse (:class:`UnsafeSocketError`) unless the socket's folder is owned by this user
-    and private (no permission bits for group or others: 0700), as the daemon makes it.
+    and nobody else can have put the socket there: the default folder (:func:`runtime_dir`)
+    must be 0700, as the daemon makes it; another folder (``--socket``) must not be writable
+    by group or others.
 
     A missing folder raises :class:`FileNotFoundError`, a file in its place
     :class:`NotADirectoryError` (nobody listens: a client may try to start the daemon).
@@ -104,11 +106,12 @@ def check_socket_folder(socket_path: str | os.PathLike[str]) -> None:
             f"{info.st_uid}, not to you (uid {uid}); another user may be impersonating "
             f"agentd. Remove the folder (or use another --socket) and start agentd again"
         )
-    if info.st_mode & 0o077:
+    default = folder == runtime_dir().absolute()
+    if info.st_mode & (0o077 if default else 0o022):
+        what = "open to other users" if default else "writable by other users"
         raise UnsafeSocketError(
-            f"refusing to connect to {socket_path}: its folder {folder} is open to other "
-            f"users (mode {info.st_mode & 0o777:04o}); run `chmod 700 {folder}` if you "
-            f"created it"
+            f"refusing to connect to {socket_path}: its folder {folder} is {what} (mode "
+            f"{info.st_mode & 0o7777:04o}); run `chmod 700 {folder}` if you created it"
         )
 
 

@@ -132,19 +132,34 @@ async def test_connect_unix_refuses_a_squatted_socket(squat: tuple[str, Squat]) 
     _assert_refused(kind, fake, str(raised.value))
 
 
-def test_a_folder_open_to_others_is_refused_even_when_it_is_ours(box: IsolatedHome) -> None:
-    """The user's own folder with group or other bits is refused too (anyone could have put
-    the socket there), with the command that fixes it; 0700 is accepted."""
-    folder = box.root / "open"
+def test_a_folder_others_can_write_is_refused_even_when_it_is_ours(
+    box: IsolatedHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user's own folder is refused when group or others may write to it (anyone could
+    have put the socket there), with the command that fixes it; the default folder must be
+    0700 exactly, as the daemon makes it."""
+    folder = box.root / "custom"
     folder.mkdir(mode=0o700)
     sock_path = folder / "agentd.sock"
     with socket.socket(socket.AF_UNIX) as server:
         server.bind(str(sock_path))
         server.listen(1)
         paths.check_socket_folder(sock_path)
-        folder.chmod(0o755)
-        with pytest.raises(paths.UnsafeSocketError, match=f"chmod 700 {folder}"):
-            paths.check_socket_folder(sock_path)
+        folder.chmod(0o755)  # readable by others: nobody else can create anything in it
+        paths.check_socket_folder(sock_path)
+        for mode in (0o775, 0o757, 0o1777):
+            folder.chmod(mode)
+            with pytest.raises(paths.UnsafeSocketError, match=f"chmod 700 {folder}"):
+                paths.check_socket_folder(sock_path)
+        folder.chmod(0o700)
         with socket.socket(socket.AF_UNIX) as ours:
             ours.connect(str(sock_path))
             paths.check_socket_peer(ours, sock_path)  # our own listener passes
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(box.root))
+    default = paths.default_socket_path()
+    default.parent.mkdir(mode=0o750)
+    with pytest.raises(paths.UnsafeSocketError, match="is open to other users \\(mode 0750\\)"):
+        paths.check_socket_folder(default)
+    default.parent.chmod(0o700)
+    with pytest.raises(FileNotFoundError):  # private, nobody listens: a client may start one
+        paths.check_socket_folder(default.parent / "missing" / "agentd.sock")
