@@ -227,6 +227,11 @@ def test_prompt_over_the_api_streams_events_with_seq_ids(web: WebDaemon) -> None
         assert len(set(seqs)) == len(seqs)
         messages = client.post("/api/session/messages", json={"sessionId": session_id}).json()
         assert len(messages["messages"]) >= 4
+        assert (messages["start"], messages["total"]) == (0, len(messages["messages"]))
+        page = {"sessionId": session_id, "limit": 2, "before": 3}
+        older = client.post("/api/session/messages", json=page).json()
+        assert older["start"] == 1
+        assert older["messages"] == messages["messages"][1:3]
 
 
 def test_last_event_id_resumes_after_a_reconnect(web: WebDaemon) -> None:
