@@ -31,6 +31,7 @@ from agentd.protocol.events import (
     SessionWarning,
 )
 from agentd.protocol.methods import (
+    MessagesParams,
     PermissionAnswerParams,
     PromptParams,
     RequestPermissionParams,
@@ -99,7 +100,7 @@ async def test_prompt_streams_numbered_events_to_a_queue(
     assert result.stop_reason == "end_turn"
     assert [e.seq for e in seen] == list(range(1, len(seen) + 1))
     assert (project / "hello.py").exists()
-    messages = (await service.messages(SessionIdParams(session_id=info.session_id))).messages
+    messages = (await service.messages(MessagesParams(session_id=info.session_id))).messages
     assert isinstance(messages[-1], AssistantMessage)
 
 
@@ -173,7 +174,7 @@ async def test_store_operations_and_their_errors(service: SessionService, projec
     assert [(s.session_id, s.title, s.loaded) for s in listed] == [(sid, "renamed", True)]
     fork = await service.fork(SessionForkParams(session_id=sid))
     assert fork.session_id != sid
-    assert len((await service.messages(SessionIdParams(session_id=fork.session_id))).messages) == 2
+    assert len((await service.messages(MessagesParams(session_id=fork.session_id))).messages) == 2
     assert "how are you" in (await service.export(SessionExportParams(session_id=sid))).content
     assert (
         "<html"
