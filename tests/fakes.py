@@ -84,7 +84,7 @@ class EchoTool:
         if params.sleep:
             await asyncio.sleep(params.sleep)
         ctx.on_update(params.text)
-        return ToolResult(params.text, details={"length": len(params.text)})
+        return ToolResult(params.text)
 
     def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
         return []

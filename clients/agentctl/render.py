@@ -250,8 +250,8 @@ class TerminalRenderer:
             call = Call(event.name, describe_call(event.name, args, self.cwd), time.monotonic())
         self._requested.pop(event.tool_call_id, None)
         text = "".join(b.text for b in event.result if isinstance(b, TextContent))
-        outcome = describe_outcome(event.name, event.details, event.is_error, text)
-        failed = call_failed(event.name, event.details, event.is_error)
+        outcome = describe_outcome(event.details, event.is_error, text)
+        failed = call_failed(event.details, event.is_error)
         bullet = self.style.red(FAILED_MARK) if failed else self.style.green(DONE_MARK)
         shown = self._call_text(call.name, call.summary)
         if outcome:

@@ -1,8 +1,8 @@
 """One-line descriptions of tool calls and their outcomes, for the terminal renderer.
 
-Pure functions over plain values (the event's ``args``, ``details`` and result text), so they
-are easy to test and safe on unexpected shapes: a missing or mistyped field falls back to a
-shorter description, never an exception.
+Pure functions over the event's values (its ``args``, typed ``details`` and result text), so
+they are easy to test. ``args`` are what the model wrote and may have any shape: a missing or
+mistyped argument falls back to a shorter description, never an exception.
 """
 
 from __future__ import annotations
@@ -10,6 +10,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+
+from agentd.protocol.tool_details import (
+    BashDetails,
+    EditDetails,
+    ToolDetails,
+    UndoEditDetails,
+    WriteDetails,
+)
 
 SUMMARY_WIDTH = 72
 """Longest call summary shown before it is cut with an ellipsis."""
@@ -63,28 +71,14 @@ def describe_call(name: str, args: dict[str, Any], cwd: str | None = None) -> st
     return shorten(json.dumps(args, ensure_ascii=False, separators=(",", ":")))
 
 
-def _int(details: dict[str, Any], key: str) -> int | None:
-    value = details.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _number(details: dict[str, Any], key: str) -> float | None:
-    """An int or float field (``durationMs`` comes as a float)."""
-    value = details.get(key)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
-
-
-def call_failed(name: str, details: dict[str, Any] | None, is_error: bool) -> bool:
+def call_failed(details: ToolDetails | None, is_error: bool) -> bool:
     """True when a call did not do its job: an error result, or a bash command that exited
     non-zero or timed out (the model sees those as results, the user as failures)."""
     if is_error:
         return True
-    if name != "bash" or not details:
+    if not isinstance(details, BashDetails):
         return False
-    code = _int(details, "exitCode")
-    return bool(details.get("timedOut")) or (code is not None and code != 0)
+    return details.timed_out or (details.exit_code is not None and details.exit_code != 0)
 
 
 def format_bytes(count: int) -> str:
@@ -106,53 +100,45 @@ def format_seconds(seconds: float) -> str:
     return f"{minutes}m{rest:02d}s"
 
 
-def _bash_outcome(details: dict[str, Any]) -> str:
+def _bash_outcome(details: BashDetails) -> str:
     parts: list[str] = []
-    if details.get("timedOut"):
+    if details.timed_out:
         parts.append("timed out")
-    else:
-        code = _int(details, "exitCode")
-        if code is not None:
-            parts.append(f"exit {code}")
-    duration = _number(details, "durationMs")
-    if duration is not None:
-        parts.append(format_seconds(duration / 1000))
-    if details.get("truncated"):
-        spill = details.get("spillPath")
+    elif details.exit_code is not None:
+        parts.append(f"exit {details.exit_code}")
+    parts.append(format_seconds(details.duration_ms / 1000))
+    if details.truncated:
+        spill = details.spill_path
         parts.append(f"output truncated, full in {spill}" if spill else "output truncated")
     return " · ".join(parts)
 
 
-def edit_counts(details: dict[str, Any]) -> str:
-    """``(+3 -1)`` (real minus sign) from an edit's ``added``/``removed`` details, or ``""``."""
-    added, removed = _int(details, "added"), _int(details, "removed")
+def edit_counts(details: EditDetails | WriteDetails | UndoEditDetails) -> str:
+    """``(+3 -1)`` (real minus sign) from a change's ``added``/``removed`` counts, or ``""``."""
+    added, removed = details.added, details.removed
     if added is None and removed is None:
         return ""
     return f"(+{added or 0} −{removed or 0})"
 
 
-def describe_outcome(
-    name: str, details: dict[str, Any] | None, is_error: bool, result_text: str
-) -> str:
+def describe_outcome(details: ToolDetails | None, is_error: bool, result_text: str) -> str:
     """How a finished call went, in a few words (empty when there is nothing to add).
 
     Errors show the first line of the result the model saw; bash shows exit code and
     duration; edit the added/removed line counts; write whether it created the file.
     """
-    info = details or {}
-    if name == "bash" and info:
-        outcome = _bash_outcome(info)
+    if isinstance(details, BashDetails):
+        outcome = _bash_outcome(details)
         if is_error and not outcome:
             return shorten(result_text)
         return outcome
     if is_error:
         return shorten(result_text) or "failed"
-    if name == "edit":
-        return edit_counts(info)
-    if name == "write":
-        size = _int(info, "bytes")
-        verb = "created" if info.get("created") else "wrote"
-        return f"{verb} {format_bytes(size)}" if size is not None else verb
+    if isinstance(details, EditDetails):
+        return edit_counts(details)
+    if isinstance(details, WriteDetails):
+        verb = "created" if details.created else "wrote"
+        return f"{verb} {format_bytes(details.bytes)}"
     return ""
 
 

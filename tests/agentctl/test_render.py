@@ -26,6 +26,7 @@ from agentd.protocol.events import (
     ToolExecutionStart,
     TurnStart,
 )
+from agentd.protocol.tool_details import BashDetails, EditDetails
 from tests.harness import wait_until_async
 
 
@@ -42,6 +43,32 @@ def render(events: list[Event], **options: object) -> str:
         renderer.event(event)
     renderer.close()
     return out.getvalue()
+
+
+def bash_details(command: str) -> BashDetails:
+    """A bash command that exited 0 after 1.5 s."""
+    return BashDetails(
+        command=command,
+        exit_code=0,
+        signal=None,
+        timed_out=False,
+        duration_ms=1500.0,
+        truncated=False,
+        spill_path=None,
+        total_bytes=0,
+        cwd="/p",
+    )
+
+
+def edit_details(added: int, removed: int) -> EditDetails:
+    return EditDetails(
+        path="/p/src/app.py",
+        replacements=1,
+        diff="",
+        first_changed_line=1,
+        added=added,
+        removed=removed,
+    )
 
 
 def tool_events(call_id: str, name: str, args: dict[str, object], **end: object) -> list[Event]:
@@ -81,11 +108,11 @@ def test_tool_calls_are_one_compact_line_each() -> None:
     """Without animation every call prints one line when it ends, with its outcome."""
     events: list[Event] = [
         MessageUpdate(delta=TextDelta(index=0, text="Running tests")),
-        *tool_events("c1", "bash", {"command": "npm test"}, details={"exitCode": 0}),
-        *tool_events("c2", "edit", {"path": "/p/src/app.py"}, details={"added": 3, "removed": 1}),
+        *tool_events("c1", "bash", {"command": "npm test"}, details=bash_details("npm test")),
+        *tool_events("c2", "edit", {"path": "/p/src/app.py"}, details=edit_details(3, 1)),
     ]
     assert render(events, cwd="/p") == (
-        "Running tests\n● bash  npm test  exit 0\n● edit  src/app.py  (+3 −1)\n"
+        "Running tests\n● bash  npm test  exit 0 · 1.5s\n● edit  src/app.py  (+3 −1)\n"
     )
 
 
@@ -160,7 +187,8 @@ async def test_spinner_redraws_in_place_and_ends_with_the_outcome() -> None:
     """Animated, a running call shows a spinner line that is replaced by its final line."""
     out = io.StringIO()
     renderer = TerminalRenderer(out, style=Style(False), animate=True)
-    start, end = tool_events("c1", "bash", {"command": "sleep 1"}, details={"exitCode": 0})
+    details = bash_details("sleep 1")
+    start, end = tool_events("c1", "bash", {"command": "sleep 1"}, details=details)
     renderer.event(start)
     await wait_until_async(lambda: out.getvalue().count("\r\x1b[2K") >= 2)  # draw, redraw
     renderer.event(end)
@@ -168,7 +196,7 @@ async def test_spinner_redraws_in_place_and_ends_with_the_outcome() -> None:
     text = out.getvalue()
     assert text.count("\r\x1b[2K") >= 3  # first draw, at least one redraw, the final line
     assert "⠋ bash  sleep 1" in text
-    assert text.endswith("\r\x1b[2K● bash  sleep 1  exit 0\n")
+    assert text.endswith("\r\x1b[2K● bash  sleep 1  exit 0 · 1.5s\n")
 
 
 async def test_text_during_a_running_call_erases_its_spinner() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from agentctl.toolfmt import (
     call_failed,
     describe_call,
@@ -13,6 +15,14 @@ from agentctl.toolfmt import (
     format_count,
     format_seconds,
     shorten,
+)
+from agentd.protocol.tool_details import (
+    BashDetails,
+    EditDetails,
+    ReadDetails,
+    ToolErrorDetails,
+    UndoEditDetails,
+    WriteDetails,
 )
 
 
@@ -50,47 +60,60 @@ def test_describe_call_tolerates_wrong_types() -> None:
     assert describe_call("edit", {"path": None}) == ""
 
 
+def _bash(**fields: Any) -> BashDetails:
+    """A bash call's details: exit 0 after 0.4 s, nothing cut, unless ``fields`` say else."""
+    base: dict[str, Any] = {"exit_code": 0, "signal": None, "timed_out": False}
+    base |= {"duration_ms": 420.0, "truncated": False, "spill_path": None}
+    base |= {"command": "true", "total_bytes": 0, "cwd": "/w"}
+    return BashDetails(**(base | fields))
+
+
+def _edit(added: int, removed: int) -> EditDetails:
+    return EditDetails(
+        path="/w/a", replacements=1, diff="", first_changed_line=1, added=added, removed=removed
+    )
+
+
+def _write(created: bool, size: int) -> WriteDetails:
+    return WriteDetails(path="/w/a", created=created, bytes=size, lines=1)
+
+
 def test_bash_outcome_shows_exit_code_duration_and_truncation() -> None:
     """bash outcomes name the exit code, the duration and where truncated output went."""
-    details = {"exitCode": 0, "durationMs": 420}
-    assert describe_outcome("bash", details, False, "") == "exit 0 · 0.4s"
-    failed = {"exitCode": 2, "durationMs": 12_000, "truncated": True, "spillPath": "/tmp/o"}
-    assert describe_outcome("bash", failed, True, "") == (
-        "exit 2 · 12s · output truncated, full in /tmp/o"
-    )
-    assert describe_outcome("bash", {"timedOut": True, "durationMs": 5000}, True, "") == (
-        "timed out · 5.0s"
-    )
+    assert describe_outcome(_bash(), False, "") == "exit 0 · 0.4s"
+    failed = _bash(exit_code=2, duration_ms=12_000, truncated=True, spill_path="/tmp/o")
+    assert describe_outcome(failed, True, "") == ("exit 2 · 12s · output truncated, full in /tmp/o")
+    timed_out = _bash(exit_code=None, timed_out=True, duration_ms=5000)
+    assert describe_outcome(timed_out, True, "") == "timed out · 5.0s"
     # the daemon sends the duration as a float
-    assert describe_outcome("bash", {"exitCode": 0, "durationMs": 1234.5}, False, "") == (
-        "exit 0 · 1.2s"
-    )
+    assert describe_outcome(_bash(duration_ms=1234.5), False, "") == "exit 0 · 1.2s"
 
 
 def test_a_failed_call_is_a_non_zero_exit_a_timeout_or_an_error() -> None:
-    assert call_failed("bash", {"exitCode": 1}, False)
-    assert call_failed("bash", {"exitCode": 0, "timedOut": True}, False)
-    assert call_failed("edit", {}, True)
-    assert not call_failed("bash", {"exitCode": 0}, False)
-    assert not call_failed("write", None, False)
+    assert call_failed(_bash(exit_code=1), False)
+    assert call_failed(_bash(timed_out=True), False)
+    assert call_failed(ToolErrorDetails(error="tool_error"), True)
+    assert not call_failed(_bash(), False)
+    assert not call_failed(None, False)
 
 
 def test_edit_and_write_outcomes() -> None:
     """edit shows added/removed lines; write whether it created the file and its size."""
-    assert describe_outcome("edit", {"added": 3, "removed": 1}, False, "") == "(+3 −1)"
-    assert edit_counts({}) == ""
-    assert describe_outcome("write", {"created": True, "bytes": 2048}, False, "") == (
-        "created 2.0 KB"
-    )
-    assert describe_outcome("write", {"bytes": 10}, False, "") == "wrote 10 B"
-    assert describe_outcome("read", None, False, "contents") == ""
+    assert describe_outcome(_edit(3, 1), False, "") == "(+3 −1)"
+    assert edit_counts(UndoEditDetails(path="/w/a", deleted=True, remaining=0)) == ""
+    assert describe_outcome(_write(True, 2048), False, "") == "created 2.0 KB"
+    assert describe_outcome(_write(False, 10), False, "") == "wrote 10 B"
+    read = ReadDetails(path="/w/a", offset=1, lines=1, total_lines=1)
+    assert describe_outcome(read, False, "contents") == ""
+    assert describe_outcome(None, False, "contents") == ""
 
 
 def test_error_outcome_is_the_first_line_of_the_result() -> None:
     """A failed call shows what the model was told, first line only."""
     text = "Found 2 occurrences of the text\nPlease add context."
-    assert describe_outcome("edit", {}, True, text) == "Found 2 occurrences of the text …"
-    assert describe_outcome("read", None, True, "") == "failed"
+    failure = ToolErrorDetails(error="tool_error")
+    assert describe_outcome(failure, True, text) == "Found 2 occurrences of the text …"
+    assert describe_outcome(None, True, "") == "failed"
 
 
 def test_number_formatters() -> None:

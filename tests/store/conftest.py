@@ -17,6 +17,7 @@ from agentd.protocol.content import (
     Usage,
     UserMessage,
 )
+from agentd.protocol.tool_details import ToolDetails
 from agentd.store import SessionFile
 
 CWD = "/home/me/proj"
@@ -64,7 +65,7 @@ def assistant(
 
 
 def result(
-    call_id: str, text: str, *, is_error: bool = False, details: dict[str, Any] | None = None
+    call_id: str, text: str, *, is_error: bool = False, details: ToolDetails | None = None
 ) -> ToolResultMessage:
     return ToolResultMessage(
         id=f"r{next(_ids)}",

@@ -16,7 +16,7 @@ import pytest
 
 from agentd.errors import InvalidParams
 from agentd.protocol.content import ToolResultMessage
-from agentd.protocol.session_file import MessageEntry
+from agentd.protocol.session_file import SESSION_VERSION, MessageEntry
 from agentd.store import INTERRUPTED_TEXT, SessionFile
 from tests.store.conftest import assistant, lines, result, texts, user
 
@@ -157,7 +157,7 @@ def test_newer_format_version_is_refused(session: SessionFile) -> None:
     """A file written by a newer agentd is not appended to by an older one."""
     session.close()
     raw = lines(session.path)
-    raw[0] = raw[0].replace(b'"version":1', b'"version":7')
+    raw[0] = raw[0].replace(b'"version":%d' % SESSION_VERSION, b'"version":7')
     session.path.write_bytes(b"\n".join(raw))
     with pytest.raises(InvalidParams, match="newer"):
         SessionFile.open(session.path)

@@ -7,6 +7,7 @@ from html.parser import HTMLParser
 
 from agentd.protocol.content import AssistantMessage, ImageContent, UserMessage
 from agentd.protocol.session_file import ModelChangeEntry, SessionInfoEntry
+from agentd.protocol.tool_details import EditDetails
 from agentd.store import SessionFile, export_html, export_markdown
 from tests.store.conftest import CWD, assistant, result, user
 
@@ -177,7 +178,10 @@ def test_html_shows_diffs_and_titles_the_page_with_the_first_prompt(
     session.append_message(user("Fix the greeting in app.py\nplease"))
     session.append_message(assistant("", [("c1", "edit", {"path": "app.py"})]))
     diff = "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-print('hi')\n+print('hello')"
-    session.append_message(result("c1", "Edited app.py.", details={"diff": diff}))
+    details = EditDetails(
+        path="app.py", replacements=1, diff=diff, first_changed_line=1, added=1, removed=1
+    )
+    session.append_message(result("c1", "Edited app.py.", details=details))
     session.append(ModelChangeEntry(provider="p1", model="m2"))
     page = export_html(session)
     assert "<title>Fix the greeting in app.py</title>" in page

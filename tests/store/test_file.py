@@ -15,6 +15,7 @@ import pytest
 
 from agentd.errors import InvalidParams, SessionExists
 from agentd.protocol.session_file import (
+    SESSION_VERSION,
     CustomEntry,
     LabelEntry,
     MessageEntry,
@@ -34,7 +35,7 @@ def test_create_writes_the_header_at_once_so_an_empty_session_can_be_resumed(roo
     header = msgspec.json.decode(lines(created.path)[0])
     assert header == {
         "type": "session",
-        "version": 1,
+        "version": SESSION_VERSION,
         "id": "empty-1",
         "cwd": CWD,
         "createdAt": created.header.created_at,

@@ -28,7 +28,7 @@ def test_header_and_entries_are_camel_case_with_ids_always_present() -> None:
     """Entries always carry id, parentId (null for a root) and timestamp, first."""
     header = SessionHeader(version=SESSION_VERSION, id="s", cwd="/", created_at="t")
     assert msgspec.json.encode(header) == (
-        b'{"type":"session","version":1,"id":"s","cwd":"/","createdAt":"t"}'
+        b'{"type":"session","version":%d,"id":"s","cwd":"/","createdAt":"t"}' % SESSION_VERSION
     )
     entry = CompactionEntry(id="c", summary="s", first_kept_entry_id="k", tokens_before=3)
     assert msgspec.json.encode(entry) == (

@@ -42,15 +42,15 @@ async def test_output_exit_code_and_details(ctx: ToolContext) -> None:
     result = await call("bash", ctx, command="echo out; echo err >&2; exit 3")
     assert not result.is_error
     assert text_of(result) == "out\nerr\n[Exit code 3.]"
-    assert result.details["exit_code"] == 3
-    assert result.details["timed_out"] is False
-    assert result.details["duration_ms"] >= 0
+    assert result.details.exit_code == 3
+    assert result.details.timed_out is False
+    assert result.details.duration_ms >= 0
 
 
 async def test_no_output_and_stdin_is_empty(ctx: ToolContext) -> None:
     result = await call("bash", ctx, command="cat")
     assert text_of(result) == "(no output)"
-    assert result.details["exit_code"] == 0
+    assert result.details.exit_code == 0
 
 
 async def test_cwd_persists_env_does_not(work: Path, ctx: ToolContext) -> None:
@@ -77,7 +77,7 @@ async def test_timeout_kills_the_whole_tree(ctx: ToolContext) -> None:
         "bash", ctx, command=f"sleep {marker} & sleep {marker}; echo never", timeout=0.5
     )
     assert time.monotonic() - started < 5
-    assert result.details["timed_out"] is True
+    assert result.details.timed_out is True
     assert "Timed out after 0.5 s" in text_of(result)
     assert not result.is_error
     assert live_processes(marker) == []
@@ -88,7 +88,7 @@ async def test_term_ignoring_children_get_killed_after_grace(ctx: ToolContext) -
     ctx.settings.bash_kill_grace = 0.3
     command = f"bash -c 'trap \"\" TERM; sleep {marker}' & sleep {marker}"
     result = await call("bash", ctx, command=command, timeout=0.3)
-    assert result.details["timed_out"] is True
+    assert result.details.timed_out is True
     assert live_processes(marker) == []
 
 
@@ -110,7 +110,7 @@ async def test_timeout_kills_children_that_left_the_group(ctx: ToolContext) -> N
         f"setsid bash -c 'env -i sleep {marker} & wait' & sleep {marker}"
     )
     result = await call("bash", ctx, command=command, timeout=0.5)
-    assert result.details["timed_out"] is True
+    assert result.details.timed_out is True
     assert live_processes(marker) == []
 
 
@@ -151,8 +151,8 @@ async def test_huge_output_keeps_tail_and_spills(work: Path, ctx: ToolContext) -
     out = text_of(result)
     assert out.splitlines()[-2] == "200000"
     assert "showing the last 2000 of 200000 lines" in out
-    assert result.details["truncated"] is True
-    spill = Path(result.details["spill_path"])
+    assert result.details.truncated is True
+    spill = Path(result.details.spill_path)
     assert spill.parent == work / ".spill"
     assert str(spill) in out
     assert spill.read_text().splitlines() == [str(n) for n in range(1, 200_001)]
@@ -169,7 +169,7 @@ async def test_wide_output_cut_by_bytes(ctx: ToolContext) -> None:
 
 async def test_small_output_is_not_spilled(work: Path, ctx: ToolContext) -> None:
     result = await call("bash", ctx, command="echo hi")
-    assert result.details["spill_path"] is None
+    assert result.details.spill_path is None
     assert not (work / ".spill").exists()
 
 
@@ -229,15 +229,15 @@ async def test_dangerous_command_runs_when_explicitly_allowed(work: Path, ctx: T
     ctx.settings.permission_policy = PermissionPolicy("auto", allow=[f"bash({command})"])
     allowed = await call("bash", ctx, command=command)
     assert not allowed.is_error
-    assert allowed.details["exit_code"] != 0
+    assert allowed.details.exit_code != 0
     ctx.settings.permission_policy = PermissionPolicy("auto", allow_dangerous=True)
     assert not (await call("bash", ctx, command=command)).is_error
 
 
 async def test_killed_by_signal(ctx: ToolContext) -> None:
     result = await call("bash", ctx, command="kill -9 $$")
-    assert result.details["signal"] == signal.Signals.SIGKILL.name
-    assert result.details["exit_code"] is None
+    assert result.details.signal == signal.Signals.SIGKILL.name
+    assert result.details.exit_code is None
     assert "Killed by SIGKILL" in text_of(result)
 
 
@@ -256,7 +256,7 @@ async def test_background_job_holding_the_pipe_does_not_hang(ctx: ToolContext) -
 async def test_timeout_is_capped(ctx: ToolContext) -> None:
     ctx.settings.bash_max_timeout = 0.3
     result = await call("bash", ctx, command="sleep 5", timeout=100)
-    assert result.details["timed_out"] is True
+    assert result.details.timed_out is True
     assert "capped at the 0.3 s maximum" in text_of(result)
 
 

@@ -24,10 +24,10 @@ async def test_single_replacement_with_diff_details(work: Path, ctx: ToolContext
     assert (work / "m.py").read_text() == expected
     assert text_of(result) == "Edited m.py: 1 replacement (+2 −1), first change at line 6."
     details = result.details
-    assert details["first_changed_line"] == 6
-    assert (details["added"], details["removed"]) == (2, 1)
-    assert details["diff"].startswith("--- a/m.py\n+++ b/m.py\n@@ -3,4 +3,5 @@\n")
-    assert "-    return 1\n+    return 2\n+    # more\n" in details["diff"]
+    assert details.first_changed_line == 6
+    assert (details.added, details.removed) == (2, 1)
+    assert details.diff.startswith("--- a/m.py\n+++ b/m.py\n@@ -3,4 +3,5 @@\n")
+    assert "-    return 1\n+    return 2\n+    # more\n" in details.diff
 
 
 async def test_not_found_shows_closest_lines(work: Path, ctx: ToolContext) -> None:
@@ -64,7 +64,7 @@ async def test_replace_all(work: Path, ctx: ToolContext) -> None:
     result = await call(
         "edit", ctx, path="m.py", old_string="return 1", new_string="return 3", replace_all=True
     )
-    assert result.details["replacements"] == 2
+    assert result.details.replacements == 2
     assert (work / "m.py").read_text().count("return 3") == 2
 
 
@@ -102,7 +102,7 @@ async def test_batch_applies_in_order(work: Path, ctx: ToolContext) -> None:
     assert (work / "m.py").read_text() == (
         "def first():\n    return 0\n\n\ndef g():\n    return 9\n"
     )
-    assert result.details["replacements"] == 3
+    assert result.details.replacements == 3
 
 
 async def test_both_forms_or_neither_refused(work: Path, ctx: ToolContext) -> None:

@@ -20,7 +20,7 @@ async def test_find_by_name_at_any_depth(work: Path, ctx: ToolContext) -> None:
     (work / ".gitignore").write_text("build/\n")
     result = await call("find", ctx, pattern="*.py")
     assert text_of(result) == "a.py\nsrc/b.py\nsrc/deep/c.py"
-    assert result.details["count"] == 3
+    assert result.details.count == 3
 
 
 async def test_find_with_path_globs(work: Path, ctx: ToolContext) -> None:
@@ -46,7 +46,7 @@ async def test_find_explicit_hidden_name(work: Path, ctx: ToolContext) -> None:
 async def test_find_cut_and_empty(work: Path, ctx: ToolContext) -> None:
     touch(work, *(f"f{n:04d}.txt" for n in range(1005)))
     result = await call("find", ctx, pattern="*.txt")
-    assert result.details["cut"] is True
+    assert result.details.cut is True
     assert text_of(result).count("\n") == 1000
     assert "[Results cut at 1000 paths." in text_of(result)
     none = await call("find", ctx, pattern="*.rs")
@@ -73,7 +73,7 @@ async def test_ls_limit_and_errors(work: Path, ctx: ToolContext) -> None:
     assert text_of(result).endswith(
         "[10 more entries not shown (500-entry limit). Use find with a pattern to narrow down.]"
     )
-    assert result.details["truncated"] is True
+    assert result.details.truncated is True
     assert (await call("ls", ctx, path="f000")).is_error
     assert (await call("ls", ctx, path="missing")).is_error
     (work / "empty").mkdir()

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from agentd.protocol.tool_details import GrepDetails
 from agentd.tools.base import ToolContext
 from agentd.tools.defaults import ToolSettings
 from agentd.tools.search.rg import confinable, find_rg
@@ -83,11 +84,12 @@ def build(root: Path) -> None:
             target.write_text(content)
 
 
-async def grep_with(ctx: ToolContext, backend: str, **args: Any) -> tuple[str, dict[str, Any]]:
+async def grep_with(ctx: ToolContext, backend: str, **args: Any) -> tuple[str, GrepDetails]:
     ctx.settings.grep_backend = backend
     result = await call("grep", ctx, **args)
     assert not result.is_error, text_of(result)
-    assert result.details["backend"] == backend
+    assert isinstance(result.details, GrepDetails)
+    assert result.details.backend == backend
     return text_of(result), result.details
 
 
@@ -98,10 +100,10 @@ async def test_backends_agree(work: Path, ctx: ToolContext, args: dict[str, Any]
     rg_text, rg_details = await grep_with(ctx, "rg", **args)
     py_text, py_details = await grep_with(ctx, "python", **args)
     assert py_text == rg_text
-    assert (py_details["matches"], py_details["files"], py_details["cut"]) == (
-        rg_details["matches"],
-        rg_details["files"],
-        rg_details["cut"],
+    assert (py_details.matches, py_details.files, py_details.cut) == (
+        rg_details.matches,
+        rg_details.files,
+        rg_details.cut,
     )
 
 
@@ -131,11 +133,11 @@ async def test_content_format_context_and_cut(work: Path, ctx: ToolContext) -> N
     assert (
         out == "c.py-1-x = 1\nc.py:2:needle = 2\nc.py-3-y = 3\n--\nc.py-5-w = 5\nc.py:6:needle += 1"
     )
-    assert details["matches"] == 2
+    assert details.matches == 2
     out, details = await grep_with(ctx, "python", pattern="needle", path="many.txt")
     assert out.count("\n") == 100
     assert "[Results cut at 100 matches." in out
-    assert details["cut"] is True
+    assert details.cut is True
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -253,7 +255,7 @@ async def test_rg_falls_back_to_sorted_run_on_huge_output(work: Path, ctx: ToolC
     for n in range(30):
         (work / f"f{n:02d}.txt").write_text("hit\n" * 1000)
     out, details = await grep_with(ctx, "rg", pattern="hit", max_results=1000)
-    assert details["cut"] is True
+    assert details.cut is True
     assert out.splitlines()[0] == "f00.txt:1:hit"
     assert out.splitlines()[999] == "f00.txt:1000:hit"
     py_out, _ = await grep_with(ctx, "python", pattern="hit", max_results=1000)
@@ -273,9 +275,9 @@ async def test_sandboxed_grep_without_landlock_uses_the_python_walk(
         settings = ToolSettings(grep_backend="rg")
         sandboxed = ToolContext(cwd=work, workspace=work, settings=settings)
         result = await call("grep", sandboxed, pattern="needle", output_mode="files")
-        assert result.details["backend"] == "python"
+        assert result.details.backend == "python"
         assert "sub/c.py" in text_of(result).splitlines()
         unsandboxed = await call("grep", ToolContext(cwd=work, settings=settings), pattern="x")
-        assert unsandboxed.details["backend"] == "rg"
+        assert unsandboxed.details.backend == "rg"
     finally:
         confinable.cache_clear()

@@ -26,7 +26,7 @@ async def test_numbered_lines_like_cat_n(work: Path, ctx: ToolContext) -> None:
     (work / "a.txt").write_text("alpha\nbeta\r\ngamma")
     result = await call("read", ctx, path="a.txt")
     assert text_of(result) == "     1\talpha\n     2\tbeta\n     3\tgamma"
-    assert result.details["total_lines"] == 3
+    assert result.details.total_lines == 3
     assert not result.is_error
 
 
@@ -36,7 +36,7 @@ async def test_offset_and_limit_with_continuation_hint(work: Path, ctx: ToolCont
     out = text_of(result)
     assert out.splitlines()[:3] == ["     4\tline 4", "     5\tline 5", "     6\tline 6"]
     assert "[Showing lines 4-6 of 10. Use offset=7 to continue.]" in out
-    assert result.details["next_offset"] == 7
+    assert result.details.next_offset == 7
 
 
 async def test_default_limit_is_2000_lines(work: Path, ctx: ToolContext) -> None:

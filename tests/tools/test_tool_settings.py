@@ -89,4 +89,4 @@ async def test_configured_output_limit_applies(ctx: ToolContext) -> None:
     ctx.settings = tool_settings({"max_output_lines": 5})
     result = await call("bash", ctx, command="seq 1 10")
     assert text_of(result).splitlines()[0] == "6"
-    assert result.details["truncated"] is True
+    assert result.details.truncated is True

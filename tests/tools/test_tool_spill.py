@@ -19,7 +19,7 @@ def mode(path: Path) -> int:
 async def test_bash_spills_into_a_private_directory(work: Path, ctx: ToolContext) -> None:
     ctx.spill_dir = work / "state" / "spill" / "s1"
     result = await call("bash", ctx, command="seq 1 100000")
-    spill = Path(result.details["spill_path"])
+    spill = Path(result.details.spill_path)
     assert spill.parent == ctx.spill_dir
     assert mode(ctx.spill_dir) == 0o700
     assert mode(ctx.spill_dir.parent) == 0o700
@@ -32,7 +32,7 @@ async def test_only_the_newest_spill_files_are_kept(ctx: ToolContext) -> None:
     paths = []
     for n in range(4):
         result = await call("bash", ctx, command=f"seq {n} 100000")
-        paths.append(Path(result.details["spill_path"]))
+        paths.append(Path(result.details.spill_path))
     assert ctx.spill_dir is not None
     assert sorted(ctx.spill_dir.iterdir()) == sorted(paths[2:])
     assert paths[3].read_text().startswith("3\n")
@@ -88,11 +88,11 @@ def test_remove_session(work: Path) -> None:
 async def test_spill_file_is_capped_and_the_result_says_so(ctx: ToolContext) -> None:
     ctx.settings.bash_spill_max_bytes = 100_000
     result = await call("bash", ctx, command="seq 1 200000")
-    spill = Path(result.details["spill_path"])
-    total = result.details["total_bytes"]
+    spill = Path(result.details.spill_path)
+    total = result.details.total_bytes
     assert total == len("".join(f"{n}\n" for n in range(1, 200_001)))
     assert spill.stat().st_size == 100_000
-    assert result.details["spill_complete"] is False
+    assert result.details.spill_complete is False
     assert f"Only the first 100000 of {total} bytes of output are in {spill}" in text_of(result)
     assert "capped at 100000 bytes" in text_of(result)
     assert text_of(result).splitlines()[0] != "1"  # the result itself keeps the tail

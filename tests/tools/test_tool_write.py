@@ -16,8 +16,8 @@ async def test_creates_parents_and_reports_created(work: Path, ctx: ToolContext)
     result = await call("write", ctx, path="deep/er/new.txt", content="hello\nworld\n")
     assert (work / "deep/er/new.txt").read_text() == "hello\nworld\n"
     assert text_of(result) == "Created deep/er/new.txt (12 bytes, 2 lines)."
-    assert result.details["created"] is True
-    assert result.details["added"] == 2
+    assert result.details.created is True
+    assert result.details.added == 2
 
 
 async def test_overwrite_keeps_mode_and_reports_diff(work: Path, ctx: ToolContext) -> None:
@@ -27,8 +27,8 @@ async def test_overwrite_keeps_mode_and_reports_diff(work: Path, ctx: ToolContex
     result = await call("write", ctx, path="run.sh", content="echo two\n")
     assert text_of(result).startswith("Overwrote run.sh")
     assert stat.S_IMODE(target.stat().st_mode) == 0o751
-    assert "-echo one\n+echo two\n" in result.details["diff"]
-    assert (result.details["added"], result.details["removed"]) == (1, 1)
+    assert "-echo one\n+echo two\n" in result.details.diff
+    assert (result.details.added, result.details.removed) == (1, 1)
 
 
 async def test_new_file_mode_follows_umask(work: Path, ctx: ToolContext) -> None:
@@ -77,11 +77,11 @@ async def test_undo_restores_then_deletes_created_file(work: Path, ctx: ToolCont
     await call("write", ctx, path="a.txt", content="two\n")
     result = await call("undo_edit", ctx, path="a.txt")
     assert (work / "a.txt").read_text() == "one\n"
-    assert "-two\n+one\n" in result.details["diff"]
-    assert result.details["remaining"] == 1
+    assert "-two\n+one\n" in result.details.diff
+    assert result.details.remaining == 1
     result = await call("undo_edit", ctx, path="a.txt")
     assert not (work / "a.txt").exists()
-    assert result.details["deleted"] is True
+    assert result.details.deleted is True
     result = await call("undo_edit", ctx, path="a.txt")
     assert result.is_error
     assert "no write or edit" in text_of(result)

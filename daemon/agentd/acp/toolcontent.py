@@ -14,6 +14,7 @@ from typing import Any
 
 from agentd.protocol.acp import ContentItem, DiffItem, ImageBlock, TextBlock, ToolCallContent
 from agentd.protocol.content import ImageContent, TextContent
+from agentd.protocol.tool_details import EditDetails, ToolDetails, UndoEditDetails, WriteDetails
 
 MAX_PREVIEW_BYTES = 256 * 1024
 """Largest existing file whose old text a write's approval request shows."""
@@ -103,13 +104,12 @@ def result_content(
     args: dict[str, Any],
     result: list[TextContent | ImageContent],
     is_error: bool,
-    details: dict[str, Any] | None,
+    details: ToolDetails | None,
     path: str | None,
 ) -> list[ToolCallContent]:
     """The content of a finished call (see the module docstring)."""
-    details = details or {}
-    if not is_error and name in ("edit", "write", "undo_edit") and path is not None:
-        diff = _file_change(name, args, details, path)
+    if not is_error and path is not None:
+        diff = _file_change(args, details, path)
         if diff:
             return list(diff)
     blocks: list[ToolCallContent] = []
@@ -123,11 +123,11 @@ def result_content(
     return blocks
 
 
-def _file_change(
-    name: str, args: dict[str, Any], details: dict[str, Any], path: str
-) -> list[DiffItem]:
+def _file_change(args: dict[str, Any], details: ToolDetails | None, path: str) -> list[DiffItem]:
+    """The change a write, edit or undo_edit made, from its details (else nothing)."""
+    if not isinstance(details, WriteDetails | EditDetails | UndoEditDetails):
+        return []
     content = args.get("content")
-    if name == "write" and details.get("created") and isinstance(content, str):
+    if isinstance(details, WriteDetails) and details.created and isinstance(content, str):
         return [DiffItem(path=path, old_text=None, new_text=content)]
-    diff = details.get("diff")
-    return diff_hunks(diff, path) if isinstance(diff, str) and diff else []
+    return diff_hunks(details.diff, path) if details.diff else []

@@ -57,6 +57,7 @@ from agentd.protocol.events import (
     ToolExecutionUpdate,
     TurnEnd,
 )
+from agentd.protocol.tool_details import ToolDetails
 
 _NOTHING: list[SessionUpdate] = []
 
@@ -159,7 +160,7 @@ class UpdateMapper:
         args: dict[str, Any],
         result: list[TextContent | ImageContent],
         is_error: bool,
-        details: dict[str, Any] | None,
+        details: ToolDetails | None,
     ) -> ToolCallProgress:
         path = absolute_path(args.get("path"), self.cwd)
         return ToolCallProgress(

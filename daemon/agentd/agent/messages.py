@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Any
 
 import msgspec
 
@@ -60,7 +59,7 @@ def cut_short(
 
 
 def tool_result_message(call: ToolCall, result: ToolResult) -> ToolResultMessage:
-    """The conversation message for a finished tool call (details camelCase, as on the wire)."""
+    """The conversation message for a finished tool call."""
     content: list[UserContent] = (
         [TextContent(text=result.output)] if isinstance(result.output, str) else result.output
     )
@@ -70,7 +69,7 @@ def tool_result_message(call: ToolCall, result: ToolResult) -> ToolResultMessage
         tool_name=call.name,
         content=content,
         is_error=result.is_error,
-        details=_camel_keys(result.details) or None,
+        details=result.details,
         timestamp=time.time(),
     )
 
@@ -90,13 +89,3 @@ def usable(message: Message) -> bool:
     if isinstance(message, AssistantMessage):
         return message.stop_reason != "error" and bool(message.content)
     return True
-
-
-def _camel_keys(details: dict[str, Any]) -> dict[str, Any]:
-    """Tool details use snake_case in Python; on the wire (like every field) camelCase."""
-    return {_camel(key): value for key, value in details.items()}
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part[:1].upper() + part[1:] for part in rest)

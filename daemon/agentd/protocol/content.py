@@ -13,6 +13,7 @@ from typing import Any, Literal
 import msgspec
 
 from agentd.protocol.base import Wire
+from agentd.protocol.tool_details import ToolDetails
 
 
 class TextContent(Wire, tag="text", tag_field="type"):
@@ -124,7 +125,7 @@ class ToolResultMessage(Wire, tag="tool_result", tag_field="role"):
     tool_name: str
     content: list[UserContent]
     is_error: bool = False
-    details: dict[str, Any] | None = None
+    details: ToolDetails | None = None
     timestamp: float = 0.0
 
 

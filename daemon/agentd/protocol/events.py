@@ -16,6 +16,7 @@ import msgspec
 
 from agentd.protocol.base import Wire
 from agentd.protocol.content import Message, StopReason, Usage, UserContent
+from agentd.protocol.tool_details import ToolDetails
 
 # --- deltas carried by message_update -------------------------------------------------------
 # ``index`` is the content block of the assistant message the delta belongs to; it is omitted
@@ -126,7 +127,7 @@ class ToolExecutionEnd(Wire, tag="tool_execution_end", tag_field="type"):
     name: str
     result: list[UserContent]
     is_error: bool = False
-    details: dict[str, Any] | None = None
+    details: ToolDetails | None = None
 
 
 class TurnEnd(Wire, tag="turn_end", tag_field="type"):

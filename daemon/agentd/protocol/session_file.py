@@ -2,7 +2,7 @@
 
 ::
 
-    {"type":"session","version":1,"id":"…","cwd":"/home/me/proj","createdAt":"…Z"}
+    {"type":"session","version":2,"id":"…","cwd":"/home/me/proj","createdAt":"…Z"}
     {"type":"message","id":"a1","parentId":null,"timestamp":"…Z","message":{"role":"user",…}}
     {"type":"message","id":"b2","parentId":"a1","timestamp":"…Z","message":{…}}
 
@@ -19,7 +19,7 @@ from typing import Any
 from agentd.protocol.base import Wire
 from agentd.protocol.content import Message
 
-SESSION_VERSION = 1
+SESSION_VERSION = 2
 """The format version written in new headers (see ``agentd.store.migrations``)."""
 
 

@@ -26,6 +26,7 @@ from agentd.protocol.content import (
     UserMessage,
 )
 from agentd.protocol.session_file import CompactionEntry, Entry, MessageEntry, ModelChangeEntry
+from agentd.protocol.tool_details import EditDetails, ToolDetails, UndoEditDetails, WriteDetails
 from agentd.store.file import SessionFile
 
 _IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
@@ -227,11 +228,11 @@ def _call(call: ToolCall) -> str:
     return body
 
 
-def _diff(details: dict[str, Any] | None) -> str:
+def _diff(details: ToolDetails | None) -> str:
     """An edit's or write's unified diff, lines coloured by kind; empty when there is none."""
-    diff = (details or {}).get("diff")
-    if not isinstance(diff, str) or not diff:
+    if not isinstance(details, WriteDetails | EditDetails | UndoEditDetails) or not details.diff:
         return ""
+    diff = details.diff
     lines = []
     for line in diff.splitlines():
         kind = "add" if line.startswith("+") else "del" if line.startswith("-") else ""

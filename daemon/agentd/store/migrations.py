@@ -9,6 +9,9 @@ Version 0 (the first format) had no ``version`` field, no entry ids and no paren
 file was a linear list. Its header carried ``timestamp`` instead of ``createdAt``,
 ``model_change`` entries named the model ``modelId``, and user and tool-result messages could
 hold their content as a plain string.
+
+Version 1 kept a tool result's ``details`` as a free-form object; version 2 types them
+(:mod:`agentd.protocol.tool_details`), told apart by ``type``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
 from agentd.protocol.session_file import SESSION_VERSION
+from agentd.protocol.tool_details import ToolDetails
 from agentd.store.paths import new_entry_id
 
 JsonObject = dict[str, Any]
@@ -65,7 +71,43 @@ def _v0_message(message: JsonObject) -> JsonObject:
     return message
 
 
-MIGRATIONS: dict[int, Migration] = {0: migrate_v0_to_v1}
+def migrate_v1_to_v2(
+    header: JsonObject, entries: list[JsonObject]
+) -> tuple[JsonObject, list[JsonObject]]:
+    """Version 1 → 2: give each tool result's ``details`` its ``type`` (``error`` for a failed
+    call, ``read_image`` for an image read, else the tool's name). Details that still do not
+    fit their type (a tool that no longer exists, keys from an older release) are dropped:
+    they only ever fed UIs, and the result the model saw is kept whole."""
+    upgraded = []
+    for entry in entries:
+        message = entry.get("message")
+        if entry.get("type") == "message" and isinstance(message, dict):
+            details = message.get("details")
+            if message.get("role") == "tool_result" and isinstance(details, dict):
+                typed = _typed_details(str(message.get("toolName")), details)
+                entry = {**entry, "message": {**message, "details": typed}}
+        upgraded.append(entry)
+    return {**header, "version": 2}, upgraded
+
+
+def _typed_details(tool_name: str, details: JsonObject) -> JsonObject | None:
+    if "type" in details:
+        kind = details["type"]
+    elif "error" in details:
+        kind = "error"
+    elif tool_name == "read" and "mimeType" in details:
+        kind = "read_image"
+    else:
+        kind = tool_name
+    typed = {"type": kind, **details}
+    try:
+        msgspec.convert(typed, ToolDetails)
+    except msgspec.ValidationError:
+        return None
+    return typed
+
+
+MIGRATIONS: dict[int, Migration] = {0: migrate_v0_to_v1, 1: migrate_v1_to_v2}
 """Version *n* → the function upgrading a file from *n* to *n + 1*."""
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from agentd.protocol.tool_details import ToolErrorDetails
 from agentd.tools.base import Tool, ToolContext, ToolError, ToolResult, Toolset
 from agentd.tools.bash import BashTool
 from agentd.tools.defaults import ToolSettings
@@ -62,7 +63,15 @@ def tool_spec(tool: Tool | type[Tool], settings: ToolSettings | None = None) -> 
     defaults when None). Optional parameters appear as plain non-required properties (no
     ``null`` alternative).
     """
-    return ToolSpec(tool.name, describe(tool, settings), params_schema(tool.Params))
+    return ToolSpec(tool.name, describe(tool, settings), params_schema(params_struct(tool)))
+
+
+def params_struct(tool: Tool | type[Tool]) -> type[msgspec.Struct]:
+    """The Struct a tool's arguments decode to (its ``Params``), for a tool or its class."""
+    params = tool.Params
+    if not (isinstance(params, type) and issubclass(params, msgspec.Struct)):
+        raise TypeError(f"{tool.name}.Params is not a msgspec Struct")
+    return params
 
 
 def toolset(tools: dict[str, Tool], settings: ToolSettings | None = None) -> Toolset:
@@ -123,7 +132,7 @@ def build_tools(names: Sequence[str] | None = None) -> dict[str, Tool]:
 
 def signature(tool: Tool | type[Tool]) -> str:
     """A one-line reminder of a tool's parameters, e.g. ``read(path: string, offset?: integer)``."""
-    schema = params_schema(tool.Params)
+    schema = params_schema(params_struct(tool))
     required = set(schema.get("required", ()))
     parts = []
     for name, prop in schema.get("properties", {}).items():
@@ -142,19 +151,19 @@ async def run_tool(tool: Tool, raw_args: dict[str, Any], ctx: ToolContext) -> To
     cancellation propagate.
     """
     try:
-        params = msgspec.convert(raw_args, tool.Params, strict=False)
+        params = msgspec.convert(raw_args, params_struct(tool), strict=False)
     except msgspec.ValidationError as error:
         return ToolResult(
             f"Invalid arguments for {tool.name}: {error}. Expected {signature(tool)}.",
-            {"error": "invalid_arguments"},
+            ToolErrorDetails(error="invalid_arguments"),
             is_error=True,
         )
     try:
         return await tool.run(params, ctx)
     except ToolError as error:
-        return ToolResult(str(error), {"error": "tool_error"}, is_error=True)
+        return ToolResult(str(error), ToolErrorDetails(error="tool_error"), is_error=True)
     except OSError as error:
         where = f": {error.filename}" if error.filename else ""
         return ToolResult(
-            f"{error.strerror or error}{where}.", {"error": "os_error"}, is_error=True
+            f"{error.strerror or error}{where}.", ToolErrorDetails(error="os_error"), is_error=True
         )

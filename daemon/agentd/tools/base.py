@@ -12,12 +12,13 @@ import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, TypeVar
 
 import msgspec
 
 from agentd.protocol.content import UserContent
 from agentd.protocol.events import Location, ToolKind
+from agentd.protocol.tool_details import ToolDetails
 from agentd.tools.defaults import ToolSettings
 from agentd.toolspec import ToolSpec
 
@@ -31,13 +32,13 @@ class ToolResult:
     """What a tool returns.
 
     ``output`` is the text (or content blocks, e.g. an image) the model sees; ``details`` is
-    structured data for UIs (paths, diff, exit code, duration, truncated…), never sent to the
-    model. ``is_error`` marks a result the model should treat as a failure (bash exit codes
-    are *not* errors).
+    the tool's typed report for UIs (:mod:`agentd.protocol.tool_details`: paths, diff, exit
+    code, duration, truncated…), never sent to the model. ``is_error`` marks a result the
+    model should treat as a failure (bash exit codes are *not* errors).
     """
 
     output: str | list[UserContent]
-    details: dict[str, Any] = field(default_factory=dict)
+    details: ToolDetails | None = None
     is_error: bool = False
 
 
@@ -129,22 +130,38 @@ class FileAccess(Protocol):
         ...
 
 
-class Tool(Protocol):
-    """What the agent loop needs from a tool."""
+P = TypeVar("P", bound=msgspec.Struct)
+"""A tool's own ``Params`` Struct."""
+
+
+class ToolOf(Protocol[P]):
+    """What the agent loop needs from a tool whose arguments decode to its ``Params`` Struct.
+
+    ``run`` and ``locations`` take that Struct, already validated; code that holds tools of
+    every kind sees a :data:`Tool` and hands them what ``Params`` decoded.
+    """
 
     name: ClassVar[str]
     description: ClassVar[str]
-    Params: ClassVar[type[msgspec.Struct]]
     kind: ClassVar[ToolKind]
     mutating: ClassVar[bool]
 
-    async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+    @property
+    def Params(self) -> type[P]:
+        """The arguments' Struct; its JSON Schema is what the model is given."""
+        ...
+
+    async def run(self, params: P, ctx: ToolContext) -> ToolResult:
         """Run the call. Raise ToolError for failures the model should read."""
         ...
 
-    def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
+    def locations(self, params: P, ctx: ToolContext) -> list[Location]:
         """Files (and lines) this call touches, for editors; may be empty."""
         ...
+
+
+Tool = ToolOf[Any]
+"""A tool of any kind, as a registry or the agent loop holds it."""
 
 
 @dataclass(frozen=True)

@@ -25,11 +25,12 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, ClassVar
 
 import msgspec
 
 from agentd.protocol.events import Location, ToolKind
+from agentd.protocol.tool_details import BashDetails
 from agentd.tools.base import ToolContext, ToolError, ToolResult
 from agentd.tools.defaults import BASH_MAX_TIMEOUT, BASH_TIMEOUT, ToolSettings
 from agentd.tools.files.truncate import Limits, notice
@@ -63,14 +64,14 @@ class BashTool:
         "their output redirected to a file. A non-zero exit code is reported, not an error. "
         "Destructive commands (e.g. `rm -rf /`, forced git push, mkfs) are refused."
     )
-    Params: ClassVar[type[msgspec.Struct]] = BashParams
+    Params: ClassVar[type[BashParams]] = BashParams
     kind: ClassVar[ToolKind] = "execute"
     mutating: ClassVar[bool] = True
 
-    def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
+    def locations(self, params: BashParams, ctx: ToolContext) -> list[Location]:
         return []
 
-    async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+    async def run(self, params: BashParams, ctx: ToolContext) -> ToolResult:
         command: str = params.command
         if not command.strip():
             raise ToolError("The command is empty; give a shell command to run.")
@@ -209,11 +210,16 @@ def _result(
     elif outcome.exit_code:
         parts.append(f"[Exit code {outcome.exit_code}.]")
     parts.extend(notes)
-    details: dict[str, Any] = {"command": command, "exit_code": outcome.exit_code}
-    details |= {"signal": outcome.signal, "timed_out": outcome.timed_out}
-    details |= {"duration_ms": outcome.duration_ms, "truncated": tail.truncated}
-    details |= {"spill_path": str(capture.spill_path) if capture.spill_path else None}
-    details |= {"total_bytes": capture.total_bytes, "cwd": outcome.cwd}
-    if capture.spilled and not capture.spill_complete:
-        details["spill_complete"] = False
+    details = BashDetails(
+        command=command,
+        exit_code=outcome.exit_code,
+        signal=outcome.signal,
+        timed_out=outcome.timed_out,
+        duration_ms=outcome.duration_ms,
+        truncated=tail.truncated,
+        spill_path=str(capture.spill_path) if capture.spill_path else None,
+        total_bytes=capture.total_bytes,
+        cwd=outcome.cwd,
+        spill_complete=not capture.spilled or capture.spill_complete,
+    )
     return ToolResult("\n".join(parts), details)

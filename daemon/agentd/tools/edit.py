@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, ClassVar
 
 import msgspec
 
 from agentd.protocol.events import Location, ToolKind
+from agentd.protocol.tool_details import EditDetails
 from agentd.tools.base import FileAccess, ToolContext, ToolError, ToolResult
 from agentd.tools.files.diffs import DiffSummary, summarize_change
 from agentd.tools.files.edit_match import Replacement, apply_edits
@@ -79,14 +80,14 @@ class EditTool:
         "written. Read the file first; an edit is refused if the file changed on disk since "
         "you last read it. undo_edit reverts the last edit."
     )
-    Params: ClassVar[type[msgspec.Struct]] = EditParams
+    Params: ClassVar[type[EditParams]] = EditParams
     kind: ClassVar[ToolKind] = "edit"
     mutating: ClassVar[bool] = True
 
-    def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
+    def locations(self, params: EditParams, ctx: ToolContext) -> list[Location]:
         return locate(params.path, ctx)
 
-    async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+    async def run(self, params: EditParams, ctx: ToolContext) -> ToolResult:
         replacements = _replacements(params)
         path = resolve_path(params.path, ctx)
         shown = display_path(path, ctx)
@@ -106,9 +107,14 @@ class EditTool:
             f"(+{summary.added} −{summary.removed}), first change at line "
             f"{summary.first_changed_line}."
         )
-        details: dict[str, Any] = {"path": str(path), "replacements": outcome.replacements}
-        details |= {"diff": summary.diff, "first_changed_line": summary.first_changed_line}
-        details |= {"added": summary.added, "removed": summary.removed}
+        details = EditDetails(
+            path=str(path),
+            replacements=outcome.replacements,
+            diff=summary.diff,
+            first_changed_line=summary.first_changed_line,
+            added=summary.added,
+            removed=summary.removed,
+        )
         return ToolResult(text, details)
 
 

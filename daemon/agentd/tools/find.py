@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, ClassVar
 
 import msgspec
 
 from agentd.protocol.events import Location, ToolKind
+from agentd.protocol.tool_details import FindDetails
 from agentd.tools.base import ToolContext, ToolError, ToolResult
 from agentd.tools.files.paths import display_path, locate, resolve_path
 from agentd.tools.files.truncate import Limits, notice, truncate_head
@@ -43,14 +44,14 @@ class FindTool:
         "{find_max_results} paths, sorted, relative to the search directory; directories "
         "end with '/'. It says when cut."
     )
-    Params: ClassVar[type[msgspec.Struct]] = FindParams
+    Params: ClassVar[type[FindParams]] = FindParams
     kind: ClassVar[ToolKind] = "search"
     mutating: ClassVar[bool] = False
 
-    def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
+    def locations(self, params: FindParams, ctx: ToolContext) -> list[Location]:
         return locate(params.path or ".", ctx)
 
-    async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+    async def run(self, params: FindParams, ctx: ToolContext) -> ToolResult:
         root = resolve_path(params.path or ".", ctx)
         shown = display_path(root, ctx) if params.path else "."
         if not root.is_dir():
@@ -59,7 +60,7 @@ class FindTool:
             raise ToolError("The pattern is empty; give a glob such as '*.py'.")
         limit = ctx.settings.find_max_results
         paths, cut = await asyncio.to_thread(find_paths, root, params.pattern, limit, ctx.workspace)
-        details: dict[str, Any] = {"path": str(root), "count": len(paths), "cut": cut}
+        details = FindDetails(path=str(root), count=len(paths), cut=cut)
         if not paths:
             return ToolResult(f"No paths match {params.pattern!r} in {shown}.", details)
         limits = Limits.from_settings(ctx.settings)

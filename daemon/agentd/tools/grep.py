@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 import msgspec
 
 from agentd.protocol.events import Location, ToolKind
+from agentd.protocol.tool_details import GrepDetails
 from agentd.tools.base import ToolContext, ToolError, ToolResult
 from agentd.tools.files.paths import display_path, locate, resolve_path
 from agentd.tools.files.truncate import (
@@ -99,14 +100,14 @@ class GrepTool:
         "{{n,m}}` and their lazy forms (`*?`), inline flags `(?i)` `(?s)`; escape "
         "metacharacters to match them literally (`\\(`, `\\.`, `\\{{`). {grep_dialect}"
     )
-    Params: ClassVar[type[msgspec.Struct]] = GrepParams
+    Params: ClassVar[type[GrepParams]] = GrepParams
     kind: ClassVar[ToolKind] = "search"
     mutating: ClassVar[bool] = False
 
-    def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
+    def locations(self, params: GrepParams, ctx: ToolContext) -> list[Location]:
         return locate(params.path or ".", ctx)
 
-    async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+    async def run(self, params: GrepParams, ctx: ToolContext) -> ToolResult:
         if "\0" in params.pattern or "\0" in (params.glob or ""):
             raise ToolError("The pattern or glob contains a NUL character; remove it.")
         root = resolve_path(params.path or ".", ctx)
@@ -188,8 +189,13 @@ def _format(
 ) -> ToolResult:
     lines = format_lines(result, request)
     matches = sum(hit.is_match for hit in result.hits)
-    details: dict[str, Any] = {"path": str(request.root), "backend": _name(backend)}
-    details |= {"matches": matches, "files": len(result.files), "cut": result.cut}
+    details = GrepDetails(
+        path=str(request.root),
+        backend=_name(backend),
+        matches=matches,
+        files=len(result.files),
+        cut=result.cut,
+    )
     if not lines:
         return ToolResult(f"No matches for {request.pattern!r} in {shown}.", details)
     output = truncate_head("\n".join(lines), limits)
@@ -202,7 +208,7 @@ def _format(
         )
     if output.truncated:
         parts.append(f"[{notice(output, kept='first', limits=limits)} Narrow the search.]")
-    details["truncated"] = output.truncated
+    details.truncated = output.truncated
     return ToolResult("\n".join(parts), details)
 
 

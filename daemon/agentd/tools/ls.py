@@ -12,11 +12,12 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, ClassVar
 
 import msgspec
 
 from agentd.protocol.events import Location, ToolKind
+from agentd.protocol.tool_details import LsDetails
 from agentd.tools.base import ToolContext, ToolError, ToolResult
 from agentd.tools.files.paths import display_path, locate, resolve_path
 from agentd.tools.files.safeopen import open_beneath
@@ -36,14 +37,14 @@ class LsTool:
         "{ls_max_entries} entries; it says how many more there are. Use find or grep to "
         "search recursively."
     )
-    Params: ClassVar[type[msgspec.Struct]] = LsParams
+    Params: ClassVar[type[LsParams]] = LsParams
     kind: ClassVar[ToolKind] = "read"
     mutating: ClassVar[bool] = False
 
-    def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
+    def locations(self, params: LsParams, ctx: ToolContext) -> list[Location]:
         return locate(params.path or ".", ctx)
 
-    async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+    async def run(self, params: LsParams, ctx: ToolContext) -> ToolResult:
         root = resolve_path(params.path or ".", ctx)
         shown = display_path(root, ctx) if params.path else str(root)
         if not root.exists():
@@ -52,8 +53,7 @@ class LsTool:
             raise ToolError(f"{shown} is a file, not a directory; use the read tool for files.")
         limit = ctx.settings.ls_max_entries
         entries, total = await asyncio.to_thread(list_entries, root, limit, ctx.workspace)
-        details: dict[str, Any] = {"path": str(root), "count": total}
-        details["truncated"] = total > len(entries)
+        details = LsDetails(path=str(root), count=total, truncated=total > len(entries))
         if not entries:
             return ToolResult(f"{shown} is empty.", details)
         text = "\n".join(entries)

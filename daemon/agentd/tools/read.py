@@ -13,12 +13,13 @@ import base64
 import io
 import os
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, ClassVar
 
 import msgspec
 
 from agentd.protocol.content import ImageContent, TextContent, UserContent
 from agentd.protocol.events import Location, ToolKind
+from agentd.protocol.tool_details import ReadDetails, ReadImageDetails
 from agentd.tools.base import ToolContext, ToolError, ToolResult
 from agentd.tools.files.fileio import looks_binary, record_stamp
 from agentd.tools.files.paths import display_path, locate, resolve_path
@@ -62,14 +63,14 @@ class ReadTool:
         "`offset` (and optionally `limit`). Images (png, jpg, gif, webp) are returned as "
         "images. Binary files are refused: inspect them with bash (e.g. `file`, `xxd`)."
     )
-    Params: ClassVar[type[msgspec.Struct]] = ReadParams
+    Params: ClassVar[type[ReadParams]] = ReadParams
     kind: ClassVar[ToolKind] = "read"
     mutating: ClassVar[bool] = False
 
-    def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
+    def locations(self, params: ReadParams, ctx: ToolContext) -> list[Location]:
         return locate(params.path, ctx, line=params.offset or 1)
 
-    async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+    async def run(self, params: ReadParams, ctx: ToolContext) -> ToolResult:
         path = resolve_path(params.path, ctx)
         shown = display_path(path, ctx)
         _check_readable(path, shown)
@@ -125,10 +126,11 @@ def _read_image(path: Path, shown: str, mime: str, ctx: ToolContext) -> ToolResu
         )
     info = f"Image {shown} ({mime}, {size} bytes)."
     if not ctx.settings.accept_images:
-        return ToolResult(f"{info} The current model cannot view images.", {"path": str(path)})
+        details = ReadImageDetails(path=str(path), mime_type=mime, bytes=size, shown=False)
+        return ToolResult(f"{info} The current model cannot view images.", details)
     data = base64.b64encode(read_bytes(path, ctx.workspace)).decode("ascii")
     content: list[UserContent] = [TextContent(text=info), ImageContent(data=data, mime_type=mime)]
-    return ToolResult(content, {"path": str(path), "mime_type": mime, "bytes": size})
+    return ToolResult(content, ReadImageDetails(path=str(path), mime_type=mime, bytes=size))
 
 
 def _image_magic_ok(head: bytes, mime: str) -> bool:
@@ -244,8 +246,9 @@ def _count_rest(pending: bytes, file: io.BufferedReader) -> int:
 
 
 def _text_result(path: Path, shown: str, window: _Window, limits: Limits) -> ToolResult:
-    details: dict[str, Any] = {"path": str(path), "offset": window.first}
-    details |= {"lines": len(window.lines), "total_lines": window.total}
+    details = ReadDetails(
+        path=str(path), offset=window.first, lines=len(window.lines), total_lines=window.total
+    )
     if not window.lines:
         return ToolResult(f"{shown} is empty.", details)
     last = window.first + len(window.lines) - 1
@@ -262,5 +265,5 @@ def _text_result(path: Path, shown: str, window: _Window, limits: Limits) -> Too
             f"[Showing lines {window.first}-{last} of {window.total}{reason}. "
             f"Use offset={last + 1} to continue.]"
         )
-        details |= {"truncated": True, "next_offset": last + 1}
+        details.truncated, details.next_offset = True, last + 1
     return ToolResult("\n".join(parts), details)

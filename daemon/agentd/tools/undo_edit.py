@@ -11,11 +11,12 @@ import asyncio
 import contextlib
 import os
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, ClassVar
 
 import msgspec
 
 from agentd.protocol.events import Location, ToolKind
+from agentd.protocol.tool_details import UndoEditDetails
 from agentd.tools.base import ToolContext, ToolError, ToolResult
 from agentd.tools.files.diffs import summarize_change
 from agentd.tools.files.fileio import atomic_write, looks_binary, record_stamp
@@ -35,14 +36,14 @@ class UndoEditTool:
         "previous content (a file that write created is deleted). Call again to step further "
         "back (up to {undo_max_per_file} steps per file)."
     )
-    Params: ClassVar[type[msgspec.Struct]] = UndoEditParams
+    Params: ClassVar[type[UndoEditParams]] = UndoEditParams
     kind: ClassVar[ToolKind] = "edit"
     mutating: ClassVar[bool] = True
 
-    def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
+    def locations(self, params: UndoEditParams, ctx: ToolContext) -> list[Location]:
         return locate(params.path, ctx)
 
-    async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+    async def run(self, params: UndoEditParams, ctx: ToolContext) -> ToolResult:
         path = resolve_path(params.path, ctx)
         shown = display_path(path, ctx)
         history = history_for(ctx)
@@ -51,8 +52,9 @@ class UndoEditTool:
             raise ToolError(f"There is no write or edit of {shown} to undo in this session.")
         current = await asyncio.to_thread(_restore, path, snapshot, ctx.workspace)
         record_stamp(ctx, path)
-        details: dict[str, Any] = {"path": str(path), "deleted": snapshot.content is None}
-        details["remaining"] = history.depth(path)
+        details = UndoEditDetails(
+            path=str(path), deleted=snapshot.content is None, remaining=history.depth(path)
+        )
         if snapshot.content is None:
             text = f"Deleted {shown}: it did not exist before the write being undone."
             return ToolResult(text, details)
@@ -64,9 +66,9 @@ class UndoEditTool:
                 shown,
                 created=current is None,
             )
-            details |= {"diff": summary.diff, "first_changed_line": summary.first_changed_line}
-            details |= {"added": summary.added, "removed": summary.removed}
-        steps = details["remaining"]
+            details.diff, details.first_changed_line = summary.diff, summary.first_changed_line
+            details.added, details.removed = summary.added, summary.removed
+        steps = details.remaining
         text = f"Restored {shown} to its content before the last change ({steps} more undo steps)."
         return ToolResult(text, details)
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, ClassVar
 
 import msgspec
 
 from agentd.protocol.events import Location, ToolKind
+from agentd.protocol.tool_details import WriteDetails
 from agentd.tools.base import FileAccess, ToolContext, ToolError, ToolResult
 from agentd.tools.files.diffs import summarize_change
 from agentd.tools.files.fileio import atomic_write, encode_text, looks_binary, record_stamp
@@ -40,14 +41,14 @@ class WriteTool:
         "content. The write is atomic and keeps an existing file's permissions. Prefer the "
         "edit tool for changing part of an existing file. undo_edit reverts the last write."
     )
-    Params: ClassVar[type[msgspec.Struct]] = WriteParams
+    Params: ClassVar[type[WriteParams]] = WriteParams
     kind: ClassVar[ToolKind] = "edit"
     mutating: ClassVar[bool] = True
 
-    def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
+    def locations(self, params: WriteParams, ctx: ToolContext) -> list[Location]:
         return locate(params.path, ctx)
 
-    async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+    async def run(self, params: WriteParams, ctx: ToolContext) -> ToolResult:
         path = resolve_path(params.path, ctx)
         shown = display_path(path, ctx)
         if path.is_dir():
@@ -61,9 +62,10 @@ class WriteTool:
         record_stamp(ctx, path)
         verb = "Created" if previous is None else "Overwrote"
         lines = count_lines(params.content)
-        details: dict[str, Any] = {"path": str(path), "created": previous is None}
-        details |= {"bytes": len(data), "lines": lines}
-        details |= _diff_details(previous, params.content, shown)
+        details = WriteDetails(
+            path=str(path), created=previous is None, bytes=len(data), lines=lines
+        )
+        _add_diff(details, previous, params.content, shown)
         return ToolResult(f"{verb} {shown} ({len(data)} bytes, {lines} lines).", details)
 
 
@@ -98,19 +100,15 @@ def _write(path: Path, shown: str, data: bytes, workspace: Path | None) -> bytes
     return previous
 
 
-def _diff_details(previous: bytes | None, content: str, shown: str) -> dict[str, Any]:
-    """Diff and +/- counts for UIs; skipped for big or binary previous content."""
+def _add_diff(details: WriteDetails, previous: bytes | None, content: str, shown: str) -> None:
+    """Set the diff and +/- counts for UIs; ``diff_omitted`` for big or binary old content."""
     old = b"" if previous is None else previous
-    if len(old) > MAX_DIFF_SOURCE_BYTES or len(content) > MAX_DIFF_SOURCE_BYTES:
-        return {"diff_omitted": True}
-    if looks_binary(old):
-        return {"diff_omitted": True}
+    too_big = len(old) > MAX_DIFF_SOURCE_BYTES or len(content) > MAX_DIFF_SOURCE_BYTES
+    if too_big or looks_binary(old):
+        details.diff_omitted = True
+        return
     summary = summarize_change(
         old.decode("utf-8", "surrogateescape"), content, shown, created=previous is None
     )
-    return {
-        "diff": summary.diff,
-        "first_changed_line": summary.first_changed_line,
-        "added": summary.added,
-        "removed": summary.removed,
-    }
+    details.diff, details.first_changed_line = summary.diff, summary.first_changed_line
+    details.added, details.removed = summary.added, summary.removed

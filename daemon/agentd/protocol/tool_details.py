@@ -1,0 +1,152 @@
+"""What each tool reports about a finished call, for UIs: :data:`ToolDetails`.
+
+A tool's ``details`` never reach the model (the result content does). They ride on
+``tool_execution_end`` events and in ``tool_result`` messages as one of the Structs below,
+told apart by ``type``: the tool's name, ``read_image`` for a read that returned an image, and
+``error`` for any call that failed before or while running. Every other key is camelCase like
+the rest of the protocol; a key whose default is shown is left out when it has that value.
+Clients read the fields by these names (TypeScript through the generated ``protocol.ts``).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from agentd.protocol.base import Wire
+
+
+class BashDetails(Wire, tag="bash", tag_field="type"):
+    """A shell command that ran. ``exit_code`` is None when a signal (``signal``, e.g.
+    ``SIGKILL``) or the timeout (``timed_out``) ended it. ``cwd`` is the directory the command
+    ended in. Output over the limits is cut (``truncated``) and the whole of it kept in
+    ``spill_path`` (``total_bytes`` long); ``spill_complete`` is false when that file could not
+    hold all of it."""
+
+    command: str
+    exit_code: int | None
+    signal: str | None
+    timed_out: bool
+    duration_ms: float
+    truncated: bool
+    spill_path: str | None
+    total_bytes: int
+    cwd: str | None
+    spill_complete: bool = True
+
+
+class ReadDetails(Wire, tag="read", tag_field="type"):
+    """Lines ``offset``.. of text file ``path`` (``lines`` of them; ``total_lines`` in the file
+    when known). When the result stops early, ``truncated`` is true and ``next_offset`` is the
+    line to continue from."""
+
+    path: str
+    offset: int
+    lines: int
+    total_lines: int | None
+    truncated: bool = False
+    next_offset: int | None = None
+
+
+class ReadImageDetails(Wire, tag="read_image", tag_field="type"):
+    """An image file read by the read tool: ``bytes`` long, of type ``mime_type``. ``shown``
+    is false when the model cannot view images (it was told so instead)."""
+
+    path: str
+    mime_type: str
+    bytes: int
+    shown: bool = True
+
+
+class WriteDetails(Wire, tag="write", tag_field="type"):
+    """File ``path`` was written (``created`` when it did not exist): ``bytes`` and ``lines``.
+    The diff fields are set unless the old or new content was binary or too big to diff
+    (then ``diff_omitted`` is true)."""
+
+    path: str
+    created: bool
+    bytes: int
+    lines: int
+    diff: str | None = None
+    first_changed_line: int | None = None
+    added: int | None = None
+    removed: int | None = None
+    diff_omitted: bool = False
+
+
+class EditDetails(Wire, tag="edit", tag_field="type"):
+    """File ``path`` was edited by ``replacements`` exact replacements; the change as a diff."""
+
+    path: str
+    replacements: int
+    diff: str
+    first_changed_line: int | None
+    added: int
+    removed: int
+
+
+class UndoEditDetails(Wire, tag="undo_edit", tag_field="type"):
+    """The last write or edit of ``path`` was undone (``deleted``: the file did not exist before
+    it, so it was removed); ``remaining`` undo steps are left for that file. The diff fields
+    are set when both sides are text."""
+
+    path: str
+    deleted: bool
+    remaining: int
+    diff: str | None = None
+    first_changed_line: int | None = None
+    added: int | None = None
+    removed: int | None = None
+
+
+class LsDetails(Wire, tag="ls", tag_field="type"):
+    """Directory ``path`` holds ``count`` entries; ``truncated`` when not all were listed."""
+
+    path: str
+    count: int
+    truncated: bool
+
+
+class FindDetails(Wire, tag="find", tag_field="type"):
+    """``count`` paths under ``path`` matched; ``cut`` when the result limit stopped the walk."""
+
+    path: str
+    count: int
+    cut: bool
+
+
+class GrepDetails(Wire, tag="grep", tag_field="type"):
+    """``matches`` matching lines in ``files`` files under ``path``, found by ``backend``;
+    ``cut`` when the result limit stopped the search, ``truncated`` when the output was cut."""
+
+    path: str
+    backend: Literal["rg", "python"]
+    matches: int
+    files: int
+    cut: bool
+    truncated: bool = False
+
+
+ToolFailure = Literal["invalid_arguments", "tool_error", "os_error"]
+"""Why a call failed: its arguments did not validate, the tool refused or failed (its text says
+why), or the operating system refused (a permission, a missing file…)."""
+
+
+class ToolErrorDetails(Wire, tag="error", tag_field="type"):
+    """A call of any tool that failed (its result has ``isError``): why, in ``error``."""
+
+    error: ToolFailure
+
+
+ToolDetails = (
+    BashDetails
+    | ReadDetails
+    | ReadImageDetails
+    | WriteDetails
+    | EditDetails
+    | UndoEditDetails
+    | LsDetails
+    | FindDetails
+    | GrepDetails
+    | ToolErrorDetails
+)
+"""The details of one finished tool call, by ``type``."""
