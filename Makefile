@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast lint typecheck pytest bench schema web-vendor vscode-build vscode-test vscode-vsix clean
+.PHONY: demo test test-fast lint typecheck pytest bench schema web-vendor vscode-build vscode-test vscode-vsix ui-typecheck clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -56,7 +56,7 @@ typecheck: $(STAMP)
 bench: $(STAMP)  ## run every benchmark and print the tables
 	$(BIN)/python -m tests.bench
 
-schema: $(STAMP)  ## regenerate schemas/*.json from the wire types (and the extension's protocol.ts)
+schema: $(STAMP)  ## regenerate schemas/*.json from the wire types (and protocol.ts / the web UI's protocol.d.ts)
 	$(BIN)/agentd schema
 	$(MAKE) -s $(VSCODE_DEPS) && cd $(VSCODE) && node scripts/gen-protocol.mjs
 
@@ -75,8 +75,11 @@ $(VSCODE_DEPS): $(VSCODE)/package-lock.json
 	cd $(VSCODE) && $(NPM_CI)
 	touch $@
 
-vscode-build: $(VSCODE_DEPS)  ## bundle the VS Code extension (editors/vscode/dist) and type-check it
+vscode-build: $(VSCODE_DEPS) ui-typecheck  ## bundle the VS Code extension (editors/vscode/dist) and type-check it
 	cd $(VSCODE) && node esbuild.mjs && node_modules/.bin/tsc --noEmit -p .
+
+ui-typecheck: $(VSCODE_DEPS)  ## type-check the chat UI's JavaScript against the generated protocol.d.ts
+	$(VSCODE)/node_modules/.bin/tsc -p $(WEB)/ui
 
 vscode-vsix: vscode-build  ## package editors/vscode/dist/agentd-vscode.vsix (offline)
 	cd $(VSCODE) && node_modules/.bin/vsce package --no-dependencies --allow-missing-repository \

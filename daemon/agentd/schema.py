@@ -24,7 +24,7 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import msgspec
 
@@ -32,6 +32,7 @@ from agentd import errors
 from agentd.protocol.events import Event, SessionEvent
 from agentd.protocol.methods import PROTOCOL_VERSION
 from agentd.protocol.table import METHODS, MethodSpec
+from agentd.protocol.tool_details import ToolDetails
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 REF_TEMPLATE = "#/$defs/{name}"
@@ -79,9 +80,10 @@ def protocol_schema() -> dict[str, Any]:
     types: list[Any] = []
     for spec in METHODS.values():
         types += [spec.params, spec.result]
-    types += [Event, SessionEvent]
+    types += [ToolDetails, Event, SessionEvent]
     schemas, components = msgspec.json.schema_components(types, ref_template=REF_TEMPLATE)
-    defs = dict(sorted(components.items()))
+    defs = _name_union(dict(sorted(components.items())), "ToolDetails", schemas[-3])
+    defs["ToolDetails"]["description"] = "A finished tool call's details, tagged by `type`."
     defs["Event"] = {"description": "Every agent event, tagged by `type`.", **schemas[-2]}
     methods = {
         name: {
@@ -110,6 +112,22 @@ def protocol_schema() -> dict[str, Any]:
             {"code": code, "name": name, "description": text} for code, name, text in error_rows()
         ],
     }
+
+
+def _name_union(defs: dict[str, Any], name: str, union: dict[str, Any]) -> dict[str, Any]:
+    """``defs`` with ``union`` (a schema msgspec writes inline wherever it is used) defined
+    once as ``name`` and every inline copy replaced by a reference to it."""
+
+    def swap(node: Any) -> Any:
+        if node == union:
+            return {"$ref": REF_TEMPLATE.format(name=name)}
+        if isinstance(node, dict):
+            return {key: swap(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [swap(value) for value in node]
+        return node
+
+    return {**swap(defs), name: dict(union)}
 
 
 def session_schema() -> dict[str, Any] | None:
@@ -205,6 +223,16 @@ def events_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def details_table() -> str:
+    """The Markdown table of every tool details type (``details`` of a finished call)."""
+    lines = ["| `type` | Struct | Fields | Meaning |", "|---|---|---|---|"]
+    for tp in get_args(ToolDetails):
+        tag = tp.__struct_config__.tag
+        fields = _fields(tp, from_daemon=True)
+        lines.append(f"| `{tag}` | `{tp.__name__}` | {fields} | {_first_line(tp)} |")
+    return "\n".join(lines) + "\n"
+
+
 def errors_table() -> str:
     """The Markdown table of every error code."""
     lines = ["| Code | Name | Meaning | HTTP |", "|---|---|---|---|"]
@@ -217,7 +245,6 @@ def errors_table() -> str:
 
 def enums_table() -> str:
     """The Markdown table of every enumeration the protocol uses, with all its values."""
-    from typing import get_args
 
     from agentd.protocol import content, events, methods
 
@@ -242,6 +269,7 @@ def enums_table() -> str:
 TABLES: dict[str, Callable[[], str]] = {
     "methods": methods_table,
     "events": events_table,
+    "details": details_table,
     "errors": errors_table,
     "enums": enums_table,
 }

@@ -1,7 +1,9 @@
-// Generate src/protocol.ts from schemas/protocol.schema.json with json-schema-to-typescript.
+// Generate src/protocol.ts from schemas/protocol.schema.json with json-schema-to-typescript,
+// and the same types as declarations for the web UI's JSDoc (daemon/agentd/web/ui/protocol.d.ts,
+// checked by `tsc -p daemon/agentd/web/ui`).
 //
-//   node scripts/gen-protocol.mjs            write src/protocol.ts
-//   node scripts/gen-protocol.mjs --check    exit 1 when src/protocol.ts differs from the schema
+//   node scripts/gen-protocol.mjs            write both files
+//   node scripts/gen-protocol.mjs --check    exit 1 when either differs from the schema
 //
 // Every type under `$defs` becomes an exported interface or type; the schema's `methods` and
 // `notifications` tables become the `ClientMethods`, `ServerMethods` and `Notifications` maps
@@ -14,6 +16,7 @@ import { compile } from 'json-schema-to-typescript';
 const here = dirname(fileURLToPath(import.meta.url));
 const schemaPath = join(here, '..', '..', '..', 'schemas', 'protocol.schema.json');
 const outPath = join(here, '..', 'src', 'protocol.ts');
+const declarationsPath = join(here, '..', '..', '..', 'daemon', 'agentd', 'web', 'ui', 'protocol.d.ts');
 
 const HEADER = `/* Generated from schemas/protocol.schema.json by scripts/gen-protocol.mjs: do not edit.
  * Regenerate with \`npm run gen-protocol\`; test/protocol-drift.test.mjs fails on drift. */
@@ -94,15 +97,39 @@ export async function generate() {
   return `${HEADER}\n${withoutRoot.trim()}\n\n${methodMaps(schema)}`;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+/**
+ * `protocol.ts` as a declaration file: the interfaces and types unchanged, the two constants
+ * declared with their literal types (a .d.ts holds no values).
+ */
+export function declarations(text) {
+  return text
+    .replace(HEADER, DECLARATIONS_HEADER)
+    .replace(/export const PROTOCOL_VERSION = (\d+);/, 'export declare const PROTOCOL_VERSION: $1;')
+    .replace(/export const ErrorCodes = \{([^}]*)\} as const;/, (_, body) =>
+      `export declare const ErrorCodes: {${body.replace(/^ {2}(\w+): (-?\d+),$/gm, '  readonly $1: $2;')}};`);
+}
+
+const DECLARATIONS_HEADER = `/* Generated from schemas/protocol.schema.json by editors/vscode/scripts/gen-protocol.mjs: do not
+ * edit. The wire types for the web UI's JSDoc (\`import('./protocol').ToolDetails\`); regenerate
+ * with \`make schema\`. editors/vscode/test/protocol-drift.test.mjs fails on drift. */
+`;
+
+/** `[path, wanted text]` of every generated file. */
+export async function outputs() {
   const text = await generate();
-  if (process.argv.includes('--check')) {
-    const current = await readFile(outPath, 'utf8').catch(() => '');
-    if (current !== text) {
-      console.error('src/protocol.ts is out of date: run `npm run gen-protocol` in editors/vscode');
-      process.exit(1);
+  return [[outPath, text], [declarationsPath, declarations(text)]];
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  for (const [path, text] of await outputs()) {
+    if (process.argv.includes('--check')) {
+      const current = await readFile(path, 'utf8').catch(() => '');
+      if (current !== text) {
+        console.error(`${path} is out of date: run \`make schema\` (or \`npm run gen-protocol\` in editors/vscode)`);
+        process.exitCode = 1;
+      }
+    } else {
+      await writeFile(path, text);
     }
-  } else {
-    await writeFile(outPath, text);
   }
 }

@@ -11,12 +11,24 @@ import { readFile } from 'node:fs/promises';
 import { basename, isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
 import { reverseUnifiedDiff, type SessionEvent } from './client';
+import type { EditDetails, ToolDetails, UndoEditDetails, WriteDetails } from './protocol';
 
 const SCHEME = 'agentd-snapshot';
 const MAX_SNAPSHOTS = 200;
 /** How long the workbench's own file watcher gets to reload an unchanged editor first. */
 const REFRESH_DELAY_MS = 300;
-const EDITING_TOOLS = new Set(['write', 'edit', 'undo_edit']);
+
+/** The details of a call that changed a file (write, edit, undo_edit), else null. */
+export function fileChange(details: ToolDetails | null | undefined): WriteDetails | EditDetails | UndoEditDetails | null {
+  switch (details?.type) {
+    case 'write':
+    case 'edit':
+    case 'undo_edit':
+      return details;
+    default:
+      return null;
+  }
+}
 
 interface Snapshot {
   path: string;
@@ -47,10 +59,10 @@ export class Edits implements vscode.TextDocumentContentProvider, vscode.Disposa
   /** Called for every session event: snapshot and refresh after an editing tool. */
   async onEvent(params: SessionEvent, cwd: string | undefined): Promise<void> {
     const event = params.event;
-    if (event.type !== 'tool_execution_end' || !EDITING_TOOLS.has(event.name) || event.isError) return;
-    const details = event.details ?? {};
-    const raw = typeof details.path === 'string' ? details.path : null;
-    if (!raw) return;
+    if (event.type !== 'tool_execution_end' || event.isError) return;
+    const details = fileChange(event.details);
+    if (!details?.path) return;
+    const raw = details.path;
     const path = isAbsolute(raw) || !cwd ? raw : join(cwd, raw);
     const after = await readFile(path, 'utf8').catch(() => null);
     if (after === null) return;

@@ -2,6 +2,20 @@
  * Regenerate with `npm run gen-protocol`; test/protocol-drift.test.mjs fails on drift. */
 
 /**
+ * A finished tool call's details, tagged by `type`.
+ */
+export type ToolDetails =
+  | BashDetails
+  | ReadDetails
+  | ReadImageDetails
+  | WriteDetails
+  | EditDetails
+  | UndoEditDetails
+  | LsDetails
+  | FindDetails
+  | GrepDetails
+  | ToolErrorDetails;
+/**
  * Every agent event, tagged by `type`.
  */
 export type Event =
@@ -106,6 +120,26 @@ export interface ToolCall {
   providerId?: string | null;
 }
 /**
+ * A shell command that ran. ``exit_code`` is None when a signal (``signal``, e.g.
+ *     ``SIGKILL``) or the timeout (``timed_out``) ended it. ``cwd`` is the directory the command
+ *     ended in. Output over the limits is cut (``truncated``) and the whole of it kept in
+ *     ``spill_path`` (``total_bytes`` long); ``spill_complete`` is false when that file could not
+ *     hold all of it.
+ */
+export interface BashDetails {
+  type: 'bash';
+  command: string;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  durationMs: number;
+  truncated: boolean;
+  spillPath: string | null;
+  totalBytes: number;
+  cwd: string | null;
+  spillComplete?: boolean;
+}
+/**
  * ``session/cancel``: whether a run was stopped, and the queued messages dropped.
  */
 export interface CancelResult {
@@ -194,6 +228,18 @@ export interface SecurityStatus {
   landlockAbi: number;
 }
 /**
+ * File ``path`` was edited by ``replacements`` exact replacements; the change as a diff.
+ */
+export interface EditDetails {
+  type: 'edit';
+  path: string;
+  replacements: number;
+  diff: string;
+  firstChangedLine: number | null;
+  added: number;
+  removed: number;
+}
+/**
  * Params of a method that takes none (a missing ``params`` member decodes to this).
  */
 export interface Empty {}
@@ -210,6 +256,28 @@ export interface ErrorEvent {
   type: 'error';
   message: string;
   code?: string;
+}
+/**
+ * ``count`` paths under ``path`` matched; ``cut`` when the result limit stopped the walk.
+ */
+export interface FindDetails {
+  type: 'find';
+  path: string;
+  count: number;
+  cut: boolean;
+}
+/**
+ * ``matches`` matching lines in ``files`` files under ``path``, found by ``backend``;
+ *     ``cut`` when the result limit stopped the search, ``truncated`` when the output was cut.
+ */
+export interface GrepDetails {
+  type: 'grep';
+  path: string;
+  backend: 'python' | 'rg';
+  matches: number;
+  files: number;
+  cut: boolean;
+  truncated?: boolean;
 }
 /**
  * An image, base64-encoded.
@@ -262,6 +330,15 @@ export interface Location {
   line?: number | null;
 }
 /**
+ * Directory ``path`` holds ``count`` entries; ``truncated`` when not all were listed.
+ */
+export interface LsDetails {
+  type: 'ls';
+  path: string;
+  count: number;
+  truncated: boolean;
+}
+/**
  * The complete message, as stored in the session.
  */
 export interface MessageEnd {
@@ -287,10 +364,72 @@ export interface ToolResultMessage {
   toolName: string;
   content: (TextContent | ImageContent)[];
   isError?: boolean;
-  details?: {
-    [k: string]: unknown;
-  } | null;
+  details?: ToolDetails | null;
   timestamp?: number;
+}
+/**
+ * Lines ``offset``.. of text file ``path`` (``lines`` of them; ``total_lines`` in the file
+ *     when known). When the result stops early, ``truncated`` is true and ``next_offset`` is the
+ *     line to continue from.
+ */
+export interface ReadDetails {
+  type: 'read';
+  path: string;
+  offset: number;
+  lines: number;
+  totalLines: number | null;
+  truncated?: boolean;
+  nextOffset?: number | null;
+}
+/**
+ * An image file read by the read tool: ``bytes`` long, of type ``mime_type``. ``shown``
+ *     is false when the model cannot view images (it was told so instead).
+ */
+export interface ReadImageDetails {
+  type: 'read_image';
+  path: string;
+  mimeType: string;
+  bytes: number;
+  shown?: boolean;
+}
+/**
+ * File ``path`` was written (``created`` when it did not exist): ``bytes`` and ``lines``.
+ *     The diff fields are set unless the old or new content was binary or too big to diff
+ *     (then ``diff_omitted`` is true).
+ */
+export interface WriteDetails {
+  type: 'write';
+  path: string;
+  created: boolean;
+  bytes: number;
+  lines: number;
+  diff?: string | null;
+  firstChangedLine?: number | null;
+  added?: number | null;
+  removed?: number | null;
+  diffOmitted?: boolean;
+}
+/**
+ * The last write or edit of ``path`` was undone (``deleted``: the file did not exist before
+ *     it, so it was removed); ``remaining`` undo steps are left for that file. The diff fields
+ *     are set when both sides are text.
+ */
+export interface UndoEditDetails {
+  type: 'undo_edit';
+  path: string;
+  deleted: boolean;
+  remaining: number;
+  diff?: string | null;
+  firstChangedLine?: number | null;
+  added?: number | null;
+  removed?: number | null;
+}
+/**
+ * A call of any tool that failed (its result has ``isError``): why, in ``error``.
+ */
+export interface ToolErrorDetails {
+  type: 'error';
+  error: 'invalid_arguments' | 'os_error' | 'tool_error';
 }
 /**
  * A message begins. For assistant messages ``message_update`` deltas follow.
@@ -598,9 +737,7 @@ export interface ToolExecutionEnd {
   name: string;
   result: (TextContent | ImageContent)[];
   isError?: boolean;
-  details?: {
-    [k: string]: unknown;
-  } | null;
+  details?: ToolDetails | null;
 }
 /**
  * Turn ``turn`` ended with the assistant message's stop reason.

@@ -1,3 +1,4 @@
+// @ts-check
 // The chat controller: joins a host (see ../README.md, "The host interface") to the reducer
 // and the view. It is the only module that talks to the host; it knows nothing about HTTP,
 // postMessage or JSON-RPC framing.
@@ -13,6 +14,7 @@ import { createView } from './view.js';
  *   onConnection?: (listener: (status: 'connecting' | 'live' | 'offline' | 'resync' | 'closed' | 'signed-out') => void) => void,
  *   signOut?: () => Promise<void>,
  *   cwd?: string,
+ *   version?: string,
  *   openDiff?: (item: import('./reducer.js').ToolItem) => void,
  *   openLocation?: (path: string, line?: number | null) => void,
  * }} Host

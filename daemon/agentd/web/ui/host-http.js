@@ -1,3 +1,4 @@
+// @ts-check
 // The browser host: the host interface (../README.md) over agentd's HTTP JSON API and
 // Server-Sent Events. Requests are `POST /api/<method>` with the native params as the body and
 // the page key in the `X-Agentd-Key` header (the cookie alone is refused: every server on this

@@ -1,6 +1,8 @@
+// @ts-check
 // DOM for the chat log's items (see reducer.js for their shape). Each function builds or
 // updates one element in place; nothing here keeps state beyond the element it is given.
 
+import { changeDiff, exitCode, fileChange } from './details.js';
 import { renderMarkdown } from './markdown.js';
 import { settledLength } from './mdsplit.js';
 
@@ -165,12 +167,13 @@ export function toolSummary(item) {
   return item.argsText;
 }
 
+/** @param {import('./reducer.js').ToolItem} item */
 function statusText(item) {
   const permission = item.permission;
   if (permission?.pending) return 'waiting for approval';
   if (permission?.outcome?.startsWith('reject')) return OUTCOME_TEXT[permission.outcome];
-  const exit = item.details?.exitCode;
-  if (typeof exit === 'number' && item.status !== 'running') return `exit ${exit}`;
+  const exit = exitCode(item.details);
+  if (exit !== null && item.status !== 'running') return `exit ${exit}`;
   return { pending: 'waiting', running: 'running', done: 'done', error: 'failed' }[item.status];
 }
 
@@ -187,9 +190,9 @@ function updateTool(node, item, actions) {
   node.querySelector('.tool-status').textContent = statusText(item);
   updatePermission(node.querySelector('.tool-permission'), item, actions);
   updateLinks(node.querySelector('.tool-links'), item, actions);
-  const diff = typeof item.details?.diff === 'string' ? item.details.diff : '';
+  const diff = changeDiff(item.details);
   updateDiff(node.querySelector('.tool-diff'), diff);
-  const output = node.querySelector('.tool-output');
+  const output = /** @type {HTMLElement} */ (node.querySelector('.tool-output'));
   const text = item.status === 'done' || item.status === 'error' ? item.result || item.output : item.output;
   const shown = diff && item.status === 'done' ? '' : text;
   if (output.textContent !== shown) {
@@ -225,24 +228,27 @@ function buildTool(node) {
 /**
  * The card's links, shown only when the host can act on them (an editor): the tool's
  * locations (open the file at the line) and "Open diff" for a finished edit or write.
+ * @param {HTMLElement} box @param {import('./reducer.js').ToolItem} item @param {any} actions
  */
 function updateLinks(box, item, actions) {
   const locations = actions.openLocation ? item.locations ?? [] : [];
-  const canDiff = Boolean(actions.openDiff) && item.status === 'done' && typeof item.details?.diff === 'string';
+  const canDiff = Boolean(actions.openDiff) && item.status === 'done' && typeof fileChange(item.details)?.diff === 'string';
   const key = JSON.stringify([locations, canDiff]);
   if (box.dataset.key === key) return;
   box.dataset.key = key;
   box.replaceChildren();
   for (const location of locations) {
     const name = location.path.split('/').pop() || location.path;
-    const link = el('button', 'link tool-location', location.line ? `${name}:${location.line}` : name);
+    const link = /** @type {HTMLButtonElement} */ (
+      el('button', 'link tool-location', location.line ? `${name}:${location.line}` : name)
+    );
     link.type = 'button';
     link.title = location.path;
     link.addEventListener('click', () => actions.openLocation?.(location.path, location.line));
     box.appendChild(link);
   }
   if (canDiff) {
-    const open = el('button', 'btn open-diff', 'Open diff');
+    const open = /** @type {HTMLButtonElement} */ (el('button', 'btn open-diff', 'Open diff'));
     open.type = 'button';
     open.addEventListener('click', () => actions.openDiff?.(item));
     box.appendChild(open);
@@ -261,7 +267,8 @@ function updatePermission(box, item, actions) {
   box.setAttribute('aria-label', `Approve ${item.name}?`);
   box.append(el('span', 'tool-question', `Allow ${item.name}?`));
   for (const option of permission.options) {
-    const button = el('button', `btn ${option.startsWith('allow') ? 'btn--primary' : 'btn--danger'}`, OPTION_LABELS[option] ?? option);
+    const kind = option.startsWith('allow') ? 'btn--primary' : 'btn--danger';
+    const button = /** @type {HTMLButtonElement} */ (el('button', `btn ${kind}`, OPTION_LABELS[option] ?? option));
     button.type = 'button';
     button.dataset.option = option;
     button.addEventListener('click', () => actions.answerPermission(item.key, option));

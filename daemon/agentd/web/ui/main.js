@@ -1,3 +1,4 @@
+// @ts-check
 // The web page's entry point: the chat on the HTTP host. The URL's `#session=ID` names the open
 // session (so a reload reopens it and catches up); `?cwd=DIR` is where new sessions start.
 // Signing in ends on `/#key=K`: the page key moves to this tab's sessionStorage (never a cookie,

@@ -1,3 +1,4 @@
+// @ts-check
 // Markdown to sanitised HTML: `marked` parses, `DOMPurify` removes anything executable.
 // Both are vendored (see ../README.md, "Vendored libraries"); nothing here touches the DOM
 // except through DOMPurify.

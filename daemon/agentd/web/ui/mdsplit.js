@@ -1,3 +1,4 @@
+// @ts-check
 // Where streaming Markdown can be cut: text before the cut is final and rendered once.
 //
 // A reply arrives as thousands of small deltas. Re-rendering the whole reply on every frame

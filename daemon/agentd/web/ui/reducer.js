@@ -1,3 +1,4 @@
+// @ts-check
 // The chat's view state and the pure functions that build it from agentd's data.
 //
 // No DOM, no host, no timers: `reduce(state, params)` takes the params of one `session/event`
@@ -15,7 +16,7 @@
  * @typedef {{options: string[], pending: boolean, outcome?: string, reason?: string}} Permission
  * @typedef {{kind: 'tool', key: string, name: string, args: Record<string, unknown>,
  *   argsText: string, toolKind: string, status: 'pending' | 'running' | 'done' | 'error',
- *   output: string, result: string, details: Record<string, unknown> | null,
+ *   output: string, result: string, details: ToolDetails | null,
  *   permission: Permission | null, locations: {path: string, line?: number | null}[]}} ToolItem
  * @typedef {{kind: 'notice', key: string, level: 'info' | 'warning' | 'error', text: string}}
  *   NoticeItem
@@ -37,6 +38,10 @@
  * }} ChatState
  * @typedef {{sessionId: string, seq: number, event: {type: string, [k: string]: any}}}
  *   SessionEventParams
+ * @typedef {import('./protocol').ToolDetails} ToolDetails
+ * @typedef {import('./protocol').UserMessage | import('./protocol').AssistantMessage
+ *   | import('./protocol').ToolResultMessage} Message
+ * @typedef {import('./protocol').ToolExecutionEnd} ToolExecutionEnd
  */
 
 /** @returns {ChatState} the state of a session nothing is known about yet. */
@@ -196,6 +201,7 @@ function messageUpdate(state, event) {
   return withOpen;
 }
 
+/** @param {ChatState} state @param {{message: Message}} event @returns {ChatState} */
 function messageEnd(state, event) {
   const message = event.message;
   if (message.role === 'user') {
@@ -255,7 +261,7 @@ const HANDLERS = {
     })),
   tool_execution_update: (state, e) =>
     updateTool(state, e.toolCallId, '', (tool) => ({ output: tool.output + e.output })),
-  tool_execution_end: (state, e) =>
+  tool_execution_end: (state, /** @type {ToolExecutionEnd} */ e) =>
     updateTool(state, e.toolCallId, e.name, () => ({
       status: e.isError ? 'error' : 'done', result: contentText(e.result), details: e.details ?? null,
     })),

@@ -1,3 +1,4 @@
+// @ts-check
 // Renders the app's view state into a root element, at most once per animation frame.
 //
 // `createView(root, actions, options)` builds the layout once; `view.update(state)` records the
@@ -173,7 +174,7 @@ function buildComposer(actions) {
   input.rows = 2;
   input.placeholder = 'Message the agent (Enter sends, Shift+Enter for a new line)';
   input.setAttribute('aria-label', 'Message');
-  const send = el('button', 'btn btn--primary send', 'Send');
+  const send = /** @type {HTMLButtonElement} */ (el('button', 'btn btn--primary send', 'Send'));
   send.type = 'submit';
   const later = button('Queue', 'btn follow-up', () => submit('followUp'));
   later.title = 'Send when the agent has finished';

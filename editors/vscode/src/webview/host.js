@@ -1,8 +1,10 @@
+// @ts-check
 // The VS Code host of the shared chat UI (daemon/agentd/web/ui, "The host interface"): every
 // call goes to the extension by postMessage and comes back the same way (see src/chatView.ts
 // for the messages). Runs inside the webview; no Node, no `vscode` module.
 
 /* global acquireVsCodeApi */
+import { fileChange } from '../../../../daemon/agentd/web/ui/details.js';
 
 /** An error answer of the daemon, with its JSON-RPC `code`. */
 export class HostError extends Error {
@@ -90,9 +92,10 @@ export function createVsCodeHost(api = acquireVsCodeApi()) {
       api.setState({ ...(api.getState() ?? {}), sessionId });
       api.postMessage({ type: 'session', sessionId });
     },
+    /** @param {import('../../../../daemon/agentd/web/ui/reducer.js').ToolItem} item */
     openDiff(item) {
-      const details = item.details ?? {};
-      api.postMessage({ type: 'openDiff', toolCallId: item.key, path: details.path, diff: details.diff });
+      const change = fileChange(item.details);
+      api.postMessage({ type: 'openDiff', toolCallId: item.key, path: change?.path, diff: change?.diff });
     },
     openLocation(path, line) {
       api.postMessage({ type: 'openLocation', path, line });

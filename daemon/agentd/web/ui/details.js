@@ -1,0 +1,45 @@
+// @ts-check
+// Reading a finished tool call's `details` (the typed `ToolDetails` of protocol.d.ts, generated
+// from the daemon's wire types): each helper narrows on `type`, so a field is only read from
+// the details that have it.
+
+/**
+ * @typedef {import('./protocol').ToolDetails} ToolDetails
+ * @typedef {import('./protocol').WriteDetails | import('./protocol').EditDetails
+ *   | import('./protocol').UndoEditDetails} FileChangeDetails
+ */
+
+/**
+ * The details of a call that changed a file (write, edit, undo_edit), else null.
+ * @param {ToolDetails | null | undefined} details
+ * @returns {FileChangeDetails | null}
+ */
+export function fileChange(details) {
+  switch (details?.type) {
+    case 'write':
+    case 'edit':
+    case 'undo_edit':
+      return details;
+    default:
+      return null;
+  }
+}
+
+/**
+ * The unified diff a call made (empty when it made none or it was not diffed).
+ * @param {ToolDetails | null | undefined} details
+ * @returns {string}
+ */
+export function changeDiff(details) {
+  return fileChange(details)?.diff ?? '';
+}
+
+/**
+ * A bash command's exit code; null for other tools and for a command a signal or the timeout
+ * ended.
+ * @param {ToolDetails | null | undefined} details
+ * @returns {number | null}
+ */
+export function exitCode(details) {
+  return details?.type === 'bash' ? details.exitCode : null;
+}

@@ -1,0 +1,1055 @@
+/* Generated from schemas/protocol.schema.json by editors/vscode/scripts/gen-protocol.mjs: do not
+ * edit. The wire types for the web UI's JSDoc (`import('./protocol').ToolDetails`); regenerate
+ * with `make schema`. editors/vscode/test/protocol-drift.test.mjs fails on drift. */
+
+/**
+ * A finished tool call's details, tagged by `type`.
+ */
+export type ToolDetails =
+  | BashDetails
+  | ReadDetails
+  | ReadImageDetails
+  | WriteDetails
+  | EditDetails
+  | UndoEditDetails
+  | LsDetails
+  | FindDetails
+  | GrepDetails
+  | ToolErrorDetails;
+/**
+ * Every agent event, tagged by `type`.
+ */
+export type Event =
+  | AgentStart
+  | TurnStart
+  | MessageStart
+  | MessageUpdate
+  | MessageEnd
+  | ToolExecutionStart
+  | ToolExecutionUpdate
+  | ToolExecutionEnd
+  | TurnEnd
+  | AgentEnd
+  | Retry
+  | QueueUpdate
+  | ErrorEvent
+  | PermissionRequest
+  | PermissionResolved
+  | CompactionStart
+  | CompactionEnd
+  | SessionWarning;
+
+/**
+ * The run ended. Exactly one per run, always the last event of it.
+ */
+export interface AgentEnd {
+  type: 'agent_end';
+  stopReason: 'budget' | 'cancelled' | 'end_turn' | 'error' | 'max_turns';
+  turns?: number;
+  usage?: Usage;
+  cost?: number;
+  error?: string | null;
+}
+/**
+ * Token counts and cost (USD) of one or more LLM calls.
+ */
+export interface Usage {
+  inputTokens?: number;
+  outputTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  cost?: number;
+}
+/**
+ * A run begins.
+ */
+export interface AgentStart {
+  type: 'agent_start';
+}
+/**
+ * One complete reply of the model. ``error_message`` is set when ``stop_reason`` is error.
+ */
+export interface AssistantMessage {
+  role: 'assistant';
+  id: string;
+  content: (TextContent | ThinkingContent | ToolCall)[];
+  provider: string;
+  model: string;
+  usage?: Usage;
+  stopReason?: 'aborted' | 'error' | 'length' | 'stop' | 'tool_use';
+  errorMessage?: string | null;
+  timestamp?: number;
+}
+/**
+ * A block of plain text.
+ */
+export interface TextContent {
+  type: 'text';
+  text: string;
+}
+/**
+ * Model reasoning. ``signature`` is the provider's opaque token, sent back unchanged.
+ *
+ *     ``redacted``: the provider sent the reasoning encrypted (Anthropic ``redacted_thinking``);
+ *     ``thinking`` is then empty and ``signature`` holds the encrypted data, sent back unchanged.
+ */
+export interface ThinkingContent {
+  type: 'thinking';
+  thinking: string;
+  signature?: string | null;
+  redacted?: boolean;
+}
+/**
+ * A tool call issued by the model.
+ *
+ *     ``arguments`` is the decoded JSON object. When the model produced arguments that are not a
+ *     JSON object, ``arguments`` is empty and ``parse_error`` says what was wrong; the loop then
+ *     answers the call with an error result instead of running the tool.
+ */
+export interface ToolCall {
+  type: 'tool_call';
+  id: string;
+  name: string;
+  arguments?: {
+    [k: string]: unknown;
+  };
+  parseError?: string | null;
+}
+/**
+ * A shell command that ran. ``exit_code`` is None when a signal (``signal``, e.g.
+ *     ``SIGKILL``) or the timeout (``timed_out``) ended it. ``cwd`` is the directory the command
+ *     ended in. Output over the limits is cut (``truncated``) and the whole of it kept in
+ *     ``spill_path`` (``total_bytes`` long); ``spill_complete`` is false when that file could not
+ *     hold all of it.
+ */
+export interface BashDetails {
+  type: 'bash';
+  command: string;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  durationMs: number;
+  truncated: boolean;
+  spillPath: string | null;
+  totalBytes: number;
+  cwd: string | null;
+  spillComplete?: boolean;
+}
+/**
+ * ``session/cancel``: whether a run was stopped, and the queued messages dropped.
+ */
+export interface CancelResult {
+  cancelled: boolean;
+  dropped?: string[];
+}
+/**
+ * What the client can do. ``permissions``: it answers ``session/requestPermission``;
+ *     ``fs``: the file tools of its sessions read and write through it (see ``fs/readTextFile``).
+ */
+export interface ClientCapabilities {
+  permissions?: boolean;
+  fs?: FileAccessCapabilities;
+}
+/**
+ * The client serves ``fs/readTextFile`` / ``fs/writeTextFile`` (an editor: its buffers).
+ */
+export interface FileAccessCapabilities {
+  readTextFile?: boolean;
+  writeTextFile?: boolean;
+}
+/**
+ * Who the client is (for logs and ``daemon/status``).
+ */
+export interface ClientInfo {
+  name: string;
+  version?: string | null;
+}
+/**
+ * ``session/compact``: summarise older messages, keeping recent context.
+ */
+export interface CompactParams {
+  sessionId: string;
+  instructions?: string | null;
+}
+/**
+ * What compaction did.
+ */
+export interface CompactResult {
+  compacted: boolean;
+  tokensBefore?: number;
+  tokensAfter?: number;
+  summary?: string | null;
+}
+/**
+ * Compaction finished; ``summary`` replaces the messages before ``first_kept_entry_id``.
+ */
+export interface CompactionEnd {
+  type: 'compaction_end';
+  reason: 'manual' | 'overflow' | 'threshold';
+  summary?: string | null;
+  tokensBefore?: number;
+  firstKeptEntryId?: string | null;
+  error?: string | null;
+}
+/**
+ * Older messages are being summarised (``reason``: manual, threshold or overflow).
+ */
+export interface CompactionStart {
+  type: 'compaction_start';
+  reason: 'manual' | 'overflow' | 'threshold';
+}
+/**
+ * ``daemon/status``: liveness, load, and the protections in force.
+ */
+export interface DaemonStatusResult {
+  version: string;
+  pid: number;
+  uptimeS: number;
+  connections: number;
+  sessions: string[];
+  transport: string;
+  security?: SecurityStatus | null;
+}
+/**
+ * What protects this daemon and its tools on this machine.
+ *
+ *     ``dumpable``: false when same-uid processes cannot read the daemon's memory or
+ *     environment (``prctl(PR_SET_DUMPABLE, 0)``). ``openat2``: file tools open paths with
+ *     ``RESOLVE_BENEATH`` (else a symlink-refusing walk). ``landlock_abi``: the kernel's
+ *     Landlock version, 0 when bash cannot be confined under ``sandbox = "workspace"``.
+ */
+export interface SecurityStatus {
+  dumpable: boolean;
+  openat2: boolean;
+  landlockAbi: number;
+}
+/**
+ * File ``path`` was edited by ``replacements`` exact replacements; the change as a diff.
+ */
+export interface EditDetails {
+  type: 'edit';
+  path: string;
+  replacements: number;
+  diff: string;
+  firstChangedLine: number | null;
+  added: number;
+  removed: number;
+}
+/**
+ * Params of a method that takes none (a missing ``params`` member decodes to this).
+ */
+export interface Empty {}
+/**
+ * Something went wrong that the client should show (a failed run: just before agent_end).
+ *
+ *     A run that fails sends one just before its ``agent_end`` (same message as its ``error``),
+ *     ``code`` saying whose failure it was: ``provider_error`` (the LLM call failed: retries
+ *     exhausted, a refused request, a cut stream, context overflow), ``store_error`` (the
+ *     session file could not be written: a full disk) or ``internal_error`` (a daemon bug;
+ *     details in the daemon log).
+ */
+export interface ErrorEvent {
+  type: 'error';
+  message: string;
+  code?: string;
+}
+/**
+ * ``count`` paths under ``path`` matched; ``cut`` when the result limit stopped the walk.
+ */
+export interface FindDetails {
+  type: 'find';
+  path: string;
+  count: number;
+  cut: boolean;
+}
+/**
+ * ``matches`` matching lines in ``files`` files under ``path``, found by ``backend``;
+ *     ``cut`` when the result limit stopped the search, ``truncated`` when the output was cut.
+ */
+export interface GrepDetails {
+  type: 'grep';
+  path: string;
+  backend: 'python' | 'rg';
+  matches: number;
+  files: number;
+  cut: boolean;
+  truncated?: boolean;
+}
+/**
+ * An image, base64-encoded.
+ */
+export interface ImageContent {
+  type: 'image';
+  data: string;
+  mimeType: string;
+}
+/**
+ * First call on every connection (``daemon/status`` is the only call allowed before it).
+ *
+ *     ``token`` is required on TCP connections; Unix-socket and stdio peers are trusted.
+ */
+export interface InitializeParams {
+  protocolVersion?: number;
+  clientInfo?: ClientInfo | null;
+  capabilities?: ClientCapabilities;
+  token?: string | null;
+}
+/**
+ * The daemon's answer to ``initialize``.
+ */
+export interface InitializeResult {
+  protocolVersion: number;
+  serverInfo: ServerInfo;
+  capabilities: ServerCapabilities;
+}
+/**
+ * The daemon's name and version.
+ */
+export interface ServerInfo {
+  name: string;
+  version: string;
+}
+/**
+ * What this daemon offers.
+ */
+export interface ServerCapabilities {
+  framings?: string[];
+  events?: boolean;
+  permissions?: boolean;
+  images?: boolean;
+}
+/**
+ * A file position a tool call touches (1-based line), for editors to show.
+ */
+export interface Location {
+  path: string;
+  line?: number | null;
+}
+/**
+ * Directory ``path`` holds ``count`` entries; ``truncated`` when not all were listed.
+ */
+export interface LsDetails {
+  type: 'ls';
+  path: string;
+  count: number;
+  truncated: boolean;
+}
+/**
+ * The complete message, as stored in the session.
+ */
+export interface MessageEnd {
+  type: 'message_end';
+  message: UserMessage | AssistantMessage | ToolResultMessage;
+}
+/**
+ * A prompt, steering or follow-up message from the user.
+ */
+export interface UserMessage {
+  role: 'user';
+  id: string;
+  content: (TextContent | ImageContent)[];
+  timestamp: number;
+}
+/**
+ * The result of one tool call. ``content`` is what the model sees; ``details`` is for UIs.
+ */
+export interface ToolResultMessage {
+  role: 'tool_result';
+  id: string;
+  toolCallId: string;
+  toolName: string;
+  content: (TextContent | ImageContent)[];
+  isError?: boolean;
+  details?: ToolDetails | null;
+  timestamp?: number;
+}
+/**
+ * Lines ``offset``.. of text file ``path`` (``lines`` of them; ``total_lines`` in the file
+ *     when known). When the result stops early, ``truncated`` is true and ``next_offset`` is the
+ *     line to continue from.
+ */
+export interface ReadDetails {
+  type: 'read';
+  path: string;
+  offset: number;
+  lines: number;
+  totalLines: number | null;
+  truncated?: boolean;
+  nextOffset?: number | null;
+}
+/**
+ * An image file read by the read tool: ``bytes`` long, of type ``mime_type``. ``shown``
+ *     is false when the model cannot view images (it was told so instead).
+ */
+export interface ReadImageDetails {
+  type: 'read_image';
+  path: string;
+  mimeType: string;
+  bytes: number;
+  shown?: boolean;
+}
+/**
+ * File ``path`` was written (``created`` when it did not exist): ``bytes`` and ``lines``.
+ *     The diff fields are set unless the old or new content was binary or too big to diff
+ *     (then ``diff_omitted`` is true).
+ */
+export interface WriteDetails {
+  type: 'write';
+  path: string;
+  created: boolean;
+  bytes: number;
+  lines: number;
+  diff?: string | null;
+  firstChangedLine?: number | null;
+  added?: number | null;
+  removed?: number | null;
+  diffOmitted?: boolean;
+}
+/**
+ * The last write or edit of ``path`` was undone (``deleted``: the file did not exist before
+ *     it, so it was removed); ``remaining`` undo steps are left for that file. The diff fields
+ *     are set when both sides are text.
+ */
+export interface UndoEditDetails {
+  type: 'undo_edit';
+  path: string;
+  deleted: boolean;
+  remaining: number;
+  diff?: string | null;
+  firstChangedLine?: number | null;
+  added?: number | null;
+  removed?: number | null;
+}
+/**
+ * A call of any tool that failed (its result has ``isError``): why, in ``error``.
+ */
+export interface ToolErrorDetails {
+  type: 'error';
+  error: 'invalid_arguments' | 'os_error' | 'tool_error';
+}
+/**
+ * A message begins. For assistant messages ``message_update`` deltas follow.
+ */
+export interface MessageStart {
+  type: 'message_start';
+  messageId: string;
+  role: 'assistant' | 'tool_result' | 'user';
+}
+/**
+ * One delta of the assistant message opened by the session's last ``message_start``.
+ *
+ *     One assistant message streams at a time per session, so its id is not repeated here.
+ */
+export interface MessageUpdate {
+  type: 'message_update';
+  delta: TextDelta | ThinkingDelta | ToolCallStartDelta | ToolCallDelta;
+}
+/**
+ * More text for content block ``index`` of the assistant message.
+ */
+export interface TextDelta {
+  type: 'text_delta';
+  index?: number;
+  text: string;
+}
+/**
+ * More reasoning text for content block ``index``.
+ */
+export interface ThinkingDelta {
+  type: 'thinking_delta';
+  index?: number;
+  text: string;
+}
+/**
+ * A tool call begins at content block ``index``.
+ */
+export interface ToolCallStartDelta {
+  type: 'toolcall_start';
+  index?: number;
+  id: string;
+  name: string;
+}
+/**
+ * A raw chunk of the JSON arguments string of the tool call at ``index``.
+ */
+export interface ToolCallDelta {
+  type: 'toolcall_delta';
+  index?: number;
+  arguments: string;
+}
+/**
+ * ``session/messages``: the conversation on the session's current branch.
+ */
+export interface MessagesResult {
+  messages: (UserMessage | AssistantMessage | ToolResultMessage)[];
+}
+/**
+ * One configured model.
+ */
+export interface ModelInfo {
+  provider: string;
+  model: string;
+  contextWindow?: number | null;
+}
+/**
+ * ``models/list``: the models the configuration for ``cwd`` offers (the project's
+ *     ``.agentd.toml`` above it, the user file, the environment); without ``cwd``, the daemon's
+ *     own working directory. ``providerEnv`` as for ``session/new``.
+ */
+export interface ModelsListParams {
+  cwd?: string | null;
+  providerEnv?: {
+    [k: string]: string;
+  } | null;
+}
+/**
+ * ``models/list``.
+ */
+export interface ModelsListResult {
+  models: ModelInfo[];
+  defaultProvider?: string | null;
+  defaultModel?: string | null;
+}
+/**
+ * A plain acknowledgement.
+ */
+export interface OkResult {
+  ok?: boolean;
+}
+/**
+ * A tool call waits for approval (sent as ``session/requestPermission`` to clients).
+ */
+export interface PermissionRequest {
+  type: 'permission_request';
+  toolCallId: string;
+  tool: string;
+  args: {
+    [k: string]: unknown;
+  };
+  options?: ('allow_always' | 'allow_once' | 'reject_always' | 'reject_once')[];
+}
+/**
+ * The approval for ``tool_call_id`` was decided (by a client, a rule or a timeout).
+ */
+export interface PermissionResolved {
+  type: 'permission_resolved';
+  toolCallId: string;
+  outcome: 'allow_always' | 'allow_once' | 'reject_always' | 'reject_once';
+  reason?: string | null;
+}
+/**
+ * ``session/prompt``: run the agent on ``text``; resolves when the run ends.
+ *
+ *     ``max_turns`` limits this run only; without it the session's limit applies.
+ *     ``max_cost`` (US dollars) and ``max_tokens`` (all tokens of the run's model calls) cap its
+ *     spending: the run stops with ``budget`` before a model call that would pass a cap.
+ *     ``max_cost`` needs the model's prices (-32005 when they are unknown).
+ */
+export interface PromptParams {
+  sessionId: string;
+  text: string;
+  images?: ImageContent[];
+  maxTurns?: number | null;
+  maxCost?: number | null;
+  maxTokens?: number | null;
+}
+/**
+ * How the run ended. A cancel is ``cancelled``, never an error. ``permissions_refused``
+ *     lists the tool calls refused permission during the run (the model got the refusal as the
+ *     call's error result), in order.
+ */
+export interface PromptResult {
+  stopReason: 'budget' | 'cancelled' | 'end_turn' | 'error' | 'max_turns';
+  turns: number;
+  usage: Usage;
+  cost: number;
+  error?: string | null;
+  permissionsRefused?: RefusedCall[];
+}
+/**
+ * A tool call of the run that was not allowed to run (the policy or the user refused).
+ */
+export interface RefusedCall {
+  toolCallId: string;
+  name: string;
+  reason: string;
+}
+/**
+ * The steering and follow-up queues changed (texts not yet delivered).
+ */
+export interface QueueUpdate {
+  type: 'queue_update';
+  steering?: string[];
+  followUp?: string[];
+}
+/**
+ * ``fs/readTextFile`` (server → client): the text of ``path`` as the client holds it
+ *     (an editor: the buffer, unsaved changes included). ``path`` is absolute.
+ */
+export interface ReadTextFileParams {
+  sessionId: string;
+  path: string;
+}
+/**
+ * The file's whole text.
+ */
+export interface ReadTextFileResult {
+  content: string;
+}
+/**
+ * ``session/requestPermission`` (server → client): approve a tool call.
+ */
+export interface RequestPermissionParams {
+  sessionId: string;
+  toolCallId: string;
+  tool: string;
+  args: {
+    [k: string]: unknown;
+  };
+  options: ('allow_always' | 'allow_once' | 'reject_always' | 'reject_once')[];
+}
+/**
+ * The client's answer: one of the offered options.
+ */
+export interface RequestPermissionResult {
+  outcome: 'allow_always' | 'allow_once' | 'reject_always' | 'reject_once';
+}
+/**
+ * The provider call failed transiently and is retried after ``delay_ms``.
+ */
+export interface Retry {
+  type: 'retry';
+  attempt: number;
+  maxAttempts: number;
+  delayMs: number;
+  error: string;
+}
+/**
+ * ``session/branch``: move the session's leaf to ``entryId`` inside the same file.
+ */
+export interface SessionBranchParams {
+  sessionId: string;
+  entryId: string;
+}
+/**
+ * ``session/delete``: refused while a run is in progress unless ``force``.
+ */
+export interface SessionDeleteParams {
+  sessionId: string;
+  force?: boolean;
+}
+/**
+ * Params of the ``session/event`` notification. ``seq`` rises by one per session event.
+ */
+export interface SessionEvent {
+  sessionId: string;
+  seq: number;
+  event:
+    | AgentStart
+    | TurnStart
+    | MessageStart
+    | MessageUpdate
+    | MessageEnd
+    | ToolExecutionStart
+    | ToolExecutionUpdate
+    | ToolExecutionEnd
+    | TurnEnd
+    | AgentEnd
+    | Retry
+    | QueueUpdate
+    | ErrorEvent
+    | PermissionRequest
+    | PermissionResolved
+    | CompactionStart
+    | CompactionEnd
+    | SessionWarning;
+}
+/**
+ * Turn ``turn`` (1-based) begins: one LLM call plus the tool calls it asks for.
+ */
+export interface TurnStart {
+  type: 'turn_start';
+  turn: number;
+}
+/**
+ * A tool call starts running.
+ */
+export interface ToolExecutionStart {
+  type: 'tool_execution_start';
+  toolCallId: string;
+  name: string;
+  args: {
+    [k: string]: unknown;
+  };
+  kind?: 'edit' | 'execute' | 'other' | 'read' | 'search';
+  locations?: Location[];
+}
+/**
+ * New output of a running tool call (a delta: append it to what came before).
+ */
+export interface ToolExecutionUpdate {
+  type: 'tool_execution_update';
+  toolCallId: string;
+  output: string;
+}
+/**
+ * A tool call finished. ``result`` is what the model sees; ``details`` is for UIs.
+ */
+export interface ToolExecutionEnd {
+  type: 'tool_execution_end';
+  toolCallId: string;
+  name: string;
+  result: (TextContent | ImageContent)[];
+  isError?: boolean;
+  details?: ToolDetails | null;
+}
+/**
+ * Turn ``turn`` ended with the assistant message's stop reason.
+ */
+export interface TurnEnd {
+  type: 'turn_end';
+  turn: number;
+  stopReason: 'aborted' | 'error' | 'length' | 'stop' | 'tool_use';
+}
+/**
+ * A problem with the session file: found while loading it (torn or corrupt line,
+ *     repair), or a failed write (``disk full: …``).
+ */
+export interface SessionWarning {
+  type: 'session_warning';
+  message: string;
+  line?: number | null;
+}
+/**
+ * ``session/export``: a self-contained Markdown or HTML document.
+ */
+export interface SessionExportParams {
+  sessionId: string;
+  format?: 'html' | 'markdown';
+}
+/**
+ * The exported document.
+ */
+export interface SessionExportResult {
+  format: 'html' | 'markdown';
+  content: string;
+}
+/**
+ * ``session/fork``: a new session branching at ``entryId`` (default: the current leaf).
+ */
+export interface SessionForkParams {
+  sessionId: string;
+  entryId?: string | null;
+  newSessionId?: string | null;
+}
+/**
+ * Params naming one session.
+ */
+export interface SessionIdParams {
+  sessionId: string;
+}
+/**
+ * A session's identity and settings.
+ *
+ *     ``warnings`` are problems with the configuration the session was built from (an ignored
+ *     project file, settings an untrusted project file may not change). ``untrusted_config`` is
+ *     the project file whose settings were ignored because its folder is not trusted (a client
+ *     may offer to trust the folder, then create the session again).
+ */
+export interface SessionInfo {
+  sessionId: string;
+  cwd: string;
+  provider: string;
+  model: string;
+  permissionMode: 'ask' | 'auto' | 'read-only';
+  title?: string | null;
+  path?: string | null;
+  warnings?: string[];
+  untrustedConfig?: string | null;
+}
+/**
+ * ``session/list``: newest first; ``cursor`` is the previous page's ``nextCursor``.
+ */
+export interface SessionListParams {
+  cwd?: string | null;
+  limit?: number;
+  cursor?: string | null;
+}
+/**
+ * A page of sessions.
+ */
+export interface SessionListResult {
+  sessions: SessionSummary[];
+  nextCursor?: string | null;
+}
+/**
+ * One session as listed (``list_sessions``): computed from the file without parsing it.
+ *
+ *     ``updated_at`` is the file's modification time; ``entry_count`` counts entry lines.
+ *     ``loaded`` and ``running`` describe the listing daemon: the session is loaded in it, and
+ *     a run is in progress (both omitted when false).
+ */
+export interface SessionSummary {
+  sessionId: string;
+  cwd: string;
+  createdAt: string;
+  updatedAt: string;
+  entryCount: number;
+  path: string;
+  title?: string | null;
+  parentSession?: string | null;
+  loaded?: boolean;
+  running?: boolean;
+}
+/**
+ * ``session/load``: by id or file path; ``replay`` streams the history as events first.
+ *
+ *     ``providerEnv`` (as for ``session/new``) applies when this call loads the session; a session
+ *     already loaded keeps the environment it was loaded with.
+ */
+export interface SessionLoadParams {
+  sessionId?: string | null;
+  path?: string | null;
+  replay?: boolean;
+  providerEnv?: {
+    [k: string]: string;
+  } | null;
+}
+/**
+ * The loaded session, where its event stream stands, and load warnings.
+ */
+export interface SessionLoadResult {
+  session: SessionInfo;
+  lastSeq: number;
+  messageCount: number;
+  warnings?: string[];
+}
+/**
+ * ``session/new``: open a session. Events go to the creating connection.
+ *
+ *     Unset fields come from the configuration. ``sandbox: "workspace"`` confines the file
+ *     tools to ``cwd`` (opened beneath it, race-free) and, where the kernel has Landlock, what
+ *     bash writes (``daemon/status`` says; else a ``session_warning``). The effective permission mode
+ *     and sandbox and the given overrides are stored in the session file, so the session keeps
+ *     them when it is loaded again.
+ *
+ *     ``providerEnv``: the client's provider variables (``LLM_*``, ``OPENAI_*``, ``ANTHROPIC_*``,
+ *     ``*_API_KEY``; others are ignored). When given, they replace the daemon's own provider
+ *     variables for this session; they are held in memory only, never written, and never reach
+ *     bash. Refused over TCP.
+ */
+export interface SessionNewParams {
+  cwd: string;
+  provider?: string | null;
+  model?: string | null;
+  systemPrompt?: string | null;
+  tools?: string[] | null;
+  permissionMode?: ('ask' | 'auto' | 'read-only') | null;
+  sessionId?: string | null;
+  title?: string | null;
+  maxTurns?: number | null;
+  baseUrl?: string | null;
+  sandbox?: ('none' | 'workspace') | null;
+  providerEnv?: {
+    [k: string]: string;
+  } | null;
+}
+/**
+ * ``session/note``: record ``text`` in an idle session as a user message, without a run.
+ *
+ *     For what the user did outside the agent (a shell command and its output): it is kept in
+ *     the session file, sent to subscribers as ``message_start``/``message_end`` events, and read
+ *     by the model with the next prompt. Refused with -32002 while a run is in progress.
+ */
+export interface SessionNoteParams {
+  sessionId: string;
+  text: string;
+}
+/**
+ * ``session/rename``.
+ */
+export interface SessionRenameParams {
+  sessionId: string;
+  title: string;
+}
+/**
+ * ``session/state``.
+ */
+export interface SessionStateResult {
+  sessionId: string;
+  status: 'idle' | 'running';
+  provider: string;
+  model: string;
+  permissionMode: 'ask' | 'auto' | 'read-only';
+  steering: string[];
+  followUp: string[];
+  usage: Usage;
+  messageCount: number;
+  title?: string | null;
+}
+/**
+ * ``session/steer`` / ``session/followUp``: queue a message for a running session.
+ */
+export interface SessionTextParams {
+  sessionId: string;
+  text: string;
+}
+/**
+ * ``session/setModel``: switch provider and/or model for the next LLM call.
+ *
+ *     ``providerEnv`` (as for ``session/new``) replaces the session's provider environment.
+ */
+export interface SetModelParams {
+  sessionId: string;
+  model: string;
+  provider?: string | null;
+  providerEnv?: {
+    [k: string]: string;
+  } | null;
+}
+/**
+ * ``session/setPermissionMode``: the mode for the next tool calls (kept in the file).
+ */
+export interface SetPermissionModeParams {
+  sessionId: string;
+  mode: 'ask' | 'auto' | 'read-only';
+}
+/**
+ * ``session/subscribe``: watch a session; replay buffered events after ``sinceSeq``.
+ */
+export interface SubscribeParams {
+  sessionId: string;
+  sinceSeq?: number | null;
+}
+/**
+ * ``complete`` is false when the buffer no longer reaches back: resync from messages.
+ */
+export interface SubscribeResult {
+  replayed: number;
+  complete: boolean;
+  lastSeq: number;
+}
+/**
+ * ``daemon/web``: start the daemon's web chat (``agentd serve --http``) unless it runs,
+ *     and get a link to it.
+ *
+ *     ``host``/``port`` apply only when it is not running yet (default 127.0.0.1:8765; when that
+ *     default port is taken, any free port). ``cwd``: where the page starts new sessions.
+ */
+export interface WebOpenParams {
+  cwd?: string | null;
+  host?: string;
+  port?: number | null;
+}
+/**
+ * The page's URL, carrying a new one-time token (exchanged for a cookie on first use).
+ */
+export interface WebOpenResult {
+  url: string;
+  host: string;
+  port: number;
+}
+/**
+ * ``fs/writeTextFile`` (server → client): replace the text of ``path`` (absolute),
+ *     creating the file if needed.
+ */
+export interface WriteTextFileParams {
+  sessionId: string;
+  path: string;
+  content: string;
+}
+
+/** Methods called by clients on the daemon. */
+export interface ClientMethods {
+  /** Handshake: the first call of every connection. */
+  'initialize': { params: InitializeParams; result: InitializeResult };
+  /** Answer, then stop the daemon gracefully. */
+  'shutdown': { params: Empty; result: OkResult };
+  /** Version, pid, uptime, connections, loaded sessions. */
+  'daemon/status': { params: Empty; result: DaemonStatusResult };
+  /** Start the web chat (HTTP front-end) unless it runs; a one-time link to the page. */
+  'daemon/web': { params: WebOpenParams; result: WebOpenResult };
+  /** Open a new session (file header written at once). */
+  'session/new': { params: SessionNewParams; result: SessionInfo };
+  /** Run the agent on a prompt; answers when the run ends. */
+  'session/prompt': { params: PromptParams; result: PromptResult };
+  /** Queue a message for after the current tool calls. */
+  'session/steer': { params: SessionTextParams; result: OkResult };
+  /** Queue a message for when the agent would stop. */
+  'session/followUp': { params: SessionTextParams; result: OkResult };
+  /** Record a user message in an idle session without a run. */
+  'session/note': { params: SessionNoteParams; result: OkResult };
+  /** Stop the run; drop queued messages. */
+  'session/cancel': { params: SessionIdParams; result: CancelResult };
+  /** Idle or running, model, queues, usage. */
+  'session/state': { params: SessionIdParams; result: SessionStateResult };
+  /** The conversation on the current branch. */
+  'session/messages': { params: SessionIdParams; result: MessagesResult };
+  /** Switch provider/model from the next LLM call on. */
+  'session/setModel': { params: SetModelParams; result: SessionInfo };
+  /** Switch the permission mode (auto, ask, read-only) for the next tool calls. */
+  'session/setPermissionMode': { params: SetPermissionModeParams; result: SessionInfo };
+  /** Configured providers and models (for a project: cwd). */
+  'models/list': { params: ModelsListParams; result: ModelsListResult };
+  /** Stored sessions, newest first, paged. */
+  'session/list': { params: SessionListParams; result: SessionListResult };
+  /** Load a stored session; optionally replay its history. */
+  'session/load': { params: SessionLoadParams; result: SessionLoadResult };
+  /** Copy the path to an entry into a new session. */
+  'session/fork': { params: SessionForkParams; result: SessionInfo };
+  /** Continue from an earlier entry in the same file. */
+  'session/branch': { params: SessionBranchParams; result: OkResult };
+  /** Set the session title. */
+  'session/rename': { params: SessionRenameParams; result: OkResult };
+  /** Delete the session file and its bash spill files (force: even while running). */
+  'session/delete': { params: SessionDeleteParams; result: OkResult };
+  /** Unload the session; its file is kept. */
+  'session/close': { params: SessionIdParams; result: OkResult };
+  /** A self-contained Markdown or HTML document. */
+  'session/export': { params: SessionExportParams; result: SessionExportResult };
+  /** Receive a session's events, replaying since a seq. */
+  'session/subscribe': { params: SubscribeParams; result: SubscribeResult };
+  /** Stop receiving a session's events. */
+  'session/unsubscribe': { params: SessionIdParams; result: OkResult };
+  /** Summarise older messages into a compaction entry. */
+  'session/compact': { params: CompactParams; result: CompactResult };
+}
+
+/** Methods called by the daemon on clients. */
+export interface ServerMethods {
+  /** Ask to approve a tool call. */
+  'session/requestPermission': { params: RequestPermissionParams; result: RequestPermissionResult };
+  /** Read a file as the client holds it (for clients with the fs capability). */
+  'fs/readTextFile': { params: ReadTextFileParams; result: ReadTextFileResult };
+  /** Write a file through the client (for clients with the fs capability). */
+  'fs/writeTextFile': { params: WriteTextFileParams; result: OkResult };
+}
+
+/** Notifications sent by the daemon. */
+export interface Notifications {
+  'session/event': SessionEvent;
+}
+
+/** The protocol version this file was generated for. */
+export declare const PROTOCOL_VERSION: 1;
+
+/** JSON-RPC error codes the daemon uses, by name. */
+export declare const ErrorCodes: {
+  readonly ParseError: -32700;
+  readonly InvalidRequest: -32600;
+  readonly MethodNotFound: -32601;
+  readonly InvalidParams: -32602;
+  readonly InternalError: -32603;
+  readonly RequestCancelled: -32800;
+  readonly Unauthorized: -32001;
+  readonly SessionBusy: -32002;
+  readonly SessionNotFound: -32003;
+  readonly NotInitialized: -32004;
+  readonly ConfigError: -32005;
+  readonly SessionExists: -32006;
+  readonly PeerTimeout: -32007;
+  readonly ConnectionLost: -32008;
+  readonly SessionIdle: -32009;
+  readonly SessionLocked: -32010;
+  readonly StoreWriteFailed: -32011;
+};
