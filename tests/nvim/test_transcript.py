@@ -81,3 +81,45 @@ def test_replayed_history_shows_messages_and_tool_calls(editor: Editor) -> None:
     events = [{"type": "message_end", "message": m} for m in (user, assistant, result)]
     lines = feed(editor, *events, seq=0)
     assert lines[1:] == ["", "▍You", "run it", "", "▍Agent", "ok", "▸ ✓ bash  ls", "│ a.txt"]
+
+
+def test_tool_lines_read_the_typed_details(editor: Editor) -> None:
+    """A file change's counts and diff come from details whose ``type`` says they have them;
+    other details (bash's, a failure's, JSON nulls) add nothing."""
+    diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n"
+    edit = {"type": "edit", "path": "/w/a.txt", "replacements": 1, "diff": diff}
+    edit |= {"firstChangedLine": 1, "added": 1, "removed": 1}
+    bash = {"type": "bash", "command": "ls", "exitCode": None, "signal": None, "cwd": None}
+    bash |= {"timedOut": False, "durationMs": 3.0, "truncated": False, "spillPath": None}
+    bash |= {"totalBytes": 6, "diff": "not a change", "added": 9, "removed": 9}
+    lines = feed(
+        editor,
+        start("c1", "edit", path="a.txt"),
+        end("c1", "edit", "Edited a.txt.", details=edit),
+        start("c2", "bash", command="ls"),
+        end("c2", "bash", "a.txt", details=bash),
+        start("c3", "edit", path="b.txt"),
+        end("c3", "edit", "No such text.", isError=True, details={"type": "error"}),
+    )
+    text = "\n".join(lines)
+    assert "▸ ✓ edit  a.txt  +1 -1" in text
+    assert "│ +new" in text
+    assert "+9 -9" not in text
+    assert "not a change" not in text
+    assert "│ a.txt" in text
+
+
+DETAILS = """
+local d = require('agentd.details')
+local write = vim.fn.json_decode(...)
+return {d.diff(write) or 'nil',
+        d.counts(write) or 'nil', d.file_change({type = 'bash', path = '/x'}) or 'nil',
+        d.file_change(vim.NIL) or 'nil'}
+"""
+
+
+def test_details_helpers_treat_json_null_as_absent(editor: Editor) -> None:
+    """A write whose diff was omitted decodes with nulls or missing keys: no diff, no counts."""
+    omitted = '{"type":"write","path":"/w/big.bin","created":false,"bytes":9,"lines":1,'
+    omitted += '"diffOmitted":true,"diff":null}'
+    assert editor.lua(DETAILS, omitted) == ["nil", "nil", "nil", "nil"]

@@ -16,11 +16,13 @@ from agentd.protocol.base import Wire
 
 
 class BashDetails(Wire, tag="bash", tag_field="type"):
-    """A shell command that ran. ``exit_code`` is None when a signal (``signal``, e.g.
-    ``SIGKILL``) or the timeout (``timed_out``) ended it. ``cwd`` is the directory the command
-    ended in. Output over the limits is cut (``truncated``) and the whole of it kept in
-    ``spill_path`` (``total_bytes`` long); ``spill_complete`` is false when that file could not
-    hold all of it."""
+    """A shell command ran: how it ended, how long it took, where its output went.
+
+    ``exit_code`` is None when a signal (``signal``, e.g. ``SIGKILL``) or the timeout
+    (``timed_out``) ended it. ``cwd`` is the directory the command ended in. Output over the
+    limits is cut (``truncated``) and the whole of it kept in ``spill_path`` (``total_bytes``
+    long); ``spill_complete`` is false when that file could not hold all of it.
+    """
 
     command: str
     exit_code: int | None
@@ -35,9 +37,12 @@ class BashDetails(Wire, tag="bash", tag_field="type"):
 
 
 class ReadDetails(Wire, tag="read", tag_field="type"):
-    """Lines ``offset``.. of text file ``path`` (``lines`` of them; ``total_lines`` in the file
-    when known). When the result stops early, ``truncated`` is true and ``next_offset`` is the
-    line to continue from."""
+    """A text file was read: which lines, and where to continue.
+
+    ``lines`` lines from line ``offset`` of ``path`` (``total_lines`` in the file when known).
+    When the result stops early, ``truncated`` is true and ``next_offset`` is the line to
+    continue from.
+    """
 
     path: str
     offset: int
@@ -48,8 +53,10 @@ class ReadDetails(Wire, tag="read", tag_field="type"):
 
 
 class ReadImageDetails(Wire, tag="read_image", tag_field="type"):
-    """An image file read by the read tool: ``bytes`` long, of type ``mime_type``. ``shown``
-    is false when the model cannot view images (it was told so instead)."""
+    """An image file was read (``bytes`` long, of type ``mime_type``).
+
+    ``shown`` is false when the model cannot view images (it was told so instead).
+    """
 
     path: str
     mime_type: str
@@ -58,9 +65,11 @@ class ReadImageDetails(Wire, tag="read_image", tag_field="type"):
 
 
 class WriteDetails(Wire, tag="write", tag_field="type"):
-    """File ``path`` was written (``created`` when it did not exist): ``bytes`` and ``lines``.
-    The diff fields are set unless the old or new content was binary or too big to diff
-    (then ``diff_omitted`` is true)."""
+    """A file was written (``created`` when it did not exist), with the change as a diff.
+
+    The diff fields are set unless the old or new content was binary or too big to diff (then
+    ``diff_omitted`` is true).
+    """
 
     path: str
     created: bool
@@ -74,7 +83,11 @@ class WriteDetails(Wire, tag="write", tag_field="type"):
 
 
 class EditDetails(Wire, tag="edit", tag_field="type"):
-    """File ``path`` was edited by ``replacements`` exact replacements; the change as a diff."""
+    """A file was edited by ``replacements`` exact replacements, with the change as a diff.
+
+    ``diff`` is unified (``--- a/…``/``+++ b/…``, paths relative to the session's cwd);
+    ``first_changed_line`` is 1-based in the new text.
+    """
 
     path: str
     replacements: int
@@ -85,9 +98,11 @@ class EditDetails(Wire, tag="edit", tag_field="type"):
 
 
 class UndoEditDetails(Wire, tag="undo_edit", tag_field="type"):
-    """The last write or edit of ``path`` was undone (``deleted``: the file did not exist before
-    it, so it was removed); ``remaining`` undo steps are left for that file. The diff fields
-    are set when both sides are text."""
+    """The last write or edit of a file was undone; ``remaining`` undo steps are left for it.
+
+    ``deleted``: the file did not exist before that change, so it was removed. The diff fields
+    are set when both sides are text.
+    """
 
     path: str
     deleted: bool
@@ -99,7 +114,7 @@ class UndoEditDetails(Wire, tag="undo_edit", tag_field="type"):
 
 
 class LsDetails(Wire, tag="ls", tag_field="type"):
-    """Directory ``path`` holds ``count`` entries; ``truncated`` when not all were listed."""
+    """A directory was listed: it holds ``count`` entries (``truncated``: not all shown)."""
 
     path: str
     count: int
@@ -107,7 +122,7 @@ class LsDetails(Wire, tag="ls", tag_field="type"):
 
 
 class FindDetails(Wire, tag="find", tag_field="type"):
-    """``count`` paths under ``path`` matched; ``cut`` when the result limit stopped the walk."""
+    """Paths were found: ``count`` matched (``cut``: the result limit stopped the walk)."""
 
     path: str
     count: int
@@ -115,8 +130,10 @@ class FindDetails(Wire, tag="find", tag_field="type"):
 
 
 class GrepDetails(Wire, tag="grep", tag_field="type"):
-    """``matches`` matching lines in ``files`` files under ``path``, found by ``backend``;
-    ``cut`` when the result limit stopped the search, ``truncated`` when the output was cut."""
+    """A search ran (with ``backend``): ``matches`` lines in ``files`` files matched.
+
+    ``cut`` when the result limit stopped the search, ``truncated`` when the output was cut.
+    """
 
     path: str
     backend: Literal["rg", "python"]
@@ -132,7 +149,7 @@ why), or the operating system refused (a permission, a missing file…)."""
 
 
 class ToolErrorDetails(Wire, tag="error", tag_field="type"):
-    """A call of any tool that failed (its result has ``isError``): why, in ``error``."""
+    """A call of any tool failed (its result has ``isError``); ``error`` says how."""
 
     error: ToolFailure
 

@@ -120,11 +120,12 @@ export interface ToolCall {
   providerId?: string | null;
 }
 /**
- * A shell command that ran. ``exit_code`` is None when a signal (``signal``, e.g.
- *     ``SIGKILL``) or the timeout (``timed_out``) ended it. ``cwd`` is the directory the command
- *     ended in. Output over the limits is cut (``truncated``) and the whole of it kept in
- *     ``spill_path`` (``total_bytes`` long); ``spill_complete`` is false when that file could not
- *     hold all of it.
+ * A shell command ran: how it ended, how long it took, where its output went.
+ *
+ *     ``exit_code`` is None when a signal (``signal``, e.g. ``SIGKILL``) or the timeout
+ *     (``timed_out``) ended it. ``cwd`` is the directory the command ended in. Output over the
+ *     limits is cut (``truncated``) and the whole of it kept in ``spill_path`` (``total_bytes``
+ *     long); ``spill_complete`` is false when that file could not hold all of it.
  */
 export interface BashDetails {
   type: 'bash';
@@ -228,7 +229,10 @@ export interface SecurityStatus {
   landlockAbi: number;
 }
 /**
- * File ``path`` was edited by ``replacements`` exact replacements; the change as a diff.
+ * A file was edited by ``replacements`` exact replacements, with the change as a diff.
+ *
+ *     ``diff`` is unified (``--- a/…``/``+++ b/…``, paths relative to the session's cwd);
+ *     ``first_changed_line`` is 1-based in the new text.
  */
 export interface EditDetails {
   type: 'edit';
@@ -258,7 +262,7 @@ export interface ErrorEvent {
   code?: string;
 }
 /**
- * ``count`` paths under ``path`` matched; ``cut`` when the result limit stopped the walk.
+ * Paths were found: ``count`` matched (``cut``: the result limit stopped the walk).
  */
 export interface FindDetails {
   type: 'find';
@@ -267,7 +271,8 @@ export interface FindDetails {
   cut: boolean;
 }
 /**
- * ``matches`` matching lines in ``files`` files under ``path``, found by ``backend``;
+ * A search ran (with ``backend``): ``matches`` lines in ``files`` files matched.
+ *
  *     ``cut`` when the result limit stopped the search, ``truncated`` when the output was cut.
  */
 export interface GrepDetails {
@@ -330,7 +335,7 @@ export interface Location {
   line?: number | null;
 }
 /**
- * Directory ``path`` holds ``count`` entries; ``truncated`` when not all were listed.
+ * A directory was listed: it holds ``count`` entries (``truncated``: not all shown).
  */
 export interface LsDetails {
   type: 'ls';
@@ -368,9 +373,11 @@ export interface ToolResultMessage {
   timestamp?: number;
 }
 /**
- * Lines ``offset``.. of text file ``path`` (``lines`` of them; ``total_lines`` in the file
- *     when known). When the result stops early, ``truncated`` is true and ``next_offset`` is the
- *     line to continue from.
+ * A text file was read: which lines, and where to continue.
+ *
+ *     ``lines`` lines from line ``offset`` of ``path`` (``total_lines`` in the file when known).
+ *     When the result stops early, ``truncated`` is true and ``next_offset`` is the line to
+ *     continue from.
  */
 export interface ReadDetails {
   type: 'read';
@@ -382,8 +389,9 @@ export interface ReadDetails {
   nextOffset?: number | null;
 }
 /**
- * An image file read by the read tool: ``bytes`` long, of type ``mime_type``. ``shown``
- *     is false when the model cannot view images (it was told so instead).
+ * An image file was read (``bytes`` long, of type ``mime_type``).
+ *
+ *     ``shown`` is false when the model cannot view images (it was told so instead).
  */
 export interface ReadImageDetails {
   type: 'read_image';
@@ -393,9 +401,10 @@ export interface ReadImageDetails {
   shown?: boolean;
 }
 /**
- * File ``path`` was written (``created`` when it did not exist): ``bytes`` and ``lines``.
- *     The diff fields are set unless the old or new content was binary or too big to diff
- *     (then ``diff_omitted`` is true).
+ * A file was written (``created`` when it did not exist), with the change as a diff.
+ *
+ *     The diff fields are set unless the old or new content was binary or too big to diff (then
+ *     ``diff_omitted`` is true).
  */
 export interface WriteDetails {
   type: 'write';
@@ -410,8 +419,9 @@ export interface WriteDetails {
   diffOmitted?: boolean;
 }
 /**
- * The last write or edit of ``path`` was undone (``deleted``: the file did not exist before
- *     it, so it was removed); ``remaining`` undo steps are left for that file. The diff fields
+ * The last write or edit of a file was undone; ``remaining`` undo steps are left for it.
+ *
+ *     ``deleted``: the file did not exist before that change, so it was removed. The diff fields
  *     are set when both sides are text.
  */
 export interface UndoEditDetails {
@@ -425,7 +435,7 @@ export interface UndoEditDetails {
   removed?: number | null;
 }
 /**
- * A call of any tool that failed (its result has ``isError``): why, in ``error``.
+ * A call of any tool failed (its result has ``isError``); ``error`` says how.
  */
 export interface ToolErrorDetails {
   type: 'error';

@@ -3,8 +3,9 @@
 -- Contract: after a successful write/edit/undo_edit, every loaded buffer of that file without
 -- unsaved changes is reloaded from disk (its previous text is kept as the "before" side of
 -- :AgentDiff); a buffer with unsaved changes is left alone and the user is told. The
--- daemon's unified diff of each change is kept too (details.diff).
+-- daemon's unified diff of each change is kept too (the `diff` of its details).
 local compat = require("agentd.compat")
+local details = require("agentd.details")
 local log = require("agentd.log")
 
 local M = {
@@ -12,8 +13,6 @@ local M = {
   diffs = {}, -- list of { path, diff }
   last_path = nil,
 }
-
-local editing_tools = { write = true, edit = true, undo_edit = true }
 
 local function normalize(path)
   local resolved = compat.uv.fs_realpath(path)
@@ -49,17 +48,15 @@ end
 
 --- A tool_execution_end event.
 function M.on_tool_end(ev)
-  if not editing_tools[ev.name] or ev.isError then
+  local change = not ev.isError and details.file_change(ev.details)
+  if not change then
     return
   end
-  local details = compat.present(ev.details) and ev.details or {}
-  if type(details.path) ~= "string" then
-    return
-  end
-  local path = normalize(details.path)
+  local path = normalize(change.path)
   M.last_path = path
-  if type(details.diff) == "string" and details.diff ~= "" then
-    M.diffs[#M.diffs + 1] = { path = path, diff = details.diff }
+  local diff = details.diff(change)
+  if diff then
+    M.diffs[#M.diffs + 1] = { path = path, diff = diff }
   end
   if require("agentd.config").options.reload_buffers then
     for _, buf in ipairs(buffers_of(path)) do

@@ -6,6 +6,7 @@
 -- structure (see FOLDEXPR): "▸ " opens a fold (a tool call, thinking), "│ " and "┊ " are its
 -- body (tool output, reasoning); everything else is unfolded text.
 local compat = require("agentd.compat")
+local details = require("agentd.details")
 local format = require("agentd.format")
 local uv = compat.uv
 
@@ -166,12 +167,13 @@ local function end_tool(ev)
   local tool = M.tools[ev.toolCallId] or start_tool(ev.toolCallId, ev.name, {}, nil)
   tool.seconds = (uv.hrtime() - tool.started) / 1e9
   tool.status = ev.isError and "✗" or "✓"
-  local details = compat.present(ev.details) and ev.details or {}
-  if details.added ~= nil and details.removed ~= nil then
-    tool.summary = string.format("+%d -%d", details.added, details.removed)
+  local added, removed = details.counts(ev.details)
+  if added then
+    tool.summary = string.format("+%d -%d", added, removed)
   end
-  if type(details.diff) == "string" and details.diff ~= "" then
-    tool.output = details.diff
+  local diff = details.diff(ev.details)
+  if diff then
+    tool.output = diff
   elseif tool.output == "" then
     tool.output = format.text_of(ev.result)
   end

@@ -1,0 +1,38 @@
+-- Reading a finished tool call's `details`: the daemon's typed ToolDetails (schemas/README.md,
+-- "details"), told apart by `type`. Lua has no types to import, so every read goes through
+-- here, by the same field names the web UI (details.js) and VS Code read, and only after the
+-- `type` says the field exists.
+local compat = require("agentd.compat")
+
+local M = {}
+
+local changes = { write = true, edit = true, undo_edit = true }
+
+--- The details of a call that changed a file (write, edit, undo_edit), else nil.
+function M.file_change(details)
+  if type(details) == "table" and changes[details.type] and type(details.path) == "string" then
+    return details
+  end
+  return nil
+end
+
+--- The unified diff a call made, or nil (no change, not diffed, or not a file change).
+function M.diff(details)
+  local change = M.file_change(details)
+  local diff = change and compat.present(change.diff) and change.diff
+  if type(diff) == "string" and diff ~= "" then
+    return diff
+  end
+  return nil
+end
+
+--- The added and removed line counts of a file change, or nil when it has none.
+function M.counts(details)
+  local change = M.file_change(details)
+  if change and type(change.added) == "number" and type(change.removed) == "number" then
+    return change.added, change.removed
+  end
+  return nil
+end
+
+return M
