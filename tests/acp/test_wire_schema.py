@@ -38,6 +38,7 @@ from agentd.protocol.events import (
     ToolExecutionStart,
     ToolExecutionUpdate,
 )
+from agentd.protocol.tool_details import EditDetails
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "acp"
 SCHEMA = json.loads((FIXTURES / "schema.json").read_text())
@@ -262,7 +263,14 @@ def test_mapped_updates_from_real_events_match_the_schema() -> None:
             tool_call_id="c1",
             name="edit",
             result=[TextContent(text="Edited a.py")],
-            details={"diff": "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-a\n+b\n"},
+            details=EditDetails(
+                path="/p/a.py",
+                replacements=1,
+                diff="--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-a\n+b\n",
+                first_changed_line=1,
+                added=1,
+                removed=1,
+            ),
         ),
     ]
     replay: list[Any] = [
@@ -283,5 +291,7 @@ def test_mapped_updates_from_real_events_match_the_schema() -> None:
     updates = [u for e in events for u in session.mapper.map(e)]
     updates += [u for m in replay for u in session.mapper.map(MessageEnd(message=m), seq=0)]
     assert len(updates) == 10
+    ends = [u for u in updates if isinstance(u, acp.ToolCallProgress) and u.status == "completed"]
+    assert isinstance(ends[0].content[0], acp.DiffItem)  # the edit's typed details → a diff
     for update in updates:
         check("SessionNotification", acp.SessionNotification(session_id="s", update=update))

@@ -39,6 +39,7 @@ from agentd.protocol.events import (
     ToolExecutionStart,
     ToolExecutionUpdate,
 )
+from agentd.protocol.tool_details import EditDetails
 from tests.harness import IsolatedHome
 
 Row = tuple[str, str, str]
@@ -99,7 +100,14 @@ def _mixed_stream(count: int) -> list[Event]:
                 tool_call_id=call,
                 name="edit",
                 result=[TextContent(text="Edited a.py")],
-                details={"diff": diff},
+                details=EditDetails(
+                    path="/p/a.py",
+                    replacements=1,
+                    diff=diff,
+                    first_changed_line=1,
+                    added=1,
+                    removed=1,
+                ),
             )
         )
     return events
