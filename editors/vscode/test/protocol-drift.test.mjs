@@ -11,7 +11,7 @@ test('src/protocol.ts equals a fresh generation (run `make schema` after changin
   assert.equal(current, await generate());
 });
 
-test('the web UI's protocol.d.ts equals a fresh generation, with the constants declared', async () => {
+test("the web UI's protocol.d.ts equals a fresh generation, with the constants declared", async () => {
   const [, [path, wanted]] = await outputs();
   assert.equal(readFileSync(path, 'utf8'), wanted);
   assert.match(wanted, /export declare const PROTOCOL_VERSION: \d+;/);
