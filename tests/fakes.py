@@ -86,5 +86,5 @@ class EchoTool:
         ctx.on_update(params.text)
         return ToolResult(params.text)
 
-    def locations(self, params: Any, ctx: ToolContext) -> list[Location]:
+    def locations(self, params: EchoTool.Params, ctx: ToolContext) -> list[Location]:
         return []
