@@ -888,6 +888,7 @@ export interface SessionRenameParams {
 export interface SessionStateResult {
   sessionId: string;
   status: 'idle' | 'running';
+  phase: 'cancelling' | 'compacting' | 'idle' | 'running' | 'starting';
   provider: string;
   model: string;
   permissionMode: 'ask' | 'auto' | 'read-only';
