@@ -83,7 +83,6 @@ def protocol_schema() -> dict[str, Any]:
     types += [ToolDetails, Event, SessionEvent]
     schemas, components = msgspec.json.schema_components(types, ref_template=REF_TEMPLATE)
     defs = _name_union(dict(sorted(components.items())), "ToolDetails", schemas[-3])
-    defs["ToolDetails"]["description"] = "A finished tool call's details, tagged by `type`."
     defs["Event"] = {"description": "Every agent event, tagged by `type`.", **schemas[-2]}
     methods = {
         name: {
@@ -114,6 +113,9 @@ def protocol_schema() -> dict[str, Any]:
     }
 
 
+_UNION_DOCS = {"ToolDetails": "A finished tool call's details, tagged by `type`."}
+
+
 def _name_union(defs: dict[str, Any], name: str, union: dict[str, Any]) -> dict[str, Any]:
     """``defs`` with ``union`` (a schema msgspec writes inline wherever it is used) defined
     once as ``name`` and every inline copy replaced by a reference to it."""
@@ -127,7 +129,7 @@ def _name_union(defs: dict[str, Any], name: str, union: dict[str, Any]) -> dict[
             return [swap(value) for value in node]
         return node
 
-    return {**swap(defs), name: dict(union)}
+    return {**swap(defs), name: {"description": _UNION_DOCS[name], **union}}
 
 
 def session_schema() -> dict[str, Any] | None:
@@ -138,15 +140,16 @@ def session_schema() -> dict[str, Any] | None:
     header, entry = getattr(module, "SessionHeader", None), getattr(module, "Entry", None)
     if header is None or entry is None:
         return None
-    (header_ref, entry_schema), components = msgspec.json.schema_components(
-        [header, entry], ref_template=REF_TEMPLATE
+    (header_ref, entry_schema, details), components = msgspec.json.schema_components(
+        [header, entry, ToolDetails], ref_template=REF_TEMPLATE
     )
+    defs = _name_union(dict(sorted(components.items())), "ToolDetails", details)
     return {
         "$schema": DRAFT,
         "title": "agentd session file (JSONL)",
         "description": "The first line is a `header`; every later line is one `entry`. "
         "Lines are separated by LF only.",
-        "$defs": dict(sorted(components.items())),
+        "$defs": defs,
         "header": header_ref,
         "entry": entry_schema,
     }
