@@ -32,7 +32,7 @@ function runEvents() {
     ev({ type: 'tool_execution_start', toolCallId: 'c1', name: 'bash', args: { command: 'ls' }, kind: 'execute' }),
     ev({ type: 'tool_execution_update', toolCallId: 'c1', output: 'a.txt\n' }),
     ev({ type: 'tool_execution_update', toolCallId: 'c1', output: 'b.txt\n' }),
-    ev({ type: 'tool_execution_end', toolCallId: 'c1', name: 'bash', result: [{ type: 'text', text: 'a.txt\nb.txt\n' }], details: { exit_code: 0 } }),
+    ev({ type: 'tool_execution_end', toolCallId: 'c1', name: 'bash', result: [{ type: 'text', text: 'a.txt\nb.txt\n' }], details: { type: 'bash', command: 'ls', exitCode: 0, signal: null, timedOut: false, durationMs: 4, truncated: false, spillPath: null, totalBytes: 12, cwd: '/w' } }),
     ev({ type: 'message_start', messageId: 't1', role: 'tool_result' }),
     ev({ type: 'message_end', message: { role: 'tool_result', id: 't1', toolCallId: 'c1', toolName: 'bash', content: [{ type: 'text', text: 'a.txt\nb.txt\n' }] } }),
     ev({ type: 'message_start', messageId: 'a2', role: 'assistant' }),
