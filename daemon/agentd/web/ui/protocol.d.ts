@@ -105,6 +105,10 @@ export interface ThinkingContent {
  *     ``arguments`` is the decoded JSON object. When the model produced arguments that are not a
  *     JSON object, ``arguments`` is empty and ``parse_error`` says what was wrong; the loop then
  *     answers the call with an error result instead of running the tool.
+ *
+ *     ``id`` is unique within the session (events, results and clients use it); when the
+ *     provider's own id for the call was already taken (models repeat ids), the provider's is
+ *     kept in ``provider_id`` and used only in requests back to that provider.
  */
 export interface ToolCall {
   type: 'tool_call';
@@ -114,6 +118,7 @@ export interface ToolCall {
     [k: string]: unknown;
   };
   parseError?: string | null;
+  providerId?: string | null;
 }
 /**
  * A shell command ran: how it ended, how long it took, where its output went.
