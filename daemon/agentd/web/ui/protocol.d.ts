@@ -493,10 +493,28 @@ export interface ToolCallDelta {
   arguments: string;
 }
 /**
- * ``session/messages``: the conversation on the session's current branch.
+ * ``session/messages``: one page of the conversation on the current branch, oldest
+ *     message first.
+ *
+ *     ``before``: the branch index (0-based) just past the page (default: the end, so the newest
+ *     page); ``limit``: most messages in the page (1 to 1000; default 1000). A page also stops
+ *     before it would pass 2 MiB of JSON (it always holds one message at least).
+ */
+export interface MessagesParams {
+  sessionId: string;
+  limit?: number;
+  before?: number | null;
+}
+/**
+ * ``session/messages``: a page of the conversation on the session's current branch.
+ *
+ *     ``start`` is the branch index of ``messages[0]`` and ``total`` the branch's length: while
+ *     ``start`` is above 0, ``before: start`` asks for the page before this one.
  */
 export interface MessagesResult {
   messages: (UserMessage | AssistantMessage | ToolResultMessage)[];
+  start: number;
+  total: number;
 }
 /**
  * One configured model.
@@ -530,6 +548,17 @@ export interface ModelsListResult {
  */
 export interface OkResult {
   ok?: boolean;
+}
+/**
+ * ``POST /api/permission/answer``: the user's choice for a pending tool call.
+ *
+ *     The result is ``{"ok": false}`` when the request was already settled (another client
+ *     answered first, the run was cancelled, or it timed out).
+ */
+export interface PermissionAnswerParams {
+  sessionId: string;
+  toolCallId: string;
+  outcome: 'allow_always' | 'allow_once' | 'reject_always' | 'reject_once';
 }
 /**
  * A tool call waits for approval (sent as ``session/requestPermission`` to clients).
@@ -591,6 +620,9 @@ export interface RefusedCall {
 }
 /**
  * The steering and follow-up queues changed (texts not yet delivered).
+ *
+ *     Each update carries both queues whole; they are capped together (64 texts, 256 KiB), so an
+ *     update stays small.
  */
 export interface QueueUpdate {
   type: 'queue_update';
@@ -989,9 +1021,9 @@ export interface ClientMethods {
   'session/new': { params: SessionNewParams; result: SessionInfo };
   /** Run the agent on a prompt; answers when the run ends. */
   'session/prompt': { params: PromptParams; result: PromptResult };
-  /** Queue a message for after the current tool calls. */
+  /** Queue a message for after the current tool calls (-32002 when the queue is full). */
   'session/steer': { params: SessionTextParams; result: OkResult };
-  /** Queue a message for when the agent would stop. */
+  /** Queue a message for when the agent would stop (-32002 when the queue is full). */
   'session/followUp': { params: SessionTextParams; result: OkResult };
   /** Record a user message in an idle session without a run. */
   'session/note': { params: SessionNoteParams; result: OkResult };
@@ -999,8 +1031,8 @@ export interface ClientMethods {
   'session/cancel': { params: SessionIdParams; result: CancelResult };
   /** Idle or running, model, queues, usage. */
   'session/state': { params: SessionIdParams; result: SessionStateResult };
-  /** The conversation on the current branch. */
-  'session/messages': { params: SessionIdParams; result: MessagesResult };
+  /** The conversation on the current branch, a page at a time (newest first). */
+  'session/messages': { params: MessagesParams; result: MessagesResult };
   /** Switch provider/model from the next LLM call on. */
   'session/setModel': { params: SetModelParams; result: SessionInfo };
   /** Switch the permission mode (auto, ask, read-only) for the next tool calls. */
@@ -1029,6 +1061,8 @@ export interface ClientMethods {
   'session/unsubscribe': { params: SessionIdParams; result: OkResult };
   /** Summarise older messages into a compaction entry. */
   'session/compact': { params: CompactParams; result: CompactResult };
+  /** Answer a pending permission request (web API only: JSON-RPC clients answer `session/requestPermission`). */
+  'permission/answer': { params: PermissionAnswerParams; result: OkResult };
 }
 
 /** Methods called by the daemon on clients. */
