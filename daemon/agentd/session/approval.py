@@ -4,9 +4,14 @@ In ``ask`` mode a call the policy cannot decide is sent as a server→client req
 ``session/requestPermission`` to every subscribed connection that declared the ``permissions``
 capability in ``initialize``. The first answer wins; the other requests are cancelled and every
 subscriber sees ``permission_resolved``. With no client able to answer, the call is refused at
-once (a headless run never hangs); with no answer within the timeout it is refused too. A cancel
-of the run cancels the pending requests; every ``permission_request`` is followed by one
-``permission_resolved`` (``reject_once``, "the run was cancelled", on cancel).
+once (a headless run never hangs).
+
+A pending request belongs to the session, not to the clients first asked: a client that goes
+away (a reloaded page, a restarted editor) does not end the wait, and every client that
+subscribes while it is pending is asked too (its replay also holds the ``permission_request``).
+Only the timeout refuses it, saying so. A cancel of the run cancels the pending requests; every
+``permission_request`` is followed by one ``permission_resolved`` (``reject_once``, "the run was
+cancelled", on cancel).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from agentd.errors import RpcError
+from agentd.errors import ConnectionLost, PeerTimeout, RpcError
 from agentd.log import get_logger
 from agentd.protocol.events import PermissionOption, PermissionRequest, PermissionResolved
 from agentd.protocol.methods import RequestPermissionParams
@@ -51,7 +56,7 @@ class Approver:
         self.policy = policy
         self.bus = bus
         self.timeout = timeout
-        self._pending: dict[str, asyncio.Future[PermissionOption]] = {}
+        self._pending: dict[str, _Ask] = {}
 
     async def __call__(self, call: ToolCall, tool: Tool) -> str | None:
         """``None`` if the call may run, else the refusal text for the model."""
@@ -68,11 +73,13 @@ class Approver:
 
     def answer(self, tool_call_id: str, outcome: PermissionOption) -> bool:
         """Answer the pending request of ``tool_call_id``; False if none is pending."""
-        future = self._pending.get(tool_call_id)
-        if future is None or future.done():
-            return False
-        future.set_result(outcome)
-        return True
+        ask = self._pending.get(tool_call_id)
+        return ask is not None and ask.settle(outcome)
+
+    def offer_pending(self, subscriber: Subscriber) -> None:
+        """Ask a client that just subscribed about every request still pending."""
+        for ask in self._pending.values():
+            ask.offer(subscriber, self.timeout)
 
     async def _ask(self, call: ToolCall, tool: Tool) -> str | None:
         clients = [
@@ -112,34 +119,65 @@ class Approver:
             args=call.arguments,
             options=OPTIONS,
         )
-        direct: asyncio.Future[PermissionOption] = asyncio.get_running_loop().create_future()
-        self._pending[call.id] = direct
-        asks = {asyncio.ensure_future(c.request_permission(params, self.timeout)) for c in clients}
-        pending: set[asyncio.Future[PermissionOption | None]] = {*asks, direct}  # type: ignore[arg-type]
+        ask = _Ask(params, asyncio.get_running_loop().create_future())
+        self._pending[call.id] = ask
+        for client in clients:
+            ask.offer(client, self.timeout)
         try:
             async with asyncio.timeout(self.timeout):
-                while pending:
-                    done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-                    for task in done:
-                        outcome = _answer(task)
-                        if outcome is not None:
-                            return outcome, None
-                    if pending == {direct}:
-                        break
+                return await asyncio.shield(ask.outcome)
         except TimeoutError:
-            pass
+            return "reject_once", f"no client answered within {self.timeout:g} s"
         finally:
             self._pending.pop(call.id, None)
-            for task in pending:
-                task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
-        return "reject_once", f"no client answered within {self.timeout:g} s"
+            await ask.close()
 
 
-def _answer(task: asyncio.Future[PermissionOption | None]) -> PermissionOption | None:
-    """The client's answer, or None if that client failed, timed out or went away."""
-    try:
-        return task.result()
-    except (RpcError, OSError, msgspec.ValidationError, asyncio.CancelledError) as exc:
-        log.info("permission request not answered", error=str(exc))
-        return None
+class _Ask:
+    """One pending request: the clients asked so far and the first answer (from a client, or
+    from :meth:`Approver.answer`)."""
+
+    def __init__(
+        self,
+        params: RequestPermissionParams,
+        outcome: asyncio.Future[tuple[PermissionOption, str | None]],
+    ) -> None:
+        self.params = params
+        self.outcome = outcome
+        self._asked: set[int] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def settle(self, outcome: PermissionOption, reason: str | None = None) -> bool:
+        """Take ``outcome`` (and why) as the answer unless one came first."""
+        if self.outcome.done():
+            return False
+        self.outcome.set_result((outcome, reason))
+        return True
+
+    def offer(self, subscriber: Subscriber, timeout: float) -> None:
+        """Ask ``subscriber`` (once) if it answers permission requests."""
+        if subscriber.key in self._asked or subscriber.closed or not subscriber.answers_permissions:
+            return
+        self._asked.add(subscriber.key)
+        self._tasks.add(asyncio.ensure_future(self._relay(subscriber, timeout)))
+
+    async def _relay(self, subscriber: Subscriber, timeout: float) -> None:
+        """One client's answer; a client that went away leaves the request pending for the
+        others (and those still to come), one that answered wrongly refuses the call."""
+        try:
+            outcome = await subscriber.request_permission(self.params, timeout)
+        except (ConnectionLost, PeerTimeout, OSError) as exc:
+            log.info("permission request not answered", error=str(exc))
+            return
+        except (RpcError, msgspec.ValidationError) as exc:
+            log.info("permission request answered wrongly", error=str(exc))
+            self.settle("reject_once", f"the client's answer was not one of the options ({exc})")
+            return
+        if outcome is not None:
+            self.settle(outcome)
+
+    async def close(self) -> None:
+        """Withdraw the request from the clients still asked."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -138,7 +138,9 @@ class SessionManager:
             for warning in runtime.file.warnings:
                 event = SessionWarning(message=warning.message, line=warning.line)
                 runtime.bus.send_one(subscriber, event)
-        return runtime.bus.subscribe(subscriber, since_seq)
+        subscribed = runtime.bus.subscribe(subscriber, since_seq)
+        runtime.approver.offer_pending(subscriber)
+        return subscribed
 
     def forget(self, subscriber: Subscriber) -> None:
         """Unsubscribe ``subscriber`` from every session, loaded or not (it went away)."""
