@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from agentd.errors import ConnectionLost, PeerTimeout, RpcError
+from agentd.errors import ConnectionLost, PeerTimeout, RequestCancelled, RpcError
 from agentd.log import get_logger
 from agentd.protocol.events import PermissionOption, PermissionRequest, PermissionResolved
 from agentd.protocol.methods import RequestPermissionParams
@@ -166,7 +166,7 @@ class _Ask:
         others (and those still to come), one that answered wrongly refuses the call."""
         try:
             outcome = await subscriber.request_permission(self.params, timeout)
-        except (ConnectionLost, PeerTimeout, OSError) as exc:
+        except (ConnectionLost, PeerTimeout, RequestCancelled, OSError) as exc:
             log.info("permission request not answered", error=str(exc))
             return
         except (RpcError, msgspec.ValidationError) as exc:
