@@ -58,8 +58,10 @@ async def test_tool_processes_die_with_a_killed_daemon(home: Home) -> None:
         await wait_until_async(lambda: not running("sleep 27182"), 5)
         async with socket_client(home) as again:
             await again.call("daemon/status")
+        registry = home.root / "sta" / "agentd" / "procs"
+        # the start-up sweep runs beside the first answers: wait for it, not for a moment
+        await wait_until_async(lambda: not list(registry.iterdir()), 10, "the registry sweep")
     finally:
         stop(process)
         for pid in running("sleep 31415") + running("sleep 27182"):
             os.kill(pid, signal.SIGKILL)
-    assert not list((home.root / "sta" / "agentd" / "procs").iterdir())
