@@ -1,5 +1,8 @@
 """The workspace sandbox under a swap race: a folder and a symlink to the outside are
-exchanged (renameat2 RENAME_EXCHANGE) as fast as possible while the file tools work."""
+exchanged (renameat2 RENAME_EXCHANGE) as fast as possible while the file tools work, with
+no editor and with editors (``ToolContext.files``) that serve reads only (writes fall back to
+the disk) or hold every write in their buffers. The same attack against the real daemon, with
+real JSON-RPC editor clients, is in ``test_sandbox_race_daemon.py``."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ import pytest
 
 from agentd.hardening import openat2_available
 from agentd.tools import build_tools, run_tool
-from agentd.tools.base import ToolContext
+from agentd.tools.base import FileAccess, ToolContext
 
 AT_FDCWD = -100
 RENAME_EXCHANGE = 2
@@ -24,6 +27,32 @@ TOOLS = build_tools()
 
 def _exchange(libc: ctypes.CDLL, first: bytes, second: bytes) -> None:
     libc.renameat2(AT_FDCWD, first, AT_FDCWD, second, RENAME_EXCHANGE)
+
+
+class BufferEditor:
+    """An editor holding buffers (text by path, taken before the race starts): reads of an
+    open buffer are served, others go to the disk (None); ``takes_writes`` False declines
+    every write (the daemon writes to the disk), True keeps them in the buffers."""
+
+    def __init__(self, buffers: dict[Path, str], *, takes_writes: bool) -> None:
+        self.buffers = dict(buffers)
+        self.takes_writes = takes_writes
+
+    async def read_text(self, path: Path) -> str | None:
+        return self.buffers.get(path)
+
+    async def write_text(self, path: Path, text: str) -> bool | None:
+        if not self.takes_writes:
+            return None
+        self.buffers[path] = text
+        return True
+
+
+def _editor(kind: str, workspace: Path) -> FileAccess | None:
+    if kind == "no-editor":
+        return None
+    buffers = {workspace / "d" / "secret.txt": "INSIDE\n"}
+    return BufferEditor(buffers, takes_writes=kind == "editor-takes-writes")
 
 
 @pytest.fixture
@@ -55,20 +84,24 @@ def swapped(tmp_path: Path) -> Iterator[tuple[Path, Path, list[int]]]:
         thread.join()
 
 
+@pytest.mark.parametrize("editor", ["no-editor", "editor-reads-only", "editor-takes-writes"])
 @pytest.mark.parametrize("walk", [False, True], ids=["openat2", "nofollow-walk"])
 def test_swap_race_lands_nothing_outside(
-    swapped: tuple[Path, Path, list[int]], walk: bool, monkeypatch: pytest.MonkeyPatch
+    swapped: tuple[Path, Path, list[int]],
+    walk: bool,
+    editor: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Hundreds of reads, writes, edits and undos through the swapped folder: no read
     returns outside content, nothing outside is created, changed or deleted; both the
-    openat2 path and the O_NOFOLLOW walk."""
+    openat2 path and the O_NOFOLLOW walk, with and without an editor."""
     workspace, outside, swaps = swapped
     if walk:
         openat2_available.cache_clear()
         monkeypatch.setattr("agentd.hardening.openat2_available", lambda: False)
     elif not openat2_available():
         pytest.skip("this kernel has no openat2")
-    ctx = ToolContext(cwd=workspace, workspace=workspace)
+    ctx = ToolContext(cwd=workspace, workspace=workspace, files=_editor(editor, workspace))
 
     async def rounds() -> tuple[int, int]:
         reads_ok = writes_ok = 0

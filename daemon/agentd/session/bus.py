@@ -58,9 +58,12 @@ class EventBus:
         max_events: int = DEFAULT_REPLAY_EVENTS,
         max_bytes: int = DEFAULT_REPLAY_BYTES,
         redact: Callable[[bytes], bytes] | None = None,
+        on_change: Callable[[], None] | None = None,
     ) -> None:
+        """``on_change`` is called after a subscriber was added or removed."""
         self.session_id = session_id
         self._redact = redact
+        self._on_change = on_change
         self.seq = 0
         self.subscribers: dict[int, Subscriber] = {}
         self._buffer: deque[tuple[int, bytes]] = deque()
@@ -78,11 +81,14 @@ class EventBus:
         if self.subscribers:
             live = event if self._redact is None else None  # redacted: decode the frame
             item = Delivery(self.session_id, self.seq, frame, live)
+            dropped = False
             for subscriber in list(self.subscribers.values()):
                 if subscriber.closed:
-                    self.subscribers.pop(subscriber.key, None)
+                    dropped = self.subscribers.pop(subscriber.key, None) is not None
                 else:
                     subscriber.deliver(item)
+            if dropped:
+                self._changed()
         return self.seq
 
     def subscribe(self, subscriber: Subscriber, since_seq: int | None = None) -> tuple[int, bool]:
@@ -103,11 +109,19 @@ class EventBus:
                     subscriber.deliver(Delivery(self.session_id, seq, frame, None))
                     replayed += 1
         self.subscribers[subscriber.key] = subscriber
+        self._changed()
         return replayed, complete
 
     def unsubscribe(self, subscriber: Subscriber) -> bool:
         """Remove ``subscriber``; return whether it was subscribed."""
-        return self.subscribers.pop(subscriber.key, None) is not None
+        removed = self.subscribers.pop(subscriber.key, None) is not None
+        if removed:
+            self._changed()
+        return removed
+
+    def _changed(self) -> None:
+        if self._on_change is not None:
+            self._on_change()
 
     def send_one(self, subscriber: Subscriber, event: Event) -> None:
         """Send ``event`` to ``subscriber`` alone, with ``seq: 0`` (not numbered, not buffered)."""

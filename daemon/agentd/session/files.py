@@ -39,6 +39,14 @@ class ClientFiles:
         self.session_id = session_id
         self._subscribers = subscribers
 
+    def available(self) -> bool:
+        """Whether a subscribed client declared ``fs`` (reads or writes)."""
+        return any(
+            isinstance(subscriber, FileServer)
+            and (subscriber.serves_files(write=False) or subscriber.serves_files(write=True))
+            for subscriber in self._subscribers()
+        )
+
     def _client(self, *, write: bool) -> FileServer | None:
         """The first subscribed client that serves this kind of call."""
         for subscriber in self._subscribers():

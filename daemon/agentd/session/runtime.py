@@ -77,11 +77,15 @@ class SessionRuntime:
         self.settings = settings
         self.file = file
         self.policy = policy
-        self.bus = EventBus(settings.session_id, redact=file.redact_json)
+        self._context = parts.context
+        self._files = ClientFiles(settings.session_id, lambda: self.bus.subscribers.values())
+        self.bus = EventBus(
+            settings.session_id, redact=file.redact_json, on_change=self._attach_files
+        )
         self.stream_redactor = StreamRedactor(file.redact_text, file.held_from)
         self.approver = Approver(policy, self.bus, approval_timeout)
         self.compactor = Compactor(compaction, file, self.emit)
-        parts.context.files = ClientFiles(settings.session_id, self.bus.subscribers.values)
+        self._attach_files()
         self.agent = Agent(
             provider=parts.provider,
             model=parts.model,
@@ -99,6 +103,11 @@ class SessionRuntime:
         self.store_error: str | None = None
         self._syncs = SyncQueue(lambda: self.file.sync(), self._sync_failed)
         self._model_source = model_source
+
+    def _attach_files(self) -> None:
+        """Route the file tools through an editor only while a subscriber declared ``fs``
+        (see :mod:`agentd.session.files`); otherwise the tools use the disk directly."""
+        self._context.files = self._files if self._files.available() else None
 
     @property
     def id(self) -> str:

@@ -4,7 +4,8 @@ All replacements of one call are applied in order (each to the result of the pre
 and written in a single atomic write; when any fails, the file is not touched. A file changed
 on disk since the model last read it (its stamp differs) is refused. Details carry a unified
 diff, the first changed line and added/removed line counts. With an editor attached
-(``ctx.files``) the edit reads the editor's buffer and writes through the editor.
+(``ctx.files``) the edit reads the editor's buffer and writes through the editor; what the
+editor does not serve takes the same descriptor-based path as without one.
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ class EditTool:
             check_fresh(ctx, path, shown)
             outcome = await asyncio.to_thread(_edit, path, shown, replacements, ctx.workspace)
         else:  # the editor's buffer is the truth: no stale check against the disk
-            outcome = await _edit_in_editor(files, path, shown, text, replacements)
+            outcome = await _edit_in_editor(files, path, text, replacements, ctx)
         history_for(ctx).push(path, outcome.previous)
         record_stamp(ctx, path)
         summary = outcome.summary
@@ -132,12 +133,15 @@ def _replacements(params: EditParams) -> list[Replacement]:
 
 
 async def _edit_in_editor(
-    files: FileAccess, path: Path, shown: str, text: str, replacements: list[Replacement]
+    files: FileAccess, path: Path, text: str, replacements: list[Replacement], ctx: ToolContext
 ) -> _Outcome:
-    """Apply the edits to the editor's text and write the result back through the editor."""
+    """Apply the edits to the editor's text and write the result back through the editor;
+    when the editor does not take the write, to the disk beneath the workspace (when
+    sandboxed), as without an editor."""
+    shown = display_path(path, ctx)
     new_text, count = apply_edits(text, replacements, shown)
     if not await files.write_text(path, new_text):
-        await asyncio.to_thread(atomic_write, path, encode_text(new_text))
+        await asyncio.to_thread(atomic_write, path, encode_text(new_text), ctx.workspace)
     return _Outcome(encode_text(text), count, summarize_change(text, new_text, shown))
 
 

@@ -3,7 +3,8 @@
 Parent directories are created; the write goes through a temp file and a rename in the same
 directory; an existing file keeps its permission bits. The previous content is pushed to the
 undo history and the read stamp is refreshed, so an edit right after a write is not "stale".
-With an editor attached (``ctx.files``) the file is written through the editor.
+With an editor attached (``ctx.files``) the file is written through the editor; whatever
+the editor does not serve takes the same descriptor-based path as without one.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from agentd.tools.files.diffs import summarize_change
 from agentd.tools.files.fileio import atomic_write, encode_text, looks_binary, record_stamp
 from agentd.tools.files.history import history_for
 from agentd.tools.files.paths import display_path, locate, resolve_path
-from agentd.tools.files.safeopen import read_bytes
+from agentd.tools.files.safeopen import make_dirs_beneath, read_bytes
 from agentd.tools.files.truncate import count_lines
 
 MAX_DIFF_SOURCE_BYTES = 2 * 1024 * 1024
@@ -57,7 +58,7 @@ class WriteTool:
         if ctx.files is None:
             previous = await asyncio.to_thread(_write, path, shown, data, ctx.workspace)
         else:
-            previous = await _write_in_editor(ctx.files, path, shown, params.content)
+            previous = await _write_in_editor(ctx.files, path, shown, params.content, ctx)
         history_for(ctx).push(path, previous)
         record_stamp(ctx, path)
         verb = "Created" if previous is None else "Overwrote"
@@ -69,35 +70,65 @@ class WriteTool:
         return ToolResult(f"{verb} {shown} ({len(data)} bytes, {lines} lines).", details)
 
 
-async def _write_in_editor(files: FileAccess, path: Path, shown: str, text: str) -> bytes | None:
-    """Write through the editor (falling back to the disk); the previous content as the
-    editor had it (None for a new file)."""
+async def _write_in_editor(
+    files: FileAccess, path: Path, shown: str, text: str, ctx: ToolContext
+) -> bytes | None:
+    """Write through the editor; the previous content as the editor had it (None for a new
+    file). Whatever the editor does not serve goes to the disk through the same
+    descriptor-based path as a session without an editor (beneath the workspace when
+    sandboxed): the previous content, the parent folders and, when the editor does not take
+    the write, the write itself."""
+    workspace = ctx.workspace
     previous: bytes | None = None
     if path.exists():
         old = await files.read_text(path)
-        previous = encode_text(old) if old is not None else path.read_bytes()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        raise ToolError(f"Cannot create {shown}: a parent path exists and is a file.") from None
+        if old is not None:
+            previous = encode_text(old)
+        else:
+            previous = await asyncio.to_thread(_previous, path, shown, workspace)
+    await asyncio.to_thread(_make_parents, path, shown, workspace)
     if not await files.write_text(path, text):
-        await asyncio.to_thread(atomic_write, path, encode_text(text))
+        await asyncio.to_thread(_replace, path, shown, encode_text(text), workspace)
     return previous
 
 
 def _write(path: Path, shown: str, data: bytes, workspace: Path | None) -> bytes | None:
     """Write ``data``; return the previous content (None when the file did not exist)."""
+    previous = _previous(path, shown, workspace)
+    _replace(path, shown, data, workspace)
+    return previous
+
+
+def _previous(path: Path, shown: str, workspace: Path | None) -> bytes | None:
+    """The current content of ``path`` (None when it does not exist), opened beneath the
+    workspace when sandboxed."""
     try:
-        previous: bytes | None = read_bytes(path, workspace)
+        return read_bytes(path, workspace)
     except FileNotFoundError:
-        previous = None
+        return None
     except NotADirectoryError:
         raise ToolError(f"Cannot create {shown}: a parent path exists and is a file.") from None
+    except IsADirectoryError:
+        raise ToolError(f"{shown} is a directory; give a file path.") from None
+
+
+def _make_parents(path: Path, shown: str, workspace: Path | None) -> None:
+    """Create the missing parent folders (each beneath the workspace when sandboxed)."""
+    try:
+        if workspace is None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        else:
+            make_dirs_beneath(path.parent, workspace)
+    except (FileExistsError, NotADirectoryError):
+        raise ToolError(f"Cannot create {shown}: a parent path exists and is a file.") from None
+
+
+def _replace(path: Path, shown: str, data: bytes, workspace: Path | None) -> None:
+    """:func:`atomic_write` (beneath the workspace when sandboxed), errors for the model."""
     try:
         atomic_write(path, data, workspace)
     except (FileExistsError, NotADirectoryError):
         raise ToolError(f"Cannot create {shown}: a parent path exists and is a file.") from None
-    return previous
 
 
 def _add_diff(details: WriteDetails, previous: bytes | None, content: str, shown: str) -> None:
