@@ -1,5 +1,7 @@
-"""bash under sandbox = "workspace": Landlock lets it write only in the workspace, the
-session's temp dir and /dev/null-like devices (root included); reads stay open."""
+"""bash under sandbox = "workspace" writes only in the workspace, the session's temp dir and
+/dev/null-like devices (root included); reads stay open. Where bubblewrap runs, the read-only
+mounts of :mod:`agentd.tools.process.mountns` do it ("Read-only file system"), else Landlock
+("Permission denied")."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import pytest
 from agentd.hardening import landlock_abi
 from agentd.tools import build_tools, run_tool
 from agentd.tools.base import ToolContext
+from agentd.tools.process import mountns
 from agentd.tools.process.landlock import unconfined_warning
 
 BASH = build_tools()["bash"]
@@ -35,7 +38,8 @@ def test_bash_writes_only_inside(places: tuple[ToolContext, Path]) -> None:
     ctx, outside = places
     assert bash(ctx, "echo in > inside.txt && mkdir -p a/b && cat inside.txt") == "in"
     denied = bash(ctx, f"echo x > {outside}/new.txt; rm -f {outside}/keep.txt; touch ~/probe")
-    assert denied.count("Permission denied") == 3
+    refusal = "Read-only file system" if mountns.available() else "Permission denied"
+    assert denied.count(refusal) == 3
     assert sorted(p.name for p in outside.iterdir()) == ["keep.txt"]
     assert bash(ctx, "echo x > /dev/null && cat /etc/hostname > /dev/null && echo ok") == "ok"
     temp = bash(ctx, 'f=$(mktemp) && echo t > "$f" && echo "$f"')

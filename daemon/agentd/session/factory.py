@@ -314,10 +314,13 @@ def _warn_about_config(file: SessionFile, config: Config, parts: _Parts) -> None
     from agentd.hardening import landlock_abi
     from agentd.store.tree import LoadWarning
     from agentd.tools.process.landlock import unconfined_warning
+    from agentd.tools.process.mountns import unprotected_warning
 
     texts = list(config.warnings)
     if parts.sandbox == "workspace" and "bash" in parts.tools:
-        texts += [text for text in [unconfined_warning(landlock_abi())] if text]
+        protected = unprotected_warning()  # bubblewrap confines bash on its own
+        texts += [protected] if protected else []
+        texts += [text for text in [unconfined_warning(landlock_abi())] if text and protected]
     file.warnings.extend(LoadWarning(line=None, message=text) for text in texts)
 
 

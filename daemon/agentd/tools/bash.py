@@ -16,8 +16,10 @@ deny-listed command run), ``process_registry`` (a directory, see
 :mod:`agentd.tools.process.orphans`), plus the environment settings of
 :mod:`agentd.tools.process.environment` and the output limits.
 
-When the session is sandboxed (``ctx.workspace``), commands start in the workspace and a
-``cd`` out of it is not kept, but the command itself can still reach any file the daemon can.
+When the session is sandboxed (``ctx.workspace``), commands start in the workspace, a ``cd``
+out of it is not kept, and the command may write only in the workspace and its temp dir, with
+the project's control files read-only (bubblewrap, :mod:`agentd.tools.process.mountns`; where
+it cannot run, Landlock confines writes without protecting those files).
 """
 
 from __future__ import annotations
@@ -90,7 +92,7 @@ class BashTool:
         )
         env = child_env(ctx.env, settings)
         # Every file-system look-up runs off the event loop (a busy disk stalls them).
-        start_cwd, notes, ruleset = await asyncio.to_thread(_prepare, ctx, env)
+        start_cwd, notes, (ruleset, wrapper) = await asyncio.to_thread(_prepare, ctx, env)
         try:
             outcome = await run_shell(
                 command,
@@ -103,6 +105,7 @@ class BashTool:
                 update_interval=settings.bash_update_interval,
                 registry=settings.process_registry,
                 ruleset=ruleset,
+                wrapper=wrapper,
             )
         finally:
             if ruleset is not None:
@@ -114,28 +117,35 @@ class BashTool:
         return _result(command, outcome, capture, limits, timeout, notes)
 
 
-def _prepare(ctx: ToolContext, env: dict[str, str]) -> tuple[Path, list[str], int | None]:
-    """In a worker thread: the directory to start in (and notes about it) and the Landlock
-    ruleset (see :func:`_confinement`)."""
+def _prepare(
+    ctx: ToolContext, env: dict[str, str]
+) -> tuple[Path, list[str], tuple[int | None, list[str]]]:
+    """In a worker thread: the directory to start in (and notes about it) and the
+    confinement (see :func:`_confinement`)."""
     start_cwd, notes = _start_cwd(ctx)
     return start_cwd, notes, _confinement(ctx, env)
 
 
-def _confinement(ctx: ToolContext, env: dict[str, str]) -> int | None:
-    """Under a workspace sandbox, a Landlock ruleset letting the command write only in the
-    workspace and the session's temp dir (set as its ``TMPDIR``); None when unconfined."""
+def _confinement(ctx: ToolContext, env: dict[str, str]) -> tuple[int | None, list[str]]:
+    """Under a workspace sandbox, what lets the command write only in the workspace and the
+    session's temp dir (set as its ``TMPDIR``): a bubblewrap argv prefix that also keeps the
+    project's control files read-only (:mod:`agentd.tools.process.mountns`) where bubblewrap
+    runs, else a Landlock ruleset; ``(None, [])`` when unconfined."""
     if ctx.workspace is None:
-        return None
+        return None, []
     from agentd.hardening import landlock_abi
-
-    if landlock_abi() == 0:
-        return None
+    from agentd.tools.process import mountns
     from agentd.tools.process.landlock import session_tmp, write_ruleset
 
-    tmp = session_tmp(ctx.session_id)
-    env["TMPDIR"] = str(tmp)
+    use_bwrap = mountns.available()
+    if not use_bwrap and landlock_abi() == 0:
+        return None, []
     try:
-        return write_ruleset([ctx.workspace, tmp])
+        tmp = session_tmp(ctx.session_id)
+        env["TMPDIR"] = str(tmp)
+        if use_bwrap:
+            return None, mountns.wrapper(ctx.workspace, [tmp])
+        return write_ruleset([ctx.workspace, tmp]), []
     except OSError as error:
         raise ToolError(f"Cannot confine the command to the workspace: {error}.") from None
 

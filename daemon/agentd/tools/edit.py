@@ -30,6 +30,7 @@ from agentd.tools.files.fileio import (
 )
 from agentd.tools.files.history import history_for
 from agentd.tools.files.paths import display_path, locate, resolve_path
+from agentd.tools.files.protected import refuse_control
 
 _OLD = "Exact text to replace, including whitespace and indentation; must match exactly once "
 _OLD += "unless replace_all is true."
@@ -92,6 +93,7 @@ class EditTool:
         replacements = _replacements(params)
         path = resolve_path(params.path, ctx)
         shown = display_path(path, ctx)
+        refuse_control(path, ctx.workspace, shown)
         files = ctx.files
         text = await files.read_text(path) if files is not None else None
         if files is None or text is None:

@@ -22,6 +22,7 @@ from agentd.tools.files.diffs import summarize_change
 from agentd.tools.files.fileio import atomic_write, looks_binary, record_stamp
 from agentd.tools.files.history import Snapshot, history_for
 from agentd.tools.files.paths import display_path, locate, resolve_path
+from agentd.tools.files.protected import refuse_control
 from agentd.tools.files.safeopen import parent_dir, read_bytes
 
 
@@ -46,6 +47,7 @@ class UndoEditTool:
     async def run(self, params: UndoEditParams, ctx: ToolContext) -> ToolResult:
         path = resolve_path(params.path, ctx)
         shown = display_path(path, ctx)
+        refuse_control(path, ctx.workspace, shown)
         history = history_for(ctx)
         snapshot = history.pop(path)
         if snapshot is None:

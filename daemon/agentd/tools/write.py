@@ -22,6 +22,7 @@ from agentd.tools.files.diffs import summarize_change
 from agentd.tools.files.fileio import atomic_write, encode_text, looks_binary, record_stamp
 from agentd.tools.files.history import history_for
 from agentd.tools.files.paths import display_path, locate, resolve_path
+from agentd.tools.files.protected import refuse_control
 from agentd.tools.files.safeopen import make_dirs_beneath, read_bytes
 from agentd.tools.files.truncate import count_lines
 
@@ -52,6 +53,7 @@ class WriteTool:
     async def run(self, params: WriteParams, ctx: ToolContext) -> ToolResult:
         path = resolve_path(params.path, ctx)
         shown = display_path(path, ctx)
+        refuse_control(path, ctx.workspace, shown)
         if path.is_dir():
             raise ToolError(f"{shown} is a directory; give a file path.")
         data = encode_text(params.content)

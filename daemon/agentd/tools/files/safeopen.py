@@ -29,6 +29,7 @@ from typing import BinaryIO
 
 from agentd.hardening import openat2_beneath as _openat2
 from agentd.tools.base import ToolError
+from agentd.tools.files.protected import check_directory_fd
 
 _ESCAPES = (errno.EXDEV, errno.ELOOP, errno.ENOTDIR)
 
@@ -125,7 +126,9 @@ def read_bytes(path: Path, workspace: Path | None) -> bytes:
 @contextlib.contextmanager
 def parent_dir(path: Path, workspace: Path | None) -> Iterator[int | None]:
     """A descriptor of ``path``'s parent directory opened beneath ``workspace``, created
-    when missing (None without a workspace: callers use plain paths)."""
+    when missing (None without a workspace: callers use plain paths). It is for changing
+    ``path``: ToolError when that would change a control file
+    (:mod:`agentd.tools.files.protected`)."""
     if workspace is None:
         path.parent.mkdir(parents=True, exist_ok=True)
         yield None
@@ -133,6 +136,7 @@ def parent_dir(path: Path, workspace: Path | None) -> Iterator[int | None]:
     make_dirs_beneath(path.parent, workspace)
     fd = open_beneath(path.parent, workspace, os.O_PATH | os.O_DIRECTORY)
     try:
+        check_directory_fd(fd, path.name, workspace, str(path))
         yield fd
     finally:
         os.close(fd)
@@ -140,7 +144,8 @@ def parent_dir(path: Path, workspace: Path | None) -> Iterator[int | None]:
 
 def make_dirs_beneath(directory: Path, workspace: Path) -> None:
     """``mkdir -p`` of ``directory``, each level created relative to a descriptor of the
-    level above, opened beneath ``workspace``."""
+    level above, opened beneath ``workspace``; a control folder is never created
+    (ToolError, see :mod:`agentd.tools.files.protected`)."""
     root = Path(os.path.realpath(workspace))
     if directory == root:
         return
@@ -152,6 +157,7 @@ def make_dirs_beneath(directory: Path, workspace: Path) -> None:
     for level in reversed(missing):
         fd = open_beneath(level.parent, workspace, os.O_PATH | os.O_DIRECTORY)
         try:
+            check_directory_fd(fd, level.name, workspace, str(level))
             os.mkdir(level.name, dir_fd=fd)
         except FileExistsError:
             pass

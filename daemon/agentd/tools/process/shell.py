@@ -22,7 +22,7 @@ import os
 import shutil
 import signal
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache, partial
 from pathlib import Path
 from typing import BinaryIO
@@ -87,19 +87,21 @@ async def run_shell(
     update_interval: float = 0.05,
     registry: Path | None = None,
     ruleset: int | None = None,
+    wrapper: Sequence[str] = (),
 ) -> ShellOutcome:
     """Run ``command``; see the module docstring. Re-raises CancelledError after killing.
 
     ``registry``: the directory where the call is recorded while it runs, so that a daemon
     starting after this one was killed can end what is left (:mod:`agentd.tools.process.orphans`).
     ``ruleset``: a Landlock ruleset the shell is confined to (:mod:`agentd.tools.process.landlock`).
+    ``wrapper``: an argv prefix the shell runs under (:mod:`agentd.tools.process.mountns`).
     """
     loop = asyncio.get_running_loop()
     throttle = UpdateThrottle(on_output, update_interval)
     started = loop.time()
     marker = new_marker()
     started_shell = await _start_or_kill(
-        command, cwd, {**env, MARKER_VAR: marker}, ruleset, registry
+        command, cwd, {**env, MARKER_VAR: marker}, (ruleset, tuple(wrapper)), registry
     )
     proc, pipe, cwd_read, entry = started_shell
     closed: asyncio.Future[None] = loop.create_future()
@@ -182,15 +184,19 @@ class _Pacer:
         self.transport.resume_reading()
 
 
+_Confinement = tuple[int | None, tuple[str, ...]]
+"""A Landlock ruleset (or None) and an argv prefix (or empty) for the shell."""
+
+
 async def _start_or_kill(
-    command: str, cwd: Path, env: dict[str, str], ruleset: int | None, registry: Path | None
+    command: str, cwd: Path, env: dict[str, str], confinement: _Confinement, registry: Path | None
 ) -> _Started:
     """Start the shell in a worker thread (:func:`_start`), so neither the fork and exec nor
     the registry write holds the event loop. A cancel that lands meanwhile kills every
     process carrying the call's marker, and whatever the thread still starts is killed and
     released when it returns."""
     starting = asyncio.ensure_future(
-        asyncio.to_thread(_start, command, cwd, env, ruleset, registry)
+        asyncio.to_thread(_start, command, cwd, env, confinement, registry)
     )
     try:
         return await asyncio.shield(starting)
@@ -205,10 +211,11 @@ _Started = tuple[Child, BinaryIO, int, Path | None]
 
 
 def _start(
-    command: str, cwd: Path, env: dict[str, str], ruleset: int | None, registry: Path | None
+    command: str, cwd: Path, env: dict[str, str], confinement: _Confinement, registry: Path | None
 ) -> _Started:
     """Start the shell (blocking); returns it, the read end of its output and of the cwd
     channel, and its registry entry."""
+    ruleset, wrapper = confinement
     out_read, out_write = os.pipe()
     cwd_read, cwd_write = os.pipe()
     script = f"trap 'builtin pwd >&{cwd_write}' EXIT; {command}"
@@ -216,7 +223,7 @@ def _start(
     prepare = None if prefix is not None else partial(_prepare_child, os.getpid(), ruleset)
     try:
         popen = subprocess.Popen(
-            [*(prefix or ()), bash_path(), "-c", script], stdin=subprocess.DEVNULL,
+            [*(prefix or ()), *wrapper, bash_path(), "-c", script], stdin=subprocess.DEVNULL,
             stdout=out_write, stderr=out_write, cwd=cwd, env=env, start_new_session=True,
             pass_fds=(cwd_write,), preexec_fn=prepare,
         )  # fmt: skip

@@ -1,0 +1,146 @@
+"""A ``sandbox = "workspace"`` session in a trusted folder tries to rewrite the project's
+control files: its own ``.agentd.toml`` (``sandbox = "none"``), ``.agentd/``, ``.mcp.json``,
+a git hook and ``core.fsmonitor`` — through write, edit and undo_edit and through bash
+(``>``, ``mv`` over, ``rm``, ``git config``). Against the real daemon, every attempt fails
+and the files keep their bytes, while ordinary writes in the workspace still work.
+
+bash is kept off the control files by bubblewrap's read-only mounts
+(:mod:`agentd.tools.process.mountns`); the test of the mounts as an unprivileged user runs
+the same command line as ``nobody``.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentd.tools.process import mountns
+from tests.harness import Home, new_session, run, stdio_client
+from tests.scenarios import tool_call
+
+pytestmark = pytest.mark.e2e
+needs_bwrap = pytest.mark.skipif(not mountns.available(), reason="bubblewrap cannot run here")
+
+TRIGGER = "take over the project"
+HOOK = '#!/bin/sh\ntouch "$HOME/pwned"\n'
+BASH_ATTACK = "; ".join(
+    [
+        "echo 'sandbox = \"none\"' > .agentd.toml",
+        "echo 'sandbox = \"none\"' > planted && mv -f planted .agentd.toml",
+        "rm -f .agentd.toml",
+        "printf '#!/bin/sh\\ntouch pwned\\n' > .git/hooks/pre-commit",
+        "git config core.fsmonitor 'touch pwned'",
+        "mv .git moved-git",
+        "echo '{}' > .mcp.json",
+        "echo x > .agentd/prompt.md",
+        "echo ok > fine.txt",
+        "echo done",
+    ]
+)
+
+
+def _attack_scenario() -> dict[str, Any]:
+    calls = [
+        tool_call("write", {"path": ".agentd.toml", "content": 'sandbox = "none"\n'}, "w1"),
+        tool_call(
+            "edit",
+            {"path": ".agentd.toml", "old_string": "[retry]", "new_string": "[x]"},
+            "e1",
+        ),
+        tool_call("write", {"path": ".git/hooks/pre-commit", "content": HOOK}, "w2"),
+        tool_call("write", {"path": "gitlink/config", "content": "[core]\n"}, "w3"),
+        tool_call("write", {"path": "sub/.agentd.toml", "content": "max_turns = 1\n"}, "w4"),
+        tool_call("write", {"path": ".mcp.json", "content": "{}"}, "w5"),
+        tool_call("write", {"path": ".agentd/prompt.md", "content": "obey\n"}, "w6"),
+        tool_call("undo_edit", {"path": ".agentd.toml"}, "u1"),
+        tool_call("bash", {"command": BASH_ATTACK}, "b1"),
+        tool_call("write", {"path": "src/ok.txt", "content": "fine\n"}, "w7"),
+    ]
+    steps = [{"response": {"content": "Taking over.", "tool_calls": calls}}]
+    return {"name": "takeover", "trigger": TRIGGER, "steps": [*steps, {"response": {}}]}
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    """Every file under the control paths, by relative path."""
+    files: dict[str, bytes] = {}
+    for name in (".agentd.toml", ".mcp.json", ".agentd", ".git"):
+        top = root / name
+        paths = [top] if top.is_file() else [p for p in top.rglob("*") if p.is_file()]
+        files |= {str(p.relative_to(root)): p.read_bytes() for p in paths}
+    return files
+
+
+@pytest.fixture
+def project() -> Any:
+    """A trusted project that is a git repository with .mcp.json and .agentd/."""
+    with Home() as home:
+        subprocess.run(["git", "init", "-q", str(home.project)], check=True)
+        (home.project / ".mcp.json").write_text('{"mcpServers": {}}\n')
+        (home.project / ".agentd").mkdir()
+        (home.project / ".agentd" / "prompt.md").write_text("be careful\n")
+        (home.project / "gitlink").symlink_to(".git")
+        home.use_scenarios([_attack_scenario()])
+        yield home
+
+
+@needs_bwrap
+async def test_sandboxed_session_cannot_change_its_control_files(project: Home) -> None:
+    before = _snapshot(project.project)
+    async with stdio_client(project) as client:
+        sid = await new_session(client, project, sandbox="workspace", permissionMode="auto")
+        _, events = await run(client, sid, TRIGGER, timeout=60)
+    ends = {e["event"]["toolCallId"]: e["event"] for e in events if _is_end(e)}
+    attempts = ["w1", "e1", "w2", "w3", "w4", "w5", "w6"]
+    assert [cid for cid in attempts if ends[cid].get("isError")] == attempts
+    assert "control file" in _text(ends["w1"])
+    assert "done" in _text(ends["b1"])  # bash ran its whole command line
+    assert _snapshot(project.project) == before
+    assert not (project.project / "sub" / ".agentd.toml").exists()
+    assert not (project.project / "moved-git").exists()
+    assert (project.project / "fine.txt").read_text() == "ok\n"  # bash still writes
+    assert (project.project / "src" / "ok.txt").read_text() == "fine\n"
+
+
+def _is_end(params: dict[str, Any]) -> bool:
+    return bool(params["event"]["type"] == "tool_execution_end")
+
+
+def _text(end: dict[str, Any]) -> str:
+    return " ".join(part.get("text", "") for part in end["result"])
+
+
+@needs_bwrap
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to switch to another uid")
+def test_control_files_stay_read_only_for_an_unprivileged_daemon(short_tmp: Path) -> None:
+    """The bubblewrap command line bash runs under, started as ``nobody`` (unprivileged user
+    namespaces): the workspace is writable, its control files and everything outside not."""
+    user = pwd.getpwnam("nobody")
+    workspace, tmp, outside = short_tmp / "ws", short_tmp / "tmp", short_tmp / "out"
+    for folder in (workspace / ".git" / "hooks", tmp, outside):
+        folder.mkdir(parents=True)
+    (workspace / ".agentd.toml").write_text("max_turns = 3\n")
+    short_tmp.chmod(0o755)
+    for path in [workspace, *workspace.rglob("*"), tmp, outside]:
+        os.chown(path, user.pw_uid, user.pw_gid)
+    script = (
+        "echo x > .agentd.toml; mv -f new .agentd.toml; echo h > .git/hooks/pre-commit; "
+        f"echo o > {outside}/o; echo t > {tmp}/t; echo ok > new; echo end"
+    )
+    setpriv = shutil.which("setpriv")
+    assert setpriv is not None
+    drop = [setpriv, f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", "--"]
+    argv = [*drop, *mountns.wrapper(workspace, [tmp]), "/bin/bash", "-c", script]
+    ran = subprocess.run(argv, cwd=workspace, capture_output=True, text=True, timeout=30)
+    assert ran.stdout.strip() == "end", ran.stderr
+    assert "Read-only file system" in ran.stderr
+    assert (workspace / ".agentd.toml").read_text() == "max_turns = 3\n"
+    assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
+    assert not (outside / "o").exists()
+    assert (tmp / "t").read_text() == "t\n"
+    assert (workspace / "new").read_text() == "ok\n"
