@@ -54,6 +54,11 @@ XDG_DIRS = {
     "XDG_CONFIG_HOME": "con",
 }
 PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "LLM_BASE_URL", "OPENAI_BASE_URL")
+TEST_MODE = 'permission_mode = "auto"\n'
+TEST_OPT_IN = "[permissions]\nallow_auto_without_sandbox = true\n"
+"""What a home's user configuration sets for the tests' runs (:meth:`IsolatedHome.user_config`):
+``auto`` mode, opted in without a sandbox. The daemon's own defaults (``ask``; ``auto`` only
+with the workspace sandbox) apply where a test writes its configuration with ``auto=False``."""
 
 
 # --- waiting on conditions ------------------------------------------------------------------
@@ -240,6 +245,24 @@ class IsolatedHome:
         self.log = self.root / "daemon.log"
         self.stderr = self.root / "stderr.txt"
         self.tcp_token_file = self.root / "tcp.token"
+        self.user_config()
+
+    def user_config(self, text: str = "", *, auto: bool = True) -> Path:
+        """Write the user's ``config.toml``: ``text``, plus (``auto``) the tests' run mode:
+        :data:`TEST_MODE` first unless ``text`` sets a mode, :data:`TEST_OPT_IN` last unless
+        it has a ``[permissions]`` table (then add the opt-in to it). Returns its path."""
+        if auto:
+            mode = "" if "permission_mode" in text else TEST_MODE
+            if "[permissions]\n" in text:
+                opt_in = ""
+                text = text.replace("[permissions]\n", TEST_OPT_IN, 1)
+            else:
+                opt_in = "\n" + TEST_OPT_IN
+            text = mode + text + opt_in
+        path = self.config_dir / "agentd" / "config.toml"
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path.write_text(text)
+        return path
 
     def agentd(self, *args: str) -> list[str]:
         """The argv of ``agentd ARGS…`` in this interpreter."""
@@ -348,6 +371,15 @@ class Home(IsolatedHome):
 
     def log_args(self) -> list[str]:
         return []
+
+    def project_config(self, top: str = "", tables: str = "") -> None:
+        """Add settings to the project's ``.agentd.toml`` (top-level keys before its tables,
+        tables after) and trust its new content (trust is pinned to the file's content)."""
+        from agentd.protocol.trust_list import add_trusted
+
+        config = self.project / ".agentd.toml"
+        config.write_text(top + config.read_text() + tables)
+        add_trusted(self.project, self.env)
 
 
 # --- clients --------------------------------------------------------------------------------

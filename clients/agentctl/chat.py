@@ -192,6 +192,7 @@ class Repl:
             model=current.model,
             system_prompt=self.system_prompt,
             permission_mode=current.permission_mode,
+            sandbox=getattr(self.options, "sandbox", None),
             max_turns=self.options.max_turns,
             base_url=self.options.base_url,
         )
@@ -306,7 +307,8 @@ def _chat(
     runner: asyncio.Runner, options: argparse.Namespace, cwd: str, system_prompt: str | None
 ) -> int:
     style = Style(wants_color(sys.stderr))
-    approver = TerminalApprover(sys.stderr, style, cwd=cwd) if options.permission == "ask" else None
+    asks = options.permission in (None, "ask")  # None: the configuration's mode, ask by default
+    approver = TerminalApprover(sys.stderr, style, cwd=cwd) if asks else None
     try:
         client = runner.run(open_client(options, permission_handler=approver, cwd=cwd))
     except (RpcError, DaemonUnavailable, OSError) as exc:

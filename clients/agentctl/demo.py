@@ -71,7 +71,11 @@ class Demo:
 
     async def _prompt(self, client: AgentClient) -> int:
         params = SessionNewParams(
-            cwd=str(self.project.resolve()), provider="mock", permission_mode="auto", title="demo"
+            cwd=str(self.project.resolve()),
+            provider="mock",
+            permission_mode="auto",
+            sandbox="workspace",
+            title="demo",
         )
         info = await client.sessions.create(params)
 

@@ -32,7 +32,14 @@ def _session_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--permission",
         choices=("auto", "ask", "read-only"),
-        help="tool approval: auto (run everything), ask (confirm at the terminal), read-only",
+        help="tool approval: ask (confirm at the terminal; the default), read-only, auto (run "
+        "everything: only with --sandbox workspace unless the config opts in)",
+    )
+    parser.add_argument(
+        "--sandbox",
+        choices=("workspace", "none"),
+        help="workspace: file tools and bash may change only the session's folder "
+        "(default: configuration)",
     )
     parser.add_argument("--cwd", metavar="DIR", help="working directory of the session")
     parser.add_argument(

@@ -171,11 +171,12 @@ def stdout_is_tty() -> bool:
 def permission_handler(
     options: argparse.Namespace, output: Output, cwd: str
 ) -> PermissionHandler | None:
-    """Ask at the terminal in ``ask`` mode when stdin is one; otherwise never answer.
+    """Ask at the terminal in ``ask`` mode (asked for, or the configuration's, which is ``ask``
+    by default) when stdin is one; otherwise never answer.
 
     With no handler the daemon refuses every request it would have asked about (exit 5).
     """
-    if options.permission != "ask" or not stdin_is_tty():
+    if options.permission not in (None, "ask") or not stdin_is_tty():
         return None
     pause = output.renderer.pause if output.renderer is not None else (lambda: None)
     return TerminalApprover(
@@ -228,6 +229,7 @@ async def _new(
         model=options.model,
         system_prompt=system_prompt,
         permission_mode=options.permission,
+        sandbox=getattr(options, "sandbox", None),
         title=options.title,
         max_turns=options.max_turns,
         base_url=options.base_url,

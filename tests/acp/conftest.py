@@ -49,9 +49,7 @@ class Box(IsolatedHome):
         return self.agentd("acp", "--provider", "mock", *extra)
 
     def write_config(self, text: str) -> None:
-        config = self.config_dir / "agentd" / "config.toml"
-        config.parent.mkdir(parents=True, exist_ok=True)
-        config.write_text(text)
+        self.user_config(text)
 
 
 @pytest.fixture

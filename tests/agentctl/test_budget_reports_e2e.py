@@ -20,9 +20,7 @@ PRICED = '[prices."mock-model"]\ninput = 1000.0\noutput = 1000.0\n'
 
 def price_the_mock(sandbox: Sandbox) -> None:
     """$1,000 per million tokens: a mock call costs about a dollar per thousand tokens."""
-    config = Path(sandbox.env["XDG_CONFIG_HOME"]) / "agentd" / "config.toml"
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(PRICED)
+    sandbox.user_config(PRICED)
 
 
 def test_token_cap_stops_the_run_with_exit_6(sandbox: Sandbox) -> None:

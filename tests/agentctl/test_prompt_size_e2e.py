@@ -3,8 +3,6 @@ a clear error with the sizes and exit 2 (real daemon over a pipe, mock LLM)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.agentctl.harness import Sandbox, json_lines
@@ -13,9 +11,7 @@ pytestmark = pytest.mark.e2e
 
 
 def _small_window(sandbox: Sandbox, tokens: int) -> None:
-    config = Path(sandbox.env["XDG_CONFIG_HOME"]) / "agentd" / "config.toml"
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(f'provider = "mock"\n[compaction]\ncontext_window = {tokens}\n')
+    sandbox.user_config(f'provider = "mock"\n[compaction]\ncontext_window = {tokens}\n')
 
 
 def test_an_oversized_prompt_is_refused_with_the_sizes(sandbox: Sandbox) -> None:

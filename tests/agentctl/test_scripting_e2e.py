@@ -164,9 +164,7 @@ def jq_examples() -> list[str]:
 @pytest.mark.skipif(shutil.which("jq") is None, reason="the documented examples use jq")
 def test_readme_jq_examples_run(sandbox: Sandbox) -> None:
     """Each jq example of the README, as written, with the mock as the configured provider."""
-    config = Path(sandbox.env["XDG_CONFIG_HOME"]) / "agentd" / "config.toml"
-    config.parent.mkdir(parents=True)
-    config.write_text('provider = "mock"\n')
+    sandbox.user_config('provider = "mock"\n')
     sandbox.use_test_scenarios()
     env = dict(sandbox.env, PATH=f"{Path(sys.executable).parent}{os.pathsep}{sandbox.env['PATH']}")
     outputs = []

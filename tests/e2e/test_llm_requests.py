@@ -37,8 +37,7 @@ models = ["mock-model"]
 async def llm(home: Home) -> AsyncIterator[MockLLMServer]:
     """A mock LLM the project's config points two providers at (OpenAI and Anthropic)."""
     async with MockLLMServer() as server:
-        with (home.project / ".agentd.toml").open("a") as config:
-            config.write(PROVIDERS.format(url=server.url))
+        home.project_config(tables=PROVIDERS.format(url=server.url))
         home.env["OAI_TEST_KEY"] = "oai-paired-key-123"
         yield server
 
@@ -103,8 +102,7 @@ async def test_system_prompt_from_the_config_file_and_the_session(
     await prompt_once(home, "how are you", provider=provider)
     assert system().startswith("You are a coding agent")
     (home.project / "prompt.md").write_text("You answer in haiku.\n")
-    text = (home.project / ".agentd.toml").read_text()
-    (home.project / ".agentd.toml").write_text('system_prompt_file = "prompt.md"\n' + text)
+    home.project_config(top='system_prompt_file = "prompt.md"\n')
     await prompt_once(home, "how are you", provider=provider)
     assert system().startswith("You answer in haiku.")
     assert "Run the linter first." in system()

@@ -41,8 +41,7 @@ def _scenario(trigger: str, calls: list[tuple[str, dict[str, Any]]]) -> dict[str
 @pytest.fixture
 def attacks(home: Home) -> Home:
     """The project's rules, a secret, a symlink to it, and the scripted attacks."""
-    with (home.project / ".agentd.toml").open("a") as config:
-        config.write(RULES)
+    home.project_config(tables=RULES)
     (home.project / "src").mkdir()
     (home.project / ".git" / "hooks").mkdir(parents=True)
     (home.project / ".env").write_text("PASSWORD=hunter2-from-env\n")

@@ -90,8 +90,7 @@ async def test_no_client_that_can_answer_refuses_at_once(home: Home) -> None:
 
 
 async def test_no_answer_within_the_timeout_is_a_refusal(home: Home) -> None:
-    with (home.project / ".agentd.toml").open("a") as config:
-        config.write("[permissions]\ntimeout = 0.3\n")
+    home.project_config(tables="[permissions]\ntimeout = 0.3\n")
     async with stdio_client(home, answering("allow_once", 30)) as client:
         sid = await new_session(client, home, permissionMode="ask")
         result, events = await asyncio.wait_for(run(client, sid, "write a note"), 10)

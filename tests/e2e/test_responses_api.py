@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
@@ -26,9 +25,7 @@ models = ["mock-model"]
 async def llm(home: Home) -> AsyncIterator[MockLLMServer]:
     """A mock LLM the user's own config points a Responses provider at."""
     async with MockLLMServer() as server:
-        config = Path(home.env["XDG_CONFIG_HOME"]) / "agentd" / "config.toml"
-        config.parent.mkdir(parents=True, exist_ok=True)
-        config.write_text(PROVIDER.format(url=server.url))
+        home.user_config(PROVIDER.format(url=server.url))
         yield server
 
 

@@ -403,8 +403,7 @@ async def test_keys_in_tool_output_are_redacted_on_disk(home: Home) -> None:
 
 async def test_manual_compaction_summarises_and_keeps_recent_context(home: Home) -> None:
     """session/compact writes a compaction entry and the context starts with its summary."""
-    with (home.project / ".agentd.toml").open("a") as config:
-        config.write("[compaction]\nkeep_tokens = 200\n")
+    home.project_config(tables="[compaction]\nkeep_tokens = 200\n")
     async with stdio_client(home) as client:
         sid = await new_session(client, home)
         for _ in range(3):
@@ -428,10 +427,9 @@ async def test_manual_compaction_summarises_and_keeps_recent_context(home: Home)
 
 async def test_compaction_runs_automatically_near_the_context_window(home: Home) -> None:
     """Past the window minus the reserve, the loop compacts before calling the model."""
-    with (home.project / ".agentd.toml").open("a") as config:
-        config.write(
-            "[compaction]\nkeep_tokens = 200\ncontext_window = 3200\nreserve_tokens = 100\n"
-        )
+    home.project_config(
+        tables="[compaction]\nkeep_tokens = 200\ncontext_window = 3200\nreserve_tokens = 100\n"
+    )
     async with stdio_client(home) as client:
         sid = await new_session(client, home)
         reasons = []
@@ -445,8 +443,7 @@ async def test_compaction_runs_automatically_near_the_context_window(home: Home)
 
 async def test_context_overflow_compacts_once_and_retries_the_turn(home: Home) -> None:
     """A context-length error from the provider triggers one compaction and a retry."""
-    with (home.project / ".agentd.toml").open("a") as config:
-        config.write("[compaction]\nkeep_tokens = 50\n")
+    home.project_config(tables="[compaction]\nkeep_tokens = 50\n")
     async with stdio_client(home) as client:
         sid = await new_session(client, home)
         await run(client, sid, "hello world")

@@ -32,8 +32,7 @@ def add_scenarios(home: Home, *extra: dict[str, Any]) -> None:
 
 def configure(home: Home, top: str = "", tables: str = "") -> None:
     """Top-level keys go before the existing tables of the project file, tables after."""
-    config = home.project / ".agentd.toml"
-    config.write_text(top + config.read_text() + tables)
+    home.project_config(top, tables)
 
 
 def tool_end(events: list[dict[str, Any]]) -> dict[str, Any]:

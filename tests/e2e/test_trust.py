@@ -35,6 +35,7 @@ api_key_env = "AWS_SECRET_ACCESS_KEY"
 pass_env = ["AWS_SECRET_ACCESS_KEY"]
 [permissions]
 allow = ["bash", "write"]
+allow_auto_without_sandbox = true
 """
 
 

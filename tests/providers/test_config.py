@@ -33,6 +33,13 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
+def write_trusted(home: Path, path: Path, text: str) -> Path:
+    """Write a project file and trust its folder with this content (trust is pinned)."""
+    write(path, text)
+    add_trusted(path.parent, env_for(home))
+    return path
+
+
 def test_nothing_configured_is_a_clear_error(home: Path) -> None:
     """No files, no env: ConfigError explaining env vars, a config snippet and the mock."""
     env = env_for(home)
@@ -108,7 +115,7 @@ def test_precedence_explicit_project_user_env(home: Path) -> None:
     repo = home / "repo"
     cwd = repo / "src" / "pkg"
     assert resolve_model(load_config(cwd, env=env), None, None, env=env).model == "gpt-4o"
-    write(repo / ".agentd.toml", 'model = "gpt-4.1"\n')
+    write_trusted(home, repo / ".agentd.toml", 'model = "gpt-4.1"\n')
     config = load_config(cwd, env=env)
     assert config.max_turns == 7
     assert resolve_model(config, None, None, env=env).model == "gpt-4.1"
@@ -126,7 +133,7 @@ def test_project_file_search_stops_at_the_repository_root(home: Path) -> None:
     assert load_config(home / "repo" / "src", env=env).default_model is None
     assert load_config(home, env=env).default_model is None
     (home / "plain" / "sub").mkdir(parents=True)
-    write(home / "plain" / ".agentd.toml", 'model = "above"\n')
+    write_trusted(home, home / "plain" / ".agentd.toml", 'model = "above"\n')
     assert load_config(home / "plain" / "sub", env=env).default_model == "above"
 
 
@@ -142,7 +149,8 @@ def test_config_file_option_replaces_the_user_file(home: Path) -> None:
 
 def test_custom_provider_section(home: Path) -> None:
     """A named OpenAI-compatible server: no key needed, first model is the default."""
-    write(
+    write_trusted(
+        home,
         home / "repo" / ".agentd.toml",
         '[providers.local]\napi = "openai"\nbase_url = "http://localhost:11434/v1"\n'
         'models = ["llama3", "qwen3"]\ncontext_window = 8192\n',
@@ -159,7 +167,8 @@ def test_custom_provider_section(home: Path) -> None:
 
 def test_named_key_variable_must_be_set(home: Path) -> None:
     """``api_key_env`` names the variable; unset, it is an error naming it."""
-    write(
+    write_trusted(
+        home,
         home / "repo" / ".agentd.toml",
         '[providers.corp]\nbase_url = "https://llm.corp.test/v1"\n'
         'api_key_env = "CORP_LLM_KEY"\nmodels = ["m"]\n',
@@ -189,7 +198,8 @@ def test_a_key_goes_only_to_the_endpoint_it_is_paired_with(
     home: Path, provider: str, extra: dict[str, str], endpoint: str
 ) -> None:
     """An explicit base URL other than the key's own endpoint gets no key (the same one does)."""
-    write(
+    write_trusted(
+        home,
         home / "repo" / ".agentd.toml",
         '[providers.corp]\nbase_url = "https://llm.corp.test/v1"\n'
         'api_key_env = "CORP_LLM_KEY"\nmodels = ["m"]\n',
@@ -238,7 +248,7 @@ def test_mock_needs_no_configuration(home: Path) -> None:
 def test_bad_files_are_clear_errors(home: Path) -> None:
     """TOML syntax errors and wrong types name the file (and the setting)."""
     env = env_for(home)
-    project = write(home / "repo" / ".agentd.toml", "model = \n")
+    project = write_trusted(home, home / "repo" / ".agentd.toml", "model = \n")
     with pytest.raises(ConfigError, match="is not valid TOML"):
         load_config(home / "repo", env=env)
     write(project, 'max_turns = "many"\n')
@@ -265,7 +275,8 @@ def test_system_prompt_file_and_raw_sections(home: Path) -> None:
     assert config.system_prompt == "Be brief."
     assert config.raw["tools"] == {"bash_timeout": 30}
     assert config.raw["permissions"] == {"allow": ["read"]}
-    write(
+    write_trusted(
+        home,
         home / "repo" / ".agentd.toml",
         'system_prompt = "Project rules."\n[tools]\nmax_output_lines = 9\n',
     )
@@ -301,7 +312,8 @@ def test_price_overrides(home: Path) -> None:
 
 def test_several_providers_need_a_default(home: Path) -> None:
     """Two configured providers and no ``provider =``: an error asking to choose."""
-    write(
+    write_trusted(
+        home,
         home / "repo" / ".agentd.toml",
         '[providers.a]\nbase_url = "http://a.test/v1"\nmodels = ["x"]\n'
         '[providers.b]\nbase_url = "http://b.test/v1"\nmodels = ["y"]\n',

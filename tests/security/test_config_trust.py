@@ -226,5 +226,5 @@ def test_untrusted_parent_folder_without_git_only_tightens(tmp_path: Path) -> No
     env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / "xdg")}
     config = load_config(shared / "work" / "clone", env=env)
     assert config.providers == {}
-    assert config.permission_mode == "auto"  # nothing set anywhere: the default
+    assert config.permission_mode == "ask"  # nothing set anywhere: the default
     assert "providers" in config.warnings[0]

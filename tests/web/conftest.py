@@ -25,8 +25,7 @@ class WebDaemon:
 
     def __init__(self, home: Home, *extra: str, http: str = "127.0.0.1:0") -> None:
         self.home = home
-        config = home.project / ".agentd.toml"
-        config.write_text(MOCK_CONFIG + config.read_text())  # top-level keys before any table
+        home.project_config(top=MOCK_CONFIG)  # top-level keys before any table
         self.log_path = home.stderr
         argv = home.agentd("serve", "--socket", str(home.socket), "--http", http, *extra)
         self.process = start_daemon(argv, home.env, home.stderr, self._link, cwd=home.project)

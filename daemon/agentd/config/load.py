@@ -139,12 +139,17 @@ def load_config(
     project_file, warnings = trust.find_project_file(cwd, env)
     merged, files, extra, untrusted = user_raw, [user_file] if user_file else [], None, None
     if project_file is not None:
-        project_raw = _read_file(project_file)
+        data = _read_bytes(project_file)
+        project_raw = _read_file(project_file, data)
         files.append(project_file)
-        if trust.is_trusted(project_file.parent, env):
+        trusted = trust.file_trust(project_file, data, env)
+        if trusted == "trusted":
             merged = _merge(user_raw, project_raw)
         else:
             merged, extra, ignored = _tightened(user_raw, project_raw, project_file)
+            if trusted == "changed":
+                warnings.append(trust.changed_warning(project_file))
+                untrusted = project_file
             if ignored:
                 warnings.append(trust.ignored_warning(project_file, ignored))
                 untrusted = project_file
@@ -199,14 +204,20 @@ def _read_prompt(path: str | None) -> str | None:
         raise ConfigError(f"cannot read system_prompt_file {path}: {exc.strerror or exc}") from None
 
 
-def _read_file(path: Path) -> dict[str, Any]:
-    """One TOML file, validated, with ``system_prompt_file`` made absolute."""
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from exc
+
+
+def _read_file(path: Path, data: bytes | None = None) -> dict[str, Any]:
+    """One TOML file (``data``: its bytes, already read), validated, with
+    ``system_prompt_file`` made absolute."""
     import tomllib  # only when there is a file to read
 
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from exc
+        raw = tomllib.loads((_read_bytes(path) if data is None else data).decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
     validate(raw, path)

@@ -74,6 +74,9 @@ class PermissionsSection(msgspec.Struct, forbid_unknown_fields=True):
     )
     deny: Annotated[list[str], doc("rules that refuse calls")] = msgspec.field(default_factory=list)
     allow_dangerous: Annotated[bool, doc("let deny-listed bash commands run")] = False
+    allow_auto_without_sandbox: Annotated[
+        bool, doc("let `auto` mode run without the workspace sandbox (your own config only)")
+    ] = False
     timeout: Annotated[float, msgspec.Meta(gt=0), doc("seconds to wait for an approval")] = 300.0
 
 
@@ -104,13 +107,16 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     max_turns: Annotated[PositiveInt, doc("LLM calls per prompt before the run stops")] = 50
     permission_mode: Annotated[
         PermissionMode,
-        doc("`auto` runs every call, `ask` asks before mutating tools, `read-only` refuses them"),
-    ] = "auto"
+        doc(
+            "`ask` asks before mutating tools, `read-only` refuses them, `auto` runs every call "
+            '(only with `sandbox = "workspace"`, unless `permissions.allow_auto_without_sandbox`)'
+        ),
+    ] = "ask"
     sandbox: Annotated[
         Sandbox,
         doc(
-            "`workspace` confines file tools (and bash, where Landlock is available) to the "
-            "session's cwd"
+            "`workspace` confines file tools and bash (bubblewrap, else Landlock) to the "
+            "session's cwd, its control files (.git, .agentd.toml…) read-only"
         ),
     ] = "none"
     system_prompt: Annotated[str | None, doc("replaces the built-in instructions")] = None

@@ -7,7 +7,9 @@ make a session *safer* (:func:`tighten`): a stricter ``permission_mode``, ``sand
 other key it sets is ignored, and named in a warning that says how to trust the folder.
 
 Trusted folders are listed in ``$XDG_CONFIG_HOME/agentd/trusted.json``, written by
-``agentctl trust`` (format: :mod:`agentd.protocol.trust_list`).
+``agentctl trust`` (format: :mod:`agentd.protocol.trust_list`). Trust is pinned to the file's
+content: a project file that changed (or appeared) since its folder was trusted is treated as
+untrusted, with a warning (:func:`changed_warning`) until the user trusts it again.
 
 :func:`find_project_file` searches upwards from the session's cwd and stops at the
 repository root (a directory holding ``.git``), below ``$HOME`` and below ``/``. Like
@@ -24,10 +26,18 @@ from pathlib import Path
 from typing import Any
 
 from agentd.config.schema import ConfigFile
-from agentd.protocol.trust_list import config_dir, is_trusted
+from agentd.protocol.trust_list import config_dir, file_trust, is_trusted
 from agentd.tools.settings import tool_default
 
-__all__ = ["config_dir", "find_project_file", "ignored_warning", "is_trusted", "tighten"]
+__all__ = [
+    "changed_warning",
+    "config_dir",
+    "file_trust",
+    "find_project_file",
+    "ignored_warning",
+    "is_trusted",
+    "tighten",
+]
 
 PROJECT_FILE = ".agentd.toml"
 _MODE_RANK = {"auto": 0, "ask": 1, "read-only": 2}
@@ -117,7 +127,8 @@ def _table_value_tightens(key: str, value: Any, base: Any) -> bool:
     if key in ("allow", "pass_env"):
         return not value
     if isinstance(value, bool):
-        return value is False if key in ("allow_dangerous", "accept_images") else False
+        loosening_when_true = ("allow_dangerous", "accept_images", "allow_auto_without_sandbox")
+        return value is False if key in loosening_when_true else False
     if isinstance(value, int | float):
         current = getattr(base, key, None)
         if current is None:
@@ -139,4 +150,14 @@ def ignored_warning(path: Path, keys: list[str]) -> str:
         f"{path} is in a folder you have not trusted, so these settings in it were ignored: "
         f"{', '.join(keys)}. An untrusted project file may only tighten settings; if you "
         f"trust this folder, run `agentctl trust {folder}`."
+    )
+
+
+def changed_warning(path: Path) -> str:
+    """The warning for a project file in a trusted folder whose content is not the one the
+    user trusted."""
+    return (
+        f"{path} is not the file you trusted: its content changed (or it appeared) since you "
+        f"trusted its folder, so it is treated as untrusted and may only tighten settings. "
+        f"Review it; to trust its current content, run `agentctl trust {path.parent}`."
     )

@@ -4,9 +4,11 @@ This module decides; the agent loop and server do the asking (``session/requestP
 
 Modes (the session's ``permissionMode``):
 
-- ``auto``: every call runs (CI, trusted automation);
-- ``ask``: mutating tools (write, edit, undo_edit, bash) need the user's approval;
-- ``read-only``: mutating tools are refused.
+- ``ask`` (the default): mutating tools (write, edit, undo_edit, bash) need the user's approval;
+- ``read-only``: mutating tools are refused;
+- ``auto``: every call runs (CI, trusted automation). Only in a session sandboxed to its
+  workspace, unless the user's configuration sets ``[permissions]
+  allow_auto_without_sandbox = true`` (:func:`unsandboxed_auto`).
 
 Rules (TOML section ``[permissions]``, plus what the user answers with *always*)::
 
@@ -69,13 +71,34 @@ from agentd.tools.base import Tool
 from agentd.tools.shellparse.danger import dangerous_reason
 from agentd.tools.shellparse.words import command_name, tokens
 
-__all__ = ["MODES", "Decision", "PermissionPolicy", "PolicyError", "Rule", "command_prefix"]
+__all__ = [
+    "MODES",
+    "Decision",
+    "PermissionPolicy",
+    "PolicyError",
+    "Rule",
+    "command_prefix",
+    "unsandboxed_auto",
+]
 
 MODES = ("auto", "ask", "read-only")
 
 
 def _is_mode(mode: str) -> TypeGuard[PermissionMode]:
     return mode in MODES
+
+
+def unsandboxed_auto(mode: str, *, sandboxed: bool, allowed: bool) -> str | None:
+    """Why ``mode`` may not apply to a session (None: it may): ``auto`` runs every call
+    unasked, so it needs the workspace sandbox or the user's explicit opt-in."""
+    if mode != "auto" or sandboxed or allowed:
+        return None
+    return (
+        '`auto` mode runs every tool call without asking, so it needs sandbox = "workspace". '
+        'Start the session with sandbox = "workspace", or, to run auto without a sandbox, set '
+        "`allow_auto_without_sandbox = true` in the [permissions] table of your "
+        "~/.config/agentd/config.toml."
+    )
 
 
 class Decision(msgspec.Struct, frozen=True):
@@ -112,6 +135,8 @@ class PermissionPolicy:
         self.workspace = workspace
         self.cwd = cwd or workspace or Path.cwd()
         self.allow_dangerous = allow_dangerous
+        self.allow_auto_without_sandbox = False
+        """The user's opt-in to ``auto`` without a sandbox (see :func:`unsandboxed_auto`)."""
 
     @classmethod
     def from_config(

@@ -51,6 +51,8 @@ class _Parts(msgspec.Struct):
     system_prompt: str | None
     max_turns: int | None
     provider_env: dict[str, str] | None
+    notes: list[str] = msgspec.field(default_factory=list)
+    """Warnings about how the session's settings were chosen."""
 
 
 async def new_session(services: Services, params: SessionNewParams) -> SessionRuntime:
@@ -195,8 +197,8 @@ async def _parts(services: Services, params: SessionNewParams, *, resolve: bool 
         tools = build_tools(params.tools)
     except ValueError as exc:
         raise InvalidParams(f"{exc} - at `$.tools`") from None
-    mode = params.permission_mode or config.permission_mode or "auto"
     sandbox = params.sandbox or config.settings.sandbox
+    mode, note = _mode(params, config, sandbox, loaded=not resolve)
     prompt = params.system_prompt or config.system_prompt
     max_turns = params.max_turns or config.max_turns
     env = params.provider_env
@@ -213,6 +215,29 @@ async def _parts(services: Services, params: SessionNewParams, *, resolve: bool 
         prompt,
         max_turns,
         env,
+        [note] if note else [],
+    )
+
+
+def _mode(
+    params: SessionNewParams, config: Config, sandbox: str, *, loaded: bool
+) -> tuple[str, str | None]:
+    """The session's permission mode (default ``ask``) and a warning when ``auto`` could not
+    apply: ``auto`` needs the workspace sandbox unless the configuration opts in
+    (:func:`~agentd.permissions.policy.unsandboxed_auto`). A client asking for it gets
+    InvalidParams; from the configuration, or a session saved before, it becomes ``ask``."""
+    from agentd.permissions.policy import unsandboxed_auto
+
+    mode = params.permission_mode or config.permission_mode or "ask"
+    allowed = config.settings.permissions.allow_auto_without_sandbox
+    problem = unsandboxed_auto(mode, sandboxed=sandbox == "workspace", allowed=allowed)
+    if problem is None:
+        return mode, None
+    if params.permission_mode is not None and not loaded:
+        raise InvalidParams(problem)
+    return (
+        "ask",
+        f"This session asks before mutating tools instead of running in auto mode: {problem}",
     )
 
 
@@ -263,7 +288,7 @@ def _assemble(
         cwd=str(parts.cwd),
         title=title,
         provider_env=parts.provider_env,
-        config_warnings=list(parts.config.warnings),
+        config_warnings=[*parts.config.warnings, *parts.notes],
         untrusted_config=str(parts.config.untrusted_file) if parts.config.untrusted_file else None,
     )
     _warn_about_config(file, parts.config, parts)
@@ -316,7 +341,7 @@ def _warn_about_config(file: SessionFile, config: Config, parts: _Parts) -> None
     from agentd.tools.process.landlock import unconfined_warning
     from agentd.tools.process.mountns import unprotected_warning
 
-    texts = list(config.warnings)
+    texts = [*config.warnings, *parts.notes]
     if parts.sandbox == "workspace" and "bash" in parts.tools:
         protected = unprotected_warning()  # bubblewrap confines bash on its own
         texts += [protected] if protected else []
@@ -339,6 +364,7 @@ def _approval(parts: _Parts) -> tuple[PermissionPolicy, float]:
         cwd=parts.cwd,
         allow_dangerous=section.allow_dangerous,
     )
+    policy.allow_auto_without_sandbox = section.allow_auto_without_sandbox
     return policy, section.timeout
 
 

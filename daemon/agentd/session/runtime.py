@@ -28,7 +28,7 @@ import structlog
 from agentd.agent.budget import Budget
 from agentd.agent.loop import Agent, CompactReason, RunResult
 from agentd.agent.scheduling import SinkFailed
-from agentd.errors import SessionIdle, StoreWriteFailed
+from agentd.errors import InvalidParams, SessionIdle, StoreWriteFailed
 from agentd.log import get_logger
 from agentd.protocol.content import ImageContent, Message, UserContent
 from agentd.protocol.events import Event, MessageEnd, SessionWarning, TurnEnd
@@ -364,7 +364,17 @@ class SessionRuntime:
             self._write_failed(exc)
 
     def set_permission_mode(self, mode: PermissionMode) -> None:
-        """Apply ``mode`` to the next tool calls and record it in the session file."""
+        """Apply ``mode`` to the next tool calls and record it in the session file;
+        InvalidParams for ``auto`` in a session without the sandbox (unless opted in)."""
+        from agentd.permissions.policy import unsandboxed_auto
+
+        policy = self.policy
+        sandboxed = policy.workspace is not None
+        problem = unsandboxed_auto(
+            mode, sandboxed=sandboxed, allowed=policy.allow_auto_without_sandbox
+        )
+        if problem is not None:
+            raise InvalidParams(problem)
         self.policy.mode = mode
         saved = self.file.settings() or SettingsEntry()
         self.file.append(msgspec.structs.replace(saved, id="", permission_mode=mode))
