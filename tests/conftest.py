@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.harness import XDG_DIRS
+from tests.harness import TEST_MODE, TEST_OPT_IN, XDG_DIRS
 
 
 @pytest.fixture
@@ -27,11 +27,15 @@ def short_tmp() -> Iterator[Path]:
 @pytest.fixture
 def xdg_home(short_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Point every XDG base directory of this process at fresh directories under ``short_tmp``
-    (in-process tests; a child process gets :class:`tests.harness.IsolatedHome`'s env)."""
+    (in-process tests; a child process gets :class:`tests.harness.IsolatedHome`'s env), with
+    the user configuration of the tests' runs (``auto``, see :data:`tests.harness.TEST_MODE`)."""
     for name, folder in XDG_DIRS.items():
         path = short_tmp / folder
         path.mkdir(mode=0o700)
         monkeypatch.setenv(name, str(path))
+    config = short_tmp / XDG_DIRS["XDG_CONFIG_HOME"] / "agentd" / "config.toml"
+    config.parent.mkdir(mode=0o700)
+    config.write_text(TEST_MODE + TEST_OPT_IN)
     return short_tmp
 
 

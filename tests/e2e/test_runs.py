@@ -248,10 +248,10 @@ async def test_models_list_reads_the_configuration_of_a_cwd(home: Home) -> None:
     """models/list {cwd} includes that project's providers; an invalid cwd is -32602."""
     other = home.root / "other"
     other.mkdir()
-    add_trusted(other, home.env)
     (other / ".agentd.toml").write_text(
         '[providers.elsewhere]\nbase_url = "http://127.0.0.1:9/v1"\nmodels = ["m-x"]\n'
     )
+    add_trusted(other, home.env)  # trust is pinned to the file's content: write it first
     async with stdio_client(home) as client:
         here = await client.call("models/list", {})
         there = await client.call("models/list", {"cwd": str(other)})
