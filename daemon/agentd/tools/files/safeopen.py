@@ -9,7 +9,8 @@ walked one component at a time with ``O_NOFOLLOW`` (a symlink anywhere is refuse
 create the temp file and rename it relative to a descriptor of the parent directory, so the
 file lands in the directory that was checked.
 
-Without a workspace (``sandbox = "none"``) these are plain opens.
+Without a workspace (``sandbox = "none"``) these are plain opens. With one, reading a regular
+file with several hard links is refused (:func:`open_read`).
 
 Directory walks (grep's Python backend, find, ls) open their start with :func:`open_beneath`
 and every entry below it with :func:`open_child`: relative to the descriptor of the directory
@@ -113,8 +114,32 @@ def open_child(dir_fd: int, name: str, *, directory: bool) -> int | None:
 
 
 def open_read(path: Path, workspace: Path | None) -> BinaryIO:
-    """``path`` opened for reading in binary mode (see :func:`open_beneath`)."""
-    return os.fdopen(open_beneath(path, workspace, os.O_RDONLY), "rb")
+    """``path`` opened for reading in binary mode (see :func:`open_beneath`). With a
+    workspace, a regular file with more than one hard link is refused (ToolError): another
+    name of the same file may lie outside the workspace, and which one cannot be found
+    cheaply. Checked on the open descriptor, so a link made after a check cannot slip by."""
+    fd = open_beneath(path, workspace, os.O_RDONLY)
+    if workspace is not None:
+        try:
+            links = _extra_links(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        if links:
+            os.close(fd)
+            raise ToolError(
+                f"{path} has {links + 1} hard links: the same file also has a name that may "
+                "be outside the workspace, so this sandboxed session does not read it with "
+                "the file tools. If it belongs to the project, make it a file of its own "
+                "(e.g. `cp --remove-destination` over it, with the user's approval)."
+            )
+    return os.fdopen(fd, "rb")
+
+
+def _extra_links(fd: int) -> int:
+    """How many more names than one the regular file ``fd`` has (0 for other kinds)."""
+    info = os.fstat(fd)
+    return info.st_nlink - 1 if stat.S_ISREG(info.st_mode) and info.st_nlink > 1 else 0
 
 
 def read_bytes(path: Path, workspace: Path | None) -> bytes:
