@@ -282,3 +282,50 @@ async def test_a_failed_fsync_after_the_answer_is_a_session_warning(
     held.fail = False
     again = await service.prompt(PromptParams(session_id=info.session_id, text="hello world"))
     assert again.stop_reason == "end_turn"
+
+
+class EditorSubscriber(QueueSubscriber):
+    """An in-process editor: declares ``fs`` writes (``serves``) and keeps what it is asked
+    to write in ``buffers``."""
+
+    def __init__(self, *, serves: bool) -> None:
+        super().__init__()
+        self.serves = serves
+        self.buffers: dict[str, str] = {}
+
+    def serves_files(self, *, write: bool) -> bool:
+        return self.serves and not self.closed
+
+    async def file_request(
+        self, method: str, params: object, result_type: object, timeout: float
+    ) -> object:
+        assert method == "fs/writeTextFile"
+        self.buffers[params.path] = params.content  # type: ignore[attr-defined]
+        return None
+
+
+async def test_file_tools_go_through_an_editor_only_while_one_that_declared_fs_watches(
+    service: SessionService, project: Path
+) -> None:
+    """A watcher that did not declare ``fs`` leaves the tools on the disk (no file hook in
+    their context at all); an editor that did gets the write; once it unsubscribes, the disk
+    again and no hook."""
+    plain, editor = EditorSubscriber(serves=False), EditorSubscriber(serves=True)
+    info = await service.create(new(project), plain)
+    runtime = service._loaded(info.session_id)
+    assert runtime is not None
+    prompt = PromptParams(session_id=info.session_id, text="hello world")
+    await service.prompt(prompt)
+    assert runtime.agent.context.files is None
+    assert (project / "hello.py").exists()
+    (project / "hello.py").unlink()
+    await service.subscribe(info.session_id, editor)
+    assert runtime.agent.context.files is not None
+    await service.prompt(prompt)
+    assert list(editor.buffers) == [str(project / "hello.py")]
+    assert not (project / "hello.py").exists()
+    assert service.unsubscribe(info.session_id, editor)
+    assert runtime.agent.context.files is None
+    await service.prompt(prompt)
+    assert (project / "hello.py").exists()
+    assert len(editor.buffers) == 1
