@@ -76,6 +76,7 @@ export XDG_DATA_HOME="$agentd_home/data" XDG_STATE_HOME="$agentd_home/state"
 result_file="$agentd_home/result.json"
 args=(send --stdio --result-file "$result_file" --cwd "${INPUT_WORKING_DIRECTORY:-.}")
 args+=(--permission "${INPUT_PERMISSION_MODE:-read-only}" --provider-env-file /dev/fd/3)
+args+=(--sandbox "${INPUT_SANDBOX:-workspace}")
 [ -z "${INPUT_PROVIDER:-}" ] || args+=(--provider "$INPUT_PROVIDER")
 [ -z "${INPUT_MODEL:-}" ] || args+=(--model "$INPUT_MODEL")
 [ -z "${INPUT_BASE_URL:-}" ] || [ -z "${INPUT_PROVIDER:-}" ] || args+=(--base-url "$INPUT_BASE_URL")

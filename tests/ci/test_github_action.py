@@ -294,8 +294,12 @@ def obeyed_commands(log: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def hostile_step(tmp_path_factory: pytest.TempPathFactory) -> Step:
-    """One auto-mode run of the hostile model with the key given as the api-key input."""
+    """One auto-mode run of the hostile model with the key given as the api-key input, without
+    the workspace sandbox (opted in by the runner's config), so bash reads what root reads."""
     tmp_path = tmp_path_factory.mktemp("hostile")
+    config = tmp_path / "config" / "agentd" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text("[permissions]\nallow_auto_without_sandbox = true\n")
     with serve_llm(hostile_scenarios()) as server:
         return run_step(
             tmp_path,
@@ -305,6 +309,7 @@ def hostile_step(tmp_path_factory: pytest.TempPathFactory) -> Step:
             base_url=server.url,
             api_key=KEY,
             canary=CANARY,
+            sandbox="none",
         )
 
 
