@@ -53,9 +53,14 @@ def trust_main(options: argparse.Namespace) -> int:
             "downloaded code put there.\n"
         )
     real = add_trusted(target, env)
+    if (real / ".agentd.toml").is_file():
+        applies = "Its .agentd.toml, as it is now, applies in full: providers, allow rules, "
+        applies += "permission mode, sandbox, environment."
+    else:
+        applies = "It has no .agentd.toml now."
     sys.stdout.write(
-        f"trusted: {real}\nIts .agentd.toml (and those of its subfolders) now apply in full: "
-        "providers, allow rules, permission mode, sandbox, environment.\n"
+        f"trusted: {real}\n{applies}\nA file that changes or appears later (here or in a "
+        "subfolder) is untrusted until you run `agentctl trust` for its folder again.\n"
     )
     return outcome.OK
 

@@ -199,6 +199,8 @@ async def _parts(services: Services, params: SessionNewParams, *, resolve: bool 
         raise InvalidParams(f"{exc} - at `$.tools`") from None
     sandbox = params.sandbox or config.settings.sandbox
     mode, note = _mode(params, config, sandbox, loaded=not resolve)
+    if sandbox == "workspace":
+        await asyncio.to_thread(_probe_sandbox)
     prompt = params.system_prompt or config.system_prompt
     max_turns = params.max_turns or config.max_turns
     env = params.provider_env
@@ -217,6 +219,14 @@ async def _parts(services: Services, params: SessionNewParams, *, resolve: bool 
         env,
         [note] if note else [],
     )
+
+
+def _probe_sandbox() -> None:
+    """bubblewrap's one probe run per daemon (:func:`agentd.tools.process.mountns.available`),
+    in a worker thread, before the session's warnings and bash calls read its answer."""
+    from agentd.tools.process import mountns
+
+    mountns.available()
 
 
 def _mode(

@@ -5,8 +5,10 @@ A client that declared ``fs.readTextFile`` / ``fs.writeTextFile`` in ``initializ
 ``agentd acp`` for ACP editors) serves the server → client requests ``fs/readTextFile`` and
 ``fs/writeTextFile`` for the sessions it watches, so the tools see unsaved buffers and edits
 land in the editor. The first subscribed connection with the capability serves each call;
-with none, the tools use the disk. A client's error becomes the tool's error (text for the
-model); a client that goes away mid-call falls back to the disk.
+with none, the tools use the disk (and the runtime takes this hook out of the tool context
+altogether while no subscriber declared ``fs``: :meth:`ClientFiles.available`). A client's
+error becomes the tool's error (text for the model); a client that goes away mid-call falls
+back to the disk — beneath the workspace in a sandboxed session, as without an editor.
 """
 
 from __future__ import annotations
