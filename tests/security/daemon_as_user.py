@@ -58,6 +58,7 @@ LAZY_STDLIB = (
     "secrets",
     "shlex",
     "ssl",
+    "tomllib",
     "stringprep",
     "tempfile",
     "unicodedata",

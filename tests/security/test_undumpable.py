@@ -73,8 +73,8 @@ class DaemonBox(IsolatedHome):
             "PLANTED_MARKER": PLANTED,  # only the daemon's own environment holds it
         }
         uid, gid = _owner()
-        for path in [self.root, *self.root.iterdir()]:
-            os.chown(path, uid, gid)
+        for path in [self.root, *self.root.iterdir(), *self.config_dir.rglob("*")]:
+            os.chown(path, uid, gid)  # the user config (the tests' run mode) included
 
     def start(self) -> subprocess.Popen[bytes]:
         """The daemon, serving the socket; returns once it accepts connections."""
