@@ -124,7 +124,7 @@ async def _run(api: SessionApi, project: Path, text: str, **new: object) -> list
 
 
 async def test_remote_and_in_process_give_the_same_typed_stream(
-    home: IsolatedHome, remote: RemoteSessions
+    home: IsolatedHome, remote: RemoteSessions, xdg_home: Path
 ) -> None:
     """The same prompt through RemoteSessions and through the service: the same results'
     types and the same sequence of typed events in the subscriber."""

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from agentd.api.subscriber import QueueSubscriber
 from agentd.errors import SessionBusy, SessionIdle
 from agentd.protocol.events import AgentEnd, AgentStart
 from agentd.protocol.methods import SessionNewParams
 from agentd.session.factory import new_session
 from agentd.session.runtime import SessionRuntime
 from agentd.session.shared import Services
-from agentd.session.subscriber import QueueSubscriber
 
 
 @pytest.fixture

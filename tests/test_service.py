@@ -319,12 +319,12 @@ async def test_file_tools_go_through_an_editor_only_while_one_that_declared_fs_w
     assert runtime.agent.context.files is None
     assert (project / "hello.py").exists()
     (project / "hello.py").unlink()
-    await service.subscribe(info.session_id, editor)
+    await service.subscribe(SubscribeParams(session_id=info.session_id), editor)
     assert runtime.agent.context.files is not None
     await service.prompt(prompt)
     assert list(editor.buffers) == [str(project / "hello.py")]
     assert not (project / "hello.py").exists()
-    assert service.unsubscribe(info.session_id, editor)
+    assert (await service.unsubscribe(SessionIdParams(session_id=info.session_id), editor)).ok
     assert runtime.agent.context.files is None
     await service.prompt(prompt)
     assert (project / "hello.py").exists()

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from tests.harness import IsolatedHome, wait_pid_exit
+from tests.harness import IsolatedHome, scaled, wait_pid_exit
 
 TEST_SCENARIOS = Path(__file__).with_name("scenarios.json")
 
@@ -128,6 +128,7 @@ def read_until(
     """
     pipe: IO[bytes] = getattr(process, stream)
     seen = b""
+    timeout = scaled(timeout)
     deadline = time.monotonic() + timeout
     while needle.encode() not in seen:
         left = deadline - time.monotonic()
