@@ -9,6 +9,9 @@ Everything comes from the wire types, so the documents cannot drift from the cod
   :mod:`agentd.protocol.session_file` exists (with ``SessionHeader`` and ``Entry``).
 * ``config.schema.json`` and ``config.md``: the configuration file format and its reference,
   from :class:`agentd.config.schema.ConfigFile`.
+* ``agentd/api/methods.py``: the :class:`SessionMethods` Protocol (one method per ``call`` of
+  the table: its params and result types), which :class:`agentd.api.SessionApi` extends — so
+  adding a method is its types, its table entry and its service method, then ``make schema``.
 * ``README.md``: the hand-written protocol document; only the blocks between
   ``<!-- BEGIN GENERATED name -->`` and ``<!-- END GENERATED name -->`` are rewritten
   (``methods``, ``events``, ``errors``).
@@ -328,22 +331,67 @@ def generate(out_dir: Path) -> dict[str, str | None]:
     }
 
 
+API_METHODS_FILE = Path(__file__).parent / "api" / "methods.py"
+"""The generated session-method Protocol (in the package, not under ``schemas/``)."""
+
+
+def api_methods_source() -> str:
+    """The source of :data:`API_METHODS_FILE`: a Protocol method per table ``call``."""
+    calls = [(s.call, s) for s in METHODS.values() if s.call is not None]
+    types = sorted({t.__name__ for _, s in calls for t in (s.params, s.result)})
+    lines = [
+        '"""The session methods as a Protocol, one per ``call`` of the method table.',
+        "",
+        "Generated from :data:`agentd.protocol.table.METHODS` by ``agentd schema`` (``make",
+        'schema``); do not edit. :class:`agentd.api.SessionApi` extends it."""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from typing import TYPE_CHECKING, Protocol",
+        "",
+        "if TYPE_CHECKING:",
+        "    from agentd.api.subscriber import Subscriber",
+        "    from agentd.protocol.methods import (",
+        *(f"        {name}," for name in types),
+        "    )",
+        "",
+        "",
+        "class SessionMethods(Protocol):",
+        '    """Each method takes its params Struct (and the watching subscriber) and returns its',
+        '    result Struct."""',
+    ]
+    for call, spec in calls:
+        params, result = spec.params.__name__, spec.result.__name__
+        lines += [
+            "",
+            f"    async def {call}(",
+            f"        self, params: {params}, subscriber: Subscriber | None = None",
+            f"    ) -> {result}: ...",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def _outputs(out_dir: Path) -> dict[Path, str | None]:
+    """Every generated file and its fresh content (None: it should not exist)."""
+    files: dict[Path, str | None] = {out_dir / n: c for n, c in generate(out_dir).items()}
+    files[API_METHODS_FILE] = api_methods_source()
+    return files
+
+
 def check(out_dir: Path) -> list[str]:
-    """Names of the files in ``out_dir`` that differ from a fresh generation."""
+    """Names of the generated files that differ from a fresh generation."""
     drifted = []
-    for name, content in generate(out_dir).items():
-        path = out_dir / name
+    for path, content in _outputs(out_dir).items():
         current = path.read_text(encoding="utf-8") if path.exists() else None
         if current != content:
-            drifted.append(name)
+            drifted.append(path.name if path.parent == out_dir else str(path))
     return drifted
 
 
 def write(out_dir: Path) -> list[Path]:
-    """Regenerate the files of ``out_dir``; return the paths written or removed."""
+    """Regenerate the generated files; return the paths written or removed."""
     changed = []
-    for name, content in generate(out_dir).items():
-        path = out_dir / name
+    for path, content in _outputs(out_dir).items():
         current = path.read_text(encoding="utf-8") if path.exists() else None
         if current == content:
             continue
