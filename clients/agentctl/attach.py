@@ -62,7 +62,7 @@ class Follower:
             sys.stdout.buffer.write(data + b"\n")
             sys.stdout.buffer.flush()
         elif event is not None:
-            self.renderer.event(event.event)
+            self.renderer.event(event.event, event.session_id)
         if event is None:
             return
         inner = event.event

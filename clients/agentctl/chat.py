@@ -255,7 +255,7 @@ class Repl:
 
         def view(data: bytes, event: SessionEvent | None) -> None:
             if event is not None:
-                self.renderer.event(event.event)
+                self.renderer.event(event.event, event.session_id)
 
         with interrupt_handling(stop, self.renderer.pause):
             return await drive_run(

@@ -81,7 +81,7 @@ class Demo:
 
         def view(data: bytes, event: SessionEvent | None) -> None:
             if event is not None:
-                self.renderer.event(event.event)
+                self.renderer.event(event.event, event.session_id)
 
         stop = StopSignal()
         with interrupt_handling(stop, self.renderer.pause):

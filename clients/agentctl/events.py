@@ -21,6 +21,7 @@ T = TypeVar("T")
 _END = object()
 _decode_event = msgspec.json.Decoder(SessionEvent).decode
 _decode_any = msgspec.json.Decoder().decode
+_SUBAGENT_START = b'"type":"subagent_start"'
 
 
 def params_bytes(params: Any) -> bytes:
@@ -73,11 +74,23 @@ class EventStream(Generic[T]):
         self._on_close = on_close
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._closed = False
+        self._followed: set[str | None] = set()
+        self.with_subagents = False
+        """Also take the events of the sessions its ``subagent_start`` events name (set it
+        before the events come: a child's first events follow its start at once)."""
 
     def feed(self, session_id: str | None, data: bytes) -> None:
         """Queue one notification's params (called by the client; filters by session)."""
-        if self._closed or (self.session_id is not None and session_id != self.session_id):
+        if self._closed or (
+            self.session_id is not None
+            and session_id != self.session_id
+            and session_id not in self._followed
+        ):
             return
+        if self.with_subagents and _SUBAGENT_START in data:
+            child = _decode_any(data).get("event", {}).get("childSessionId")
+            if isinstance(child, str):
+                self._followed.add(child)
         self._queue.put_nowait(data)
 
     def close(self) -> None:

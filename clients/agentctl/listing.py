@@ -23,17 +23,45 @@ def short_time(stamp: str) -> str:
     return stamp[:16].replace("T", " ") if len(stamp) >= 16 else stamp
 
 
+def nest_sessions(sessions: Sequence[SessionSummary]) -> list[tuple[int, SessionSummary]]:
+    """``(depth, session)`` in display order: each subagent's session right under its parent
+    (``parent_session_id``), indented one level per generation, oldest child first; a child
+    whose parent is not in ``sessions`` stays where it is, at depth 0."""
+    present = {item.session_id for item in sessions}
+    children: dict[str, list[SessionSummary]] = {}
+    for item in sessions:
+        if item.parent_session_id in present:
+            children.setdefault(item.parent_session_id or "", []).append(item)
+    ordered: list[tuple[int, SessionSummary]] = []
+
+    def add(item: SessionSummary, depth: int) -> None:
+        ordered.append((depth, item))
+        for child in sorted(children.get(item.session_id, []), key=lambda c: c.created_at):
+            add(child, depth + 1)
+
+    for item in sessions:
+        if item.parent_session_id not in present:
+            add(item, 0)
+    return ordered
+
+
 def format_session_table(sessions: Sequence[SessionSummary], style: Style) -> str:
-    """One line per session: id, last update, entries, title (or directory). Empty for none."""
+    """One line per session: id, last update, entries, title (or directory), subagents'
+    sessions indented under their parent (``└`` and the profile's task title). Empty for
+    none."""
     if not sessions:
         return ""
-    width = max(len(s.session_id) for s in sessions)
+    rows_in_order = nest_sessions(sessions)
+    ids = [
+        ("  " * (depth - 1) + "└ " if depth else "") + s.session_id for depth, s in rows_in_order
+    ]
+    width = max(len(text) for text in ids)
     header = style.dim(f"{'ID':<{width}}  {'UPDATED':<16}  {'ENTRIES':>7}  TITLE / CWD")
     rows = [header]
-    for item in sessions:
+    for shown, (_, item) in zip(ids, rows_in_order, strict=True):
         label = item.title or item.cwd
         rows.append(
-            f"{item.session_id:<{width}}  {short_time(item.updated_at):<16}  "
+            f"{shown:<{width}}  {short_time(item.updated_at):<16}  "
             f"{item.entry_count:>7}  {shorten(label, 60)}"
         )
     return "\n".join(rows)

@@ -20,6 +20,7 @@ import time
 from typing import TYPE_CHECKING, Any, TextIO
 
 from agentctl.footer import format_footer
+from agentctl.nesting import Subagents
 from agentctl.outcome import RunSummary
 from agentctl.style import Style, terminal_height, terminal_width
 from agentctl.toolfmt import (
@@ -47,6 +48,7 @@ from agentd.protocol.events import (
     PermissionResolved,
     Retry,
     SessionWarning,
+    SubagentStart,
     TextDelta,
     ThinkingDelta,
     ToolExecutionEnd,
@@ -109,11 +111,18 @@ class TerminalRenderer:
         self._tick: asyncio.TimerHandle | None = None
         self._frame = 0
         self._errors_shown: set[str] = set()
+        self.subagents = Subagents(style, self.line, cwd)
 
     # --- public -----------------------------------------------------------------------------
 
-    def event(self, event: Event) -> None:
-        """Render one event (unknown or uninteresting ones are ignored)."""
+    def event(self, event: Event, session_id: str | None = None) -> None:
+        """Render one event (unknown or uninteresting ones are ignored); an event of a
+        subagent's session (``session_id`` a child's) is drawn nested under its task call
+        (:mod:`agentctl.nesting`)."""
+        if self.subagents.knows(session_id):
+            assert session_id is not None
+            self.subagents.event(session_id, event)
+            return
         match event:
             case MessageStart():
                 self._block = None
@@ -131,6 +140,8 @@ class TerminalRenderer:
                 self._start_wait()
             case AgentEnd():
                 self._end_wait()
+            case SubagentStart():
+                self.subagents.started(event)
             case _:
                 self._notice_event(event)
 

@@ -91,14 +91,16 @@ def interrupt_handling(
 
 
 class _Tally:
-    """What the client learns from the events themselves."""
+    """What the client learns from the events themselves (of the run's own session, not of
+    its subagents')."""
 
-    def __init__(self) -> None:
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
         self.refused = 0
         self.end: AgentEnd | None = None
 
     def observe(self, event: SessionEvent | None) -> None:
-        if event is None:
+        if event is None or event.session_id != self.session_id:
             return
         inner = event.event
         if isinstance(inner, PermissionResolved) and inner.outcome.startswith("reject"):
@@ -143,9 +145,10 @@ async def drive_run(
     A view that hits a closed pipe raises :class:`OutputClosed` here, without cancelling.
     """
     stop = stop or StopSignal()
-    tally = _Tally()
+    tally = _Tally(session_id)
     started = time.monotonic()
     stream = client.stream(session_id, to_frame)
+    stream.with_subagents = True  # the children's events go to the view too
     pump = asyncio.create_task(_pump(stream, view, tally, stop))
     prompt = asyncio.create_task(
         client.sessions.prompt(

@@ -91,20 +91,25 @@ class Output:
     final: FinalText = field(default_factory=FinalText)
     json: JsonLines | None = None
     report: RunReport | None = None
+    session_id: str = ""
 
     def view(self, data: bytes, event: SessionEvent | None) -> None:
-        """Hand one event to the chosen output."""
-        if self.report is not None and event is not None:
+        """Hand one event to the chosen output (a subagent's events: to the renderer and
+        the JSON lines only)."""
+        own = event is None or event.session_id == self.session_id
+        if self.report is not None and event is not None and own:
             self.report.observe(event.event)
         if self.json is not None:
             self.json.raw(data)
         elif event is not None:
             if self.renderer is not None:
-                self.renderer.event(event.event)
-            self.final.event(event.event)
+                self.renderer.event(event.event, event.session_id)
+            if own:
+                self.final.event(event.event)
 
     def session(self, info: SessionInfo) -> None:
-        """Announce the session (JSON mode only)."""
+        """Take the run's session; announce it (JSON mode only)."""
+        self.session_id = info.session_id
         if self.json is not None:
             self.json.session(info)
 

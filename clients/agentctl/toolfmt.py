@@ -14,6 +14,7 @@ from typing import Any
 from agentd.protocol.tool_details import (
     BashDetails,
     EditDetails,
+    TaskDetails,
     ToolDetails,
     UndoEditDetails,
     WriteDetails,
@@ -62,6 +63,9 @@ def describe_call(name: str, args: dict[str, Any], cwd: str | None = None) -> st
         if name == "read" and isinstance(offset, int):
             return f"{path}:{offset}"
         return path or ("." if name == "ls" else "")
+    if name == "task":
+        agent = _text_arg(args, "agent") or "general"
+        return shorten(f"{_text_arg(args, 'description')}  ({agent})")
     if name in ("grep", "find"):
         pattern = _text_arg(args, "pattern")
         where = display_path(_text_arg(args, "path"), cwd)
@@ -139,6 +143,9 @@ def describe_outcome(details: ToolDetails | None, is_error: bool, result_text: s
     if isinstance(details, WriteDetails):
         verb = "created" if details.created else "wrote"
         return f"{verb} {format_bytes(details.bytes)}"
+    if isinstance(details, TaskDetails):
+        turns = f"{details.turns} turn{'s' if details.turns != 1 else ''}"
+        return f"{turns} · session {details.child_session_id}"
     return ""
 
 

@@ -430,8 +430,9 @@ async def test_compaction_runs_automatically_near_the_context_window(home: Home)
     home.project_config(
         tables="[compaction]\nkeep_tokens = 200\ncontext_window = 3200\nreserve_tokens = 100\n"
     )
+    tools = ["read", "write", "edit", "undo_edit", "bash", "grep", "find", "ls"]  # a fixed size
     async with stdio_client(home) as client:
-        sid = await new_session(client, home)
+        sid = await new_session(client, home, tools=tools)
         reasons = []
         for _ in range(3):
             _, events = await run(client, sid, "hello world")

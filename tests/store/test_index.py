@@ -12,7 +12,7 @@ import pytest
 from agentd.errors import InvalidParams
 from agentd.protocol.session_file import CustomEntry, SessionInfoEntry
 from agentd.store import SessionFile, list_sessions
-from agentd.store.index import INDEX_NAME
+from agentd.store.index import INDEX_NAME, INDEX_VERSION
 from agentd.store.scan import BLOCK_SIZE
 from tests.store.conftest import CWD, assistant, user
 
@@ -173,7 +173,7 @@ def test_corrupt_index_is_ignored_and_replaced(root: Path) -> None:
     _make(root, "one", age=1)
     root.joinpath(INDEX_NAME).write_text("{not json")
     assert _ids(list_sessions(root)[0]) == ["one"]
-    assert msgspec.json.decode((root / INDEX_NAME).read_bytes())["version"] == 1
+    assert msgspec.json.decode((root / INDEX_NAME).read_bytes())["version"] == INDEX_VERSION
 
 
 def test_non_session_files_are_skipped(root: Path) -> None:

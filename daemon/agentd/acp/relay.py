@@ -29,7 +29,7 @@ from agentd.acp.titles import absolute_path, native_kind_of, tool_kind, tool_tit
 from agentd.acp.toolcontent import proposed_content
 from agentd.api.subscriber import new_key
 from agentd.protocol import acp
-from agentd.protocol.events import PermissionOption
+from agentd.protocol.events import PermissionOption, SubagentStart
 from agentd.protocol.methods import (
     FileAccessCapabilities,
     OkResult,
@@ -62,13 +62,20 @@ class Relay:
         self.fs = FileAccessCapabilities()
         self.closed = False
         self.answers_permissions = True
+        self._parent_of: dict[str, str] = {}
+        """A subagent's session id → the session whose task started it."""
 
     def deliver(self, item: Delivery) -> None:
         session = self._sessions.get(item.session_id)
-        if session is None:
+        if session is None and item.session_id not in self._parent_of:
+            return
+        event = item.event().event
+        if isinstance(event, SubagentStart):  # its requests go to this session's editor
+            self._parent_of[event.child_session_id] = item.session_id
+        if session is None:  # a subagent's own events are not the editor's session's
             return
         editor = self._editor()
-        for update in session.mapper.map(item.event().event, item.seq):
+        for update in session.mapper.map(event, item.seq):
             editor.notify(
                 "session/update",
                 acp.SessionNotification(session_id=item.session_id, update=update),
@@ -77,7 +84,8 @@ class Relay:
     async def request_permission(
         self, params: RequestPermissionParams, timeout: float
     ) -> PermissionOption | None:
-        session = self._sessions.get(params.session_id)
+        session_id = self.top_session(params.session_id)
+        session = self._sessions.get(session_id)
         cwd = session.cwd if session is not None else "/"
         path = absolute_path(params.args.get("path"), cwd)
         kind = native_kind_of(params.tool)
@@ -97,9 +105,7 @@ class Relay:
         try:
             answer = await self._editor().request(
                 "session/request_permission",
-                acp.RequestPermissionParams(
-                    session_id=params.session_id, tool_call=call, options=options
-                ),
+                acp.RequestPermissionParams(session_id=session_id, tool_call=call, options=options),
                 result_type=acp.RequestPermissionResult,
             )
         except msgspec.ValidationError as exc:
@@ -109,6 +115,12 @@ class Relay:
         if isinstance(outcome, acp.SelectedOutcome) and outcome.option_id in params.options:
             return outcome.option_id
         return "reject_once"
+
+    def top_session(self, session_id: str) -> str:
+        """The editor's session a (subagent's) session belongs to."""
+        while session_id in self._parent_of:
+            session_id = self._parent_of[session_id]
+        return session_id
 
     def serves_files(self, *, write: bool) -> bool:
         """Whether the editor offered ``fs/write_text_file`` (or ``fs/read_text_file``)."""
@@ -122,7 +134,9 @@ class Relay:
         if isinstance(params, ReadTextFileParams):
             answer = await editor.request(
                 "fs/read_text_file",
-                acp.ReadTextFileParams(session_id=params.session_id, path=params.path),
+                acp.ReadTextFileParams(
+                    session_id=self.top_session(params.session_id), path=params.path
+                ),
                 result_type=acp.ReadTextFileResult,
                 timeout=timeout,
             )
@@ -132,7 +146,9 @@ class Relay:
         await editor.request(
             "fs/write_text_file",
             acp.WriteTextFileParams(
-                session_id=params.session_id, path=params.path, content=params.content
+                session_id=self.top_session(params.session_id),
+                path=params.path,
+                content=params.content,
             ),
             timeout=timeout,
         )

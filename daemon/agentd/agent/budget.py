@@ -119,3 +119,42 @@ def project_next_call(messages: list[Message], preamble_tokens: int) -> Projecti
 
 def _with_margin(estimate: int) -> int:
     return int(estimate * ESTIMATE_MARGIN)
+
+
+class Ledger:
+    """What one run has spent, its subagents' runs included, and the caps over it.
+
+    A subagent's run gets a ledger whose ``parent`` is the ledger of the run that started
+    it: every usage it records is added up the chain (so the parent's run usage includes its
+    children's), and a model call of the child is refused when any ledger up the chain would
+    pass its budget (so a parent's cap covers its children, parallel ones together).
+    """
+
+    def __init__(self, budget: Budget | None = None, parent: Ledger | None = None) -> None:
+        self.budget = budget
+        self.parent = parent
+        self.usage = Usage()
+
+    @property
+    def capped(self) -> bool:
+        """Whether this ledger or one above it has a budget."""
+        return self.budget is not None or (self.parent is not None and self.parent.capped)
+
+    def add(self, usage: Usage) -> None:
+        """Record ``usage`` here and in every ledger above."""
+        ledger: Ledger | None = self
+        while ledger is not None:
+            ledger.usage = ledger.usage.add(usage)
+            ledger = ledger.parent
+
+    def refusal(self, next_call: Projection, price: Price | None) -> str | None:
+        """Why the next model call would pass a cap of this ledger or one above (None: it
+        may be made)."""
+        ledger: Ledger | None = self
+        while ledger is not None:
+            if ledger.budget is not None:
+                refusal = ledger.budget.refusal(ledger.usage, next_call, price)
+                if refusal is not None:
+                    return refusal if ledger is self else f"{refusal} (the parent's budget)"
+            ledger = ledger.parent
+        return None

@@ -38,7 +38,7 @@ from typing import Literal
 
 import msgspec
 
-from agentd.agent.budget import Budget, project_next_call
+from agentd.agent.budget import Budget, Ledger, project_next_call
 from agentd.agent.callids import ReplyCallIds
 from agentd.agent.messages import (
     cut_short,
@@ -119,7 +119,7 @@ class _Run(msgspec.Struct):
     """What belongs to one run: its result so far, its limits and its open turn."""
 
     max_turns: int
-    budget: Budget | None
+    ledger: Ledger
     result: RunResult = msgspec.field(default_factory=RunResult)
     open_turn: int | None = None
     task: asyncio.Task[RunResult] | None = None
@@ -164,14 +164,18 @@ class Agent:
         *,
         max_turns: int | None = None,
         budget: Budget | None = None,
+        parent: Ledger | None = None,
     ) -> RunResult:
         """Run the agent on a prompt until it stops; never raises for provider/tool failures
         (a failed run ends with an ``error`` event, then ``agent_end``).
 
         ``max_turns`` limits this run only (default: :attr:`max_turns`); ``budget`` caps its
         spending (stop reason ``budget``, before the model call that would pass a cap).
+        ``parent``: the ledger of the run this one works for (a subagent's run): its usage
+        counts there too and its caps apply here (:class:`~agentd.agent.budget.Ledger`).
         """
-        run = _Run(max_turns or self.max_turns, budget, task=asyncio.current_task())
+        ledger = Ledger(budget, parent)
+        run = _Run(max_turns or self.max_turns, ledger, task=asyncio.current_task())
         self._active = run
         try:
             self.sink(AgentStart())
@@ -187,8 +191,15 @@ class Agent:
             run.result.failure = exc
         finally:
             self._active = None
+        run.result.usage = ledger.usage  # its subagents' spending included
         self._end(run.result)
         return run.result
+
+    def active_run(self) -> tuple[Ledger, int] | None:
+        """The ledger and turn limit of the run in progress (None when idle): a subagent
+        started by one of its tool calls spends into that ledger under that limit."""
+        run = self._active
+        return None if run is None else (run.ledger, run.max_turns)
 
     def abort(self, failure: SinkFailed) -> bool:
         """End the run in progress with ``failure`` (stop reason ``error``), for a failure found
@@ -224,7 +235,7 @@ class Agent:
         (the pending messages are kept in the session, though no model call follows)."""
         if run.result.turns >= run.max_turns:
             raise _Stop("max_turns", f"stopped after {run.max_turns} turns (max turns)")
-        refusal = run.budget and self._budget_refusal(run, pending)
+        refusal = run.ledger.capped and self._budget_refusal(run, pending)
         if refusal:
             for message in pending:
                 self._add_user(message)
@@ -292,10 +303,9 @@ class Agent:
 
     def _budget_refusal(self, run: _Run, pending: list[UserMessage]) -> str | None:
         """Why the budget forbids the next model call (with ``pending`` added), or None."""
-        assert run.budget is not None
         context = [m for m in self.messages if usable(m)] + list(pending)
         next_call = project_next_call(context, self._preamble_tokens())
-        return run.budget.refusal(run.result.usage, next_call, self.provider.price_of(self.model))
+        return run.ledger.refusal(next_call, self.provider.price_of(self.model))
 
     def _preamble_tokens(self) -> int:
         """An estimate of what every call sends besides the messages (prompt, tool specs)."""
@@ -320,7 +330,7 @@ class Agent:
             end = await self._stream(request, text, ids)
         except asyncio.CancelledError:
             self._record(run, self._cut_short(message_id, text, failed=False))
-            run.result.usage = run.result.usage.add(self._estimate(request, text))
+            self._spend(run, self._estimate(request, text))
             raise
         end = msgspec.structs.replace(end, message=ids.finish(end.message))
         end.message.id = message_id
@@ -349,7 +359,13 @@ class Agent:
     def _record(self, run: _Run, message: AssistantMessage) -> None:
         self.messages.append(message)
         self.sink(MessageEnd(message=message))
-        run.result.usage = run.result.usage.add(message.usage)
+        self._spend(run, message.usage)
+
+    @staticmethod
+    def _spend(run: _Run, usage: Usage) -> None:
+        """Count ``usage`` in the run (and the runs above it, see :class:`Ledger`)."""
+        run.ledger.add(usage)
+        run.result.usage = run.ledger.usage
 
     def _estimate(self, request: ProviderRequest, text: list[str]) -> Usage:
         """A call cut by a cancel reports no usage, yet its prompt was sent: an estimate

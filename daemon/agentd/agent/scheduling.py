@@ -242,7 +242,7 @@ class ToolRound:
         refusal = CUT_OFF if cut_off else await self._preflight(call, tool, refused)
         if refusal is not None or tool is None:
             return schedule.add(_ready(ToolResult(refusal or "", is_error=True)), mutating=False)
-        ctx = self._context.for_call(self._updater(call.id))
+        ctx = self._context.for_call(self._updater(call.id), call.id)
         barrier = schedule.barrier(mutating=tool.mutating)
         return schedule.add(self._execute(tool, call, ctx, barrier), mutating=tool.mutating)
 

@@ -14,6 +14,7 @@ import msgspec
 
 from agentd.protocol.base import Wire
 from agentd.protocol.tool_details import ToolDetails
+from agentd.protocol.usage import Usage as Usage  # re-exported: the conversation's usage type
 
 
 class TextContent(Wire, tag="text", tag_field="type"):
@@ -66,26 +67,6 @@ AssistantContent = TextContent | ThinkingContent | ToolCall
 StopReason = Literal["stop", "tool_use", "length", "error", "aborted"]
 """Why an assistant message ended: a natural stop, tool calls to run, the output token limit,
 a provider failure, or a cancel."""
-
-
-class Usage(Wire):
-    """Token counts and cost (USD) of one or more LLM calls."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    cost: float = 0.0
-
-    def add(self, other: Usage) -> Usage:
-        """Return the sum of two usages (neither is modified)."""
-        return Usage(
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
-            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
-            cost=self.cost + other.cost,
-        )
 
 
 class UserMessage(Wire, tag="user", tag_field="role"):

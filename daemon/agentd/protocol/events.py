@@ -130,6 +130,20 @@ class ToolExecutionEnd(Wire, tag="tool_execution_end", tag_field="type"):
     details: ToolDetails | None = None
 
 
+class SubagentStart(Wire, tag="subagent_start", tag_field="type"):
+    """A ``task`` call started a subagent, a child session whose events follow under its id.
+
+    ``child_session_id`` runs profile ``agent`` for the call ``tool_call_id``. Its own events
+    come as ``session/event`` notifications under its id (to this session's subscribers too),
+    so a client can nest them under the call; the call's ``tool_execution_end`` has the
+    child's final text, and ``details`` its id, usage and cost."""
+
+    tool_call_id: str
+    child_session_id: str
+    agent: str
+    description: str = ""
+
+
 class TurnEnd(Wire, tag="turn_end", tag_field="type"):
     """Turn ``turn`` ended with the assistant message's stop reason."""
 
@@ -236,6 +250,7 @@ Event = (
     | ToolExecutionStart
     | ToolExecutionUpdate
     | ToolExecutionEnd
+    | SubagentStart
     | TurnEnd
     | AgentEnd
     | Retry

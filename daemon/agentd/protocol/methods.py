@@ -112,7 +112,9 @@ class SessionInfo(Result):
     ``warnings`` are problems with the configuration the session was built from (an ignored
     project file, settings an untrusted project file may not change). ``untrusted_config`` is
     the project file whose settings were ignored because its folder is not trusted (a client
-    may offer to trust the folder, then create the session again).
+    may offer to trust the folder, then create the session again). ``parent_session_id``
+    and ``parent_tool_call_id`` are set on a subagent's session: the session and the
+    ``task`` call that started it.
     """
 
     session_id: str
@@ -124,6 +126,8 @@ class SessionInfo(Result):
     path: str | None = None
     warnings: list[str] = msgspec.field(default_factory=list)
     untrusted_config: str | None = None
+    parent_session_id: str | None = None
+    parent_tool_call_id: str | None = None
 
 
 class PromptParams(Params):

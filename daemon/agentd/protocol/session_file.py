@@ -27,6 +27,8 @@ class SessionHeader(Wire, tag="session", tag_field="type"):
     """The first line of a session file (not an entry of the tree).
 
     ``parent_session`` is the id of the session this one was forked from.
+    ``parent_session_id`` and ``parent_tool_call_id`` are set on a subagent's session: the
+    session whose ``task`` call (that tool call's id) started it.
     """
 
     version: int
@@ -34,6 +36,8 @@ class SessionHeader(Wire, tag="session", tag_field="type"):
     cwd: str
     created_at: str
     parent_session: str | None = None
+    parent_session_id: str | None = None
+    parent_tool_call_id: str | None = None
 
 
 class EntryBase(Wire, tag_field="type", omit_defaults=False, kw_only=False):
@@ -122,7 +126,9 @@ class SessionSummary(Wire):
 
     ``updated_at`` is the file's modification time; ``entry_count`` counts entry lines.
     ``loaded`` and ``running`` describe the listing daemon: the session is loaded in it, and
-    a run is in progress (both omitted when false).
+    a run is in progress (both omitted when false). ``parent_session_id`` and
+    ``parent_tool_call_id``: a subagent's session, started by that ``task`` call of that
+    session (see :class:`SessionHeader`).
     """
 
     session_id: str
@@ -133,6 +139,8 @@ class SessionSummary(Wire):
     path: str
     title: str | None = None
     parent_session: str | None = None
+    parent_session_id: str | None = None
+    parent_tool_call_id: str | None = None
     loaded: bool = False
     running: bool = False
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Literal
 
 from agentd.protocol.base import Wire
+from agentd.protocol.usage import Usage
 
 
 class BashDetails(Wire, tag="bash", tag_field="type"):
@@ -143,6 +144,24 @@ class GrepDetails(Wire, tag="grep", tag_field="type"):
     truncated: bool = False
 
 
+class TaskDetails(Wire, tag="task", tag_field="type"):
+    """A subagent ran: its own session, profile and how its run ended.
+
+    ``child_session_id`` is the child's session (listed under this one, resumable);
+    ``agent`` the profile it ran; ``description`` the task's title; ``stop_reason``,
+    ``turns``, ``usage`` and ``cost`` are its run's (the parent's run usage includes them).
+    """
+
+    child_session_id: str
+    agent: str
+    description: str
+    stop_reason: str
+    """As in the child's ``agent_end``: end_turn, max_turns, budget, cancelled or error."""
+    turns: int
+    usage: Usage
+    cost: float
+
+
 ToolFailure = Literal["invalid_arguments", "tool_error", "os_error"]
 """Why a call failed: its arguments did not validate, the tool refused or failed (its text says
 why), or the operating system refused (a permission, a missing file…)."""
@@ -164,6 +183,7 @@ ToolDetails = (
     | LsDetails
     | FindDetails
     | GrepDetails
+    | TaskDetails
     | ToolErrorDetails
 )
 """The details of one finished tool call, by ``type``."""

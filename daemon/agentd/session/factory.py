@@ -53,13 +53,26 @@ class _Parts(msgspec.Struct):
     provider_env: dict[str, str] | None
     notes: list[str] = msgspec.field(default_factory=list)
     """Warnings about how the session's settings were chosen."""
+    extra_prompt: str | None = None
+    """Added to the system prompt after the instructions (a subagent's instructions)."""
 
 
-async def new_session(services: Services, params: SessionNewParams) -> SessionRuntime:
-    """Create a session file (header written at once) and its runtime."""
+async def new_session(
+    services: Services,
+    params: SessionNewParams,
+    *,
+    subagent_of: tuple[str, str] | None = None,
+    extra_prompt: str | None = None,
+    config: Config | None = None,
+) -> SessionRuntime:
+    """Create a session file (header written at once) and its runtime; ``subagent_of``
+    (parent session id, ``task`` call id) links a subagent's session to its parent, whose
+    ``config`` it reuses (read fresh when None), and its settings are fsynced with its first
+    turn rather than at once (it starts running right away)."""
     from agentd.store import SessionFile
 
-    parts = await _parts(services, params)
+    parts = await _parts(services, params, config=config)
+    parts.extra_prompt = extra_prompt
     file = await asyncio.to_thread(  # in a thread: creating fsyncs the file and its folder
         SessionFile.create,
         services.session_root,
@@ -67,8 +80,9 @@ async def new_session(services: Services, params: SessionNewParams) -> SessionRu
         session_id=params.session_id,
         secrets=services.secrets(params.provider_env),
         lock=True,
+        subagent_of=subagent_of,
     )
-    _record_settings(file, parts, params)
+    _record_settings(file, parts, params, durable=subagent_of is None)
     return _assemble(services, file, parts, [], params.title)
 
 
@@ -179,13 +193,20 @@ def compaction_settings(config: Config, choice: ModelChoice | None) -> Compactio
     )
 
 
-async def _parts(services: Services, params: SessionNewParams, *, resolve: bool = True) -> _Parts:
+async def _parts(
+    services: Services,
+    params: SessionNewParams,
+    *,
+    resolve: bool = True,
+    config: Config | None = None,
+) -> _Parts:
     """What a runtime is built from; ``resolve`` False (a loaded session) leaves the provider
     to the first model call and accepts a project directory that is gone."""
     from agentd.tools import build_tools
 
     cwd = project_dir(params.cwd) if resolve else Path(params.cwd)
-    config = await asyncio.to_thread(services.config, cwd)  # files: off the event loop
+    if config is None:  # a subagent's is its parent's
+        config = await asyncio.to_thread(services.config, cwd)  # files: off the event loop
     choice = None
     if resolve:
         choice = await services.choose_model(
@@ -251,9 +272,12 @@ def _mode(
     )
 
 
-def _record_settings(file: SessionFile, parts: _Parts, params: SessionNewParams) -> None:
+def _record_settings(
+    file: SessionFile, parts: _Parts, params: SessionNewParams, *, durable: bool = True
+) -> None:
     """Title, model and the session's own settings, so a reload behaves the same (the
-    effective permission mode and sandbox; the other overrides as given)."""
+    effective permission mode and sandbox; the other overrides as given); fsynced when
+    ``durable`` (else by the next sync of the file)."""
     from agentd.protocol.session_file import ModelChangeEntry, SessionInfoEntry
 
     if params.title:
@@ -269,7 +293,8 @@ def _record_settings(file: SessionFile, parts: _Parts, params: SessionNewParams)
             base_url=params.base_url,
         )
     )
-    file.sync()
+    if durable:
+        file.sync()
 
 
 def _assemble(
@@ -281,11 +306,12 @@ def _assemble(
     policy, timeout = _approval(parts)
     context = _tool_context(services, file, parts, policy)
     tools = toolset(parts.tools, context.settings)
+    extra = "\n\n".join(t for t in (parts.config.extra_prompt, parts.extra_prompt) if t)
     agent_parts = AgentParts(
         provider=_provider(services, parts),
         model=parts.model,
         system_prompt=build_system_prompt(
-            parts.cwd, tools.specs, override=parts.system_prompt, extra=parts.config.extra_prompt
+            parts.cwd, tools.specs, override=parts.system_prompt, extra=extra or None
         ),
         toolset=tools,
         context=context,
@@ -302,7 +328,7 @@ def _assemble(
         untrusted_config=str(parts.config.untrusted_file) if parts.config.untrusted_file else None,
     )
     _warn_about_config(file, parts.config, parts)
-    return SessionRuntime(
+    runtime = SessionRuntime(
         settings,
         file,
         policy,
@@ -311,6 +337,8 @@ def _assemble(
         approval_timeout=timeout,
         model_source=None if parts.choice else _model_source(services, parts),
     )
+    runtime.config = parts.config
+    return runtime
 
 
 def _provider(services: Services, parts: _Parts) -> Provider:
@@ -385,6 +413,8 @@ def _tool_context(
     from agentd.tools.settings import tool_settings
 
     settings = tool_settings(parts.config.settings.tools)
+    if "task" in parts.tools:
+        settings.agent_profiles = _profile_lines(file, parts.cwd)
     settings.secret_env = sorted({*services.secret_names(), *settings.secret_env})
     settings.permission_policy = policy
     settings.process_registry = process_registry()
@@ -396,3 +426,15 @@ def _tool_context(
         redact=file.redact_text,
         settings=settings,
     )
+
+
+def _profile_lines(file: SessionFile, cwd: Path) -> str:
+    """The agent profiles the ``task`` tool offers (its description's list); skipped
+    profile files become load warnings of the session."""
+    from agentd.config.agents import load_profiles
+    from agentd.store.tree import LoadWarning
+    from agentd.tools.task import render_profiles
+
+    profiles, warnings = load_profiles(cwd)
+    file.warnings.extend(LoadWarning(line=None, message=text) for text in warnings)
+    return render_profiles([(p.name, p.description) for p in profiles.values()])

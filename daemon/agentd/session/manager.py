@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentd.api.subscriber import Subscriber
 from agentd.errors import SessionExists, SessionNotFound
@@ -24,6 +25,9 @@ from agentd.session.idle import DEFAULT_IDLE_SECONDS, DEFAULT_MAX_LOADED, IdleUn
 from agentd.session.runtime import SessionRuntime
 from agentd.session.shared import Services
 from agentd.store import find_session
+
+if TYPE_CHECKING:
+    from agentd.config.load import Config
 
 log = get_logger("agentd.sessions")
 
@@ -49,8 +53,17 @@ class SessionManager:
         """Ids of the sessions loaded in this daemon."""
         return list(self.loaded)
 
-    async def create(self, params: SessionNewParams) -> SessionRuntime:
-        """Open a new session.
+    async def create(
+        self,
+        params: SessionNewParams,
+        *,
+        subagent_of: tuple[str, str] | None = None,
+        extra_prompt: str | None = None,
+        config: Config | None = None,
+    ) -> SessionRuntime:
+        """Open a new session (``subagent_of``: the parent session and ``task`` call of a
+        subagent's session; ``extra_prompt``: added to its system prompt; ``config``: the
+        parent's configuration, reused).
 
         A caller-chosen id is reserved before the first await, so requests for that id that
         arrive right behind ``session/new`` (a pipelined script) wait for it instead of failing.
@@ -58,7 +71,16 @@ class SessionManager:
         key = params.session_id
         if key is not None and (key in self.loaded or key in self._loading):
             raise SessionExists(f"session id {key!r} is already in use")
-        runtime = await self._once(key, lambda: new_session(self.services, params))
+        runtime = await self._once(
+            key,
+            lambda: new_session(
+                self.services,
+                params,
+                subagent_of=subagent_of,
+                extra_prompt=extra_prompt,
+                config=config,
+            ),
+        )
         log.info("session created", session_id=runtime.id, cwd=runtime.settings.cwd)
         return runtime
 
@@ -105,6 +127,8 @@ class SessionManager:
             if existing is not None:  # loaded by path while also loaded by id
                 runtime.file.close()
                 runtime = existing
+            if runtime.subagents is None:
+                _attach_subagents(self, runtime)
             self.loaded[runtime.id] = runtime
             self._resubscribe(runtime)
             self.idle.touch(runtime.id)
@@ -140,6 +164,9 @@ class SessionManager:
                 runtime.bus.send_one(subscriber, event)
         subscribed = runtime.bus.subscribe(subscriber, since_seq)
         runtime.approver.offer_pending(subscriber)
+        for child in list(runtime.children.values()):  # its running subagents: watched with it
+            if subscriber.key not in child.bus.subscribers:
+                self.watch(child, subscriber)
         return subscribed
 
     def forget(self, subscriber: Subscriber) -> None:
@@ -195,3 +222,13 @@ class SessionManager:
         self._parked.clear()
         await asyncio.gather(*(r.shutdown() for r in runtimes), return_exceptions=True)
         await self.services.close()
+
+
+def _attach_subagents(manager: SessionManager, runtime: SessionRuntime) -> None:
+    """Give the session's tools their way to start subagents and the family's file locks."""
+    from agentd.session.subagents import SubagentRunner
+
+    runner = SubagentRunner(manager, runtime)
+    runtime.subagents = runner
+    runtime.agent.context.subagents = runner
+    runtime.agent.context.path_locks = runner.locks

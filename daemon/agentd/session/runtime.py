@@ -51,9 +51,12 @@ from agentd.session.stream_redact import StreamRedactor
 from agentd.session.syncing import SyncQueue
 
 if TYPE_CHECKING:
+    from agentd.agent.budget import Ledger
+    from agentd.config.load import Config
     from agentd.permissions.policy import PermissionPolicy
     from agentd.providers.base import Provider
     from agentd.store import SessionFile
+    from agentd.tools.base import Subagents
 
 log = get_logger("agentd.session")
 
@@ -103,6 +106,12 @@ class SessionRuntime:
         self.store_error: str | None = None
         self._syncs = SyncQueue(lambda: self.file.sync(), self._sync_failed)
         self._model_source = model_source
+        self.subagents: Subagents | None = None
+        """Starts this session's subagents (attached by the session manager)."""
+        self.config: Config | None = None
+        """The configuration the session was built from (its subagents start from it)."""
+        self.children: dict[str, SessionRuntime] = {}
+        """The subagents' sessions running now for this session's task calls, by id."""
 
     def _attach_files(self) -> None:
         """Route the file tools through an editor only while a subscriber declared ``fs``
@@ -132,6 +141,8 @@ class SessionRuntime:
             path=str(self.file.path),
             warnings=list(s.config_warnings),
             untrusted_config=s.untrusted_config,
+            parent_session_id=self.file.header.parent_session_id,
+            parent_tool_call_id=self.file.header.parent_tool_call_id,
         )
 
     def state(self) -> SessionStateResult:
@@ -219,10 +230,12 @@ class SessionRuntime:
         *,
         max_cost: float | None = None,
         max_tokens: int | None = None,
+        parent_ledger: Ledger | None = None,
     ) -> asyncio.Task[RunResult]:
         """Start a run (``max_turns``: this run's limit; ``max_cost``, ``max_tokens``: its
-        spending caps); SessionBusy unless idle, ConfigError if a cost cap meets unknown
-        prices."""
+        spending caps; ``parent_ledger``: a subagent's run spends into its parent's run, see
+        :class:`~agentd.agent.budget.Ledger`); SessionBusy unless idle, ConfigError if a cost
+        cap meets unknown prices."""
         self.run.check_idle("prompt")
         agent = self.agent
         price = agent.provider.price_of(agent.model)
@@ -234,7 +247,7 @@ class SessionRuntime:
             raise too_large
         content: list[UserContent] = list(images)
         task = asyncio.create_task(
-            self._run(text, content, max_turns, budget), name=f"run-{self.id}"
+            self._run(text, content, max_turns, budget, parent_ledger), name=f"run-{self.id}"
         )
         self.run.start(task)
         return task
@@ -262,11 +275,14 @@ class SessionRuntime:
         images: list[UserContent],
         max_turns: int | None,
         budget: Budget | None,
+        parent: Ledger | None = None,
     ) -> RunResult:
         self.run.begun()
         structlog.contextvars.bind_contextvars(session_id=self.id)
         try:
-            result = await self.agent.run(text, images, max_turns=max_turns, budget=budget)
+            result = await self.agent.run(
+                text, images, max_turns=max_turns, budget=budget, parent=parent
+            )
         finally:
             self.run.ended(asyncio.current_task())
         # Every entry of the run is written (appends are synchronous writes); the last fsync

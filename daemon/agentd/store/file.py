@@ -49,7 +49,7 @@ from agentd.store.paths import (
     session_id_of,
     utc_now,
 )
-from agentd.store.reader import gc_paused, log_warning, read_session
+from agentd.store.reader import fsync_directory, gc_paused, log_warning, read_session
 from agentd.store.tree import LoadWarning, Node, SessionTree, UnknownEntry
 from agentd.store.writes import (
     claim,
@@ -93,6 +93,8 @@ class SessionFile(SessionTree):
         self._redactor = Redactor(self._secrets)
         self._truncate_to = truncate_to
         self._fd = fd
+        self._folder_unsynced = False
+        """Created without its folder entry fsynced (see :meth:`create`)."""
         self._size = os.fstat(fd).st_size if fd is not None else 0
         self._unsynced = False
         self._locked = locked
@@ -127,9 +129,13 @@ class SessionFile(SessionTree):
         parent_session: str | None = None,
         secrets: Collection[str] = (),
         lock: bool = False,
+        subagent_of: tuple[str, str] | None = None,
     ) -> SessionFile:
         """Create a new session file under ``root`` and write its header (fsynced); with
         ``lock``, hold its lock (see :mod:`agentd.store.lock`) until :meth:`close`.
+        ``subagent_of``: (parent session id, tool call id) of the ``task`` call it serves;
+        such a file starts at once and is made durable (file and folder) by its first
+        :meth:`sync` instead.
 
         Raises :class:`InvalidParams` for an unsafe ``session_id`` or a relative ``cwd``,
         and :class:`SessionExists` when ``session_id`` is already used under ``root``: also
@@ -149,17 +155,20 @@ class SessionFile(SessionTree):
             cwd=cwd,
             created_at=utc_now(),
             parent_session=parent_session,
+            parent_session_id=subagent_of[0] if subagent_of else None,
+            parent_tool_call_id=subagent_of[1] if subagent_of else None,
         )
         root.mkdir(mode=0o700, parents=True, exist_ok=True)
         folder.mkdir(mode=0o700, exist_ok=True)
         path = folder / session_file_name(header.created_at, session_id)
         try:
-            fd = create_file(path, header)
+            fd = create_file(path, header, durable=subagent_of is None)
         except FileExistsError:  # another process created this id in the same millisecond
             raise SessionExists(f"session {session_id!r} already exists") from None
         if chosen:
             claim(root, path, fd)
         session = cls(path, header, [], secrets=secrets, fd=fd, locked=lock)
+        session._folder_unsynced = session._unsynced = subagent_of is not None
         if lock:
             take_lock(fd, path, session_id)
         return session
@@ -302,6 +311,9 @@ class SessionFile(SessionTree):
             self._unsynced = False  # first: an append during the fsync (another thread) counts
             try:
                 os.fsync(self._fd)
+                if self._folder_unsynced:
+                    fsync_directory(self.path.parent)
+                    self._folder_unsynced = False
             except OSError as exc:
                 self._unsynced = True
                 raise write_failed(self.path, exc) from exc

@@ -23,7 +23,7 @@ from agentd.store.reader import log_warning
 from agentd.store.scan import FileSummary, summarize
 
 INDEX_NAME = "index.json"
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 MAX_LIMIT = 1000
 
 
@@ -141,6 +141,8 @@ def _to_summary(root: Path, item: _Listed) -> SessionSummary:
         path=str(root / key),
         title=summary.title,
         parent_session=summary.parent_session,
+        parent_session_id=summary.parent_session_id,
+        parent_tool_call_id=summary.parent_tool_call_id,
     )
 
 

@@ -43,15 +43,16 @@ def same_file(path: Path, fd: int, session_id: str) -> int:
     return open_locked(path, session_id)
 
 
-def create_file(path: Path, header: SessionHeader) -> int:
-    """Create ``path`` (private, must not exist) holding ``header``, durably; return its
-    append descriptor."""
+def create_file(path: Path, header: SessionHeader, *, durable: bool = True) -> int:
+    """Create ``path`` (private, must not exist) holding ``header``, durably unless told not
+    to (then the caller fsyncs file and folder later); return its append descriptor."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC
     fd = os.open(path, flags, 0o600)
     try:
         write_all(fd, _ENCODER.encode(header) + b"\n")
-        os.fsync(fd)
-        fsync_directory(path.parent)
+        if durable:
+            os.fsync(fd)
+            fsync_directory(path.parent)
     except BaseException:
         os.close(fd)
         raise

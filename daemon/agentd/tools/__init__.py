@@ -24,6 +24,7 @@ from agentd.tools.grep import GrepTool
 from agentd.tools.ls import LsTool
 from agentd.tools.read import ReadTool
 from agentd.tools.settings import describe
+from agentd.tools.task import TaskTool
 from agentd.tools.undo_edit import UndoEditTool
 from agentd.tools.write import WriteTool
 from agentd.toolspec import ToolSpec
@@ -37,6 +38,7 @@ TOOLS: dict[str, type[Tool]] = {
     "grep": GrepTool,
     "find": FindTool,
     "ls": LsTool,
+    "task": TaskTool,
 }
 READ_ONLY: tuple[str, ...] = ("read", "grep", "find", "ls")
 DEFAULT_TOOLS: tuple[str, ...] = tuple(TOOLS)

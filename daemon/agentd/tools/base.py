@@ -8,6 +8,7 @@ goes on. Cancellation is plain ``asyncio`` task cancellation: tools clean up in 
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,8 +17,8 @@ from typing import Any, ClassVar, Protocol, TypeVar
 
 import msgspec
 
-from agentd.protocol.content import UserContent
-from agentd.protocol.events import Location, ToolKind
+from agentd.protocol.content import Usage, UserContent
+from agentd.protocol.events import Location, RunStopReason, ToolKind
 from agentd.protocol.tool_details import ToolDetails
 from agentd.tools.defaults import ToolSettings
 from agentd.toolspec import ToolSpec
@@ -67,7 +68,10 @@ class ToolContext:
     per-session storage that tools own (edit history for undo, read stamps for stale-file
     checks), keyed by tool name. ``files`` routes read, write and edit through the user's
     editor (see :class:`FileAccess`). ``settings`` holds the session's limits and tool
-    environment (:mod:`agentd.tools.defaults`).
+    environment (:mod:`agentd.tools.defaults`). ``subagents`` starts child sessions for the
+    ``task`` tool (set by the session layer; None: no subagents). ``path_locks`` is shared by
+    a session and its subagents: write, edit and undo_edit hold a file's lock while they
+    change it. ``tool_call_id`` is set on the view of one call (:meth:`for_call`).
     """
 
     def __init__(
@@ -82,6 +86,8 @@ class ToolContext:
         settings: ToolSettings | None = None,
         redact: Callable[[str], str] | None = None,
         files: FileAccess | None = None,
+        subagents: Subagents | None = None,
+        path_locks: PathLocks | None = None,
     ) -> None:
         self._cwd = WorkingDirectory(cwd)
         self.session_id = session_id
@@ -93,6 +99,9 @@ class ToolContext:
         self.settings = ToolSettings() if settings is None else settings
         self.redact = redact
         self.files = files
+        self.subagents = subagents
+        self.path_locks = path_locks
+        self.tool_call_id = ""
 
     @property
     def cwd(self) -> Path:
@@ -103,11 +112,12 @@ class ToolContext:
     def cwd(self, path: Path) -> None:
         self._cwd.path = path
 
-    def for_call(self, on_update: Callable[[str], None]) -> ToolContext:
-        """This context for one call: its own ``on_update``; the working directory, ``state``
-        and ``settings`` are the session's own (shared, not copied)."""
+    def for_call(self, on_update: Callable[[str], None], tool_call_id: str = "") -> ToolContext:
+        """This context for one call: its own ``on_update`` and ``tool_call_id``; the working
+        directory, ``state`` and ``settings`` are the session's own (shared, not copied)."""
         view = copy.copy(self)
         view.on_update = on_update
+        view.tool_call_id = tool_call_id
         return view
 
 
@@ -127,6 +137,55 @@ class FileAccess(Protocol):
     async def write_text(self, path: Path, text: str) -> bool | None:
         """Replace the text of ``path`` (creating the file); True when written, None: use the
         disk."""
+        ...
+
+
+class TaskRequest(msgspec.Struct, frozen=True):
+    """A ``task`` call as the session layer gets it: what to do and with which profile."""
+
+    description: str
+    prompt: str
+    agent: str
+    tool_call_id: str
+
+
+class TaskOutcome(msgspec.Struct, frozen=True):
+    """How a subagent's run ended: its final text, its session and what it spent.
+
+    ``usage`` is the child's run usage; ``stop_reason`` its run's stop reason; ``error`` set
+    when the run failed."""
+
+    text: str
+    child_session_id: str
+    agent: str
+    stop_reason: RunStopReason
+    usage: Usage
+    cost: float
+    turns: int
+    error: str | None = None
+
+
+class Subagents(Protocol):
+    """What the ``task`` tool needs from the session layer: the profiles it may offer and a
+    way to run one child session to its end (cancelling the call cancels the child)."""
+
+    def profiles(self) -> list[tuple[str, str]]:
+        """(name, description) of every profile this session may start."""
+        ...
+
+    async def run_task(self, request: TaskRequest) -> TaskOutcome:
+        """Run a child session on ``request`` and return how it ended; raise
+        :class:`ToolError` when it cannot start (an unknown profile, too deep)."""
+        ...
+
+
+class PathLocks(Protocol):
+    """Per-file locks shared by a session and its subagents (see
+    :class:`agentd.tools.files.locks.FileLocks`)."""
+
+    def hold(self, path: Path, holder: str) -> contextlib.AbstractAsyncContextManager[None]:
+        """Hold ``path``'s lock (waiting for another holder); ToolError when it waits too
+        long."""
         ...
 
 

@@ -75,3 +75,5 @@ class ToolSettings(msgspec.Struct, kw_only=True):
     pass_env: list[str] = []
     permission_policy: Policy | None = None
     process_registry: Path | None = None
+    agent_profiles: str = "- general: a general-purpose agent with your tools"
+    """The ``task`` tool's profile list as its description shows it (set by the daemon)."""

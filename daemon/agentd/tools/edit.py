@@ -29,6 +29,7 @@ from agentd.tools.files.fileio import (
     record_stamp,
 )
 from agentd.tools.files.history import history_for
+from agentd.tools.files.locks import changing
 from agentd.tools.files.paths import display_path, locate, resolve_path
 from agentd.tools.files.protected import refuse_control
 
@@ -90,6 +91,10 @@ class EditTool:
         return locate(params.path, ctx)
 
     async def run(self, params: EditParams, ctx: ToolContext) -> ToolResult:
+        async with changing(ctx, params.path):  # one change of a file at a time
+            return await self._change(params, ctx)
+
+    async def _change(self, params: EditParams, ctx: ToolContext) -> ToolResult:
         replacements = _replacements(params)
         path = resolve_path(params.path, ctx)
         shown = display_path(path, ctx)

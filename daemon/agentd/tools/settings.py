@@ -8,8 +8,9 @@ built-in values into ``schemas/config.md``.
 ToolSettings` (``ctx.settings``: every value given); :func:`describe` fills the
 placeholders of a tool's description (``{max_lines}``, ``{max_kb}``, ``{max_line_chars}``,
 ``{bash_timeout}``, ``{bash_max_timeout}``, ``{find_max_results}``, ``{ls_max_entries}``,
-``{undo_max_per_file}``, and grep's ``{grep_dialect}``) with the session's effective values,
-so the model reads the limits and the regex dialect that apply to it.
+``{undo_max_per_file}``, grep's ``{grep_dialect}`` and task's ``{agent_profiles}``) with the
+session's effective values, so the model reads the limits and the regex dialect that apply
+to it, and the agent profiles it may start.
 """
 
 from __future__ import annotations
@@ -137,6 +138,7 @@ def describe(tool: Tool | type[Tool], settings: ToolSettings | None = None) -> s
         "ls_max_entries": settings.ls_max_entries,
         "undo_max_per_file": settings.undo_max_per_file,
         "grep_dialect": DIALECTS[_grep_engine(settings.grep_backend)],
+        "agent_profiles": settings.agent_profiles,
     }
     return tool.description.format_map(values)
 

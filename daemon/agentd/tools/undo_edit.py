@@ -21,6 +21,7 @@ from agentd.tools.base import ToolContext, ToolError, ToolResult
 from agentd.tools.files.diffs import summarize_change
 from agentd.tools.files.fileio import atomic_write, looks_binary, record_stamp
 from agentd.tools.files.history import Snapshot, history_for
+from agentd.tools.files.locks import changing
 from agentd.tools.files.paths import display_path, locate, resolve_path
 from agentd.tools.files.protected import refuse_control
 from agentd.tools.files.safeopen import parent_dir, read_bytes
@@ -45,6 +46,10 @@ class UndoEditTool:
         return locate(params.path, ctx)
 
     async def run(self, params: UndoEditParams, ctx: ToolContext) -> ToolResult:
+        async with changing(ctx, params.path):  # one change of a file at a time
+            return await self._change(params, ctx)
+
+    async def _change(self, params: UndoEditParams, ctx: ToolContext) -> ToolResult:
         path = resolve_path(params.path, ctx)
         shown = display_path(path, ctx)
         refuse_control(path, ctx.workspace, shown)

@@ -21,6 +21,7 @@ from agentd.tools.base import FileAccess, ToolContext, ToolError, ToolResult
 from agentd.tools.files.diffs import summarize_change
 from agentd.tools.files.fileio import atomic_write, encode_text, looks_binary, record_stamp
 from agentd.tools.files.history import history_for
+from agentd.tools.files.locks import changing
 from agentd.tools.files.paths import display_path, locate, resolve_path
 from agentd.tools.files.protected import refuse_control
 from agentd.tools.files.safeopen import make_dirs_beneath, read_bytes
@@ -51,6 +52,10 @@ class WriteTool:
         return locate(params.path, ctx)
 
     async def run(self, params: WriteParams, ctx: ToolContext) -> ToolResult:
+        async with changing(ctx, params.path):  # one change of a file at a time
+            return await self._change(params, ctx)
+
+    async def _change(self, params: WriteParams, ctx: ToolContext) -> ToolResult:
         path = resolve_path(params.path, ctx)
         shown = display_path(path, ctx)
         refuse_control(path, ctx.workspace, shown)

@@ -14,6 +14,7 @@ export type ToolDetails =
   | LsDetails
   | FindDetails
   | GrepDetails
+  | TaskDetails
   | ToolErrorDetails;
 /**
  * Every agent event, tagged by `type`.
@@ -27,6 +28,7 @@ export type Event =
   | ToolExecutionStart
   | ToolExecutionUpdate
   | ToolExecutionEnd
+  | SubagentStart
   | TurnEnd
   | AgentEnd
   | Retry
@@ -435,6 +437,23 @@ export interface UndoEditDetails {
   removed?: number | null;
 }
 /**
+ * A subagent ran: its own session, profile and how its run ended.
+ *
+ *     ``child_session_id`` is the child's session (listed under this one, resumable);
+ *     ``agent`` the profile it ran; ``description`` the task's title; ``stop_reason``,
+ *     ``turns``, ``usage`` and ``cost`` are its run's (the parent's run usage includes them).
+ */
+export interface TaskDetails {
+  type: 'task';
+  childSessionId: string;
+  agent: string;
+  description: string;
+  stopReason: string;
+  turns: number;
+  usage: Usage;
+  cost: number;
+}
+/**
  * A call of any tool failed (its result has ``isError``); ``error`` says how.
  */
 export interface ToolErrorDetails {
@@ -699,6 +718,7 @@ export interface SessionEvent {
     | ToolExecutionStart
     | ToolExecutionUpdate
     | ToolExecutionEnd
+    | SubagentStart
     | TurnEnd
     | AgentEnd
     | Retry
@@ -748,6 +768,21 @@ export interface ToolExecutionEnd {
   result: (TextContent | ImageContent)[];
   isError?: boolean;
   details?: ToolDetails | null;
+}
+/**
+ * A ``task`` call started a subagent, a child session whose events follow under its id.
+ *
+ *     ``child_session_id`` runs profile ``agent`` for the call ``tool_call_id``. Its own events
+ *     come as ``session/event`` notifications under its id (to this session's subscribers too),
+ *     so a client can nest them under the call; the call's ``tool_execution_end`` has the
+ *     child's final text, and ``details`` its id, usage and cost.
+ */
+export interface SubagentStart {
+  type: 'subagent_start';
+  toolCallId: string;
+  childSessionId: string;
+  agent: string;
+  description?: string;
 }
 /**
  * Turn ``turn`` ended with the assistant message's stop reason.
@@ -800,7 +835,9 @@ export interface SessionIdParams {
  *     ``warnings`` are problems with the configuration the session was built from (an ignored
  *     project file, settings an untrusted project file may not change). ``untrusted_config`` is
  *     the project file whose settings were ignored because its folder is not trusted (a client
- *     may offer to trust the folder, then create the session again).
+ *     may offer to trust the folder, then create the session again). ``parent_session_id``
+ *     and ``parent_tool_call_id`` are set on a subagent's session: the session and the
+ *     ``task`` call that started it.
  */
 export interface SessionInfo {
   sessionId: string;
@@ -812,6 +849,8 @@ export interface SessionInfo {
   path?: string | null;
   warnings?: string[];
   untrustedConfig?: string | null;
+  parentSessionId?: string | null;
+  parentToolCallId?: string | null;
 }
 /**
  * ``session/list``: newest first; ``cursor`` is the previous page's ``nextCursor``.
@@ -833,7 +872,9 @@ export interface SessionListResult {
  *
  *     ``updated_at`` is the file's modification time; ``entry_count`` counts entry lines.
  *     ``loaded`` and ``running`` describe the listing daemon: the session is loaded in it, and
- *     a run is in progress (both omitted when false).
+ *     a run is in progress (both omitted when false). ``parent_session_id`` and
+ *     ``parent_tool_call_id``: a subagent's session, started by that ``task`` call of that
+ *     session (see :class:`SessionHeader`).
  */
 export interface SessionSummary {
   sessionId: string;
@@ -844,6 +885,8 @@ export interface SessionSummary {
   path: string;
   title?: string | null;
   parentSession?: string | null;
+  parentSessionId?: string | null;
+  parentToolCallId?: string | null;
   loaded?: boolean;
   running?: boolean;
 }

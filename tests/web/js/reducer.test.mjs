@@ -156,3 +156,24 @@ test('settledLength cuts at blank lines outside code fences', () => {
   assert.equal(settledLength('a\n\nb\n\nc', 3), 6);
   assert.equal(settledLength('no break yet'), 0);
 });
+
+test("a subagent's approval shows on its task's card; its other events do not", () => {
+  seq = 0;
+  let state = initialState(S);
+  for (const params of [
+    ev({ type: 'tool_execution_start', toolCallId: 't1', name: 'task', args: { description: 'Look', prompt: 'p' } }),
+    ev({ type: 'subagent_start', toolCallId: 't1', childSessionId: 'kid', agent: 'general', description: 'Look' }),
+    ev({ type: 'message_update', delta: { type: 'text_delta', text: 'child text' } }, 'kid'),
+    ev({ type: 'permission_request', toolCallId: 'k1', tool: 'write', args: { path: 'x' }, options: ['allow_once'] }, 'kid'),
+    ev({ type: 'message_update', delta: { type: 'text_delta', text: 'stray' } }, 'stranger'),
+  ]) state = reduce(state, params);
+  const card = state.items.find((item) => item.key === 't1');
+  assert.equal(state.items.length, 1);
+  assert.deepEqual(card.child, { sessionId: 'kid', agent: 'general', description: 'Look' });
+  assert.deepEqual(card.permission, { options: ['allow_once'], pending: true, callId: 'k1', tool: 'write' });
+  assert.deepEqual(pendingPermissions(state), ['t1']);
+  state = reduce(state, ev({ type: 'permission_resolved', toolCallId: 'k1', outcome: 'allow_once' }, 'kid'));
+  const resolved = state.items.find((item) => item.key === 't1');
+  assert.equal(resolved.permission.pending, false);
+  assert.equal(resolved.permission.outcome, 'allow_once');
+});

@@ -43,3 +43,12 @@ export function changeDiff(details) {
 export function exitCode(details) {
   return details?.type === 'bash' ? details.exitCode : null;
 }
+
+/**
+ * The details of a task (a subagent's run), else null.
+ * @param {ToolDetails | null | undefined} details
+ * @returns {import('./protocol').TaskDetails | null}
+ */
+export function subagent(details) {
+  return details?.type === 'task' ? details : null;
+}

@@ -2,7 +2,7 @@
 // DOM for the chat log's items (see reducer.js for their shape). Each function builds or
 // updates one element in place; nothing here keeps state beyond the element it is given.
 
-import { changeDiff, exitCode, fileChange } from './details.js';
+import { changeDiff, exitCode, fileChange, subagent } from './details.js';
 import { renderMarkdown } from './markdown.js';
 import { settledLength } from './mdsplit.js';
 
@@ -161,6 +161,9 @@ function updateText(part, text, streaming) {
 /** One line saying what a tool call does, from its (possibly partial) arguments. */
 export function toolSummary(item) {
   const args = item.args ?? {};
+  if (item.name === 'task' && typeof args.description === 'string') {
+    return `${args.description} (${typeof args.agent === 'string' ? args.agent : 'general'})`;
+  }
   const pick = args.command ?? args.path ?? args.pattern ?? args.file_path;
   if (typeof pick === 'string') return pick;
   if (Object.keys(args).length) return JSON.stringify(args);
@@ -190,6 +193,7 @@ function updateTool(node, item, actions) {
   node.querySelector('.tool-status').textContent = statusText(item);
   updatePermission(node.querySelector('.tool-permission'), item, actions);
   updateLinks(node.querySelector('.tool-links'), item, actions);
+  updateChild(node.querySelector('.tool-child'), item);
   const diff = changeDiff(item.details);
   updateDiff(node.querySelector('.tool-diff'), diff);
   const output = /** @type {HTMLElement} */ (node.querySelector('.tool-output'));
@@ -217,12 +221,27 @@ function buildTool(node) {
   permission.hidden = true;
   const links = el('div', 'tool-links');
   links.hidden = true;
+  const child = el('div', 'tool-child');
+  child.hidden = true;
   const diff = el('pre', 'tool-diff');
   diff.hidden = true;
   const output = el('pre', 'tool-output');
   output.tabIndex = 0;
   output.hidden = true;
-  node.append(head, permission, links, diff, output);
+  node.append(head, permission, links, child, diff, output);
+}
+
+/** A task's subagent: its profile and session id (its own session, resumable and listed). */
+function updateChild(box, item) {
+  const task = subagent(item.details);
+  const id = task?.childSessionId ?? item.child?.sessionId;
+  box.hidden = typeof id !== 'string';
+  if (box.hidden) return;
+  const agent = task?.agent ?? item.child?.agent ?? 'general';
+  const count = task?.turns;
+  const turns = typeof count === 'number' ? ` · ${count} turn${count === 1 ? '' : 's'}` : '';
+  box.textContent = `Subagent ${agent} · session ${id}${turns}`;
+  box.title = `The subagent's own session: ${id}`;
 }
 
 /**
@@ -264,14 +283,15 @@ function updatePermission(box, item, actions) {
     return;
   }
   if (box.childElementCount) return;
-  box.setAttribute('aria-label', `Approve ${item.name}?`);
-  box.append(el('span', 'tool-question', `Allow ${item.name}?`));
+  box.setAttribute('aria-label', permission.tool ? `Approve the subagent's ${permission.tool}?` : `Approve ${item.name}?`);
+  const asking = permission.tool ? `Allow the subagent's ${permission.tool}?` : `Allow ${item.name}?`;
+  box.append(el('span', 'tool-question', asking));
   for (const option of permission.options) {
     const kind = option.startsWith('allow') ? 'btn--primary' : 'btn--danger';
     const button = /** @type {HTMLButtonElement} */ (el('button', `btn ${kind}`, OPTION_LABELS[option] ?? option));
     button.type = 'button';
     button.dataset.option = option;
-    button.addEventListener('click', () => actions.answerPermission(item.key, option));
+    button.addEventListener('click', () => actions.answerPermission(permission.callId ?? item.key, option));
     box.appendChild(button);
   }
   // Move focus to the question unless the user is in the middle of typing a message.

@@ -13,11 +13,14 @@
  * @typedef {{kind: 'user', key: string, text: string, images: number}} UserItem
  * @typedef {{kind: 'assistant', key: string, blocks: TextBlock[], streaming: boolean,
  *   stopReason?: string, error?: string, usage?: Usage, model?: string}} AssistantItem
- * @typedef {{options: string[], pending: boolean, outcome?: string, reason?: string}} Permission
+ * @typedef {{options: string[], pending: boolean, outcome?: string, reason?: string,
+ *   callId?: string, tool?: string}} Permission
+ *   (`callId`, `tool`: a subagent's call waiting for approval, shown on its task's card)
  * @typedef {{kind: 'tool', key: string, name: string, args: Record<string, unknown>,
  *   argsText: string, toolKind: string, status: 'pending' | 'running' | 'done' | 'error',
  *   output: string, result: string, details: ToolDetails | null,
- *   permission: Permission | null, locations: {path: string, line?: number | null}[]}} ToolItem
+ *   permission: Permission | null, locations: {path: string, line?: number | null}[],
+ *   child?: {sessionId: string, agent: string, description: string}}} ToolItem
  * @typedef {{kind: 'notice', key: string, level: 'info' | 'warning' | 'error', text: string}}
  *   NoticeItem
  * @typedef {UserItem | AssistantItem | ToolItem | NoticeItem} Item
@@ -35,6 +38,7 @@
  *   retry: string | null,
  *   lastRun: RunEnd | null,
  *   toolByIndex: Record<number, string>,
+ *   children: Record<string, string>,
  * }} ChatState
  * @typedef {{sessionId: string, seq: number, event: {type: string, [k: string]: any}}}
  *   SessionEventParams
@@ -57,6 +61,7 @@ export function initialState(sessionId = null) {
     retry: null,
     lastRun: null,
     toolByIndex: {},
+    children: {},
   };
 }
 
@@ -68,7 +73,7 @@ export function initialState(sessionId = null) {
  * @returns {ChatState}
  */
 export function reduce(state, params) {
-  if (params.sessionId !== state.sessionId) return state;
+  if (params.sessionId !== state.sessionId) return subagentEvent(state, params);
   if (params.seq > 0 && params.seq <= state.lastSeq) return state;
   const handler = HANDLERS[params.event.type];
   const next = handler ? handler(state, params.event, params.seq) : state;
@@ -137,6 +142,30 @@ function updateTool(state, key, name, change) {
   const found = find(state, key);
   const tool = found && found.kind === 'tool' ? found : newTool(key, name);
   return put(state, { ...tool, ...change(tool) });
+}
+
+/**
+ * An event of a subagent's session (a `subagent_start` named it): only its approvals show,
+ * on the card of the task that started it; anything else of other sessions is ignored.
+ * @param {ChatState} state @param {SessionEventParams} params @returns {ChatState}
+ */
+function subagentEvent(state, params) {
+  const task = (state.children ?? {})[params.sessionId];
+  const e = params.event;
+  if (!task) return state;
+  if (e.type === 'subagent_start') return { ...state, children: { ...state.children, [e.childSessionId]: task } };
+  if (e.type === 'permission_request') {
+    return updateTool(state, task, '', () => ({
+      permission: { options: e.options ?? [], pending: true, callId: e.toolCallId, tool: e.tool },
+    }));
+  }
+  if (e.type === 'permission_resolved') {
+    return updateTool(state, task, '', (tool) =>
+      tool.permission?.callId === e.toolCallId
+        ? { permission: { ...tool.permission, pending: false, outcome: e.outcome, reason: e.reason ?? undefined } }
+        : {});
+  }
+  return state;
 }
 
 function notice(state, level, text, seq) {
@@ -277,6 +306,12 @@ const HANDLERS = {
     const lastRun = { stopReason: e.stopReason, turns: e.turns ?? 0, cost: e.cost ?? 0, error: e.error ?? null };
     return { ...next, running: false, open: null, retry: null, lastRun, queue: { steering: [], followUp: [] } };
   },
+  subagent_start: (state, e) => ({
+    ...updateTool(state, e.toolCallId, 'task', () => ({
+      child: { sessionId: e.childSessionId, agent: e.agent, description: e.description ?? '' },
+    })),
+    children: { ...state.children, [e.childSessionId]: e.toolCallId },
+  }),
   retry: (state, e) => ({
     ...state, retry: `Retrying (attempt ${e.attempt} of ${e.maxAttempts}) in ${Math.round(e.delayMs / 100) / 10} s: ${e.error}`,
   }),

@@ -35,4 +35,12 @@ function M.counts(details)
   return nil
 end
 
+--- The details of a task (a subagent's run: childSessionId, agent, turns…), else nil.
+function M.subagent(details)
+  if type(details) == "table" and details.type == "task" and type(details.childSessionId) == "string" then
+    return details
+  end
+  return nil
+end
+
 return M

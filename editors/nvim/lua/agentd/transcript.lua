@@ -171,6 +171,10 @@ local function end_tool(ev)
   if added then
     tool.summary = string.format("+%d -%d", added, removed)
   end
+  local child = details.subagent(ev.details)
+  if child then -- a task: the subagent's own session
+    tool.summary = string.format("subagent %s · session %s", child.agent, child.childSessionId)
+  end
   local diff = details.diff(ev.details)
   if diff then
     tool.output = diff

@@ -1,0 +1,192 @@
+"""Agent profiles: what a subagent started by the ``task`` tool may do.
+
+Two are built in: ``general`` (the parent's tools, except ``task``) and ``explore`` (read,
+grep, find and ls only). More come from Markdown files with front matter, one profile per
+file::
+
+    ---
+    name: reviewer
+    description: Reviews a diff for bugs and style; read-only.
+    tools: read, grep, find, ls
+    model: mock/mock-model
+    ---
+    You review code. Report problems with file and line; change nothing.
+
+``name`` (default: the file name without ``.md``) and ``description`` are required;
+``tools`` (a comma list, ``[a, b]`` or ``- item`` lines; default: the parent's tools) and
+``model`` (``model`` or ``provider/model``; default: the parent's) are optional; the body is
+added to the child's system prompt. A profile naming ``task`` among its tools may start
+subagents itself (never deeper than :data:`MAX_DEPTH`).
+
+User profiles live in ``$XDG_CONFIG_HOME/agentd/agents/*.md``, project ones in
+``.agentd/agents/*.md`` at or above the session's cwd (up to the repository root), read only
+when the project's folder is trusted (:mod:`agentd.config.trust`). A project profile wins over
+a user one of the same name, which wins over a built-in. A file that cannot be read or lacks
+a name or description is skipped with a warning.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+import msgspec
+
+from agentd.config import trust
+
+MAX_DEPTH = 2
+"""A session started by a task is depth 1, its own subagents depth 2; these never get
+``task``."""
+READ_ONLY_TOOLS = ("read", "grep", "find", "ls")
+MAX_PROFILE_BYTES = 64 * 1024
+
+
+class AgentProfile(msgspec.Struct, frozen=True):
+    """One profile: ``tools`` None means the parent's tools (without ``task``)."""
+
+    name: str
+    description: str
+    tools: tuple[str, ...] | None = None
+    model: str | None = None
+    prompt: str = ""
+    source: str = "built-in"
+
+
+BUILT_IN: tuple[AgentProfile, ...] = (
+    AgentProfile(
+        name="general",
+        description=(
+            "General-purpose agent for multi-step work in its own context: researching, "
+            "searching and changing code. Has the same tools as you (except task)."
+        ),
+    ),
+    AgentProfile(
+        name="explore",
+        description=(
+            "Fast read-only explorer: finds files, searches code and answers questions "
+            "about the codebase. Tools: read, grep, find, ls. Changes nothing."
+        ),
+        tools=READ_ONLY_TOOLS,
+    ),
+)
+
+SUBAGENT_PROMPT = (
+    "You are a subagent: another agent gave you the task below and reads only your final "
+    "message. Do the task fully, then end with a concise report of what you found or did "
+    "(paths, line numbers, results); do not ask questions back."
+)
+"""What every child's system prompt adds after the instructions (then the profile's body)."""
+
+
+def load_profiles(
+    cwd: Path, env: Mapping[str, str] | None = None
+) -> tuple[dict[str, AgentProfile], list[str]]:
+    """Every profile a session in ``cwd`` may start, by name, and warnings about skipped
+    files (see the module docstring for where they come from and which wins)."""
+    env = os.environ if env is None else env
+    profiles = {profile.name: profile for profile in BUILT_IN}
+    warnings: list[str] = []
+    folders = [trust.config_dir(env) / "agents"]
+    project = project_agents_dir(cwd, env)
+    if project is not None:
+        if trust.is_trusted(project.parent.parent, env):
+            folders.append(project)
+        else:
+            warnings.append(
+                f"ignored the agent profiles in {project}: the folder "
+                f"{project.parent.parent} is not trusted (agentctl trust)"
+            )
+    for folder in folders:
+        for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
+            try:
+                profile = parse_profile(path)
+            except ValueError as exc:
+                warnings.append(f"ignored agent profile {path}: {exc}")
+                continue
+            profiles[profile.name] = profile
+    return profiles, warnings
+
+
+def project_agents_dir(cwd: Path, env: Mapping[str, str]) -> Path | None:
+    """The nearest ``.agentd/agents`` folder at or above ``cwd``, stopping at the repository
+    root (a folder holding ``.git``) and below ``$HOME``."""
+    home = Path(os.path.realpath(env.get("HOME") or Path.home()))
+    directory = Path(os.path.realpath(cwd))
+    while directory != home and directory.parent != directory:
+        candidate = directory / ".agentd" / "agents"
+        if candidate.is_dir():
+            return candidate
+        if (directory / ".git").exists():
+            return None
+        directory = directory.parent
+    return None
+
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def parse_profile(path: Path) -> AgentProfile:
+    """The profile in ``path``; ValueError saying what is wrong with it."""
+    try:
+        with path.open("rb") as file:
+            data = file.read(MAX_PROFILE_BYTES + 1)
+    except OSError as exc:
+        raise ValueError(exc.strerror or str(exc)) from None
+    if len(data) > MAX_PROFILE_BYTES:
+        raise ValueError(f"larger than {MAX_PROFILE_BYTES // 1024} KB")
+    fields, body = split_front_matter(data.decode("utf-8", "replace"))
+    name = str(fields.get("name") or path.stem)
+    if not _NAME.match(name):
+        raise ValueError(f"bad name {name!r} (letters, digits, '_', '-', '.')")
+    description = str(fields.get("description") or "").strip()
+    if not description:
+        raise ValueError("no description in its front matter")
+    tools = fields.get("tools")
+    model = fields.get("model")
+    return AgentProfile(
+        name=name,
+        description=description,
+        tools=tuple(tools) if isinstance(tools, list) else None,
+        model=str(model) if model else None,
+        prompt=body.strip(),
+        source=str(path),
+    )
+
+
+def split_front_matter(text: str) -> tuple[dict[str, str | list[str]], str]:
+    """``(fields, body)`` of a Markdown file opening with a ``---`` front matter block;
+    ``tools`` is read as a list. ValueError for a block that is not closed."""
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        raise ValueError("no front matter (a '---' block with name and description)")
+    try:
+        end = next(i for i, line in enumerate(lines[1:], 1) if line.strip() == "---")
+    except StopIteration:
+        raise ValueError("its front matter is not closed by '---'") from None
+    fields: dict[str, str | list[str]] = {}
+    key = ""
+    for line in lines[1:end]:
+        item = re.match(r"^\s+-\s*(.+)$", line)
+        if item and key == "tools":
+            listed = fields.setdefault("tools", [])
+            assert isinstance(listed, list)
+            listed.append(_unquote(item[1]))
+            continue
+        pair = re.match(r"^([A-Za-z_]+)\s*:\s*(.*)$", line)
+        if pair is None:
+            continue
+        key, value = pair[1].lower(), re.sub(r"\s+#.*$", "", pair[2]).strip()
+        if key == "tools":
+            fields[key] = [_unquote(t) for t in value.strip("[]").split(",") if t.strip()]
+        elif value:
+            fields[key] = _unquote(value)
+    return fields, "\n".join(lines[end + 1 :])
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value

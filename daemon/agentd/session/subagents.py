@@ -1,0 +1,226 @@
+"""Subagents: the session layer's side of the ``task`` tool.
+
+:class:`SubagentRunner` is a session's :class:`~agentd.tools.base.Subagents` (its tools reach
+it as ``ctx.subagents``). For a ``task`` call it creates a **child session** — a real
+session: its own file, linked to the parent by ``parentSessionId``/``parentToolCallId`` in its
+header, listed under it, resumable and exportable — and runs it on the call's prompt:
+
+- on the parent's provider and model (unless the profile names a model), with the profile's
+  tools (:mod:`agentd.config.agents`), in the parent's permission mode and sandbox;
+- watched by the parent's subscribers (also those that subscribe to the parent later, while
+  it runs), so its events reach them as ``session/event`` under its own id and its approvals
+  reach the parent's clients; the parent's stream gets a ``subagent_start`` event first;
+- spending into the parent run's ledger (the parent's caps cover it, the parent's usage
+  includes it) and limited to the parent run's turn limit;
+- sharing the family's per-file locks (:class:`~agentd.tools.files.locks.FileLocks`), so
+  two children never change one file at once;
+- cancelled when the call is (a cancel of the parent cancels its children).
+
+Depth: a top-level session is depth 0; a child at depth :data:`~agentd.config.agents.MAX_DEPTH`
+never gets the ``task`` tool, and a profile must list ``task`` for its child to get it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+import msgspec
+
+from agentd.config.agents import MAX_DEPTH, SUBAGENT_PROMPT, AgentProfile, load_profiles
+from agentd.errors import RpcError
+from agentd.log import get_logger
+from agentd.protocol.content import AssistantMessage, TextContent
+from agentd.protocol.events import SubagentStart
+from agentd.protocol.methods import SessionNewParams
+from agentd.protocol.session_file import SessionHeader
+from agentd.tools.base import TaskOutcome, TaskRequest, ToolError
+from agentd.tools.files.locks import FileLocks
+
+if TYPE_CHECKING:
+    from agentd.agent.loop import RunResult
+    from agentd.api.subscriber import Subscriber
+    from agentd.config.load import Config
+    from agentd.session.runtime import SessionRuntime
+    from agentd.session.shared import Services
+
+log = get_logger("agentd.subagents")
+
+
+class Sessions(Protocol):
+    """What a runner needs of the session manager (:class:`~agentd.session.manager.
+    SessionManager`): creating a linked session, watching one, the loaded ones."""
+
+    services: Services
+    loaded: dict[str, SessionRuntime]
+
+    async def create(
+        self,
+        params: SessionNewParams,
+        *,
+        subagent_of: tuple[str, str] | None = None,
+        extra_prompt: str | None = None,
+        config: Config | None = None,
+    ) -> SessionRuntime: ...
+
+    def watch(
+        self, runtime: SessionRuntime, subscriber: Subscriber, since_seq: int | None = None
+    ) -> tuple[int, bool]: ...
+
+
+class SubagentRunner:
+    """Starts and runs the subagents of one session (see the module docstring)."""
+
+    def __init__(self, manager: Sessions, runtime: SessionRuntime) -> None:
+        self._manager = manager
+        self._runtime = runtime
+        self.locks = FileLocks()
+        self.depth: int | None = None
+        """This session's depth (None: not known yet, read from the headers on first use)."""
+
+    def profiles(self) -> list[tuple[str, str]]:
+        profiles, _ = load_profiles(Path(self._runtime.settings.cwd))
+        return [(p.name, p.description) for p in profiles.values()]
+
+    async def run_task(self, request: TaskRequest) -> TaskOutcome:
+        """Create the child, run it to its end and report; cancelled with the call."""
+        parent = self._runtime
+        profiles, _ = load_profiles(Path(parent.settings.cwd))
+        profile = profiles.get(request.agent)
+        if profile is None:
+            known = ", ".join(profiles)
+            raise ToolError(f"Unknown agent profile {request.agent!r}. Profiles: {known}.")
+        active = parent.agent.active_run()
+        if active is None:
+            raise ToolError("A task can only be started from a running turn.")
+        ledger, max_turns = active
+        child = await self._create(profile, request)
+        parent.children[child.id] = child
+        try:
+            self._adopt(child, profile, request)
+            task = child.start_run(request.prompt, [], max_turns, parent_ledger=ledger)
+            result = await _until_done(child, task)
+        finally:
+            parent.children.pop(child.id, None)
+        return TaskOutcome(
+            text=_final_text(child),
+            child_session_id=child.id,
+            agent=profile.name,
+            stop_reason=result.stop_reason,
+            usage=result.usage,
+            cost=result.usage.cost,
+            turns=result.turns,
+            error=result.error,
+        )
+
+    def _adopt(self, child: SessionRuntime, profile: AgentProfile, request: TaskRequest) -> None:
+        """Make ``child`` one of the family (its locks, its depth), announce it on the parent's
+        stream and let the parent's subscribers watch it."""
+        parent = self._runtime
+        runner = child.subagents
+        if isinstance(runner, SubagentRunner):
+            runner.locks, runner.depth = self.locks, self._depth() + 1
+        child.agent.context.path_locks = self.locks
+        parent.emit(
+            SubagentStart(
+                tool_call_id=request.tool_call_id,
+                child_session_id=child.id,
+                agent=profile.name,
+                description=request.description,
+            )
+        )
+        for subscriber in list(parent.bus.subscribers.values()):
+            self._manager.watch(child, subscriber)
+        log.info("subagent started", session_id=parent.id, child=child.id, agent=profile.name)
+
+    async def _create(self, profile: AgentProfile, request: TaskRequest) -> SessionRuntime:
+        """The child session, created through the manager (registered, attached)."""
+        parent = self._runtime
+        depth = self._depth() + 1
+        if depth > MAX_DEPTH:
+            raise ToolError(f"Subagents may not start subagents deeper than {MAX_DEPTH} levels.")
+        provider, model = parent.agent.provider.name, parent.agent.model
+        if profile.model:
+            provider, _, model = profile.model.rpartition("/")
+            provider = provider or parent.agent.provider.name
+        params = SessionNewParams(
+            cwd=parent.settings.cwd,
+            provider=provider,
+            model=model,
+            tools=self._child_tools(profile, depth),
+            permission_mode=parent.policy.mode,
+            sandbox="workspace" if parent.policy.workspace is not None else "none",
+            title=request.description,
+            provider_env=parent.settings.provider_env,
+        )
+        prompt = "\n\n".join(t for t in (SUBAGENT_PROMPT, profile.prompt) if t)
+        link = (parent.id, request.tool_call_id)
+        try:
+            return await self._manager.create(
+                params, subagent_of=link, extra_prompt=prompt, config=parent.config
+            )
+        except RpcError as exc:  # a bad profile model, a config error: the model reads why
+            raise ToolError(f"The subagent could not start: {exc.message}") from None
+
+    def _child_tools(self, profile: AgentProfile, depth: int) -> list[str]:
+        """The profile's tools (default: the parent's without ``task``); ``task`` only when the
+        profile lists it and the child is not at the deepest level."""
+        from agentd.tools import TOOLS
+
+        names = list(profile.tools or self._runtime.agent.toolset.by_name)
+        unknown = [name for name in names if name not in TOOLS]
+        if unknown:
+            raise ToolError(
+                f"Agent profile {profile.name!r} names unknown tools: {', '.join(unknown)}."
+            )
+        allow_task = profile.tools is not None and "task" in profile.tools and depth < MAX_DEPTH
+        return [name for name in names if name != "task" or allow_task]
+
+    def _depth(self) -> int:
+        """This session's depth: 0 without a parent, else one more than its parent's (read
+        from the session files' headers once)."""
+        if self.depth is None:
+            self.depth = depth_from_headers(self._manager, self._runtime.file.header)
+        return self.depth
+
+
+async def _until_done(child: SessionRuntime, task: asyncio.Task[RunResult]) -> RunResult:
+    """The child's run result; a cancel of the waiting call cancels the child and waits for
+    it to settle before passing the cancel on."""
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        child.cancel()
+        await child.settled()
+        raise
+
+
+def _final_text(child: SessionRuntime) -> str:
+    """The text of the child's last assistant message."""
+    for message in reversed(child.agent.messages):
+        if isinstance(message, AssistantMessage):
+            return "".join(b.text for b in message.content if isinstance(b, TextContent))
+    return ""
+
+
+def depth_from_headers(manager: Sessions, header: SessionHeader) -> int:
+    """How many ``task`` links lead from ``header``'s session up to a top-level one (a
+    missing parent file ends the walk)."""
+    from agentd.store import find_session
+
+    depth, seen = 0, {header.id}
+    while header.parent_session_id and depth < MAX_DEPTH + 1:
+        depth += 1
+        parent_id = header.parent_session_id
+        loaded = manager.loaded.get(parent_id)
+        if loaded is not None:
+            header = loaded.file.header
+        else:
+            path = find_session(manager.services.session_root, parent_id)
+            if path is None or parent_id in seen:
+                break
+            with path.open("rb") as file:
+                header = msgspec.json.decode(file.readline(), type=SessionHeader)
+        seen.add(header.id)
+    return depth
