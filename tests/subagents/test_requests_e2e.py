@@ -55,8 +55,7 @@ async def llm(home: Home) -> AsyncIterator[MockLLMServer]:
         },
     ]
     async with MockLLMServer(parse_scenarios({"scenarios": scenarios})) as server:
-        with (home.project / ".agentd.toml").open("a") as config:
-            config.write(PROVIDER.format(url=server.url))
+        home.project_config(tables=PROVIDER.format(url=server.url))
         home.env["OAI_TEST_KEY"] = "oai-paired-key-123"
         agents = home.config_dir / "agentd" / "agents"
         agents.mkdir(parents=True)
