@@ -30,7 +30,76 @@ def _tool_then_reply(
     }
 
 
+PLAN_FIRST = [
+    {"content": "Read the parser", "status": "completed"},
+    {"content": "Fix the off-by-one", "status": "in_progress", "priority": "high"},
+    {"content": "Run the tests", "status": "pending", "priority": "low"},
+]
+"""The plan the ``plan-steps`` scenario writes first."""
+PLAN_DONE = [{**step, "status": "completed"} for step in PLAN_FIRST]
+"""The plan it writes second: every step completed."""
+
+
+def plan_steps() -> dict[str, Any]:
+    """A scenario: a ``todo`` plan, its update with every step done, then a final reply."""
+    return {
+        "name": "plan-steps",
+        "trigger": "work through a plan",
+        "steps": [
+            {
+                "response": {
+                    "content": "Planning.",
+                    "tool_calls": [tool_call("todo", {"todos": PLAN_FIRST}, "plan_1")],
+                }
+            },
+            {
+                "response": {
+                    "content": "Done with it.",
+                    "tool_calls": [tool_call("todo", {"todos": PLAN_DONE}, "plan_2")],
+                }
+            },
+            {"response": {"content": "All three steps are done."}},
+        ],
+    }
+
+
+def plan_quietly() -> dict[str, Any]:
+    """A scenario: two ``todo`` replies in a row with no text between, then a reply."""
+    return {
+        "name": "plan-quietly",
+        "trigger": "update the plan quietly",
+        "steps": [
+            {"response": {"tool_calls": [tool_call("todo", {"todos": PLAN_FIRST}, "plan_1")]}},
+            {
+                "chunk_delay_ms": 100,
+                "chunk_size": 400,
+                "response": {"tool_calls": [tool_call("todo", {"todos": PLAN_DONE}, "plan_2")]},
+            },
+            {"response": {"content": "Finished quietly."}},
+        ],
+    }
+
+
 E2E_SCENARIOS: list[dict[str, Any]] = [
+    plan_quietly(),
+    plan_steps(),
+    _tool_then_reply(
+        "plan-empty-step",
+        "write an empty plan step",
+        "Planning.",
+        [
+            tool_call(
+                "todo",
+                {
+                    "todos": [
+                        {"content": "a", "status": "pending"},
+                        {"content": "  ", "status": "pending"},
+                    ]
+                },
+            )
+        ],
+        "Oops.",
+    ),
     {
         "name": "brief-pause",
         "trigger": "take a moment",

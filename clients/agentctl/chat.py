@@ -29,6 +29,7 @@ from agentctl.common import (
     resolve_session_id,
     resolve_session_ids,
 )
+from agentctl.images import load_image
 from agentctl.listing import format_session_table
 from agentctl.render import TerminalRenderer
 from agentctl.run import StopSignal, drive_run, interrupt_handling
@@ -36,6 +37,7 @@ from agentctl.send import select_session
 from agentctl.shell import format_context, run_shell
 from agentctl.style import Style, wants_color
 from agentd.errors import RpcError
+from agentd.protocol.content import ImageContent
 from agentd.protocol.events import SessionEvent
 from agentd.protocol.methods import (
     ModelsListParams,
@@ -53,6 +55,7 @@ HELP = """commands:
   /clear                start a new session
   /sessions [ID]        sessions of this directory; with an id (or prefix), switch to it
   /model [NAME]         list the models, or switch (/model PROVIDER NAME: provider too)
+  /image FILE           attach an image (PNG, JPEG, GIF, WebP) to your next message
   /exit                 leave (also Ctrl-D, or Ctrl-C when idle)
   !COMMAND              run COMMAND in the shell; it and its output are recorded in the
                         session, and the model reads them with your next message"""
@@ -102,6 +105,7 @@ class Repl:
             markdown=self.style.enabled,
         )
         self.session: SessionInfo | None = None
+        self.images: list[ImageContent] = []
 
     def say(self, text: str) -> None:
         """Print one line."""
@@ -179,6 +183,8 @@ class Repl:
             self._list_models()
         elif name == "/model" and len(words) <= 2:
             self._switch_model(words)
+        elif name == "/image" and rest.strip():
+            self._attach(rest.strip())
         else:
             self.say(self.style.red(f"unknown or incomplete command {text!r}; /help lists them"))
         return True
@@ -244,13 +250,29 @@ class Repl:
         note = f"exit {result.exit_code}" if result.exit_code is not None else "interrupted"
         self.say(self.style.dim(f"({note}; recorded in the session for the model)"))
 
+    def _attach(self, path: str) -> None:
+        """Keep the image at ``path`` for the next message (UsageError when it cannot go)."""
+        image = load_image(path)
+        self.images.append(image)
+        size = len(image.data) * 3 // 4 // 1024
+        count = len(self.images)
+        self.say(
+            self.style.dim(
+                f"⊕ {path} ({image.mime_type}, {size} KB) goes with your next message"
+                + (f" ({count} images)" if count > 1 else "")
+            )
+        )
+
     def _turn(self, text: str) -> None:
         assert self.session is not None
         self.unused = None
-        summary = self.runner.run(self._run(self.session.session_id, text))
+        images, self.images = self.images, []
+        summary = self.runner.run(self._run(self.session.session_id, text, images))
         self.renderer.footer(summary)
 
-    async def _run(self, session_id: str, prompt: str) -> outcome.RunSummary:
+    async def _run(
+        self, session_id: str, prompt: str, images: list[ImageContent] | None = None
+    ) -> outcome.RunSummary:
         stop = StopSignal()
 
         def view(data: bytes, event: SessionEvent | None) -> None:
@@ -259,7 +281,13 @@ class Repl:
 
         with interrupt_handling(stop, self.renderer.pause):
             return await drive_run(
-                self.client, session_id, prompt, view, stop=stop, max_turns=self.options.max_turns
+                self.client,
+                session_id,
+                prompt,
+                view,
+                stop=stop,
+                max_turns=self.options.max_turns,
+                images=images,
             )
 
 

@@ -87,6 +87,12 @@ def _add_send(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     _session_options(send)
     send.add_argument("--fork", metavar="ID", help="continue in a fork of session ID")
     send.add_argument(
+        "--image",
+        action="append",
+        metavar="FILE",
+        help="attach an image (PNG, JPEG, GIF or WebP, at most 5 MB); repeatable",
+    )
+    send.add_argument(
         "--timeout", type=_positive_float, metavar="SECONDS", help="cancel the run after this"
     )
     send.add_argument(

@@ -46,6 +46,7 @@ from agentd.protocol.events import (
     MessageUpdate,
     PermissionRequest,
     PermissionResolved,
+    PlanUpdate,
     Retry,
     SessionWarning,
     SubagentStart,
@@ -112,6 +113,7 @@ class TerminalRenderer:
         self._frame = 0
         self._errors_shown: set[str] = set()
         self.subagents = Subagents(style, self.line, cwd)
+        self._plan_rows = 0
 
     # --- public -----------------------------------------------------------------------------
 
@@ -142,6 +144,8 @@ class TerminalRenderer:
                 self._end_wait()
             case SubagentStart():
                 self.subagents.started(event)
+            case PlanUpdate():
+                self._plan(event)
             case _:
                 self._notice_event(event)
 
@@ -165,6 +169,7 @@ class TerminalRenderer:
         self.pause()
         self.out.write(text + "\n")
         self.out.flush()
+        self._plan_rows = 0
 
     def close(self) -> None:
         """Stop the spinner (idempotent)."""
@@ -255,6 +260,10 @@ class TerminalRenderer:
         self._start_ticking()
 
     def _tool_end(self, event: ToolExecutionEnd) -> None:
+        if event.name == "todo" and not event.is_error:  # its plan is what shows
+            self._calls.pop(event.tool_call_id, None)
+            self._forget_live(event.tool_call_id)
+            return
         call = self._calls.pop(event.tool_call_id, None)
         if call is None:  # no start event: describe the call as the model asked for it
             _, args = self._requested.get(event.tool_call_id, (event.name, {}))
@@ -267,13 +276,35 @@ class TerminalRenderer:
         shown = self._call_text(call.name, call.summary)
         if outcome:
             shown += "  " + (self.style.red(outcome) if failed else self.style.dim(outcome))
-        if self._live == event.tool_call_id:
+        self._forget_live(event.tool_call_id)
+        self.line(f"{bullet} {shown}")
+        self._resume_live()
+
+    def _forget_live(self, tool_call_id: str) -> None:
+        """Erase the spinner line of the call that ended, if it is the one shown."""
+        if self._live == tool_call_id:
             self._live = None
             self._stop_ticking()
             self.out.write(_CLEAR_LINE)
             self._at_line_start = True
-        self.line(f"{bullet} {shown}")
-        self._resume_live()
+
+    # --- the plan -------------------------------------------------------------------------
+
+    def _plan(self, event: PlanUpdate) -> None:
+        """The plan as a checklist. On a terminal, a plan printed right before (nothing
+        written since) is redrawn in place; otherwise (and on a pipe) it is printed anew."""
+        rows = plan_lines(event, self.style)
+        self.pause()
+        before = self._plan_rows if self.animate and self._plan_rows < terminal_height() else 0
+        text = "".join(row + "\n" for row in rows)
+        if before:  # each row cleared on its own: some terminals keep a screen erased whole
+            text = f"\x1b[{before}A" + "".join(_CLEAR_LINE + row + "\n" for row in rows)
+            if before > len(rows):
+                extra = before - len(rows)
+                text += (_CLEAR_LINE + "\n") * extra + f"\x1b[{extra}A"
+        self.out.write(text)
+        self.out.flush()
+        self._plan_rows = len(rows)
 
     def _call_text(self, name: str, summary: str) -> str:
         return f"{self.style.bold(name)}  {summary}" if summary else self.style.bold(name)
@@ -320,6 +351,7 @@ class TerminalRenderer:
         self.out.write(text)
         self.out.flush()
         self._at_line_start = text.endswith("\n")
+        self._plan_rows = 0
 
     def _line_start(self) -> None:
         if not self._at_line_start:
@@ -401,3 +433,23 @@ class TerminalRenderer:
         self._frame += 1
         self._draw_live()
         self._start_ticking()
+
+
+PLAN_MARKS = {"completed": "✔", "in_progress": "▸", "pending": "○"}
+"""How each plan step's status shows (readable without colour too)."""
+
+
+def plan_lines(event: PlanUpdate, style: Style) -> list[str]:
+    """The plan as lines: a heading with progress, then one line per step."""
+    if not event.entries:
+        return [style.dim("◆ plan cleared")]
+    done = sum(1 for entry in event.entries if entry.status == "completed")
+    rows = [style.bold(f"◆ plan  {done}/{len(event.entries)} done")]
+    for entry in event.entries:
+        text = f"  {PLAN_MARKS[entry.status]} {entry.content}"
+        if entry.status == "completed":
+            text = style.dim(text)
+        elif entry.status == "in_progress":
+            text = style.cyan(text)
+        rows.append(text)
+    return rows

@@ -22,6 +22,7 @@ from agentctl.client import AgentClient
 from agentctl.events import EventStream, Frame, to_frame
 from agentctl.outcome import INTERRUPTED, RunSummary
 from agentd.errors import RpcError
+from agentd.protocol.content import ImageContent
 from agentd.protocol.events import AgentEnd, PermissionResolved, SessionEvent
 from agentd.protocol.methods import PromptParams, PromptResult, SessionIdParams
 
@@ -134,8 +135,10 @@ async def drive_run(
     stop: StopSignal | None = None,
     max_turns: int | None = None,
     budget: dict[str, Any] | None = None,
+    images: list[ImageContent] | None = None,
 ) -> RunSummary:
-    """Run ``text`` on ``session_id``, feeding events to ``view``; return how it ended.
+    """Run ``text`` (with ``images``) on ``session_id``, feeding events to ``view``; return
+    how it ended.
 
     ``max_turns`` limits this run (default: the session's limit); ``budget`` holds the
     ``max_cost`` / ``max_tokens`` caps of :meth:`AgentClient.prompt`.
@@ -152,7 +155,13 @@ async def drive_run(
     pump = asyncio.create_task(_pump(stream, view, tally, stop))
     prompt = asyncio.create_task(
         client.sessions.prompt(
-            PromptParams(session_id=session_id, text=text, max_turns=max_turns, **(budget or {}))
+            PromptParams(
+                session_id=session_id,
+                text=text,
+                images=images or [],
+                max_turns=max_turns,
+                **(budget or {}),
+            )
         )
     )
     try:

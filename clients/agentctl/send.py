@@ -28,6 +28,7 @@ from agentctl.common import (
     warn,
 )
 from agentctl.footer import FinalText
+from agentctl.images import load_images
 from agentctl.jsonout import JsonLines
 from agentctl.outcome import RunSummary, error_result_line
 from agentctl.render import TerminalRenderer
@@ -280,6 +281,7 @@ def send_main(options: argparse.Namespace) -> int:
         cwd = resolve_cwd(options.cwd)
         system_prompt = read_text_option(options.system_prompt, "--system-prompt")
         prompt = read_prompt(options.prompt, stdin_is_tty())
+        options.images = load_images(options.image)
         provider_env = _provider_env_file(options)
     except UsageError as exc:
         code = exit_code_for_exception(exc)
@@ -373,6 +375,7 @@ async def _run(
             stop=stop,
             max_turns=options.max_turns,
             budget=_budget(options),
+            images=options.images,
         )
 
 

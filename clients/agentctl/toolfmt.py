@@ -66,6 +66,11 @@ def describe_call(name: str, args: dict[str, Any], cwd: str | None = None) -> st
     if name == "task":
         agent = _text_arg(args, "agent") or "general"
         return shorten(f"{_text_arg(args, 'description')}  ({agent})")
+    if name == "web_fetch":
+        return shorten(_text_arg(args, "url"))
+    if name == "todo":
+        todos = args.get("todos")
+        return f"{len(todos)} steps" if isinstance(todos, list) else ""
     if name in ("grep", "find"):
         pattern = _text_arg(args, "pattern")
         where = display_path(_text_arg(args, "path"), cwd)

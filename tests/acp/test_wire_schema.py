@@ -93,6 +93,9 @@ UPDATES: list[acp.SessionUpdate] = [
     ),
     acp.SessionInfoUpdate(title="Fix the tests", updated_at="2026-01-01T00:00:00Z"),
     acp.UsageUpdate(used=1200, size=200000, cost=acp.Cost(amount=0.01, currency="USD")),
+    acp.PlanUpdate(
+        entries=[acp.AcpPlanEntry(content="Fix the test", priority="high", status="in_progress")]
+    ),
 ]
 
 EXAMPLES: list[tuple[str, Any]] = [

@@ -46,6 +46,11 @@ def test_describe_call_per_tool() -> None:
     """bash shows its command, file tools their path, search tools pattern and path."""
     assert describe_call("bash", {"command": "npm test"}) == "npm test"
     assert describe_call("edit", {"path": "/p/src/app.py"}, "/p") == "src/app.py"
+    assert (
+        describe_call("web_fetch", {"url": "https://docs.python.org/3/"})
+        == "https://docs.python.org/3/"
+    )
+    assert describe_call("todo", {"todos": [{"content": "a"}, {"content": "b"}]}) == "2 steps"
     assert describe_call("read", {"path": "/p/a.py", "offset": 40}, "/p") == "a.py:40"
     assert describe_call("ls", {}) == "."
     assert describe_call("grep", {"pattern": "TODO", "path": "/p/src"}, "/p") == "TODO  src"

@@ -6,7 +6,8 @@ reasoning deltas become ``agent_message_chunk`` / ``agent_thought_chunk``; a too
 ``tool_call`` (title, kind, locations, ``rawInput``, ``in_progress``), its streamed output a
 ``tool_call_update`` with the output's tail, its end a ``tool_call_update`` with ``completed``
 or ``failed`` and its content (diffs for file changes, see :mod:`agentd.acp.toolcontent`).
-A permission request sets the call back to ``pending`` until it is answered.
+A permission request sets the call back to ``pending`` until it is answered. A
+``plan_update`` (the ``todo`` tool, also after a replayed history) becomes ``plan``.
 
 History replay (``session/load``) arrives as ``message_end`` events with ``seq`` 0 and maps
 message by message: user chunks, thought and message chunks, each tool call and its result.
@@ -22,10 +23,12 @@ from typing import Any
 from agentd.acp.titles import absolute_path, native_kind_of, tool_kind, tool_title
 from agentd.acp.toolcontent import LIVE_TAIL_CHARS, live_output, result_content
 from agentd.protocol.acp import (
+    AcpPlanEntry,
     AgentMessageChunk,
     AgentThoughtChunk,
     ContentBlock,
     ImageBlock,
+    PlanUpdate,
     SessionUpdate,
     TextBlock,
     ToolCallLocation,
@@ -57,6 +60,7 @@ from agentd.protocol.events import (
     ToolExecutionUpdate,
     TurnEnd,
 )
+from agentd.protocol.events import PlanUpdate as PlanEvent
 from agentd.protocol.tool_details import ToolDetails
 
 _NOTHING: list[SessionUpdate] = []
@@ -92,6 +96,8 @@ class UpdateMapper:
         if isinstance(event, TurnEnd):
             self.last_turn_stop = event.stop_reason
             return _NOTHING
+        if isinstance(event, PlanEvent):
+            return [_plan(event)]
         if isinstance(event, PermissionRequest):
             return [ToolCallProgress(tool_call_id=event.tool_call_id, status="pending")]
         if isinstance(event, PermissionResolved) and event.outcome.startswith("allow"):
@@ -220,3 +226,13 @@ def _content_block(block: TextContent | ImageContent) -> ContentBlock | None:
     if isinstance(block, ImageContent):
         return ImageBlock(data=block.data, mime_type=block.mime_type)
     return TextBlock(text=block.text) if block.text else None
+
+
+def _plan(event: PlanEvent) -> PlanUpdate:
+    """ACP ``plan``: the whole plan, each step with its priority and status."""
+    return PlanUpdate(
+        entries=[
+            AcpPlanEntry(content=item.content, priority=item.priority, status=item.status)
+            for item in event.entries
+        ]
+    )

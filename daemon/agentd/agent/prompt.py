@@ -5,7 +5,8 @@
 1. the built-in instructions (a coding agent working in a repository: read before editing,
    exact unique edits, small changes, run the tests, be concise, act without asking), or
    ``override`` in their place (a session's or the config's ``system_prompt``);
-2. the available tools, one line each (built-in instructions only);
+2. when the session has the ``todo`` tool, when to plan with it (built-in instructions only);
+   then the available tools, one line each (built-in instructions only);
 3. the environment: working directory, platform, date;
 4. project context: every ``AGENTS.md`` and ``CLAUDE.md`` from the repository root (the
    directory holding ``.git``; the filesystem root outside a repository) down to the cwd,
@@ -40,6 +41,12 @@ enough surrounding lines to make it unique.
 - Act without asking for confirmation; ask only when the request is truly ambiguous.
 - Be concise: say what you did and what you found, without repeating file contents."""
 
+PLAN_INSTRUCTIONS = """\
+Planning: for work of three or more distinct steps (a feature across files, a refactor, a \
+list of requests), write a plan with the todo tool before you start, keep exactly one step \
+in_progress, and update it as each step completes, so the user can follow along. Do not \
+write a plan for a question, a single edit or a quick command."""
+
 
 def build_system_prompt(
     cwd: Path,
@@ -52,6 +59,8 @@ def build_system_prompt(
     """The system prompt for a session in ``cwd`` (see the module docstring); ``extra`` is
     text an untrusted project file adds after the instructions (it cannot replace them)."""
     sections = [override.strip() if override is not None else DEFAULT_INSTRUCTIONS]
+    if override is None and any(tool.name == "todo" for tool in tools):
+        sections.append(PLAN_INSTRUCTIONS)
     if extra and extra.strip():
         sections.append(extra.strip())
     if override is None and tools:

@@ -284,6 +284,8 @@ class ToolRound:
         record.ended = True
         call = record.call
         message = tool_result_message(call, result)
+        for event in result.events:
+            self._sink(event)
         self._sink(
             ToolExecutionEnd(
                 tool_call_id=call.id,

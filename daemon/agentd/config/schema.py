@@ -320,6 +320,11 @@ def reference_markdown() -> str:
         struct = _struct_of(kind)
         if struct is not None:
             sections.append((f"[{name}]", struct))
+            sections += [
+                (f"[{name}.{sub}]", inner)
+                for sub, kind in _field_types(struct).items()
+                if (inner := _struct_of(kind)) is not None
+            ]
         elif name in _DICT_TABLES:
             sections.append((f"[{name}.NAME]", typing.get_args(kind)[1]))
     lines: list[str] = []

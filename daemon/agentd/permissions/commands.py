@@ -115,6 +115,8 @@ def remembered_rules(tool_name: str, args: dict[str, Any]) -> list[str]:
     """The rules an *always* answer stores: a prefix rule per simple command for bash
     (:func:`command_prefix`), the whole tool otherwise."""
     command = args.get("command")
+    if tool_name == "web_fetch":
+        return [_domain_rule(args.get("url"))]
     if tool_name != "bash" or not isinstance(command, str):
         return [tool_name]
     parsed = parse(command)
@@ -125,6 +127,17 @@ def remembered_rules(tool_name: str, args: dict[str, Any]) -> list[str]:
         if prefix and f"bash({prefix}:*)" not in texts:
             texts.append(f"bash({prefix}:*)")
     return texts or [f"bash({' '.join(command.split())})"]
+
+
+def _domain_rule(url: object) -> str:
+    """``web_fetch(domain:HOST)`` for the URL's host (the whole tool when it has none)."""
+    from urllib.parse import urlsplit
+
+    try:
+        host = urlsplit(url.strip()).hostname if isinstance(url, str) else None
+    except ValueError:
+        host = None
+    return f"web_fetch(domain:{host})" if host else "web_fetch"
 
 
 def command_prefix(words: list[str]) -> str:

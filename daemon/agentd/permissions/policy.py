@@ -185,7 +185,8 @@ class PermissionPolicy:
         if allowed:
             names = ", ".join(f"`{rule.text}`" for rule in allowed)
             return Decision("allow", f"allowed by {names}")
-        if self.mode == "auto" or not tool.mutating:
+        network = getattr(tool, "network", False)
+        if self.mode == "auto" or not (tool.mutating or (network and self.mode == "ask")):
             return Decision("allow", f"{self.mode} mode")
         return Decision("ask", f"{tool.name} needs approval in ask mode")
 
@@ -236,6 +237,8 @@ class PermissionPolicy:
         if tool.name == "bash":
             command = args.get("command")
             return self._allowing_command_rules(rules, command) if isinstance(command, str) else []
+        if tool.name == "web_fetch":
+            return [rule for rule in rules if rule.matches_url(args.get("url"))][:1]
         raw = args.get("path") or "."
         if not isinstance(raw, str):
             return []
@@ -268,6 +271,9 @@ class PermissionPolicy:
         if tool.name == "bash":
             command = args.get("command")
             return self._denying_command_rule(command) if isinstance(command, str) else None
+        if tool.name == "web_fetch":
+            url = args.get("url")
+            return next((r for r in self.deny if r.tool == tool.name and r.matches_url(url)), None)
         raw = args.get("path") or "."
         view = PathView.of(raw, self.cwd) if isinstance(raw, str) else None
         for rule in self.deny:

@@ -26,6 +26,7 @@ from agentd.tools.search.ignore import parse_rule
 PATH_TOOLS = frozenset({"read", "write", "edit", "undo_edit", "grep", "find", "ls"})
 READING_TOOLS = frozenset({"read", "grep", "find", "ls"})
 _RULE = re.compile(r"^(?P<tool>[a-z_]+)(?:\((?P<spec>.*)\))?$", re.DOTALL)
+_DOMAIN = re.compile(r"^domain:[A-Za-z0-9*.:\[\]-]+$")
 _GLOB_SYNTAX = frozenset("*?[]{}\\!#")
 """Characters that make a glob segment more than a literal name (``!``/``#`` lead a
 negation or a comment in gitignore syntax)."""
@@ -56,7 +57,12 @@ class Rule(msgspec.Struct, frozen=True, dict=True):
             raise PolicyError(
                 f"Bad permission rule {text!r}: unknown tool {tool!r} (tools: {', '.join(TOOLS)})."
             )
-        if spec is not None and tool != "bash" and tool not in PATH_TOOLS:
+        if spec is not None and tool == "web_fetch" and not _DOMAIN.match(spec.strip()):
+            raise PolicyError(
+                f"Bad permission rule {text!r}: write web_fetch(domain:HOST), e.g. "
+                "web_fetch(domain:docs.python.org) or web_fetch(domain:*.example.com)."
+            )
+        if spec is not None and tool not in ("bash", "web_fetch") and tool not in PATH_TOOLS:
             raise PolicyError(f"Bad permission rule {text!r}: {tool} takes no argument.")
         if spec is not None and not spec.strip():
             raise PolicyError(f"Bad permission rule {text!r}: the argument is empty.")
@@ -78,6 +84,23 @@ class Rule(msgspec.Struct, frozen=True, dict=True):
     def _prefix(self) -> str | None:
         """``pattern + " "`` for a ``:*`` rule, None for an exact one."""
         return self.pattern + " " if (self.spec or "").endswith(":*") else None
+
+    def matches_url(self, url: object) -> bool:
+        """True when this ``web_fetch`` rule covers ``url``: the whole tool, or a
+        ``domain:HOST`` spec equal to (or, with ``*``, glob-matching) the URL's host."""
+        if self.spec is None:
+            return True
+        if not isinstance(url, str):
+            return False
+        from fnmatch import fnmatchcase
+        from urllib.parse import urlsplit
+
+        try:
+            host = (urlsplit(url.strip()).hostname or "").rstrip(".")
+        except ValueError:
+            return False
+        pattern = self.spec.removeprefix("domain:").lower().strip("[]").rstrip(".")
+        return bool(host) and fnmatchcase(host, pattern)
 
     def matches_command(self, words: list[str]) -> bool:
         """True when this bash rule covers the simple command ``words``."""

@@ -241,6 +241,30 @@ class SessionWarning(Wire, tag="session_warning", tag_field="type"):
     line: int | None = None
 
 
+PlanStatus = Literal["pending", "in_progress", "completed"]
+PlanPriority = Literal["high", "medium", "low"]
+
+
+class PlanItem(Wire, omit_defaults=False):
+    """One step of the agent's plan (the ``todo`` tool): what, how far, how important
+    (every field always present)."""
+
+    content: str
+    status: PlanStatus = "pending"
+    priority: PlanPriority = "medium"
+
+
+class PlanUpdate(Wire, tag="plan_update", tag_field="type"):
+    """The agent's plan changed; ``entries`` is the whole plan now (replace what was shown).
+
+    Sent when the model calls the ``todo`` tool (just before that call's
+    ``tool_execution_end``), and to a client loading a session with ``replay``, after the
+    messages. An empty list clears the plan.
+    """
+
+    entries: list[PlanItem] = msgspec.field(default_factory=list)
+
+
 Event = (
     AgentStart
     | TurnStart
@@ -261,6 +285,7 @@ Event = (
     | CompactionStart
     | CompactionEnd
     | SessionWarning
+    | PlanUpdate
 )
 
 

@@ -27,7 +27,7 @@ from agentd.protocol.client_requests import (
     WriteTextFileParams as WriteTextFileParams,
 )
 from agentd.protocol.content import ImageContent, Message, Usage
-from agentd.protocol.events import PermissionOption, RunStopReason
+from agentd.protocol.events import PermissionOption, PlanItem, RunStopReason
 from agentd.protocol.lifecycle import (
     PROTOCOL_VERSION as PROTOCOL_VERSION,
 )
@@ -215,6 +215,8 @@ class SessionStateResult(Result):
     usage: Usage
     message_count: int
     title: str | None = None
+    plan: list[PlanItem] = msgspec.field(default_factory=list)
+    """The agent's current plan (its latest ``todo`` call on this branch); empty: none."""
 
 
 MAX_MESSAGES_PAGE = 1000

@@ -18,6 +18,7 @@ from typing import Any
 
 from agentd.protocol.base import Wire
 from agentd.protocol.content import Message
+from agentd.protocol.events import PlanItem
 
 SESSION_VERSION = 2
 """The format version written in new headers (see ``agentd.store.migrations``)."""
@@ -104,6 +105,13 @@ class SettingsEntry(EntryBase, tag="settings", kw_only=True):
     base_url: str | None = None
 
 
+class PlanEntry(EntryBase, tag="plan", kw_only=True):
+    """The agent's plan as its latest ``todo`` call wrote it; the latest one on the branch
+    is the session's current plan (``plan_update`` events, ``session/state``, exports)."""
+
+    entries: list[PlanItem]
+
+
 Entry = (
     MessageEntry
     | ModelChangeEntry
@@ -112,11 +120,21 @@ Entry = (
     | SessionInfoEntry
     | CustomEntry
     | SettingsEntry
+    | PlanEntry
 )
 """Every entry type of this format version, tagged by ``type``."""
 
 ENTRY_TYPES: frozenset[str] = frozenset(
-    {"message", "model_change", "compaction", "label", "session_info", "custom", "settings"}
+    {
+        "message",
+        "model_change",
+        "compaction",
+        "label",
+        "session_info",
+        "custom",
+        "settings",
+        "plan",
+    }
 )
 """The ``type`` tags of :data:`Entry`; any other tag is an entry from a newer version."""
 
@@ -155,6 +173,7 @@ __all__ = [
     "LabelEntry",
     "MessageEntry",
     "ModelChangeEntry",
+    "PlanEntry",
     "SessionHeader",
     "SessionInfoEntry",
     "SessionSummary",

@@ -160,6 +160,29 @@ class TaskDetails(Wire, tag="task", tag_field="type"):
     turns: int
     usage: Usage
     cost: float
+class TodoDetails(Wire, tag="todo", tag_field="type"):
+    """The agent's plan was written: ``steps`` steps, ``completed`` of them done (the plan
+    itself comes as a ``plan_update`` event)."""
+
+    steps: int
+    completed: int
+
+
+class WebFetchDetails(Wire, tag="web_fetch", tag_field="type"):
+    """A web page was fetched: the final ``url`` after ``redirects`` redirects, its HTTP
+    ``status`` and ``content_type``, ``bytes`` read, what the model got (``format``:
+    ``markdown`` for converted HTML, ``text`` otherwise), in ``duration_ms``. A result over the
+    limits is cut (``truncated``) with the whole text in ``spill_path``."""
+
+    url: str
+    status: int
+    content_type: str
+    format: Literal["markdown", "text"]
+    bytes: int
+    redirects: int
+    duration_ms: float
+    truncated: bool = False
+    spill_path: str | None = None
 
 
 ToolFailure = Literal["invalid_arguments", "tool_error", "os_error"]
@@ -184,6 +207,8 @@ ToolDetails = (
     | FindDetails
     | GrepDetails
     | TaskDetails
+    | TodoDetails
+    | WebFetchDetails
     | ToolErrorDetails
 )
 """The details of one finished tool call, by ``type``."""

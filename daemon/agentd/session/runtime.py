@@ -31,7 +31,7 @@ from agentd.agent.scheduling import SinkFailed
 from agentd.errors import InvalidParams, SessionIdle, StoreWriteFailed
 from agentd.log import get_logger
 from agentd.protocol.content import ImageContent, Message, UserContent
-from agentd.protocol.events import Event, MessageEnd, SessionWarning, TurnEnd
+from agentd.protocol.events import Event, MessageEnd, PlanUpdate, SessionWarning, TurnEnd
 from agentd.protocol.methods import (
     CancelResult,
     CompactResult,
@@ -159,6 +159,7 @@ class SessionRuntime:
             usage=self.file.usage(),
             message_count=len(self.agent.messages),
             title=self.settings.title,
+            plan=self.file.plan(),
         )
 
     def messages(self) -> list[Message]:
@@ -180,6 +181,8 @@ class SessionRuntime:
             try:
                 if isinstance(event, MessageEnd):
                     self.file.append_message(event.message)
+                elif isinstance(event, PlanUpdate):
+                    self.file.append_plan(event.entries)
                 elif isinstance(event, TurnEnd):
                     self._syncs.request()
             except StoreWriteFailed as exc:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from agentd.errors import InvalidParams, InvalidRequest, SessionBusy
-from agentd.protocol.events import MessageEnd
+from agentd.protocol.events import MessageEnd, PlanUpdate
 from agentd.protocol.methods import (
     CancelResult,
     CompactParams,
@@ -146,6 +146,8 @@ class SessionService:
             if params.replay:
                 for message in runtime.agent.messages:
                     runtime.bus.send_one(subscriber, MessageEnd(message=message))
+                if plan := runtime.file.plan():
+                    runtime.bus.send_one(subscriber, PlanUpdate(entries=plan))
             sessions.watch(runtime, subscriber)
         return SessionLoadResult(
             session=runtime.info(),
@@ -390,8 +392,10 @@ class SessionService:
     async def delete(
         self, params: SessionDeleteParams, subscriber: Subscriber | None = None
     ) -> OkResult:
-        """``session/delete``: unload, then remove the file and the session's spill files."""
+        """``session/delete``: unload, then remove the file, its images and the session's
+        spill files."""
         from agentd.session.shared import spill_root
+        from agentd.store.blobs import remove as remove_images
         from agentd.tools.process.spill import remove_session
 
         sessions = self._manager()
@@ -401,6 +405,7 @@ class SessionService:
         path = runtime.file.path if runtime else sessions.find_path(params.session_id)
         await sessions.unload(params.session_id)
         path.unlink(missing_ok=True)
+        await asyncio.to_thread(remove_images, path)
         await asyncio.to_thread(remove_session, spill_root(), params.session_id)
         return OkResult()
 

@@ -2,7 +2,8 @@
 
 Both show the title, session id, cwd, creation and last-entry times, the model, then every
 entry on the branch: messages by role, tool calls with their arguments, tool results
-(errors marked), model changes after the first message and compaction summaries. The title
+(errors marked), model changes after the first message and compaction summaries; the
+agent's current plan (its latest ``todo`` list) comes right after the facts. The title
 is the session's title, else its first prompt. The HTML page has inline CSS, no scripts and
 no external assets (images are inlined as data URIs); assistant text is rendered as sanitised
 Markdown (:mod:`agentd.store.markdown_html`), everything else is escaped; commands and diffs
@@ -25,6 +26,7 @@ from agentd.protocol.content import (
     ToolResultMessage,
     UserMessage,
 )
+from agentd.protocol.events import PlanItem
 from agentd.protocol.session_file import CompactionEntry, Entry, MessageEntry, ModelChangeEntry
 from agentd.protocol.tool_details import EditDetails, ToolDetails, UndoEditDetails, WriteDetails
 from agentd.store.file import SessionFile
@@ -81,6 +83,10 @@ def export_markdown(session: SessionFile) -> str:
     """The current branch of ``session`` as a Markdown document."""
     parts = [f"# {_title(session)}", ""]
     parts += [f"- **{name}:** {value}" for name, value in _facts(session)]
+    plan = session.plan()
+    if plan:
+        parts += ["", "## Plan", ""]
+        parts += [f"- [{'x' if p.status == 'completed' else ' '}] {_plan_text(p)}" for p in plan]
     for entry in _entries(session):
         lines = _markdown_entry(entry)
         if lines:
@@ -159,6 +165,7 @@ pre{background:#f0f0f0;padding:.5rem;overflow-x:auto;white-space:pre-wrap}
 .diff .add{color:#116329;background:#e6ffec}.diff .del{color:#82071e;background:#ffebe9}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2rem .5rem}
 summary{cursor:pointer;font-family:monospace}img{max-width:100%}
+.plan{list-style:none;padding-left:.2rem;font-style:normal}
 """
 
 
@@ -170,6 +177,10 @@ def export_html(session: SessionFile) -> str:
         for name, value in _facts(session)
     )
     body = "\n".join(_html_entry(entry) for entry in _entries(session))
+    plan = session.plan()
+    if plan:
+        items = "".join(f"<li>{_e(_plan_text(p, mark=True))}</li>" for p in plan)
+        body = _box("note plan", "plan", f'<ul class="plan">{items}</ul>') + "\n" + body
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -250,6 +261,12 @@ def _image(block: ImageContent) -> str:
     if block.mime_type not in _IMAGE_TYPES or not _BASE64.fullmatch(block.data):
         return f"<p>[image: {_e(block.mime_type)}]</p>"
     return f'<img alt="image" src="data:{block.mime_type};base64,{block.data}">'
+
+
+def _plan_text(item: PlanItem, *, mark: bool = False) -> str:
+    """A plan step's text: in progress marked "(in progress)", ``mark`` adds ☑/☐."""
+    box = ("☑ " if item.status == "completed" else "☐ ") if mark else ""
+    return box + item.content + (" (in progress)" if item.status == "in_progress" else "")
 
 
 def _box(kind: str, role: str, inner: str) -> str:

@@ -31,14 +31,17 @@ import msgspec
 
 from agentd.errors import InvalidParams, SessionExists
 from agentd.protocol.content import Message, TextContent, ToolResultMessage
+from agentd.protocol.events import PlanItem
 from agentd.protocol.session_file import (
     SESSION_VERSION,
     CompactionEntry,
     Entry,
     MessageEntry,
+    PlanEntry,
     SessionHeader,
 )
 from agentd.redact import Redactor
+from agentd.store import blobs
 from agentd.store.lock import open_locked, take_lock
 from agentd.store.paths import (
     check_session_id,
@@ -85,7 +88,7 @@ class SessionFile(SessionTree):
         fd: int | None = None,
         locked: bool = False,
     ) -> None:
-        super().__init__(nodes)
+        super().__init__([blobs.resolved(node, path) for node in nodes])
         self.path = path
         self.header = header
         self.warnings: list[LoadWarning] = [*(warnings or []), *self.tree_warnings]
@@ -222,10 +225,10 @@ class SessionFile(SessionTree):
             parent_id=self.leaf_id,
             timestamp=utc_now(),
         )
-        line = _ENCODER.encode(stored)
+        line = _ENCODER.encode(self._externalized(stored))
         redacted = self._redactor.json(line)
         if redacted is not line:
-            stored = _ENTRY_DECODER.decode(redacted)
+            stored = self._resolved(_ENTRY_DECODER.decode(redacted))
         self._write(redacted + b"\n")
         self._insert(stored)
         return stored
@@ -246,6 +249,10 @@ class SessionFile(SessionTree):
                 tokens_before=tokens_before,
             )
         )
+
+    def append_plan(self, entries: list[PlanItem]) -> Entry:
+        """Append a ``plan`` entry: the agent's whole plan from now on (:meth:`plan`)."""
+        return self.append(PlanEntry(entries=entries))
 
     def repair_interrupted(self) -> list[Entry]:
         """Answer every tool call on the branch that has no result with an error result
@@ -343,7 +350,18 @@ class SessionFile(SessionTree):
     def _line_of(self, node: Node) -> bytes:
         if isinstance(node, UnknownEntry):
             return node.raw
-        return self._redactor.json(_ENCODER.encode(node))
+        return self._redactor.json(_ENCODER.encode(self._externalized(node)))
+
+    def _externalized(self, entry: Entry) -> Entry:
+        """``entry`` as its line holds it: images as references to their files
+        (:mod:`agentd.store.blobs`); a failed image write is a :class:`StoreWriteFailed`."""
+        try:
+            return blobs.externalized(entry, self.path)
+        except OSError as exc:
+            raise write_failed(blobs.images_dir(self.path), exc) from exc
+
+    def _resolved(self, entry: Entry) -> Entry:
+        return blobs.resolved(entry, self.path)
 
     def _write(self, data: bytes) -> None:
         """Append ``data`` whole, or not at all: on a failed write the file is cut back to

@@ -19,11 +19,13 @@ from agentd.protocol.content import (
     Usage,
     UserMessage,
 )
+from agentd.protocol.events import PlanItem
 from agentd.protocol.session_file import (
     CompactionEntry,
     Entry,
     MessageEntry,
     ModelChangeEntry,
+    PlanEntry,
     SessionInfoEntry,
     SettingsEntry,
 )
@@ -112,6 +114,13 @@ class SessionTree:
             if isinstance(entry, SettingsEntry):
                 return entry
         return None
+
+    def plan(self) -> list[PlanItem]:
+        """The plan of the latest ``plan`` entry on the current branch (empty: none)."""
+        for entry in reversed(self.path_to_leaf()):
+            if isinstance(entry, PlanEntry):
+                return list(entry.entries)
+        return []
 
     def model(self) -> tuple[str, str] | None:
         """``(provider, model)`` in use on the branch: from the latest ``model_change`` entry

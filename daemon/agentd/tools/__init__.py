@@ -25,7 +25,9 @@ from agentd.tools.ls import LsTool
 from agentd.tools.read import ReadTool
 from agentd.tools.settings import describe
 from agentd.tools.task import TaskTool
+from agentd.tools.todo import TodoTool
 from agentd.tools.undo_edit import UndoEditTool
+from agentd.tools.web_fetch import WebFetchTool
 from agentd.tools.write import WriteTool
 from agentd.toolspec import ToolSpec
 
@@ -39,6 +41,8 @@ TOOLS: dict[str, type[Tool]] = {
     "find": FindTool,
     "ls": LsTool,
     "task": TaskTool,
+    "todo": TodoTool,
+    "web_fetch": WebFetchTool,
 }
 READ_ONLY: tuple[str, ...] = ("read", "grep", "find", "ls")
 DEFAULT_TOOLS: tuple[str, ...] = tuple(TOOLS)

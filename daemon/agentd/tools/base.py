@@ -11,14 +11,14 @@ from __future__ import annotations
 import contextlib
 import copy
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar
 
 import msgspec
 
 from agentd.protocol.content import Usage, UserContent
-from agentd.protocol.events import Location, RunStopReason, ToolKind
+from agentd.protocol.events import Event, Location, RunStopReason, ToolKind
 from agentd.protocol.tool_details import ToolDetails
 from agentd.tools.defaults import ToolSettings
 from agentd.toolspec import ToolSpec
@@ -35,12 +35,14 @@ class ToolResult:
     ``output`` is the text (or content blocks, e.g. an image) the model sees; ``details`` is
     the tool's typed report for UIs (:mod:`agentd.protocol.tool_details`: paths, diff, exit
     code, duration, truncated…), never sent to the model. ``is_error`` marks a result the
-    model should treat as a failure (bash exit codes are *not* errors).
+    model should treat as a failure (bash exit codes are *not* errors). ``events`` are emitted
+    by the loop just before the call's ``tool_execution_end`` (``todo``: its ``plan_update``).
     """
 
     output: str | list[UserContent]
     details: ToolDetails | None = None
     is_error: bool = False
+    events: list[Event] = field(default_factory=list)
 
 
 def _no_update(_delta: str) -> None:

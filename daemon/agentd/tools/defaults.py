@@ -73,6 +73,7 @@ class ToolSettings(msgspec.Struct, kw_only=True):
     undo_max_bytes: int = UNDO_MAX_BYTES
     secret_env: list[str] = []
     pass_env: list[str] = []
+    web_fetch_allow_hosts: list[str] = []
     permission_policy: Policy | None = None
     process_registry: Path | None = None
     agent_profiles: str = "- general: a general-purpose agent with your tools"

@@ -38,6 +38,19 @@ def _doc(text: str) -> msgspec.Meta:
     return msgspec.Meta(description=text)
 
 
+class WebFetchTable(msgspec.Struct, forbid_unknown_fields=True):
+    """The ``web_fetch`` tool: which non-public hosts it may reach."""
+
+    allow_hosts: Annotated[
+        list[str] | None,
+        _doc(
+            "hosts the SSRF guard lets through although they are loopback, private, "
+            "link-local, CGNAT or metadata addresses: names or globs (`*.internal.example`), "
+            "addresses (`127.0.0.1`) or CIDR blocks (`10.1.0.0/16`)"
+        ),
+    ] = None
+
+
 class ToolsTable(msgspec.Struct, forbid_unknown_fields=True):
     """Limits and environment of the tools; a key left out keeps the built-in value."""
 
@@ -80,6 +93,7 @@ class ToolsTable(msgspec.Struct, forbid_unknown_fields=True):
         list[str] | None,
         _doc("variables bash gets from the daemon's environment besides the safe set"),
     ] = None
+    web_fetch: WebFetchTable | None = None
 
 
 _NUMERIC = frozenset(ToolsTable.__struct_fields__) - {
@@ -87,6 +101,7 @@ _NUMERIC = frozenset(ToolsTable.__struct_fields__) - {
     "grep_backend",
     "secret_env",
     "pass_env",
+    "web_fetch",
 }
 
 
@@ -109,8 +124,10 @@ def tool_settings(section: ToolsTable | Mapping[str, Any] | None) -> ToolSetting
     given: dict[str, Any] = {
         name: list(value) if isinstance(value, list) else value
         for name, value in msgspec.structs.asdict(table).items()
-        if value is not None
+        if value is not None and name != "web_fetch"
     }
+    if table.web_fetch is not None and table.web_fetch.allow_hosts is not None:
+        given["web_fetch_allow_hosts"] = list(table.web_fetch.allow_hosts)
     return ToolSettings(**given)
 
 

@@ -74,11 +74,13 @@ from agentd.protocol.acp.methods import (
     WriteTextFileParams,
 )
 from agentd.protocol.acp.updates import (
+    AcpPlanEntry,
     AgentMessageChunk,
     AgentThoughtChunk,
     ConfigOptionUpdate,
     Cost,
     CurrentModeUpdate,
+    PlanUpdate,
     SessionInfoUpdate,
     SessionNotification,
     SessionUpdate,
@@ -91,6 +93,7 @@ from agentd.protocol.acp.updates import (
 __all__ = [
     "ACP_PROTOCOL_VERSION",
     "Acp",
+    "AcpPlanEntry",
     "AgentCapabilities",
     "AgentMessageChunk",
     "AgentThoughtChunk",
@@ -122,6 +125,7 @@ __all__ = [
     "NewSessionResult",
     "PermissionOption",
     "PermissionOptionKind",
+    "PlanUpdate",
     "PromptCapabilities",
     "PromptParams",
     "PromptResult",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -79,6 +79,20 @@ class UsageUpdate(Acp, tag="usage_update", tag_field=_UPDATE):
     cost: Cost | None = None
 
 
+class AcpPlanEntry(Acp, omit_defaults=False):
+    """One step of an ACP ``plan`` (every field required by ACP)."""
+
+    content: str
+    priority: Literal["high", "medium", "low"]
+    status: Literal["pending", "in_progress", "completed"]
+
+
+class PlanUpdate(Acp, tag="plan", tag_field=_UPDATE):
+    """The agent's whole plan (``plan``): replaces the one shown before."""
+
+    entries: list[AcpPlanEntry]
+
+
 SessionUpdate = (
     UserMessageChunk
     | AgentMessageChunk
@@ -89,6 +103,7 @@ SessionUpdate = (
     | ConfigOptionUpdate
     | SessionInfoUpdate
     | UsageUpdate
+    | PlanUpdate
 )
 
 

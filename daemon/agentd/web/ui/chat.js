@@ -76,7 +76,7 @@ export function mountChat(root, host, options = {}) {
     const history = await call('session/messages', { sessionId });
     const state = await call('session/state', { sessionId });
     let chat = loadHistory(initialState(sessionId), history.messages);
-    chat = { ...chat, running: state.status === 'running', queue: { steering: state.steering, followUp: state.followUp } };
+    chat = { ...chat, running: state.status === 'running', queue: { steering: state.steering, followUp: state.followUp }, plan: state.plan ?? [] };
     set({ chat, session: loaded.session, banner: null });
     options.onSessionChange?.(sessionId);
     // Replay what the daemon still buffers (a run in progress), then follow live events.
@@ -93,11 +93,12 @@ export function mountChat(root, host, options = {}) {
 
   /** @type {import('./view.js').Actions} */
   const actions = {
-    async send(text, mode) {
+    async send(text, mode, images = []) {
       try {
         const sessionId = app.session?.sessionId ?? (await newSession());
         if (mode === 'prompt') {
-          call('session/prompt', { sessionId, text }).then(refreshSessions, () => {});
+          const params = images.length ? { sessionId, text, images } : { sessionId, text };
+          call('session/prompt', params).then(refreshSessions, () => {});
         } else {
           await call(mode === 'steer' ? 'session/steer' : 'session/followUp', { sessionId, text });
         }

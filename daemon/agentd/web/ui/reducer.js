@@ -27,6 +27,8 @@
  * @typedef {{inputTokens?: number, outputTokens?: number, cacheReadTokens?: number,
  *   cacheWriteTokens?: number, cost?: number}} Usage
  * @typedef {{stopReason: string, turns: number, cost: number, error: string | null}} RunEnd
+ * @typedef {{content: string, status: 'pending' | 'in_progress' | 'completed', priority: string}}
+ *   PlanStep
  * @typedef {{
  *   sessionId: string | null,
  *   lastSeq: number,
@@ -35,6 +37,7 @@
  *   index: Record<string, number>,
  *   open: string | null,
  *   queue: {steering: string[], followUp: string[]},
+ *   plan: PlanStep[],
  *   retry: string | null,
  *   lastRun: RunEnd | null,
  *   toolByIndex: Record<number, string>,
@@ -58,6 +61,7 @@ export function initialState(sessionId = null) {
     index: {},
     open: null,
     queue: { steering: [], followUp: [] },
+    plan: [],
     retry: null,
     lastRun: null,
     toolByIndex: {},
@@ -315,6 +319,7 @@ const HANDLERS = {
   retry: (state, e) => ({
     ...state, retry: `Retrying (attempt ${e.attempt} of ${e.maxAttempts}) in ${Math.round(e.delayMs / 100) / 10} s: ${e.error}`,
   }),
+  plan_update: (state, e) => ({ ...state, plan: e.entries ?? [] }),
   queue_update: (state, e) => ({ ...state, queue: { steering: e.steering ?? [], followUp: e.followUp ?? [] } }),
   error: (state, e, seq) => notice(state, 'error', e.message, seq),
   permission_request: (state, e) =>

@@ -5,6 +5,7 @@
 // newest state and schedules one render; unchanged parts (compared by object identity) are
 // skipped, so a stream of deltas costs one DOM update per frame for the item that grew.
 
+import { attachImages } from './attach.js';
 import { createItem, el, updateItem } from './items.js';
 import { totalUsage } from './reducer.js';
 
@@ -20,7 +21,8 @@ import { totalUsage } from './reducer.js';
  *   banner: string | null,
  * }} AppState
  * @typedef {{
- *   send: (text: string, mode: 'prompt' | 'steer' | 'followUp') => void,
+ *   send: (text: string, mode: 'prompt' | 'steer' | 'followUp',
+ *     images?: {type: 'image', data: string, mimeType: string}[]) => void,
  *   cancel: () => void,
  *   newSession: () => void,
  *   openSession: (sessionId: string) => void,
@@ -145,6 +147,9 @@ function buildLayout(root, actions, withSidebar) {
   const banner = el('div', 'banner');
   banner.setAttribute('role', 'alert');
   banner.hidden = true;
+  const plan = el('section', 'plan');
+  plan.setAttribute('aria-label', 'Plan');
+  plan.hidden = true;
   const log = el('div', 'log');
   log.setAttribute('role', 'log');
   log.setAttribute('aria-live', 'polite');
@@ -154,9 +159,9 @@ function buildLayout(root, actions, withSidebar) {
   const composer = buildComposer(actions);
   const footer = el('footer', 'cost');
   footer.setAttribute('aria-label', 'Usage');
-  main.append(header, banner, log, composer.form, footer);
+  main.append(header, banner, plan, log, composer.form, footer);
   root.append(sidebar, main);
-  return { sidebar, list, title, model, fork, status, signOut, banner, log, footer, ...composer };
+  return { sidebar, list, title, model, fork, status, signOut, banner, plan, log, footer, ...composer };
 }
 
 function button(text, className, onClick) {
@@ -182,13 +187,23 @@ function buildComposer(actions) {
   stop.title = 'Cancel the run (Esc)';
   const buttons = el('div', 'composer-buttons');
   buttons.append(send, later, stop);
-  form.append(queue, input, buttons);
+  const attachments = el('ul', 'attachments');
+  attachments.setAttribute('aria-label', 'Attached images');
+  const attachError = el('div', 'attach-error');
+  attachError.setAttribute('role', 'alert');
+  form.append(queue, attachments, attachError, input, buttons);
+  const images = attachImages(form, input, attachments, (message) => {
+    attachError.textContent = message;
+  });
 
   function submit(mode) {
     const text = input.value;
     if (!text.trim()) return;
     input.value = '';
-    actions.send(text, mode ?? (form.classList.contains('running') ? 'steer' : 'prompt'));
+    attachError.textContent = '';
+    const chosen = mode ?? (form.classList.contains('running') ? 'steer' : 'prompt');
+    // Images go with a prompt; a steer or queued message keeps them for the next prompt.
+    actions.send(text, chosen, chosen === 'prompt' ? images.take() : []);
   }
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -261,6 +276,7 @@ function renderStatus(dom, state) {
   dom.banner.textContent = state.banner ?? '';
   dom.log.setAttribute('aria-busy', String(running));
   renderQueue(dom.queue, chat.queue);
+  renderPlan(dom.plan, chat.plan ?? []);
   const usage = totalUsage(chat);
   const run = chat.lastRun;
   const end = run && run.stopReason !== 'end_turn' ? ` · last run: ${run.stopReason.replace('_', ' ')}` : '';
@@ -279,6 +295,24 @@ function renderQueue(list, queue) {
   if (list.dataset.texts === texts.join('\u0000')) return;
   list.dataset.texts = texts.join('\u0000');
   list.replaceChildren(...texts.map((t) => el('li', 'queued', t)));
+}
+
+const PLAN_MARKS = { completed: '✔', in_progress: '▸', pending: '○' };
+
+/** The agent's plan, pinned above the transcript: a heading with progress, then each step. */
+function renderPlan(node, plan) {
+  const key = JSON.stringify(plan);
+  if (node.dataset.plan === key) return;
+  node.dataset.plan = key;
+  node.hidden = plan.length === 0;
+  const done = plan.filter((step) => step.status === 'completed').length;
+  const steps = el('ol', 'plan-steps');
+  for (const step of plan) {
+    const row = el('li', `plan-step plan-step--${step.status}`);
+    row.append(el('span', 'plan-mark', PLAN_MARKS[step.status] ?? '○'), el('span', 'plan-text', step.content));
+    steps.appendChild(row);
+  }
+  node.replaceChildren(el('div', 'plan-head', `Plan · ${done}/${plan.length} done`), steps);
 }
 
 function fmt(n) {

@@ -213,13 +213,17 @@ function M.ensure_session(cb)
   end)
 end
 
---- Send a prompt to the current session; while a run is going, steer it instead.
-function M.prompt(text)
+--- Send a prompt (with `images`, a list of ImageContent) to the current session; while a
+--- run is going, steer it instead (a steer carries no images: they are dropped, with a note).
+function M.prompt(text, images)
   M.ensure_session(function(err, info)
     if err then
       return report("session/new", err)
     end
     if M.running then
+      if images and #images > 0 then
+        log.notify("images go with a prompt, not a steer: they were not sent", levels.WARN)
+      end
       return M.call("session/steer", { sessionId = info.sessionId, text = text }, function(steer_err)
         if steer_err then
           return report("session/steer", steer_err)
@@ -228,7 +232,11 @@ function M.prompt(text)
       end)
     end
     M.running = true
-    M.call("session/prompt", { sessionId = info.sessionId, text = text }, function(prompt_err, result)
+    local params = { sessionId = info.sessionId, text = text }
+    if images and #images > 0 then
+      params.images = images
+    end
+    M.call("session/prompt", params, function(prompt_err, result)
       if prompt_err and prompt_err.code == rpc.CONNECTION_LOST then
         return -- on_exit tells the user (and reconnects to a shared daemon)
       end

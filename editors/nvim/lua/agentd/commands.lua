@@ -14,12 +14,22 @@ local function ask(prompt, cb)
   end)
 end
 
---- Send `text`, opening the chat first when configured to.
-function M.send_text(text)
+--- Send `text` (with `images`), opening the chat first when configured to.
+function M.send_text(text, images)
   if config.options.chat.open_on_prompt then
     require("agentd.chat").open(false)
   end
-  client.prompt(text)
+  client.prompt(text, images)
+end
+
+-- The prompt words and the images they name (image files become images); nil on a bad one.
+local function with_images(args)
+  local text, images, why = require("agentd.images").split(args)
+  if not text then
+    log.notify(why, levels.ERROR)
+    return nil
+  end
+  return text, images
 end
 
 local function relative(buf)
@@ -30,7 +40,11 @@ end
 --- :Agent {prompt}
 function M.agent(opts)
   if opts.args ~= "" then
-    return M.send_text(opts.args)
+    local text, images = with_images(opts.args)
+    if text then
+      M.send_text(text ~= "" and text or "Look at this image.", images)
+    end
+    return
   end
   ask("agentd: ", M.send_text)
 end
@@ -42,11 +56,16 @@ function M.send(opts)
   local lines = vim.api.nvim_buf_get_lines(buf, first - 1, last, false)
   local fence = string.rep("`", 3)
   local excerpt = string.format("%s lines %d-%d:\n%s%s\n%s\n%s", relative(buf), first, last, fence, vim.bo[buf].filetype, table.concat(lines, "\n"), fence)
-  local function send(prompt)
-    M.send_text(prompt .. "\n\n" .. excerpt)
+  local function send(prompt, images)
+    M.send_text(prompt .. "\n\n" .. excerpt, images)
   end
   if opts.args ~= "" then
-    return send(opts.args)
+    -- image files among the words go as images: `:AgentSend what is wrong here? shot.png`
+    local text, images = with_images(opts.args)
+    if text then
+      send(text, images)
+    end
+    return
   end
   ask("agentd (about the selection): ", send)
 end

@@ -18,6 +18,7 @@ local M = {
   stream = nil, -- { prefix, pieces } of the text being streamed at the end of the buffer
   tools = {}, -- toolCallId -> { mark, label, name, started, output, dirty, body }
   approvals = {}, -- toolCallId -> extmark of the approval line
+  plan_rows = 0, -- lines the pinned plan takes right below the header
   ns = vim.api.nvim_create_namespace("agentd_transcript"),
   stats = { events = 0, flushes = 0 }, -- counters for tests and benchmarks
 }
@@ -48,7 +49,7 @@ end
 
 local function replace_all(lines)
   local buf = M.buffer()
-  M.queue, M.stream, M.tools, M.approvals = {}, nil, {}, {}
+  M.queue, M.stream, M.tools, M.approvals, M.plan_rows = {}, nil, {}, {}, 0
   vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
@@ -231,7 +232,29 @@ local function render_message(message)
   end
 end
 
+local PLAN_MARKS = { completed = "✔", in_progress = "▸", pending = "○" }
+
+-- The agent's plan, pinned below the header line: replaced whole by each plan_update.
+local function render_plan(ev)
+  local entries = ev.entries or {}
+  local lines = {}
+  if #entries > 0 then
+    local done = 0
+    for _, entry in ipairs(entries) do
+      done = done + (entry.status == "completed" and 1 or 0)
+    end
+    lines[1] = string.format("◆ plan  %d/%d done", done, #entries)
+    for _, entry in ipairs(entries) do
+      lines[#lines + 1] = "  " .. (PLAN_MARKS[entry.status] or "○") .. " " .. entry.content
+    end
+    lines[#lines + 1] = ""
+  end
+  vim.api.nvim_buf_set_lines(M.buf, 1, 1 + M.plan_rows, false, lines)
+  M.plan_rows = #lines
+end
+
 local renderers = {
+  plan_update = render_plan,
   message_start = function(ev)
     if ev.role == "assistant" then
       end_stream()

@@ -1,0 +1,128 @@
+"""One ``web_fetch`` GET: redirects followed by hand, each hop through the SSRF guard and
+connected to the address that was checked.
+
+Each hop resolves its host once (:func:`agentd.tools.net.guard.resolve`) and requests the URL
+with that address in place of the name, the ``Host`` header and (for https) the TLS server
+name set to the real host, so certificates are verified against the name while the socket
+goes to the checked address: no DNS-rebinding gap. Nothing identifying is sent: no cookies
+(none are kept between hops), no ``Authorization``, no proxy or ``.netrc`` from the
+environment (``trust_env`` off). Limits: :data:`MAX_REDIRECTS` redirects, ``timeout`` seconds
+for the whole fetch, ``max_bytes`` of body (a longer body is an error, not a cut).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+from urllib.parse import SplitResult, urljoin
+
+import msgspec
+
+from agentd.tools.base import ToolError
+from agentd.tools.net.guard import check_url, resolve
+
+if TYPE_CHECKING:
+    import httpx
+
+MAX_REDIRECTS = 5
+USER_AGENT = "agentd-web-fetch/1 (+https://github.com/agentd)"
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+
+
+class Fetched(msgspec.Struct, frozen=True):
+    """A fetched body: the final URL, its status, its ``Content-Type`` and the raw bytes."""
+
+    url: str
+    status: int
+    content_type: str
+    body: bytes
+    redirects: int = 0
+
+
+async def fetch(
+    url: str,
+    *,
+    allow_hosts: Sequence[str] = (),
+    secrets: Sequence[str] = (),
+    timeout: float = 15.0,
+    max_bytes: int = 5 * 1024 * 1024,
+) -> Fetched:
+    """GET ``url`` within the limits (see the module docstring); ToolError otherwise."""
+    import httpx
+
+    try:
+        async with asyncio.timeout(timeout):
+            return await _follow(url, allow_hosts, secrets, max_bytes)
+    except TimeoutError:
+        raise ToolError(f"The fetch of {url} timed out after {timeout:g} s.") from None
+    except httpx.HTTPError as error:
+        raise ToolError(f"The fetch of {url} failed: {error or type(error).__name__}.") from None
+
+
+async def _follow(
+    url: str, allow_hosts: Sequence[str], secrets: Sequence[str], max_bytes: int
+) -> Fetched:
+    for hop in range(MAX_REDIRECTS + 1):
+        parts = check_url(url, secrets)
+        response_url, status, location, content_type, body = await _get(
+            parts, allow_hosts, max_bytes
+        )
+        if status not in _REDIRECTS or location is None:
+            return Fetched(response_url, status, content_type, body, hop)
+        url = urljoin(url, location)
+    raise ToolError(f"Too many redirects: stopped after {MAX_REDIRECTS}.")
+
+
+async def _get(
+    parts: SplitResult, allow_hosts: Sequence[str], max_bytes: int
+) -> tuple[str, int, str | None, str, bytes]:
+    """One hop: (its URL, status, Location, Content-Type, body)."""
+    import httpx
+
+    host = parts.hostname or ""
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    address = await resolve(host, port, allow_hosts)
+    netloc = f"[{address}]" if ":" in address else address
+    pinned = parts._replace(netloc=f"{netloc}:{port}").geturl()
+    host_header = parts.netloc.rsplit("@", 1)[-1]
+    headers = {"Host": host_header, "User-Agent": USER_AGENT, "Accept": _ACCEPT}
+    extensions = {"sni_hostname": host} if parts.scheme == "https" else {}
+    async with httpx.AsyncClient(trust_env=False, follow_redirects=False, timeout=None) as client:
+        request = client.build_request("GET", pinned, headers=headers, extensions=extensions)
+        response = await client.send(request, stream=True)
+        try:
+            body = await _read(response, max_bytes)
+        finally:
+            await response.aclose()
+    location = response.headers.get("location")
+    return (
+        parts.geturl(),
+        response.status_code,
+        location,
+        response.headers.get("content-type", ""),
+        body,
+    )
+
+
+async def _read(response: httpx.Response, max_bytes: int) -> bytes:
+    declared = response.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > max_bytes:
+        raise ToolError(_too_big(max_bytes))
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > max_bytes:
+            raise ToolError(_too_big(max_bytes))
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_big(max_bytes: int) -> str:
+    return f"The response is larger than {max_bytes / 1048576:g} MB; it was not read."
+
+
+_ACCEPT = (
+    "text/html,application/xhtml+xml,text/plain,text/markdown,application/json;q=0.9,*/*;q=0.5"
+)

@@ -1,0 +1,180 @@
+"""web_fetch against a real local HTTP server: HTML → Markdown, text and JSON, redirects,
+limits, and the SSRF guard (loopback names and addresses, redirects to them, metadata,
+allow_hosts), plus what is never sent."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agentd.tools.base import ToolContext, ToolError
+from agentd.tools.defaults import ToolSettings
+from agentd.tools.net.fetch import fetch
+from agentd.tools.net.guard import check_url, host_allowed, refusal
+from tests.tools.conftest import call, text_of
+from tests.tools.webserver import _Server, web_server
+
+
+@pytest.fixture
+def server() -> Iterator[_Server]:
+    with web_server() as started:
+        yield started
+
+
+def allowing(work: Path, *hosts: str, **limits: int) -> ToolContext:
+    settings = ToolSettings(web_fetch_allow_hosts=list(hosts), **limits)
+    return ToolContext(cwd=work, session_id="t", spill_dir=work / ".spill", settings=settings)
+
+
+def base(server: _Server, host: str = "localhost") -> str:
+    return f"http://{host}:{server.server_address[1]}"
+
+
+async def test_html_becomes_markdown_without_scripts_styles_or_navigation(
+    work: Path, server: _Server
+) -> None:
+    result = await call("web_fetch", allowing(work, "localhost"), url=base(server) + "/page")
+    text = text_of(result)
+    assert not result.is_error
+    assert text.startswith(f"{base(server)}/page (HTTP 200, markdown)\n")
+    assert "# Install guide" in text
+    assert "Run `pip install agentd`, then read [the docs](https://example.com/docs)." in text
+    assert "- first step\n- second step" in text
+    assert "```\nagentd serve --stdio\n```" in text
+    assert "| key  | value |\n| ---- | ----- |\n| port | 8080  |" in text
+    for gone in ("tracking", "color: red", "Blog", "Home"):
+        assert gone not in text
+    assert result.details.format == "markdown"
+    assert result.details.status == 200
+
+
+async def test_json_and_text_pass_through_and_binary_is_refused(
+    work: Path, server: _Server
+) -> None:
+    ctx = allowing(work, "localhost")
+    json_result = await call("web_fetch", ctx, url=base(server) + "/json", prompt="the name")
+    assert text_of(json_result).endswith('Looking for: the name\n\n{"name": "agentd", "ok": true}')
+    png = await call("web_fetch", ctx, url=base(server) + "/png")
+    assert png.is_error
+    assert "binary (image/png, 72 bytes)" in text_of(png)
+    missing = await call("web_fetch", ctx, url=base(server) + "/missing")
+    assert missing.is_error
+    assert "(HTTP 404, text)" in text_of(missing)
+
+
+async def test_redirects_are_followed_up_to_five(work: Path, server: _Server) -> None:
+    ctx = allowing(work, "localhost")
+    five = await call("web_fetch", ctx, url=base(server) + "/hop/4")
+    assert five.details.redirects == 5
+    assert "# Install guide" in text_of(five)
+    six = await call("web_fetch", ctx, url=base(server) + "/hop/5")
+    assert six.is_error
+    assert text_of(six) == "Too many redirects: stopped after 5."
+
+
+async def test_size_cap_and_slow_server(work: Path, server: _Server) -> None:
+    big = await call("web_fetch", allowing(work, "localhost"), url=base(server) + "/big")
+    assert big.is_error
+    assert text_of(big) == "The response is larger than 5 MB; it was not read."
+    with pytest.raises(ToolError, match=r"timed out after 0.5 s"):
+        await fetch(base(server) + "/slow", allow_hosts=["localhost"], timeout=0.5)
+
+
+async def test_long_result_is_cut_and_spilled_whole(work: Path, server: _Server) -> None:
+    ctx = allowing(work, "localhost", max_output_lines=100)
+    result = await call("web_fetch", ctx, url=base(server) + "/long")
+    spilled = Path(result.details.spill_path)
+    assert spilled.parent == work / ".spill"
+    assert spilled.read_text().count("\n") == 5000
+    assert "line 97\n" in text_of(result)
+    assert "line 4999" not in text_of(result)
+    assert "showing the first 100 of 5000 lines" in text_of(result)
+
+
+async def test_loopback_by_name_and_address_is_refused(work: Path, server: _Server) -> None:
+    ctx = allowing(work)
+    by_name = await call("web_fetch", ctx, url=base(server) + "/page")
+    assert by_name.is_error
+    assert text_of(by_name).startswith(
+        "Refused by the SSRF guard: localhost (127.0.0.1) is a loopback address."
+    )
+    by_address = await call("web_fetch", ctx, url=base(server, "127.0.0.1") + "/page")
+    assert "127.0.0.1 is a loopback address" in text_of(by_address)
+    assert "[tools.web_fetch] allow_hosts" in text_of(by_address)
+    assert server.seen == []  # nothing reached the server
+
+
+async def test_every_redirect_hop_is_checked(work: Path, server: _Server) -> None:
+    """The first hop is allowed by name; its redirect to 127.0.0.1 or to the metadata
+    address is refused before any connection."""
+    ctx = allowing(work, "localhost")
+    loopback = await call("web_fetch", ctx, url=base(server) + "/to-loopback")
+    assert "127.0.0.1 is a loopback address" in text_of(loopback)
+    metadata = await call("web_fetch", ctx, url=base(server) + "/to-metadata")
+    assert "169.254.169.254 is a cloud metadata address" in text_of(metadata)
+    assert [path for path, _ in server.seen] == ["/to-loopback", "/to-metadata"]
+
+
+async def test_allow_hosts_by_address_and_the_connection_is_pinned(
+    work: Path, server: _Server
+) -> None:
+    """An allowed address lets a name resolving to it through; the request goes to the
+    checked address with the Host header of the URL, no cookie even after Set-Cookie, no
+    Authorization."""
+    ctx = allowing(work, "127.0.0.1")
+    result = await call("web_fetch", ctx, url=base(server) + "/set-cookie")
+    assert "# Install guide" in text_of(result)
+    (_, first), (_, second) = server.seen
+    assert second["Host"] == f"localhost:{server.server_address[1]}"
+    assert "Cookie" not in second
+    assert "Authorization" not in first
+    assert "Authorization" not in second
+
+
+@pytest.mark.parametrize(
+    ("address", "rule"),
+    [
+        ("127.0.0.1", "a loopback address"),
+        ("::1", "a loopback address"),
+        ("10.1.2.3", "a private-network address"),
+        ("192.168.0.10", "a private-network address"),
+        ("172.16.5.4", "a private-network address"),
+        ("169.254.1.1", "a link-local address"),
+        ("fe80::1", "a link-local address"),
+        ("100.64.0.1", "a carrier-grade NAT (100.64.0.0/10) address"),
+        ("169.254.169.254", "a cloud metadata address"),
+        ("fd00:ec2::254", "a cloud metadata address"),
+        ("fc00::5", "a private-network address"),
+        ("::ffff:127.0.0.1", "a loopback address"),
+        ("64:ff9b::a9fe:a9fe", "a cloud metadata address"),
+        ("0.0.0.0", "a private-network address"),
+        ("224.0.0.1", "a reserved, multicast or unspecified address"),
+        ("93.184.216.34", None),
+        ("2606:4700::1111", None),
+    ],
+)
+def test_address_rules(address: str, rule: str | None) -> None:
+    assert refusal(ipaddress.ip_address(address)) == rule
+
+
+def test_urls_refused_before_any_request() -> None:
+    with pytest.raises(ToolError, match="only http and https"):
+        check_url("file:///etc/passwd")
+    with pytest.raises(ToolError, match="user name or password"):
+        check_url("https://user:pw@example.com/")
+    with pytest.raises(ToolError, match="looks like a secret"):
+        check_url("https://example.com/?key=sk-abcdefghijklmnopqrstuvwxyz0123")
+    with pytest.raises(ToolError, match="looks like a secret"):
+        check_url("https://example.com/?q=hunter2-env-value", ["hunter2-env-value"])
+    assert check_url("https://example.com/a?b=c").hostname == "example.com"
+
+
+def test_allow_host_patterns() -> None:
+    assert host_allowed("api.internal.example", ["*.internal.example"])
+    assert not host_allowed("internal.example.com", ["*.internal.example"])
+    assert host_allowed("10.1.2.3", ["10.1.0.0/16"])
+    assert host_allowed("LOCALHOST.", ["localhost"])
+    assert not host_allowed("127.0.0.2", ["127.0.0.1"])
