@@ -5,6 +5,7 @@ a clear error and nothing is sent. Real nvim, real daemon."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 
 import pytest
@@ -29,7 +30,10 @@ def test_agent_send_with_an_image_path(editor: Editor) -> None:
     editor.nvim.command("AgentSend what is in shot.png")
     text = editor.wait_run_end()
     assert "what is in\n" in text
-    assert user_images(editor) == [("image/png", base64.b64encode(PNG).decode())]
+    digest = hashlib.sha256(PNG).hexdigest()
+    assert user_images(editor) == [("image/png", f"sha256:{digest}")]  # stored once, beside
+    (session_file,) = editor.home.sessions.glob("*/*.jsonl")
+    assert (session_file.with_suffix(".images") / digest).read_bytes() == PNG
 
 
 def test_a_bad_image_is_refused_and_nothing_is_sent(editor: Editor) -> None:

@@ -1,3 +1,4 @@
+// @ts-check
 // Images attached to the next message: pasted into the message box or dropped on the composer.
 //
 // `attachImages(form, input, list, onError)` wires paste and drag-and-drop and returns
@@ -33,7 +34,7 @@ export async function readImage(file) {
 }
 
 /**
- * @param {HTMLFormElement} form @param {HTMLTextAreaElement} input @param {HTMLElement} list
+ * @param {HTMLElement} form @param {HTMLTextAreaElement} input @param {HTMLElement} list
  * @param {(message: string) => void} onError
  */
 export function attachImages(form, input, list, onError) {
