@@ -160,6 +160,8 @@ class TaskDetails(Wire, tag="task", tag_field="type"):
     turns: int
     usage: Usage
     cost: float
+
+
 class TodoDetails(Wire, tag="todo", tag_field="type"):
     """The agent's plan was written: ``steps`` steps, ``completed`` of them done (the plan
     itself comes as a ``plan_update`` event)."""

@@ -16,6 +16,8 @@ export type ToolDetails =
   | FindDetails
   | GrepDetails
   | TaskDetails
+  | TodoDetails
+  | WebFetchDetails
   | ToolErrorDetails;
 /**
  * Every agent event, tagged by `type`.
@@ -39,7 +41,8 @@ export type Event =
   | PermissionResolved
   | CompactionStart
   | CompactionEnd
-  | SessionWarning;
+  | SessionWarning
+  | PlanUpdate;
 
 /**
  * The run ended. Exactly one per run, always the last event of it.
@@ -455,6 +458,33 @@ export interface TaskDetails {
   cost: number;
 }
 /**
+ * The agent's plan was written: ``steps`` steps, ``completed`` of them done (the plan
+ *     itself comes as a ``plan_update`` event).
+ */
+export interface TodoDetails {
+  type: 'todo';
+  steps: number;
+  completed: number;
+}
+/**
+ * A web page was fetched: the final ``url`` after ``redirects`` redirects, its HTTP
+ *     ``status`` and ``content_type``, ``bytes`` read, what the model got (``format``:
+ *     ``markdown`` for converted HTML, ``text`` otherwise), in ``duration_ms``. A result over the
+ *     limits is cut (``truncated``) with the whole text in ``spill_path``.
+ */
+export interface WebFetchDetails {
+  type: 'web_fetch';
+  url: string;
+  status: number;
+  contentType: string;
+  format: 'markdown' | 'text';
+  bytes: number;
+  redirects: number;
+  durationMs: number;
+  truncated?: boolean;
+  spillPath?: string | null;
+}
+/**
  * A call of any tool failed (its result has ``isError``); ``error`` says how.
  */
 export interface ToolErrorDetails {
@@ -601,6 +631,26 @@ export interface PermissionResolved {
   reason?: string | null;
 }
 /**
+ * One step of the agent's plan (the ``todo`` tool): what, how far, how important
+ *     (every field always present).
+ */
+export interface PlanItem {
+  content: string;
+  status?: 'completed' | 'in_progress' | 'pending';
+  priority?: 'high' | 'low' | 'medium';
+}
+/**
+ * The agent's plan changed; ``entries`` is the whole plan now (replace what was shown).
+ *
+ *     Sent when the model calls the ``todo`` tool (just before that call's
+ *     ``tool_execution_end``), and to a client loading a session with ``replay``, after the
+ *     messages. An empty list clears the plan.
+ */
+export interface PlanUpdate {
+  type: 'plan_update';
+  entries?: PlanItem[];
+}
+/**
  * ``session/prompt``: run the agent on ``text``; resolves when the run ends.
  *
  *     ``max_turns`` limits this run only; without it the session's limit applies.
@@ -729,7 +779,8 @@ export interface SessionEvent {
     | PermissionResolved
     | CompactionStart
     | CompactionEnd
-    | SessionWarning;
+    | SessionWarning
+    | PlanUpdate;
 }
 /**
  * Turn ``turn`` (1-based) begins: one LLM call plus the tool calls it asks for.
@@ -977,6 +1028,7 @@ export interface SessionStateResult {
   usage: Usage;
   messageCount: number;
   title?: string | null;
+  plan?: PlanItem[];
 }
 /**
  * ``session/steer`` / ``session/followUp``: queue a message for a running session.
