@@ -38,9 +38,7 @@ def script_fetch(home: Home, url: str) -> None:
 
 
 def allow(home: Home, hosts: str) -> None:
-    config = home.config_dir / "agentd" / "config.toml"
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(f"[tools.web_fetch]\nallow_hosts = [{hosts}]\n")
+    home.user_config(f"[tools.web_fetch]\nallow_hosts = [{hosts}]\n")
 
 
 def end_of(events: list[dict[str, object]]) -> dict[str, object]:
