@@ -34,7 +34,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol
 
 import msgspec
 
@@ -88,6 +88,16 @@ ContextTransform = Callable[[list[Message], CompactReason], Awaitable[list[Messa
 """Called before each model call (``threshold``) and once after a context-overflow error
 (``overflow``) with a copy of the context; returns the context the loop continues with (a
 compaction: the summary and the kept recent messages), or None to keep it as it is."""
+
+
+class ToolSource(Protocol):
+    """Tools that come and go (MCP servers): :meth:`prepare` gives the toolset at the start
+    of a run (after ``agent_start``), :meth:`refresh` a new one at a turn start when it
+    changed (else None)."""
+
+    async def prepare(self) -> Toolset: ...
+
+    def refresh(self) -> Toolset | None: ...
 
 
 class RunResult(msgspec.Struct):
@@ -149,6 +159,7 @@ class Agent:
     messages: list[Message] = field(default_factory=list)
     max_turns: int = 50
     transform_context: ContextTransform | None = None
+    tool_source: ToolSource | None = None
     queues: MessageQueues = field(init=False, repr=False)
     _active: _Run | None = field(init=False, repr=False, default=None)
 
@@ -179,6 +190,8 @@ class Agent:
         self._active = run
         try:
             self.sink(AgentStart())
+            if self.tool_source is not None:
+                self.toolset = await self.tool_source.prepare()
             await self._loop(run, [user_message(text, images)])
         except _Stop as stop:
             run.result.stop_reason, run.result.error = stop.reason, stop.error
@@ -244,6 +257,9 @@ class Agent:
     def _start_turn(self, run: _Run, pending: list[UserMessage]) -> None:
         run.result.turns += 1
         run.open_turn = run.result.turns
+        fresh = self.tool_source.refresh() if self.tool_source is not None else None
+        if fresh is not None:
+            self.toolset = fresh
         self.sink(TurnStart(turn=run.result.turns))
         for message in pending:
             self._add_user(message)

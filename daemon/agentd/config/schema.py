@@ -98,6 +98,38 @@ class CompactionSection(msgspec.Struct, forbid_unknown_fields=True):
     context_window: Annotated[PositiveInt | None, doc("override the model's context window")] = None
 
 
+class McpServerSection(msgspec.Struct, forbid_unknown_fields=True):
+    """An MCP server whose tools sessions get as ``mcp__NAME__TOOL`` (``NAME`` is the server's
+    name; see "MCP servers")."""
+
+    command: Annotated[
+        str | None, doc("the program of a stdio server (started lazily, once per cwd)")
+    ] = None
+    args: Annotated[list[str], doc("its arguments")] = msgspec.field(default_factory=list)
+    env: Annotated[
+        dict[str, str],
+        doc("variables added to the filtered environment it gets (provider keys only when named)"),
+    ] = msgspec.field(default_factory=dict)
+    cwd: Annotated[str | None, doc("its working directory (default: the session's cwd)")] = None
+    url: Annotated[
+        str | None, doc("the endpoint of a streamable HTTP server (instead of `command`)")
+    ] = None
+    headers: Annotated[dict[str, str], doc("HTTP headers sent to `url` (e.g. `Authorization`)")] = (
+        msgspec.field(default_factory=dict)
+    )
+    enabled: Annotated[bool, doc("false: the server is not started")] = True
+    startup_timeout: Annotated[
+        float, msgspec.Meta(gt=0), doc("seconds to start and initialize it")
+    ] = 30.0
+    tool_timeout: Annotated[float, msgspec.Meta(gt=0), doc("seconds a tool call may take")] = 600.0
+    enabled_tools: Annotated[
+        list[str] | None, doc("only these of its tools are offered (default: all)")
+    ] = None
+    disabled_tools: Annotated[list[str], doc("these of its tools are not offered")] = msgspec.field(
+        default_factory=list
+    )
+
+
 class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     """One configuration file (user or project). Unset keys keep their defaults."""
 
@@ -133,9 +165,10 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     tools: ToolsTable = msgspec.field(default_factory=ToolsTable)
     retry: RetrySection = msgspec.field(default_factory=RetrySection)
     compaction: CompactionSection = msgspec.field(default_factory=CompactionSection)
+    mcp_servers: dict[str, McpServerSection] = msgspec.field(default_factory=dict)
 
 
-_DICT_TABLES = {"providers", "prices"}
+_DICT_TABLES = {"providers", "prices", "mcp_servers"}
 _PATH = re.compile(r" - at `\$(?P<path>[^`]*)`$")
 
 

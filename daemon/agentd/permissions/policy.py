@@ -30,6 +30,9 @@ Rules (TOML section ``[permissions]``, plus what the user answers with *always*)
   Deny rules match *every* simple command of the parse by the basename of its program
   (``/bin/rm`` is ``rm``), also behind wrappers (``sudo``, ``env``, ``timeout``…) and inside
   ``bash -c``/``sh -c``/``eval`` strings;
+- ``mcp__server__tool`` — that MCP tool; a glob names several (``mcp__github__*``). An MCP
+  tool asks in ``ask`` mode and is refused in ``read-only`` unless its server marks it
+  ``readOnlyHint``;
 - ``tool(glob)`` for tools with a path (read, write, edit, undo_edit, grep, find, ls): a
   gitignore-style glob matched against the normalised, symlink-resolved path relative to the
   session's cwd (a rule never matches a path outside it, except that a deny rule without
@@ -65,7 +68,14 @@ from agentd.permissions.commands import (
     remembered_rules,
 )
 from agentd.permissions.paths import PathView, Resolver
-from agentd.permissions.rules import PATH_TOOLS, READING_TOOLS, PolicyError, Rule, command_rules
+from agentd.permissions.rules import (
+    MCP_PREFIX,
+    PATH_TOOLS,
+    READING_TOOLS,
+    PolicyError,
+    Rule,
+    command_rules,
+)
 from agentd.protocol.methods import PermissionMode
 from agentd.tools.base import Tool
 from agentd.tools.shellparse.danger import dangerous_reason
@@ -170,6 +180,8 @@ class PermissionPolicy:
 
     def check(self, tool: Tool, args: dict[str, Any]) -> Decision:
         """Decide one call (see the module docstring for the order)."""
+        if tool.name.startswith(MCP_PREFIX):
+            return self._check_mcp(tool)
         denied = self._denying_rule(tool, args)
         if denied is not None:
             return Decision("deny", f"{tool.name} is denied by the rule `{denied.text}`")
@@ -187,6 +199,22 @@ class PermissionPolicy:
             return Decision("allow", f"allowed by {names}")
         network = getattr(tool, "network", False)
         if self.mode == "auto" or not (tool.mutating or (network and self.mode == "ask")):
+            return Decision("allow", f"{self.mode} mode")
+        return Decision("ask", f"{tool.name} needs approval in ask mode")
+
+    def _check_mcp(self, tool: Tool) -> Decision:
+        """An MCP tool (``mcp__server__tool``): deny rules, the read-only ceiling, allow
+        rules, then the mode; only a tool its server marks ``readOnlyHint`` counts as not
+        mutating."""
+        for rule in self.deny:
+            if rule.matches_mcp(tool.name):
+                return Decision("deny", f"{tool.name} is denied by the rule `{rule.text}`")
+        if self.mode == "read-only" and tool.mutating:
+            return self._read_only(tool)
+        for rule in self.allow:
+            if rule.matches_mcp(tool.name):
+                return Decision("allow", f"allowed by `{rule.text}`")
+        if self.mode == "auto" or not tool.mutating:
             return Decision("allow", f"{self.mode} mode")
         return Decision("ask", f"{tool.name} needs approval in ask mode")
 

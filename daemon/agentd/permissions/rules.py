@@ -10,6 +10,7 @@ of command rules by program word.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from collections.abc import Sequence
 from functools import cached_property, lru_cache
@@ -27,6 +28,8 @@ PATH_TOOLS = frozenset({"read", "write", "edit", "undo_edit", "grep", "find", "l
 READING_TOOLS = frozenset({"read", "grep", "find", "ls"})
 _RULE = re.compile(r"^(?P<tool>[a-z_]+)(?:\((?P<spec>.*)\))?$", re.DOTALL)
 _DOMAIN = re.compile(r"^domain:[A-Za-z0-9*.:\[\]-]+$")
+MCP_PREFIX = "mcp__"
+_MCP_RULE = re.compile(r"^mcp__[A-Za-z0-9_\-*?\[\]]+$")
 _GLOB_SYNTAX = frozenset("*?[]{}\\!#")
 """Characters that make a glob segment more than a literal name (``!``/``#`` lead a
 negation or a comment in gitignore syntax)."""
@@ -48,7 +51,15 @@ class Rule(msgspec.Struct, frozen=True, dict=True):
 
     @classmethod
     def parse(cls, text: str) -> Rule:
-        """Parse ``tool``, ``tool(spec)``; raises PolicyError naming what is wrong."""
+        """Parse ``tool``, ``tool(spec)``, or an MCP tool name (``mcp__server__tool``, globs
+        allowed: ``mcp__github__*``); raises PolicyError naming what is wrong."""
+        if text.strip().startswith(MCP_PREFIX):
+            if not _MCP_RULE.match(text.strip()):
+                raise PolicyError(
+                    f"Bad permission rule {text!r}: an MCP rule is a tool name such as "
+                    "`mcp__github__create_issue` or a glob such as `mcp__github__*`."
+                )
+            return cls(text.strip(), text.strip())
         match = _RULE.match(text.strip())
         if match is None:
             raise PolicyError(f"Bad permission rule {text!r}: write `tool` or `tool(argument)`.")
@@ -69,6 +80,10 @@ class Rule(msgspec.Struct, frozen=True, dict=True):
         if spec is not None and spec.strip() == "*":
             spec = None
         return cls(text.strip(), tool, spec.strip() if spec else None)
+
+    def matches_mcp(self, tool_name: str) -> bool:
+        """Whether this MCP rule (a name or a glob) names the MCP tool ``tool_name``."""
+        return self.tool.startswith(MCP_PREFIX) and fnmatch.fnmatchcase(tool_name, self.tool)
 
     @property
     def is_exact_command(self) -> bool:

@@ -64,6 +64,7 @@ from agentd.protocol.lifecycle import (
 from agentd.protocol.lifecycle import (
     WebOpenResult as WebOpenResult,
 )
+from agentd.protocol.mcp import McpServerParam
 from agentd.protocol.session_file import SessionSummary
 
 # --- sessions and runs ----------------------------------------------------------------------
@@ -90,6 +91,9 @@ class SessionNewParams(Params):
     ``*_API_KEY``; others are ignored). When given, they replace the daemon's own provider
     variables for this session; they are held in memory only, never written, and never reach
     bash. Refused over TCP.
+
+    ``mcpServers``: MCP servers for this session only, in the ACP shape (merged by name over
+    the configured ones; see "MCP servers" in the README). Held in memory only.
     """
 
     cwd: str
@@ -104,6 +108,7 @@ class SessionNewParams(Params):
     base_url: str | None = None
     sandbox: Literal["workspace", "none"] | None = None
     provider_env: dict[str, str] | None = None
+    mcp_servers: list[McpServerParam] | None = None
 
 
 class SessionInfo(Result):

@@ -13,21 +13,23 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from agentd.errors import ConfigError, InvalidParams, SessionNotFound
+from agentd.protocol.mcp import McpServerParam
 from agentd.protocol.methods import SessionNewParams
 from agentd.protocol.session_file import SettingsEntry
 from agentd.session.binding import ModelSource, ResolvedModel, UnresolvedProvider
 from agentd.session.compaction import CompactionSettings
 from agentd.session.runtime import SessionRuntime
-from agentd.session.settings import AgentParts, Settings
+from agentd.session.settings import AgentParts, SessionTools, Settings
 from agentd.session.shared import (
     Services,
     process_registry,
     project_dir,
     spill_root,
 )
-from agentd.tools.base import Tool, ToolContext
+from agentd.tools.base import Tool, ToolContext, Toolset
 
 if TYPE_CHECKING:
+    from agentd.agent.scheduling import ToolRunner
     from agentd.config.load import Config, ModelChoice
     from agentd.permissions.policy import PermissionPolicy
     from agentd.providers.base import Provider
@@ -55,6 +57,7 @@ class _Parts(msgspec.Struct):
     """Warnings about how the session's settings were chosen."""
     extra_prompt: str | None = None
     """Added to the system prompt after the instructions (a subagent's instructions)."""
+    mcp_servers: list[McpServerParam] | None = None
 
 
 async def new_session(
@@ -209,6 +212,7 @@ async def _parts(
         config = await asyncio.to_thread(services.config, cwd)  # files: off the event loop
     choice = None
     if resolve:
+        _check_mcp_params(params.mcp_servers)
         choice = await services.choose_model(
             config, params.provider, params.model, params.base_url, params.provider_env
         )
@@ -239,6 +243,7 @@ async def _parts(
         max_turns,
         env,
         [note] if note else [],
+        mcp_servers=params.mcp_servers,
     )
 
 
@@ -270,6 +275,17 @@ def _mode(
         "ask",
         f"This session asks before mutating tools instead of running in auto mode: {problem}",
     )
+
+
+def _check_mcp_params(servers: list[McpServerParam] | None) -> None:
+    """InvalidParams for an ``mcpServers`` entry that cannot be started."""
+    from agentd.mcp.servers import from_param
+
+    for index, server in enumerate(servers or ()):
+        try:
+            from_param(server)
+        except ValueError as exc:
+            raise InvalidParams(f"{exc} - at `$.mcpServers[{index}]`") from None
 
 
 def _record_settings(
@@ -306,28 +322,30 @@ def _assemble(
     policy, timeout = _approval(parts)
     context = _tool_context(services, file, parts, policy)
     tools = toolset(parts.tools, context.settings)
-    extra = "\n\n".join(t for t in (parts.config.extra_prompt, parts.extra_prompt) if t)
+    extra_prompt = "\n\n".join(t for t in (parts.config.extra_prompt, parts.extra_prompt) if t)
+    mcp, mcp_warnings = _mcp_servers(services, parts, tools, context)
     agent_parts = AgentParts(
         provider=_provider(services, parts),
         model=parts.model,
         system_prompt=build_system_prompt(
-            parts.cwd, tools.specs, override=parts.system_prompt, extra=extra or None
+            parts.cwd, tools.specs, override=parts.system_prompt, extra=extra_prompt or None
         ),
         toolset=tools,
         context=context,
-        run_tool=run_tool,
+        run_tool=run_tool if mcp is None else _mcp_runner(run_tool),
         messages=messages,
         max_turns=parts.max_turns or 50,
+        extra_tools=mcp,
     )
     settings = Settings(
         session_id=file.header.id,
         cwd=str(parts.cwd),
         title=title,
         provider_env=parts.provider_env,
-        config_warnings=[*parts.config.warnings, *parts.notes],
+        config_warnings=[*parts.config.warnings, *parts.notes, *mcp_warnings],
         untrusted_config=str(parts.config.untrusted_file) if parts.config.untrusted_file else None,
     )
-    _warn_about_config(file, parts.config, parts)
+    _warn_about_config(file, parts.config, parts, mcp_warnings)
     runtime = SessionRuntime(
         settings,
         file,
@@ -371,7 +389,29 @@ def _model_source(services: Services, parts: _Parts) -> ModelSource:
     return resolve
 
 
-def _warn_about_config(file: SessionFile, config: Config, parts: _Parts) -> None:
+def _mcp_servers(
+    services: Services, parts: _Parts, builtin: Toolset, context: ToolContext
+) -> tuple[SessionTools | None, list[str]]:
+    """The session's MCP servers (None when it has none: then nothing of MCP is imported)
+    and warnings about those left out (an untrusted ``.mcp.json``)."""
+    from agentd.mcp.servers import gather
+
+    found = gather(parts.config.settings.mcp_servers, parts.cwd, parts.mcp_servers)
+    if not found.servers:
+        return None, found.warnings
+    from agentd.mcp.session import McpSession
+
+    pool = services.mcp_pool()
+    return McpSession(pool, found.servers, parts.cwd, builtin, context.settings), found.warnings
+
+
+def _mcp_runner(builtin: ToolRunner) -> ToolRunner:
+    from agentd.mcp.tools import runner
+
+    return runner(builtin)
+
+
+def _warn_about_config(file: SessionFile, config: Config, parts: _Parts, extra: list[str]) -> None:
     """Config warnings, and an unconfined bash under a workspace sandbox, become
     ``session_warning`` events for every client that watches."""
     from agentd.hardening import landlock_abi
@@ -379,7 +419,7 @@ def _warn_about_config(file: SessionFile, config: Config, parts: _Parts) -> None
     from agentd.tools.process.landlock import unconfined_warning
     from agentd.tools.process.mountns import unprotected_warning
 
-    texts = [*config.warnings, *parts.notes]
+    texts = [*config.warnings, *parts.notes, *extra]
     if parts.sandbox == "workspace" and "bash" in parts.tools:
         protected = unprotected_warning()  # bubblewrap confines bash on its own
         texts += [protected] if protected else []

@@ -101,8 +101,12 @@ class SessionRuntime:
             messages=parts.messages,
             max_turns=parts.max_turns,
             transform_context=self._compacted_context,
+            tool_source=parts.extra_tools,
         )
         self.run = RunState(settings.session_id)
+        self.extra_tools = parts.extra_tools
+        if self.extra_tools is not None:
+            self.extra_tools.warn = lambda text: self.emit(SessionWarning(message=text))
         self.store_error: str | None = None
         self._syncs = SyncQueue(lambda: self.file.sync(), self._sync_failed)
         self._model_source = model_source
@@ -406,4 +410,6 @@ class SessionRuntime:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
         await self._syncs.wait()
+        if self.extra_tools is not None:
+            await self.extra_tools.close()
         self.file.close()

@@ -4,7 +4,8 @@ session's own facts), :class:`AgentParts` (the agent's provider, prompt and tool
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 import msgspec
 
@@ -39,6 +40,20 @@ class Settings(msgspec.Struct):
         return f"Settings({shown})"
 
 
+class SessionTools(Protocol):
+    """Tools besides the built-in ones (a session's MCP servers, :mod:`agentd.mcp.session`):
+    the agent's :class:`~agentd.agent.loop.ToolSource`, told where warnings go, closed with
+    the session."""
+
+    warn: Callable[[str], None]
+
+    async def prepare(self) -> Toolset: ...
+
+    def refresh(self) -> Toolset | None: ...
+
+    async def close(self) -> None: ...
+
+
 class AgentParts(msgspec.Struct):
     """What the session's agent is built from (see :class:`agentd.agent.loop.Agent`)."""
 
@@ -50,6 +65,7 @@ class AgentParts(msgspec.Struct):
     run_tool: ToolRunner
     messages: list[Message] = msgspec.field(default_factory=list)
     max_turns: int = 50
+    extra_tools: SessionTools | None = None
 
 
 def prompt_result(result: RunResult) -> PromptResult:

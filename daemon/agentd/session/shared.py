@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     import httpx
 
     from agentd.config.load import Config, ModelChoice
+    from agentd.mcp.pool import McpPool
 
 MOCK = "mock"
 
@@ -39,6 +40,7 @@ class Services:
         self.config_file = Path(config_file) if config_file else None
         self._http: httpx.AsyncClient | None = None
         self._mock_http: httpx.AsyncClient | None = None
+        self._mcp: McpPool | None = None
         args = (spill_root(),)
         threading.Thread(target=prune, args=args, name="spill-prune", daemon=True).start()
 
@@ -124,8 +126,22 @@ class Services:
             self._mock_http = httpx.AsyncClient(transport=MockTransport(), trust_env=False)
         return self._mock_http
 
+    def mcp_pool(self) -> McpPool:
+        """The daemon's MCP server processes (created when a session first has servers)."""
+        if self._mcp is None:
+            from agentd.mcp.pool import McpPool
+
+            self._mcp = McpPool()
+        return self._mcp
+
+    def mcp_running(self) -> McpPool | None:
+        """The pool if any session ever had MCP servers (for ``daemon/status``)."""
+        return self._mcp
+
     async def close(self) -> None:
-        """Close the HTTP clients, if they were created."""
+        """Stop the MCP servers and close the HTTP clients, if they were created."""
+        if self._mcp is not None:
+            await self._mcp.close()
         for client in (self._http, self._mock_http):
             if client is not None:
                 await client.aclose()
