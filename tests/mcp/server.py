@@ -118,8 +118,7 @@ def main() -> None:
             time.sleep(3600)
     if "--http" in args:
         port = int(args[args.index("--http") + 1])
-        app.settings.host, app.settings.port = "127.0.0.1", port
-        app.run("streamable-http")
+        app.run("streamable-http", host="127.0.0.1", port=port)
     else:
         app.run("stdio")
 

@@ -92,12 +92,12 @@ compaction: the summary and the kept recent messages), or None to keep it as it 
 
 class ToolSource(Protocol):
     """Tools that come and go (MCP servers): :meth:`prepare` gives the toolset at the start
-    of a run (after ``agent_start``), :meth:`refresh` a new one at a turn start when it
+    of a run (after ``agent_start``), :meth:`refresh` a new one before a turn when it
     changed (else None)."""
 
     async def prepare(self) -> Toolset: ...
 
-    def refresh(self) -> Toolset | None: ...
+    async def refresh(self) -> Toolset | None: ...
 
 
 class RunResult(msgspec.Struct):
@@ -227,6 +227,7 @@ class Agent:
     async def _loop(self, run: _Run, pending: list[UserMessage]) -> None:
         while True:
             self._check_limits(run, pending)
+            await self._refresh_tools()
             self._start_turn(run, pending)
             await self._compact("threshold")
             reply = await self._call_model(run)
@@ -257,9 +258,6 @@ class Agent:
     def _start_turn(self, run: _Run, pending: list[UserMessage]) -> None:
         run.result.turns += 1
         run.open_turn = run.result.turns
-        fresh = self.tool_source.refresh() if self.tool_source is not None else None
-        if fresh is not None:
-            self.toolset = fresh
         self.sink(TurnStart(turn=run.result.turns))
         for message in pending:
             self._add_user(message)
@@ -268,6 +266,11 @@ class Agent:
         turn, run.open_turn = run.open_turn, None
         if turn is not None:
             self.sink(TurnEnd(turn=turn, stop_reason=stop_reason))
+
+    async def _refresh_tools(self) -> None:
+        fresh = await self.tool_source.refresh() if self.tool_source is not None else None
+        if fresh is not None:
+            self.toolset = fresh
 
     async def _compact(self, reason: CompactReason) -> bool:
         """Let ``transform_context`` compact the context; adopt what it returns (whether it

@@ -63,6 +63,8 @@ class Connection:
         self._stop = asyncio.Event()
         self._exited = False
         self.stopping = False
+        self.stale = False
+        """The server announced a new tool list that was not fetched yet."""
         """Set by :meth:`stop`: the ending is wanted, not a failure."""
 
     @property
@@ -109,6 +111,7 @@ class Connection:
         """Fetch the tool list again (after ``list_changed``)."""
         session = self._session
         if session is not None:
+            self.stale = False
             self.tools = await _all_tools(session)
 
     # --- the owner task ---------------------------------------------------------------------
@@ -200,14 +203,12 @@ class Connection:
             self._stop.set()
 
     async def _on_message(self, message: Any) -> None:
+        """A new tool list is announced: marked stale (fetched at the next turn start, not
+        here: this runs in the SDK's receive loop, which a request would block)."""
         import mcp.types as mcp_types
 
         if isinstance(message, mcp_types.ToolListChangedNotification):
-            try:
-                await self.refresh_tools()
-            except Exception as exc:
-                log.warning("mcp tools/list failed", server=self.definition.name, error=str(exc))
-                return
+            self.stale = True
             self._on_change()
 
 

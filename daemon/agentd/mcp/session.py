@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from agentd.log import get_logger
 from agentd.mcp.connection import Connection, StartFailed
 from agentd.mcp.pool import McpPool
 from agentd.mcp.servers import ServerDef, qualified_name
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from agentd.tools.defaults import ToolSettings
 
 Warn = Callable[[str], None]
+log = get_logger("agentd.mcp")
 
 
 class McpSession:
@@ -54,12 +56,19 @@ class McpSession:
         self._changed = False
         return self.toolset()
 
-    def refresh(self) -> Toolset | None:
-        """A new toolset when a server's tool list changed since the last one, else None
-        (called by the agent loop at each turn start)."""
+    async def refresh(self) -> Toolset | None:
+        """A new toolset when a server announced a new tool list since the last one, else
+        None (called by the agent loop before each turn)."""
         if not self._changed:
             return None
         self._changed = False
+        for connection in list(self.connections.values()):
+            if connection.stale and connection.alive:
+                try:
+                    await connection.refresh_tools()
+                except Exception as exc:
+                    name = connection.definition.name
+                    log.warning("mcp tools/list failed", server=name, error=str(exc))
         return self.toolset()
 
     def toolset(self) -> Toolset:
