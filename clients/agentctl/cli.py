@@ -97,6 +97,10 @@ def dispatch(options: argparse.Namespace) -> int:
         from agentctl.trust_cmd import trust_main
 
         return trust_main(options)
+    if command == "mcp":
+        from agentctl.mcp_cmd import mcp_main
+
+        return mcp_main(options)
     if command == "web":
         from agentctl.web_cmd import web_main
 

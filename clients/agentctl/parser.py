@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 DESCRIPTION = "Shell client of agentd, the headless coding-agent daemon."
 EPILOG = """exit codes: 0 done, 1 agent/provider error, 2 usage or configuration error,
@@ -201,6 +202,7 @@ def _add_small_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
         action="store_true",
         help="trust even /, your home folder or a folder anyone can write to (refused otherwise)",
     )
+    _mcp_parser(commands)
     web = commands.add_parser("web", help="open the web chat of the shared daemon")
     _connection_options(web, stdio=False)
     web.add_argument("--app", action="store_true", help="open a Chromium/Chrome app window")
@@ -211,6 +213,32 @@ def _add_small_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
     )
     bridge = commands.add_parser("bridge", help="pipe stdio to the daemon socket (for editors)")
     bridge.add_argument("bridge_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+
+
+def _mcp_parser(commands: Any) -> None:
+    mcp = commands.add_parser("mcp", help="MCP servers: list, add, remove")
+    which = mcp.add_subparsers(dest="mcp_command", required=True, metavar="ACTION")
+    listing = which.add_parser("list", help="servers of this folder: state, tools, source")
+    _connection_options(listing, stdio=True)
+    listing.add_argument("--cwd", metavar="DIR", help="the project folder (default: here)")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    add = which.add_parser(
+        "add",
+        help="add a server to the user config",
+        usage="agentctl mcp add NAME [--env NAME=VALUE]… (-- COMMAND [ARG…] | --url URL)",
+    )
+    add.add_argument("words", nargs=argparse.REMAINDER, metavar="NAME …")
+    remove = which.add_parser("remove", help="remove a server from the user config")
+    remove.add_argument("name", metavar="NAME")
+
+
+def mcp_add_parser() -> argparse.ArgumentParser:
+    """The words of ``agentctl mcp add`` before ``--`` (the command follows it)."""
+    parser = argparse.ArgumentParser(prog="agentctl mcp add")
+    parser.add_argument("name", metavar="NAME")
+    parser.add_argument("--url", help="a streamable HTTP server's URL")
+    parser.add_argument("--env", action="append", metavar="NAME=VALUE", help="a variable for it")
+    return parser
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -27,6 +27,7 @@ from agentd.errors import InvalidParams
 from agentd.jsonrpc.clients import Client
 from agentd.jsonrpc.handlers import build_router
 from agentd.log import get_logger
+from agentd.protocol.mcp import McpServerInfo
 from agentd.protocol.methods import WebOpenParams, WebOpenResult
 from agentd.rpc import Connection
 from agentd.rpc.outbox import QUEUE_BYTES, QUEUE_FRAMES, STALL_TIMEOUT
@@ -130,6 +131,10 @@ class Daemon:
 
     def loaded_sessions(self) -> list[str]:
         return self.sessions.loaded_ids()
+
+    def mcp_servers(self) -> list[McpServerInfo]:
+        """The MCP servers the daemon started (``daemon/status``)."""
+        return self.sessions.mcp_running()
 
     @property
     def uptime(self) -> float:

@@ -338,7 +338,10 @@ API_METHODS_FILE = Path(__file__).parent / "api" / "methods.py"
 def api_methods_source() -> str:
     """The source of :data:`API_METHODS_FILE`: a Protocol method per table ``call``."""
     calls = [(s.call, s) for s in METHODS.values() if s.call is not None]
-    types = sorted({t.__name__ for _, s in calls for t in (s.params, s.result)})
+    modules: dict[str, set[str]] = {}
+    for _, spec in calls:
+        for tp in (spec.params, spec.result):
+            modules.setdefault(tp.__module__, set()).add(tp.__name__)
     lines = [
         '"""The session methods as a Protocol, one per ``call`` of the method table.',
         "",
@@ -351,9 +354,7 @@ def api_methods_source() -> str:
         "",
         "if TYPE_CHECKING:",
         "    from agentd.api.subscriber import Subscriber",
-        "    from agentd.protocol.methods import (",
-        *(f"        {name}," for name in types),
-        "    )",
+        *_imports(modules),
         "",
         "",
         "class SessionMethods(Protocol):",
@@ -369,6 +370,17 @@ def api_methods_source() -> str:
             f"    ) -> {result}: ...",
         ]
     return "\n".join(lines) + "\n"
+
+
+def _imports(modules: dict[str, set[str]]) -> list[str]:
+    """``from MODULE import (…)`` lines (indented, for a TYPE_CHECKING block), sorted."""
+    lines: list[str] = []
+    for module, names in sorted(modules.items()):
+        if len(names) == 1:
+            lines.append(f"    from {module} import {next(iter(names))}")
+            continue
+        lines += [f"    from {module} import (", *(f"        {n}," for n in sorted(names)), "    )"]
+    return lines
 
 
 def _outputs(out_dir: Path) -> dict[Path, str | None]:

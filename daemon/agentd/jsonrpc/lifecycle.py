@@ -21,6 +21,7 @@ from agentd.errors import InvalidRequest, NotInitialized, Unauthorized
 from agentd.log import get_logger
 from agentd.log import ready as logging_ready
 from agentd.protocol.base import Empty
+from agentd.protocol.mcp import McpServerInfo
 from agentd.protocol.methods import (
     PROTOCOL_VERSION,
     DaemonStatusResult,
@@ -62,6 +63,8 @@ class DaemonControl(Protocol):
     def connection_count(self) -> int: ...
 
     def loaded_sessions(self) -> list[str]: ...
+
+    def mcp_servers(self) -> list[McpServerInfo]: ...
 
     def request_shutdown(self) -> None: ...
 
@@ -131,6 +134,7 @@ class Lifecycle:
             sessions=daemon.loaded_sessions(),
             transport=daemon.transport,
             security=_security(),
+            mcp_servers=daemon.mcp_servers(),
         )
 
 

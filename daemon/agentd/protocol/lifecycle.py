@@ -8,6 +8,7 @@ from typing import Annotated
 import msgspec
 
 from agentd.protocol.base import Params, Result
+from agentd.protocol.mcp import McpServerInfo
 
 PROTOCOL_VERSION = 1
 
@@ -85,7 +86,7 @@ class SecurityStatus(Result):
 
 
 class DaemonStatusResult(Result):
-    """``daemon/status``: liveness, load, and the protections in force."""
+    """``daemon/status``: liveness, load, the protections in force, the MCP servers."""
 
     version: str
     pid: int
@@ -94,6 +95,8 @@ class DaemonStatusResult(Result):
     sessions: list[str]
     transport: str
     security: SecurityStatus | None = None
+    mcp_servers: list[McpServerInfo] = msgspec.field(default_factory=list)
+    """The MCP servers the daemon started (``mcp/list`` tells the configured ones too)."""
 
 
 class WebOpenParams(Params):

@@ -21,6 +21,7 @@ from typing import Any, Literal
 import msgspec
 
 from agentd.protocol.base import Empty
+from agentd.protocol.mcp import McpListParams, McpListResult
 from agentd.protocol.methods import (
     CancelResult,
     CompactParams,
@@ -189,6 +190,13 @@ METHODS: dict[str, MethodSpec] = {
         call="models",
         http=True,
         local_only=PROVIDER_ENV,
+    ),
+    "mcp/list": MethodSpec(
+        McpListParams,
+        McpListResult,
+        "MCP servers of a project (cwd) and the running ones: state, tools, source.",
+        call="mcp_list",
+        http=True,
     ),
     "session/list": MethodSpec(
         SessionListParams,

@@ -26,6 +26,7 @@ import msgspec
 
 from agentd.errors import InvalidParams, InvalidRequest, SessionBusy
 from agentd.protocol.events import MessageEnd, PlanUpdate
+from agentd.protocol.mcp import McpListParams, McpListResult, McpServerInfo
 from agentd.protocol.methods import (
     CancelResult,
     CompactParams,
@@ -282,6 +283,18 @@ class SessionService:
     ) -> ModelsListResult:
         """``models/list`` for the configuration of ``cwd`` (default: the daemon's own)."""
         return self._manager().services.models(params.cwd, params.provider_env)
+
+    async def mcp_list(
+        self, params: McpListParams, subscriber: Subscriber | None = None
+    ) -> McpListResult:
+        """``mcp/list``: the MCP servers of ``cwd`` (default: the daemon's own) and the
+        running ones."""
+        return self._manager().services.mcp_list(params.cwd)
+
+    def mcp_running(self) -> list[McpServerInfo]:
+        """The MCP servers the daemon started (none imported or built when no session
+        ever had one)."""
+        return self._sessions.services.mcp_running() if self._sessions is not None else []
 
     # --- watching ----------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentd.errors import InvalidParams
+from agentd.protocol.mcp import McpListResult, McpServerInfo
 from agentd.protocol.methods import ModelsListResult
 from agentd.protocol.provider_env import is_provider_variable, provider_variables
 
@@ -134,9 +135,19 @@ class Services:
             self._mcp = McpPool()
         return self._mcp
 
-    def mcp_running(self) -> McpPool | None:
-        """The pool if any session ever had MCP servers (for ``daemon/status``)."""
-        return self._mcp
+    def mcp_running(self) -> list[McpServerInfo]:
+        """The MCP servers the daemon started (``daemon/status``); nothing is imported when
+        no session ever had one."""
+        return self._mcp.infos() if self._mcp is not None else []
+
+    def mcp_list(self, cwd: str | None) -> McpListResult:
+        """``mcp/list``: the servers a session in ``cwd`` gets (with their process's state
+        when it runs; ``untrusted`` for an untrusted ``.mcp.json``), then the other running
+        ones."""
+        from agentd.mcp.listing import listing
+
+        folder = project_dir(cwd) if cwd is not None else Path.cwd()
+        return listing(self.config(folder).settings.mcp_servers, folder, self._mcp)
 
     async def close(self) -> None:
         """Stop the MCP servers and close the HTTP clients, if they were created."""
