@@ -314,15 +314,3 @@ async def test_prompt_with_resources_and_images(box: Box) -> None:
     assert f"Referenced: {box.project}/app.py" in text
     assert f'<file path=\\"{box.project}/b.py\\">' in text
     assert "image/png" in text
-
-
-async def test_mcp_servers_are_reported_unsupported(box: Box) -> None:
-    from acp.schema import McpServerStdio
-
-    editor = Editor()
-    async with spawn(box, editor) as (conn, _):
-        server = McpServerStdio(name="files", command="mcp-files", args=[], env=[])
-        await conn.new_session(cwd=str(box.project), mcp_servers=[server])
-        await editor.wait_for(lambda: bool(editor.of("agent_message_chunk")))
-    assert "does not support MCP servers" in editor.text()
-    assert "files" in editor.text()

@@ -10,7 +10,8 @@ ACP                         agentd
 =========================== =====================================================
 ``initialize``              answered here (capabilities); the backend starts
 ``authenticate``            a no-op: agentd needs no ACP authentication
-``session/new``             ``session/new`` (+ ``models/list`` for the model option)
+``session/new``             ``session/new`` (+ ``models/list`` for the model option);
+                            ``mcpServers`` passed on (stdio and http)
 ``session/load``            ``session/load`` with ``replay`` (history as updates)
 ``session/resume``          ``session/load`` without replay
 ``session/list``            ``session/list``
@@ -43,7 +44,7 @@ import structlog
 
 from agentd import __version__
 from agentd.acp.backend import Backend, BackendOptions, open_backend
-from agentd.acp.outcome import ResourceNotFound, check_cwd, stop_reason
+from agentd.acp.outcome import ResourceNotFound, check_cwd, mcp_servers, stop_reason
 from agentd.acp.prompt import prompt_parts
 from agentd.acp.relay import Relay
 from agentd.acp.session import (
@@ -155,6 +156,7 @@ class AcpAgent:
             agent_capabilities=acp.AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=acp.PromptCapabilities(image=True, embedded_context=True),
+                mcp_capabilities=acp.McpCapabilities(http=True),
                 session_capabilities=acp.SessionCapabilities(
                     list=acp.Supported(), resume=acp.Supported(), close=acp.Supported()
                 ),
@@ -217,6 +219,7 @@ class AcpAgent:
             provider=self.options.provider,
             model=self.options.model,
             permission_mode=self.options.permission_mode,
+            mcp_servers=mcp_servers(params.mcp_servers),
         )
         api = await self._api()
         with acp_errors():
@@ -226,8 +229,6 @@ class AcpAgent:
         )
         self.sessions[info.session_id] = session
         await self._load_models(session)
-        if params.mcp_servers:
-            asyncio.get_running_loop().call_soon(self._mcp_notice, session, params.mcp_servers)
         return acp.NewSessionResult(
             session_id=info.session_id,
             modes=session.modes(),
@@ -242,7 +243,11 @@ class AcpAgent:
         previous = self.sessions.get(params.session_id)
         self.sessions[params.session_id] = session  # before the replayed history arrives
         try:
-            native = SessionLoadParams(session_id=params.session_id, replay=replay)
+            native = SessionLoadParams(
+                session_id=params.session_id,
+                replay=replay,
+                mcp_servers=mcp_servers(params.mcp_servers),
+            )
             api = await self._api()
             with acp_errors():
                 loaded = await api.load(native, self.relay)
@@ -259,8 +264,6 @@ class AcpAgent:
             info.model,
         )
         await self._load_models(session)
-        if params.mcp_servers:
-            asyncio.get_running_loop().call_soon(self._mcp_notice, session, params.mcp_servers)
         return acp.LoadSessionResult(modes=session.modes(), config_options=session.config_options())
 
     async def resume_session(
@@ -273,18 +276,6 @@ class AcpAgent:
         with acp_errors():
             models = await api.models(ModelsListParams(cwd=session.cwd))
         session.models = models.models
-
-    def _mcp_notice(self, session: AcpSession, servers: list[Any]) -> None:
-        names = [s.get("name", "?") if isinstance(s, dict) else "?" for s in servers]
-        text = (
-            f"agentd does not support MCP servers; these were not started: {', '.join(names)}. "
-            "The session uses agentd's own tools."
-        )
-        log.warning("mcp servers not supported", session_id=session.session_id, servers=names)
-        chunk = acp.AgentMessageChunk(content=acp.TextBlock(text=text))
-        self._editor_conn().notify(
-            "session/update", acp.SessionNotification(session_id=session.session_id, update=chunk)
-        )
 
     async def list_sessions(
         self, conn: Connection, params: acp.ListSessionsParams

@@ -1,4 +1,5 @@
-"""How ACP answers: the ``session/prompt`` stop reason for a finished run, and ACP's codes.
+"""How ACP answers and what it asks: the ``session/prompt`` stop reason for a finished run,
+ACP's codes, and its ``mcpServers`` as native entries.
 
 ACP's stop reasons: ``end_turn``; ``max_tokens`` when the last reply was cut by the output
 limit; ``max_turn_requests`` for agentd's turn limit and run budgets; ``refusal`` when the
@@ -9,9 +10,13 @@ answers with error -32603 and the failure's message.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import msgspec
 
 from agentd.errors import InternalError, InvalidParams, RpcError
 from agentd.protocol import acp
+from agentd.protocol.mcp import McpServerParam
 from agentd.protocol.methods import PromptResult
 
 REFUSALS = frozenset(
@@ -44,3 +49,22 @@ def stop_reason(result: PromptResult, last_turn_stop: str | None) -> acp.StopRea
             return "refusal"
         raise InternalError(f"the run failed: {result.error or 'unknown error'}")
     return "max_tokens" if last_turn_stop == "length" else "end_turn"
+
+
+_MCP_FIELDS = frozenset({"name", "type", "command", "args", "env", "url", "headers"})
+
+
+def mcp_servers(raw: list[Any]) -> list[McpServerParam] | None:
+    """ACP's ``mcpServers`` as the native ``session/new`` entries (None when empty);
+    InvalidParams naming the entry that does not have the ACP shape."""
+    if not raw:
+        return None
+    servers = []
+    for index, entry in enumerate(raw):
+        if isinstance(entry, dict):  # ACP's extension members (_meta…) are not agentd's
+            entry = {k: v for k, v in entry.items() if k in _MCP_FIELDS}
+        try:
+            servers.append(msgspec.convert(entry, McpServerParam))
+        except msgspec.ValidationError as exc:
+            raise InvalidParams(f"bad MCP server: {exc} - at `$.mcpServers[{index}]`") from None
+    return servers

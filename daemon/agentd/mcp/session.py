@@ -49,6 +49,15 @@ class McpSession:
         self.warn: Warn = lambda _text: None
         """Where warnings go (the session runtime sets it: ``session_warning`` events)."""
 
+    def add(self, servers: list[ServerDef]) -> None:
+        """Add (or replace, by name) servers; they start at the next :meth:`prepare`."""
+        names = {server.name for server in servers}
+        for definition in self.servers:
+            if definition.name in names:
+                self.pool.release(definition, self.cwd, self)
+                self.connections.pop(definition.name, None)
+        self.servers = [d for d in self.servers if d.name not in names] + servers
+
     async def prepare(self) -> Toolset:
         """Start the servers not running (concurrently) and return the session's tools:
         the built-in ones, then each running server's."""

@@ -327,12 +327,14 @@ class SessionLoadParams(Params):
     """``session/load``: by id or file path; ``replay`` streams the history as events first.
 
     ``providerEnv`` (as for ``session/new``) applies when this call loads the session; a session
-    already loaded keeps the environment it was loaded with."""
+    already loaded keeps the environment it was loaded with. ``mcpServers`` (as for
+    ``session/new``) are added to the session's servers, by name, from its next run on."""
 
     session_id: str | None = None
     path: str | None = None
     replay: bool = False
     provider_env: dict[str, str] | None = None
+    mcp_servers: list[McpServerParam] | None = None
 
 
 class SessionLoadResult(Result):

@@ -405,6 +405,28 @@ def _mcp_servers(
     return McpSession(pool, found.servers, parts.cwd, builtin, context.settings), found.warnings
 
 
+def attach_mcp_servers(
+    services: Services, runtime: SessionRuntime, servers: list[McpServerParam]
+) -> None:
+    """Add ``servers`` (by name) to a loaded session's MCP servers, from its next run on
+    (``session/load`` with ``mcpServers``); InvalidParams for a bad entry."""
+    from agentd.mcp.servers import from_param
+    from agentd.mcp.session import McpSession
+
+    _check_mcp_params(servers)
+    definitions = [from_param(server) for server in servers]
+    current = runtime.extra_tools
+    if isinstance(current, McpSession):
+        current.add(definitions)
+        return
+    agent = runtime.agent
+    cwd = Path(runtime.settings.cwd)
+    extra = McpSession(services.mcp_pool(), definitions, cwd, agent.toolset, agent.context.settings)
+    extra.warn = runtime.extra_warn
+    runtime.extra_tools = agent.tool_source = extra
+    agent.run_tool = _mcp_runner(agent.run_tool)
+
+
 def _mcp_runner(builtin: ToolRunner) -> ToolRunner:
     from agentd.mcp.tools import runner
 

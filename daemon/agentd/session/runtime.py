@@ -106,7 +106,7 @@ class SessionRuntime:
         self.run = RunState(settings.session_id)
         self.extra_tools = parts.extra_tools
         if self.extra_tools is not None:
-            self.extra_tools.warn = lambda text: self.emit(SessionWarning(message=text))
+            self.extra_tools.warn = self.extra_warn
         self.store_error: str | None = None
         self._syncs = SyncQueue(lambda: self.file.sync(), self._sync_failed)
         self._model_source = model_source
@@ -121,6 +121,10 @@ class SessionRuntime:
         """Route the file tools through an editor only while a subscriber declared ``fs``
         (see :mod:`agentd.session.files`); otherwise the tools use the disk directly."""
         self._context.files = self._files if self._files.available() else None
+
+    def extra_warn(self, text: str) -> None:
+        """A warning about the session's extra tools (an MCP server that is not available)."""
+        self.emit(SessionWarning(message=text))
 
     @property
     def id(self) -> str:

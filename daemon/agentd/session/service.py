@@ -143,6 +143,10 @@ class SessionService:
         runtime = await sessions.load(
             session_id=params.session_id, path=params.path, client_env=params.provider_env
         )
+        if params.mcp_servers:
+            from agentd.session.factory import attach_mcp_servers
+
+            attach_mcp_servers(sessions.services, runtime, params.mcp_servers)
         if subscriber is not None:
             if params.replay:
                 for message in runtime.agent.messages:

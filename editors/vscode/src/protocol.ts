@@ -945,7 +945,8 @@ export interface SessionSummary {
  * ``session/load``: by id or file path; ``replay`` streams the history as events first.
  *
  *     ``providerEnv`` (as for ``session/new``) applies when this call loads the session; a session
- *     already loaded keeps the environment it was loaded with.
+ *     already loaded keeps the environment it was loaded with. ``mcpServers`` (as for
+ *     ``session/new``) are added to the session's servers, by name, from its next run on.
  */
 export interface SessionLoadParams {
   sessionId?: string | null;
@@ -954,6 +955,7 @@ export interface SessionLoadParams {
   providerEnv?: {
     [k: string]: string;
   } | null;
+  mcpServers?: McpServerParam[] | null;
 }
 /**
  * The loaded session, where its event stream stands, and load warnings.
