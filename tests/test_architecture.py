@@ -65,8 +65,10 @@ ALLOWED: dict[str, set[str]] = {
     "transports": BASE | {"daemon", "stdio", "housekeeping", "web", "log"},
     "listen": BASE | {"daemon", "stdio", "transports", "hardening", "housekeeping", "log"},
     "acp": BASE | {"api", "rpc", "session", "stdio", "log", "hardening", "housekeeping"},
+    "mcp_server": BASE | {"rpc", "daemon", "log", "hardening"},  # `agentd mcp`, a front-end
     "schema": BASE | {"config"},
-    "cli": BASE | {"listen", "daemon", "acp", "mockllm", "log", "schema", "web", "config"},
+    "cli": BASE
+    | {"listen", "daemon", "acp", "mcp_server", "mockllm", "log", "schema", "web", "config"},
     "__main__": {"cli"},
     "agentctl": {"protocol", "errors", "rpc", "paths", "api"},
 }
@@ -145,7 +147,7 @@ def test_every_unit_is_in_the_table() -> None:
     assert units <= set(ALLOWED), sorted(units - set(ALLOWED))
 
 
-FRONT_ENDS = {"jsonrpc", "web", "acp"}
+FRONT_ENDS = {"jsonrpc", "web", "acp", "mcp_server"}
 """The front-ends over the session layer: each maps one protocol onto it."""
 
 

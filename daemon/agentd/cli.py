@@ -5,6 +5,7 @@
     agentd serve [--stdio | --socket [PATH] | --tcp HOST:PORT] [--http [HOST:PORT]] [options]
     agentd --stdio                       (alias of: agentd serve --stdio)
     agentd acp [--shared [--socket PATH]] [options]   (Agent Client Protocol on stdio)
+    agentd mcp [--shared [--socket PATH]] [options]   (MCP server on stdio: agentd_run…)
     agentd schema [--check] [--out DIR]
     agentd mock-llm ...                  (the scripted LLM server used by demos and tests)
     agentd --version
@@ -120,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="unload the least recently used idle sessions beyond N (default: 256)",
     )
     _add_acp(commands)
+    _add_mcp(commands)
     schema = commands.add_parser("schema", help="write schemas/*.json and the protocol tables")
     schema.add_argument("--check", action="store_true", help="only report drift (exit 1)")
     schema.add_argument("--out", type=Path, metavar="DIR", help="schemas directory")
@@ -153,6 +155,50 @@ def _add_acp(commands: argparse._SubParsersAction[_Parser]) -> None:
         choices=("debug", "info", "warning", "error", "critical"),
         help="minimum level logged (default: info)",
     )
+
+
+def _add_mcp(commands: argparse._SubParsersAction[_Parser]) -> None:
+    mcp = commands.add_parser(
+        "mcp", help="serve MCP on stdin/stdout: tools agentd_run and agentd_reply (Claude…)"
+    )
+    mcp.add_argument(
+        "--shared",
+        action="store_true",
+        help="use the shared socket daemon (started if needed), so sessions are shared",
+    )
+    mcp.add_argument("--socket", type=Path, metavar="PATH", help="shared daemon socket")
+    mcp.add_argument("--config", type=Path, metavar="FILE", help="configuration file")
+    mcp.add_argument("--provider", help="provider of new sessions (default: configuration)")
+    mcp.add_argument("--model", help="model of new sessions (default: configuration)")
+    mcp.add_argument(
+        "--permission-mode",
+        choices=("auto", "ask", "read-only"),
+        help="mode of new sessions when the caller names none (default: configuration)",
+    )
+    mcp.add_argument("--log-file", type=Path, metavar="FILE", help="append JSON logs here")
+    mcp.add_argument(
+        "--log-level",
+        default="info",
+        choices=("debug", "info", "warning", "error", "critical"),
+        help="minimum level logged (default: info)",
+    )
+
+
+def _mcp(ns: argparse.Namespace) -> int:
+    from agentd.mcp_server.main import McpOptions, run
+
+    if ns.socket is not None and not ns.shared:
+        print("agentd mcp: --socket needs --shared", file=sys.stderr)
+        return 2
+    options = McpOptions(
+        shared=ns.shared,
+        socket_path=ns.socket.absolute() if ns.socket else None,
+        config_file=ns.config,
+        provider=ns.provider,
+        model=ns.model,
+        permission_mode=ns.permission_mode,
+    )
+    return run(options, ns.log_file, ns.log_level)
 
 
 def _normalise(argv: list[str]) -> list[str]:
@@ -209,7 +255,9 @@ def main(argv: list[str] | None = None) -> int:
         return _schema(ns)
     if ns.command == "acp":
         return _acp(ns)
-    parser.error("a command is required: serve, acp, schema or mock-llm")
+    if ns.command == "mcp":
+        return _mcp(ns)
+    parser.error("a command is required: serve, acp, mcp, schema or mock-llm")
     return 2  # not reached: error() exits
 
 

@@ -1,0 +1,1 @@
+"""``agentd mcp``: agentd as an MCP server on stdio (see README.md in this folder)."""

@@ -1,0 +1,123 @@
+"""``agentd mcp`` driven by the official MCP SDK's client, as Claude Desktop or Codex would:
+a whole turn per call, progress, cancellation, elicited approvals, the shared daemon."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from mcp import ClientSession
+from tests.e2e.test_orphans import running
+from tests.harness import Home, stop, wait_until_async
+
+pytestmark = pytest.mark.e2e
+
+
+@contextlib.asynccontextmanager
+async def agentd_mcp(home: Home, *extra: str, **session: Any) -> AsyncIterator[ClientSession]:
+    argv = ["-m", "agentd", "mcp", "--provider", "mock", *extra]
+    params = StdioServerParameters(command=sys.executable, args=argv, env=home.env)
+    with home.stderr.open("a") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write, **session) as client:
+                await client.initialize()
+                yield client
+
+
+async def test_run_and_reply(home: Home) -> None:
+    progress: list[str] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append(message or "")
+
+    async with agentd_mcp(home) as client:
+        names = [tool.name for tool in (await client.list_tools()).tools]
+        assert names == ["agentd_run", "agentd_reply"]
+        first = await client.call_tool(
+            "agentd_run",
+            {"prompt": "write a note", "cwd": str(home.project)},
+            progress_callback=on_progress,
+        )
+        assert not first.is_error, first
+        assert first.content[0].text == "Written."
+        structured = first.structured_content
+        assert structured is not None
+        assert structured["stopReason"] == "end_turn"
+        assert structured["filesChanged"] == [str(home.project / "note.txt")]
+        assert structured["usage"]["inputTokens"] > 0
+        sid = structured["sessionId"]
+        second = await client.call_tool("agentd_reply", {"sessionId": sid, "prompt": "hello"})
+        assert second.structured_content["sessionId"] == sid
+        unknown = await client.call_tool("agentd_reply", {"sessionId": "nope", "prompt": "x"})
+    assert (home.project / "note.txt").read_text() == "noted\n"
+    assert "turn 1" in progress
+    assert "running write" in progress
+    assert unknown.is_error
+    assert "nope" in unknown.content[0].text
+
+
+async def test_ask_mode_without_elicitation_is_refused(home: Home) -> None:
+    async with agentd_mcp(home) as client:
+        refused = await client.call_tool(
+            "agentd_run",
+            {"prompt": "write a note", "cwd": str(home.project), "permissionMode": "ask"},
+        )
+    assert refused.is_error
+    assert "needs an MCP client that supports elicitation" in refused.content[0].text
+    assert not (home.project / "note.txt").exists()
+
+
+async def test_ask_mode_asks_through_elicitation(home: Home) -> None:
+    from mcp.types import ElicitResult
+
+    asked: list[str] = []
+
+    async def elicit(context: Any, params: Any) -> ElicitResult:
+        asked.append(params.message)
+        return ElicitResult(action="accept", content={"allow": True, "always": False})
+
+    async with agentd_mcp(home, elicitation_callback=elicit) as client:
+        result = await client.call_tool(
+            "agentd_run",
+            {"prompt": "write a note", "cwd": str(home.project), "permissionMode": "ask"},
+        )
+    assert not result.is_error, result
+    assert len(asked) == 1
+    assert "write" in asked[0]
+    assert "note.txt" in asked[0]
+    assert (home.project / "note.txt").read_text() == "noted\n"
+
+
+async def test_mcp_cancellation_cancels_the_run(home: Home) -> None:
+    async with agentd_mcp(home) as client:
+        call = asyncio.create_task(
+            client.call_tool("agentd_run", {"prompt": "sleep in bash", "cwd": str(home.project)})
+        )
+        await wait_until_async(lambda: running("sleep 30"), 30, "the bash call to start")
+        call.cancel()  # the SDK sends notifications/cancelled
+        with contextlib.suppress(asyncio.CancelledError):
+            await call
+        await wait_until_async(lambda: not running("sleep 30"), 15, "the run to be cancelled")
+
+
+async def test_shared_relays_to_the_shared_daemon(home: Home) -> None:
+    daemon = home.start_socket_daemon()
+    try:
+        async with agentd_mcp(home, "--shared", "--socket", str(home.socket)) as client:
+            result = await client.call_tool(
+                "agentd_run", {"prompt": "write a note", "cwd": str(home.project)}
+            )
+        sid = result.structured_content["sessionId"]
+        from tests.harness import socket_client
+
+        async with socket_client(home) as shell:
+            listed = await shell.call("session/list", {})
+    finally:
+        stop(daemon)
+    assert sid in [s["sessionId"] for s in listed["sessions"]]
