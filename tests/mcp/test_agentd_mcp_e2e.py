@@ -24,10 +24,12 @@ async def agentd_mcp(home: Home, *extra: str, **session: Any) -> AsyncIterator[C
     argv = ["-m", "agentd", "mcp", "--provider", "mock", *extra]
     params = StdioServerParameters(command=sys.executable, args=argv, env=home.env)
     with home.stderr.open("a") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write, **session) as client:
-                await client.initialize()
-                yield client
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write, **session) as client,
+        ):
+            await client.initialize()
+            yield client
 
 
 async def test_run_and_reply(home: Home) -> None:
