@@ -2,8 +2,9 @@
 
 The SDK's client is a stack of anyio context managers that must be entered and left by the
 same task, so each :class:`Connection` has an *owner* task holding them open until
-:meth:`Connection.stop`; calls are made from the sessions' tool tasks. A stdio server is
-started through ``setpriv --pdeathsig KILL`` (it dies with the daemon, even a SIGKILLed
+:meth:`Connection.stop`; calls are made from the sessions' tool tasks. A stdio server
+(:mod:`agentd.mcp.stdio`: spawned before the SDK is imported) is started through
+``setpriv --pdeathsig KILL`` (it dies with the daemon, even a SIGKILLed
 one) with the daemon's filtered environment plus its own ``env``; its stderr goes to the
 daemon log, rate-limited, and the end of its stderr tells that it exited.
 """
@@ -117,11 +118,11 @@ class Connection:
     # --- the owner task ---------------------------------------------------------------------
 
     async def _own(self, ready: asyncio.Future[None]) -> None:
-        from mcp import ClientSession
-
         try:
             async with contextlib.AsyncExitStack() as stack:
-                read, write = await self._open_transport(stack)
+                read, write = await self._open_transport(stack)  # imports the SDK meanwhile
+                from mcp import ClientSession
+
                 session = ClientSession(read, write, message_handler=self._on_message)
                 session = await stack.enter_async_context(session)
                 await session.initialize()
@@ -154,8 +155,7 @@ class Connection:
         return await self._open_stdio(stack)
 
     async def _open_stdio(self, stack: contextlib.AsyncExitStack) -> tuple[Any, Any]:
-        from mcp.client.stdio import StdioServerParameters, stdio_client
-
+        from agentd.mcp.stdio import open_stdio
         from agentd.tools.process.spawn import death_signal_prefix
 
         definition = self.definition
@@ -163,13 +163,15 @@ class Connection:
         prefix = await asyncio.to_thread(death_signal_prefix) or ()
         argv = [*prefix, definition.command, *definition.args]
         cwd = Path(definition.cwd).expanduser() if definition.cwd else self.cwd
-        params = StdioServerParameters(command=argv[0], args=argv[1:], env=self.env, cwd=cwd)
         read_fd, write_fd = os.pipe()
-        errlog = os.fdopen(write_fd, "w")
         try:
-            read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
+            opened = open_stdio(argv, self.env, cwd, write_fd)
+            read, write = await stack.enter_async_context(opened)
+        except BaseException:
+            os.close(read_fd)
+            raise
         finally:
-            errlog.close()  # the child holds its copy: the pipe ends when the server exits
+            os.close(write_fd)  # the child holds its copy: the pipe ends when the server exits
         pump = asyncio.create_task(self._pump_stderr(read_fd))
         stack.push_async_callback(_cancel, pump)
         return read, write
