@@ -41,7 +41,7 @@ ALLOWED: dict[str, set[str]] = {
     "agent": BASE | {"config", "providers", "tools", "toolspec"},
     "log": BASE | {"config", "rpc"},
     "api": BASE | {"rpc"},  # the typed session API (local or remote) and its event contract
-    "mcp": BASE | {"config", "log", "tools", "toolspec"},  # MCP servers' tools, below session
+    "mcp": BASE | {"config", "log", "rpc", "tools", "toolspec"},  # below session
     "session": BASE  # the one seam every front-end plugs into; it imports none of them
     | {
         "api",

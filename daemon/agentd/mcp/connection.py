@@ -1,12 +1,15 @@
 """One live MCP server: its process (or HTTP session), its tools, its calls.
 
-The SDK's client is a stack of anyio context managers that must be entered and left by the
-same task, so each :class:`Connection` has an *owner* task holding them open until
-:meth:`Connection.stop`; calls are made from the sessions' tool tasks. A stdio server
-(:mod:`agentd.mcp.stdio`: spawned before the SDK is imported) is started through
-``setpriv --pdeathsig KILL`` (it dies with the daemon, even a SIGKILLed
-one) with the daemon's filtered environment plus its own ``env``; its stderr goes to the
-daemon log, rate-limited, and the end of its stderr tells that it exited.
+Each :class:`Connection` has an *owner* task that opens the transport, runs ``initialize``
+and ``tools/list``, and holds it open until :meth:`Connection.stop` (the SDK's HTTP client is
+a stack of anyio context managers that the same task must enter and leave); calls are made
+from the sessions' tool tasks. Tools and results are plain JSON objects (the MCP shapes).
+
+A stdio server (:mod:`agentd.mcp.stdio`, agentd's own JSON-RPC: no SDK import) is started
+through ``setpriv --pdeathsig KILL`` (it dies with the daemon, even a SIGKILLed one) with the
+daemon's filtered environment plus its own ``env``; its stderr goes to the daemon log,
+rate-limited, and the end of its stderr tells that it exited. A streamable HTTP server goes
+through the official SDK's client.
 """
 
 from __future__ import annotations
@@ -15,33 +18,37 @@ import asyncio
 import contextlib
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from agentd import __version__
 from agentd.log import get_logger
 from agentd.mcp.servers import ServerDef
-
-if TYPE_CHECKING:
-    import mcp.types as mcp_types
-
-    from mcp import ClientSession
 
 log = get_logger("agentd.mcp")
 
 STDERR_LINES_PER_WINDOW = 20
 STDERR_WINDOW_SECONDS = 10.0
 STDERR_LINE_CHARS = 2000
+PROTOCOL_VERSION = "2025-06-18"
+Json = dict[str, Any]
+Request = Callable[[str, Json, float | None], Awaitable[Json]]
 
 
 class StartFailed(Exception):
     """The server could not be started or did not answer ``initialize``; the text says why."""
 
 
+class CallFailed(Exception):
+    """A request failed (an error answer, a timeout, a lost connection); the text says why."""
+
+
 class Connection:
-    """A started (or failed) MCP server. ``tools`` is its last tool list; ``on_change`` is
-    called when it announces a new one (``notifications/tools/list_changed``), ``on_exit``
-    when it stops or dies."""
+    """A started (or failed) MCP server. ``tools`` is its last tool list (``tools/list``
+    entries); ``on_change`` is called when it announces a new one
+    (``notifications/tools/list_changed``: ``stale`` until fetched), ``on_exit`` when it stops
+    or dies."""
 
     def __init__(
         self,
@@ -54,23 +61,23 @@ class Connection:
         self.definition = definition
         self.cwd = cwd
         self.env = env
-        self.tools: list[mcp_types.Tool] = []
+        self.tools: list[Json] = []
         self.error: str | None = None
         self.started_at = 0.0
+        self.stopping = False
+        """Set by :meth:`stop`: the ending is wanted, not a failure."""
+        self.stale = False
+        """The server announced a new tool list that was not fetched yet."""
         self._on_change = on_change
         self._on_exit = on_exit
-        self._session: ClientSession | None = None
+        self._request: Request | None = None
         self._owner: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
         self._exited = False
-        self.stopping = False
-        self.stale = False
-        """The server announced a new tool list that was not fetched yet."""
-        """Set by :meth:`stop`: the ending is wanted, not a failure."""
 
     @property
     def alive(self) -> bool:
-        return self._session is not None and not self._exited
+        return self._request is not None and not self._exited
 
     async def start(self) -> None:
         """Start the server and list its tools, within its ``startup_timeout``; StartFailed
@@ -97,37 +104,51 @@ class Connection:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(asyncio.gather(self._owner, return_exceptions=True), 10)
 
-    async def call(
-        self, name: str, arguments: dict[str, Any], timeout: float
-    ) -> mcp_types.CallToolResult:
-        """Call tool ``name``. A cancel of the calling task sends ``notifications/cancelled``
-        (the SDK does it) and ends the call at once. Raises the SDK's MCPError on an error
-        answer, a timeout or a closed connection."""
-        session = self._session
-        if session is None:
-            raise ConnectionError("the server is not running")
-        return await session.call_tool(name, arguments, read_timeout_seconds=timeout)
+    async def call(self, name: str, arguments: Json, timeout: float) -> Json:
+        """``tools/call``: the result object. A cancel of the calling task sends
+        ``notifications/cancelled`` and ends the call at once. CallFailed on an error
+        answer, a timeout or a lost connection."""
+        return await self._send("tools/call", {"name": name, "arguments": arguments}, timeout)
 
     async def refresh_tools(self) -> None:
         """Fetch the tool list again (after ``list_changed``)."""
-        session = self._session
-        if session is not None:
-            self.stale = False
-            self.tools = await _all_tools(session)
+        self.stale = False
+        self.tools = await self._all_tools()
+
+    async def _send(self, method: str, params: Json, timeout: float | None) -> Json:
+        request = self._request
+        if request is None or self._exited:
+            raise CallFailed("the server is not running")
+        return await request(method, params, timeout)
+
+    async def _all_tools(self) -> list[Json]:
+        """Every page of ``tools/list``."""
+        tools: list[Json] = []
+        cursor: str | None = None
+        while True:
+            page = await self._send("tools/list", {"cursor": cursor} if cursor else {}, 60)
+            tools += [t for t in page.get("tools", []) if isinstance(t, dict) and "name" in t]
+            cursor = page.get("nextCursor")
+            if not cursor:
+                return tools
+
+    def _notified(self, method: str) -> None:
+        """A server notification: a new tool list is marked stale (fetched before the next
+        turn, :meth:`refresh_tools`)."""
+        if method == "notifications/tools/list_changed":
+            self.stale = True
+            self._on_change()
 
     # --- the owner task ---------------------------------------------------------------------
 
     async def _own(self, ready: asyncio.Future[None]) -> None:
         try:
             async with contextlib.AsyncExitStack() as stack:
-                read, write = await self._open_transport(stack)  # imports the SDK meanwhile
-                from mcp import ClientSession
-
-                session = ClientSession(read, write, message_handler=self._on_message)
-                session = await stack.enter_async_context(session)
-                await session.initialize()
-                self.tools = await _all_tools(session)
-                self._session = session
+                if self.definition.url:
+                    self._request = await self._open_http(stack)
+                else:
+                    self._request = await self._open_stdio(stack)
+                self.tools = await self._all_tools()
                 ready.set_result(None)
                 await self._stop.wait()
         except BaseException as exc:
@@ -137,24 +158,12 @@ class Connection:
             if not isinstance(exc, Exception | asyncio.CancelledError):
                 raise
         finally:
-            self._session = None
+            self._request = None
             self._exited = True
             self._on_exit()
 
-    async def _open_transport(self, stack: contextlib.AsyncExitStack) -> tuple[Any, Any]:
-        definition = self.definition
-        if definition.url:
-            from mcp.client.streamable_http import streamable_http_client
-            from mcp.shared._httpx_utils import create_mcp_http_client
-
-            client = create_mcp_http_client(headers=dict(definition.headers))
-            await stack.enter_async_context(client)
-            opened = streamable_http_client(definition.url, http_client=client)
-            read, write = await stack.enter_async_context(opened)
-            return read, write
-        return await self._open_stdio(stack)
-
-    async def _open_stdio(self, stack: contextlib.AsyncExitStack) -> tuple[Any, Any]:
+    async def _open_stdio(self, stack: contextlib.AsyncExitStack) -> Request:
+        from agentd.errors import RpcError
         from agentd.mcp.stdio import open_stdio
         from agentd.tools.process.spawn import death_signal_prefix
 
@@ -165,8 +174,8 @@ class Connection:
         cwd = Path(definition.cwd).expanduser() if definition.cwd else self.cwd
         read_fd, write_fd = os.pipe()
         try:
-            opened = open_stdio(argv, self.env, cwd, write_fd)
-            read, write = await stack.enter_async_context(opened)
+            opened = open_stdio(argv, self.env, cwd, write_fd, self._notified)
+            conn = await stack.enter_async_context(opened)
         except BaseException:
             os.close(read_fd)
             raise
@@ -174,7 +183,57 @@ class Connection:
             os.close(write_fd)  # the child holds its copy: the pipe ends when the server exits
         pump = asyncio.create_task(self._pump_stderr(read_fd))
         stack.push_async_callback(_cancel, pump)
-        return read, write
+
+        async def request(method: str, params: Json, timeout: float | None) -> Json:
+            try:
+                result = await conn.request(method, params, timeout=timeout)
+            except RpcError as exc:
+                raise CallFailed(exc.message) from None
+            return result if isinstance(result, dict) else {}
+
+        init = {
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "agentd", "version": __version__},
+        }
+        await request("initialize", init, None)
+        conn.notify("notifications/initialized", {})
+        return request
+
+    async def _open_http(self, stack: contextlib.AsyncExitStack) -> Request:
+        """The official SDK's streamable HTTP client (imported only here)."""
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+        from mcp.shared.exceptions import MCPError
+
+        from mcp import ClientSession
+
+        definition = self.definition
+        assert definition.url is not None
+        client = create_mcp_http_client(headers=dict(definition.headers))
+        await stack.enter_async_context(client)
+        opened = streamable_http_client(definition.url, http_client=client)
+        read, write = await stack.enter_async_context(opened)
+        session = ClientSession(read, write, message_handler=self._on_sdk_message)
+        session = await stack.enter_async_context(session)
+        await session.initialize()
+
+        async def request(method: str, params: Json, timeout: float | None) -> Json:
+            try:
+                if method == "tools/call":
+                    args = params["name"], params["arguments"]
+                    result: Any = await session.call_tool(*args, read_timeout_seconds=timeout)
+                else:
+                    result = await session.list_tools()
+            except (MCPError, OSError) as exc:
+                raise CallFailed(str(exc) or type(exc).__name__) from None
+            dumped: Json = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+            return dumped
+
+        return request
+
+    async def _on_sdk_message(self, message: Any) -> None:
+        self._notified(str(getattr(message, "method", "")))
 
     async def _pump_stderr(self, fd: int) -> None:
         """Log the server's stderr (at most :data:`STDERR_LINES_PER_WINDOW` lines per
@@ -204,15 +263,6 @@ class Connection:
             self._exited = True
             self._stop.set()
 
-    async def _on_message(self, message: Any) -> None:
-        """A new tool list is announced: marked stale (fetched at the next turn start, not
-        here: this runs in the SDK's receive loop, which a request would block)."""
-        import mcp.types as mcp_types
-
-        if isinstance(message, mcp_types.ToolListChangedNotification):
-            self.stale = True
-            self._on_change()
-
 
 class _RateLimit:
     """Stderr lines of one server to the log, at most so many per window."""
@@ -238,21 +288,6 @@ class _RateLimit:
         if self.dropped:
             log.info("mcp server stderr dropped", server=self.server, lines=self.dropped)
             self.dropped = 0
-
-
-async def _all_tools(session: ClientSession) -> list[mcp_types.Tool]:
-    """Every page of ``tools/list``."""
-    import mcp.types as mcp_types
-
-    tools: list[mcp_types.Tool] = []
-    cursor: str | None = None
-    while True:
-        params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor else None
-        page = await session.list_tools(params=params)
-        tools.extend(page.tools)
-        cursor = page.next_cursor
-        if not cursor:
-            return tools
 
 
 async def _cancel(task: asyncio.Task[None]) -> None:

@@ -190,7 +190,7 @@ def info(entry: _Entry) -> McpServerInfo:
     connection = entry.connection
     server = entry.definition
     tools = connection.tools if connection and connection.alive else []
-    names = [qualified_name(server.name, t.name) for t in tools if server.offers(t.name)]
+    names = [qualified_name(server.name, t["name"]) for t in tools if server.offers(t["name"])]
     return McpServerInfo(
         name=entry.definition.name,
         source=entry.definition.source,

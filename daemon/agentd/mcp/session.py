@@ -88,8 +88,8 @@ class McpSession:
             if connection is None or not connection.alive:
                 continue
             for listed in connection.tools:
-                name = qualified_name(definition.name, listed.name)
-                if not definition.offers(listed.name) or name in by_name:
+                name = qualified_name(definition.name, listed["name"])
+                if not definition.offers(listed["name"]) or name in by_name:
                     continue
                 tool = McpTool(
                     name, definition.name, listed, self._getter(definition.name),

@@ -1,37 +1,40 @@
-"""The stdio transport to an MCP server: the process is spawned *before* the SDK is imported,
-and the import (long on a busy machine) runs in a thread while the server starts, so a
-session's first server costs about the server's own start-up.
+"""The stdio transport to an MCP server, without the SDK: the server's stdin/stdout carry
+newline-delimited JSON-RPC, which agentd's own :mod:`agentd.rpc` speaks (requests,
+notifications, ``notifications/cancelled`` for a request whose caller was cancelled, the
+server's ``ping``). The SDK costs a noticeable slice of a second to import (seconds on a
+loaded machine: ``bench_mcp``), more than the whole budget of a session's first server, so
+stdio servers never import it; streamable HTTP servers use it.
 
-:func:`open_stdio` yields the stream pair the SDK's ``ClientSession`` reads and writes: one
-JSON-RPC message per line each way. On exit stdin is closed, the server gets
-:data:`GRACE_SECONDS` to leave, then SIGTERM, then SIGKILL.
+On exit stdin is closed, the server gets :data:`GRACE_SECONDS` to leave, then SIGTERM, then
+SIGKILL.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from agentd.rpc import Connection, Router
+from agentd.rpc.connect import open_connection
+
 GRACE_SECONDS = 2.0
-SDK_MODULES = ("mcp.client.session", "mcp.shared.message", "mcp_types")
 MAX_LINE = 64 * 1024 * 1024
-
-
-def _import_sdk() -> None:
-    for name in SDK_MODULES:
-        importlib.import_module(name)
 
 
 @contextlib.asynccontextmanager
 async def open_stdio(
-    argv: list[str], env: Mapping[str, str], cwd: Path, stderr: int
-) -> AsyncIterator[tuple[Any, Any]]:
-    """Spawn ``argv`` (stderr to the descriptor ``stderr``) and yield (read, write) streams
-    of ``SessionMessage``; OSError when it cannot be spawned."""
+    argv: list[str],
+    env: Mapping[str, str],
+    cwd: Path,
+    stderr: int,
+    on_notification: Callable[[str], None],
+) -> AsyncIterator[Connection]:
+    """Spawn ``argv`` (stderr to the descriptor ``stderr``) and yield a JSON-RPC connection
+    on its pipes; ``on_notification`` gets the method of each server notification. OSError
+    when it cannot be spawned."""
     process = await asyncio.create_subprocess_exec(
         *argv,
         stdin=asyncio.subprocess.PIPE,
@@ -41,58 +44,42 @@ async def open_stdio(
         cwd=cwd,
         limit=MAX_LINE,
     )
-    try:
-        await asyncio.to_thread(_import_sdk)
-        import anyio
-        from mcp.shared.message import SessionMessage
-
-        read_in, read_out = anyio.create_memory_object_stream[Any](0)
-        write_in, write_out = anyio.create_memory_object_stream[SessionMessage](0)
-        pumps = [
-            asyncio.create_task(_read(process, read_in)),
-            asyncio.create_task(_write(process, write_out)),
-        ]
-        try:
-            yield read_out, write_in
-        finally:
-            for pump in pumps:
-                pump.cancel()
-            await asyncio.gather(*pumps, return_exceptions=True)
-            for stream in (read_in, read_out, write_in, write_out):
-                stream.close()
-    finally:
-        await asyncio.shield(_stop(process))
-
-
-async def _read(process: asyncio.subprocess.Process, sink: Any) -> None:
-    """Server lines to the session: a message each, or the parse error; EOF closes it."""
-    from mcp.shared.message import SessionMessage
-    from mcp_types import jsonrpc_message_adapter
-
     assert process.stdout is not None
-    async with sink:
-        while line := await process.stdout.readline():
-            if not line.strip():
-                continue
-            try:
-                item: Any = SessionMessage(jsonrpc_message_adapter.validate_json(line))
-            except ValueError as exc:
-                item = exc
-            await sink.send(item)
-
-
-async def _write(process: asyncio.subprocess.Process, source: Any) -> None:
-    """Session messages to the server's stdin, one line each."""
     assert process.stdin is not None
-    async with source:
-        async for message in source:
-            data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-            process.stdin.write(data.encode() + b"\n")
-            await process.stdin.drain()
+    router = Router()
+    router.add("ping", _pong, Any)
+    for method in ("notifications/tools/list_changed", "notifications/message"):
+        router.on_notification(method, _notified(on_notification, method), Any)
+    conn = open_connection(
+        process.stdout,
+        process.stdin,
+        router,
+        name=f"mcp-{Path(argv[-1]).name}",
+        transport="stdio",
+        cancel_method="notifications/cancelled",
+        cancel_key="requestId",
+    )
+    try:
+        yield conn
+    finally:
+        await asyncio.shield(_stop(process, conn))
 
 
-async def _stop(process: asyncio.subprocess.Process) -> None:
-    """Close stdin, wait a little, then SIGTERM and SIGKILL (an exited server is left)."""
+def _pong(conn: Connection, params: Any) -> dict[str, Any]:
+    return {}
+
+
+def _notified(callback: Callable[[str], None], method: str) -> Callable[[Connection, Any], None]:
+    def handler(conn: Connection, params: Any) -> None:
+        callback(method)
+
+    return handler
+
+
+async def _stop(process: asyncio.subprocess.Process, conn: Connection) -> None:
+    """Close the connection and stdin, wait a little, then SIGTERM and SIGKILL."""
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(conn.close(), GRACE_SECONDS)
     if process.stdin is not None:
         with contextlib.suppress(OSError):
             process.stdin.close()

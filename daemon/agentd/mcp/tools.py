@@ -14,14 +14,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
 
+from agentd.mcp.connection import CallFailed
 from agentd.protocol.content import ImageContent, TextContent, UserContent
 from agentd.protocol.events import Location, ToolKind
 from agentd.tools.base import Tool, ToolContext, ToolResult
 from agentd.tools.files.truncate import Limits, notice, truncate_head
 
 if TYPE_CHECKING:
-    import mcp.types as mcp_types
-
     from agentd.mcp.connection import Connection
 
 ToolRunner = Callable[[Tool, dict[str, Any], ToolContext], Any]
@@ -32,9 +31,9 @@ class _Arguments(msgspec.Struct):
 
 
 class McpTool:
-    """Tool ``tool`` of server ``server``, named ``mcp__<server>__<tool>`` for the model.
-    ``mutating`` unless the server marks it ``readOnlyHint`` (then ``ask`` and ``read-only``
-    sessions run it without asking)."""
+    """Tool ``tool`` (a ``tools/list`` entry) of server ``server``, named
+    ``mcp__<server>__<tool>`` for the model. ``mutating`` unless the server marks it
+    ``readOnlyHint`` (then ``ask`` and ``read-only`` sessions run it without asking)."""
 
     Params: ClassVar[type[msgspec.Struct]] = _Arguments
     kind: ClassVar[ToolKind] = "other"
@@ -43,17 +42,24 @@ class McpTool:
         self,
         name: str,
         server: str,
-        tool: mcp_types.Tool,
+        tool: dict[str, Any],
         connection: Callable[[], Connection | None],
         timeout: float,
     ) -> None:
         self.name = name
         self.server = server
-        self.tool_name = tool.name
-        self.description = tool.description or f"The {tool.name} tool of MCP server {server}."
-        self.schema: dict[str, Any] = dict(tool.input_schema or {"type": "object"})
-        hints = tool.annotations
-        self.mutating = not (hints is not None and hints.read_only_hint is True)
+        self.tool_name = str(tool["name"])
+        described = tool.get("description")
+        self.description = (
+            described
+            if isinstance(described, str) and described
+            else f"The {self.tool_name} tool of MCP server {server}."
+        )
+        schema = tool.get("inputSchema")
+        self.schema: dict[str, Any] = schema if isinstance(schema, dict) else {"type": "object"}
+        hints = tool.get("annotations")
+        read_only = isinstance(hints, dict) and hints.get("readOnlyHint") is True
+        self.mutating = not read_only
         self._connection = connection
         self.timeout = timeout
 
@@ -65,8 +71,6 @@ class McpTool:
 
     async def call(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Call the tool on its server; every failure is an error result for the model."""
-        from mcp.shared.exceptions import MCPError
-
         connection = self._connection()
         base = {"server": self.server, "tool": self.tool_name}
         if connection is None or not connection.alive:
@@ -74,58 +78,57 @@ class McpTool:
             return ToolResult(f"{why}; its tools cannot be used now.", base, is_error=True)
         try:
             result = await connection.call(self.tool_name, arguments, self.timeout)
-        except MCPError as exc:
+        except CallFailed as exc:
             return ToolResult(f"MCP server {self.server}: {exc}", base, is_error=True)
-        except (TimeoutError, ConnectionError, OSError) as exc:
-            text = f"MCP server {self.server} failed: {exc or type(exc).__name__}"
-            return ToolResult(text, base, is_error=True)
         return convert(result, ctx, base)
 
 
-def convert(result: mcp_types.CallToolResult, ctx: ToolContext, base: dict[str, Any]) -> ToolResult:
+def convert(result: dict[str, Any], ctx: ToolContext, base: dict[str, Any]) -> ToolResult:
     """A ``tools/call`` result as a tool result (see the module docstring)."""
-    import mcp.types as mcp_types
-
     texts: list[str] = []
     images: list[UserContent] = []
-    for block in result.content:
-        if isinstance(block, mcp_types.TextContent):
-            texts.append(block.text)
-        elif isinstance(block, mcp_types.ImageContent):
-            if ctx.settings.accept_images:
-                images.append(ImageContent(data=block.data, mime_type=block.mime_type))
-            else:
-                texts.append(f"[an image ({block.mime_type}) the model cannot see]")
+    content = result.get("content")
+    for block in content if isinstance(content, list) else []:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text":
+            texts.append(str(block.get("text", "")))
+        elif kind == "image" and ctx.settings.accept_images:
+            mime = str(block.get("mimeType", "image/png"))
+            images.append(ImageContent(data=str(block.get("data", "")), mime_type=mime))
+        elif kind == "image":
+            texts.append(f"[an image ({block.get('mimeType')}) the model cannot see]")
         else:
-            texts.append(_describe_block(block))
+            texts.append(_describe_block(block if isinstance(block, dict) else {}))
     details = dict(base)
-    if result.structured_content is not None:
-        details["structuredContent"] = result.structured_content
+    structured = result.get("structuredContent")
+    if structured is not None:
+        details["structuredContent"] = structured
         if not texts and not images:
-            texts.append(msgspec.json.encode(result.structured_content).decode())
+            texts.append(msgspec.json.encode(structured).decode())
     text = _limited("\n".join(texts), ctx, details)
+    is_error = result.get("isError") is True
     if not images:
-        return ToolResult(text or "(no output)", details, is_error=result.is_error)
-    content: list[UserContent] = [TextContent(text=text)] if text else []
-    return ToolResult(content + images, details, is_error=result.is_error)
+        return ToolResult(text or "(no output)", details, is_error=is_error)
+    blocks: list[UserContent] = [TextContent(text=text)] if text else []
+    return ToolResult(blocks + images, details, is_error=is_error)
 
 
-def _describe_block(block: Any) -> str:
+def _describe_block(block: dict[str, Any]) -> str:
     """Audio, resource links and embedded resources, as text."""
-    import mcp.types as mcp_types
-
-    if isinstance(block, mcp_types.ResourceLink):
-        about = f" - {block.description}" if block.description else ""
-        return f"[resource link] {block.name}: {block.uri}{about}"
-    if isinstance(block, mcp_types.EmbeddedResource):
-        resource = block.resource
-        if isinstance(resource, mcp_types.TextResourceContents):
-            return f"[resource {resource.uri}]\n{resource.text}"
-        size = len(getattr(resource, "blob", "")) * 3 // 4
-        return f"[resource {resource.uri}: {resource.mime_type or 'binary'}, {size} bytes]"
-    if isinstance(block, mcp_types.AudioContent):
-        return f"[audio ({block.mime_type}) omitted]"
-    return f"[{getattr(block, 'type', 'unknown')} content omitted]"
+    kind = block.get("type")
+    if kind == "resource_link":
+        about = f" - {block['description']}" if block.get("description") else ""
+        return f"[resource link] {block.get('name')}: {block.get('uri')}{about}"
+    if kind == "resource":
+        resource = block.get("resource") or {}
+        if "text" in resource:
+            return f"[resource {resource.get('uri')}]\n{resource['text']}"
+        size = len(str(resource.get("blob", ""))) * 3 // 4
+        mime = resource.get("mimeType") or "binary"
+        return f"[resource {resource.get('uri')}: {mime}, {size} bytes]"
+    if kind == "audio":
+        return f"[audio ({block.get('mimeType')}) omitted]"
+    return f"[{kind or 'unknown'} content omitted]"
 
 
 def _limited(text: str, ctx: ToolContext, details: dict[str, Any]) -> str:
