@@ -65,7 +65,7 @@ ALLOWED: dict[str, set[str]] = {
     "transports": BASE | {"daemon", "stdio", "housekeeping", "web", "log"},
     "listen": BASE | {"daemon", "stdio", "transports", "hardening", "housekeeping", "log"},
     "acp": BASE | {"api", "rpc", "session", "stdio", "log", "hardening", "housekeeping"},
-    "mcp_server": BASE | {"rpc", "daemon", "log", "hardening"},  # `agentd mcp`, a front-end
+    "mcp_server": BASE | {"api", "rpc", "session", "log", "hardening"},  # `agentd mcp`
     "schema": BASE | {"config"},
     "cli": BASE
     | {"listen", "daemon", "acp", "mcp_server", "mockllm", "log", "schema", "web", "config"},

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -96,16 +97,28 @@ async def test_ask_mode_asks_through_elicitation(home: Home) -> None:
     assert (home.project / "note.txt").read_text() == "noted\n"
 
 
+def sleeps_in(folder: Path) -> list[int]:
+    """The ``sleep 30`` processes running in ``folder`` (this test's, not another's)."""
+    found = []
+    for pid in running("sleep 30"):
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{pid}/cwd").resolve() == folder.resolve():
+                found.append(pid)
+    return found
+
+
 async def test_mcp_cancellation_cancels_the_run(home: Home) -> None:
     async with agentd_mcp(home) as client:
         call = asyncio.create_task(
-            client.call_tool("agentd_run", {"prompt": "sleep in bash", "cwd": str(home.project)})
+            client.call_tool(
+                "agentd_run", {"prompt": "nap in bash after a mark", "cwd": str(home.project)}
+            )
         )
-        await wait_until_async(lambda: running("sleep 30"), 30, "the bash call to start")
+        await wait_until_async(lambda: sleeps_in(home.project), 30, "the bash call to start")
         call.cancel()  # the SDK sends notifications/cancelled
         with contextlib.suppress(asyncio.CancelledError):
             await call
-        await wait_until_async(lambda: not running("sleep 30"), 15, "the run to be cancelled")
+        await wait_until_async(lambda: not sleeps_in(home.project), 15, "the run to be cancelled")
 
 
 async def test_shared_relays_to_the_shared_daemon(home: Home) -> None:

@@ -1,90 +1,68 @@
-"""The native side of ``agentd mcp``: one JSON-RPC connection to agentd's session methods,
-to a private daemon in this process (default) or to the shared daemon's socket
-(``--shared``, started in the background when none runs).
+"""Where ``agentd mcp``'s sessions live: the session API (:class:`agentd.api.SessionApi`),
+in-process (a :class:`~agentd.session.service.SessionService` in this process, the default)
+or shared (``--shared``: :class:`~agentd.api.RemoteSessions` over the shared daemon's Unix
+socket, started in the background when none runs, so the shell and editors see the sessions).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import socket
 import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agentd import __version__
-from agentd.protocol.methods import (
-    ClientCapabilities,
-    ClientInfo,
-    InitializeParams,
-    InitializeResult,
-)
+from agentd import __version__, paths
+from agentd.protocol.methods import ClientCapabilities, ClientInfo, InitializeParams
+from agentd.protocol.provider_env import provider_variables
 from agentd.rpc import Connection, Router
-from agentd.rpc.connect import connect_unix, open_connection
+from agentd.rpc.connect import connect_unix
+
+if TYPE_CHECKING:
+    from agentd.api import SessionApi
 
 STARTUP_TIMEOUT = 10.0
 Close = Callable[[], Awaitable[None]]
 
 
 async def open_backend(
-    router: Router,
-    *,
-    shared: bool,
-    socket_path: Path | None = None,
-    config_file: Path | None = None,
-) -> tuple[Connection, Close]:
-    """An initialized native connection (``router`` gets the daemon's events and permission
-    requests) and the function that closes it (and a private daemon's sessions)."""
-    if shared:
-        conn, close = await _shared(router, socket_path)
-    else:
-        conn, close = await _in_process(router, config_file)
+    *, shared: bool, socket_path: Path | None = None, config_file: Path | None = None
+) -> tuple[SessionApi, Close]:
+    """The session API and the function that closes it (a private service's runs are
+    cancelled, its files flushed and its MCP servers stopped)."""
+    if not shared:
+        from agentd.session.service import SessionService
+
+        service = SessionService(None, config_file)
+        return service, service.close
+    from agentd.api.remote import RemoteSessions
+
+    sessions = RemoteSessions(provider_env=provider_variables(os.environ))
+    conn = await _connect_shared(socket_path, sessions.routes(Router()))
+    sessions.attach(conn)
     params = InitializeParams(
         client_info=ClientInfo(name="agentd-mcp", version=__version__),
         capabilities=ClientCapabilities(permissions=True),
     )
     try:
-        await conn.request("initialize", params, result_type=InitializeResult)
+        await sessions.request("initialize", params)
     except BaseException:
-        await close()
-        raise
-    return conn, close
-
-
-async def _in_process(router: Router, config_file: Path | None) -> tuple[Connection, Close]:
-    from agentd.daemon import DaemonOptions, build_daemon
-
-    daemon = build_daemon(DaemonOptions(transport="stdio", config_file=config_file))
-    ours, theirs = socket.socketpair()
-    daemon_reader, daemon_writer = await asyncio.open_connection(sock=theirs)
-    served = asyncio.create_task(
-        daemon.attach(daemon_reader, daemon_writer, transport="memory", name="mcp")
-    )
-    reader, writer = await asyncio.open_connection(sock=ours)
-    conn = open_connection(reader, writer, router, name="daemon", transport="memory")
-
-    async def close() -> None:
-        await daemon.sessions.close()  # runs cancelled, files flushed, MCP servers stopped
         await conn.close()
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(5):
-                await served
-
-    return conn, close
+        raise
+    return sessions, conn.close
 
 
-async def _shared(router: Router, socket_path: Path | None) -> tuple[Connection, Close]:
-    from agentd import paths
-
+async def _connect_shared(socket_path: Path | None, router: Router) -> Connection:
     path = socket_path or paths.default_socket_path()
     try:
-        conn = await connect_unix(path, router)
+        return await connect_unix(path, router)
+    except paths.UnsafeSocketError:
+        raise  # another user's folder or daemon: never start one there
     except OSError:
-        conn = await _start_shared(path, router)
-    return conn, conn.close
+        return await _start_shared(path, router)
 
 
 async def _start_shared(path: Path, router: Router) -> Connection:
@@ -102,6 +80,8 @@ async def _start_shared(path: Path, router: Router) -> Connection:
     while True:
         try:
             return await connect_unix(path, router)
+        except paths.UnsafeSocketError:
+            raise
         except OSError as exc:
             status = process.poll()
             if status is not None or time.monotonic() > deadline:

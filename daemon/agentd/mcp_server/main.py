@@ -28,13 +28,10 @@ class McpOptions(msgspec.Struct):
 async def serve(options: McpOptions) -> None:
     """Serve MCP on stdio until the client closes it."""
     turns = Turns()
-    conn, close = await open_backend(
-        turns.router(),
-        shared=options.shared,
-        socket_path=options.socket_path,
-        config_file=options.config_file,
+    api, close = await open_backend(
+        shared=options.shared, socket_path=options.socket_path, config_file=options.config_file
     )
-    turns.conn = conn
+    turns.api = api
     defaults = SessionNewParams(
         cwd="/",
         provider=options.provider,

@@ -13,7 +13,7 @@ The SDK is imported at module level (the tools' annotations name its types); onl
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent
@@ -24,7 +24,6 @@ from agentd.protocol.methods import (
     PermissionMode,
     RequestPermissionParams,
     RequestPermissionResult,
-    SessionInfo,
     SessionNewParams,
 )
 
@@ -65,8 +64,9 @@ def build_server(turns: Turns, defaults: SessionNewParams) -> MCPServer:
             model=model or defaults.model,
             permission_mode=mode,
         )
+        assert turns.api is not None
         try:
-            info = await _native(turns).request("session/new", params, result_type=SessionInfo)
+            info = await turns.api.create(params, None)
         except RpcError as exc:
             return _error(f"agentd could not open a session: {exc.message}")
         if info.permission_mode == "ask" and not _elicits(ctx):
@@ -103,11 +103,6 @@ def _answer(outcome: TurnOutcome) -> CallToolResult:
 
 def _error(text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
-
-
-def _native(turns: Turns) -> Any:
-    assert turns.conn is not None
-    return turns.conn
 
 
 def _elicits(ctx: Context) -> bool:

@@ -1,6 +1,7 @@
-"""One whole turn of a session, as ``agentd_run`` and ``agentd_reply`` run it: the prompt
-sent, the session's events followed (progress, changed files, the final text) and its
-permission requests answered by the caller's :data:`Approve`, until the run ends.
+"""One whole turn of a session, as ``agentd_run`` and ``agentd_reply`` run it, through the
+session API: the prompt sent with a subscriber that follows the session's events (progress,
+changed files, the final text) and answers its permission requests with the caller's
+:data:`Approve`, until the run ends.
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -16,7 +17,7 @@ from agentd.protocol.content import AssistantMessage
 from agentd.protocol.events import (
     Event,
     MessageEnd,
-    SessionEvent,
+    PermissionOption,
     ToolExecutionEnd,
     ToolExecutionStart,
     TurnStart,
@@ -28,7 +29,10 @@ from agentd.protocol.methods import (
     RequestPermissionResult,
     SessionIdParams,
 )
-from agentd.rpc import Connection, Router
+
+if TYPE_CHECKING:
+    from agentd.api import SessionApi
+    from agentd.api.subscriber import Delivery
 
 Progress = Callable[[str], Awaitable[None]]
 """Told what the run does (a turn starts, a tool runs)."""
@@ -55,15 +59,30 @@ class TurnOutcome(msgspec.Struct):
 
 
 class _Watch:
-    """The events of one running turn."""
+    """The subscriber of one running turn (:class:`agentd.api.Subscriber`): follows its
+    events and answers its permission requests with the caller's :data:`Approve`."""
 
     def __init__(self, progress: Progress, approve: Approve) -> None:
+        from agentd.api.subscriber import new_key
+
+        self.key = new_key()
+        self.closed = False
+        self.answers_permissions = True
         self.progress = progress
         self.approve = approve
         self.text = ""
         self.editing: dict[str, list[str]] = {}
         self.changed: dict[str, None] = {}
-        self.reports: asyncio.Queue[str] = asyncio.Queue()
+        self.reports: asyncio.Queue[str | None] = asyncio.Queue()
+
+    def deliver(self, item: Delivery) -> None:
+        self.see(item.event().event)
+
+    async def request_permission(
+        self, params: RequestPermissionParams, timeout: float
+    ) -> PermissionOption | None:
+        answer = await self.approve(params)
+        return answer.outcome
 
     def see(self, event: Event) -> None:
         if isinstance(event, MessageEnd) and isinstance(event.message, AssistantMessage):
@@ -81,60 +100,46 @@ class _Watch:
 
 
 class Turns:
-    """Runs turns on one native connection (its :meth:`router` must be the connection's)."""
+    """Runs turns through the session API (in-process or the shared daemon's)."""
 
     def __init__(self) -> None:
-        self.conn: Connection | None = None
-        self._watches: dict[str, _Watch] = {}
-
-    def router(self) -> Router:
-        router = Router()
-        router.on_notification("session/event", self._on_event, SessionEvent)
-        router.add("session/requestPermission", self._on_permission, RequestPermissionParams)
-        return router
+        self.api: SessionApi | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
 
     async def run(
         self, session_id: str, prompt: str, progress: Progress, approve: Approve
     ) -> TurnOutcome:
-        """Prompt the session and wait for the run's end; a cancel of the caller cancels the
-        run (``session/cancel``) before it propagates."""
-        assert self.conn is not None
-        watch = self._watches[session_id] = _Watch(progress, approve)
+        """Prompt the session (watching it for the turn) and wait for the run's end; a cancel
+        of the caller cancels the run (``session/cancel``) before it propagates."""
+        assert self.api is not None
+        api = self.api
+        watch = _Watch(progress, approve)
         reporter = asyncio.create_task(_report(watch))
+        ids = SessionIdParams(session_id=session_id)
         try:
-            result = await self.conn.request(
-                "session/prompt",
-                PromptParams(session_id=session_id, text=prompt),
-                result_type=PromptResult,
-            )
+            result = await api.prompt(PromptParams(session_id=session_id, text=prompt), watch)
         except asyncio.CancelledError:
-            with contextlib.suppress(Exception):
-                await asyncio.shield(
-                    self.conn.request("session/cancel", SessionIdParams(session_id=session_id))
-                )
-            raise
-        finally:
+            # in a task of its own: the SDK cancels the handler's whole (anyio) scope, in
+            # which every further await would be cancelled again
+            self._background(api.cancel(ids))
+            watch.closed = True
             reporter.cancel()
-            self._watches.pop(session_id, None)
+            raise
+        watch.reports.put_nowait(None)  # the reports of the turn go out first
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(reporter), 5)
+        watch.closed = True
+        self._background(api.unsubscribe(ids, watch))
         return TurnOutcome(session_id, watch.text, result, list(watch.changed))
 
-    def _on_event(self, conn: Connection, frame: SessionEvent) -> None:
-        watch = self._watches.get(frame.session_id)
-        if watch is not None:
-            watch.see(frame.event)
-
-    async def _on_permission(
-        self, conn: Connection, params: RequestPermissionParams
-    ) -> RequestPermissionResult:
-        watch = self._watches.get(params.session_id)
-        if watch is None:
-            return RequestPermissionResult(outcome="reject_once")
-        return await watch.approve(params)
+    def _background(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
 
 async def _report(watch: _Watch) -> None:
     """Send the turn's progress reports in order (a slow caller never blocks the events)."""
-    while True:
-        text = await watch.reports.get()
+    while (text := await watch.reports.get()) is not None:
         with contextlib.suppress(Exception):
             await watch.progress(text)

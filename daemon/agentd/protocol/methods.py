@@ -64,6 +64,12 @@ from agentd.protocol.lifecycle import (
 from agentd.protocol.lifecycle import (
     WebOpenResult as WebOpenResult,
 )
+from agentd.protocol.mcp import (
+    McpListParams as McpListParams,
+)
+from agentd.protocol.mcp import (
+    McpListResult as McpListResult,
+)
 from agentd.protocol.mcp import McpServerParam
 from agentd.protocol.session_file import SessionSummary
 
