@@ -9,6 +9,10 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from agentd.api.subscriber import Subscriber
+    from agentd.protocol.mcp import (
+        McpListParams,
+        McpListResult,
+    )
     from agentd.protocol.methods import (
         CancelResult,
         CompactParams,
@@ -91,6 +95,10 @@ class SessionMethods(Protocol):
     async def models(
         self, params: ModelsListParams, subscriber: Subscriber | None = None
     ) -> ModelsListResult: ...
+
+    async def mcp_list(
+        self, params: McpListParams, subscriber: Subscriber | None = None
+    ) -> McpListResult: ...
 
     async def list(
         self, params: SessionListParams, subscriber: Subscriber | None = None

@@ -17,6 +17,7 @@ import msgspec
 from agentd.mcp.connection import CallFailed
 from agentd.protocol.content import ImageContent, TextContent, UserContent
 from agentd.protocol.events import Location, ToolKind
+from agentd.protocol.tool_details import McpDetails
 from agentd.tools.base import Tool, ToolContext, ToolResult
 from agentd.tools.files.truncate import Limits, notice, truncate_head
 
@@ -72,7 +73,7 @@ class McpTool:
     async def call(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Call the tool on its server; every failure is an error result for the model."""
         connection = self._connection()
-        base = {"server": self.server, "tool": self.tool_name}
+        base = McpDetails(server=self.server, tool=self.tool_name)
         if connection is None or not connection.alive:
             why = f"MCP server {self.server} is not running"
             return ToolResult(f"{why}; its tools cannot be used now.", base, is_error=True)
@@ -83,7 +84,7 @@ class McpTool:
         return convert(result, ctx, base)
 
 
-def convert(result: dict[str, Any], ctx: ToolContext, base: dict[str, Any]) -> ToolResult:
+def convert(result: dict[str, Any], ctx: ToolContext, base: McpDetails) -> ToolResult:
     """A ``tools/call`` result as a tool result (see the module docstring)."""
     texts: list[str] = []
     images: list[UserContent] = []
@@ -99,13 +100,11 @@ def convert(result: dict[str, Any], ctx: ToolContext, base: dict[str, Any]) -> T
             texts.append(f"[an image ({block.get('mimeType')}) the model cannot see]")
         else:
             texts.append(_describe_block(block if isinstance(block, dict) else {}))
-    details = dict(base)
     structured = result.get("structuredContent")
-    if structured is not None:
-        details["structuredContent"] = structured
-        if not texts and not images:
-            texts.append(msgspec.json.encode(structured).decode())
-    text = _limited("\n".join(texts), ctx, details)
+    details = msgspec.structs.replace(base, structured_content=structured)
+    if structured is not None and not texts and not images:
+        texts.append(msgspec.json.encode(structured).decode())
+    text, details.truncated = _limited("\n".join(texts), ctx)
     is_error = result.get("isError") is True
     if not images:
         return ToolResult(text or "(no output)", details, is_error=is_error)
@@ -131,13 +130,13 @@ def _describe_block(block: dict[str, Any]) -> str:
     return f"[{kind or 'unknown'} content omitted]"
 
 
-def _limited(text: str, ctx: ToolContext, details: dict[str, Any]) -> str:
+def _limited(text: str, ctx: ToolContext) -> tuple[str, bool]:
+    """``text`` within the output limits, and whether it was cut."""
     limits = Limits.from_settings(ctx.settings)
     cut = truncate_head(text, limits)
-    details["truncated"] = cut.truncated
     if not cut.truncated:
-        return text
-    return f"{cut.text.removesuffix(chr(10))}\n[{notice(cut, kept='first', limits=limits)}]"
+        return text, False
+    return f"{cut.text.removesuffix(chr(10))}\n[{notice(cut, kept='first', limits=limits)}]", True
 
 
 def runner(builtin: ToolRunner) -> ToolRunner:

@@ -10,7 +10,7 @@ Clients read the fields by these names (TypeScript through the generated ``proto
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from agentd.protocol.base import Wire
 from agentd.protocol.usage import Usage
@@ -192,6 +192,17 @@ ToolFailure = Literal["invalid_arguments", "tool_error", "os_error"]
 why), or the operating system refused (a permission, a missing file…)."""
 
 
+class McpDetails(Wire, tag="mcp", tag_field="type"):
+    """A tool of an MCP server ran: the ``server`` and its ``tool`` (the call's name is
+    ``mcp__<server>__<tool>``), the result's ``structured_content`` as the server sent it, and
+    whether the text was cut at the output limits (``truncated``)."""
+
+    server: str
+    tool: str
+    structured_content: Any = None
+    truncated: bool = False
+
+
 class ToolErrorDetails(Wire, tag="error", tag_field="type"):
     """A call of any tool failed (its result has ``isError``); ``error`` says how."""
 
@@ -211,6 +222,7 @@ ToolDetails = (
     | TaskDetails
     | TodoDetails
     | WebFetchDetails
+    | McpDetails
     | ToolErrorDetails
 )
 """The details of one finished tool call, by ``type``."""

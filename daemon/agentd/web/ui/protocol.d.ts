@@ -18,6 +18,7 @@ export type ToolDetails =
   | TaskDetails
   | TodoDetails
   | WebFetchDetails
+  | McpDetails
   | ToolErrorDetails;
 /**
  * Every agent event, tagged by `type`.
@@ -210,7 +211,7 @@ export interface CompactionStart {
   reason: 'manual' | 'overflow' | 'threshold';
 }
 /**
- * ``daemon/status``: liveness, load, and the protections in force.
+ * ``daemon/status``: liveness, load, the protections in force, the MCP servers.
  */
 export interface DaemonStatusResult {
   version: string;
@@ -220,6 +221,7 @@ export interface DaemonStatusResult {
   sessions: string[];
   transport: string;
   security?: SecurityStatus | null;
+  mcpServers?: McpServerInfo[];
 }
 /**
  * What protects this daemon and its tools on this machine.
@@ -233,6 +235,23 @@ export interface SecurityStatus {
   dumpable: boolean;
   openat2: boolean;
   landlockAbi: number;
+}
+/**
+ * One MCP server as the daemon sees it. ``source``: ``config`` (the user file),
+ *     ``project`` (a trusted project's ``.agentd.toml``), ``mcp.json`` (the project's
+ *     ``.mcp.json``) or ``session`` (given with ``session/new``). ``target`` is the command line
+ *     or URL; ``tools`` the names offered to the model (``mcp__NAME__TOOL``) once it ran;
+ *     ``error`` why it failed; ``sessions`` how many loaded sessions use it.
+ */
+export interface McpServerInfo {
+  name: string;
+  source: string;
+  state: 'disabled' | 'failed' | 'running' | 'starting' | 'stopped' | 'untrusted';
+  target: string;
+  cwd?: string | null;
+  tools?: string[];
+  error?: string | null;
+  sessions?: number;
 }
 /**
  * A file was edited by ``replacements`` exact replacements, with the change as a diff.
@@ -348,6 +367,55 @@ export interface LsDetails {
   path: string;
   count: number;
   truncated: boolean;
+}
+/**
+ * A tool of an MCP server ran: the ``server`` and its ``tool`` (the call's name is
+ *     ``mcp__<server>__<tool>``), the result's ``structured_content`` as the server sent it, and
+ *     whether the text was cut at the output limits (``truncated``).
+ */
+export interface McpDetails {
+  type: 'mcp';
+  server: string;
+  tool: string;
+  structuredContent?: {
+    [k: string]: unknown;
+  };
+  truncated?: boolean;
+}
+/**
+ * ``mcp/list``: the MCP servers configured for ``cwd`` (default: the daemon's own cwd)
+ *     and those the daemon runs.
+ */
+export interface McpListParams {
+  cwd?: string | null;
+}
+/**
+ * ``mcp/list``: configured servers (with the state of their process for ``cwd``), then
+ *     running ones of other folders and sessions.
+ */
+export interface McpListResult {
+  servers: McpServerInfo[];
+}
+/**
+ * An MCP server for one session, as ACP's ``session/new`` writes it: stdio (``command``,
+ *     ``args``, ``env``) or, with ``type: "http"``, streamable HTTP (``url``, ``headers``).
+ *     ``sse`` servers are refused.
+ */
+export interface McpServerParam {
+  name: string;
+  type?: ('http' | 'sse' | 'stdio') | null;
+  command?: string | null;
+  args?: string[];
+  env?: NameValue[];
+  url?: string | null;
+  headers?: NameValue[];
+}
+/**
+ * One environment variable or HTTP header.
+ */
+export interface NameValue {
+  name: string;
+  value: string;
 }
 /**
  * The complete message, as stored in the session.
@@ -946,7 +1014,8 @@ export interface SessionSummary {
  * ``session/load``: by id or file path; ``replay`` streams the history as events first.
  *
  *     ``providerEnv`` (as for ``session/new``) applies when this call loads the session; a session
- *     already loaded keeps the environment it was loaded with.
+ *     already loaded keeps the environment it was loaded with. ``mcpServers`` (as for
+ *     ``session/new``) are added to the session's servers, by name, from its next run on.
  */
 export interface SessionLoadParams {
   sessionId?: string | null;
@@ -955,6 +1024,7 @@ export interface SessionLoadParams {
   providerEnv?: {
     [k: string]: string;
   } | null;
+  mcpServers?: McpServerParam[] | null;
 }
 /**
  * The loaded session, where its event stream stands, and load warnings.
@@ -978,6 +1048,9 @@ export interface SessionLoadResult {
  *     ``*_API_KEY``; others are ignored). When given, they replace the daemon's own provider
  *     variables for this session; they are held in memory only, never written, and never reach
  *     bash. Refused over TCP.
+ *
+ *     ``mcpServers``: MCP servers for this session only, in the ACP shape (merged by name over
+ *     the configured ones; see "MCP servers" in the README). Held in memory only.
  */
 export interface SessionNewParams {
   cwd: string;
@@ -994,6 +1067,7 @@ export interface SessionNewParams {
   providerEnv?: {
     [k: string]: string;
   } | null;
+  mcpServers?: McpServerParam[] | null;
 }
 /**
  * ``session/note``: record ``text`` in an idle session as a user message, without a run.
@@ -1134,6 +1208,8 @@ export interface ClientMethods {
   'session/setPermissionMode': { params: SetPermissionModeParams; result: SessionInfo };
   /** Configured providers and models (for a project: cwd). */
   'models/list': { params: ModelsListParams; result: ModelsListResult };
+  /** MCP servers of a project (cwd) and the running ones: state, tools, source. */
+  'mcp/list': { params: McpListParams; result: McpListResult };
   /** Stored sessions, newest first, paged. */
   'session/list': { params: SessionListParams; result: SessionListResult };
   /** Load a stored session; optionally replay its history. */
