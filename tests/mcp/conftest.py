@@ -72,10 +72,8 @@ def server_table(name: str = "t", *extra: str, **keys: Any) -> str:
 
 
 def write_user_config(home: Home, text: str) -> Path:
-    path = home.config_dir / "agentd" / "config.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
+    """The user's config.toml: ``text`` with the tests' run mode (``Home.user_config``)."""
+    return home.user_config(text)
 
 
 @pytest.fixture
