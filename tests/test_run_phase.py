@@ -14,14 +14,14 @@ from agentd.protocol.events import AgentEnd, AgentStart
 from agentd.protocol.methods import SessionNewParams
 from agentd.session.factory import new_session
 from agentd.session.runtime import SessionRuntime
-from agentd.session.shared import Services
+from agentd.session.shared import SharedResources
 
 
 @pytest.fixture
 async def runtime(xdg_home: Path) -> AsyncIterator[SessionRuntime]:
     project = xdg_home / "project"
     project.mkdir()
-    services = Services(xdg_home / "sessions")
+    services = SharedResources(xdg_home / "sessions")
     params = SessionNewParams(cwd=str(project), provider="mock", permission_mode="ask")
     runtime = await new_session(services, params)
     try:

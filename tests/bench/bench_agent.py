@@ -164,11 +164,11 @@ async def _idle_session_rows(count: int = 40) -> list[Row]:
     from agentd import log
     from agentd.protocol.methods import SessionNewParams
     from agentd.session.manager import SessionManager
-    from agentd.session.shared import Services
+    from agentd.session.shared import SharedResources
 
     log.configure("warning")
     root = Path(tempfile.mkdtemp(prefix="bench-idle-", dir="/tmp"))
-    manager = SessionManager(Services(session_dir=root / "sessions"))
+    manager = SessionManager(SharedResources(session_dir=root / "sessions"))
     warm = await manager.create(SessionNewParams(cwd=str(root), provider="mock"))
     await warm.start_run("hello world", [])
     tracemalloc.start()

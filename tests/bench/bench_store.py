@@ -202,12 +202,12 @@ _DAEMON_PROBE = """
 import asyncio, json, sys, time
 from pathlib import Path
 from agentd.session.factory import load_session
-from agentd.session.shared import Services
+from agentd.session.shared import SharedResources
 from agentd.protocol.session_file import ModelChangeEntry
 from agentd.store import SessionFile
 
 async def main():
-    services = Services(session_dir=Path(sys.argv[1]))
+    services = SharedResources(session_dir=Path(sys.argv[1]))
     for old in services.session_root.glob("*/*_warm.jsonl"):
         old.unlink()
     with SessionFile.create(services.session_root, cwd=sys.argv[3], session_id="warm") as f:

@@ -21,7 +21,7 @@ from agentd.session.compaction import CompactionSettings
 from agentd.session.runtime import SessionRuntime
 from agentd.session.settings import AgentParts, SessionTools, Settings
 from agentd.session.shared import (
-    Services,
+    SharedResources,
     process_registry,
     project_dir,
     spill_root,
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from agentd.store import SessionFile
 
 
-class _Parts(msgspec.Struct):
+class _SessionPlan(msgspec.Struct):
     """What a runtime is built from, whether the session is new or loaded."""
 
     cwd: Path
@@ -61,7 +61,7 @@ class _Parts(msgspec.Struct):
 
 
 async def new_session(
-    services: Services,
+    shared: SharedResources,
     params: SessionNewParams,
     *,
     subagent_of: tuple[str, str] | None = None,
@@ -74,23 +74,23 @@ async def new_session(
     turn rather than at once (it starts running right away)."""
     from agentd.store import SessionFile
 
-    parts = await _parts(services, params, config=config)
-    parts.extra_prompt = extra_prompt
+    plan = await _plan(shared, params, config=config)
+    plan.extra_prompt = extra_prompt
     file = await asyncio.to_thread(  # in a thread: creating fsyncs the file and its folder
         SessionFile.create,
-        services.session_root,
-        cwd=str(parts.cwd),
+        shared.session_root,
+        cwd=str(plan.cwd),
         session_id=params.session_id,
-        secrets=services.secrets(params.provider_env),
+        secrets=shared.secrets(params.provider_env),
         lock=True,
         subagent_of=subagent_of,
     )
-    _record_settings(file, parts, params, durable=subagent_of is None)
-    return _assemble(services, file, parts, [], params.title)
+    _record_settings(file, plan, params, durable=subagent_of is None)
+    return _assemble(shared, file, plan, [], params.title)
 
 
 async def load_session(
-    services: Services,
+    shared: SharedResources,
     *,
     session_id: str | None = None,
     path: str | None = None,
@@ -101,11 +101,11 @@ async def load_session(
     from agentd.session.bus import resumed_seq
     from agentd.store import find_session
 
-    file_path = Path(path) if path else find_session(services.session_root, session_id or "")
+    file_path = Path(path) if path else find_session(shared.session_root, session_id or "")
     if file_path is None or not file_path.is_file():
         raise SessionNotFound(f"no session {session_id or path!r} (see session/list)")
     # in a thread: a big file takes a while to parse, and the event loop must stay free
-    secrets = services.secrets(client_env)
+    secrets = shared.secrets(client_env)
     file, messages, title = await asyncio.to_thread(_read_session, file_path, secrets)
     provider, model = file.model() or (None, None)
     saved = file.settings() or SettingsEntry()
@@ -121,8 +121,8 @@ async def load_session(
         base_url=saved.base_url,
         provider_env=client_env,
     )
-    parts = await _parts(services, params, resolve=False)
-    runtime = _assemble(services, file, parts, messages, title)
+    plan = await _plan(shared, params, resolve=False)
+    runtime = _assemble(shared, file, plan, messages, title)
     runtime.bus.seq = resumed_seq(file.header.created_at)
     return runtime
 
@@ -153,7 +153,7 @@ def _read_session(path: Path, secrets: Any) -> tuple[Any, list[Any], str | None]
 
 
 async def switch_model(
-    services: Services,
+    shared: SharedResources,
     runtime: SessionRuntime,
     provider: str | None,
     model: str,
@@ -163,14 +163,14 @@ async def switch_model(
     ``client_env`` becomes the session's provider environment."""
     from agentd.providers import make_provider
 
-    config = await asyncio.to_thread(services.config, Path(runtime.settings.cwd))
+    config = await asyncio.to_thread(shared.config, Path(runtime.settings.cwd))
     if client_env is not None:
         runtime.settings.provider_env = client_env
-        runtime.file.add_secrets(services.secrets(client_env))
+        runtime.file.add_secrets(shared.secrets(client_env))
     env = runtime.settings.provider_env
     name = provider or runtime.agent.provider.name
-    choice = await services.choose_model(config, name, model, None, env)
-    client = make_provider(choice, services.http_for(choice), retry=retry_policy(config))
+    choice = await shared.choose_model(config, name, model, None, env)
+    client = make_provider(choice, shared.http_for(choice), retry=retry_policy(config))
     runtime.use_model(client, choice.model)
 
 
@@ -196,24 +196,24 @@ def compaction_settings(config: Config, choice: ModelChoice | None) -> Compactio
     )
 
 
-async def _parts(
-    services: Services,
+async def _plan(
+    shared: SharedResources,
     params: SessionNewParams,
     *,
     resolve: bool = True,
     config: Config | None = None,
-) -> _Parts:
+) -> _SessionPlan:
     """What a runtime is built from; ``resolve`` False (a loaded session) leaves the provider
     to the first model call and accepts a project directory that is gone."""
     from agentd.tools import build_tools
 
     cwd = project_dir(params.cwd) if resolve else Path(params.cwd)
     if config is None:  # a subagent's is its parent's
-        config = await asyncio.to_thread(services.config, cwd)  # files: off the event loop
+        config = await asyncio.to_thread(shared.config, cwd)  # files: off the event loop
     choice = None
     if resolve:
         _check_mcp_params(params.mcp_servers)
-        choice = await services.choose_model(
+        choice = await shared.choose_model(
             config, params.provider, params.model, params.base_url, params.provider_env
         )
     provider = choice.provider if choice else params.provider or config.default_provider or ""
@@ -229,7 +229,7 @@ async def _parts(
     prompt = params.system_prompt or config.system_prompt
     max_turns = params.max_turns or config.max_turns
     env = params.provider_env
-    return _Parts(
+    return _SessionPlan(
         cwd,
         config,
         choice,
@@ -289,7 +289,7 @@ def _check_mcp_params(servers: list[McpServerParam] | None) -> None:
 
 
 def _record_settings(
-    file: SessionFile, parts: _Parts, params: SessionNewParams, *, durable: bool = True
+    file: SessionFile, plan: _SessionPlan, params: SessionNewParams, *, durable: bool = True
 ) -> None:
     """Title, model and the session's own settings, so a reload behaves the same (the
     effective permission mode and sandbox; the other overrides as given); fsynced when
@@ -298,11 +298,11 @@ def _record_settings(
 
     if params.title:
         file.append(SessionInfoEntry(title=params.title))
-    file.append(ModelChangeEntry(provider=parts.provider, model=parts.model))
+    file.append(ModelChangeEntry(provider=plan.provider, model=plan.model))
     file.append(
         SettingsEntry(
-            permission_mode=parts.mode,
-            sandbox=parts.sandbox,
+            permission_mode=plan.mode,
+            sandbox=plan.sandbox,
             tools=params.tools,
             max_turns=params.max_turns,
             system_prompt=params.system_prompt,
@@ -314,64 +314,68 @@ def _record_settings(
 
 
 def _assemble(
-    services: Services, file: SessionFile, parts: _Parts, messages: list[Any], title: str | None
+    shared: SharedResources,
+    file: SessionFile,
+    plan: _SessionPlan,
+    messages: list[Any],
+    title: str | None,
 ) -> SessionRuntime:
     from agentd.agent.prompt import build_system_prompt
     from agentd.tools import run_tool, toolset
 
-    policy, timeout = _approval(parts)
-    context = _tool_context(services, file, parts, policy)
-    tools = toolset(parts.tools, context.settings)
-    extra_prompt = "\n\n".join(t for t in (parts.config.extra_prompt, parts.extra_prompt) if t)
-    mcp, mcp_warnings = _mcp_servers(services, parts, tools, context)
+    policy, timeout = _approval(plan)
+    context = _tool_context(shared, file, plan, policy)
+    tools = toolset(plan.tools, context.settings)
+    extra_prompt = "\n\n".join(t for t in (plan.config.extra_prompt, plan.extra_prompt) if t)
+    mcp, mcp_warnings = _mcp_servers(shared, plan, tools, context)
     agent_parts = AgentParts(
-        provider=_provider(services, parts),
-        model=parts.model,
+        provider=_provider(shared, plan),
+        model=plan.model,
         system_prompt=build_system_prompt(
-            parts.cwd, tools.specs, override=parts.system_prompt, extra=extra_prompt or None
+            plan.cwd, tools.specs, override=plan.system_prompt, extra=extra_prompt or None
         ),
         toolset=tools,
         context=context,
         run_tool=run_tool if mcp is None else _mcp_runner(run_tool),
         messages=messages,
-        max_turns=parts.max_turns or 50,
+        max_turns=plan.max_turns or 50,
         extra_tools=mcp,
     )
     settings = Settings(
         session_id=file.header.id,
-        cwd=str(parts.cwd),
+        cwd=str(plan.cwd),
         title=title,
-        provider_env=parts.provider_env,
-        config_warnings=[*parts.config.warnings, *parts.notes, *mcp_warnings],
-        untrusted_config=str(parts.config.untrusted_file) if parts.config.untrusted_file else None,
+        provider_env=plan.provider_env,
+        config_warnings=[*plan.config.warnings, *plan.notes, *mcp_warnings],
+        untrusted_config=str(plan.config.untrusted_file) if plan.config.untrusted_file else None,
     )
-    _warn_about_config(file, parts.config, parts, mcp_warnings)
+    _warn_about_config(file, plan.config, plan, mcp_warnings)
     runtime = SessionRuntime(
         settings,
         file,
         policy,
         agent_parts,
-        compaction=compaction_settings(parts.config, parts.choice),
+        compaction=compaction_settings(plan.config, plan.choice),
         approval_timeout=timeout,
-        model_source=None if parts.choice else _model_source(services, parts),
+        model_source=None if plan.choice else _model_source(shared, plan),
     )
-    runtime.config = parts.config
+    runtime.config = plan.config
     return runtime
 
 
-def _provider(services: Services, parts: _Parts) -> Provider:
+def _provider(shared: SharedResources, plan: _SessionPlan) -> Provider:
     """The session's provider, or a stand-in until it is resolved (see :mod:`.binding`)."""
     from agentd.providers import make_provider
 
-    if parts.choice is None:
-        return UnresolvedProvider(parts.provider)
-    http = services.http_for(parts.choice)
-    return make_provider(parts.choice, http, retry=retry_policy(parts.config))
+    if plan.choice is None:
+        return UnresolvedProvider(plan.provider)
+    http = shared.http_for(plan.choice)
+    return make_provider(plan.choice, http, retry=retry_policy(plan.config))
 
 
-def _model_source(services: Services, parts: _Parts) -> ModelSource:
+def _model_source(shared: SharedResources, plan: _SessionPlan) -> ModelSource:
     """Resolves a loaded session's provider from the configuration current at that moment."""
-    cwd, base_url = parts.cwd, parts.base_url
+    cwd, base_url = plan.cwd, plan.base_url
 
     async def resolve(provider: str, model: str, env: dict[str, str] | None) -> ResolvedModel:
         from agentd.providers import make_provider
@@ -381,32 +385,32 @@ def _model_source(services: Services, parts: _Parts) -> ModelSource:
                 f"the session's project directory {cwd} does not exist here; the session "
                 "can be read, exported and forked, but not run"
             )
-        config = await asyncio.to_thread(services.config, cwd)
-        choice = await services.choose_model(config, provider or None, model or None, base_url, env)
-        client = make_provider(choice, services.http_for(choice), retry=retry_policy(config))
+        config = await asyncio.to_thread(shared.config, cwd)
+        choice = await shared.choose_model(config, provider or None, model or None, base_url, env)
+        client = make_provider(choice, shared.http_for(choice), retry=retry_policy(config))
         return ResolvedModel(client, choice.model, choice.context_window)
 
     return resolve
 
 
 def _mcp_servers(
-    services: Services, parts: _Parts, builtin: Toolset, context: ToolContext
+    shared: SharedResources, plan: _SessionPlan, builtin: Toolset, context: ToolContext
 ) -> tuple[SessionTools | None, list[str]]:
     """The session's MCP servers (None when it has none: then nothing of MCP is imported)
     and warnings about those left out (an untrusted ``.mcp.json``)."""
     from agentd.mcp.servers import gather
 
-    found = gather(parts.config.settings.mcp_servers, parts.cwd, parts.mcp_servers)
+    found = gather(plan.config.settings.mcp_servers, plan.cwd, plan.mcp_servers)
     if not found.servers:
         return None, found.warnings
     from agentd.mcp.session import McpSession
 
-    pool = services.mcp_pool()
-    return McpSession(pool, found.servers, parts.cwd, builtin, context.settings), found.warnings
+    pool = shared.mcp_pool()
+    return McpSession(pool, found.servers, plan.cwd, builtin, context.settings), found.warnings
 
 
 def attach_mcp_servers(
-    services: Services, runtime: SessionRuntime, servers: list[McpServerParam]
+    shared: SharedResources, runtime: SessionRuntime, servers: list[McpServerParam]
 ) -> None:
     """Add ``servers`` (by name) to a loaded session's MCP servers, from its next run on
     (``session/load`` with ``mcpServers``); InvalidParams for a bad entry."""
@@ -421,7 +425,7 @@ def attach_mcp_servers(
         return
     agent = runtime.agent
     cwd = Path(runtime.settings.cwd)
-    extra = McpSession(services.mcp_pool(), definitions, cwd, agent.toolset, agent.context.settings)
+    extra = McpSession(shared.mcp_pool(), definitions, cwd, agent.toolset, agent.context.settings)
     extra.warn = runtime.extra_warn
     runtime.extra_tools = agent.tool_source = extra
     agent.run_tool = _mcp_runner(agent.run_tool)
@@ -433,7 +437,9 @@ def _mcp_runner(builtin: ToolRunner) -> ToolRunner:
     return runner(builtin)
 
 
-def _warn_about_config(file: SessionFile, config: Config, parts: _Parts, extra: list[str]) -> None:
+def _warn_about_config(
+    file: SessionFile, config: Config, plan: _SessionPlan, extra: list[str]
+) -> None:
     """Config warnings, and an unconfined bash under a workspace sandbox, become
     ``session_warning`` events for every client that watches."""
     from agentd.hardening import landlock_abi
@@ -441,27 +447,27 @@ def _warn_about_config(file: SessionFile, config: Config, parts: _Parts, extra: 
     from agentd.tools.process.landlock import unconfined_warning
     from agentd.tools.process.mountns import unprotected_warning
 
-    texts = [*config.warnings, *parts.notes, *extra]
-    if parts.sandbox == "workspace" and "bash" in parts.tools:
+    texts = [*config.warnings, *plan.notes, *extra]
+    if plan.sandbox == "workspace" and "bash" in plan.tools:
         protected = unprotected_warning()  # bubblewrap confines bash on its own
         texts += [protected] if protected else []
         texts += [text for text in [unconfined_warning(landlock_abi())] if text and protected]
     file.warnings.extend(LoadWarning(line=None, message=text) for text in texts)
 
 
-def _approval(parts: _Parts) -> tuple[PermissionPolicy, float]:
+def _approval(plan: _SessionPlan) -> tuple[PermissionPolicy, float]:
     """The ``[permissions]`` policy (plus ``timeout``) and ``sandbox``: ``"workspace"`` confines
     the file tools to the session's cwd, ``"none"`` (the default) does not."""
     from agentd.permissions.policy import PermissionPolicy
 
-    section = parts.config.settings.permissions
-    sandboxed = parts.sandbox == "workspace"
+    section = plan.config.settings.permissions
+    sandboxed = plan.sandbox == "workspace"
     policy = PermissionPolicy(
-        parts.mode,
+        plan.mode,
         section.allow,
         section.deny,
-        workspace=parts.cwd if sandboxed else None,
-        cwd=parts.cwd,
+        workspace=plan.cwd if sandboxed else None,
+        cwd=plan.cwd,
         allow_dangerous=section.allow_dangerous,
     )
     policy.allow_auto_without_sandbox = section.allow_auto_without_sandbox
@@ -469,19 +475,19 @@ def _approval(parts: _Parts) -> tuple[PermissionPolicy, float]:
 
 
 def _tool_context(
-    services: Services, file: SessionFile, parts: _Parts, policy: PermissionPolicy
+    shared: SharedResources, file: SessionFile, plan: _SessionPlan, policy: PermissionPolicy
 ) -> ToolContext:
     """The ``[tools]`` settings, the credential names bash must not see, the spill dir."""
     from agentd.tools.settings import tool_settings
 
-    settings = tool_settings(parts.config.settings.tools)
-    if "task" in parts.tools:
-        settings.agent_profiles = _profile_lines(file, parts.cwd)
-    settings.secret_env = sorted({*services.secret_names(), *settings.secret_env})
+    settings = tool_settings(plan.config.settings.tools)
+    if "task" in plan.tools:
+        settings.agent_profiles = _profile_lines(file, plan.cwd)
+    settings.secret_env = sorted({*shared.secret_names(), *settings.secret_env})
     settings.permission_policy = policy
     settings.process_registry = process_registry()
     return ToolContext(
-        cwd=parts.cwd,
+        cwd=plan.cwd,
         session_id=file.header.id,
         workspace=policy.workspace,
         spill_dir=spill_root() / file.header.id,

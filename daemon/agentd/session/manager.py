@@ -23,7 +23,7 @@ from agentd.protocol.methods import SessionNewParams
 from agentd.session.factory import load_session, new_session
 from agentd.session.idle import DEFAULT_IDLE_SECONDS, DEFAULT_MAX_LOADED, IdleUnloader
 from agentd.session.runtime import SessionRuntime
-from agentd.session.shared import Services
+from agentd.session.shared import SharedResources
 from agentd.store import find_session
 
 if TYPE_CHECKING:
@@ -37,12 +37,12 @@ class SessionManager:
 
     def __init__(
         self,
-        services: Services,
+        shared: SharedResources,
         *,
         idle_seconds: float = DEFAULT_IDLE_SECONDS,
         max_loaded: int = DEFAULT_MAX_LOADED,
     ) -> None:
-        self.services = services
+        self.shared = shared
         self.loaded: dict[str, SessionRuntime] = {}
         self._loading: dict[str, asyncio.Future[SessionRuntime]] = {}
         self._parked: dict[str, dict[int, Subscriber]] = {}
@@ -74,7 +74,7 @@ class SessionManager:
         runtime = await self._once(
             key,
             lambda: new_session(
-                self.services,
+                self.shared,
                 params,
                 subagent_of=subagent_of,
                 extra_prompt=extra_prompt,
@@ -108,7 +108,7 @@ class SessionManager:
         return await self._once(
             session_id or str(path),
             lambda: load_session(
-                self.services, session_id=session_id, path=path, client_env=client_env
+                self.shared, session_id=session_id, path=path, client_env=client_env
             ),
         )
 
@@ -196,7 +196,7 @@ class SessionManager:
 
     def find_path(self, session_id: str) -> Path:
         """The file of a session that exists on disk; SessionNotFound otherwise."""
-        path = find_session(self.services.session_root, session_id)
+        path = find_session(self.shared.session_root, session_id)
         if path is None:
             raise SessionNotFound(f"no session {session_id!r} (see session/list)")
         return path
@@ -221,7 +221,7 @@ class SessionManager:
         self.loaded.clear()
         self._parked.clear()
         await asyncio.gather(*(r.shutdown() for r in runtimes), return_exceptions=True)
-        await self.services.close()
+        await self.shared.close()
 
 
 def _attach_subagents(manager: SessionManager, runtime: SessionRuntime) -> None:

@@ -100,10 +100,10 @@ class SessionService:
         """The registry of loaded sessions, built (and its modules imported) on first use."""
         if self._sessions is None:
             from agentd.session.manager import SessionManager
-            from agentd.session.shared import Services
+            from agentd.session.shared import SharedResources
 
             self._sessions = SessionManager(
-                Services(self.session_dir, self.config_file),
+                SharedResources(self.session_dir, self.config_file),
                 idle_seconds=self.idle_unload,
                 max_loaded=self.max_loaded_sessions,
             )
@@ -146,7 +146,7 @@ class SessionService:
         if params.mcp_servers:
             from agentd.session.factory import attach_mcp_servers
 
-            attach_mcp_servers(sessions.services, runtime, params.mcp_servers)
+            attach_mcp_servers(sessions.shared, runtime, params.mcp_servers)
         if subscriber is not None:
             if params.replay:
                 for message in runtime.agent.messages:
@@ -167,7 +167,7 @@ class SessionService:
         """``session/fork``: a new session with the branch up to ``entry_id``; loaded."""
         sessions = self._manager()
         source = await sessions.get(params.session_id)
-        root = sessions.services.session_root
+        root = sessions.shared.session_root
         path = await asyncio.to_thread(source.fork, root, params.entry_id, params.new_session_id)
         runtime = await sessions.load(path=str(path))
         if subscriber is not None:
@@ -270,7 +270,7 @@ class SessionService:
         sessions = self._manager()
         runtime = await sessions.get(params.session_id)
         await switch_model(
-            sessions.services, runtime, params.provider, params.model, params.provider_env
+            sessions.shared, runtime, params.provider, params.model, params.provider_env
         )
         return runtime.info()
 
@@ -286,19 +286,19 @@ class SessionService:
         self, params: ModelsListParams, subscriber: Subscriber | None = None
     ) -> ModelsListResult:
         """``models/list`` for the configuration of ``cwd`` (default: the daemon's own)."""
-        return self._manager().services.models(params.cwd, params.provider_env)
+        return self._manager().shared.models(params.cwd, params.provider_env)
 
     async def mcp_list(
         self, params: McpListParams, subscriber: Subscriber | None = None
     ) -> McpListResult:
         """``mcp/list``: the MCP servers of ``cwd`` (default: the daemon's own) and the
         running ones."""
-        return self._manager().services.mcp_list(params.cwd)
+        return self._manager().shared.mcp_list(params.cwd)
 
     def mcp_running(self) -> list[McpServerInfo]:
         """The MCP servers the daemon started (none imported or built when no session
         ever had one)."""
-        return self._sessions.services.mcp_running() if self._sessions is not None else []
+        return self._sessions.shared.mcp_running() if self._sessions is not None else []
 
     # --- watching ----------------------------------------------------------------------------
 
@@ -343,7 +343,7 @@ class SessionService:
             raise InvalidParams("`limit` must be between 1 and 1000 - at `$.limit`")
         sessions = self._manager()
         cwd = str(Path(params.cwd).expanduser().resolve()) if params.cwd else None
-        root = sessions.services.session_root
+        root = sessions.shared.session_root
         items, cursor = await asyncio.to_thread(
             list_sessions, root, cwd, params.limit, params.cursor
         )

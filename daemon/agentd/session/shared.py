@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 MOCK = "mock"
 
 
-class Services:
+class SharedResources:
     """Daemon-wide things sessions share: the store root, config, one HTTP client, secrets.
 
     Created once per daemon, on first use; creating it starts a background thread that

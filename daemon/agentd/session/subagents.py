@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from agentd.api.subscriber import Subscriber
     from agentd.config.load import Config
     from agentd.session.runtime import SessionRuntime
-    from agentd.session.shared import Services
+    from agentd.session.shared import SharedResources
 
 log = get_logger("agentd.subagents")
 
@@ -52,7 +52,7 @@ class Sessions(Protocol):
     """What a runner needs of the session manager (:class:`~agentd.session.manager.
     SessionManager`): creating a linked session, watching one, the loaded ones."""
 
-    services: Services
+    shared: SharedResources
     loaded: dict[str, SessionRuntime]
 
     async def create(
@@ -217,7 +217,7 @@ def depth_from_headers(manager: Sessions, header: SessionHeader) -> int:
         if loaded is not None:
             header = loaded.file.header
         else:
-            path = find_session(manager.services.session_root, parent_id)
+            path = find_session(manager.shared.session_root, parent_id)
             if path is None or parent_id in seen:
                 break
             with path.open("rb") as file:
