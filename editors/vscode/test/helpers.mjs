@@ -1,6 +1,6 @@
 // Shared pieces of the node --test layer: the repo's venv, temp homes, a client on a real daemon.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +18,12 @@ if (!existsSync(join(venvBin, 'agentd'))) {
   throw new Error(`no agentd in ${venvBin}: run \`make .venv/.installed\` at the repo root first`);
 }
 
-/** A temp folder with XDG dirs, a project folder and a session dir; removed by `cleanup()`. */
+/** The user config of the tests' runs: they ask for `auto` without a sandbox, which the
+ * daemon allows only when the user opts in (as tests/harness.py does for the Python layers). */
+export const TEST_USER_CONFIG = '[permissions]\nallow_auto_without_sandbox = true\n';
+
+/** A temp folder with XDG dirs (the user config opting in to unsandboxed `auto`), a project
+ * folder and a session dir; removed by `cleanup()`. */
 export function tempHome() {
   const root = mkdtempSync(join('/tmp', 'vsc-'));
   const env = { ...process.env };
@@ -27,6 +32,8 @@ export function tempHome() {
     mkdirSync(dir, { mode: 0o700 });
     env[name] = dir;
   }
+  mkdirSync(join(env.XDG_CONFIG_HOME, 'agentd'), { mode: 0o700 });
+  writeFileSync(join(env.XDG_CONFIG_HOME, 'agentd', 'config.toml'), TEST_USER_CONFIG);
   const project = join(root, 'project');
   const sessions = join(root, 'sessions');
   mkdirSync(project);
