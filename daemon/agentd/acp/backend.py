@@ -17,15 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
-import sys
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentd import __version__, paths
+from agentd import __version__
+from agentd.api.shared import connect_shared
 from agentd.protocol.methods import (
     ClientCapabilities,
     ClientInfo,
@@ -33,14 +31,10 @@ from agentd.protocol.methods import (
     InitializeParams,
 )
 from agentd.protocol.provider_env import provider_variables
-from agentd.rpc import Connection, Router
-from agentd.rpc.connect import connect_unix
+from agentd.rpc import Router
 
 if TYPE_CHECKING:
     from agentd.api import SessionApi
-
-STARTUP_TIMEOUT = 10.0
-"""Seconds to wait for a shared daemon started by ``agentd acp --shared``."""
 
 
 @dataclass
@@ -70,7 +64,7 @@ async def open_backend(options: BackendOptions, fs: FileAccessCapabilities) -> B
     from agentd.api.remote import RemoteSessions  # --shared only: not on the start-up path
 
     sessions = RemoteSessions(provider_env=provider_variables(os.environ))
-    conn = await _connect_shared(options, sessions.routes(Router()))
+    conn = await connect_shared(options.socket_path, sessions.routes(Router()))
     sessions.attach(conn)
     params = InitializeParams(
         client_info=ClientInfo(name="agentd-acp", version=__version__),
@@ -90,38 +84,3 @@ async def _in_process(options: BackendOptions) -> Backend:
 
     service = SessionService(options.session_dir, options.config_file)
     return Backend(service, service.close)  # close: runs cancelled, session files flushed
-
-
-async def _connect_shared(options: BackendOptions, router: Router) -> Connection:
-    path = options.socket_path or paths.default_socket_path()
-    try:
-        return await connect_unix(path, router)
-    except paths.UnsafeSocketError:
-        raise  # another user's folder or daemon: never start one there
-    except OSError:
-        return await _start_shared(path, router)
-
-
-async def _start_shared(path: Path, router: Router) -> Connection:
-    """Start ``agentd serve --socket PATH`` detached (its log: the daemon log) and connect."""
-    argv = [sys.executable, "-m", "agentd", "serve", "--socket", str(path)]
-    process = subprocess.Popen(
-        argv,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-        env=os.environ.copy(),
-    )
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    while True:
-        try:
-            return await connect_unix(path, router)
-        except paths.UnsafeSocketError:
-            raise
-        except OSError as exc:
-            status = process.poll()
-            if status is not None or time.monotonic() > deadline:
-                why = f"it exited with status {status}" if status is not None else "timed out"
-                raise OSError(f"could not start the shared daemon on {path} ({why})") from exc
-        await asyncio.sleep(0.02)

@@ -6,25 +6,20 @@ socket, started in the background when none runs, so the shell and editors see t
 
 from __future__ import annotations
 
-import asyncio
 import os
-import subprocess
-import sys
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentd import __version__, paths
+from agentd import __version__
+from agentd.api.shared import connect_shared
 from agentd.protocol.methods import ClientCapabilities, ClientInfo, InitializeParams
 from agentd.protocol.provider_env import provider_variables
-from agentd.rpc import Connection, Router
-from agentd.rpc.connect import connect_unix
+from agentd.rpc import Router
 
 if TYPE_CHECKING:
     from agentd.api import SessionApi
 
-STARTUP_TIMEOUT = 10.0
 Close = Callable[[], Awaitable[None]]
 
 
@@ -41,7 +36,7 @@ async def open_backend(
     from agentd.api.remote import RemoteSessions
 
     sessions = RemoteSessions(provider_env=provider_variables(os.environ))
-    conn = await _connect_shared(socket_path, sessions.routes(Router()))
+    conn = await connect_shared(socket_path, sessions.routes(Router()))
     sessions.attach(conn)
     params = InitializeParams(
         client_info=ClientInfo(name="agentd-mcp", version=__version__),
@@ -53,38 +48,3 @@ async def open_backend(
         await conn.close()
         raise
     return sessions, conn.close
-
-
-async def _connect_shared(socket_path: Path | None, router: Router) -> Connection:
-    path = socket_path or paths.default_socket_path()
-    try:
-        return await connect_unix(path, router)
-    except paths.UnsafeSocketError:
-        raise  # another user's folder or daemon: never start one there
-    except OSError:
-        return await _start_shared(path, router)
-
-
-async def _start_shared(path: Path, router: Router) -> Connection:
-    """Start ``agentd serve --socket PATH`` detached and connect to it."""
-    argv = [sys.executable, "-m", "agentd", "serve", "--socket", str(path)]
-    process = subprocess.Popen(
-        argv,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-        env=os.environ.copy(),
-    )
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    while True:
-        try:
-            return await connect_unix(path, router)
-        except paths.UnsafeSocketError:
-            raise
-        except OSError as exc:
-            status = process.poll()
-            if status is not None or time.monotonic() > deadline:
-                why = f"it exited with status {status}" if status is not None else "timed out"
-                raise OSError(f"could not start the shared daemon on {path} ({why})") from exc
-        await asyncio.sleep(0.02)

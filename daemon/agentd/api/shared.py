@@ -1,0 +1,61 @@
+"""The shared daemon for front-ends that relay to it (``agentd acp --shared``, ``agentd mcp
+--shared``): connect to its socket, or start it and connect.
+
+The socket is checked like every client checks it (:func:`agentd.rpc.connect.connect_unix`: a
+folder of this user's, a listener of this user's); a refused socket is never answered by
+starting a daemon there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from agentd import paths
+from agentd.rpc import Connection, Router
+from agentd.rpc.connect import connect_unix
+
+STARTUP_TIMEOUT = 10.0
+"""Seconds a started daemon may take to accept connections."""
+
+
+async def connect_shared(socket_path: Path | None, router: Router) -> Connection:
+    """A connection to the shared daemon on ``socket_path`` (default: the user's socket),
+    started detached when none answers; OSError when it cannot be started,
+    ``paths.UnsafeSocketError`` when the socket is not the user's."""
+    path = socket_path or paths.default_socket_path()
+    try:
+        return await connect_unix(path, router)
+    except paths.UnsafeSocketError:
+        raise  # another user's folder or daemon: never start one there
+    except OSError:
+        return await _start(path, router)
+
+
+async def _start(path: Path, router: Router) -> Connection:
+    """Start ``agentd serve --socket PATH`` detached (its log: the daemon log) and connect."""
+    argv = [sys.executable, "-m", "agentd", "serve", "--socket", str(path)]
+    process = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        env=os.environ.copy(),
+    )
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while True:
+        try:
+            return await connect_unix(path, router)
+        except paths.UnsafeSocketError:
+            raise
+        except OSError as exc:
+            status = process.poll()
+            if status is not None or time.monotonic() > deadline:
+                why = f"it exited with status {status}" if status is not None else "timed out"
+                raise OSError(f"could not start the shared daemon on {path} ({why})") from exc
+        await asyncio.sleep(0.02)
