@@ -70,9 +70,8 @@ def plan_quietly() -> dict[str, Any]:
         "trigger": "update the plan quietly",
         "steps": [
             {"response": {"tool_calls": [tool_call("todo", {"todos": PLAN_FIRST}, "plan_1")]}},
-            {
-                "chunk_delay_ms": 100,
-                "chunk_size": 400,
+            {  # a pause between the two plans long enough to see the first on a loaded machine
+                "delay_ms": 1500,
                 "response": {"tool_calls": [tool_call("todo", {"todos": PLAN_DONE}, "plan_2")]},
             },
             {"response": {"content": "Finished quietly."}},

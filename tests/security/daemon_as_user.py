@@ -98,22 +98,31 @@ def _canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+def _import_submodules(package: ModuleType) -> None:
+    """Import every submodule of ``package``, recursively; one that cannot be imported here
+    (an optional backend, another platform's module such as ``click._winconsole``, a CLI that
+    exits without its extra such as ``mcp.cli``) is skipped with what is below it."""
+    for info in pkgutil.iter_modules(getattr(package, "__path__", []), f"{package.__name__}."):
+        if ".__main__" in info.name or info.name.endswith("._main"):
+            continue  # command-line entry points run on import
+        try:
+            module = importlib.import_module(info.name)
+        except (Exception, SystemExit):
+            continue
+        if info.ispkg:
+            _import_submodules(module)
+
+
 def preload() -> None:
     """Import every package of :func:`runtime_packages` with all its submodules, and
     :data:`LAZY_STDLIB` (submodules needing what is not installed, such as optional
-    backends, are skipped)."""
+    backends or another platform, are skipped)."""
     for name in runtime_packages():
         try:
             package = importlib.import_module(name)
         except ImportError:  # a file a distribution ships that is not a module
             continue
-        for info in pkgutil.walk_packages(getattr(package, "__path__", []), f"{name}."):
-            if ".__main__" in info.name or info.name.endswith("._main"):
-                continue  # command-line entry points run on import
-            try:
-                importlib.import_module(info.name)
-            except ImportError:
-                continue
+        _import_submodules(package)
     for name in LAZY_STDLIB:
         importlib.import_module(name)
 
