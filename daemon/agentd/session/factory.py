@@ -18,18 +18,18 @@ from agentd.protocol.methods import SessionNewParams
 from agentd.protocol.session_file import SettingsEntry
 from agentd.session.binding import ModelSource, ResolvedModel, UnresolvedProvider
 from agentd.session.compaction import CompactionSettings
+from agentd.session.mcp_setup import check_mcp_params, mcp_runner, session_mcp_tools
 from agentd.session.runtime import SessionRuntime
-from agentd.session.settings import AgentParts, SessionTools, Settings
+from agentd.session.settings import AgentParts, Settings
 from agentd.session.shared import (
     SharedResources,
     process_registry,
     project_dir,
     spill_root,
 )
-from agentd.tools.base import Tool, ToolContext, Toolset
+from agentd.tools.base import Tool, ToolContext
 
 if TYPE_CHECKING:
-    from agentd.agent.scheduling import ToolRunner
     from agentd.config.load import Config, ModelChoice
     from agentd.permissions.policy import PermissionPolicy
     from agentd.providers.base import Provider
@@ -212,7 +212,7 @@ async def _plan(
         config = await asyncio.to_thread(shared.config, cwd)  # files: off the event loop
     choice = None
     if resolve:
-        _check_mcp_params(params.mcp_servers)
+        check_mcp_params(params.mcp_servers)
         choice = await shared.choose_model(
             config, params.provider, params.model, params.base_url, params.provider_env
         )
@@ -277,17 +277,6 @@ def _mode(
     )
 
 
-def _check_mcp_params(servers: list[McpServerParam] | None) -> None:
-    """InvalidParams for an ``mcpServers`` entry that cannot be started."""
-    from agentd.mcp.servers import from_param
-
-    for index, server in enumerate(servers or ()):
-        try:
-            from_param(server)
-        except ValueError as exc:
-            raise InvalidParams(f"{exc} - at `$.mcpServers[{index}]`") from None
-
-
 def _record_settings(
     file: SessionFile, plan: _SessionPlan, params: SessionNewParams, *, durable: bool = True
 ) -> None:
@@ -327,7 +316,9 @@ def _assemble(
     context = _tool_context(shared, file, plan, policy)
     tools = toolset(plan.tools, context.settings)
     extra_prompt = "\n\n".join(t for t in (plan.config.extra_prompt, plan.extra_prompt) if t)
-    mcp, mcp_warnings = _mcp_servers(shared, plan, tools, context)
+    mcp, mcp_warnings = session_mcp_tools(
+        shared, plan.config.settings.mcp_servers, plan.cwd, plan.mcp_servers, tools, context
+    )
     agent_parts = AgentParts(
         provider=_provider(shared, plan),
         model=plan.model,
@@ -336,7 +327,7 @@ def _assemble(
         ),
         toolset=tools,
         context=context,
-        run_tool=run_tool if mcp is None else _mcp_runner(run_tool),
+        run_tool=run_tool if mcp is None else mcp_runner(run_tool),
         messages=messages,
         max_turns=plan.max_turns or 50,
         extra_tools=mcp,
@@ -391,50 +382,6 @@ def _model_source(shared: SharedResources, plan: _SessionPlan) -> ModelSource:
         return ResolvedModel(client, choice.model, choice.context_window)
 
     return resolve
-
-
-def _mcp_servers(
-    shared: SharedResources, plan: _SessionPlan, builtin: Toolset, context: ToolContext
-) -> tuple[SessionTools | None, list[str]]:
-    """The session's MCP servers (None when it has none: then nothing of MCP is imported)
-    and warnings about those left out (an untrusted ``.mcp.json``)."""
-    from agentd.mcp.servers import gather
-
-    found = gather(plan.config.settings.mcp_servers, plan.cwd, plan.mcp_servers)
-    if not found.servers:
-        return None, found.warnings
-    from agentd.mcp.session import McpSession
-
-    pool = shared.mcp_pool()
-    return McpSession(pool, found.servers, plan.cwd, builtin, context.settings), found.warnings
-
-
-def attach_mcp_servers(
-    shared: SharedResources, runtime: SessionRuntime, servers: list[McpServerParam]
-) -> None:
-    """Add ``servers`` (by name) to a loaded session's MCP servers, from its next run on
-    (``session/load`` with ``mcpServers``); InvalidParams for a bad entry."""
-    from agentd.mcp.servers import from_param
-    from agentd.mcp.session import McpSession
-
-    _check_mcp_params(servers)
-    definitions = [from_param(server) for server in servers]
-    current = runtime.extra_tools
-    if isinstance(current, McpSession):
-        current.add(definitions)
-        return
-    agent = runtime.agent
-    cwd = Path(runtime.settings.cwd)
-    extra = McpSession(shared.mcp_pool(), definitions, cwd, agent.toolset, agent.context.settings)
-    extra.warn = runtime.extra_warn
-    runtime.extra_tools = agent.tool_source = extra
-    agent.run_tool = _mcp_runner(agent.run_tool)
-
-
-def _mcp_runner(builtin: ToolRunner) -> ToolRunner:
-    from agentd.mcp.tools import runner
-
-    return runner(builtin)
 
 
 def _warn_about_config(

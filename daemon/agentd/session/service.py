@@ -144,7 +144,7 @@ class SessionService:
             session_id=params.session_id, path=params.path, client_env=params.provider_env
         )
         if params.mcp_servers:
-            from agentd.session.factory import attach_mcp_servers
+            from agentd.session.mcp_setup import attach_mcp_servers
 
             attach_mcp_servers(sessions.shared, runtime, params.mcp_servers)
         if subscriber is not None:

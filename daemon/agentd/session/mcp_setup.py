@@ -1,0 +1,84 @@
+"""A session's MCP servers: which ones it gets, and how their tools join the agent's.
+
+Nothing of :mod:`agentd.mcp` is imported for a session without servers; a session with some
+gets an :class:`~agentd.mcp.session.McpSession` as its extra tool source and a tool runner that
+sends ``mcp__…`` calls to it (:func:`mcp_runner`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agentd.errors import InvalidParams
+
+if TYPE_CHECKING:
+    from agentd.agent.scheduling import ToolRunner
+    from agentd.config.schema import McpServerSection
+    from agentd.protocol.mcp import McpServerParam
+    from agentd.session.runtime import SessionRuntime
+    from agentd.session.settings import SessionTools
+    from agentd.session.shared import SharedResources
+    from agentd.tools.base import ToolContext, Toolset
+
+
+def check_mcp_params(servers: Sequence[McpServerParam] | None) -> None:
+    """InvalidParams for an ``mcpServers`` entry that cannot be started."""
+    from agentd.mcp.servers import from_param
+
+    for index, server in enumerate(servers or ()):
+        try:
+            from_param(server)
+        except ValueError as exc:
+            raise InvalidParams(f"{exc} - at `$.mcpServers[{index}]`") from None
+
+
+def session_mcp_tools(
+    shared: SharedResources,
+    configured: Mapping[str, McpServerSection],
+    cwd: Path,
+    params: Sequence[McpServerParam] | None,
+    builtin: Toolset,
+    context: ToolContext,
+) -> tuple[SessionTools | None, list[str]]:
+    """The session's MCP tool source (None when it has no servers: then nothing of MCP is
+    imported) and warnings about servers left out (an untrusted ``.mcp.json``)."""
+    from agentd.mcp.servers import gather
+
+    found = gather(configured, cwd, params)
+    if not found.servers:
+        return None, found.warnings
+    from agentd.mcp.session import McpSession
+
+    pool = shared.mcp_pool()
+    return McpSession(pool, found.servers, cwd, builtin, context.settings), found.warnings
+
+
+def attach_mcp_servers(
+    shared: SharedResources, runtime: SessionRuntime, servers: list[McpServerParam]
+) -> None:
+    """Add ``servers`` (by name) to a loaded session's MCP servers, from its next run on
+    (``session/load`` with ``mcpServers``); InvalidParams for a bad entry."""
+    from agentd.mcp.servers import from_param
+    from agentd.mcp.session import McpSession
+
+    check_mcp_params(servers)
+    definitions = [from_param(server) for server in servers]
+    current = runtime.extra_tools
+    if isinstance(current, McpSession):
+        current.add(definitions)
+        return
+    agent = runtime.agent
+    cwd = Path(runtime.settings.cwd)
+    extra = McpSession(shared.mcp_pool(), definitions, cwd, agent.toolset, agent.context.settings)
+    extra.warn = runtime.extra_warn
+    runtime.extra_tools = agent.tool_source = extra
+    agent.run_tool = mcp_runner(agent.run_tool)
+
+
+def mcp_runner(builtin: ToolRunner) -> ToolRunner:
+    """The session's tool runner once it has MCP tools (see :func:`agentd.mcp.tools.runner`)."""
+    from agentd.mcp.tools import runner
+
+    return runner(builtin)
