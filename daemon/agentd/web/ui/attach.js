@@ -65,10 +65,20 @@ export function attachImages(form, input, list, onError) {
     list.hidden = pending.length === 0;
   }
 
-  async function add(files) {
+  /** Images are added in the order they were given: a paste and a drop close together are
+   * read one after the other, never interleaved (each read would otherwise append to the list
+   * as it was before the other's read finished, and one image would be lost). */
+  let adding = Promise.resolve();
+  function add(files) {
+    adding = adding.then(() => addInOrder(files));
+    return adding;
+  }
+
+  async function addInOrder(files) {
     for (const file of files) {
       try {
-        pending = [...pending, await readImage(file)];
+        const image = await readImage(file);
+        pending = [...pending, image];
       } catch (error) {
         onError(String(/** @type {Error} */ (error).message ?? error));
       }
