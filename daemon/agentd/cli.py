@@ -133,50 +133,34 @@ def _add_acp(commands: argparse._SubParsersAction[_Parser]) -> None:
     acp = commands.add_parser(
         "acp", help="serve an Agent Client Protocol editor on stdin/stdout (Zed, JetBrains…)"
     )
-    acp.add_argument(
-        "--shared",
-        action="store_true",
-        help="use the shared socket daemon (started if needed), so sessions are shared",
-    )
-    acp.add_argument("--socket", type=Path, metavar="PATH", help="shared daemon socket")
+    _add_front_end_options(acp, "mode of new sessions (default: configuration)")
     acp.add_argument("--session-dir", type=Path, metavar="DIR", help="where sessions live")
-    acp.add_argument("--config", type=Path, metavar="FILE", help="configuration file")
-    acp.add_argument("--provider", help="provider of new sessions (default: configuration)")
-    acp.add_argument("--model", help="model of new sessions (default: configuration)")
-    acp.add_argument(
-        "--permission-mode",
-        choices=("auto", "ask", "read-only"),
-        help="mode of new sessions (default: configuration)",
-    )
-    acp.add_argument("--log-file", type=Path, metavar="FILE", help="append JSON logs here")
-    acp.add_argument(
-        "--log-level",
-        default="info",
-        choices=("debug", "info", "warning", "error", "critical"),
-        help="minimum level logged (default: info)",
-    )
 
 
 def _add_mcp(commands: argparse._SubParsersAction[_Parser]) -> None:
     mcp = commands.add_parser(
         "mcp", help="serve MCP on stdin/stdout: tools agentd_run and agentd_reply (Claude…)"
     )
-    mcp.add_argument(
+    _add_front_end_options(
+        mcp, "mode of new sessions when the caller names none (default: configuration)"
+    )
+
+
+def _add_front_end_options(parser: _Parser, mode_help: str) -> None:
+    """The options ``agentd acp`` and ``agentd mcp`` share: the shared daemon or an
+    in-process one, the configuration, new sessions' provider, model and mode, logging."""
+    parser.add_argument(
         "--shared",
         action="store_true",
         help="use the shared socket daemon (started if needed), so sessions are shared",
     )
-    mcp.add_argument("--socket", type=Path, metavar="PATH", help="shared daemon socket")
-    mcp.add_argument("--config", type=Path, metavar="FILE", help="configuration file")
-    mcp.add_argument("--provider", help="provider of new sessions (default: configuration)")
-    mcp.add_argument("--model", help="model of new sessions (default: configuration)")
-    mcp.add_argument(
-        "--permission-mode",
-        choices=("auto", "ask", "read-only"),
-        help="mode of new sessions when the caller names none (default: configuration)",
-    )
-    mcp.add_argument("--log-file", type=Path, metavar="FILE", help="append JSON logs here")
-    mcp.add_argument(
+    parser.add_argument("--socket", type=Path, metavar="PATH", help="shared daemon socket")
+    parser.add_argument("--config", type=Path, metavar="FILE", help="configuration file")
+    parser.add_argument("--provider", help="provider of new sessions (default: configuration)")
+    parser.add_argument("--model", help="model of new sessions (default: configuration)")
+    parser.add_argument("--permission-mode", choices=("auto", "ask", "read-only"), help=mode_help)
+    parser.add_argument("--log-file", type=Path, metavar="FILE", help="append JSON logs here")
+    parser.add_argument(
         "--log-level",
         default="info",
         choices=("debug", "info", "warning", "error", "critical"),
