@@ -34,7 +34,7 @@ from agentd.protocol.events import (
 from agentd.tools.base import Tool, ToolContext, ToolResult, Toolset
 from agentd.toolspec import ToolSpec
 from tests.fakes import EchoTool, ScriptedProvider, reply
-from tests.harness import wait_until_async
+from tests.harness import scaled, wait_until_async
 
 
 async def run_echo(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -78,7 +78,7 @@ class Recorder(list[Event]):
             return seen
         future: asyncio.Future[Event] = asyncio.get_running_loop().create_future()
         self._waiting.append((kind, future))
-        async with asyncio.timeout(10):
+        async with asyncio.timeout(scaled(10)):
             return await future
 
 
@@ -273,7 +273,7 @@ async def test_cancel_during_approval_starts_and_ends_every_call_in_order() -> N
     calls = [("echo", {"text": "a"}), ("echo", {"text": "b"}), ("nope", {})]
     agent = make_agent([reply("", calls)], events, authorize=wait_forever)
     task = asyncio.create_task(agent.run("go"))
-    await asyncio.wait_for(asked.wait(), 5)
+    await asyncio.wait_for(asked.wait(), scaled(5))
     task.cancel()
     result = await task
     assert result.stop_reason == "cancelled"

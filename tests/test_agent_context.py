@@ -21,6 +21,7 @@ from agentd.protocol.events import (
 )
 from agentd.providers.base import ProviderRequest
 from tests.fakes import ScriptedProvider, reply
+from tests.harness import scaled
 from tests.test_agent import Recorder, make_agent
 
 SUMMARY = UserMessage(id="summary", content=[TextContent(text="the summary")], timestamp=0.0)
@@ -79,7 +80,7 @@ async def test_a_sink_that_cannot_go_on_ends_the_run_without_cancelling_it() -> 
     agent = make_agent([reply("", calls), reply("never")], events)
     agent.sink = sink
     task = asyncio.create_task(agent.run("go"))
-    result = await asyncio.wait_for(task, 10)
+    result = await asyncio.wait_for(task, scaled(10))
     assert (result.stop_reason, result.error) == ("error", "disk full: no space left")
     assert task.cancelling() == 0
     assert not task.cancelled()
@@ -102,9 +103,9 @@ async def test_abort_ends_the_run_with_the_failure_not_as_cancelled() -> None:
     agent = make_agent([reply("a long streamed reply " * 20)], events, delay=0.02)
     assert agent.abort(SinkFailed("disk full", "store_error")) is False
     task = asyncio.create_task(agent.run("go"))
-    await asyncio.wait_for(events.first(MessageUpdate), 10)
+    await asyncio.wait_for(events.first(MessageUpdate), scaled(10))
     assert agent.abort(SinkFailed("disk full", "store_error")) is True
-    result = await asyncio.wait_for(task, 10)
+    result = await asyncio.wait_for(task, scaled(10))
     assert (result.stop_reason, result.error, result.error_code) == (
         "error",
         "disk full",

@@ -34,7 +34,7 @@ from agentd.protocol.methods import (
 from agentd.protocol.table import METHODS
 from agentd.rpc import Router
 from agentd.session.service import SessionService
-from tests.harness import IsolatedHome, spawn_stdio_connection
+from tests.harness import IsolatedHome, scaled, spawn_stdio_connection
 
 CALLS = {spec.call: spec for spec in METHODS.values() if spec.call is not None}
 
@@ -108,7 +108,7 @@ async def remote(home: IsolatedHome) -> AsyncIterator[RemoteSessions]:
         await conn.close()
         assert process.stdin is not None
         process.stdin.close()
-        await asyncio.wait_for(process.wait(), 30)
+        await asyncio.wait_for(process.wait(), scaled(30))
 
 
 async def _run(api: SessionApi, project: Path, text: str, **new: object) -> list[SessionEvent]:
@@ -118,7 +118,7 @@ async def _run(api: SessionApi, project: Path, text: str, **new: object) -> list
     result = await api.prompt(PromptParams(session_id=info.session_id, text=text), watcher)
     assert result.stop_reason == "end_turn"
     seen: list[SessionEvent] = []
-    async with asyncio.timeout(30):
+    async with asyncio.timeout(scaled(30)):
         async for item in watcher.events():
             seen.append(item)
             if isinstance(item.event, AgentEnd):
@@ -158,7 +158,7 @@ async def test_permission_requests_reach_the_subscriber_that_asked(
     new = SessionNewParams(cwd=str(home.project), provider="mock", permission_mode="ask")
     info = await remote.create(new, watcher)
     prompt = PromptParams(session_id=info.session_id, text="hello world")
-    result = await asyncio.wait_for(remote.prompt(prompt, watcher), 30)
+    result = await asyncio.wait_for(remote.prompt(prompt, watcher), scaled(30))
     assert result.stop_reason == "end_turn"
     assert asked == ["write", "bash"]
     assert (home.project / "hello.py").exists()
@@ -167,7 +167,7 @@ async def test_permission_requests_reach_the_subscriber_that_asked(
 
 
 async def _until_end(watcher: QueueSubscriber) -> AsyncIterator[SessionEvent]:
-    async with asyncio.timeout(30):
+    async with asyncio.timeout(scaled(30)):
         async for item in watcher.events():
             yield item
             if isinstance(item.event, AgentEnd):
@@ -186,7 +186,7 @@ async def test_a_lost_daemon_ends_the_event_stream(home: IsolatedHome) -> None:
     await sessions.prompt(PromptParams(session_id=info.session_id, text="how are you"), watcher)
     process.kill()
     await process.wait()
-    async with asyncio.timeout(30):
+    async with asyncio.timeout(scaled(30)):
         seen = [type(item.event) async for item in watcher.events()]
     assert seen[-1] is AgentEnd
     assert watcher.closed

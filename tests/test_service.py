@@ -77,7 +77,7 @@ def project(xdg_home: Path) -> Path:
 async def until(queue: QueueSubscriber, kind: type) -> list[SessionEvent]:
     """Events read from ``queue`` up to and including the first of type ``kind``."""
     seen: list[SessionEvent] = []
-    async with asyncio.timeout(30):
+    async with asyncio.timeout(scaled(30)):
         async for item in queue.events():
             seen.append(item)
             if isinstance(item.event, kind):
@@ -151,7 +151,7 @@ async def test_answer_permission_decides_a_pending_request(
     run = await service.start_prompt(PromptParams(session_id=sid, text="hello world"), queue)
     assert not (await service.answer_permission(answer(sid, "no-such-call"))).ok
     answered: list[str] = []
-    async with asyncio.timeout(30):
+    async with asyncio.timeout(scaled(30)):
         async for item in queue.events():
             if isinstance(item.event, PermissionRequest):
                 answered.append(item.event.tool)
@@ -254,7 +254,7 @@ async def test_the_prompt_answer_does_not_wait_for_the_fsync(
     info = await service.create(new(project))
     held = await _held(service, info.session_id)
     prompt = PromptParams(session_id=info.session_id, text="how are you")
-    result = await asyncio.wait_for(service.prompt(prompt), 20)
+    result = await asyncio.wait_for(service.prompt(prompt), scaled(20))
     assert result.stop_reason == "end_turn"
     assert not held.release.is_set()  # answered while the fsync is still held
     path = Path(info.path)
@@ -263,7 +263,7 @@ async def test_the_prompt_answer_does_not_wait_for_the_fsync(
     await asyncio.sleep(0.2)  # a period close() must spend waiting: the behaviour under test
     assert not closing.done()  # shutdown waits for the fsync
     held.release.set()
-    await asyncio.wait_for(closing, 20)
+    await asyncio.wait_for(closing, scaled(20))
 
 
 async def test_a_failed_fsync_after_the_answer_is_a_session_warning(

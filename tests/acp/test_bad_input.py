@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.acp.conftest import Box
-from tests.harness import wait_until_async
+from tests.harness import scaled, wait_until_async
 
 pytestmark = pytest.mark.e2e
 
@@ -33,7 +33,7 @@ class Wire:
     async def answer(self, request_id: int | None) -> dict[str, Any]:
         """The next response with ``request_id`` (notifications are skipped)."""
         assert self.process.stdout is not None
-        async with asyncio.timeout(20):
+        async with asyncio.timeout(scaled(20)):
             while True:
                 line = await self.process.stdout.readline()
                 assert line, "agentd acp closed stdout"
@@ -103,7 +103,7 @@ async def test_bad_input_gets_precise_errors_and_the_agent_stays_up(box: Box) ->
     finally:
         assert wire.process.stdin is not None
         wire.process.stdin.close()
-        assert await asyncio.wait_for(wire.process.wait(), 10) == 0
+        assert await asyncio.wait_for(wire.process.wait(), scaled(15)) == 0
 
 
 async def test_cancel_request_answers_the_prompt_with_32800(box: Box) -> None:
@@ -127,7 +127,7 @@ async def test_cancel_request_answers_the_prompt_with_32800(box: Box) -> None:
     finally:
         assert wire.process.stdin is not None
         wire.process.stdin.close()
-        assert await asyncio.wait_for(wire.process.wait(), 10) == 0
+        assert await asyncio.wait_for(wire.process.wait(), scaled(15)) == 0
 
 
 async def test_an_unreachable_shared_daemon_is_a_clear_error(box: Box) -> None:
@@ -153,7 +153,7 @@ async def test_an_unreachable_shared_daemon_is_a_clear_error(box: Box) -> None:
     finally:
         assert process.stdin is not None
         process.stdin.close()
-        assert await asyncio.wait_for(process.wait(), 10) == 0
+        assert await asyncio.wait_for(process.wait(), scaled(10)) == 0
 
 
 async def test_closing_stdin_mid_run_stops_the_run_and_exits(box: Box) -> None:
@@ -166,12 +166,12 @@ async def test_closing_stdin_mid_run_stops_the_run_and_exits(box: Box) -> None:
     slow = {"sessionId": sid, "prompt": [{"type": "text", "text": "wait a long time"}]}
     await wire.send({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": slow})
     assert wire.process.stdout is not None
-    async with asyncio.timeout(20):
+    async with asyncio.timeout(scaled(30)):
         while b"started" not in await wire.process.stdout.readline():
             pass
     assert wire.process.stdin is not None
     wire.process.stdin.close()
-    assert await asyncio.wait_for(wire.process.wait(), 10) == 0
+    assert await asyncio.wait_for(wire.process.wait(), scaled(15)) == 0
     stored = next(Path(box.env["XDG_DATA_HOME"]).rglob(f"*_{sid}.jsonl")).read_text()
     assert "call_sleep" in stored
     assert '"toolName":"bash"' in stored
@@ -242,7 +242,7 @@ async def test_a_malformed_permission_answer_is_a_refusal(box: Box) -> None:
                 "params": {"sessionId": sid, "prompt": [text]},
             }
         )
-        async with asyncio.timeout(20):
+        async with asyncio.timeout(scaled(20)):
             while True:
                 message = json.loads(await process.stdout.readline())
                 if message.get("method") == "session/request_permission":
@@ -254,4 +254,4 @@ async def test_a_malformed_permission_answer_is_a_refusal(box: Box) -> None:
     finally:
         assert process.stdin is not None
         process.stdin.close()
-        assert await asyncio.wait_for(process.wait(), 10) == 0
+        assert await asyncio.wait_for(process.wait(), scaled(10)) == 0

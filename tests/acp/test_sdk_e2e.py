@@ -13,6 +13,7 @@ import pytest
 
 import acp
 from tests.acp.conftest import Box, Editor, spawn
+from tests.harness import scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -160,7 +161,7 @@ async def test_cancel_mid_stream(box: Box) -> None:
         )
         await editor.wait_for(lambda: bool(editor.of("agent_message_chunk")))
         await conn.cancel(session_id=session.session_id)
-        reply = await asyncio.wait_for(run, 10)
+        reply = await asyncio.wait_for(run, scaled(10))
         assert reply.stop_reason == "cancelled"
         assert len(editor.text()) < len("This reply streams one small piece at a time")
         again = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("hi")])
@@ -176,7 +177,7 @@ async def test_cancel_while_a_command_runs(box: Box) -> None:
         )
         await editor.wait_for(lambda: "started" in str(editor.of("tool_call_update")))
         await conn.cancel(session_id=session.session_id)
-        reply = await asyncio.wait_for(run, 10)
+        reply = await asyncio.wait_for(run, scaled(10))
     assert reply.stop_reason == "cancelled"
     last = editor.of("tool_call_update")[-1]
     assert last.status == "failed"
@@ -191,7 +192,7 @@ async def test_cancel_while_permission_is_pending(box: Box) -> None:
         )
         await editor.wait_for(lambda: bool(editor.permission_requests))
         await conn.cancel(session_id=session.session_id)
-        reply = await asyncio.wait_for(run, 10)
+        reply = await asyncio.wait_for(run, scaled(10))
     assert reply.stop_reason == "cancelled"
     assert not (box.project / "report.md").exists()
 

@@ -21,6 +21,7 @@ from agentd.protocol.methods import (
     SessionNoteParams,
 )
 from tests.agentctl.harness import Sandbox, json_lines
+from tests.harness import scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -54,9 +55,9 @@ async def test_a_note_is_recorded_broadcast_and_kept_before_the_next_prompt(
         await client.sessions.note(
             SessionNoteParams(session_id=info.session_id, text="$ echo hi\nhi")
         )
-        seen = await asyncio.wait_for(anext(aiter(events)), 5)
+        seen = await asyncio.wait_for(anext(aiter(events)), scaled(5))
         while not isinstance(seen.event, MessageEnd):
-            seen = await asyncio.wait_for(anext(aiter(events)), 5)
+            seen = await asyncio.wait_for(anext(aiter(events)), scaled(5))
     assert seen.seq > 0
     assert isinstance(seen.event.message, UserMessage)
     result = await client.sessions.prompt(

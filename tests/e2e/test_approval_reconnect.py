@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agentd.protocol.methods import RequestPermissionParams
-from tests.harness import Home, new_session, socket_client, stop, wait_until_async
+from tests.harness import Home, new_session, scaled, socket_client, stop, wait_until_async
 
 pytestmark = pytest.mark.e2e
 
@@ -59,7 +59,7 @@ async def test_an_approval_survives_its_client_and_is_answered_by_the_next(
         async with socket_client(home, permission_handler=second) as arriving:
             collector, replayed = _events(arriving, sid)
             await arriving.call("session/subscribe", {"sessionId": sid, "sinceSeq": 0})
-            result = await asyncio.wait_for(run, 60)
+            result = await asyncio.wait_for(run, scaled(60))
             collector.cancel()
     assert result["stopReason"] == "end_turn"
     assert (Path(home.project) / "hello.py").exists()
@@ -95,7 +95,7 @@ async def test_with_its_clients_gone_an_approval_waits_for_the_timeout(home: Hom
                 )
                 await wait_until_async(lambda: asked, 30, "the client to be asked")
             gone_at = asyncio.get_running_loop().time()
-            await asyncio.wait_for(run, 60)
+            await asyncio.wait_for(run, scaled(60))
             refused_after = asyncio.get_running_loop().time() - gone_at
             collector.cancel()
         resolved = [e for e in seen if e["type"] == "permission_resolved"]

@@ -16,7 +16,7 @@ import pytest
 
 from agentd.mockllm import MockLLMServer
 from agentd.mockllm.scenarios import BUILT_IN, parse_scenarios
-from tests.harness import Home, new_session, run, stdio_client
+from tests.harness import Home, new_session, run, scaled, stdio_client
 from tests.scenarios import tool_call
 
 pytestmark = pytest.mark.e2e
@@ -86,7 +86,7 @@ async def agentctl(home: Home, *args: str) -> tuple[int, str, str]:
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
-    out, err = await asyncio.wait_for(process.communicate(), 60)
+    out, err = await asyncio.wait_for(process.communicate(), scaled(60))
     return process.returncode or 0, out.decode(), err.decode()
 
 

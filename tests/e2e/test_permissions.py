@@ -13,6 +13,7 @@ from tests.harness import (
     drain,
     new_session,
     run,
+    scaled,
     socket_client,
     start_run,
     stdio_client,
@@ -83,7 +84,7 @@ async def test_no_client_that_can_answer_refuses_at_once(home: Home) -> None:
     """A headless ask-mode run never hangs: the call is refused with a reason."""
     async with stdio_client(home) as client:
         sid = await new_session(client, home, permissionMode="ask")
-        result, events = await asyncio.wait_for(run(client, sid, "write a note"), 10)
+        result, events = await asyncio.wait_for(run(client, sid, "write a note"), scaled(10))
     end = next(e["event"] for e in events if e["event"]["type"] == "tool_execution_end")
     assert "no connected client can answer" in end["result"][0]["text"]
     assert result["stopReason"] == "end_turn"
@@ -93,7 +94,7 @@ async def test_no_answer_within_the_timeout_is_a_refusal(home: Home) -> None:
     home.project_config(tables="[permissions]\ntimeout = 0.3\n")
     async with stdio_client(home, answering("allow_once", 30)) as client:
         sid = await new_session(client, home, permissionMode="ask")
-        result, events = await asyncio.wait_for(run(client, sid, "write a note"), 10)
+        result, events = await asyncio.wait_for(run(client, sid, "write a note"), scaled(10))
     resolved = next(e["event"] for e in events if e["event"]["type"] == "permission_resolved")
     assert resolved["outcome"] == "reject_once"
     assert "within 0.3 s" in resolved["reason"]
@@ -106,7 +107,7 @@ async def test_cancel_while_waiting_for_approval(home: Home) -> None:
         sid = await new_session(client, home, permissionMode="ask")
         _, prompt = await start_run(client, sid, "write a note", until="permission_request")
         await client.call("session/cancel", {"sessionId": sid})
-        result = await asyncio.wait_for(prompt, 5)
+        result = await asyncio.wait_for(prompt, scaled(5))
     assert result["stopReason"] == "cancelled"
     assert not (home.project / "note.txt").exists()
 

@@ -18,7 +18,7 @@ import pytest
 from agentd.config.textfile import MAX_TEXT_BYTES
 from agentd.errors import RpcError
 from agentd.mockllm import MockLLMServer
-from tests.harness import Home, socket_client, stop
+from tests.harness import Home, scaled, socket_client, stop
 
 pytestmark = pytest.mark.e2e
 
@@ -59,13 +59,13 @@ async def test_a_fifo_is_refused_and_the_daemon_keeps_serving(home: Home, repo: 
             attempt = asyncio.create_task(
                 victim.call("session/new", {"cwd": str(repo), "provider": "mock"})
             )
-            status = await asyncio.wait_for(other.call("daemon/status", {}), 20)
+            status = await asyncio.wait_for(other.call("daemon/status", {}), scaled(20))
             assert status["pid"] == daemon.pid
             with pytest.raises(RpcError) as failed:
-                await asyncio.wait_for(attempt, 20)
+                await asyncio.wait_for(attempt, scaled(20))
             assert "is not a regular file (a FIFO)" in failed.value.message
             assert "prompt.txt" in failed.value.message
-            assert (await asyncio.wait_for(other.call("daemon/status", {}), 20))["pid"]
+            assert (await asyncio.wait_for(other.call("daemon/status", {}), scaled(20)))["pid"]
     finally:
         stop(daemon)
 

@@ -10,7 +10,16 @@ import pytest
 
 from agentd.agent.scheduling import MAX_QUEUED_BYTES, MAX_QUEUED_MESSAGES
 from agentd.errors import RpcError, SessionBusy
-from tests.harness import Home, drain, new_session, socket_client, start_run, stop, wait_for_file
+from tests.harness import (
+    Home,
+    drain,
+    new_session,
+    scaled,
+    socket_client,
+    start_run,
+    stop,
+    wait_for_file,
+)
 
 pytestmark = pytest.mark.e2e
 FLOOD = 3000
@@ -43,7 +52,7 @@ async def test_a_flood_of_follow_ups_is_capped(home: Home) -> None:
                 await client.call("session/steer", {"sessionId": sid, "text": "now"})
             cancel = await client.call("session/cancel", {"sessionId": sid})
             assert len(cancel["dropped"]) == MAX_QUEUED_MESSAGES
-            await asyncio.wait_for(prompt, 30)
+            await asyncio.wait_for(prompt, scaled(30))
             events = await drain(stream, until="agent_end")
         updates = [e["event"] for e in events if e["event"]["type"] == "queue_update"]
         assert len(updates) == MAX_QUEUED_MESSAGES + 1  # one per accepted text, one drop
@@ -67,6 +76,6 @@ async def test_bytes_are_capped_too(home: Home) -> None:
             with pytest.raises(RpcError, match=r"queue is full \(4 messages, 262,144 bytes"):
                 await client.call("session/followUp", {"sessionId": sid, "text": "z"})
             await client.call("session/cancel", {"sessionId": sid})
-            await asyncio.wait_for(prompt, 30)
+            await asyncio.wait_for(prompt, scaled(30))
     finally:
         stop(daemon)

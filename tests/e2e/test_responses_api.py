@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from agentd.mockllm import MockLLMServer
-from tests.harness import Home, new_session, run, start_run, stdio_client, wait_until_async
+from tests.harness import Home, new_session, run, scaled, start_run, stdio_client, wait_until_async
 
 pytestmark = pytest.mark.e2e
 
@@ -67,5 +67,5 @@ async def test_cancel_closes_the_http_stream(home: Home, llm: MockLLMServer) -> 
         _, prompt = await start_run(client, sid, "be slow", until="message_update")
         assert llm.active_streams == 1
         await client.call("session/cancel", {"sessionId": sid})
-        assert (await asyncio.wait_for(prompt, 5))["stopReason"] == "cancelled"
+        assert (await asyncio.wait_for(prompt, scaled(5)))["stopReason"] == "cancelled"
         await wait_until_async(lambda: llm.active_streams == 0, 5, "the stream to close")

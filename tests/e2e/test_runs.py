@@ -16,6 +16,7 @@ from tests.harness import (
     kinds,
     new_session,
     run,
+    scaled,
     start_run,
     stdio_client,
     wait_for_file,
@@ -140,7 +141,7 @@ async def test_cancel_mid_stream(home: Home) -> None:
         sid = await new_session(client, home)
         stream, prompt = await start_run(client, sid, "be slow", until="message_update")
         cancel = await client.call("session/cancel", {"sessionId": sid})
-        result = await asyncio.wait_for(prompt, 5)
+        result = await asyncio.wait_for(prompt, scaled(5))
         rest = await drain(stream, until="agent_end")
     assert cancel["cancelled"] is True
     assert result["stopReason"] == "cancelled"
@@ -157,7 +158,7 @@ async def test_cancel_mid_tool_kills_bash_and_records_a_result(home: Home) -> No
         )
         await wait_for_file(mark)  # bash runs the command now
         await client.call("session/cancel", {"sessionId": sid})
-        result = await asyncio.wait_for(prompt, 5)
+        result = await asyncio.wait_for(prompt, scaled(5))
         messages = (await client.call("session/messages", {"sessionId": sid}))["messages"]
     assert result["stopReason"] == "cancelled"
     assert messages[-1]["role"] == "tool_result"
@@ -170,7 +171,7 @@ async def test_steer_is_delivered_before_the_next_llm_call(home: Home) -> None:
         sid = await new_session(client, home)
         stream, prompt = await start_run(client, sid, "take a moment", until="message_update")
         await client.call("session/steer", {"sessionId": sid, "text": "how are you"})
-        result = await asyncio.wait_for(prompt, 20)
+        result = await asyncio.wait_for(prompt, scaled(20))
         events = await drain(stream, until="agent_end")
     assert result["turns"] == 2
     queue = [e["event"] for e in events if e["event"]["type"] == "queue_update"]
@@ -190,7 +191,7 @@ async def test_follow_up_runs_after_the_agent_would_stop(home: Home) -> None:
         sid = await new_session(client, home)
         stream, prompt = await start_run(client, sid, "take a moment", until="message_update")
         await client.call("session/followUp", {"sessionId": sid, "text": "how are you"})
-        result = await asyncio.wait_for(prompt, 20)
+        result = await asyncio.wait_for(prompt, scaled(20))
         stream.close()
         messages = (await client.call("session/messages", {"sessionId": sid}))["messages"]
     assert result["stopReason"] == "end_turn"
@@ -284,7 +285,7 @@ async def test_cancel_reports_the_dropped_queue(home: Home) -> None:
         await client.call("session/steer", {"sessionId": sid, "text": "now this"})
         await client.call("session/followUp", {"sessionId": sid, "text": "and then that"})
         cancel = await client.call("session/cancel", {"sessionId": sid})
-        result = await asyncio.wait_for(prompt, 5)
+        result = await asyncio.wait_for(prompt, scaled(5))
         events = await drain(stream, until="agent_end")
     assert result["stopReason"] == "cancelled"
     assert cancel == {"cancelled": True, "dropped": ["now this", "and then that"]}
@@ -307,7 +308,7 @@ async def test_cancel_during_approval_pairs_every_tool_event(home: Home) -> None
         )
         seen = await drain(stream, until="permission_request")
         await client.call("session/cancel", {"sessionId": sid})
-        result = await asyncio.wait_for(prompt, 5)
+        result = await asyncio.wait_for(prompt, scaled(5))
         seen += await drain(stream, until="agent_end")
     assert result["stopReason"] == "cancelled"
     tool_events = [

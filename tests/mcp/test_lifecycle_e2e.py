@@ -21,6 +21,7 @@ from tests.harness import (
     Home,
     new_session,
     run,
+    scaled,
     socket_client,
     start_run,
     stdio_client,
@@ -103,7 +104,7 @@ async def test_cancel_ends_the_call_and_tells_the_server(home: Home, tmp_path: P
         stream, prompt = await start_run(client, sid, "mcp-slow", until="tool_execution_start")
         await wait_until_async(marker.exists, 30, "the call to start")
         await client.call("session/cancel", {"sessionId": sid})
-        result = await asyncio.wait_for(prompt, 10)
+        result = await asyncio.wait_for(prompt, scaled(10))
         stream.close()
         assert result["stopReason"] == "cancelled"
         await wait_until_async(

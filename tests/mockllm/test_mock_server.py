@@ -13,6 +13,7 @@ import pytest
 from agentd.mockllm import MockLLMServer
 from agentd.mockllm.scenarios import parse_scenarios
 from agentd.providers.sse import SSEDecoder
+from tests.harness import scaled
 
 SCENARIOS = parse_scenarios(
     {
@@ -309,7 +310,7 @@ async def raw_exchange(server: MockLLMServer, data: bytes) -> bytes:
     reader, writer = await asyncio.open_connection(server.host, server.port)
     writer.write(data)
     await writer.drain()
-    received = await asyncio.wait_for(reader.read(), 5)
+    received = await asyncio.wait_for(reader.read(), scaled(5))
     writer.close()
     await writer.wait_closed()
     return received

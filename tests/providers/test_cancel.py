@@ -10,7 +10,7 @@ import pytest
 
 from agentd.mockllm import MockLLMServer
 from agentd.protocol.events import TextDelta
-from tests.harness import wait_until_async
+from tests.harness import scaled, wait_until_async
 from tests.providers.replay import ChunkStream, Replay, provider_for, request, user
 
 FIRST_CHUNKS = {
@@ -44,7 +44,7 @@ async def test_cancelling_the_consumer_closes_the_response(api: str) -> None:
 
     async with transport.client() as http:
         task = asyncio.create_task(consume(http))
-        await asyncio.wait_for(first.wait(), 5)
+        await asyncio.wait_for(first.wait(), scaled(5))
         assert not body.closed
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):

@@ -27,7 +27,7 @@ from agentd.mockllm.http import read_request, serve_connection
 from agentd.protocol.events import TextDelta
 from agentd.providers.http1 import ChunkedDecoder
 from agentd.providers.transport import PlainHttpTransport, new_http_client
-from tests.harness import wait_until_async
+from tests.harness import scaled, wait_until_async
 from tests.providers.replay import collect, provider_for, request, user
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
@@ -70,7 +70,7 @@ async def serving(
     finally:
         server.close()
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(server.wait_closed(), 5)
+            await asyncio.wait_for(server.wait_closed(), scaled(5))
 
 
 def answering(*responses: bytes) -> Handler:

@@ -74,7 +74,7 @@ async def test_queue_that_recovers_within_the_grace_period_is_kept() -> None:
     ):
         for seq in range(total):
             server.notify("tick", {"seq": seq})
-        async with asyncio.timeout(20):
+        async with asyncio.timeout(scaled(20)):
             await done.wait()
         assert seen == list(range(total))
         assert not server.closed
@@ -84,7 +84,7 @@ async def test_byte_bound_drops_a_flooding_connection_at_once() -> None:
     """Twice the byte bound queued closes the connection without waiting for the grace period."""
     stalled, peer_sock = await _stalled_server(queue_bytes=64 * 1024, stall_timeout=60.0)
     try:
-        async with asyncio.timeout(10):
+        async with asyncio.timeout(scaled(10)):
             while not stalled.closed:
                 for _ in range(64):
                     stalled.notify("tick", PAYLOAD)

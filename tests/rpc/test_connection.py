@@ -21,7 +21,7 @@ from agentd.errors import (
 from agentd.protocol.base import Params, Wire
 from agentd.rpc import Connection, Router, context
 from agentd.rpc.framing import CONTENT_LENGTH
-from tests.harness import wait_until_async
+from tests.harness import scaled, wait_until_async
 from tests.rpc.helpers import connection_pair, raw_pair
 
 
@@ -329,7 +329,7 @@ async def test_timeout_raises_peer_timeout_and_cancels_the_peer_handler() -> Non
     async with connection_pair(Router(), client_router) as (server, _client):
         with pytest.raises(PeerTimeout):
             await server.request("never", None, timeout=0.05)
-        async with asyncio.timeout(5):
+        async with asyncio.timeout(scaled(5)):
             await cancelled.wait()
 
 
@@ -351,7 +351,7 @@ async def test_cancelling_the_caller_sends_cancel_request() -> None:
         call = asyncio.create_task(client.request("slow"))
         await started.wait()
         call.cancel()
-        async with asyncio.timeout(5):
+        async with asyncio.timeout(scaled(5)):
             await cancelled.wait()
 
 

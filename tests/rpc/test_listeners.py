@@ -12,6 +12,7 @@ import pytest
 from agentd.daemon import DaemonOptions, build_daemon
 from agentd.hosts import is_loopback
 from agentd.transports import ListenError, UnixListener, load_or_create_token
+from tests.harness import scaled
 
 
 @pytest.mark.parametrize("same_user", [True, False])
@@ -26,7 +27,7 @@ async def test_peers_of_another_uid_are_disconnected(xdg_home: Path, same_user: 
         reader, writer = await asyncio.open_unix_connection(str(path))
         writer.write(b'{"jsonrpc":"2.0","id":1,"method":"daemon/status"}\n')
         try:
-            async with asyncio.timeout(10):
+            async with asyncio.timeout(scaled(10)):
                 line = await reader.readline()
         except ConnectionResetError:
             line = b""

@@ -26,7 +26,7 @@ from agentd.protocol.methods import (
     WriteTextFileParams,
 )
 from agentd.rpc import Router
-from tests.harness import IsolatedHome, spawn_stdio_connection
+from tests.harness import IsolatedHome, scaled, spawn_stdio_connection
 from tests.scenarios import tool_call
 
 pytestmark = pytest.mark.e2e
@@ -125,12 +125,12 @@ async def _race(home: IsolatedHome, editor: Editor | None) -> list[dict[str, Any
     swapper.start()
     try:
         prompt = {"sessionId": info["sessionId"], "text": TRIGGER}
-        await asyncio.wait_for(conn.request("session/prompt", prompt), 240)
+        await asyncio.wait_for(conn.request("session/prompt", prompt), scaled(240))
     finally:
         stop.set()
         swapper.join()
         await conn.close()
-        await asyncio.wait_for(process.wait(), 30)
+        await asyncio.wait_for(process.wait(), scaled(30))
     assert swaps[0] > ROUNDS, "the race really ran"
     return ends
 

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 from agentd.tools.process.spawn import Child
+from tests.harness import scaled
 
 
 def _child(code: str) -> Child:
@@ -20,7 +21,7 @@ async def test_wait_gives_the_exit_status_and_a_killing_signal() -> None:
     sleeper_task = asyncio.ensure_future(sleeper.wait())
     await asyncio.sleep(0)
     subprocess.run(["kill", "-9", str(sleeper.pid)], check=True)
-    assert await asyncio.wait_for(sleeper_task, 10) == -9
+    assert await asyncio.wait_for(sleeper_task, scaled(10)) == -9
     assert sleeper.returncode == -9
 
 
@@ -32,7 +33,7 @@ async def test_many_waiters_and_a_cancelled_one() -> None:
     await asyncio.sleep(0)  # one loop turn: both waits have reached their await
     first.cancel()
     subprocess.run(["kill", "-TERM", str(child.pid)], check=True)
-    assert await asyncio.wait_for(second, 10) == -15
+    assert await asyncio.wait_for(second, scaled(10)) == -15
     assert await child.wait() == -15
     assert first.cancelled()
 
