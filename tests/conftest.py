@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +13,17 @@ from typing import Any
 import pytest
 
 from tests.harness import TEST_MODE, TEST_OPT_IN, XDG_DIRS
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Give the test processes (and so every child they start) the terminal's Ctrl-C.
+
+    A suite started in the background by a non-interactive shell (``make test &``, a CI
+    runner's job) inherits SIGINT *ignored*, and a child would too: the tests that press
+    Ctrl-C on ``agentctl`` would then wait for an exit that never comes.
+    """
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture
