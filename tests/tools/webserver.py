@@ -91,9 +91,10 @@ class _Server(ThreadingHTTPServer):
 
 
 @contextmanager
-def web_server() -> Iterator[_Server]:
-    """A started server on 127.0.0.1 (an ephemeral port); ``seen`` lists its requests."""
-    server = _Server(("127.0.0.1", 0), _Handler)
+def web_server(host: str = "127.0.0.1", port: int = 0) -> Iterator[_Server]:
+    """A started server on ``host`` (an ephemeral port unless ``port``); ``seen`` lists its
+    requests."""
+    server = _Server((host, port), _Handler)
     server.seen = []
     server.pages = {}
     thread = threading.Thread(target=server.serve_forever, daemon=True)

@@ -20,7 +20,7 @@ from urllib.parse import SplitResult, urljoin
 import msgspec
 
 from agentd.tools.base import ToolError
-from agentd.tools.net.guard import check_url, resolve
+from agentd.tools.net.guard import Resolver, check_url, resolve, system_resolver
 
 if TYPE_CHECKING:
     import httpx
@@ -47,13 +47,15 @@ async def fetch(
     secrets: Sequence[str] = (),
     timeout: float = 15.0,
     max_bytes: int = 5 * 1024 * 1024,
+    resolver: Resolver = system_resolver,
 ) -> Fetched:
-    """GET ``url`` within the limits (see the module docstring); ToolError otherwise."""
+    """GET ``url`` within the limits (see the module docstring); ToolError otherwise.
+    ``resolver`` answers each hop's one name lookup."""
     import httpx
 
     try:
         async with asyncio.timeout(timeout):
-            return await _follow(url, allow_hosts, secrets, max_bytes)
+            return await _follow(url, allow_hosts, secrets, max_bytes, resolver)
     except TimeoutError:
         raise ToolError(f"The fetch of {url} timed out after {timeout:g} s.") from None
     except httpx.HTTPError as error:
@@ -61,28 +63,34 @@ async def fetch(
 
 
 async def _follow(
-    url: str, allow_hosts: Sequence[str], secrets: Sequence[str], max_bytes: int
+    url: str,
+    allow_hosts: Sequence[str],
+    secrets: Sequence[str],
+    max_bytes: int,
+    resolver: Resolver,
 ) -> Fetched:
     for hop in range(MAX_REDIRECTS + 1):
         parts = check_url(url, secrets)
-        response_url, status, location, content_type, body = await _get(
-            parts, allow_hosts, max_bytes
-        )
+        address = await resolve(parts.hostname or "", _port(parts), allow_hosts, resolver)
+        response_url, status, location, content_type, body = await _get(parts, address, max_bytes)
         if status not in _REDIRECTS or location is None:
             return Fetched(response_url, status, content_type, body, hop)
         url = urljoin(url, location)
     raise ToolError(f"Too many redirects: stopped after {MAX_REDIRECTS}.")
 
 
+def _port(parts: SplitResult) -> int:
+    return parts.port or (443 if parts.scheme == "https" else 80)
+
+
 async def _get(
-    parts: SplitResult, allow_hosts: Sequence[str], max_bytes: int
+    parts: SplitResult, address: str, max_bytes: int
 ) -> tuple[str, int, str | None, str, bytes]:
-    """One hop: (its URL, status, Location, Content-Type, body)."""
+    """One hop to the checked ``address``: (its URL, status, Location, Content-Type, body)."""
     import httpx
 
     host = parts.hostname or ""
-    port = parts.port or (443 if parts.scheme == "https" else 80)
-    address = await resolve(host, port, allow_hosts)
+    port = _port(parts)
     netloc = f"[{address}]" if ":" in address else address
     pinned = parts._replace(netloc=f"{netloc}:{port}").geturl()
     host_header = parts.netloc.rsplit("@", 1)[-1]

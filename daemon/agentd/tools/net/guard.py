@@ -18,7 +18,7 @@ import asyncio
 import fnmatch
 import ipaddress
 import socket
-from collections.abc import Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from urllib.parse import SplitResult, urlsplit
 
 from agentd.redact import Redactor
@@ -31,6 +31,10 @@ _METADATA = frozenset(
 )
 _CGNAT = ipaddress.ip_network("100.64.0.0/10")
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+Resolver = Callable[[str, int], Awaitable[list[str]]]
+"""Turns a host name and port into its addresses as text, best first (the system's resolver by
+default: :func:`system_resolver`)."""
 
 
 def check_url(url: str, secrets: Collection[str] = ()) -> SplitResult:
@@ -96,24 +100,29 @@ def refusal(address: IPAddress) -> str | None:
     return None
 
 
-async def resolve(host: str, port: int, allow_hosts: Sequence[str]) -> str:
-    """The address to connect to for ``host``: resolved once, checked, returned as text.
+async def system_resolver(host: str, port: int) -> list[str]:
+    """The addresses ``getaddrinfo`` gives for ``host`` (TCP), in its order."""
+    loop = asyncio.get_running_loop()
+    try:
+        infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as error:
+        raise ToolError(f"Cannot resolve {host}: {error.strerror}.") from None
+    return [str(info[4][0]) for info in infos]
+
+
+async def resolve(
+    host: str, port: int, allow_hosts: Sequence[str], resolver: Resolver = system_resolver
+) -> str:
+    """The address to connect to for ``host``: resolved once (by ``resolver``), checked,
+    returned as text.
 
     The first address the resolver gives is the one used; when it is not public and neither
     the host name nor the address is allowed, :class:`ToolError` names the rule.
     """
     literal = _address(host.strip("[]"))
-    if literal is not None:
-        addresses: list[str] = [str(literal)]
-    else:
-        loop = asyncio.get_running_loop()
-        try:
-            infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except socket.gaierror as error:
-            raise ToolError(f"Cannot resolve {host}: {error.strerror}.") from None
-        addresses = [str(info[4][0]) for info in infos]
-        if not addresses:
-            raise ToolError(f"Cannot resolve {host}: no address.")
+    addresses = [str(literal)] if literal is not None else await resolver(host, port)
+    if not addresses:
+        raise ToolError(f"Cannot resolve {host}: no address.")
     chosen = addresses[0]
     reason = refusal(ipaddress.ip_address(chosen.split("%", 1)[0]))
     if reason is not None and not (
