@@ -14,6 +14,7 @@ from agentd.tools.base import ToolContext, ToolError
 from agentd.tools.defaults import ToolSettings
 from agentd.tools.net.fetch import fetch
 from agentd.tools.net.guard import check_url, host_allowed, refusal
+from agentd.tools.net.passages import MAX_PASSAGE_BYTES, matching_passages
 from tests.tools.conftest import call, text_of
 from tests.tools.webserver import _Server, web_server
 
@@ -92,6 +93,41 @@ async def test_long_result_is_cut_and_spilled_whole(work: Path, server: _Server)
     assert "line 97\n" in text_of(result)
     assert "line 4999" not in text_of(result)
     assert "showing the first 100 of 5000 lines" in text_of(result)
+
+
+async def test_a_prompt_keeps_the_matching_passages_of_a_cut_page(
+    work: Path, server: _Server
+) -> None:
+    """A page cut at 100 lines: without a prompt the passage about rate limits far down is
+    only in the spill file; with a prompt about it, it is in the result after the start."""
+    filler = "".join(f"<p>Paragraph {i} is about installing things.</p>" for i in range(400))
+    needle = "<p>Rate limits: the API allows 600 requests per minute per token.</p>"
+    server.pages["/manual"] = f"<html><body>{filler}{needle}{filler}</body></html>".encode()
+    ctx = allowing(work, "localhost", max_output_lines=100)
+    plain = text_of(await call("web_fetch", ctx, url=base(server) + "/manual"))
+    assert "600 requests" not in plain
+    asked = await call(
+        "web_fetch", ctx, url=base(server) + "/manual", prompt="What are the rate limits?"
+    )
+    text = text_of(asked)
+    assert "Looking for: What are the rate limits?" in text
+    assert "Passages matching the prompt" in text
+    assert "Rate limits: the API allows 600 requests per minute per token." in text
+    assert text.index("Paragraph 0 ") < text.index("600 requests")
+    assert text.count("\n") <= 100 + 10  # the cut still holds (start, passages, notes)
+
+
+def test_passages_rank_by_shared_words_within_a_budget() -> None:
+    rest = "alpha beta gamma\n\nonly beta here\n\nnothing relevant\n\n" + "beta " * 2000
+    assert matching_passages(rest, "the alpha and beta", 1000) == [
+        "alpha beta gamma",
+        "only beta here",
+    ]
+    assert matching_passages(rest, "the and of", 1000) == []  # stop words only
+    assert matching_passages(rest, "beta", 10) == []  # nothing fits the budget
+    long = matching_passages("beta " * 2000, "beta", 4096)
+    assert long[0].endswith(" …")
+    assert len(long[0].encode()) <= MAX_PASSAGE_BYTES + 4
 
 
 async def test_loopback_by_name_and_address_is_refused(work: Path, server: _Server) -> None:

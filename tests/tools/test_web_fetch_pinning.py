@@ -140,11 +140,10 @@ async def test_https_to_the_pinned_address_names_the_host_and_verifies_it(
     the address), and an untrusted certificate is refused, not accepted because the
     connection went by address."""
     cert, key = localhost_certificate
-    with tls_listener(cert, key) as (port, names):
-        with pytest.raises(ToolError, match="CERTIFICATE_VERIFY_FAILED"):
-            await fetch(
-                f"https://localhost:{port}/page",
-                allow_hosts=["localhost"],
-                resolver=RebindingResolver("127.0.0.1"),
-            )
+    with tls_listener(cert, key) as (port, names), pytest.raises(ToolError, match="VERIFY_FAIL"):
+        await fetch(
+            f"https://localhost:{port}/page",
+            allow_hosts=["localhost"],
+            resolver=RebindingResolver("127.0.0.1"),
+        )
     assert names == ["localhost"]

@@ -5,8 +5,8 @@ checked on the address actually connected, :mod:`agentd.tools.net.fetch`), at mo
 redirects, 15 s, 5 MB; HTML becomes Markdown, text and JSON pass through, binary is refused
 (:mod:`agentd.tools.net.convert`). A result past the output limits keeps its start and the
 whole text goes to a spill file the model can ``read``. ``prompt`` (what the model wants from
-the page) is echoed above the content to keep the question next to the answer; the daemon
-does not run a second model over the page.
+the page) is shown above the content, and when the page is cut, the passages of the cut part
+that match it are kept too (:mod:`agentd.tools.net.passages`: word overlap, no second model).
 
 Permissions: it reads, so ``read-only`` sessions may fetch; it reaches the network, so ``ask``
 sessions ask (``network`` below), unless a rule ``web_fetch(domain:HOST)`` allows the host.
@@ -26,6 +26,7 @@ from agentd.protocol.events import Location, ToolKind
 from agentd.protocol.tool_details import WebFetchDetails
 from agentd.tools.base import ToolContext, ToolResult
 from agentd.tools.files.truncate import Limits, notice, truncate_head
+from agentd.tools.net.passages import matching_passages
 
 FETCH_TIMEOUT = 15.0
 FETCH_MAX_BYTES = 5 * 1024 * 1024
@@ -35,7 +36,12 @@ class WebFetchParams(msgspec.Struct, forbid_unknown_fields=True):
     url: Annotated[str, msgspec.Meta(description="The http(s) URL to fetch.")]
     prompt: Annotated[
         str | None,
-        msgspec.Meta(description="What you want from the page (kept next to its content)."),
+        msgspec.Meta(
+            description=(
+                "What you want from the page: shown with its content, and on a page too long "
+                "to return whole, the passages matching it are kept from the part cut off."
+            )
+        ),
     ] = None
 
 
@@ -77,7 +83,7 @@ class WebFetchTool:
         head = f"{fetched.url} (HTTP {fetched.status}, {kind})\n"
         if params.prompt:
             head += f"Looking for: {params.prompt}\n"
-        body, spill_path = await _limited(text, ctx)
+        body, spill_path = await _limited(text, ctx, params.prompt)
         details = WebFetchDetails(
             url=fetched.url,
             status=fetched.status,
@@ -106,18 +112,29 @@ def _converter() -> ThreadPoolExecutor:
 _CONVERTER: ThreadPoolExecutor | None = None
 
 
-async def _limited(text: str, ctx: ToolContext) -> tuple[str, str | None]:
-    """``text`` within the result limits (``text`` itself when it fits); past them its start,
-    and the whole in a spill file whose path comes second (None: none written)."""
+async def _limited(text: str, ctx: ToolContext, prompt: str | None) -> tuple[str, str | None]:
+    """``text`` within the result limits (``text`` itself when it fits); past them its start
+    (three quarters of the limits when a ``prompt`` may pick passages from the rest for the
+    last quarter), and the whole in a spill file whose path comes second (None: none
+    written)."""
     limits = Limits.from_settings(ctx.settings)
     cut = truncate_head(text, limits)
     if not cut.truncated:
         return text, None
+    passages: list[str] = []
+    if prompt:
+        head_limits = Limits(limits.max_lines * 3 // 4, limits.max_bytes * 3 // 4)
+        cut = truncate_head(text, head_limits)
+        passages = matching_passages(text[len(cut.text) :], prompt, limits.max_bytes // 4)
     message = notice(cut, kept="first", limits=limits)
     path = await asyncio.get_running_loop().run_in_executor(_converter(), _spill, text, ctx)
     if path is not None:
         message += f" The whole page is in {path}: read it with an offset to see the rest."
-    return f"{cut.text}\n\n[{message}]", path
+    found = ""
+    if passages:
+        found = "\n\n[Passages matching the prompt from the rest of the page:]\n\n"
+        found += "\n\n".join(passages)
+    return f"{cut.text}{found}\n\n[{message}]", path
 
 
 def _spill(text: str, ctx: ToolContext) -> str | None:
