@@ -42,6 +42,7 @@ class Follower:
     def __init__(self, options: argparse.Namespace, last_seq: int = 0) -> None:
         self.json = bool(options.json)
         self.until_end = bool(options.until_end)
+        self.session_id: str = options.session_id
         color = wants_color(sys.stdout)
         self.renderer = TerminalRenderer(
             sys.stdout,
@@ -57,14 +58,16 @@ class Follower:
         self.replayed_end_shown = False
 
     def show(self, data: bytes, event: SessionEvent | None) -> None:
-        """Print one event; remember the run's end if it is a live ``agent_end``."""
+        """Print one event (a subagent's nested under its task call; with ``--json`` every
+        event, a child's under its own ``sessionId``); remember the run's end if it is a live
+        ``agent_end`` of the attached session."""
         if self.json:
             sys.stdout.buffer.write(data + b"\n")
             sys.stdout.buffer.flush()
         elif event is not None:
             self.renderer.event(event.event, event.session_id)
-        if event is None:
-            return
+        if event is None or event.session_id != self.session_id:
+            return  # a subagent's events are drawn nested; its end is not the run's
         inner = event.event
         if isinstance(inner, PermissionResolved) and inner.outcome.startswith("reject"):
             self.refused += 1
@@ -96,6 +99,7 @@ async def _attach(options: argparse.Namespace) -> int:
     async with await connect(socket_option(options)) as client:
         await resolve_session_ids(client, options)
         stream = client.stream(options.session_id, to_frame)
+        stream.with_subagents = True  # a running task's child is drawn under its call
         since = 0 if options.since is None else options.since
         params = SubscribeParams(session_id=options.session_id, since_seq=since)
         result = await client.sessions.subscribe(params)

@@ -5,13 +5,14 @@ Real daemon, mock LLM."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from collections.abc import Iterator
 
 import pytest
 
 from tests.agentctl.screen import Screen
-from tests.harness import Home, stop
+from tests.harness import Home, scaled, stop
 
 pytestmark = pytest.mark.e2e
 
@@ -64,6 +65,76 @@ def test_parallel_children_each_keep_their_title(daemon: Home) -> None:
     assert "  │ task task_a  Slow one done." in screen
     assert "  │ task task_b  Slow two done." in screen
     assert screen.count("  └ task task_") == 2
+
+
+def running_children(send: subprocess.Popen[bytes]) -> str:
+    """Read ``send --json`` until its first child started; the parent's session id."""
+    assert send.stdout is not None
+    while True:
+        line = json.loads(send.stdout.readline())
+        if line.get("event", {}).get("type") == "subagent_start":
+            return str(line["sessionId"])
+
+
+def test_attach_mid_run_nests_the_running_children(daemon: Home) -> None:
+    """``attach --until-end`` while two children run: the run from its start, then each
+    child's reply nested under its task (not dropped, not drawn as the parent's), and the
+    parent's end (not a child's) ends the attach."""
+    send = subprocess.Popen(
+        agentctl(daemon, "send", "--json", "--provider", "mock", "delegate two slow tasks"),
+        env=daemon.env,
+        cwd=daemon.project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        session_id = running_children(send)
+        code, screen = on_screen(daemon, "attach", session_id, "--until-end")
+        send.communicate(timeout=scaled(30))
+    finally:
+        send.kill()
+    print(screen)
+    assert code == 0
+    assert "› delegate two slow tasks" in screen
+    assert "  │ task task_a  Slow one done." in screen
+    assert "  │ task task_b  Slow two done." in screen
+    assert screen.index("Slow one done.") < screen.index("Both subagents reported.")
+
+
+def test_attach_json_carries_the_childrens_events(daemon: Home) -> None:
+    """``attach --json`` on the parent: the children's events come too, each under its own
+    ``sessionId``; the attach ends with the parent's ``agent_end``."""
+    send = subprocess.Popen(
+        agentctl(daemon, "send", "--json", "--provider", "mock", "delegate two slow tasks"),
+        env=daemon.env,
+        cwd=daemon.project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        session_id = running_children(send)
+        attach = subprocess.run(
+            agentctl(daemon, "attach", session_id, "--until-end", "--json"),
+            env=daemon.env,
+            cwd=daemon.project,
+            capture_output=True,
+            text=True,
+            timeout=scaled(60),
+            check=False,
+        )
+        send.communicate(timeout=scaled(30))
+    finally:
+        send.kill()
+    assert attach.returncode == 0, attach.stderr
+    lines = [json.loads(line) for line in attach.stdout.splitlines()]
+    children = {
+        e["event"]["childSessionId"] for e in lines if e["event"]["type"] == "subagent_start"
+    }
+    assert len(children) == 2
+    seen = {e["sessionId"] for e in lines}
+    assert seen == {session_id, *children}
+    assert lines[-1]["sessionId"] == session_id
+    assert lines[-1]["event"]["type"] == "agent_end"
 
 
 def test_sessions_list_shows_children_under_their_parent(daemon: Home) -> None:
