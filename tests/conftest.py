@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.harness import TEST_MODE, TEST_OPT_IN, XDG_DIRS
+from tests.harness import TEST_MODE, TEST_OPT_IN, XDG_DIRS, scaled
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -24,6 +24,17 @@ def pytest_configure(config: pytest.Config) -> None:
     """
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    _scale_page_assertions()
+
+
+def _scale_page_assertions() -> None:
+    """Playwright's ``expect`` waits 5 s by default: give page assertions the same headroom
+    as every other deadline here (10 s, scaled by ``AGENTD_TEST_SLOWDOWN``)."""
+    try:
+        from playwright.sync_api import expect
+    except ImportError:  # the browser layer is not installed: nothing to scale
+        return
+    expect.set_options(timeout=scaled(10) * 1000)
 
 
 @pytest.fixture

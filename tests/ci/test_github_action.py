@@ -21,6 +21,7 @@ from markdown_it import MarkdownIt
 
 from agentd.mockllm import MockLLMServer
 from agentd.mockllm.scenarios import Scenarios, parse_scenarios
+from tests.harness import scaled
 
 ACTION = Path(__file__).resolve().parents[2] / "clients" / "github-action"
 ACTION_YML = (ACTION / "action.yml").read_text()
@@ -104,7 +105,7 @@ def run_step(tmp_path: Path, venv: Path | None = VENV, **inputs: str) -> Step:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
         check=False,
     )
     output_file = runner / "output"

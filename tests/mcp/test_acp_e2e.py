@@ -78,7 +78,8 @@ async def test_stdio_and_http_servers_from_session_new() -> None:
     assert calls[0].raw_input == {"a": 2, "b": 3}
     done = [u for u in editor.of("tool_call_update") if u.status == "completed"]
     texts = [u.content[0].content.text for u in done]
-    assert texts == ["5", "42", "from the editor"]
+    updates = [(u.status, u.content) for u in editor.of("tool_call_update")]
+    assert texts == ["5", "42", "from the editor"], updates
 
 
 async def test_an_sse_server_is_refused() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.harness import scaled
 from tests.nvim.harness import Editor, measure_streaming
 
 pytestmark = pytest.mark.e2e  # real nvim and a real daemon
@@ -27,7 +28,8 @@ def test_ten_thousand_deltas_keep_neovim_responsive(editor: Editor) -> None:
     # read on the test's clock, the flushes happen on Neovim's timer: allow a few frames of
     # skew at either end (a write per event would be thousands).
     assert figures["flushes"] <= figures["seconds"] * 1000 / 16 + 6, figures
-    assert figures["p99_ms"] <= 250, figures
+    # Not frozen: a round trip waits at most a quarter second (scaled for a loaded machine).
+    assert figures["p99_ms"] <= scaled(250), figures
     # Every key typed while the reply streamed reached the input buffer.
     typed = editor.lua(
         "return vim.api.nvim_buf_get_lines(require('agentd.chat').input_buf, 0, -1, false)"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import Home
+from tests.harness import Home, scaled
 from tests.subagents.scenarios import SUBAGENT_SCENARIOS
 from tests.web.conftest import WebDaemon, sign_in_browser
 
@@ -48,7 +48,7 @@ def web() -> Iterator[WebDaemon]:
 @pytest.fixture
 def context(browser: Browser, web: WebDaemon) -> Iterator[BrowserContext]:
     context = browser.new_context(viewport={"width": 1100, "height": 760})
-    context.set_default_timeout(20_000)
+    context.set_default_timeout(scaled(20) * 1000)
     sign_in_browser(context, web)
     yield context
     context.close()

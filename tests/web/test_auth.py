@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.harness import scaled
 from tests.web.conftest import WebDaemon
 from tests.web.test_http import sse_events
 
@@ -114,7 +115,7 @@ def test_a_signed_in_browser_leaks_its_cookie_to_another_port_and_the_cookie_ope
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         try:
             context = browser.new_context(viewport={"width": 1100, "height": 700})
-            context.set_default_timeout(20_000)
+            context.set_default_timeout(scaled(20) * 1000)
             page = context.new_page()
             page.goto(web.new_link(cwd=str(web.home.project)))  # the real sign-in path
             page.wait_for_function(READY)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness import scaled
 from tests.web.conftest import WebDaemon, sign_in_browser
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -47,7 +48,7 @@ def browser() -> Iterator[Browser]:
 def context(browser: Browser, web: WebDaemon) -> Iterator[BrowserContext]:
     """A browser profile signed in to ``web``."""
     context = browser.new_context(viewport={"width": 1100, "height": 760})
-    context.set_default_timeout(20_000)
+    context.set_default_timeout(scaled(20) * 1000)
     sign_in_browser(context, web)
     yield context
     context.close()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import Home
+from tests.harness import Home, scaled
 from tests.vscode.model_html import (
     ATTACK_PROMPT,
     BEACON,
@@ -50,7 +50,7 @@ def context(web: WebDaemon) -> Iterator[BrowserContext]:
             executable_path=CHROMIUM, args=["--no-sandbox"]
         )
         context = browser.new_context(viewport={"width": 1100, "height": 760})
-        context.set_default_timeout(20_000)
+        context.set_default_timeout(scaled(20) * 1000)
         sign_in_browser(context, web)
         yield context
         browser.close()
