@@ -4,7 +4,7 @@
  */
 import { relative } from 'node:path';
 import * as vscode from 'vscode';
-import type { SessionSummary } from './client';
+import { type NestedSession, nestSessions, type SessionSummary } from './client';
 import type { Controller } from './controller';
 import { sessionCwd } from './settings';
 
@@ -81,10 +81,13 @@ const BUTTONS = {
 
 type SessionItem = vscode.QuickPickItem & { session: SessionSummary };
 
-function sessionItem(session: SessionSummary): SessionItem {
+/** One row of the session picker; a subagent's session is indented under its parent's. */
+function sessionItem({ session, depth }: NestedSession): SessionItem {
+  const indent = depth > 0 ? `${'\u2003'.repeat(depth - 1)}└ ` : '';
+  const when = session.updatedAt.replace('T', ' ').slice(0, 16);
   return {
-    label: session.title || session.sessionId,
-    description: `${session.running ? '$(sync~spin) ' : ''}${session.updatedAt.replace('T', ' ').slice(0, 16)}`,
+    label: indent + (session.title || session.sessionId),
+    description: `${session.running ? '$(sync~spin) ' : ''}${depth > 0 ? 'subagent · ' : ''}${when}`,
     detail: session.cwd,
     buttons: Object.values(BUTTONS),
     session,
@@ -106,7 +109,7 @@ async function onSessionButton(controller: Controller, item: SessionItem, button
     await vscode.window.showTextDocument(document);
     return true;
   } else if (button === BUTTONS.delete) {
-    const ok = await vscode.window.showWarningMessage(`Delete the session "${item.label}" and its file?`, { modal: true }, 'Delete');
+    const ok = await vscode.window.showWarningMessage(`Delete the session "${item.session.title || sessionId}" and its file?`, { modal: true }, 'Delete');
     if (ok) await controller.request('session/delete', { sessionId, force: true });
   }
   return false;
@@ -119,7 +122,7 @@ async function openSession(controller: Controller): Promise<void> {
   pick.busy = true;
   const load = async () => {
     const page = await controller.request('session/list', { limit: 100 });
-    pick.items = page.sessions.map(sessionItem);
+    pick.items = nestSessions(page.sessions).map(sessionItem);
     pick.busy = false;
   };
   pick.onDidAccept(() => {

@@ -3,5 +3,6 @@ export { AgentdClient, type ClientOptions, type ClientState, type FileHandler, t
 export { confineToFolders, OutsideWorkspace } from './confine';
 export { AgentdError } from './errors';
 export { type ConnectionMode, type Launch, LaunchError, type LaunchSettings, resolveLaunch } from './launch';
+export { type NestedSession, nestSessions } from './nesting';
 export { reverseUnifiedDiff } from './patch';
 export * from '../protocol';
