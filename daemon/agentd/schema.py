@@ -32,6 +32,7 @@ from typing import Any, get_args
 import msgspec
 
 from agentd import errors
+from agentd.api.generate import API_METHODS_FILE, api_methods_source
 from agentd.protocol.events import Event, SessionEvent
 from agentd.protocol.methods import PROTOCOL_VERSION
 from agentd.protocol.table import METHODS, MethodSpec
@@ -329,58 +330,6 @@ def generate(out_dir: Path) -> dict[str, str | None]:
         CONFIG_DOC_FILE: config_doc(),
         README_FILE: render_readme(readme.read_text(encoding="utf-8")),
     }
-
-
-API_METHODS_FILE = Path(__file__).parent / "api" / "methods.py"
-"""The generated session-method Protocol (in the package, not under ``schemas/``)."""
-
-
-def api_methods_source() -> str:
-    """The source of :data:`API_METHODS_FILE`: a Protocol method per table ``call``."""
-    calls = [(s.call, s) for s in METHODS.values() if s.call is not None]
-    modules: dict[str, set[str]] = {}
-    for _, spec in calls:
-        for tp in (spec.params, spec.result):
-            modules.setdefault(tp.__module__, set()).add(tp.__name__)
-    lines = [
-        '"""The session methods as a Protocol, one per ``call`` of the method table.',
-        "",
-        "Generated from :data:`agentd.protocol.table.METHODS` by ``agentd schema`` (``make",
-        'schema``); do not edit. :class:`agentd.api.SessionApi` extends it."""',
-        "",
-        "from __future__ import annotations",
-        "",
-        "from typing import TYPE_CHECKING, Protocol",
-        "",
-        "if TYPE_CHECKING:",
-        "    from agentd.api.subscriber import Subscriber",
-        *_imports(modules),
-        "",
-        "",
-        "class SessionMethods(Protocol):",
-        '    """Each method takes its params Struct (and the watching subscriber) and returns its',
-        '    result Struct."""',
-    ]
-    for call, spec in calls:
-        params, result = spec.params.__name__, spec.result.__name__
-        lines += [
-            "",
-            f"    async def {call}(",
-            f"        self, params: {params}, subscriber: Subscriber | None = None",
-            f"    ) -> {result}: ...",
-        ]
-    return "\n".join(lines) + "\n"
-
-
-def _imports(modules: dict[str, set[str]]) -> list[str]:
-    """``from MODULE import (…)`` lines (indented, for a TYPE_CHECKING block), sorted."""
-    lines: list[str] = []
-    for module, names in sorted(modules.items()):
-        if len(names) == 1:
-            lines.append(f"    from {module} import {next(iter(names))}")
-            continue
-        lines += [f"    from {module} import (", *(f"        {n}," for n in sorted(names)), "    )"]
-    return lines
 
 
 def _outputs(out_dir: Path) -> dict[Path, str | None]:
