@@ -42,12 +42,14 @@ ALLOWED: dict[str, set[str]] = {
     "log": BASE | {"config", "rpc"},
     "api": BASE | {"rpc"},  # the typed session API (local or remote) and its event contract
     "mcp": BASE | {"config", "log", "rpc", "tools", "toolspec"},  # below session
+    "hooks": BASE | {"agent", "config", "log", "tools"},  # the user's commands; below session
     "session": BASE  # the one seam every front-end plugs into; it imports none of them
     | {
         "api",
         "agent",
         "config",
         "hardening",
+        "hooks",
         "log",
         "mcp",
         "mockllm",

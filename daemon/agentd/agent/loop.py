@@ -25,7 +25,11 @@ Contracts:
   :class:`~agentd.agent.scheduling.SinkFailed` and the run ends (stop reason ``error``); a
   failure found outside the loop (a failed fsync) ends it through :meth:`Agent.abort`;
 - the tool calls of a reply cut off at the output token limit (stop reason ``length``) are
-  not run: each gets an error result telling the model to call again.
+  not run: each gets an error result telling the model to call again;
+- hooks (:mod:`agentd.agent.hooks`) see the prompt before it joins the conversation (a block
+  ends the run with stop reason ``blocked`` before any model call; their context is added to
+  the prompt), each tool call before and after it runs, and the run's end before
+  ``agent_end``.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ import msgspec
 
 from agentd.agent.budget import Budget, Ledger, project_next_call
 from agentd.agent.callids import ReplyCallIds
+from agentd.agent.hooks import NO_HOOKS, RunHooks, prompt_hooks, with_context
 from agentd.agent.messages import (
     cut_short,
     estimate_tokens,
@@ -80,6 +85,7 @@ from agentd.protocol.events import (
     TurnEnd,
     TurnStart,
 )
+from agentd.protocol.hooks import HookInput
 from agentd.providers.base import Provider, ProviderRequest, StreamEnd
 from agentd.tools.base import ToolContext, Toolset
 
@@ -145,7 +151,8 @@ class Agent:
     a compaction's new list from ``transform_context`` replaces it); between runs its owner
     may replace it (a branch, a manual compaction). ``toolset`` the tools by name with the
     specs the model sees; ``run_tool`` runs one decoded call (validation and ToolError
-    handling live there); ``queues`` the steering and follow-up texts.
+    handling live there); ``queues`` the steering and follow-up texts; ``hooks`` the user's
+    commands at the run's seams (:mod:`agentd.agent.hooks`).
     """
 
     provider: Provider
@@ -160,6 +167,7 @@ class Agent:
     max_turns: int = 50
     transform_context: ContextTransform | None = None
     tool_source: ToolSource | None = None
+    hooks: RunHooks = NO_HOOKS
     queues: MessageQueues = field(init=False, repr=False)
     _active: _Run | None = field(init=False, repr=False, default=None)
 
@@ -190,9 +198,10 @@ class Agent:
         self._active = run
         try:
             self.sink(AgentStart())
+            prompt = await self._hooked_prompt(text, images)
             if self.tool_source is not None:
                 self.toolset = await self.tool_source.prepare()
-            await self._loop(run, [user_message(text, images)])
+            await self._loop(run, [prompt])
         except _Stop as stop:
             run.result.stop_reason, run.result.error = stop.reason, stop.error
         except SinkFailed as failed:
@@ -204,9 +213,32 @@ class Agent:
             run.result.failure = exc
         finally:
             self._active = None
+        await self._stop_hooks(run)
         run.result.usage = ledger.usage  # its subagents' spending included
         self._end(run.result)
         return run.result
+
+    async def _hooked_prompt(self, text: str, images: list[UserContent] | None) -> UserMessage:
+        """The prompt as the model will read it, with the hooks' context; a hook's block ends
+        the run (stop reason ``blocked``) before it joins the conversation."""
+        verdict = await prompt_hooks(self.hooks, text)
+        if verdict.blocked is not None:
+            raise _Stop("blocked", f"blocked by a hook: {verdict.blocked}")
+        return with_context(user_message(text, images), verdict.context)
+
+    async def _stop_hooks(self, run: _Run) -> None:
+        """The ``stop`` hooks, told how the run ended (their answer changes nothing). A cancel
+        meanwhile ends them, not the report of the run."""
+        if not self.hooks.wants("stop"):
+            return
+        try:
+            await self.hooks.fire(HookInput(event="stop", stop_reason=run.result.stop_reason))
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+        except SinkFailed as failed:
+            self._failed(run, failed)
 
     def active_run(self) -> tuple[Ledger, int] | None:
         """The ledger and turn limit of the run in progress (None when idle): a subagent
@@ -407,7 +439,9 @@ class Agent:
         start and one end event per call whatever happens); their results join the
         conversation in the model's order. ``cut_off``: the reply stopped at the output token
         limit, so none runs (each gets an error result asking for the call again)."""
-        round_ = ToolRound(self.toolset, self.context, self.sink, self.authorize, self.run_tool)
+        round_ = ToolRound(
+            self.toolset, self.context, self.sink, self.authorize, self.run_tool, self.hooks
+        )
         await round_.run(
             calls, refused=run.result.refused, add_result=self._add_tool_result, cut_off=cut_off
         )

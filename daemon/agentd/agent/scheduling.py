@@ -28,6 +28,7 @@ from typing import Any
 
 import msgspec
 
+from agentd.agent.hooks import NO_HOOKS, RunHooks, post_tool, pre_tool
 from agentd.agent.messages import call_locations, tool_result_message
 from agentd.errors import SessionBusy
 from agentd.protocol.content import ToolCall, ToolResultMessage
@@ -174,12 +175,14 @@ class ToolRound:
         sink: EventSink,
         authorize: Authorizer,
         run_tool: ToolRunner,
+        hooks: RunHooks = NO_HOOKS,
     ) -> None:
         self._toolset = toolset
         self._context = context
         self._sink = sink
         self._authorize = authorize
         self._run_tool = run_tool
+        self._hooks = hooks
 
     async def run(
         self,
@@ -192,7 +195,9 @@ class ToolRound:
         """Announce and authorize each call in order (approval is sequential), schedule them
         (:class:`ToolSchedule`), end them in order. ``cut_off``: the reply was cut at the
         output token limit, so its calls' arguments may be incomplete: none runs or is
-        authorized, each ends with the error :data:`CUT_OFF`.
+        authorized, each ends with the error :data:`CUT_OFF`. The hooks see each call before
+        it is authorized (``pre_tool``, which may block it) and after it ran (``post_tool``,
+        which may add to its result).
 
         The ledger keeps the contract however the calls end (cancel, a bug): every call gets
         exactly one ``tool_execution_start`` and, after it, one ``tool_execution_end``; calls
@@ -249,7 +254,8 @@ class ToolRound:
     async def _preflight(
         self, call: ToolCall, tool: Tool | None, refused: list[tuple[ToolCall, str]]
     ) -> str | None:
-        """Why the call may not run (the text the model reads), or None."""
+        """Why the call may not run (the text the model reads), or None: an unknown tool,
+        invalid arguments, a ``pre_tool`` hook that blocks it, the authorizer's refusal."""
         if tool is None:
             known = ", ".join(sorted(self._toolset.by_name))
             return f"Unknown tool {call.name!r}. Available tools: {known}."
@@ -258,6 +264,9 @@ class ToolRound:
                 f"The arguments of this {call.name} call are not a valid JSON object "
                 f"({call.parse_error}). Call the tool again with valid JSON arguments."
             )
+        blocked = await pre_tool(self._hooks, call)
+        if blocked is not None:
+            return blocked
         refusal = await self._authorize(call, tool)
         if refusal is not None:
             refused.append((call, refusal))
@@ -272,7 +281,8 @@ class ToolRound:
     ) -> ToolResult:
         if barrier:
             await asyncio.wait(barrier)
-        return await self._run_tool(tool, call.arguments, ctx)
+        result = await self._run_tool(tool, call.arguments, ctx)
+        return await post_tool(self._hooks, call, result)
 
     def _updater(self, tool_call_id: str) -> Callable[[str], None]:
         def on_update(delta: str) -> None:

@@ -145,8 +145,13 @@ def load_config(
         trusted = trust.file_trust(project_file, data, env)
         if trusted == "trusted":
             merged = _merge(user_raw, project_raw)
+            merged.update(_joined_hooks(user_raw, project_raw))
         else:
             merged, extra, ignored = _tightened(user_raw, project_raw, project_file)
+            if "hooks" in ignored:  # named one by one: they are code that did not run
+                ignored.remove("hooks")
+                warnings.append(trust.hooks_warning(project_file, project_raw["hooks"]))
+                untrusted = project_file
             if trusted == "changed":
                 warnings.append(trust.changed_warning(project_file))
                 untrusted = project_file
@@ -189,6 +194,16 @@ def _tightened(
             merged[table] = {**merged[table], key: [*before, *added]}
     extra = "\n\n".join(text for text in extras if text)
     return merged, extra or None, ignored
+
+
+def _joined_hooks(user_raw: dict[str, Any], project_raw: dict[str, Any]) -> dict[str, Any]:
+    """The hooks of both files, the user's first: a trusted project adds hooks to an event,
+    it never replaces the user's (empty when neither file has any)."""
+    user, project = user_raw.get("hooks", {}), project_raw.get("hooks", {})
+    if not user and not project:
+        return {}
+    events = {*user, *project}
+    return {"hooks": {event: [*user.get(event, []), *project.get(event, [])] for event in events}}
 
 
 def _read_prompt(path: str | None) -> str | None:

@@ -130,6 +130,57 @@ class McpServerSection(msgspec.Struct, forbid_unknown_fields=True):
     )
 
 
+class HookSection(msgspec.Struct, forbid_unknown_fields=True):
+    """One hook: a command run at an event of a run (see "Hooks")."""
+
+    command: Annotated[
+        str,
+        msgspec.Meta(min_length=1),
+        doc(
+            "run with `bash -c` in the session's cwd, with the bash tool's environment and "
+            "sandbox; reads the event as JSON on stdin"
+        ),
+    ]
+    matcher: Annotated[
+        str,
+        msgspec.Meta(min_length=1),
+        doc(
+            "`pre_tool`/`post_tool`: a tool-name glob (`bash`, `mcp__github__*`, `*`), or "
+            'several joined by a vertical bar; other events take only `"*"`'
+        ),
+    ] = "*"
+    timeout: Annotated[
+        float,
+        msgspec.Meta(gt=0, le=600),
+        doc("seconds before the hook is killed (it then counts as an error)"),
+    ] = 60.0
+
+
+HookList = list[HookSection]
+
+
+class HooksSection(msgspec.Struct, forbid_unknown_fields=True):
+    """Commands run at fixed points of a run, each event an array of tables
+    (``[[hooks.pre_tool]]``); a project's hooks run only in a trusted folder."""
+
+    session_start: Annotated[HookList, doc("before the session's first prompt in this daemon")] = (
+        msgspec.field(default_factory=list)
+    )
+    user_prompt: Annotated[HookList, doc("before a prompt reaches the model (may block it)")] = (
+        msgspec.field(default_factory=list)
+    )
+    pre_tool: Annotated[HookList, doc("before a tool call runs (may block it)")] = msgspec.field(
+        default_factory=list
+    )
+    post_tool: Annotated[HookList, doc("after a tool call ran (may add to its result)")] = (
+        msgspec.field(default_factory=list)
+    )
+    stop: Annotated[HookList, doc("when a run ended")] = msgspec.field(default_factory=list)
+    pre_compact: Annotated[HookList, doc("before the context is compacted")] = msgspec.field(
+        default_factory=list
+    )
+
+
 class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     """One configuration file (user or project). Unset keys keep their defaults."""
 
@@ -166,6 +217,7 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     retry: RetrySection = msgspec.field(default_factory=RetrySection)
     compaction: CompactionSection = msgspec.field(default_factory=CompactionSection)
     mcp_servers: dict[str, McpServerSection] = msgspec.field(default_factory=dict)
+    hooks: HooksSection = msgspec.field(default_factory=HooksSection)
 
 
 _DICT_TABLES = {"providers", "prices", "mcp_servers"}
@@ -182,9 +234,33 @@ def validate(raw: dict[str, Any], source: Path | str) -> ConfigFile:
     if problem is not None:
         raise ConfigError(f"config file {source}: {problem}")
     try:
-        return msgspec.convert(raw, ConfigFile)
+        settings = msgspec.convert(raw, ConfigFile)
     except msgspec.ValidationError as exc:
         raise ConfigError(f"config file {source}: {_explain(str(exc), raw)}") from None
+    problem = _hook_problem(settings.hooks)
+    if problem is not None:
+        raise ConfigError(f"config file {source}: {problem}")
+    return settings
+
+
+TOOL_EVENTS = ("pre_tool", "post_tool")
+"""The hook events about a tool call: the only ones whose ``matcher`` may name tools."""
+
+
+def _hook_problem(hooks: HooksSection) -> str | None:
+    """What is wrong with a hook's ``matcher`` (an empty ``|`` alternative, or a tool glob
+    on an event without a tool), or None."""
+    for event in HooksSection.__struct_fields__:
+        for index, hook in enumerate(getattr(hooks, event)):
+            where = f"key hooks.{event}[{index}].matcher"
+            if any(not part.strip() for part in hook.matcher.split("|")):
+                return f"{where}: {hook.matcher!r} has an empty alternative between `|`"
+            if event not in TOOL_EVENTS and hook.matcher.strip() != "*":
+                return (
+                    f'{where}: {event} hooks have no tool to match; use "*" or leave '
+                    "matcher out (tool globs work on pre_tool and post_tool)"
+                )
+    return None
 
 
 def unknown_key(raw: Any, struct: type[msgspec.Struct], prefix: str) -> str | None:
@@ -200,6 +276,8 @@ def unknown_key(raw: Any, struct: type[msgspec.Struct], prefix: str) -> str | No
             problem = unknown_key(value, inner, f"{prefix}{key}.")
         elif key in _DICT_TABLES and isinstance(value, dict):
             problem = _unknown_in_entries(value, fields[key], f"{prefix}{key}.")
+        elif (item := _list_struct(fields[key])) is not None and isinstance(value, list):
+            problem = _unknown_in_items(value, item, f"{prefix}{key}")
         else:
             problem = None
         if problem is not None:
@@ -213,6 +291,23 @@ def _unknown_in_entries(raw: dict[str, Any], kind: Any, prefix: str) -> str | No
         problem = unknown_key(entry, value_type, f"{prefix}{name}.")
         if problem is not None:
             return problem
+    return None
+
+
+def _unknown_in_items(raw: list[Any], item: type[msgspec.Struct], prefix: str) -> str | None:
+    for index, entry in enumerate(raw):
+        problem = unknown_key(entry, item, f"{prefix}[{index}].")
+        if problem is not None:
+            return problem
+    return None
+
+
+def _list_struct(kind: Any) -> type[msgspec.Struct] | None:
+    """The Struct of ``list[X]`` (also inside ``Annotated``), or None: an array of tables."""
+    if typing.get_origin(kind) is Annotated:
+        kind = typing.get_args(kind)[0]
+    if typing.get_origin(kind) is list:
+        return _struct_of(typing.get_args(kind)[0])
     return None
 
 
@@ -322,6 +417,8 @@ def _type_name(kind: Any) -> str:
     if origin in (types.UnionType, typing.Union):
         parts = [_type_name(a) for a in typing.get_args(kind) if a is not type(None)]
         return " or ".join(parts)
+    if origin is list and _struct_of(typing.get_args(kind)[0]) is not None:
+        return "array of tables"
     if origin is list:
         return f"list of {_type_name(typing.get_args(kind)[0])}"
     if origin is dict:
@@ -358,6 +455,8 @@ def reference_markdown() -> str:
                 for sub, kind in _field_types(struct).items()
                 if (inner := _struct_of(kind)) is not None
             ]
+            items = {_list_struct(kind) for kind in _field_types(struct).values()} - {None}
+            sections += [(f"[[{name}.EVENT]]", item) for item in items if item is not None]
         elif name in _DICT_TABLES:
             sections.append((f"[{name}.NAME]", typing.get_args(kind)[1]))
     lines: list[str] = []

@@ -34,6 +34,7 @@ __all__ = [
     "config_dir",
     "file_trust",
     "find_project_file",
+    "hooks_warning",
     "ignored_warning",
     "is_trusted",
     "tighten",
@@ -150,6 +151,23 @@ def ignored_warning(path: Path, keys: list[str]) -> str:
         f"{path} is in a folder you have not trusted, so these settings in it were ignored: "
         f"{', '.join(keys)}. An untrusted project file may only tighten settings; if you "
         f"trust this folder, run `agentctl trust {folder}`."
+    )
+
+
+def hooks_warning(path: Path, hooks: dict[str, Any]) -> str:
+    """The warning for the hooks of an untrusted project file: none of them runs; each is
+    named (event, command, matcher) so the user sees what the project wanted to run."""
+    named = [
+        f"{event} `{hook.get('command', '')}`"
+        + (f" (matcher {hook['matcher']})" if hook.get("matcher", "*") != "*" else "")
+        for event, entries in hooks.items()
+        for hook in entries
+        if isinstance(hook, dict)
+    ]
+    return (
+        f"{path} is in a folder you have not trusted (or changed since you trusted it), so its "
+        f"hooks do not run: {', '.join(named) or '(none)'}. If you trust this folder, run "
+        f"`agentctl trust {path.parent}`."
     )
 
 

@@ -57,8 +57,9 @@ Delta = TextDelta | ThinkingDelta | ToolCallStartDelta | ToolCallDelta
 
 # --- events ---------------------------------------------------------------------------------
 
-RunStopReason = Literal["end_turn", "max_turns", "budget", "cancelled", "error"]
-"""Why a whole run (one ``session/prompt``) ended."""
+RunStopReason = Literal["end_turn", "max_turns", "budget", "cancelled", "error", "blocked"]
+"""Why a whole run (one ``session/prompt``) ended (``blocked``: a ``user_prompt`` hook
+refused the prompt before any model call)."""
 
 
 class AgentStart(Wire, tag="agent_start", tag_field="type"):
@@ -265,6 +266,34 @@ class PlanUpdate(Wire, tag="plan_update", tag_field="type"):
     entries: list[PlanItem] = msgspec.field(default_factory=list)
 
 
+HookEventName = Literal[
+    "session_start", "user_prompt", "pre_tool", "post_tool", "stop", "pre_compact"
+]
+"""The points of a run where configured hooks run (``[[hooks.<event>]]``)."""
+HookDecision = Literal["allow", "block", "error"]
+
+
+class HookResult(Wire, tag="hook_result", tag_field="type"):
+    """A configured hook ran (recorded in the session file too).
+
+    ``decision``: ``allow`` (exit 0, the run goes on, maybe with added context), ``block``
+    (exit 2 or ``{"decision": "block"}``: a ``pre_tool`` call fails, a ``user_prompt`` ends
+    the run with stop reason ``blocked``), ``error`` (another exit code, a crash or a timeout:
+    the run goes on, ``reason`` says what went wrong). ``exit_code`` is None when the hook
+    was killed (timeout, signal). ``tool``/``tool_call_id`` name the call of a ``pre_tool`` or
+    ``post_tool`` hook."""
+
+    event: HookEventName
+    command: str
+    exit_code: int | None
+    decision: HookDecision
+    duration_ms: float
+    reason: str | None = None
+    tool: str | None = None
+    tool_call_id: str | None = None
+    timed_out: bool = False
+
+
 Event = (
     AgentStart
     | TurnStart
@@ -286,6 +315,7 @@ Event = (
     | CompactionEnd
     | SessionWarning
     | PlanUpdate
+    | HookResult
 )
 
 

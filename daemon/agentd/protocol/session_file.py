@@ -18,7 +18,7 @@ from typing import Any
 
 from agentd.protocol.base import Wire
 from agentd.protocol.content import Message
-from agentd.protocol.events import PlanItem
+from agentd.protocol.events import HookResult, PlanItem
 
 SESSION_VERSION = 2
 """The format version written in new headers (see ``agentd.store.migrations``)."""
@@ -112,6 +112,13 @@ class PlanEntry(EntryBase, tag="plan", kw_only=True):
     entries: list[PlanItem]
 
 
+class HookEntry(EntryBase, tag="hook_result", kw_only=True):
+    """A configured hook ran (its ``hook_result`` event): what policy did, for the record;
+    never sent to the model."""
+
+    hook: HookResult
+
+
 Entry = (
     MessageEntry
     | ModelChangeEntry
@@ -121,6 +128,7 @@ Entry = (
     | CustomEntry
     | SettingsEntry
     | PlanEntry
+    | HookEntry
 )
 """Every entry type of this format version, tagged by ``type``."""
 
@@ -134,6 +142,7 @@ ENTRY_TYPES: frozenset[str] = frozenset(
         "custom",
         "settings",
         "plan",
+        "hook_result",
     }
 )
 """The ``type`` tags of :data:`Entry`; any other tag is an entry from a newer version."""

@@ -31,6 +31,7 @@ from agentd.tools.base import Tool, ToolContext
 
 if TYPE_CHECKING:
     from agentd.config.load import Config, ModelChoice
+    from agentd.hooks.session import SessionHooks
     from agentd.permissions.policy import PermissionPolicy
     from agentd.providers.base import Provider
     from agentd.providers.retry import RetryPolicy
@@ -331,6 +332,7 @@ def _assemble(
         messages=messages,
         max_turns=plan.max_turns or 50,
         extra_tools=mcp,
+        hooks=_hooks(plan, context),
     )
     settings = Settings(
         session_id=file.header.id,
@@ -352,6 +354,18 @@ def _assemble(
     )
     runtime.config = plan.config
     return runtime
+
+
+def _hooks(plan: _SessionPlan, context: ToolContext) -> SessionHooks | None:
+    """The ``[hooks]`` of the configuration (the user's, and a trusted project's: an
+    untrusted project's were left out, with a warning, when it was loaded); None without
+    any, so that nothing of :mod:`agentd.hooks` is imported."""
+    settings = plan.config.settings.hooks
+    if not any(getattr(settings, event) for event in settings.__struct_fields__):
+        return None
+    from agentd.hooks.session import session_hooks
+
+    return session_hooks(settings, context, plan.cwd)
 
 
 def _provider(shared: SharedResources, plan: _SessionPlan) -> Provider:

@@ -31,7 +31,15 @@ from agentd.agent.scheduling import SinkFailed
 from agentd.errors import InvalidParams, SessionIdle, StoreWriteFailed
 from agentd.log import get_logger
 from agentd.protocol.content import ImageContent, Message, UserContent
-from agentd.protocol.events import Event, MessageEnd, PlanUpdate, SessionWarning, TurnEnd
+from agentd.protocol.events import (
+    Event,
+    HookResult,
+    MessageEnd,
+    PlanUpdate,
+    SessionWarning,
+    TurnEnd,
+)
+from agentd.protocol.hooks import HookInput
 from agentd.protocol.methods import (
     CancelResult,
     CompactResult,
@@ -39,7 +47,12 @@ from agentd.protocol.methods import (
     SessionInfo,
     SessionStateResult,
 )
-from agentd.protocol.session_file import ModelChangeEntry, SessionInfoEntry, SettingsEntry
+from agentd.protocol.session_file import (
+    HookEntry,
+    ModelChangeEntry,
+    SessionInfoEntry,
+    SettingsEntry,
+)
 from agentd.session.approval import Approver
 from agentd.session.binding import ModelSource
 from agentd.session.bus import EventBus
@@ -103,6 +116,10 @@ class SessionRuntime:
             transform_context=self._compacted_context,
             tool_source=parts.extra_tools,
         )
+        self.hooks = parts.hooks
+        if self.hooks is not None:
+            self.hooks.emit = self.emit
+            self.agent.hooks = self.hooks
         self.run = RunState(settings.session_id)
         self.extra_tools = parts.extra_tools
         if self.extra_tools is not None:
@@ -191,6 +208,8 @@ class SessionRuntime:
                     self.file.append_message(event.message)
                 elif isinstance(event, PlanUpdate):
                     self.file.append_plan(event.entries)
+                elif isinstance(event, HookResult):
+                    self.file.append(HookEntry(hook=event))
                 elif isinstance(event, TurnEnd):
                     self._syncs.request()
             except StoreWriteFailed as exc:
@@ -382,7 +401,11 @@ class SessionRuntime:
     async def _compact(
         self, messages: list[Message], reason: Reason, instructions: str | None = None
     ) -> tuple[CompactResult, list[Message] | None]:
+        """Compact ``messages`` (the ``pre_compact`` hooks first: they are told, they cannot
+        stop it)."""
         agent = self.agent
+        if self.hooks is not None and self.hooks.wants("pre_compact"):
+            await self.hooks.fire(HookInput(event="pre_compact"))
         try:
             return await self.compactor.compact(
                 agent.provider, agent.model, messages, reason, instructions

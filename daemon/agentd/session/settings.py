@@ -14,6 +14,7 @@ from agentd.protocol.methods import PromptResult, RefusedCall
 if TYPE_CHECKING:
     from agentd.agent.loop import RunResult
     from agentd.agent.scheduling import ToolRunner
+    from agentd.hooks.session import SessionHooks
     from agentd.protocol.content import Message
     from agentd.providers.base import Provider
     from agentd.tools.base import ToolContext, Toolset
@@ -66,6 +67,8 @@ class AgentParts(msgspec.Struct):
     messages: list[Message] = msgspec.field(default_factory=list)
     max_turns: int = 50
     extra_tools: SessionTools | None = None
+    hooks: SessionHooks | None = None
+    """The configured hooks (None: none configured)."""
 
 
 def prompt_result(result: RunResult) -> PromptResult:

@@ -121,12 +121,12 @@ def _prepare(
     ctx: ToolContext, env: dict[str, str]
 ) -> tuple[Path, list[str], tuple[int | None, list[str]]]:
     """In a worker thread: the directory to start in (and notes about it) and the
-    confinement (see :func:`_confinement`)."""
+    confinement (see :func:`confinement`)."""
     start_cwd, notes = _start_cwd(ctx)
-    return start_cwd, notes, _confinement(ctx, env)
+    return start_cwd, notes, confinement(ctx, env)
 
 
-def _confinement(ctx: ToolContext, env: dict[str, str]) -> tuple[int | None, list[str]]:
+def confinement(ctx: ToolContext, env: dict[str, str]) -> tuple[int | None, list[str]]:
     """Under a workspace sandbox, what lets the command write only in the workspace and the
     session's temp dir (set as its ``TMPDIR``): a bubblewrap argv prefix that also keeps the
     project's control files read-only (:mod:`agentd.tools.process.mountns`) where bubblewrap

@@ -42,14 +42,15 @@ export type Event =
   | CompactionStart
   | CompactionEnd
   | SessionWarning
-  | PlanUpdate;
+  | PlanUpdate
+  | HookResult;
 
 /**
  * The run ended. Exactly one per run, always the last event of it.
  */
 export interface AgentEnd {
   type: 'agent_end';
-  stopReason: 'budget' | 'cancelled' | 'end_turn' | 'error' | 'max_turns';
+  stopReason: 'blocked' | 'budget' | 'cancelled' | 'end_turn' | 'error' | 'max_turns';
   turns?: number;
   usage?: Usage;
   cost?: number;
@@ -307,6 +308,28 @@ export interface GrepDetails {
   files: number;
   cut: boolean;
   truncated?: boolean;
+}
+/**
+ * A configured hook ran (recorded in the session file too).
+ *
+ *     ``decision``: ``allow`` (exit 0, the run goes on, maybe with added context), ``block``
+ *     (exit 2 or ``{"decision": "block"}``: a ``pre_tool`` call fails, a ``user_prompt`` ends
+ *     the run with stop reason ``blocked``), ``error`` (another exit code, a crash or a timeout:
+ *     the run goes on, ``reason`` says what went wrong). ``exit_code`` is None when the hook
+ *     was killed (timeout, signal). ``tool``/``tool_call_id`` name the call of a ``pre_tool`` or
+ *     ``post_tool`` hook.
+ */
+export interface HookResult {
+  type: 'hook_result';
+  event: 'post_tool' | 'pre_compact' | 'pre_tool' | 'session_start' | 'stop' | 'user_prompt';
+  command: string;
+  exitCode: number | null;
+  decision: 'allow' | 'block' | 'error';
+  durationMs: number;
+  reason?: string | null;
+  tool?: string | null;
+  toolCallId?: string | null;
+  timedOut?: boolean;
 }
 /**
  * An image, base64-encoded.
@@ -739,7 +762,7 @@ export interface PromptParams {
  *     call's error result), in order.
  */
 export interface PromptResult {
-  stopReason: 'budget' | 'cancelled' | 'end_turn' | 'error' | 'max_turns';
+  stopReason: 'blocked' | 'budget' | 'cancelled' | 'end_turn' | 'error' | 'max_turns';
   turns: number;
   usage: Usage;
   cost: number;
@@ -847,7 +870,8 @@ export interface SessionEvent {
     | CompactionStart
     | CompactionEnd
     | SessionWarning
-    | PlanUpdate;
+    | PlanUpdate
+    | HookResult;
 }
 /**
  * Turn ``turn`` (1-based) begins: one LLM call plus the tool calls it asks for.

@@ -146,7 +146,7 @@ def _finish(entry: Path | None, capture: OutputCapture) -> None:
     capture.close()
 
 
-def _prepare_child(parent_pid: int, ruleset: int | None) -> None:
+def prepare_child(parent_pid: int, ruleset: int | None) -> None:
     """In the forked child: die with the daemon; enter the Landlock domain if given."""
     die_with_parent(parent_pid)
     if ruleset is not None:
@@ -220,7 +220,7 @@ def _start(
     cwd_read, cwd_write = os.pipe()
     script = f"trap 'builtin pwd >&{cwd_write}' EXIT; {command}"
     prefix = death_signal_prefix() if ruleset is None else None
-    prepare = None if prefix is not None else partial(_prepare_child, os.getpid(), ruleset)
+    prepare = None if prefix is not None else partial(prepare_child, os.getpid(), ruleset)
     try:
         popen = subprocess.Popen(
             [*(prefix or ()), *wrapper, bash_path(), "-c", script], stdin=subprocess.DEVNULL,
