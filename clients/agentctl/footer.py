@@ -14,6 +14,7 @@ STOP_LABELS = {
     "max_turns": "max turns reached",
     "budget": "budget reached",
     "cancelled": "cancelled",
+    "blocked": "blocked by a hook",
     "error": "error",
 }
 

@@ -13,6 +13,7 @@ contradict each other.
 5    refused        a tool call needed permission and it was refused
 6    budget         the run stopped at its ``--max-cost`` / ``--max-tokens`` budget
 7    cancelled      the run was cancelled from elsewhere (``agentctl cancel``, another client)
+8    blocked        a ``user_prompt`` hook blocked the prompt (no model call was made)
 130  interrupted    interrupted (Ctrl-C)
 141  (none)         stdout was closed (``| head -1``); the run is not cancelled
 ==== ============== ===========================================================
@@ -31,6 +32,7 @@ TIMEOUT = 4
 PERMISSION_REFUSED = 5
 BUDGET = 6
 CANCELLED = 7
+BLOCKED = 8
 INTERRUPTED = 130
 OUTPUT_CLOSED = 141
 
@@ -43,6 +45,7 @@ STOP_REASONS = {
     PERMISSION_REFUSED: "refused",
     BUDGET: "budget",
     CANCELLED: "cancelled",
+    BLOCKED: "blocked",
     INTERRUPTED: "interrupted",
 }
 """The stop reason reported with each exit code (the table in the module docstring)."""
@@ -132,6 +135,8 @@ def exit_code_for(summary: RunSummary) -> int:
         return BUDGET
     if summary.stop_reason == "cancelled":
         return CANCELLED
+    if summary.stop_reason == "blocked":
+        return BLOCKED
     return OK
 
 

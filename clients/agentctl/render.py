@@ -41,6 +41,7 @@ from agentd.protocol.events import (
     CompactionStart,
     ErrorEvent,
     Event,
+    HookResult,
     MessageEnd,
     MessageStart,
     MessageUpdate,
@@ -340,6 +341,8 @@ class TerminalRenderer:
             case SessionWarning():
                 where = f" (line {event.line})" if event.line is not None else ""
                 self.line(style.yellow(f"! {event.message}{where}"))
+            case HookResult(decision="block"):
+                self.line(style.red(f"⊘ {hook_block_line(event)}"))
             case _:
                 pass
 
@@ -437,6 +440,14 @@ class TerminalRenderer:
 
 PLAN_MARKS = {"completed": "✔", "in_progress": "▸", "pending": "○"}
 """How each plan step's status shows (readable without colour too)."""
+
+
+def hook_block_line(event: HookResult) -> str:
+    """``pre_tool hook blocked bash: <reason> (scripts/policy-check)`` (one line; the failed
+    hooks' lines are their ``session_warning``)."""
+    what = f" {event.tool}" if event.tool else " the prompt" if event.event == "user_prompt" else ""
+    reason = shorten(" ".join((event.reason or "").split()), 200)
+    return f"{event.event} hook blocked{what}: {reason} ({shorten(event.command, 60)})"
 
 
 def plan_lines(event: PlanUpdate, style: Style) -> list[str]:

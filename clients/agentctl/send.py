@@ -143,6 +143,7 @@ def _quiet_reason(summary: RunSummary) -> None:
         outcome.BUDGET: "budget reached",
         outcome.INTERRUPTED: "interrupted",
         outcome.CANCELLED: "cancelled",
+        outcome.BLOCKED: "blocked by a hook",
     }.get(summary.exit_code, summary.stop_reason)
     warn(f"{reason} (session {summary.session_id})")
 
