@@ -21,7 +21,7 @@
  *   output: string, result: string, details: ToolDetails | null,
  *   permission: Permission | null, locations: {path: string, line?: number | null}[],
  *   child?: {sessionId: string, agent: string, description: string}}} ToolItem
- * @typedef {{kind: 'notice', key: string, level: 'info' | 'warning' | 'error', text: string}}
+ * @typedef {{kind: 'notice', key: string, level: 'info' | 'warning' | 'error' | 'blocked', text: string}}
  *   NoticeItem
  * @typedef {UserItem | AssistantItem | ToolItem | NoticeItem} Item
  * @typedef {{inputTokens?: number, outputTokens?: number, cacheReadTokens?: number,
@@ -49,6 +49,7 @@
  * @typedef {import('./protocol').UserMessage | import('./protocol').AssistantMessage
  *   | import('./protocol').ToolResultMessage} Message
  * @typedef {import('./protocol').ToolExecutionEnd} ToolExecutionEnd
+ * @typedef {import('./protocol').HookResult} HookResult
  */
 
 /** @returns {ChatState} the state of a session nothing is known about yet. */
@@ -335,4 +336,13 @@ const HANDLERS = {
     notice(state, e.error ? 'error' : 'info', e.error ? `Compaction failed: ${e.error}` : 'Older messages were summarised.', seq),
   session_warning: (state, e, seq) =>
     notice(state, 'warning', e.line ? `Session file line ${e.line}: ${e.message}` : e.message, seq),
+  // A hook's block is a card of its own; a failed hook also sent a session_warning.
+  hook_result: (state, /** @type {HookResult} */ e, seq) =>
+    e.decision === 'block' ? notice(state, 'blocked', hookBlockText(e), seq) : state,
 };
+
+/** "⊘ pre_tool hook blocked bash: <reason> (scripts/policy-check)". @param {HookResult} e */
+export function hookBlockText(e) {
+  const what = e.tool ? ` ${e.tool}` : e.event === 'user_prompt' ? ' the prompt' : '';
+  return `⊘ ${e.event} hook blocked${what}: ${e.reason ?? ''} (${e.command})`;
+}
