@@ -75,4 +75,16 @@ function M.run_end(ev)
   return "── " .. table.concat(parts, " · ") .. " ──"
 end
 
+--- "⊘ pre_tool hook blocked bash: <reason> (scripts/policy-check)", on one line.
+function M.hook_block(ev)
+  local what = ""
+  if compat.present(ev.tool) then
+    what = " " .. ev.tool
+  elseif ev.event == "user_prompt" then
+    what = " the prompt"
+  end
+  local reason = compat.present(ev.reason) and tostring(ev.reason):gsub("%s+", " ") or ""
+  return string.format("⊘ %s hook blocked%s: %s (%s)", ev.event, what, reason, ev.command)
+end
+
 return M

@@ -308,6 +308,12 @@ local renderers = {
     end_stream()
     append({ "⚠ " .. ev.message })
   end,
+  hook_result = function(ev)
+    if ev.decision == "block" then -- a failed hook also sent a session_warning
+      end_stream()
+      append({ format.hook_block(ev) })
+    end
+  end,
   compaction_end = function(ev)
     end_stream()
     append({ "⋯ compacted older messages (" .. (ev.reason or "") .. ")" })
