@@ -3,8 +3,9 @@ ACP's codes, and its ``mcpServers`` as native entries.
 
 ACP's stop reasons: ``end_turn``; ``max_tokens`` when the last reply was cut by the output
 limit; ``max_turn_requests`` for agentd's turn limit and run budgets; ``refusal`` when the
-provider refused the reply; ``cancelled``. A run that failed is not a stop reason in ACP: it
-answers with error -32603 and the failure's message.
+provider refused the reply, or a hook blocked the prompt (stop reason ``blocked``; the
+client was sent a thought saying why); ``cancelled``. A run that failed is not a stop reason
+in ACP: it answers with error -32603 and the failure's message.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ def stop_reason(result: PromptResult, last_turn_stop: str | None) -> acp.StopRea
         return "cancelled"
     if result.stop_reason in ("max_turns", "budget"):
         return "max_turn_requests"
+    if result.stop_reason == "blocked":
+        return "refusal"
     if result.stop_reason == "error":
         if result.error in REFUSALS:
             return "refusal"

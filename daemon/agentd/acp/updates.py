@@ -7,7 +7,9 @@ reasoning deltas become ``agent_message_chunk`` / ``agent_thought_chunk``; a too
 ``tool_call_update`` with the output's tail, its end a ``tool_call_update`` with ``completed``
 or ``failed`` and its content (diffs for file changes, see :mod:`agentd.acp.toolcontent`).
 A permission request sets the call back to ``pending`` until it is answered. A
-``plan_update`` (the ``todo`` tool, also after a replayed history) becomes ``plan``.
+``plan_update`` (the ``todo`` tool, also after a replayed history) becomes ``plan``. A hook's
+block (``hook_result`` with decision ``block``) becomes an ``agent_thought_chunk`` saying which
+hook blocked what and why (a blocked call's ``failed`` update carries the reason too).
 
 History replay (``session/load``) arrives as ``message_end`` events with ``seq`` 0 and maps
 message by message: user chunks, thought and message chunks, each tool call and its result.
@@ -47,6 +49,7 @@ from agentd.protocol.content import (
 )
 from agentd.protocol.events import (
     Event,
+    HookResult,
     Location,
     MessageEnd,
     MessageStart,
@@ -98,6 +101,8 @@ class UpdateMapper:
             return _NOTHING
         if isinstance(event, PlanEvent):
             return [_plan(event)]
+        if isinstance(event, HookResult) and event.decision == "block":
+            return [AgentThoughtChunk(content=TextBlock(text=hook_block_text(event)))]
         if isinstance(event, PermissionRequest):
             return [ToolCallProgress(tool_call_id=event.tool_call_id, status="pending")]
         if isinstance(event, PermissionResolved) and event.outcome.startswith("allow"):
@@ -226,6 +231,12 @@ def _content_block(block: TextContent | ImageContent) -> ContentBlock | None:
     if isinstance(block, ImageContent):
         return ImageBlock(data=block.data, mime_type=block.mime_type)
     return TextBlock(text=block.text) if block.text else None
+
+
+def hook_block_text(event: HookResult) -> str:
+    """``⊘ pre_tool hook blocked bash: <reason> (scripts/policy-check)`` and a newline."""
+    what = f" {event.tool}" if event.tool else " the prompt" if event.event == "user_prompt" else ""
+    return f"⊘ {event.event} hook blocked{what}: {event.reason or ''} ({event.command})\n"
 
 
 def _plan(event: PlanEvent) -> PlanUpdate:
