@@ -24,6 +24,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from agentd.config.hooks import HooksSection, hook_problem
 from agentd.errors import ConfigError
 from agentd.protocol.methods import PermissionMode
 from agentd.tools.settings import ToolsTable, tool_default
@@ -130,57 +131,6 @@ class McpServerSection(msgspec.Struct, forbid_unknown_fields=True):
     )
 
 
-class HookSection(msgspec.Struct, forbid_unknown_fields=True):
-    """One hook: a command run at an event of a run (see "Hooks")."""
-
-    command: Annotated[
-        str,
-        msgspec.Meta(min_length=1),
-        doc(
-            "run with `bash -c` in the session's cwd, with the bash tool's environment and "
-            "sandbox; reads the event as JSON on stdin"
-        ),
-    ]
-    matcher: Annotated[
-        str,
-        msgspec.Meta(min_length=1),
-        doc(
-            "`pre_tool`/`post_tool`: a tool-name glob (`bash`, `mcp__github__*`, `*`), or "
-            'several joined by a vertical bar; other events take only `"*"`'
-        ),
-    ] = "*"
-    timeout: Annotated[
-        float,
-        msgspec.Meta(gt=0, le=600),
-        doc("seconds before the hook is killed (it then counts as an error)"),
-    ] = 60.0
-
-
-HookList = list[HookSection]
-
-
-class HooksSection(msgspec.Struct, forbid_unknown_fields=True):
-    """Commands run at fixed points of a run, each event an array of tables
-    (``[[hooks.pre_tool]]``); a project's hooks run only in a trusted folder."""
-
-    session_start: Annotated[HookList, doc("before the session's first prompt in this daemon")] = (
-        msgspec.field(default_factory=list)
-    )
-    user_prompt: Annotated[HookList, doc("before a prompt reaches the model (may block it)")] = (
-        msgspec.field(default_factory=list)
-    )
-    pre_tool: Annotated[HookList, doc("before a tool call runs (may block it)")] = msgspec.field(
-        default_factory=list
-    )
-    post_tool: Annotated[HookList, doc("after a tool call ran (may add to its result)")] = (
-        msgspec.field(default_factory=list)
-    )
-    stop: Annotated[HookList, doc("when a run ended")] = msgspec.field(default_factory=list)
-    pre_compact: Annotated[HookList, doc("before the context is compacted")] = msgspec.field(
-        default_factory=list
-    )
-
-
 class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     """One configuration file (user or project). Unset keys keep their defaults."""
 
@@ -237,30 +187,10 @@ def validate(raw: dict[str, Any], source: Path | str) -> ConfigFile:
         settings = msgspec.convert(raw, ConfigFile)
     except msgspec.ValidationError as exc:
         raise ConfigError(f"config file {source}: {_explain(str(exc), raw)}") from None
-    problem = _hook_problem(settings.hooks)
+    problem = hook_problem(settings.hooks)
     if problem is not None:
         raise ConfigError(f"config file {source}: {problem}")
     return settings
-
-
-TOOL_EVENTS = ("pre_tool", "post_tool")
-"""The hook events about a tool call: the only ones whose ``matcher`` may name tools."""
-
-
-def _hook_problem(hooks: HooksSection) -> str | None:
-    """What is wrong with a hook's ``matcher`` (an empty ``|`` alternative, or a tool glob
-    on an event without a tool), or None."""
-    for event in HooksSection.__struct_fields__:
-        for index, hook in enumerate(getattr(hooks, event)):
-            where = f"key hooks.{event}[{index}].matcher"
-            if any(not part.strip() for part in hook.matcher.split("|")):
-                return f"{where}: {hook.matcher!r} has an empty alternative between `|`"
-            if event not in TOOL_EVENTS and hook.matcher.strip() != "*":
-                return (
-                    f'{where}: {event} hooks have no tool to match; use "*" or leave '
-                    "matcher out (tool globs work on pre_tool and post_tool)"
-                )
-    return None
 
 
 def unknown_key(raw: Any, struct: type[msgspec.Struct], prefix: str) -> str | None:

@@ -26,6 +26,7 @@ import time
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
+from typing import BinaryIO
 
 import msgspec
 
@@ -100,34 +101,9 @@ async def run_hook_command(
     it. ``ruleset``/``wrapper``: the session's confinement, as the bash tool gets it."""
     marker = new_marker()
     started = time.monotonic()
-    starting = asyncio.ensure_future(
-        asyncio.to_thread(
-            _start, command, cwd, {**env, MARKER_VAR: marker}, ruleset, tuple(wrapper)
-        )
-    )
-    try:
-        child, stdin_fd, out_fd, err_fd = await asyncio.shield(starting)
-    except asyncio.CancelledError:
-        starting.add_done_callback(partial(_discard, marker))
-        raise
-    loop = asyncio.get_running_loop()
-    readers = [_Capped(loop.create_future()), _Capped(loop.create_future())]
-    transports: list[asyncio.BaseTransport] = []
-    try:
-        for fd, reader in zip((out_fd, err_fd), readers, strict=True):
-            pipe = os.fdopen(fd, "rb", buffering=0)
-            transport, _ = await loop.connect_read_pipe(partial(_same, reader), pipe)
-            transports.append(transport)
-        transports.append(await _feed(loop, stdin_fd, stdin))
-        timed_out = await _wait(child, timeout, marker)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.gather(*(r.done for r in readers)), DRAIN_SECONDS)
-    except asyncio.CancelledError:
-        await asyncio.shield(terminate_tree(child, KILL_GRACE, marker))
-        raise
-    finally:
-        for opened in transports:
-            opened.close()
+    env = {**env, MARKER_VAR: marker}
+    child, *fds = await _start_or_discard(marker, command, cwd, env, ruleset, tuple(wrapper))
+    readers, timed_out = await _converse(child, marker, fds, stdin, timeout)
     code = child.returncode
     return HookRun(
         exit_code=None if timed_out or code is None or code < 0 else code,
@@ -137,6 +113,53 @@ async def run_hook_command(
         duration_ms=round((time.monotonic() - started) * 1000, 1),
         cut=tuple(name for name, r in zip(("stdout", "stderr"), readers, strict=True) if r.cut),
     )
+
+
+async def _start_or_discard(
+    marker: str,
+    command: str,
+    cwd: Path,
+    env: dict[str, str],
+    ruleset: int | None,
+    wrapper: tuple[str, ...],
+) -> _Started:
+    """Start the hook in a worker thread; one started for a task cancelled meanwhile is
+    killed and released when the thread returns."""
+    starting = asyncio.ensure_future(asyncio.to_thread(_start, command, cwd, env, ruleset, wrapper))
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        starting.add_done_callback(partial(_discard, marker))
+        raise
+
+
+async def _converse(
+    child: Child, marker: str, fds: list[int], stdin: bytes, timeout: float
+) -> tuple[list[_Capped], bool]:
+    """Feed stdin, read stdout and stderr (capped), wait for the exit (killing the tree at
+    the timeout, or on cancel); the readers and whether it timed out."""
+    loop = asyncio.get_running_loop()
+    stdin_fd, out_fd, err_fd = fds
+    readers = [_Capped(loop.create_future()), _Capped(loop.create_future())]
+    pipes = [os.fdopen(out_fd, "rb", buffering=0), os.fdopen(err_fd, "rb", buffering=0)]
+    writer = os.fdopen(stdin_fd, "wb", buffering=0)
+    transports: list[asyncio.BaseTransport] = []
+    try:
+        for pipe, reader in zip(pipes, readers, strict=True):
+            transports.append((await loop.connect_read_pipe(partial(_same, reader), pipe))[0])
+        transports.append(await _feed(loop, writer, stdin))
+        timed_out = await _wait(child, timeout, marker)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.gather(*(r.done for r in readers)), DRAIN_SECONDS)
+    except asyncio.CancelledError:
+        await asyncio.shield(terminate_tree(child, KILL_GRACE, marker))
+        raise
+    finally:
+        for opened in transports:
+            opened.close()
+        for file in (*pipes, writer):
+            file.close()
+    return readers, timed_out
 
 
 def _same(reader: _Capped) -> _Capped:
@@ -159,10 +182,11 @@ def _discard(marker: str, starting: asyncio.Future[_Started]) -> None:
 _reaping: set[asyncio.Future[int]] = set()
 
 
-async def _feed(loop: asyncio.AbstractEventLoop, fd: int, data: bytes) -> asyncio.BaseTransport:
+async def _feed(
+    loop: asyncio.AbstractEventLoop, pipe: BinaryIO, data: bytes
+) -> asyncio.BaseTransport:
     """Write ``data`` to the hook's stdin and close it, without waiting for the hook to read
     (a hook that never reads just leaves it unread; a closed pipe is ignored)."""
-    pipe = os.fdopen(fd, "wb", buffering=0)
     transport, _ = await loop.connect_write_pipe(asyncio.Protocol, pipe)
     assert isinstance(transport, asyncio.WriteTransport)
     transport.write(data)

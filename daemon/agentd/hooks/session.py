@@ -26,7 +26,7 @@ from pathlib import Path
 import msgspec
 
 from agentd.agent.hooks import GO_ON, HookVerdict
-from agentd.config.schema import HookSection, HooksSection
+from agentd.config.hooks import HookSection, HooksSection
 from agentd.hooks.answer import HookAnswer, interpret
 from agentd.hooks.process import HookRun, run_hook_command
 from agentd.log import get_logger
