@@ -214,3 +214,16 @@ async def test_a_failing_hook_is_a_warning_and_the_run_goes_on(
     assert "cannot reach the policy server" in (failed.reason or "")
     warnings = [e.message for e in seen if isinstance(e, SessionWarning)]
     assert any(str(crash) in w and "exited 1" in w for w in warnings)
+
+
+async def test_a_blocking_session_start_hook_blocks_every_prompt(
+    service: SessionService, project: Path, xdg_home: Path
+) -> None:
+    """A session_start block is not spent by the first prompt: it is asked again."""
+    closed = script(xdg_home, "closed.sh", 'echo "this repository is frozen" >&2\nexit 2\n')
+    user_hooks(xdg_home, hook("session_start", str(closed)))
+    info = await service.create(new(project))
+    for text in ("how are you", "how are you again"):
+        result = await service.prompt(PromptParams(session_id=info.session_id, text=text))
+        assert result.stop_reason == "blocked"
+        assert result.error == "blocked by a hook: this repository is frozen"

@@ -12,7 +12,7 @@ environment (:func:`~agentd.tools.process.environment.child_env`) and sandbox
 Every hook that ran is reported through ``emit`` as a ``hook_result`` event (the session file
 records it); one that failed (exit code other than 0 and 2, crash, timeout, a bad answer)
 also as a ``session_warning``, and the run goes on. ``session_start`` hooks run once per
-loaded session, before its first prompt.
+loaded session, before its first prompt (again before the next one while they block).
 """
 
 from __future__ import annotations
@@ -91,6 +91,7 @@ class SessionHooks:
             if answer.context:
                 added.append(answer.context)
             if answer.decision == "block":
+                self._started = self._started and event.event != "session_start"  # ask again
                 return HookVerdict(blocked=answer.reason, context="\n\n".join(added) or None)
         return HookVerdict(context="\n\n".join(added)) if added else GO_ON
 
@@ -142,6 +143,8 @@ class SessionHooks:
                 timed_out=run.timed_out if run else False,
             )
         )
+        if answer.decision == "block":
+            log.info("hook blocked", hook=hook.command, hook_event=event.event, tool=event.tool)
         if answer.decision == "error":
             text = f"The {event.event} hook `{hook.command}` {answer.reason}; the run goes on."
             log.warning(

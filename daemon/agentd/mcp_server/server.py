@@ -97,7 +97,7 @@ def _answer(outcome: TurnOutcome) -> CallToolResult:
     return CallToolResult(
         content=[TextContent(type="text", text=text)],
         structured_content=outcome.structured(),
-        is_error=result.stop_reason == "error",
+        is_error=result.stop_reason in ("error", "blocked"),  # blocked: a hook refused the prompt
     )
 
 
