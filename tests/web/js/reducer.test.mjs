@@ -177,3 +177,18 @@ test("a subagent's approval shows on its task's card; its other events do not", 
   assert.equal(resolved.permission.pending, false);
   assert.equal(resolved.permission.outcome, 'allow_once');
 });
+
+test('a hook block is a card; an allowed or failed hook adds nothing', () => {
+  seq = 0;
+  const state = fold(initialState(S), [
+    ev({ type: 'agent_start' }),
+    ev({ type: 'hook_result', event: 'pre_tool', command: 'ok.sh', exitCode: 0, decision: 'allow', durationMs: 2, tool: 'bash' }),
+    ev({ type: 'hook_result', event: 'pre_tool', command: 'bad.sh', exitCode: 1, decision: 'error', durationMs: 2, reason: 'exited 1' }),
+    ev({ type: 'hook_result', event: 'pre_tool', command: 'policy.sh', exitCode: 2, decision: 'block', durationMs: 3, reason: 'no rm -rf', tool: 'bash', toolCallId: 'c1' }),
+    ev({ type: 'hook_result', event: 'user_prompt', command: 'gate.sh', exitCode: 2, decision: 'block', durationMs: 3, reason: 'frozen' }),
+  ]);
+  const cards = state.items.filter((i) => i.kind === 'notice');
+  assert.deepEqual(cards.map((c) => c.level), ['blocked', 'blocked']);
+  assert.equal(cards[0].text, '⊘ pre_tool hook blocked bash: no rm -rf (policy.sh)');
+  assert.equal(cards[1].text, '⊘ user_prompt hook blocked the prompt: frozen (gate.sh)');
+});
