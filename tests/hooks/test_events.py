@@ -18,6 +18,7 @@ from agentd.protocol.methods import (
     CompactParams,
     MessagesParams,
     PromptParams,
+    SessionExportParams,
     SessionNewParams,
 )
 from agentd.session.service import SessionService
@@ -227,3 +228,21 @@ async def test_a_blocking_session_start_hook_blocks_every_prompt(
         result = await service.prompt(PromptParams(session_id=info.session_id, text=text))
         assert result.stop_reason == "blocked"
         assert result.error == "blocked by a hook: this repository is frozen"
+
+
+async def test_exports_show_each_block(
+    service: SessionService, project: Path, xdg_home: Path
+) -> None:
+    """The session file's hook_result entries: a block is a line of the Markdown and HTML
+    exports (escaped); hooks that allowed are not shown."""
+    (project / "build").mkdir()
+    policy = script(
+        xdg_home, "no-rm.sh", "grep -q 'rm -rf' && { echo 'no <rm -rf> here' >&2; exit 2; }\n"
+    )
+    user_hooks(xdg_home, hook("pre_tool", str(policy), matcher="bash"))
+    info = await service.create(new(project))
+    await service.prompt(PromptParams(session_id=info.session_id, text="remove everything"))
+    markdown = await service.export(SessionExportParams(session_id=info.session_id))
+    page = await service.export(SessionExportParams(session_id=info.session_id, format="html"))
+    assert "*⊘ pre\\_tool hook blocked bash: no \\<rm -rf\\> here (" in markdown.content
+    assert "⊘ pre_tool hook blocked bash: no &lt;rm -rf&gt; here" in page.content

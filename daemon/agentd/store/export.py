@@ -26,8 +26,14 @@ from agentd.protocol.content import (
     ToolResultMessage,
     UserMessage,
 )
-from agentd.protocol.events import PlanItem
-from agentd.protocol.session_file import CompactionEntry, Entry, MessageEntry, ModelChangeEntry
+from agentd.protocol.events import HookResult, PlanItem
+from agentd.protocol.session_file import (
+    CompactionEntry,
+    Entry,
+    HookEntry,
+    MessageEntry,
+    ModelChangeEntry,
+)
 from agentd.protocol.tool_details import EditDetails, ToolDetails, UndoEditDetails, WriteDetails
 from agentd.store.file import SessionFile
 
@@ -99,6 +105,8 @@ def _markdown_entry(entry: Entry) -> list[str]:
         return [f"*Model changed to {entry.provider}/{entry.model}.*"]
     if isinstance(entry, CompactionEntry):
         return ["## Summary of earlier messages", "", _quote(entry.summary)]
+    if isinstance(entry, HookEntry) and entry.hook.decision == "block":
+        return [f"*{_md_inline(hook_block_text(entry.hook))}*"]
     if not isinstance(entry, MessageEntry):
         return []
     message = entry.message
@@ -194,6 +202,8 @@ def _html_entry(entry: Entry) -> str:
         return _box("note", "model", f"Model changed to {_e(entry.provider)}/{_e(entry.model)}")
     if isinstance(entry, CompactionEntry):
         return _box("note", "summary of earlier messages", _text(entry.summary))
+    if isinstance(entry, HookEntry) and entry.hook.decision == "block":
+        return _box("note hook", "hook", _e(hook_block_text(entry.hook)))
     if not isinstance(entry, MessageEntry):
         return ""
     message = entry.message
@@ -267,6 +277,18 @@ def _plan_text(item: PlanItem, *, mark: bool = False) -> str:
     """A plan step's text: in progress marked "(in progress)", ``mark`` adds ☑/☐."""
     box = ("☑ " if item.status == "completed" else "☐ ") if mark else ""
     return box + item.content + (" (in progress)" if item.status == "in_progress" else "")
+
+
+def hook_block_text(hook: HookResult) -> str:
+    """``⊘ pre_tool hook blocked bash: <reason> (scripts/policy-check)`` on one line."""
+    what = f" {hook.tool}" if hook.tool else " the prompt" if hook.event == "user_prompt" else ""
+    reason = " ".join((hook.reason or "").split())
+    return f"⊘ {hook.event} hook blocked{what}: {reason} ({hook.command})"
+
+
+def _md_inline(text: str) -> str:
+    """``text`` safe inside Markdown emphasis (its markup characters escaped)."""
+    return re.sub(r"([\\`*_\[\]<>|])", r"\\\1", text)
 
 
 def _box(kind: str, role: str, inner: str) -> str:
