@@ -13,7 +13,7 @@ from agentd.hooks.process import OUTPUT_CAP, run_hook_command
 from agentd.protocol.events import HookResult, SessionWarning
 from agentd.protocol.methods import PromptParams, SessionNewParams
 from agentd.session.service import SessionService
-from tests.harness import wait_until
+from tests.harness import wait_until, wait_until_async
 from tests.hooks.conftest import hook, script, until_end, user_hooks
 
 
@@ -125,3 +125,29 @@ async def test_a_flooding_hook_in_a_run_does_not_stop_it(
     assert flooded.decision == "error"
     assert "stdout passed 64 KiB" in (flooded.reason or "")
     assert len(Path(info.path).read_bytes()) < 200_000
+
+
+async def test_a_cancel_during_a_hook_kills_it_and_ends_the_run(
+    service: SessionService, project: Path, xdg_home: Path
+) -> None:
+    """A run cancelled while its pre_tool hook runs ends ``cancelled`` at once; the hook's
+    process is killed; the stop hook still reports how the run ended."""
+    pid_file = xdg_home / "hook.pid"
+    stops = xdg_home / "stops.txt"
+    slow = script(xdg_home, "slow.sh", f"echo $$ > {pid_file}\nsleep 300\n")
+    told = script(xdg_home, "told.sh", f"cat >> {stops}\n")
+    user_hooks(xdg_home, hook("pre_tool", str(slow), timeout=300) + hook("stop", str(told)))
+    info = await service.create(SessionNewParams(cwd=str(project), provider="mock"))
+    run = await service.start_prompt(
+        PromptParams(session_id=info.session_id, text="list the files")
+    )
+    assert await wait_until_async(lambda: pid_file.exists() and pid_file.read_text(), 30)
+    pid = int(pid_file.read_text())
+    started = time.monotonic()
+    run.cancel()
+    result = await run.result()
+    assert result.stop_reason == "cancelled"
+    assert time.monotonic() - started < 20
+    assert wait_until(lambda: _zombie(pid), 10)
+    assert not (project / "out.txt").exists()
+    assert '"stopReason":"cancelled"' in stops.read_text()
