@@ -184,9 +184,13 @@ class Agent:
         max_turns: int | None = None,
         budget: Budget | None = None,
         parent: Ledger | None = None,
+        command: str | None = None,
     ) -> RunResult:
         """Run the agent on a prompt until it stops; never raises for provider/tool failures
         (a failed run ends with an ``error`` event, then ``agent_end``).
+
+        ``command``: the custom command the user typed, ``text`` being its expansion (kept on
+        the user message).
 
         ``max_turns`` limits this run only (default: :attr:`max_turns`); ``budget`` caps its
         spending (stop reason ``budget``, before the model call that would pass a cap).
@@ -198,7 +202,7 @@ class Agent:
         self._active = run
         try:
             self.sink(AgentStart())
-            prompt = await self._hooked_prompt(text, images)
+            prompt = await self._hooked_prompt(text, images, command)
             if self.tool_source is not None:
                 self.toolset = await self.tool_source.prepare()
             await self._loop(run, [prompt])
@@ -218,13 +222,16 @@ class Agent:
         self._end(run.result)
         return run.result
 
-    async def _hooked_prompt(self, text: str, images: list[UserContent] | None) -> UserMessage:
+    async def _hooked_prompt(
+        self, text: str, images: list[UserContent] | None, command: str | None = None
+    ) -> UserMessage:
         """The prompt as the model will read it, with the hooks' context; a hook's block ends
-        the run (stop reason ``blocked``) before it joins the conversation."""
+        the run (stop reason ``blocked``) before it joins the conversation. ``command``: the
+        custom command typed (``text`` is its expansion, which the hooks see)."""
         verdict = await prompt_hooks(self.hooks, text)
         if verdict.blocked is not None:
             raise _Stop("blocked", f"blocked by a hook: {verdict.blocked}")
-        return with_context(user_message(text, images), verdict.context)
+        return with_context(user_message(text, images, command), verdict.context)
 
     async def _stop_hooks(self, run: _Run) -> None:
         """The ``stop`` hooks, told how the run ended (their answer changes nothing). A cancel

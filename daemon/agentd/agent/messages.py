@@ -35,10 +35,13 @@ def new_id() -> str:
     return uuid.uuid4().hex[:16]
 
 
-def user_message(text: str, images: list[UserContent] | None = None) -> UserMessage:
-    """A user message: the text first, then any images."""
+def user_message(
+    text: str, images: list[UserContent] | None = None, command: str | None = None
+) -> UserMessage:
+    """A user message: the text first, then any images (``command``: the custom command the
+    user typed, when ``text`` is its expansion)."""
     content: list[UserContent] = [TextContent(text=text), *(images or [])]
-    return UserMessage(id=new_id(), content=content, timestamp=time.time())
+    return UserMessage(id=new_id(), content=content, timestamp=time.time(), command=command)
 
 
 def cut_short(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from agentd.api.subscriber import Subscriber
+    from agentd.protocol.commands import SessionCommandsResult
     from agentd.protocol.mcp import (
         McpListParams,
         McpListResult,
@@ -91,6 +92,10 @@ class SessionMethods(Protocol):
     async def set_permission_mode(
         self, params: SetPermissionModeParams, subscriber: Subscriber | None = None
     ) -> SessionInfo: ...
+
+    async def commands(
+        self, params: SessionIdParams, subscriber: Subscriber | None = None
+    ) -> SessionCommandsResult: ...
 
     async def models(
         self, params: ModelsListParams, subscriber: Subscriber | None = None

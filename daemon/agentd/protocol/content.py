@@ -70,11 +70,16 @@ a provider failure, or a cancel."""
 
 
 class UserMessage(Wire, tag="user", tag_field="role"):
-    """A prompt, steering or follow-up message from the user."""
+    """A prompt, steering or follow-up message from the user.
+
+    ``command``: the custom command the user typed (``/review a.py``) when ``content`` is its
+    expansion (what the model reads); clients show the command, the expansion on demand.
+    """
 
     id: str
     content: list[UserContent]
     timestamp: float
+    command: str | None = None
 
 
 class AssistantMessage(Wire, tag="assistant", tag_field="role"):

@@ -26,6 +26,9 @@ from agentd.protocol.client_requests import (
 from agentd.protocol.client_requests import (
     WriteTextFileParams as WriteTextFileParams,
 )
+from agentd.protocol.commands import (
+    SessionCommandsResult as SessionCommandsResult,
+)
 from agentd.protocol.content import ImageContent, Message, Usage
 from agentd.protocol.events import PermissionOption, PlanItem, RunStopReason
 from agentd.protocol.lifecycle import (

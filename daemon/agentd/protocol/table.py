@@ -21,6 +21,7 @@ from typing import Any, Literal
 import msgspec
 
 from agentd.protocol.base import Empty
+from agentd.protocol.commands import SessionCommandsResult
 from agentd.protocol.mcp import McpListParams, McpListResult
 from agentd.protocol.methods import (
     CancelResult,
@@ -182,6 +183,13 @@ METHODS: dict[str, MethodSpec] = {
         SessionInfo,
         "Switch the permission mode (auto, ask, read-only) for the next tool calls.",
         call="set_permission_mode",
+    ),
+    "session/commands": MethodSpec(
+        SessionIdParams,
+        SessionCommandsResult,
+        "The session's custom commands (`/NAME` prompt templates) and skipped files.",
+        call="commands",
+        http=True,
     ),
     "models/list": MethodSpec(
         ModelsListParams,

@@ -261,11 +261,13 @@ class SessionRuntime:
         max_cost: float | None = None,
         max_tokens: int | None = None,
         parent_ledger: Ledger | None = None,
+        command: str | None = None,
     ) -> asyncio.Task[RunResult]:
         """Start a run (``max_turns``: this run's limit; ``max_cost``, ``max_tokens``: its
         spending caps; ``parent_ledger``: a subagent's run spends into its parent's run, see
-        :class:`~agentd.agent.budget.Ledger`); SessionBusy unless idle, ConfigError if a cost
-        cap meets unknown prices."""
+        :class:`~agentd.agent.budget.Ledger`; ``command``: the custom command typed, ``text``
+        being its expansion); SessionBusy unless idle, ConfigError if a cost cap meets
+        unknown prices."""
         self.run.check_idle("prompt")
         agent = self.agent
         price = agent.provider.price_of(agent.model)
@@ -277,7 +279,8 @@ class SessionRuntime:
             raise too_large
         content: list[UserContent] = list(images)
         task = asyncio.create_task(
-            self._run(text, content, max_turns, budget, parent_ledger), name=f"run-{self.id}"
+            self._run(text, content, max_turns, budget, parent_ledger, command),
+            name=f"run-{self.id}",
         )
         self.run.start(task)
         return task
@@ -306,12 +309,13 @@ class SessionRuntime:
         max_turns: int | None,
         budget: Budget | None,
         parent: Ledger | None = None,
+        command: str | None = None,
     ) -> RunResult:
         self.run.begun()
         structlog.contextvars.bind_contextvars(session_id=self.id)
         try:
             result = await self.agent.run(
-                text, images, max_turns=max_turns, budget=budget, parent=parent
+                text, images, max_turns=max_turns, budget=budget, parent=parent, command=command
             )
         finally:
             self.run.ended(asyncio.current_task())

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from agentd.errors import InvalidParams, InvalidRequest, SessionBusy
+from agentd.protocol.commands import SessionCommandsResult
 from agentd.protocol.events import MessageEnd, PlanUpdate
 from agentd.protocol.mcp import McpListParams, McpListResult, McpServerInfo
 from agentd.protocol.methods import (
@@ -128,6 +129,7 @@ class SessionService:
         """``session/new``: open a new session; ``subscriber`` (if given) watches it."""
         sessions = self._manager()
         runtime = await sessions.create(params)
+        await _read_commands(runtime)
         if subscriber is not None:
             sessions.watch(runtime, subscriber)
         return runtime.info()
@@ -143,6 +145,7 @@ class SessionService:
         runtime = await sessions.load(
             session_id=params.session_id, path=params.path, client_env=params.provider_env
         )
+        await _read_commands(runtime)
         if params.mcp_servers:
             from agentd.session.mcp_setup import attach_mcp_servers
 
@@ -182,7 +185,12 @@ class SessionService:
         """Start a run on a prompt (``subscriber``, if given, watches the session first).
 
         The front-ends' ``session/prompt`` special case: the caller decides what ends the run
-        (the JSON-RPC front-end cancels it on ``$/cancelRequest``, the web API never)."""
+        (the JSON-RPC front-end cancels it on ``$/cancelRequest``, the web API never).
+
+        A ``/NAME arguments`` text runs the custom command NAME (its expansion, on its model;
+        the user message keeps the typed command): see :mod:`agentd.session.commands`."""
+        from agentd.session.commands import prepare_prompt
+
         if not params.text.strip() and not params.images:
             raise InvalidParams("`text` is empty - at `$.text`")
         sessions = self._manager()
@@ -190,12 +198,17 @@ class SessionService:
         if subscriber is not None and subscriber.key not in runtime.bus.subscribers:
             sessions.watch(runtime, subscriber)
         await runtime.ensure_model()
-        task = runtime.start_run(
-            params.text,
-            params.images,
-            params.max_turns,
-            max_cost=params.max_cost,
-            max_tokens=params.max_tokens,
+        prepared = await prepare_prompt(sessions.shared, runtime, params.text)
+        task = prepared.start(
+            runtime,
+            lambda text, command: runtime.start_run(
+                text,
+                params.images,
+                params.max_turns,
+                max_cost=params.max_cost,
+                max_tokens=params.max_tokens,
+                command=command,
+            ),
         )
         return PromptRun(runtime, task)
 
@@ -273,6 +286,15 @@ class SessionService:
             sessions.shared, runtime, params.provider, params.model, params.provider_env
         )
         return runtime.info()
+
+    async def commands(
+        self, params: SessionIdParams, subscriber: Subscriber | None = None
+    ) -> SessionCommandsResult:
+        """``session/commands``: the session's custom commands, read from their files now."""
+        from agentd.session.commands import listing, scan_commands
+
+        runtime = await self._manager().get(params.session_id)
+        return listing(await scan_commands(runtime))
 
     async def set_permission_mode(
         self, params: SetPermissionModeParams, subscriber: Subscriber | None = None
@@ -437,6 +459,14 @@ class SessionService:
 
     def _loaded(self, session_id: str) -> SessionRuntime | None:
         return None if self._sessions is None else self._sessions.loaded.get(session_id)
+
+
+async def _read_commands(runtime: SessionRuntime) -> None:
+    """Read a session's command files as it opens, so problems with them are among its load
+    warnings."""
+    from agentd.session.commands import scan_commands
+
+    await scan_commands(runtime, loading=True)
 
 
 def _required(subscriber: Subscriber | None, method: str) -> Subscriber:

@@ -178,6 +178,17 @@ export interface ClientInfo {
   version?: string | null;
 }
 /**
+ * One custom command: its ``name`` (typed as ``/name``), what it does, the hint for its
+ *     arguments (None: it takes none worth naming) and where it was read from (``project``:
+ *     the project's ``.agentd/commands/``, ``user``: ``$XDG_CONFIG_HOME/agentd/commands/``).
+ */
+export interface CommandInfo {
+  name: string;
+  description: string;
+  argumentHint: string | null;
+  source: 'project' | 'user';
+}
+/**
  * ``session/compact``: summarise older messages, keeping recent context.
  */
 export interface CompactParams {
@@ -449,12 +460,16 @@ export interface MessageEnd {
 }
 /**
  * A prompt, steering or follow-up message from the user.
+ *
+ *     ``command``: the custom command the user typed (``/review a.py``) when ``content`` is its
+ *     expansion (what the model reads); clients show the command, the expansion on demand.
  */
 export interface UserMessage {
   role: 'user';
   id: string;
   content: (TextContent | ImageContent)[];
   timestamp: number;
+  command?: string | null;
 }
 /**
  * The result of one tool call. ``content`` is what the model sees; ``details`` is for UIs.
@@ -837,6 +852,15 @@ export interface Retry {
 export interface SessionBranchParams {
   sessionId: string;
   entryId: string;
+}
+/**
+ * ``session/commands``: the session's custom commands, by name, read again on every
+ *     call; ``warnings``: the files that were skipped and why (an untrusted project's commands,
+ *     a bad name, an invalid front matter).
+ */
+export interface SessionCommandsResult {
+  commands: CommandInfo[];
+  warnings?: string[];
 }
 /**
  * ``session/delete``: refused while a run is in progress unless ``force``.
@@ -1230,6 +1254,8 @@ export interface ClientMethods {
   'session/setModel': { params: SetModelParams; result: SessionInfo };
   /** Switch the permission mode (auto, ask, read-only) for the next tool calls. */
   'session/setPermissionMode': { params: SetPermissionModeParams; result: SessionInfo };
+  /** The session's custom commands (`/NAME` prompt templates) and skipped files. */
+  'session/commands': { params: SessionIdParams; result: SessionCommandsResult };
   /** Configured providers and models (for a project: cwd). */
   'models/list': { params: ModelsListParams; result: ModelsListResult };
   /** MCP servers of a project (cwd) and the running ones: state, tools, source. */

@@ -1,0 +1,30 @@
+"""Custom commands on the wire: ``session/commands`` lists the prompt templates a session
+offers (``/NAME`` in ``session/prompt``; see "Custom commands" in the README)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from agentd.protocol.base import Result
+
+
+class CommandInfo(Result):
+    """One custom command: its ``name`` (typed as ``/name``), what it does, the hint for its
+    arguments (None: it takes none worth naming) and where it was read from (``project``:
+    the project's ``.agentd/commands/``, ``user``: ``$XDG_CONFIG_HOME/agentd/commands/``)."""
+
+    name: str
+    description: str
+    argument_hint: str | None
+    source: Literal["user", "project"]
+
+
+class SessionCommandsResult(Result):
+    """``session/commands``: the session's custom commands, by name, read again on every
+    call; ``warnings``: the files that were skipped and why (an untrusted project's commands,
+    a bad name, an invalid front matter)."""
+
+    commands: list[CommandInfo]
+    warnings: list[str] = msgspec.field(default_factory=list)

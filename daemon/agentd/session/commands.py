@@ -1,0 +1,152 @@
+"""A session's custom commands (:mod:`agentd.config.commands`): listing them, and turning a
+``/NAME arguments`` prompt into the run it stands for.
+
+The command files are read again on every ``session/commands`` and every ``/NAME`` prompt
+(a few small files: cheaper than watching them), so an edit counts from the next call. A
+problem with the files (an untrusted project's commands, an invalid file) is a
+``session_warning`` once per session: at ``session/new``/``session/load`` in the session's
+load warnings, later live when it first appears.
+
+A command's ``model`` applies to the run it starts only: the agent's provider and model are
+swapped for that run and put back when its task ends (unless ``session/setModel`` changed
+them meanwhile); no ``model_change`` entry is written, the run's replies record the model
+that wrote them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from agentd.config.commands import CommandScan, expand, load_commands, parse_invocation
+from agentd.errors import InvalidParams
+from agentd.protocol.commands import CommandInfo, SessionCommandsResult
+from agentd.protocol.events import SessionWarning
+from agentd.store.tree import LoadWarning
+
+if TYPE_CHECKING:
+    from agentd.agent.loop import RunResult
+    from agentd.providers.base import Provider
+    from agentd.session.runtime import SessionRuntime
+    from agentd.session.shared import SharedResources
+
+StartRun = Callable[[str, str | None], "asyncio.Task[RunResult]"]
+"""Starts the run: ``(text the model reads, the command as typed or None)`` → its task."""
+
+
+class UnknownCommand(InvalidParams):
+    """``/name`` names no command of the session (``data``: the name and the known ones)."""
+
+
+class PreparedPrompt(msgspec.Struct):
+    """What a prompt becomes: the text the model reads, the command the user typed (None for
+    an ordinary prompt) and the provider and model of its run (None: the session's)."""
+
+    text: str
+    command: str | None = None
+    model: tuple[Any, str] | None = None
+
+    def start(self, runtime: SessionRuntime, start_run: StartRun) -> asyncio.Task[RunResult]:
+        """Start the run with ``start_run``, on the command's model when it names one (put
+        back when the run's task ends). No await: nothing runs between the busy check and
+        the start."""
+        if self.model is None:
+            return start_run(self.text, self.command)
+        runtime.run.check_idle("prompt")
+        agent = runtime.agent
+        previous: tuple[Provider, str] = (agent.provider, agent.model)
+        provider, model = self.model
+        agent.provider, agent.model = provider, model
+
+        def put_back(_: object = None) -> None:
+            if agent.provider is provider and agent.model == model:
+                agent.provider, agent.model = previous
+
+        try:
+            task = start_run(self.text, self.command)
+        except BaseException:
+            put_back()
+            raise
+        task.add_done_callback(put_back)
+        return task
+
+
+async def scan_commands(runtime: SessionRuntime, *, loading: bool = False) -> CommandScan:
+    """Read the session's command files; report warnings it has not reported yet (``loading``:
+    as load warnings of a session being opened, else as live ``session_warning`` events)."""
+    scan = await asyncio.to_thread(load_commands, Path(runtime.settings.cwd))
+    known = {warning.message for warning in runtime.file.warnings}
+    for text in scan.warnings:
+        if text in known:
+            continue
+        runtime.file.warnings.append(LoadWarning(line=None, message=text))
+        if loading:
+            runtime.settings.config_warnings.append(text)
+        else:
+            runtime.emit(SessionWarning(message=text))
+    return scan
+
+
+def listing(scan: CommandScan) -> SessionCommandsResult:
+    """``session/commands``' answer for ``scan``."""
+    commands = [
+        CommandInfo(
+            name=c.name,
+            description=c.description,
+            argument_hint=c.argument_hint,
+            source=c.source,
+        )
+        for c in scan.commands.values()
+    ]
+    return SessionCommandsResult(commands=commands, warnings=list(scan.warnings))
+
+
+async def prepare_prompt(
+    shared: SharedResources, runtime: SessionRuntime, text: str
+) -> PreparedPrompt:
+    """``text`` as the run sees it: a ``/NAME arguments`` prompt expanded (UnknownCommand when
+    the session has no such command; ConfigError when its model cannot be used), anything
+    else unchanged."""
+    invocation = parse_invocation(text)
+    if invocation is None:
+        return PreparedPrompt(text=text)
+    scan = await scan_commands(runtime)
+    command = scan.commands.get(invocation.name)
+    if command is None:
+        raise _unknown(invocation.name, scan)
+    model = await _run_model(shared, runtime, command.model) if command.model else None
+    return PreparedPrompt(
+        text=expand(command, invocation.arguments), command=text.strip(), model=model
+    )
+
+
+def _unknown(name: str, scan: CommandScan) -> UnknownCommand:
+    names = [f"/{known}" for known in scan.commands]
+    listed = ", ".join(names) if names else "none"
+    return UnknownCommand(
+        f"unknown command /{name}; this session's commands: {listed}. To send a prompt that "
+        "starts with '/', begin it with a space.",
+        data={"command": name, "commands": list(scan.commands)},
+    )
+
+
+async def _run_model(
+    shared: SharedResources, runtime: SessionRuntime, spec: str
+) -> tuple[Provider, str]:
+    """The provider and model a command names (``model``: on the session's provider;
+    ``provider/model``: the first ``/`` separates), built as ``session/setModel`` would."""
+    from agentd.providers import make_provider
+    from agentd.session.factory import retry_policy
+
+    provider, _, model = spec.partition("/")
+    if not model:
+        provider, model = runtime.agent.provider.name, spec
+    config = await asyncio.to_thread(shared.config, Path(runtime.settings.cwd))
+    env = runtime.settings.provider_env
+    choice = await shared.choose_model(config, provider, model, None, env)
+    client = make_provider(choice, shared.http_for(choice), retry=retry_policy(config))
+    return client, choice.model
