@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,7 @@ def test_placeholders_take_the_arguments() -> None:
     body = "Review $1 for $2.$3 All: $ARGUMENTS; not $10 nor $PATH."
     expanded = expand(template(body), 'src/a.py "race conditions"')
     assert expanded == (
-        "Review src/a.py for race conditions. All: src/a.py \"race conditions\"; "
+        'Review src/a.py for race conditions. All: src/a.py "race conditions"; '
         "not src/a.py0 nor $PATH."
     )
 
@@ -90,7 +91,8 @@ def test_front_matter_and_defaults(tmp_path: Path) -> None:
     bare.write_text("\n  Summarise yesterday's commits in three bullets.\nThen stop.\n")
     command = parse_command(bare, "project")
     assert command.description == "Summarise yesterday's commits in three bullets."
-    assert command.argument_hint is None and command.model is None
+    assert command.argument_hint is None
+    assert command.model is None
 
 
 @pytest.mark.parametrize(
@@ -106,12 +108,13 @@ def test_front_matter_and_defaults(tmp_path: Path) -> None:
         ("huge.md", "x" * (64 * 1024 + 1), "larger than 64 KB"),
     ],
 )
-def test_invalid_files_say_what_is_wrong(tmp_path: Path, name: str, text: str, problem: str) -> None:
+def test_invalid_files_say_what_is_wrong(
+    tmp_path: Path, name: str, text: str, problem: str
+) -> None:
     path = tmp_path / name
     path.write_text(text)
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(ValueError, match=re.escape(problem)):
         parse_command(path, "user")
-    assert problem in str(caught.value)
 
 
 def test_project_commands_win_and_need_trust(tmp_path: Path) -> None:
