@@ -96,6 +96,16 @@ UPDATES: list[acp.SessionUpdate] = [
     acp.PlanUpdate(
         entries=[acp.AcpPlanEntry(content="Fix the test", priority="high", status="in_progress")]
     ),
+    acp.AvailableCommandsUpdate(
+        available_commands=[
+            acp.AvailableCommand(
+                name="review",
+                description="Review a file",
+                input=acp.UnstructuredCommandInput(hint="FILE [FOCUS]"),
+            ),
+            acp.AvailableCommand(name="standup", description="Summarise yesterday"),
+        ]
+    ),
 ]
 
 EXAMPLES: list[tuple[str, Any]] = [

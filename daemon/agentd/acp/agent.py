@@ -44,6 +44,7 @@ import structlog
 
 from agentd import __version__
 from agentd.acp.backend import Backend, BackendOptions, open_backend
+from agentd.acp.commands import CommandAnnouncer
 from agentd.acp.outcome import ResourceNotFound, check_cwd, mcp_servers, stop_reason
 from agentd.acp.prompt import prompt_parts
 from agentd.acp.relay import Relay
@@ -103,6 +104,7 @@ class AcpAgent:
         self._backend: asyncio.Task[Backend] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._initialized: set[int] = set()  # ids of connections past initialize
+        self.commands = CommandAnnouncer(self._api, self._send_update, lambda: list(self.sessions))
 
     def _editor_conn(self) -> Connection:
         if self.editor is None:
@@ -174,6 +176,7 @@ class AcpAgent:
     async def close(self) -> None:
         """Stop the backend (in-process: runs cancelled, session files flushed)."""
         self.relay.closed = True
+        await self.commands.close()
         for task in list(self._tasks):
             task.cancel()
         if self._backend is None:
@@ -229,6 +232,7 @@ class AcpAgent:
         )
         self.sessions[info.session_id] = session
         await self._load_models(session)
+        self._later(self.commands.refresh(info.session_id))  # once the answer is out
         return acp.NewSessionResult(
             session_id=info.session_id,
             modes=session.modes(),
@@ -264,6 +268,7 @@ class AcpAgent:
             info.model,
         )
         await self._load_models(session)
+        self._later(self.commands.refresh(params.session_id))
         return acp.LoadSessionResult(modes=session.modes(), config_options=session.config_options())
 
     async def resume_session(
@@ -304,6 +309,7 @@ class AcpAgent:
             if not self.options.shared:
                 await api.close_session(ids)
         self.sessions.pop(params.session_id, None)
+        self.commands.forget(params.session_id)
         return {}
 
     # --- runs ----------------------------------------------------------------------------------
@@ -317,6 +323,7 @@ class AcpAgent:
         with acp_errors():
             result = await api.prompt(native, self.relay)
         await self._send_usage(session)
+        self._later(self.commands.refresh(session.session_id))
         return acp.PromptResult(stop_reason=stop_reason(result, session.mapper.last_turn_stop))
 
     async def _send_usage(self, session: AcpSession) -> None:
@@ -335,6 +342,10 @@ class AcpAgent:
         self._editor_conn().notify(
             "session/update", acp.SessionNotification(session_id=session.session_id, update=update)
         )
+
+    def _send_update(self, session_id: str, update: acp.SessionUpdate) -> None:
+        notification = acp.SessionNotification(session_id=session_id, update=update)
+        self._editor_conn().notify("session/update", notification)
 
     async def cancel(self, conn: Connection, params: acp.SessionIdParams) -> None:
         if params.session_id not in self.sessions:

@@ -184,9 +184,12 @@ class UpdateMapper:
 
     def _replay(self, message: Any) -> list[SessionUpdate]:
         if isinstance(message, UserMessage):
+            content = message.content
+            if message.command is not None:  # what the user typed, not its expansion
+                content = [TextContent(text=message.command), *content[1:]]
             return [
                 UserMessageChunk(content=block, message_id=message.id)
-                for block in map(_content_block, message.content)
+                for block in map(_content_block, content)
                 if block is not None
             ]
         if isinstance(message, AssistantMessage):

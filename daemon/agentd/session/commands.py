@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from agentd.config.commands import CommandScan, expand, load_commands, parse_invocation
-from agentd.errors import InvalidParams
+from agentd.errors import InvalidParams, SessionNotFound
 from agentd.protocol.commands import CommandInfo, SessionCommandsResult
 from agentd.protocol.events import SessionWarning
+from agentd.protocol.session_file import SessionHeader
 from agentd.store.tree import LoadWarning
 
 if TYPE_CHECKING:
@@ -89,6 +90,20 @@ async def scan_commands(runtime: SessionRuntime, *, loading: bool = False) -> Co
         else:
             runtime.emit(SessionWarning(message=text))
     return scan
+
+
+async def scan_stored(path: Path) -> CommandScan:
+    """The commands of the stored session in ``path`` (its header names its cwd), without
+    loading it; SessionNotFound when the file has no readable header."""
+    return await asyncio.to_thread(lambda: load_commands(Path(_stored_cwd(path))))
+
+
+def _stored_cwd(path: Path) -> str:
+    try:
+        with path.open("rb") as file:
+            return msgspec.json.decode(file.readline(), type=SessionHeader).cwd
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise SessionNotFound(f"cannot read the session file {path}: {exc}") from None
 
 
 def listing(scan: CommandScan) -> SessionCommandsResult:

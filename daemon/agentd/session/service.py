@@ -290,11 +290,16 @@ class SessionService:
     async def commands(
         self, params: SessionIdParams, subscriber: Subscriber | None = None
     ) -> SessionCommandsResult:
-        """``session/commands``: the session's custom commands, read from their files now."""
-        from agentd.session.commands import listing, scan_commands
+        """``session/commands``: the session's custom commands, read from their files now. A
+        session that is not loaded is not loaded for this (its file's header gives the cwd),
+        so a client that polls keeps no session in memory."""
+        from agentd.session.commands import listing, scan_commands, scan_stored
 
-        runtime = await self._manager().get(params.session_id)
-        return listing(await scan_commands(runtime))
+        runtime = self._loaded(params.session_id)
+        if runtime is not None:
+            return listing(await scan_commands(runtime))
+        path = self._manager().find_path(params.session_id)
+        return listing(await scan_stored(path))
 
     async def set_permission_mode(
         self, params: SetPermissionModeParams, subscriber: Subscriber | None = None

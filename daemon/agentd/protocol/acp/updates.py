@@ -93,6 +93,26 @@ class PlanUpdate(Acp, tag="plan", tag_field=_UPDATE):
     entries: list[AcpPlanEntry]
 
 
+class UnstructuredCommandInput(Acp):
+    """A command's input: the text typed after its name; ``hint`` is shown until typed."""
+
+    hint: str
+
+
+class AvailableCommand(Acp):
+    """A command the editor offers as ``/name`` (the prompt text starts with it)."""
+
+    name: str
+    description: str
+    input: UnstructuredCommandInput | None = None
+
+
+class AvailableCommandsUpdate(Acp, tag="available_commands_update", tag_field=_UPDATE):
+    """The session's commands, all of them (replaces the ones offered before)."""
+
+    available_commands: list[AvailableCommand]
+
+
 SessionUpdate = (
     UserMessageChunk
     | AgentMessageChunk
@@ -104,6 +124,7 @@ SessionUpdate = (
     | SessionInfoUpdate
     | UsageUpdate
     | PlanUpdate
+    | AvailableCommandsUpdate
 )
 
 
