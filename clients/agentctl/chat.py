@@ -1,6 +1,8 @@
 """``agentctl chat``: an interactive session in the terminal.
 
-Each line is a prompt; lines starting with ``/`` are commands (``/help``), lines starting with
+Each line is a prompt; lines starting with ``/`` are commands: the chat's own (``/help``,
+``/clear``…) first, any other ``/name`` is a custom command the daemon expands (an unknown one
+is an error listing the session's commands). Tab completes ``/`` names. Lines starting with
 ``!`` run a shell command directly, without the model. Line editing and history come from
 readline (history in the agentd state directory). Ctrl-C cancels a running turn and, when
 idle, leaves; so does Ctrl-D or ``/exit``.
@@ -29,6 +31,7 @@ from agentctl.common import (
     resolve_session_id,
     resolve_session_ids,
 )
+from agentctl.completion import BUILT_INS, SlashCompleter, custom_help
 from agentctl.images import load_image
 from agentctl.listing import format_session_table
 from agentctl.render import TerminalRenderer
@@ -42,6 +45,7 @@ from agentd.protocol.events import SessionEvent
 from agentd.protocol.methods import (
     ModelsListParams,
     SessionDeleteParams,
+    SessionIdParams,
     SessionInfo,
     SessionListParams,
     SessionLoadParams,
@@ -58,7 +62,8 @@ HELP = """commands:
   /image FILE           attach an image (PNG, JPEG, GIF, WebP) to your next message
   /exit                 leave (also Ctrl-D, or Ctrl-C when idle)
   !COMMAND              run COMMAND in the shell; it and its output are recorded in the
-                        session, and the model reads them with your next message"""
+                        session, and the model reads them with your next message
+  /NAME [ARGS]          a custom command (Tab completes / names)"""
 
 HISTORY_LENGTH = 1000
 
@@ -106,6 +111,8 @@ class Repl:
         )
         self.session: SessionInfo | None = None
         self.images: list[ImageContent] = []
+        self.completer = SlashCompleter()
+        self.completer.install()
 
     def say(self, text: str) -> None:
         """Print one line."""
@@ -121,6 +128,7 @@ class Repl:
             self.unused = self.session.session_id
         self._banner()
         while True:
+            self._refresh_commands()
             try:
                 line = input(prompt_text(self.style))
             except (EOFError, KeyboardInterrupt):
@@ -160,13 +168,24 @@ class Repl:
             self._turn(text)
         return True
 
+    def _refresh_commands(self) -> None:
+        """Read the session's custom commands for completion (kept as they were on failure)."""
+        if self.session is None or self.client.closed:
+            return
+        params = SessionIdParams(session_id=self.session.session_id)
+        with contextlib.suppress(RpcError, OSError):
+            self.completer.custom = self.runner.run(self.client.sessions.commands(params)).commands
+
     def _command(self, text: str) -> bool:
         name, _, rest = text.partition(" ")
         words = rest.split()
+        if name not in BUILT_INS:  # a custom command: the daemon expands it
+            self._turn(text)
+            return True
         if name in ("/exit", "/quit"):
             return False
         if name == "/help":
-            self.say(HELP)
+            self.say("\n".join(filter(None, [HELP, custom_help(self.completer.custom)])))
         elif name == "/clear":
             self._drop_unused()
             self.session = self.runner.run(self._new_session())
@@ -186,7 +205,7 @@ class Repl:
         elif name == "/image" and rest.strip():
             self._attach(rest.strip())
         else:
-            self.say(self.style.red(f"unknown or incomplete command {text!r}; /help lists them"))
+            self.say(self.style.red(f"incomplete command {text!r}; /help lists them"))
         return True
 
     async def _new_session(self) -> SessionInfo:

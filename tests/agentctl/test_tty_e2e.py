@@ -53,7 +53,7 @@ def test_chat_turns_commands_and_shell(sandbox: Sandbox) -> None:
     child.expect("model: mock/other-model")
     child.expect_exact(PROMPT)
     child.sendline("/bogus")
-    child.expect("unknown or incomplete command")
+    child.expect("unknown command /bogus")
     child.expect_exact(PROMPT)
     child.sendline("/exit")
     child.expect(pexpect.EOF)
