@@ -40,12 +40,12 @@ from agentctl.send import select_session
 from agentctl.shell import format_context, run_shell
 from agentctl.style import Style, wants_color
 from agentd.errors import RpcError
+from agentd.protocol.commands import SessionCommandsParams
 from agentd.protocol.content import ImageContent
 from agentd.protocol.events import SessionEvent
 from agentd.protocol.methods import (
     ModelsListParams,
     SessionDeleteParams,
-    SessionIdParams,
     SessionInfo,
     SessionListParams,
     SessionLoadParams,
@@ -172,7 +172,7 @@ class Repl:
         """Read the session's custom commands for completion (kept as they were on failure)."""
         if self.session is None or self.client.closed:
             return
-        params = SessionIdParams(session_id=self.session.session_id)
+        params = SessionCommandsParams(session_id=self.session.session_id)
         with contextlib.suppress(RpcError, OSError):
             self.completer.custom = self.runner.run(self.client.sessions.commands(params)).commands
 

@@ -183,3 +183,14 @@ async def test_edited_files_count_from_the_next_call(home: Home) -> None:
         assert [c["name"] for c in listed["commands"]] == ["two"]
         assert any("descripton" in w for w in listed["warnings"])
     assert os.path.isdir(folder)
+
+
+async def test_a_chat_not_started_yet_lists_by_cwd(home: Home) -> None:
+    write(home.project / ".agentd" / "commands", "review", "Review $1.")
+    async with stdio_client(home) as client:
+        listed = await client.call("session/commands", {"cwd": str(home.project)})
+        assert [(c["name"], c["source"]) for c in listed["commands"]] == [("review", "project")]
+        for bad in ({}, {"cwd": "relative"}, {"cwd": str(home.project), "sessionId": "x"}):
+            with pytest.raises(InvalidParams):
+                await client.call("session/commands", bad)
+        assert home.sessions.exists() is False or not list(home.sessions.rglob("*.jsonl"))

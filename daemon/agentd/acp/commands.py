@@ -18,8 +18,7 @@ from collections.abc import Awaitable, Callable
 from agentd.api import SessionApi
 from agentd.errors import RpcError
 from agentd.protocol import acp
-from agentd.protocol.commands import SessionCommandsResult
-from agentd.protocol.methods import SessionIdParams
+from agentd.protocol.commands import SessionCommandsParams, SessionCommandsResult
 
 POLL_SECONDS = 2.0
 """How often the open sessions' command lists are compared with the ones sent."""
@@ -72,7 +71,7 @@ class CommandAnnouncer:
         """Compare and send; a session that went away meanwhile is skipped silently."""
         with contextlib.suppress(RpcError):
             api = await self._api()
-            listed = await api.commands(SessionIdParams(session_id=session_id))
+            listed = await api.commands(SessionCommandsParams(session_id=session_id))
             update = available_commands(listed)
             before = self._sent.get(session_id, NONE)  # an editor starts with none
             if session_id in self._open_sessions() and before != update:

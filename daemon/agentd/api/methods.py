@@ -9,7 +9,10 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from agentd.api.subscriber import Subscriber
-    from agentd.protocol.commands import SessionCommandsResult
+    from agentd.protocol.commands import (
+        SessionCommandsParams,
+        SessionCommandsResult,
+    )
     from agentd.protocol.mcp import (
         McpListParams,
         McpListResult,
@@ -94,7 +97,7 @@ class SessionMethods(Protocol):
     ) -> SessionInfo: ...
 
     async def commands(
-        self, params: SessionIdParams, subscriber: Subscriber | None = None
+        self, params: SessionCommandsParams, subscriber: Subscriber | None = None
     ) -> SessionCommandsResult: ...
 
     async def models(

@@ -7,7 +7,16 @@ from typing import Literal
 
 import msgspec
 
-from agentd.protocol.base import Result
+from agentd.protocol.base import Params, Result
+
+
+class SessionCommandsParams(Params):
+    """``session/commands``: the custom commands of the session ``sessionId``, or (``cwd``
+    instead) those a new session in ``cwd`` would have, for a chat not started yet. Exactly
+    one of the two."""
+
+    session_id: str | None = None
+    cwd: str | None = None
 
 
 class CommandInfo(Result):

@@ -27,6 +27,9 @@ from agentd.protocol.client_requests import (
     WriteTextFileParams as WriteTextFileParams,
 )
 from agentd.protocol.commands import (
+    SessionCommandsParams as SessionCommandsParams,
+)
+from agentd.protocol.commands import (
     SessionCommandsResult as SessionCommandsResult,
 )
 from agentd.protocol.content import ImageContent, Message, Usage

@@ -21,7 +21,7 @@ from typing import Any, Literal
 import msgspec
 
 from agentd.protocol.base import Empty
-from agentd.protocol.commands import SessionCommandsResult
+from agentd.protocol.commands import SessionCommandsParams, SessionCommandsResult
 from agentd.protocol.mcp import McpListParams, McpListResult
 from agentd.protocol.methods import (
     CancelResult,
@@ -185,9 +185,9 @@ METHODS: dict[str, MethodSpec] = {
         call="set_permission_mode",
     ),
     "session/commands": MethodSpec(
-        SessionIdParams,
+        SessionCommandsParams,
         SessionCommandsResult,
-        "The session's custom commands (`/NAME` prompt templates) and skipped files.",
+        "The custom commands (`/NAME` prompt templates) of a session, or of a new one in `cwd`.",
         call="commands",
         http=True,
     ),

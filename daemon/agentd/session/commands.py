@@ -98,6 +98,15 @@ async def scan_stored(path: Path) -> CommandScan:
     return await asyncio.to_thread(lambda: load_commands(Path(_stored_cwd(path))))
 
 
+async def scan_cwd(cwd: str) -> CommandScan:
+    """The commands a new session in ``cwd`` would have (InvalidParams unless ``cwd`` is an
+    absolute path to a directory)."""
+    folder = Path(cwd)
+    if not folder.is_absolute() or not folder.is_dir():
+        raise InvalidParams(f"`cwd` must be an absolute path to a directory: {cwd!r}")
+    return await asyncio.to_thread(load_commands, folder)
+
+
 def _stored_cwd(path: Path) -> str:
     try:
         with path.open("rb") as file:

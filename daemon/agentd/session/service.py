@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from agentd.errors import InvalidParams, InvalidRequest, SessionBusy
-from agentd.protocol.commands import SessionCommandsResult
+from agentd.protocol.commands import SessionCommandsParams, SessionCommandsResult
 from agentd.protocol.events import MessageEnd, PlanUpdate
 from agentd.protocol.mcp import McpListParams, McpListResult, McpServerInfo
 from agentd.protocol.methods import (
@@ -288,13 +288,17 @@ class SessionService:
         return runtime.info()
 
     async def commands(
-        self, params: SessionIdParams, subscriber: Subscriber | None = None
+        self, params: SessionCommandsParams, subscriber: Subscriber | None = None
     ) -> SessionCommandsResult:
-        """``session/commands``: the session's custom commands, read from their files now. A
-        session that is not loaded is not loaded for this (its file's header gives the cwd),
-        so a client that polls keeps no session in memory."""
-        from agentd.session.commands import listing, scan_commands, scan_stored
+        """``session/commands``: the custom commands of a session (or of a new one in
+        ``cwd``), read from their files now. A session that is not loaded is not loaded for
+        this (its file's header gives the cwd), so a client that polls keeps none in memory."""
+        from agentd.session.commands import listing, scan_commands, scan_cwd, scan_stored
 
+        if (params.session_id is None) == (params.cwd is None):
+            raise InvalidParams("give exactly one of `sessionId` and `cwd`")
+        if params.session_id is None:
+            return listing(await scan_cwd(params.cwd or ""))
         runtime = self._loaded(params.session_id)
         if runtime is not None:
             return listing(await scan_commands(runtime))

@@ -853,6 +853,15 @@ export interface SessionBranchParams {
   entryId: string;
 }
 /**
+ * ``session/commands``: the custom commands of the session ``sessionId``, or (``cwd``
+ *     instead) those a new session in ``cwd`` would have, for a chat not started yet. Exactly
+ *     one of the two.
+ */
+export interface SessionCommandsParams {
+  sessionId?: string | null;
+  cwd?: string | null;
+}
+/**
  * ``session/commands``: the session's custom commands, by name, read again on every
  *     call; ``warnings``: the files that were skipped and why (an untrusted project's commands,
  *     a bad name, an invalid front matter).
@@ -1253,8 +1262,8 @@ export interface ClientMethods {
   'session/setModel': { params: SetModelParams; result: SessionInfo };
   /** Switch the permission mode (auto, ask, read-only) for the next tool calls. */
   'session/setPermissionMode': { params: SetPermissionModeParams; result: SessionInfo };
-  /** The session's custom commands (`/NAME` prompt templates) and skipped files. */
-  'session/commands': { params: SessionIdParams; result: SessionCommandsResult };
+  /** The custom commands (`/NAME` prompt templates) of a session, or of a new one in `cwd`. */
+  'session/commands': { params: SessionCommandsParams; result: SessionCommandsResult };
   /** Configured providers and models (for a project: cwd). */
   'models/list': { params: ModelsListParams; result: ModelsListResult };
   /** MCP servers of a project (cwd) and the running ones: state, tools, source. */
