@@ -32,7 +32,7 @@ import { createView } from './view.js';
 export function mountChat(root, host, options = {}) {
   /** @type {import('./view.js').AppState} */
   let app = {
-    chat: initialState(), session: null, sessions: [], models: [], connection: 'connecting', banner: null,
+    chat: initialState(), session: null, sessions: [], models: [], connection: 'connecting', banner: null, commands: [],
   };
   /** @type {Map<string, (result: {outcome: string} | null) => void>} */
   const waiters = new Map();
@@ -69,6 +69,30 @@ export function mountChat(root, host, options = {}) {
     if (result) set({ models: result.models });
   }
 
+  /** The custom commands of the open session (or of a new one in `cwd`), for the `/` menu. */
+  async function refreshCommands() {
+    const sessionId = app.session?.sessionId;
+    if (!sessionId && !cwd) return;
+    const result = await host.request('session/commands', sessionId ? { sessionId } : { cwd }).catch(() => null);
+    if (result && app.session?.sessionId === sessionId) set({ commands: result.commands });
+  }
+
+  /** A built-in `/command` of the page (see slash.js). */
+  async function runCommand(name, args) {
+    const sessionId = app.session?.sessionId;
+    if (name === 'clear') actions.newSession();
+    else if (name === 'fork') await actions.forkSession();
+    else if (name === 'model' && args) {
+      const [provider, ...rest] = args.split('/');
+      if (rest.length && sessionId) await actions.setModel(provider, rest.join('/'));
+      else fail(new Error('Use /model PROVIDER/MODEL, e.g. /model mock/mock-model'));
+    } else if (name === 'model') fail(new Error('Use /model PROVIDER/MODEL (the picker above lists them)'));
+    else if (name === 'compact' && sessionId) {
+      const result = await call('session/compact', args ? { sessionId, instructions: args } : { sessionId });
+      if (!result.compacted) fail(new Error('Nothing to compact yet.'));
+    } else if (name === 'compact') fail(new Error('Nothing to compact: the chat has not started.'));
+  }
+
   async function openSession(sessionId) {
     const previous = app.session?.sessionId;
     if (previous && previous !== sessionId) await host.request('session/unsubscribe', { sessionId: previous }).catch(() => {});
@@ -79,6 +103,7 @@ export function mountChat(root, host, options = {}) {
     chat = { ...chat, running: state.status === 'running', queue: { steering: state.steering, followUp: state.followUp }, plan: state.plan ?? [] };
     set({ chat, session: loaded.session, banner: null });
     options.onSessionChange?.(sessionId);
+    refreshCommands();
     // Replay what the daemon still buffers (a run in progress), then follow live events.
     await call('session/subscribe', { sessionId, sinceSeq: 0 });
     view.focusInput();
@@ -115,6 +140,7 @@ export function mountChat(root, host, options = {}) {
       if (previous) host.request('session/unsubscribe', { sessionId: previous }).catch(() => {});
       set({ chat: initialState(), session: null, banner: null });
       options.onSessionChange?.(null);
+      refreshCommands();
       view.focusInput();
     },
     openSession(sessionId) {
@@ -152,6 +178,9 @@ export function mountChat(root, host, options = {}) {
         set({ session: { ...app.session } }); // re-render the picker with the current model
       }
     },
+    command(name, args) {
+      runCommand(name, args).catch(() => {});
+    },
     answerPermission(toolCallId, outcome) {
       const waiter = waiters.get(toolCallId);
       waiters.delete(toolCallId);
@@ -181,6 +210,7 @@ export function mountChat(root, host, options = {}) {
     }
     set({ chat });
     if (type === 'agent_end' || type === 'agent_start') refreshSessions();
+    if (type === 'agent_end') refreshCommands();
   });
   host.onServerRequest?.((method, params) => {
     if (method !== 'session/requestPermission') return Promise.reject(new Error(`unsupported request ${method}`));
@@ -205,6 +235,7 @@ export function mountChat(root, host, options = {}) {
   view.update(app);
   refreshSessions();
   refreshModels();
+  if (!options.sessionId) refreshCommands();
   const ready = options.sessionId ? openSession(options.sessionId).catch(() => {}) : Promise.resolve();
   return {
     /** Settles when the initial session (if any) is open. */

@@ -70,7 +70,14 @@ export function updateItem(node, item, actions) {
 function updateUser(node, item) {
   node.setAttribute('aria-label', 'You');
   const suffix = item.images ? ` [${item.images} image${item.images > 1 ? 's' : ''}]` : '';
-  node.textContent = item.text + suffix;
+  if (!item.command) {
+    node.textContent = item.text + suffix;
+    return;
+  }
+  // A custom command: what was typed, and the prompt it became on demand.
+  const expansion = el('details', 'user-expansion');
+  expansion.append(el('summary', '', 'Expanded prompt'), el('div', 'user-expansion-text', item.text));
+  node.replaceChildren(el('div', 'user-command', item.command + suffix), expansion);
 }
 
 function updateNotice(node, item) {

@@ -10,7 +10,8 @@
 
 /**
  * @typedef {{type: 'text' | 'thinking', text: string}} TextBlock
- * @typedef {{kind: 'user', key: string, text: string, images: number}} UserItem
+ * @typedef {{kind: 'user', key: string, text: string, images: number, command?: string}} UserItem
+ *   (`command`: the custom command typed, `text` being its expansion)
  * @typedef {{kind: 'assistant', key: string, blocks: TextBlock[], streaming: boolean,
  *   stopReason?: string, error?: string, usage?: Usage, model?: string}} AssistantItem
  * @typedef {{options: string[], pending: boolean, outcome?: string, reason?: string,
@@ -240,7 +241,10 @@ function messageEnd(state, event) {
   const message = event.message;
   if (message.role === 'user') {
     const images = (message.content ?? []).filter((b) => b.type === 'image').length;
-    return put(state, { kind: 'user', key: message.id, text: contentText(message.content), images });
+    /** @type {UserItem} */
+    const item = { kind: 'user', key: message.id, text: contentText(message.content), images };
+    if (message.command) item.command = message.command;
+    return put(state, item);
   }
   if (message.role === 'tool_result') {
     return updateTool(state, message.toolCallId, message.toolName, (tool) => ({

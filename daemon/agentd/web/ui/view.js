@@ -8,6 +8,7 @@
 import { attachImages } from './attach.js';
 import { createItem, el, updateItem } from './items.js';
 import { totalUsage } from './reducer.js';
+import { parseCommand, slashMenu } from './slash.js';
 
 /**
  * @typedef {{
@@ -19,6 +20,7 @@ import { totalUsage } from './reducer.js';
  *   models: {provider: string, model: string}[],
  *   connection: 'connecting' | 'live' | 'offline' | 'signed-out',
  *   banner: string | null,
+ *   commands?: import('./slash.js').SlashCommand[],
  * }} AppState
  * @typedef {{
  *   send: (text: string, mode: 'prompt' | 'steer' | 'followUp',
@@ -30,6 +32,7 @@ import { totalUsage } from './reducer.js';
  *   forkSession: () => void,
  *   setModel: (provider: string, model: string) => void,
  *   answerPermission: (toolCallId: string, outcome: string) => void,
+ *   command: (name: string, args: string) => void,
  *   openDiff?: (item: import('./reducer.js').ToolItem) => void,
  *   openLocation?: (path: string, line?: number | null) => void,
  *   signOut?: () => void,
@@ -71,6 +74,7 @@ export function createView(root, actions, options = {}) {
     if (state.chat.items !== shown.chat?.items || wasBehind) renderItems(state.chat.items);
     if (state.sessions !== shown.sessions || state.session !== shown.session) renderSessions(dom, state, actions);
     if (state.models !== shown.models || state.session !== shown.session) renderModels(dom, state);
+    if (state.commands !== shown.commands) dom.slash.setCommands(state.commands ?? []);
     renderStatus(dom, state);
     if (atBottom) log.scrollTop = log.scrollHeight;
     shown = state;
@@ -191,7 +195,8 @@ function buildComposer(actions) {
   attachments.setAttribute('aria-label', 'Attached images');
   const attachError = el('div', 'attach-error');
   attachError.setAttribute('role', 'alert');
-  form.append(queue, attachments, attachError, input, buttons);
+  const slash = slashMenu(input);
+  form.append(queue, attachments, attachError, slash.list, input, buttons);
   const images = attachImages(form, input, attachments, (message) => {
     attachError.textContent = message;
   });
@@ -199,9 +204,20 @@ function buildComposer(actions) {
   function submit(mode) {
     const text = input.value;
     if (!text.trim()) return;
+    const command = parseCommand(text);
+    const running = form.classList.contains('running');
+    if (command && !command.builtIn && running) {
+      attachError.textContent = `/${command.name} runs when the agent is idle: wait for the reply or press Stop.`;
+      return;
+    }
     input.value = '';
     attachError.textContent = '';
-    const chosen = mode ?? (form.classList.contains('running') ? 'steer' : 'prompt');
+    if (command?.builtIn) {
+      if (command.name === 'help') slash.showAll();
+      else actions.command(command.name, command.args);
+      return;
+    }
+    const chosen = mode ?? (running ? 'steer' : 'prompt');
     // Images go with a prompt; a steer or queued message keeps them for the next prompt.
     actions.send(text, chosen, chosen === 'prompt' ? images.take() : []);
   }
@@ -210,6 +226,7 @@ function buildComposer(actions) {
     submit();
   });
   input.addEventListener('keydown', (event) => {
+    if (slash.handleKey(event)) return;
     if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
       submit();
@@ -221,7 +238,7 @@ function buildComposer(actions) {
       actions.cancel();
     }
   });
-  return { form, queue, input, send, later, stop };
+  return { form, queue, input, send, later, stop, slash };
 }
 
 function renderSessions(dom, state, actions) {
