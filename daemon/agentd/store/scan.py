@@ -174,6 +174,9 @@ def _first_user_text(file: BufferedReader) -> tuple[str | None, TitleSource]:
 
 
 def _text_of(message: UserMessage) -> str:
+    """What the user wrote: the custom command as typed, else the text blocks."""
+    if message.command is not None:
+        return message.command
     return " ".join(block.text for block in message.content if isinstance(block, TextContent))
 
 
