@@ -133,3 +133,37 @@ def test_model_html_cannot_cover_or_fake_the_approval_buttons(page: Any, tmp_pat
     (answer,) = posted(page, "serverResponse")
     assert answer["result"] == {"outcome": "allow_once"}
     assert beacons == []
+
+
+def test_the_slash_menu_offers_custom_commands_and_clear_is_no_prompt(page: Any) -> None:
+    """The chat view's `/` menu: the chat's own commands and the session's custom ones (the
+    webview asks the extension for `session/commands`); a picked custom command goes out as a
+    prompt for the daemon to expand; `/clear` starts a new chat and sends no prompt."""
+    box = page.get_by_role("textbox", name="Message")
+    box.press_sequentially("/")
+    menu = page.get_by_role("listbox", name="Commands")
+    menu.wait_for()
+    names = page.locator(".slash-menu .slash-name")
+    names.nth(6).wait_for()
+    assert names.all_inner_texts() == [
+        "/clear", "/fork", "/compact", "/model", "/help", "/review", "/standup"
+    ]  # fmt: skip
+    asked = [m for m in posted(page, "request") if m["method"] == "session/commands"]
+    assert asked[-1]["params"] == {"sessionId": "S"}
+    page.screenshot(path=str(ARTIFACTS / "webview-slash-menu.png"))
+    box.press_sequentially("rev")
+    box.press("Tab")
+    box.press_sequentially("src/a.py")
+    box.press("Enter")
+    page.wait_for_function(
+        "window.posted.some((m) => m.type === 'request' && m.method === 'session/prompt')"
+    )
+    (prompt,) = [m for m in posted(page, "request") if m["method"] == "session/prompt"]
+    assert prompt["params"] == {"sessionId": "S", "text": "/review src/a.py"}
+
+    box.fill("/clear")
+    box.press("Enter")
+    page.wait_for_function("window.posted.some((m) => m.type === 'session' && !m.sessionId)")
+    assert page.locator(".chat-title").inner_text() == "New chat"
+    prompts = [m for m in posted(page, "request") if m["method"] == "session/prompt"]
+    assert len(prompts) == 1

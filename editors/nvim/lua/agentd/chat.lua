@@ -35,6 +35,7 @@ local function input_buffer()
     virt_text = { { hint, "Comment" } },
     virt_text_pos = "eol",
   })
+  require("agentd.slash").attach(buf) -- `/name` completion of custom commands
   M.input_buf = buf
   return buf
 end

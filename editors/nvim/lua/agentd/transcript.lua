@@ -209,7 +209,13 @@ local function render_message(message)
   if message.role == "user" then
     local text = format.text_of(message.content)
     append({ "", "▍You" })
-    append(compat.split_lines(text))
+    if compat.present(message.command) then -- a custom command: as typed, its prompt folded
+      append(compat.split_lines(message.command))
+      append({ "▸ expanded", unpack(format.prefixed(text, "┊ ")) })
+      text = message.command
+    else
+      append(compat.split_lines(text))
+    end
     name_after(text)
   elseif message.role == "assistant" then
     append({ "", "▍Agent" })
