@@ -27,7 +27,8 @@ def popup_words(editor: Editor) -> list[str]:
     return [
         str(w)
         for w in editor.lua(
-            "return vim.tbl_map(function(i) return i.word end, vim.fn.complete_info({'items'}).items)"
+            "return vim.tbl_map(function(i) return i.word end,"
+            " vim.fn.complete_info({'items'}).items)"
         )
     ]
 
