@@ -24,7 +24,7 @@ import msgspec
 
 from agentd.config.commands import CommandScan, expand, load_commands, parse_invocation
 from agentd.errors import InvalidParams, SessionNotFound
-from agentd.protocol.commands import CommandInfo, SessionCommandsResult
+from agentd.protocol.commands import CommandInfo, SessionCommandsParams, SessionCommandsResult
 from agentd.protocol.events import SessionWarning
 from agentd.protocol.session_file import SessionHeader
 from agentd.store.tree import LoadWarning
@@ -32,6 +32,7 @@ from agentd.store.tree import LoadWarning
 if TYPE_CHECKING:
     from agentd.agent.loop import RunResult
     from agentd.providers.base import Provider
+    from agentd.session.manager import SessionManager
     from agentd.session.runtime import SessionRuntime
     from agentd.session.shared import SharedResources
 
@@ -90,6 +91,22 @@ async def scan_commands(runtime: SessionRuntime, *, loading: bool = False) -> Co
         else:
             runtime.emit(SessionWarning(message=text))
     return scan
+
+
+async def list_commands(
+    sessions: SessionManager, params: SessionCommandsParams
+) -> SessionCommandsResult:
+    """``session/commands``: the custom commands of a session (or of a new one in ``cwd``),
+    read from their files now. A session that is not loaded is not loaded for this (its file's
+    header gives the cwd), so a client that polls keeps none in memory."""
+    if (params.session_id is None) == (params.cwd is None):
+        raise InvalidParams("give exactly one of `sessionId` and `cwd`")
+    if params.session_id is None:
+        return listing(await scan_cwd(params.cwd or ""))
+    runtime = sessions.loaded.get(params.session_id)
+    if runtime is not None:
+        return listing(await scan_commands(runtime))
+    return listing(await scan_stored(sessions.find_path(params.session_id)))
 
 
 async def scan_stored(path: Path) -> CommandScan:

@@ -290,20 +290,10 @@ class SessionService:
     async def commands(
         self, params: SessionCommandsParams, subscriber: Subscriber | None = None
     ) -> SessionCommandsResult:
-        """``session/commands``: the custom commands of a session (or of a new one in
-        ``cwd``), read from their files now. A session that is not loaded is not loaded for
-        this (its file's header gives the cwd), so a client that polls keeps none in memory."""
-        from agentd.session.commands import listing, scan_commands, scan_cwd, scan_stored
+        """``session/commands``: see :func:`agentd.session.commands.list_commands`."""
+        from agentd.session.commands import list_commands
 
-        if (params.session_id is None) == (params.cwd is None):
-            raise InvalidParams("give exactly one of `sessionId` and `cwd`")
-        if params.session_id is None:
-            return listing(await scan_cwd(params.cwd or ""))
-        runtime = self._loaded(params.session_id)
-        if runtime is not None:
-            return listing(await scan_commands(runtime))
-        path = self._manager().find_path(params.session_id)
-        return listing(await scan_stored(path))
+        return await list_commands(self._manager(), params)
 
     async def set_permission_mode(
         self, params: SetPermissionModeParams, subscriber: Subscriber | None = None
