@@ -39,7 +39,7 @@ from agentctl.run import StopSignal, drive_run, interrupt_handling
 from agentctl.send import select_session
 from agentctl.shell import format_context, run_shell
 from agentctl.style import Style, wants_color
-from agentd.errors import RpcError
+from agentd.errors import InvalidParams, RpcError
 from agentd.protocol.commands import SessionCommandsParams
 from agentd.protocol.content import ImageContent
 from agentd.protocol.events import SessionEvent
@@ -284,9 +284,13 @@ class Repl:
 
     def _turn(self, text: str) -> None:
         assert self.session is not None
-        self.unused = None
+        unused, self.unused = self.unused, None
         images, self.images = self.images, []
-        summary = self.runner.run(self._run(self.session.session_id, text, images))
+        try:
+            summary = self.runner.run(self._run(self.session.session_id, text, images))
+        except InvalidParams:  # refused before anything was recorded (an unknown /command)
+            self.unused, self.images = unused, images + self.images
+            raise
         self.renderer.footer(summary)
 
     async def _run(

@@ -28,6 +28,18 @@ def write_commands(sandbox: Sandbox) -> None:
     (folder / "clear.md").write_text("A custom /clear, hidden by the chat's own.")
 
 
+def test_an_unknown_command_in_a_new_chat_leaves_no_session(sandbox: Sandbox) -> None:
+    write_commands(sandbox)
+    child = spawn_chat(sandbox)
+    child.sendline("/nope")
+    child.expect_exact("unknown command /nope")
+    child.expect_exact(PROMPT)
+    child.sendline("/exit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert list(Path(sandbox.env["XDG_DATA_HOME"]).rglob("*.jsonl")) == []
+
+
 def test_tab_completes_slash_names_and_commands_run(sandbox: Sandbox) -> None:
     write_commands(sandbox)
     child = spawn_chat(sandbox)
