@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentd.config.commands import (
+    MAX_COMMAND_FILES,
     CommandTemplate,
     expand,
     load_commands,
@@ -144,3 +145,16 @@ def test_project_commands_win_and_need_trust(tmp_path: Path) -> None:
     assert trusted.commands["review"].source == "project"
     assert trusted.commands["review"].body == "Project $1"
     assert not any("not trusted" in w for w in trusted.warnings)
+
+
+def test_a_folder_with_too_many_files_is_cut_with_a_warning(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    folder = tmp_path / "config" / "agentd" / "commands"
+    folder.mkdir(parents=True)
+    for n in range(MAX_COMMAND_FILES + 5):
+        (folder / f"c{n:04d}.md").write_text(f"Command {n}")
+    scan = load_commands(tmp_path, env)
+    assert len(scan.commands) == MAX_COMMAND_FILES
+    assert "c0000" in scan.commands
+    assert f"c{MAX_COMMAND_FILES:04d}" not in scan.commands
+    assert any(f"only the first {MAX_COMMAND_FILES}" in w for w in scan.warnings)

@@ -68,8 +68,9 @@ class CommandAnnouncer:
         self._sent.pop(session_id, None)
 
     async def _check(self, session_id: str) -> None:
-        """Compare and send; a session that went away meanwhile is skipped silently."""
-        with contextlib.suppress(RpcError):
+        """Compare and send; a session that went away meanwhile (or a daemon that did) is
+        skipped silently."""
+        with contextlib.suppress(RpcError, OSError):
             api = await self._api()
             listed = await api.commands(SessionCommandsParams(session_id=session_id))
             update = available_commands(listed)

@@ -21,7 +21,8 @@ User commands live in ``$XDG_CONFIG_HOME/agentd/commands/*.md``, project ones in
 ``.agentd/commands/`` at or above the session's cwd (up to the repository root), read only
 when the project's folder is trusted (:mod:`agentd.config.trust`). A project command wins over
 a user one of the same name. A file that cannot be read, has a bad name, an unclosed front
-matter block, unknown keys or an empty body is skipped, and a warning says why.
+matter block, unknown keys or an empty body is skipped, and a warning says why; so are the
+files of a folder beyond the first :data:`MAX_COMMAND_FILES`.
 
 Imports only the standard library, msgspec and the trust helpers.
 """
@@ -41,6 +42,8 @@ from agentd.config.textfile import read_capped_text
 
 CommandSource = Literal["user", "project"]
 MAX_COMMAND_BYTES = 64 * 1024
+MAX_COMMAND_FILES = 200
+"""Command files read from one folder (in name order); more are skipped with a warning."""
 NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
 _NAME = re.compile(rf"^{NAME_PATTERN}$")
 _INVOCATION = re.compile(rf"^/({NAME_PATTERN})(?:\s+(.*))?$", re.DOTALL)
@@ -101,7 +104,13 @@ def load_commands(cwd: Path, env: Mapping[str, str] | None = None) -> CommandSca
             )
     commands: dict[str, CommandTemplate] = {}
     for folder, source in folders:
-        for path in _markdown_files(folder):
+        paths = _markdown_files(folder)
+        if len(paths) > MAX_COMMAND_FILES:
+            warnings.append(
+                f"{folder} holds {len(paths)} command files; only the first "
+                f"{MAX_COMMAND_FILES} (by name) were read"
+            )
+        for path in paths[:MAX_COMMAND_FILES]:
             try:
                 command = parse_command(path, source)
             except ValueError as exc:

@@ -5,7 +5,8 @@
 -- character of the buffer, and reads the commands (`session/commands`: the current session's,
 -- or those a new session in the cwd would have) when the buffer is made and on every
 -- InsertEnter, so a new command file is offered the next time you type. While you type in the
--- buffer 'completeopt' is "menuone,noinsert,noselect" (yours again on InsertLeave). Only the first word of
+-- buffer 'completeopt' is "menuone,noinsert,noselect" (yours again on InsertLeave or when
+-- you leave the buffer). Only the first word of
 -- the first line is completed. The chat has no `/` commands of its own: every `/name` prompt
 -- goes to the daemon, which expands it (an unknown name comes back as an error listing the
 -- known ones).
@@ -70,7 +71,7 @@ function M.attach(buf)
       M.refresh()
     end,
   })
-  vim.api.nvim_create_autocmd("InsertLeave", {
+  vim.api.nvim_create_autocmd({ "InsertLeave", "BufLeave" }, { -- <C-c> skips InsertLeave
     group = group,
     buffer = buf,
     callback = function()
