@@ -119,9 +119,11 @@ def test_clear_is_a_command_and_unknown_names_are_errors(
     banner = page.get_by_role("alert").filter(has_text="unknown command")
     expect(banner).to_contain_text("unknown command /reveiw")
     expect(banner).to_contain_text("/review")
+    expect(box).to_have_value("/reveiw a.py")  # the draft is kept to be corrected
     page.screenshot(path=str(artifacts / "slash-unknown-1280.png"))
 
     box.fill("/clear")
+    expect(page.get_by_role("listbox", name="Commands")).to_be_visible()
     box.press("Enter")  # the menu shows /clear; Enter on the whole name runs it
     expect(page.locator(".chat-title")).to_have_text("New chat")
     expect(page.locator(".item--user")).to_have_count(0)

@@ -123,7 +123,8 @@ export function mountChat(root, host, options = {}) {
         const sessionId = app.session?.sessionId ?? (await newSession());
         if (mode === 'prompt') {
           const params = images.length ? { sessionId, text, images } : { sessionId, text };
-          call('session/prompt', params).then(refreshSessions, () => {});
+          // Refused before the run (an unknown /command, busy): the text goes back in the box.
+          call('session/prompt', params).then(refreshSessions, () => view.restoreDraft(text));
         } else {
           await call(mode === 'steer' ? 'session/steer' : 'session/followUp', { sessionId, text });
         }

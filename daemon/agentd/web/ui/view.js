@@ -114,6 +114,12 @@ export function createView(root, actions, options = {}) {
     focusInput() {
       dom.input.focus();
     },
+    /** Put `text` back in the message box unless something new was typed there. */
+    restoreDraft(text) {
+      if (dom.input.value.trim()) return;
+      dom.input.value = text;
+      dom.input.focus();
+    },
     dom,
   };
 }
