@@ -89,8 +89,8 @@ def _assistant_lines(message: AssistantMessage, style: Style, cwd: str | None) -
 
 def format_message(message: Message, style: Style, cwd: str | None = None) -> list[str]:
     """The lines that show one message in a transcript."""
-    if isinstance(message, UserMessage):
-        return [style.cyan(f"› {_text(message.content).rstrip()}")]
+    if isinstance(message, UserMessage):  # a custom command as typed, not its expansion
+        return [style.cyan(f"› {(message.command or _text(message.content)).rstrip()}")]
     if isinstance(message, AssistantMessage):
         return _assistant_lines(message, style, cwd)
     if isinstance(message, ToolResultMessage) and message.is_error:

@@ -244,7 +244,7 @@ class TerminalRenderer:
             self._resume_live()
         elif isinstance(message, UserMessage) and self.show_user:
             text = "".join(b.text for b in message.content if isinstance(b, TextContent))
-            self.line(self.style.cyan(f"› {shorten(text, 200)}"))
+            self.line(self.style.cyan(f"› {shorten(message.command or text, 200)}"))
 
     # --- tool calls -------------------------------------------------------------------------
 

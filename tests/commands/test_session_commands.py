@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -194,3 +196,26 @@ async def test_a_chat_not_started_yet_lists_by_cwd(home: Home) -> None:
             with pytest.raises(InvalidParams):
                 await client.call("session/commands", bad)
         assert home.sessions.exists() is False or not list(home.sessions.rglob("*.jsonl"))
+
+
+async def test_exports_and_the_shell_show_what_was_typed(home: Home, llm: MockLLMServer) -> None:
+    write(user_commands(home), "review", "Review $1 with care.")
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home, provider="oai")
+        await run(client, sid, "/review a.py")
+        markdown = await client.call("session/export", {"sessionId": sid})
+        html = await client.call("session/export", {"sessionId": sid, "format": "html"})
+    assert (
+        "```\n/review a.py\n```\n\nExpanded prompt:\n\n> Review a.py with care."
+        in (markdown["content"])
+    )
+    assert '<pre class="output">/review a.py</pre>' in html["content"]
+    shown = subprocess.run(
+        [sys.executable, "-m", "agentctl", "sessions", "show", sid],
+        env={**home.env, "NO_COLOR": "1"},
+        capture_output=True,
+        text=True,
+        timeout=scaled(60),
+        check=False,
+    )
+    assert "› /review a.py" in shown.stdout, shown.stderr

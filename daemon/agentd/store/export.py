@@ -110,6 +110,17 @@ def _markdown_entry(entry: Entry) -> list[str]:
     if not isinstance(entry, MessageEntry):
         return []
     message = entry.message
+    if isinstance(message, UserMessage) and message.command is not None:
+        expansion = "\n".join(_markdown_blocks(message.content))
+        return [
+            "## User",
+            "",
+            *_fenced(message.command),
+            "",
+            "Expanded prompt:",
+            "",
+            _quote(expansion),
+        ]
     if isinstance(message, UserMessage):
         return ["## User", "", *_markdown_blocks(message.content)]
     if isinstance(message, ToolResultMessage):
@@ -208,7 +219,11 @@ def _html_entry(entry: Entry) -> str:
         return ""
     message = entry.message
     if isinstance(message, UserMessage):
-        return _box("user", "user", "".join(map(_html_block, message.content)))
+        inner = "".join(map(_html_block, message.content))
+        if message.command is not None:  # a custom command: as typed, then its expansion
+            typed = f'<pre class="output">{_e(message.command)}</pre>'
+            inner = f'{typed}<div class="thinking">{inner}</div>'
+        return _box("user", "user", inner)
     if isinstance(message, ToolResultMessage):
         label = f"result of {message.tool_name}" + (" (error)" if message.is_error else "")
         output = "\n".join(_plain(message.content))
