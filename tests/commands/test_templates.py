@@ -9,6 +9,7 @@ import pytest
 
 from agentd.config.commands import (
     MAX_COMMAND_FILES,
+    MAX_EXPANSION_CHARS,
     CommandTemplate,
     expand,
     load_commands,
@@ -158,3 +159,10 @@ def test_a_folder_with_too_many_files_is_cut_with_a_warning(tmp_path: Path) -> N
     assert "c0000" in scan.commands
     assert f"c{MAX_COMMAND_FILES:04d}" not in scan.commands
     assert any(f"only the first {MAX_COMMAND_FILES}" in w for w in scan.warnings)
+
+
+def test_an_expansion_is_capped() -> None:
+    greedy = template("$ARGUMENTS " * 100)
+    with pytest.raises(ValueError, match="would expand to more than 8 MiB"):
+        expand(greedy, "x" * (MAX_EXPANSION_CHARS // 50))
+    assert len(expand(greedy, "x" * 1000)) == 100 * 1001

@@ -42,6 +42,8 @@ from agentd.config.textfile import read_capped_text
 
 CommandSource = Literal["user", "project"]
 MAX_COMMAND_BYTES = 64 * 1024
+MAX_EXPANSION_CHARS = 8 * 1024 * 1024
+"""Longest prompt a command may expand to (a template repeating ``$ARGUMENTS`` multiplies)."""
 MAX_COMMAND_FILES = 200
 """Command files read from one folder (in name order); more are skipped with a warning."""
 NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
@@ -240,8 +242,15 @@ def split_arguments(text: str) -> list[str]:
 
 
 def expand(command: CommandTemplate, arguments: str) -> str:
-    """The prompt ``command`` stands for with ``arguments`` (see the module docstring)."""
+    """The prompt ``command`` stands for with ``arguments`` (see the module docstring);
+    ValueError when it would pass :data:`MAX_EXPANSION_CHARS`."""
     words = split_arguments(arguments)
+    uses = max(1, len(_PLACEHOLDER.findall(command.body)))
+    if len(command.body) + uses * len(arguments) > MAX_EXPANSION_CHARS:
+        raise ValueError(
+            f"/{command.name} would expand to more than {MAX_EXPANSION_CHARS // 1024 // 1024} "
+            "MiB: its arguments are too long for it"
+        )
 
     def value(match: re.Match[str]) -> str:
         if match[1] == "ARGUMENTS":

@@ -159,10 +159,12 @@ async def prepare_prompt(
     command = scan.commands.get(invocation.name)
     if command is None:
         raise _unknown(invocation.name, scan)
+    try:
+        expanded = expand(command, invocation.arguments)
+    except ValueError as exc:
+        raise InvalidParams(str(exc)) from None
     model = await _run_model(shared, runtime, command.model) if command.model else None
-    return PreparedPrompt(
-        text=expand(command, invocation.arguments), command=text.strip(), model=model
-    )
+    return PreparedPrompt(text=expanded, command=text.strip(), model=model)
 
 
 def _unknown(name: str, scan: CommandScan) -> UnknownCommand:
