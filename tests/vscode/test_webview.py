@@ -164,6 +164,6 @@ def test_the_slash_menu_offers_custom_commands_and_clear_is_no_prompt(page: Any)
     box.fill("/clear")
     box.press("Enter")
     page.wait_for_function("window.posted.some((m) => m.type === 'session' && !m.sessionId)")
-    assert page.locator(".chat-title").inner_text() == "New chat"
+    page.locator(".chat-title", has_text="New chat").wait_for()  # drawn on the next frame
     prompts = [m for m in posted(page, "request") if m["method"] == "session/prompt"]
     assert len(prompts) == 1
