@@ -84,3 +84,17 @@ async def test_no_commands_no_update(box: Box) -> None:
         session = await conn.new_session(cwd=str(box.project))
         await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("hello")])
     assert editor.of("available_commands_update") == []
+
+
+async def test_shared_mode_offers_the_shared_daemons_commands(box: Box) -> None:
+    """With ``--shared`` the list comes from the socket daemon (``RemoteSessions``)."""
+    (commands_dir(box) / "review.md").write_text("---\ndescription: Review\n---\nReview $1.")
+    editor = Editor()
+    async with spawn(box, editor, "--shared") as (conn, _):
+        session = await conn.new_session(cwd=str(box.project))
+        await editor.wait_for(lambda: len(offered(editor)) == 1, scaled(20))
+        reply = await conn.prompt(
+            session_id=session.session_id, prompt=[acp.text_block("/review a.py")]
+        )
+    assert reply.stop_reason == "end_turn"
+    assert offered(editor) == [[("review", "Review", None)]]
