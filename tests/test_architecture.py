@@ -68,9 +68,10 @@ ALLOWED: dict[str, set[str]] = {
     "listen": BASE | {"daemon", "stdio", "transports", "hardening", "housekeeping", "log"},
     "acp": BASE | {"api", "rpc", "session", "stdio", "log", "hardening", "housekeeping"},
     "mcp_server": BASE | {"api", "rpc", "session", "log", "hardening"},  # `agentd mcp`
+    "lsp": BASE | {"api", "rpc", "session", "stdio", "log", "hardening", "housekeeping"},
     "schema": BASE | {"config", "api"},  # api: the generator of api/methods.py
     "cli": BASE
-    | {"listen", "daemon", "acp", "mcp_server", "mockllm", "log", "schema", "web", "config"},
+    | {"listen", "daemon", "acp", "mcp_server", "lsp", "mockllm", "log", "schema", "web", "config"},
     "__main__": {"cli"},
     "agentctl": {"protocol", "errors", "rpc", "paths", "api"},
 }
@@ -149,7 +150,7 @@ def test_every_unit_is_in_the_table() -> None:
     assert units <= set(ALLOWED), sorted(units - set(ALLOWED))
 
 
-FRONT_ENDS = {"jsonrpc", "web", "acp", "mcp_server"}
+FRONT_ENDS = {"jsonrpc", "web", "acp", "mcp_server", "lsp"}
 """The front-ends over the session layer: each maps one protocol onto it."""
 
 

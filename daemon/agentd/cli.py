@@ -122,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_acp(commands)
     _add_mcp(commands)
+    _add_lsp(commands)
     schema = commands.add_parser("schema", help="write schemas/*.json and the protocol tables")
     schema.add_argument("--check", action="store_true", help="only report drift (exit 1)")
     schema.add_argument("--out", type=Path, metavar="DIR", help="schemas directory")
@@ -146,8 +147,15 @@ def _add_mcp(commands: argparse._SubParsersAction[_Parser]) -> None:
     )
 
 
+def _add_lsp(commands: argparse._SubParsersAction[_Parser]) -> None:
+    lsp = commands.add_parser(
+        "lsp", help="serve a language server on stdin/stdout: the agent in any LSP editor"
+    )
+    _add_front_end_options(lsp, "mode of new sessions (default: configuration)")
+
+
 def _add_front_end_options(parser: _Parser, mode_help: str) -> None:
-    """The options ``agentd acp`` and ``agentd mcp`` share: the shared daemon or an
+    """The options ``agentd acp``, ``agentd mcp`` and ``agentd lsp`` share: the shared daemon or an
     in-process one, the configuration, new sessions' provider, model and mode, logging."""
     parser.add_argument(
         "--shared",
@@ -183,6 +191,24 @@ def _mcp(ns: argparse.Namespace) -> int:
         permission_mode=ns.permission_mode,
     )
     return run(options, ns.log_file, ns.log_level)
+
+
+def _lsp(ns: argparse.Namespace) -> int:
+    from agentd.lsp.front import LspOptions
+    from agentd.lsp.main import run as run_lsp
+
+    if ns.socket is not None and not ns.shared:
+        print("agentd lsp: --socket needs --shared", file=sys.stderr)
+        return 2
+    options = LspOptions(
+        shared=ns.shared,
+        socket_path=ns.socket.absolute() if ns.socket else None,
+        config_file=ns.config,
+        provider=ns.provider,
+        model=ns.model,
+        permission_mode=ns.permission_mode,
+    )
+    return run_lsp(options, ns.log_file, ns.log_level)
 
 
 def _normalise(argv: list[str]) -> list[str]:
@@ -229,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         return _mock_llm(args[1:])
     parser = build_parser()
     ns = parser.parse_args(_normalise(args))
-    if ns.command in ("serve", "acp"):
+    if ns.command in ("serve", "acp", "lsp"):
         _without_terminal_extras()
     if ns.command == "serve":
         if (ns.tls_cert is None) != (ns.tls_key is None):
@@ -241,7 +267,9 @@ def main(argv: list[str] | None = None) -> int:
         return _acp(ns)
     if ns.command == "mcp":
         return _mcp(ns)
-    parser.error("a command is required: serve, acp, mcp, schema or mock-llm")
+    if ns.command == "lsp":
+        return _lsp(ns)
+    parser.error("a command is required: serve, acp, mcp, lsp, schema or mock-llm")
     return 2  # not reached: error() exits
 
 

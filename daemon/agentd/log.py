@@ -140,6 +140,7 @@ class _Setup:
 
     level_no = logging.INFO
     sink: Any = None
+    stderr_level: str | None = None
     ready = True
     kept: list[tuple[str, str, str, dict[str, Any]]] = []
 
@@ -212,14 +213,22 @@ def _recorded_time(_logger: Any, _method: str, event: MutableMapping[str, Any]) 
     return event
 
 
-def configure(level: str = "info", log_file: Path | None = None, *, deferred: bool = False) -> None:
+def configure(
+    level: str = "info",
+    log_file: Path | None = None,
+    *,
+    deferred: bool = False,
+    stderr_level: str | None = None,
+) -> None:
     """Send every log line, as JSON, to ``log_file`` (appended) or else to ``sys.stderr``.
 
     ``level`` is one of :data:`LEVELS`; raises ``ValueError`` for anything else. With
     ``deferred``, structlog is set up only when :func:`ready` is called (see the module
-    docstring); events logged until then are kept.
+    docstring); events logged until then are kept. ``stderr_level`` (with a ``log_file``):
+    lines at that level and above also go to ``sys.stderr`` (for a process whose stderr
+    nobody may read: a few lines, never a flood).
     """
-    if level not in LEVELS:
+    if level not in LEVELS or (stderr_level is not None and stderr_level not in LEVELS):
         raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LEVELS)}")
     global _open_file
     level_no = logging.getLevelNamesMapping()[level.upper()]
@@ -227,6 +236,7 @@ def configure(level: str = "info", log_file: Path | None = None, *, deferred: bo
     out = open_log_file(log_file) if log_file is not None else None
     _Setup.level_no = level_no
     _Setup.sink = BackgroundWriter(out) if out is not None else sys.stderr
+    _Setup.stderr_level = stderr_level if out is not None else None
     _Setup.ready = False
     root = logging.getLogger()
     for handler in list(root.handlers):
@@ -265,13 +275,59 @@ def ready() -> None:
             redact_line,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(_Setup.level_no),
-        logger_factory=structlog.WriteLoggerFactory(file=_Setup.sink),
+        logger_factory=_logger_factory(structlog),
         cache_logger_on_first_use=False,
     )
     _Setup.ready = True
     kept, _Setup.kept = _Setup.kept, []
     if kept:  # each kept event carries its own context: none from the caller's is added
         contextvars.Context().run(_write_kept, kept)
+
+
+def _logger_factory(structlog: Any) -> Any:
+    """structlog's writer to the sink, or (``stderr_level``) a :class:`_SplitLogger`."""
+    if _Setup.stderr_level is None:
+        return structlog.WriteLoggerFactory(file=_Setup.sink)
+    threshold = logging.getLevelNamesMapping()[_Setup.stderr_level.upper()]
+    return lambda *_args: _SplitLogger(_Setup.sink, threshold)
+
+
+class _SplitLogger:
+    """Writes every line to the sink, and those at ``threshold`` and above to stderr too."""
+
+    def __init__(self, sink: Any, threshold: int) -> None:
+        self._sink = sink
+        self._threshold = threshold
+
+    def _line(self, level: int, message: str) -> None:
+        self._sink.write(message + "\n")
+        self._sink.flush()
+        if level >= self._threshold:
+            sys.stderr.write(message + "\n")
+            sys.stderr.flush()
+
+    def debug(self, message: str) -> None:
+        self._line(logging.DEBUG, message)
+
+    def info(self, message: str) -> None:
+        self._line(logging.INFO, message)
+
+    msg = info
+
+    def warning(self, message: str) -> None:
+        self._line(logging.WARNING, message)
+
+    warn = warning
+
+    def error(self, message: str) -> None:
+        self._line(logging.ERROR, message)
+
+    exception = error
+
+    def critical(self, message: str) -> None:
+        self._line(logging.CRITICAL, message)
+
+    fatal = critical
 
 
 def _write_kept(kept: list[tuple[str, str, str, dict[str, Any]]]) -> None:

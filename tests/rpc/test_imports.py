@@ -34,7 +34,11 @@ def _loaded_after(statement: str, modules: list[str]) -> list[str]:
                 "agentd.protocol",
             ],
         ),
-        ("import agentd.cli", ["asyncio", "msgspec", "structlog", "httpx", "agentd.listen"]),
+        (
+            "import agentd.cli",
+            ["asyncio", "msgspec", "structlog", "httpx", "agentd.listen", "pygls", "agentd.lsp"],
+        ),
+        ("import agentctl.cli", ["pygls", "lsprotocol", "agentd.lsp"]),
         ("import agentctl.bridge", ["msgspec", "structlog", "httpx", "agentd.rpc"]),
         (
             "import agentd.listen",
@@ -42,6 +46,7 @@ def _loaded_after(statement: str, modules: list[str]) -> list[str]:
                 "structlog",  # set up after the first initialize answer (agentd.log)
                 "httpx",
                 "pygls",
+                "lsprotocol",
                 "agentd.agent.loop",
                 "agentd.tools",
                 "agentd.providers",

@@ -34,12 +34,12 @@ from agentd.api.subscriber import Delivery, FileServer
 from agentd.errors import InvalidRequest, MethodNotFound
 from agentd.protocol.events import PermissionOption, SessionEvent
 from agentd.protocol.methods import (
-    OkResult,
     ReadTextFileParams,
     ReadTextFileResult,
     RequestPermissionParams,
     RequestPermissionResult,
     WriteTextFileParams,
+    WriteTextFileResult,
 )
 from agentd.protocol.table import METHODS, MethodSpec
 
@@ -208,10 +208,10 @@ class RemoteSessions:
         server = self._file_server(params.session_id, write=False)
         return await server.file_request("fs/readTextFile", params, ReadTextFileResult, None)
 
-    async def _on_write(self, conn: Connection, params: WriteTextFileParams) -> OkResult:
+    async def _on_write(self, conn: Connection, params: WriteTextFileParams) -> Any:
         server = self._file_server(params.session_id, write=True)
-        await server.file_request("fs/writeTextFile", params, Any, None)
-        return OkResult()
+        answer = await server.file_request("fs/writeTextFile", params, Any, None)
+        return answer if isinstance(answer, WriteTextFileResult) else WriteTextFileResult()
 
     def _file_server(self, session_id: str, *, write: bool) -> FileServer:
         for subscriber in self._subscribers(session_id):

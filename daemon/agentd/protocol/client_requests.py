@@ -35,9 +35,10 @@ class ReadTextFileParams(Result):
 
 
 class ReadTextFileResult(Params):
-    """The file's whole text."""
+    """The file's whole text; ``null`` when the client holds no text of it (an editor without
+    a buffer of the file): the daemon reads the disk."""
 
-    content: str
+    content: str | None
 
 
 class WriteTextFileParams(Result):
@@ -47,3 +48,12 @@ class WriteTextFileParams(Result):
     session_id: str
     path: str
     content: str
+
+
+class WriteTextFileResult(Result):
+    """The client's answer to ``fs/writeTextFile`` (``{}`` and ``{"ok": true}`` also mean
+    written). ``written: false``: the client did not take the write (an editor that edits only
+    the files it has open, say); the daemon writes the disk itself."""
+
+    ok: bool = True
+    written: bool = True

@@ -26,6 +26,9 @@ from agentd.protocol.client_requests import (
 from agentd.protocol.client_requests import (
     WriteTextFileParams as WriteTextFileParams,
 )
+from agentd.protocol.client_requests import (
+    WriteTextFileResult as WriteTextFileResult,
+)
 from agentd.protocol.commands import (
     SessionCommandsParams as SessionCommandsParams,
 )

@@ -65,6 +65,7 @@ from agentd.protocol.methods import (
     WebOpenParams,
     WebOpenResult,
     WriteTextFileParams,
+    WriteTextFileResult,
 )
 
 
@@ -297,7 +298,7 @@ METHODS: dict[str, MethodSpec] = {
     ),
     "fs/writeTextFile": MethodSpec(
         WriteTextFileParams,
-        OkResult,
+        WriteTextFileResult,
         "Write a file through the client (for clients with the fs capability).",
         "server",
     ),

@@ -6,7 +6,9 @@ A client that declared ``fs.readTextFile`` / ``fs.writeTextFile`` in ``initializ
 ``fs/writeTextFile`` for the sessions it watches, so the tools see unsaved buffers and edits
 land in the editor. The first subscribed connection with the capability serves each call;
 with none, the tools use the disk (and the runtime takes this hook out of the tool context
-altogether while no subscriber declared ``fs``: :meth:`ClientFiles.available`). A client's
+altogether while no subscriber declared ``fs``: :meth:`ClientFiles.available`); so does a
+call the client declines (a read answered with ``content: null``, a write with
+``written: false``). A client's
 error becomes the tool's error (text for the model); a client that goes away mid-call falls
 back to the disk — beneath the workspace in a sandboxed session, as without an editor.
 """
@@ -22,7 +24,12 @@ import msgspec
 from agentd.api.subscriber import FileServer
 from agentd.errors import ConnectionLost, PeerTimeout, RpcError
 from agentd.log import get_logger
-from agentd.protocol.methods import ReadTextFileParams, ReadTextFileResult, WriteTextFileParams
+from agentd.protocol.methods import (
+    ReadTextFileParams,
+    ReadTextFileResult,
+    WriteTextFileParams,
+    WriteTextFileResult,
+)
 from agentd.tools.base import ToolError
 
 if TYPE_CHECKING:
@@ -69,8 +76,11 @@ class ClientFiles:
         if conn is None:
             return None
         params = WriteTextFileParams(session_id=self.session_id, path=str(path), content=text)
-        result = await self._call(conn, "fs/writeTextFile", params, Any, path)
-        return None if result is None else True
+        result_type = WriteTextFileResult | None
+        result = await self._call(conn, "fs/writeTextFile", params, result_type, path)
+        if result is None or (isinstance(result, WriteTextFileResult) and not result.written):
+            return None
+        return True
 
     async def _call(
         self, conn: FileServer, method: str, params: object, result_type: Any, path: Path

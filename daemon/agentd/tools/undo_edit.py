@@ -2,7 +2,9 @@
 
 Snapshots come from the per-session history (:mod:`agentd.tools.files.history`); a file the
 undone write had created is deleted. Repeated calls step further back. The result shows the
-diff from the current content to the restored one.
+diff from the current content to the restored one. With an editor attached (``ctx.files``) a
+text restore goes through the editor (the buffer and its undo history); a deletion and what
+the editor declines go to the disk.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from agentd.protocol.events import Location, ToolKind
 from agentd.protocol.tool_details import UndoEditDetails
 from agentd.tools.base import ToolContext, ToolError, ToolResult
 from agentd.tools.files.diffs import summarize_change
-from agentd.tools.files.fileio import atomic_write, looks_binary, record_stamp
+from agentd.tools.files.fileio import atomic_write, encode_text, looks_binary, record_stamp
 from agentd.tools.files.history import Snapshot, history_for
 from agentd.tools.files.locks import changing
 from agentd.tools.files.paths import display_path, locate, resolve_path
@@ -57,7 +59,9 @@ class UndoEditTool:
         snapshot = history.pop(path)
         if snapshot is None:
             raise ToolError(f"There is no write or edit of {shown} to undo in this session.")
-        current = await asyncio.to_thread(_restore, path, snapshot, ctx.workspace)
+        current = await _restore_in_editor(path, snapshot, ctx)
+        if current is _NOT_SERVED:
+            current = await asyncio.to_thread(_restore, path, snapshot, ctx.workspace)
         record_stamp(ctx, path)
         details = UndoEditDetails(
             path=str(path), deleted=snapshot.content is None, remaining=history.depth(path)
@@ -65,6 +69,7 @@ class UndoEditTool:
         if snapshot.content is None:
             text = f"Deleted {shown}: it did not exist before the write being undone."
             return ToolResult(text, details)
+        assert not isinstance(current, _NotServed)
         old, new = current or b"", snapshot.content
         if not looks_binary(old) and not looks_binary(new):
             summary = summarize_change(
@@ -78,6 +83,30 @@ class UndoEditTool:
         steps = details.remaining
         text = f"Restored {shown} to its content before the last change ({steps} more undo steps)."
         return ToolResult(text, details)
+
+
+class _NotServed:
+    """The editor did not take the restore: it goes to the disk."""
+
+
+_NOT_SERVED = _NotServed()
+
+
+async def _restore_in_editor(
+    path: Path, snapshot: Snapshot, ctx: ToolContext
+) -> bytes | _NotServed | None:
+    """Put a text ``snapshot`` back through the editor (``ctx.files``: it lands in the
+    buffer and its undo history); the content the editor had, or :data:`_NOT_SERVED` when
+    the session has no editor, the snapshot is a deletion or binary, or the editor declines."""
+    files = ctx.files
+    if files is None or snapshot.content is None or looks_binary(snapshot.content):
+        return _NOT_SERVED
+    old = await files.read_text(path) if path.exists() else None
+    if old is None and path.exists():
+        return _NOT_SERVED  # the editor does not hold it: the disk is read and written
+    if not await files.write_text(path, snapshot.content.decode("utf-8", "surrogateescape")):
+        return _NOT_SERVED
+    return None if old is None else encode_text(old)
 
 
 def _restore(path: Path, snapshot: Snapshot, workspace: Path | None) -> bytes | None:

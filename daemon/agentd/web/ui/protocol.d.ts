@@ -813,10 +813,11 @@ export interface ReadTextFileParams {
   path: string;
 }
 /**
- * The file's whole text.
+ * The file's whole text; ``null`` when the client holds no text of it (an editor without
+ *     a buffer of the file): the daemon reads the disk.
  */
 export interface ReadTextFileResult {
-  content: string;
+  content: string | null;
 }
 /**
  * ``session/requestPermission`` (server → client): approve a tool call.
@@ -1232,6 +1233,15 @@ export interface WriteTextFileParams {
   path: string;
   content: string;
 }
+/**
+ * The client's answer to ``fs/writeTextFile`` (``{}`` and ``{"ok": true}`` also mean
+ *     written). ``written: false``: the client did not take the write (an editor that edits only
+ *     the files it has open, say); the daemon writes the disk itself.
+ */
+export interface WriteTextFileResult {
+  ok?: boolean;
+  written?: boolean;
+}
 
 /** Methods called by clients on the daemon. */
 export interface ClientMethods {
@@ -1302,7 +1312,7 @@ export interface ServerMethods {
   /** Read a file as the client holds it (for clients with the fs capability). */
   'fs/readTextFile': { params: ReadTextFileParams; result: ReadTextFileResult };
   /** Write a file through the client (for clients with the fs capability). */
-  'fs/writeTextFile': { params: WriteTextFileParams; result: OkResult };
+  'fs/writeTextFile': { params: WriteTextFileParams; result: WriteTextFileResult };
 }
 
 /** Notifications sent by the daemon. */

@@ -1,0 +1,1 @@
+"""``agentd lsp``: agentd as a language server (see README.md)."""

@@ -1,0 +1,134 @@
+"""``agentd lsp``: agentd as a language server on stdin/stdout (pygls).
+
+stdout carries LSP messages only. Logging never fills an unread stderr pipe (pygls' own
+client, among others, never reads it): warnings and errors go to stderr, everything at the
+chosen level to the log file (``--log-file``, default ``$XDG_STATE_HOME/agentd/lsp.log``);
+pygls' own loggers are held at WARNING. The process gets the daemon's hardening. When the
+editor sends ``shutdown``/``exit`` or closes stdin, the runs are cancelled and the session
+files flushed; the exit code is 0 after a ``shutdown``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agentd.lsp.front import LspOptions
+
+
+class _Writer:
+    """pygls' writer interface over an asyncio stream: writes never block the loop."""
+
+    def __init__(self, stream: asyncio.StreamWriter) -> None:
+        self._stream = stream
+
+    def write(self, data: bytes) -> None:
+        if not self._stream.is_closing():
+            self._stream.write(data)
+
+    def close(self) -> None:
+        self._stream.close()
+
+
+class _Reader:
+    """pygls' reader interface over an asyncio stream (a cut message reads as the end)."""
+
+    def __init__(self, stream: asyncio.StreamReader) -> None:
+        self._stream = stream
+
+    async def readline(self) -> bytes:
+        try:
+            return await self._stream.readline()
+        except ValueError:  # a header line over the stream's limit: not LSP
+            return b""
+
+    async def readexactly(self, n: int) -> bytes:
+        try:
+            return await self._stream.readexactly(n)
+        except asyncio.IncompleteReadError:
+            return b""
+
+
+def _answered_errors(record: Any) -> bool:
+    """Drop pygls' traceback of an error it answered to the editor (a bad command, a
+    cancelled request): expected, and the editor has it; other records pass."""
+    from pygls.exceptions import JsonRpcException
+
+    exc = record.exc_info[1] if record.exc_info else None
+    return not isinstance(exc, JsonRpcException) or exc.code == -32603
+
+
+def default_log_file() -> Path:
+    """``$XDG_STATE_HOME/agentd/lsp.log``."""
+    from agentd.paths import state_dir
+
+    return state_dir() / "lsp.log"
+
+
+def run(options: LspOptions, log_file: Path | None, log_level: str) -> int:
+    """Serve LSP on this process's stdio; return the exit code."""
+    import logging
+
+    from agentd import log as logging_setup
+    from agentd.hardening import make_undumpable
+    from agentd.stdio import detach_stdio
+
+    fds = detach_stdio()
+    make_undumpable()  # like the daemon: the commands bash runs cannot read our memory (keys)
+    try:
+        logging_setup.configure(log_level, log_file or default_log_file(), stderr_level="warning")
+    except (ValueError, OSError) as exc:
+        print(f"agentd lsp: {exc}", file=sys.stderr)
+        return 2
+    logging.getLogger("pygls").setLevel(logging.WARNING)  # it logs every message at INFO
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(_answered_errors)
+    try:
+        return asyncio.run(_serve(options, fds))
+    except KeyboardInterrupt:
+        return 130
+
+
+async def _serve(options: LspOptions, fds: tuple[int, int]) -> int:
+    import threading
+
+    from pygls.io_ import run_async
+
+    from agentd.housekeeping import loop_exception, sweep_orphans
+    from agentd.log import get_logger
+    from agentd.lsp.server import build_server
+    from agentd.stdio import open_stdio
+
+    asyncio.get_running_loop().set_exception_handler(loop_exception)
+    if not options.shared:  # a daemon starts here: what killed daemons left running goes
+        threading.Thread(target=sweep_orphans, name="orphan-sweep", daemon=True).start()
+    reader, writer = await open_stdio(*fds)
+    server = build_server(options)
+    server.protocol.set_writer(_Writer(writer))
+    stop = threading.Event()
+    code = 0
+    try:
+        await run_async(
+            stop_event=stop,
+            reader=_Reader(reader),
+            protocol=server.protocol,
+            logger=_quiet_logger(),
+            error_handler=server.report_server_error,
+        )
+    except SystemExit as exc:  # the editor's ``exit``
+        code = exc.code if isinstance(exc.code, int) else 0
+    finally:
+        try:
+            await server.front.close()
+        except Exception:
+            get_logger("agentd.lsp").exception("closing the sessions failed")
+        writer.close()
+    return code
+
+
+def _quiet_logger() -> Any:
+    import logging
+
+    return logging.getLogger("pygls.io")
