@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pygls.uris import from_fs_path, to_fs_path
 
 if TYPE_CHECKING:
+    from cattrs import Converter
     from lsprotocol import types
     from pygls.lsp.server import LanguageServer
     from pygls.workspace import TextDocument
@@ -34,8 +35,9 @@ class Written:
 class Editor:
     """The connected editor (see the module docstring)."""
 
-    def __init__(self, server: LanguageServer) -> None:
+    def __init__(self, server: LanguageServer, converter: Converter) -> None:
         self.server = server
+        self.converter = converter
         self.written: dict[str, Written] = {}
 
     # --- capabilities ---------------------------------------------------------------------
@@ -111,11 +113,20 @@ class Editor:
     # --- messages -------------------------------------------------------------------------
 
     def notify(self, method: str, params: Any) -> None:
-        self.server.protocol.notify(method, params)
+        """One notification (``params`` plain JSON values)."""
+        self.server.protocol.notify(method, self._typed(method, params))
 
     async def request(self, method: str, params: Any) -> Any:
-        """One request to the editor; its result (lsprotocol types where known)."""
-        return await self.server.protocol.send_request_async(method, params)
+        """One request to the editor (``params`` plain JSON values); its result as
+        lsprotocol types."""
+        return await self.server.protocol.send_request_async(method, self._typed(method, params))
+
+    def _typed(self, method: str, params: Any) -> Any:
+        """``params`` as the lsprotocol type of ``method`` (pygls sends only those)."""
+        from lsprotocol.types import METHOD_TO_TYPES
+
+        params_type = METHOD_TO_TYPES[method][2]
+        return params if params_type is None else self.converter.structure(params, params_type)
 
     def log(self, message: str, kind: int = 2) -> None:
         """``window/logMessage`` (``kind`` 1 error, 2 warning, 3 info, 4 log)."""

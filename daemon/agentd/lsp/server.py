@@ -117,7 +117,7 @@ def build_server(options: LspOptions) -> AgentdServer:
         protocol_cls=AgentdProtocol,
         converter_factory=converter_factory,
     )
-    editor = Editor(server)
+    editor = Editor(server, converters[0])
     server.front = Front(options, editor)
     for command in COMMANDS:  # listed in executeCommandProvider; AgentdProtocol runs them
         server.command(command)(_listed)

@@ -1,0 +1,53 @@
+"""Approvals in ``ask`` mode: ``window/showMessageRequest`` naming the tool and its input,
+with ``Allow once``, ``Allow always`` and ``Reject``; a dismissed or unanswered request
+refuses the call."""
+
+from __future__ import annotations
+
+from tests.lsp.conftest import Box, Editor, spawn
+
+
+def _refused(box: Box) -> bool:
+    """Whether the bash call was refused: it did not run, and the model was told so."""
+    ran = (box.project / "approved.txt").exists()
+    [session_file] = list(box.sessions.rglob("*.jsonl"))
+    told = '"isError":true' in session_file.read_text()
+    assert ran != told
+    return not ran
+
+
+async def test_an_allowed_command_runs(box: Box) -> None:
+    editor = Editor(approval="Allow once")
+    async with spawn(box, editor, "--permission-mode", "ask"):
+        answer = await editor.run("agentd.prompt", {"prompt": "say approved"})
+        assert answer["text"] == "Ran it."
+        [message] = editor.approvals
+        assert message == "agentd wants to run bash: echo yes > approved.txt"
+    assert not _refused(box)
+
+
+async def test_a_rejected_command_is_refused(box: Box) -> None:
+    editor = Editor(approval="Reject")
+    async with spawn(box, editor, "--permission-mode", "ask"):
+        answer = await editor.run("agentd.prompt", {"prompt": "say approved"})
+        assert answer["stopReason"] == "end_turn"
+        assert len(editor.approvals) == 1
+    assert _refused(box)
+
+
+async def test_a_dismissed_request_is_refused(box: Box) -> None:
+    editor = Editor(approval=None)
+    async with spawn(box, editor, "--permission-mode", "ask"):
+        await editor.run("agentd.prompt", {"prompt": "say approved"})
+        assert len(editor.approvals) == 1
+    assert _refused(box)
+
+
+async def test_no_answer_within_the_approval_timeout_is_refused(box: Box) -> None:
+    box.user_config("[permissions]\ntimeout = 1\n")
+    editor = Editor(approval="wait")
+    async with spawn(box, editor, "--permission-mode", "ask"):
+        answer = await editor.run("agentd.prompt", {"prompt": "say approved"})
+        assert answer["stopReason"] == "end_turn"
+        assert len(editor.approvals) == 1
+    assert _refused(box)
