@@ -125,7 +125,7 @@ class Editor:
         """``params`` as the lsprotocol type of ``method`` (pygls sends only those)."""
         from lsprotocol.types import METHOD_TO_TYPES
 
-        params_type = METHOD_TO_TYPES[method][2]
+        params_type: Any = METHOD_TO_TYPES[method][2]
         return params if params_type is None else self.converter.structure(params, params_type)
 
     def log(self, message: str, kind: int = 2) -> None:
