@@ -112,6 +112,37 @@ SCENARIOS: list[dict[str, Any]] = [
         "steps": [{"response": {"content": "Hi, as steered."}}],
     },
     {
+        "name": "lsp-fix-and-undo",
+        "trigger": "fix it then undo",
+        "steps": [
+            {
+                "response": {
+                    "content": "Fixing.",
+                    "tool_calls": [
+                        tool_call(
+                            "edit",
+                            {"path": "draft.py", "old_string": "pritn", "new_string": "print"},
+                            "call_fix2",
+                        )
+                    ],
+                }
+            },
+            {
+                "response": {
+                    "content": "Undoing.",
+                    "tool_calls": [tool_call("undo_edit", {"path": "draft.py"}, "call_undo")],
+                }
+            },
+            {"response": {"content": "Back as it was."}},
+        ],
+    },
+    {
+        "name": "lsp-provider-fails",
+        "trigger": "fail at the provider",
+        "fail": [{"status": 400, "message": "the request is refused", "forever": True}],
+        "steps": [{"response": {"content": "never"}}],
+    },
+    {
         "name": "lsp-long-reply",
         "trigger": "stream a long reply",
         "steps": [{"response": {"content": " ".join(f"w{i}" for i in range(400))}}],

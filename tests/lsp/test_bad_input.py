@@ -74,14 +74,16 @@ async def _answer(stdout: asyncio.StreamReader, wanted_id: int) -> dict[str, Any
 
 
 async def test_a_malformed_message_does_not_stop_the_server(box: Box) -> None:
-    process = await asyncio.create_subprocess_exec(
-        *box.argv(),
-        env=box.env,
-        cwd=box.project,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
+    """…and the logs split: warnings on stderr (a few lines), everything in the log file."""
+    with box.stderr.open("wb") as stderr:
+        process = await asyncio.create_subprocess_exec(
+            *box.argv(),
+            env=box.env,
+            cwd=box.project,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=stderr,
+        )
     assert process.stdin is not None
     assert process.stdout is not None
     try:
@@ -98,6 +100,14 @@ async def test_a_malformed_message_does_not_stop_the_server(box: Box) -> None:
         )
         answer = await asyncio.wait_for(_answer(process.stdout, 1), scaled(30))
         assert answer["result"]["serverInfo"]["name"] == "agentd"
+        unknown = {"command": "agentd.nope", "arguments": [{}]}
+        process.stdin.write(
+            _frame(
+                {"jsonrpc": "2.0", "id": 9, "method": "workspace/executeCommand", "params": unknown}
+            )
+        )
+        refused = await asyncio.wait_for(_answer(process.stdout, 9), scaled(30))
+        assert refused["error"]["code"] == -32602
         process.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
         assert "error" not in await asyncio.wait_for(_answer(process.stdout, 2), scaled(30))
         process.stdin.write(_frame({"jsonrpc": "2.0", "method": "exit"}))
@@ -106,3 +116,8 @@ async def test_a_malformed_message_does_not_stop_the_server(box: Box) -> None:
         if process.returncode is None:
             process.kill()
             await process.wait()
+    on_stderr = [json.loads(line) for line in box.stderr.read_text().splitlines()]
+    in_file = [json.loads(line) for line in box.lsp_log.read_text().splitlines()]
+    assert [e["event"] for e in on_stderr] == ["LSP message not handled"]
+    assert all(e["level"] in ("warning", "error", "critical") for e in on_stderr)
+    assert {"LSP message not handled", "LSP request failed"} <= {e["event"] for e in in_file}

@@ -142,3 +142,24 @@ async def test_new_session_replaces_the_workspace_session(box: Box) -> None:
         with pytest.raises(JsonRpcException) as unknown:
             await editor.run("agentd.prompt", {"prompt": "hello world", "sessionId": "nope"})
         assert unknown.value.code == -32003  # agentd's own error code: session not found
+
+
+async def test_undo_edit_restores_through_the_editor(box: Box) -> None:
+    draft = box.project / "draft.py"
+    draft.write_text(ON_DISK)
+    editor = Editor()
+    async with spawn(box, editor):
+        uri = editor.open(draft, UNSAVED)
+        answer = await editor.run("agentd.prompt", {"prompt": "fix it then undo", "uri": uri})
+        assert answer["text"] == "Back as it was."
+        assert len(editor.edits) == 2  # the fix and its undo, both in the buffer's history
+        assert editor.buffers[uri] == UNSAVED
+        assert draft.read_text() == ON_DISK
+
+
+async def test_a_failed_run_answers_error_and_logs_to_the_editor(box: Box) -> None:
+    editor = Editor()
+    async with spawn(box, editor):
+        answer = await editor.run("agentd.prompt", {"prompt": "fail at the provider"})
+        assert answer["stopReason"] == "error"
+        assert any("the request is refused" in line for line in editor.logged)

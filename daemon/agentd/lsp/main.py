@@ -129,6 +129,10 @@ async def _serve(options: LspOptions, fds: tuple[int, int]) -> int:
 
 
 def _quiet_logger() -> Any:
+    """The message loop's logger, silenced: a message it cannot handle is reported (one
+    warning, no traceback) by the server's ``report_server_error``."""
     import logging
 
-    return logging.getLogger("pygls.io")
+    logger = logging.getLogger("agentd.lsp.messages")
+    logger.setLevel(logging.CRITICAL)
+    return logger
