@@ -124,7 +124,7 @@ class Front:
             if self.runs.get(session_id) is run:
                 del self.runs[session_id]
             if progress is not None:
-                progress.end(stop)
+                await progress.end(stop)
         return PromptAnswer(session_id=session_id, stop_reason=result.stop_reason, text=run.text)
 
     async def cancel(self, args: SessionArgs) -> CancelAnswer:

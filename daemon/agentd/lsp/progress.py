@@ -3,7 +3,8 @@
 A reply streams as many small text deltas; an editor redraws on every report. So reports are
 batched: at most one per :data:`REPORT_INTERVAL` seconds, each carrying every piece of text
 (and tool line) since the previous one, so the reports' messages joined are the whole
-stream, nothing lost. The end report is sent at once (after what is pending).
+stream, nothing lost. The end waits for the interval when text is pending (at most
+:data:`REPORT_INTERVAL`), sends it, then the end report.
 """
 
 from __future__ import annotations
@@ -63,10 +64,15 @@ class ProgressReporter:
     _tail = ""
     """The end of the text reported so far (whether the next line starts a new one)."""
 
-    def end(self, message: str) -> None:
-        """Send what is pending, then the end report with ``message`` (the stop reason)."""
+    async def end(self, message: str) -> None:
+        """Send what is pending (when the interval allows), then the end report with
+        ``message`` (the stop reason)."""
         if self._ended:
             return
+        if self._pending:
+            wait = self._last_sent + self.interval - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
         self._flush()
         self._ended = True
         self._send({"kind": "end", "message": message})
