@@ -68,9 +68,7 @@ SCENARIOS: list[dict[str, Any]] = [
             {
                 "response": {
                     "content": "Running.",
-                    "tool_calls": [
-                        tool_call("bash", {"command": "echo yes > approved.txt"}, "call_sh")
-                    ],
+                    "tool_calls": [tool_call("bash", {"command": "touch approved.txt"}, "call_sh")],
                 }
             },
             {"response": {"content": "Ran it."}},

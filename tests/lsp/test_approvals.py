@@ -22,7 +22,7 @@ async def test_an_allowed_command_runs(box: Box) -> None:
         answer = await editor.run("agentd.prompt", {"prompt": "say approved"})
         assert answer["text"] == "Ran it."
         [message] = editor.approvals
-        assert message == "agentd wants to run bash: echo yes > approved.txt"
+        assert message == "agentd wants to run bash: touch approved.txt"
     assert not _refused(box)
 
 
@@ -51,3 +51,14 @@ async def test_no_answer_within_the_approval_timeout_is_refused(box: Box) -> Non
         assert answer["stopReason"] == "end_turn"
         assert len(editor.approvals) == 1
     assert _refused(box)
+
+
+async def test_allow_always_is_not_asked_again(box: Box) -> None:
+    editor = Editor(approval="Allow always")
+    async with spawn(box, editor, "--permission-mode", "ask"):
+        await editor.run("agentd.prompt", {"prompt": "say approved"})
+        (box.project / "approved.txt").unlink()
+        answer = await editor.run("agentd.prompt", {"prompt": "say approved"})
+        assert answer["text"] == "Ran it."
+        assert len(editor.approvals) == 1
+    assert (box.project / "approved.txt").exists()

@@ -76,3 +76,18 @@ async def test_steer_reaches_the_running_turn(box: Box) -> None:
         }
     [session_file] = list(box.sessions.rglob("*.jsonl"))
     assert "also say hi" in session_file.read_text()
+
+
+async def test_a_second_prompt_on_a_running_session_is_busy(box: Box) -> None:
+    editor = Editor()
+    async with spawn(box, editor):
+        running = _prompt_request(editor, "prompt-4")
+        await editor.wait_for(lambda: _tool_started(editor))
+        with pytest.raises(JsonRpcException) as busy:
+            await editor.run("agentd.prompt", {"prompt": "hello world"})
+        assert busy.value.code == -32002
+        assert "agentd.steer" in busy.value.message
+        await editor.run("agentd.cancel", {})
+        result = await asyncio.wait_for(running, 30)
+        assert result["stopReason"] == "cancelled"  # the first run's progress was kept
+        assert editor.progress[TOKEN][-1] == {"kind": "end", "message": "cancelled"}

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from agentd.errors import InvalidParams
+from agentd.errors import InvalidParams, SessionBusy
 from agentd.log import get_logger
 from agentd.lsp.backend import open_backend
 from agentd.lsp.bridge import Bridge
@@ -106,14 +106,15 @@ class Front:
         """Run one turn; the answer when it ends (see the module docstring)."""
         api = await self.api()
         session_id = args.session_id or await self._workspace_session(args.uri)
-        progress = await self._progress(token)
-        run = Run(session_id, self.editor, progress)
-        self.runs[session_id] = run
-        if progress is not None:
-            progress.begin("agentd", args.prompt.splitlines()[0][:80])
-        params = PromptParams(session_id=session_id, text=self._prompt_text(args))
+        if session_id in self.runs:
+            raise SessionBusy(f"a prompt is running in session {session_id}; use agentd.steer")
+        run = self.runs[session_id] = Run(session_id, self.editor, None)
         stop = "error"
         try:
+            run.progress = progress = await self._progress(token)
+            if progress is not None:
+                progress.begin("agentd", args.prompt.splitlines()[0][:80])
+            params = PromptParams(session_id=session_id, text=self._prompt_text(args))
             result = await api.prompt(params, self.bridge)
             stop = result.stop_reason
         except asyncio.CancelledError:
@@ -121,10 +122,9 @@ class Front:
             self._background(api.cancel(SessionIdParams(session_id=session_id)))
             raise
         finally:
-            if self.runs.get(session_id) is run:
-                del self.runs[session_id]
-            if progress is not None:
-                await progress.end(stop)
+            del self.runs[session_id]
+            if run.progress is not None:
+                await run.progress.end(stop)
         return PromptAnswer(session_id=session_id, stop_reason=result.stop_reason, text=run.text)
 
     async def cancel(self, args: SessionArgs) -> CancelAnswer:

@@ -19,6 +19,10 @@ if TYPE_CHECKING:
     from agentd.lsp.front import LspOptions
 
 
+READY_AFTER = 1.0
+"""Seconds after start when the kept log events are written (a warning writes them at once)."""
+
+
 class _Writer:
     """pygls' writer interface over an asyncio stream: writes never block the loop."""
 
@@ -96,12 +100,15 @@ async def _serve(options: LspOptions, fds: tuple[int, int]) -> int:
 
     from pygls.io_ import run_async
 
+    from agentd import log as logging_setup
     from agentd.housekeeping import loop_exception, sweep_orphans
     from agentd.log import get_logger
     from agentd.lsp.server import build_server
     from agentd.stdio import open_stdio
 
-    asyncio.get_running_loop().set_exception_handler(loop_exception)
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(loop_exception)
+    loop.call_later(READY_AFTER, logging_setup.ready)
     if not options.shared:  # a daemon starts here: what killed daemons left running goes
         threading.Thread(target=sweep_orphans, name="orphan-sweep", daemon=True).start()
     reader, writer = await open_stdio(*fds)
@@ -125,6 +132,7 @@ async def _serve(options: LspOptions, fds: tuple[int, int]) -> int:
         except Exception:
             get_logger("agentd.lsp").exception("closing the sessions failed")
         writer.close()
+        logging_setup.ready()
     return code
 
 
