@@ -195,6 +195,8 @@ class Editor:
     show_documents: bool = True
     lazy_code_actions: bool = True
     approval: str | None = "Allow once"
+    change_delay: float = 0.0
+    """Seconds before a ``didChange`` after an applied edit (Neovim debounces them)."""
     buffers: dict[str, str] = field(default_factory=dict)
     versions: dict[str, int] = field(default_factory=dict)
     edits: list[Any] = field(default_factory=list)
@@ -248,6 +250,9 @@ class Editor:
                 return types.ApplyWorkspaceEditResult(
                     applied=False, failure_reason=self.refuse_edits
                 )
+            stale = self._stale(edit)
+            if stale is not None:  # as an editor does: an edit for another version is refused
+                return types.ApplyWorkspaceEditResult(applied=False, failure_reason=stale)
             self._apply(edit)
             return types.ApplyWorkspaceEditResult(applied=True)
 
@@ -296,6 +301,16 @@ class Editor:
         self.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
         return uri
 
+    def _stale(self, edit: dict[str, Any]) -> str | None:
+        """Why a versioned edit does not fit the buffer (None: it fits)."""
+        for change in edit.get("documentChanges", []):
+            document = change.get("textDocument") or {}
+            version = document.get("version")
+            held = self.versions.get(document.get("uri", ""))
+            if version is not None and held is not None and version != held:
+                return f"version {version} is not the buffer's version {held}"
+        return None
+
     def _apply(self, edit: dict[str, Any]) -> None:
         """Apply a workspace edit to the buffers and tell the server (``didChange``)."""
         for change in edit.get("documentChanges", []):
@@ -320,9 +335,14 @@ class Editor:
             self.versions[uri] += 1
             change = types.TextDocumentContentChangeWholeDocument(text=text)
             document = types.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri])
-            self.client.text_document_did_change(
-                types.DidChangeTextDocumentParams(text_document=document, content_changes=[change])
+            params = types.DidChangeTextDocumentParams(
+                text_document=document, content_changes=[change]
             )
+            if self.change_delay:
+                loop = asyncio.get_running_loop()
+                loop.call_later(self.change_delay, self.client.text_document_did_change, params)
+            else:
+                self.client.text_document_did_change(params)
 
     # --- helpers --------------------------------------------------------------------------
 

@@ -163,3 +163,21 @@ async def test_a_failed_run_answers_error_and_logs_to_the_editor(box: Box) -> No
         answer = await editor.run("agentd.prompt", {"prompt": "fail at the provider"})
         assert answer["stopReason"] == "error"
         assert any("the request is refused" in line for line in editor.logged)
+
+
+async def test_edits_before_the_editor_reports_its_changes_build_on_each_other(
+    box: Box,
+) -> None:
+    """An editor that reports ``didChange`` late (Neovim debounces): the second edit reads
+    the text the first one wrote, and goes unversioned (the editor's version moved on)."""
+    draft = box.project / "draft.py"
+    draft.write_text(ON_DISK)
+    editor = Editor(change_delay=5.0)
+    async with spawn(box, editor):
+        uri = editor.open(draft, UNSAVED)
+        answer = await editor.run("agentd.prompt", {"prompt": "fix it then undo", "uri": uri})
+        assert answer["text"] == "Back as it was."
+        first, second = editor.edits
+        assert first["documentChanges"][0]["textDocument"]["version"] == 1
+        assert second["documentChanges"][0]["textDocument"]["version"] is None
+        assert editor.buffers[uri] == UNSAVED

@@ -101,17 +101,18 @@ class Bridge:
         """Write ``text`` through ``workspace/applyEdit``; False when the editor cannot take
         this write (the disk is used), :class:`EditRefused` when it refuses it."""
         editor = self.editor
-        uri = path.as_uri()
+        uri = editor.uri_of(path)
         document = editor.document(path)
         encoding = editor.position_encoding()
         changes = editor.document_changes()
         if document is not None:
+            version = editor.known_version(path)
             old = editor.text_of(path) or ""
             edit = replace_edit(
                 uri,
                 old,
                 text,
-                version=document.version,
+                version=version,
                 document_changes=changes,
                 encoding=encoding,
             )

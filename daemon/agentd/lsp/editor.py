@@ -91,10 +91,15 @@ class Editor:
                 return document  # type: ignore[no-any-return]
         return None
 
+    @staticmethod
+    def uri_of(path: str | Path) -> str:
+        """The ``file:`` URI of an absolute path (as pygls spells it)."""
+        return from_fs_path(str(path)) or Path(path).as_uri()
+
     def text_of(self, path: str | Path) -> str | None:
         """The text the editor holds for ``path`` (its buffer, unsaved changes included, or
         what was just written through it), None when it holds none."""
-        uri = from_fs_path(str(path)) or ""
+        uri = self.uri_of(path)
         document = self.document(path)
         written = self.written.get(uri)
         if written is not None:
@@ -105,6 +110,16 @@ class Editor:
                 return written.text
             del self.written[uri]
         return None if document is None else document.source
+
+    def known_version(self, path: str | Path) -> int | None:
+        """The open document's version as the editor has it now: None while a text written
+        through the editor is not yet confirmed by its ``didChange`` (the editor's version
+        moved on by a number it alone knows; an edit then goes unversioned)."""
+        document = self.document(path)
+        if document is None:
+            return None
+        self.text_of(path)  # drops a written text the editor has confirmed
+        return None if self.uri_of(path) in self.written else document.version
 
     def forget(self, uri: str) -> None:
         """The editor closed ``uri``: its disk file is the truth again."""
