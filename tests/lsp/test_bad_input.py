@@ -108,6 +108,13 @@ async def test_a_malformed_message_does_not_stop_the_server(box: Box) -> None:
         )
         refused = await asyncio.wait_for(_answer(process.stdout, 9), scaled(30))
         assert refused["error"]["code"] == -32602
+        for n in range(200):  # what editors send all day: none of it may reach stderr
+            process.stdin.write(
+                _frame({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": n}})
+            )
+            process.stdin.write(
+                _frame({"jsonrpc": "2.0", "method": "$/unknownThing", "params": {"n": n}})
+            )
         process.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
         assert "error" not in await asyncio.wait_for(_answer(process.stdout, 2), scaled(30))
         process.stdin.write(_frame({"jsonrpc": "2.0", "method": "exit"}))
@@ -121,3 +128,6 @@ async def test_a_malformed_message_does_not_stop_the_server(box: Box) -> None:
     assert [e["event"] for e in on_stderr] == ["LSP message not handled"]
     assert all(e["level"] in ("warning", "error", "critical") for e in on_stderr)
     assert {"LSP message not handled", "LSP request failed"} <= {e["event"] for e in in_file}
+    unknown_cancels = [e for e in in_file if "Cancel notification for unknown" in e["event"]]
+    assert len(unknown_cancels) == 200  # pygls' warnings: in the file, as info
+    assert {e["level"] for e in unknown_cancels} == {"info"}

@@ -56,13 +56,24 @@ class _Reader:
             return b""
 
 
-def _answered_errors(record: Any) -> bool:
-    """Drop pygls' traceback of an error it answered to the editor (a bad command, a
-    cancelled request): expected, and the editor has it; other records pass."""
+def _pygls_records(record: Any) -> bool:
+    """pygls' own records, kept off stderr: its traceback of an error it answered to the
+    editor (a bad command, a cancelled request) is dropped (the editor has it), and its
+    warnings go to the log file only (a ``$/cancelRequest`` of a finished request, an unknown
+    notification: editors send those all day, and an unread stderr pipe would fill). Its
+    errors and every other record pass unchanged."""
+    import logging
+
+    if not record.name.startswith("pygls"):
+        return True
     from pygls.exceptions import JsonRpcException
 
     exc = record.exc_info[1] if record.exc_info else None
-    return not isinstance(exc, JsonRpcException) or exc.code == -32603
+    if isinstance(exc, JsonRpcException) and exc.code != -32603:
+        return False
+    if record.levelno < logging.ERROR:
+        record.levelno, record.levelname = logging.INFO, "INFO"
+    return True
 
 
 def default_log_file() -> Path:
@@ -88,7 +99,8 @@ def run(options: LspOptions, log_file: Path | None, log_level: str) -> int:
         print(f"agentd lsp: {exc}", file=sys.stderr)
         return 2
     logging.getLogger("pygls").setLevel(logging.WARNING)  # it logs every message at INFO
-    logging.getLogger("pygls.protocol.json_rpc").addFilter(_answered_errors)
+    for handler in logging.getLogger().handlers:  # agentd's: every stdlib record goes there
+        handler.addFilter(_pygls_records)
     try:
         return asyncio.run(_serve(options, fds))
     except KeyboardInterrupt:
