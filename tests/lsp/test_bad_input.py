@@ -108,6 +108,19 @@ async def test_a_malformed_message_does_not_stop_the_server(box: Box) -> None:
         )
         refused = await asyncio.wait_for(_answer(process.stdout, 9), scaled(30))
         assert refused["error"]["code"] == -32602
+        # params that do not fit the method, or none: answered -32602 (stock pygls never answers)
+        process.stdin.write(
+            _frame({"jsonrpc": "2.0", "id": 10, "method": "textDocument/codeAction", "params": {}})
+        )
+        process.stdin.write(
+            _frame({"jsonrpc": "2.0", "id": 11, "method": "workspace/executeCommand"})
+        )
+        unfit = await asyncio.wait_for(_answer(process.stdout, 10), scaled(30))
+        assert unfit["error"]["code"] == -32602
+        assert "required field missing @ message.params.text_document" in unfit["error"]["message"]
+        missing = await asyncio.wait_for(_answer(process.stdout, 11), scaled(30))
+        assert missing["error"]["code"] == -32602
+        assert "data" not in missing["error"]  # no traceback
         for n in range(200):  # what editors send all day: none of it may reach stderr
             process.stdin.write(
                 _frame({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": n}})

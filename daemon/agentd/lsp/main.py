@@ -71,6 +71,9 @@ def _pygls_records(record: Any) -> bool:
     exc = record.exc_info[1] if record.exc_info else None
     if isinstance(exc, JsonRpcException) and exc.code != -32603:
         return False
+    if str(record.msg).startswith("Unable to deserialize message"):
+        record.exc_info = None  # answered -32602 (AgentdProtocol): no traceback on stderr
+        record.levelno = logging.WARNING
     if record.levelno < logging.ERROR:
         record.levelno, record.levelname = logging.INFO, "INFO"
     return True

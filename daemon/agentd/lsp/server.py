@@ -60,10 +60,27 @@ class AgentdServer(LanguageServer):
             log.warning("LSP message not handled", error=str(error))
 
 
+UNREADABLE = "agentd/unreadableRequest"
+"""Where a request pygls cannot read goes, to be answered -32602 (see ``structure_message``)."""
+
+
 class AgentdProtocol(LanguageServerProtocol):
-    """pygls' LSP protocol with agentd's ``workspace/executeCommand``."""
+    """pygls' LSP protocol with agentd's ``workspace/executeCommand``, and an answer for
+    every request: one whose params do not fit its method (or that has none) is answered
+    -32602, where stock pygls answers nothing and the editor waits forever."""
 
     _server: AgentdServer
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if "id" not in data or "method" not in data or "error" in data:
+                raise
+            method = str(data["method"])
+            request = {"jsonrpc": "2.0", "id": data["id"], "method": UNREADABLE}
+            request["params"] = {"method": method, "reason": _why(exc)}
+            return super().structure_message(request)
 
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
     async def lsp_workspace__execute_command(  # type: ignore[override]  # a coroutine: cancellable
@@ -90,6 +107,16 @@ class AgentdProtocol(LanguageServerProtocol):
             log.exception("command failed", command=params.command)
             raise JsonRpcInternalError(f"{params.command} failed: {exc}") from None
         return msgspec.to_builtins(answer)
+
+
+def _why(exc: Exception) -> str:
+    """What was wrong with a message's params, in a line (cattrs' paths when it says)."""
+    from cattrs import ClassValidationError, transform_error
+
+    cause = exc.__cause__
+    if isinstance(cause, ClassValidationError):
+        return "; ".join(transform_error(cause, path="message"))[:500]
+    return str(cause or exc).splitlines()[0] if str(cause or exc) else "malformed"
 
 
 def _argument(command: str, arguments: Any) -> Any:
@@ -126,6 +153,10 @@ def build_server(options: LspOptions) -> AgentdServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def closed(params: types.DidCloseTextDocumentParams) -> None:
         editor.forget(params.text_document.uri)
+
+    @server.feature(UNREADABLE)
+    def unreadable(params: Any) -> None:
+        raise JsonRpcInvalidParams(f"invalid params for {params.method}: {params.reason}")
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(params: Any) -> None:
