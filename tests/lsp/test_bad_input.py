@@ -144,3 +144,50 @@ async def test_a_malformed_message_does_not_stop_the_server(box: Box) -> None:
     unknown_cancels = [e for e in in_file if "Cancel notification for unknown" in e["event"]]
     assert len(unknown_cancels) == 200  # pygls' warnings: in the file, as info
     assert {e["level"] for e in unknown_cancels} == {"info"}
+
+
+async def test_closing_stdin_cancels_the_run_and_ends_the_server(box: Box) -> None:
+    """An editor that goes away without ``shutdown``: the run is cancelled, the session file
+    flushed, the process exits."""
+    with box.stderr.open("wb") as stderr:
+        process = await asyncio.create_subprocess_exec(
+            *box.argv(),
+            env=box.env,
+            cwd=box.project,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=stderr,
+        )
+    assert process.stdin is not None
+    assert process.stdout is not None
+    try:
+        init = {"capabilities": {}, "processId": None, "rootUri": box.project.as_uri()}
+        process.stdin.write(_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                    "params": init}))  # fmt: skip
+        await asyncio.wait_for(_answer(process.stdout, 1), scaled(30))
+        prompt = {"command": "agentd.prompt", "arguments": [{"prompt": "wait a long time"}]}
+        run = {"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand", "params": prompt}
+        process.stdin.write(_frame(run))
+        sessions = box.sessions
+
+        def started() -> bool:
+            return any("echo started" in f.read_text() for f in sessions.rglob("*.jsonl"))
+
+        async with asyncio.timeout(scaled(30)):
+            while not started():
+                await asyncio.sleep(0.05)
+        process.stdin.close()
+        assert await asyncio.wait_for(process.wait(), scaled(30)) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    [session_file] = list(box.sessions.rglob("*.jsonl"))
+    assert "the run was cancelled before this tool call finished" in session_file.read_text()
+
+
+def test_socket_needs_shared(box: Box) -> None:
+    done = box.run_agentd("lsp", "--socket", str(box.root / "s.sock"))
+    assert done.returncode == 2
+    assert b"--socket needs --shared" in done.stderr
+    assert done.stdout == b""

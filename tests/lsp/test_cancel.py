@@ -91,3 +91,16 @@ async def test_a_second_prompt_on_a_running_session_is_busy(box: Box) -> None:
         result = await asyncio.wait_for(running, 30)
         assert result["stopReason"] == "cancelled"  # the first run's progress was kept
         assert editor.progress[TOKEN][-1] == {"kind": "end", "message": "cancelled"}
+
+
+async def test_the_progress_cancel_button_cancels_the_run(box: Box) -> None:
+    editor = Editor()
+    async with spawn(box, editor):
+        running = _prompt_request(editor, "prompt-5")
+        await editor.wait_for(lambda: _tool_started(editor))
+        assert editor.progress[TOKEN][0]["cancellable"] is True
+        editor.client.window_work_done_progress_cancel(
+            types.WorkDoneProgressCancelParams(token=TOKEN)
+        )
+        result = await asyncio.wait_for(running, 30)
+        assert result["stopReason"] == "cancelled"

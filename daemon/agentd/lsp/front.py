@@ -136,6 +136,14 @@ class Front:
         result = await api.cancel(SessionIdParams(session_id=session_id))
         return CancelAnswer(session_id=session_id, cancelled=result.cancelled)
 
+    def cancel_progress(self, token: int | str) -> None:
+        """``window/workDoneProgress/cancel``: cancel the run reporting on ``token``."""
+        for run in self.runs.values():
+            if run.progress is not None and run.progress.token == token and self._api:
+                self._background(self._api.cancel(SessionIdParams(session_id=run.session_id)))
+                return
+        log.info("progress cancel for no running prompt", token=str(token))
+
     async def new_session(self, args: SessionArgs) -> NewSessionAnswer:
         """A new session for the workspace folder of ``uri`` (it becomes its session)."""
         root = self.root_for(args.uri)

@@ -82,6 +82,11 @@ class AgentdProtocol(LanguageServerProtocol):
             request["params"] = {"method": method, "reason": _why(exc)}
             return super().structure_message(request)
 
+    @lsp_method(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
+    def lsp_work_done_progress_cancel(self, params: types.WorkDoneProgressCancelParams) -> None:
+        """The editor's cancel button on a prompt's progress: the run is cancelled."""
+        self._server.front.cancel_progress(params.token)
+
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
     async def lsp_workspace__execute_command(  # type: ignore[override]  # a coroutine: cancellable
         self, params: types.ExecuteCommandParams
