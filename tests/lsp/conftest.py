@@ -1,11 +1,11 @@
 """The LSP test harness: pygls' own ``LanguageClient`` as the editor, spawning ``agentd lsp``.
 
 :class:`Box` is an isolated home (:mod:`tests.harness`) whose mock LLM plays
-:data:`SCENARIOS` before the built-in ones. :class:`Editor` is an LSP client like an editor's:
-it keeps buffers (``didOpen``/``didChange``), applies ``workspace/applyEdit`` to them (or
-refuses, as told), answers ``window/showMessageRequest`` with a chosen button, records
-``$/progress``, ``window/showDocument`` and ``window/logMessage``. Its capabilities are what a
-test asks for.
+:data:`tests.lsp.scenarios.SCENARIOS` before the built-in ones. :class:`Editor` is an LSP
+client like an editor's: it keeps buffers (``didOpen``/``didChange``), applies
+``workspace/applyEdit`` to them (or refuses, as told, and refuses edits for another version),
+answers ``window/showMessageRequest`` with a chosen button, records ``$/progress``,
+``window/showDocument`` and ``window/logMessage``. Its capabilities are what a test asks for.
 """
 
 from __future__ import annotations
@@ -24,128 +24,7 @@ from pygls.lsp.client import LanguageClient
 from pygls.protocol import default_converter
 
 from tests.harness import IsolatedHome, scaled
-from tests.scenarios import tool_call
-
-SCENARIOS: list[dict[str, Any]] = [
-    {
-        "name": "lsp-fix-typo",
-        "trigger": "fix the typo",
-        "steps": [
-            {
-                "response": {
-                    "content": "Fixing it.",
-                    "tool_calls": [
-                        tool_call(
-                            "edit",
-                            {"path": "draft.py", "old_string": "pritn", "new_string": "print"},
-                            "call_fix",
-                        )
-                    ],
-                }
-            },
-            {"response": {"content": "Fixed the typo."}},
-        ],
-    },
-    {
-        "name": "lsp-new-file",
-        "trigger": "make a new module",
-        "steps": [
-            {
-                "response": {
-                    "content": "Creating it.",
-                    "tool_calls": [
-                        tool_call("write", {"path": "fresh.py", "content": "x = 1\n"}, "call_new")
-                    ],
-                }
-            },
-            {"response": {"content": "Created fresh.py."}},
-        ],
-    },
-    {
-        "name": "lsp-run-command",
-        "trigger": "say approved",
-        "steps": [
-            {
-                "response": {
-                    "content": "Running.",
-                    "tool_calls": [tool_call("bash", {"command": "touch approved.txt"}, "call_sh")],
-                }
-            },
-            {"response": {"content": "Ran it."}},
-        ],
-    },
-    {
-        "name": "lsp-wait-long",
-        "trigger": "wait a long time",
-        "steps": [
-            {
-                "response": {
-                    "content": "Waiting.",
-                    "tool_calls": [
-                        tool_call("bash", {"command": "echo started; sleep 30"}, "call_wait")
-                    ],
-                }
-            },
-            {"response": {"content": "Done waiting."}},
-        ],
-    },
-    {
-        "name": "lsp-wait-a-moment",
-        "trigger": "wait a moment",
-        "steps": [
-            {
-                "response": {
-                    "content": "Waiting.",
-                    "tool_calls": [
-                        tool_call("bash", {"command": "echo started; sleep 5"}, "call_moment")
-                    ],
-                }
-            },
-            {"response": {"content": "Done waiting."}},
-        ],
-    },
-    {
-        "name": "lsp-steered",
-        "trigger": "also say hi",
-        "steps": [{"response": {"content": "Hi, as steered."}}],
-    },
-    {
-        "name": "lsp-fix-and-undo",
-        "trigger": "fix it then undo",
-        "steps": [
-            {
-                "response": {
-                    "content": "Fixing.",
-                    "tool_calls": [
-                        tool_call(
-                            "edit",
-                            {"path": "draft.py", "old_string": "pritn", "new_string": "print"},
-                            "call_fix2",
-                        )
-                    ],
-                }
-            },
-            {
-                "response": {
-                    "content": "Undoing.",
-                    "tool_calls": [tool_call("undo_edit", {"path": "draft.py"}, "call_undo")],
-                }
-            },
-            {"response": {"content": "Back as it was."}},
-        ],
-    },
-    {
-        "name": "lsp-provider-fails",
-        "trigger": "fail at the provider",
-        "fail": [{"status": 400, "message": "the request is refused", "forever": True}],
-        "steps": [{"response": {"content": "never"}}],
-    },
-    {
-        "name": "lsp-long-reply",
-        "trigger": "stream a long reply",
-        "steps": [{"response": {"content": " ".join(f"w{i}" for i in range(400))}}],
-    },
-]
+from tests.lsp.scenarios import SCENARIOS
 
 
 class Box(IsolatedHome):
