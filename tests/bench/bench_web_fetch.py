@@ -5,12 +5,19 @@
   (headings, paragraphs with links and code, lists, tables, scripts and a nav bar), after one
   warm-up conversion (the converter's import is not counted); CPU time of this process
   (load on the machine does not count) and wall time, median of 7 runs.
-* ``whole call``: the real tool (``run_tool``) fetching that page from a local HTTP server
-  (allowed by ``allow_hosts``), median of 10 calls.
-* ``RSS growth``: the process's resident set (``/proc/self/statm``): what the first two
-  calls add (httpx and the converter loaded, the converter thread's heap grown to hold a
-  page and the previous result), and what 10 more calls add (the budget: pages must not
-  pile up).
+* Memory, measured in a fresh child process (``--memory``) so that other benchmarks run in
+  the same ``python -m tests.bench`` leave nothing behind, with httpx imported first (the
+  daemon's providers import it) and the page served by ``python -m http.server`` in another
+  process (the server's buffers are not counted). Resident set from ``/proc/self/statm``:
+
+  - ``import``: what importing the converter (``html_to_markdown``, with ``agentd.tools.net``)
+    adds, and how long it takes;
+  - ``first fetch``: what the first 1 MB fetch adds, the import included (the budget);
+  - ``10 more fetches``: what ten more add (the budget too: pages must not pile up);
+  - ``peak``: the highest resident set during one fetch above the set before it (the
+    kernel's ``VmHWM``, reset through ``/proc/self/clear_refs``): the converter's working
+    set, handed back after the fetch (:mod:`agentd.tools.net.heap`).
+* ``whole call``: the real tool (``run_tool``) fetching that page, median of those 10 calls.
 
 Run: ``python -m tests.bench.bench_web_fetch`` (or ``python -m tests.bench`` for all).
 """
@@ -18,18 +25,21 @@ Run: ``python -m tests.bench.bench_web_fetch`` (or ``python -m tests.bench`` for
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from agentd.tools import build_tools, run_tool
-from agentd.tools.base import ToolContext
-from agentd.tools.defaults import ToolSettings
 from agentd.tools.net.convert import to_text
 
 Row = tuple[str, str, str]
+MIB = 1024 * 1024
 
 
 def page(target: int = 1024 * 1024) -> bytes:
@@ -57,9 +67,25 @@ def page(target: int = 1024 * 1024) -> bytes:
     return "".join(parts).encode()
 
 
-def _rss() -> int:
+def _status(field: str) -> float:
+    """A ``/proc/self/status`` size field (``VmRSS``, ``VmHWM``) in MiB."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    raise LookupError(field)
+
+
+def _rss() -> float:
+    """This process's resident set in MiB."""
     with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / MIB
+
+
+def _reset_peak() -> None:
+    """Start ``VmHWM`` over from the current resident set (Linux ≥ 4.0)."""
+    with open("/proc/self/clear_refs", "w") as clear_refs:
+        clear_refs.write("5")
 
 
 def bench_conversion(body: bytes) -> list[Row]:
@@ -70,7 +96,7 @@ def bench_conversion(body: bytes) -> list[Row]:
         to_text(body, "text/html; charset=utf-8")
         cpu.append(time.process_time() - c)
         wall.append(time.perf_counter() - w)
-    size = f"{len(body) / 1048576:.2f} MB"
+    size = f"{len(body) / MIB:.2f} MB"
     return [
         (
             f"web_fetch conversion of a {size} page (CPU)",
@@ -85,55 +111,117 @@ def bench_conversion(body: bytes) -> list[Row]:
     ]
 
 
-async def bench_calls(body: bytes) -> list[Row]:
-    from tests.tools.webserver import web_server
-
-    with web_server() as server, tempfile.TemporaryDirectory() as tmp:
+@contextmanager
+def served(body: bytes) -> Iterator[str]:
+    """The URL of ``body`` as an HTML page served by ``python -m http.server`` in a child
+    process."""
+    with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "page.html").write_bytes(body)
-        server.pages["/bench"] = body
-        url = f"http://127.0.0.1:{server.server_address[1]}/bench"
-        tool = build_tools(["web_fetch"])["web_fetch"]
+        server = subprocess.Popen(
+            [sys.executable, "-u", "-m", "http.server", "--bind", "127.0.0.1", "0"],
+            cwd=tmp,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        try:
+            assert server.stdout is not None
+            banner = server.stdout.readline()  # "Serving HTTP on 127.0.0.1 port N (...) ..."
+            port = int(banner.split(" port ", 1)[1].split()[0])
+            yield f"http://127.0.0.1:{port}/page.html"
+        finally:
+            server.terminate()
+            server.wait(10)
+
+
+async def measure_memory(url: str) -> dict[str, float]:
+    """The memory figures (see the module docstring), in MiB and ms."""
+    import httpx  # noqa: F401  (loaded by the daemon's providers before any fetch)
+
+    from agentd.tools import build_tools, run_tool
+    from agentd.tools.base import ToolContext
+    from agentd.tools.defaults import ToolSettings
+
+    tool = build_tools(["web_fetch"])["web_fetch"]
+    with tempfile.TemporaryDirectory() as tmp:
         ctx = ToolContext(
             cwd=Path(tmp),
             spill_dir=Path(tmp) / "spill",
             settings=ToolSettings(web_fetch_allow_hosts=["127.0.0.1"]),
         )
         fresh = _rss()
-        for _ in range(2):  # the first loads httpx and the converter; the second overlaps it
-            first = await run_tool(tool, {"url": url}, ctx)
-            assert not first.is_error, first.output
-        del first
-        before = _rss()
-        times = []
+        started = time.perf_counter()
+        import html_to_markdown  # noqa: F401
+
+        import agentd.tools.net.convert
+        import agentd.tools.net.fetch  # noqa: F401
+
+        import_ms = (time.perf_counter() - started) * 1000
+        imported = _rss()
+        result = await run_tool(tool, {"url": url}, ctx)
+        assert not result.is_error, result.output
+        del result
+        first = _rss()
+        times, peaks = [], []
         for _ in range(10):
-            started = time.perf_counter()
+            _reset_peak()
+            before, started = _rss(), time.perf_counter()
             result = await run_tool(tool, {"url": url}, ctx)
-            times.append(time.perf_counter() - started)
+            times.append((time.perf_counter() - started) * 1000)
+            peaks.append(_status("VmHWM") - before)
             assert not result.is_error, result.output
-        grown = (_rss() - before) / 1048576
-    first_growth = (before - fresh) / 1048576
+            del result
+        return {
+            "import": imported - fresh,
+            "import_ms": import_ms,
+            "first": first - fresh,
+            "more": _rss() - first,
+            "peak": statistics.median(peaks),
+            "call_ms": statistics.median(times),
+        }
+
+
+def bench_memory(body: bytes) -> list[Row]:
+    """Run :func:`measure_memory` in a fresh interpreter; its rows."""
+    with served(body) as url:
+        child = subprocess.run(
+            [sys.executable, "-m", "tests.bench.bench_web_fetch", "--memory", url],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        )
+    m = json.loads(child.stdout)
     return [
+        ("web_fetch whole call, 1 MB page, local server", f"{m['call_ms']:.0f} ms", "—"),
         (
-            "web_fetch whole call, 1 MB page, local server",
-            f"{statistics.median(times) * 1000:.0f} ms",
+            "web_fetch converter import (httpx already loaded)",
+            f"{m['import']:.1f} MiB, {m['import_ms']:.0f} ms",
             "—",
         ),
         (
-            "web_fetch RSS growth, first 2 calls (httpx, converter loaded)",
-            f"{first_growth:.1f} MiB",
+            "web_fetch RSS growth, first 1 MB fetch, import included",
+            f"{m['first']:.1f} MiB",
+            "≤ 20 MiB",
+        ),
+        ("web_fetch RSS growth over 10 more fetches", f"{m['more']:.1f} MiB", "≤ 20 MiB"),
+        (
+            "web_fetch peak RSS above the start of a fetch (returned after)",
+            f"{m['peak']:.1f} MiB",
             "—",
         ),
-        ("web_fetch RSS growth over 10 more calls", f"{grown:.1f} MiB", "≤ 20 MiB"),
     ]
 
 
 def main() -> list[Row]:
     """Measure the web_fetch budgets; returns (measure, value, budget) rows."""
     body = page()
-    rows = asyncio.run(bench_calls(body))  # first: its first call loads the converter
-    return bench_conversion(body) + rows
+    return bench_conversion(body) + bench_memory(body)
 
 
 if __name__ == "__main__":
-    for row in main():
-        print(" | ".join(row))
+    if sys.argv[1:2] == ["--memory"]:
+        print(json.dumps(asyncio.run(measure_memory(sys.argv[2]))))
+    else:
+        for row in main():
+            print(" | ".join(row))

@@ -5,6 +5,9 @@ allow_hosts), plus what is never sent."""
 from __future__ import annotations
 
 import ipaddress
+import platform
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +17,7 @@ from agentd.tools.base import ToolContext, ToolError
 from agentd.tools.defaults import ToolSettings
 from agentd.tools.net.fetch import fetch
 from agentd.tools.net.guard import check_url, host_allowed, refusal
+from agentd.tools.net.heap import TRIM_FROM_BYTES
 from agentd.tools.net.passages import MAX_PASSAGE_BYTES, matching_passages
 from tests.tools.conftest import call, text_of
 from tests.tools.webserver import _Server, web_server
@@ -115,6 +119,53 @@ async def test_a_prompt_keeps_the_matching_passages_of_a_cut_page(
     assert "Rate limits: the API allows 600 requests per minute per token." in text
     assert text.index("Paragraph 0 ") < text.index("600 requests")
     assert text.count("\n") <= 100 + 10  # the cut still holds (start, passages, notes)
+
+
+async def test_a_large_page_converts_whole_and_is_followed_by_a_trim(
+    work: Path, server: _Server
+) -> None:
+    """A page past ``TRIM_FROM_BYTES`` takes the path that hands the converter's memory back
+    after the fetch: the Markdown is whole (its last section in the spill file)."""
+    sections = "".join(
+        f"<h2>Section {i}</h2><p>Text of section {i} with <a href='/s/{i}'>a link</a>.</p>"
+        for i in range(6000)
+    )
+    page = f"<html><body><nav>menu</nav>{sections}</body></html>".encode()
+    assert len(page) >= TRIM_FROM_BYTES
+    server.pages["/large"] = page
+    result = await call("web_fetch", allowing(work, "localhost"), url=base(server) + "/large")
+    assert not result.is_error
+    assert result.details.bytes == len(page)
+    spilled = Path(result.details.spill_path).read_text()
+    assert "## Section 5999\n\nText of section 5999 with [a link](/s/5999)." in spilled
+    assert "menu" not in spilled
+
+
+def test_release_free_memory_hands_freed_pages_back() -> None:
+    """In a fresh interpreter: 40 MiB of 100 KiB blocks freed under one block still alive
+    stay resident (glibc keeps them) until ``release_free_memory`` gives them back."""
+    script = """
+import sys
+from agentd.tools.net.heap import release_free_memory
+def rss():
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * 4096 / 1048576
+blocks = [bytearray(b"x" * 100_000) for _ in range(420)]
+pin = bytearray(b"y" * 100_000)
+del blocks
+before = rss()
+done = release_free_memory()
+print(done, before - rss())
+"""
+    child = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    done, released = child.stdout.split()
+    if platform.libc_ver()[0] != "glibc":
+        assert done == "False"
+        return
+    assert done == "True"
+    assert float(released) > 30, child.stdout
 
 
 def test_passages_rank_by_shared_words_within_a_budget() -> None:

@@ -8,6 +8,10 @@ whole text goes to a spill file the model can ``read``. ``prompt`` (what the mod
 the page) is shown above the content, and when the page is cut, the passages of the cut part
 that match it are kept too (:mod:`agentd.tools.net.passages`: word overlap, no second model).
 
+Memory: pages are converted in one thread (one malloc arena), and after a large page the
+memory its conversion freed is handed back to the system (:mod:`agentd.tools.net.heap`), so
+the daemon does not keep the converter's peak working set.
+
 Permissions: it reads, so ``read-only`` sessions may fetch; it reaches the network, so ``ask``
 sessions ask (``network`` below), unless a rule ``web_fetch(domain:HOST)`` allows the host.
 """
@@ -66,6 +70,7 @@ class WebFetchTool:
     async def run(self, params: WebFetchParams, ctx: ToolContext) -> ToolResult:
         from agentd.tools.net.convert import media_type, to_text
         from agentd.tools.net.fetch import fetch
+        from agentd.tools.net.heap import TRIM_FROM_BYTES, release_free_memory
 
         started = time.monotonic()
         secrets = [v for name in ctx.settings.secret_env if (v := os.environ.get(name))]
@@ -95,14 +100,17 @@ class WebFetchTool:
             truncated=body is not text,
             spill_path=spill_path,
         )
-        return ToolResult(head + "\n" + body, details, is_error=fetched.status >= 400)
+        result = ToolResult(head + "\n" + body, details, is_error=fetched.status >= 400)
+        del fetched, text, body  # the page's copies, freed before the trim below
+        if details.bytes >= TRIM_FROM_BYTES:
+            await loop.run_in_executor(_converter(), release_free_memory)
+        return result
 
 
 def _converter() -> ThreadPoolExecutor:
-    """The one thread that converts pages and writes their spill files: off the event loop,
-    and one thread's heap
-    (a thread per call would give each its own malloc arena, and the daemon's memory
-    would grow with every page)."""
+    """The one thread that converts pages, writes their spill files and trims the heap: off
+    the event loop, and one thread's malloc arena (a thread per call would give each its
+    own arena, and the daemon's memory would grow with every page)."""
     global _CONVERTER
     if _CONVERTER is None:
         _CONVERTER = ThreadPoolExecutor(1, thread_name_prefix="agentd-web-fetch")
