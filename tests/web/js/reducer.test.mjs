@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { settledLength } from '../../../daemon/agentd/web/ui/mdsplit.js';
-import { initialState, loadHistory, pendingPermissions, reduce, totalUsage } from '../../../daemon/agentd/web/ui/reducer.js';
+import { MAX_CHILD_STEPS, initialState, loadHistory, pendingPermissions, reduce, totalUsage } from '../../../daemon/agentd/web/ui/reducer.js';
 
 const S = 's1';
 let seq = 0;
@@ -157,7 +157,7 @@ test('settledLength cuts at blank lines outside code fences', () => {
   assert.equal(settledLength('no break yet'), 0);
 });
 
-test("a subagent's approval shows on its task's card; its other events do not", () => {
+test("a subagent's approval shows on its task's card; its tool calls and replies nest there", () => {
   seq = 0;
   let state = initialState(S);
   for (const params of [
@@ -169,13 +169,33 @@ test("a subagent's approval shows on its task's card; its other events do not", 
   ]) state = reduce(state, params);
   const card = state.items.find((item) => item.key === 't1');
   assert.equal(state.items.length, 1);
-  assert.deepEqual(card.child, { sessionId: 'kid', agent: 'general', description: 'Look' });
+  assert.deepEqual(card.child, { sessionId: 'kid', agent: 'general', description: 'Look' });  // no step yet
   assert.deepEqual(card.permission, { options: ['allow_once'], pending: true, callId: 'k1', tool: 'write' });
   assert.deepEqual(pendingPermissions(state), ['t1']);
   state = reduce(state, ev({ type: 'permission_resolved', toolCallId: 'k1', outcome: 'allow_once' }, 'kid'));
   const resolved = state.items.find((item) => item.key === 't1');
   assert.equal(resolved.permission.pending, false);
   assert.equal(resolved.permission.outcome, 'allow_once');
+  for (const params of [
+    ev({ type: 'tool_execution_start', toolCallId: 'k1', name: 'write', args: { path: 'x' } }, 'kid'),
+    ev({ type: 'tool_execution_end', toolCallId: 'k1', name: 'write', isError: false, result: [] }, 'kid'),
+    ev({ type: 'message_end', message: { id: 'm2', role: 'assistant', content: [{ type: 'text', text: 'Wrote x.' }] } }, 'kid'),
+    ev({ type: 'message_end', message: { id: 'm2', role: 'assistant', content: [{ type: 'text', text: 'Wrote x.' }] } }, 'kid'),
+    ev({ type: 'tool_execution_start', toolCallId: 'z', name: 'bash', args: {} }, 'stranger'),
+  ]) state = reduce(state, params);
+  const nested = state.items.find((item) => item.key === 't1');
+  assert.equal(state.items.length, 1);
+  assert.deepEqual(nested.child.steps, [
+    { key: 'k1', kind: 'tool', name: 'write', args: { path: 'x' }, status: 'done' },
+    { key: 'm2', kind: 'text', text: 'Wrote x.' },
+  ]);
+  state = reduce(state, ev({ type: 'subagent_start', toolCallId: 't1', childSessionId: 'kid', agent: 'general', description: 'Look' }));
+  assert.equal(state.items[0].child.steps.length, 2);  // a replayed start keeps the steps
+  for (let i = 0; i < MAX_CHILD_STEPS + 5; i++) {
+    state = reduce(state, ev({ type: 'tool_execution_start', toolCallId: `n${i}`, name: 'ls', args: {} }, 'kid'));
+  }
+  assert.equal(state.items[0].child.steps.length, MAX_CHILD_STEPS);
+  assert.equal(state.items[0].child.steps.at(-1).key, `n${MAX_CHILD_STEPS + 4}`);
 });
 
 test('a hook block is a card; an allowed or failed hook adds nothing', () => {

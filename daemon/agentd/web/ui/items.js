@@ -238,17 +238,35 @@ function buildTool(node) {
   node.append(head, permission, links, child, diff, output);
 }
 
-/** A task's subagent: its profile and session id (its own session, resumable and listed). */
+/** A task's subagent: its profile and session id (its own session, resumable and listed),
+ * then what it did, nested: its tool calls with their state and its replies. */
 function updateChild(box, item) {
   const task = subagent(item.details);
   const id = task?.childSessionId ?? item.child?.sessionId;
   box.hidden = typeof id !== 'string';
   if (box.hidden) return;
+  if (!box.firstChild) box.append(el('div', 'tool-child-head'), el('ol', 'tool-child-steps'));
   const agent = task?.agent ?? item.child?.agent ?? 'general';
   const count = task?.turns;
   const turns = typeof count === 'number' ? ` · ${count} turn${count === 1 ? '' : 's'}` : '';
-  box.textContent = `Subagent ${agent} · session ${id}${turns}`;
+  box.firstChild.textContent = `Subagent ${agent} · session ${id}${turns}`;
   box.title = `The subagent's own session: ${id}`;
+  const steps = item.child?.steps ?? [];
+  const list = /** @type {HTMLElement} */ (box.lastChild);
+  list.setAttribute('aria-label', "The subagent's steps");
+  list.hidden = !steps.length;
+  list.replaceChildren(...steps.map(childStepNode));
+}
+
+const CHILD_STATUS = { running: '…', done: '✓', error: '✗' };
+
+/** One nested step: `✓ write child.txt` or the subagent's reply (its first line). */
+function childStepNode(step) {
+  if (step.kind === 'text') return el('li', 'child-step child-step--text', step.text.split('\n', 1)[0].slice(0, 200));
+  const node = el('li', `child-step child-step--tool child-step--${step.status}`);
+  const summary = toolSummary(/** @type {any} */ ({ name: step.name, args: step.args, argsText: '' }));
+  node.append(el('span', 'child-step-mark', CHILD_STATUS[step.status]), el('span', 'tool-name', step.name), el('code', 'tool-summary', summary));
+  return node;
 }
 
 /**

@@ -21,7 +21,10 @@
  *   argsText: string, toolKind: string, status: 'pending' | 'running' | 'done' | 'error',
  *   output: string, result: string, details: ToolDetails | null,
  *   permission: Permission | null, locations: {path: string, line?: number | null}[],
- *   child?: {sessionId: string, agent: string, description: string}}} ToolItem
+ *   child?: {sessionId: string, agent: string, description: string, steps?: ChildStep[]}}} ToolItem
+ * @typedef {{key: string, kind: 'tool', name: string, args: Record<string, unknown>,
+ *   status: 'running' | 'done' | 'error'} | {key: string, kind: 'text', text: string}} ChildStep
+ *   (what a task's subagent did, nested on the task's card: its tool calls and its replies)
  * @typedef {{kind: 'notice', key: string, level: 'info' | 'warning' | 'error' | 'blocked', text: string}}
  *   NoticeItem
  * @typedef {UserItem | AssistantItem | ToolItem | NoticeItem} Item
@@ -150,9 +153,13 @@ function updateTool(state, key, name, change) {
   return put(state, { ...tool, ...change(tool) });
 }
 
+/** A task card keeps at most this many of its subagent's steps (the latest). */
+export const MAX_CHILD_STEPS = 50;
+
 /**
- * An event of a subagent's session (a `subagent_start` named it): only its approvals show,
- * on the card of the task that started it; anything else of other sessions is ignored.
+ * An event of a subagent's session (a `subagent_start` named it), on the card of the task
+ * that started it: its approvals, and its tool calls and finished replies as nested steps;
+ * anything else of other sessions is ignored.
  * @param {ChatState} state @param {SessionEventParams} params @returns {ChatState}
  */
 function subagentEvent(state, params) {
@@ -160,6 +167,8 @@ function subagentEvent(state, params) {
   const e = params.event;
   if (!task) return state;
   if (e.type === 'subagent_start') return { ...state, children: { ...state.children, [e.childSessionId]: task } };
+  const step = childStep(e);
+  if (step) return updateTool(state, task, '', (tool) => (tool.child ? { child: withStep(tool.child, step) } : {}));
   if (e.type === 'permission_request') {
     return updateTool(state, task, '', () => ({
       permission: { options: e.options ?? [], pending: true, callId: e.toolCallId, tool: e.tool },
@@ -172,6 +181,27 @@ function subagentEvent(state, params) {
         : {});
   }
   return state;
+}
+
+/** The nested step a subagent's event makes (or changes), or null. @returns {ChildStep | null} */
+function childStep(e) {
+  if (e.type === 'tool_execution_start') return { key: e.toolCallId, kind: 'tool', name: e.name, args: e.args ?? {}, status: 'running' };
+  if (e.type === 'tool_execution_end') return { key: e.toolCallId, kind: 'tool', name: e.name, args: {}, status: e.isError ? 'error' : 'done' };
+  const message = e.type === 'message_end' ? e.message : null;
+  const text = message?.role === 'assistant' ? contentText(message.content).trim() : '';
+  return text ? { key: message.id, kind: 'text', text } : null;
+}
+
+/** `child` with `step` added, or merged into the step of the same key (a tool call's end). */
+function withStep(child, step) {
+  const steps = child.steps ?? [];
+  const at = steps.findIndex((s) => s.key === step.key);
+  if (at < 0) return { ...child, steps: [...steps, step].slice(-MAX_CHILD_STEPS) };
+  const old = steps[at];
+  const merged = step.kind === 'tool' && old.kind === 'tool'
+    ? { ...old, name: step.name || old.name, status: step.status }
+    : step;
+  return { ...child, steps: steps.map((s, i) => (i === at ? merged : s)) };
 }
 
 function notice(state, level, text, seq) {
@@ -316,8 +346,8 @@ const HANDLERS = {
     return { ...next, running: false, open: null, retry: null, lastRun, queue: { steering: [], followUp: [] } };
   },
   subagent_start: (state, e) => ({
-    ...updateTool(state, e.toolCallId, 'task', () => ({
-      child: { sessionId: e.childSessionId, agent: e.agent, description: e.description ?? '' },
+    ...updateTool(state, e.toolCallId, 'task', (tool) => ({
+      child: { ...tool.child, sessionId: e.childSessionId, agent: e.agent, description: e.description ?? '' },
     })),
     children: { ...state.children, [e.childSessionId]: e.toolCallId },
   }),
