@@ -2,14 +2,17 @@
 system Chromium), one code-server for all three: an image pasted into the chat view goes to
 the model with the prompt (read back from the mock LLM's recorded request), the plan of the
 ``todo`` tool is pinned above the transcript, and a subagent's steps nest under its ``task``
-card. The daemon talks to a mock LLM over real HTTP (an ``openai`` provider in the user's
-config). Screenshots go to ``editors/vscode/test-results/``."""
+card. The image is pasted for real: put on the browser's clipboard, then Ctrl+V in the chat's
+message box, through VS Code's webview key handling. The daemon talks to a mock LLM over real
+HTTP (an ``openai`` provider in the user's config). Screenshots go to
+``editors/vscode/test-results/``."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
 import json
+import struct
 import subprocess
 import tempfile
 import threading
@@ -36,17 +39,12 @@ api = "openai"
 base_url = "{url}"
 models = ["mock-model"]
 """
-PASTE = """([b64]) => {
+COPY = """async ([b64]) => {
   const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-  const data = new DataTransfer();
-  data.items.add(new File([bytes], 'shot.png', { type: 'image/png' }));
-  const input = document.querySelector('.composer .input');
-  input.focus();
-  const init = { clipboardData: data, bubbles: true, cancelable: true };
-  input.dispatchEvent(new ClipboardEvent('paste', init));
+  const png = new Blob([bytes], { type: 'image/png' });
+  await navigator.clipboard.write([new ClipboardItem({ 'image/png': png })]);
 }"""
-"""A paste event as the browser makes it for an image on the clipboard (headless Chromium
-has no system clipboard to paste from)."""
+"""Put a PNG on the browser's clipboard (as a screenshot tool would)."""
 
 
 class ThreadedLLM:
@@ -138,9 +136,13 @@ def image_parts(request: dict[str, Any]) -> list[str]:
 
 
 def test_a_pasted_image_goes_with_the_prompt(llm: MockLLMServer, workbench: Workbench) -> None:
+    page = workbench.page
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.evaluate(COPY, [base64.b64encode(PNG).decode()])
     workbench.run_command("agentd: Focus on Chat View")
     chat = workbench.chat()
-    chat.evaluate(PASTE, [base64.b64encode(PNG).decode()])
+    chat.get_by_role("textbox", name="Message").click()
+    page.keyboard.press("Control+V")  # through VS Code's keybinding and webview paste
     thumbs = chat.get_by_role("list", name="Attached images").locator("img")
     thumbs.first.wait_for(timeout=10_000)
     assert thumbs.count() == 1
@@ -150,8 +152,13 @@ def test_a_pasted_image_goes_with_the_prompt(llm: MockLLMServer, workbench: Work
     wait_idle(chat)
     asked = [r for r in llm.requests if "how are you" in json.dumps(r.get("messages", []))]
     assert asked, "the prompt reached the model"
-    expected = "data:image/png;base64," + base64.b64encode(PNG).decode()
-    assert image_parts(asked[-1]) == [expected]
+    (url,) = image_parts(asked[-1])
+    prefix = "data:image/png;base64,"
+    assert url.startswith(prefix)
+    sent = base64.b64decode(url[len(prefix) :])
+    # the clipboard re-encodes the picture: the same 24x24 PNG, not the same bytes
+    assert sent[:8] == b"\x89PNG\r\n\x1a\n"
+    assert struct.unpack(">II", sent[16:24]) == (24, 24)
     assert thumbs.count() == 0
     workbench.screenshot("11-image-sent")
 
