@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast lint typecheck pytest bench schema web-vendor vscode-build vscode-test vscode-vsix ui-typecheck clean
+.PHONY: demo test test-fast lint typecheck pytest bench schema web-vendor vscode-build vscode-test vscode-vsix ui-typecheck mcp-npm clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -36,7 +36,7 @@ test-fast: $(STAMP) lint typecheck  ## inner loop: lint, type-check, tests witho
 	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m "not e2e and not serial" $(FAST_SKIP); \
 	rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
-pytest: $(STAMP)  ## the test suite alone; pytest's exit 5 (no tests collected) is a failure
+pytest: $(STAMP) mcp-npm  ## the test suite alone; pytest's exit 5 (no tests collected) is a failure
 	@rm -f $(LAYER_REPORT)
 	AGENTD_LAYER_REPORT=$(abspath $(LAYER_REPORT)) $(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m "not serial"; \
 	par=$$?; if [ $$par -eq 5 ]; then echo "pytest collected no tests" >&2; par=1; fi; \
@@ -91,6 +91,18 @@ vscode-test: $(STAMP) vscode-vsix  ## the extension's node --test layer (real da
 	@mkdir -p $(VSCODE)/.code-server
 	@($(VSCODE)/scripts/setup-code-server.sh >$(VSCODE)/.code-server/setup.log 2>&1 &)
 	cd $(VSCODE) && node --test test/*.test.mjs
+
+# The npm packages the MCP tests run (the Inspector, the reference servers), one folder each
+# with its lock file; the stamp holds the lock's sha256, as tests/mcp/npm.py (which installs a
+# folder on first use when pytest runs without make) expects. Without npm the tests skip.
+MCP_NPM := $(patsubst %/package-lock.json,%/node_modules/.lock-sha256,$(wildcard tests/mcp/*/package-lock.json))
+
+mcp-npm: $(MCP_NPM)  ## install the npm MCP packages of tests/mcp (npm ci)
+
+tests/mcp/%/node_modules/.lock-sha256: tests/mcp/%/package-lock.json
+	@if command -v npm >/dev/null; then \
+		cd tests/mcp/$* && $(NPM_CI) && sha256sum package-lock.json | cut -d' ' -f1 >node_modules/.lock-sha256; \
+	else echo "npm is not installed: the MCP tests that need npm packages will skip"; fi
 
 clean:
 	rm -rf $(VENV)

@@ -1,49 +1,27 @@
 """``agentd mcp`` driven by the MCP Inspector's CLI mode (``@modelcontextprotocol/inspector``
-from npm, installed on first use with ``npm ci`` from ``tests/mcp/inspector/package-lock.json``
-into the git-ignored ``node_modules``; without node/npm, or when the install fails, the test is
-skipped and says why)."""
+from npm, ``tests/mcp/inspector/package-lock.json`` installed by :mod:`tests.mcp.npm`; without
+node/npm, or when the install fails, the test is skipped and says why)."""
 
 from __future__ import annotations
 
-import fcntl
 import json
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from tests.harness import Home
+from tests.mcp.npm import INSPECTOR, installed, node
 
 pytestmark = pytest.mark.e2e
-
-INSPECTOR_DIR = Path(__file__).parent / "inspector"
-INSPECTOR_CLI = INSPECTOR_DIR / "node_modules" / "@modelcontextprotocol" / "inspector"
-CLI = INSPECTOR_CLI / "cli" / "build" / "cli.js"
 
 
 @pytest.fixture(scope="module")
 def inspector() -> list[str]:
-    """The command that runs the Inspector (installed once, under a file lock)."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        pytest.skip("node and npm are needed for the MCP Inspector test and are not installed")
-    with (INSPECTOR_DIR / ".install.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not CLI.exists():
-            done = subprocess.run(
-                [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"],
-                cwd=INSPECTOR_DIR,
-                capture_output=True,
-                text=True,
-                timeout=300,
-                check=False,
-            )
-            if done.returncode != 0 or not CLI.exists():
-                tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
-                pytest.skip(f"the MCP Inspector could not be installed: {' '.join(tail)}")
-    return [node, str(CLI), "--cli"]
+    """The command that runs the Inspector (installed once: :mod:`tests.mcp.npm`)."""
+    modules = installed(INSPECTOR)
+    cli = modules / "@modelcontextprotocol" / "inspector" / "cli" / "build" / "cli.js"
+    return [node(), str(cli), "--cli"]
 
 
 def call(home: Home, inspector: list[str], *args: str) -> dict:  # type: ignore[type-arg]

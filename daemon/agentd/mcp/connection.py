@@ -34,6 +34,8 @@ STDERR_LINE_CHARS = 2000
 PROTOCOL_VERSION = "2025-06-18"
 Json = dict[str, Any]
 Request = Callable[[str, Json, float | None], Awaitable[Json]]
+Progress = Callable[[float, float | None, str | None], None]
+"""A call's progress: ``progress``, ``total`` (if known), ``message`` (if any)."""
 
 
 class StartFailed(Exception):
@@ -74,6 +76,8 @@ class Connection:
         self._owner: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
         self._exited = False
+        self._progress: dict[int, Progress] = {}
+        self._tokens = 0
 
     @property
     def alive(self) -> bool:
@@ -104,11 +108,24 @@ class Connection:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(asyncio.gather(self._owner, return_exceptions=True), 10)
 
-    async def call(self, name: str, arguments: Json, timeout: float) -> Json:
-        """``tools/call``: the result object. A cancel of the calling task sends
-        ``notifications/cancelled`` and ends the call at once. CallFailed on an error
-        answer, a timeout or a lost connection."""
-        return await self._send("tools/call", {"name": name, "arguments": arguments}, timeout)
+    async def call(
+        self, name: str, arguments: Json, timeout: float, on_progress: Progress | None = None
+    ) -> Json:
+        """``tools/call``: the result object. With ``on_progress`` the call carries a progress
+        token and the server's ``notifications/progress`` for it go there. A cancel of the
+        calling task sends ``notifications/cancelled`` and ends the call at once. CallFailed
+        on an error answer, a timeout or a lost connection."""
+        params: Json = {"name": name, "arguments": arguments}
+        if on_progress is None:
+            return await self._send("tools/call", params, timeout)
+        self._tokens += 1
+        token = self._tokens
+        params["_meta"] = {"progressToken": token}
+        self._progress[token] = on_progress
+        try:
+            return await self._send("tools/call", params, timeout)
+        finally:
+            del self._progress[token]
 
     async def refresh_tools(self) -> None:
         """Fetch the tool list again (after ``list_changed``)."""
@@ -138,6 +155,21 @@ class Connection:
         if method == "notifications/tools/list_changed":
             self.stale = True
             self._on_change()
+
+    def _progressed(self, params: Any) -> None:
+        """A ``notifications/progress``: to the call that holds its token (a late or unknown
+        one is dropped)."""
+        if not isinstance(params, dict):
+            return
+        listener = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
+        progress, total, message = (params.get(key) for key in ("progress", "total", "message"))
+        if listener is None or not isinstance(progress, int | float):
+            return
+        listener(
+            float(progress),
+            float(total) if isinstance(total, int | float) else None,
+            message if isinstance(message, str) else None,
+        )
 
     # --- the owner task ---------------------------------------------------------------------
 
@@ -174,7 +206,7 @@ class Connection:
         cwd = Path(definition.cwd).expanduser() if definition.cwd else self.cwd
         read_fd, write_fd = os.pipe()
         try:
-            opened = open_stdio(argv, self.env, cwd, write_fd, self._notified)
+            opened = open_stdio(argv, self.env, cwd, write_fd, self._notified, self._progressed)
             conn = await stack.enter_async_context(opened)
         except BaseException:
             os.close(read_fd)
@@ -218,11 +250,24 @@ class Connection:
         session = await stack.enter_async_context(session)
         await session.initialize()
 
+        def progressed(params: Json) -> Any:
+            token = params.get("_meta", {}).get("progressToken")
+            if token is None:
+                return None
+
+            async def callback(progress: float, total: float | None, message: str | None) -> None:
+                update = {"progress": progress, "total": total, "message": message}
+                self._progressed({"progressToken": token, **update})
+
+            return callback
+
         async def request(method: str, params: Json, timeout: float | None) -> Json:
             try:
                 if method == "tools/call":
                     args = params["name"], params["arguments"]
-                    result: Any = await session.call_tool(*args, read_timeout_seconds=timeout)
+                    result: Any = await session.call_tool(
+                        *args, read_timeout_seconds=timeout, progress_callback=progressed(params)
+                    )
                 else:
                     result = await session.list_tools()
             except (MCPError, OSError) as exc:

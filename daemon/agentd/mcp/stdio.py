@@ -31,10 +31,12 @@ async def open_stdio(
     cwd: Path,
     stderr: int,
     on_notification: Callable[[str], None],
+    on_progress: Callable[[Any], None],
 ) -> AsyncIterator[Connection]:
     """Spawn ``argv`` (stderr to the descriptor ``stderr``) and yield a JSON-RPC connection
-    on its pipes; ``on_notification`` gets the method of each server notification. OSError
-    when it cannot be spawned."""
+    on its pipes; ``on_notification`` gets the method of each server notification,
+    ``on_progress`` the params of each ``notifications/progress``. OSError when it cannot be
+    spawned."""
     process = await asyncio.create_subprocess_exec(
         *argv,
         stdin=asyncio.subprocess.PIPE,
@@ -50,6 +52,7 @@ async def open_stdio(
     router.add("ping", _pong, Any)
     for method in ("notifications/tools/list_changed", "notifications/message"):
         router.on_notification(method, _notified(on_notification, method), Any)
+    router.on_notification("notifications/progress", lambda _conn, params: on_progress(params), Any)
     conn = open_connection(
         process.stdout,
         process.stdin,

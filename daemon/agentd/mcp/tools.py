@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
 
-from agentd.mcp.connection import CallFailed
+from agentd.mcp.connection import CallFailed, Progress
 from agentd.protocol.content import ImageContent, TextContent, UserContent
 from agentd.protocol.events import Location, ToolKind
 from agentd.protocol.tool_details import McpDetails
@@ -78,10 +78,23 @@ class McpTool:
             why = f"MCP server {self.server} is not running"
             return ToolResult(f"{why}; its tools cannot be used now.", base, is_error=True)
         try:
-            result = await connection.call(self.tool_name, arguments, self.timeout)
+            result = await connection.call(
+                self.tool_name, arguments, self.timeout, _progress_lines(ctx)
+            )
         except CallFailed as exc:
             return ToolResult(f"MCP server {self.server}: {exc}", base, is_error=True)
         return convert(result, ctx, base)
+
+
+def _progress_lines(ctx: ToolContext) -> Progress:
+    """The server's progress notifications as lines of the call's streamed output
+    (``tool_execution_update``): ``[progress 2/5] message``."""
+
+    def progressed(progress: float, total: float | None, message: str | None) -> None:
+        done = f"{progress:g}/{total:g}" if total is not None else f"{progress:g}"
+        ctx.on_update(f"[progress {done}]{' ' + message if message else ''}\n")
+
+    return progressed
 
 
 def convert(result: dict[str, Any], ctx: ToolContext, base: McpDetails) -> ToolResult:
