@@ -42,6 +42,8 @@ SCENARIOS = [
     mcp_call("mcp-lookup", "mcp__t__lookup", {"key": "k"}),
     mcp_call("mcp-extra", "mcp__t__extra", {}),
     mcp_call("mcp-http-add", "mcp__web__add", {"a": 20, "b": 22}),
+    mcp_call("mcp-count", "mcp__t__count", {"steps": 3}),
+    mcp_call("mcp-http-count", "mcp__web__count", {"steps": 3}),
     mcp_call("mcp-many", "mcp__t__add", {"a": 1, "b": 1}, repeat=50),
     {
         "name": "mcp-grow",

@@ -69,6 +69,14 @@ async def slow(seconds: float, marker: str = "") -> str:
 
 
 @app.tool()
+async def count(steps: int, ctx: Context) -> str:
+    """Reports progress ``steps`` times (``step i``), then says done."""
+    for step in range(1, steps + 1):
+        await ctx.report_progress(step, steps, f"step {step}")
+    return "counted"
+
+
+@app.tool()
 def crash() -> str:
     """Kills the server mid-call."""
     os._exit(3)

@@ -82,6 +82,26 @@ async def test_stdio_and_http_servers_from_session_new() -> None:
     assert texts == ["5", "42", "from the editor"], updates
 
 
+async def test_session_load_with_mcp_servers_attaches_them() -> None:
+    with mcp_box() as box:
+        stdio = McpServerStdio(name="t", command=sys.executable, args=[str(SERVER)], env=[])
+        async with spawn(box, Editor()) as (conn, _):
+            session = await conn.new_session(cwd=str(box.project), mcp_servers=[])
+            sid = session.session_id
+            await conn.prompt(session_id=sid, prompt=[acp.text_block("mcp-add")])
+        editor = Editor()
+        async with spawn(box, editor) as (conn, _):  # a new agent process loads the session
+            await conn.load_session(cwd=str(box.project), session_id=sid, mcp_servers=[stdio])
+            replayed = len(editor.of("tool_call")), len(editor.of("tool_call_update"))
+            done = await conn.prompt(session_id=sid, prompt=[acp.text_block("mcp-add")])
+    assert done.stop_reason == "end_turn"
+    calls = editor.of("tool_call")[replayed[0] :]
+    assert [(c.title, c.raw_input) for c in calls] == [("mcp__t__add", {"a": 2, "b": 3})]
+    updates = editor.of("tool_call_update")[replayed[1] :]
+    completed = [u for u in updates if u.status == "completed"]
+    assert [u.content[0].content.text for u in completed] == ["5"]
+
+
 async def test_an_sse_server_is_refused() -> None:
     from acp.schema import SseMcpServer
 

@@ -50,6 +50,18 @@ async def test_errors_images_and_resources(home: Home) -> None:
     assert "file:///big.log" in text
 
 
+async def test_progress_streams_as_the_calls_output(home: Home) -> None:
+    write_user_config(home, server_table())
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home)
+        _, events = await run(client, sid, "mcp-count")
+    updates = [e["event"] for e in events if e["event"]["type"] == "tool_execution_update"]
+    (end,) = ends(events)
+    assert [u["output"] for u in updates] == [f"[progress {i}/3] step {i}\n" for i in (1, 2, 3)]
+    assert {u["toolCallId"] for u in updates} == {end["toolCallId"]}
+    assert end["result"][0]["text"] == "counted"
+
+
 async def test_long_output_is_truncated_with_a_notice(home: Home) -> None:
     write_user_config(home, server_table())
     async with stdio_client(home) as client:
@@ -96,3 +108,22 @@ async def test_a_bad_mcp_servers_entry_is_invalid_params(home: Home) -> None:
             await new_session(client, home, mcpServers=[{"name": "x", "args": []}])
     assert "needs a command" in str(caught.value)
     assert "mcpServers[0]" in str(caught.value)
+
+
+async def test_session_load_with_mcp_servers_attaches_them(home: Home) -> None:
+    import sys
+
+    from tests.mcp.conftest import SERVER
+
+    server = {"name": "t", "command": sys.executable, "args": [str(SERVER)], "env": []}
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home)
+        _, before = await run(client, sid, "mcp-add")
+    assert "Unknown tool 'mcp__t__add'" in ends(before)[0]["result"][0]["text"]
+    async with stdio_client(home) as client:  # a new daemon: the session comes from its file
+        loaded = await client.call("session/load", {"sessionId": sid, "mcpServers": [server]})
+        _, after = await run(client, sid, "mcp-add")
+    assert loaded["messageCount"] > 0
+    (end,) = ends(after)
+    assert end["name"] == "mcp__t__add"
+    assert end["result"][0]["text"] == "5"

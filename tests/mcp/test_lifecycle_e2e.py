@@ -143,10 +143,17 @@ async def test_a_streamable_http_server(home: Home) -> None:
         async with stdio_client(home) as client:
             sid = await new_session(client, home)
             _, events = await run(client, sid, "mcp-http-add")
+            _, counted = await run(client, sid, "mcp-http-count")
     finally:
         server.kill()
         server.wait()
     assert ends(events)[0]["result"][0]["text"] == "42"
+    assert ends(counted)[0]["result"][0]["text"] == "counted"
+    assert progress(counted) == [f"[progress {i}/3] step {i}\n" for i in (1, 2, 3)]
+
+
+def progress(events: list[dict]) -> list[str]:  # type: ignore[type-arg]
+    return [e["event"]["output"] for e in events if e["event"]["type"] == "tool_execution_update"]
 
 
 def _connectable(port: int) -> bool:

@@ -40,6 +40,9 @@ class _Entry:
         self.retry_at = 0.0
         self.error: str | None = None
         self.idle_timer: asyncio.TimerHandle | None = None
+        self.counted: Connection | None = None
+        """The last connection whose death was counted (a death is counted once, whether
+        its owner task or a session's :meth:`McpPool.acquire` sees it first)."""
 
     def state(self) -> McpServerState:
         if self.starting is not None and not self.starting.done():
@@ -52,8 +55,15 @@ class _Entry:
 class McpPool:
     """Every MCP server process of the daemon (created on first use; see the module doc)."""
 
-    def __init__(self, idle_seconds: float = DEFAULT_IDLE_SECONDS) -> None:
+    def __init__(
+        self,
+        idle_seconds: float = DEFAULT_IDLE_SECONDS,
+        backoff: tuple[float, ...] = BACKOFF_SECONDS,
+    ) -> None:
+        """``idle_seconds``: how long a server no session uses keeps running; ``backoff``:
+        the wait before the first, second… restart of a dead server (the last repeats)."""
         self.idle_seconds = idle_seconds
+        self.backoff = backoff
         self._entries: dict[tuple[Any, ...], _Entry] = {}
         self._stopping: set[asyncio.Future[None]] = set()
 
@@ -77,6 +87,8 @@ class McpPool:
             entry.idle_timer = None
         if entry.connection is not None and entry.connection.alive:
             return entry.connection
+        if entry.connection is not None:
+            self._exited(entry, entry.connection)  # dead, maybe not yet reported by its task
         if entry.starting is None or entry.starting.done():
             self._may_start(entry)
             entry.starting = asyncio.create_task(self._start(entry, env))
@@ -151,14 +163,17 @@ class McpPool:
         return connection
 
     def _exited(self, entry: _Entry, connection: Connection) -> None:
-        """The server ended: a failure (counted for the restart limit) unless it was stopped."""
-        if entry.connection is connection and not connection.stopping:
+        """The server ended: a failure (counted once, for the restart limit) unless it was
+        stopped."""
+        wanted = connection.stopping or entry.counted is connection
+        if entry.connection is connection and not wanted:
+            entry.counted = connection
             self._failed(entry, connection.error or "the server exited")
 
     def _failed(self, entry: _Entry, error: str) -> None:
         entry.failures += 1
         entry.error = error
-        delay = BACKOFF_SECONDS[min(entry.failures - 1, len(BACKOFF_SECONDS) - 1)]
+        delay = self.backoff[min(entry.failures - 1, len(self.backoff) - 1)]
         entry.retry_at = time.monotonic() + delay
         log.warning("mcp server failed", server=entry.definition.name, error=error)
 
