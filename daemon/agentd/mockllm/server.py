@@ -82,20 +82,28 @@ _ROUTES = {
 class MockLLMServer:
     """An HTTP server answering from :class:`Scenarios` (the shipped file by default).
 
-    ``requests`` keeps the last 100 decoded request bodies (newest last) for tests, and
-    ``request_headers`` their headers (lower-case names);
+    ``requests`` keeps the last ``keep_requests`` decoded request bodies (newest last) for
+    tests, and ``request_headers`` their headers (lower-case names). Each body holds the whole
+    conversation, so a server nobody inspects keeps none (``keep_requests=0``: the daemon's
+    in-process mock, ``agentd mock-llm``): 100 bodies of a long session held 24 MiB;
     ``active_streams`` counts streamed replies in progress. Failure counters (``fail``) are
     per server and keyed by scenario name; :meth:`reset` clears them.
     """
 
     def __init__(
-        self, scenarios: Scenarios | None = None, host: str = "127.0.0.1", port: int = 0
+        self,
+        scenarios: Scenarios | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        keep_requests: int = 100,
     ) -> None:
         self.scenarios = scenarios if scenarios is not None else load_scenarios(None)
         self.host = host
         self.port = port
-        self.requests: collections.deque[dict[str, Any]] = collections.deque(maxlen=100)
-        self.request_headers: collections.deque[dict[str, str]] = collections.deque(maxlen=100)
+        self.requests: collections.deque[dict[str, Any]] = collections.deque(maxlen=keep_requests)
+        self.request_headers: collections.deque[dict[str, str]] = collections.deque(
+            maxlen=keep_requests
+        )
         self.active_streams = 0
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[Any]] = set()
@@ -264,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def _serve(scenarios: Scenarios, host: str, port: int) -> None:
-    server = MockLLMServer(scenarios, host, port)
+    server = MockLLMServer(scenarios, host, port, keep_requests=0)  # nobody reads them
     await server.start()
     print(f"mock-llm listening on {server.url}", file=sys.stderr, flush=True)
     stopping = asyncio.Event()

@@ -45,7 +45,7 @@ class MockTransport(httpx.AsyncBaseTransport):
     @property
     def server(self) -> MockLLMServer:
         if self._server is None:
-            self._server = MockLLMServer(mock_scenarios())
+            self._server = MockLLMServer(mock_scenarios(), keep_requests=0)  # nobody reads them
         return self._server
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
