@@ -2,7 +2,7 @@
 // guessing at fields.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { changeDiff, exitCode, fileChange } from '../../../daemon/agentd/web/ui/details.js';
+import { changeDiff, exitCode, fileChange, mcpTool } from '../../../daemon/agentd/web/ui/details.js';
 
 const DIFF = '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n';
 const edit = { type: 'edit', path: '/w/a.txt', replacements: 1, diff: DIFF, firstChangedLine: 1, added: 1, removed: 1 };
@@ -28,4 +28,14 @@ test('other details are not file changes, and only bash has an exit code', () =>
   assert.equal(exitCode(edit), null);
   assert.equal(exitCode(null), null);
   assert.equal(fileChange(undefined), null);
+});
+
+test('an MCP tool is read from its details, else from its mcp__server__tool name', () => {
+  assert.deepEqual(mcpTool('mcp__fs__write_file', null), { server: 'fs', tool: 'write_file' });
+  assert.deepEqual(mcpTool('mcp__my_db__drop__table', undefined), { server: 'my_db', tool: 'drop__table' });
+  const details = { type: 'mcp', server: 'a__b', tool: 'c' };
+  assert.deepEqual(mcpTool('mcp__a__b__c', details), { server: 'a__b', tool: 'c' });
+  assert.equal(mcpTool('write', null), null);
+  assert.equal(mcpTool('mcp__nothing', null), null);
+  assert.equal(mcpTool('bash', bash), null);
 });

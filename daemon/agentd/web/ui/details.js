@@ -52,3 +52,17 @@ export function exitCode(details) {
 export function subagent(details) {
   return details?.type === 'task' ? details : null;
 }
+
+/**
+ * The MCP server and tool of a call named `mcp__<server>__<tool>` (from its `mcp` details once
+ * it finished, else from the name: the server is what comes before the first `__` after the
+ * prefix); null for any other tool.
+ * @param {string} name
+ * @param {ToolDetails | null | undefined} details
+ * @returns {{ server: string, tool: string } | null}
+ */
+export function mcpTool(name, details) {
+  if (details?.type === 'mcp') return { server: details.server, tool: details.tool };
+  const found = /^mcp__(.+?)__(.+)$/.exec(name);
+  return found ? { server: found[1], tool: found[2] } : null;
+}

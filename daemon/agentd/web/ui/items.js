@@ -2,7 +2,7 @@
 // DOM for the chat log's items (see reducer.js for their shape). Each function builds or
 // updates one element in place; nothing here keeps state beyond the element it is given.
 
-import { changeDiff, exitCode, fileChange, subagent } from './details.js';
+import { changeDiff, exitCode, fileChange, mcpTool, subagent } from './details.js';
 import { renderMarkdown } from './markdown.js';
 import { settledLength } from './mdsplit.js';
 
@@ -168,6 +168,8 @@ function updateText(part, text, streaming) {
 /** One line saying what a tool call does, from its (possibly partial) arguments. */
 export function toolSummary(item) {
   const args = item.args ?? {};
+  // An MCP tool's arguments mean what its server says: all of them are shown.
+  if (mcpTool(item.name, item.details)) return Object.keys(args).length ? JSON.stringify(args) : item.argsText;
   if (item.name === 'task' && typeof args.description === 'string') {
     return `${args.description} (${typeof args.agent === 'string' ? args.agent : 'general'})`;
   }
@@ -190,12 +192,12 @@ function statusText(item) {
 /** @param {HTMLElement} node @param {import('./reducer.js').ToolItem} item */
 function updateTool(node, item, actions) {
   node.className = `item item--tool tool--${item.status}${item.permission?.pending ? ' tool--asking' : ''}`;
-  node.setAttribute('aria-label', `Tool ${item.name}`);
+  node.setAttribute('aria-label', `Tool ${toolTitle(item)}`);
   if (!node.firstChild) buildTool(node);
   // Reading and searching cards start collapsed (their output is for the model); a click on the
   // header toggles any card that has output.
   if (!node.dataset.collapsed && (item.toolKind === 'read' || item.toolKind === 'search')) setCollapsed(node, true);
-  node.querySelector('.tool-name').textContent = item.name;
+  updateName(/** @type {HTMLElement} */ (node.querySelector('.tool-name')), item);
   node.querySelector('.tool-summary').textContent = toolSummary(item);
   node.querySelector('.tool-status').textContent = statusText(item);
   updatePermission(node.querySelector('.tool-permission'), item, actions);
@@ -212,6 +214,32 @@ function updateTool(node, item, actions) {
     if (follow) output.scrollTop = output.scrollHeight;
   }
   output.hidden = !shown;
+}
+
+/**
+ * How a tool is named to a person: `server › tool` for an MCP tool, else its name.
+ * @param {{ name: string, details?: import('./protocol').ToolDetails | null }} item
+ */
+export function toolTitle(item) {
+  const mcp = mcpTool(item.name, item.details);
+  return mcp ? `${mcp.server} › ${mcp.tool}` : item.name;
+}
+
+/**
+ * The card's name: an MCP tool's server (dimmed) and tool, its full name in the tooltip.
+ * @param {HTMLElement} box @param {import('./reducer.js').ToolItem} item
+ */
+function updateName(box, item) {
+  const mcp = mcpTool(item.name, item.details);
+  const key = mcp ? `${mcp.server}\u0000${mcp.tool}` : item.name;
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  box.title = mcp ? `${item.name}: tool ${mcp.tool} of MCP server ${mcp.server}` : '';
+  if (!mcp) {
+    box.textContent = item.name;
+    return;
+  }
+  box.replaceChildren(el('span', 'tool-server', mcp.server), el('span', 'tool-sep', ' › '), el('span', 'tool-tool', mcp.tool));
 }
 
 function setCollapsed(node, collapsed) {
@@ -308,8 +336,9 @@ function updatePermission(box, item, actions) {
     return;
   }
   if (box.childElementCount) return;
-  box.setAttribute('aria-label', permission.tool ? `Approve the subagent's ${permission.tool}?` : `Approve ${item.name}?`);
-  const asking = permission.tool ? `Allow the subagent's ${permission.tool}?` : `Allow ${item.name}?`;
+  const named = toolTitle(permission.tool ? { name: permission.tool } : item);
+  box.setAttribute('aria-label', permission.tool ? `Approve the subagent's ${named}?` : `Approve ${named}?`);
+  const asking = permission.tool ? `Allow the subagent's ${named}?` : `Allow ${named}?`;
   box.append(el('span', 'tool-question', asking));
   for (const option of permission.options) {
     const kind = option.startsWith('allow') ? 'btn--primary' : 'btn--danger';
