@@ -9,6 +9,7 @@ until they are used::
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -44,6 +45,5 @@ def __getattr__(name: str) -> Any:
     module_name = _LAZY.get(name)
     if module_name is None:
         raise AttributeError(f"module 'agentctl' has no attribute {name!r}")
-    import importlib
 
     return getattr(importlib.import_module(module_name), name)

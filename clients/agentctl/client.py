@@ -34,7 +34,9 @@ from typing import Any, Protocol, TypeVar
 
 from agentctl import launch, prestart
 from agentctl.events import EventStream, to_dict, to_event
+from agentd import __version__
 from agentd.api import RemoteSessions, SessionApi
+from agentd.errors import ConnectionLost
 from agentd.protocol.base import Empty
 from agentd.protocol.content import Message
 from agentd.protocol.events import PermissionOption, SessionEvent
@@ -118,8 +120,6 @@ class AgentClient:
 
     async def initialize(self, *, name: str = "agentctl", token: str | None = None) -> None:
         """Start reading and send ``initialize`` (done by the connect functions)."""
-        from agentd import __version__
-
         self._serve_task = asyncio.create_task(self._serve(), name="agentctl-serve")
         params = InitializeParams(
             protocol_version=PROTOCOL_VERSION,
@@ -411,8 +411,6 @@ def _open_log(log_path: str | os.PathLike[str] | None) -> int:
 
 
 async def _initialize(client: AgentClient, *, name: str, token: str | None = None) -> None:
-    from agentd.errors import ConnectionLost
-
     try:
         await client.initialize(name=name, token=token)
     except (ConnectionLost, ConnectionError, EOFError) as exc:

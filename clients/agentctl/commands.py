@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from agentctl import outcome
+from agentctl import launch, outcome
 from agentctl.client import AgentClient, DaemonUnavailable, connect
 from agentctl.common import (
     UsageError,
@@ -153,8 +153,6 @@ def format_status(status: DaemonStatusResult, socket: str | None) -> str:
 
 
 async def _status(options: argparse.Namespace) -> int:
-    from agentctl import launch
-
     path = launch.socket_path(socket_option(options))
     try:
         client = await connect(path)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 import time
 from pathlib import Path
 
 from agentctl import launch, outcome
 from agentctl.client import AgentClient, DaemonUnavailable, connect, start_daemon
+from agentctl.commands import command_main
 from agentctl.common import run_command, socket_option
 
 STOP_WAIT_S = 5.0
@@ -22,8 +24,6 @@ def daemon_main(options: argparse.Namespace) -> int:
         pretty = not getattr(options, "json", False)
         return show_logs(launch.log_file(), options.lines, follow=options.follow, pretty=pretty)
     if options.action == "status":
-        from agentctl.commands import command_main
-
         options.command = "status"
         return command_main(options)
     action = _start if options.action == "start" else _stop
@@ -120,8 +120,6 @@ def pretty_log(text: str) -> str:
 
 
 def _pretty_line(line: str) -> str:
-    import json
-
     try:
         record = json.loads(line)
     except ValueError:

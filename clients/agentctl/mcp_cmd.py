@@ -19,6 +19,7 @@ from typing import Any
 
 from agentctl import outcome
 from agentctl.common import open_client, run_command
+from agentctl.parser import mcp_add_parser
 from agentd.protocol.trust_list import config_dir
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -71,8 +72,6 @@ def _describe(server: dict[str, Any]) -> str:
 
 def _add_options(words: list[str]) -> argparse.Namespace:
     """``NAME [--env N=V]… [--url URL] [-- COMMAND ARG…]`` (ValueError on a bad one)."""
-    from agentctl.parser import mcp_add_parser
-
     cut = words.index("--") if "--" in words else len(words)
     try:
         options = mcp_add_parser().parse_args(words[:cut])

@@ -12,6 +12,7 @@ so its memory is not readable through ``/proc`` either. Imports only the standar
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from agentctl.common import UsageError
@@ -57,7 +58,6 @@ def make_undumpable() -> bool:
     """``prctl(PR_SET_DUMPABLE, 0)``: same-uid processes can no longer read this process's
     memory or ``/proc`` files. False where that is not available (not Linux)."""
     import ctypes
-    import sys
 
     if not sys.platform.startswith("linux"):
         return False

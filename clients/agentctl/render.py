@@ -20,6 +20,7 @@ import time
 from typing import TYPE_CHECKING, Any, TextIO
 
 from agentctl.footer import format_footer
+from agentctl.mdterm import MarkdownStream
 from agentctl.nesting import Subagents
 from agentctl.outcome import RunSummary
 from agentctl.style import Style, terminal_height, terminal_width
@@ -101,8 +102,6 @@ class TerminalRenderer:
         self._markdown: MarkdownStream | None = None
         self._raw = ""
         if markdown:
-            from agentctl.mdterm import MarkdownStream
-
             self._markdown = MarkdownStream(width=terminal_width(), color=style.enabled)
         self._wait: Wait | None = None
         self._at_line_start = True

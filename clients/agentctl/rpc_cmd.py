@@ -17,6 +17,7 @@ import msgspec
 from agentctl import outcome
 from agentctl.common import UsageError, exit_code_for_exception, open_client, run_command
 from agentd.errors import RpcError
+from agentd.protocol.table import METHODS
 
 
 def parse_params(text: str | None) -> Any:
@@ -45,8 +46,6 @@ def rpc_main(options: argparse.Namespace) -> int:
 
 def list_methods() -> int:
     """Print each method a client can call with its one-line description (exit 0)."""
-    from agentd.protocol.table import METHODS
-
     calls = {n: spec for n, spec in METHODS.items() if spec.direction == "client" and spec.rpc}
     width = max(map(len, calls))
     for name, spec in calls.items():

@@ -21,7 +21,7 @@ import msgspec
 from agentctl.client import AgentClient
 from agentctl.events import EventStream, Frame, to_frame
 from agentctl.outcome import INTERRUPTED, RunSummary
-from agentd.errors import RpcError
+from agentd.errors import ConnectionLost, RpcError
 from agentd.protocol.content import ImageContent
 from agentd.protocol.events import AgentEnd, PermissionResolved, SessionEvent
 from agentd.protocol.methods import PromptParams, PromptResult, SessionIdParams
@@ -209,8 +209,6 @@ async def _cancel_run(client: AgentClient, session_id: str, prompt: asyncio.Task
 
 async def _prompt_result(prompt: asyncio.Task[PromptResult]) -> PromptResult | str:
     """The prompt's result, or the text of why the connection failed."""
-    from agentd.errors import ConnectionLost
-
     if not prompt.done():
         prompt.cancel()
         await asyncio.gather(prompt, return_exceptions=True)

@@ -8,6 +8,7 @@ chosen output and exits with the code of :mod:`agentctl.outcome`.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import sys
 from dataclasses import dataclass, field
@@ -31,10 +32,12 @@ from agentctl.footer import FinalText
 from agentctl.images import load_images
 from agentctl.jsonout import JsonLines
 from agentctl.outcome import RunSummary, error_result_line
+from agentctl.provider_file import make_undumpable, read_provider_env_file
 from agentctl.render import TerminalRenderer
 from agentctl.report import RunReport, write_failure_summary, write_result_file
 from agentctl.run import StopSignal, drive_run, interrupt_handling
 from agentctl.style import Style, wants_color
+from agentctl.trust_cmd import offer_trust
 from agentd.errors import ConfigError, RpcError
 from agentd.protocol.events import SessionEvent
 from agentd.protocol.methods import (
@@ -251,10 +254,6 @@ async def _offered_trust(info: SessionInfo) -> bool:
 
 
 async def _offered_trust_file(path: str) -> bool:
-    import asyncio
-
-    from agentctl.trust_cmd import offer_trust
-
     return await asyncio.to_thread(offer_trust, path, sys.stdin, sys.stderr)
 
 
@@ -300,7 +299,6 @@ def _provider_env_file(options: argparse.Namespace) -> dict[str, str] | None:
     path = getattr(options, "provider_env_file", None)
     if path is None:
         return None
-    from agentctl.provider_file import make_undumpable, read_provider_env_file
 
     variables = read_provider_env_file(path)
     make_undumpable()

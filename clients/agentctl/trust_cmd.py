@@ -10,6 +10,7 @@ terminal when a session ignored settings of an untrusted project file.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -141,8 +142,6 @@ def _flatten(table: dict[str, object], prefix: str) -> list[tuple[str, object]]:
 
 
 def _shown(value: object) -> str:
-    import json
-
     text = json.dumps(value, ensure_ascii=True, default=str)
     if len(text) > MAX_SHOWN_VALUE:
         text = text[: MAX_SHOWN_VALUE - 1] + "…"

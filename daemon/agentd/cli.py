@@ -18,6 +18,7 @@ Start-up is kept lean: only ``argparse`` is imported here; each branch imports w
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -226,7 +227,6 @@ def run() -> NoReturn:
     last frame and the exit that a client waits for, so the process waits for its non-daemon
     threads, flushes its streams and ends at once.
     """
-    import contextlib
     import logging
 
     code = main()

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import ipaddress
+
 
 def is_loopback(host: str) -> bool:
     """True for ``localhost`` and loopback IP addresses."""
     if host == "localhost":
         return True
-    import ipaddress
 
     try:
         return ipaddress.ip_address(host).is_loopback

@@ -7,10 +7,11 @@ import asyncio
 import sys
 import threading
 
+from agentd import log as logging_setup
 from agentd import paths
 from agentd.daemon import DaemonOptions, Listener, build_daemon
 from agentd.housekeeping import loop_exception, sweep_orphans
-from agentd.log import get_logger
+from agentd.log import get_logger, ready
 from agentd.stdio import detach_stdio
 from agentd.transports import (
     HttpListener,
@@ -75,7 +76,6 @@ def serve(options: DaemonOptions) -> int:
     stops the daemon (one line to stderr; details in the log).
     """
     stdio = detach_stdio() if options.transport == "stdio" else None
-    from agentd import log as logging_setup
     from agentd.hardening import make_undumpable
 
     make_undumpable()  # same-uid processes (the commands bash runs) cannot read our memory
@@ -99,8 +99,6 @@ def serve(options: DaemonOptions) -> int:
 
 
 async def _run(options: DaemonOptions, listener: Listener) -> int:
-    from agentd.log import ready
-
     loop = asyncio.get_running_loop()
     loop.set_exception_handler(loop_exception)
     loop.call_later(LOGGING_READY_AFTER, ready)  # at the latest (see agentd.log)

@@ -24,13 +24,12 @@ import contextvars
 import logging
 import os
 import sys
+import threading
 import time
 from collections.abc import MutableMapping
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
-
-if TYPE_CHECKING:
-    pass
+from typing import Any, TextIO
 
 from agentd.rpc import context
 
@@ -78,7 +77,6 @@ class BackgroundWriter:
 
     def __init__(self, file: TextIO, limit: int = 100_000) -> None:
         import queue
-        import threading
 
         self._file = file
         self._lines: queue.Queue[str | None] = queue.Queue(maxsize=limit)
@@ -206,8 +204,6 @@ def _recorded_time(_logger: Any, _method: str, event: MutableMapping[str, Any]) 
     """structlog processor (after the time stamper): a kept event keeps the time it had."""
     recorded = event.pop("_recorded_at", None)
     if recorded is not None:
-        from datetime import UTC, datetime
-
         stamp = datetime.fromtimestamp(recorded, UTC).isoformat()
         event["timestamp"] = stamp.replace("+00:00", "Z")
     return event

@@ -33,6 +33,8 @@ import msgspec
 
 from agentd import errors
 from agentd.api.generate import API_METHODS_FILE, api_methods_source
+from agentd.protocol import content as content_types
+from agentd.protocol import events, methods
 from agentd.protocol.events import Event, SessionEvent
 from agentd.protocol.methods import PROTOCOL_VERSION
 from agentd.protocol.table import METHODS, MethodSpec
@@ -252,11 +254,8 @@ def errors_table() -> str:
 
 def enums_table() -> str:
     """The Markdown table of every enumeration the protocol uses, with all its values."""
-
-    from agentd.protocol import content, events, methods
-
     enums = [
-        ("StopReason", content.StopReason, "an assistant message's / a turn's `stopReason`"),
+        ("StopReason", content_types.StopReason, "an assistant message's / a turn's `stopReason`"),
         ("RunStopReason", events.RunStopReason, "`agent_end` and `session/prompt` `stopReason`"),
         ("ToolKind", events.ToolKind, "`tool_execution_start` `kind`"),
         ("PermissionOption", events.PermissionOption, "answers to `session/requestPermission`"),

@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+import threading
+from pathlib import Path
 
 from agentd.acp.agent import AcpAgent, AcpOptions
 from agentd.rpc import Connection
@@ -22,8 +24,6 @@ EOF_POLL = 0.1
 
 def run(options: AcpOptions, log_file: str | None = None) -> int:
     """Serve ACP on this process's stdio; return the exit code."""
-    from pathlib import Path
-
     from agentd import log as logging_setup
     from agentd.hardening import make_undumpable
     from agentd.stdio import detach_stdio
@@ -39,8 +39,6 @@ def run(options: AcpOptions, log_file: str | None = None) -> int:
 
 
 async def _serve(options: AcpOptions, fds: tuple[int, int]) -> int:
-    import threading
-
     from agentd.housekeeping import loop_exception, sweep_orphans
     from agentd.stdio import open_stdio
 

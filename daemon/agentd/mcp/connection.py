@@ -23,8 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from agentd import __version__
+from agentd.errors import RpcError
 from agentd.log import get_logger
 from agentd.mcp.servers import ServerDef
+from agentd.mcp.stdio import open_stdio
+from agentd.tools.process.spawn import death_signal_prefix
 
 log = get_logger("agentd.mcp")
 
@@ -195,10 +198,6 @@ class Connection:
             self._on_exit()
 
     async def _open_stdio(self, stack: contextlib.AsyncExitStack) -> Request:
-        from agentd.errors import RpcError
-        from agentd.mcp.stdio import open_stdio
-        from agentd.tools.process.spawn import death_signal_prefix
-
         definition = self.definition
         assert definition.command is not None
         prefix = await asyncio.to_thread(death_signal_prefix) or ()

@@ -18,6 +18,7 @@ from agentd.mcp.pool import McpPool
 from agentd.mcp.servers import ServerDef, qualified_name
 from agentd.mcp.tools import McpTool
 from agentd.tools.base import Tool, Toolset
+from agentd.tools.process.environment import child_env
 from agentd.toolspec import ToolSpec
 
 if TYPE_CHECKING:
@@ -106,8 +107,6 @@ class McpSession:
         self.connections.clear()
 
     async def _ensure(self, definition: ServerDef, warn: Warn) -> None:
-        from agentd.tools.process.environment import child_env
-
         current = self.connections.get(definition.name)
         if current is not None and current.alive:
             return

@@ -4,6 +4,8 @@ stdout belongs to MCP; logs go to stderr or the log file."""
 
 from __future__ import annotations
 
+import asyncio
+import sys
 from pathlib import Path
 
 import msgspec
@@ -46,9 +48,6 @@ async def serve(options: McpOptions) -> None:
 
 def run(options: McpOptions, log_file: Path | None, log_level: str) -> int:
     """Serve MCP on this process's stdio; return the exit code."""
-    import asyncio
-    import sys
-
     from agentd import log as logging_setup
     from agentd.hardening import make_undumpable
 

@@ -17,6 +17,7 @@ from typing import Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent
+from pydantic import BaseModel, Field
 
 from agentd.errors import RpcError
 from agentd.mcp_server.turns import Approve, Progress, TurnOutcome, Turns
@@ -42,8 +43,6 @@ REPLY_DOC = "Continue an agentd session (from agentd_run) with another prompt; o
 
 def build_server(turns: Turns, defaults: SessionNewParams) -> MCPServer:
     """The MCP server; ``defaults`` gives the provider, model and mode of new sessions."""
-    from mcp.server.mcpserver import MCPServer
-
     app = MCPServer("agentd", instructions=RUN_DOC)
 
     @app.tool(name="agentd_run", description=RUN_DOC)
@@ -122,8 +121,6 @@ def _progress(ctx: Context) -> Progress:
 
 
 def _approver(ctx: Context) -> Approve:
-    from pydantic import BaseModel, Field
-
     class Approval(BaseModel):
         allow: bool = Field(description="run this tool call")
         always: bool = Field(default=False, description="allow it for the rest of the session")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from agentd.api.subscriber import new_key
 from agentd.protocol.content import AssistantMessage
 from agentd.protocol.events import (
     Event,
@@ -63,8 +64,6 @@ class _Watch:
     events and answers its permission requests with the caller's :data:`Approve`."""
 
     def __init__(self, progress: Progress, approve: Approve) -> None:
-        from agentd.api.subscriber import new_key
-
         self.key = new_key()
         self.closed = False
         self.answers_permissions = True

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from agentd.tools.shellparse.grammar import ParsedCommand, SimpleCommand, parse_command
 from agentd.tools.shellparse.words import command_name, segments, strip_wrappers
@@ -131,8 +132,6 @@ def remembered_rules(tool_name: str, args: dict[str, Any]) -> list[str]:
 
 def _domain_rule(url: object) -> str:
     """``web_fetch(domain:HOST)`` for the URL's host (the whole tool when it has none)."""
-    from urllib.parse import urlsplit
-
     try:
         host = urlsplit(url.strip()).hostname if isinstance(url, str) else None
     except ValueError:

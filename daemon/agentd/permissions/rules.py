@@ -13,8 +13,10 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Sequence
+from fnmatch import fnmatchcase
 from functools import cached_property, lru_cache
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import msgspec
 
@@ -107,8 +109,6 @@ class Rule(msgspec.Struct, frozen=True, dict=True):
             return True
         if not isinstance(url, str):
             return False
-        from fnmatch import fnmatchcase
-        from urllib.parse import urlsplit
 
         try:
             host = (urlsplit(url.strip()).hostname or "").rstrip(".")

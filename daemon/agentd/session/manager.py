@@ -24,6 +24,7 @@ from agentd.session.factory import load_session, new_session
 from agentd.session.idle import DEFAULT_IDLE_SECONDS, DEFAULT_MAX_LOADED, IdleUnloader
 from agentd.session.runtime import SessionRuntime
 from agentd.session.shared import SharedResources
+from agentd.session.subagents import SubagentRunner
 from agentd.store import find_session
 
 if TYPE_CHECKING:
@@ -226,8 +227,6 @@ class SessionManager:
 
 def _attach_subagents(manager: SessionManager, runtime: SessionRuntime) -> None:
     """Give the session's tools their way to start subagents and the family's file locks."""
-    from agentd.session.subagents import SubagentRunner
-
     runner = SubagentRunner(manager, runtime)
     runtime.subagents = runner
     runtime.agent.context.subagents = runner

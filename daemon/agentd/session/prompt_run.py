@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from agentd.session.settings import prompt_result
+
 if TYPE_CHECKING:
     from agentd.agent.loop import RunResult
     from agentd.protocol.methods import CancelResult, PromptResult
@@ -23,8 +25,6 @@ class PromptRun:
 
     async def result(self) -> PromptResult:
         """Wait for the run to end. Cancelling this wait does not cancel the run."""
-        from agentd.session.settings import prompt_result
-
         return prompt_result(await asyncio.shield(self._task))
 
     def cancel(self) -> CancelResult:

@@ -30,6 +30,7 @@ from agentd.agent.loop import Agent, CompactReason, RunResult
 from agentd.agent.scheduling import SinkFailed
 from agentd.errors import InvalidParams, SessionIdle, StoreWriteFailed
 from agentd.log import get_logger
+from agentd.permissions.policy import unsandboxed_auto
 from agentd.protocol.content import ImageContent, Message, UserContent
 from agentd.protocol.events import (
     Event,
@@ -420,8 +421,6 @@ class SessionRuntime:
     def set_permission_mode(self, mode: PermissionMode) -> None:
         """Apply ``mode`` to the next tool calls and record it in the session file;
         InvalidParams for ``auto`` in a session without the sandbox (unless opted in)."""
-        from agentd.permissions.policy import unsandboxed_auto
-
         policy = self.policy
         sandboxed = policy.workspace is not None
         problem = unsandboxed_auto(

@@ -35,6 +35,8 @@ from agentd.protocol.content import AssistantMessage, TextContent
 from agentd.protocol.events import SubagentStart
 from agentd.protocol.methods import SessionNewParams
 from agentd.protocol.session_file import SessionHeader
+from agentd.store import find_session
+from agentd.tools import TOOLS
 from agentd.tools.base import TaskOutcome, TaskRequest, ToolError
 from agentd.tools.files.locks import FileLocks
 
@@ -166,8 +168,6 @@ class SubagentRunner:
     def _child_tools(self, profile: AgentProfile, depth: int) -> list[str]:
         """The profile's tools (default: the parent's without ``task``); ``task`` only when the
         profile lists it and the child is not at the deepest level."""
-        from agentd.tools import TOOLS
-
         names = list(profile.tools or self._runtime.agent.toolset.by_name)
         unknown = [name for name in names if name not in TOOLS]
         if unknown:
@@ -207,8 +207,6 @@ def _final_text(child: SessionRuntime) -> str:
 def depth_from_headers(manager: Sessions, header: SessionHeader) -> int:
     """How many ``task`` links lead from ``header``'s session up to a top-level one (a
     missing parent file ends the walk)."""
-    from agentd.store import find_session
-
     depth, seen = 0, {header.id}
     while header.parent_session_id and depth < MAX_DEPTH + 1:
         depth += 1

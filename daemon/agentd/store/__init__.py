@@ -6,6 +6,7 @@ event loop; callers may run :meth:`SessionFile.open` and :func:`list_sessions` i
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from agentd.redact import Redactor, redactor
@@ -22,7 +23,6 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'agentd.store' has no attribute {name!r}")
-    import importlib
 
     return getattr(importlib.import_module(module), name)
 

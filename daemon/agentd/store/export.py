@@ -36,6 +36,7 @@ from agentd.protocol.session_file import (
 )
 from agentd.protocol.tool_details import EditDetails, ToolDetails, UndoEditDetails, WriteDetails
 from agentd.store.file import SessionFile
+from agentd.store.markdown_html import markdown_to_html
 
 _IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 _BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
@@ -277,8 +278,6 @@ def _diff(details: ToolDetails | None) -> str:
 
 
 def _markdown(text: str) -> str:
-    from agentd.store.markdown_html import markdown_to_html
-
     return f'<div class="markdown">{markdown_to_html(text)}</div>'
 
 

@@ -31,6 +31,7 @@ from typing import Annotated, ClassVar
 
 import msgspec
 
+from agentd.hardening import landlock_abi
 from agentd.protocol.events import Location, ToolKind
 from agentd.protocol.tool_details import BashDetails
 from agentd.tools.base import ToolContext, ToolError, ToolResult
@@ -133,7 +134,6 @@ def confinement(ctx: ToolContext, env: dict[str, str]) -> tuple[int | None, list
     runs, else a Landlock ruleset; ``(None, [])`` when unconfined."""
     if ctx.workspace is None:
         return None, []
-    from agentd.hardening import landlock_abi
     from agentd.tools.process import mountns
     from agentd.tools.process.landlock import session_tmp, write_ruleset
 

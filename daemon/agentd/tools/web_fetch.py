@@ -31,6 +31,7 @@ from agentd.protocol.tool_details import WebFetchDetails
 from agentd.tools.base import ToolContext, ToolResult
 from agentd.tools.files.truncate import Limits, notice, truncate_head
 from agentd.tools.net.passages import matching_passages
+from agentd.tools.process.spill import fallback_dir, open_spill
 
 FETCH_TIMEOUT = 15.0
 FETCH_MAX_BYTES = 5 * 1024 * 1024
@@ -147,8 +148,6 @@ async def _limited(text: str, ctx: ToolContext, prompt: str | None) -> tuple[str
 
 def _spill(text: str, ctx: ToolContext) -> str | None:
     """Write ``text`` (redacted) to a new spill file of the session; its path, or None."""
-    from agentd.tools.process.spill import fallback_dir, open_spill
-
     directory = ctx.spill_dir or fallback_dir() / (ctx.session_id or "default")
     data = (ctx.redact(text) if ctx.redact else text).encode("utf-8", "replace")
     try:

@@ -36,6 +36,7 @@ import structlog
 
 from agentd import __version__
 from agentd.errors import InvalidParams, RpcError
+from agentd.hosts import is_loopback
 from agentd.protocol.methods import SubscribeParams
 from agentd.protocol.web import WebHello
 from agentd.web import api, signin
@@ -119,8 +120,6 @@ class WebServer:
 
     async def start(self, service: SessionService) -> None:
         """Bind; WebListenError for a bind :mod:`agentd.web.remote` refuses or a busy port."""
-        from agentd.hosts import is_loopback
-
         loopback = is_loopback(self.host)
         try:
             check_bind(

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from agentd.hardening import openat2_available
 from agentd.hardening import openat2_beneath as _openat2
 from agentd.tools.base import ToolError
 from agentd.tools.files.protected import check_directory_fd
@@ -66,8 +67,6 @@ def open_beneath(path: Path, workspace: Path | None, flags: int, mode: int = 0o6
     relative = str(path.relative_to(root)) if path != root else "."
     root_fd = os.open(root, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        from agentd.hardening import openat2_available  # looked up per call: tests patch it
-
         opener = _openat2 if openat2_available() else _walk
         return opener(root_fd, relative, flags, mode)
     except OSError as error:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import subprocess
 from pathlib import Path
 
 from agentd.hardening import landlock_abi, libc
@@ -127,8 +128,6 @@ def program_files(program: str) -> list[Path]:
     """The files ``program`` needs to start: itself, and for a dynamically linked ELF its
     loader, its shared libraries and the loader's cache (asked from the loader with
     ``LD_TRACE_LOADED_OBJECTS``; a static program prints its version instead)."""
-    import subprocess
-
     files = [Path(program).resolve()]
     try:
         traced = subprocess.run(

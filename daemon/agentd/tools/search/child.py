@@ -20,6 +20,7 @@ from typing import IO
 
 import msgspec
 
+from agentd.hardening import landlock_abi, make_undumpable
 from agentd.tools.base import ToolError
 from agentd.tools.search.core import SearchRequest, search_files, walk_files
 from agentd.tools.search.ignore import Entry
@@ -29,8 +30,6 @@ TICK = 0.25
 
 def child_main() -> None:
     """The child: read the request from stdin, search, write ticks and the final frame."""
-    from agentd.hardening import make_undumpable
-
     make_undumpable()  # processes of the same user cannot ptrace it to change results
     out = sys.stdout.buffer
     fields = msgspec.json.decode(sys.stdin.buffer.read())
@@ -59,7 +58,6 @@ def child_main() -> None:
 def _confine(workspace: Path) -> None:
     """Where the kernel has Landlock, let this process read nothing outside the workspace
     (and the ``.gitignore`` files above it): a second guard behind the descriptor walk."""
-    from agentd.hardening import landlock_abi
     from agentd.tools.process.landlock import restrict_self, search_ruleset
 
     if landlock_abi() == 0:

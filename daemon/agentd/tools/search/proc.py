@@ -31,6 +31,7 @@ from typing import Any
 import msgspec
 
 from agentd.tools.base import ToolError
+from agentd.tools.process.orphans import die_with_parent
 from agentd.tools.search.core import FileResult, Hit, SearchRequest, SearchResult, finish
 
 _BOOT = """
@@ -78,8 +79,6 @@ def _import_paths() -> list[str]:
 
 
 def _die_with_parent(parent_pid: int) -> None:
-    from agentd.tools.process.orphans import die_with_parent
-
     die_with_parent(parent_pid)
 
 

@@ -25,6 +25,7 @@ import functools
 import os
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -75,7 +76,6 @@ def rg_command(rg: str, request: SearchRequest) -> tuple[list[str], Path]:
 def confinable(rg: str) -> bool:
     """Whether rg can run confined to a folder here: the kernel has Landlock and a trial
     search in a temporary folder finds its file (blocking, once per rg; a few ms)."""
-    import subprocess
     import tempfile
 
     from agentd.tools.process.landlock import confine

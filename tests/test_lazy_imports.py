@@ -1,0 +1,203 @@
+"""Function-level imports only at the documented lazy boundaries.
+
+Every ``import`` inside a function of ``agentd`` or ``agentctl`` (found with ``ast``) must
+be listed in :data:`LAZY_BOUNDARIES`: the importing module, why it imports late, and the
+modules it may import so. Anything else belongs at the top of its module. An entry that no
+longer matches an import fails too, so the table shrinks with the code. The reasons are the
+kinds ``daemon/agentd/README.md`` ("Lazy imports") describes; the start-up import budgets
+themselves are checked by ``tests/rpc/test_imports.py``.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+REPO = Path(__file__).resolve().parents[1]
+ROOTS = {"agentd": REPO / "daemon" / "agentd", "agentctl": REPO / "clients" / "agentctl"}
+
+STARTUP = (
+    "on the start-up path of `agentd --stdio` or `agentctl` (tests/rpc/test_imports.py): "
+    "what only one command or branch needs is imported there"
+)
+DISPATCH = "a command-line dispatcher imports only the command (front-end) it runs"
+FIRST_USE = (
+    "a part of the daemon built on first use (providers and their HTTP client, the store, "
+    "MCP, the mock LLM): a daemon or session that never needs it never imports it"
+)
+HEAVY = "a heavy library, or a costly stdlib module, imported where its one use is"
+SANDBOX = "sandboxing (Landlock, mount namespaces, ctypes) loaded only when a command is confined"
+MCP = "MCP (agentd.mcp, the SDK) only for a session with MCP servers"
+SIDE = "imported for its side effect or platform-specific (ctypes, termios, readline)"
+FRONT_END_BACKEND = (
+    "a front-end's backend: the in-process session service or the remote client, whichever "
+    "the command chose, never both"
+)
+PENDING = (
+    "imports already loaded with the module, kept in place while concurrent changes to this "
+    "module land: to be moved to the top"
+)
+
+
+class LazyImport(NamedTuple):
+    module: str
+    line: int
+    target: str
+
+
+LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
+    # command-line dispatchers and front-end entry points
+    "agentd.cli": (DISPATCH, (
+        "agentd.acp", "agentd.daemon", "agentd.listen", "agentd.mcp_server.main",
+        "agentd.mockllm.server", "agentd.schema", "logging",
+    )),
+    "agentctl.cli": (DISPATCH, ("agentctl", "agentd")),
+    "agentd.acp.main": (STARTUP, (
+        "agentd.hardening", "agentd.housekeeping", "agentd.log", "agentd.stdio",
+    )),
+    "agentd.mcp_server.main": (STARTUP, ("agentd.hardening", "agentd.log")),
+    "agentd.acp.backend": (FRONT_END_BACKEND, ("agentd.api.remote", "agentd.session.service")),
+    "agentd.mcp_server.backend": (
+        FRONT_END_BACKEND, ("agentd.api.remote", "agentd.session.service"),
+    ),
+    # the start-up paths of `agentd --stdio` and `agentctl`
+    "agentd.listen": (STARTUP, ("agentd.hardening",)),
+    "agentd.jsonrpc.lifecycle": (STARTUP, ("agentd.hardening",)),
+    "agentd.housekeeping": (STARTUP, ("agentd.tools.process.orphans",)),
+    "agentd.daemon": (STARTUP, ("agentd.web.remote", "agentd.web.server")),
+    "agentd.transports": (STARTUP, ("agentd.web.server", "secrets")),
+    "agentd.log": (STARTUP, ("agentd.config.credentials", "agentd.redact", "queue", "structlog")),
+    "agentd.paths": (STARTUP, ("socket", "struct")),
+    "agentd.protocol.trust_list": (STARTUP, ("hashlib",)),
+    "agentd.config.load": (STARTUP, ("tomllib",)),
+    "agentd.schema": (STARTUP, ("agentd.config.schema",)),
+    "agentctl.client": (STARTUP, ("agentd.paths", "agentd.rpc")),
+    "agentctl.launch": (STARTUP, ("agentd.paths",)),
+    "agentctl.prestart": (STARTUP, ("agentctl.launch", "asyncio", "signal")),
+    "agentctl.chat": (STARTUP, ("agentd.paths", "readline")),
+    "agentctl.mcp_cmd": (STARTUP, ("tomllib",)),
+    "agentctl.trust_cmd": (STARTUP, ("tomllib",)),
+    "agentctl.web_cmd": (STARTUP, ("webbrowser",)),
+    "agentctl.ask": (SIDE, ("termios", "tty")),
+    "agentctl.provider_file": (SIDE, ("ctypes",)),
+    "agentd.hardening": (SIDE, ("ctypes",)),
+    # parts of the daemon built on first use
+    "agentd.session.shared": (FIRST_USE, (
+        "agentd.config", "agentd.mcp", "agentd.mockllm.transport", "agentd.paths",
+        "agentd.providers.transport", "agentd.store", "agentd.tools.process.spill", "httpx",
+    )),
+    "agentd.session.service": (PENDING, (
+        "agentd.session.factory", "agentd.session.history", "agentd.session.manager",
+        "agentd.session.mcp_setup", "agentd.session.shared", "agentd.store",
+        "agentd.tools.process.spill",
+    )),
+    "agentd.session.factory": (PENDING, (
+        "agentd.agent.prompt", "agentd.config.agents", "agentd.hardening",
+        "agentd.permissions.policy", "agentd.protocol.session_file", "agentd.providers",
+        "agentd.session.bus", "agentd.store", "agentd.tools", "gc",
+    )),
+    "agentd.providers": (FIRST_USE, ("agentd.providers",)),
+    "agentd.session.mcp_setup": (MCP, ("agentd.mcp",)),
+    "agentd.mcp.connection": (MCP, ("mcp",)),
+    # heavy or costly libraries where their one use is
+    "agentctl.mdterm": (HEAVY, ("rich",)),
+    "agentd.store.markdown_html": (HEAVY, ("markdown_it",)),
+    "agentd.store.reader": (HEAVY, ("structlog",)),
+    "agentd.tools.net.convert": (HEAVY, ("html_to_markdown",)),
+    "agentd.tools.net.fetch": (HEAVY, ("httpx",)),
+    "agentd.tools.web_fetch": (HEAVY, ("agentd.tools.net",)),
+    "agentd.tools.shellparse.grammar": (HEAVY, ("tree_sitter", "tree_sitter_bash")),
+    "agentd.tools.shellparse.danger": (HEAVY, ("agentd.tools.shellparse.grammar",)),
+    "agentd.tools.files.diffs": (HEAVY, ("difflib",)),
+    "agentd.tools.files.edit_match": (HEAVY, ("difflib",)),
+    "agentd.tools.read": (HEAVY, ("difflib",)),
+    "agentd.tools.files.fileio": (HEAVY, ("tempfile",)),
+    "agentd.tools.process.spill": (HEAVY, ("structlog", "tempfile")),
+    "agentd.web.remote": (HEAVY, ("ssl",)),
+    # sandboxing, only for a confined command
+    "agentd.tools.bash": (SANDBOX, (
+        "agentd.tools.process.landlock", "agentd.tools.process.mountns",
+    )),
+    "agentd.tools.process.shell": (SANDBOX, ("agentd.tools.process.landlock",)),
+    "agentd.tools.search.child": (SANDBOX, ("agentd.tools.process.landlock",)),
+    "agentd.tools.search.rg": (SANDBOX, ("agentd.tools.process.landlock", "tempfile")),
+}  # fmt: skip
+"""Module: (why it imports inside functions, the modules it may import so)."""
+
+
+def module_name(path: Path) -> str:
+    for package, root in ROOTS.items():
+        if path.is_relative_to(root):
+            parts = [package, *path.relative_to(root).with_suffix("").parts]
+            return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    raise AssertionError(path)
+
+
+def is_module(name: str) -> bool:
+    """Whether ``name`` is a module of agentd or agentctl (rather than a name in one)."""
+    package, _, rest = name.partition(".")
+    root = ROOTS.get(package)
+    if root is None:
+        return False
+    base = root.joinpath(*rest.split(".")) if rest else root
+    return base.with_suffix(".py").exists() or (base / "__init__.py").exists()
+
+
+def targets(node: ast.Import | ast.ImportFrom, module: str, package: bool) -> list[str]:
+    """The modules an import statement imports (a submodule named in ``from X import y``
+    counts as ``X.y``)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    base = node.module or ""
+    if node.level:
+        parts = module.split(".") if package else module.split(".")[:-1]
+        parts = parts[: len(parts) - node.level + 1]
+        base = ".".join([*parts, *([base] if base else [])])
+    found = [f"{base}.{a.name}" if is_module(f"{base}.{a.name}") else base for a in node.names]
+    return list(dict.fromkeys(found))
+
+
+def function_imports() -> Iterator[LazyImport]:
+    """Every import statement inside a function (at any depth) of agentd and agentctl."""
+    for root in ROOTS.values():
+        for path in sorted(root.rglob("*.py")):
+            module = module_name(path)
+            tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+            for func in ast.walk(tree):
+                if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+                    continue
+                for node in ast.walk(func):
+                    if isinstance(node, ast.Import | ast.ImportFrom):
+                        for target in targets(node, module, path.name == "__init__.py"):
+                            yield LazyImport(module, node.lineno, target)
+
+
+def _allowed(target: str, allowed: tuple[str, ...]) -> bool:
+    return any(target == name or target.startswith(f"{name}.") for name in allowed)
+
+
+def test_function_level_imports_are_documented_lazy_boundaries() -> None:
+    found = sorted(set(function_imports()))
+    stray = [
+        f"{imp.module}:{imp.line} imports {imp.target}"
+        for imp in found
+        if not _allowed(imp.target, LAZY_BOUNDARIES.get(imp.module, ("", ()))[1])
+    ]
+    assert not stray, (
+        "function-level imports outside the documented lazy boundaries (move them to the "
+        "top of the module, or add the module to LAZY_BOUNDARIES with its reason):\n"
+        + "\n".join(stray)
+    )
+
+
+def test_every_lazy_boundary_is_still_used() -> None:
+    found = set(function_imports())
+    unused = [
+        f"{module}: {name}"
+        for module, (_reason, allowed) in LAZY_BOUNDARIES.items()
+        for name in allowed
+        if not any(imp.module == module and _allowed(imp.target, (name,)) for imp in found)
+    ]
+    assert not unused, "LAZY_BOUNDARIES entries no import uses any more:\n" + "\n".join(unused)
