@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import Home
+from tests.harness import Home, scaled
 from tests.mcp.conftest import SCENARIOS, server_table, write_user_config
 from tests.web.conftest import WebDaemon
 from tests.web.test_page import IDLE, open_page, send, shoot
@@ -20,6 +20,10 @@ pytest.importorskip("playwright")
 from playwright.sync_api import BrowserContext, expect
 
 from tests.web.test_page import browser, context  # noqa: F401  (fixtures)
+
+SERVER_START_MS = scaled(60) * 1000
+"""How long the first card may take: the run starts the MCP server (a Python process importing
+the SDK: seconds on a loaded machine) before the model is asked."""
 
 
 @pytest.fixture
@@ -43,9 +47,9 @@ def test_an_mcp_tool_card_names_the_server_and_the_tool(
 ) -> None:
     page = open_page(context, web)
     send(page, "mcp-add")
-    page.wait_for_function(IDLE)
     card = page.locator(".item--tool")
-    expect(card).to_have_count(1)
+    expect(card).to_have_count(1, timeout=SERVER_START_MS)
+    page.wait_for_function(IDLE)
     name = card.locator(".tool-name")
     expect(name).to_have_text("t › add")
     expect(name.locator(".tool-server")).to_have_text("t")
@@ -66,7 +70,7 @@ def test_an_mcp_approval_shows_the_server_the_tool_and_the_arguments(
     page = open_page(context, web, session_id)
     send(page, "mcp-add")
     asking = page.locator(".tool--asking")
-    expect(asking).to_have_count(1)
+    expect(asking).to_have_count(1, timeout=SERVER_START_MS)
     expect(asking.get_by_role("group")).to_have_attribute("aria-label", "Approve t › add?")
     expect(asking.locator(".tool-question")).to_have_text("Allow t › add?")
     expect(asking.locator(".tool-name")).to_have_text("t › add")
