@@ -93,8 +93,8 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
         "agentd.session.mcp_setup", "agentd.session.shared", "agentd.store",
         "agentd.tools.process.spill",
     )),
-    "agentd.session.factory": (PENDING, (
-        "agentd.agent.prompt", "agentd.config.agents", "agentd.hardening",
+    "agentd.session.factory": (f"{FIRST_USE} (hooks: only a session with hooks); {PENDING}", (
+        "agentd.agent.prompt", "agentd.config.agents", "agentd.hardening", "agentd.hooks",
         "agentd.permissions.policy", "agentd.protocol.session_file", "agentd.providers",
         "agentd.session.bus", "agentd.store", "agentd.tools", "gc",
     )),
