@@ -77,6 +77,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentctl.launch": (STARTUP, ("agentd.paths",)),
     "agentctl.prestart": (STARTUP, ("agentctl.launch", "asyncio", "signal")),
     "agentctl.chat": (STARTUP, ("agentd.paths", "readline")),
+    "agentctl.completion": (SIDE, ("readline",)),
     "agentctl.mcp_cmd": (STARTUP, ("tomllib",)),
     "agentctl.trust_cmd": (STARTUP, ("tomllib",)),
     "agentctl.web_cmd": (STARTUP, ("webbrowser",)),
@@ -88,7 +89,8 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
         "agentd.config", "agentd.mcp", "agentd.mockllm.transport", "agentd.paths",
         "agentd.providers.transport", "agentd.store", "agentd.tools.process.spill", "httpx",
     )),
-    "agentd.session.service": (PENDING, (
+    "agentd.session.service": (f"{FIRST_USE} (session commands: when one runs); {PENDING}", (
+        "agentd.session.commands",
         "agentd.session.factory", "agentd.session.history", "agentd.session.manager",
         "agentd.session.mcp_setup", "agentd.session.shared", "agentd.store",
         "agentd.tools.process.spill",
@@ -99,6 +101,9 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
         "agentd.session.bus", "agentd.store", "agentd.tools", "gc",
     )),
     "agentd.providers": (FIRST_USE, ("agentd.providers",)),
+    "agentd.session.commands": (
+        f"{FIRST_USE} (a command's own model)", ("agentd.providers", "agentd.session.factory"),
+    ),
     "agentd.session.mcp_setup": (MCP, ("agentd.mcp",)),
     "agentd.mcp.connection": (MCP, ("mcp",)),
     # heavy or costly libraries where their one use is
