@@ -50,7 +50,7 @@ class LazyImport(NamedTuple):
 LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     # command-line dispatchers and front-end entry points
     "agentd.cli": (DISPATCH, (
-        "agentd.acp", "agentd.daemon", "agentd.listen", "agentd.mcp_server.main",
+        "agentd.acp", "agentd.daemon", "agentd.listen", "agentd.lsp", "agentd.mcp_server.main",
         "agentd.mockllm.server", "agentd.schema", "logging",
     )),
     "agentctl.cli": (DISPATCH, ("agentctl", "agentd")),
@@ -58,6 +58,11 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
         "agentd.hardening", "agentd.housekeeping", "agentd.log", "agentd.stdio",
     )),
     "agentd.mcp_server.main": (STARTUP, ("agentd.hardening", "agentd.log")),
+    "agentd.lsp.main": (STARTUP, (
+        "agentd.hardening", "agentd.housekeeping", "agentd.log", "agentd.lsp.server",
+        "agentd.paths", "agentd.stdio", "logging", "pygls", "threading",
+    )),
+    "agentd.lsp.backend": (FRONT_END_BACKEND, ("agentd.api.remote", "agentd.session.service")),
     "agentd.acp.backend": (FRONT_END_BACKEND, ("agentd.api.remote", "agentd.session.service")),
     "agentd.mcp_server.backend": (
         FRONT_END_BACKEND, ("agentd.api.remote", "agentd.session.service"),

@@ -15,6 +15,7 @@ every call that watches a session (in-process and over ``--shared`` alike).
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -150,7 +151,5 @@ def approval_text(params: RequestPermissionParams) -> str:
             shown = value
             break
     else:
-        import json
-
         shown = json.dumps(args, ensure_ascii=False)
     return shown if len(shown) <= INPUT_SHOWN else shown[: INPUT_SHOWN - 1] + "…"

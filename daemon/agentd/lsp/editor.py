@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lsprotocol.types import METHOD_TO_TYPES
 from pygls.uris import from_fs_path, to_fs_path
 
 if TYPE_CHECKING:
@@ -138,7 +139,6 @@ class Editor:
 
     def _typed(self, method: str, params: Any) -> Any:
         """``params`` as the lsprotocol type of ``method`` (pygls sends only those)."""
-        from lsprotocol.types import METHOD_TO_TYPES
 
         params_type: Any = METHOD_TO_TYPES[method][2]
         return params if params_type is None else self.converter.structure(params, params_type)

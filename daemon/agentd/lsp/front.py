@@ -17,11 +17,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
+from pygls.uris import to_fs_path
 
 from agentd.errors import InvalidParams, SessionBusy
 from agentd.log import get_logger
 from agentd.lsp.backend import open_backend
 from agentd.lsp.bridge import Bridge
+from agentd.lsp.edits import offset_at
 from agentd.lsp.progress import ProgressReporter
 from agentd.lsp.runs import Run
 from agentd.protocol.lsp import (
@@ -222,7 +224,6 @@ class Front:
         text = self.editor.text_of(path) if _path_of(args.uri) else None
         if text is None:
             return f"{args.prompt}\n\n(File: {where})"
-        from agentd.lsp.edits import offset_at
 
         encoding = self.editor.position_encoding()
         first = offset_at(text, start.line, start.character, encoding)
@@ -244,6 +245,5 @@ def _path_of(uri: str | None) -> str | None:
     """The file system path of a ``file:`` URI (None for other schemes)."""
     if not uri or not uri.startswith("file:"):
         return None
-    from pygls.uris import to_fs_path
 
     return to_fs_path(uri)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentd.protocol.content import AssistantMessage
@@ -79,7 +80,6 @@ class Run:
             task.add_done_callback(self._tasks.discard)
 
     async def _show_one(self, path: str) -> None:
-        from pathlib import Path
 
         params = {"uri": Path(path).as_uri(), "takeFocus": False}
         with contextlib.suppress(Exception):  # the editor may refuse: nothing to do

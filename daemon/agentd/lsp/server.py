@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import msgspec
+from cattrs import ClassValidationError, transform_error
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
@@ -116,7 +117,6 @@ class AgentdProtocol(LanguageServerProtocol):
 
 def _why(exc: Exception) -> str:
     """What was wrong with a message's params, in a line (cattrs' paths when it says)."""
-    from cattrs import ClassValidationError, transform_error
 
     cause = exc.__cause__
     if isinstance(cause, ClassValidationError):
