@@ -16,6 +16,8 @@ library has no ``malloc_trim`` (musl, macOS) nothing is done.
 
 from __future__ import annotations
 
+from agentd.hardening import libc
+
 TRIM_FROM_BYTES = 256 * 1024
 """A fetched body at least this large is followed by a trim."""
 
@@ -24,8 +26,6 @@ def release_free_memory() -> bool:
     """Return the malloc arenas' free pages to the kernel; False where it cannot be done.
     Takes each arena's lock in turn (a few ms after a 1 MB page): call it off the event
     loop."""
-    from agentd.hardening import libc
-
     library = libc()
     trim = getattr(library, "malloc_trim", None) if library is not None else None
     if trim is None:
