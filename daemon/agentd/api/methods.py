@@ -50,6 +50,10 @@ if TYPE_CHECKING:
         SubscribeParams,
         SubscribeResult,
     )
+    from agentd.protocol.rewind import (
+        SessionRewindParams,
+        SessionRewindResult,
+    )
 
 
 class SessionMethods(Protocol):
@@ -123,6 +127,10 @@ class SessionMethods(Protocol):
     async def branch(
         self, params: SessionBranchParams, subscriber: Subscriber | None = None
     ) -> OkResult: ...
+
+    async def rewind(
+        self, params: SessionRewindParams, subscriber: Subscriber | None = None
+    ) -> SessionRewindResult: ...
 
     async def rename(
         self, params: SessionRenameParams, subscriber: Subscriber | None = None

@@ -85,11 +85,12 @@ from agentd.protocol.session_file import SessionSummary
 # --- sessions and runs ----------------------------------------------------------------------
 
 PermissionMode = Literal["auto", "ask", "read-only"]
-RunPhase = Literal["idle", "starting", "running", "compacting", "cancelling"]
+RunPhase = Literal["idle", "starting", "running", "compacting", "cancelling", "rewinding"]
 """What a session is doing: ``idle``; ``starting`` (a prompt was accepted, its run has not
 begun); ``running`` (the agent loop runs: model calls, tools); ``compacting`` (its context is
 being summarised, by ``session/compact`` or inside a run); ``cancelling`` (a cancel was asked,
-the run is ending). Every phase but ``idle`` is busy: a prompt, note, branch or compaction is
+the run is ending); ``rewinding`` (``session/rewind`` is restoring files). Every phase but
+``idle`` is busy: a prompt, note, branch or compaction is
 refused (``SessionBusy``)."""
 
 

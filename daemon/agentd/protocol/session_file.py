@@ -19,6 +19,7 @@ from typing import Any
 from agentd.protocol.base import Wire
 from agentd.protocol.content import Message
 from agentd.protocol.events import HookResult, PlanItem
+from agentd.protocol.rewind import FileChange, RewindConflict
 
 SESSION_VERSION = 2
 """The format version written in new headers (see ``agentd.store.migrations``)."""
@@ -119,6 +120,24 @@ class HookEntry(EntryBase, tag="hook_result", kw_only=True):
     hook: HookResult
 
 
+class FileChangesEntry(EntryBase, tag="file_changes", kw_only=True):
+    """The files one tool call of a run changed (write, edit, undo_edit, bash), in order;
+    ``session/rewind`` restores them from the contents kept in the session's data dir."""
+
+    changes: list[FileChange]
+
+
+class RewindEntry(EntryBase, tag="rewind", kw_only=True):
+    """A ``session/rewind``: the session went back to its parent entry from ``from_leaf_id``
+    (the discarded turns stay in the file as a branch); the files it restored, removed and
+    left alone."""
+
+    from_leaf_id: str | None
+    restored: list[str] = []
+    removed: list[str] = []
+    conflicts: list[RewindConflict] = []
+
+
 Entry = (
     MessageEntry
     | ModelChangeEntry
@@ -129,6 +148,8 @@ Entry = (
     | SettingsEntry
     | PlanEntry
     | HookEntry
+    | FileChangesEntry
+    | RewindEntry
 )
 """Every entry type of this format version, tagged by ``type``."""
 
@@ -143,6 +164,8 @@ ENTRY_TYPES: frozenset[str] = frozenset(
         "settings",
         "plan",
         "hook_result",
+        "file_changes",
+        "rewind",
     }
 )
 """The ``type`` tags of :data:`Entry`; any other tag is an entry from a newer version."""
@@ -179,10 +202,12 @@ __all__ = [
     "CustomEntry",
     "Entry",
     "EntryBase",
+    "FileChangesEntry",
     "LabelEntry",
     "MessageEntry",
     "ModelChangeEntry",
     "PlanEntry",
+    "RewindEntry",
     "SessionHeader",
     "SessionInfoEntry",
     "SessionSummary",

@@ -67,6 +67,7 @@ from agentd.protocol.methods import (
     WriteTextFileParams,
     WriteTextFileResult,
 )
+from agentd.protocol.rewind import SessionRewindParams, SessionRewindResult
 
 
 class MethodSpec(msgspec.Struct, frozen=True):
@@ -236,6 +237,13 @@ METHODS: dict[str, MethodSpec] = {
         OkResult,
         "Continue from an earlier entry in the same file.",
         call="branch",
+    ),
+    "session/rewind": MethodSpec(
+        SessionRewindParams,
+        SessionRewindResult,
+        "Go back to before a user prompt: the conversation and the files its runs changed.",
+        call="rewind",
+        http=True,
     ),
     "session/rename": MethodSpec(
         SessionRenameParams, OkResult, "Set the session title.", call="rename", http=True

@@ -8,6 +8,7 @@ the busy checks read it, and the phase moves only through the methods below::
       │                 └──cancel──▶ cancelling ◀──cancel──┘
       └────────────── ended (the run's loop returned) ◀──────┘
     idle ⇄ compacting (session/compact)
+    idle ⇄ rewinding (session/rewind)
 
 ``task`` is the run's task from ``start`` until its loop returns (None otherwise): a run is in
 progress exactly while it is set.
@@ -41,7 +42,7 @@ class RunState:
         """SessionBusy (saying what to do instead) unless the session is idle."""
         if self.phase == "idle":
             return
-        doing = "compacting" if self.phase == "compacting" else "running"
+        doing = self.phase if self.phase in ("compacting", "rewinding") else "running"
         if action in ("prompt", "note"):
             raise SessionBusy(
                 f"session {self.session_id} is {doing}; wait for it to finish, or use "

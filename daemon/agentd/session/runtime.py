@@ -38,6 +38,7 @@ from agentd.protocol.events import (
     MessageEnd,
     PlanUpdate,
     SessionWarning,
+    ToolExecutionEnd,
     TurnEnd,
 )
 from agentd.protocol.hooks import HookInput
@@ -49,6 +50,7 @@ from agentd.protocol.methods import (
     SessionStateResult,
 )
 from agentd.protocol.session_file import (
+    FileChangesEntry,
     HookEntry,
     ModelChangeEntry,
     SessionInfoEntry,
@@ -57,6 +59,7 @@ from agentd.protocol.session_file import (
 from agentd.session.approval import Approver
 from agentd.session.binding import ModelSource
 from agentd.session.bus import EventBus
+from agentd.session.changes import ChangeRecorder
 from agentd.session.compaction import CompactionSettings, Compactor, Reason, prompt_too_large
 from agentd.session.files import ClientFiles
 from agentd.session.phase import RunState
@@ -103,6 +106,8 @@ class SessionRuntime:
         self.approver = Approver(policy, self.bus, approval_timeout)
         self.compactor = Compactor(compaction, file, self.emit)
         self._attach_files()
+        self.changes = ChangeRecorder.for_session(settings.cwd, file.path, parts.context.spill_dir)
+        self._context.changes = self.changes
         self.agent = Agent(
             provider=parts.provider,
             model=parts.model,
@@ -211,12 +216,21 @@ class SessionRuntime:
                     self.file.append_plan(event.entries)
                 elif isinstance(event, HookResult):
                     self.file.append(HookEntry(hook=event))
+                elif isinstance(event, ToolExecutionEnd):
+                    self._record_changes()
                 elif isinstance(event, TurnEnd):
                     self._syncs.request()
             except StoreWriteFailed as exc:
                 self._write_failed(exc)
         for released in self.stream_redactor.events(event):
             self.bus.publish(released)
+
+    def _record_changes(self) -> None:
+        """Write the file changes recorded since the last call as one ``file_changes`` entry
+        (nothing when there are none)."""
+        changes = self.changes.take_pending()
+        if changes:
+            self.file.append(FileChangesEntry(changes=changes))
 
     def _write_failed(self, exc: StoreWriteFailed) -> NoReturn:
         """Warn; inside a run raise :class:`SinkFailed`, else resync and re-raise ``exc``."""
@@ -313,6 +327,7 @@ class SessionRuntime:
         command: str | None = None,
     ) -> RunResult:
         self.run.begun()
+        self.changes.new_run()
         structlog.contextvars.bind_contextvars(session_id=self.id)
         try:
             result = await self.agent.run(
@@ -320,6 +335,8 @@ class SessionRuntime:
             )
         finally:
             self.run.ended(asyncio.current_task())
+            with contextlib.suppress(StoreWriteFailed):
+                self._record_changes()  # a cancelled call's changes
         # Every entry of the run is written (appends are synchronous writes); the last fsync
         # runs in a worker thread and the answer does not wait for it: a failure of it comes
         # as a session_warning (see _sync_failed).

@@ -61,6 +61,7 @@ from agentd.protocol.methods import (
     SubscribeParams,
     SubscribeResult,
 )
+from agentd.protocol.rewind import SessionRewindParams, SessionRewindResult
 from agentd.session.idle import DEFAULT_IDLE_SECONDS, DEFAULT_MAX_LOADED
 from agentd.session.prompt_run import PromptRun
 
@@ -411,6 +412,15 @@ class SessionService:
         (await self._manager().get(params.session_id)).branch(params.entry_id)
         return OkResult()
 
+    async def rewind(
+        self, params: SessionRewindParams, subscriber: Subscriber | None = None
+    ) -> SessionRewindResult:
+        """``session/rewind``: back to before a user prompt, files restored
+        (:mod:`agentd.session.rewind`; SessionBusy while running)."""
+        from agentd.session.rewind import rewind_session
+
+        return await rewind_session(await self._manager().get(params.session_id), params)
+
     async def rename(
         self, params: SessionRenameParams, subscriber: Subscriber | None = None
     ) -> OkResult:
@@ -430,10 +440,11 @@ class SessionService:
     async def delete(
         self, params: SessionDeleteParams, subscriber: Subscriber | None = None
     ) -> OkResult:
-        """``session/delete``: unload, then remove the file, its images and the session's
-        spill files."""
+        """``session/delete``: unload, then remove the file, its images, its kept file
+        contents (rewind) and the session's spill files."""
         from agentd.session.shared import spill_root
         from agentd.store.blobs import remove as remove_images
+        from agentd.store.contents import remove as remove_contents
         from agentd.tools.process.spill import remove_session
 
         sessions = self._manager()
@@ -444,6 +455,7 @@ class SessionService:
         await sessions.unload(params.session_id)
         path.unlink(missing_ok=True)
         await asyncio.to_thread(remove_images, path)
+        await asyncio.to_thread(remove_contents, path)
         await asyncio.to_thread(remove_session, spill_root(), params.session_id)
         return OkResult()
 

@@ -73,7 +73,8 @@ class ToolContext:
     environment (:mod:`agentd.tools.defaults`). ``subagents`` starts child sessions for the
     ``task`` tool (set by the session layer; None: no subagents). ``path_locks`` is shared by
     a session and its subagents: write, edit and undo_edit hold a file's lock while they
-    change it. ``tool_call_id`` is set on the view of one call (:meth:`for_call`).
+    change it. ``changes`` is told of every file change (see :class:`FileChanges`; set by the
+    session layer). ``tool_call_id`` is set on the view of one call (:meth:`for_call`).
     """
 
     def __init__(
@@ -103,6 +104,7 @@ class ToolContext:
         self.files = files
         self.subagents = subagents
         self.path_locks = path_locks
+        self.changes: FileChanges | None = None
         self.tool_call_id = ""
 
     @property
@@ -139,6 +141,21 @@ class FileAccess(Protocol):
     async def write_text(self, path: Path, text: str) -> bool | None:
         """Replace the text of ``path`` (creating the file); True when written, None: use the
         disk."""
+        ...
+
+
+class FileChanges(Protocol):
+    """Where the tools report the files they change (the session keeps them for
+    ``session/rewind``). write, edit and undo_edit call :meth:`changed` after each change;
+    bash runs its command inside :meth:`watching`, which finds the files it created or
+    changed. Neither raises: a change that cannot be kept is recorded as such."""
+
+    async def changed(self, path: Path, before: bytes | None, after: bytes | None) -> None:
+        """``path`` (absolute) held ``before`` and now holds ``after`` (None: no file)."""
+        ...
+
+    def watching(self) -> contextlib.AbstractAsyncContextManager[None]:
+        """Look for the files a command changes while this is held."""
         ...
 
 

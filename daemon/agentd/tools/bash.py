@@ -25,6 +25,7 @@ it cannot run, Landlock confines writes without protecting those files).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from pathlib import Path
 from typing import Annotated, ClassVar
@@ -94,20 +95,22 @@ class BashTool:
         env = child_env(ctx.env, settings)
         # Every file-system look-up runs off the event loop (a busy disk stalls them).
         start_cwd, notes, (ruleset, wrapper) = await asyncio.to_thread(_prepare, ctx, env)
+        watch = ctx.changes.watching() if ctx.changes is not None else contextlib.nullcontext()
         try:
-            outcome = await run_shell(
-                command,
-                cwd=start_cwd,
-                env=env,
-                timeout=timeout,
-                capture=capture,
-                on_output=ctx.on_update,
-                kill_grace=settings.bash_kill_grace,
-                update_interval=settings.bash_update_interval,
-                registry=settings.process_registry,
-                ruleset=ruleset,
-                wrapper=wrapper,
-            )
+            async with watch:
+                outcome = await run_shell(
+                    command,
+                    cwd=start_cwd,
+                    env=env,
+                    timeout=timeout,
+                    capture=capture,
+                    on_output=ctx.on_update,
+                    kill_grace=settings.bash_kill_grace,
+                    update_interval=settings.bash_update_interval,
+                    registry=settings.process_registry,
+                    ruleset=ruleset,
+                    wrapper=wrapper,
+                )
         finally:
             if ruleset is not None:
                 os.close(ruleset)

@@ -69,6 +69,7 @@ class EditParams(msgspec.Struct, forbid_unknown_fields=True):
 
 class _Outcome(msgspec.Struct, frozen=True):
     previous: bytes
+    written: bytes
     replacements: int
     summary: DiffSummary
 
@@ -107,6 +108,8 @@ class EditTool:
         else:  # the editor's buffer is the truth: no stale check against the disk
             outcome = await _edit_in_editor(files, path, text, replacements, ctx)
         history_for(ctx).push(path, outcome.previous)
+        if ctx.changes is not None:
+            await ctx.changes.changed(path, outcome.previous, outcome.written)
         record_stamp(ctx, path)
         summary = outcome.summary
         plural = "s" if outcome.replacements != 1 else ""
@@ -147,9 +150,10 @@ async def _edit_in_editor(
     sandboxed), as without an editor."""
     shown = display_path(path, ctx)
     new_text, count = apply_edits(text, replacements, shown)
+    written = encode_text(new_text)
     if not await files.write_text(path, new_text):
-        await asyncio.to_thread(atomic_write, path, encode_text(new_text), ctx.workspace)
-    return _Outcome(encode_text(text), count, summarize_change(text, new_text, shown))
+        await asyncio.to_thread(atomic_write, path, written, ctx.workspace)
+    return _Outcome(encode_text(text), written, count, summarize_change(text, new_text, shown))
 
 
 def _edit(
@@ -157,5 +161,6 @@ def _edit(
 ) -> _Outcome:
     previous, text = read_text_for_edit(path, shown, workspace)
     new_text, count = apply_edits(text, replacements, shown)
-    atomic_write(path, encode_text(new_text), workspace)
-    return _Outcome(previous, count, summarize_change(text, new_text, shown))
+    written = encode_text(new_text)
+    atomic_write(path, written, workspace)
+    return _Outcome(previous, written, count, summarize_change(text, new_text, shown))

@@ -62,6 +62,8 @@ class UndoEditTool:
         current = await _restore_in_editor(path, snapshot, ctx)
         if current is _NOT_SERVED:
             current = await asyncio.to_thread(_restore, path, snapshot, ctx.workspace)
+        if ctx.changes is not None:
+            await ctx.changes.changed(path, current, snapshot.content)
         record_stamp(ctx, path)
         details = UndoEditDetails(
             path=str(path), deleted=snapshot.content is None, remaining=history.depth(path)

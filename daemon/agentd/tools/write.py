@@ -67,6 +67,8 @@ class WriteTool:
         else:
             previous = await _write_in_editor(ctx.files, path, shown, params.content, ctx)
         history_for(ctx).push(path, previous)
+        if ctx.changes is not None:
+            await ctx.changes.changed(path, previous, data)
         record_stamp(ctx, path)
         verb = "Created" if previous is None else "Overwrote"
         lines = count_lines(params.content)

@@ -847,6 +847,15 @@ export interface Retry {
   error: string;
 }
 /**
+ * A file the rewind left alone: ``reason`` (see :data:`ConflictReason`) and ``message``
+ *     for people.
+ */
+export interface RewindConflict {
+  path: string;
+  reason: 'changed' | 'not_restorable' | 'refused';
+  message: string;
+}
+/**
  * ``session/branch``: move the session's leaf to ``entryId`` inside the same file.
  */
 export interface SessionBranchParams {
@@ -1145,12 +1154,38 @@ export interface SessionRenameParams {
   title: string;
 }
 /**
+ * ``session/rewind``: go back to before the ``turns``-th last user prompt on the current
+ *     branch (default 1), or to before the user message ``entryId``. ``files``: also restore
+ *     the files the discarded runs changed; ``force``: restore files changed outside agentd
+ *     since (otherwise left alone and listed as conflicts).
+ */
+export interface SessionRewindParams {
+  sessionId: string;
+  turns?: number | null;
+  entryId?: string | null;
+  files?: boolean;
+  force?: boolean;
+}
+/**
+ * What ``session/rewind`` did: the new leaf (``leafId``, None: before the first entry),
+ *     the text of the prompt it went back over (``prompt``: a client may offer it for
+ *     editing), and the files ``restored`` (rewritten), ``removed`` (created by the discarded
+ *     runs) and left alone (``conflicts``). Paths are absolute.
+ */
+export interface SessionRewindResult {
+  leafId: string | null;
+  prompt: string;
+  restored: string[];
+  removed: string[];
+  conflicts: RewindConflict[];
+}
+/**
  * ``session/state``.
  */
 export interface SessionStateResult {
   sessionId: string;
   status: 'idle' | 'running';
-  phase: 'cancelling' | 'compacting' | 'idle' | 'running' | 'starting';
+  phase: 'cancelling' | 'compacting' | 'idle' | 'rewinding' | 'running' | 'starting';
   provider: string;
   model: string;
   permissionMode: 'ask' | 'auto' | 'read-only';
@@ -1286,6 +1321,8 @@ export interface ClientMethods {
   'session/fork': { params: SessionForkParams; result: SessionInfo };
   /** Continue from an earlier entry in the same file. */
   'session/branch': { params: SessionBranchParams; result: OkResult };
+  /** Go back to before a user prompt: the conversation and the files its runs changed. */
+  'session/rewind': { params: SessionRewindParams; result: SessionRewindResult };
   /** Set the session title. */
   'session/rename': { params: SessionRenameParams; result: OkResult };
   /** Delete the session file and its bash spill files (force: even while running). */

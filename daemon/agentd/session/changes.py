@@ -1,0 +1,192 @@
+"""What a session's runs change on disk, kept for ``session/rewind``.
+
+:class:`ChangeRecorder` is the session's :class:`agentd.tools.base.FileChanges`. For each file
+a run changes it records a :class:`~agentd.protocol.rewind.FileChange`; the first change of a
+file in a run also keeps the content before it (the *before-image*) in the session's
+:class:`~agentd.store.contents.ContentStore`, deduplicated by digest. The runtime writes the
+pending changes to the session file as one ``file_changes`` entry after each tool call
+(:meth:`take_pending`), so what a run changed survives a daemon restart.
+
+Caps: a before-image larger than ``max_file_bytes``, or one that would take the session's
+store past ``max_session_bytes``, is not kept: the change is recorded with ``kept`` false
+and a note, and a rewind lists that file as not restorable.
+
+bash: :meth:`watching` takes a stat snapshot of the session's working tree before and after
+the command (:mod:`agentd.session.treewatch`). A file the command created is recorded (a
+rewind removes it); a file it changed or deleted is restorable only when this run kept its
+before-image already (agentd's own write or edit came first), otherwise it is recorded as
+not restorable: its content before the command was never read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from agentd.log import get_logger
+from agentd.protocol.rewind import FileChange
+from agentd.session import treewatch
+from agentd.store.contents import ContentStore, contents_dir, digest_of
+
+log = get_logger("agentd.rewind")
+
+MAX_FILE_BYTES = 8 * 1024 * 1024
+"""The largest before-image kept (bytes)."""
+
+MAX_SESSION_BYTES = 256 * 1024 * 1024
+"""The most before-image bytes one session keeps."""
+
+UNSEEN = "changed by a bash command; agentd did not have its earlier content"
+
+
+class ChangeRecorder:
+    """Records the file changes of a session's runs (see the module docstring)."""
+
+    def __init__(
+        self,
+        store: ContentStore,
+        root: Path,
+        *,
+        excluded: tuple[str, ...] = (),
+        max_file_bytes: int = MAX_FILE_BYTES,
+        max_session_bytes: int = MAX_SESSION_BYTES,
+        max_tree_entries: int = treewatch.MAX_ENTRIES,
+    ) -> None:
+        self.store = store
+        self.root = Path(os.path.realpath(root))
+        self.excluded = excluded
+        self.max_file_bytes = max_file_bytes
+        self.max_session_bytes = max_session_bytes
+        self.max_tree_entries = max_tree_entries
+        self._run: dict[str, FileChange] = {}
+        self._pending: list[FileChange] = []
+
+    @classmethod
+    def for_session(cls, cwd: str, session_path: Path, spill_dir: Path | None) -> ChangeRecorder:
+        """The recorder of the session in ``session_path``: before-images beside it, the
+        working tree ``cwd`` watched for bash without the session store and spill files."""
+        excluded = [session_path.parent.parent, spill_dir]
+        return cls(
+            ContentStore(contents_dir(session_path)),
+            Path(cwd),
+            excluded=tuple(os.path.realpath(path) for path in excluded if path is not None),
+        )
+
+    def new_run(self) -> None:
+        """A run begins: the next change of each file is its first in the run."""
+        self._run.clear()
+
+    def take_pending(self) -> list[FileChange]:
+        """The changes recorded since the last call (for one ``file_changes`` entry)."""
+        pending, self._pending = self._pending, []
+        return pending
+
+    async def changed(self, path: Path, before: bytes | None, after: bytes | None) -> None:
+        """Record that ``path`` went from ``before`` to ``after`` (None: no file); the hashing
+        and the write of a before-image run in a worker thread. Never raises for I/O."""
+        change = await asyncio.to_thread(self.record, str(path), before, after)
+        self._pending.append(change)
+
+    def record(self, path: str, before: bytes | None, after: bytes | None) -> FileChange:
+        """:meth:`changed`, synchronously: the change as recorded (not yet pending)."""
+        after_digest = None if after is None else digest_of(after)
+        before_digest = None if before is None else digest_of(before)
+        if path in self._run or before is None or before_digest is None:
+            kept = before_digest is None or self.store.has(before_digest)
+            note = None if kept else "its content before this run's earlier change"
+            change = _change(path, before_digest, after_digest, kept, _not_kept(note, kept))
+        else:
+            note = self._keep(before, before_digest)
+            change = _change(path, before_digest, after_digest, note is None, note)
+        self._run[path] = change
+        return change
+
+    def _keep(self, data: bytes, digest: str) -> str | None:
+        """Keep ``data`` as a before-image; None when kept, else why not."""
+        if len(data) > self.max_file_bytes:
+            return f"larger than the {_mib(self.max_file_bytes)} cap for a kept file"
+        if not self.store.has(digest) and (self.store.size() + len(data) > self.max_session_bytes):
+            return f"the session's {_mib(self.max_session_bytes)} of kept files are used up"
+        try:
+            self.store.put(data, digest)
+        except OSError as exc:
+            log.warning("before-image not kept", error=str(exc))
+            return f"could not be kept: {exc.strerror or exc}"
+        return None
+
+    @contextlib.asynccontextmanager
+    async def watching(self) -> AsyncIterator[None]:
+        """Record the files a command under this block creates, changes or deletes in the
+        working tree (see the module docstring); nothing when the tree is too large."""
+        before = await asyncio.to_thread(self._snapshot)
+        try:
+            yield
+        finally:
+            if before is not None:
+                changes = await asyncio.to_thread(self._command_changes, before)
+                self._pending.extend(changes)
+
+    def _snapshot(self) -> treewatch.Snapshot | None:
+        return treewatch.snapshot(self.root, self.excluded, self.max_tree_entries)
+
+    def _command_changes(self, before: treewatch.Snapshot) -> list[FileChange]:
+        """The changes between ``before`` and the tree now, recorded."""
+        after = self._snapshot()
+        if after is None:
+            return []
+        created, changed, deleted = treewatch.differences(before, after)
+        found = [self._seen(path, exists=True, created=True) for path in created]
+        found += [self._seen(path, exists=True, created=False) for path in changed]
+        found += [self._seen(path, exists=False, created=False) for path in deleted]
+        return [change for change in found if change is not None]
+
+    def _seen(self, path: str, *, exists: bool, created: bool) -> FileChange | None:
+        """The change of ``path`` by a command (None: it holds what this run left there)."""
+        content = self._content(path) if exists else None
+        if exists and content is None:
+            note = f"larger than the {_mib(self.max_file_bytes)} cap, or unreadable"
+            change = _change(path, None, None, False, note)
+            self._run[path] = change
+            return change
+        after = None if content is None else digest_of(content)
+        earlier = self._run.get(path)
+        if earlier is not None:
+            if earlier.after == after:
+                return None  # agentd's own write, seen by a command running beside it
+            change = _change(path, earlier.after, after, self._has(earlier.after))
+        elif created:
+            change = _change(path, None, after)
+        else:
+            change = _change(path, None, after, False, UNSEEN)
+        self._run[path] = change
+        return change
+
+    def _has(self, digest: str | None) -> bool:
+        return digest is None or self.store.has(digest)
+
+    def _content(self, path: str) -> bytes | None:
+        """The content of ``path`` when within the file cap (None: too large, unreadable)."""
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+            with os.fdopen(fd, "rb") as file:
+                data = file.read(self.max_file_bytes + 1)
+        except OSError:
+            return None
+        return None if len(data) > self.max_file_bytes else data
+
+
+def _change(
+    path: str, before: str | None, after: str | None, kept: bool = True, note: str | None = None
+) -> FileChange:
+    return FileChange(path=path, before=before, after=after, kept=kept, note=note)
+
+
+def _not_kept(note: str | None, kept: bool) -> str | None:
+    return None if kept else f"not kept: {note}"
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1024 * 1024):g} MiB"
