@@ -15,7 +15,7 @@ KEEP_BEFORE = "keep line\n"
 """The content of ``keep.txt`` before the runs (the test writes it)."""
 
 
-def _steps(name: str, trigger: str, calls: list[list[dict[str, Any]]]) -> dict[str, Any]:
+def steps(name: str, trigger: str, calls: list[list[dict[str, Any]]]) -> dict[str, Any]:
     """A scenario whose replies make ``calls`` (one reply per list), then end."""
     steps: list[dict[str, Any]] = [{"response": {"content": "", "tool_calls": c}} for c in calls]
     steps.append({"response": {"content": f"{name} done."}})
@@ -23,7 +23,7 @@ def _steps(name: str, trigger: str, calls: list[list[dict[str, Any]]]) -> dict[s
 
 
 SCENARIOS: list[dict[str, Any]] = [
-    _steps(
+    steps(
         "rewind-one",
         "rewind turn one",
         [
@@ -38,7 +38,7 @@ SCENARIOS: list[dict[str, Any]] = [
             [tool_call("bash", {"command": "echo made > made.txt"}, "b1")],
         ],
     ),
-    _steps(
+    steps(
         "rewind-two",
         "rewind turn two",
         [
@@ -59,17 +59,17 @@ SCENARIOS: list[dict[str, Any]] = [
             ],
         ],
     ),
-    _steps(
+    steps(
         "rewind-big",
         "rewind a big file",
         [[tool_call("bash", {"command": "head -c 9000000 /dev/zero > big.bin"}, "b3")]],
     ),
-    _steps(
+    steps(
         "rewind-foreign",
         "rewind a foreign change",
         [[tool_call("bash", {"command": "echo changed >> outside-made.txt"}, "b4")]],
     ),
-    _steps(
+    steps(
         "rewind-slow",
         "rewind while sleeping",
         [[tool_call("bash", {"command": "touch slept-started; sleep 30"}, "b5")]],
