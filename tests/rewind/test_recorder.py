@@ -23,9 +23,11 @@ def test_first_change_of_a_run_keeps_the_before_image_once(tmp_path: Path) -> No
     first = recorder.record(path, b"v0", b"v1")
     second = recorder.record(path, b"v1", b"v2")
     assert (first.before, first.after, first.kept) == (digest_of(b"v0"), digest_of(b"v1"), True)
-    assert second.before == digest_of(b"v1") and not second.kept  # not the run's first
+    assert second.before == digest_of(b"v1")
+    assert not second.kept
     other = recorder.record(str(tmp_path / "work" / "g"), b"v0", None)  # same content
-    assert other.kept and other.after is None
+    assert other.kept
+    assert other.after is None
     kept = sorted(p.name for p in (tmp_path / "s.files").iterdir())
     assert kept == [digest_of(b"v0")]
     assert recorder.store.get(digest_of(b"v0")) == b"v0"
@@ -36,10 +38,12 @@ def test_first_change_of_a_run_keeps_the_before_image_once(tmp_path: Path) -> No
 def test_caps_per_file_and_per_session(tmp_path: Path) -> None:
     recorder = _recorder(tmp_path, max_file_bytes=10, max_session_bytes=15)
     big = recorder.record(str(tmp_path / "work" / "big"), b"x" * 11, b"")
-    assert not big.kept and "cap" in (big.note or "")
+    assert not big.kept
+    assert "cap" in (big.note or "")
     assert recorder.record(str(tmp_path / "work" / "a"), b"a" * 10, b"").kept
     full = recorder.record(str(tmp_path / "work" / "b"), b"b" * 10, b"")
-    assert not full.kept and "used up" in (full.note or "")
+    assert not full.kept
+    assert "used up" in (full.note or "")
     assert recorder.record(str(tmp_path / "work" / "c"), None, b"new").kept  # nothing to keep
 
 
@@ -72,9 +76,11 @@ def test_watching_sees_what_a_command_does(tmp_path: Path) -> None:
     asyncio.run(command())
     found = {Path(c.path).name: c for c in recorder.take_pending()}
     assert set(found) == {"new.txt", "old.txt", "mine.txt"}
-    assert found["new.txt"].before is None and found["new.txt"].kept
+    assert found["new.txt"].before is None
+    assert found["new.txt"].kept
     assert found["new.txt"].after == digest_of(b"new")
-    assert not found["old.txt"].kept and "bash" in (found["old.txt"].note or "")
+    assert not found["old.txt"].kept
+    assert "bash" in (found["old.txt"].note or "")
     assert found["mine.txt"].before == digest_of(b"v1")
     assert found["mine.txt"].after == digest_of(b"v2!")
 

@@ -4,9 +4,7 @@ rewinds in a row, a rewind after a daemon restart, the refusal while a run is ac
 
 from __future__ import annotations
 
-import asyncio
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -54,9 +52,11 @@ async def test_rewind_restores_writes_edits_and_bash_files(home: Home) -> None:
     assert set(result["removed"]) == removed
     assert result["conflicts"] == []
     assert (project / "keep.txt").read_text() == KEEP_BEFORE
-    assert not (project / "a.txt").exists() and not (project / "made.txt").exists()
+    assert not (project / "a.txt").exists()
+    assert not (project / "made.txt").exists()
     assert not (project / "sub" / "deep.txt").exists()
-    assert state["messageCount"] == 0 and messages["messages"] == []
+    assert state["messageCount"] == 0
+    assert messages["messages"] == []
     entries = _entries(home, sid)
     first_prompt = next(e for e in entries if e["type"] == "message")
     assert entries[-1]["type"] == "rewind"
@@ -73,7 +73,8 @@ async def test_rewind_twice_one_turn_each(home: Home) -> None:
         assert first["prompt"] == "rewind turn two"
         assert (project / "a.txt").read_text() == "one\n"
         assert (project / "keep.txt").read_text() == "kept line\n"
-        assert (project / "made.txt").exists() and not (project / "sub/deep.txt").exists()
+        assert (project / "made.txt").exists()
+        assert not (project / "sub/deep.txt").exists()
         assert first["removed"] == [str(project / "sub/deep.txt")]
         state = await client.call("session/state", {"sessionId": sid})
         assert state["messageCount"] > 0
@@ -82,7 +83,8 @@ async def test_rewind_twice_one_turn_each(home: Home) -> None:
     assert second["prompt"] == "rewind turn one"
     assert second["conflicts"] == []
     assert (project / "keep.txt").read_text() == KEEP_BEFORE
-    assert not (project / "a.txt").exists() and not (project / "made.txt").exists()
+    assert not (project / "a.txt").exists()
+    assert not (project / "made.txt").exists()
     assert state["messageCount"] == 0
 
 
@@ -94,7 +96,8 @@ async def test_changed_outside_is_a_conflict_until_forced(home: Home) -> None:
         (project / "a.txt").write_text("mine now\n")
         result = await client.call("session/rewind", {"sessionId": sid})
         (conflict,) = result["conflicts"]
-        assert conflict["path"] == str(project / "a.txt") and conflict["reason"] == "changed"
+        assert conflict["path"] == str(project / "a.txt")
+        assert conflict["reason"] == "changed"
         assert (project / "a.txt").read_text() == "mine now\n"
         assert (project / "keep.txt").read_text() == "kept line\n"  # the others restored
         forced = await client.call("session/rewind", {"sessionId": sid, "force": True})
@@ -171,7 +174,8 @@ async def test_over_the_cap_is_not_restorable(home: Home) -> None:
         await run(client, sid, "rewind a big file")
         result = await client.call("session/rewind", {"sessionId": sid})
     (conflict,) = result["conflicts"]
-    assert conflict["reason"] == "not_restorable" and "cap" in conflict["message"]
+    assert conflict["reason"] == "not_restorable"
+    assert "cap" in conflict["message"]
     assert (home.project / "big.bin").exists()
 
 
@@ -181,5 +185,6 @@ async def test_files_false_moves_only_the_conversation(home: Home) -> None:
         await run(client, sid, "rewind turn one")
         result = await client.call("session/rewind", {"sessionId": sid, "files": False})
         state = await client.call("session/state", {"sessionId": sid})
-    assert result["restored"] == result["removed"] == [] and state["messageCount"] == 0
+    assert result["restored"] == result["removed"] == []
+    assert state["messageCount"] == 0
     assert (home.project / "a.txt").read_text() == "one\n"

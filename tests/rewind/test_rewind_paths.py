@@ -55,5 +55,6 @@ async def test_a_file_outside_the_workspace_is_not_restored(home: Home) -> None:
         assert outside.read_text() == "x\n"
         result = await client.call("session/rewind", {"sessionId": sid})
     (conflict,) = result["conflicts"]
-    assert conflict["reason"] == "refused" and "outside the workspace" in conflict["message"]
+    assert conflict["reason"] == "refused"
+    assert "outside the workspace" in conflict["message"]
     assert outside.read_text() == "x\n"
