@@ -105,6 +105,10 @@ def dispatch(options: argparse.Namespace) -> int:
         from agentctl.web_cmd import web_main
 
         return web_main(options)
+    if command == "rewind":
+        from agentctl.rewind_cmd import rewind_main
+
+        return rewind_main(options)
     if command == "rpc":
         from agentctl.rpc_cmd import rpc_main
 

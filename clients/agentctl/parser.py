@@ -241,6 +241,24 @@ def mcp_add_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_rewind(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    rewind = commands.add_parser(
+        "rewind",
+        help="take a session back to before a prompt, files included",
+        description="Go back to before the N-th last prompt of session ID (default: the latest "
+        "session of the working directory): the conversation, and the files its runs changed. "
+        "Files changed outside agentd since are left alone unless --force.",
+    )
+    _connection_options(rewind, stdio=False)
+    rewind.add_argument("session_id", nargs="?", default=None, metavar="ID")
+    rewind.add_argument("--turns", type=_positive_int, metavar="N", help="prompts back (1)")
+    rewind.add_argument("--entry", metavar="ENTRY_ID", help="to before this user message")
+    rewind.add_argument("--force", action="store_true", help="restore conflicting files too")
+    rewind.add_argument("--no-files", action="store_true", help="move only the conversation")
+    rewind.add_argument("--cwd", metavar="DIR", help="whose latest session (default: .)")
+    rewind.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full ``agentctl`` parser; ``options.command`` names the chosen command."""
     parser = argparse.ArgumentParser(prog="agentctl", description=DESCRIPTION, epilog=EPILOG)
@@ -251,4 +269,5 @@ def build_parser() -> argparse.ArgumentParser:
     _add_small_commands(commands)
     _add_sessions(commands)
     _add_daemon(commands)
+    _add_rewind(commands)
     return parser

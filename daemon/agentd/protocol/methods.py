@@ -80,6 +80,12 @@ from agentd.protocol.mcp import (
     McpListResult as McpListResult,
 )
 from agentd.protocol.mcp import McpServerParam
+from agentd.protocol.rewind import (
+    SessionRewindParams as SessionRewindParams,
+)
+from agentd.protocol.rewind import (
+    SessionRewindResult as SessionRewindResult,
+)
 from agentd.protocol.session_file import SessionSummary
 
 # --- sessions and runs ----------------------------------------------------------------------

@@ -1,0 +1,69 @@
+"""``agentctl rewind`` against a real shared daemon: the readable report, ``--json``, the
+latest session of the directory by default, and a conflict left alone until ``--force``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from tests.agentctl.harness import Sandbox, json_lines
+from tests.rewind.scenarios import KEEP_BEFORE, SCENARIOS
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def sandbox() -> Iterator[Sandbox]:
+    box = Sandbox()
+    box.use_scenarios(SCENARIOS)
+    try:
+        yield box
+    finally:
+        box.close()
+
+
+def _send(sandbox: Sandbox, *args: str) -> str:
+    result = sandbox.run("send", "--json", "--provider", "mock", *args)
+    assert result.returncode == 0, result.stderr
+    return str(json_lines(result.stdout)[0]["sessionId"])
+
+
+def test_rewind_prints_what_it_restored(sandbox: Sandbox) -> None:
+    project = sandbox.project
+    (project / "keep.txt").write_text(KEEP_BEFORE)
+    sid = _send(sandbox, "rewind turn one")
+    _send(sandbox, "--session", sid, "rewind turn two")
+    (project / "a.txt").write_text("edited by hand\n")
+
+    first = sandbox.run("rewind")  # the latest session of the directory
+    assert first.returncode == 0, first.stderr
+    lines = first.stdout.splitlines()
+    assert lines[0] == f"rewound {sid} to before: rewind turn two"
+    assert "  restored  keep.txt" in lines
+    assert "  removed   sub/deep.txt" in lines
+    assert any(line.startswith("  conflict  a.txt: changed since agentd left it") for line in lines)
+    assert lines[-1] == "files changed outside agentd were left alone; --force restores them"
+    assert (project / "a.txt").read_text() == "edited by hand\n"
+
+    forced = sandbox.run("rewind", sid[:8], "--turns", "1", "--force", "--json")
+    assert forced.returncode == 0, forced.stderr
+    result = json.loads(forced.stdout)
+    assert result["prompt"] == "rewind turn one"
+    assert str(project / "a.txt") in result["removed"]
+    assert result["conflicts"] == []
+    assert (project / "keep.txt").read_text() == KEEP_BEFORE
+    assert not (project / "a.txt").exists()
+
+
+def test_rewind_errors_are_readable(sandbox: Sandbox) -> None:
+    """No session in the directory, or more turns than prompts: exit 2 with the reason."""
+    empty = sandbox.run("rewind")
+    assert empty.returncode == 2
+    assert "no session to rewind in" in empty.stderr
+    sid = _send(sandbox, "rewind turn one")
+    too_far = sandbox.run("rewind", sid, "--turns", "3")
+    assert too_far.returncode == 2, too_far.stderr
+    assert "the current branch has 1 user prompts" in too_far.stderr
+    assert "Traceback" not in too_far.stderr
