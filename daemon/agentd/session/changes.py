@@ -5,7 +5,10 @@ a run changes it records a :class:`~agentd.protocol.rewind.FileChange`; the firs
 file in a run also keeps the content before it (the *before-image*) in the session's
 :class:`~agentd.store.contents.ContentStore`, deduplicated by digest. The runtime writes the
 pending changes to the session file as one ``file_changes`` entry after each tool call
-(:meth:`take_pending`), so what a run changed survives a daemon restart.
+(:meth:`take_pending`), and at the run's end whatever is still being recorded (waiting for
+it), so what a run changed survives a daemon restart. The hashing and the writes of the
+before-images run on one recording thread of the daemon, in submission order, after the
+tool's call returns: they do not lengthen the call.
 
 Caps: a before-image larger than ``max_file_bytes``, or one that would take the session's
 store past ``max_session_bytes``, is not kept: the change is recorded with ``kept`` false
@@ -23,7 +26,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from agentd.log import get_logger
@@ -32,6 +36,17 @@ from agentd.session import treewatch
 from agentd.store.contents import ContentStore, contents_dir, digest_of
 
 log = get_logger("agentd.rewind")
+
+_WORKER: ThreadPoolExecutor | None = None
+
+
+def _worker() -> ThreadPoolExecutor:
+    """The daemon's one recording thread: every session's changes, in submission order."""
+    global _WORKER
+    if _WORKER is None:
+        _WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentd-changes")
+    return _WORKER
+
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 """The largest before-image kept (bytes)."""
@@ -62,7 +77,8 @@ class ChangeRecorder:
         self.max_session_bytes = max_session_bytes
         self.max_tree_entries = max_tree_entries
         self._run: dict[str, FileChange] = {}
-        self._pending: list[FileChange] = []
+        """This run's latest change of each file (touched on the worker only)."""
+        self._futures: list[Future[list[FileChange]]] = []
 
     @classmethod
     def for_session(cls, cwd: str, session_path: Path, spill_dir: Path | None) -> ChangeRecorder:
@@ -77,18 +93,35 @@ class ChangeRecorder:
 
     def new_run(self) -> None:
         """A run begins: the next change of each file is its first in the run."""
-        self._run.clear()
+        self._submit(self._forget_run)
 
-    def take_pending(self) -> list[FileChange]:
-        """The changes recorded since the last call (for one ``file_changes`` entry)."""
-        pending, self._pending = self._pending, []
+    def _forget_run(self) -> list[FileChange]:
+        self._run.clear()
+        return []
+
+    def take_pending(self, *, wait: bool = False) -> list[FileChange]:
+        """The changes recorded since the last call, in order (for one ``file_changes``
+        entry): those already recorded, or (``wait``) all, blocking until they are."""
+        pending: list[FileChange] = []
+        while self._futures and (wait or self._futures[0].done()):
+            future = self._futures.pop(0)
+            try:
+                pending += future.result()
+            except Exception:
+                log.exception("file change not recorded")
         return pending
 
     async def changed(self, path: Path, before: bytes | None, after: bytes | None) -> None:
-        """Record that ``path`` went from ``before`` to ``after`` (None: no file); the hashing
-        and the write of a before-image run in a worker thread. Never raises for I/O."""
-        change = await asyncio.to_thread(self.record, str(path), before, after)
-        self._pending.append(change)
+        """Record that ``path`` went from ``before`` to ``after`` (None: no file). The hashing
+        and the write of a before-image run on the recording worker after the call returns
+        (the contents are already in memory). Never raises for I/O."""
+        self._submit(lambda: [self.record(str(path), before, after)])
+
+    def _submit(self, work: Callable[[], list[FileChange]]) -> Future[list[FileChange]]:
+        """Run ``work`` on the recording worker, after everything submitted before."""
+        future = _worker().submit(work)
+        self._futures.append(future)
+        return future
 
     def record(self, path: str, before: bytes | None, after: bytes | None) -> FileChange:
         """:meth:`changed`, synchronously: the change as recorded (not yet pending)."""
@@ -126,15 +159,17 @@ class ChangeRecorder:
             yield
         finally:
             if before is not None:
-                changes = await asyncio.to_thread(self._command_changes, before)
-                self._pending.extend(changes)
+                after = await asyncio.to_thread(self._snapshot)
+                done = self._submit(lambda: self._command_changes(before, after))
+                await asyncio.wrap_future(done)
 
     def _snapshot(self) -> treewatch.Snapshot | None:
         return treewatch.snapshot(self.root, self.excluded, self.max_tree_entries)
 
-    def _command_changes(self, before: treewatch.Snapshot) -> list[FileChange]:
-        """The changes between ``before`` and the tree now, recorded."""
-        after = self._snapshot()
+    def _command_changes(
+        self, before: treewatch.Snapshot, after: treewatch.Snapshot | None
+    ) -> list[FileChange]:
+        """The changes between the snapshots ``before`` and ``after``, recorded."""
         if after is None:
             return []
         created, changed, deleted = treewatch.differences(before, after)

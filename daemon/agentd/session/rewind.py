@@ -8,7 +8,10 @@ changed (their ``file_changes`` entries) are put back as they were before the fi
 changes: rewritten from the kept before-image, or removed when the runs created them.
 
 A file whose current content is not what the runs left (changed outside agentd since) is a
-conflict and left alone unless ``force``. Restores happen beneath the session's workspace —
+conflict and left alone unless ``force``. An existing file is rewritten in place (it keeps its
+inode, mode and owner; a crash in the middle can leave it part-written, and rewinding again
+with ``force`` finishes it); a missing one is created by a temp file and a rename.
+Restores happen beneath the session's workspace —
 the sandbox root, or the working directory of an unsandboxed session — through the same
 descriptor-based opens as the file tools (:mod:`agentd.tools.files.safeopen`): a path that
 leaves it (through a symlink too) or lands in a control folder is refused, never written.
@@ -19,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,7 +40,8 @@ from agentd.protocol.session_file import Entry, FileChangesEntry, MessageEntry, 
 from agentd.store.contents import ContentStore, digest_of
 from agentd.tools.base import ToolError
 from agentd.tools.files.fileio import atomic_write
-from agentd.tools.files.safeopen import parent_dir, read_bytes
+from agentd.tools.files.protected import check_directory_fd
+from agentd.tools.files.safeopen import open_beneath, parent_dir, read_bytes
 
 if TYPE_CHECKING:
     from agentd.session.runtime import SessionRuntime
@@ -181,8 +186,28 @@ def _restore(restore: Restore, store: ContentStore, root: Path, force: bool, out
         note = "its kept content is missing or damaged"
         out.conflicts.append(_conflict(restore.path, "not_restorable", note))
         return
-    atomic_write(path, content, root)
+    _write_back(path, content, root)
     out.restored.append(restore.path)
+
+
+def _write_back(path: Path, content: bytes, root: Path) -> None:
+    """Put ``content`` in ``path`` beneath ``root``: in place when it is a regular file with
+    one name (it keeps its inode, mode and owner, and costs no new file), else by a temp
+    file and a rename (a missing file, or one with several names, which the rename parts
+    from the others). Control files are refused (checked on the opened descriptor)."""
+    try:
+        fd = open_beneath(path, root, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        atomic_write(path, content, root)
+        return
+    with os.fdopen(fd, "wb") as file:
+        check_directory_fd(fd, path.name, root, str(path))
+        info = os.fstat(fd)
+        if stat.S_ISREG(info.st_mode) and info.st_nlink == 1:
+            os.ftruncate(fd, 0)
+            file.write(content)
+            return
+    atomic_write(path, content, root)
 
 
 def _root(runtime: SessionRuntime) -> Path:

@@ -33,6 +33,7 @@ from agentd.log import get_logger
 from agentd.permissions.policy import unsandboxed_auto
 from agentd.protocol.content import ImageContent, Message, UserContent
 from agentd.protocol.events import (
+    AgentEnd,
     Event,
     HookResult,
     MessageEnd,
@@ -216,8 +217,8 @@ class SessionRuntime:
                     self.file.append_plan(event.entries)
                 elif isinstance(event, HookResult):
                     self.file.append(HookEntry(hook=event))
-                elif isinstance(event, ToolExecutionEnd):
-                    self._record_changes()
+                elif isinstance(event, ToolExecutionEnd | AgentEnd):
+                    self._record_changes(wait=isinstance(event, AgentEnd))
                 elif isinstance(event, TurnEnd):
                     self._syncs.request()
             except StoreWriteFailed as exc:
@@ -225,10 +226,10 @@ class SessionRuntime:
         for released in self.stream_redactor.events(event):
             self.bus.publish(released)
 
-    def _record_changes(self) -> None:
+    def _record_changes(self, *, wait: bool = False) -> None:
         """Write the file changes recorded since the last call as one ``file_changes`` entry
-        (nothing when there are none)."""
-        changes = self.changes.take_pending()
+        (nothing when there are none); ``wait``: also those still being recorded."""
+        changes = self.changes.take_pending(wait=wait)
         if changes:
             self.file.append(FileChangesEntry(changes=changes))
 
@@ -334,9 +335,9 @@ class SessionRuntime:
                 text, images, max_turns=max_turns, budget=budget, parent=parent, command=command
             )
         finally:
-            self.run.ended(asyncio.current_task())
             with contextlib.suppress(StoreWriteFailed):
-                self._record_changes()  # a cancelled call's changes
+                self._record_changes(wait=True)  # the run's last changes, before it is idle
+            self.run.ended(asyncio.current_task())
         # Every entry of the run is written (appends are synchronous writes); the last fsync
         # runs in a worker thread and the answer does not wait for it: a failure of it comes
         # as a session_warning (see _sync_failed).

@@ -1,0 +1,163 @@
+"""Budgets of rewind (``session/rewind``, :mod:`agentd.session.changes`).
+
+* ``record a changed file``: what recording adds to a write/edit call — the time the tool
+  waits in the recorder's ``changed()`` (median of 40 files per size: 1 KB, 100 KB, just
+  under 1 MB, each the first change of its file in the run, so its before-image is kept).
+  Budget ≤ 1 ms. Also the recording thread's own time per file (hashing before and after,
+  writing the before-image), which runs beside the run (mean over the 40).
+* ``bash tree watch``: the two stat snapshots around a bash command in a tree of 1,000 files
+  (not in the budget; reported so its cost is known).
+* ``rewind 100 files``: a real ``agentd --stdio`` daemon, a run of the mock LLM that writes
+  100 files of 10 KB (edits of existing files), then ``session/rewind`` over JSON-RPC: wall
+  time of the call, all 100 restored. Median and best of 5, with the machine's load average
+  (on a shared machine the timings grow with it). Budget ≤ 200 ms.
+
+Run: ``python -m tests.bench.bench_rewind`` (or ``python -m tests.bench`` for every area).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from agentd.session.changes import ChangeRecorder
+from agentd.store.contents import ContentStore
+from tests.harness import IsolatedHome, new_session, run, stdio_client
+from tests.scenarios import tool_call
+
+Row = tuple[str, str, str]
+SIZES = {"1 KB": 1_000, "100 KB": 100_000, "1 MB": 1_000_000}
+FILES = 100
+ROUNDS = 5
+
+
+async def _record(
+    recorder: ChangeRecorder, root: Path, size: int, count: int
+) -> tuple[float, float]:
+    """(median time a tool call waits for ``changed()``, mean worker time per file)."""
+    contents = [os.urandom(size) for _ in range(count)]
+    waits = []
+    start_all = time.perf_counter()
+    for n, before in enumerate(contents):
+        start = time.perf_counter()
+        await recorder.changed(root / f"f{size}-{n}", before, before[:-1] + b"!")
+        waits.append(time.perf_counter() - start)
+    assert len(recorder.take_pending(wait=True)) == count
+    per_file = (time.perf_counter() - start_all) / count
+    return statistics.median(waits), per_file
+
+
+def _recording() -> list[Row]:
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="bench-rw-") as tmp:
+        root = Path(tmp)
+        recorder = ChangeRecorder(ContentStore(root / "s.files"), root)
+        for label, size in SIZES.items():
+            wait, worker = asyncio.run(_record(recorder, root, size, 40))
+            rows.append(
+                (
+                    f"record a {label} file: added to the tool call",
+                    f"{wait * 1000:.3f} ms",
+                    "≤ 1 ms",
+                )
+            )
+            rows.append(
+                (
+                    f"  recording thread per {label} file (hash, keep)",
+                    f"{worker * 1000:.2f} ms",
+                    "-",
+                )
+            )
+        rows.append(_tree_watch(root / "tree"))
+    return rows
+
+
+def _tree_watch(work: Path) -> Row:
+    for n in range(1000):
+        folder = work / f"d{n % 20}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"f{n}.txt").write_text("x")
+    watcher = ChangeRecorder(ContentStore(work.parent / "w.files"), work)
+
+    async def watch() -> float:
+        start = time.perf_counter()
+        async with watcher.watching():
+            pass
+        return time.perf_counter() - start
+
+    cost = statistics.median([asyncio.run(watch()) for _ in range(5)]) * 1000
+    return ("bash tree watch, 1,000 files (two snapshots)", f"{cost:.1f} ms", "-")
+
+
+def _scenario() -> dict[str, object]:
+    calls = [
+        tool_call("edit", {"path": f"f{n:03}.txt", "old_string": "A", "new_string": "B"}, f"c{n}")
+        for n in range(FILES)
+    ]
+    return {
+        "name": "bench-rewind",
+        "trigger": "bench rewind edits",
+        "steps": [
+            {"response": {"content": "", "tool_calls": calls}},
+            {"response": {"content": "Edited."}},
+        ],
+    }
+
+
+async def _rewind_once(home: IsolatedHome) -> float:
+    for n in range(FILES):
+        (home.project / f"f{n:03}.txt").write_text("A" + "x" * 10_000)
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home)
+        result, _ = await run(client, sid, "bench rewind edits", timeout=120)
+        assert result["stopReason"] == "end_turn", result
+        start = time.perf_counter()
+        answer = await client.call("session/rewind", {"sessionId": sid})
+        elapsed = time.perf_counter() - start
+    assert len(answer["restored"]) == FILES, answer
+    return elapsed
+
+
+def _rewind() -> list[Row]:
+    timings = []
+    for _ in range(ROUNDS):
+        home = IsolatedHome()
+        try:
+            home.use_scenarios([_scenario()])
+            timings.append(asyncio.run(_rewind_once(home)))
+        finally:
+            home.cleanup()
+            shutil.rmtree(home.root, ignore_errors=True)
+    median, best = statistics.median(timings) * 1000, min(timings) * 1000
+    return [
+        (
+            f"session/rewind of {FILES} edited files (JSON-RPC), median",
+            f"{median:.0f} ms",
+            "≤ 200 ms",
+        ),
+        (f"  best of {ROUNDS}", f"{best:.0f} ms", "-"),
+        _load(),
+    ]
+
+
+def _load() -> Row:
+    """The machine's load while measuring (these timings scale with it)."""
+    one_minute = os.getloadavg()[0]
+    return (f"  load average (on {os.cpu_count()} CPUs)", f"{one_minute:.1f}", "-")
+
+
+def main() -> list[Row]:
+    """Measure every rewind budget; returns (measure, value, budget) rows."""
+    return [*_recording(), *_rewind()]
+
+
+if __name__ == "__main__":
+    rows = main()
+    width = max(len(row[0]) for row in rows)
+    for measure, value, budget in rows:
+        print(f"{measure:<{width}}  {value:>12}  {budget}")
