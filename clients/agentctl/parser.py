@@ -255,6 +255,7 @@ def _add_rewind(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     rewind.add_argument("--entry", metavar="ENTRY_ID", help="to before this user message")
     rewind.add_argument("--force", action="store_true", help="restore conflicting files too")
     rewind.add_argument("--no-files", action="store_true", help="move only the conversation")
+    rewind.add_argument("--dry-run", action="store_true", help="only say what it would do")
     rewind.add_argument("--cwd", metavar="DIR", help="whose latest session (default: .)")
     rewind.add_argument("--json", action="store_true", help="print the result as JSON")
 

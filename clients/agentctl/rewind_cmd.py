@@ -4,8 +4,8 @@ Calls ``session/rewind`` on the shared daemon (started when none runs) and print
 did, one line per file (paths relative to the working directory when beneath it):
 ``restored``, ``removed`` and ``conflict`` lines (with the reason; ``--force`` restores
 files changed outside agentd).
-``--json`` prints the result object instead. Without ID, the latest session of ``--cwd``
-(default: the current directory) is rewound.
+``--json`` prints the result object instead; ``--dry-run`` says what it would do. Without
+ID, the latest session of ``--cwd`` (default: the current directory) is rewound.
 """
 
 from __future__ import annotations
@@ -38,12 +38,13 @@ async def _rewind(options: argparse.Namespace) -> int:
             entry_id=options.entry,
             files=not options.no_files,
             force=options.force,
+            dry_run=options.dry_run,
         )
         result = await client.sessions.rewind(params)
     if options.json:
         sys.stdout.buffer.write(msgspec.json.encode(result) + b"\n")
     else:
-        sys.stdout.write(format_rewind(result, session_id, cwd))
+        sys.stdout.write(format_rewind(result, session_id, cwd, dry_run=options.dry_run))
     return outcome.OK
 
 
@@ -54,13 +55,17 @@ async def _latest(client: AgentClient, cwd: str) -> str:
     return page.sessions[0].session_id
 
 
-def format_rewind(result: SessionRewindResult, session_id: str, cwd: str) -> str:
-    """The result for people: a heading, then one line per file."""
+def format_rewind(
+    result: SessionRewindResult, session_id: str, cwd: str, *, dry_run: bool = False
+) -> str:
+    """The result for people: a heading, then one line per file (``dry_run``: what a rewind
+    would do)."""
     prompt = " ".join(result.prompt.split())
     shown = prompt if len(prompt) <= 60 else prompt[:59] + "…"
-    lines = [f"rewound {session_id} to before: {shown}"]
-    lines += [f"  restored  {_relative(path, cwd)}" for path in result.restored]
-    lines += [f"  removed   {_relative(path, cwd)}" for path in result.removed]
+    verb = "would rewind" if dry_run else "rewound"
+    lines = [f"{verb} {session_id} to before: {shown}"]
+    lines += [f"  {_verb('restore', dry_run)}  {_relative(p, cwd)}" for p in result.restored]
+    lines += [f"  {_verb('remove', dry_run)}   {_relative(p, cwd)}" for p in result.removed]
     for conflict in result.conflicts:
         lines.append(f"  conflict  {_relative(conflict.path, cwd)}: {conflict.message}")
     if not (result.restored or result.removed or result.conflicts):
@@ -68,6 +73,10 @@ def format_rewind(result: SessionRewindResult, session_id: str, cwd: str) -> str
     if any(c.reason == "changed" for c in result.conflicts):
         lines.append("files changed outside agentd were left alone; --force restores them")
     return "\n".join(lines) + "\n"
+
+
+def _verb(word: str, dry_run: bool) -> str:
+    return word if dry_run else word + "d"
 
 
 def _relative(path: str, cwd: str) -> str:

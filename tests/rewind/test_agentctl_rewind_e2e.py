@@ -37,6 +37,14 @@ def test_rewind_prints_what_it_restored(sandbox: Sandbox) -> None:
     _send(sandbox, "--session", sid, "rewind turn two")
     (project / "a.txt").write_text("edited by hand\n")
 
+    preview = sandbox.run("rewind", "--dry-run")
+    assert preview.returncode == 0, preview.stderr
+    assert preview.stdout.splitlines()[:2] == [
+        f"would rewind {sid} to before: rewind turn two",
+        "  restore  keep.txt",
+    ]
+    assert (project / "sub/deep.txt").exists()
+
     first = sandbox.run("rewind")  # the latest session of the directory
     assert first.returncode == 0, first.stderr
     lines = first.stdout.splitlines()

@@ -188,3 +188,23 @@ async def test_files_false_moves_only_the_conversation(home: Home) -> None:
     assert result["restored"] == result["removed"] == []
     assert state["messageCount"] == 0
     assert (home.project / "a.txt").read_text() == "one\n"
+
+
+async def test_dry_run_says_what_would_happen_and_changes_nothing(home: Home) -> None:
+    """dryRun lists the files a rewind would restore, remove and leave alone; the files, the
+    conversation and the session file stay as they were."""
+    project = home.project
+    async with stdio_client(home) as client:
+        sid = await _two_turns(client, home)
+        lines_before = len(_entries(home, sid))
+        preview = await client.call("session/rewind", {"sessionId": sid, "dryRun": True})
+        state = await client.call("session/state", {"sessionId": sid})
+        assert (project / "sub/deep.txt").exists()
+        assert (project / "a.txt").read_text() == "two\n"
+        assert len(_entries(home, sid)) == lines_before
+        real = await client.call("session/rewind", {"sessionId": sid})
+    assert preview["prompt"] == "rewind turn two"
+    assert preview["removed"] == [str(project / "sub/deep.txt")]
+    assert sorted(preview["restored"]) == sorted(real["restored"])
+    assert len(_entries(home, sid)) == lines_before + 1  # only the real rewind wrote
+    assert state["messageCount"] > 0

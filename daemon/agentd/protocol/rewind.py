@@ -40,13 +40,15 @@ class SessionRewindParams(Params):
     """``session/rewind``: go back to before the ``turns``-th last user prompt on the current
     branch (default 1), or to before the user message ``entryId``. ``files``: also restore
     the files the discarded runs changed; ``force``: restore files changed outside agentd
-    since (otherwise left alone and listed as conflicts)."""
+    since (otherwise left alone and listed as conflicts); ``dryRun``: change nothing, answer
+    what the rewind would do (for a confirmation)."""
 
     session_id: str
     turns: Annotated[int, msgspec.Meta(ge=1)] | None = None
     entry_id: str | None = None
     files: bool = True
     force: bool = False
+    dry_run: bool = False
 
 
 class RewindConflict(Result):

@@ -26,9 +26,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import queue
+import threading
 from collections.abc import AsyncIterator, Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
+from typing import Any
 
 from agentd.log import get_logger
 from agentd.protocol.rewind import FileChange
@@ -37,15 +40,39 @@ from agentd.store.contents import ContentStore, contents_dir, digest_of
 
 log = get_logger("agentd.rewind")
 
-_WORKER: ThreadPoolExecutor | None = None
+
+class _Worker:
+    """The daemon's one recording thread: every session's changes, in submission order. A
+    daemon thread (the process never waits for it: every run waits for its own changes at
+    its end)."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], list[FileChange]], Future[Any]]]
+        self._jobs = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def submit(self, work: Callable[[], list[FileChange]]) -> Future[list[FileChange]]:
+        future: Future[list[FileChange]] = Future()
+        self._jobs.put((work, future))
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._serve, name="agentd-changes", daemon=True
+                )
+                self._thread.start()
+        return future
+
+    def _serve(self) -> None:
+        while True:
+            work, future = self._jobs.get()
+            try:
+                future.set_result(work())
+            except BaseException as exc:
+                future.set_exception(exc)
 
 
-def _worker() -> ThreadPoolExecutor:
-    """The daemon's one recording thread: every session's changes, in submission order."""
-    global _WORKER
-    if _WORKER is None:
-        _WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentd-changes")
-    return _WORKER
+_WORKER = _Worker()
 
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -119,7 +146,7 @@ class ChangeRecorder:
 
     def _submit(self, work: Callable[[], list[FileChange]]) -> Future[list[FileChange]]:
         """Run ``work`` on the recording worker, after everything submitted before."""
-        future = _worker().submit(work)
+        future = _WORKER.submit(work)
         self._futures.append(future)
         return future
 

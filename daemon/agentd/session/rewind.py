@@ -81,26 +81,35 @@ async def rewind_session(
         if params.files:
             plans = plan(branch[index:])
             store, root = runtime.changes.store, _root(runtime)
-            outcome = await asyncio.to_thread(restore_all, plans, store, root, params.force)
+            outcome = await asyncio.to_thread(
+                restore_all, plans, store, root, params.force, dry_run=params.dry_run
+            )
         file = runtime.file
-        from_leaf = file.leaf_id
-        file.branch(target.parent_id)
-        entry = RewindEntry(
-            from_leaf_id=from_leaf,
-            restored=outcome.restored,
-            removed=outcome.removed,
-            conflicts=outcome.conflicts,
-        )
-        file.append(entry)
-        file.sync()
-        runtime.agent.messages = file.messages()
+        if not params.dry_run:
+            _move_leaf(runtime, target.parent_id, outcome)
     return SessionRewindResult(
-        leaf_id=file.leaf_id,
+        leaf_id=target.parent_id if params.dry_run else file.leaf_id,
         prompt=_text(target),
         restored=outcome.restored,
         removed=outcome.removed,
         conflicts=outcome.conflicts,
     )
+
+
+def _move_leaf(runtime: SessionRuntime, parent_id: str | None, outcome: Outcome) -> None:
+    """Branch the session file at ``parent_id`` and record the rewind there."""
+    file = runtime.file
+    from_leaf = file.leaf_id
+    file.branch(parent_id)
+    entry = RewindEntry(
+        from_leaf_id=from_leaf,
+        restored=outcome.restored,
+        removed=outcome.removed,
+        conflicts=outcome.conflicts,
+    )
+    file.append(entry)
+    file.sync()
+    runtime.agent.messages = file.messages()
 
 
 def target_index(branch: list[Entry], turns: int | None, entry_id: str | None) -> int:
@@ -145,13 +154,16 @@ def plan(discarded: list[Entry]) -> list[Restore]:
     return [msgspec.structs.replace(r, left=left[path]) for path, r in first.items()]
 
 
-def restore_all(plans: list[Restore], store: ContentStore, root: Path, force: bool) -> Outcome:
-    """Put each file of ``plans`` back beneath ``root`` (see the module docstring)."""
+def restore_all(
+    plans: list[Restore], store: ContentStore, root: Path, force: bool, *, dry_run: bool = False
+) -> Outcome:
+    """Put each file of ``plans`` back beneath ``root`` (see the module docstring);
+    ``dry_run``: only say what would be done."""
     outcome = Outcome()
     real_root = Path(os.path.realpath(root))
     for restore in plans:
         try:
-            _restore(restore, store, real_root, force, outcome)
+            _restore(restore, store, real_root, force, outcome, dry_run)
         except ToolError as exc:
             outcome.conflicts.append(_conflict(restore.path, "refused", str(exc)))
         except OSError as exc:
@@ -160,8 +172,11 @@ def restore_all(plans: list[Restore], store: ContentStore, root: Path, force: bo
     return outcome
 
 
-def _restore(restore: Restore, store: ContentStore, root: Path, force: bool, out: Outcome) -> None:
-    """Restore one file into ``out``; raises ToolError or OSError when refused or failed."""
+def _restore(
+    restore: Restore, store: ContentStore, root: Path, force: bool, out: Outcome, dry_run: bool
+) -> None:
+    """Restore one file into ``out`` (``dry_run``: only check); raises ToolError or OSError
+    when refused or failed."""
     path = Path(restore.path)
     if not restore.kept:
         note = restore.note or "its earlier content was not kept"
@@ -177,8 +192,9 @@ def _restore(restore: Restore, store: ContentStore, root: Path, force: bool, out
         out.conflicts.append(_conflict(restore.path, "changed", message))
         return
     if restore.target is None:
-        with parent_dir(path, root) as dir_fd, contextlib.suppress(FileNotFoundError):
-            os.unlink(path.name, dir_fd=dir_fd)
+        if not dry_run:
+            with parent_dir(path, root) as dir_fd, contextlib.suppress(FileNotFoundError):
+                os.unlink(path.name, dir_fd=dir_fd)
         out.removed.append(restore.path)
         return
     content = store.get(restore.target)
@@ -186,7 +202,8 @@ def _restore(restore: Restore, store: ContentStore, root: Path, force: bool, out
         note = "its kept content is missing or damaged"
         out.conflicts.append(_conflict(restore.path, "not_restorable", note))
         return
-    _write_back(path, content, root)
+    if not dry_run:
+        _write_back(path, content, root)
     out.restored.append(restore.path)
 
 

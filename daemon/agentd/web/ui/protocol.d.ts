@@ -1158,7 +1158,8 @@ export interface SessionRenameParams {
  * ``session/rewind``: go back to before the ``turns``-th last user prompt on the current
  *     branch (default 1), or to before the user message ``entryId``. ``files``: also restore
  *     the files the discarded runs changed; ``force``: restore files changed outside agentd
- *     since (otherwise left alone and listed as conflicts).
+ *     since (otherwise left alone and listed as conflicts); ``dryRun``: change nothing, answer
+ *     what the rewind would do (for a confirmation).
  */
 export interface SessionRewindParams {
   sessionId: string;
@@ -1166,6 +1167,7 @@ export interface SessionRewindParams {
   entryId?: string | null;
   files?: boolean;
   force?: boolean;
+  dryRun?: boolean;
 }
 /**
  * What ``session/rewind`` did: the new leaf (``leafId``, None: before the first entry),
