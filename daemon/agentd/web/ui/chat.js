@@ -23,6 +23,35 @@ import { createView } from './view.js';
  *   confirm?: (question: string) => boolean | Promise<boolean>}} ChatOptions
  */
 
+/** `paths` relative to `cwd` when beneath it, joined for a sentence. */
+function fileList(paths, cwd) {
+  const prefix = cwd.endsWith('/') ? cwd : `${cwd}/`;
+  return paths.map((path) => (cwd && path.startsWith(prefix) ? path.slice(prefix.length) : path)).join(', ');
+}
+
+/**
+ * The confirmation of a rewind: what the dry run says it would restore, remove and leave.
+ * @param {{restored: string[], removed: string[], conflicts: {path: string, message: string}[]}} preview
+ * @param {string} cwd
+ */
+export function rewindQuestion(preview, cwd) {
+  const lines = ['Rewind to before this prompt? The conversation after it is set aside (kept as a branch).'];
+  if (preview.restored.length) lines.push(`Restore: ${fileList(preview.restored, cwd)}`);
+  if (preview.removed.length) lines.push(`Remove: ${fileList(preview.removed, cwd)}`);
+  if (preview.conflicts.length) lines.push(`Leave alone: ${preview.conflicts.map((c) => `${fileList([c.path], cwd)} (${c.message})`).join('; ')}`);
+  if (!(preview.restored.length || preview.removed.length || preview.conflicts.length)) lines.push('No files to restore.');
+  return lines.join('\n');
+}
+
+/**
+ * The banner after a rewind: null when every file was put back, else what was left alone.
+ * @param {{conflicts: {path: string, message: string}[]}} result @param {string} cwd
+ */
+function rewindReport(result, cwd) {
+  if (!result.conflicts.length) return null;
+  return `Rewound. Left alone: ${result.conflicts.map((c) => `${fileList([c.path], cwd)} (${c.message})`).join('; ')}`;
+}
+
 /**
  * Build the chat inside `root`, talking to agentd through `host`.
  * @param {HTMLElement} root
@@ -93,7 +122,9 @@ export function mountChat(root, host, options = {}) {
     } else if (name === 'compact') fail(new Error('Nothing to compact: the chat has not started.'));
   }
 
-  async function openSession(sessionId) {
+  /** Show `sessionId`: its history, then its events (`fresh`: only those from now on, not
+   * the buffered ones — after a rewind they belong to the discarded turns). */
+  async function openSession(sessionId, fresh = false) {
     const previous = app.session?.sessionId;
     if (previous && previous !== sessionId) await host.request('session/unsubscribe', { sessionId: previous }).catch(() => {});
     const loaded = await call('session/load', { sessionId });
@@ -105,7 +136,7 @@ export function mountChat(root, host, options = {}) {
     options.onSessionChange?.(sessionId);
     refreshCommands();
     // Replay what the daemon still buffers (a run in progress), then follow live events.
-    await call('session/subscribe', { sessionId, sinceSeq: 0 });
+    await call('session/subscribe', { sessionId, sinceSeq: fresh ? loaded.lastSeq : 0 });
     view.focusInput();
   }
 
@@ -181,6 +212,21 @@ export function mountChat(root, host, options = {}) {
     },
     command(name, args) {
       runCommand(name, args).catch(() => {});
+    },
+    async rewindTo(entryId) {
+      const sessionId = app.session?.sessionId;
+      if (!sessionId) return;
+      try {
+        const preview = await call('session/rewind', { sessionId, entryId, dryRun: true });
+        if (!(await confirm(rewindQuestion(preview, app.session?.cwd ?? cwd)))) return;
+        const result = await call('session/rewind', { sessionId, entryId });
+        await openSession(sessionId, true);
+        view.offerInput(result.prompt);
+        set({ banner: rewindReport(result, app.session?.cwd ?? cwd) });
+        refreshSessions();
+      } catch {
+        /* shown in the banner */
+      }
     },
     answerPermission(toolCallId, outcome) {
       const waiter = waiters.get(toolCallId);

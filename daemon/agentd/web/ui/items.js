@@ -55,29 +55,50 @@ export function createItem(item) {
  * @param {HTMLElement} node
  * @param {import('./reducer.js').Item} item
  * @param {{answerPermission: (toolCallId: string, outcome: string) => void,
+ *   rewindTo?: (entryId: string) => void,
  *   openDiff?: (item: import('./reducer.js').ToolItem) => void,
  *   openLocation?: (path: string, line?: number | null) => void}} actions
  * @returns {boolean}
  */
 export function updateItem(node, item, actions) {
   if (item.kind === 'assistant') return updateAssistant(node, item);
-  if (item.kind === 'user') updateUser(node, item);
+  if (item.kind === 'user') updateUser(node, item, actions);
   else if (item.kind === 'tool') updateTool(node, item, actions);
   else updateNotice(node, item);
   return false;
 }
 
-function updateUser(node, item) {
+/**
+ * The prompt's text and, when the host can rewind, a small "Rewind to here" button (its key
+ * is the message's id, which is its entry id in the session file).
+ * @param {HTMLElement} node @param {import('./reducer.js').UserItem} item
+ * @param {{rewindTo?: (entryId: string) => void}} actions
+ */
+function updateUser(node, item, actions) {
   node.setAttribute('aria-label', 'You');
   const suffix = item.images ? ` [${item.images} image${item.images > 1 ? 's' : ''}]` : '';
+  let body = node.querySelector(':scope > .user-text');
+  if (!body) {
+    body = node.appendChild(el('div', 'user-text'));
+    if (actions.rewindTo) {
+      // The label is drawn by the style sheet: the message's text (and a copy of it) stays
+      // the prompt alone.
+      const rewind = /** @type {HTMLButtonElement} */ (el('button', 'rewind-here'));
+      rewind.type = 'button';
+      rewind.setAttribute('aria-label', 'Rewind to here');
+      rewind.title = 'Go back to before this prompt: the conversation and the files changed since';
+      rewind.addEventListener('click', () => actions.rewindTo?.(item.key));
+      node.appendChild(rewind);
+    }
+  }
   if (!item.command) {
-    node.textContent = item.text + suffix;
+    body.textContent = item.text + suffix;
     return;
   }
   // A custom command: what was typed, and the prompt it became on demand.
   const expansion = el('details', 'user-expansion');
   expansion.append(el('summary', '', 'Expanded prompt'), el('div', 'user-expansion-text', item.text));
-  node.replaceChildren(el('div', 'user-command', item.command + suffix), expansion);
+  body.replaceChildren(el('div', 'user-command', item.command + suffix), expansion);
 }
 
 function updateNotice(node, item) {

@@ -33,6 +33,7 @@ import { parseCommand, slashMenu } from './slash.js';
  *   setModel: (provider: string, model: string) => void,
  *   answerPermission: (toolCallId: string, outcome: string) => void,
  *   command: (name: string, args: string) => void,
+ *   rewindTo?: (entryId: string) => void,
  *   openDiff?: (item: import('./reducer.js').ToolItem) => void,
  *   openLocation?: (path: string, line?: number | null) => void,
  *   signOut?: () => void,
@@ -85,6 +86,7 @@ export function createView(root, actions, options = {}) {
   }
 
   function renderItems(items) {
+    if (nodes.size > items.length) dropGone(items); // a rewind took items away
     for (const item of items) {
       let node = nodes.get(item.key);
       if (!node) {
@@ -96,6 +98,17 @@ export function createView(root, actions, options = {}) {
         if (updateItem(node, item, actions)) behind = true; // the rest next frame
         else drawn.set(item.key, item);
       }
+    }
+  }
+
+  /** Remove the nodes of items no longer in `items`. */
+  function dropGone(items) {
+    const keys = new Set(items.map((item) => item.key));
+    for (const [key, node] of nodes) {
+      if (keys.has(key)) continue;
+      node.remove();
+      nodes.delete(key);
+      drawn.delete(key);
     }
   }
 
@@ -118,6 +131,11 @@ export function createView(root, actions, options = {}) {
     restoreDraft(text) {
       if (dom.input.value.trim()) return;
       dom.input.value = text;
+      dom.input.focus();
+    },
+    /** Put `text` in the message box (unless the user is typing one) and focus it. */
+    offerInput(text) {
+      if (!dom.input.value.trim()) dom.input.value = text;
       dom.input.focus();
     },
     dom,
@@ -291,6 +309,7 @@ function renderStatus(dom, state) {
   dom.input.disabled = signedOut;
   dom.status.classList.toggle('busy', running);
   dom.form.classList.toggle('running', running);
+  dom.log.classList.toggle('running', running); // no "Rewind to here" while a run goes
   dom.send.textContent = running ? 'Steer' : 'Send';
   dom.later.hidden = !running;
   dom.stop.hidden = !running;

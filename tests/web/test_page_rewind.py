@@ -1,0 +1,100 @@
+""" "Rewind to here" on a user message in the chat page (real Chromium, real daemon, real
+files): the confirmation lists what will be restored, the turns after the prompt leave the
+transcript, the files go back and the prompt is offered in the message box."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.harness import Home
+from tests.rewind.scenarios import KEEP_BEFORE, SCENARIOS
+from tests.web.conftest import WebDaemon
+from tests.web.test_page import IDLE, open_page, send, shoot
+
+pytest.importorskip("playwright")
+from playwright.sync_api import BrowserContext, Dialog, expect
+
+from tests.web.test_page import browser, context  # noqa: F401  (fixtures)
+
+
+@pytest.fixture
+def web() -> Iterator[WebDaemon]:
+    """The page tests' daemon, its mock LLM also playing the rewind scenarios."""
+    home = Home()
+    home.use_scenarios(SCENARIOS)
+    daemon = WebDaemon(home)
+    try:
+        yield daemon
+    finally:
+        daemon.close()
+        home.cleanup()
+
+
+def test_rewind_to_here_restores_files_and_the_transcript(
+    context: BrowserContext,  # noqa: F811
+    web: WebDaemon,
+    artifacts: Path,
+) -> None:
+    project = web.home.project
+    (project / "keep.txt").write_text(KEEP_BEFORE)
+    page = open_page(context, web)
+    send(page, "rewind turn one")
+    page.wait_for_function(IDLE)
+    expect(page.locator(".item--assistant").last).to_contain_text("rewind-one done.")
+    send(page, "rewind turn two")
+    page.wait_for_function(IDLE)
+    expect(page.locator(".item--assistant").last).to_contain_text("rewind-two done.")
+    assert (project / "a.txt").read_text() == "two\n"
+
+    second = page.locator(".item--user").nth(1)
+    second.hover()
+    button = second.get_by_role("button", name="Rewind to here")
+    expect(button).to_be_visible()
+    shoot(page, artifacts, "rewind-button")
+    questions: list[str] = []
+
+    def answer(dialog: Dialog) -> None:
+        questions.append(dialog.message)
+        dialog.accept()
+
+    page.once("dialog", answer)
+    button.click()
+    expect(page.locator(".item--user")).to_have_count(1)
+    (question,) = questions
+    assert question.startswith("Rewind to before this prompt?")
+    assert "Restore: a.txt, keep.txt" in question
+    assert "Remove: sub/deep.txt" in question
+    expect(page.get_by_role("textbox", name="Message")).to_have_value("rewind turn two")
+    expect(page.locator(".item--assistant").last).to_contain_text("rewind-one done.")
+    expect(page.locator(".banner")).to_be_hidden()
+    assert (project / "a.txt").read_text() == "one\n"
+    assert (project / "keep.txt").read_text() == "kept line\n"
+    assert not (project / "sub" / "deep.txt").exists()
+    shoot(page, artifacts, "rewind-done")
+
+
+def test_declining_the_confirmation_changes_nothing(
+    context: BrowserContext,  # noqa: F811
+    web: WebDaemon,
+) -> None:
+    project = web.home.project
+    (project / "keep.txt").write_text(KEEP_BEFORE)
+    page = open_page(context, web)
+    send(page, "rewind turn one")
+    page.wait_for_function(IDLE)
+    expect(page.locator(".item--assistant").last).to_contain_text("rewind-one done.")
+    first = page.locator(".item--user").first
+    first.hover()
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    first.get_by_role("button", name="Rewind to here").click()
+    replies = page.locator(".item--assistant").count()
+    # A later run shows what the session holds: no rewind happened in between.
+    send(page, "rewind turn two")
+    page.wait_for_function(IDLE)
+    expect(page.locator(".item--assistant").last).to_contain_text("rewind-two done.")
+    expect(page.locator(".item--user")).to_have_count(2)
+    assert page.locator(".item--assistant").count() > replies
+    assert (project / "a.txt").read_text() == "two\n"
