@@ -20,6 +20,7 @@ command("AgentSessions", "sessions", { nargs = 0, bang = true, desc = "agentd: s
 command("AgentModel", "model", { nargs = 0, desc = "agentd: switch the model" })
 command("AgentLog", "log", { nargs = 0, desc = "agentd: the connection log" })
 command("AgentDiff", "diff", { nargs = 0, bang = true, desc = "agentd: what the agent changed" })
+command("AgentRewind", "rewind", { nargs = "?", bang = true, desc = "agentd: back to before a prompt, files too" })
 
 vim.api.nvim_create_autocmd("VimLeavePre", {
   group = vim.api.nvim_create_augroup("agentd", { clear = true }),

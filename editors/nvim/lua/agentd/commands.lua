@@ -124,4 +124,8 @@ function M.diff(opts)
   require("agentd.edits").show(opts.bang)
 end
 
+function M.rewind(opts)
+  require("agentd.rewind").run(opts)
+end
+
 return M
