@@ -15,6 +15,7 @@ COMMANDS = [
     "AgentLog",
     "AgentModel",
     "AgentNew",
+    "AgentRewind",
     "AgentSend",
     "AgentSessions",
 ]
