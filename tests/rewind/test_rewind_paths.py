@@ -58,3 +58,19 @@ async def test_a_file_outside_the_workspace_is_not_restored(home: Home) -> None:
     assert conflict["reason"] == "refused"
     assert "outside the workspace" in conflict["message"]
     assert outside.read_text() == "x\n"
+
+
+async def test_a_sandboxed_session_rewinds_inside_its_workspace(home: Home) -> None:
+    """Under sandbox = "workspace" the same turns are recorded and rewound (bash confined),
+    and the restores go through the workspace root."""
+    project = home.project
+    (project / "keep.txt").write_text(KEEP_BEFORE)
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home, sandbox="workspace", permissionMode="auto")
+        await run(client, sid, "rewind turn one")
+        assert (project / "made.txt").exists()
+        result = await client.call("session/rewind", {"sessionId": sid})
+    assert result["conflicts"] == []
+    assert sorted(result["removed"]) == [str(project / "a.txt"), str(project / "made.txt")]
+    assert result["restored"] == [str(project / "keep.txt")]
+    assert (project / "keep.txt").read_text() == KEEP_BEFORE

@@ -31,12 +31,16 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentd.log import get_logger
 from agentd.protocol.rewind import FileChange
+from agentd.protocol.session_file import FileChangesEntry
 from agentd.session import treewatch
 from agentd.store.contents import ContentStore, contents_dir, digest_of
+
+if TYPE_CHECKING:
+    from agentd.store import SessionFile
 
 log = get_logger("agentd.rewind")
 
@@ -137,6 +141,14 @@ class ChangeRecorder:
             except Exception:
                 log.exception("file change not recorded")
         return pending
+
+    def write_pending(self, file: SessionFile, *, wait: bool = False) -> None:
+        """Append the changes recorded since the last call to ``file`` as one
+        ``file_changes`` entry (none when there are none); ``wait``: also those still being
+        recorded. Raises StoreWriteFailed like any append."""
+        changes = self.take_pending(wait=wait)
+        if changes:
+            file.append(FileChangesEntry(changes=changes))
 
     async def changed(self, path: Path, before: bytes | None, after: bytes | None) -> None:
         """Record that ``path`` went from ``before`` to ``after`` (None: no file). The hashing

@@ -51,7 +51,6 @@ from agentd.protocol.methods import (
     SessionStateResult,
 )
 from agentd.protocol.session_file import (
-    FileChangesEntry,
     HookEntry,
     ModelChangeEntry,
     SessionInfoEntry,
@@ -218,20 +217,13 @@ class SessionRuntime:
                 elif isinstance(event, HookResult):
                     self.file.append(HookEntry(hook=event))
                 elif isinstance(event, ToolExecutionEnd | AgentEnd):
-                    self._record_changes(wait=isinstance(event, AgentEnd))
+                    self.changes.write_pending(self.file, wait=isinstance(event, AgentEnd))
                 elif isinstance(event, TurnEnd):
                     self._syncs.request()
             except StoreWriteFailed as exc:
                 self._write_failed(exc)
         for released in self.stream_redactor.events(event):
             self.bus.publish(released)
-
-    def _record_changes(self, *, wait: bool = False) -> None:
-        """Write the file changes recorded since the last call as one ``file_changes`` entry
-        (nothing when there are none); ``wait``: also those still being recorded."""
-        changes = self.changes.take_pending(wait=wait)
-        if changes:
-            self.file.append(FileChangesEntry(changes=changes))
 
     def _write_failed(self, exc: StoreWriteFailed) -> NoReturn:
         """Warn; inside a run raise :class:`SinkFailed`, else resync and re-raise ``exc``."""
@@ -336,7 +328,7 @@ class SessionRuntime:
             )
         finally:
             with contextlib.suppress(StoreWriteFailed):
-                self._record_changes(wait=True)  # the run's last changes, before it is idle
+                self.changes.write_pending(self.file, wait=True)  # the run's last ones
             self.run.ended(asyncio.current_task())
         # Every entry of the run is written (appends are synchronous writes); the last fsync
         # runs in a worker thread and the answer does not wait for it: a failure of it comes
