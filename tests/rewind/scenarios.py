@@ -70,6 +70,11 @@ SCENARIOS: list[dict[str, Any]] = [
         [[tool_call("bash", {"command": "echo changed >> outside-made.txt"}, "b4")]],
     ),
     steps(
+        "rewind-undo",
+        "rewind then undo",
+        [[tool_call("undo_edit", {"path": "a.txt"}, "u1")]],
+    ),
+    steps(
         "rewind-slow",
         "rewind while sleeping",
         [[tool_call("bash", {"command": "touch slept-started; sleep 30"}, "b5")]],

@@ -208,3 +208,16 @@ async def test_dry_run_says_what_would_happen_and_changes_nothing(home: Home) ->
     assert sorted(preview["restored"]) == sorted(real["restored"])
     assert len(_entries(home, sid)) == lines_before + 1  # only the real rewind wrote
     assert state["messageCount"] > 0
+
+
+async def test_undo_edit_forgets_what_a_rewind_took_back(home: Home) -> None:
+    """After a rewind, undo_edit has nothing of the rewound file to undo: its snapshots were
+    of the discarded turns (and would put their content back)."""
+    async with stdio_client(home) as client:
+        sid = await _two_turns(client, home)
+        await client.call("session/rewind", {"sessionId": sid})
+        _, events = await run(client, sid, "rewind then undo")
+    (end,) = [e["event"] for e in events if e["event"]["type"] == "tool_execution_end"]
+    assert end["isError"]
+    assert "There is no write or edit of a.txt to undo" in end["result"][0]["text"]
+    assert (home.project / "a.txt").read_text() == "one\n"

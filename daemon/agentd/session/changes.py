@@ -38,9 +38,11 @@ from agentd.protocol.rewind import FileChange
 from agentd.protocol.session_file import FileChangesEntry
 from agentd.session import treewatch
 from agentd.store.contents import ContentStore, contents_dir, digest_of
+from agentd.tools.files.history import history_for
 
 if TYPE_CHECKING:
     from agentd.store import SessionFile
+    from agentd.tools.base import ToolContext
 
 log = get_logger("agentd.rewind")
 
@@ -110,17 +112,29 @@ class ChangeRecorder:
         self._run: dict[str, FileChange] = {}
         """This run's latest change of each file (touched on the worker only)."""
         self._futures: list[Future[list[FileChange]]] = []
+        self.tool_context: ToolContext | None = None
 
     @classmethod
-    def for_session(cls, cwd: str, session_path: Path, spill_dir: Path | None) -> ChangeRecorder:
-        """The recorder of the session in ``session_path``: before-images beside it, the
-        working tree ``cwd`` watched for bash without the session store and spill files."""
-        excluded = [session_path.parent.parent, spill_dir]
-        return cls(
+    def for_session(cls, cwd: str, session_path: Path, context: ToolContext) -> ChangeRecorder:
+        """The recorder of the session in ``session_path`` whose tools get ``context``:
+        before-images beside the file, the working tree ``cwd`` watched for bash without the
+        session store and spill files."""
+        excluded = [session_path.parent.parent, context.spill_dir]
+        recorder = cls(
             ContentStore(contents_dir(session_path)),
             Path(cwd),
             excluded=tuple(os.path.realpath(path) for path in excluded if path is not None),
         )
+        recorder.tool_context = context
+        return recorder
+
+    def taken_back(self, paths: list[str]) -> None:
+        """A rewind put ``paths`` back: undo_edit forgets its snapshots of them (they are of
+        the discarded turns)."""
+        if self.tool_context is not None:
+            history = history_for(self.tool_context)
+            for path in paths:
+                history.forget(Path(path))
 
     def new_run(self) -> None:
         """A run begins: the next change of each file is its first in the run."""

@@ -110,6 +110,7 @@ def _move_leaf(runtime: SessionRuntime, parent_id: str | None, outcome: Outcome)
     file.append(entry)
     file.sync()
     runtime.agent.messages = file.messages()
+    runtime.changes.taken_back(outcome.restored + outcome.removed)
 
 
 def target_index(branch: list[Entry], turns: int | None, entry_id: str | None) -> int:

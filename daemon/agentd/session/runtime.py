@@ -106,7 +106,7 @@ class SessionRuntime:
         self.approver = Approver(policy, self.bus, approval_timeout)
         self.compactor = Compactor(compaction, file, self.emit)
         self._attach_files()
-        self.changes = ChangeRecorder.for_session(settings.cwd, file.path, parts.context.spill_dir)
+        self.changes = ChangeRecorder.for_session(settings.cwd, file.path, parts.context)
         self._context.changes = self.changes
         self.agent = Agent(
             provider=parts.provider,

@@ -79,6 +79,13 @@ class UndoHistory:
             del self._stacks[str(path)]
         return snapshot
 
+    def forget(self, path: Path) -> None:
+        """Drop every snapshot of ``path`` (its changes were taken back some other way: a
+        ``session/rewind``)."""
+        stack = self._stacks.pop(str(path), None)
+        if stack:
+            self._bytes -= sum(snapshot.size for snapshot in stack)
+
     def _evict_oldest(self) -> None:
         key = min(self._stacks, key=lambda name: self._stacks[name][0].seq)
         stack = self._stacks[key]
