@@ -221,3 +221,18 @@ async def test_undo_edit_forgets_what_a_rewind_took_back(home: Home) -> None:
     assert end["isError"]
     assert "There is no write or edit of a.txt to undo" in end["result"][0]["text"]
     assert (home.project / "a.txt").read_text() == "one\n"
+
+
+async def test_an_undo_edit_is_rewound_too(home: Home) -> None:
+    """undo_edit's change is recorded like any other: a run that undid turn one's write
+    (deleting a.txt) is rewound by putting a.txt back."""
+    project = home.project
+    (project / "keep.txt").write_text(KEEP_BEFORE)
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home)
+        await run(client, sid, "rewind turn one")
+        await run(client, sid, "rewind then undo")
+        assert not (project / "a.txt").exists()
+        result = await client.call("session/rewind", {"sessionId": sid})
+    assert result["restored"] == [str(project / "a.txt")]
+    assert (project / "a.txt").read_text() == "one\n"
