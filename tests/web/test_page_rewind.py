@@ -98,3 +98,30 @@ def test_declining_the_confirmation_changes_nothing(
     expect(page.locator(".item--user")).to_have_count(2)
     assert page.locator(".item--assistant").count() > replies
     assert (project / "a.txt").read_text() == "two\n"
+
+
+def test_another_tab_follows_the_rewind(
+    context: BrowserContext,  # noqa: F811
+    web: WebDaemon,
+) -> None:
+    """A second tab on the session drops the discarded turn when the first rewinds (the
+    session_rewound event)."""
+    (web.home.project / "keep.txt").write_text(KEEP_BEFORE)
+    session_id = web.new_session()
+    first = open_page(context, web, session_id)
+    send(first, "rewind turn one")
+    first.wait_for_function(IDLE)
+    expect(first.locator(".item--assistant").last).to_contain_text("rewind-one done.")
+    send(first, "rewind turn two")
+    first.wait_for_function(IDLE)
+    expect(first.locator(".item--assistant").last).to_contain_text("rewind-two done.")
+    second = open_page(context, web, session_id)
+    expect(second.locator(".item--user")).to_have_count(2)
+    expect(second.locator(".item--assistant").last).to_contain_text("rewind-two done.")
+    first.once("dialog", lambda dialog: dialog.accept())
+    prompt = first.locator(".item--user").nth(1)
+    prompt.hover()
+    prompt.get_by_role("button", name="Rewind to here").click()
+    expect(second.locator(".item--user")).to_have_count(1)
+    expect(second.locator(".item--assistant").last).to_contain_text("rewind-one done.")
+    expect(second.get_by_role("textbox", name="Message")).to_have_value("")

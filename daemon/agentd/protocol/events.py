@@ -273,6 +273,15 @@ HookEventName = Literal[
 HookDecision = Literal["allow", "block", "error"]
 
 
+class SessionRewound(Wire, tag="session_rewound", tag_field="type"):
+    """``session/rewind`` took the session back to before the prompt ``prompt``: the
+    conversation now ends at ``leaf_id`` (None: before the first entry). A client showing
+    the session loads its history again (the earlier events belong to the discarded turns)."""
+
+    leaf_id: str | None
+    prompt: str
+
+
 class HookResult(Wire, tag="hook_result", tag_field="type"):
     """A configured hook ran (recorded in the session file too).
 
@@ -316,6 +325,7 @@ Event = (
     | SessionWarning
     | PlanUpdate
     | HookResult
+    | SessionRewound
 )
 
 

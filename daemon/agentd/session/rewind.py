@@ -24,6 +24,7 @@ import msgspec
 
 from agentd.errors import InvalidParams
 from agentd.protocol.content import TextContent, UserMessage
+from agentd.protocol.events import SessionRewound
 from agentd.protocol.rewind import SessionRewindParams, SessionRewindResult
 from agentd.protocol.session_file import Entry, FileChangesEntry, MessageEntry, RewindEntry
 from agentd.session.restore import Outcome, Restore, restore_all
@@ -52,7 +53,7 @@ async def rewind_session(
             )
         file = runtime.file
         if not params.dry_run:
-            _move_leaf(runtime, target.parent_id, outcome)
+            _move_leaf(runtime, target.parent_id, outcome, _text(target))
     return SessionRewindResult(
         leaf_id=target.parent_id if params.dry_run else file.leaf_id,
         prompt=_text(target),
@@ -62,8 +63,11 @@ async def rewind_session(
     )
 
 
-def _move_leaf(runtime: SessionRuntime, parent_id: str | None, outcome: Outcome) -> None:
-    """Branch the session file at ``parent_id`` and record the rewind there."""
+def _move_leaf(
+    runtime: SessionRuntime, parent_id: str | None, outcome: Outcome, prompt: str
+) -> None:
+    """Branch the session file at ``parent_id``, record the rewind there and tell the
+    session's subscribers (``session_rewound``)."""
     file = runtime.file
     from_leaf = file.leaf_id
     file.branch(parent_id)
@@ -77,6 +81,7 @@ def _move_leaf(runtime: SessionRuntime, parent_id: str | None, outcome: Outcome)
     file.sync()
     runtime.agent.messages = file.messages()
     runtime.changes.taken_back(outcome.restored + outcome.removed)
+    runtime.emit(SessionRewound(leaf_id=file.leaf_id, prompt=prompt))
 
 
 def target_index(branch: list[Entry], turns: int | None, entry_id: str | None) -> int:

@@ -43,7 +43,8 @@ export type Event =
   | CompactionEnd
   | SessionWarning
   | PlanUpdate
-  | HookResult;
+  | HookResult
+  | SessionRewound;
 
 /**
  * The run ended. Exactly one per run, always the last event of it.
@@ -914,7 +915,8 @@ export interface SessionEvent {
     | CompactionEnd
     | SessionWarning
     | PlanUpdate
-    | HookResult;
+    | HookResult
+    | SessionRewound;
 }
 /**
  * Turn ``turn`` (1-based) begins: one LLM call plus the tool calls it asks for.
@@ -986,6 +988,16 @@ export interface SessionWarning {
   type: 'session_warning';
   message: string;
   line?: number | null;
+}
+/**
+ * ``session/rewind`` took the session back to before the prompt ``prompt``: the
+ *     conversation now ends at ``leaf_id`` (None: before the first entry). A client showing
+ *     the session loads its history again (the earlier events belong to the discarded turns).
+ */
+export interface SessionRewound {
+  type: 'session_rewound';
+  leafId: string | null;
+  prompt: string;
 }
 /**
  * ``session/export``: a self-contained Markdown or HTML document.

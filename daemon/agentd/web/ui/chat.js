@@ -67,6 +67,8 @@ export function mountChat(root, host, options = {}) {
   const waiters = new Map();
   const cwd = options.cwd ?? host.cwd ?? '';
   const confirm = options.confirm ?? ((q) => globalThis.confirm(q));
+  /** @type {string | null} the session this view is rewinding (it reloads it itself) */
+  let rewinding = null;
 
   function set(change) {
     app = { ...app, ...change };
@@ -132,6 +134,7 @@ export function mountChat(root, host, options = {}) {
     const state = await call('session/state', { sessionId });
     let chat = loadHistory(initialState(sessionId), history.messages);
     chat = { ...chat, running: state.status === 'running', queue: { steering: state.steering, followUp: state.followUp }, plan: state.plan ?? [] };
+    if (fresh) view.reset(); // drawn items of the discarded turns go
     set({ chat, session: loaded.session, banner: null });
     options.onSessionChange?.(sessionId);
     refreshCommands();
@@ -219,10 +222,17 @@ export function mountChat(root, host, options = {}) {
       try {
         const preview = await call('session/rewind', { sessionId, entryId, dryRun: true });
         if (!(await confirm(rewindQuestion(preview, app.session?.cwd ?? cwd)))) return;
-        const result = await call('session/rewind', { sessionId, entryId });
-        await openSession(sessionId, true);
-        view.offerInput(result.prompt);
-        set({ banner: rewindReport(result, app.session?.cwd ?? cwd) });
+        // This view reloads itself: a session_rewound arriving meanwhile must not reload it
+        // a second time at once (the second subscription would supersede this one's).
+        rewinding = sessionId;
+        try {
+          const result = await call('session/rewind', { sessionId, entryId });
+          await openSession(sessionId, true);
+          view.offerInput(result.prompt);
+          set({ banner: rewindReport(result, app.session?.cwd ?? cwd) });
+        } finally {
+          rewinding = null;
+        }
         refreshSessions();
       } catch {
         /* shown in the banner */
@@ -248,6 +258,13 @@ export function mountChat(root, host, options = {}) {
   const view = createView(root, actions, { sidebar: options.sidebar });
 
   host.onEvent((params) => {
+    if (params.event.type === 'session_rewound') {
+      // This view or another rewound the session: show it as it is now (the events so far
+      // include the discarded turns).
+      const open = params.sessionId === app.session?.sessionId;
+      if (open && rewinding !== params.sessionId) openSession(params.sessionId, true).catch(() => {});
+      return;
+    }
     const chat = reduce(app.chat, params);
     if (chat === app.chat) return;
     const type = params.event.type;

@@ -133,6 +133,13 @@ export function createView(root, actions, options = {}) {
       dom.input.value = text;
       dom.input.focus();
     },
+    /** Forget what is drawn: the next render draws every item anew (after a rewind). */
+    reset() {
+      dom.log.replaceChildren();
+      nodes.clear();
+      drawn.clear();
+      shown = { ...shown, chat: undefined };
+    },
     /** Put `text` in the message box (unless the user is typing one) and focus it. */
     offerInput(text) {
       if (!dom.input.value.trim()) dom.input.value = text;
