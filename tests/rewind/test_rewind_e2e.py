@@ -10,7 +10,16 @@ from typing import Any
 import pytest
 
 from agentd.errors import InvalidParams, RpcError, SessionBusy
-from tests.harness import Home, new_session, run, socket_client, start_run, stdio_client, stop
+from tests.harness import (
+    Home,
+    drain,
+    new_session,
+    run,
+    socket_client,
+    start_run,
+    stdio_client,
+    stop,
+)
 from tests.rewind.scenarios import KEEP_BEFORE
 
 pytestmark = pytest.mark.e2e
@@ -42,9 +51,17 @@ async def test_rewind_restores_writes_edits_and_bash_files(home: Home) -> None:
         changed = [e for e in _entries(home, sid) if e["type"] == "file_changes"]
         paths = {c["path"] for e in changed for c in e["changes"]}
         assert {str(project / n) for n in ("a.txt", "keep.txt", "made.txt")} <= paths
+        stream = client.raw_events(sid)
         result = await client.call("session/rewind", {"sessionId": sid, "turns": 2})
+        (told,) = [e["event"] for e in await drain(stream, until="session_rewound")]
+        stream.close()
         state = await client.call("session/state", {"sessionId": sid})
         messages = await client.call("session/messages", {"sessionId": sid})
+    assert told == {
+        "type": "session_rewound",
+        "leafId": result["leafId"],
+        "prompt": "rewind turn one",
+    }
     assert result["prompt"] == "rewind turn one"
     assert result["leafId"] is not None  # the rewind entry, child of the start
     assert sorted(result["restored"]) == [str(project / "keep.txt")]
