@@ -253,3 +253,18 @@ async def test_an_undo_edit_is_rewound_too(home: Home) -> None:
         result = await client.call("session/rewind", {"sessionId": sid})
     assert result["restored"] == [str(project / "a.txt")]
     assert (project / "a.txt").read_text() == "one\n"
+
+
+async def test_a_custom_command_is_offered_as_typed(home: Home) -> None:
+    """Rewinding over a custom command answers the command the user typed, not its
+    expansion (clients put it back in the message box)."""
+    commands = home.config_dir / "agentd" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "again.md").write_text("---\ndescription: the first turn\n---\nrewind turn one\n")
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home)
+        result, _ = await run(client, sid, "/again")
+        assert result["stopReason"] == "end_turn"
+        rewound = await client.call("session/rewind", {"sessionId": sid})
+    assert rewound["prompt"] == "/again"
+    assert not (home.project / "a.txt").exists()

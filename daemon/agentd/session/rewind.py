@@ -133,7 +133,10 @@ def _root(runtime: SessionRuntime) -> Path:
 
 
 def _text(entry: MessageEntry) -> str:
+    """What the user typed: the custom command (``/review a.py``), else the prompt's text."""
     message = entry.message
     if not isinstance(message, UserMessage):
         return ""
+    if message.command:
+        return message.command
     return "".join(block.text for block in message.content if isinstance(block, TextContent))

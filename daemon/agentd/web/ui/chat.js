@@ -228,7 +228,7 @@ export function mountChat(root, host, options = {}) {
         try {
           const result = await call('session/rewind', { sessionId, entryId });
           await openSession(sessionId, true);
-          view.offerInput(result.prompt);
+          view.restoreDraft(result.prompt);
           set({ banner: rewindReport(result, app.session?.cwd ?? cwd) });
         } finally {
           rewinding = null;

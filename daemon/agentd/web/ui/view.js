@@ -140,11 +140,6 @@ export function createView(root, actions, options = {}) {
       drawn.clear();
       shown = { ...shown, chat: undefined };
     },
-    /** Put `text` in the message box (unless the user is typing one) and focus it. */
-    offerInput(text) {
-      if (!dom.input.value.trim()) dom.input.value = text;
-      dom.input.focus();
-    },
     dom,
   };
 }
