@@ -59,9 +59,11 @@ class UndoEditTool:
         snapshot = history.pop(path)
         if snapshot is None:
             raise ToolError(f"There is no write or edit of {shown} to undo in this session.")
-        current = await _restore_in_editor(path, snapshot, ctx)
-        if current is _NOT_SERVED:
+        served = await _restore_in_editor(path, snapshot, ctx)
+        if isinstance(served, _NotServed):
             current = await asyncio.to_thread(_restore, path, snapshot, ctx.workspace)
+        else:
+            current = served
         if ctx.changes is not None:
             await ctx.changes.changed(path, current, snapshot.content)
         record_stamp(ctx, path)
