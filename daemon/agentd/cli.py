@@ -3,6 +3,7 @@
 ::
 
     agentd serve [--stdio | --socket [PATH] | --tcp HOST:PORT] [--http [HOST:PORT]] [options]
+                 [--provider NAME] [--model NAME]    (new sessions' default provider and model)
     agentd --stdio                       (alias of: agentd serve --stdio)
     agentd acp [--shared [--socket PATH]] [options]   (Agent Client Protocol on stdio)
     agentd mcp [--shared [--socket PATH]] [options]   (MCP server on stdio: agentd_run…)
@@ -80,6 +81,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--session-dir", type=Path, metavar="DIR", help="where sessions live")
     serve.add_argument("--config", type=Path, metavar="FILE", help="configuration file")
     serve.add_argument("--log-file", type=Path, metavar="FILE", help="append JSON logs here")
+    serve.add_argument(
+        "--provider", help="provider of new sessions that name none (default: configuration)"
+    )
+    serve.add_argument(
+        "--model", help="model of new sessions that name none (default: configuration)"
+    )
     serve.add_argument(
         "--log-level",
         default="info",
@@ -305,6 +312,8 @@ def _serve(ns: argparse.Namespace) -> int:
         max_unauthenticated=ns.max_unauthenticated,
         idle_unload=ns.idle_unload,
         max_loaded_sessions=ns.max_loaded_sessions,
+        provider=ns.provider,
+        model=ns.model,
     )
     options.http = ns.http
     if ns.stdio:

@@ -72,6 +72,8 @@ class DaemonOptions(msgspec.Struct):
     max_unauthenticated: int = MAX_UNAUTHENTICATED
     idle_unload: float = 300.0
     max_loaded_sessions: int = 256
+    provider: str | None = None
+    model: str | None = None
 
 
 class Listener(Protocol):
@@ -94,6 +96,8 @@ def build_daemon(options: DaemonOptions) -> Daemon:
         options.config_file,
         idle_unload=options.idle_unload,
         max_loaded_sessions=options.max_loaded_sessions,
+        provider=options.provider,
+        model=options.model,
     )
     return Daemon(options, service)
 

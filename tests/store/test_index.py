@@ -126,6 +126,23 @@ def test_title_is_found_far_from_the_tail_and_follows_renames(root: Path) -> Non
     assert len(title) == 80
 
 
+@pytest.mark.parametrize("unit", ["line of a piped log\n", 'é "quoted" ünïcode\t'])
+def test_a_first_prompt_longer_than_the_head_still_titles_the_session(
+    root: Path, unit: str
+) -> None:
+    """A 5 MB first prompt (a paste, a file piped on stdin): its line does not end within the
+    head read for titles; the title is still its beginning (escapes and UTF-8 cut cleanly)."""
+    text = unit * (5_000_000 // len(unit))
+    with SessionFile.create(root, cwd=CWD, session_id="piped") as session:
+        session.append_message(user(text))
+        session.append_message(assistant("ok"))
+    title = list_sessions(root)[0][0].title
+    assert title is not None
+    assert title.endswith("…")
+    assert len(title) == 80
+    assert title[:-1].rstrip() == " ".join(text.split())[:79].rstrip()
+
+
 def test_a_session_without_messages_has_no_title(root: Path) -> None:
     """Only a header (and non-message entries): title None, zero or more entries."""
     SessionFile.create(root, cwd=CWD, session_id="bare").close()

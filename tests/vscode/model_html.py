@@ -55,7 +55,12 @@ FINDINGS_JS = """() => {
     .find((n) => n.textContent.includes('Here is the summary'));
   if (!reply) return ['no reply rendered'];
   const found = [];
+  // What the page itself adds to code blocks (code.js): the copy button and its wrapper, the
+  // highlighter's spans inside <code> (markup cannot make these: classes and buttons go).
+  const OWN = '.code-block, .code-block > button.code-copy, pre > code.hljs, code.hljs span';
+  const own = (node) => node.matches(OWN);
   for (const node of reply.querySelectorAll('.md-chunk *, .md-tail *')) {
+    if (own(node)) continue;
     if (node.hasAttribute('style')) found.push(`style on <${node.tagName}>`);
     if (node.hasAttribute('id')) found.push(`id on <${node.tagName}>`);
     if (node.hasAttribute('name')) found.push(`name on <${node.tagName}>`);

@@ -23,9 +23,12 @@ class WebDaemon:
     """One daemon serving a Unix socket and the web chat on a free port of ``http`` (loopback
     unless told otherwise)."""
 
-    def __init__(self, home: Home, *extra: str, http: str = "127.0.0.1:0") -> None:
+    def __init__(
+        self, home: Home, *extra: str, http: str = "127.0.0.1:0", config: str = MOCK_CONFIG
+    ) -> None:
         self.home = home
-        home.project_config(top=MOCK_CONFIG)  # top-level keys before any table
+        if config:
+            home.project_config(top=config)  # top-level keys before any table
         self.log_path = home.stderr
         argv = home.agentd("serve", "--socket", str(home.socket), "--http", http, *extra)
         self.process = start_daemon(argv, home.env, home.stderr, self._link, cwd=home.project)
@@ -48,6 +51,8 @@ class WebDaemon:
             reader = conn.makefile("rb")
             reader.readline()
             answer = json.loads(reader.readline())
+            while answer.get("id") != 2:  # notifications (a prompt's events) come first
+                answer = json.loads(reader.readline())
         if "error" in answer:
             raise RuntimeError(answer["error"])
         return answer["result"]

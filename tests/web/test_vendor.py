@@ -1,4 +1,5 @@
-"""The vendored Markdown and sanitiser libraries match the versions pinned in the lock file."""
+"""The vendored Markdown, sanitiser and syntax highlighting libraries match the versions pinned
+in the lock file."""
 
 from __future__ import annotations
 
@@ -12,7 +13,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "daemon" / "agentd" / "web"
-VENDORED = {"marked": "marked.min.js", "dompurify": "purify.min.js"}
+VENDORED = {
+    "marked": "marked.min.js",
+    "dompurify": "purify.min.js",
+    "highlight.js": "highlight.min.js",
+}
 
 
 def locked_versions() -> dict[str, str]:

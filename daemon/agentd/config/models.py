@@ -78,7 +78,8 @@ def resolve_model(
     env = os.environ if env is None else env
     name = provider or _default_provider(config, env)
     if name == MOCK_PROVIDER and name not in config.providers:
-        chosen = model or MOCK_MODEL
+        configured = config.default_model if name == config.default_provider else None
+        chosen = model or configured or MOCK_MODEL
         price = find_price(chosen, config.prices) if config.prices else None
         return ModelChoice(name, "openai", chosen, base_url or MOCK_BASE_URL, None, None, price)
     section = config.providers.get(name) or _builtin_section(name, config)

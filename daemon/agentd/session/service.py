@@ -83,8 +83,12 @@ class SessionService:
         *,
         idle_unload: float = DEFAULT_IDLE_SECONDS,
         max_loaded_sessions: int = DEFAULT_MAX_LOADED,
+        provider: str | None = None,
+        model: str | None = None,
     ) -> None:
         self.session_dir = session_dir
+        self.default_provider = provider
+        self.default_model = model
         self.config_file = config_file
         self.idle_unload = idle_unload
         self.max_loaded_sessions = max_loaded_sessions
@@ -102,10 +106,12 @@ class SessionService:
         """The registry of loaded sessions, built (and its modules imported) on first use."""
         if self._sessions is None:
             from agentd.session.manager import SessionManager
-            from agentd.session.shared import SharedResources
+            from agentd.session.shared import ModelDefaults, SharedResources
 
+            given = self.default_provider or self.default_model
+            defaults = ModelDefaults(self.default_provider, self.default_model) if given else None
             self._sessions = SessionManager(
-                SharedResources(self.session_dir, self.config_file),
+                SharedResources(self.session_dir, self.config_file, defaults),
                 idle_seconds=self.idle_unload,
                 max_loaded=self.max_loaded_sessions,
             )

@@ -26,6 +26,28 @@ if TYPE_CHECKING:
 MOCK = "mock"
 
 
+class ModelDefaults:
+    """The provider and model new sessions get when they name none, given on the command line
+    (``agentd serve --provider NAME [--model NAME]``): they take the place of the configured
+    ``provider``/``model`` keys. A provider given alone keeps the configured model only when
+    the configuration names the same provider (else the provider's own default model)."""
+
+    def __init__(self, provider: str | None, model: str | None) -> None:
+        self.provider = provider
+        self.model = model
+
+    def apply(self, config: Config) -> Config:
+        """``config`` with these defaults in place of its ``provider``/``model`` keys."""
+        from msgspec.structs import replace
+
+        settings = config.settings
+        provider = self.provider or settings.provider
+        model = self.model
+        if model is None and provider == settings.provider:
+            model = settings.model
+        return replace(config, settings=replace(settings, provider=provider, model=model))
+
+
 class SharedResources:
     """Daemon-wide things sessions share: the store root, config, one HTTP client, secrets.
 
@@ -33,12 +55,18 @@ class SharedResources:
     deletes old bash spill files (see :mod:`agentd.tools.process.spill`).
     """
 
-    def __init__(self, session_dir: Path | None = None, config_file: Path | None = None) -> None:
+    def __init__(
+        self,
+        session_dir: Path | None = None,
+        config_file: Path | None = None,
+        defaults: ModelDefaults | None = None,
+    ) -> None:
         from agentd.store import default_root
         from agentd.tools.process.spill import prune
 
         self.session_root = Path(session_dir) if session_dir else default_root()
         self.config_file = Path(config_file) if config_file else None
+        self.defaults = defaults
         self._http: httpx.AsyncClient | None = None
         self._mock_http: httpx.AsyncClient | None = None
         self._mcp: McpPool | None = None
@@ -49,7 +77,8 @@ class SharedResources:
         """The merged configuration for a session in ``cwd`` (read fresh each time)."""
         from agentd.config.load import load_config
 
-        return load_config(cwd, self.config_file)
+        config = load_config(cwd, self.config_file)
+        return self.defaults.apply(config) if self.defaults is not None else config
 
     def http(self) -> httpx.AsyncClient:
         """The shared HTTP client (connection pooling across sessions): plain ``http://`` on

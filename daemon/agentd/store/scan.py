@@ -3,13 +3,15 @@
 The entry count is the number of complete lines after the header, counted in 1 MiB blocks.
 The title is the latest ``session_info`` entry, found by a byte search for the line prefix
 our writer produces while counting; without one, the first user message's text (from the
-file's head, shortened). A file that only grew since its last summary is scanned from
+file's head, shortened; a first prompt longer than the head, a 5 MB paste or a file piped in,
+gives its title from its beginning). A file that only grew since its last summary is scanned from
 where that summary stopped.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from io import BufferedReader
 from pathlib import Path
 from typing import Literal
@@ -28,6 +30,12 @@ _ENTRY_DECODER = msgspec.json.Decoder(Entry)
 _INFO_DECODER = msgspec.json.Decoder(SessionInfoEntry)
 
 TitleSource = Literal["info", "message", "none"]
+
+_USER_TEXT_START = re.compile(
+    rb'\{"type":"message",[^\n]{0,512}?"message":\{"role":"user",[^\n]{0,256}?'
+    rb'"content":\[\{"type":"text","text":"'
+)
+_STRING_BODY = re.compile(rb'(?:[^"\\]|\\.)*')
 
 
 class FileSummary(msgspec.Struct, rename="camel", omit_defaults=True):
@@ -170,7 +178,26 @@ def _first_user_text(file: BufferedReader) -> tuple[str | None, TitleSource]:
             continue
         if isinstance(entry, MessageEntry) and isinstance(entry.message, UserMessage):
             return shorten(_text_of(entry.message)), "message"
-    return None, "none"
+    title = _cut_user_text(head)
+    return (title, "message") if title else (None, "none")
+
+
+def _cut_user_text(head: bytes) -> str | None:
+    """The beginning of the first prompt when its line does not end within ``head`` (the head
+    holds no complete user message): the start of its first text block, shortened."""
+    last = head.rfind(b"\n") + 1
+    start = _USER_TEXT_START.match(head, last)
+    if start is None:
+        return None
+    raw = head[start.end() : start.end() + 8 * TITLE_LENGTH]
+    body = _STRING_BODY.match(raw)
+    raw = raw[: body.end()] if body else b""
+    for cut in range(len(raw), max(len(raw) - 12, -1), -1):  # a cut escape or UTF-8 sequence
+        try:
+            return shorten(msgspec.json.decode(b'"' + raw[:cut] + b'"', type=str))
+        except (msgspec.DecodeError, UnicodeDecodeError):
+            continue
+    return None
 
 
 def _text_of(message: UserMessage) -> str:

@@ -1,5 +1,6 @@
 // Builds ui/vendor/*.min.js from the packages pinned in package-lock.json (run by
-// `make web-vendor` after `npm ci`): each library's ES module build, minified by esbuild,
+// `make web-vendor` after `npm ci`): each library's ES module build (for highlight.js, its core
+// and the languages named in highlight.entry.mjs), minified by esbuild,
 // under a first line naming the package, its version and its licence; the package's licence
 // text is copied beside it as <file>.LICENSE.txt.
 //
@@ -16,13 +17,14 @@ const out = process.argv[2] ?? join(here, 'ui', 'vendor');
 const LIBRARIES = [
   { name: 'marked', entry: 'lib/marked.esm.js', file: 'marked.min.js' },
   { name: 'dompurify', entry: 'dist/purify.es.mjs', file: 'purify.min.js' },
+  { name: 'highlight.js', entry: join(here, 'highlight.entry.mjs'), file: 'highlight.min.js' },
 ];
 
 for (const lib of LIBRARIES) {
   const root = join(here, 'node_modules', lib.name);
   const meta = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   await build({
-    entryPoints: [join(root, lib.entry)],
+    entryPoints: [lib.entry.startsWith('/') ? lib.entry : join(root, lib.entry)],
     outfile: join(out, lib.file),
     bundle: true,
     format: 'esm',

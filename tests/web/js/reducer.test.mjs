@@ -142,10 +142,43 @@ test('queue updates and retries are shown, then cleared at the end of the run', 
     ev({ type: 'retry', attempt: 1, maxAttempts: 3, delayMs: 1500, error: '429' }),
   ]);
   assert.deepEqual(state.queue.steering, ['wait']);
-  assert.match(state.retry, /attempt 1 of 3.*1\.5 s/);
+  const retry = state.items.find((i) => i.kind === 'retry');
+  assert.deepEqual({ ...retry, key: '' }, { kind: 'retry', key: '', attempt: 1, maxAttempts: 3, delayMs: 1500, error: '429', waiting: true });
+  state = reduce(state, ev({ type: 'retry', attempt: 2, maxAttempts: 3, delayMs: 3000, error: '429' }));
+  assert.equal(state.items.filter((i) => i.kind === 'retry').length, 1); // one wait, one item
+  assert.equal(state.items.find((i) => i.kind === 'retry').attempt, 2);
   state = reduce(state, ev({ type: 'agent_end', stopReason: 'end_turn' }));
-  assert.equal(state.retry, null);
+  assert.equal(state.items.find((i) => i.kind === 'retry').waiting, false);
+  assert.equal(state.retryKey, null);
   assert.deepEqual(state.queue.steering, []);
+});
+
+test('a retry while a reply is open is shown on that reply, and ends with its first text', () => {
+  seq = 0;
+  let state = fold(initialState(S), [
+    ev({ type: 'agent_start' }),
+    ev({ type: 'message_start', messageId: 'a1', role: 'assistant' }),
+    ev({ type: 'retry', attempt: 1, maxAttempts: 3, delayMs: 4000, error: '429 slow down' }),
+  ]);
+  assert.equal(state.items.length, 1);
+  assert.equal(state.items[0].retry.waiting, true);
+  state = reduce(state, ev({ type: 'message_update', delta: { type: 'text_delta', text: 'Hi' } }));
+  assert.equal(state.items[0].retry, null);
+  assert.equal(state.items[0].blocks[0].text, 'Hi');
+});
+
+test('a failed reply shows its error once: the error event repeating it adds no notice', () => {
+  seq = 0;
+  const state = fold(initialState(S), [
+    ev({ type: 'agent_start' }),
+    ev({ type: 'message_start', messageId: 'a1', role: 'assistant' }),
+    ev({ type: 'message_end', message: { role: 'assistant', id: 'a1', content: [], stopReason: 'error', errorMessage: '500 boom' } }),
+    ev({ type: 'error', message: '500 boom', code: 'provider_error' }),
+    ev({ type: 'error', message: 'disk full', code: 'store_error' }),
+    ev({ type: 'agent_end', stopReason: 'error', error: '500 boom' }),
+  ]);
+  assert.deepEqual(state.items.map((i) => i.kind), ['assistant', 'notice']);
+  assert.equal(state.items[1].text, 'disk full');
 });
 
 test('settledLength cuts at blank lines outside code fences', () => {

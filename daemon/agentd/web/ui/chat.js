@@ -61,7 +61,8 @@ function rewindReport(result, cwd) {
 export function mountChat(root, host, options = {}) {
   /** @type {import('./view.js').AppState} */
   let app = {
-    chat: initialState(), session: null, sessions: [], models: [], connection: 'connecting', banner: null, commands: [],
+    chat: initialState(), session: null, sessions: [], models: [], defaultModel: null, newModel: null,
+    providerHelp: false, connection: 'connecting', banner: null, commands: [],
   };
   /** @type {Map<string, (result: {outcome: string} | null) => void>} */
   const waiters = new Map();
@@ -69,6 +70,8 @@ export function mountChat(root, host, options = {}) {
   const confirm = options.confirm ?? ((q) => globalThis.confirm(q));
   /** @type {string | null} the session this view is rewinding (it reloads it itself) */
   let rewinding = null;
+  /** @type {(() => void)[]} called at the next `agent_start` of the open session */
+  const startWaiters = [];
 
   function set(change) {
     app = { ...app, ...change };
@@ -91,13 +94,21 @@ export function mountChat(root, host, options = {}) {
   }
 
   async function refreshSessions() {
-    const page = await host.request('session/list', { limit: 50 }).catch(() => null);
+    const page = await host.request('session/list', { limit: 200 }).catch(() => null);
     if (page) set({ sessions: page.sessions });
   }
 
   async function refreshModels() {
     const result = await host.request('models/list', cwd ? { cwd } : {}).catch(() => null);
-    if (result) set({ models: result.models });
+    if (!result) return;
+    const { defaultProvider, defaultModel } = result;
+    const fallback = result.models.find((/** @type {any} */ m) => m.provider === defaultProvider);
+    const model = defaultModel ?? fallback?.model;
+    set({
+      models: result.models,
+      defaultModel: defaultProvider && model ? `${defaultProvider}/${model}` : null,
+      providerHelp: app.providerHelp || !defaultProvider,
+    });
   }
 
   /** The custom commands of the open session (or of a new one in `cwd`), for the `/` menu. */
@@ -144,7 +155,20 @@ export function mountChat(root, host, options = {}) {
   }
 
   async function newSession() {
-    const info = await call('session/new', { cwd });
+    /** @type {{cwd: string, provider?: string, model?: string}} */
+    const params = { cwd };
+    if (app.newModel) {
+      const [provider, ...rest] = app.newModel.split('/');
+      Object.assign(params, { provider, model: rest.join('/') });
+    }
+    let info;
+    try {
+      info = await call('session/new', params);
+    } catch (error) {
+      // No provider: the page's help says how to configure one (the error says it too).
+      if (/no LLM provider/i.test(error?.message ?? '')) set({ providerHelp: true });
+      throw error;
+    }
     await openSession(info.sessionId);
     refreshSessions();
     return info.sessionId;
@@ -152,18 +176,23 @@ export function mountChat(root, host, options = {}) {
 
   /** @type {import('./view.js').Actions} */
   const actions = {
+    // Resolves false when the message could not be sent (the view puts it back in the box).
     async send(text, mode, images = []) {
       try {
         const sessionId = app.session?.sessionId ?? (await newSession());
         if (mode === 'prompt') {
           const params = images.length ? { sessionId, text, images } : { sessionId, text };
-          // Refused before the run (an unknown /command, busy): the text goes back in the box.
-          call('session/prompt', params).then(refreshSessions, () => view.restoreDraft(text));
-        } else {
-          await call(mode === 'steer' ? 'session/steer' : 'session/followUp', { sessionId, text });
+          const started = new Promise((resolve) => startWaiters.push(() => resolve(true)));
+          const done = call('session/prompt', params); // resolves when the run ends
+          done.then(refreshSessions, () => {});
+          // Sent once the run starts; a prompt refused before its run (an unknown /command,
+          // busy, bad input) comes back to the box (the view puts it back).
+          return await Promise.race([started, done.then(() => true, () => false)]);
         }
+        await call(mode === 'steer' ? 'session/steer' : 'session/followUp', { sessionId, text });
+        return true;
       } catch {
-        /* shown in the banner */
+        return false; // shown in the banner
       }
     },
     cancel() {
@@ -205,7 +234,10 @@ export function mountChat(root, host, options = {}) {
       }
     },
     async setModel(provider, model) {
-      if (!app.session) return;
+      if (!app.session) {
+        set({ newModel: `${provider}/${model}` }); // the next new chat's
+        return;
+      }
       try {
         const info = await call('session/setModel', { sessionId: app.session.sessionId, provider, model });
         set({ session: info });
@@ -273,6 +305,7 @@ export function mountChat(root, host, options = {}) {
       waiters.delete(params.event.toolCallId);
     }
     set({ chat });
+    if (type === 'agent_start') for (const resolve of startWaiters.splice(0)) resolve();
     if (type === 'agent_end' || type === 'agent_start') refreshSessions();
     if (type === 'agent_end') refreshCommands();
   });

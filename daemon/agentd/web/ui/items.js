@@ -2,7 +2,9 @@
 // DOM for the chat log's items (see reducer.js for their shape). Each function builds or
 // updates one element in place; nothing here keeps state beyond the element it is given.
 
+import { enhanceCode } from './code.js';
 import { changeDiff, exitCode, fileChange, mcpTool, subagent } from './details.js';
+import { showFoldable } from './longtext.js';
 import { renderMarkdown } from './markdown.js';
 import { settledLength } from './mdsplit.js';
 
@@ -64,6 +66,10 @@ export function updateItem(node, item, actions) {
   if (item.kind === 'assistant') return updateAssistant(node, item);
   if (item.kind === 'user') updateUser(node, item, actions);
   else if (item.kind === 'tool') updateTool(node, item, actions);
+  else if (item.kind === 'retry') {
+    node.className = 'item item--retry';
+    updateRetry(node, item);
+  }
   else updateNotice(node, item);
   return false;
 }
@@ -92,7 +98,7 @@ function updateUser(node, item, actions) {
     }
   }
   if (!item.command) {
-    body.textContent = item.text + suffix;
+    showFoldable(body, item.text + suffix); // a long paste is folded ("Show more")
     return;
   }
   // A custom command: what was typed, and the prompt it became on demand.
@@ -105,6 +111,31 @@ function updateNotice(node, item) {
   node.className = `item item--notice notice--${item.level}`;
   node.setAttribute('role', item.level === 'error' ? 'alert' : 'status');
   node.textContent = item.text;
+}
+
+/**
+ * A wait for the model after a failed call (a retry item, or the line of a reply waited for):
+ * the error, the next attempt and a countdown to it (ticking while it waits); hidden when over.
+ * @param {HTMLElement} node @param {import('./reducer.js').RetryInfo} info
+ */
+function updateRetry(node, info) {
+  node.hidden = !info.waiting;
+  node.setAttribute('role', 'status');
+  clearInterval(Number(node.dataset.timer ?? 0));
+  if (!info.waiting) return;
+  const stamp = `${info.attempt}:${info.delayMs}`;
+  if (node.dataset.stamp !== stamp) {
+    node.dataset.stamp = stamp;
+    node.dataset.due = String(Date.now() + info.delayMs);
+  }
+  const attempt = `attempt ${info.attempt + 1} of ${info.maxAttempts}`;
+  const render = () => {
+    const left = Math.max(0, Math.ceil((Number(node.dataset.due) - Date.now()) / 1000));
+    node.textContent = `↻ ${info.error} — retrying in ${left} s (${attempt})`;
+    if (left === 0 || !node.isConnected) clearInterval(Number(node.dataset.timer));
+  };
+  render();
+  node.dataset.timer = String(setInterval(render, 250));
 }
 
 // --- assistant messages ---------------------------------------------------------------------
@@ -133,7 +164,27 @@ function updateAssistant(node, item) {
   let error = node.querySelector(':scope > .msg-error');
   if (item.error && !error) error = node.appendChild(el('div', 'msg-error'));
   if (error) error.textContent = item.error ?? '';
+  let retry = /** @type {HTMLElement | null} */ (node.querySelector(':scope > .msg-retry'));
+  if (item.retry && !retry) retry = node.appendChild(el('div', 'msg-retry'));
+  if (retry) updateRetry(retry, item.retry ?? { attempt: 0, maxAttempts: 0, delayMs: 0, error: '', waiting: false });
+  markCancelled(node, item.stopReason === 'aborted' && !behind);
   return behind;
+}
+
+/**
+ * A cancelled reply says so where its text stopped: a "cancelled" mark after the last word
+ * (inside the last paragraph, list item or code block), or alone when no text came.
+ * @param {HTMLElement} node @param {boolean} cancelled
+ */
+function markCancelled(node, cancelled) {
+  node.querySelector('.msg-cancelled')?.remove();
+  node.classList.toggle('cancelled', cancelled);
+  if (!cancelled) return;
+  const blocks = node.querySelectorAll('.md p, .md li, .md pre, .md h1, .md h2, .md h3, .md td, .md .md-tail');
+  const texts = [...blocks].filter((block) => block.textContent?.trim());
+  const last = texts[texts.length - 1];
+  const target = last?.tagName === 'PRE' ? last.querySelector('code') ?? last : last ?? node;
+  target.appendChild(el('span', 'msg-cancelled', 'cancelled'));
 }
 
 function thinkingPart() {
@@ -174,6 +225,7 @@ function updateText(part, text, streaming) {
   if (cut > settled) {
     const chunk = el('div', 'md-chunk');
     chunk.innerHTML = renderMarkdown(text.slice(settled, cut));
+    enhanceCode(chunk);
     settledEl.appendChild(chunk);
     part.dataset.settled = String(cut);
   }
@@ -206,13 +258,15 @@ function statusText(item) {
   if (permission?.pending) return 'waiting for approval';
   if (permission?.outcome?.startsWith('reject')) return OUTCOME_TEXT[permission.outcome];
   const exit = exitCode(item.details);
-  if (exit !== null && item.status !== 'running') return `exit ${exit}`;
+  if (exit !== null && item.status !== 'running') return exit === 0 ? 'exit 0' : `failed · exit ${exit}`;
   return { pending: 'waiting', running: 'running', done: 'done', error: 'failed' }[item.status];
 }
 
 /** @param {HTMLElement} node @param {import('./reducer.js').ToolItem} item */
 function updateTool(node, item, actions) {
-  node.className = `item item--tool tool--${item.status}${item.permission?.pending ? ' tool--asking' : ''}`;
+  const exit = exitCode(item.details);
+  const failed = item.status === 'error' || (item.status === 'done' && exit !== null && exit !== 0);
+  node.className = `item item--tool tool--${item.status}${failed ? ' tool--failed' : ''}${item.permission?.pending ? ' tool--asking' : ''}`;
   node.setAttribute('aria-label', `Tool ${toolTitle(item)}`);
   if (!node.firstChild) buildTool(node);
   // Reading and searching cards start collapsed (their output is for the model); a click on the

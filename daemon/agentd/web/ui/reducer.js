@@ -13,7 +13,8 @@
  * @typedef {{kind: 'user', key: string, text: string, images: number, command?: string}} UserItem
  *   (`command`: the custom command typed, `text` being its expansion)
  * @typedef {{kind: 'assistant', key: string, blocks: TextBlock[], streaming: boolean,
- *   stopReason?: string, error?: string, usage?: Usage, model?: string}} AssistantItem
+ *   stopReason?: string, error?: string, usage?: Usage, model?: string,
+ *   retry?: RetryInfo | null}} AssistantItem
  * @typedef {{options: string[], pending: boolean, outcome?: string, reason?: string,
  *   callId?: string, tool?: string}} Permission
  *   (`callId`, `tool`: a subagent's call waiting for approval, shown on its task's card)
@@ -27,7 +28,12 @@
  *   (what a task's subagent did, nested on the task's card: its tool calls and its replies)
  * @typedef {{kind: 'notice', key: string, level: 'info' | 'warning' | 'error' | 'blocked', text: string}}
  *   NoticeItem
- * @typedef {UserItem | AssistantItem | ToolItem | NoticeItem} Item
+ * @typedef {{attempt: number, maxAttempts: number, delayMs: number, error: string,
+ *   waiting: boolean}} RetryInfo
+ *   (a wait for the model after a failed call: `attempt` failed, the next comes in `delayMs`;
+ *   `waiting` is false once the model answered or the run ended)
+ * @typedef {{kind: 'retry', key: string} & RetryInfo} RetryItem
+ * @typedef {UserItem | AssistantItem | ToolItem | NoticeItem | RetryItem} Item
  * @typedef {{inputTokens?: number, outputTokens?: number, cacheReadTokens?: number,
  *   cacheWriteTokens?: number, cost?: number}} Usage
  * @typedef {{stopReason: string, turns: number, cost: number, error: string | null}} RunEnd
@@ -42,7 +48,7 @@
  *   open: string | null,
  *   queue: {steering: string[], followUp: string[]},
  *   plan: PlanStep[],
- *   retry: string | null,
+ *   retryKey: string | null,
  *   lastRun: RunEnd | null,
  *   toolByIndex: Record<number, string>,
  *   children: Record<string, string>,
@@ -67,7 +73,7 @@ export function initialState(sessionId = null) {
     open: null,
     queue: { steering: [], followUp: [] },
     plan: [],
-    retry: null,
+    retryKey: null,
     lastRun: null,
     toolByIndex: {},
     children: {},
@@ -213,6 +219,41 @@ function contentText(content) {
   return (content ?? []).filter((b) => b.type === 'text').map((b) => b.text).join('');
 }
 
+/**
+ * A retry of the model call: shown on the reply being waited for (its open assistant item) or,
+ * before one is open, as the run's retry item; each attempt updates the same one.
+ * @param {ChatState} state @param {any} e @param {number} seq @returns {ChatState}
+ */
+function retryEvent(state, e, seq) {
+  /** @type {RetryInfo} */
+  const info = { attempt: e.attempt, maxAttempts: e.maxAttempts, delayMs: e.delayMs, error: e.error, waiting: true };
+  const open = state.open ? find(state, state.open) : undefined;
+  if (open && open.kind === 'assistant' && !state.retryKey) return put(state, { ...open, retry: info });
+  const key = state.retryKey ?? `retry:${seq > 0 ? seq : state.items.length}`;
+  return { ...put(state, { kind: 'retry', key, ...info }), retryKey: key };
+}
+
+/** @param {ChatState} state @returns {ChatState} with the current retry wait (if any) over. */
+function endRetry(state) {
+  let next = state;
+  const open = state.open ? find(state, state.open) : undefined;
+  if (open && open.kind === 'assistant' && open.retry) next = put(next, { ...open, retry: null });
+  if (!state.retryKey) return next;
+  const item = find(next, state.retryKey);
+  if (item && item.kind === 'retry') next = put(next, { ...item, waiting: false });
+  return { ...next, retryKey: null };
+}
+
+/** Whether the last assistant message already shows `message` as its error (a failed run sends
+ * the provider's error twice: in the message and as an `error` event; it is shown once). */
+function shownAsReplyError(state, message) {
+  for (let i = state.items.length - 1; i >= 0; i -= 1) {
+    const item = state.items[i];
+    if (item.kind === 'assistant') return item.error === message;
+  }
+  return false;
+}
+
 // --- event handlers -------------------------------------------------------------------------
 
 function messageStart(state, event) {
@@ -221,7 +262,7 @@ function messageStart(state, event) {
     // it becomes `open` so that its replayed deltas are recognised and skipped.
     const existing = find(state, event.messageId);
     const item = existing ?? { kind: 'assistant', key: event.messageId, blocks: [], streaming: true };
-    return { ...put(state, item), open: event.messageId, retry: null };
+    return { ...put(endRetry(state), item), open: event.messageId };
   }
   if (event.role === 'user' && !find(state, event.messageId)) {
     return put(state, { kind: 'user', key: event.messageId, text: '', images: 0 });
@@ -244,7 +285,7 @@ function openAssistant(state) {
 
 function messageUpdate(state, event) {
   const delta = event.delta;
-  const [withOpen, item] = openAssistant(state);
+  const [withOpen, item] = openAssistant(endRetry(state));
   if (!item.streaming) return state; // a replayed delta of a message shown complete
   const index = delta.index ?? 0;
   if (delta.type === 'text_delta' || delta.type === 'thinking_delta') {
@@ -252,7 +293,7 @@ function messageUpdate(state, event) {
     const blocks = item.blocks.slice();
     const block = blocks[index];
     blocks[index] = block && block.type === type ? { type, text: block.text + delta.text } : { type, text: delta.text };
-    return { ...put(withOpen, { ...item, blocks }), retry: null };
+    return put(withOpen, { ...item, blocks });
   }
   if (delta.type === 'toolcall_start') {
     const withTool = updateTool(withOpen, delta.id, delta.name, () => ({ name: delta.name }));
@@ -318,7 +359,7 @@ function assistantEnd(state, message) {
 
 /** @type {Record<string, (state: ChatState, event: any, seq: number) => ChatState>} */
 const HANDLERS = {
-  agent_start: (state) => ({ ...state, running: true, lastRun: null, retry: null }),
+  agent_start: (state) => ({ ...endRetry(state), running: true, lastRun: null }),
   message_start: messageStart,
   message_update: messageUpdate,
   message_end: messageEnd,
@@ -334,7 +375,7 @@ const HANDLERS = {
       status: e.isError ? 'error' : 'done', result: contentText(e.result), details: e.details ?? null,
     })),
   agent_end: (state, e) => {
-    let next = state;
+    let next = endRetry(state);
     if (state.open) {
       const item = find(state, state.open);
       if (item && item.kind === 'assistant') next = put(state, { ...item, streaming: false });
@@ -343,7 +384,7 @@ const HANDLERS = {
       next = updateTool(next, key, '', (tool) => ({ permission: { ...tool.permission, pending: false } }));
     }
     const lastRun = { stopReason: e.stopReason, turns: e.turns ?? 0, cost: e.cost ?? 0, error: e.error ?? null };
-    return { ...next, running: false, open: null, retry: null, lastRun, queue: { steering: [], followUp: [] } };
+    return { ...next, running: false, open: null, lastRun, queue: { steering: [], followUp: [] } };
   },
   subagent_start: (state, e) => ({
     ...updateTool(state, e.toolCallId, 'task', (tool) => ({
@@ -351,12 +392,10 @@ const HANDLERS = {
     })),
     children: { ...state.children, [e.childSessionId]: e.toolCallId },
   }),
-  retry: (state, e) => ({
-    ...state, retry: `Retrying (attempt ${e.attempt} of ${e.maxAttempts}) in ${Math.round(e.delayMs / 100) / 10} s: ${e.error}`,
-  }),
+  retry: retryEvent,
   plan_update: (state, e) => ({ ...state, plan: e.entries ?? [] }),
   queue_update: (state, e) => ({ ...state, queue: { steering: e.steering ?? [], followUp: e.followUp ?? [] } }),
-  error: (state, e, seq) => notice(state, 'error', e.message, seq),
+  error: (state, e, seq) => (shownAsReplyError(state, e.message) ? state : notice(state, 'error', e.message, seq)),
   permission_request: (state, e) =>
     updateTool(state, e.toolCallId, e.tool, (tool) => ({
       name: e.tool, args: e.args ?? tool.args, permission: { options: e.options ?? [], pending: true },

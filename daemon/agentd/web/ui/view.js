@@ -9,6 +9,8 @@ import { attachImages } from './attach.js';
 import { createItem, el, updateItem } from './items.js';
 import { totalUsage } from './reducer.js';
 import { parseCommand, slashMenu } from './slash.js';
+import { providerHelp } from './setup.js';
+import { buildSidebar, renderSessionGroups } from './sidebar.js';
 
 /**
  * @typedef {{
@@ -18,13 +20,19 @@ import { parseCommand, slashMenu } from './slash.js';
  *   sessions: {sessionId: string, title?: string | null, cwd: string, updatedAt: string,
  *     running?: boolean}[],
  *   models: {provider: string, model: string}[],
+ *   defaultModel: string | null,
+ *   newModel: string | null,
+ *   providerHelp: boolean,
  *   connection: 'connecting' | 'live' | 'offline' | 'signed-out',
  *   banner: string | null,
  *   commands?: import('./slash.js').SlashCommand[],
  * }} AppState
+ *   (`defaultModel`: "provider/model" new sessions get when none is chosen (null: no provider
+ *   is configured); `newModel`: the one chosen in the picker for the next new chat;
+ *   `providerHelp`: show how to configure a provider)
  * @typedef {{
  *   send: (text: string, mode: 'prompt' | 'steer' | 'followUp',
- *     images?: {type: 'image', data: string, mimeType: string}[]) => void,
+ *     images?: {type: 'image', data: string, mimeType: string}[]) => Promise<boolean> | void,
  *   cancel: () => void,
  *   newSession: () => void,
  *   openSession: (sessionId: string) => void,
@@ -48,7 +56,9 @@ const frame = globalThis.requestAnimationFrame?.bind(globalThis) ?? ((cb) => set
  * @param {{sidebar?: boolean}} [options]
  */
 export function createView(root, actions, options = {}) {
-  const dom = buildLayout(root, actions, options.sidebar !== false);
+  const dom = buildLayout(root, actions, options.sidebar !== false, () => {
+    if (pending) view.update(pending);
+  });
   /** @type {AppState | null} */
   let pending = null;
   /** @type {Partial<AppState>} */
@@ -73,8 +83,14 @@ export function createView(root, actions, options = {}) {
     const wasBehind = behind;
     behind = false;
     if (state.chat.items !== shown.chat?.items || wasBehind) renderItems(state.chat.items);
-    if (state.sessions !== shown.sessions || state.session !== shown.session) renderSessions(dom, state, actions);
-    if (state.models !== shown.models || state.session !== shown.session) renderModels(dom, state);
+    if (state.sessions !== shown.sessions || state.session !== shown.session || dom.filter.value !== dom.filtered) {
+      dom.filtered = dom.filter.value;
+      renderSessionGroups(dom.list, state.sessions, dom.filter.value, state.session?.sessionId, actions);
+    }
+    if (state.models !== shown.models || state.session !== shown.session || state.newModel !== shown.newModel
+      || state.defaultModel !== shown.defaultModel) renderModels(dom, state);
+    if (state.providerHelp !== shown.providerHelp) dom.help.replaceChildren(...(state.providerHelp ? [providerHelp(document)] : []));
+    dom.help.hidden = !state.providerHelp || Boolean(state.session);
     if (state.commands !== shown.commands) dom.slash.setCommands(state.commands ?? []);
     renderStatus(dom, state);
     if (atBottom) log.scrollTop = log.scrollHeight;
@@ -112,7 +128,7 @@ export function createView(root, actions, options = {}) {
     }
   }
 
-  return {
+  const view = {
     /** Record `state` and render it on the next animation frame. @param {AppState} state */
     update(state) {
       pending = state;
@@ -142,19 +158,61 @@ export function createView(root, actions, options = {}) {
     },
     dom,
   };
+  return view;
 }
 
-function buildLayout(root, actions, withSidebar) {
+function buildLayout(root, actions, withSidebar, refresh) {
   root.replaceChildren();
   root.classList.add('agentd-chat');
   const sidebar = el('nav', 'sidebar');
   sidebar.setAttribute('aria-label', 'Sessions');
   sidebar.hidden = !withSidebar;
-  const newButton = button('New chat', 'btn btn--primary new-chat', actions.newSession);
-  const list = el('ul', 'session-list');
-  sidebar.append(newButton, list);
-
   const main = el('main', 'chat');
+  root.append(sidebar, main);
+  const drawer = buildDrawer(root, sidebar, actions, refresh);
+  drawer.menu.hidden = !withSidebar;
+  const head = buildHeader(actions, drawer.menu);
+
+  const banner = el('div', 'banner');
+  banner.setAttribute('role', 'alert');
+  banner.hidden = true;
+  const plan = el('section', 'plan');
+  plan.setAttribute('aria-label', 'Plan');
+  plan.hidden = true;
+  const help = el('div', 'help');
+  help.hidden = true;
+  const log = el('div', 'log');
+  log.setAttribute('role', 'log');
+  log.setAttribute('aria-live', 'polite');
+  log.setAttribute('aria-label', 'Conversation');
+  log.tabIndex = 0;
+
+  const composer = buildComposer(actions);
+  const footer = el('footer', 'cost');
+  footer.setAttribute('aria-label', 'Usage');
+  main.append(head.header, banner, plan, help, log, composer.form, footer);
+  return {
+    sidebar, list: drawer.list, filter: drawer.filter, filtered: '', menu: drawer.menu, ...head, banner, plan, help, log,
+    footer, ...composer,
+  };
+}
+
+/** The sidebar's content: "New chat", the filter, the session groups (a choice closes the drawer). */
+function buildDrawer(root, sidebar, actions, refresh) {
+  const drawer = buildSidebar(root, sidebar, refresh);
+  const newButton = button('New chat', 'btn btn--primary new-chat', () => {
+    drawer.closeDrawer();
+    actions.newSession();
+  });
+  drawer.list.addEventListener('click', (event) => {
+    if (/** @type {HTMLElement} */ (event.target).closest('.session-open')) drawer.closeDrawer();
+  });
+  sidebar.append(newButton, drawer.filter, drawer.list);
+  return drawer;
+}
+
+/** The header: the drawer's menu button, the title, the model picker, Fork, status, Sign out. */
+function buildHeader(actions, menu) {
   const header = el('header', 'chat-head');
   const title = el('h1', 'chat-title', 'agentd');
   const model = /** @type {HTMLSelectElement} */ (el('select', 'model-picker'));
@@ -167,31 +225,13 @@ function buildLayout(root, actions, withSidebar) {
   fork.title = 'Continue in a new session from here';
   const status = el('span', 'chat-status');
   status.setAttribute('role', 'status');
-  header.append(title, model, fork, status);
+  header.append(menu, title, model, fork, status);
   const signOut = actions.signOut ? button('Sign out', 'btn sign-out', actions.signOut) : null;
   if (signOut) {
     signOut.title = 'End every sign-in of this agentd (all its browser pages)';
     header.append(signOut);
   }
-
-  const banner = el('div', 'banner');
-  banner.setAttribute('role', 'alert');
-  banner.hidden = true;
-  const plan = el('section', 'plan');
-  plan.setAttribute('aria-label', 'Plan');
-  plan.hidden = true;
-  const log = el('div', 'log');
-  log.setAttribute('role', 'log');
-  log.setAttribute('aria-live', 'polite');
-  log.setAttribute('aria-label', 'Conversation');
-  log.tabIndex = 0;
-
-  const composer = buildComposer(actions);
-  const footer = el('footer', 'cost');
-  footer.setAttribute('aria-label', 'Usage');
-  main.append(header, banner, plan, log, composer.form, footer);
-  root.append(sidebar, main);
-  return { sidebar, list, title, model, fork, status, signOut, banner, plan, log, footer, ...composer };
+  return { header, title, model, fork, status, signOut };
 }
 
 function button(text, className, onClick) {
@@ -245,7 +285,16 @@ function buildComposer(actions) {
     }
     const chosen = mode ?? (running ? 'steer' : 'prompt');
     // Images go with a prompt; a steer or queued message keeps them for the next prompt.
-    actions.send(text, chosen, chosen === 'prompt' ? images.take() : []);
+    const taken = chosen === 'prompt' ? images.take() : [];
+    const sent = actions.send(text, chosen, taken);
+    // A message that could not be sent comes back to the box (unless a new one is being typed),
+    // its images too.
+    Promise.resolve(sent).then((ok) => {
+      if (ok !== false) return;
+      if (!input.value.trim()) input.value = text;
+      if (taken.length) images.restore(taken);
+      input.focus();
+    });
   }
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -267,37 +316,27 @@ function buildComposer(actions) {
   return { form, queue, input, send, later, stop, slash };
 }
 
-function renderSessions(dom, state, actions) {
-  const current = state.session?.sessionId;
-  dom.list.replaceChildren();
-  for (const info of state.sessions) {
-    const row = el('li', `session${info.sessionId === current ? ' session--current' : ''}`);
-    const open = button('', 'session-open', () => actions.openSession(info.sessionId));
-    if (info.sessionId === current) open.setAttribute('aria-current', 'page');
-    open.append(
-      el('span', 'session-title', info.title || info.sessionId),
-      el('span', 'session-meta', `${basename(info.cwd)} · ${when(info.updatedAt)}${info.running ? ' · running' : ''}`),
-    );
-    const remove = button('×', 'session-delete', () => actions.deleteSession(info.sessionId));
-    remove.setAttribute('aria-label', `Delete session ${info.title || info.sessionId}`);
-    row.append(open, remove);
-    dom.list.appendChild(row);
-  }
-}
-
+/** The picker: the session's model, or for a new chat the one chosen for it (else the
+ * configured default; with none, a "Choose a model" placeholder). Never disabled. */
 function renderModels(dom, state) {
   const session = state.session;
   dom.model.replaceChildren();
   const values = state.models.map((m) => `${m.provider}/${m.model}`);
-  const currentValue = session ? `${session.provider}/${session.model}` : '';
-  if (session && !values.includes(currentValue)) values.unshift(currentValue);
+  const currentValue = session ? `${session.provider}/${session.model}` : state.newModel ?? state.defaultModel ?? '';
+  if (currentValue && !values.includes(currentValue)) values.unshift(currentValue);
+  if (!currentValue) {
+    const placeholder = /** @type {HTMLOptionElement} */ (el('option', '', 'Choose a model…'));
+    placeholder.value = '';
+    placeholder.disabled = true;
+    dom.model.appendChild(placeholder);
+  }
   for (const value of values) {
     const option = /** @type {HTMLOptionElement} */ (el('option', '', value));
     option.value = value;
     dom.model.appendChild(option);
   }
   dom.model.value = currentValue;
-  dom.model.disabled = !session;
+  dom.model.title = session ? `Model of this session: ${currentValue}` : 'Model of the new chat';
 }
 
 function renderStatus(dom, state) {
@@ -306,7 +345,7 @@ function renderStatus(dom, state) {
   dom.title.textContent = sessionTitle(state);
   const offline = state.connection === 'offline';
   const signedOut = state.connection === 'signed-out';
-  dom.status.textContent = signedOut ? 'Signed out' : offline ? 'Reconnecting…' : chat.retry ?? (running ? 'Working…' : '');
+  dom.status.textContent = signedOut ? 'Signed out' : offline ? 'Reconnecting…' : running ? 'Working…' : '';
   if (dom.signOut) dom.signOut.disabled = signedOut;
   dom.input.disabled = signedOut;
   dom.status.classList.toggle('busy', running);
@@ -361,18 +400,4 @@ function renderPlan(node, plan) {
 
 function fmt(n) {
   return n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : String(n);
-}
-
-function basename(path) {
-  return path.replace(/\/+$/, '').split('/').pop() || path;
-}
-
-const TIME = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
-const DAY = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
-
-function when(iso) {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return '';
-  const today = new Date().toDateString() === date.toDateString();
-  return (today ? TIME : DAY).format(date);
 }
