@@ -23,6 +23,8 @@ import { splitHighlighted, splitText } from './codesplit.js';
 const MAIN_THREAD_CHARS = 20_000;
 /** Largest block highlighted at all (larger ones stay plain). */
 const MAX_CHARS = 1_000_000;
+/** A code line's height in em (style.css: `.md pre` has line-height 1.5). */
+const LINE_EM = 1.5;
 /** How far from the screen a run of lines gets its highlighting. */
 const NEAR_SCREEN = '800px 0px';
 
@@ -179,6 +181,9 @@ function swapIn(code, text, runs) {
     const part = doc.createElement('span');
     part.className = 'code-run';
     part.textContent = run;
+    // Its height while skipped (content-visibility): its own lines, so nothing moves when it
+    // is drawn (CSSOM, which the page's style-src allows, unlike style attributes).
+    part.style.containIntrinsicBlockSize = `auto ${lineCount(run) * LINE_EM}em`;
     return part;
   });
   code.replaceChildren(...parts);
@@ -196,4 +201,11 @@ function swapIn(code, text, runs) {
   }, { rootMargin: NEAR_SCREEN });
   for (const part of parts) near.observe(part);
   performance.measure('agentd-highlight', 'agentd-highlight-start');
+}
+
+/** @param {string} run @returns {number} the lines `run` shows */
+function lineCount(run) {
+  let count = run.endsWith('\n') ? 0 : 1;
+  for (let at = run.indexOf('\n'); at !== -1; at = run.indexOf('\n', at + 1)) count += 1;
+  return count;
 }
