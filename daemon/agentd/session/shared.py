@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from msgspec.structs import replace
+
 from agentd.errors import InvalidParams
 from agentd.protocol.mcp import McpListResult, McpServerInfo
 from agentd.protocol.methods import ModelsListResult
@@ -38,8 +40,6 @@ class ModelDefaults:
 
     def apply(self, config: Config) -> Config:
         """``config`` with these defaults in place of its ``provider``/``model`` keys."""
-        from msgspec.structs import replace
-
         settings = config.settings
         provider = self.provider or settings.provider
         model = self.model

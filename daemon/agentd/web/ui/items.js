@@ -83,7 +83,7 @@ export function updateItem(node, item, actions) {
 function updateUser(node, item, actions) {
   node.setAttribute('aria-label', 'You');
   const suffix = item.images ? ` [${item.images} image${item.images > 1 ? 's' : ''}]` : '';
-  let body = node.querySelector(':scope > .user-text');
+  let body = /** @type {HTMLElement | null} */ (node.querySelector(':scope > .user-text'));
   if (!body) {
     body = node.appendChild(el('div', 'user-text'));
     if (actions.rewindTo) {
