@@ -6,18 +6,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentd.protocol.approval import ApprovalPreview
 from agentd.protocol.base import Params, Result
 from agentd.protocol.events import PermissionOption
 
 
 class RequestPermissionParams(Result):
-    """``session/requestPermission`` (server → client): approve a tool call."""
+    """``session/requestPermission`` (server → client): approve a tool call.
+
+    ``preview`` and ``always_rule`` as on the ``permission_request`` event; here the preview
+    also carries the whole file texts (``oldText``/``newText``) of a small file."""
 
     session_id: str
     tool_call_id: str
     tool: str
     args: dict[str, Any]
     options: list[PermissionOption]
+    preview: ApprovalPreview | None = None
+    always_rule: str | None = None
 
 
 class RequestPermissionResult(Params):

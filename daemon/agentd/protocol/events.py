@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from agentd.protocol.approval import ApprovalPreview
 from agentd.protocol.base import Wire
 from agentd.protocol.content import Message, StopReason, Usage, UserContent
 from agentd.protocol.tool_details import ToolDetails
@@ -200,7 +201,12 @@ PermissionOption = Literal["allow_once", "allow_always", "reject_once", "reject_
 
 
 class PermissionRequest(Wire, tag="permission_request", tag_field="type"):
-    """A tool call waits for approval (sent as ``session/requestPermission`` to clients)."""
+    """A tool call waits for approval (sent as ``session/requestPermission`` to clients).
+
+    ``preview`` shows what the call would do (:class:`ApprovalPreview`, without the whole
+    file texts); ``always_rule`` is the rule an ``allow_always`` answer adds (e.g.
+    ``bash(npm test:*)``, ``edit``), for the label of that choice.
+    """
 
     tool_call_id: str
     tool: str
@@ -208,6 +214,8 @@ class PermissionRequest(Wire, tag="permission_request", tag_field="type"):
     options: list[PermissionOption] = msgspec.field(
         default_factory=lambda: ["allow_once", "allow_always", "reject_once", "reject_always"]
     )
+    preview: ApprovalPreview | None = None
+    always_rule: str | None = None
 
 
 class PermissionResolved(Wire, tag="permission_resolved", tag_field="type"):

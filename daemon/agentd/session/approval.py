@@ -23,15 +23,17 @@ import msgspec
 
 from agentd.errors import ConnectionLost, PeerTimeout, RequestCancelled, RpcError
 from agentd.log import get_logger
+from agentd.permissions.commands import remembered_rules
 from agentd.protocol.events import PermissionOption, PermissionRequest, PermissionResolved
 from agentd.protocol.methods import RequestPermissionParams
+from agentd.session.preview import approval_preview, without_texts
 
 if TYPE_CHECKING:
     from agentd.api.subscriber import Subscriber
     from agentd.permissions.policy import PermissionPolicy
     from agentd.protocol.content import ToolCall
     from agentd.session.bus import EventBus
-    from agentd.tools.base import Tool
+    from agentd.tools.base import Tool, ToolContext
 
 log = get_logger("agentd.approval")
 
@@ -51,11 +53,18 @@ class Approver:
     """
 
     def __init__(
-        self, policy: PermissionPolicy, bus: EventBus, timeout: float = DEFAULT_TIMEOUT
+        self,
+        policy: PermissionPolicy,
+        bus: EventBus,
+        timeout: float = DEFAULT_TIMEOUT,
+        context: ToolContext | None = None,
     ) -> None:
+        """``context``: the session's tool context, which the preview of a call is computed
+        in (None: requests carry no preview)."""
         self.policy = policy
         self.bus = bus
         self.timeout = timeout
+        self.context = context
         self._pending: dict[str, _Ask] = {}
 
     async def __call__(self, call: ToolCall, tool: Tool) -> str | None:
@@ -82,13 +91,19 @@ class Approver:
             ask.offer(subscriber, self.timeout)
 
     async def _ask(self, call: ToolCall, tool: Tool) -> str | None:
+        params = await self._params(call, tool)
         clients = [
             s for s in self.bus.subscribers.values() if s.answers_permissions and not s.closed
         ]
         publish = self.bus.publish
         publish(
             PermissionRequest(
-                tool_call_id=call.id, tool=tool.name, args=call.arguments, options=OPTIONS
+                tool_call_id=call.id,
+                tool=tool.name,
+                args=call.arguments,
+                options=OPTIONS,
+                preview=without_texts(params.preview),
+                always_rule=params.always_rule,
             )
         )
         if not clients:
@@ -97,7 +112,7 @@ class Approver:
             )
             return f"Permission denied: {NO_CLIENT}."
         try:
-            outcome, why = await self._first_answer(call, tool, clients)
+            outcome, why = await self._first_answer(call.id, params, clients)
         except asyncio.CancelledError:
             reason = "the run was cancelled"
             publish(PermissionResolved(tool_call_id=call.id, outcome="reject_once", reason=reason))
@@ -109,18 +124,26 @@ class Approver:
             return None
         return f"Permission denied: {why or 'the user rejected this tool call'}."
 
-    async def _first_answer(
-        self, call: ToolCall, tool: Tool, clients: list[Subscriber]
-    ) -> tuple[PermissionOption, str | None]:
-        params = RequestPermissionParams(
+    async def _params(self, call: ToolCall, tool: Tool) -> RequestPermissionParams:
+        """The request for ``call``: its arguments, the preview of what it would do and the
+        rule an *always* answer adds."""
+        ctx = self.context
+        preview = None if ctx is None else await approval_preview(tool, call.arguments, ctx)
+        return RequestPermissionParams(
             session_id=self.bus.session_id,
             tool_call_id=call.id,
             tool=tool.name,
             args=call.arguments,
             options=OPTIONS,
+            preview=preview,
+            always_rule=", ".join(remembered_rules(tool.name, call.arguments)),
         )
+
+    async def _first_answer(
+        self, call_id: str, params: RequestPermissionParams, clients: list[Subscriber]
+    ) -> tuple[PermissionOption, str | None]:
         ask = _Ask(params, asyncio.get_running_loop().create_future())
-        self._pending[call.id] = ask
+        self._pending[call_id] = ask
         for client in clients:
             ask.offer(client, self.timeout)
         try:
@@ -129,7 +152,7 @@ class Approver:
         except TimeoutError:
             return "reject_once", f"no client answered within {self.timeout:g} s"
         finally:
-            self._pending.pop(call.id, None)
+            self._pending.pop(call_id, None)
             await ask.close()
 
 

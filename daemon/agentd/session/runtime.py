@@ -103,7 +103,7 @@ class SessionRuntime:
             settings.session_id, redact=file.redact_json, on_change=self._attach_files
         )
         self.stream_redactor = StreamRedactor(file.redact_text, file.held_from)
-        self.approver = Approver(policy, self.bus, approval_timeout)
+        self.approver = Approver(policy, self.bus, approval_timeout, parts.context)
         self.compactor = Compactor(compaction, file, self.emit)
         self._attach_files()
         self.changes = ChangeRecorder.for_session(settings.cwd, file.path, parts.context)

@@ -96,7 +96,7 @@ class EditTool:
             return await self._change(params, ctx)
 
     async def _change(self, params: EditParams, ctx: ToolContext) -> ToolResult:
-        replacements = _replacements(params)
+        replacements = replacements_of(params)
         path = resolve_path(params.path, ctx)
         shown = display_path(path, ctx)
         refuse_control(path, ctx.workspace, shown)
@@ -129,7 +129,8 @@ class EditTool:
         return ToolResult(text, details)
 
 
-def _replacements(params: EditParams) -> list[Replacement]:
+def replacements_of(params: EditParams) -> list[Replacement]:
+    """The replacements an edit call asks for (ToolError when the arguments are inconsistent)."""
     single = params.old_string is not None or params.new_string is not None
     if params.edits is not None:
         if single:

@@ -74,6 +74,41 @@ export interface AgentStart {
   type: 'agent_start';
 }
 /**
+ * The change or action a tool call asks approval for (fields by ``kind``).
+ *
+ *     ``diff``: ``path`` (relative to the session's cwd when inside it), ``diff`` (unified,
+ *     ``--- a/PATH``/``+++ b/PATH``; for a created file ``--- /dev/null`` and only its first
+ *     lines), ``created``, ``added``/``removed`` line counts of the whole change, ``truncated``
+ *     when the diff shown was cut. ``error`` says why the call would fail as asked (an edit whose
+ *     ``old_string`` is not in the file, a directory given as the file); then ``diff`` is None.
+ *     ``old_text``/``new_text`` are the whole file before and after (a created file: no
+ *     ``old_text``); they ride only on ``session/requestPermission`` and only for files up to
+ *     256 KiB (ACP editors show the whole-file diff from them), never in the event stream.
+ *
+ *     ``command``: ``command`` and ``cwd``. ``url``: ``url``. ``mcp``: ``server``, ``tool``,
+ *     ``arguments``.
+ */
+export interface ApprovalPreview {
+  kind: 'command' | 'diff' | 'mcp' | 'url';
+  path?: string | null;
+  diff?: string | null;
+  created?: boolean;
+  added?: number | null;
+  removed?: number | null;
+  truncated?: boolean;
+  error?: string | null;
+  oldText?: string | null;
+  newText?: string | null;
+  command?: string | null;
+  cwd?: string | null;
+  url?: string | null;
+  server?: string | null;
+  tool?: string | null;
+  arguments?: {
+    [k: string]: unknown;
+  } | null;
+}
+/**
  * One complete reply of the model. ``error_message`` is set when ``stop_reason`` is error.
  */
 export interface AssistantMessage {
@@ -717,6 +752,10 @@ export interface PermissionAnswerParams {
 }
 /**
  * A tool call waits for approval (sent as ``session/requestPermission`` to clients).
+ *
+ *     ``preview`` shows what the call would do (:class:`ApprovalPreview`, without the whole
+ *     file texts); ``always_rule`` is the rule an ``allow_always`` answer adds (e.g.
+ *     ``bash(npm test:*)``, ``edit``), for the label of that choice.
  */
 export interface PermissionRequest {
   type: 'permission_request';
@@ -726,6 +765,8 @@ export interface PermissionRequest {
     [k: string]: unknown;
   };
   options?: ('allow_always' | 'allow_once' | 'reject_always' | 'reject_once')[];
+  preview?: ApprovalPreview | null;
+  alwaysRule?: string | null;
 }
 /**
  * The approval for ``tool_call_id`` was decided (by a client, a rule or a timeout).
@@ -821,6 +862,9 @@ export interface ReadTextFileResult {
 }
 /**
  * ``session/requestPermission`` (server → client): approve a tool call.
+ *
+ *     ``preview`` and ``always_rule`` as on the ``permission_request`` event; here the preview
+ *     also carries the whole file texts (``oldText``/``newText``) of a small file.
  */
 export interface RequestPermissionParams {
   sessionId: string;
@@ -830,6 +874,8 @@ export interface RequestPermissionParams {
     [k: string]: unknown;
   };
   options: ('allow_always' | 'allow_once' | 'reject_always' | 'reject_once')[];
+  preview?: ApprovalPreview | null;
+  alwaysRule?: string | null;
 }
 /**
  * The client's answer: one of the offered options.
