@@ -190,6 +190,20 @@ test('settledLength cuts at blank lines outside code fences', () => {
   assert.equal(settledLength('no break yet'), 0);
 });
 
+const PREVIEW = { kind: 'diff', path: 'x', diff: '--- /dev/null\n+++ b/x\n@@ -0,0 +1,1 @@\n+hi\n', created: true, added: 1, removed: 0 };
+
+test('an approval keeps the preview and the rule of "always" until it is answered', () => {
+  seq = 0;
+  let state = initialState(S);
+  state = reduce(state, ev({ type: 'tool_execution_start', toolCallId: 'c1', name: 'write', args: { path: 'x' } }));
+  state = reduce(state, ev({ type: 'permission_request', toolCallId: 'c1', tool: 'write', args: { path: 'x' }, options: ['allow_once', 'allow_always'], preview: PREVIEW, alwaysRule: 'write' }));
+  const card = state.items.find((item) => item.key === 'c1');
+  assert.deepEqual(card.permission.preview, PREVIEW);
+  assert.equal(card.permission.alwaysRule, 'write');
+  state = reduce(state, ev({ type: 'permission_resolved', toolCallId: 'c1', outcome: 'allow_once' }));
+  assert.equal(state.items.find((item) => item.key === 'c1').permission.pending, false);
+});
+
 test("a subagent's approval shows on its task's card; its tool calls and replies nest there", () => {
   seq = 0;
   let state = initialState(S);
@@ -197,13 +211,15 @@ test("a subagent's approval shows on its task's card; its tool calls and replies
     ev({ type: 'tool_execution_start', toolCallId: 't1', name: 'task', args: { description: 'Look', prompt: 'p' } }),
     ev({ type: 'subagent_start', toolCallId: 't1', childSessionId: 'kid', agent: 'general', description: 'Look' }),
     ev({ type: 'message_update', delta: { type: 'text_delta', text: 'child text' } }, 'kid'),
-    ev({ type: 'permission_request', toolCallId: 'k1', tool: 'write', args: { path: 'x' }, options: ['allow_once'] }, 'kid'),
+    ev({ type: 'permission_request', toolCallId: 'k1', tool: 'write', args: { path: 'x' }, options: ['allow_once'], preview: PREVIEW, alwaysRule: 'write' }, 'kid'),
     ev({ type: 'message_update', delta: { type: 'text_delta', text: 'stray' } }, 'stranger'),
   ]) state = reduce(state, params);
   const card = state.items.find((item) => item.key === 't1');
   assert.equal(state.items.length, 1);
   assert.deepEqual(card.child, { sessionId: 'kid', agent: 'general', description: 'Look' });  // no step yet
-  assert.deepEqual(card.permission, { options: ['allow_once'], pending: true, callId: 'k1', tool: 'write' });
+  assert.deepEqual(card.permission, {
+    options: ['allow_once'], pending: true, callId: 'k1', tool: 'write', preview: PREVIEW, alwaysRule: 'write',
+  });
   assert.deepEqual(pendingPermissions(state), ['t1']);
   state = reduce(state, ev({ type: 'permission_resolved', toolCallId: 'k1', outcome: 'allow_once' }, 'kid'));
   const resolved = state.items.find((item) => item.key === 't1');

@@ -2,6 +2,7 @@
 // DOM for the chat log's items (see reducer.js for their shape). Each function builds or
 // updates one element in place; nothing here keeps state beyond the element it is given.
 
+import { choiceNodes, fillDiff, previewNodes } from './approval.js';
 import { enhanceCode } from './code.js';
 import { changeDiff, exitCode, fileChange, mcpTool, subagent } from './details.js';
 import { showFoldable } from './longtext.js';
@@ -13,13 +14,6 @@ const PLAIN_TAIL_CHARS = 16_384;
 /** Markdown rendered per text block and frame at most; a backlog (a page that fell behind, a
  * long reply opened from history) follows in the next frames, shown as plain text meanwhile. */
 const RENDER_CHARS_PER_FRAME = 6_000;
-
-const OPTION_LABELS = {
-  allow_once: 'Allow',
-  allow_always: 'Always allow',
-  reject_once: 'Reject',
-  reject_always: 'Always reject',
-};
 
 const OUTCOME_TEXT = {
   allow_once: 'allowed',
@@ -414,15 +408,9 @@ function updatePermission(box, item, actions) {
   const named = toolTitle(permission.tool ? { name: permission.tool } : item);
   box.setAttribute('aria-label', permission.tool ? `Approve the subagent's ${named}?` : `Approve ${named}?`);
   const asking = permission.tool ? `Allow the subagent's ${named}?` : `Allow ${named}?`;
-  box.append(el('span', 'tool-question', asking));
-  for (const option of permission.options) {
-    const kind = option.startsWith('allow') ? 'btn--primary' : 'btn--danger';
-    const button = /** @type {HTMLButtonElement} */ (el('button', `btn ${kind}`, OPTION_LABELS[option] ?? option));
-    button.type = 'button';
-    button.dataset.option = option;
-    button.addEventListener('click', () => actions.answerPermission(permission.callId ?? item.key, option));
-    box.appendChild(button);
-  }
+  const question = el('div', 'tool-question', asking);
+  const answer = (option) => actions.answerPermission(permission.callId ?? item.key, option);
+  box.append(question, ...previewNodes(permission.preview), choiceNodes(permission.options, permission.alwaysRule, answer));
   // Move focus to the question unless the user is in the middle of typing a message.
   const active = /** @type {HTMLElement | null} */ (box.ownerDocument.activeElement);
   const typing = active instanceof HTMLTextAreaElement && active.value !== '';
@@ -433,11 +421,6 @@ function updateDiff(pre, diff) {
   pre.hidden = !diff;
   if (pre.dataset.diff === diff) return;
   pre.dataset.diff = diff;
-  pre.replaceChildren();
-  for (const line of diff.replace(/\n$/, '').split('\n')) {
-    const kind = line.startsWith('+') && !line.startsWith('+++') ? 'add'
-      : line.startsWith('-') && !line.startsWith('---') ? 'del'
-      : line.startsWith('@@') ? 'hunk' : 'ctx';
-    pre.appendChild(el('span', `diff-${kind}`, `${line}\n`));
-  }
+  if (diff) fillDiff(pre, diff);
+  else pre.replaceChildren();
 }

@@ -16,8 +16,10 @@
  *   stopReason?: string, error?: string, usage?: Usage, model?: string,
  *   retry?: RetryInfo | null}} AssistantItem
  * @typedef {{options: string[], pending: boolean, outcome?: string, reason?: string,
- *   callId?: string, tool?: string}} Permission
- *   (`callId`, `tool`: a subagent's call waiting for approval, shown on its task's card)
+ *   callId?: string, tool?: string, preview?: ApprovalPreview | null,
+ *   alwaysRule?: string | null}} Permission
+ *   (`callId`, `tool`: a subagent's call waiting for approval, shown on its task's card;
+ *   `preview`: what the call would do; `alwaysRule`: the rule an "always" answer adds)
  * @typedef {{kind: 'tool', key: string, name: string, args: Record<string, unknown>,
  *   argsText: string, toolKind: string, status: 'pending' | 'running' | 'done' | 'error',
  *   output: string, result: string, details: ToolDetails | null,
@@ -56,6 +58,7 @@
  * @typedef {{sessionId: string, seq: number, event: {type: string, [k: string]: any}}}
  *   SessionEventParams
  * @typedef {import('./protocol').ToolDetails} ToolDetails
+ * @typedef {import('./protocol').ApprovalPreview} ApprovalPreview
  * @typedef {import('./protocol').UserMessage | import('./protocol').AssistantMessage
  *   | import('./protocol').ToolResultMessage} Message
  * @typedef {import('./protocol').ToolExecutionEnd} ToolExecutionEnd
@@ -177,7 +180,10 @@ function subagentEvent(state, params) {
   if (step) return updateTool(state, task, '', (tool) => (tool.child ? { child: withStep(tool.child, step) } : {}));
   if (e.type === 'permission_request') {
     return updateTool(state, task, '', () => ({
-      permission: { options: e.options ?? [], pending: true, callId: e.toolCallId, tool: e.tool },
+      permission: {
+        options: e.options ?? [], pending: true, callId: e.toolCallId, tool: e.tool,
+        preview: e.preview ?? null, alwaysRule: e.alwaysRule ?? null,
+      },
     }));
   }
   if (e.type === 'permission_resolved') {
@@ -398,7 +404,8 @@ const HANDLERS = {
   error: (state, e, seq) => (shownAsReplyError(state, e.message) ? state : notice(state, 'error', e.message, seq)),
   permission_request: (state, e) =>
     updateTool(state, e.toolCallId, e.tool, (tool) => ({
-      name: e.tool, args: e.args ?? tool.args, permission: { options: e.options ?? [], pending: true },
+      name: e.tool, args: e.args ?? tool.args,
+      permission: { options: e.options ?? [], pending: true, preview: e.preview ?? null, alwaysRule: e.alwaysRule ?? null },
     })),
   permission_resolved: (state, e) =>
     updateTool(state, e.toolCallId, '', (tool) => ({

@@ -1,0 +1,149 @@
+"""The approval card in the chat page (real Chromium, real daemon) at desktop and phone widths:
+it shows what the call would do before the click (the diff of an edit, the command and its
+directory), "Allow" is the main button and "Always allow" a quieter one naming its rule."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.harness import Home
+from tests.scenarios import tool_call
+from tests.web.conftest import WebDaemon
+from tests.web.test_page import IDLE, open_page, send
+
+pytest.importorskip("playwright")
+from playwright.sync_api import Browser, Locator, Page, expect
+
+from tests.web.conftest import sign_in_browser
+from tests.web.test_page import browser  # noqa: F401  (fixture)
+
+DEEP = "src/components/settings/panels/NotificationPreferences.tsx"
+COMMAND = "npm test -- --runInBand --testPathPattern=notifications && git status --short"
+
+
+def _asking(trigger: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    calls = [tool_call(name, args, f"call_{name}")]
+    return {
+        "name": trigger,
+        "trigger": trigger,
+        "steps": [
+            {"response": {"content": "Asking first.", "tool_calls": calls}},
+            {"response": {"content": "Finished."}},
+        ],
+    }
+
+
+SCENARIOS = [
+    _asking(
+        "rename the flag",
+        "edit",
+        {"path": DEEP, "old_string": "  emailDigest: true,\n", "new_string": "  digest: 'weekly',\n"},
+    ),
+    _asking("run the checks", "bash", {"command": COMMAND}),
+]
+
+
+@pytest.fixture
+def approvals_web() -> Iterator[WebDaemon]:
+    home = Home()
+    home.use_scenarios(SCENARIOS)
+    source = home.project / DEEP
+    source.parent.mkdir(parents=True)
+    body = [f"  option{n}: {n},\n" for n in range(30)]
+    body.insert(15, "  emailDigest: true,\n")
+    source.write_text("export const defaults = {\n" + "".join(body) + "};\n")
+    daemon = WebDaemon(home)
+    try:
+        yield daemon
+    finally:
+        daemon.close()
+        home.cleanup()
+
+
+def _page(browser: Browser, web: WebDaemon, width: int) -> Page:  # noqa: F811
+    context = browser.new_context(viewport={"width": width, "height": 860})
+    context.set_default_timeout(20_000)
+    sign_in_browser(context, web)
+    session_id = web.new_session(permissionMode="ask")
+    return open_page(context, web, session_id)
+
+
+def _shoot(page: Page, card: Locator, artifacts: Path, name: str) -> None:
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        card.scroll_into_view_if_needed()
+        page.screenshot(path=str(artifacts / f"{name}-{scheme}.png"))
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_an_edit_shows_its_diff_before_the_click(
+    browser: Browser,  # noqa: F811
+    approvals_web: WebDaemon,
+    artifacts: Path,
+    width: int,
+) -> None:
+    page = _page(browser, approvals_web, width)
+    send(page, "rename the flag")
+    card = page.locator(".tool--asking")
+    expect(card).to_have_count(1)
+    box = card.get_by_role("group")
+    expect(box.locator(".approval-path")).to_have_text(DEEP)
+    expect(box.locator(".approval-size")).to_have_text("+1 \u22121")
+    expect(box.locator(".approval-diff .diff-del")).to_have_text(["-  emailDigest: true,\n"])
+    expect(box.locator(".approval-diff .diff-add")).to_have_text(["+  digest: 'weekly',\n"])
+    expect(box.locator(".approval-diff .diff-ctx")).to_have_count(6)  # 3 lines around it
+    expect(box.locator(".approval-diff .diff-hunk")).to_have_text(["@@ -14,7 +14,7 @@\n"])
+    summary = card.locator(".tool-summary").bounding_box()
+    assert summary is not None and summary["width"] > 80  # the head's path: never a letter
+    allow = box.get_by_role("button", name="Allow", exact=True)
+    always = box.get_by_role("button", name="Always allow · edit")
+    expect(allow).to_be_focused()
+    expect(always).to_have_attribute("title", "Adds the rule edit for this session: it allows matching calls without asking.")
+    main, quiet = _look(allow), _look(always)  # the main choice is the filled one
+    assert main["background"] != "rgba(0, 0, 0, 0)" and quiet["background"] == "rgba(0, 0, 0, 0)"
+    assert float(quiet["fontSize"]) < float(main["fontSize"])
+    path_box = box.locator(".approval-path").bounding_box()
+    assert path_box is not None and path_box["width"] > 100  # never cut to a letter
+    _shoot(page, card, artifacts, f"approval-edit-{width}")
+    allow.click()
+    page.wait_for_function(IDLE)
+    assert "digest: 'weekly'" in (approvals_web.home.project / DEEP).read_text()
+    expect(page.locator(".tool-permission:visible")).to_have_count(0)
+    page.context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_command_shows_itself_and_its_directory(
+    browser: Browser,  # noqa: F811
+    approvals_web: WebDaemon,
+    artifacts: Path,
+    width: int,
+) -> None:
+    page = _page(browser, approvals_web, width)
+    send(page, "run the checks")
+    box = page.locator(".tool--asking").get_by_role("group")
+    expect(box.locator(".approval-command")).to_have_text(f"$ {COMMAND}")
+    expect(box.locator(".approval-cwd")).to_have_text(str(approvals_web.home.project))
+    rule = "bash(npm test:*), bash(git status:*)"
+    expect(box.get_by_role("button", name=f"Always allow · {rule}")).to_be_visible()
+    command_box = box.locator(".approval-command").bounding_box()
+    assert command_box is not None and command_box["x"] + command_box["width"] <= width
+    _shoot(page, page.locator(".tool--asking"), artifacts, f"approval-bash-{width}")
+    box.get_by_role("button", name="Reject", exact=True).click()
+    page.wait_for_function(IDLE)
+    expect(page.locator(".item--tool .tool-status")).to_have_text("rejected")
+    page.context.close()
+
+
+def _look(button: Locator) -> dict[str, str]:
+    """The button's computed fill and font size (px, as a number string)."""
+    return dict(
+        button.evaluate(
+            "(b) => { const s = getComputedStyle(b); "
+            "return {background: s.backgroundColor, fontSize: parseFloat(s.fontSize).toString()}; }"
+        )
+    )
