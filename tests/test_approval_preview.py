@@ -20,7 +20,8 @@ async def test_an_mcp_call_shows_server_tool_and_arguments(tmp_path: Path) -> No
     )
     args = {"title": "Crash on start", "labels": ["bug"]}
     preview = await approval_preview(tool, args, ToolContext(tmp_path))
-    assert preview is not None and preview.kind == "mcp"
+    assert preview is not None
+    assert preview.kind == "mcp"
     assert (preview.server, preview.tool, preview.arguments) == ("tracker", "create_issue", args)
 
 
@@ -30,9 +31,13 @@ async def test_a_big_change_is_cut_at_a_line_and_says_so(tmp_path: Path) -> None
     preview = await approval_preview(
         TOOLS["write"](), {"path": "big.txt", "content": content}, ToolContext(tmp_path)
     )
-    assert preview is not None and preview.truncated and preview.diff is not None
-    assert len(preview.diff) <= MAX_DIFF_CHARS and preview.diff.endswith("\n")
-    assert preview.added == 40_000 and preview.removed == 40_000
+    assert preview is not None
+    assert preview.truncated
+    assert preview.diff is not None
+    assert len(preview.diff) <= MAX_DIFF_CHARS
+    assert preview.diff.endswith("\n")
+    assert preview.added == 40_000
+    assert preview.removed == 40_000
     assert preview.old_text is None  # over the whole-text limit: only the diff
 
 
@@ -43,7 +48,9 @@ async def test_a_path_outside_the_workspace_is_an_error_not_a_diff(tmp_path: Pat
     args = {"path": "../secret.txt", "old_string": "key", "new_string": "x"}
     ctx = ToolContext(workspace, workspace=workspace)
     preview = await approval_preview(TOOLS["edit"](), args, ctx)
-    assert preview is not None and preview.diff is None and preview.old_text is None
+    assert preview is not None
+    assert preview.diff is None
+    assert preview.old_text is None
     assert preview.error
 
 
@@ -51,9 +58,13 @@ async def test_the_event_copy_has_no_whole_texts(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("one\n")
     args = {"path": "a.txt", "content": "two\n"}
     preview = await approval_preview(TOOLS["write"](), args, ToolContext(tmp_path))
-    assert preview is not None and preview.old_text == "one\n" and preview.new_text == "two\n"
+    assert preview is not None
+    assert preview.old_text == "one\n"
+    assert preview.new_text == "two\n"
     slim = without_texts(preview)
-    assert slim is not None and slim.old_text is None and slim.new_text is None
+    assert slim is not None
+    assert slim.old_text is None
+    assert slim.new_text is None
     assert slim.diff == preview.diff
 
 

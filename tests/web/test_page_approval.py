@@ -41,7 +41,11 @@ SCENARIOS = [
     _asking(
         "rename the flag",
         "edit",
-        {"path": DEEP, "old_string": "  emailDigest: true,\n", "new_string": "  digest: 'weekly',\n"},
+        {
+            "path": DEEP,
+            "old_string": "  emailDigest: true,\n",
+            "new_string": "  digest: 'weekly',\n",
+        },
     ),
     _asking("run the checks", "bash", {"command": COMMAND}),
 ]
@@ -98,16 +102,21 @@ def test_an_edit_shows_its_diff_before_the_click(
     expect(box.locator(".approval-diff .diff-ctx")).to_have_count(6)  # 3 lines around it
     expect(box.locator(".approval-diff .diff-hunk")).to_have_text(["@@ -14,7 +14,7 @@\n"])
     summary = card.locator(".tool-summary").bounding_box()
-    assert summary is not None and summary["width"] > 80  # the head's path: never a letter
+    assert summary is not None
+    assert summary["width"] > 80
     allow = box.get_by_role("button", name="Allow", exact=True)
     always = box.get_by_role("button", name="Always allow · edit")
     expect(allow).to_be_focused()
-    expect(always).to_have_attribute("title", "Adds the rule edit for this session: it allows matching calls without asking.")
+    expect(always).to_have_attribute(
+        "title", "Adds the rule edit for this session: it allows matching calls without asking."
+    )
     main, quiet = _look(allow), _look(always)  # the main choice is the filled one
-    assert main["background"] != "rgba(0, 0, 0, 0)" and quiet["background"] == "rgba(0, 0, 0, 0)"
+    assert main["background"] != "rgba(0, 0, 0, 0)"
+    assert quiet["background"] == "rgba(0, 0, 0, 0)"
     assert float(quiet["fontSize"]) < float(main["fontSize"])
     path_box = box.locator(".approval-path").bounding_box()
-    assert path_box is not None and path_box["width"] > 100  # never cut to a letter
+    assert path_box is not None
+    assert path_box["width"] > 100
     _shoot(page, card, artifacts, f"approval-edit-{width}")
     allow.click()
     page.wait_for_function(IDLE)
@@ -131,7 +140,8 @@ def test_a_command_shows_itself_and_its_directory(
     rule = "bash(npm test:*), bash(git status:*)"
     expect(box.get_by_role("button", name=f"Always allow · {rule}")).to_be_visible()
     command_box = box.locator(".approval-command").bounding_box()
-    assert command_box is not None and command_box["x"] + command_box["width"] <= width
+    assert command_box is not None
+    assert command_box["x"] + command_box["width"] <= width
     _shoot(page, page.locator(".tool--asking"), artifacts, f"approval-bash-{width}")
     box.get_by_role("button", name="Reject", exact=True).click()
     page.wait_for_function(IDLE)

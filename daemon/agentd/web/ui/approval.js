@@ -17,16 +17,36 @@ function el(tag, className, text) {
   return node;
 }
 
-/** Lines of a unified diff as coloured spans in `pre` (added, removed, hunk, context). */
-export function fillDiff(/** @type {HTMLElement} */ pre, /** @type {string} */ diff) {
+/** Lines of a diff put into the page at once; the rest follows after the first paint. */
+const FIRST_LINES = 150;
+/** Lines added per later task (each a short main-thread task). */
+const LATER_LINES = 1_000;
+
+/** One diff line as a coloured span (added, removed, hunk header, context). */
+function diffLine(/** @type {string} */ line) {
+  const kind = line.startsWith('+') && !line.startsWith('+++') ? 'add'
+    : line.startsWith('-') && !line.startsWith('---') ? 'del'
+    : line.startsWith('@@') ? 'hunk' : 'ctx';
+  return el('span', `diff-${kind}`, `${line}\n`);
+}
+
+/**
+ * Lines of a unified diff as coloured spans in `pre`. `progressive`: the first
+ * {@link FIRST_LINES} lines now (what the box shows), the rest in later tasks, so a long
+ * diff is on screen in the next frame.
+ * @param {HTMLElement} pre @param {string} diff @param {boolean} [progressive]
+ */
+export function fillDiff(pre, diff, progressive = false) {
   const lines = diff.replace(/\n$/, '').split('\n');
-  const spans = lines.map((line) => {
-    const kind = line.startsWith('+') && !line.startsWith('+++') ? 'add'
-      : line.startsWith('-') && !line.startsWith('---') ? 'del'
-      : line.startsWith('@@') ? 'hunk' : 'ctx';
-    return el('span', `diff-${kind}`, `${line}\n`);
-  });
-  pre.replaceChildren(...spans);
+  const now = progressive ? FIRST_LINES : lines.length;
+  pre.replaceChildren(...lines.slice(0, now).map(diffLine));
+  const fill = pre.dataset.fill = String(Number(pre.dataset.fill ?? 0) + 1);
+  const more = (/** @type {number} */ from) => {
+    if (from >= lines.length || pre.dataset.fill !== fill) return;
+    pre.append(...lines.slice(from, from + LATER_LINES).map(diffLine));
+    setTimeout(() => more(from + LATER_LINES), 0);
+  };
+  requestAnimationFrame(() => setTimeout(() => more(now), 0)); // after the first paint
 }
 
 /** "+3 −1", "new file, 12 lines" for the file line of a diff preview. */
@@ -69,7 +89,7 @@ function diffNodes(/** @type {ApprovalPreview} */ preview) {
   if (preview.diff) {
     const pre = el('pre', 'approval-diff');
     pre.tabIndex = 0;
-    fillDiff(pre, preview.diff.replace(/^--- .*\n\+\+\+ .*\n/, '')); // the path is shown above
+    fillDiff(pre, preview.diff.replace(/^--- .*\n\+\+\+ .*\n/, ''), true); // the path is above
     nodes.push(pre);
   }
   if (preview.truncated) {
