@@ -2,9 +2,11 @@
 
 The question goes to stderr; the answer is read from stdin without blocking the event loop
 (``loop.add_reader``), so events, timeouts and Ctrl-C keep working while the user thinks.
-On a terminal one key answers (no Enter needed; the terminal is in cbreak mode only while
-asking); from a pipe a line does. Enter, an empty answer or end of input refuses (the default,
-shown as ``[N]o``): nothing runs without an explicit yes.
+Above the question: what the call would do (the daemon's preview: the diff, the command and
+its directory, the URL, the MCP call; :mod:`agentctl.preview`); ``[a]lways`` names the rule
+it adds. On a terminal one key answers (no Enter needed; the terminal is in cbreak mode only
+while asking); from a pipe a line does. Enter, an empty answer or end of input refuses (the
+default, shown as ``[N]o``): nothing runs without an explicit yes.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ import os
 from collections.abc import Callable
 from typing import TextIO
 
-from agentctl.style import Style
+from agentctl.preview import preview_lines
+from agentctl.style import Style, terminal_width
 from agentctl.toolfmt import describe_call, shorten
 from agentd.protocol.events import PermissionOption
 from agentd.protocol.methods import RequestPermissionParams
@@ -40,10 +43,18 @@ def parse_answer(text: str) -> PermissionOption | None:
 
 
 def question(style: Style, params: RequestPermissionParams, cwd: str | None) -> str:
-    """The one-line question shown for a permission request."""
+    """The one-line question shown for a permission request; ``[a]lways`` names the rule it
+    adds for the session."""
     summary = shorten(describe_call(params.tool, params.args, cwd), 200)
-    choices = style.dim("[y]es / [N]o / [a]lways / ne[v]er")
+    rule = f" ({params.always_rule})" if params.always_rule else ""
+    choices = style.dim(f"[y]es / [N]o / [a]lways{rule} / ne[v]er")
     return f"{style.yellow('?')} allow {style.bold(params.tool)}  {summary}  {choices} "
+
+
+def preview_block(style: Style, params: RequestPermissionParams) -> str:
+    """What the call would do (the daemon's preview), shown once above the question."""
+    lines = preview_lines(style, params.preview, terminal_width())
+    return "".join(line + "\n" for line in lines)
 
 
 WORDS: dict[PermissionOption, str] = {
@@ -113,6 +124,7 @@ class TerminalApprover:
 
     async def __call__(self, params: RequestPermissionParams) -> PermissionOption:
         self.before_asking()
+        self.err.write(preview_block(self.style, params))
         for _ in range(MAX_ATTEMPTS):
             self.err.write(question(self.style, params, self.cwd))
             self.err.flush()
