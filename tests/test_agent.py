@@ -356,3 +356,40 @@ async def test_mutating_calls_run_alone_in_order_read_only_calls_overlap() -> No
     assert log == [*first, "+r3", "+r4", "-r4", "-r3", "+w3", "-w3"]
     ends = [e.tool_call_id for e in events if isinstance(e, ToolExecutionEnd)]
     assert ends == [f"call_{n}_{name}" for n, (name, _) in enumerate(calls)]
+
+
+async def test_a_cancelled_command_keeps_what_it_printed(tmp_path: Path) -> None:
+    """A real bash command cancelled mid-run: its result (the end event every client shows,
+    and the tool result the model reads) keeps the output streamed so far, then says it was
+    cancelled."""
+    from agentd.tools import TOOLS, run_tool
+
+    events: list[Event] = []
+    bash = TOOLS["bash"]()
+    command = {"command": "echo first-line; echo second-line; sleep 30"}
+    agent = Agent(
+        provider=ScriptedProvider([reply("", [("bash", command)])]),
+        model="m",
+        system_prompt="sys",
+        toolset=Toolset({"bash": bash}, [ToolSpec("bash", "Run", {"type": "object"})]),
+        context=ToolContext(cwd=tmp_path),
+        sink=events.append,
+        authorize=lambda call, tool: asyncio.sleep(0, None),
+        run_tool=run_tool,
+    )
+    task = asyncio.create_task(agent.run("go"))
+
+    def printed() -> bool:
+        streamed = "".join(e.output for e in events if isinstance(e, ToolExecutionUpdate))
+        return "second-line" in streamed
+
+    await wait_until_async(printed, timeout=scaled(20))
+    task.cancel()
+    assert (await task).stop_reason == "cancelled"
+    end = next(e for e in events if isinstance(e, ToolExecutionEnd))
+    shown = end.result[0].text  # type: ignore[union-attr]
+    assert shown.startswith("first-line\nsecond-line\n")
+    assert shown.endswith("[cancelled: the run was cancelled before this tool call finished]")
+    assert end.is_error
+    stored = next(m for m in agent.messages if isinstance(m, ToolResultMessage))
+    assert stored.content[0].text == shown  # type: ignore[union-attr]

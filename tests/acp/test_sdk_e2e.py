@@ -113,7 +113,7 @@ async def test_permission_in_ask_mode(box: Box, choice: str) -> None:
         reply = await conn.prompt(
             session_id=session.session_id, prompt=[acp.text_block("write the report")]
         )
-    assert reply.stop_reason == "end_turn"
+    assert reply.stop_reason == ("cancelled" if choice == "cancelled" else "end_turn")
     (tool_call, options) = editor.permission_requests[0]
     assert tool_call.title == "Write report.md"
     assert tool_call.kind == "edit"
@@ -133,7 +133,50 @@ async def test_permission_in_ask_mode(box: Box, choice: str) -> None:
     else:
         assert not report.exists()
         assert final[0].status == "failed"
-        assert "Permission denied" in final[0].content[0].content.text
+        refused = "cancelled" if choice == "cancelled" else "Permission denied"
+        assert refused in final[0].content[0].content.text
+
+
+async def test_a_cancelled_permission_outcome_cancels_the_turn(box: Box) -> None:
+    """ACP's ``cancelled`` outcome means the user cancelled the prompt turn: the turn ends
+    ``cancelled`` at once; the second call of the reply is not asked about, nothing runs."""
+    editor = Editor(permission="cancelled")
+    async with spawn(box, editor, "--permission-mode", "ask") as (conn, _):
+        session = await conn.new_session(cwd=str(box.project))
+        reply = await asyncio.wait_for(
+            conn.prompt(
+                session_id=session.session_id, prompt=[acp.text_block("write two reports")]
+            ),
+            scaled(20),
+        )
+        assert reply.stop_reason == "cancelled"
+        assert len(editor.permission_requests) == 1
+        assert editor.text() == "Writing both."  # no reply to a refusal followed
+        again = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("hi")])
+    assert again.stop_reason == "end_turn"
+    assert not (box.project / "one.md").exists()
+    assert not (box.project / "two.md").exists()
+
+
+async def test_the_approval_diff_is_the_whole_file(box: Box) -> None:
+    """An edit waiting for approval shows oldText/newText of the whole file, not only the
+    replaced fragment (editors render it as a file diff)."""
+    before = "".join(f"key_{n} = {n}\n" for n in range(8)) + "workers = 2\n" + "tail = 1\n"
+    (box.project / "config.toml").write_text(before)
+    editor = Editor(permission="allow_once")
+    async with spawn(box, editor, "--permission-mode", "ask") as (conn, _):
+        session = await conn.new_session(cwd=str(box.project))
+        reply = await conn.prompt(
+            session_id=session.session_id, prompt=[acp.text_block("tune the config")]
+        )
+    assert reply.stop_reason == "end_turn"
+    (tool_call, _options) = editor.permission_requests[0]
+    (diff,) = tool_call.content
+    assert diff.type == "diff"
+    assert diff.path == str(box.project / "config.toml")
+    assert diff.old_text == before
+    assert diff.new_text == before.replace("workers = 2", "workers = 8")
+    assert (box.project / "config.toml").read_text() == diff.new_text
 
 
 async def test_read_only_mode_through_config_option(box: Box) -> None:
@@ -181,6 +224,9 @@ async def test_cancel_while_a_command_runs(box: Box) -> None:
     assert reply.stop_reason == "cancelled"
     last = editor.of("tool_call_update")[-1]
     assert last.status == "failed"
+    shown = last.content[0].content.text  # what the command printed is kept
+    assert "started" in shown
+    assert "cancelled" in shown
 
 
 async def test_cancel_while_permission_is_pending(box: Box) -> None:

@@ -68,3 +68,21 @@ async def test_shared_mode_asks_and_edits_through_the_editor(box: Box) -> None:
     assert editor.buffers[str(draft)] == "an unsaved fix\n"
     assert str(draft) in editor.reads
     assert draft.read_text() == "saved text\n", "the editor, not the daemon, owns the file"
+
+
+async def test_shared_mode_a_cancelled_approval_cancels_the_turn(box: Box) -> None:
+    """The ``cancelled`` outcome cancels the turn in ``--shared`` mode too (through the shared
+    daemon's ``session/cancel``): one request, nothing written, the turn ends ``cancelled``;
+    and the editor's approval shows the whole file it would change."""
+    editor = Editor(permission="cancelled")
+    async with spawn(box, editor, "--shared") as (conn, _):
+        session = await conn.new_session(cwd=str(box.project))
+        sid = session.session_id
+        await conn.set_session_mode(session_id=sid, mode_id="ask")
+        reply = await conn.prompt(session_id=sid, prompt=[acp.text_block("write two reports")])
+    assert reply.stop_reason == "cancelled"
+    assert [call.title for call, _ in editor.permission_requests] == ["Write one.md"]
+    (diff,) = editor.permission_requests[0][0].content
+    assert (diff.type, diff.old_text, diff.new_text) == ("diff", None, "# One\n")
+    assert not (box.project / "one.md").exists()
+    assert not (box.project / "two.md").exists()

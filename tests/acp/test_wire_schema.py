@@ -199,6 +199,7 @@ def _initialize_answer() -> acp.InitializeResult:
 
     class _Conn:
         id = 1
+        sends_cancels = False
 
     async def answer() -> acp.InitializeResult:
         result = agent.initialize(_Conn(), params)  # type: ignore[arg-type]

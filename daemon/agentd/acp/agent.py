@@ -100,7 +100,7 @@ class AcpAgent:
         self.options = options
         self.sessions: dict[str, AcpSession] = {}
         self.editor: Connection | None = None
-        self.relay = Relay(self._editor_conn, self.sessions)
+        self.relay = Relay(self._editor_conn, self.sessions, self._cancel_turn)
         self._backend: asyncio.Task[Backend] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._initialized: set[int] = set()  # ids of connections past initialize
@@ -140,6 +140,8 @@ class AcpAgent:
             raise InvalidRequest("initialize was already called on this connection")
         self._initialized.add(conn.id)
         fs = params.client_capabilities.fs
+        meta = params.client_capabilities.meta
+        conn.sends_cancels = conn.sends_cancels or bool(meta and meta.get("cancelRequest") is True)
         self.relay.fs = FileAccessCapabilities(
             read_text_file=fs.read_text_file, write_text_file=fs.write_text_file
         )
@@ -348,13 +350,16 @@ class AcpAgent:
         self._editor_conn().notify("session/update", notification)
 
     async def cancel(self, conn: Connection, params: acp.SessionIdParams) -> None:
-        if params.session_id not in self.sessions:
-            return
+        if params.session_id in self.sessions:
+            await self._cancel_turn(params.session_id)
+
+    async def _cancel_turn(self, session_id: str) -> None:
+        """Cancel the session's prompt turn (``session/cancel``, a ``cancelled`` approval)."""
         try:
             api = await self._api()
-            await api.cancel(SessionIdParams(session_id=params.session_id))
+            await api.cancel(SessionIdParams(session_id=session_id))
         except RpcError as exc:
-            log.info("cancel failed", session_id=params.session_id, error=exc.message)
+            log.info("cancel failed", session_id=session_id, error=exc.message)
 
     async def set_mode(self, conn: Connection, params: acp.SetModeParams) -> dict[str, Any]:
         session = self._session(params.session_id)

@@ -57,6 +57,7 @@ async def _serve(options: AcpOptions, fds: tuple[int, int]) -> int:
         framing="ndjson",
         cancel_method="$/cancel_request",
         cancel_key="requestId",
+        sends_cancels=False,  # until the editor asks for them (see AcpAgent.initialize)
     )
     agent.editor = editor
     loop = asyncio.get_running_loop()

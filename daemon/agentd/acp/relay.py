@@ -9,16 +9,19 @@ daemon sends):
   :class:`~agentd.acp.updates.UpdateMapper`), in the order they arrive, so every update of a
   run reaches the editor before the ``session/prompt`` answer;
 - permission requests → ``session/request_permission`` with the four options (allow once /
-  always, reject once / always) and a preview of the call (the edit's or the write's diff, the
-  command); the editor's choice is the answer, a ``cancelled`` (or malformed) answer is
-  ``reject_once``. So approvals take the sessions' one approval path;
+  always, reject once / always) and the daemon's preview of the call (an edit's or a write's
+  whole-file diff, the command and its directory, the URL, the MCP call); the editor's choice
+  is the answer, a malformed one ``reject_once``, and a ``cancelled`` outcome cancels the
+  prompt turn (the spec's meaning: the user cancelled the turn, so nothing more is asked).
+  So approvals take the sessions' one approval path;
 - file reads and writes → ``fs/read_text_file`` / ``fs/write_text_file`` (only when the editor
   offered them in ``initialize``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -26,7 +29,7 @@ import structlog
 
 from agentd.acp.session import AcpSession
 from agentd.acp.titles import absolute_path, native_kind_of, tool_kind, tool_title
-from agentd.acp.toolcontent import proposed_content
+from agentd.acp.toolcontent import permission_content
 from agentd.api.subscriber import new_key
 from agentd.protocol import acp
 from agentd.protocol.events import PermissionOption, SubagentStart
@@ -55,9 +58,18 @@ OPTION_NAMES: dict[PermissionOption, str] = {
 class Relay:
     """Routes the sessions' events and requests to the editor connection."""
 
-    def __init__(self, editor: Callable[[], Connection], sessions: dict[str, AcpSession]) -> None:
+    def __init__(
+        self,
+        editor: Callable[[], Connection],
+        sessions: dict[str, AcpSession],
+        cancel_turn: Callable[[str], Coroutine[Any, Any, None]],
+    ) -> None:
+        """``cancel_turn(session_id)`` cancels the session's prompt turn (what a
+        ``cancelled`` permission outcome means in ACP)."""
         self._editor = editor
         self._sessions = sessions
+        self._cancel_turn = cancel_turn
+        self._cancels: set[asyncio.Task[None]] = set()
         self.key = new_key()
         self.fs = FileAccessCapabilities()
         self.closed = False
@@ -96,7 +108,7 @@ class Relay:
             status="pending",
             locations=[acp.ToolCallLocation(path=path)] if path else None,
             raw_input=params.args,
-            content=proposed_content(params.tool, params.args, path) or None,
+            content=permission_content(params.tool, params.args, params.preview, path) or None,
         )
         options = [
             acp.PermissionOption(option_id=option, name=OPTION_NAMES[option], kind=option)
@@ -112,6 +124,14 @@ class Relay:
             log.warning("malformed permission answer: refused", error=str(exc))
             return "reject_once"
         outcome = answer.outcome
+        if isinstance(outcome, acp.CancelledOutcome):  # the editor cancelled the turn
+            # In its own task: the cancel withdraws this very request (and waits for that),
+            # which cancels this call, not the cancel.
+            task = asyncio.get_running_loop().create_task(self._cancel_turn(session_id))
+            self._cancels.add(task)
+            task.add_done_callback(self._cancels.discard)
+            await asyncio.shield(task)
+            return None  # no answer: the cancel ended the wait
         if isinstance(outcome, acp.SelectedOutcome) and outcome.option_id in params.options:
             return outcome.option_id
         return "reject_once"

@@ -9,10 +9,12 @@ bounded tail, so a long-running command costs O(tail) bytes per update, not O(ou
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from agentd.protocol.acp import ContentItem, DiffItem, ImageBlock, TextBlock, ToolCallContent
+from agentd.protocol.approval import ApprovalPreview
 from agentd.protocol.content import ImageContent, TextContent
 from agentd.protocol.tool_details import EditDetails, ToolDetails, UndoEditDetails, WriteDetails
 
@@ -63,6 +65,34 @@ def diff_hunks(diff: str, path: str) -> list[DiffItem]:
 
 def _item(path: str, old: list[str], new: list[str]) -> DiffItem:
     return DiffItem(path=path, old_text="\n".join(old) + "\n", new_text="\n".join(new) + "\n")
+
+
+def permission_content(
+    name: str, args: dict[str, Any], preview: ApprovalPreview | None, path: str | None
+) -> list[ToolCallContent]:
+    """What a call waiting for approval would do, from the daemon's preview: an edit or a
+    write as one diff of the whole file (``oldText``/``newText``; a new file: ``oldText``
+    null), or per hunk when the file is too big to send whole; the command with its
+    directory; the URL; an MCP call's arguments. Without a preview, from the arguments."""
+    if preview is None:
+        return proposed_content(name, args, path)
+    if preview.kind == "diff" and path is not None:
+        if preview.new_text is not None:
+            return [DiffItem(path=path, old_text=preview.old_text, new_text=preview.new_text)]
+        if preview.diff:
+            return list(diff_hunks(preview.diff, path))
+        if preview.error:
+            return [ContentItem(content=TextBlock(text=f"This call would fail: {preview.error}"))]
+    if preview.kind == "command" and preview.command is not None:
+        text = f"{fenced(preview.command)}\nin `{preview.cwd}`"
+        return [ContentItem(content=TextBlock(text=text))]
+    if preview.kind == "url" and preview.url is not None:
+        return [ContentItem(content=TextBlock(text=f"Fetch {preview.url}"))]
+    if preview.kind == "mcp":
+        arguments = json.dumps(preview.arguments or {}, indent=2, ensure_ascii=False)
+        title = f"MCP server `{preview.server}`, tool `{preview.tool}`"
+        return [ContentItem(content=TextBlock(text=f"{title}\n{fenced(arguments)}"))]
+    return proposed_content(name, args, path)
 
 
 def proposed_content(name: str, args: dict[str, Any], path: str | None) -> list[ToolCallContent]:

@@ -163,6 +163,20 @@ class _CallRecord(msgspec.Struct):
     announced: bool = False
     task: asyncio.Task[ToolResult] | None = None
     ended: bool = False
+    output: str = ""
+    """The end of what the call streamed so far (at most :data:`KEPT_OUTPUT_CHARS`)."""
+
+    def heard(self, delta: str) -> None:
+        """Keep ``delta`` of the running output (the last characters only)."""
+        self.output = (self.output + delta)[-KEPT_OUTPUT_CHARS:]
+
+    def cancelled(self) -> ToolResult:
+        """The result of a call the run's cancel ended: what it printed so far is kept."""
+        if not self.output:
+            return _CANCELLED
+        cut = "…" if len(self.output) >= KEPT_OUTPUT_CHARS else ""
+        text = f"{self.output.rstrip(chr(10))}\n\n[{_CANCELLED.output}]"
+        return ToolResult(cut + text, is_error=True)
 
 
 class ToolRound:
@@ -201,7 +215,8 @@ class ToolRound:
 
         The ledger keeps the contract however the calls end (cancel, a bug): every call gets
         exactly one ``tool_execution_start`` and, after it, one ``tool_execution_end``; calls
-        not ended get a "cancelled" result.
+        not ended get a "cancelled" result that keeps the end of what they streamed (a cancelled
+        command's output so far is shown, stored and seen by the model).
         """
         ledger = [_CallRecord(call, self._toolset.by_name.get(call.name)) for call in calls]
         schedule = ToolSchedule()
@@ -217,7 +232,7 @@ class ToolRound:
             for record in ledger:
                 if not record.ended:
                     self._announce(record)
-                    add_result(self._finish(record, _CANCELLED))
+                    add_result(self._finish(record, record.cancelled()))
 
     def _announce(self, record: _CallRecord) -> None:
         if record.announced:
@@ -247,7 +262,7 @@ class ToolRound:
         refusal = CUT_OFF if cut_off else await self._preflight(call, tool, refused)
         if refusal is not None or tool is None:
             return schedule.add(_ready(ToolResult(refusal or "", is_error=True)), mutating=False)
-        ctx = self._context.for_call(self._updater(call.id), call.id)
+        ctx = self._context.for_call(self._updater(record), call.id)
         barrier = schedule.barrier(mutating=tool.mutating)
         return schedule.add(self._execute(tool, call, ctx, barrier), mutating=tool.mutating)
 
@@ -284,8 +299,11 @@ class ToolRound:
         result = await self._run_tool(tool, call.arguments, ctx)
         return await post_tool(self._hooks, call, result)
 
-    def _updater(self, tool_call_id: str) -> Callable[[str], None]:
+    def _updater(self, record: _CallRecord) -> Callable[[str], None]:
+        tool_call_id = record.call.id
+
         def on_update(delta: str) -> None:
+            record.heard(delta)
             self._sink(ToolExecutionUpdate(tool_call_id=tool_call_id, output=delta))
 
         return on_update
@@ -315,6 +333,8 @@ CUT_OFF = (
 )
 """The result of each call of a reply that stopped at the output token limit."""
 
+KEPT_OUTPUT_CHARS = 16_000
+"""Characters of a cancelled call's streamed output kept in its result (the end of it)."""
 _CANCELLED = ToolResult(
     "cancelled: the run was cancelled before this tool call finished", is_error=True
 )

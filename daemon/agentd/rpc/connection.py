@@ -65,7 +65,9 @@ class Connection:
     ``stall_timeout`` set the outbound back-pressure policy of :mod:`agentd.rpc.outbox`.
     ``cancel_method`` / ``cancel_key`` name the cancel notification and its id member, sent and
     understood: ``$/cancelRequest`` with ``id`` (agentd), or ``$/cancel_request`` with
-    ``requestId`` (ACP).
+    ``requestId`` (ACP). ``sends_cancels``: whether a withdrawn outgoing request is announced
+    with that notification (False: it is forgotten silently, for peers that do not know the
+    method); a peer that sends one itself has shown it knows it, and gets them from then on.
     """
 
     def __init__(
@@ -83,6 +85,7 @@ class Connection:
         max_frame: int = MAX_FRAME_BYTES,
         cancel_method: str = CANCEL_METHOD,
         cancel_key: str = "id",
+        sends_cancels: bool = True,
     ) -> None:
         if framing not in (None, "ndjson", "content-length"):
             raise ValueError(f"unknown framing {framing!r}")
@@ -95,6 +98,7 @@ class Connection:
         self._authorized = True
         self.stall_timeout = stall_timeout
         self._cancel = (cancel_method, cancel_key)
+        self.sends_cancels = sends_cancels
         self._reader = reader
         self._frames = FrameDecoder(cast(Any, framing), max_frame)
         self._outbox = Outbox(
@@ -201,6 +205,8 @@ class Connection:
         )
 
     def _send_cancel(self, request_id: int) -> None:
+        if not self.sends_cancels:
+            return
         method, key = self._cancel
         self.notify(method, {key: request_id})
 
@@ -347,6 +353,7 @@ class Connection:
         if note.method != method:
             self.router.notify(self, note.method, note.params)
             return
+        self.sends_cancels = True  # the peer speaks the method
         target = envelope.cancel_target(note.params, key)
         task = None if isinstance(target, UnsetType) else self._inflight.get(target)
         if task is not None:

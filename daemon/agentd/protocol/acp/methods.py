@@ -32,8 +32,13 @@ class FileSystemCapabilities(Always):
 
 
 class ClientCapabilities(Acp):
+    """What the editor can do. ``meta`` (``_meta``): ``{"cancelRequest": true}`` asks for
+    ``$/cancel_request`` notifications when agentd withdraws a request it sent (not sent
+    otherwise: the method is not in every client)."""
+
     fs: FileSystemCapabilities = msgspec.field(default_factory=FileSystemCapabilities)
     terminal: bool = False
+    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
 
 
 class InitializeParams(Acp):
