@@ -40,8 +40,9 @@ def preview_lines(style: Style, preview: ApprovalPreview | None, width: int) -> 
 
 
 def _diff_lines(style: Style, preview: ApprovalPreview, room: int) -> list[str]:
+    count = preview.added or 0
     size = (
-        f"new file, {preview.added or 0} lines"
+        f"new file, {count} line{'' if count == 1 else 's'}"
         if preview.created
         else f"+{preview.added or 0} −{preview.removed or 0}"
     )

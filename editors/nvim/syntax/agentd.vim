@@ -10,6 +10,10 @@ syntax match agentdToolFailed /^▸ ✗ .*/
 syntax match agentdThinkingHeader /^▸ thinking$/
 syntax match agentdThinking /^┊ .*/
 syntax match agentdOutput /^│ .*/
+syntax match agentdPreview /^▏ .*/
+syntax match agentdDiffAdd /^[│▏] +.*/
+syntax match agentdDiffDelete /^[│▏] -.*/
+syntax match agentdDiffHunk /^[│▏] @@ .*/
 syntax match agentdApproval /^⚑ .*/
 syntax match agentdError /^✗ .*/
 syntax match agentdWarning /^[⚠↻] .*/
@@ -23,6 +27,10 @@ highlight default link agentdToolFailed ErrorMsg
 highlight default link agentdThinkingHeader Comment
 highlight default link agentdThinking Comment
 highlight default link agentdOutput String
+highlight default link agentdPreview Normal
+highlight default link agentdDiffAdd DiffAdd
+highlight default link agentdDiffDelete DiffDelete
+highlight default link agentdDiffHunk Comment
 highlight default link agentdApproval WarningMsg
 highlight default link agentdError ErrorMsg
 highlight default link agentdWarning WarningMsg

@@ -1,4 +1,6 @@
--- Approvals: answer `session/requestPermission` through vim.ui.select.
+-- Approvals: answer `session/requestPermission` through vim.ui.select. The change to approve
+-- (the daemon's preview: a diff, a command and its directory, a URL, an MCP call) is in the
+-- chat under the approval line (see transcript.lua), drawn before the prompt opens.
 --
 -- Contract: every request gets exactly one answer from this client unless it is decided
 -- elsewhere first (another client answered, a rule, a timeout: the daemon then sends
@@ -15,6 +17,66 @@ local labels = {
   reject_once = "Reject",
   reject_always = "Reject always (this session)",
 }
+
+local MAX_PREVIEW_LINES = 40
+
+-- The label of an option; the "always" ones name the rule they add for the session.
+local function label(option, params)
+  local rule = params.alwaysRule
+  if type(rule) == "string" and rule ~= "" then
+    if option == "allow_always" then
+      return "Allow always (adds " .. rule .. " for this session)"
+    elseif option == "reject_always" then
+      return "Reject always (refuses " .. rule .. " for this session)"
+    end
+  end
+  return labels[option] or option
+end
+
+local function capped(lines)
+  if #lines <= MAX_PREVIEW_LINES then
+    return lines
+  end
+  local more = #lines - MAX_PREVIEW_LINES
+  lines = vim.list_slice(lines, 1, MAX_PREVIEW_LINES)
+  lines[#lines + 1] = string.format("… %d more lines", more)
+  return lines
+end
+
+--- What a call waiting for approval would do (the daemon's `preview`), as lines without a
+--- prefix: the diff of an edit or write (its path and size first, header lines dropped), the
+--- command and its directory, the URL, the MCP server, tool and arguments. Empty without one.
+function M.preview_lines(preview)
+  if type(preview) ~= "table" then
+    return {}
+  end
+  local lines = {}
+  if preview.kind == "command" then
+    lines = capped(vim.split("$ " .. tostring(preview.command or ""), "\n", { plain = true }))
+    lines[#lines + 1] = "in " .. tostring(preview.cwd or "?")
+  elseif preview.kind == "url" then
+    lines = { "fetch " .. tostring(preview.url or "") }
+  elseif preview.kind == "mcp" then
+    local ok, args = pcall(vim.json.encode, preview.arguments or {})
+    lines = { string.format("MCP %s · %s  %s", tostring(preview.server), tostring(preview.tool), ok and args or "") }
+  else
+    local count = preview.added or 0
+    local size = preview.created and string.format("new file, %d line%s", count, count == 1 and "" or "s")
+      or string.format("+%d -%d", preview.added or 0, preview.removed or 0)
+    lines = { tostring(preview.path or "?") .. "  " .. size }
+    if type(preview.error) == "string" then
+      lines[#lines + 1] = "this call would fail: " .. preview.error
+    end
+    local body = {}
+    for _, line in ipairs(vim.split(type(preview.diff) == "string" and preview.diff or "", "\n", { plain = true })) do
+      if line ~= "" and not line:match("^%-%-%- ") and not line:match("^%+%+%+ ") then
+        body[#body + 1] = line
+      end
+    end
+    vim.list_extend(lines, capped(body))
+  end
+  return lines
+end
 
 local function describe(params)
   local args = params.args or {}
@@ -85,6 +147,9 @@ local function open_prompt(id, entry)
   if entry.done then
     return
   end
+  -- The chat (with the change to approve) is drawn before a blocking prompt holds the screen.
+  require("agentd.transcript").flush_now()
+  vim.cmd("redraw")
   local before = list_windows()
   local options = entry.params.options or { "allow_once", "allow_always", "reject_once", "reject_always" }
   entry.blocking = true
@@ -92,7 +157,7 @@ local function open_prompt(id, entry)
     prompt = "agentd wants to " .. describe(entry.params),
     kind = "agentd.permission",
     format_item = function(option)
-      return labels[option] or option
+      return label(option, entry.params)
     end,
   }, function(choice)
     entry.blocking = false

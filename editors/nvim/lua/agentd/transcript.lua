@@ -4,7 +4,8 @@
 -- vim.schedule at most once per FRAME_MS, so a reply of thousands of deltas costs a few
 -- buffer writes per second of streaming and never blocks typing. Line prefixes carry the fold
 -- structure (see FOLDEXPR): "▸ " opens a fold (a tool call, thinking), "│ " and "┊ " are its
--- body (tool output, reasoning); everything else is unfolded text.
+-- body (tool output, reasoning); everything else is unfolded text ("▏ ": the change an
+-- approval asks about, always in view).
 local compat = require("agentd.compat")
 local details = require("agentd.details")
 local format = require("agentd.format")
@@ -296,7 +297,13 @@ local renderers = {
   end,
   tool_execution_end = end_tool,
   permission_request = function(ev)
-    approval_line(ev.toolCallId, "⚑ approval needed: " .. require("agentd.approval").describe(ev))
+    local approval = require("agentd.approval")
+    local known = M.approvals[ev.toolCallId] ~= nil
+    approval_line(ev.toolCallId, "⚑ approval needed: " .. approval.describe(ev))
+    local preview = approval.preview_lines(ev.preview)
+    if not known and #preview > 0 then -- the change to approve, once, under the question (unfolded)
+      append(format.prefixed(table.concat(preview, "\n"), "▏ "))
+    end
   end,
   permission_resolved = function(ev)
     local reason = compat.present(ev.reason) and (" (" .. ev.reason .. ")") or ""
@@ -339,6 +346,13 @@ local function followers()
     end
   end
   return wins
+end
+
+--- Write what is queued now, if anything (before a blocking prompt takes the screen).
+function M.flush_now()
+  if M.flush_pending then
+    M.flush()
+  end
 end
 
 --- Write everything queued to the buffer (main loop only).
