@@ -10,6 +10,7 @@ terminal when a session ignored settings of an untrusted project file.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -101,12 +102,43 @@ def offer_trust(untrusted_file: str, stdin: TextIO, stderr: TextIO) -> bool:
         stderr.write(f"  {line}\n")
     stderr.write(f"Trust {folder} so that its .agentd.toml applies in full? [y/N] ")
     stderr.flush()
-    answer = stdin.readline().strip().lower()
-    if answer not in ("y", "yes", "trust"):
+    answer = read_key(stdin)
+    yes = answer in ("y", "yes", "trust")
+    if is_terminal(stdin):
+        stderr.write("yes\n" if yes else "no\n")
+    if not yes:
         return False
     add_trusted(folder, os.environ)
     stderr.write(f"trusted: {folder}\n")
     return True
+
+
+def is_terminal(stream: TextIO) -> bool:
+    """Whether ``stream`` is a terminal (a closed or fake stream is not)."""
+    try:
+        return os.isatty(stream.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return False
+
+
+def read_key(stdin: TextIO) -> str:
+    """The answer, lower-cased: one key on a terminal (cbreak mode while waiting, as the
+    approval prompt reads it; keys typed after it are dropped, so a habitual Enter answers
+    nothing else), else one line. Enter or end of input is the empty answer (no)."""
+    if not is_terminal(stdin):
+        return stdin.readline().strip().lower()
+    import termios
+    import tty
+
+    fd = stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    tty.setcbreak(fd)
+    try:
+        key = os.read(fd, 1)
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+        termios.tcflush(fd, termios.TCIFLUSH)
+    return key.decode("utf-8", "replace").strip().lower()
 
 
 MAX_SHOWN_SETTINGS = 40

@@ -48,12 +48,14 @@ def test_send_offers_to_trust_the_folder_and_starts_again(sandbox: Sandbox) -> N
     child = _send(sandbox)
     child.expect("permissions.allow")
     child.expect_exact("[y/N]")
-    child.sendline("n")
+    child.send("n")  # one key, no Enter (as approvals)
+    child.expect_exact(" no\r\n")
     child.expect(pexpect.EOF)
     assert _trusted(sandbox) == []
     child = _send(sandbox)
     child.expect_exact("[y/N]")
-    child.sendline("y")
+    child.send("y")
+    child.expect_exact(" yes\r\n")
     child.expect(pexpect.EOF)
     assert _trusted(sandbox) == [str(sandbox.project)]
     result = json.loads([line for line in child.before.splitlines() if '"type"' in line][-1])
