@@ -8,8 +8,10 @@
 # install scripts, Debian's `rg` where @vscode/ripgrep expects its binary, native modules
 # rebuilt, the node_modules.asar and bin symlinks, the built-in extensions' shared packages.
 #
-# Needs: node 20 (4.100.3 is the last code-server release for node 20), npm, a C++ toolchain,
-# libkrb5-dev and ripgrep (apt). Exit status 3 means a prerequisite is missing.
+# Needs: node 20 (4.100.3 is the last code-server release for node 20) with its headers, npm,
+# a C++ toolchain, libkrb5-dev and ripgrep (apt). Exit status 3 means a prerequisite is
+# missing. Nothing is fetched but from the npm registry: native modules are built against the
+# local node's headers (node-headers.sh), so a fresh HOME needs no nodejs.org download.
 set -euo pipefail
 
 VERSION=4.100.3
@@ -35,6 +37,10 @@ command -v rg >/dev/null || missing+=("ripgrep (apt install ripgrep)")
 command -v g++ >/dev/null || command -v c++ >/dev/null || missing+=("a C++ compiler (apt install g++)")
 node_major="$(node -p 'process.versions.node.split(".")[0]')"
 [ "$node_major" = 20 ] || missing+=("node 20 (found node $node_major)")
+# shellcheck source=node-headers.sh
+. "$HERE/scripts/node-headers.sh"
+node_headers || missing+=("node's headers (include/node beside node; or set npm_config_nodedir)")
+export npm_config_update_notifier=false
 if [ "${#missing[@]}" -gt 0 ]; then
   printf 'setup-code-server: missing %s\n' "${missing[@]}" >&2
   exit 3
