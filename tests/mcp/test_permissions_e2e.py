@@ -41,6 +41,11 @@ async def test_ask_mode_asks_with_server_tool_and_arguments(home: Home) -> None:
         _, lookup = await run(client, sid, "mcp-lookup")
     assert [p.tool for p in asked] == ["mcp__t__add"]  # lookup is readOnlyHint
     assert asked[0].args == {"a": 2, "b": 3}
+    preview = asked[0].preview  # what the approval shows: server, tool, arguments
+    assert preview is not None
+    assert (preview.kind, preview.server, preview.tool) == ("mcp", "t", "add")
+    assert preview.arguments == {"a": 2, "b": 3}
+    assert asked[0].always_rule == "mcp__t__add"
     assert end_of(events)["result"][0]["text"] == "5"
     assert end_of(lookup)["result"][0]["text"] == "value of k"
 

@@ -157,3 +157,46 @@ def _look(button: Locator) -> dict[str, str]:
             "return {background: s.backgroundColor, fontSize: parseFloat(s.fontSize).toString()}; }"
         )
     )
+
+
+@pytest.fixture
+def mcp_web() -> Iterator[WebDaemon]:
+    from tests.mcp.conftest import SCENARIOS as MCP_SCENARIOS
+    from tests.mcp.conftest import server_table, write_user_config
+
+    home = Home()
+    url = "https://docs.example.org/guide?page=2"
+    home.use_scenarios([_asking("read the guide", "web_fetch", {"url": url}), *MCP_SCENARIOS])
+    write_user_config(home, server_table())
+    daemon = WebDaemon(home)
+    try:
+        yield daemon
+    finally:
+        daemon.close()
+        home.cleanup()
+
+
+def test_a_fetch_shows_its_url_and_an_mcp_call_its_server_tool_and_arguments(
+    browser: Browser,  # noqa: F811
+    mcp_web: WebDaemon,
+    artifacts: Path,
+) -> None:
+    page = _page(browser, mcp_web, 390)
+    send(page, "read the guide")
+    box = page.locator(".tool--asking").get_by_role("group")
+    expect(box.locator(".approval-url")).to_have_text("https://docs.example.org/guide?page=2")
+    rule = "web_fetch(domain:docs.example.org)"
+    expect(box.get_by_role("button", name=f"Always allow · {rule}")).to_be_visible()
+    _shoot(page, page.locator(".tool--asking"), artifacts, "approval-url-390")
+    box.get_by_role("button", name="Reject", exact=True).click()
+    page.wait_for_function(IDLE)
+    send(page, "mcp-add")
+    box = page.locator(".tool--asking").get_by_role("group")
+    expect(box.locator(".approval-server")).to_have_text("t")
+    expect(box.locator(".approval-mcp-tool")).to_have_text("add")
+    expect(box.locator(".approval-arguments")).to_have_text('{\n  "a": 2,\n  "b": 3\n}')
+    _shoot(page, page.locator(".tool--asking"), artifacts, "approval-mcp-390")
+    box.get_by_role("button", name="Allow", exact=True).click()
+    page.wait_for_function(IDLE)
+    expect(page.locator(".item--tool").last.locator(".tool-output")).to_have_text("5")
+    page.context.close()
