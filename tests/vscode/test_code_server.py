@@ -135,8 +135,8 @@ def test_approvals_go_to_notifications_while_the_chat_is_hidden(
     chat = workbench.chat()
     chat.locator("article.item--tool.tool--asking", has_text="write").wait_for(timeout=30_000)
     workbench.page.keyboard.press("Control+B")  # hide the side bar, and the chat with it
-    allow_in_notification(workbench, "write", shot="04-notification")
-    allow_in_notification(workbench, "run: python3 hello.py")
+    allow_in_notification(workbench, "write hello.py (new file, 1 line)", shot="04-notification")
+    allow_in_notification(workbench, f"run: python3 hello.py (in {server.workspace})")
     wait_until((server.workspace / "hello.py").exists, 30, "hello.py to be written", 0.2)
     assert (server.workspace / "hello.py").read_text() == "print('Hello, World!')\n"
     workbench.page.keyboard.press("Control+B")

@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import {
   AgentdClient,
   AgentdError,
+  type ApprovalPreview,
   type ClientMethods,
   type RequestPermissionParams,
   type RequestPermissionResult,
@@ -235,7 +236,7 @@ export class Controller implements vscode.Disposable {
     if (ask.notified) return;
     ask.notified = true;
     const labels = OUTCOME_LABELS.filter(([, outcome]) => ask.params.options.includes(outcome)).map(([label]) => label);
-    const summary = describeCall(ask.params.tool, ask.params.args);
+    const summary = describeCall(ask.params.tool, ask.params.args, ask.params.preview);
     void vscode.window.showInformationMessage(`agentd wants to ${summary}`, ...labels).then((choice) => {
       const outcome = OUTCOME_LABELS.find(([label]) => label === choice)?.[1];
       if (outcome) ask.finish({ outcome });
@@ -250,8 +251,20 @@ export class Controller implements vscode.Disposable {
   }
 }
 
-/** "run bash: npm test", "write hello.py", … for the approval notification. */
-export function describeCall(tool: string, args: Record<string, unknown>): string {
+/**
+ * "run: npm test (in /repo)", "edit src/app.ts (+3 −1)", "write hello.py (new file, 1 line)",
+ * "fetch https://…", "use MCP github · create_issue" for the approval notification (from the
+ * daemon's preview when there is one).
+ */
+export function describeCall(tool: string, args: Record<string, unknown>, preview?: ApprovalPreview | null): string {
+  if (preview?.kind === 'command') return `run: ${preview.command ?? ''}${preview.cwd ? ` (in ${preview.cwd})` : ''}`;
+  if (preview?.kind === 'url') return `fetch ${preview.url ?? ''}`;
+  if (preview?.kind === 'mcp') return `use MCP ${preview.server ?? '?'} · ${preview.tool ?? tool}`;
+  if (preview?.kind === 'diff') {
+    const lines = preview.added ?? 0;
+    const size = preview.error ? 'it would fail' : preview.created ? `new file, ${lines} line${lines === 1 ? '' : 's'}` : `+${lines} \u2212${preview.removed ?? 0}`;
+    return `${tool} ${preview.path ?? ''} (${size})`;
+  }
   if (tool === 'bash' && typeof args.command === 'string') return `run: ${args.command}`;
   if (typeof args.path === 'string') return `${tool} ${args.path}`;
   return `use ${tool}`;
