@@ -361,3 +361,18 @@ async def test_prompt_with_resources_and_images(box: Box) -> None:
     assert f"Referenced: {box.project}/app.py" in text
     assert f'<file path=\\"{box.project}/b.py\\">' in text
     assert "image/png" in text
+
+
+async def test_an_editor_that_serves_files_sees_a_new_file_as_new(box: Box) -> None:
+    """With the editor serving files (it refuses to read a file that does not exist), the
+    approval of a write that creates a file shows the new file, not a read error."""
+    editor = Editor(fs=True, permission="allow_once")
+    async with spawn(box, editor, "--permission-mode", "ask") as (conn, _):
+        session = await conn.new_session(cwd=str(box.project))
+        reply = await conn.prompt(
+            session_id=session.session_id, prompt=[acp.text_block("write the report")]
+        )
+    assert reply.stop_reason == "end_turn"
+    (diff,) = editor.permission_requests[0][0].content
+    assert (diff.type, diff.old_text, diff.new_text) == ("diff", None, "# Report\n")
+    assert str(box.project / "report.md") not in editor.reads

@@ -93,8 +93,9 @@ async def _file_change(name: str, args: dict[str, Any], ctx: ToolContext) -> App
 
 
 async def _current_text(path: Path, ctx: ToolContext) -> str | None:
-    """The file's text as the tools would see it (None: it does not exist)."""
-    if ctx.files is not None:
+    """The file's text as the tools would see it (None: it does not exist). As the tools do,
+    an editor is asked only about a file that exists (it refuses the others)."""
+    if ctx.files is not None and path.exists():
         try:
             async with asyncio.timeout(EDITOR_READ_SECONDS):
                 text = await ctx.files.read_text(path)
