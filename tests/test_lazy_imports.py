@@ -87,6 +87,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentctl.trust_cmd": (STARTUP, ("tomllib",)),
     "agentctl.web_cmd": (STARTUP, ("webbrowser",)),
     "agentctl.ask": (SIDE, ("termios", "tty")),
+    "agentctl.trust_cmd": (SIDE, ("termios", "tty")),
     "agentctl.provider_file": (SIDE, ("ctypes",)),
     "agentd.hardening": (SIDE, ("ctypes",)),
     # parts of the daemon built on first use
