@@ -84,10 +84,9 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentctl.chat": (STARTUP, ("agentd.paths", "readline")),
     "agentctl.completion": (SIDE, ("readline",)),
     "agentctl.mcp_cmd": (STARTUP, ("tomllib",)),
-    "agentctl.trust_cmd": (STARTUP, ("tomllib",)),
+    "agentctl.trust_cmd": (f"{STARTUP}; {SIDE}", ("termios", "tomllib", "tty")),
     "agentctl.web_cmd": (STARTUP, ("webbrowser",)),
     "agentctl.ask": (SIDE, ("termios", "tty")),
-    "agentctl.trust_cmd": (SIDE, ("termios", "tty")),
     "agentctl.provider_file": (SIDE, ("ctypes",)),
     "agentd.hardening": (SIDE, ("ctypes",)),
     # parts of the daemon built on first use
