@@ -12,8 +12,10 @@ LLM answering :data:`SCENARIOS` first); a missing editor skips its tests with th
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -69,11 +71,23 @@ def editor_env(home: Home) -> dict[str, str]:
     return env
 
 
-def find_emacs() -> str:
-    """The ``emacs`` binary with eglot available, or skip the test with the reason."""
+@functools.cache
+def _emacs_with_eglot() -> tuple[str | None, str]:
+    """The ``emacs`` binary if it can load eglot, else None and why."""
     binary = shutil.which("emacs")
     if binary is None:
-        pytest.skip("no emacs (apt-get install emacs-nox elpa-eglot; .ci/system-packages does it)")
+        return None, "no emacs (apt-get install emacs-nox elpa-eglot; .ci/system-packages does it)"
+    probe = [binary, "--batch", "--eval", "(require 'eglot)"]
+    if subprocess.run(probe, capture_output=True, timeout=120, check=False).returncode != 0:
+        return None, f"{binary} cannot load eglot (apt-get install elpa-eglot)"
+    return binary, ""
+
+
+def find_emacs() -> str:
+    """The ``emacs`` binary (with eglot), or skip the test with the reason."""
+    binary, reason = _emacs_with_eglot()
+    if binary is None:
+        pytest.skip(reason)
     return binary
 
 
