@@ -30,7 +30,7 @@ test: $(STAMP) lint typecheck vscode-test pytest  ## lint, type-check and run th
 PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) * 3 )))
 LAYER_REPORT := .pytest-layers.txt
 PYTEST_PARALLEL = -n $(PYTEST_WORKERS) --dist loadfile
-FAST_SKIP = --ignore=tests/vscode --ignore=tests/web --ignore=tests/nvim
+FAST_SKIP = --ignore=tests/vscode --ignore=tests/web --ignore=tests/nvim --ignore=tests/lsp_editors
 
 test-fast: $(STAMP) lint typecheck  ## inner loop: lint, type-check, tests without e2e/editor/browser layers
 	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m "not e2e and not serial" $(FAST_SKIP); \

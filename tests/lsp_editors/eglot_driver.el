@@ -23,10 +23,12 @@
     (set-buffer-multibyte nil)
     (insert (json-serialize object))))
 
-(defun agentd-test--prompt-and-undo (prompt)
-  "Run `agentd-prompt' with PROMPT in this buffer, then undo; return what was seen."
+(defun agentd-test--prompt-and-undo (prompt timeout)
+  "Run `agentd-prompt' with PROMPT in this buffer (failing after TIMEOUT s), then undo;
+return what was seen."
   (undo-boundary)                       ; what the command loop does before a command
-  (let* ((answer (agentd-prompt prompt))
+  (let* ((answer (with-timeout (timeout (error "agentd-prompt did not answer in %ss" timeout))
+                   (agentd-prompt prompt)))
          (edited (buffer-substring-no-properties (point-min) (point-max)))
          (modified (buffer-modified-p)))
     (undo-boundary)
@@ -36,6 +38,14 @@
           :modified (agentd-test--bool modified)
           :undone (buffer-substring-no-properties (point-min) (point-max))
           :modifiedAfterUndo (agentd-test--bool (buffer-modified-p)))))
+
+(defun agentd-test--events ()
+  "The end of eglot's events buffer (the JSON-RPC exchange), or \"\"."
+  (let ((server (ignore-errors (eglot-current-server))))
+    (if (not server)
+        ""
+      (with-current-buffer (jsonrpc-events-buffer server)
+        (buffer-substring-no-properties (max (point-min) (- (point-max) 6000)) (point-max))))))
 
 (defun agentd-test-run (file prompt out timeout &optional draft)
   "Visit FILE, connect eglot as `eglot-ensure' does, run PROMPT, write the result to OUT.
@@ -54,13 +64,14 @@ With DRAFT, first replace the buffer's text with it (unsaved)."
           (insert draft))
         (let* ((server (eglot-current-server))
                (info (eglot--server-info server))
-               (seen (agentd-test--prompt-and-undo prompt)))
+               (seen (agentd-test--prompt-and-undo prompt timeout)))
           (eglot-shutdown server)
           (agentd-test--write out (append seen (list :serverName (plist-get info :name)
                                                      :serverAlive (agentd-test--bool
                                                                    (jsonrpc-running-p server)))))))
     (error
-     (agentd-test--write out (list :error (error-message-string err)))
+     (agentd-test--write out (list :error (error-message-string err)
+                                   :events (agentd-test--events)))
      (kill-emacs 1)))
   (kill-emacs 0))
 

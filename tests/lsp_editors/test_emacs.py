@@ -57,8 +57,10 @@ def run_emacs(home: Home, prompt: str, draft: str | None = None, stdin: str = ""
         check=False,
     )
     seen = json.loads(out.read_text()) if out.exists() else {}
+    events = seen.pop("events", "")
     assert done.returncode == 0 and "error" not in seen, (
         f"emacs exited {done.returncode}: {seen}\n--- stderr:\n{done.stderr[-6000:]}"
+        f"\n--- eglot events:\n{events}"
     )
     return dict(seen)
 
