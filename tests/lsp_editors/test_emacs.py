@@ -58,10 +58,12 @@ def run_emacs(home: Home, prompt: str, draft: str | None = None, stdin: str = ""
     )
     seen = json.loads(out.read_text()) if out.exists() else {}
     events = seen.pop("events", "")
-    assert done.returncode == 0 and "error" not in seen, (
+    failure = (
         f"emacs exited {done.returncode}: {seen}\n--- stderr:\n{done.stderr[-6000:]}"
         f"\n--- eglot events:\n{events}"
     )
+    assert done.returncode == 0, failure
+    assert "error" not in seen, failure
     return dict(seen)
 
 
