@@ -24,15 +24,16 @@
     (insert (json-serialize object))))
 
 (defun agentd-test--prompt-and-undo (prompt timeout)
-  "Run `agentd-prompt' with PROMPT in this buffer (failing after TIMEOUT s), then undo;
-return what was seen."
+  "Run `agentd-prompt' with PROMPT in this buffer (failing after TIMEOUT s), then undo
+what changed since; return what was seen."
   (undo-boundary)                       ; what the command loop does before a command
   (let* ((answer (with-timeout (timeout (error "agentd-prompt did not answer in %ss" timeout))
                    (agentd-prompt prompt)))
          (edited (buffer-substring-no-properties (point-min) (point-max)))
          (modified (buffer-modified-p)))
     (undo-boundary)
-    (undo)
+    (when (seq-some #'identity buffer-undo-list) ; something to undo (not after a Reject)
+      (undo))
     (list :answer answer
           :edited edited
           :modified (agentd-test--bool modified)

@@ -90,6 +90,12 @@ class LspNvim:
         log = path.read_text(errors="replace")[-4000:] if path.exists() else "(no log)"
         return f"notes: {self.notes()}\n--- :messages:\n{messages}\n--- lsp log:\n{log}"
 
+    def in_prompt(self) -> bool:
+        """Whether Neovim waits in a prompt (``inputlist``: blocked on 0.7, reading a command
+        line on 0.12)."""
+        mode = self.nvim.api.get_mode()
+        return bool(mode["blocking"] or mode["mode"].startswith(("c", "r")))
+
     def modified(self, buffer: pynvim.api.Buffer) -> bool:
         return bool(self.lua("return vim.bo[...].modified", buffer.handle))
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from tests.harness import Home, wait_until
+from tests.harness import Home
 from tests.lsp_editors.harness import DRAFT, FIXED_GREETING, GREETING
 from tests.lsp_editors.nvim import LspNvim
 from tests.nvim.harness import find_build, nvim_version
@@ -99,7 +99,7 @@ def test_approvals_in_the_built_in_prompt(
     editor = start()
     buffer = editor.open("notes.txt")
     editor.nvim.command("AgentdPrompt fix the greeting")
-    wait_until(lambda: editor.nvim.api.get_mode()["blocking"], 60, "the approval prompt")
+    editor.wait_for(editor.in_prompt, "the approval prompt", 60)
     editor.nvim.input(f"{choice}<CR>")
     answer = editor.wait_note("agentd (")
     assert answer.startswith("agentd (end_turn): ")
