@@ -94,12 +94,13 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
         "agentd.config", "agentd.mcp", "agentd.mockllm.transport", "agentd.paths",
         "agentd.providers.transport", "agentd.store", "agentd.tools.process.spill", "httpx",
     )),
-    "agentd.session.service": (
-        f"{FIRST_USE} (session commands, rewind: when one runs); {PENDING}", (
-        "agentd.session.commands", "agentd.session.rewind",
-        "agentd.session.factory", "agentd.session.history", "agentd.session.manager",
-        "agentd.session.mcp_setup", "agentd.session.shared", "agentd.store",
-        "agentd.tools.process.spill",
+    "agentd.session.service": (f"{FIRST_USE} (session commands: when one runs); {PENDING}", (
+        "agentd.session.commands", "agentd.session.factory", "agentd.session.manager",
+        "agentd.session.mcp_setup", "agentd.session.shared",
+    )),
+    "agentd.session.stored": (f"{FIRST_USE} (the store, rewind: when a method needs them)", (
+        "agentd.session.history", "agentd.session.rewind", "agentd.session.shared",
+        "agentd.store", "agentd.tools.process.spill",
     )),
     "agentd.session.factory": (f"{FIRST_USE} (hooks: only a session with hooks); {PENDING}", (
         "agentd.agent.prompt", "agentd.config.agents", "agentd.hardening", "agentd.hooks",

@@ -22,8 +22,6 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import msgspec
-
 from agentd.errors import InvalidParams, InvalidRequest, SessionBusy
 from agentd.protocol.commands import SessionCommandsParams, SessionCommandsResult
 from agentd.protocol.events import MessageEnd, PlanUpdate
@@ -32,49 +30,39 @@ from agentd.protocol.methods import (
     CancelResult,
     CompactParams,
     CompactResult,
-    MessagesParams,
-    MessagesResult,
     ModelsListParams,
     ModelsListResult,
     OkResult,
     PermissionAnswerParams,
     PromptParams,
     PromptResult,
-    SessionBranchParams,
-    SessionDeleteParams,
-    SessionExportParams,
-    SessionExportResult,
     SessionForkParams,
     SessionIdParams,
     SessionInfo,
-    SessionListParams,
-    SessionListResult,
     SessionLoadParams,
     SessionLoadResult,
     SessionNewParams,
-    SessionNoteParams,
-    SessionRenameParams,
-    SessionStateResult,
     SessionTextParams,
     SetModelParams,
     SetPermissionModeParams,
     SubscribeParams,
     SubscribeResult,
 )
-from agentd.protocol.rewind import SessionRewindParams, SessionRewindResult
 from agentd.session.idle import DEFAULT_IDLE_SECONDS, DEFAULT_MAX_LOADED
 from agentd.session.prompt_run import PromptRun
+from agentd.session.stored import StoredSessionMethods
 
 if TYPE_CHECKING:
     from agentd.api import SessionApi
     from agentd.api.subscriber import Subscriber
-    from agentd.protocol.session_file import SessionSummary
     from agentd.session.manager import SessionManager
     from agentd.session.runtime import SessionRuntime
 
 
-class SessionService:
-    """Every session operation of the daemon (see the module docstring)."""
+class SessionService(StoredSessionMethods):
+    """Every session operation of the daemon (see the module docstring); those on stored
+    sessions (list, read, export, branch, rewind, rename, note, delete, close) come from
+    :class:`~agentd.session.stored.StoredSessionMethods`."""
 
     def __init__(
         self,
@@ -358,124 +346,6 @@ class SessionService:
         """Unsubscribe ``subscriber`` from every session (call it when it goes away)."""
         if self._sessions is not None:
             self._sessions.forget(subscriber)
-
-    # --- reading and managing the store ------------------------------------------------------
-
-    async def list(
-        self, params: SessionListParams, subscriber: Subscriber | None = None
-    ) -> SessionListResult:
-        """``session/list``: stored sessions, newest first, with their loaded/running state."""
-        from agentd.store import list_sessions
-
-        if not 1 <= params.limit <= 1000:
-            raise InvalidParams("`limit` must be between 1 and 1000 - at `$.limit`")
-        sessions = self._manager()
-        cwd = str(Path(params.cwd).expanduser().resolve()) if params.cwd else None
-        root = sessions.shared.session_root
-        items, cursor = await asyncio.to_thread(
-            list_sessions, root, cwd, params.limit, params.cursor
-        )
-        return SessionListResult(sessions=[self._with_state(i) for i in items], next_cursor=cursor)
-
-    def _with_state(self, item: SessionSummary) -> SessionSummary:
-        runtime = self._loaded(item.session_id)
-        if runtime is None:
-            return item
-        return msgspec.structs.replace(item, loaded=True, running=runtime.running)
-
-    async def messages(
-        self, params: MessagesParams, subscriber: Subscriber | None = None
-    ) -> MessagesResult:
-        """``session/messages``: a page of the conversation on the current branch (secrets
-        redacted; see :func:`agentd.session.history.message_page`)."""
-        from agentd.session.history import message_page
-
-        runtime = await self._manager().get(params.session_id)
-        return await message_page(
-            runtime.messages(), runtime.file.redact_json, limit=params.limit, before=params.before
-        )
-
-    async def state(
-        self, params: SessionIdParams, subscriber: Subscriber | None = None
-    ) -> SessionStateResult:
-        """``session/state``: status, model, queues, usage."""
-        return (await self._manager().get(params.session_id)).state()
-
-    async def export(
-        self, params: SessionExportParams, subscriber: Subscriber | None = None
-    ) -> SessionExportResult:
-        """``session/export``: the session as a Markdown or standalone HTML document."""
-        from agentd.store.export import export_html, export_markdown
-
-        runtime = await self._manager().get(params.session_id)
-        render = export_html if params.format == "html" else export_markdown
-        return SessionExportResult(format=params.format, content=render(runtime.file))
-
-    async def branch(
-        self, params: SessionBranchParams, subscriber: Subscriber | None = None
-    ) -> OkResult:
-        """``session/branch``: continue from ``entry_id`` (SessionBusy while running)."""
-        (await self._manager().get(params.session_id)).branch(params.entry_id)
-        return OkResult()
-
-    async def rewind(
-        self, params: SessionRewindParams, subscriber: Subscriber | None = None
-    ) -> SessionRewindResult:
-        """``session/rewind``: back to before a user prompt, files restored
-        (:mod:`agentd.session.rewind`; SessionBusy while running)."""
-        from agentd.session.rewind import rewind_session
-
-        return await rewind_session(await self._manager().get(params.session_id), params)
-
-    async def rename(
-        self, params: SessionRenameParams, subscriber: Subscriber | None = None
-    ) -> OkResult:
-        """``session/rename``: set the title."""
-        (await self._manager().get(params.session_id)).rename(params.title)
-        return OkResult()
-
-    async def note(
-        self, params: SessionNoteParams, subscriber: Subscriber | None = None
-    ) -> OkResult:
-        """``session/note``: add a user message without a run (SessionBusy while running)."""
-        if not params.text.strip():
-            raise InvalidParams("`text` is empty - at `$.text`")
-        (await self._manager().get(params.session_id)).add_note(params.text)
-        return OkResult()
-
-    async def delete(
-        self, params: SessionDeleteParams, subscriber: Subscriber | None = None
-    ) -> OkResult:
-        """``session/delete``: unload, then remove the file, its images, its kept file
-        contents (rewind) and the session's spill files."""
-        from agentd.session.shared import spill_root
-        from agentd.store.blobs import remove as remove_images
-        from agentd.store.contents import remove as remove_contents
-        from agentd.tools.process.spill import remove_session
-
-        sessions = self._manager()
-        runtime = sessions.loaded.get(params.session_id)
-        if runtime is not None and runtime.running and not params.force:
-            raise SessionBusy(f"session {runtime.id} is running; cancel it or pass force: true")
-        path = runtime.file.path if runtime else sessions.find_path(params.session_id)
-        await sessions.unload(params.session_id)
-        path.unlink(missing_ok=True)
-        await asyncio.to_thread(remove_images, path)
-        await asyncio.to_thread(remove_contents, path)
-        await asyncio.to_thread(remove_session, spill_root(), params.session_id)
-        return OkResult()
-
-    async def close_session(
-        self, params: SessionIdParams, subscriber: Subscriber | None = None
-    ) -> OkResult:
-        """``session/close``: unload (the file stays); SessionNotFound for unknown ids."""
-        sessions = self._manager()
-        if not await sessions.unload(params.session_id):
-            sessions.find_path(params.session_id)
-        return OkResult()
-
-    def _loaded(self, session_id: str) -> SessionRuntime | None:
-        return None if self._sessions is None else self._sessions.loaded.get(session_id)
 
 
 async def _read_commands(runtime: SessionRuntime) -> None:
