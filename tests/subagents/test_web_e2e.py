@@ -79,6 +79,9 @@ def test_the_task_card_shows_the_childs_text_and_session(
     expect(page.locator(".item--assistant").last).to_have_text(
         "The subagent says the answer is 42."
     )
+    # The sidebar lists the child's session indented right under its parent's.
+    parent_row = page.locator(".session", has=page.get_by_text("delegate the answer", exact=True))
+    expect(parent_row.locator("+ .session--child")).to_have_count(1)
     shoot(page, artifacts, "subagent-task")
 
 
@@ -90,7 +93,7 @@ def test_a_childs_approval_is_asked_on_the_task_card(
     send(page, "delegate a write")
     asking = page.locator(".tool--asking")
     expect(asking).to_have_count(1)
-    expect(asking.locator(".tool-name")).to_have_text("task")
+    expect(asking.locator(".tool-head .tool-name")).to_have_text("task")
     expect(asking.get_by_role("group")).to_have_attribute(
         "aria-label", "Approve the subagent's write?"
     )

@@ -14,6 +14,16 @@ test('sessions are grouped by project, in order of each project\'s newest sessio
   assert.deepEqual(groups.map((g) => [g.project, g.sessions.map((s) => s.sessionId)]), [['/p/one', ['a', 'c']], ['/p/two', ['b']]]);
 });
 
+test('a subagent\'s session follows its parent\'s, one level deeper per generation', () => {
+  const child = (id, parent) => ({ ...at(id, '/p/one', id), parentSessionId: parent });
+  const [group] = groupSessions([child('newer', null), child('kid', 'top'), child('grandkid', 'kid'), child('top', null), child('orphan', 'gone')]);
+  assert.deepEqual(group.sessions.map((s) => `${group.depths.get(s.sessionId)}:${s.sessionId}`), ['0:newer', '0:top', '1:kid', '2:grandkid', '0:orphan']);
+  const [looped] = groupSessions([child('x', 'y'), child('y', 'x')]);
+  assert.deepEqual(looped.sessions.map((s) => s.sessionId).sort(), ['x', 'y']);
+  const [filtered] = groupSessions([child('top', null), child('kid', 'top')], 'kid');
+  assert.deepEqual(filtered.sessions.map((s) => [s.sessionId, filtered.depths.get(s.sessionId)]), [['kid', 0]]);
+});
+
 test('the filter matches title, path or id, case-insensitively', () => {
   const sessions = [at('a1', '/p/one', 'Fix the parser'), at('b2', '/p/two', null)];
   assert.deepEqual(groupSessions(sessions, 'PARSER').map((g) => g.project), ['/p/one']);

@@ -1,18 +1,20 @@
 // @ts-check
 // The session list: sessions grouped by project (the folder's name, its full path on hover),
-// newest group first; a filter box (title, folder or id); on a narrow screen the list is a
+// newest group first, a subagent's session indented under its parent's; a filter box (title, folder or id); on a narrow screen the list is a
 // drawer opened by the header's menu button and closed by a choice, the backdrop or Esc.
 
 
 /**
  * @typedef {{sessionId: string, title?: string | null, cwd: string, updatedAt: string,
- *   running?: boolean}} SessionSummary
- * @typedef {{project: string, sessions: SessionSummary[]}} ProjectGroup
+ *   running?: boolean, parentSessionId?: string | null}} SessionSummary
+ * @typedef {{project: string, sessions: SessionSummary[], depths: Map<string, number>}} ProjectGroup
  */
 
 /**
  * `sessions` (newest first) grouped by `cwd`, in order of each project's newest session,
  * keeping only those matching `filter` (case-insensitive, in the title, the path or the id).
+ * Within a group a subagent's session comes right after its parent's (`depths`: how many
+ * levels under it; a child whose parent is not in the group stays where it was).
  * @param {SessionSummary[]} sessions
  * @param {string} [filter]
  * @returns {ProjectGroup[]}
@@ -28,7 +30,35 @@ export function groupSessions(sessions, filter = '') {
     list.push(info);
     groups.set(info.cwd, list);
   }
-  return [...groups].map(([project, list]) => ({ project, sessions: list }));
+  return [...groups].map(([project, list]) => treeOrder(project, list));
+}
+
+/**
+ * One project's sessions with each child placed after its parent, and their depths.
+ * @param {string} project @param {SessionSummary[]} list @returns {ProjectGroup}
+ */
+function treeOrder(project, list) {
+  const present = new Set(list.map((info) => info.sessionId));
+  const parentOf = (info) => (info.parentSessionId && present.has(info.parentSessionId) ? info.parentSessionId : null);
+  /** @type {Map<string, SessionSummary[]>} */
+  const children = new Map();
+  for (const info of list) {
+    const parent = parentOf(info);
+    if (parent) children.set(parent, [...(children.get(parent) ?? []), info]);
+  }
+  /** @type {SessionSummary[]} */
+  const sessions = [];
+  /** @type {Map<string, number>} */
+  const depths = new Map();
+  const visit = (info, depth) => {
+    if (depths.has(info.sessionId)) return; // listed once, even if parent links loop
+    depths.set(info.sessionId, depth);
+    sessions.push(info);
+    for (const child of children.get(info.sessionId) ?? []) visit(child, depth + 1);
+  };
+  for (const info of list) if (!parentOf(info)) visit(info, 0);
+  for (const info of list) visit(info, 0); // a loop of parent links has no top: shown flat
+  return { project, sessions, depths };
 }
 
 /**
@@ -85,7 +115,15 @@ export function renderSessionGroups(list, sessions, filter, current, actions) {
     heading.title = group.project;
     const items = el('ul', 'session-list');
     items.setAttribute('aria-label', group.project);
-    for (const info of group.sessions) items.appendChild(sessionRow(info, info.sessionId === current, actions));
+    for (const info of group.sessions) {
+      const row = sessionRow(info, info.sessionId === current, actions);
+      const depth = group.depths.get(info.sessionId) ?? 0;
+      if (depth > 0) {
+        row.classList.add('session--child');
+        row.style.setProperty('--depth', String(depth));
+      }
+      items.appendChild(row);
+    }
     section.append(heading, items);
     list.appendChild(section);
   }
