@@ -31,7 +31,8 @@ def test_first_change_of_a_run_keeps_the_before_image_once(tmp_path: Path) -> No
     kept = sorted(p.name for p in (tmp_path / "s.files").iterdir())
     assert kept == [digest_of(b"v0")]
     assert recorder.store.get(digest_of(b"v0")) == b"v0"
-    recorder.new_run()
+    recorder.new_run()  # done on the recording thread: wait for it before recording directly
+    recorder.take_pending(wait=True)
     assert recorder.record(path, b"v2", b"v3").kept  # a new run keeps its own first
 
 
