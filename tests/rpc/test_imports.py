@@ -112,3 +112,31 @@ def test_a_serving_daemon_has_not_imported_the_lsp_or_http_stacks(
     assert [json.loads(line)["id"] for line in result.stdout.splitlines()] == [1, 2]
     loaded = result.stderr.decode().rsplit("LOADED", 1)[1].split()
     assert loaded == expected
+
+
+def test_a_session_without_mcp_servers_imports_no_mcp_module(tmp_path: Path) -> None:
+    """A session and a run on the mock load nothing of ``agentd.mcp`` but its config reader,
+    nor the SDK (the approval preview, for one, recognises MCP tools without importing them)."""
+    code = f"""
+import asyncio, os, sys
+for name, folder in [("XDG_CONFIG_HOME", "c"), ("XDG_DATA_HOME", "d"), ("XDG_STATE_HOME", "s"),
+                     ("XDG_CACHE_HOME", "k"), ("XDG_RUNTIME_DIR", "r")]:
+    os.makedirs({str(tmp_path)!r} + "/" + folder, mode=0o700, exist_ok=True)
+    os.environ[name] = {str(tmp_path)!r} + "/" + folder
+from agentd.protocol.methods import PromptParams, SessionNewParams
+from agentd.session.service import SessionService
+
+async def main():
+    service = SessionService()
+    info = await service.create(SessionNewParams(cwd={str(tmp_path)!r}, provider="mock"))
+    await service.prompt(PromptParams(session_id=info.session_id, text="write a file"))
+    await service.close()
+
+asyncio.run(main())
+loaded = [m for m in sys.modules if m == "mcp" or m.startswith(("mcp.", "agentd.mcp."))]
+print("MCP:", *(m for m in loaded if m != "agentd.mcp.servers"))
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert result.stdout.splitlines()[-1] == "MCP:"

@@ -17,12 +17,12 @@ Other tools get no preview (clients show their arguments).
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
 
-from agentd.mcp.tools import McpTool
 from agentd.protocol.approval import ApprovalPreview
 from agentd.tools.base import Tool, ToolContext, ToolError
 from agentd.tools.edit import EditParams, replacements_of
@@ -32,6 +32,9 @@ from agentd.tools.files.fileio import looks_binary
 from agentd.tools.files.paths import display_path, resolve_path
 from agentd.tools.files.safeopen import read_bytes
 from agentd.tools.write import WriteParams
+
+if TYPE_CHECKING:
+    from agentd.mcp.tools import McpTool
 
 MAX_DIFF_CHARS = 40_000
 """Longest diff a preview carries (the rest is cut, ``truncated`` set)."""
@@ -49,9 +52,10 @@ async def approval_preview(
     tool: Tool, args: dict[str, Any], ctx: ToolContext
 ) -> ApprovalPreview | None:
     """What ``tool`` would do with ``args`` (None: nothing to show beyond the arguments)."""
-    if isinstance(tool, McpTool):
+    mcp_tool = _as_mcp_tool(tool)
+    if mcp_tool is not None:
         return ApprovalPreview(
-            kind="mcp", server=tool.server, tool=tool.tool_name, arguments=dict(args)
+            kind="mcp", server=mcp_tool.server, tool=mcp_tool.tool_name, arguments=dict(args)
         )
     if tool.name == "bash" and isinstance(args.get("command"), str):
         return ApprovalPreview(kind="command", command=args["command"], cwd=str(ctx.cwd))
@@ -64,6 +68,15 @@ async def approval_preview(
             return await _file_change(tool.name, args, ctx)
         except (ToolError, msgspec.ValidationError, OSError, UnicodeError) as exc:
             return ApprovalPreview(kind="diff", path=shown, error=_reason(exc))
+    return None
+
+
+def _as_mcp_tool(tool: Tool) -> McpTool | None:
+    """``tool`` when it is an MCP server's tool, else None. MCP is not imported for this: an
+    MCP tool exists only once :mod:`agentd.mcp.tools` has been (a session with servers)."""
+    module = sys.modules.get("agentd.mcp.tools")
+    if module is not None and isinstance(tool, module.McpTool):
+        return cast("McpTool", tool)
     return None
 
 
