@@ -26,10 +26,12 @@ HERE = Path(__file__).parent
 
 HARNESS_CSP = (
     "default-src 'none'; style-src 'self'; img-src 'self' data:; font-src 'self'; "
-    "script-src 'self' 'unsafe-inline'"
+    "script-src 'self' 'unsafe-inline' 'unsafe-eval'"
 )
 """The extension's webview policy for styles, images and fonts (src/chatView.ts); scripts
-also inline, for the harness's own stand-in code."""
+also inline, for the harness's own stand-in code, and evaluated, for Playwright's
+``wait_for_function`` (a string predicate not true at once is polled through ``eval`` in the
+page: refused, the wait fails on a slow machine)."""
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
