@@ -62,11 +62,10 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
         "agentd.hardening", "agentd.housekeeping", "agentd.log", "agentd.lsp.server",
         "agentd.paths", "agentd.stdio", "logging", "pygls", "threading",
     )),
-    "agentd.lsp.backend": (FRONT_END_BACKEND, ("agentd.api.remote", "agentd.session.service")),
-    "agentd.acp.backend": (FRONT_END_BACKEND, ("agentd.api.remote", "agentd.session.service")),
-    "agentd.mcp_server.backend": (
-        FRONT_END_BACKEND, ("agentd.api.remote", "agentd.session.service"),
-    ),
+    "agentd.lsp.backend": (FRONT_END_BACKEND, ("agentd.session.service",)),
+    "agentd.acp.backend": (FRONT_END_BACKEND, ("agentd.session.service",)),
+    "agentd.mcp_server.backend": (FRONT_END_BACKEND, ("agentd.session.service",)),
+    "agentd.api.shared": (FRONT_END_BACKEND, ("agentd.api.remote",)),
     # the start-up paths of `agentd --stdio` and `agentctl`
     "agentd.listen": (STARTUP, ("agentd.hardening",)),
     "agentd.jsonrpc.lifecycle": (STARTUP, ("agentd.hardening",)),

@@ -16,22 +16,15 @@ The ACP mapping talks to one :class:`~agentd.api.SessionApi` and passes one subs
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentd import __version__
-from agentd.api.shared import connect_shared
+from agentd.api.shared import open_shared
 from agentd.protocol.methods import (
-    ClientCapabilities,
-    ClientInfo,
     FileAccessCapabilities,
-    InitializeParams,
 )
-from agentd.protocol.provider_env import provider_variables
-from agentd.rpc import Router
 
 if TYPE_CHECKING:
     from agentd.api import SessionApi
@@ -61,21 +54,8 @@ async def open_backend(options: BackendOptions, fs: FileAccessCapabilities) -> B
     permissions and the editor's file access ``fs``)."""
     if not options.shared:
         return await _in_process(options)
-    from agentd.api.remote import RemoteSessions  # --shared only: not on the start-up path
-
-    sessions = RemoteSessions(provider_env=provider_variables(os.environ))
-    conn = await connect_shared(options.socket_path, sessions.routes(Router()))
-    sessions.attach(conn)
-    params = InitializeParams(
-        client_info=ClientInfo(name="agentd-acp", version=__version__),
-        capabilities=ClientCapabilities(permissions=True, fs=fs),
-    )
-    try:
-        await sessions.request("initialize", params)
-    except BaseException:
-        await conn.close()
-        raise
-    return Backend(sessions, conn.close)
+    sessions, close = await open_shared(options.socket_path, "agentd-acp", fs)
+    return Backend(sessions, close)
 
 
 async def _in_process(options: BackendOptions) -> Backend:

@@ -13,11 +13,21 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agentd import paths
+from agentd import __version__, paths
+from agentd.protocol.methods import ClientCapabilities, ClientInfo, InitializeParams
+from agentd.protocol.provider_env import provider_variables
 from agentd.rpc import Connection, Router
 from agentd.rpc.connect import connect_unix
+
+if TYPE_CHECKING:
+    from agentd.api.remote import RemoteSessions
+    from agentd.protocol.methods import FileAccessCapabilities
+
+Close = Callable[[], Awaitable[None]]
 
 STARTUP_TIMEOUT = 10.0
 """Seconds a started daemon may take to accept connections."""
@@ -34,6 +44,33 @@ async def connect_shared(socket_path: Path | None, router: Router) -> Connection
         raise  # another user's folder or daemon: never start one there
     except OSError:
         return await _start(path, router)
+
+
+async def open_shared(
+    socket_path: Path | None, client_name: str, fs: FileAccessCapabilities | None = None
+) -> tuple[RemoteSessions, Close]:
+    """The shared daemon's sessions for a front-end that relays to it (``--shared``):
+    connected (:func:`connect_shared`), initialized as ``client_name`` answering approvals
+    (and serving the editor's files when ``fs`` says so), with the caller's provider
+    variables; and the function that closes the connection. The connection is closed when
+    ``initialize`` fails."""
+    from agentd.api.remote import RemoteSessions  # --shared only: not on the start-up path
+
+    sessions = RemoteSessions(provider_env=provider_variables(os.environ))
+    conn = await connect_shared(socket_path, sessions.routes(Router()))
+    sessions.attach(conn)
+    capabilities = ClientCapabilities(permissions=True)
+    if fs is not None:
+        capabilities = ClientCapabilities(permissions=True, fs=fs)
+    params = InitializeParams(
+        client_info=ClientInfo(name=client_name, version=__version__), capabilities=capabilities
+    )
+    try:
+        await sessions.request("initialize", params)
+    except BaseException:
+        await conn.close()
+        raise
+    return sessions, conn.close
 
 
 async def _start(path: Path, router: Router) -> Connection:

@@ -9,21 +9,14 @@ capabilities decide the file access declared to the shared daemon.
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentd import __version__
-from agentd.api.shared import connect_shared
+from agentd.api.shared import open_shared
 from agentd.protocol.methods import (
-    ClientCapabilities,
-    ClientInfo,
     FileAccessCapabilities,
-    InitializeParams,
 )
-from agentd.protocol.provider_env import provider_variables
-from agentd.rpc import Router
 
 if TYPE_CHECKING:
     from agentd.api import SessionApi
@@ -46,18 +39,5 @@ async def open_backend(
 
         service = SessionService(None, config_file)
         return service, service.close
-    from agentd.api.remote import RemoteSessions
-
-    sessions = RemoteSessions(provider_env=provider_variables(os.environ))
-    conn = await connect_shared(socket_path, sessions.routes(Router()))
-    sessions.attach(conn)
-    params = InitializeParams(
-        client_info=ClientInfo(name="agentd-lsp", version=__version__),
-        capabilities=ClientCapabilities(permissions=True, fs=fs),
-    )
-    try:
-        await sessions.request("initialize", params)
-    except BaseException:
-        await conn.close()
-        raise
-    return sessions, conn.close
+    sessions, close = await open_shared(socket_path, "agentd-lsp", fs)
+    return sessions, close

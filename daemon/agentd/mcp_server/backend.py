@@ -6,16 +6,11 @@ socket, started in the background when none runs, so the shell and editors see t
 
 from __future__ import annotations
 
-import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentd import __version__
-from agentd.api.shared import connect_shared
-from agentd.protocol.methods import ClientCapabilities, ClientInfo, InitializeParams
-from agentd.protocol.provider_env import provider_variables
-from agentd.rpc import Router
+from agentd.api.shared import open_shared
 
 if TYPE_CHECKING:
     from agentd.api import SessionApi
@@ -33,18 +28,5 @@ async def open_backend(
 
         service = SessionService(None, config_file)
         return service, service.close
-    from agentd.api.remote import RemoteSessions
-
-    sessions = RemoteSessions(provider_env=provider_variables(os.environ))
-    conn = await connect_shared(socket_path, sessions.routes(Router()))
-    sessions.attach(conn)
-    params = InitializeParams(
-        client_info=ClientInfo(name="agentd-mcp", version=__version__),
-        capabilities=ClientCapabilities(permissions=True),
-    )
-    try:
-        await sessions.request("initialize", params)
-    except BaseException:
-        await conn.close()
-        raise
-    return sessions, conn.close
+    sessions, close = await open_shared(socket_path, "agentd-mcp")
+    return sessions, close
