@@ -35,6 +35,7 @@ from pathlib import Path
 import msgspec
 
 from agentd.config import trust
+from agentd.config.textfile import project_folder
 
 MAX_DEPTH = 2
 """A session started by a task is depth 1, its own subagents depth 2; these never get
@@ -89,7 +90,7 @@ def load_profiles(
     profiles = {profile.name: profile for profile in BUILT_IN}
     warnings: list[str] = []
     folders = [trust.config_dir(env) / "agents"]
-    project = project_agents_dir(cwd, env)
+    project = project_folder(cwd, env, "agents")
     if project is not None:
         if trust.is_trusted(project.parent.parent, env):
             folders.append(project)
@@ -107,21 +108,6 @@ def load_profiles(
                 continue
             profiles[profile.name] = profile
     return profiles, warnings
-
-
-def project_agents_dir(cwd: Path, env: Mapping[str, str]) -> Path | None:
-    """The nearest ``.agentd/agents`` folder at or above ``cwd``, stopping at the repository
-    root (a folder holding ``.git``) and below ``$HOME``."""
-    home = Path(os.path.realpath(env.get("HOME") or Path.home()))
-    directory = Path(os.path.realpath(cwd))
-    while directory != home and directory.parent != directory:
-        candidate = directory / ".agentd" / "agents"
-        if candidate.is_dir():
-            return candidate
-        if (directory / ".git").exists():
-            return None
-        directory = directory.parent
-    return None
 
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")

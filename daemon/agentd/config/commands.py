@@ -38,7 +38,7 @@ from typing import Literal
 import msgspec
 
 from agentd.config import trust
-from agentd.config.textfile import read_capped_text
+from agentd.config.textfile import project_folder, read_capped_text
 
 CommandSource = Literal["user", "project"]
 MAX_COMMAND_BYTES = 64 * 1024
@@ -95,7 +95,7 @@ def load_commands(cwd: Path, env: Mapping[str, str] | None = None) -> CommandSca
     env = os.environ if env is None else env
     folders: list[tuple[Path, CommandSource]] = [(trust.config_dir(env) / "commands", "user")]
     warnings: list[str] = []
-    project = project_commands_dir(cwd, env)
+    project = project_folder(cwd, env, "commands")
     if project is not None:
         if trust.is_trusted(project.parent.parent, env):
             folders.append((project, "project"))
@@ -127,21 +127,6 @@ def _markdown_files(folder: Path) -> list[Path]:
         return sorted(p for p in folder.iterdir() if p.suffix == ".md")
     except OSError:  # no such folder (the usual case), or unreadable
         return []
-
-
-def project_commands_dir(cwd: Path, env: Mapping[str, str]) -> Path | None:
-    """The nearest ``.agentd/commands`` folder at or above ``cwd``, stopping at the repository
-    root (a folder holding ``.git``) and below ``$HOME``."""
-    home = Path(os.path.realpath(env.get("HOME") or Path.home()))
-    directory = Path(os.path.realpath(cwd))
-    while directory != home and directory.parent != directory:
-        candidate = directory / ".agentd" / "commands"
-        if candidate.is_dir():
-            return candidate
-        if (directory / ".git").exists():
-            return None
-        directory = directory.parent
-    return None
 
 
 def parse_command(path: Path, source: CommandSource) -> CommandTemplate:

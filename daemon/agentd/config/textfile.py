@@ -1,5 +1,6 @@
 """Reading instruction files a repository may control (``system_prompt_file``, ``AGENTS.md``)
-without letting them stall or bloat the daemon.
+without letting them stall or bloat the daemon, and finding a project's ``.agentd/<kind>``
+folder (:func:`project_folder`: its agent profiles, its custom commands).
 
 :func:`read_capped_text` opens with ``O_NONBLOCK`` (a FIFO or a device never blocks the
 open), checks the open descriptor with ``fstat`` (only a regular file is read: no swap
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 
 MAX_TEXT_BYTES = 64 * 1024
@@ -53,3 +55,18 @@ def _kind(mode: int) -> str:
         (stat.S_ISSOCK, "a socket"),
     )
     return next((name for test, name in kinds if test(mode)), "not a regular file")
+
+
+def project_folder(cwd: Path, env: Mapping[str, str], kind: str) -> Path | None:
+    """The nearest ``.agentd/<kind>`` folder at or above ``cwd``, stopping at the repository
+    root (a folder holding ``.git``) and below ``$HOME``."""
+    home = Path(os.path.realpath(env.get("HOME") or Path.home()))
+    directory = Path(os.path.realpath(cwd))
+    while directory != home and directory.parent != directory:
+        candidate = directory / ".agentd" / kind
+        if candidate.is_dir():
+            return candidate
+        if (directory / ".git").exists():
+            return None
+        directory = directory.parent
+    return None
