@@ -23,7 +23,7 @@ import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from agentd import __version__
 
@@ -184,39 +184,39 @@ def _add_front_end_options(parser: _Parser, mode_help: str) -> None:
     )
 
 
+def _front_end_fields(ns: argparse.Namespace, command: str) -> dict[str, Any] | None:
+    """The options every front-end (``agentd acp``, ``lsp``, ``mcp``) takes, as keyword
+    arguments of its options; None (after saying why on stderr) when they do not fit."""
+    if ns.socket is not None and not ns.shared:
+        print(f"agentd {command}: --socket needs --shared", file=sys.stderr)
+        return None
+    return {
+        "shared": ns.shared,
+        "socket_path": ns.socket.absolute() if ns.socket else None,
+        "config_file": ns.config,
+        "provider": ns.provider,
+        "model": ns.model,
+        "permission_mode": ns.permission_mode,
+    }
+
+
 def _mcp(ns: argparse.Namespace) -> int:
     from agentd.mcp_server.main import McpOptions, run
 
-    if ns.socket is not None and not ns.shared:
-        print("agentd mcp: --socket needs --shared", file=sys.stderr)
+    fields = _front_end_fields(ns, "mcp")
+    if fields is None:
         return 2
-    options = McpOptions(
-        shared=ns.shared,
-        socket_path=ns.socket.absolute() if ns.socket else None,
-        config_file=ns.config,
-        provider=ns.provider,
-        model=ns.model,
-        permission_mode=ns.permission_mode,
-    )
-    return run(options, ns.log_file, ns.log_level)
+    return run(McpOptions(**fields), ns.log_file, ns.log_level)
 
 
 def _lsp(ns: argparse.Namespace) -> int:
     from agentd.lsp.front import LspOptions
     from agentd.lsp.main import run as run_lsp
 
-    if ns.socket is not None and not ns.shared:
-        print("agentd lsp: --socket needs --shared", file=sys.stderr)
+    fields = _front_end_fields(ns, "lsp")
+    if fields is None:
         return 2
-    options = LspOptions(
-        shared=ns.shared,
-        socket_path=ns.socket.absolute() if ns.socket else None,
-        config_file=ns.config,
-        provider=ns.provider,
-        model=ns.model,
-        permission_mode=ns.permission_mode,
-    )
-    return run_lsp(options, ns.log_file, ns.log_level)
+    return run_lsp(LspOptions(**fields), ns.log_file, ns.log_level)
 
 
 def _normalise(argv: list[str]) -> list[str]:
@@ -333,19 +333,10 @@ def _acp(ns: argparse.Namespace) -> int:
     from agentd.acp.agent import AcpOptions
     from agentd.acp.main import run
 
-    if ns.socket is not None and not ns.shared:
-        print("agentd acp: --socket needs --shared", file=sys.stderr)
+    fields = _front_end_fields(ns, "acp")
+    if fields is None:
         return 2
-    options = AcpOptions(
-        shared=ns.shared,
-        socket_path=ns.socket.absolute() if ns.socket else None,
-        session_dir=ns.session_dir,
-        config_file=ns.config,
-        log_level=ns.log_level,
-        provider=ns.provider,
-        model=ns.model,
-        permission_mode=ns.permission_mode,
-    )
+    options = AcpOptions(**fields, session_dir=ns.session_dir, log_level=ns.log_level)
     return run(options, str(ns.log_file) if ns.log_file else None)
 
 
