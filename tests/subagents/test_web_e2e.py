@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import Home, scaled
+from tests.harness import scaled
 from tests.subagents.scenarios import SUBAGENT_SCENARIOS
-from tests.web.conftest import WebDaemon, sign_in_browser
+from tests.web.conftest import WebDaemon, sign_in_browser, web_daemon
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:
@@ -35,14 +35,8 @@ def browser() -> Iterator[Browser]:
 
 @pytest.fixture
 def web() -> Iterator[WebDaemon]:
-    home = Home()
-    home.use_scenarios(SUBAGENT_SCENARIOS)
-    daemon = WebDaemon(home)
-    try:
+    with web_daemon(SUBAGENT_SCENARIOS) as daemon:
         yield daemon
-    finally:
-        daemon.close()
-        home.cleanup()
 
 
 @pytest.fixture

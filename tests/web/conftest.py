@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import socket
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -104,15 +104,25 @@ def sign_in_browser(context: Any, web: WebDaemon) -> None:
     context.add_init_script(f"sessionStorage.setItem('agentd-key', '{found.group(1)}')")
 
 
-@pytest.fixture
-def web() -> Iterator[WebDaemon]:
+@contextmanager
+def web_daemon(scenarios: Sequence[dict[str, Any]] = ()) -> Iterator[WebDaemon]:
+    """A web daemon in a fresh home, its mock LLM also playing ``scenarios``; closed and
+    cleaned up after."""
     home = Home()
+    if scenarios:
+        home.use_scenarios(scenarios)
     daemon = WebDaemon(home)
     try:
         yield daemon
     finally:
         daemon.close()
         home.cleanup()
+
+
+@pytest.fixture
+def web() -> Iterator[WebDaemon]:
+    with web_daemon() as daemon:
+        yield daemon
 
 
 @pytest.fixture(scope="session")

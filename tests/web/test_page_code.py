@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, expect
 
-from tests.harness import Home
 from tests.web.chat_page import IDLE, browser, new_context, open_page, send, shoot, width
-from tests.web.conftest import WebDaemon
+from tests.web.conftest import WebDaemon, web_daemon
 
 __all__ = ["browser", "width"]  # fixtures
 
@@ -29,14 +28,8 @@ SCENARIOS = [
 
 @pytest.fixture
 def web() -> Iterator[WebDaemon]:
-    home = Home()
-    home.use_scenarios(SCENARIOS)
-    daemon = WebDaemon(home)
-    try:
+    with web_daemon(SCENARIOS) as daemon:
         yield daemon
-    finally:
-        daemon.close()
-        home.cleanup()
 
 
 @pytest.fixture

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, expect
 
-from tests.harness import Home, scaled
+from tests.harness import scaled
 from tests.scenarios import tool_call
 from tests.web.chat_page import IDLE, browser, new_context, open_page, send, shoot, width
-from tests.web.conftest import WebDaemon
+from tests.web.conftest import WebDaemon, web_daemon
 
 __all__ = ["browser", "width"]  # fixtures
 
@@ -38,14 +38,8 @@ SCENARIOS = [
 
 @pytest.fixture
 def web() -> Iterator[WebDaemon]:
-    home = Home()
-    home.use_scenarios(SCENARIOS)
-    daemon = WebDaemon(home)
-    try:
+    with web_daemon(SCENARIOS) as daemon:
         yield daemon
-    finally:
-        daemon.close()
-        home.cleanup()
 
 
 @pytest.fixture

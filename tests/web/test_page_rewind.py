@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import Home
 from tests.rewind.scenarios import KEEP_BEFORE, SCENARIOS
-from tests.web.conftest import WebDaemon
+from tests.web.conftest import WebDaemon, web_daemon
 from tests.web.test_page import IDLE, open_page, send, shoot
 
 pytest.importorskip("playwright")
@@ -23,14 +22,8 @@ from tests.web.test_page import browser, context  # noqa: F401  (fixtures)
 @pytest.fixture
 def web() -> Iterator[WebDaemon]:
     """The page tests' daemon, its mock LLM also playing the rewind scenarios."""
-    home = Home()
-    home.use_scenarios(SCENARIOS)
-    daemon = WebDaemon(home)
-    try:
+    with web_daemon(SCENARIOS) as daemon:
         yield daemon
-    finally:
-        daemon.close()
-        home.cleanup()
 
 
 def test_rewind_to_here_restores_files_and_the_transcript(
