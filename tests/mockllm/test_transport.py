@@ -90,9 +90,8 @@ def test_the_scenarios_variable_replaces_the_built_in_ones(
 ) -> None:
     path = tmp_path / "s.json"
     path.write_text('{"scenarios": [], "default_response": {"content": "from the file"}}')
+    builtin = mock_scenarios()  # read before the variable names a file: it is not kept
     monkeypatch.setenv("AGENTD_MOCK_SCENARIOS", str(path))
-    mock_scenarios.cache_clear()
-    try:
-        assert mock_scenarios().default_response.content == "from the file"
-    finally:
-        mock_scenarios.cache_clear()
+    assert mock_scenarios().default_response.content == "from the file"
+    monkeypatch.delenv("AGENTD_MOCK_SCENARIOS")
+    assert mock_scenarios() is builtin

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from agentd.config.load import MOCK_BASE_URL, ModelChoice
-from agentd.mockllm.transport import MockTransport, mock_scenarios
+from agentd.mockllm.transport import MockTransport
 from agentd.protocol.content import TextContent
 from agentd.providers import make_provider
 from agentd.providers.anthropic import AnthropicProvider
@@ -46,13 +46,9 @@ async def test_unavailable_mock_is_an_error_message(
     bad = tmp_path / "bad.json"
     bad.write_text("{")
     monkeypatch.setenv("AGENTD_MOCK_SCENARIOS", str(bad))
-    mock_scenarios.cache_clear()
     mock = ModelChoice("mock", "openai", "mock-model", MOCK_BASE_URL, None, None)
-    try:
-        async with httpx.AsyncClient(transport=MockTransport()) as http:
-            outcome = await collect(make_provider(mock, http), request([user("hi")]))
-    finally:
-        mock_scenarios.cache_clear()
+    async with httpx.AsyncClient(transport=MockTransport()) as http:
+        outcome = await collect(make_provider(mock, http), request([user("hi")]))
     message = outcome.end.message
     assert message.stop_reason == "error"
     assert message.error_message is not None

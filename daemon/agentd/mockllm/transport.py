@@ -28,11 +28,14 @@ _END = None
 _Item = tuple[int, dict[str, str]] | bytes | BaseException | None
 
 
-@cache
 def mock_scenarios() -> Scenarios:
-    """The scenarios of ``--provider mock``: the file named by ``AGENTD_MOCK_SCENARIOS``, else
-    the built-in ones (read once per process; a bad file raises ScenarioError)."""
-    path = os.environ.get("AGENTD_MOCK_SCENARIOS")
+    """The scenarios of ``--provider mock``: the file ``AGENTD_MOCK_SCENARIOS`` names now, else
+    the built-in ones (each file read once per process; a bad file raises ScenarioError)."""
+    return _scenarios_at(os.environ.get("AGENTD_MOCK_SCENARIOS") or None)
+
+
+@cache
+def _scenarios_at(path: str | None) -> Scenarios:
     return load_scenarios(Path(path) if path else None)
 
 
