@@ -66,6 +66,26 @@ SUBAGENT_SCENARIOS: list[dict[str, Any]] = [
         "child slow two",
         [{"delay_ms": 2000, "response": {"content": "Slow two done."}}],
     ),
+    # Long enough (6 s) for a second client to attach while they run, even on a loaded machine.
+    _parent(
+        "delegate-two-watched",
+        "delegate two watched tasks",
+        [
+            task_call("task_a", "child watched one: take your time"),
+            task_call("task_b", "child watched two: take your time"),
+        ],
+        "Both subagents reported.",
+    ),
+    _child(
+        "child-watched-one",
+        "child watched one",
+        [{"delay_ms": 6000, "response": {"content": "Slow one done."}}],
+    ),
+    _child(
+        "child-watched-two",
+        "child watched two",
+        [{"delay_ms": 6000, "response": {"content": "Slow two done."}}],
+    ),
     _parent(
         "delegate-sleeper",
         "delegate a sleeper",

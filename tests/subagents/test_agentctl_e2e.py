@@ -81,7 +81,7 @@ def test_attach_mid_run_nests_the_running_children(daemon: Home) -> None:
     child's reply nested under its task (not dropped, not drawn as the parent's), and the
     parent's end (not a child's) ends the attach."""
     send = subprocess.Popen(
-        agentctl(daemon, "send", "--json", "--provider", "mock", "delegate two slow tasks"),
+        agentctl(daemon, "send", "--json", "--provider", "mock", "delegate two watched tasks"),
         env=daemon.env,
         cwd=daemon.project,
         stdout=subprocess.PIPE,
@@ -95,7 +95,7 @@ def test_attach_mid_run_nests_the_running_children(daemon: Home) -> None:
         send.kill()
     print(screen)
     assert code == 0
-    assert "› delegate two slow tasks" in screen
+    assert "› delegate two watched tasks" in screen
     assert "  │ task task_a  Slow one done." in screen
     assert "  │ task task_b  Slow two done." in screen
     assert screen.index("Slow one done.") < screen.index("Both subagents reported.")
@@ -105,7 +105,7 @@ def test_attach_json_carries_the_childrens_events(daemon: Home) -> None:
     """``attach --json`` on the parent: the children's events come too, each under its own
     ``sessionId``; the attach ends with the parent's ``agent_end``."""
     send = subprocess.Popen(
-        agentctl(daemon, "send", "--json", "--provider", "mock", "delegate two slow tasks"),
+        agentctl(daemon, "send", "--json", "--provider", "mock", "delegate two watched tasks"),
         env=daemon.env,
         cwd=daemon.project,
         stdout=subprocess.PIPE,
