@@ -6,26 +6,20 @@ Screenshots go to ``test-artifacts/web/`` (gitignored).
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.harness import scaled
+from tests.web.chat_page import IDLE, READY, browser, open_page, send  # noqa: F401 (fixture)
 from tests.web.conftest import WebDaemon, sign_in_browser
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-if CHROMIUM is None:
-    pytest.skip("chromium is not installed (apt-get install chromium)", allow_module_level=True)
-
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright  # noqa: E402
 
 SLOW_TEXT = (
     "This reply streams slowly, one small piece at a time, so there is plenty of time to "
     "cancel it before it ends."
 )
-READY = "() => document.documentElement.dataset.ready === 'true'"
 WATCH_REPLY = """() => {
   window.replyLengths = [];
   new MutationObserver(() => {
@@ -33,43 +27,16 @@ WATCH_REPLY = """() => {
     if (reply) window.replyLengths.push(reply.textContent.trim().length);
   }).observe(document.querySelector('.log'), {subtree: true, childList: true, characterData: true});
 }"""
-IDLE = "() => !document.querySelector('.agentd-chat form').classList.contains('running')"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield browser
-        browser.close()
 
 
 @pytest.fixture
-def context(browser: Browser, web: WebDaemon) -> Iterator[BrowserContext]:
+def context(browser: Browser, web: WebDaemon) -> Iterator[BrowserContext]:  # noqa: F811
     """A browser profile signed in to ``web``."""
     context = browser.new_context(viewport={"width": 1100, "height": 760})
     context.set_default_timeout(scaled(20) * 1000)
     sign_in_browser(context, web)
     yield context
     context.close()
-
-
-def open_page(context: BrowserContext, web: WebDaemon, session_id: str | None = None) -> Page:
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(
-        f"{web.base}/?cwd={web.home.project}" + (f"#session={session_id}" if session_id else "")
-    )
-    page.wait_for_function(READY)
-    assert errors == []
-    return page
-
-
-def send(page: Page, text: str) -> None:
-    box = page.get_by_role("textbox", name="Message")
-    box.fill(text)
-    box.press("Enter")
 
 
 def shoot(page: Page, artifacts: Path, name: str) -> None:
