@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.harness import scaled
-from tests.web.chat_page import IDLE, READY, browser, open_page, send  # noqa: F401 (fixture)
+from tests.web.chat_page import CHROMIUM, IDLE, READY, browser, open_page, send  # noqa: F401
 from tests.web.conftest import WebDaemon, sign_in_browser
 
 SLOW_TEXT = (
