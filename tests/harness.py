@@ -191,6 +191,20 @@ def stop(process: subprocess.Popen[Any], sig: int = signal.SIGTERM, timeout: flo
     return process.returncode
 
 
+def _running_pids() -> list[int]:
+    """The pids of every process this user can see in ``/proc``."""
+    return [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()]
+
+
+def _has_env(pid: int, assignment: bytes) -> bool:
+    """Whether process ``pid`` runs with ``assignment`` (``NAME=value``) in its environment
+    (False when it is gone or not ours to read)."""
+    try:
+        return assignment in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        return False
+
+
 def wait_pid_exit(pid: int, timeout: float = 5) -> bool:
     """Wait for process ``pid`` (not necessarily our child) to end, by its pidfd; SIGKILL it
     after ``timeout`` seconds. True if it ended by itself."""
@@ -327,16 +341,17 @@ class IsolatedHome:
         self.env["AGENTD_MOCK_SCENARIOS"] = str(path)
 
     def stop_leftover_daemons(self, grace: float = 5) -> None:
-        """Stop daemons still serving a socket under this home (started by a client's
-        autostart, say): SIGTERM, then SIGKILL after ``grace`` seconds. A pid file whose
-        process does not run with this home's environment is ignored (the pid was reused)."""
-        for pid_file in self.runtime_dir.rglob("*.pid"):
-            with contextlib.suppress(ValueError, IndexError, OSError):
-                pid = int(pid_file.read_text().split()[0])
-                marker = f"XDG_RUNTIME_DIR={self.runtime_dir}".encode()
-                if marker in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
-                    os.kill(pid, signal.SIGTERM)
-                    wait_pid_exit(pid, grace)
+        """Stop every process still running with this home's environment: daemons started by
+        a client's autostart or by a test that did not stop them, whether or not they wrote a
+        pid file. SIGTERM, then SIGKILL after ``grace`` seconds. A process whose environment
+        is not this home's is never touched (a reused pid in an old pid file, say)."""
+        marker = f"XDG_RUNTIME_DIR={self.runtime_dir}".encode()
+        ours = [pid for pid in _running_pids() if pid != os.getpid() and _has_env(pid, marker)]
+        for pid in ours:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGTERM)
+        for pid in ours:
+            wait_pid_exit(pid, grace)
 
     def cleanup(self) -> None:
         """Stop leftover daemons and remove the directories."""

@@ -66,6 +66,7 @@ def test_wait_pid_exit_kills_after_the_timeout() -> None:
 def test_cleanup_stops_a_daemon_left_behind_but_not_a_stranger() -> None:
     home = IsolatedHome()
     ours = _stubborn(home.env)
+    unlisted = _stubborn(home.env)  # a daemon that never wrote a pid file
     stranger = _stubborn()
     try:
         pid_dir = home.runtime_dir / "agentd"
@@ -74,10 +75,11 @@ def test_cleanup_stops_a_daemon_left_behind_but_not_a_stranger() -> None:
         (home.runtime_dir / "old.pid").write_text(f"{stranger.pid}\n")  # a reused pid
         home.stop_leftover_daemons(grace=0.3)
         assert ours.wait(scaled(5)) == -signal.SIGKILL  # it ignored SIGTERM
+        assert unlisted.wait(scaled(5)) == -signal.SIGKILL
         assert stranger.poll() is None
     finally:
-        stop(stranger, signal.SIGKILL)
-        stop(ours, signal.SIGKILL)
+        for child in (stranger, ours, unlisted):
+            stop(child, signal.SIGKILL)
         home.cleanup()
 
 
