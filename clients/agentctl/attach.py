@@ -7,7 +7,8 @@ when the daemon's buffer no longer reaches back that far, a warning is printed a
 conversation so far is shown instead. ``--until-end`` leaves after the next ``agent_end`` and
 exits with that run's code; on an idle session whose last run ended it exits at once with that
 run's code. Otherwise attach follows until Ctrl-C (exit 130) or until the daemon goes away (exit 1);
-on an idle session it first says on stderr that it waits for the next run.
+on an idle session it first says on stderr that it waits for the next run. A rewind by
+another client prints a ``↶ session rewound to before: PROMPT`` line (printed turns stay).
 """
 
 from __future__ import annotations

@@ -50,6 +50,7 @@ from agentd.protocol.events import (
     PermissionResolved,
     PlanUpdate,
     Retry,
+    SessionRewound,
     SessionWarning,
     SubagentStart,
     TextDelta,
@@ -342,6 +343,8 @@ class TerminalRenderer:
                 self.line(style.yellow(f"! {event.message}{where}"))
             case HookResult(decision="block"):
                 self.line(style.red(f"⊘ {hook_block_line(event)}"))
+            case SessionRewound():
+                self.line(style.yellow(f"↶ {rewound_line(event)}"))
             case _:
                 pass
 
@@ -447,6 +450,13 @@ def hook_block_line(event: HookResult) -> str:
     what = f" {event.tool}" if event.tool else " the prompt" if event.event == "user_prompt" else ""
     reason = shorten(" ".join((event.reason or "").split()), 200)
     return f"{event.event} hook blocked{what}: {reason} ({shorten(event.command, 60)})"
+
+
+def rewound_line(event: SessionRewound) -> str:
+    """``session rewound to before: PROMPT (…discarded)``: a terminal cannot take back the
+    lines it printed for the discarded turns, so it says that they are gone."""
+    prompt = shorten(" ".join(event.prompt.split()), 80)
+    return f"session rewound to before: {prompt} (what is above from there on was discarded)"
 
 
 def plan_lines(event: PlanUpdate, style: Style) -> list[str]:

@@ -4,11 +4,13 @@ latest session of the directory by default, and a conflict left alone until ``--
 from __future__ import annotations
 
 import json
+import signal
 from collections.abc import Iterator
 
 import pytest
 
-from tests.agentctl.harness import Sandbox, json_lines
+from tests.agentctl.harness import Sandbox, json_lines, read_until
+from tests.harness import scaled
 from tests.rewind.scenarios import KEEP_BEFORE, SCENARIOS
 
 pytestmark = pytest.mark.e2e
@@ -75,3 +77,19 @@ def test_rewind_errors_are_readable(sandbox: Sandbox) -> None:
     assert too_far.returncode == 2, too_far.stderr
     assert "the current branch has 1 user prompts" in too_far.stderr
     assert "Traceback" not in too_far.stderr
+
+
+def test_attach_says_when_another_client_rewinds(sandbox: Sandbox) -> None:
+    """A terminal following the session cannot take back what it printed: it prints a line
+    naming the prompt the session went back before."""
+    sid = _send(sandbox, "rewind turn one")
+    _send(sandbox, "--session", sid, "rewind turn two")
+    attach = sandbox.popen_bytes("attach", sid)
+    read_until(attach, "stderr", "is idle; waiting for its next run")
+    rewound = sandbox.run("rewind", sid, "--no-files")
+    assert rewound.returncode == 0, rewound.stderr
+    shown = read_until(attach, "stdout", "(what is above from there on was discarded)")
+    assert "↶ session rewound to before: rewind turn two" in shown
+    attach.send_signal(signal.SIGINT)
+    attach.communicate(timeout=scaled(20))
+    assert attach.returncode == 130
