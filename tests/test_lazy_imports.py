@@ -98,7 +98,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
         "agentd.session.mcp_setup", "agentd.session.shared",
     )),
     "agentd.session.stored": (f"{FIRST_USE} (the store, rewind: when a method needs them)", (
-        "agentd.session.history", "agentd.session.rewind", "agentd.session.shared",
+        "agentd.session.rewind", "agentd.session.shared",
         "agentd.store", "agentd.tools.process.spill",
     )),
     "agentd.session.factory": (f"{FIRST_USE} (hooks: only a session with hooks); {PENDING}", (

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from agentd.api.subscriber import QueueSubscriber
-from agentd.protocol.content import TextContent, UserMessage
+from agentd.protocol.content import AssistantMessage, TextContent, UserMessage
 from agentd.protocol.events import (
     AgentEnd,
     HookResult,
@@ -19,6 +19,7 @@ from agentd.protocol.methods import (
     MessagesParams,
     PromptParams,
     SessionExportParams,
+    SessionIdParams,
     SessionNewParams,
 )
 from agentd.session.service import SessionService
@@ -121,6 +122,8 @@ async def test_a_blocked_prompt_ends_the_run_before_any_model_call(
     assert not [e for e in seen if type(e).__name__ == "MessageStart"]
     messages = await service.messages(MessagesParams(session_id=info.session_id))
     assert messages.messages == []
+    [placed] = messages.hook_blocks  # before any message: the prompt never joined
+    assert (placed.after_message_id, placed.hook) == (None, blocked)
     allowed = await service.prompt(PromptParams(session_id=info.session_id, text="how are you"))
     assert allowed.stop_reason == "end_turn"
 
@@ -174,6 +177,24 @@ async def test_a_blocked_tool_call_fails_with_the_reason_as_its_result(
     assert "rm -rf is not allowed here" in end.result[0].text
     [blocked] = [e for e in seen if isinstance(e, HookResult)]
     assert (blocked.decision, blocked.tool, blocked.exit_code) == ("block", "bash", 0)
+    await _the_history_places_the_block(service, info.session_id, blocked)
+
+
+async def _the_history_places_the_block(
+    service: SessionService, session_id: str, blocked: HookResult
+) -> None:
+    """``session/messages`` places the block after the message with the blocked call (also
+    when read back from the file), and only on the page holding it."""
+    page = await service.messages(MessagesParams(session_id=session_id))
+    [placed] = page.hook_blocks
+    assert placed.hook == blocked
+    [caller] = [m for m in page.messages if isinstance(m, AssistantMessage) and m.tool_calls()]
+    assert placed.after_message_id == caller.id
+    newest = await service.messages(MessagesParams(session_id=session_id, limit=1))
+    assert newest.hook_blocks == []  # the page is the final reply only
+    await service.close_session(SessionIdParams(session_id=session_id))  # unloaded
+    again = await service.messages(MessagesParams(session_id=session_id))
+    assert again.hook_blocks == page.hook_blocks
 
 
 async def test_post_tool_context_is_appended_to_the_result(

@@ -10,7 +10,7 @@ import pytest
 
 from tests.harness import Home
 from tests.hooks.conftest import hook, script
-from tests.web.conftest import WebDaemon
+from tests.web.conftest import WebDaemon, sign_in_browser
 from tests.web.test_page import IDLE, open_page, send, shoot
 
 pytest.importorskip("playwright")
@@ -60,3 +60,39 @@ def test_a_blocked_call_shows_as_a_card(
     expect(tool.first).to_contain_text("write")
     assert not (web.home.project / "hello.py").exists()
     shoot(page, artifacts, "hook-block")
+
+
+def test_a_reopened_chat_shows_each_block_once_where_it_happened(
+    context: BrowserContext,  # noqa: F811
+    web: WebDaemon,
+    artifacts: Path,
+) -> None:
+    """A reload (history, then the daemon's buffered events replayed) and a reopen after a
+    daemon restart (history only, from the session file) both show the block once, after the
+    blocked call's card."""
+    page = open_page(context, web)
+    send(page, "hello world")
+    expect(page.locator(".notice--blocked")).to_have_count(1)
+    page.wait_for_function(IDLE)
+    [session] = web.rpc("session/list", {})["sessions"]
+    order = ".item--tool, .notice--blocked"
+    page.reload()
+    page.wait_for_function(IDLE)
+    expect(page.locator(".notice--blocked")).to_have_count(1)
+    web.close()
+    again = WebDaemon(web.home, config="")
+    try:
+        sign_in_browser(context, again)
+        reopened = context.new_page()
+        reopened.goto(f"{again.base}/?cwd={web.home.project}#session={session['sessionId']}")
+        card = reopened.locator(".notice--blocked")
+        expect(card).to_have_count(1)
+        expect(card).to_contain_text("⊘ pre_tool hook blocked write: writes need a review first")
+        kinds = reopened.locator(order).evaluate_all(
+            "nodes => nodes.map(n => n.classList.contains('item--tool') ? 'tool' : 'block')"
+        )
+        assert kinds[:2] == ["tool", "block"]  # right after the blocked write's card
+        expect(reopened.locator(".item--tool").first).to_contain_text("write")
+        shoot(reopened, artifacts, "hook-block-reopened")
+    finally:
+        again.close()

@@ -30,6 +30,7 @@ class WebDaemon:
         if config:
             home.project_config(top=config)  # top-level keys before any table
         self.log_path = home.stderr
+        self._log_from = home.stderr.stat().st_size if home.stderr.exists() else 0
         argv = home.agentd("serve", "--socket", str(home.socket), "--http", http, *extra)
         self.process = start_daemon(argv, home.env, home.stderr, self._link, cwd=home.project)
         self.link = str(self._link())
@@ -37,9 +38,12 @@ class WebDaemon:
         self.port = int(self.base.rsplit(":", 1)[1])
 
     def _link(self) -> str | None:
-        """The link the daemon logged ("web chat at …"), once it has."""
-        found = re.search(r"web chat at (\S+)", self.log_path.read_text(errors="replace"))
-        return found.group(1) if found else None
+        """The link this daemon logged ("web chat at …"), once it has (the log may hold an
+        earlier daemon's of the same home before it)."""
+        with self.log_path.open("rb") as log:
+            log.seek(self._log_from)
+            found = re.search(rb"web chat at (\S+)", log.read())
+        return found.group(1).decode() if found else None
 
     def rpc(self, method: str, params: dict[str, Any] | None = None) -> Any:
         """One JSON-RPC call over the daemon's socket (after initialize)."""

@@ -36,7 +36,7 @@ from agentd.protocol.commands import (
     SessionCommandsResult as SessionCommandsResult,
 )
 from agentd.protocol.content import ImageContent, Message, Usage
-from agentd.protocol.events import PermissionOption, PlanItem, RunStopReason
+from agentd.protocol.events import HookResult, PermissionOption, PlanItem, RunStopReason
 from agentd.protocol.lifecycle import (
     PROTOCOL_VERSION as PROTOCOL_VERSION,
 )
@@ -266,16 +266,30 @@ class MessagesParams(Params):
     before: int | None = None
 
 
+class HookBlock(Result):
+    """A hook that blocked something (its ``hook_result`` with decision ``block``), placed in
+    the conversation: it came after the message ``after_message_id`` (None: before the
+    first message). ``entry_id`` is its session entry."""
+
+    entry_id: str
+    after_message_id: str | None
+    hook: HookResult
+
+
 class MessagesResult(Result):
     """``session/messages``: a page of the conversation on the session's current branch.
 
     ``start`` is the branch index of ``messages[0]`` and ``total`` the branch's length: while
-    ``start`` is above 0, ``before: start`` asks for the page before this one.
+    ``start`` is above 0, ``before: start`` asks for the page before this one. ``hook_blocks``:
+    the hooks that blocked a prompt or a tool call among this page's messages (each placed
+    after one of them, or before the first message on the first page), so a reopened chat
+    shows them where they happened.
     """
 
     messages: list[Message]
     start: int
     total: int
+    hook_blocks: list[HookBlock] = msgspec.field(default_factory=list)
 
 
 class SetModelParams(Params):

@@ -10,13 +10,20 @@ done in slices between which the event loop serves the other clients.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import msgspec
 
 from agentd.errors import InvalidParams
 from agentd.protocol.content import Message
-from agentd.protocol.methods import MAX_MESSAGES_PAGE, MAX_MESSAGES_PAGE_BYTES, MessagesResult
+from agentd.protocol.events import Event, MessageEnd
+from agentd.protocol.methods import (
+    MAX_MESSAGES_PAGE,
+    MAX_MESSAGES_PAGE_BYTES,
+    HookBlock,
+    MessagesResult,
+)
+from agentd.protocol.session_file import CompactionEntry, Entry, HookEntry, MessageEntry
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(MessagesResult).decode
@@ -64,3 +71,50 @@ async def message_page(
             await asyncio.sleep(0)
     pieces.reverse()
     return _decode(b'{"messages":[%b],"start":%d,"total":%d}' % (b",".join(pieces), start, total))
+
+
+def hook_blocks(branch: Sequence[Entry], redact: Callable[[str], str]) -> list[HookBlock]:
+    """The hooks that blocked something on ``branch`` (the session's entries, root first):
+    each ``hook_result`` entry with decision ``block``, placed after the message before it —
+    a compaction counts as its summary message. Reason and command have secrets ``redact``ed.
+    """
+    blocks: list[HookBlock] = []
+    after: str | None = None
+    for entry in branch:
+        if isinstance(entry, MessageEntry):
+            after = entry.message.id
+        elif isinstance(entry, CompactionEntry):
+            after = entry.id
+        elif isinstance(entry, HookEntry) and entry.hook.decision == "block":
+            hook = msgspec.structs.replace(
+                entry.hook,
+                command=redact(entry.hook.command),
+                reason=None if entry.hook.reason is None else redact(entry.hook.reason),
+            )
+            blocks.append(HookBlock(entry_id=entry.id, after_message_id=after, hook=hook))
+    return blocks
+
+
+def with_hook_blocks(page: MessagesResult, blocks: Sequence[HookBlock]) -> MessagesResult:
+    """``page`` with those of ``blocks`` placed after one of its messages (or, placed before
+    every message, when the page is the first) as its ``hook_blocks``."""
+    shown = {message.id for message in page.messages}
+    kept = [
+        block
+        for block in blocks
+        if block.after_message_id in shown or (block.after_message_id is None and page.start == 0)
+    ]
+    return msgspec.structs.replace(page, hook_blocks=kept)
+
+
+def history_events(messages: Sequence[Message], blocks: Sequence[HookBlock]) -> Iterator[Event]:
+    """The conversation as events for a ``replay``: a ``message_end`` per message, each
+    block's ``hook_result`` after the message it followed (those before every message
+    first; those whose message is no longer in the context are left out)."""
+    placed: dict[str | None, list[HookBlock]] = {}
+    for block in blocks:
+        placed.setdefault(block.after_message_id, []).append(block)
+    yield from (block.hook for block in placed.get(None, ()))
+    for message in messages:
+        yield MessageEnd(message=message)
+        yield from (block.hook for block in placed.get(message.id, ()))

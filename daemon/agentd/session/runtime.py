@@ -46,6 +46,7 @@ from agentd.protocol.hooks import HookInput
 from agentd.protocol.methods import (
     CancelResult,
     CompactResult,
+    HookBlock,
     PermissionMode,
     SessionInfo,
     SessionStateResult,
@@ -62,6 +63,7 @@ from agentd.session.bus import EventBus
 from agentd.session.changes import ChangeRecorder
 from agentd.session.compaction import CompactionSettings, Compactor, Reason, prompt_too_large
 from agentd.session.files import ClientFiles
+from agentd.session.history import hook_blocks
 from agentd.session.phase import RunState
 from agentd.session.settings import AgentParts, Settings
 from agentd.session.stream_redact import StreamRedactor
@@ -196,6 +198,13 @@ class SessionRuntime:
     def messages(self) -> list[Message]:
         """The conversation on the current branch (a copy)."""
         return list(self.agent.messages)
+
+    def hook_blocks(self) -> list[HookBlock]:
+        """The hooks that blocked something on the current branch, placed after their
+        messages (:func:`agentd.session.history.hook_blocks`)."""
+        if not self.file.hook_blocks:
+            return []
+        return hook_blocks(self.file.path_to_leaf(), self.file.redact_text)
 
     # --- the event sink ----------------------------------------------------------------------
 

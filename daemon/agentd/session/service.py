@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from agentd.errors import InvalidParams, InvalidRequest, SessionBusy
 from agentd.protocol.commands import SessionCommandsParams, SessionCommandsResult
-from agentd.protocol.events import MessageEnd, PlanUpdate
+from agentd.protocol.events import PlanUpdate
 from agentd.protocol.mcp import McpListParams, McpListResult, McpServerInfo
 from agentd.protocol.methods import (
     CancelResult,
@@ -48,6 +48,7 @@ from agentd.protocol.methods import (
     SubscribeParams,
     SubscribeResult,
 )
+from agentd.session.history import history_events
 from agentd.session.idle import DEFAULT_IDLE_SECONDS, DEFAULT_MAX_LOADED
 from agentd.session.prompt_run import PromptRun
 from agentd.session.stored import StoredSessionMethods
@@ -133,7 +134,8 @@ class SessionService(StoredSessionMethods):
         self, params: SessionLoadParams, subscriber: Subscriber | None = None
     ) -> SessionLoadResult:
         """``session/load``: load by id or path; ``replay`` sends the branch's messages to
-        ``subscriber`` as seq-0 ``message_end`` events before it starts watching."""
+        ``subscriber`` as seq-0 ``message_end`` events (each hook that blocked something as a
+        ``hook_result`` after its message) before it starts watching."""
         if (params.session_id is None) == (params.path is None):
             raise InvalidParams("give exactly one of `sessionId` and `path`")
         sessions = self._manager()
@@ -147,8 +149,8 @@ class SessionService(StoredSessionMethods):
             attach_mcp_servers(sessions.shared, runtime, params.mcp_servers)
         if subscriber is not None:
             if params.replay:
-                for message in runtime.agent.messages:
-                    runtime.bus.send_one(subscriber, MessageEnd(message=message))
+                for event in history_events(runtime.agent.messages, runtime.hook_blocks()):
+                    runtime.bus.send_one(subscriber, event)
                 if plan := runtime.file.plan():
                     runtime.bus.send_one(subscriber, PlanUpdate(entries=plan))
             sessions.watch(runtime, subscriber)

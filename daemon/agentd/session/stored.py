@@ -5,7 +5,8 @@ unloading and deleting it.
 :class:`StoredSessionMethods` is the half of :class:`agentd.session.service.SessionService`
 that works on what a session has (its file and tree) rather than on a run; the service
 provides the loaded sessions (:meth:`StoredSessionMethods._manager`). Like the service it
-imports only protocol types at start-up; the store is imported when first used.
+imports only protocol types and the message pager at start-up; the store is imported when first
+used.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from agentd.protocol.methods import (
     SessionStateResult,
 )
 from agentd.protocol.rewind import SessionRewindParams, SessionRewindResult
+from agentd.session.history import message_page, with_hook_blocks
 
 if TYPE_CHECKING:
     from agentd.api.subscriber import Subscriber
@@ -78,12 +80,11 @@ class StoredSessionMethods:
     ) -> MessagesResult:
         """``session/messages``: a page of the conversation on the current branch (secrets
         redacted; see :func:`agentd.session.history.message_page`)."""
-        from agentd.session.history import message_page
-
         runtime = await self._manager().get(params.session_id)
-        return await message_page(
+        page = await message_page(
             runtime.messages(), runtime.file.redact_json, limit=params.limit, before=params.before
         )
+        return with_hook_blocks(page, runtime.hook_blocks()) if runtime.file.hook_blocks else page
 
     async def state(
         self, params: SessionIdParams, subscriber: Subscriber | None = None

@@ -23,6 +23,7 @@ from agentd.protocol.events import PlanItem
 from agentd.protocol.session_file import (
     CompactionEntry,
     Entry,
+    HookEntry,
     MessageEntry,
     ModelChangeEntry,
     PlanEntry,
@@ -62,6 +63,9 @@ class SessionTree:
         self._branch_leaf: str | None = None
         self._branch: list[Node] = []
         self.tree_warnings: list[LoadWarning] = []
+        self.hook_blocks = 0
+        """How many ``hook_result`` entries with decision ``block`` the file holds (any
+        branch): a reader looking for them skips the walk when there are none."""
         for node in nodes:
             self._insert(self._adopt(node))
 
@@ -163,6 +167,8 @@ class SessionTree:
         self._nodes.append(node)
         if not isinstance(node, UnknownEntry):
             self._entries.append(node)
+        if isinstance(node, HookEntry) and node.hook.decision == "block":
+            self.hook_blocks += 1
         if node.id is None:
             return
         if node.id in self._by_id:

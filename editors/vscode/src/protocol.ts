@@ -357,6 +357,16 @@ export interface GrepDetails {
   truncated?: boolean;
 }
 /**
+ * A hook that blocked something (its ``hook_result`` with decision ``block``), placed in
+ *     the conversation: it came after the message ``after_message_id`` (None: before the
+ *     first message). ``entry_id`` is its session entry.
+ */
+export interface HookBlock {
+  entryId: string;
+  afterMessageId: string | null;
+  hook: HookResult;
+}
+/**
  * A configured hook ran (recorded in the session file too).
  *
  *     ``decision``: ``allow`` (exit 0, the run goes on, maybe with added context), ``block``
@@ -699,12 +709,16 @@ export interface MessagesParams {
  * ``session/messages``: a page of the conversation on the session's current branch.
  *
  *     ``start`` is the branch index of ``messages[0]`` and ``total`` the branch's length: while
- *     ``start`` is above 0, ``before: start`` asks for the page before this one.
+ *     ``start`` is above 0, ``before: start`` asks for the page before this one. ``hook_blocks``:
+ *     the hooks that blocked a prompt or a tool call among this page's messages (each placed
+ *     after one of them, or before the first message on the first page), so a reopened chat
+ *     shows them where they happened.
  */
 export interface MessagesResult {
   messages: (UserMessage | AssistantMessage | ToolResultMessage)[];
   start: number;
   total: number;
+  hookBlocks?: HookBlock[];
 }
 /**
  * One configured model.

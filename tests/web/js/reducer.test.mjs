@@ -261,3 +261,26 @@ test('a hook block is a card; an allowed or failed hook adds nothing', () => {
   assert.equal(cards[0].text, '⊘ pre_tool hook blocked bash: no rm -rf (policy.sh)');
   assert.equal(cards[1].text, '⊘ user_prompt hook blocked the prompt: frozen (gate.sh)');
 });
+
+test('history places hook blocks after their messages; their replay is not a second card', () => {
+  const events = runEvents();
+  const history = [events[3].event.message, events[10].event.message, events[16].event.message, events[19].event.message];
+  const block = (entryId, afterMessageId, reason) => ({
+    entryId, afterMessageId,
+    hook: { type: 'hook_result', event: 'user_prompt', command: 'gate.sh', exitCode: 2, decision: 'block', durationMs: 3, reason },
+  });
+  const blocks = [block('h0', null, 'first'), block('h1', 'a1', 'frozen'), block('h2', 'a2', 'frozen')];
+  const loaded = loadHistory(initialState(S), history, blocks, 30);
+  assert.deepEqual(shape(loaded), [
+    'notice:hook:h0', 'user:u1', 'assistant:a1', 'tool:c1', 'notice:hook:h1', 'assistant:a2', 'notice:hook:h2',
+  ]); // after a1 and the calls it made, as a live pre_tool block shows after its call
+  assert.equal(loaded.items[4].text, '⊘ user_prompt hook blocked the prompt: frozen (gate.sh)');
+  // The buffered events replayed after the history: each block matches one placed card.
+  const replay = (reason, at) => ({ sessionId: S, seq: at, event: { ...blocks[0].hook, reason } });
+  let state = fold(loaded, [replay('frozen', 28), replay('frozen', 29)]);
+  assert.deepEqual(shape(state), shape(loaded));
+  assert.equal(state.items.filter((i) => i.fromHistory).length, 1); // h0's event is no longer buffered
+  // A new block after the history, with the same text, is a new card.
+  state = reduce(state, replay('frozen', 31));
+  assert.deepEqual(shape(state).at(-1), 'notice:notice:31');
+});

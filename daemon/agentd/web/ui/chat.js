@@ -143,7 +143,7 @@ export function mountChat(root, host, options = {}) {
     const loaded = await call('session/load', { sessionId });
     const history = await call('session/messages', { sessionId });
     const state = await call('session/state', { sessionId });
-    let chat = loadHistory(initialState(sessionId), history.messages);
+    let chat = loadHistory(initialState(sessionId), history.messages, history.hookBlocks, loaded.lastSeq);
     chat = { ...chat, running: state.status === 'running', queue: { steering: state.steering, followUp: state.followUp }, plan: state.plan ?? [] };
     if (fresh) view.reset(); // drawn items of the discarded turns go
     set({ chat, session: loaded.session, banner: null });

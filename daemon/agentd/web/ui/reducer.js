@@ -28,8 +28,9 @@
  * @typedef {{key: string, kind: 'tool', name: string, args: Record<string, unknown>,
  *   status: 'running' | 'done' | 'error'} | {key: string, kind: 'text', text: string}} ChildStep
  *   (what a task's subagent did, nested on the task's card: its tool calls and its replies)
- * @typedef {{kind: 'notice', key: string, level: 'info' | 'warning' | 'error' | 'blocked', text: string}}
- *   NoticeItem
+ * @typedef {{kind: 'notice', key: string, level: 'info' | 'warning' | 'error' | 'blocked', text: string,
+ *   fromHistory?: boolean}} NoticeItem
+ *   (`fromHistory`: a hook's block placed by `session/messages`, not yet matched by its replayed event)
  * @typedef {{attempt: number, maxAttempts: number, delayMs: number, error: string,
  *   waiting: boolean}} RetryInfo
  *   (a wait for the model after a failed call: `attempt` failed, the next comes in `delayMs`;
@@ -44,6 +45,7 @@
  * @typedef {{
  *   sessionId: string | null,
  *   lastSeq: number,
+ *   historySeq: number,
  *   running: boolean,
  *   items: Item[],
  *   index: Record<string, number>,
@@ -63,6 +65,7 @@
  *   | import('./protocol').ToolResultMessage} Message
  * @typedef {import('./protocol').ToolExecutionEnd} ToolExecutionEnd
  * @typedef {import('./protocol').HookResult} HookResult
+ * @typedef {import('./protocol').HookBlock} HookBlock
  */
 
 /** @returns {ChatState} the state of a session nothing is known about yet. */
@@ -70,6 +73,7 @@ export function initialState(sessionId = null) {
   return {
     sessionId,
     lastSeq: 0,
+    historySeq: 0,
     running: false,
     items: [],
     index: {},
@@ -99,14 +103,38 @@ export function reduce(state, params) {
 }
 
 /**
- * The state with the messages of `session/messages` (or `session/load` replay) merged in.
+ * The state with the messages of `session/messages` (or `session/load` replay) merged in, and
+ * the hooks that blocked something (`hookBlocks`) each after the message it followed.
+ * `historySeq`: the session's last event seq when the history was read — a replayed
+ * `hook_result` up to it is the block already shown, not a second one.
  * @param {ChatState} state
  * @param {any[]} messages
+ * @param {HookBlock[]} [hookBlocks]
+ * @param {number} [historySeq]
  * @returns {ChatState}
  */
-export function loadHistory(state, messages) {
+export function loadHistory(state, messages, hookBlocks = [], historySeq = 0) {
+  /** @type {Map<string, HookBlock[]>} */
+  const byAnchor = new Map();
+  for (const block of hookBlocks) {
+    const anchor = block.afterMessageId ?? '';
+    byAnchor.set(anchor, [...(byAnchor.get(anchor) ?? []), block]);
+  }
+  let next = placeHookBlocks({ ...state, historySeq }, byAnchor.get(''));
+  for (const message of messages) {
+    next = messageEnd(next, { message });
+    next = placeHookBlocks(next, byAnchor.get(message.id));
+  }
+  return next;
+}
+
+/** @param {ChatState} state @param {HookBlock[]} [blocks] @returns {ChatState} */
+function placeHookBlocks(state, blocks = []) {
   let next = state;
-  for (const message of messages) next = messageEnd(next, { message });
+  for (const block of blocks) {
+    const text = hookBlockText(block.hook);
+    next = put(next, { kind: 'notice', key: `hook:${block.entryId}`, level: 'blocked', text, fromHistory: true });
+  }
   return next;
 }
 
@@ -418,8 +446,20 @@ const HANDLERS = {
     notice(state, 'warning', e.line ? `Session file line ${e.line}: ${e.message}` : e.message, seq),
   // A hook's block is a card of its own; a failed hook also sent a session_warning.
   hook_result: (state, /** @type {HookResult} */ e, seq) =>
-    e.decision === 'block' ? notice(state, 'blocked', hookBlockText(e), seq) : state,
+    e.decision === 'block' ? hookBlocked(state, hookBlockText(e), seq) : state,
 };
+
+/**
+ * A hook's block as a card, unless it is the replay of one the history placed already (its
+ * seq not after the history's, the same text, not matched before).
+ * @param {ChatState} state @param {string} text @param {number} seq @returns {ChatState}
+ */
+function hookBlocked(state, text, seq) {
+  const placed = seq > 0 && seq <= state.historySeq
+    ? state.items.find((item) => item.kind === 'notice' && item.fromHistory && item.text === text)
+    : undefined;
+  return placed ? put(state, { ...placed, fromHistory: false }) : notice(state, 'blocked', text, seq);
+}
 
 /** "⊘ pre_tool hook blocked bash: <reason> (scripts/policy-check)". @param {HookResult} e */
 export function hookBlockText(e) {
