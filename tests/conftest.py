@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.harness import TEST_MODE, TEST_OPT_IN, XDG_DIRS, scaled
+from tests.harness import TEST_MCP_STARTUP, TEST_MODE, TEST_OPT_IN, XDG_DIRS, scaled
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -58,7 +58,7 @@ def xdg_home(short_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         monkeypatch.setenv(name, str(path))
     config = short_tmp / XDG_DIRS["XDG_CONFIG_HOME"] / "agentd" / "config.toml"
     config.parent.mkdir(mode=0o700)
-    config.write_text(TEST_MODE + TEST_OPT_IN)
+    config.write_text(TEST_MODE + TEST_MCP_STARTUP + TEST_OPT_IN)
     return short_tmp
 
 

@@ -84,6 +84,12 @@ def scaled(seconds: float) -> float:
     return seconds * SLOWDOWN
 
 
+TEST_MCP_STARTUP = f"mcp_startup_timeout = {scaled(60):g}\n"
+"""The tests' user configuration gives MCP servers a minute (scaled) to start: the SDK's test
+servers take seconds to import, and on a loaded 2-core machine they took longer than the
+daemon's default 30 s."""
+
+
 def wait_until(
     condition: Callable[[], T | None], timeout: float = 10, what: str = "", interval: float = 0.02
 ) -> T:
@@ -263,10 +269,13 @@ class IsolatedHome:
 
     def user_config(self, text: str = "", *, auto: bool = True) -> Path:
         """Write the user's ``config.toml``: ``text``, plus (``auto``) the tests' run mode:
-        :data:`TEST_MODE` first unless ``text`` sets a mode, :data:`TEST_OPT_IN` last unless
+        :data:`TEST_MODE` first unless ``text`` sets a mode (and :data:`TEST_MCP_STARTUP`
+        unless it sets that), :data:`TEST_OPT_IN` last unless
         it has a ``[permissions]`` table (then add the opt-in to it). Returns its path."""
         if auto:
             mode = "" if "permission_mode" in text else TEST_MODE
+            if "mcp_startup_timeout" not in text:
+                mode += TEST_MCP_STARTUP
             if "[permissions]\n" in text:
                 opt_in = ""
                 text = text.replace("[permissions]\n", TEST_OPT_IN, 1)

@@ -81,9 +81,10 @@ def test_attach_mid_run_starts_from_the_start_of_the_run(sandbox: Sandbox) -> No
     sandbox.use_scenarios(E2E_SCENARIOS)
     send = sandbox.popen_bytes("send", "--json", "--provider", "mock", "sleep in bash")
     try:
-        first = json.loads(read_until(send, "stdout", "\n").splitlines()[0])
-        session_id = first["sessionId"]
-        read_until(send, "stdout", '"tool_execution_start"')
+        # One read: a loaded machine can hand over the first line and the call's start in one
+        # chunk, which a first read up to "\n" would swallow.
+        started = read_until(send, "stdout", '"tool_execution_start"')
+        session_id = json.loads(started.splitlines()[0])["sessionId"]
         attach = sandbox.popen_bytes("attach", session_id, "--json", "--until-end")
         seen = json_lines(read_until(attach, "stdout", '"tool_execution_start"'))
         events = [line["event"] for line in seen]

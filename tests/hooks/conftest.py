@@ -14,7 +14,7 @@ import pytest
 from agentd.api.subscriber import QueueSubscriber
 from agentd.protocol.events import AgentEnd, SessionEvent
 from agentd.session.service import SessionService
-from tests.harness import BUILTIN_SCENARIOS, TEST_MODE, TEST_OPT_IN, scaled
+from tests.harness import BUILTIN_SCENARIOS, TEST_MCP_STARTUP, TEST_MODE, TEST_OPT_IN, scaled
 from tests.scenarios import tool_call
 
 
@@ -79,7 +79,7 @@ def user_hooks(xdg_home: Path, hooks: str, extra: str = "") -> None:
     """The user's config.toml: the tests' run mode, ``extra`` top-level keys and ``hooks``
     (``[[hooks.EVENT]]`` tables)."""
     config = xdg_home / "con" / "agentd" / "config.toml"
-    config.write_text(TEST_MODE + extra + TEST_OPT_IN + "\n" + hooks)
+    config.write_text(TEST_MODE + TEST_MCP_STARTUP + extra + TEST_OPT_IN + "\n" + hooks)
 
 
 def hook(event: str, command: str, matcher: str = "*", timeout: float = 20) -> str:

@@ -56,6 +56,29 @@ async def test_a_server_that_never_answers_is_reported_and_the_session_works(hom
     assert warnings(again) == []  # once per session
 
 
+async def test_mcp_startup_timeout_is_the_default_of_every_server(home: Home) -> None:
+    """The top-level ``mcp_startup_timeout`` bounds the start of a server a client passes
+    and of a table without its own ``startup_timeout``; a table's own wins."""
+    hang = [str(SERVER), "--hang"]
+    write_user_config(
+        home,
+        "mcp_startup_timeout = 1.5\n"
+        + server_table("table", "--hang")
+        + "\n"
+        + server_table("own", "--hang", startup_timeout=2.5, env={"WHO": "own"}),  # own process
+    )
+    async with stdio_client(home) as client:
+        given = {"name": "given", "command": sys.executable, "args": hang, "env": []}
+        sid = await new_session(client, home, mcpServers=[given])
+        _, events = await run(client, sid, "mcp-add")
+    said = sorted(warnings(events))
+    assert len(said) == 3, said
+    timeouts = {
+        warning.split()[2]: warning.split("initialize within ")[1].split(";")[0] for warning in said
+    }
+    assert timeouts == {"given": "1.5 s", "own": "2.5 s", "table": "1.5 s"}, said
+
+
 async def test_a_missing_command_is_reported(home: Home) -> None:
     write_user_config(home, '[mcp_servers.t]\ncommand = "/nonexistent/mcp-server"\n')
     async with stdio_client(home) as client:

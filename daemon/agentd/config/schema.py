@@ -120,8 +120,9 @@ class McpServerSection(msgspec.Struct, forbid_unknown_fields=True):
     )
     enabled: Annotated[bool, doc("false: the server is not started")] = True
     startup_timeout: Annotated[
-        float, msgspec.Meta(gt=0), doc("seconds to start and initialize it")
-    ] = 30.0
+        Annotated[float, msgspec.Meta(gt=0)] | None,
+        doc("seconds to start and initialize it (default: `mcp_startup_timeout`)"),
+    ] = None
     tool_timeout: Annotated[float, msgspec.Meta(gt=0), doc("seconds a tool call may take")] = 600.0
     enabled_tools: Annotated[
         list[str] | None, doc("only these of its tools are offered (default: all)")
@@ -167,6 +168,14 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     retry: RetrySection = msgspec.field(default_factory=RetrySection)
     compaction: CompactionSection = msgspec.field(default_factory=CompactionSection)
     mcp_servers: dict[str, McpServerSection] = msgspec.field(default_factory=dict)
+    mcp_startup_timeout: Annotated[
+        float,
+        msgspec.Meta(gt=0),
+        doc(
+            "seconds an MCP server has to start and initialize (a `[mcp_servers.NAME]` table "
+            "may set its own `startup_timeout`)"
+        ),
+    ] = 30.0
     hooks: HooksSection = msgspec.field(default_factory=HooksSection)
 
 

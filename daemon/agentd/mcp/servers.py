@@ -29,6 +29,8 @@ from agentd.protocol.mcp import McpServerParam
 MCP_JSON = ".mcp.json"
 _NOT_NAME = re.compile(r"[^A-Za-z0-9_-]")
 MAX_TOOL_NAME = 64
+DEFAULT_STARTUP_TIMEOUT = 30.0
+"""Seconds a server has to start and initialize unless configured otherwise."""
 
 
 class ServerDef(msgspec.Struct, frozen=True):
@@ -43,7 +45,7 @@ class ServerDef(msgspec.Struct, frozen=True):
     cwd: str | None = None
     url: str | None = None
     headers: tuple[tuple[str, str], ...] = ()
-    startup_timeout: float = 30.0
+    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
     tool_timeout: float = 600.0
     enabled_tools: tuple[str, ...] | None = None
     disabled_tools: tuple[str, ...] = ()
@@ -78,25 +80,29 @@ def gather(
     cwd: Path,
     params: Sequence[McpServerParam] | None,
     env: Mapping[str, str] | None = None,
+    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
 ) -> Gathered:
     """The servers of a session in ``cwd`` (see the module docstring); disabled ones are
-    left out. Raises ValueError for a bad ``mcpServers`` entry (the client's mistake)."""
+    left out; a server gets ``startup_timeout`` seconds to start unless its table sets its
+    own. Raises ValueError for a bad ``mcpServers`` entry (the
+    client's mistake)."""
     env = os.environ if env is None else env
     merged: dict[str, ServerDef] = {}
     warnings: list[str] = []
     for name, section in configured.items():
-        merged[name] = from_section(name, section, "config")
+        merged[name] = from_section(name, section, "config", startup_timeout)
     found = find_mcp_json(cwd, env)
     untrusted = None
     if found is not None:
         if is_trusted(found.parent, env):
             for definition in read_mcp_json(found, warnings):
-                merged[definition.name] = definition
+                timed = msgspec.structs.replace(definition, startup_timeout=startup_timeout)
+                merged[definition.name] = timed
         else:
             untrusted = found
             warnings.append(untrusted_warning(found))
     for param in params or ():
-        merged[param.name] = from_param(param)
+        merged[param.name] = from_param(param, startup_timeout)
     servers = [d for d in merged.values() if d.command or d.url]
     disabled = {name for name, s in configured.items() if not s.enabled}
     return Gathered([d for d in servers if d.name not in disabled], warnings, untrusted)
@@ -109,7 +115,14 @@ def untrusted_warning(path: Path) -> str:
     )
 
 
-def from_section(name: str, section: McpServerSection, source: str) -> ServerDef:
+def from_section(
+    name: str,
+    section: McpServerSection,
+    source: str,
+    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+) -> ServerDef:
+    """The server of a config table (or a ``.mcp.json`` entry made one); ``startup_timeout``
+    unless the table sets its own."""
     return ServerDef(
         name=name,
         source=source,
@@ -119,15 +132,18 @@ def from_section(name: str, section: McpServerSection, source: str) -> ServerDef
         cwd=section.cwd,
         url=section.url,
         headers=tuple(sorted(section.headers.items())),
-        startup_timeout=section.startup_timeout,
+        startup_timeout=section.startup_timeout or startup_timeout,
         tool_timeout=section.tool_timeout,
         enabled_tools=tuple(section.enabled_tools) if section.enabled_tools is not None else None,
         disabled_tools=tuple(section.disabled_tools),
     )
 
 
-def from_param(param: McpServerParam) -> ServerDef:
-    """A ``session/new`` entry; ValueError when it names neither a command nor a URL."""
+def from_param(
+    param: McpServerParam, startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
+) -> ServerDef:
+    """A ``session/new`` entry, given ``startup_timeout`` seconds to start; ValueError when
+    it names neither a command nor a URL."""
     if param.type == "sse":
         raise ValueError(f"MCP server {param.name!r}: SSE servers are not supported, use http")
     if param.type == "http" and not param.url:
@@ -143,6 +159,7 @@ def from_param(param: McpServerParam) -> ServerDef:
         env=tuple(sorted((v.name, v.value) for v in param.env)),
         url=param.url if http else None,
         headers=tuple(sorted((h.name, h.value) for h in param.headers)),
+        startup_timeout=startup_timeout,
     )
 
 

@@ -317,9 +317,11 @@ def _assemble(
     context = _tool_context(shared, file, plan, policy)
     tools = toolset(plan.tools, context.settings)
     extra_prompt = "\n\n".join(t for t in (plan.config.extra_prompt, plan.extra_prompt) if t)
+    configured = plan.config.settings
     mcp, mcp_warnings = session_mcp_tools(
-        shared, plan.config.settings.mcp_servers, plan.cwd, plan.mcp_servers, tools, context
-    )
+        shared, configured.mcp_servers, plan.cwd, plan.mcp_servers, tools, context,
+        configured.mcp_startup_timeout,
+    )  # fmt: skip
     agent_parts = AgentParts(
         provider=_provider(shared, plan),
         model=plan.model,

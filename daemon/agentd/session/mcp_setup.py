@@ -41,12 +41,14 @@ def session_mcp_tools(
     params: Sequence[McpServerParam] | None,
     builtin: Toolset,
     context: ToolContext,
+    startup_timeout: float,
 ) -> tuple[SessionTools | None, list[str]]:
     """The session's MCP tool source (None when it has no servers: then nothing of MCP is
-    imported) and warnings about servers left out (an untrusted ``.mcp.json``)."""
+    imported) and warnings about servers left out (an untrusted ``.mcp.json``);
+    ``startup_timeout`` for the servers that do not set their own (``mcp_startup_timeout``)."""
     from agentd.mcp.servers import gather
 
-    found = gather(configured, cwd, params)
+    found = gather(configured, cwd, params, startup_timeout=startup_timeout)
     if not found.servers:
         return None, found.warnings
     from agentd.mcp.session import McpSession
@@ -59,18 +61,20 @@ def attach_mcp_servers(
     shared: SharedResources, runtime: SessionRuntime, servers: list[McpServerParam]
 ) -> None:
     """Add ``servers`` (by name) to a loaded session's MCP servers, from its next run on
-    (``session/load`` with ``mcpServers``); InvalidParams for a bad entry."""
+    (``session/load`` with ``mcpServers``; each given the ``mcp_startup_timeout`` of the
+    session's config); InvalidParams for a bad entry."""
     from agentd.mcp.servers import from_param
     from agentd.mcp.session import McpSession
 
     check_mcp_params(servers)
-    definitions = [from_param(server) for server in servers]
+    cwd = Path(runtime.settings.cwd)
+    timeout = shared.config(cwd).settings.mcp_startup_timeout
+    definitions = [from_param(server, timeout) for server in servers]
     current = runtime.extra_tools
     if isinstance(current, McpSession):
         current.add(definitions)
         return
     agent = runtime.agent
-    cwd = Path(runtime.settings.cwd)
     extra = McpSession(shared.mcp_pool(), definitions, cwd, agent.toolset, agent.context.settings)
     extra.warn = runtime.extra_warn
     runtime.extra_tools = agent.tool_source = extra
