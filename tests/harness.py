@@ -197,6 +197,19 @@ def stop(process: subprocess.Popen[Any], sig: int = signal.SIGTERM, timeout: flo
     return process.returncode
 
 
+def stop_processes_with_env(assignment: str, grace: float = 5) -> None:
+    """Stop every process (but this one) running with ``assignment`` (``NAME=value``) in its
+    environment — say, the runtime folder of a test's isolated home, so whatever the test
+    started and did not stop goes with it: SIGTERM, then SIGKILL after ``grace`` seconds."""
+    marker = assignment.encode()
+    ours = [pid for pid in _running_pids() if pid != os.getpid() and _has_env(pid, marker)]
+    for pid in ours:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
+    for pid in ours:
+        wait_pid_exit(pid, grace)
+
+
 def _running_pids() -> list[int]:
     """The pids of every process this user can see in ``/proc``."""
     return [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()]
@@ -354,13 +367,7 @@ class IsolatedHome:
         a client's autostart or by a test that did not stop them, whether or not they wrote a
         pid file. SIGTERM, then SIGKILL after ``grace`` seconds. A process whose environment
         is not this home's is never touched (a reused pid in an old pid file, say)."""
-        marker = f"XDG_RUNTIME_DIR={self.runtime_dir}".encode()
-        ours = [pid for pid in _running_pids() if pid != os.getpid() and _has_env(pid, marker)]
-        for pid in ours:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGTERM)
-        for pid in ours:
-            wait_pid_exit(pid, grace)
+        stop_processes_with_env(f"XDG_RUNTIME_DIR={self.runtime_dir}", grace)
 
     def cleanup(self) -> None:
         """Stop leftover daemons and remove the directories."""

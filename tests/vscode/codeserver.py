@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.harness import isolated_env, scaled, wait_until
+from tests.harness import isolated_env, scaled, stop_processes_with_env, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION = REPO / "editors" / "vscode"
@@ -40,7 +40,8 @@ def free_port() -> int:
 
 @dataclass
 class CodeServer:
-    """One code-server process; ``start()`` then ``url``; ``stop()`` kills its process group."""
+    """One code-server process; ``start()`` then ``url``; ``stop()`` kills its process group
+    and every process left with its environment (an extension's ``agentd`` outlived it)."""
 
     root: Path
     settings: dict[str, Any] = field(default_factory=dict)
@@ -139,6 +140,8 @@ class CodeServer:
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, 9)
                 self.process.wait()
+        runtime = self.env()["XDG_RUNTIME_DIR"]
+        stop_processes_with_env(f"XDG_RUNTIME_DIR={runtime}", grace=2)
         if self._log:
             self._log.close()
 
