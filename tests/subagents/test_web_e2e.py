@@ -79,6 +79,28 @@ def test_the_task_card_shows_the_childs_text_and_session(
     shoot(page, artifacts, "subagent-task")
 
 
+def test_a_reopened_task_card_shows_the_childs_steps(
+    context: BrowserContext, web: WebDaemon, artifacts: Path
+) -> None:
+    """The steps a task card drew live (the child's replies and calls) are drawn again when
+    the chat is reloaded: they come from the child's session, not from live events."""
+    page = open_page(context, web)
+    send(page, "delegate a write")
+    steps = page.locator(".item--tool .child-step")
+    expect(steps).to_have_count(3)
+    page.wait_for_function(IDLE)
+    live = steps.all_inner_texts()
+    assert live[0] == "Writing."
+    assert "write" in live[1]
+    page.reload()
+    page.wait_for_function(IDLE)
+    expect(page.locator(".item--tool .tool-output")).to_have_text("Wrote child.txt.")
+    expect(steps).to_have_count(3)
+    assert steps.all_inner_texts() == live
+    expect(page.locator(".child-step--done")).to_have_count(1)
+    shoot(page, artifacts, "subagent-task-reopened")
+
+
 def test_a_childs_approval_is_asked_on_the_task_card(
     context: BrowserContext, web: WebDaemon, artifacts: Path
 ) -> None:

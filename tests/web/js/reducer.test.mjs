@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { settledLength } from '../../../daemon/agentd/web/ui/mdsplit.js';
-import { MAX_CHILD_STEPS, initialState, loadHistory, pendingPermissions, reduce, totalUsage } from '../../../daemon/agentd/web/ui/reducer.js';
+import { MAX_CHILD_STEPS, initialState, loadChildSteps, loadHistory, pendingPermissions, reduce, totalUsage } from '../../../daemon/agentd/web/ui/reducer.js';
 
 const S = 's1';
 let seq = 0;
@@ -283,4 +283,29 @@ test('history places hook blocks after their messages; their replay is not a sec
   // A new block after the history, with the same text, is a new card.
   state = reduce(state, replay('frozen', 31));
   assert.deepEqual(shape(state).at(-1), 'notice:notice:31');
+});
+
+test("a reopened task card gets its subagent's steps from the child's messages", () => {
+  const details = {
+    type: 'task', childSessionId: 'kid', agent: 'general', description: 'Write it', stopReason: 'end_turn',
+    turns: 2, usage: { inputTokens: 1, outputTokens: 1 }, cost: 0,
+  };
+  const parent = [
+    { role: 'assistant', id: 'a1', content: [{ type: 'tool_call', id: 't1', name: 'task', arguments: { description: 'Write it' } }] },
+    { role: 'tool_result', id: 'r1', toolCallId: 't1', toolName: 'task', content: [{ type: 'text', text: 'Wrote it.' }], details },
+  ];
+  const child = [
+    { role: 'user', id: 'u', content: [{ type: 'text', text: 'write the file' }] },
+    { role: 'assistant', id: 'c1', content: [{ type: 'text', text: 'Writing.' }, { type: 'tool_call', id: 'w', name: 'write', arguments: { path: 'x.txt' } }, { type: 'tool_call', id: 'b', name: 'bash', arguments: { command: 'false' } }] },
+    { role: 'tool_result', id: 'r2', toolCallId: 'w', toolName: 'write', content: [] },
+    { role: 'tool_result', id: 'r3', toolCallId: 'b', toolName: 'bash', content: [], isError: true },
+    { role: 'assistant', id: 'c2', content: [{ type: 'text', text: 'Wrote it.' }] },
+  ];
+  const state = loadChildSteps(loadHistory(initialState(S), parent), 't1', child);
+  const card = state.items.find((i) => i.key === 't1');
+  assert.equal(card.child.sessionId, 'kid');
+  assert.deepEqual(card.child.steps.map((s) => (s.kind === 'text' ? s.text : `${s.name}:${s.status}`)), [
+    'Writing.', 'write:done', 'bash:error', 'Wrote it.',
+  ]);
+  assert.equal(loadChildSteps(state, 'a1', child), state); // not a task card
 });

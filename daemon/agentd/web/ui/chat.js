@@ -3,8 +3,11 @@
 // and the view. It is the only module that talks to the host; it knows nothing about HTTP,
 // postMessage or JSON-RPC framing.
 
-import { initialState, loadHistory, reduce } from './reducer.js';
+import { MAX_CHILD_STEPS, initialState, loadChildSteps, loadHistory, reduce } from './reducer.js';
 import { createView } from './view.js';
+
+/** How many of a subagent's latest messages a reopened task card reads for its steps. */
+const CHILD_PAGE = 2 * MAX_CHILD_STEPS;
 
 /**
  * @typedef {{
@@ -135,6 +138,16 @@ export function mountChat(root, host, options = {}) {
     } else if (name === 'compact') fail(new Error('Nothing to compact: the chat has not started.'));
   }
 
+  /** `chat` with the steps of each ended task's card read from its subagent's session (the
+   * latest page; a child that cannot be read keeps a card without steps). */
+  async function withChildSteps(chat) {
+    const tasks = chat.items.flatMap((item) =>
+      item.kind === 'tool' && item.details?.type === 'task' ? [{ key: item.key, child: item.details.childSessionId }] : []);
+    const pages = await Promise.all(tasks.map((task) =>
+      host.request('session/messages', { sessionId: task.child, limit: CHILD_PAGE }).catch(() => null)));
+    return tasks.reduce((next, task, i) => (pages[i] ? loadChildSteps(next, task.key, pages[i].messages) : next), chat);
+  }
+
   /** Show `sessionId`: its history, then its events (`fresh`: only those from now on, not
    * the buffered ones — after a rewind they belong to the discarded turns). */
   async function openSession(sessionId, fresh = false) {
@@ -144,6 +157,7 @@ export function mountChat(root, host, options = {}) {
     const history = await call('session/messages', { sessionId });
     const state = await call('session/state', { sessionId });
     let chat = loadHistory(initialState(sessionId), history.messages, history.hookBlocks, loaded.lastSeq);
+    chat = await withChildSteps(chat);
     chat = { ...chat, running: state.status === 'running', queue: { steering: state.steering, followUp: state.followUp }, plan: state.plan ?? [] };
     if (fresh) view.reset(); // drawn items of the discarded turns go
     set({ chat, session: loaded.session, banner: null });

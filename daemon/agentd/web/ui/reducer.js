@@ -128,6 +128,33 @@ export function loadHistory(state, messages, hookBlocks = [], historySeq = 0) {
   return next;
 }
 
+/**
+ * The steps of an ended task's card rebuilt from its subagent's messages (`session/messages`
+ * of the child session), as a reopened chat has no live events of the child: its replies and
+ * its tool calls, each with how it ended, as the live card showed them.
+ * @param {ChatState} state @param {string} taskKey @param {Message[]} messages @returns {ChatState}
+ */
+export function loadChildSteps(state, taskKey, messages) {
+  const tool = find(state, taskKey);
+  if (!tool || tool.kind !== 'tool' || tool.details?.type !== 'task') return state;
+  const { childSessionId, agent, description } = tool.details;
+  /** @type {Record<string, 'done' | 'error'>} */
+  const ended = {};
+  for (const m of messages) if (m.role === 'tool_result') ended[m.toolCallId] = m.isError ? 'error' : 'done';
+  let child = { sessionId: childSessionId, agent, description, steps: /** @type {ChildStep[]} */ ([]) };
+  for (const m of messages) {
+    if (m.role !== 'assistant') continue;
+    const text = contentText(m.content).trim();
+    if (text) child = withStep(child, { key: m.id, kind: 'text', text });
+    for (const block of m.content) {
+      if (block.type !== 'tool_call') continue;
+      const status = ended[block.id] ?? 'error'; // a call with no result never finished
+      child = withStep(child, { key: block.id, kind: 'tool', name: block.name, args: block.arguments ?? {}, status });
+    }
+  }
+  return put(state, { ...tool, child });
+}
+
 /** @param {ChatState} state @param {HookBlock[]} [blocks] @returns {ChatState} */
 function placeHookBlocks(state, blocks = []) {
   let next = state;
