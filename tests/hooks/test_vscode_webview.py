@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.agentctl.harness import Sandbox, json_lines
+from tests.harness import scaled
 from tests.hooks.conftest import hook, script
 from tests.vscode.codeserver import EXTENSION, chromium
 from tests.vscode.conftest import build_extension
@@ -48,6 +49,7 @@ def test_a_block_is_a_card_in_the_webview(harness_url: str) -> None:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
         page = browser.new_page(viewport={"width": 420, "height": 900})
+        page.set_default_timeout(scaled(30) * 1000)  # a loaded machine
         page.goto(harness_url)
         page.wait_for_selector("html[data-ready='true']")
         page.evaluate("(events) => feed(events)", events)

@@ -160,9 +160,9 @@ class Workbench:
 
     def open(self) -> None:
         self.page.goto(self.server.url)
-        self.page.wait_for_selector(".monaco-workbench .statusbar", timeout=60_000)
+        self.page.wait_for_selector(".monaco-workbench .statusbar", timeout=scaled(60) * 1000)
         # The extension host is up once the extension's status bar item is drawn.
-        self.status_item().wait_for(timeout=60_000)
+        self.status_item().wait_for(timeout=scaled(60) * 1000)
 
     def status_item(self) -> Any:
         return self.page.locator("[id$='agentd.status']").first
@@ -180,9 +180,9 @@ class Workbench:
             self.palette()
             box = self.page.locator(".quick-input-widget input")
             try:
-                box.fill(f">{title}", timeout=5_000)
+                box.fill(f">{title}", timeout=scaled(5) * 1000)
                 row = self.page.locator(".quick-input-list .monaco-list-row", has_text=title)
-                row.first.wait_for(timeout=5_000)
+                row.first.wait_for(timeout=scaled(5) * 1000)
             except Exception:
                 if attempt == 2:
                     raise

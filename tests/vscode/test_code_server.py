@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.harness import wait_until
+from tests.harness import scaled, wait_until
 from tests.vscode.codeserver import CODE_SERVER, EXTENSION, VSIX, CodeServer, Workbench, chromium
 from tests.vscode.conftest import build_extension, setup_code_server
 
@@ -56,6 +56,7 @@ def workbench(server: CodeServer) -> Iterator[Workbench]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
         page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.set_default_timeout(scaled(30) * 1000)  # a loaded machine
         bench = Workbench(page, server, ARTIFACTS)
         bench.open()
         yield bench
@@ -64,14 +65,16 @@ def workbench(server: CodeServer) -> Iterator[Workbench]:
 
 def test_no_daemon_until_first_use(server: CodeServer, workbench: Workbench) -> None:
     # onStartupFinished has run (a daemon it started would exist by now): the item is drawn
-    workbench.page.locator("[id$='agentd.status']", has_text="agentd").wait_for(timeout=30_000)
+    workbench.page.locator("[id$='agentd.status']", has_text="agentd").wait_for(
+        timeout=scaled(30) * 1000
+    )
     assert "agentd" in workbench.status_item().inner_text()
     assert daemons(server.sessions) == []
 
 
 def click_allow(chat: Any, tool: str) -> None:
     card = chat.locator("article.item--tool.tool--asking", has_text=tool).first
-    card.wait_for(timeout=30_000)
+    card.wait_for(timeout=scaled(30) * 1000)
     card.locator("button[data-option='allow_once']").click()
 
 
@@ -79,15 +82,17 @@ def test_prompt_streams_asks_and_writes(server: CodeServer, workbench: Workbench
     workbench.run_command("agentd: Send Prompt")
     workbench.answer_input("hello world")
     chat = workbench.chat()
-    chat.get_by_text("I'll create a hello world Python script").wait_for(timeout=30_000)
+    chat.get_by_text("I'll create a hello world Python script").wait_for(timeout=scaled(30) * 1000)
     chat.locator("article.item--tool", has_text="write").first.wait_for()
     assert daemons(server.sessions), "the first prompt started the daemon"
-    workbench.page.locator("[id$='agentd.status']", has_text="approve").wait_for(timeout=10_000)
+    workbench.page.locator("[id$='agentd.status']", has_text="approve").wait_for(
+        timeout=scaled(10) * 1000
+    )
     workbench.screenshot("01-approval")
 
     click_allow(chat, "write")
     click_allow(chat, "bash")
-    chat.get_by_text("Done! hello.py prints").wait_for(timeout=30_000)
+    chat.get_by_text("Done! hello.py prints").wait_for(timeout=scaled(30) * 1000)
     assert (server.workspace / "hello.py").read_text() == "print('Hello, World!')\n"
     bash = chat.locator("article.item--tool", has_text="bash").first
     assert "exit 0" in bash.locator(".tool-status").inner_text()
@@ -96,15 +101,17 @@ def test_prompt_streams_asks_and_writes(server: CodeServer, workbench: Workbench
 
     chat.locator("article.item--tool", has_text="write").first.locator("button.open-diff").click()
     tab = workbench.page.locator(".tabs-container .tab", has_text="hello.py (agent edit)")
-    tab.wait_for(timeout=15_000)
+    tab.wait_for(timeout=scaled(15) * 1000)
     diff = workbench.page.locator(".monaco-diff-editor").first
-    diff.locator(".editor.modified .view-line", has_text="Hello, World!").wait_for(timeout=15_000)
+    diff.locator(".editor.modified .view-line", has_text="Hello, World!").wait_for(
+        timeout=scaled(15) * 1000
+    )
     assert diff.locator(".editor.original .view-line", has_text="Hello").count() == 0  # created
     workbench.screenshot("03-diff")
 
     chat.locator("article.item--tool", has_text="write").first.locator(".tool-location").click()
     editor_tab = workbench.page.locator(".tabs-container .tab[aria-label^='hello.py,']")
-    editor_tab.wait_for(timeout=15_000)
+    editor_tab.wait_for(timeout=scaled(15) * 1000)
 
 
 def wait_idle(workbench: Workbench) -> None:
@@ -119,7 +126,7 @@ def wait_idle(workbench: Workbench) -> None:
 
 def allow_in_notification(workbench: Workbench, summary: str, shot: str | None = None) -> None:
     toast = workbench.page.locator(".notification-toast", has_text=f"agentd wants to {summary}")
-    toast.wait_for(timeout=30_000)
+    toast.wait_for(timeout=scaled(30) * 1000)
     if shot:
         workbench.screenshot(shot)
     toast.get_by_role("button", name="Allow once").click()
@@ -133,7 +140,9 @@ def test_approvals_go_to_notifications_while_the_chat_is_hidden(
     workbench.run_command("agentd: Send Prompt")
     workbench.answer_input("hello world")
     chat = workbench.chat()
-    chat.locator("article.item--tool.tool--asking", has_text="write").wait_for(timeout=30_000)
+    chat.locator("article.item--tool.tool--asking", has_text="write").wait_for(
+        timeout=scaled(30) * 1000
+    )
     workbench.page.keyboard.press("Control+B")  # hide the side bar, and the chat with it
     allow_in_notification(workbench, "write hello.py (new file, 1 line)", shot="04-notification")
     allow_in_notification(workbench, f"run: python3 hello.py (in {server.workspace})")
@@ -151,7 +160,7 @@ def open_file(workbench: Workbench, path: Path) -> None:
     box.wait_for()
     box.fill(str(path))
     row = workbench.page.locator(".quick-input-list .monaco-list-row", has_text=path.name).first
-    row.wait_for(timeout=15_000)
+    row.wait_for(timeout=scaled(15) * 1000)
     row.click()
     workbench.page.locator(".tabs-container .tab", has_text=path.name).wait_for()
 
@@ -168,7 +177,7 @@ def test_an_edited_file_is_refreshed_in_its_editor(
     chat = workbench.chat()
     click_allow(chat, "edit")
     try:
-        editor.get_by_text("Goodbye there").wait_for(timeout=15_000)
+        editor.get_by_text("Goodbye there").wait_for(timeout=scaled(15) * 1000)
     finally:
         workbench.screenshot("05-refreshed")
     assert (server.workspace / "greeting.txt").read_text() == "Goodbye there\n"
@@ -178,7 +187,7 @@ def test_an_edited_file_is_refreshed_in_its_editor(
     assert "dirty" not in (tab.get_attribute("class") or "")
     editor.click()
     workbench.page.keyboard.press("Control+Z")
-    editor.get_by_text("Hello there").wait_for(timeout=5_000)
+    editor.get_by_text("Hello there").wait_for(timeout=scaled(5) * 1000)
 
 
 def test_send_selection_and_fix_problems(server: CodeServer, workbench: Workbench) -> None:
@@ -190,7 +199,7 @@ def test_send_selection_and_fix_problems(server: CodeServer, workbench: Workbenc
     workbench.answer_input("why does add subtract")
     chat = workbench.chat()
     sent = chat.locator(".item--user", has_text="why does add subtract").first
-    sent.wait_for(timeout=15_000)
+    sent.wait_for(timeout=scaled(15) * 1000)
     assert "calc.py:L1-L2" in sent.inner_text()
     assert "return a - b" in sent.inner_text()
     wait_idle(workbench)
@@ -201,7 +210,7 @@ def test_send_selection_and_fix_problems(server: CodeServer, workbench: Workbenc
     wait_until(lambda: problems.inner_text().split()[0] != "0", 30, "bad.json's problems", 0.3)
     workbench.run_command("agentd: Fix Problems in File")
     asked = chat.locator(".item--user", has_text="Fix these problems in bad.json").first
-    asked.wait_for(timeout=15_000)
+    asked.wait_for(timeout=scaled(15) * 1000)
     assert "bad.json:1:" in asked.inner_text()
     assert "error" in asked.inner_text()
     workbench.screenshot("06-fix-problems")
@@ -210,19 +219,21 @@ def test_send_selection_and_fix_problems(server: CodeServer, workbench: Workbenc
 def test_cancel_and_open_session(server: CodeServer, workbench: Workbench) -> None:
     chat = workbench.chat()
     workbench.run_command("agentd: New Session")
-    chat.locator(".item").first.wait_for(state="detached", timeout=15_000)  # the empty session
+    chat.locator(".item").first.wait_for(
+        state="detached", timeout=scaled(15) * 1000
+    )  # the empty session
     workbench.run_command("agentd: Send Prompt")
     workbench.answer_input("be slow")
-    chat.locator(".item--assistant.streaming").first.wait_for(timeout=15_000)
+    chat.locator(".item--assistant.streaming").first.wait_for(timeout=scaled(15) * 1000)
     workbench.run_command("agentd: Cancel")
-    chat.locator("footer.cost", has_text="last run: cancelled").wait_for(timeout=15_000)
+    chat.locator("footer.cost", has_text="last run: cancelled").wait_for(timeout=scaled(15) * 1000)
     wait_idle(workbench)
 
     workbench.run_command("agentd: Open Session")
     rows = workbench.page.locator(".quick-input-list .monaco-list-row")
-    rows.nth(1).wait_for(timeout=15_000)
+    rows.nth(1).wait_for(timeout=scaled(15) * 1000)
     assert rows.count() == 2  # the first session of this module and the one just cancelled
     workbench.screenshot("07-open-session")
     rows.nth(1).click()
-    chat.locator(".item--user", has_text="hello world").first.wait_for(timeout=15_000)
+    chat.locator(".item--user", has_text="hello world").first.wait_for(timeout=scaled(15) * 1000)
     assert chat.locator(".item--user", has_text="be slow").count() == 0

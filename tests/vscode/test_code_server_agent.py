@@ -24,7 +24,7 @@ import pytest
 
 from agentd.mockllm import MockLLMServer
 from agentd.mockllm.scenarios import BUILT_IN, parse_scenarios
-from tests.harness import wait_until
+from tests.harness import scaled, wait_until
 from tests.scenarios import plan_steps
 from tests.subagents.scenarios import SUBAGENT_SCENARIOS
 from tests.vscode.codeserver import CODE_SERVER, EXTENSION, VSIX, CodeServer, Workbench, chromium
@@ -111,6 +111,7 @@ def workbench(server: CodeServer) -> Iterator[Workbench]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
         page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.set_default_timeout(scaled(30) * 1000)  # a loaded machine
         bench = Workbench(page, server, ARTIFACTS)
         bench.open()
         yield bench
@@ -124,7 +125,7 @@ def send(chat: Any, text: str) -> None:
 
 
 def wait_idle(chat: Any) -> None:
-    chat.locator(".agentd-chat form:not(.running)").wait_for(timeout=30_000)
+    chat.locator(".agentd-chat form:not(.running)").wait_for(timeout=scaled(30) * 1000)
 
 
 def image_parts(request: dict[str, Any]) -> list[str]:
@@ -144,11 +145,11 @@ def test_a_pasted_image_goes_with_the_prompt(llm: MockLLMServer, workbench: Work
     chat.get_by_role("textbox", name="Message").click()
     page.keyboard.press("Control+V")  # through VS Code's keybinding and webview paste
     thumbs = chat.get_by_role("list", name="Attached images").locator("img")
-    thumbs.first.wait_for(timeout=10_000)
+    thumbs.first.wait_for(timeout=scaled(10) * 1000)
     assert thumbs.count() == 1
     workbench.screenshot("10-image-attached")
     send(chat, "how are you")
-    chat.locator(".item--user", has_text="[1 image]").wait_for(timeout=30_000)
+    chat.locator(".item--user", has_text="[1 image]").wait_for(timeout=scaled(30) * 1000)
     wait_idle(chat)
     asked = [r for r in llm.requests if "how are you" in json.dumps(r.get("messages", []))]
     assert asked, "the prompt reached the model"
@@ -167,7 +168,7 @@ def test_the_plan_is_pinned_above_the_transcript(workbench: Workbench) -> None:
     chat = workbench.chat()
     send(chat, "work through a plan")
     plan = chat.get_by_role("region", name="Plan")
-    plan.get_by_text("Fix the off-by-one").wait_for(timeout=30_000)
+    plan.get_by_text("Fix the off-by-one").wait_for(timeout=scaled(30) * 1000)
     wait_idle(chat)
     assert plan.get_by_text("Run the tests").count() == 1
     log = chat.locator(".log")
@@ -184,9 +185,11 @@ def test_a_subagents_steps_nest_under_its_task(server: CodeServer, workbench: Wo
     chat = workbench.chat()
     send(chat, "delegate a write")
     card = chat.locator("article.item--tool", has_text="task").last
-    card.locator("button[data-option='allow_once']").click(timeout=30_000)  # the child's write
+    card.locator("button[data-option='allow_once']").click(
+        timeout=scaled(30) * 1000
+    )  # the child's write
     wait_until((server.workspace / "child.txt").exists, 30, "the child's child.txt", 0.2)
-    chat.get_by_text("The subagent wrote it.").wait_for(timeout=30_000)
+    chat.get_by_text("The subagent wrote it.").wait_for(timeout=scaled(30) * 1000)
     steps = card.get_by_role("list", name="The subagent's steps").locator("li")
     wait_until(lambda: steps.count() >= 3, 30, "the subagent's nested steps", 0.2)
     texts = [steps.nth(i).inner_text() for i in range(steps.count())]

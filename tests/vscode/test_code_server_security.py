@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.harness import scaled
 from tests.vscode.codeserver import CODE_SERVER, EXTENSION, VSIX, CodeServer, Workbench, chromium
 from tests.vscode.conftest import build_extension, setup_code_server
 from tests.vscode.model_html import (
@@ -52,6 +53,7 @@ def workbench_on(server: CodeServer) -> Iterator[Workbench]:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
             page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.set_default_timeout(scaled(30) * 1000)  # a loaded machine
             bench = Workbench(page, server, ARTIFACTS)
             bench.open()
             try:
@@ -80,15 +82,15 @@ def test_model_html_cannot_cover_the_approval_buttons(prepared: None) -> None:
         workbench.answer_input(ATTACK_PROMPT)
         chat: Any = workbench.chat()
         card = chat.locator("article.item--tool.tool--asking", has_text="bash").first
-        card.wait_for(timeout=30_000)
-        chat.get_by_text("Here is the summary").wait_for(timeout=30_000)
+        card.wait_for(timeout=scaled(30) * 1000)
+        chat.get_by_text("Here is the summary").wait_for(timeout=scaled(30) * 1000)
         workbench.screenshot("cs-model-html-attack")
         assert chat.evaluate(FINDINGS_JS) == []
         allow = "article.item--tool.tool--asking button[data-option='allow_once']"
         assert chat.evaluate(COVERED_JS, allow) == ""
-        card.locator("button[data-option='allow_once']").click(timeout=10_000)
+        card.locator("button[data-option='allow_once']").click(timeout=scaled(10) * 1000)
         bash = chat.locator("article.item--tool", has_text="bash").first
-        bash.locator(".tool-status", has_text="exit 0").wait_for(timeout=30_000)
+        bash.locator(".tool-status", has_text="exit 0").wait_for(timeout=scaled(30) * 1000)
         assert beacons == []
 
 
@@ -125,10 +127,10 @@ def test_restricted_mode_runs_nothing_from_the_workspace(prepared: None) -> None
     )
     with workbench_on(server) as workbench:
         page = workbench.page
-        page.locator(".statusbar", has_text="Restricted Mode").wait_for(timeout=30_000)
+        page.locator(".statusbar", has_text="Restricted Mode").wait_for(timeout=scaled(30) * 1000)
         workbench.run_command("agentd: New Session")
         toast = page.locator(".notification-toast.notification-fade-in-done", has_text="Restricted")
-        toast.wait_for(timeout=30_000)
+        toast.wait_for(timeout=scaled(30) * 1000)
         assert "user settings" in toast.inner_text()
         workbench.screenshot("cs-restricted-mode")
         assert not marker.exists(), marker.read_text()

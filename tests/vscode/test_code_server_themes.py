@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests.harness import scaled
 from tests.vscode.codeserver import CODE_SERVER, EXTENSION, VSIX, CodeServer, Workbench, chromium
 from tests.vscode.conftest import build_extension, setup_code_server
 from tests.vscode.test_webview_themes import _contrast
@@ -122,6 +123,7 @@ def themed(request: pytest.FixtureRequest, built: None) -> Iterator[tuple[str, W
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
             page = browser.new_page(viewport={"width": 1400, "height": 900}, color_scheme=os_scheme)
+            page.set_default_timeout(scaled(30) * 1000)  # a loaded machine
             bench = Workbench(page, server, ARTIFACTS)
             bench.open()
             yield name, bench
@@ -139,7 +141,7 @@ def test_the_chat_follows_the_theme_not_the_os(themed: tuple[str, Workbench]) ->
     workbench.answer_input("hello world")
     chat: Any = workbench.chat()
     card = chat.locator("article.item--tool.tool--asking", has_text="write").first
-    card.locator(".approval-diff .diff-add").wait_for(timeout=30_000)
+    card.locator(".approval-diff .diff-add").wait_for(timeout=scaled(30) * 1000)
     workbench.page.screenshot(path=str(ARTIFACTS / f"theme-{name}.png"))
 
     resolved = chat.locator(".agentd-chat").evaluate(

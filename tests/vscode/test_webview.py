@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.harness import scaled
 from tests.vscode.codeserver import EXTENSION, chromium
 from tests.vscode.conftest import build_extension
 from tests.vscode.model_html import ATTACK_PROMPT, BEACON, COVERED_JS, FINDINGS_JS, write_scenarios
@@ -39,6 +40,7 @@ def page(harness_url: str) -> Iterator[Any]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
         tab = browser.new_page(viewport={"width": 420, "height": 900})
+        tab.set_default_timeout(scaled(30) * 1000)  # a loaded machine
         tab.goto(harness_url)
         tab.wait_for_selector("html[data-ready='true']")
         yield tab
@@ -128,7 +130,7 @@ def test_model_html_cannot_cover_or_fake_the_approval_buttons(page: Any, tmp_pat
     assert page.evaluate(FINDINGS_JS) == []
     allow = "article.item--tool.tool--asking button[data-option='allow_once']"
     assert page.evaluate(COVERED_JS, allow) == ""
-    page.locator(allow).click(timeout=5_000)
+    page.locator(allow).click(timeout=scaled(5) * 1000)
     page.wait_for_function("window.posted.some((m) => m.type === 'serverResponse')")
     (answer,) = posted(page, "serverResponse")
     assert answer["result"] == {"outcome": "allow_once"}

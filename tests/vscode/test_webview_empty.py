@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.harness import scaled
 from tests.vscode.codeserver import EXTENSION, chromium
 from tests.vscode.conftest import build_extension
 from tests.vscode.webview_harness import as_session, record, serve_harness
@@ -32,6 +33,7 @@ def _page(playwright: Any, url: str, width: int) -> Any:
     """The harness with its chat ``width`` px wide (the harness sizes <body> as a side bar)."""
     browser = playwright.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
     page = browser.new_page(viewport={"width": width, "height": 900})
+    page.set_default_timeout(scaled(30) * 1000)  # a loaded machine
     page.goto(url)
     page.wait_for_selector("html[data-ready='true']")
     page.evaluate("(width) => { document.body.style.width = `${width}px`; }", width)

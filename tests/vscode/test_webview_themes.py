@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests.harness import scaled
 from tests.vscode.codeserver import EXTENSION, REPO, chromium
 from tests.vscode.conftest import build_extension
 from tests.vscode.webview_harness import as_session, record, serve_harness
@@ -222,6 +223,7 @@ def test_colours_follow_the_theme_not_the_os(
     ARTIFACTS.mkdir(exist_ok=True)
     with serve_harness() as url:
         page = browser.new_page(viewport={"width": 420, "height": 900}, color_scheme=os_scheme)
+        page.set_default_timeout(scaled(30) * 1000)  # a loaded machine
         page.goto(url)
         page.wait_for_selector("html[data-ready='true']")
         page.evaluate(

@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.harness import Home, stop, wait_until
+from tests.harness import Home, scaled, stop, wait_until
 
 
 @pytest.fixture
@@ -186,6 +186,7 @@ def test_the_redirect_file_signs_the_browser_in(home: Home, tmp_path: Path) -> N
         browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
         try:
             page = browser.new_page()
+            page.set_default_timeout(scaled(30) * 1000)  # a loaded machine
             page.goto(file_url)
             page.wait_for_function("() => document.documentElement.dataset.ready === 'true'")
             assert page.url.startswith(done.stdout.split("/?")[0] + "/")

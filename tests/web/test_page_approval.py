@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.harness import Home
+from tests.harness import Home, scaled
 from tests.scenarios import tool_call
 from tests.web.conftest import WebDaemon
 from tests.web.test_page import IDLE, open_page, send
@@ -70,7 +70,7 @@ def approvals_web() -> Iterator[WebDaemon]:
 
 def _page(browser: Browser, web: WebDaemon, width: int) -> Page:  # noqa: F811
     context = browser.new_context(viewport={"width": width, "height": 860})
-    context.set_default_timeout(20_000)
+    context.set_default_timeout(scaled(20) * 1000)
     sign_in_browser(context, web)
     session_id = web.new_session(permissionMode="ask")
     return open_page(context, web, session_id)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
+from tests.harness import scaled
 from tests.web.conftest import WebDaemon
 from tests.web.test_page import CHROMIUM, IDLE, open_page, sign_in_browser
 
@@ -43,7 +44,7 @@ def commands(web: WebDaemon) -> Path:
 
 def context_at(browser: Browser, web: WebDaemon, width: int) -> BrowserContext:
     context = browser.new_context(viewport={"width": width, "height": 760})
-    context.set_default_timeout(20_000)
+    context.set_default_timeout(scaled(20) * 1000)
     sign_in_browser(context, web)
     return context
 

@@ -75,6 +75,6 @@ def test_model_html_cannot_cover_or_fake_the_approval_buttons(
     assert page.evaluate(FINDINGS_JS) == []
     allow = ".tool--asking button[data-option='allow_once']"
     assert page.evaluate(COVERED_JS, allow) == ""
-    asking.get_by_role("button", name="Allow", exact=True).click(timeout=5_000)
+    asking.get_by_role("button", name="Allow", exact=True).click(timeout=scaled(5) * 1000)
     page.locator(".item--tool .tool-status", has_text="exit 0").wait_for()
     assert beacons == []
