@@ -134,11 +134,26 @@ class Editor:
         try:
             return wait_until(predicate, timeout, what, interval=0.05)
         except TimeoutError as timeout_error:
+            mode = self.leave_prompt()
+            if self.in_prompt():  # a Lua call would wait for the prompt's keys for ever
+                stuck = f"{timeout_error}; Neovim is stuck in a prompt ({mode})"
+                raise AssertionError(stuck) from None
             log = self.lua("return table.concat(require('agentd.log').lines, '\\n')")
             raise AssertionError(
-                f"{timeout_error}\n--- transcript:\n"
+                f"{timeout_error} (Neovim's mode was {mode})\n--- transcript:\n"
                 f"{self.transcript()}\n--- log:\n{log}\n--- notes: {self.notes()}"
             ) from None
+
+    def leave_prompt(self) -> dict[str, Any]:
+        """Neovim's mode; when it waits in a prompt (whose keys would never come: a failing
+        test), Ctrl-C and Esc are typed to leave it, so that later calls do not wait for ever
+        (``nvim_get_mode`` and ``nvim_input`` are answered even inside a prompt)."""
+        mode = dict(self.nvim.api.get_mode())
+        if self.in_prompt():
+            self.nvim.input("<C-c><Esc>")
+            with contextlib.suppress(TimeoutError):
+                wait_until(lambda: not self.in_prompt(), 5, "the prompt to close")
+        return mode
 
     def wait_run_end(self, count: int = 1, timeout: float = 30) -> str:
         """Wait until the transcript shows ``count`` finished runs; returns the transcript."""
@@ -170,6 +185,7 @@ class Editor:
         """Lines of :messages that report a Lua error (a stack trace means a plugin bug)."""
         if self.closed:
             return []
+        self.leave_prompt()
         messages = str(self.nvim.command_output("messages"))
         return [line for line in messages.splitlines() if "traceback" in line or "E5108" in line]
 
@@ -184,6 +200,7 @@ class Editor:
             return
         self.closed = True
         with contextlib.suppress(Exception):  # nvim exits before answering
+            self.leave_prompt()  # a prompt left open would hold "qa!" for ever
             self.nvim.command("qa!")
         with contextlib.suppress(Exception):
             self.nvim.close()

@@ -102,3 +102,15 @@ def test_model_picker_switches_the_session_model(editor: Editor) -> None:
     editor.nvim.command("AgentModel")
     editor.answer("1\r")
     editor.wait_for(lambda: any(n.startswith("2 agentd: model: mock/") for n in editor.notes()))
+
+
+def test_a_wait_that_times_out_in_a_prompt_fails_instead_of_hanging(editor: Editor) -> None:
+    """A test that fails while Neovim waits in a prompt must fail, not wait for ever: the
+    failure's Lua diagnostics would wait for the prompt's keys, so the prompt is left first."""
+    # vim.ui.select's prompt: while it waits, Neovim answers no Lua call
+    editor.lua("vim.defer_fn(function() pcall(vim.fn.inputlist, {'pick:', '1. one'}) end, 10)")
+    editor.wait_blocking_prompt()
+    with pytest.raises(AssertionError, match="mode"):
+        editor.wait_for(lambda: False, timeout=0.2, what="something that never happens")
+    assert not editor.in_prompt()
+    assert editor.lua("return 1 + 1") == 2
