@@ -83,8 +83,7 @@ def test_a_reopened_chat_shows_each_block_once_where_it_happened(
     again = WebDaemon(web.home, config="")
     try:
         sign_in_browser(context, again)
-        reopened = context.new_page()
-        reopened.goto(f"{again.base}/?cwd={web.home.project}#session={session['sessionId']}")
+        reopened = open_page(context, again, session["sessionId"])
         card = reopened.locator(".notice--blocked")
         expect(card).to_have_count(1)
         expect(card).to_contain_text("⊘ pre_tool hook blocked write: writes need a review first")

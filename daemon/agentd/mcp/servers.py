@@ -84,8 +84,7 @@ def gather(
 ) -> Gathered:
     """The servers of a session in ``cwd`` (see the module docstring); disabled ones are
     left out; a server gets ``startup_timeout`` seconds to start unless its table sets its
-    own. Raises ValueError for a bad ``mcpServers`` entry (the
-    client's mistake)."""
+    own. Raises ValueError for a bad ``mcpServers`` entry (the client's mistake)."""
     env = os.environ if env is None else env
     merged: dict[str, ServerDef] = {}
     warnings: list[str] = []
@@ -95,9 +94,8 @@ def gather(
     untrusted = None
     if found is not None:
         if is_trusted(found.parent, env):
-            for definition in read_mcp_json(found, warnings):
-                timed = msgspec.structs.replace(definition, startup_timeout=startup_timeout)
-                merged[definition.name] = timed
+            for definition in read_mcp_json(found, warnings, startup_timeout):
+                merged[definition.name] = definition
         else:
             untrusted = found
             warnings.append(untrusted_warning(found))
@@ -178,8 +176,11 @@ def find_mcp_json(cwd: Path, env: Mapping[str, str]) -> Path | None:
     return None
 
 
-def read_mcp_json(path: Path, warnings: list[str]) -> list[ServerDef]:
-    """The servers of a ``.mcp.json``; a malformed file or entry becomes a warning."""
+def read_mcp_json(
+    path: Path, warnings: list[str], startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
+) -> list[ServerDef]:
+    """The servers of a ``.mcp.json`` (``startup_timeout`` seconds to start each); a
+    malformed file or entry becomes a warning."""
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
         entries = raw.get("mcpServers") if isinstance(raw, dict) else None
@@ -191,7 +192,7 @@ def read_mcp_json(path: Path, warnings: list[str]) -> list[ServerDef]:
     found = []
     for name, entry in entries.items():
         try:
-            found.append(_mcp_json_entry(str(name), entry))
+            found.append(_mcp_json_entry(str(name), entry, startup_timeout))
         except (msgspec.ValidationError, ValueError) as exc:
             warnings.append(f"{path}: MCP server {name!r} left out: {exc}")
     return found
@@ -206,7 +207,7 @@ class _JsonEntry(msgspec.Struct):
     headers: dict[str, str] = msgspec.field(default_factory=dict)
 
 
-def _mcp_json_entry(name: str, raw: Any) -> ServerDef:
+def _mcp_json_entry(name: str, raw: Any, startup_timeout: float) -> ServerDef:
     entry = msgspec.convert(raw, _JsonEntry)
     if entry.type in ("http", "streamable-http") or (entry.url and not entry.command):
         if not entry.url:
@@ -216,7 +217,7 @@ def _mcp_json_entry(name: str, raw: Any) -> ServerDef:
         section = McpServerSection(command=entry.command, args=entry.args, env=entry.env)
     else:
         raise ValueError("it names neither a command nor a url")
-    return from_section(name, section, "mcp.json")
+    return from_section(name, section, "mcp.json", startup_timeout)
 
 
 def qualified_name(server: str, tool: str) -> str:

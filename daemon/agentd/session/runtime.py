@@ -202,7 +202,7 @@ class SessionRuntime:
     def hook_blocks(self) -> list[HookBlock]:
         """The hooks that blocked something on the current branch, placed after their
         messages (:func:`agentd.session.history.hook_blocks`)."""
-        if not self.file.hook_blocks:
+        if not self.file.hook_block_count:  # no walk of the branch for most sessions
             return []
         return hook_blocks(self.file.path_to_leaf(), self.file.redact_text)
 

@@ -84,7 +84,8 @@ class StoredSessionMethods:
         page = await message_page(
             runtime.messages(), runtime.file.redact_json, limit=params.limit, before=params.before
         )
-        return with_hook_blocks(page, runtime.hook_blocks()) if runtime.file.hook_blocks else page
+        blocks = runtime.hook_blocks()
+        return with_hook_blocks(page, blocks) if blocks else page
 
     async def state(
         self, params: SessionIdParams, subscriber: Subscriber | None = None

@@ -63,7 +63,7 @@ class SessionTree:
         self._branch_leaf: str | None = None
         self._branch: list[Node] = []
         self.tree_warnings: list[LoadWarning] = []
-        self.hook_blocks = 0
+        self.hook_block_count = 0
         """How many ``hook_result`` entries with decision ``block`` the file holds (any
         branch): a reader looking for them skips the walk when there are none."""
         for node in nodes:
@@ -168,7 +168,7 @@ class SessionTree:
         if not isinstance(node, UnknownEntry):
             self._entries.append(node)
         if isinstance(node, HookEntry) and node.hook.decision == "block":
-            self.hook_blocks += 1
+            self.hook_block_count += 1
         if node.id is None:
             return
         if node.id in self._by_id:

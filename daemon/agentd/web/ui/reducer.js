@@ -118,7 +118,8 @@ export function loadHistory(state, messages, hookBlocks = [], historySeq = 0) {
   const byAnchor = new Map();
   for (const block of hookBlocks) {
     const anchor = block.afterMessageId ?? '';
-    byAnchor.set(anchor, [...(byAnchor.get(anchor) ?? []), block]);
+    if (!byAnchor.has(anchor)) byAnchor.set(anchor, []);
+    byAnchor.get(anchor)?.push(block);
   }
   let next = placeHookBlocks({ ...state, historySeq }, byAnchor.get(''));
   for (const message of messages) {
