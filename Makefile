@@ -6,14 +6,21 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast lint typecheck pytest bench schema web-vendor vscode-build vscode-test vscode-vsix ui-typecheck mcp-npm clean
+.PHONY: lock demo test test-fast lint typecheck pytest bench schema web-vendor vscode-build vscode-test vscode-vsix ui-typecheck mcp-npm clean
 
-$(STAMP): pyproject.toml
+LOCK := requirements.lock
+
+# Installs come from the lock file: a library's new release cannot change what a fresh
+# `make test` runs. `make lock` moves the lock to the newest versions pyproject.toml allows.
+$(STAMP): pyproject.toml $(LOCK)
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c $(LOCK) pip
 	@# setuptools' editable-install banner is advice for package authors, not for this install
-	PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet -e '.[dev]'
+	PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet -c $(LOCK) -e '.[dev]'
 	touch $(STAMP)
+
+lock:  ## regenerate requirements.lock from a fresh venv with the newest allowed versions
+	.ci/newest --write-lock
 
 demo: $(STAMP)  ## offline demo: the agent writes and runs hello.py against the built-in mock LLM
 	$(BIN)/python -m agentctl.demo

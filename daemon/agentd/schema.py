@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import json
 import re
 from collections.abc import Callable
@@ -78,7 +79,33 @@ def default_schema_dir() -> Path:
 
 
 def _dump(document: dict[str, Any]) -> str:
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(_canonical(document), indent=2, ensure_ascii=False) + "\n"
+
+
+_NULL = {"type": "null"}
+
+
+def _canonical(node: Any) -> Any:
+    """``node`` in one form whichever msgspec release wrote it.
+
+    Releases differ in whether they clean a docstring before writing it as a ``description``
+    and in where an optional field's ``{"type": "null"}`` stands in its ``anyOf``; here every
+    description is dedented as :func:`inspect.cleandoc` does and ``null`` comes last, so the
+    generated files (and the drift test) do not depend on which release pip picked."""
+    if isinstance(node, list):
+        return [_canonical(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "description" and isinstance(value, str):
+            out[key] = inspect.cleandoc(value)
+        elif key == "anyOf" and isinstance(value, list):
+            others = [_canonical(item) for item in value if item != _NULL]
+            out[key] = others + [_NULL] * (len(value) - len(others))
+        else:
+            out[key] = _canonical(value)
+    return out
 
 
 def protocol_schema() -> dict[str, Any]:
