@@ -77,17 +77,17 @@ export interface AgentStart {
 /**
  * The change or action a tool call asks approval for (fields by ``kind``).
  *
- *     ``diff``: ``path`` (relative to the session's cwd when inside it), ``diff`` (unified,
- *     ``--- a/PATH``/``+++ b/PATH``; for a created file ``--- /dev/null`` and only its first
- *     lines), ``created``, ``added``/``removed`` line counts of the whole change, ``truncated``
- *     when the diff shown was cut. ``error`` says why the call would fail as asked (an edit whose
- *     ``old_string`` is not in the file, a directory given as the file); then ``diff`` is None.
- *     ``old_text``/``new_text`` are the whole file before and after (a created file: no
- *     ``old_text``); they ride only on ``session/requestPermission`` and only for files up to
- *     256 KiB (ACP editors show the whole-file diff from them), never in the event stream.
+ * ``diff``: ``path`` (relative to the session's cwd when inside it), ``diff`` (unified,
+ * ``--- a/PATH``/``+++ b/PATH``; for a created file ``--- /dev/null`` and only its first
+ * lines), ``created``, ``added``/``removed`` line counts of the whole change, ``truncated``
+ * when the diff shown was cut. ``error`` says why the call would fail as asked (an edit whose
+ * ``old_string`` is not in the file, a directory given as the file); then ``diff`` is None.
+ * ``old_text``/``new_text`` are the whole file before and after (a created file: no
+ * ``old_text``); they ride only on ``session/requestPermission`` and only for files up to
+ * 256 KiB (ACP editors show the whole-file diff from them), never in the event stream.
  *
- *     ``command``: ``command`` and ``cwd``. ``url``: ``url``. ``mcp``: ``server``, ``tool``,
- *     ``arguments``.
+ * ``command``: ``command`` and ``cwd``. ``url``: ``url``. ``mcp``: ``server``, ``tool``,
+ * ``arguments``.
  */
 export interface ApprovalPreview {
   kind: 'command' | 'diff' | 'mcp' | 'url';
@@ -133,8 +133,8 @@ export interface TextContent {
 /**
  * Model reasoning. ``signature`` is the provider's opaque token, sent back unchanged.
  *
- *     ``redacted``: the provider sent the reasoning encrypted (Anthropic ``redacted_thinking``);
- *     ``thinking`` is then empty and ``signature`` holds the encrypted data, sent back unchanged.
+ * ``redacted``: the provider sent the reasoning encrypted (Anthropic ``redacted_thinking``);
+ * ``thinking`` is then empty and ``signature`` holds the encrypted data, sent back unchanged.
  */
 export interface ThinkingContent {
   type: 'thinking';
@@ -145,13 +145,13 @@ export interface ThinkingContent {
 /**
  * A tool call issued by the model.
  *
- *     ``arguments`` is the decoded JSON object. When the model produced arguments that are not a
- *     JSON object, ``arguments`` is empty and ``parse_error`` says what was wrong; the loop then
- *     answers the call with an error result instead of running the tool.
+ * ``arguments`` is the decoded JSON object. When the model produced arguments that are not a
+ * JSON object, ``arguments`` is empty and ``parse_error`` says what was wrong; the loop then
+ * answers the call with an error result instead of running the tool.
  *
- *     ``id`` is unique within the session (events, results and clients use it); when the
- *     provider's own id for the call was already taken (models repeat ids), the provider's is
- *     kept in ``provider_id`` and used only in requests back to that provider.
+ * ``id`` is unique within the session (events, results and clients use it); when the
+ * provider's own id for the call was already taken (models repeat ids), the provider's is
+ * kept in ``provider_id`` and used only in requests back to that provider.
  */
 export interface ToolCall {
   type: 'tool_call';
@@ -166,10 +166,10 @@ export interface ToolCall {
 /**
  * A shell command ran: how it ended, how long it took, where its output went.
  *
- *     ``exit_code`` is None when a signal (``signal``, e.g. ``SIGKILL``) or the timeout
- *     (``timed_out``) ended it. ``cwd`` is the directory the command ended in. Output over the
- *     limits is cut (``truncated``) and the whole of it kept in ``spill_path`` (``total_bytes``
- *     long); ``spill_complete`` is false when that file could not hold all of it.
+ * ``exit_code`` is None when a signal (``signal``, e.g. ``SIGKILL``) or the timeout
+ * (``timed_out``) ended it. ``cwd`` is the directory the command ended in. Output over the
+ * limits is cut (``truncated``) and the whole of it kept in ``spill_path`` (``total_bytes``
+ * long); ``spill_complete`` is false when that file could not hold all of it.
  */
 export interface BashDetails {
   type: 'bash';
@@ -193,7 +193,7 @@ export interface CancelResult {
 }
 /**
  * What the client can do. ``permissions``: it answers ``session/requestPermission``;
- *     ``fs``: the file tools of its sessions read and write through it (see ``fs/readTextFile``).
+ * ``fs``: the file tools of its sessions read and write through it (see ``fs/readTextFile``).
  */
 export interface ClientCapabilities {
   permissions?: boolean;
@@ -215,8 +215,8 @@ export interface ClientInfo {
 }
 /**
  * One custom command: its ``name`` (typed as ``/name``), what it does, the hint for its
- *     arguments (None: it takes none worth naming) and where it was read from (``project``:
- *     the project's ``.agentd/commands/``, ``user``: ``$XDG_CONFIG_HOME/agentd/commands/``).
+ * arguments (None: it takes none worth naming) and where it was read from (``project``:
+ * the project's ``.agentd/commands/``, ``user``: ``$XDG_CONFIG_HOME/agentd/commands/``).
  */
 export interface CommandInfo {
   name: string;
@@ -274,10 +274,10 @@ export interface DaemonStatusResult {
 /**
  * What protects this daemon and its tools on this machine.
  *
- *     ``dumpable``: false when same-uid processes cannot read the daemon's memory or
- *     environment (``prctl(PR_SET_DUMPABLE, 0)``). ``openat2``: file tools open paths with
- *     ``RESOLVE_BENEATH`` (else a symlink-refusing walk). ``landlock_abi``: the kernel's
- *     Landlock version, 0 when bash cannot be confined under ``sandbox = "workspace"``.
+ * ``dumpable``: false when same-uid processes cannot read the daemon's memory or
+ * environment (``prctl(PR_SET_DUMPABLE, 0)``). ``openat2``: file tools open paths with
+ * ``RESOLVE_BENEATH`` (else a symlink-refusing walk). ``landlock_abi``: the kernel's
+ * Landlock version, 0 when bash cannot be confined under ``sandbox = "workspace"``.
  */
 export interface SecurityStatus {
   dumpable: boolean;
@@ -286,10 +286,10 @@ export interface SecurityStatus {
 }
 /**
  * One MCP server as the daemon sees it. ``source``: ``config`` (the user file),
- *     ``project`` (a trusted project's ``.agentd.toml``), ``mcp.json`` (the project's
- *     ``.mcp.json``) or ``session`` (given with ``session/new``). ``target`` is the command line
- *     or URL; ``tools`` the names offered to the model (``mcp__NAME__TOOL``) once it ran;
- *     ``error`` why it failed; ``sessions`` how many loaded sessions use it.
+ * ``project`` (a trusted project's ``.agentd.toml``), ``mcp.json`` (the project's
+ * ``.mcp.json``) or ``session`` (given with ``session/new``). ``target`` is the command line
+ * or URL; ``tools`` the names offered to the model (``mcp__NAME__TOOL``) once it ran;
+ * ``error`` why it failed; ``sessions`` how many loaded sessions use it.
  */
 export interface McpServerInfo {
   name: string;
@@ -304,8 +304,8 @@ export interface McpServerInfo {
 /**
  * A file was edited by ``replacements`` exact replacements, with the change as a diff.
  *
- *     ``diff`` is unified (``--- a/…``/``+++ b/…``, paths relative to the session's cwd);
- *     ``first_changed_line`` is 1-based in the new text.
+ * ``diff`` is unified (``--- a/…``/``+++ b/…``, paths relative to the session's cwd);
+ * ``first_changed_line`` is 1-based in the new text.
  */
 export interface EditDetails {
   type: 'edit';
@@ -323,11 +323,11 @@ export interface Empty {}
 /**
  * Something went wrong that the client should show (a failed run: just before agent_end).
  *
- *     A run that fails sends one just before its ``agent_end`` (same message as its ``error``),
- *     ``code`` saying whose failure it was: ``provider_error`` (the LLM call failed: retries
- *     exhausted, a refused request, a cut stream, context overflow), ``store_error`` (the
- *     session file could not be written: a full disk) or ``internal_error`` (a daemon bug;
- *     details in the daemon log).
+ * A run that fails sends one just before its ``agent_end`` (same message as its ``error``),
+ * ``code`` saying whose failure it was: ``provider_error`` (the LLM call failed: retries
+ * exhausted, a refused request, a cut stream, context overflow), ``store_error`` (the
+ * session file could not be written: a full disk) or ``internal_error`` (a daemon bug;
+ * details in the daemon log).
  */
 export interface ErrorEvent {
   type: 'error';
@@ -346,7 +346,7 @@ export interface FindDetails {
 /**
  * A search ran (with ``backend``): ``matches`` lines in ``files`` files matched.
  *
- *     ``cut`` when the result limit stopped the search, ``truncated`` when the output was cut.
+ * ``cut`` when the result limit stopped the search, ``truncated`` when the output was cut.
  */
 export interface GrepDetails {
   type: 'grep';
@@ -359,8 +359,8 @@ export interface GrepDetails {
 }
 /**
  * A hook that blocked something (its ``hook_result`` with decision ``block``), placed in
- *     the conversation: it came after the message ``after_message_id`` (None: before the
- *     first message). ``entry_id`` is its session entry.
+ * the conversation: it came after the message ``after_message_id`` (None: before the
+ * first message). ``entry_id`` is its session entry.
  */
 export interface HookBlock {
   entryId: string;
@@ -370,12 +370,12 @@ export interface HookBlock {
 /**
  * A configured hook ran (recorded in the session file too).
  *
- *     ``decision``: ``allow`` (exit 0, the run goes on, maybe with added context), ``block``
- *     (exit 2 or ``{"decision": "block"}``: a ``pre_tool`` call fails, a ``user_prompt`` ends
- *     the run with stop reason ``blocked``), ``error`` (another exit code, a crash or a timeout:
- *     the run goes on, ``reason`` says what went wrong). ``exit_code`` is None when the hook
- *     was killed (timeout, signal). ``tool``/``tool_call_id`` name the call of a ``pre_tool`` or
- *     ``post_tool`` hook.
+ * ``decision``: ``allow`` (exit 0, the run goes on, maybe with added context), ``block``
+ * (exit 2 or ``{"decision": "block"}``: a ``pre_tool`` call fails, a ``user_prompt`` ends
+ * the run with stop reason ``blocked``), ``error`` (another exit code, a crash or a timeout:
+ * the run goes on, ``reason`` says what went wrong). ``exit_code`` is None when the hook
+ * was killed (timeout, signal). ``tool``/``tool_call_id`` name the call of a ``pre_tool`` or
+ * ``post_tool`` hook.
  */
 export interface HookResult {
   type: 'hook_result';
@@ -400,7 +400,7 @@ export interface ImageContent {
 /**
  * First call on every connection (``daemon/status`` is the only call allowed before it).
  *
- *     ``token`` is required on TCP connections; Unix-socket and stdio peers are trusted.
+ * ``token`` is required on TCP connections; Unix-socket and stdio peers are trusted.
  */
 export interface InitializeParams {
   protocolVersion?: number;
@@ -450,8 +450,8 @@ export interface LsDetails {
 }
 /**
  * A tool of an MCP server ran: the ``server`` and its ``tool`` (the call's name is
- *     ``mcp__<server>__<tool>``), the result's ``structured_content`` as the server sent it, and
- *     whether the text was cut at the output limits (``truncated``).
+ * ``mcp__<server>__<tool>``), the result's ``structured_content`` as the server sent it, and
+ * whether the text was cut at the output limits (``truncated``).
  */
 export interface McpDetails {
   type: 'mcp';
@@ -464,22 +464,22 @@ export interface McpDetails {
 }
 /**
  * ``mcp/list``: the MCP servers configured for ``cwd`` (default: the daemon's own cwd)
- *     and those the daemon runs.
+ * and those the daemon runs.
  */
 export interface McpListParams {
   cwd?: string | null;
 }
 /**
  * ``mcp/list``: configured servers (with the state of their process for ``cwd``), then
- *     running ones of other folders and sessions.
+ * running ones of other folders and sessions.
  */
 export interface McpListResult {
   servers: McpServerInfo[];
 }
 /**
  * An MCP server for one session, as ACP's ``session/new`` writes it: stdio (``command``,
- *     ``args``, ``env``) or, with ``type: "http"``, streamable HTTP (``url``, ``headers``).
- *     ``sse`` servers are refused.
+ * ``args``, ``env``) or, with ``type: "http"``, streamable HTTP (``url``, ``headers``).
+ * ``sse`` servers are refused.
  */
 export interface McpServerParam {
   name: string;
@@ -507,8 +507,8 @@ export interface MessageEnd {
 /**
  * A prompt, steering or follow-up message from the user.
  *
- *     ``command``: the custom command the user typed (``/review a.py``) when ``content`` is its
- *     expansion (what the model reads); clients show the command, the expansion on demand.
+ * ``command``: the custom command the user typed (``/review a.py``) when ``content`` is its
+ * expansion (what the model reads); clients show the command, the expansion on demand.
  */
 export interface UserMessage {
   role: 'user';
@@ -533,9 +533,9 @@ export interface ToolResultMessage {
 /**
  * A text file was read: which lines, and where to continue.
  *
- *     ``lines`` lines from line ``offset`` of ``path`` (``total_lines`` in the file when known).
- *     When the result stops early, ``truncated`` is true and ``next_offset`` is the line to
- *     continue from.
+ * ``lines`` lines from line ``offset`` of ``path`` (``total_lines`` in the file when known).
+ * When the result stops early, ``truncated`` is true and ``next_offset`` is the line to
+ * continue from.
  */
 export interface ReadDetails {
   type: 'read';
@@ -549,7 +549,7 @@ export interface ReadDetails {
 /**
  * An image file was read (``bytes`` long, of type ``mime_type``).
  *
- *     ``shown`` is false when the model cannot view images (it was told so instead).
+ * ``shown`` is false when the model cannot view images (it was told so instead).
  */
 export interface ReadImageDetails {
   type: 'read_image';
@@ -561,8 +561,8 @@ export interface ReadImageDetails {
 /**
  * A file was written (``created`` when it did not exist), with the change as a diff.
  *
- *     The diff fields are set unless the old or new content was binary or too big to diff (then
- *     ``diff_omitted`` is true).
+ * The diff fields are set unless the old or new content was binary or too big to diff (then
+ * ``diff_omitted`` is true).
  */
 export interface WriteDetails {
   type: 'write';
@@ -579,8 +579,8 @@ export interface WriteDetails {
 /**
  * The last write or edit of a file was undone; ``remaining`` undo steps are left for it.
  *
- *     ``deleted``: the file did not exist before that change, so it was removed. The diff fields
- *     are set when both sides are text.
+ * ``deleted``: the file did not exist before that change, so it was removed. The diff fields
+ * are set when both sides are text.
  */
 export interface UndoEditDetails {
   type: 'undo_edit';
@@ -595,9 +595,9 @@ export interface UndoEditDetails {
 /**
  * A subagent ran: its own session, profile and how its run ended.
  *
- *     ``child_session_id`` is the child's session (listed under this one, resumable);
- *     ``agent`` the profile it ran; ``description`` the task's title; ``stop_reason``,
- *     ``turns``, ``usage`` and ``cost`` are its run's (the parent's run usage includes them).
+ * ``child_session_id`` is the child's session (listed under this one, resumable);
+ * ``agent`` the profile it ran; ``description`` the task's title; ``stop_reason``,
+ * ``turns``, ``usage`` and ``cost`` are its run's (the parent's run usage includes them).
  */
 export interface TaskDetails {
   type: 'task';
@@ -611,7 +611,7 @@ export interface TaskDetails {
 }
 /**
  * The agent's plan was written: ``steps`` steps, ``completed`` of them done (the plan
- *     itself comes as a ``plan_update`` event).
+ * itself comes as a ``plan_update`` event).
  */
 export interface TodoDetails {
   type: 'todo';
@@ -620,9 +620,9 @@ export interface TodoDetails {
 }
 /**
  * A web page was fetched: the final ``url`` after ``redirects`` redirects, its HTTP
- *     ``status`` and ``content_type``, ``bytes`` read, what the model got (``format``:
- *     ``markdown`` for converted HTML, ``text`` otherwise), in ``duration_ms``. A result over the
- *     limits is cut (``truncated``) with the whole text in ``spill_path``.
+ * ``status`` and ``content_type``, ``bytes`` read, what the model got (``format``:
+ * ``markdown`` for converted HTML, ``text`` otherwise), in ``duration_ms``. A result over the
+ * limits is cut (``truncated``) with the whole text in ``spill_path``.
  */
 export interface WebFetchDetails {
   type: 'web_fetch';
@@ -654,7 +654,7 @@ export interface MessageStart {
 /**
  * One delta of the assistant message opened by the session's last ``message_start``.
  *
- *     One assistant message streams at a time per session, so its id is not repeated here.
+ * One assistant message streams at a time per session, so its id is not repeated here.
  */
 export interface MessageUpdate {
   type: 'message_update';
@@ -695,11 +695,11 @@ export interface ToolCallDelta {
 }
 /**
  * ``session/messages``: one page of the conversation on the current branch, oldest
- *     message first.
+ * message first.
  *
- *     ``before``: the branch index (0-based) just past the page (default: the end, so the newest
- *     page); ``limit``: most messages in the page (1 to 1000; default 1000). A page also stops
- *     before it would pass 2 MiB of JSON (it always holds one message at least).
+ * ``before``: the branch index (0-based) just past the page (default: the end, so the newest
+ * page); ``limit``: most messages in the page (1 to 1000; default 1000). A page also stops
+ * before it would pass 2 MiB of JSON (it always holds one message at least).
  */
 export interface MessagesParams {
   sessionId: string;
@@ -709,11 +709,11 @@ export interface MessagesParams {
 /**
  * ``session/messages``: a page of the conversation on the session's current branch.
  *
- *     ``start`` is the branch index of ``messages[0]`` and ``total`` the branch's length: while
- *     ``start`` is above 0, ``before: start`` asks for the page before this one. ``hook_blocks``:
- *     the hooks that blocked a prompt or a tool call among this page's messages (each placed
- *     after one of them, or before the first message on the first page), so a reopened chat
- *     shows them where they happened.
+ * ``start`` is the branch index of ``messages[0]`` and ``total`` the branch's length: while
+ * ``start`` is above 0, ``before: start`` asks for the page before this one. ``hook_blocks``:
+ * the hooks that blocked a prompt or a tool call among this page's messages (each placed
+ * after one of them, or before the first message on the first page), so a reopened chat
+ * shows them where they happened.
  */
 export interface MessagesResult {
   messages: (UserMessage | AssistantMessage | ToolResultMessage)[];
@@ -731,8 +731,8 @@ export interface ModelInfo {
 }
 /**
  * ``models/list``: the models the configuration for ``cwd`` offers (the project's
- *     ``.agentd.toml`` above it, the user file, the environment); without ``cwd``, the daemon's
- *     own working directory. ``providerEnv`` as for ``session/new``.
+ * ``.agentd.toml`` above it, the user file, the environment); without ``cwd``, the daemon's
+ * own working directory. ``providerEnv`` as for ``session/new``.
  */
 export interface ModelsListParams {
   cwd?: string | null;
@@ -757,8 +757,8 @@ export interface OkResult {
 /**
  * ``POST /api/permission/answer``: the user's choice for a pending tool call.
  *
- *     The result is ``{"ok": false}`` when the request was already settled (another client
- *     answered first, the run was cancelled, or it timed out).
+ * The result is ``{"ok": false}`` when the request was already settled (another client
+ * answered first, the run was cancelled, or it timed out).
  */
 export interface PermissionAnswerParams {
   sessionId: string;
@@ -768,9 +768,9 @@ export interface PermissionAnswerParams {
 /**
  * A tool call waits for approval (sent as ``session/requestPermission`` to clients).
  *
- *     ``preview`` shows what the call would do (:class:`ApprovalPreview`, without the whole
- *     file texts); ``always_rule`` is the rule an ``allow_always`` answer adds (e.g.
- *     ``bash(npm test:*)``, ``edit``), for the label of that choice.
+ * ``preview`` shows what the call would do (:class:`ApprovalPreview`, without the whole
+ * file texts); ``always_rule`` is the rule an ``allow_always`` answer adds (e.g.
+ * ``bash(npm test:*)``, ``edit``), for the label of that choice.
  */
 export interface PermissionRequest {
   type: 'permission_request';
@@ -794,7 +794,7 @@ export interface PermissionResolved {
 }
 /**
  * One step of the agent's plan (the ``todo`` tool): what, how far, how important
- *     (every field always present).
+ * (every field always present).
  */
 export interface PlanItem {
   content: string;
@@ -804,9 +804,9 @@ export interface PlanItem {
 /**
  * The agent's plan changed; ``entries`` is the whole plan now (replace what was shown).
  *
- *     Sent when the model calls the ``todo`` tool (just before that call's
- *     ``tool_execution_end``), and to a client loading a session with ``replay``, after the
- *     messages. An empty list clears the plan.
+ * Sent when the model calls the ``todo`` tool (just before that call's
+ * ``tool_execution_end``), and to a client loading a session with ``replay``, after the
+ * messages. An empty list clears the plan.
  */
 export interface PlanUpdate {
   type: 'plan_update';
@@ -815,10 +815,10 @@ export interface PlanUpdate {
 /**
  * ``session/prompt``: run the agent on ``text``; resolves when the run ends.
  *
- *     ``max_turns`` limits this run only; without it the session's limit applies.
- *     ``max_cost`` (US dollars) and ``max_tokens`` (all tokens of the run's model calls) cap its
- *     spending: the run stops with ``budget`` before a model call that would pass a cap.
- *     ``max_cost`` needs the model's prices (-32005 when they are unknown).
+ * ``max_turns`` limits this run only; without it the session's limit applies.
+ * ``max_cost`` (US dollars) and ``max_tokens`` (all tokens of the run's model calls) cap its
+ * spending: the run stops with ``budget`` before a model call that would pass a cap.
+ * ``max_cost`` needs the model's prices (-32005 when they are unknown).
  */
 export interface PromptParams {
   sessionId: string;
@@ -830,8 +830,8 @@ export interface PromptParams {
 }
 /**
  * How the run ended. A cancel is ``cancelled``, never an error. ``permissions_refused``
- *     lists the tool calls refused permission during the run (the model got the refusal as the
- *     call's error result), in order.
+ * lists the tool calls refused permission during the run (the model got the refusal as the
+ * call's error result), in order.
  */
 export interface PromptResult {
   stopReason: 'blocked' | 'budget' | 'cancelled' | 'end_turn' | 'error' | 'max_turns';
@@ -852,8 +852,8 @@ export interface RefusedCall {
 /**
  * The steering and follow-up queues changed (texts not yet delivered).
  *
- *     Each update carries both queues whole; they are capped together (64 texts, 256 KiB), so an
- *     update stays small.
+ * Each update carries both queues whole; they are capped together (64 texts, 256 KiB), so an
+ * update stays small.
  */
 export interface QueueUpdate {
   type: 'queue_update';
@@ -862,7 +862,7 @@ export interface QueueUpdate {
 }
 /**
  * ``fs/readTextFile`` (server → client): the text of ``path`` as the client holds it
- *     (an editor: the buffer, unsaved changes included). ``path`` is absolute.
+ * (an editor: the buffer, unsaved changes included). ``path`` is absolute.
  */
 export interface ReadTextFileParams {
   sessionId: string;
@@ -870,7 +870,7 @@ export interface ReadTextFileParams {
 }
 /**
  * The file's whole text; ``null`` when the client holds no text of it (an editor without
- *     a buffer of the file): the daemon reads the disk.
+ * a buffer of the file): the daemon reads the disk.
  */
 export interface ReadTextFileResult {
   content: string | null;
@@ -878,8 +878,8 @@ export interface ReadTextFileResult {
 /**
  * ``session/requestPermission`` (server → client): approve a tool call.
  *
- *     ``preview`` and ``always_rule`` as on the ``permission_request`` event; here the preview
- *     also carries the whole file texts (``oldText``/``newText``) of a small file.
+ * ``preview`` and ``always_rule`` as on the ``permission_request`` event; here the preview
+ * also carries the whole file texts (``oldText``/``newText``) of a small file.
  */
 export interface RequestPermissionParams {
   sessionId: string;
@@ -910,7 +910,7 @@ export interface Retry {
 }
 /**
  * A file the rewind left alone: ``reason`` (see :data:`ConflictReason`) and ``message``
- *     for people.
+ * for people.
  */
 export interface RewindConflict {
   path: string;
@@ -926,8 +926,8 @@ export interface SessionBranchParams {
 }
 /**
  * ``session/commands``: the custom commands of the session ``sessionId``, or (``cwd``
- *     instead) those a new session in ``cwd`` would have, for a chat not started yet. Exactly
- *     one of the two.
+ * instead) those a new session in ``cwd`` would have, for a chat not started yet. Exactly
+ * one of the two.
  */
 export interface SessionCommandsParams {
   sessionId?: string | null;
@@ -935,8 +935,8 @@ export interface SessionCommandsParams {
 }
 /**
  * ``session/commands``: the session's custom commands, by name, read again on every
- *     call; ``warnings``: the files that were skipped and why (an untrusted project's commands,
- *     a bad name, an invalid front matter).
+ * call; ``warnings``: the files that were skipped and why (an untrusted project's commands,
+ * a bad name, an invalid front matter).
  */
 export interface SessionCommandsResult {
   commands: CommandInfo[];
@@ -1021,10 +1021,10 @@ export interface ToolExecutionEnd {
 /**
  * A ``task`` call started a subagent, a child session whose events follow under its id.
  *
- *     ``child_session_id`` runs profile ``agent`` for the call ``tool_call_id``. Its own events
- *     come as ``session/event`` notifications under its id (to this session's subscribers too),
- *     so a client can nest them under the call; the call's ``tool_execution_end`` has the
- *     child's final text, and ``details`` its id, usage and cost.
+ * ``child_session_id`` runs profile ``agent`` for the call ``tool_call_id``. Its own events
+ * come as ``session/event`` notifications under its id (to this session's subscribers too),
+ * so a client can nest them under the call; the call's ``tool_execution_end`` has the
+ * child's final text, and ``details`` its id, usage and cost.
  */
 export interface SubagentStart {
   type: 'subagent_start';
@@ -1043,7 +1043,7 @@ export interface TurnEnd {
 }
 /**
  * A problem with the session file: found while loading it (torn or corrupt line,
- *     repair), or a failed write (``disk full: …``).
+ * repair), or a failed write (``disk full: …``).
  */
 export interface SessionWarning {
   type: 'session_warning';
@@ -1052,8 +1052,8 @@ export interface SessionWarning {
 }
 /**
  * ``session/rewind`` took the session back to before the prompt ``prompt``: the
- *     conversation now ends at ``leaf_id`` (None: before the first entry). A client showing
- *     the session loads its history again (the earlier events belong to the discarded turns).
+ * conversation now ends at ``leaf_id`` (None: before the first entry). A client showing
+ * the session loads its history again (the earlier events belong to the discarded turns).
  */
 export interface SessionRewound {
   type: 'session_rewound';
@@ -1091,12 +1091,12 @@ export interface SessionIdParams {
 /**
  * A session's identity and settings.
  *
- *     ``warnings`` are problems with the configuration the session was built from (an ignored
- *     project file, settings an untrusted project file may not change). ``untrusted_config`` is
- *     the project file whose settings were ignored because its folder is not trusted (a client
- *     may offer to trust the folder, then create the session again). ``parent_session_id``
- *     and ``parent_tool_call_id`` are set on a subagent's session: the session and the
- *     ``task`` call that started it.
+ * ``warnings`` are problems with the configuration the session was built from (an ignored
+ * project file, settings an untrusted project file may not change). ``untrusted_config`` is
+ * the project file whose settings were ignored because its folder is not trusted (a client
+ * may offer to trust the folder, then create the session again). ``parent_session_id``
+ * and ``parent_tool_call_id`` are set on a subagent's session: the session and the
+ * ``task`` call that started it.
  */
 export interface SessionInfo {
   sessionId: string;
@@ -1129,11 +1129,11 @@ export interface SessionListResult {
 /**
  * One session as listed (``list_sessions``): computed from the file without parsing it.
  *
- *     ``updated_at`` is the file's modification time; ``entry_count`` counts entry lines.
- *     ``loaded`` and ``running`` describe the listing daemon: the session is loaded in it, and
- *     a run is in progress (both omitted when false). ``parent_session_id`` and
- *     ``parent_tool_call_id``: a subagent's session, started by that ``task`` call of that
- *     session (see :class:`SessionHeader`).
+ * ``updated_at`` is the file's modification time; ``entry_count`` counts entry lines.
+ * ``loaded`` and ``running`` describe the listing daemon: the session is loaded in it, and
+ * a run is in progress (both omitted when false). ``parent_session_id`` and
+ * ``parent_tool_call_id``: a subagent's session, started by that ``task`` call of that
+ * session (see :class:`SessionHeader`).
  */
 export interface SessionSummary {
   sessionId: string;
@@ -1152,9 +1152,9 @@ export interface SessionSummary {
 /**
  * ``session/load``: by id or file path; ``replay`` streams the history as events first.
  *
- *     ``providerEnv`` (as for ``session/new``) applies when this call loads the session; a session
- *     already loaded keeps the environment it was loaded with. ``mcpServers`` (as for
- *     ``session/new``) are added to the session's servers, by name, from its next run on.
+ * ``providerEnv`` (as for ``session/new``) applies when this call loads the session; a session
+ * already loaded keeps the environment it was loaded with. ``mcpServers`` (as for
+ * ``session/new``) are added to the session's servers, by name, from its next run on.
  */
 export interface SessionLoadParams {
   sessionId?: string | null;
@@ -1177,19 +1177,19 @@ export interface SessionLoadResult {
 /**
  * ``session/new``: open a session. Events go to the creating connection.
  *
- *     Unset fields come from the configuration. ``sandbox: "workspace"`` confines the file
- *     tools to ``cwd`` (opened beneath it, race-free) and, where the kernel has Landlock, what
- *     bash writes (``daemon/status`` says; else a ``session_warning``). The effective permission mode
- *     and sandbox and the given overrides are stored in the session file, so the session keeps
- *     them when it is loaded again.
+ * Unset fields come from the configuration. ``sandbox: "workspace"`` confines the file
+ * tools to ``cwd`` (opened beneath it, race-free) and, where the kernel has Landlock, what
+ * bash writes (``daemon/status`` says; else a ``session_warning``). The effective permission mode
+ * and sandbox and the given overrides are stored in the session file, so the session keeps
+ * them when it is loaded again.
  *
- *     ``providerEnv``: the client's provider variables (``LLM_*``, ``OPENAI_*``, ``ANTHROPIC_*``,
- *     ``*_API_KEY``; others are ignored). When given, they replace the daemon's own provider
- *     variables for this session; they are held in memory only, never written, and never reach
- *     bash. Refused over TCP.
+ * ``providerEnv``: the client's provider variables (``LLM_*``, ``OPENAI_*``, ``ANTHROPIC_*``,
+ * ``*_API_KEY``; others are ignored). When given, they replace the daemon's own provider
+ * variables for this session; they are held in memory only, never written, and never reach
+ * bash. Refused over TCP.
  *
- *     ``mcpServers``: MCP servers for this session only, in the ACP shape (merged by name over
- *     the configured ones; see "MCP servers" in the README). Held in memory only.
+ * ``mcpServers``: MCP servers for this session only, in the ACP shape (merged by name over
+ * the configured ones; see "MCP servers" in the README). Held in memory only.
  */
 export interface SessionNewParams {
   cwd: string;
@@ -1211,9 +1211,9 @@ export interface SessionNewParams {
 /**
  * ``session/note``: record ``text`` in an idle session as a user message, without a run.
  *
- *     For what the user did outside the agent (a shell command and its output): it is kept in
- *     the session file, sent to subscribers as ``message_start``/``message_end`` events, and read
- *     by the model with the next prompt. Refused with -32002 while a run is in progress.
+ * For what the user did outside the agent (a shell command and its output): it is kept in
+ * the session file, sent to subscribers as ``message_start``/``message_end`` events, and read
+ * by the model with the next prompt. Refused with -32002 while a run is in progress.
  */
 export interface SessionNoteParams {
   sessionId: string;
@@ -1228,10 +1228,10 @@ export interface SessionRenameParams {
 }
 /**
  * ``session/rewind``: go back to before the ``turns``-th last user prompt on the current
- *     branch (default 1), or to before the user message ``entryId``. ``files``: also restore
- *     the files the discarded runs changed; ``force``: restore files changed outside agentd
- *     since (otherwise left alone and listed as conflicts); ``dryRun``: change nothing, answer
- *     what the rewind would do (for a confirmation).
+ * branch (default 1), or to before the user message ``entryId``. ``files``: also restore
+ * the files the discarded runs changed; ``force``: restore files changed outside agentd
+ * since (otherwise left alone and listed as conflicts); ``dryRun``: change nothing, answer
+ * what the rewind would do (for a confirmation).
  */
 export interface SessionRewindParams {
   sessionId: string;
@@ -1243,9 +1243,9 @@ export interface SessionRewindParams {
 }
 /**
  * What ``session/rewind`` did: the new leaf (``leafId``, None: before the first entry),
- *     the text of the prompt it went back over (``prompt``: a client may offer it for
- *     editing), and the files ``restored`` (rewritten), ``removed`` (created by the discarded
- *     runs) and left alone (``conflicts``). Paths are absolute.
+ * the text of the prompt it went back over (``prompt``: a client may offer it for
+ * editing), and the files ``restored`` (rewritten), ``removed`` (created by the discarded
+ * runs) and left alone (``conflicts``). Paths are absolute.
  */
 export interface SessionRewindResult {
   leafId: string | null;
@@ -1281,7 +1281,7 @@ export interface SessionTextParams {
 /**
  * ``session/setModel``: switch provider and/or model for the next LLM call.
  *
- *     ``providerEnv`` (as for ``session/new``) replaces the session's provider environment.
+ * ``providerEnv`` (as for ``session/new``) replaces the session's provider environment.
  */
 export interface SetModelParams {
   sessionId: string;
@@ -1315,10 +1315,10 @@ export interface SubscribeResult {
 }
 /**
  * ``daemon/web``: start the daemon's web chat (``agentd serve --http``) unless it runs,
- *     and get a link to it.
+ * and get a link to it.
  *
- *     ``host``/``port`` apply only when it is not running yet (default 127.0.0.1:8765; when that
- *     default port is taken, any free port). ``cwd``: where the page starts new sessions.
+ * ``host``/``port`` apply only when it is not running yet (default 127.0.0.1:8765; when that
+ * default port is taken, any free port). ``cwd``: where the page starts new sessions.
  */
 export interface WebOpenParams {
   cwd?: string | null;
@@ -1335,7 +1335,7 @@ export interface WebOpenResult {
 }
 /**
  * ``fs/writeTextFile`` (server → client): replace the text of ``path`` (absolute),
- *     creating the file if needed.
+ * creating the file if needed.
  */
 export interface WriteTextFileParams {
   sessionId: string;
@@ -1344,8 +1344,8 @@ export interface WriteTextFileParams {
 }
 /**
  * The client's answer to ``fs/writeTextFile`` (``{}`` and ``{"ok": true}`` also mean
- *     written). ``written: false``: the client did not take the write (an editor that edits only
- *     the files it has open, say); the daemon writes the disk itself.
+ * written). ``written: false``: the client did not take the write (an editor that edits only
+ * the files it has open, say); the daemon writes the disk itself.
  */
 export interface WriteTextFileResult {
   ok?: boolean;
