@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lock demo test test-fast lint typecheck pytest bench schema web-vendor vscode-build vscode-test vscode-vsix ui-typecheck mcp-npm clean
+.PHONY: lock demo docs test test-fast lint typecheck pytest bench schema web-vendor vscode-build vscode-test vscode-vsix ui-typecheck mcp-npm clean
 
 LOCK := requirements.lock
 
@@ -25,7 +25,7 @@ lock:  ## regenerate requirements.lock from a fresh venv with the newest allowed
 demo: $(STAMP)  ## offline demo: the agent writes and runs hello.py against the built-in mock LLM
 	$(BIN)/python -m agentctl.demo
 
-test: $(STAMP) lint typecheck vscode-test pytest  ## lint, type-check and run the whole test suite
+test: $(STAMP) lint typecheck docs vscode-test pytest  ## lint, type-check, build the docs and run the whole test suite
 
 # The suite mostly waits on real processes, so more workers than cores pays off (three per
 # core). --dist loadfile keeps each file on one worker (module-scoped daemons stay shared); tests
@@ -54,11 +54,17 @@ pytest: $(STAMP) mcp-npm  ## the test suite alone; pytest's exit 5 (no tests col
 	[ $$par -eq 0 ] && [ $$ser -eq 0 ]
 
 lint: $(STAMP)
-	$(BIN)/ruff check daemon clients tests
-	$(BIN)/ruff format --check daemon clients tests
+	$(BIN)/ruff check daemon clients tests docs/hooks
+	$(BIN)/ruff format --check daemon clients tests docs/hooks
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
+
+# The site: docs/, the README as its home page and the package READMEs they link to
+# (docs/hooks/repo_links.py). Offline (no web fonts, no plugins that fetch); --strict fails on
+# a broken link or anchor. The runnable snippets run in tests/test_docs.py.
+docs: $(STAMP)  ## build the documentation site into .site/ (mkdocs build --strict)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 bench: $(STAMP)  ## run every benchmark and print the tables
 	$(BIN)/python -m tests.bench

@@ -13,8 +13,8 @@ Function               Default                                         Fallback
 =====================  ==============================================  ==========================
 
 Imports only the standard library. :func:`check_socket_folder` and :func:`check_socket_peer` are
-what every client checks before it talks to a daemon on a Unix socket (see the README's
-Security model).
+what every client checks before it talks to a daemon on a Unix socket (see "The shared
+socket" in docs/security.md).
 """
 
 from __future__ import annotations

@@ -54,9 +54,10 @@ _CONFIG_DOC_HEAD = """# Configuration reference
 Generated from `agentd.config.schema.ConfigFile` by `agentd schema` (`make schema`); do not
 edit by hand. The same keys are valid in the user file (`$XDG_CONFIG_HOME/agentd/config.toml`)
 and in a project's `.agentd.toml`; an unknown or misspelt key is an error naming the file, the
-key and the nearest valid one. What an untrusted project file may change is in the README's
-"Security model" section. `config.schema.json` is the same format as a JSON Schema (TOML
-editors such as Taplo can validate with it).
+key and the nearest valid one. What an untrusted project file may change is in
+[the security model](../docs/security.md#trusted-sources-and-project-files).
+`config.schema.json` is the same format as a JSON Schema (TOML editors such as Taplo can
+validate with it).
 
 """
 DIRECTIONS = {"client": "client → daemon", "server": "daemon → client"}

@@ -1,4 +1,4 @@
-"""The README's hook policy example, run as written: its TOML in a trusted project's
+"""The hook policy example of docs/hooks.md, run as written: its TOML in a trusted project's
 ``.agentd.toml``, its scripts in ``.agentd/hooks/``."""
 
 from __future__ import annotations
@@ -22,9 +22,8 @@ pytestmark = pytest.mark.skipif(shutil.which("jq") is None, reason="the example 
 
 
 def _example() -> tuple[str, dict[str, str]]:
-    """The section's TOML and its scripts by file name (from their first comment line)."""
-    section = REPO.joinpath("README.md").read_text().split("### Hooks\n", 1)[1]
-    section = section.split("\n### ", 1)[0]
+    """The page's TOML and its scripts by file name (from their first comment line)."""
+    section = REPO.joinpath("docs", "hooks.md").read_text()
     toml = re.findall(r"```toml\n(.*?)```", section, re.S)[0]
     scripts = {}
     for body in re.findall(r"```sh\n(.*?)```", section, re.S):

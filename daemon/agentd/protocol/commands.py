@@ -1,5 +1,5 @@
 """Custom commands on the wire: ``session/commands`` lists the prompt templates a session
-offers (``/NAME`` in ``session/prompt``; see "Custom commands" in the README)."""
+offers (``/NAME`` in ``session/prompt``; see docs/commands.md)."""
 
 from __future__ import annotations
 
