@@ -63,6 +63,7 @@ def test_the_readme_has_a_runnable_snippet() -> None:
     assert any(where.startswith("README.md:") for where, _ in SNIPPETS)
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(shutil.which("jq") is None, reason="the snippets use jq")
 @pytest.mark.parametrize(("where", "body"), SNIPPETS, ids=[w for w, _ in SNIPPETS])
 def test_runnable_snippet_runs(sandbox: Sandbox, where: str, body: str) -> None:
