@@ -59,6 +59,9 @@ class _SessionPlan(msgspec.Struct):
     extra_prompt: str | None = None
     """Added to the system prompt after the instructions (a subagent's instructions)."""
     mcp_servers: list[McpServerParam] | None = None
+    agent_profiles: tuple[str, list[str]] | None = None
+    """The task tool's profile lines and the warnings about skipped profile files (read in
+    a worker thread: project files); None without the task tool."""
 
 
 async def new_session(
@@ -223,6 +226,7 @@ async def _plan(
         tools = build_tools(params.tools)
     except ValueError as exc:
         raise InvalidParams(f"{exc} - at `$.tools`") from None
+    profiles = await asyncio.to_thread(_profile_lines, cwd) if "task" in tools else None
     sandbox = params.sandbox or config.settings.sandbox
     mode, note = _mode(params, config, sandbox, loaded=not resolve)
     if sandbox == "workspace":
@@ -245,6 +249,7 @@ async def _plan(
         env,
         [note] if note else [],
         mcp_servers=params.mcp_servers,
+        agent_profiles=profiles,
     )
 
 
@@ -441,11 +446,13 @@ def _tool_context(
     shared: SharedResources, file: SessionFile, plan: _SessionPlan, policy: PermissionPolicy
 ) -> ToolContext:
     """The ``[tools]`` settings, the credential names bash must not see, the spill dir."""
+    from agentd.store.tree import LoadWarning
     from agentd.tools.settings import tool_settings
 
     settings = tool_settings(plan.config.settings.tools)
-    if "task" in plan.tools:
-        settings.agent_profiles = _profile_lines(file, plan.cwd)
+    if plan.agent_profiles is not None:
+        settings.agent_profiles, warnings = plan.agent_profiles
+        file.warnings.extend(LoadWarning(line=None, message=text) for text in warnings)
     settings.secret_env = sorted({*shared.secret_names(), *settings.secret_env})
     settings.permission_policy = policy
     settings.process_registry = process_registry()
@@ -459,13 +466,11 @@ def _tool_context(
     )
 
 
-def _profile_lines(file: SessionFile, cwd: Path) -> str:
-    """The agent profiles the ``task`` tool offers (its description's list); skipped
-    profile files become load warnings of the session."""
+def _profile_lines(cwd: Path) -> tuple[str, list[str]]:
+    """The agent profiles the ``task`` tool offers (its description's list) and warnings
+    about skipped profile files (they become load warnings of the session)."""
     from agentd.config.agents import load_profiles
-    from agentd.store.tree import LoadWarning
     from agentd.tools.task import render_profiles
 
     profiles, warnings = load_profiles(cwd)
-    file.warnings.extend(LoadWarning(line=None, message=text) for text in warnings)
-    return render_profiles([(p.name, p.description) for p in profiles.values()])
+    return render_profiles([(p.name, p.description) for p in profiles.values()]), warnings
