@@ -60,8 +60,11 @@ class _SessionPlan(msgspec.Struct):
     """Added to the system prompt after the instructions (a subagent's instructions)."""
     mcp_servers: list[McpServerParam] | None = None
     agent_profiles: tuple[str, list[str]] | None = None
-    """The task tool's profile lines and the warnings about skipped profile files (read in
-    a worker thread: project files); None without the task tool."""
+    """The task tool's profile lines and the warnings about skipped profile files; None
+    without the task tool."""
+    project_context: str = ""
+    """The context files' text (AGENTS.md…) for the system prompt. Both are project files,
+    read in a worker thread (:func:`_project_files`)."""
 
 
 async def new_session(
@@ -226,7 +229,7 @@ async def _plan(
         tools = build_tools(params.tools)
     except ValueError as exc:
         raise InvalidParams(f"{exc} - at `$.tools`") from None
-    profiles = await asyncio.to_thread(_profile_lines, cwd) if "task" in tools else None
+    context, profiles = await asyncio.to_thread(_project_files, cwd, "task" in tools)
     sandbox = params.sandbox or config.settings.sandbox
     mode, note = _mode(params, config, sandbox, loaded=not resolve)
     if sandbox == "workspace":
@@ -250,6 +253,7 @@ async def _plan(
         [note] if note else [],
         mcp_servers=params.mcp_servers,
         agent_profiles=profiles,
+        project_context=context,
     )
 
 
@@ -331,7 +335,11 @@ def _assemble(
         provider=_provider(shared, plan),
         model=plan.model,
         system_prompt=build_system_prompt(
-            plan.cwd, tools.specs, override=plan.system_prompt, extra=extra_prompt or None
+            plan.cwd,
+            tools.specs,
+            override=plan.system_prompt,
+            extra=extra_prompt or None,
+            context=plan.project_context,
         ),
         toolset=tools,
         context=context,
@@ -466,11 +474,17 @@ def _tool_context(
     )
 
 
-def _profile_lines(cwd: Path) -> tuple[str, list[str]]:
-    """The agent profiles the ``task`` tool offers (its description's list) and warnings
-    about skipped profile files (they become load warnings of the session)."""
+def _project_files(cwd: Path, task: bool) -> tuple[str, tuple[str, list[str]] | None]:
+    """What a session reads of its project (run in a worker thread): the context files'
+    text and, with the ``task`` tool (``task``), the agent profiles it offers (its
+    description's list) and warnings about skipped profile files."""
+    from agentd.agent.prompt import project_context
     from agentd.config.agents import load_profiles
     from agentd.tools.task import render_profiles
 
+    context = project_context(cwd)
+    if not task:
+        return context, None
     profiles, warnings = load_profiles(cwd)
-    return render_profiles([(p.name, p.description) for p in profiles.values()]), warnings
+    lines = render_profiles([(p.name, p.description) for p in profiles.values()])
+    return context, (lines, warnings)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from agentd.session.mcp_setup import replace_mcp_servers
 from agentd.tools import TOOLS
 from agentd.tools.base import ToolError
 
@@ -81,7 +82,6 @@ def inherit_mcp_servers(
     if parent.extra_tools is None and child.extra_tools is None:
         return  # no MCP in the family: nothing of it is imported
     from agentd.mcp.session import McpSession
-    from agentd.session.mcp_setup import replace_mcp_servers
 
     source = parent.extra_tools
     servers = []
