@@ -6,12 +6,16 @@ session: its own file, linked to the parent by ``parentSessionId``/``parentToolC
 header, listed under it, resumable and exportable — and runs it on the call's prompt:
 
 - on the parent's provider and model (unless the profile names a model), with the profile's
-  tools (:mod:`agentd.config.agents`), in the parent's permission mode and sandbox;
+  tools (:mod:`agentd.config.agents`) within the parent's, the parent's MCP servers included
+  (:mod:`.subagent_tools`), in the parent's permission mode and sandbox;
 - watched by the parent's subscribers (also those that subscribe to the parent later, while
   it runs), so its events reach them as ``session/event`` under its own id and its approvals
   reach the parent's clients; the parent's stream gets a ``subagent_start`` event first;
-- spending into the parent run's ledger (the parent's caps cover it, the parent's usage
-  includes it) and limited to the parent run's turn limit;
+- spending into the parent run's ledger (the parent's caps cover it, parallel children
+  together; the parent's usage includes it) and limited to the parent run's turn limit;
+- at most ``subagents.max_parallel`` at once per session (a task call waits for a slot
+  before its child is created) and ``subagents.max_per_run`` per top-level run (counted in
+  that run's ledger; past it the call fails with a ToolError);
 - sharing the family's per-file locks (:class:`~agentd.tools.files.locks.FileLocks`), so
   two children never change one file at once;
 - cancelled when the call is (a cancel of the parent cancels its children).
