@@ -6,7 +6,14 @@ from typing import Any
 
 import pytest
 
-from agentd.agent.budget import ESTIMATE_MARGIN, Budget, Projection, project_next_call, total_tokens
+from agentd.agent.budget import (
+    ESTIMATE_MARGIN,
+    Budget,
+    Ledger,
+    Projection,
+    project_next_call,
+    total_tokens,
+)
 from agentd.agent.messages import estimate_tokens, user_message
 from agentd.config.prices import Price
 from agentd.protocol.content import AssistantMessage, TextContent, Usage, UserMessage
@@ -60,6 +67,29 @@ def test_refusal_names_the_figures() -> None:
     assert why is not None
     assert "$0.5000 spent" in why
     assert cost_budget.refusal(spent, Projection(0, 50, 0), price) is None
+
+
+def test_calls_in_flight_hold_their_projection_up_the_chain() -> None:
+    """Two children's calls made at once: the second sees what the first holds, and the
+    hold turns into the real usage once the call reports it."""
+    price = Price(input=1000.0, output=1000.0)
+    parent = Ledger(Budget(max_tokens=1000, max_cost=1.0))
+    first, second = Ledger(parent=parent), Ledger(parent=parent)
+    call = Projection(0, 600, 0)
+    assert first.refusal(call, price) is None
+    hold = first.hold(call, price)
+    assert (parent.held_tokens, parent.held_cost) == (600, pytest.approx(0.6))
+    why = second.refusal(call, price)
+    assert why is not None
+    assert "600 tokens used (with the model calls in progress)" in why
+    assert "the parent's budget" in why
+    hold.release()
+    hold.release()  # once only
+    first.add(Usage(input_tokens=100, cost=0.1))
+    assert (parent.held_tokens, parent.held_cost) == (0, 0.0)
+    assert second.refusal(call, price) is None
+    assert parent.root is parent
+    assert first.root is parent
 
 
 def looping(n: int) -> list[Any]:

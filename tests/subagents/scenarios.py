@@ -175,6 +175,53 @@ SUBAGENT_SCENARIOS: list[dict[str, Any]] = [
         "The grandchild replied.",
     ),
     _parent(
+        "delegate-twenty",
+        "delegate twenty tasks",
+        [task_call(f"task_{i}", f"child quick {i}: report back") for i in range(20)],
+        "All twenty reported.",
+    ),
+    _child("child-quick", "child quick", [{"delay_ms": 300, "response": {"content": "Quick."}}]),
+    _parent(
+        "delegate-nested-fanout",
+        "delegate a fan-out nesting task",
+        [task_call("task_f", "child fanner: start three", agent="nester")],
+        "Fanned out.",
+    ),
+    _parent(
+        "child-fanner",
+        "child fanner",
+        [task_call(f"task_f{i}", f"child quick f{i}: report back") for i in range(3)],
+        "The three reported.",
+    ),
+    _parent(
+        "delegate-to-writer-profile",
+        "delegate to the writer profile",
+        [task_call("task_wp", "child writer: write the file", agent="writer")],
+        "Done.",
+    ),
+    _parent(
+        "delegate-mcp",
+        "delegate an mcp call",
+        [task_call("task_mcp", "child mcp caller: add two numbers")],
+        "The subagent added.",
+    ),
+    _child(
+        "child-mcp-caller",
+        "child mcp caller",
+        [
+            {
+                "response": {
+                    "content": "Adding.",
+                    "tool_calls": [
+                        tool_call("mcp__t__add", {"a": 2, "b": 3}, "c_add"),
+                        tool_call("mcp__t__fail", {"reason": "called"}, "c_fail"),
+                    ],
+                }
+            },
+            {"response": {"content": "Child mcp done."}},
+        ],
+    ),
+    _parent(
         "child-grandchild",
         "child grandchild",
         [task_call("task_nnn", "child alpha: find the answer", agent="nester")],

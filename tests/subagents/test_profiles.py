@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -84,3 +86,26 @@ def test_user_profiles_and_a_trusted_projects_win_in_order(box: IsolatedHome) ->
     profiles, warnings = load_profiles(box.project, box.env)
     assert profiles["reviewer"].description == "From the project."
     assert not any("not trusted" in w for w in warnings)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda p: os.mkfifo(p), lambda p: p.symlink_to("/dev/zero")],
+    ids=["fifo", "device"],
+)
+def test_a_profile_that_is_not_a_regular_file_is_skipped_at_once(
+    box: IsolatedHome, make: Any
+) -> None:
+    user = box.config_dir / "agentd" / "agents"
+    user.mkdir(parents=True)
+    make(user / "trap.md")
+    write(user, "fine.md", "---\nname: fine\ndescription: Fine.\n---\n")
+    profiles, warnings = load_profiles(box.project, box.env)
+    assert "fine" in profiles
+    assert any("trap.md" in w and "not a regular file" in w for w in warnings)
+
+
+def test_a_profile_over_the_cap_is_skipped(tmp_path: Path) -> None:
+    big = write(tmp_path, "big.md", "---\nname: big\ndescription: B.\n---\n" + "x" * 70_000)
+    with pytest.raises(ValueError, match="larger than 64 KB"):
+        parse_profile(big)

@@ -10,6 +10,11 @@ price. Estimated tokens get a margin (:data:`ESTIMATE_MARGIN`). So the run stops
 the call that would pass the cap; a reply far longer than the one before it, or text that
 takes many more tokens per byte than usual, can still take the final figure past the cap by
 that difference.
+
+Calls made at the same time (parallel subagents spending into one parent's run) cannot pass
+a cap together: a call that may be made **holds** its projection in every ledger up the chain
+(:meth:`Ledger.hold`) until its usage is recorded, and every refusal counts what the calls in
+flight hold as spent.
 """
 
 from __future__ import annotations
@@ -69,23 +74,37 @@ class Budget(msgspec.Struct, frozen=True):
             )
         return cls(max_cost=max_cost, max_tokens=max_tokens)
 
-    def refusal(self, spent: Usage, next_call: Projection, price: Price | None) -> str | None:
-        """Why the next model call may not be made (a sentence for people), or None."""
+    def refusal(
+        self,
+        spent: Usage,
+        next_call: Projection,
+        price: Price | None,
+        held: tuple[int, float] = (0, 0.0),
+    ) -> str | None:
+        """Why the next model call may not be made (a sentence for people), or None;
+        ``held``: the tokens and cost that calls in flight hold (counted as spent)."""
+        held_tokens, held_cost = held
         if self.max_tokens is not None:
-            used = total_tokens(spent)
+            used = total_tokens(spent) + held_tokens
             if used + next_call.tokens > self.max_tokens:
                 return (
-                    f"stopped before the next model call: {used:,} tokens used, about "
-                    f"{next_call.tokens:,} more would pass the budget of {self.max_tokens:,} tokens"
+                    f"stopped before the next model call: {used:,} tokens used"
+                    f"{_in_flight(held_tokens > 0)}, about {next_call.tokens:,} more would "
+                    f"pass the budget of {self.max_tokens:,} tokens"
                 )
         if self.max_cost is not None and price is not None:
-            projected = next_call.cost(price)
-            if spent.cost + projected > self.max_cost:
+            projected, cost = next_call.cost(price), spent.cost + held_cost
+            if cost + projected > self.max_cost:
                 return (
-                    f"stopped before the next model call: ${spent.cost:.4f} spent, about "
-                    f"${projected:.4f} more would pass the budget of ${self.max_cost:.4f}"
+                    f"stopped before the next model call: ${cost:.4f} spent"
+                    f"{_in_flight(held_cost > 0)}, about ${projected:.4f} more would pass the "
+                    f"budget of ${self.max_cost:.4f}"
                 )
         return None
+
+
+def _in_flight(any_held: bool) -> str:
+    return " (with the model calls in progress)" if any_held else ""
 
 
 def total_tokens(usage: Usage) -> int:
@@ -134,6 +153,19 @@ class Ledger:
         self.budget = budget
         self.parent = parent
         self.usage = Usage()
+        self.held_tokens = 0
+        """Tokens projected for the model calls in flight here and below (see :class:`Hold`)."""
+        self.held_cost = 0.0
+        self.subagents = 0
+        """Subagents started by this run and the runs below it (counted at the top run)."""
+
+    @property
+    def root(self) -> Ledger:
+        """The ledger of the top-level run (this one when it has no parent)."""
+        ledger = self
+        while ledger.parent is not None:
+            ledger = ledger.parent
+        return ledger
 
     @property
     def capped(self) -> bool:
@@ -153,8 +185,37 @@ class Ledger:
         ledger: Ledger | None = self
         while ledger is not None:
             if ledger.budget is not None:
-                refusal = ledger.budget.refusal(ledger.usage, next_call, price)
+                held = (ledger.held_tokens, ledger.held_cost)
+                refusal = ledger.budget.refusal(ledger.usage, next_call, price, held)
                 if refusal is not None:
                     return refusal if ledger is self else f"{refusal} (the parent's budget)"
             ledger = ledger.parent
         return None
+
+    def hold(self, next_call: Projection, price: Price | None) -> Hold:
+        """Hold ``next_call``'s projection here and in every ledger above until the call's
+        usage is recorded (:meth:`Hold.release`, then :meth:`add`): ask :meth:`refusal`
+        first, with no await in between, so that concurrent calls see each other."""
+        return Hold(self, next_call.tokens, next_call.cost(price) if price is not None else 0.0)
+
+
+class Hold:
+    """One model call's projection, held in a chain of ledgers (see :meth:`Ledger.hold`)."""
+
+    def __init__(self, ledger: Ledger, tokens: int, cost: float) -> None:
+        self._ledger: Ledger | None = ledger
+        self.tokens, self.cost = tokens, cost
+        self._apply(1)
+
+    def release(self) -> None:
+        """Give the held amounts back (once; later calls do nothing)."""
+        if self._ledger is not None:
+            self._apply(-1)
+            self._ledger = None
+
+    def _apply(self, sign: int) -> None:
+        ledger = self._ledger
+        while ledger is not None:
+            ledger.held_tokens += sign * self.tokens
+            ledger.held_cost = max(0.0, ledger.held_cost + sign * self.cost)
+            ledger = ledger.parent

@@ -42,7 +42,7 @@ from typing import Literal, Protocol
 
 import msgspec
 
-from agentd.agent.budget import Budget, Ledger, project_next_call
+from agentd.agent.budget import Budget, Hold, Ledger, project_next_call
 from agentd.agent.callids import ReplyCallIds
 from agentd.agent.hooks import NO_HOOKS, RunHooks, prompt_hooks, with_context
 from agentd.agent.messages import (
@@ -141,6 +141,8 @@ class _Run(msgspec.Struct):
     task: asyncio.Task[RunResult] | None = None
     aborted: SinkFailed | None = None
     """Set by :meth:`Agent.abort`: the run ends with this failure, not as cancelled."""
+    hold: Hold | None = None
+    """The next model call's projection, held in the ledgers until its usage is recorded."""
 
 
 @dataclass
@@ -217,6 +219,7 @@ class Agent:
             run.result.failure = exc
         finally:
             self._active = None
+            self._release(run)
         await self._stop_hooks(run)
         run.result.usage = ledger.usage  # its subagents' spending included
         self._end(run.result)
@@ -360,10 +363,22 @@ class Agent:
         )
 
     def _budget_refusal(self, run: _Run, pending: list[UserMessage]) -> str | None:
-        """Why the budget forbids the next model call (with ``pending`` added), or None."""
+        """Why the budget forbids the next model call (with ``pending`` added), or None; a
+        call that may be made holds its projection in the ledgers until it is recorded."""
         context = [m for m in self.messages if usable(m)] + list(pending)
         next_call = project_next_call(context, self._preamble_tokens())
-        return run.ledger.refusal(next_call, self.provider.price_of(self.model))
+        price = self.provider.price_of(self.model)
+        self._release(run)
+        refusal = run.ledger.refusal(next_call, price)
+        if refusal is None:
+            run.hold = run.ledger.hold(next_call, price)
+        return refusal
+
+    @staticmethod
+    def _release(run: _Run) -> None:
+        if run.hold is not None:
+            run.hold.release()
+            run.hold = None
 
     def _preamble_tokens(self) -> int:
         """An estimate of what every call sends besides the messages (prompt, tool specs)."""
@@ -421,7 +436,9 @@ class Agent:
 
     @staticmethod
     def _spend(run: _Run, usage: Usage) -> None:
-        """Count ``usage`` in the run (and the runs above it, see :class:`Ledger`)."""
+        """Count ``usage`` in the run (and the runs above it, see :class:`Ledger`), in place
+        of what its call held."""
+        Agent._release(run)
         run.ledger.add(usage)
         run.result.usage = run.ledger.usage
 

@@ -55,9 +55,12 @@ def build_system_prompt(
     override: str | None = None,
     extra: str | None = None,
     now: datetime | None = None,
+    context: str | None = None,
 ) -> str:
     """The system prompt for a session in ``cwd`` (see the module docstring); ``extra`` is
-    text an untrusted project file adds after the instructions (it cannot replace them)."""
+    text an untrusted project file adds after the instructions (it cannot replace them);
+    ``context``: :func:`project_context` read beforehand (off the event loop), None to read
+    it here."""
     sections = [override.strip() if override is not None else DEFAULT_INSTRUCTIONS]
     if override is None and any(tool.name == "todo" for tool in tools):
         sections.append(PLAN_INSTRUCTIONS)
@@ -66,7 +69,7 @@ def build_system_prompt(
     if override is None and tools:
         sections.append("Tools:\n" + "\n".join(_tool_line(tool) for tool in tools))
     sections.append(_environment(cwd, now or datetime.now().astimezone()))
-    context = project_context(cwd)
+    context = project_context(cwd) if context is None else context
     if context:
         sections.append(context)
     return "\n\n".join(sections) + "\n"

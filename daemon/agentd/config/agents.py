@@ -23,6 +23,12 @@ User profiles live in ``$XDG_CONFIG_HOME/agentd/agents/*.md``, project ones in
 when the project's folder is trusted (:mod:`agentd.config.trust`). A project profile wins over
 a user one of the same name, which wins over a built-in. A file that cannot be read or lacks
 a name or description is skipped with a warning.
+
+Profiles are read like every instruction file a repository controls
+(:func:`agentd.config.textfile.read_capped_bytes`): regular files only (a FIFO, a device or a
+socket named ``*.md`` is skipped, never opened for blocking), at most
+:data:`MAX_PROFILE_BYTES` each and :data:`MAX_PROFILE_FILES` per folder; callers on the
+event loop run :func:`load_profiles` in a worker thread.
 """
 
 from __future__ import annotations
@@ -35,13 +41,15 @@ from pathlib import Path
 import msgspec
 
 from agentd.config import trust
-from agentd.config.textfile import project_folder
+from agentd.config.textfile import project_folder, read_capped_bytes
 
 MAX_DEPTH = 2
 """A session started by a task is depth 1, its own subagents depth 2; these never get
 ``task``."""
 READ_ONLY_TOOLS = ("read", "grep", "find", "ls")
 MAX_PROFILE_BYTES = 64 * 1024
+MAX_PROFILE_FILES = 200
+"""Profile files read per folder (the first ones by name); the rest are skipped, warned of."""
 
 
 class AgentProfile(msgspec.Struct, frozen=True):
@@ -100,7 +108,7 @@ def load_profiles(
                 f"{project.parent.parent} is not trusted (agentctl trust)"
             )
     for folder in folders:
-        for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
+        for path in _profile_files(folder, warnings):
             try:
                 profile = parse_profile(path)
             except ValueError as exc:
@@ -110,15 +118,29 @@ def load_profiles(
     return profiles, warnings
 
 
+def _profile_files(folder: Path, warnings: list[str]) -> list[Path]:
+    """The ``*.md`` entries of ``folder`` by name (none when it is not a folder), at most
+    :data:`MAX_PROFILE_FILES` of them."""
+    try:
+        paths = sorted(p for p in folder.iterdir() if p.suffix == ".md")
+    except OSError:  # no such folder (the usual case), or unreadable
+        return []
+    if len(paths) > MAX_PROFILE_FILES:
+        warnings.append(
+            f"read only the first {MAX_PROFILE_FILES} agent profiles of {folder} "
+            f"({len(paths)} files)"
+        )
+    return paths[:MAX_PROFILE_FILES]
+
+
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
 def parse_profile(path: Path) -> AgentProfile:
     """The profile in ``path``; ValueError saying what is wrong with it."""
     try:
-        with path.open("rb") as file:
-            data = file.read(MAX_PROFILE_BYTES + 1)
-    except OSError as exc:
+        data = read_capped_bytes(path, MAX_PROFILE_BYTES)
+    except OSError as exc:  # NotRegularFile too: a FIFO, a device, a folder
         raise ValueError(exc.strerror or str(exc)) from None
     if len(data) > MAX_PROFILE_BYTES:
         raise ValueError(f"larger than {MAX_PROFILE_BYTES // 1024} KB")

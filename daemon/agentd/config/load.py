@@ -36,7 +36,7 @@ import msgspec
 from agentd.config import trust
 from agentd.config.prices import Price, merged_prices
 from agentd.config.schema import ConfigFile, PriceSection, ProviderSection, validate
-from agentd.config.textfile import NotRegularFile, read_capped_text
+from agentd.config.textfile import NotRegularFile, read_capped_bytes, read_capped_text
 from agentd.errors import ConfigError
 from agentd.protocol.methods import PermissionMode
 
@@ -219,11 +219,19 @@ def _read_prompt(path: str | None) -> str | None:
         raise ConfigError(f"cannot read system_prompt_file {path}: {exc.strerror or exc}") from None
 
 
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
 def _read_bytes(path: Path) -> bytes:
+    """A config file's bytes: a regular file of at most :data:`MAX_CONFIG_BYTES`, opened
+    without blocking (a FIFO planted as ``.agentd.toml`` is refused, never waited on)."""
     try:
-        return path.read_bytes()
+        data = read_capped_bytes(path, MAX_CONFIG_BYTES)
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from exc
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config file {path} is larger than {MAX_CONFIG_BYTES // 1024} KB")
+    return data
 
 
 def _read_file(path: Path, data: bytes | None = None) -> dict[str, Any]:

@@ -99,6 +99,22 @@ class CompactionSection(msgspec.Struct, forbid_unknown_fields=True):
     context_window: Annotated[PositiveInt | None, doc("override the model's context window")] = None
 
 
+class SubagentsSection(msgspec.Struct, forbid_unknown_fields=True):
+    """How many subagents (``task`` calls) a session may run (see "Subagents")."""
+
+    max_parallel: Annotated[
+        PositiveInt,
+        doc("subagents one session runs at the same time; further task calls wait their turn"),
+    ] = 4
+    max_per_run: Annotated[
+        PositiveInt,
+        doc(
+            "subagents one prompt's run may start, its subagents' own included; past it a "
+            "task call fails with an error"
+        ),
+    ] = 50
+
+
 class McpServerSection(msgspec.Struct, forbid_unknown_fields=True):
     """An MCP server whose tools sessions get as ``mcp__NAME__TOOL`` (``NAME`` is the server's
     name; see "MCP servers")."""
@@ -167,6 +183,7 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     tools: ToolsTable = msgspec.field(default_factory=ToolsTable)
     retry: RetrySection = msgspec.field(default_factory=RetrySection)
     compaction: CompactionSection = msgspec.field(default_factory=CompactionSection)
+    subagents: SubagentsSection = msgspec.field(default_factory=SubagentsSection)
     mcp_servers: dict[str, McpServerSection] = msgspec.field(default_factory=dict)
     mcp_startup_timeout: Annotated[
         float,

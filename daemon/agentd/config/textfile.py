@@ -2,10 +2,11 @@
 without letting them stall or bloat the daemon, and finding a project's ``.agentd/<kind>``
 folder (:func:`project_folder`: its agent profiles, its custom commands).
 
-:func:`read_capped_text` opens with ``O_NONBLOCK`` (a FIFO or a device never blocks the
-open), checks the open descriptor with ``fstat`` (only a regular file is read: no swap
-between a check and the open), and reads at most :data:`MAX_TEXT_BYTES`; a longer file is cut
-there with a note saying so. Imports only the standard library.
+:func:`read_capped_text` (and :func:`read_capped_bytes`, for files parsed rather than shown:
+a project's ``.agentd.toml``, agent profiles) opens with ``O_NONBLOCK`` (a FIFO or a device
+never blocks the open), checks the open descriptor with ``fstat`` (only a regular file is
+read: no swap between a check and the open), and reads at most :data:`MAX_TEXT_BYTES`; a
+longer file is cut there with a note saying so. Imports only the standard library.
 """
 
 from __future__ import annotations
@@ -30,6 +31,17 @@ def read_capped_text(path: Path, limit: int = MAX_TEXT_BYTES) -> str:
     Raises :class:`NotRegularFile` for anything but a regular file (symlinks are followed) and
     OSError when it cannot be opened. Never blocks on a FIFO or a device.
     """
+    data = read_capped_bytes(path, limit)
+    text = data[:limit].decode("utf-8", "replace")
+    if len(data) > limit:
+        text += f"\n[… {path.name} truncated at {limit // 1024} KB]"
+    return text
+
+
+def read_capped_bytes(path: Path, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes of the regular file ``path`` (more than ``limit``: the file
+    is longer). :class:`NotRegularFile` for anything but a regular file, OSError when it
+    cannot be opened; never blocks on a FIFO or a device."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     try:
         mode = os.fstat(fd).st_mode
@@ -37,13 +49,9 @@ def read_capped_text(path: Path, limit: int = MAX_TEXT_BYTES) -> str:
             raise NotRegularFile(f"{path} is not a regular file ({_kind(mode)})")
         os.set_blocking(fd, True)
         with os.fdopen(fd, "rb", closefd=False) as file:
-            data = file.read(limit + 1)
+            return file.read(limit + 1)
     finally:
         os.close(fd)
-    text = data[:limit].decode("utf-8", "replace")
-    if len(data) > limit:
-        text += f"\n[… {path.name} truncated at {limit // 1024} KB]"
-    return text
 
 
 def _kind(mode: int) -> str:

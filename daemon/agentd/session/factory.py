@@ -59,6 +59,12 @@ class _SessionPlan(msgspec.Struct):
     extra_prompt: str | None = None
     """Added to the system prompt after the instructions (a subagent's instructions)."""
     mcp_servers: list[McpServerParam] | None = None
+    agent_profiles: tuple[str, list[str]] | None = None
+    """The task tool's profile lines and the warnings about skipped profile files; None
+    without the task tool."""
+    project_context: str = ""
+    """The context files' text (AGENTS.md…) for the system prompt. Both are project files,
+    read in a worker thread (:func:`_project_files`)."""
 
 
 async def new_session(
@@ -223,6 +229,7 @@ async def _plan(
         tools = build_tools(params.tools)
     except ValueError as exc:
         raise InvalidParams(f"{exc} - at `$.tools`") from None
+    context, profiles = await asyncio.to_thread(_project_files, cwd, "task" in tools)
     sandbox = params.sandbox or config.settings.sandbox
     mode, note = _mode(params, config, sandbox, loaded=not resolve)
     if sandbox == "workspace":
@@ -245,6 +252,8 @@ async def _plan(
         env,
         [note] if note else [],
         mcp_servers=params.mcp_servers,
+        agent_profiles=profiles,
+        project_context=context,
     )
 
 
@@ -326,7 +335,11 @@ def _assemble(
         provider=_provider(shared, plan),
         model=plan.model,
         system_prompt=build_system_prompt(
-            plan.cwd, tools.specs, override=plan.system_prompt, extra=extra_prompt or None
+            plan.cwd,
+            tools.specs,
+            override=plan.system_prompt,
+            extra=extra_prompt or None,
+            context=plan.project_context,
         ),
         toolset=tools,
         context=context,
@@ -441,11 +454,13 @@ def _tool_context(
     shared: SharedResources, file: SessionFile, plan: _SessionPlan, policy: PermissionPolicy
 ) -> ToolContext:
     """The ``[tools]`` settings, the credential names bash must not see, the spill dir."""
+    from agentd.store.tree import LoadWarning
     from agentd.tools.settings import tool_settings
 
     settings = tool_settings(plan.config.settings.tools)
-    if "task" in plan.tools:
-        settings.agent_profiles = _profile_lines(file, plan.cwd)
+    if plan.agent_profiles is not None:
+        settings.agent_profiles, warnings = plan.agent_profiles
+        file.warnings.extend(LoadWarning(line=None, message=text) for text in warnings)
     settings.secret_env = sorted({*shared.secret_names(), *settings.secret_env})
     settings.permission_policy = policy
     settings.process_registry = process_registry()
@@ -459,13 +474,17 @@ def _tool_context(
     )
 
 
-def _profile_lines(file: SessionFile, cwd: Path) -> str:
-    """The agent profiles the ``task`` tool offers (its description's list); skipped
-    profile files become load warnings of the session."""
+def _project_files(cwd: Path, task: bool) -> tuple[str, tuple[str, list[str]] | None]:
+    """What a session reads of its project (run in a worker thread): the context files'
+    text and, with the ``task`` tool (``task``), the agent profiles it offers (its
+    description's list) and warnings about skipped profile files."""
+    from agentd.agent.prompt import project_context
     from agentd.config.agents import load_profiles
-    from agentd.store.tree import LoadWarning
     from agentd.tools.task import render_profiles
 
+    context = project_context(cwd)
+    if not task:
+        return context, None
     profiles, warnings = load_profiles(cwd)
-    file.warnings.extend(LoadWarning(line=None, message=text) for text in warnings)
-    return render_profiles([(p.name, p.description) for p in profiles.values()])
+    lines = render_profiles([(p.name, p.description) for p in profiles.values()])
+    return context, (lines, warnings)

@@ -16,6 +16,7 @@ from agentd.errors import InvalidParams
 if TYPE_CHECKING:
     from agentd.agent.scheduling import ToolRunner
     from agentd.config.schema import McpServerSection
+    from agentd.mcp.servers import ServerDef
     from agentd.protocol.mcp import McpServerParam
     from agentd.session.runtime import SessionRuntime
     from agentd.session.settings import SessionTools
@@ -74,8 +75,29 @@ def attach_mcp_servers(
     if isinstance(current, McpSession):
         current.add(definitions)
         return
-    agent = runtime.agent
-    extra = McpSession(shared.mcp_pool(), definitions, cwd, agent.toolset, agent.context.settings)
+    _install(shared, runtime, definitions)
+
+
+def replace_mcp_servers(
+    shared: SharedResources, runtime: SessionRuntime, servers: list[ServerDef]
+) -> None:
+    """Make ``servers`` the MCP servers of ``runtime``, a session that has not run yet (a
+    subagent's, given its parent's): those it found itself were never started."""
+    from agentd.mcp.session import McpSession
+
+    current = runtime.extra_tools
+    if isinstance(current, McpSession):
+        current.servers = list(servers)
+    elif servers:
+        _install(shared, runtime, servers)
+
+
+def _install(shared: SharedResources, runtime: SessionRuntime, servers: list[ServerDef]) -> None:
+    """Give a session without MCP servers an MCP tool source with ``servers``."""
+    from agentd.mcp.session import McpSession
+
+    agent, cwd = runtime.agent, Path(runtime.settings.cwd)
+    extra = McpSession(shared.mcp_pool(), servers, cwd, agent.toolset, agent.context.settings)
     extra.warn = runtime.extra_warn
     runtime.extra_tools = agent.tool_source = extra
     agent.run_tool = mcp_runner(agent.run_tool)

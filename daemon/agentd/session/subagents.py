@@ -6,12 +6,16 @@ session: its own file, linked to the parent by ``parentSessionId``/``parentToolC
 header, listed under it, resumable and exportable — and runs it on the call's prompt:
 
 - on the parent's provider and model (unless the profile names a model), with the profile's
-  tools (:mod:`agentd.config.agents`), in the parent's permission mode and sandbox;
+  tools (:mod:`agentd.config.agents`) within the parent's, the parent's MCP servers included
+  (:mod:`.subagent_tools`), in the parent's permission mode and sandbox;
 - watched by the parent's subscribers (also those that subscribe to the parent later, while
   it runs), so its events reach them as ``session/event`` under its own id and its approvals
   reach the parent's clients; the parent's stream gets a ``subagent_start`` event first;
-- spending into the parent run's ledger (the parent's caps cover it, the parent's usage
-  includes it) and limited to the parent run's turn limit;
+- spending into the parent run's ledger (the parent's caps cover it, parallel children
+  together; the parent's usage includes it) and limited to the parent run's turn limit;
+- at most ``subagents.max_parallel`` at once per session (a task call waits for a slot
+  before its child is created) and ``subagents.max_per_run`` per top-level run (counted in
+  that run's ledger; past it the call fails with a ToolError);
 - sharing the family's per-file locks (:class:`~agentd.tools.files.locks.FileLocks`), so
   two children never change one file at once;
 - cancelled when the call is (a cancel of the parent cancels its children).
@@ -29,18 +33,20 @@ from typing import TYPE_CHECKING, Protocol
 import msgspec
 
 from agentd.config.agents import MAX_DEPTH, SUBAGENT_PROMPT, AgentProfile, load_profiles
+from agentd.config.schema import SubagentsSection
 from agentd.errors import RpcError
 from agentd.log import get_logger
 from agentd.protocol.content import AssistantMessage, TextContent
 from agentd.protocol.events import SubagentStart
 from agentd.protocol.methods import SessionNewParams
 from agentd.protocol.session_file import SessionHeader
+from agentd.session.subagent_tools import ChildTools, child_tools, inherit_mcp_servers
 from agentd.store import find_session
-from agentd.tools import TOOLS
 from agentd.tools.base import TaskOutcome, TaskRequest, ToolError
 from agentd.tools.files.locks import FileLocks
 
 if TYPE_CHECKING:
+    from agentd.agent.budget import Ledger
     from agentd.agent.loop import RunResult
     from agentd.api.subscriber import Subscriber
     from agentd.config.load import Config
@@ -80,15 +86,13 @@ class SubagentRunner:
         self.locks = FileLocks()
         self.depth: int | None = None
         """This session's depth (None: not known yet, read from the headers on first use)."""
-
-    def profiles(self) -> list[tuple[str, str]]:
-        profiles, _ = load_profiles(Path(self._runtime.settings.cwd))
-        return [(p.name, p.description) for p in profiles.values()]
+        self._slots: asyncio.Semaphore | None = None
 
     async def run_task(self, request: TaskRequest) -> TaskOutcome:
-        """Create the child, run it to its end and report; cancelled with the call."""
+        """Create the child, run it to its end and report; cancelled with the call. The
+        call waits for one of the session's ``subagents.max_parallel`` slots first."""
         parent = self._runtime
-        profiles, _ = load_profiles(Path(parent.settings.cwd))
+        profiles, _ = await asyncio.to_thread(load_profiles, Path(parent.settings.cwd))
         profile = profiles.get(request.agent)
         if profile is None:
             known = ", ".join(profiles)
@@ -97,14 +101,18 @@ class SubagentRunner:
         if active is None:
             raise ToolError("A task can only be started from a running turn.")
         ledger, max_turns = active
-        child = await self._create(profile, request)
-        parent.children[child.id] = child
-        try:
-            self._adopt(child, profile, request)
-            task = child.start_run(request.prompt, [], max_turns, parent_ledger=ledger)
-            result = await _until_done(child, task)
-        finally:
-            parent.children.pop(child.id, None)
+        tools = self._child_tools(profile)
+        limits = self._limits()
+        _count(ledger, limits.max_per_run)
+        async with self._slot(limits.max_parallel):
+            child = await self._create(profile, request, tools)
+            parent.children[child.id] = child
+            try:
+                self._adopt(child, profile, request)
+                task = child.start_run(request.prompt, [], max_turns, parent_ledger=ledger)
+                result = await _until_done(child, task)
+            finally:
+                parent.children.pop(child.id, None)
         return TaskOutcome(
             text=_final_text(child),
             child_session_id=child.id,
@@ -115,6 +123,16 @@ class SubagentRunner:
             turns=result.turns,
             error=result.error,
         )
+
+    def _limits(self) -> SubagentsSection:
+        config = self._runtime.config
+        return config.settings.subagents if config is not None else SubagentsSection()
+
+    def _slot(self, size: int) -> asyncio.Semaphore:
+        """The session's semaphore of ``size`` running subagents (made at first use)."""
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(size)
+        return self._slots
 
     def _adopt(self, child: SessionRuntime, profile: AgentProfile, request: TaskRequest) -> None:
         """Make ``child`` one of the family (its locks, its depth), announce it on the parent's
@@ -136,12 +154,12 @@ class SubagentRunner:
             self._manager.watch(child, subscriber)
         log.info("subagent started", session_id=parent.id, child=child.id, agent=profile.name)
 
-    async def _create(self, profile: AgentProfile, request: TaskRequest) -> SessionRuntime:
-        """The child session, created through the manager (registered, attached)."""
+    async def _create(
+        self, profile: AgentProfile, request: TaskRequest, tools: ChildTools
+    ) -> SessionRuntime:
+        """The child session, created through the manager (registered, attached), with
+        its parent's MCP servers narrowed to ``tools``."""
         parent = self._runtime
-        depth = self._depth() + 1
-        if depth > MAX_DEPTH:
-            raise ToolError(f"Subagents may not start subagents deeper than {MAX_DEPTH} levels.")
         provider, model = parent.agent.provider.name, parent.agent.model
         if profile.model:
             provider, _, model = profile.model.rpartition("/")
@@ -150,7 +168,7 @@ class SubagentRunner:
             cwd=parent.settings.cwd,
             provider=provider,
             model=model,
-            tools=self._child_tools(profile, depth),
+            tools=tools.builtin,
             permission_mode=parent.policy.mode,
             sandbox="workspace" if parent.policy.workspace is not None else "none",
             title=request.description,
@@ -159,23 +177,22 @@ class SubagentRunner:
         prompt = "\n\n".join(t for t in (SUBAGENT_PROMPT, profile.prompt) if t)
         link = (parent.id, request.tool_call_id)
         try:
-            return await self._manager.create(
+            child = await self._manager.create(
                 params, subagent_of=link, extra_prompt=prompt, config=parent.config
             )
         except RpcError as exc:  # a bad profile model, a config error: the model reads why
             raise ToolError(f"The subagent could not start: {exc.message}") from None
+        inherit_mcp_servers(self._manager.shared, child, parent, tools)
+        return child
 
-    def _child_tools(self, profile: AgentProfile, depth: int) -> list[str]:
-        """The profile's tools (default: the parent's without ``task``); ``task`` only when the
-        profile lists it and the child is not at the deepest level."""
-        names = list(profile.tools or self._runtime.agent.toolset.by_name)
-        unknown = [name for name in names if name not in TOOLS]
-        if unknown:
-            raise ToolError(
-                f"Agent profile {profile.name!r} names unknown tools: {', '.join(unknown)}."
-            )
-        allow_task = profile.tools is not None and "task" in profile.tools and depth < MAX_DEPTH
-        return [name for name in names if name != "task" or allow_task]
+    def _child_tools(self, profile: AgentProfile) -> ChildTools:
+        """The profile's tools within the parent's (:mod:`.subagent_tools`); ToolError when
+        the child would be too deep."""
+        depth = self._depth() + 1
+        if depth > MAX_DEPTH:
+            raise ToolError(f"Subagents may not start subagents deeper than {MAX_DEPTH} levels.")
+        toolset = self._runtime.agent.toolset
+        return child_tools(profile, toolset, allow_task=depth < MAX_DEPTH)
 
     def _depth(self) -> int:
         """This session's depth: 0 without a parent, else one more than its parent's (read
@@ -183,6 +200,17 @@ class SubagentRunner:
         if self.depth is None:
             self.depth = depth_from_headers(self._manager, self._runtime.file.header)
         return self.depth
+
+
+def _count(ledger: Ledger, limit: int) -> None:
+    """Count one more subagent in the top-level run of ``ledger``; ToolError past ``limit``."""
+    root = ledger.root
+    if root.subagents >= limit:
+        raise ToolError(
+            f"This prompt's run has already started {root.subagents} subagents, the limit "
+            f"(subagents.max_per_run); do the rest of the work without more task calls."
+        )
+    root.subagents += 1
 
 
 async def _until_done(child: SessionRuntime, task: asyncio.Task[RunResult]) -> RunResult:

@@ -185,12 +185,8 @@ class TaskOutcome(msgspec.Struct, frozen=True):
 
 
 class Subagents(Protocol):
-    """What the ``task`` tool needs from the session layer: the profiles it may offer and a
-    way to run one child session to its end (cancelling the call cancels the child)."""
-
-    def profiles(self) -> list[tuple[str, str]]:
-        """(name, description) of every profile this session may start."""
-        ...
+    """What the ``task`` tool needs from the session layer: a way to run one child session
+    to its end (cancelling the call cancels the child)."""
 
     async def run_task(self, request: TaskRequest) -> TaskOutcome:
         """Run a child session on ``request`` and return how it ended; raise
