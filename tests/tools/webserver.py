@@ -36,6 +36,9 @@ class _Handler(BaseHTTPRequestHandler):
         port = self.server.server_address[1]
         if route in self.server.pages:
             self._send(200, "text/html; charset=utf-8", self.server.pages[route])
+        elif route in self.server.encoded:
+            coding, body = self.server.encoded[route]
+            self._send(200, "text/plain", body, coding)
         elif route == "/page":
             self._send(200, "text/html; charset=utf-8", PAGE.encode())
         elif route == "/json":
@@ -74,9 +77,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    def _send(self, status: int, kind: str, body: bytes) -> None:
+    def _send(self, status: int, kind: str, body: bytes, coding: str = "") -> None:
         self.send_response(status)
         self.send_header("Content-Type", kind)
+        if coding:
+            self.send_header("Content-Encoding", coding)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         with suppress(BrokenPipeError, ConnectionResetError):
@@ -88,6 +93,8 @@ class _Server(ThreadingHTTPServer):
     seen: list[tuple[str, dict[str, str]]]
     pages: dict[str, bytes]
     """Extra HTML pages by path (benchmarks)."""
+    encoded: dict[str, tuple[str, bytes]]
+    """Extra text bodies by path, sent as they are with their ``Content-Encoding``."""
 
 
 @contextmanager
@@ -97,6 +104,7 @@ def web_server(host: str = "127.0.0.1", port: int = 0) -> Iterator[_Server]:
     server = _Server((host, port), _Handler)
     server.seen = []
     server.pages = {}
+    server.encoded = {}
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
