@@ -14,8 +14,9 @@ page the memory its conversion freed is handed back to the system
 That thread ends with the sessions (:func:`close_converter`, through
 :func:`agentd.tools.close_workers`).
 
-Permissions: it reads, so ``read-only`` sessions may fetch; it reaches the network, so ``ask``
-sessions ask (``network`` below), unless a rule ``web_fetch(domain:HOST)`` allows the host.
+Permissions: it does not change files, but it reaches the network (``network`` below), and a
+URL can carry whatever the session has read: ``ask`` and ``read-only`` sessions ask (refused
+when no client can answer), unless a rule ``web_fetch(domain:HOST)`` allows the host.
 """
 
 from __future__ import annotations
@@ -65,7 +66,8 @@ class WebFetchTool:
     kind: ClassVar[ToolKind] = "read"
     mutating: ClassVar[bool] = False
     network: ClassVar[bool] = True
-    """Reaches outside the machine: asks in ``ask`` mode although it does not mutate."""
+    """Reaches outside the machine: asks in ``ask`` and ``read-only`` although it does not
+    mutate."""
 
     def locations(self, params: WebFetchParams, ctx: ToolContext) -> list[Location]:
         return []
