@@ -182,10 +182,9 @@ class SharedResources:
     async def close(self) -> None:
         """Stop the MCP servers, close the HTTP clients, if they were created, and end the
         tools' worker threads (:func:`agentd.tools.close_workers`)."""
-        if "agentd.tools" in sys.modules:  # never imported: no worker to end
-            from agentd.tools import close_workers
-
-            close_workers()
+        tools = sys.modules.get("agentd.tools")
+        if tools is not None:  # never imported: no worker to end
+            tools.close_workers()
         if self._mcp is not None:
             await self._mcp.close()
         for client in (self._http, self._mock_http):
