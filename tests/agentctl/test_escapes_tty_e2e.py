@@ -56,3 +56,26 @@ def test_the_approval_shows_the_command_that_would_run(sandbox: Sandbox, screen:
         "Done.\\x1b]2;PWNED-TITLE\\x07\\x1b]52;c;cHduZWQ=\\x07 \\x1b[8mhidden\\x1b[0m end" in shown
     )
     assert "PWNED-TITLE" not in screen.title()
+
+
+def test_the_stored_transcript_is_shown_escaped(sandbox: Sandbox, screen: Screen) -> None:
+    """``sessions show`` prints the same reply from the session file with its controls
+    written out (tmux shows the escapes; the title stays)."""
+    screen.wait_for("ne[v]er")
+    screen.keys("n")
+    code, _ = screen.finish()
+    assert code == 5
+    listed = sandbox.run("sessions", "list", "--json")
+    session_id = listed.stdout.split('"sessionId":"', 1)[1].split('"', 1)[0]
+    shown = Screen(
+        [sys.executable, "-m", "agentctl", "sessions", "show", session_id],
+        sandbox.env,
+        sandbox.project,
+    )
+    try:
+        code, text = shown.finish()
+        assert code == 0, text
+        assert "\\x1b]2;PWNED-TITLE\\x07" in text
+        assert "PWNED-TITLE" not in shown.title()
+    finally:
+        shown.close()
