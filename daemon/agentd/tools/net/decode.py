@@ -32,9 +32,14 @@ class _Stage:
         self._started = False
         self._done = False
         self._between = False
+        self._head = b""
         self.produced = 0
 
     def decode(self, data: bytes, budget: int) -> bytes:
+        if not self.gzip and not self._started:  # the zlib header decides: wait for 2 bytes
+            data = self._head = self._head + data
+            if len(data) < 2:
+                return b""
         out = bytearray()
         while data and not self._done:
             if self._between and not data.startswith(b"\x1f\x8b"[: len(data)]):

@@ -16,6 +16,7 @@ is an error, not a cut). The body's content codings are undone here, not by http
 from __future__ import annotations
 
 import asyncio
+import ssl
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING
@@ -113,7 +114,10 @@ async def _get(
         "Accept-Encoding": ACCEPT_ENCODING,
     }
     extensions = {"sni_hostname": host} if parts.scheme == "https" else {}
-    async with httpx.AsyncClient(trust_env=False, follow_redirects=False, timeout=None) as client:
+    verify = await _tls_context(limits.executor)
+    async with httpx.AsyncClient(
+        trust_env=False, follow_redirects=False, timeout=None, verify=verify
+    ) as client:
         request = client.build_request("GET", pinned, headers=headers, extensions=extensions)
         response = await client.send(request, stream=True)
         try:
@@ -128,6 +132,22 @@ async def _get(
         response.headers.get("content-type", ""),
         body,
     )
+
+
+async def _tls_context(executor: Executor | None) -> ssl.SSLContext:
+    """The TLS context every fetch verifies with (httpx's defaults: certifi's roots), made
+    once and in ``executor``: loading the roots takes a tenth of a second or more, which on
+    the event loop every other client would wait for."""
+    global _TLS
+    if _TLS is None:
+        import httpx
+
+        loop = asyncio.get_running_loop()
+        _TLS = await loop.run_in_executor(executor, httpx.create_ssl_context)
+    return _TLS
+
+
+_TLS: ssl.SSLContext | None = None
 
 
 async def _read(response: httpx.Response, limits: _Limits) -> bytes:
