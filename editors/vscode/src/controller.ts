@@ -56,9 +56,10 @@ const OUTCOME_LABELS: [string, Outcome][] = [
 export async function webviewParams(params: unknown): Promise<Record<string, unknown>> {
   const allowed = { ...(params as Record<string, unknown>) };
   for (const name of WEBVIEW_STRIPPED_PARAMS) delete allowed[name];
-  if ('cwd' in allowed) {
-    const cwd = allowed.cwd;
-    allowed.cwd = typeof cwd === 'string' ? await confineToFolders(cwd, workspaceFolders()).catch(() => sessionCwd()) : sessionCwd();
+  if (typeof allowed.cwd === 'string') {
+    allowed.cwd = await confineToFolders(allowed.cwd, workspaceFolders()).catch(() => sessionCwd());
+  } else {
+    delete allowed.cwd; // null or absent: the daemon's default, never a value the page made up
   }
   return allowed;
 }
