@@ -41,9 +41,9 @@ def error(message: str) -> None:
 
 
 def warn(message: str) -> None:
-    """Print a warning to stderr, yellow on a terminal."""
+    """Print a warning to stderr, yellow on a terminal; control characters escaped."""
     style = Style(wants_color(sys.stderr))
-    sys.stderr.write(style.yellow(f"agentctl: {message}") + "\n")
+    sys.stderr.write(style.yellow(f"agentctl: {escape_controls(message)}") + "\n")
     sys.stderr.flush()
 
 

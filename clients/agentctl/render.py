@@ -37,7 +37,7 @@ from agentctl.toolfmt import (
 from agentctl.waiting import WAITING_LABEL, Call, Wait, wait_text
 from agentctl.wording import cli_words
 from agentd.protocol.content import AssistantMessage, TextContent, UserMessage
-from agentd.protocol.controls import scrub
+from agentd.protocol.controls import escape_controls, scrub
 from agentd.protocol.events import (
     AgentEnd,
     AgentStart,
@@ -167,7 +167,7 @@ class TerminalRenderer:
         """Print the run's error (if any) and the one-line summary."""
         self.pause()
         if summary.error and summary.error not in self._errors_shown:
-            self.line(self.style.red(f"✗ {summary.error}"))
+            self.line(self.style.red(f"✗ {escape_controls(summary.error)}"))
         self.line(format_footer(self.style, summary))
 
     def line(self, text: str) -> None:
