@@ -1,7 +1,7 @@
 """A daemon ends promptly on SIGTERM and on ``shutdown`` after any tool has run: nothing a
-tool leaves behind (web_fetch's converter thread, a search child, a spill writer) keeps the
-process alive. Each case runs one tool through the real daemon, then stops it and waits at
-most about a second for the process to be gone."""
+tool leaves behind (web_fetch's converter thread, a search child, a spill writer, a
+subagent) keeps the process alive. Each case runs one tool through the real daemon, then
+stops it and waits at most about a second for the process to be gone."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ CALLS: dict[str, dict[str, Any]] = {
     "ls": {"path": "."},
     "todo": {"todos": [{"content": "a step", "status": "pending"}]},
     "web_fetch": {"url": "http://127.0.0.1:{port}/page"},
+    "task": {"description": "greet", "prompt": "hello there"},
 }
 
 
