@@ -1,16 +1,20 @@
-"""The body decoder of web_fetch on its own: codings undone within the budget, the ways a
-server legitimately encodes (several gzip members, padding, raw deflate, data split anywhere)
-and the refusals (past the budget, three codings, an unknown coding, a corrupt stream)."""
+"""The body decoder of web_fetch on its own, and the fetch's cap on the body as sent:
+codings undone within the budget, the ways a server legitimately encodes (several gzip
+members, padding, raw deflate, data split anywhere) and the refusals (past the budget, three
+codings, an unknown coding, a corrupt stream)."""
 
 from __future__ import annotations
 
 import gzip
+import os
 import zlib
 
 import pytest
 
 from agentd.tools.base import ToolError
 from agentd.tools.net.decode import BodyDecoder
+from agentd.tools.net.fetch import fetch
+from tests.tools.webserver import web_server
 
 TEXT = b"".join(b"line %d of the page\n" % n for n in range(5000))
 
@@ -61,3 +65,14 @@ def test_codings_it_does_not_undo_are_refused(coding: str, message: str) -> None
 def test_a_corrupt_stream_is_a_clear_error() -> None:
     with pytest.raises(ToolError, match="content coding is corrupt"):
         decoded("gzip", b"\x1f\x8bnot really gzip at all")
+
+
+async def test_the_body_as_sent_is_capped_too_without_a_length() -> None:
+    """6 MB of incompressible gzip with no ``Content-Length``, through the real fetch from a
+    loopback server: refused at 5 MB as sent, before any decoding could count it."""
+    with web_server() as server:
+        server.encoded["/noise"] = ("gzip", gzip.compress(os.urandom(6 << 20), 1))
+        server.unsized.add("/noise")
+        url = f"http://127.0.0.1:{server.server_address[1]}/noise"
+        with pytest.raises(ToolError, match=r"larger than 5 MB; it was not read"):
+            await fetch(url, allow_hosts=["127.0.0.1"])
