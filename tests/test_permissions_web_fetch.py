@@ -1,4 +1,4 @@
-"""web_fetch in the permission policy: read-only lets it read, ask asks, auto runs it;
+"""web_fetch in the permission policy: read-only and ask ask, auto runs it;
 ``web_fetch(domain:HOST)`` rules allow or deny by the URL's host; an "always" answer
 remembers the host."""
 
@@ -18,7 +18,7 @@ URL = {"url": "https://docs.python.org/3/library/ipaddress.html"}
 
 
 @pytest.mark.parametrize(
-    ("mode", "action"), [("auto", "allow"), ("ask", "ask"), ("read-only", "allow")]
+    ("mode", "action"), [("auto", "allow"), ("ask", "ask"), ("read-only", "ask")]
 )
 def test_modes(mode: str, action: str) -> None:
     assert PermissionPolicy(mode).check(FETCH, URL).action == action
@@ -35,6 +35,14 @@ def test_domain_rules_allow_and_deny_by_host() -> None:
     assert policy.check(FETCH, {"url": "https://docs.python.org.evil.test/"}).action == "deny"
     auto = PermissionPolicy("auto", deny=["web_fetch(domain:*.evil.test)"])
     assert auto.check(FETCH, {"url": "http://a.evil.test/x"}).action == "deny"
+
+
+def test_read_only_fetches_unasked_only_where_a_rule_allows_the_host() -> None:
+    policy = PermissionPolicy("read-only", allow=["web_fetch(domain:docs.python.org)"])
+    assert policy.check(FETCH, URL).action == "allow"
+    asked = policy.check(FETCH, {"url": "https://attacker.test/?q=secret"})
+    assert asked.action == "ask"
+    assert asked.reason == "web_fetch reaches the network: it needs approval in read-only mode"
 
 
 def test_always_remembers_the_host_only() -> None:

@@ -7,6 +7,11 @@ its directory, the URL, the MCP call; :mod:`agentctl.preview`); ``[a]lways`` nam
 it adds. On a terminal one key answers (no Enter needed; the terminal is in cbreak mode only
 while asking); from a pipe a line does. Enter, an empty answer or end of input refuses (the
 default, shown as ``[N]o``): nothing runs without an explicit yes.
+
+What is shown is never what a terminal would make of it: every control character and bidi
+override in the request (the command, its arguments, names) is written as a visible escape
+(``\x1b``, ``\r``, ``\u202e``; :func:`agentd.protocol.controls.scrub`), with a warning line
+when there was any, so the command asked about is the command that runs.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import TextIO
 from agentctl.preview import preview_lines
 from agentctl.style import Style, terminal_width
 from agentctl.toolfmt import describe_call, shorten
+from agentd.protocol.controls import scrub
 from agentd.protocol.events import PermissionOption
 from agentd.protocol.methods import RequestPermissionParams
 
@@ -35,6 +41,10 @@ ANSWERS: dict[str, PermissionOption] = {
 }
 
 MAX_ATTEMPTS = 3
+CONTROLS_WARNING = (
+    "  ! this call holds control or bidi characters, shown escaped (\\x1b, \\r, \\u202e): "
+    "a terminal would have hidden or reordered them"
+)
 
 
 def parse_answer(text: str) -> PermissionOption | None:
@@ -124,7 +134,11 @@ class TerminalApprover:
 
     async def __call__(self, params: RequestPermissionParams) -> PermissionOption:
         self.before_asking()
-        self.err.write(preview_block(self.style, params))
+        shown = scrub(params, crlf=False)
+        self.err.write(preview_block(self.style, shown))
+        if shown is not params:
+            self.err.write(self.style.yellow(CONTROLS_WARNING) + "\n")
+        params = shown
         for _ in range(MAX_ATTEMPTS):
             self.err.write(question(self.style, params, self.cwd))
             self.err.flush()

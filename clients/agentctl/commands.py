@@ -22,6 +22,7 @@ from agentctl.common import (
 from agentctl.listing import format_session_table, format_transcript
 from agentctl.style import Style, wants_color
 from agentctl.toolfmt import format_seconds
+from agentd.protocol.controls import escape_controls
 from agentd.protocol.methods import (
     DaemonStatusResult,
     SessionDeleteParams,
@@ -115,6 +116,8 @@ async def _export(client: AgentClient, options: argparse.Namespace) -> int:
     )
     content = (await client.sessions.export(params)).content
     if not options.output:
+        if sys.stdout.isatty():  # the transcript's control characters, escaped on a terminal
+            content = escape_controls(content)
         sys.stdout.write(content if content.endswith("\n") else content + "\n")
         return outcome.OK
     try:
@@ -134,7 +137,7 @@ async def _cancel(options: argparse.Namespace) -> int:
         result = await client.sessions.cancel(SessionIdParams(session_id=options.session_id))
     sys.stdout.write("cancelled\n" if result.cancelled else "not running\n")
     for text in result.dropped:
-        sys.stdout.write(f"dropped queued message: {text}\n")
+        sys.stdout.write(f"dropped queued message: {escape_controls(text)}\n")
     return outcome.OK
 
 

@@ -22,6 +22,7 @@ from agentctl.launch import private_log
 from agentctl.style import Style, wants_color
 from agentctl.wording import cli_words
 from agentd.errors import RpcError
+from agentd.protocol.controls import escape_controls
 from agentd.protocol.methods import SessionListParams
 
 T = TypeVar("T")
@@ -32,16 +33,17 @@ class UsageError(Exception):
 
 
 def error(message: str) -> None:
-    """Print ``agentctl: message`` to stderr, red on a terminal."""
+    """Print ``agentctl: message`` to stderr, red on a terminal; its control characters
+    escaped (the daemon's errors quote what the model sent)."""
     style = Style(wants_color(sys.stderr))
-    sys.stderr.write(style.red(f"agentctl: {message}") + "\n")
+    sys.stderr.write(style.red(f"agentctl: {escape_controls(message)}") + "\n")
     sys.stderr.flush()
 
 
 def warn(message: str) -> None:
-    """Print a warning to stderr, yellow on a terminal."""
+    """Print a warning to stderr, yellow on a terminal; control characters escaped."""
     style = Style(wants_color(sys.stderr))
-    sys.stderr.write(style.yellow(f"agentctl: {message}") + "\n")
+    sys.stderr.write(style.yellow(f"agentctl: {escape_controls(message)}") + "\n")
     sys.stderr.flush()
 
 

@@ -1,4 +1,7 @@
-"""Plain-text views of stored sessions: the session table and a conversation transcript."""
+"""Plain-text views of stored sessions: the session table and a conversation transcript.
+
+Titles, directories, messages and tool names come from session files, so their control
+characters are shown escaped (:func:`agentd.protocol.controls.scrub`)."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from agentd.protocol.content import (
     ToolResultMessage,
     UserMessage,
 )
+from agentd.protocol.controls import scrub
 from agentd.protocol.session_file import SessionSummary
 
 
@@ -51,7 +55,7 @@ def format_session_table(sessions: Sequence[SessionSummary], style: Style) -> st
     none."""
     if not sessions:
         return ""
-    rows_in_order = nest_sessions(sessions)
+    rows_in_order = nest_sessions([scrub(item) for item in sessions])
     ids = [
         ("  " * (depth - 1) + "└ " if depth else "") + s.session_id for depth, s in rows_in_order
     ]
@@ -89,6 +93,7 @@ def _assistant_lines(message: AssistantMessage, style: Style, cwd: str | None) -
 
 def format_message(message: Message, style: Style, cwd: str | None = None) -> list[str]:
     """The lines that show one message in a transcript."""
+    message = scrub(message)
     if isinstance(message, UserMessage):  # a custom command as typed, not its expansion
         return [style.cyan(f"› {(message.command or _text(message.content)).rstrip()}")]
     if isinstance(message, AssistantMessage):

@@ -20,6 +20,7 @@ from typing import Any
 from agentctl import outcome
 from agentctl.common import open_client, run_command
 from agentctl.parser import mcp_add_parser
+from agentd.protocol.controls import scrub
 from agentd.protocol.trust_list import config_dir
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -60,6 +61,7 @@ async def _list(options: argparse.Namespace) -> int:
 
 
 def _describe(server: dict[str, Any]) -> str:
+    server = scrub(server)  # names, command lines and errors come from servers and files
     line = f"{server['name']}  {server['state']}  ({server['source']})  {server['target']}\n"
     if server.get("cwd"):
         line += f"  cwd: {server['cwd']}\n"

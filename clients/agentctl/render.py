@@ -9,7 +9,9 @@ between turns, and a retry's countdown); without it a line is printed once, when
 Colour comes from :class:`~agentctl.style.Style`.
 
 The renderer never raises on unexpected event contents and never reads input; callers that
-prompt the user call :meth:`TerminalRenderer.pause` first.
+prompt the user call :meth:`TerminalRenderer.pause` first. Nothing of an event reaches the
+terminal raw: control characters and bidi overrides in it are shown escaped (``\x1b``), so
+text cannot set the title, write the clipboard or redraw what was printed.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from agentctl.toolfmt import (
 from agentctl.waiting import WAITING_LABEL, Call, Wait, wait_text
 from agentctl.wording import cli_words
 from agentd.protocol.content import AssistantMessage, TextContent, UserMessage
+from agentd.protocol.controls import escape_controls, scrub
 from agentd.protocol.events import (
     AgentEnd,
     AgentStart,
@@ -121,7 +124,9 @@ class TerminalRenderer:
     def event(self, event: Event, session_id: str | None = None) -> None:
         """Render one event (unknown or uninteresting ones are ignored); an event of a
         subagent's session (``session_id`` a child's) is drawn nested under its task call
-        (:mod:`agentctl.nesting`)."""
+        (:mod:`agentctl.nesting`). Every string in it is shown with its control characters
+        escaped (:func:`agentd.protocol.controls.scrub`): model text, tool output, names."""
+        event = scrub(event)
         if self.subagents.knows(session_id):
             assert session_id is not None
             self.subagents.event(session_id, event)
@@ -162,7 +167,7 @@ class TerminalRenderer:
         """Print the run's error (if any) and the one-line summary."""
         self.pause()
         if summary.error and summary.error not in self._errors_shown:
-            self.line(self.style.red(f"✗ {summary.error}"))
+            self.line(self.style.red(f"✗ {escape_controls(summary.error)}"))
         self.line(format_footer(self.style, summary))
 
     def line(self, text: str) -> None:

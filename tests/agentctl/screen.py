@@ -56,6 +56,10 @@ class Screen:
         captured = self._tmux("capture-pane", "-p", "-J", "-S", "-", "-E", "-")
         return "\n".join(line.rstrip() for line in captured.rstrip("\n").split("\n")).strip()
 
+    def title(self) -> str:
+        """The pane's title as the program in it set it (OSC 0/2)."""
+        return self._tmux("display-message", "-p", "#{pane_title}").strip()
+
     def keys(self, *keys: str) -> None:
         """Type ``keys`` (tmux key names such as ``C-c`` or plain text)."""
         self._tmux("send-keys", *keys)

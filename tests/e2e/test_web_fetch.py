@@ -85,3 +85,38 @@ async def test_ask_mode_asks_before_fetching(home: Home, server: _Server) -> Non
     assert asked == [("web_fetch", 0)]
     assert "isError" not in end_of(events)
     assert [path for path, _ in server.seen] == ["/page"]
+
+
+async def test_read_only_does_not_fetch_unasked(home: Home, server: _Server) -> None:
+    """A read-only session (the GitHub Action's default) with no client to answer: the fetch
+    is refused before any request leaves; a client that is asked can allow it; a
+    ``web_fetch(domain:HOST)`` rule lets it through unasked."""
+    script_fetch(home, f"http://localhost:{server.server_address[1]}/page")
+    allow(home, '"localhost"')
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home, permissionMode="read-only")
+        _, events = await run(client, sid, "fetch the local page")
+    end = end_of(events)
+    assert end["isError"]
+    assert server.seen == []
+    asked: list[str] = []
+
+    async def approve(params: RequestPermissionParams) -> PermissionOption:
+        asked.append(params.tool)
+        return "allow_once"
+
+    async with stdio_client(home, approve) as client:
+        sid = await new_session(client, home, permissionMode="read-only")
+        _, events = await run(client, sid, "fetch the local page")
+    assert asked == ["web_fetch"]
+    assert "isError" not in end_of(events)
+    home.user_config(
+        '[tools.web_fetch]\nallow_hosts = ["localhost"]\n'
+        '[permissions]\nallow = ["web_fetch(domain:localhost)"]\n'
+    )
+    async with stdio_client(home, approve) as client:
+        sid = await new_session(client, home, permissionMode="read-only")
+        _, events = await run(client, sid, "fetch the local page")
+    assert asked == ["web_fetch"]  # not asked again
+    assert "isError" not in end_of(events)
+    assert [path for path, _ in server.seen] == ["/page", "/page"]

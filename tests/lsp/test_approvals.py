@@ -62,3 +62,29 @@ async def test_allow_always_is_not_asked_again(box: Box) -> None:
         assert answer["text"] == "Ran it."
         assert len(editor.approvals) == 1
     assert (box.project / "approved.txt").exists()
+
+
+async def test_control_characters_in_a_command_are_shown_escaped(box: Box) -> None:
+    """A command that hides its start behind ``\\r`` and an erase-line sequence (or reorders
+    itself with a bidi override) is shown with those characters written out: editors in a
+    terminal print the message."""
+    from tests.lsp.scenarios import SCENARIOS
+    from tests.scenarios import tool_call
+
+    hidden = "touch PWNED\r\x1b[2Kecho hi \u202etxt.gnp"
+    steps = [
+        {
+            "response": {
+                "content": "Running.",
+                "tool_calls": [tool_call("bash", {"command": hidden})],
+            }
+        },
+        {"response": {"content": "Done.\x1b]2;PWNED-TITLE\x07"}},
+    ]
+    box.use_scenarios([{"name": "hidden", "trigger": "say hidden", "steps": steps}, *SCENARIOS])
+    editor = Editor(approval="Reject")
+    async with spawn(box, editor, "--permission-mode", "ask"):
+        await editor.run("agentd.prompt", {"prompt": "say hidden"})
+        [message] = editor.approvals
+    assert message == "agentd wants to run bash: touch PWNED\\r\\x1b[2Kecho hi \\u202etxt.gnp"
+    assert not (box.project / "PWNED").exists()

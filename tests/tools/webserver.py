@@ -36,6 +36,9 @@ class _Handler(BaseHTTPRequestHandler):
         port = self.server.server_address[1]
         if route in self.server.pages:
             self._send(200, "text/html; charset=utf-8", self.server.pages[route])
+        elif route in self.server.encoded:
+            coding, body = self.server.encoded[route]
+            self._send(200, "text/plain", body, coding, sized=route not in self.server.unsized)
         elif route == "/page":
             self._send(200, "text/html; charset=utf-8", PAGE.encode())
         elif route == "/json":
@@ -74,10 +77,18 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    def _send(self, status: int, kind: str, body: bytes) -> None:
+    def _send(
+        self, status: int, kind: str, body: bytes, coding: str = "", *, sized: bool = True
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
+        if coding:
+            self.send_header("Content-Encoding", coding)
+        if sized:
+            self.send_header("Content-Length", str(len(body)))
+        else:
+            self.send_header("Connection", "close")  # the body ends when the connection does
+            self.close_connection = True
         self.end_headers()
         with suppress(BrokenPipeError, ConnectionResetError):
             self.wfile.write(body)
@@ -88,6 +99,10 @@ class _Server(ThreadingHTTPServer):
     seen: list[tuple[str, dict[str, str]]]
     pages: dict[str, bytes]
     """Extra HTML pages by path (benchmarks)."""
+    encoded: dict[str, tuple[str, bytes]]
+    """Extra text bodies by path, sent as they are with their ``Content-Encoding``."""
+    unsized: set[str]
+    """Paths of :attr:`encoded` sent without ``Content-Length`` (read until the close)."""
 
 
 @contextmanager
@@ -97,6 +112,8 @@ def web_server(host: str = "127.0.0.1", port: int = 0) -> Iterator[_Server]:
     server = _Server((host, port), _Handler)
     server.seen = []
     server.pages = {}
+    server.encoded = {}
+    server.unsized = set()
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

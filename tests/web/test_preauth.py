@@ -138,3 +138,47 @@ def test_unicode_digits_get_a_clean_400_and_no_traceback(web: WebDaemon) -> None
     log = web.log_path.read_text() + web.home.log.read_text()
     assert "Traceback" not in log
     assert "http request failed" not in log
+
+
+def read_response(conn: socket.socket) -> bytes:
+    """One whole response (head and its Content-Length body); the connection stays open."""
+    data = answer_head(conn)
+    top, _, rest = data.partition(b"\r\n\r\n")
+    length = next(
+        (
+            int(line.split(b":", 1)[1])
+            for line in top.split(b"\r\n")
+            if line.lower().startswith(b"content-length:")
+        ),
+        0,
+    )
+    while len(rest) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        rest += chunk
+    return top
+
+
+def test_the_cookie_alone_cannot_fill_the_signed_in_places(web: WebDaemon) -> None:
+    """Every server on 127.0.0.1 receives the cookie: 300 keep-alive ``GET /`` with it (more
+    than the signed-in cap) are answered but stay in the pre-auth pool, so the page key's
+    requests still find a place."""
+    with web.signed_in() as client:
+        cookie = f"Cookie: agentd_{web.port}={client.cookies[f'agentd_{web.port}']}"
+        held: list[socket.socket] = []
+        try:
+            for _ in range(300):
+                conn = connect(web)
+                held.append(conn)
+                conn.sendall(head(web, "GET / HTTP/1.1", cookie))
+                status = read_response(conn).split(b"\r\n", 1)[0]
+                assert status.startswith(b"HTTP/1.1 200 ") or not status  # dropped: pushed out
+            for _ in range(5):
+                fresh = client.post("/api/session/list", json={}, headers={"Connection": "close"})
+                assert fresh.status_code == 200
+            pushed_out = [conn for conn in held[:-MAX_PREAUTH] if closed_by_peer(conn, 10)]
+            assert len(pushed_out) == len(held) - MAX_PREAUTH
+        finally:
+            for conn in held:
+                conn.close()

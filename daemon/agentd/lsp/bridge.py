@@ -4,7 +4,8 @@ every call that watches a session (in-process and over ``--shared`` alike).
 
 - events → the running prompt of their session (:mod:`agentd.lsp.runs`: progress reports);
 - permission requests → ``window/showMessageRequest`` with ``Allow once``, ``Allow always``
-  and ``Reject``, the message naming the tool and its input; a dismissed message refuses;
+  and ``Reject``, the message naming the tool and its input (control characters escaped); a
+  dismissed message refuses;
 - file reads → the editor's open buffer (unsaved text), or the disk (``content: null``);
 - file writes (``write``, ``edit``, ``undo_edit``) → ``workspace/applyEdit`` when the editor
   applies edits: on an open file a versioned edit, on any other file when the editor takes
@@ -25,6 +26,7 @@ from agentd.errors import RpcError
 from agentd.log import get_logger
 from agentd.lsp.editor import Editor, Written
 from agentd.lsp.edits import create_edit, replace_edit
+from agentd.protocol.controls import escape_controls
 from agentd.protocol.events import PermissionOption
 from agentd.protocol.methods import (
     ReadTextFileParams,
@@ -73,11 +75,16 @@ class Bridge:
         self, params: RequestPermissionParams, timeout: float
     ) -> PermissionOption | None:
         """Ask with ``window/showMessageRequest``; no button chosen refuses. The session
-        cancels this when its approval timeout passes (the call is then refused)."""
+        cancels this when its approval timeout passes (the call is then refused). The
+        message shows control characters and bidi overrides as visible escapes (``\\x1b``,
+        ``\\u202e``): editors in a terminal print it, and the command asked about must be
+        the one that runs."""
         offered = [title for title, option in ACTIONS.items() if option in params.options]
         message = {
             "type": 3,
-            "message": f"agentd wants to run {params.tool}: {approval_text(params)}",
+            "message": escape_controls(
+                f"agentd wants to run {params.tool}: {approval_text(params)}", crlf=False
+            ),
             "actions": [{"title": title} for title in offered],
         }
         answer = await self.editor.request("window/showMessageRequest", message)

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol.types import METHOD_TO_TYPES
 from pygls.uris import from_fs_path, to_fs_path
 
+from agentd.protocol.controls import escape_controls
+
 if TYPE_CHECKING:
     from cattrs import Converter
     from lsprotocol import types
@@ -144,5 +146,6 @@ class Editor:
         return params if params_type is None else self.converter.structure(params, params_type)
 
     def log(self, message: str, kind: int = 2) -> None:
-        """``window/logMessage`` (``kind`` 1 error, 2 warning, 3 info, 4 log)."""
-        self.notify("window/logMessage", {"type": kind, "message": message})
+        """``window/logMessage`` (``kind`` 1 error, 2 warning, 3 info, 4 log), control
+        characters escaped (editors in a terminal print it)."""
+        self.notify("window/logMessage", {"type": kind, "message": escape_controls(message)})

@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from agentd.protocol.controls import scrub
+
 REPORT_INTERVAL = 0.05
 """Seconds between two progress reports, at least."""
 
@@ -98,4 +100,6 @@ class ProgressReporter:
         self._send({"kind": "report", "message": message})
 
     def _send(self, value: dict[str, Any]) -> None:
-        self._notify("$/progress", {"token": self.token, "value": value})
+        """One ``$/progress`` value, its texts with control characters escaped (the model's
+        text and tool lines reach an editor that may print them to a terminal)."""
+        self._notify("$/progress", {"token": self.token, "value": scrub(value)})

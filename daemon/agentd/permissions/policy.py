@@ -5,7 +5,9 @@ This module decides; the agent loop and server do the asking (``session/requestP
 Modes (the session's ``permissionMode``):
 
 - ``ask`` (the default): mutating tools (write, edit, undo_edit, bash) need the user's approval;
-- ``read-only``: mutating tools are refused;
+- ``read-only``: mutating tools are refused, and network tools (``web_fetch``) ask as in
+  ``ask`` (refused when no client can answer) unless an allow rule names the host: reading a
+  page sends the URL, and a URL can carry what the session read;
 - ``auto``: every call runs (CI, trusted automation). Only in a session sandboxed to its
   workspace, unless the user's configuration sets ``[permissions]
   allow_auto_without_sandbox = true`` (:func:`unsandboxed_auto`).
@@ -198,8 +200,11 @@ class PermissionPolicy:
             names = ", ".join(f"`{rule.text}`" for rule in allowed)
             return Decision("allow", f"allowed by {names}")
         network = getattr(tool, "network", False)
-        if self.mode == "auto" or not (tool.mutating or (network and self.mode == "ask")):
+        if self.mode == "auto" or not (tool.mutating or network):
             return Decision("allow", f"{self.mode} mode")
+        if self.mode == "read-only":
+            reason = f"{tool.name} reaches the network: it needs approval in read-only mode"
+            return Decision("ask", reason)
         return Decision("ask", f"{tool.name} needs approval in ask mode")
 
     def _check_mcp(self, tool: Tool) -> Decision:

@@ -7,6 +7,7 @@ Created once per daemon, on first session use; nothing here is imported on start
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -179,7 +180,11 @@ class SharedResources:
         return listing(self.config(folder).settings.mcp_servers, folder, self._mcp)
 
     async def close(self) -> None:
-        """Stop the MCP servers and close the HTTP clients, if they were created."""
+        """Stop the MCP servers, close the HTTP clients, if they were created, and end the
+        tools' worker threads (:func:`agentd.tools.close_workers`)."""
+        tools = sys.modules.get("agentd.tools")
+        if tools is not None:  # never imported: no worker to end
+            tools.close_workers()
         if self._mcp is not None:
             await self._mcp.close()
         for client in (self._http, self._mock_http):

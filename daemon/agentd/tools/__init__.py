@@ -27,7 +27,7 @@ from agentd.tools.settings import describe
 from agentd.tools.task import TaskTool
 from agentd.tools.todo import TodoTool
 from agentd.tools.undo_edit import UndoEditTool
-from agentd.tools.web_fetch import WebFetchTool
+from agentd.tools.web_fetch import WebFetchTool, close_converter
 from agentd.tools.write import WriteTool
 from agentd.toolspec import ToolSpec
 
@@ -173,3 +173,9 @@ async def run_tool(tool: Tool, raw_args: dict[str, Any], ctx: ToolContext) -> To
         return ToolResult(
             f"{error.strerror or error}{where}.", ToolErrorDetails(error="os_error"), is_error=True
         )
+
+
+def close_workers() -> None:
+    """End the threads the tools keep between calls (web_fetch's converter), so a process
+    that closes its sessions can exit; a later call starts them again."""
+    close_converter()

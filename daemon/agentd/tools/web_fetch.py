@@ -8,12 +8,15 @@ whole text goes to a spill file the model can ``read``. ``prompt`` (what the mod
 the page) is shown above the content, and when the page is cut, the passages of the cut part
 that match it are kept too (:mod:`agentd.tools.net.passages`: word overlap, no second model).
 
-Memory: pages are converted in one thread (one malloc arena), and after a large page the
-memory its conversion freed is handed back to the system (:mod:`agentd.tools.net.heap`), so
-the daemon does not keep the converter's peak working set.
+Memory: pages are decoded and converted in one thread (one malloc arena), and after a large
+page the memory its conversion freed is handed back to the system
+(:mod:`agentd.tools.net.heap`), so the daemon does not keep the converter's peak working set.
+That thread ends with the sessions (:func:`close_converter`, through
+:func:`agentd.tools.close_workers`).
 
-Permissions: it reads, so ``read-only`` sessions may fetch; it reaches the network, so ``ask``
-sessions ask (``network`` below), unless a rule ``web_fetch(domain:HOST)`` allows the host.
+Permissions: it does not change files, but it reaches the network (``network`` below), and a
+URL can carry whatever the session has read: ``ask`` and ``read-only`` sessions ask (refused
+when no client can answer), unless a rule ``web_fetch(domain:HOST)`` allows the host.
 """
 
 from __future__ import annotations
@@ -63,7 +66,8 @@ class WebFetchTool:
     kind: ClassVar[ToolKind] = "read"
     mutating: ClassVar[bool] = False
     network: ClassVar[bool] = True
-    """Reaches outside the machine: asks in ``ask`` mode although it does not mutate."""
+    """Reaches outside the machine: asks in ``ask`` and ``read-only`` although it does not
+    mutate."""
 
     def locations(self, params: WebFetchParams, ctx: ToolContext) -> list[Location]:
         return []
@@ -81,6 +85,7 @@ class WebFetchTool:
             secrets=secrets,
             timeout=FETCH_TIMEOUT,
             max_bytes=FETCH_MAX_BYTES,
+            executor=_converter(),
         )
         loop = asyncio.get_running_loop()
         text, kind = await loop.run_in_executor(
@@ -119,6 +124,16 @@ def _converter() -> ThreadPoolExecutor:
 
 
 _CONVERTER: ThreadPoolExecutor | None = None
+
+
+def close_converter() -> None:
+    """End the converter thread (it finishes the job it is on, without waiting here); the
+    next fetch starts a new one. Its worker is not a daemon thread, so a process that exits
+    waits for it: every owner of sessions calls this when it closes them."""
+    global _CONVERTER
+    converter, _CONVERTER = _CONVERTER, None
+    if converter is not None:
+        converter.shutdown(wait=False, cancel_futures=True)
 
 
 async def _limited(text: str, ctx: ToolContext, prompt: str | None) -> tuple[str, str | None]:

@@ -1,7 +1,10 @@
 """The HTTP front-end's open connections: a small pre-auth pool apart from the signed-in ones.
 
-A connection starts **pre-auth** and stays so until one of its requests is admitted (Host and
-sign-in checks passed, :mod:`agentd.web.security`). Pre-auth connections are capped at
+A connection starts **pre-auth** and stays so until one of its requests is admitted with the
+page key or an event-stream ticket (:mod:`agentd.web.security`). A request with only the
+sign-in cookie (the page and its static files) is answered, but its connection stays pre-auth:
+every server on the host receives that cookie, so a holder of the cookie alone competes in the
+pre-auth pool and can never fill the signed-in places. Pre-auth connections are capped at
 :data:`MAX_PREAUTH` and get :data:`HEAD_TIMEOUT` seconds to send a request head. When the pool
 is full, a newcomer takes the place of the oldest pre-auth connection that is waiting for its
 head (closed at once): a flood of idle connections can only push its own members out, never
@@ -20,7 +23,8 @@ MAX_PREAUTH = 64
 backlog, so one batch of accepted connections (asyncio accepts up to the backlog at a time,
 before any of them is read) never pushes its own members out."""
 MAX_SIGNED_IN = 256
-"""Connections that have had a request admitted (event streams included), at most."""
+"""Connections that have had a key- or ticket-bearing request admitted (event streams
+included), at most."""
 HEAD_TIMEOUT = 10.0
 """Seconds a pre-auth connection has to send a complete request head (also the TLS handshake)."""
 IDLE_TIMEOUT = 60.0

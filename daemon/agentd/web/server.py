@@ -233,11 +233,14 @@ class WebServer:
         return keep_open and request.keep_alive
 
     def _admit(self, conn: Conn, request: Request) -> SignIn | None:
-        """The gate's verdict on the head; a connection with an admitted request leaves the
-        pre-auth pool (503 when the signed-in connections are at their cap)."""
+        """The gate's verdict on the head; a connection whose request carried the page key
+        (or an event-stream ticket) leaves the pre-auth pool (503 when the signed-in
+        connections are at their cap). A cookie-only request (the page and its files) is
+        answered but leaves its connection in the pre-auth pool: the cookie reaches every
+        server on the host, so it must not buy a signed-in place."""
         assert self.gate is not None
         sign_in = self.gate.admit(request)
-        if not is_sign_in(request) and not self._pool.promote(conn):
+        if sign_in is not None and not self._pool.promote(conn):
             raise HttpError(503, "too many connections")
         return sign_in
 

@@ -10,6 +10,7 @@ import {
   AgentdClient,
   AgentdError,
   type ApprovalPreview,
+  confineToFolders,
   type ClientMethods,
   type RequestPermissionParams,
   type RequestPermissionResult,
@@ -35,15 +36,33 @@ export const WEBVIEW_METHODS: ReadonlySet<string> = new Set([
   'session/state', 'session/messages', 'session/setModel', 'session/compact', 'session/subscribe',
   'session/unsubscribe', 'models/list', 'session/commands', 'session/rewind',
 ]);
-/** Params the webview may not set: the settings and the editor decide these (and `path`: the
- * chat loads sessions by id, never a session file named by the page). */
-const WEBVIEW_STRIPPED_PARAMS = ['permissionMode', 'providerEnv', 'baseUrl', 'sandbox', 'systemPrompt', 'tools', 'path'];
+/** Params the webview may not set: the settings and the editor decide these (`path`: the chat
+ * loads sessions by id, never a session file named by the page; `mcpServers`: a server is a
+ * command line the daemon would start). */
+const WEBVIEW_STRIPPED_PARAMS = ['permissionMode', 'providerEnv', 'baseUrl', 'sandbox', 'systemPrompt', 'tools', 'path', 'mcpServers'];
 const OUTCOME_LABELS: [string, Outcome][] = [
   ['Allow once', 'allow_once'],
   ['Allow always', 'allow_always'],
   ['Reject', 'reject_once'],
   ['Reject always', 'reject_always'],
 ];
+
+/**
+ * What the daemon gets of a webview call's params: without the stripped ones, and a `cwd`
+ * pinned to the window's workspace folders (symlinks resolved; one outside them, or any cwd in
+ * a window without folders, becomes the chat's own cwd), so the page cannot open a session on
+ * `/` or `~`.
+ */
+export async function webviewParams(params: unknown): Promise<Record<string, unknown>> {
+  const allowed = { ...(params as Record<string, unknown>) };
+  for (const name of WEBVIEW_STRIPPED_PARAMS) delete allowed[name];
+  if (typeof allowed.cwd === 'string') {
+    allowed.cwd = await confineToFolders(allowed.cwd, workspaceFolders()).catch(() => sessionCwd());
+  } else {
+    delete allowed.cwd; // null or absent: the daemon's default, never a value the page made up
+  }
+  return allowed;
+}
 
 export class Controller implements vscode.Disposable {
   readonly client: AgentdClient;
@@ -173,9 +192,7 @@ export class Controller implements vscode.Disposable {
       this.view.post({ type: 'response', id, error: { message: `the chat view may not call ${method}`, code: -32601 } });
       return;
     }
-    const allowed = { ...(params as Record<string, unknown>) };
-    for (const name of WEBVIEW_STRIPPED_PARAMS) delete allowed[name];
-    this.request(method as keyof ClientMethods, allowed as never).then(
+    webviewParams(params).then((allowed) => this.request(method as keyof ClientMethods, allowed as never)).then(
       (result) => this.view.post({ type: 'response', id, result }),
       (error: unknown) => {
         const code = error instanceof AgentdError ? error.code : -32603;

@@ -1,6 +1,7 @@
 // The bundled extension activated on a stub `vscode` module: activation registers everything
 // and spawns nothing; Restricted Mode starts sessions read-only (against the real daemon).
 import assert from 'node:assert/strict';
+import { existsSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { context, loadExtension, stub } from './extension-host.mjs';
@@ -121,4 +122,24 @@ test('the webview CSP allows no inline style or script', () => {
   assert.match(csp, /style-src https:\/\/webview\.test(;|$)/);
   assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
   assert.match(csp, /script-src 'nonce-[^']+'(;|$)/);
+});
+
+test('the chat webview cannot name MCP servers (command lines) nor a cwd outside the workspace', async () => {
+  const { call } = openChat();
+  const mark = join(home.root, 'PLANTED');
+  const planted = [{ name: 'planted', command: '/bin/sh', args: ['-c', `touch ${mark}; sleep 30`] }];
+  const project = realpathSync(home.project);
+  for (const [id, cwd] of [[11, '/'], [12, process.env.HOME ?? '/root'], [13, join(home.project, '..')]]) {
+    const created = await call(id, 'session/new', { cwd, mcpServers: planted });
+    assert.equal(created.result.cwd, project, `cwd ${cwd} was pinned to the workspace folder`);
+    assert.deepEqual((created.result.mcpServers ?? []).map((server) => server.name), []);
+  }
+  const inside = await call(14, 'session/new', { cwd: home.project });
+  assert.equal(inside.result.cwd, project);
+  const sessionId = inside.result.sessionId;
+  const loaded = await call(15, 'session/load', { sessionId, mcpServers: planted });
+  assert.deepEqual((loaded.result.session.mcpServers ?? []).map((server) => server.name), []);
+  const ran = await call(16, 'session/prompt', { sessionId, text: 'hello' });
+  assert.ok(ran.result);
+  assert.equal(existsSync(mark), false);
 });

@@ -7,19 +7,25 @@ name set to the real host, so certificates are verified against the name while t
 goes to the checked address: no DNS-rebinding gap. Nothing identifying is sent: no cookies
 (none are kept between hops), no ``Authorization``, no proxy or ``.netrc`` from the
 environment (``trust_env`` off). Limits: :data:`MAX_REDIRECTS` redirects, ``timeout`` seconds
-for the whole fetch, ``max_bytes`` of body (a longer body is an error, not a cut).
+for the whole fetch, ``max_bytes`` of body as sent and ``max_bytes`` once decoded (a longer body
+is an error, not a cut). The body's content codings are undone here, not by httpx
+(:mod:`agentd.tools.net.decode`: bounded, at most two), each received chunk in ``executor``
+(off the event loop), so a decompression bomb costs neither memory nor the loop's time.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ssl
 from collections.abc import Sequence
+from concurrent.futures import Executor
 from typing import TYPE_CHECKING
 from urllib.parse import SplitResult, urljoin
 
 import msgspec
 
 from agentd.tools.base import ToolError
+from agentd.tools.net.decode import ACCEPT_ENCODING, BodyDecoder, too_big
 from agentd.tools.net.guard import Resolver, check_url, resolve, system_resolver
 
 if TYPE_CHECKING:
@@ -48,14 +54,16 @@ async def fetch(
     timeout: float = 15.0,
     max_bytes: int = 5 * 1024 * 1024,
     resolver: Resolver = system_resolver,
+    executor: Executor | None = None,
 ) -> Fetched:
     """GET ``url`` within the limits (see the module docstring); ToolError otherwise.
-    ``resolver`` answers each hop's one name lookup."""
+    ``resolver`` answers each hop's one name lookup; ``executor`` decodes the body (None:
+    the loop's default executor)."""
     import httpx
 
     try:
         async with asyncio.timeout(timeout):
-            return await _follow(url, allow_hosts, secrets, max_bytes, resolver)
+            return await _follow(url, allow_hosts, secrets, _Limits(max_bytes, executor), resolver)
     except TimeoutError:
         raise ToolError(f"The fetch of {url} timed out after {timeout:g} s.") from None
     except httpx.HTTPError as error:
@@ -66,13 +74,13 @@ async def _follow(
     url: str,
     allow_hosts: Sequence[str],
     secrets: Sequence[str],
-    max_bytes: int,
+    limits: _Limits,
     resolver: Resolver,
 ) -> Fetched:
     for hop in range(MAX_REDIRECTS + 1):
         parts = check_url(url, secrets)
         address = await resolve(parts.hostname or "", _port(parts), allow_hosts, resolver)
-        response_url, status, location, content_type, body = await _get(parts, address, max_bytes)
+        response_url, status, location, content_type, body = await _get(parts, address, limits)
         if status not in _REDIRECTS or location is None:
             return Fetched(response_url, status, content_type, body, hop)
         url = urljoin(url, location)
@@ -83,8 +91,13 @@ def _port(parts: SplitResult) -> int:
     return parts.port or (443 if parts.scheme == "https" else 80)
 
 
+class _Limits(msgspec.Struct, frozen=True):
+    max_bytes: int
+    executor: Executor | None
+
+
 async def _get(
-    parts: SplitResult, address: str, max_bytes: int
+    parts: SplitResult, address: str, limits: _Limits
 ) -> tuple[str, int, str | None, str, bytes]:
     """One hop to the checked ``address``: (its URL, status, Location, Content-Type, body)."""
     import httpx
@@ -94,13 +107,21 @@ async def _get(
     netloc = f"[{address}]" if ":" in address else address
     pinned = parts._replace(netloc=f"{netloc}:{port}").geturl()
     host_header = parts.netloc.rsplit("@", 1)[-1]
-    headers = {"Host": host_header, "User-Agent": USER_AGENT, "Accept": _ACCEPT}
+    headers = {
+        "Host": host_header,
+        "User-Agent": USER_AGENT,
+        "Accept": _ACCEPT,
+        "Accept-Encoding": ACCEPT_ENCODING,
+    }
     extensions = {"sni_hostname": host} if parts.scheme == "https" else {}
-    async with httpx.AsyncClient(trust_env=False, follow_redirects=False, timeout=None) as client:
+    verify = await _tls_context(limits.executor)
+    async with httpx.AsyncClient(
+        trust_env=False, follow_redirects=False, timeout=None, verify=verify
+    ) as client:
         request = client.build_request("GET", pinned, headers=headers, extensions=extensions)
         response = await client.send(request, stream=True)
         try:
-            body = await _read(response, max_bytes)
+            body = await _read(response, limits)
         finally:
             await response.aclose()
     location = response.headers.get("location")
@@ -113,22 +134,40 @@ async def _get(
     )
 
 
-async def _read(response: httpx.Response, max_bytes: int) -> bytes:
+async def _tls_context(executor: Executor | None) -> ssl.SSLContext:
+    """The TLS context every fetch verifies with (httpx's defaults: certifi's roots), made
+    once and in ``executor``: loading the roots takes a tenth of a second or more, which on
+    the event loop every other client would wait for."""
+    global _TLS
+    if _TLS is None:
+        import httpx
+
+        loop = asyncio.get_running_loop()
+        _TLS = await loop.run_in_executor(executor, httpx.create_ssl_context)
+    return _TLS
+
+
+_TLS: ssl.SSLContext | None = None
+
+
+async def _read(response: httpx.Response, limits: _Limits) -> bytes:
+    """The body, its codings undone chunk by chunk in the executor, within the limits."""
+    max_bytes = limits.max_bytes
     declared = response.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > max_bytes:
-        raise ToolError(_too_big(max_bytes))
+        raise ToolError(too_big(max_bytes))
+    decoder = BodyDecoder(response.headers.get("content-encoding", ""), max_bytes)
+    loop = asyncio.get_running_loop()
     chunks: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_bytes():
-        size += len(chunk)
-        if size > max_bytes:
-            raise ToolError(_too_big(max_bytes))
+    sent = 0
+    async for chunk in response.aiter_raw():
+        sent += len(chunk)
+        if sent > max_bytes:
+            raise ToolError(too_big(max_bytes))
+        if not decoder.identity:
+            chunk = await loop.run_in_executor(limits.executor, decoder.feed, chunk)
         chunks.append(chunk)
     return b"".join(chunks)
-
-
-def _too_big(max_bytes: int) -> str:
-    return f"The response is larger than {max_bytes / 1048576:g} MB; it was not read."
 
 
 _ACCEPT = (
