@@ -69,6 +69,7 @@ async def test_commands_from_both_places_are_listed_and_expanded(
         "---\ndescription: Review a file\nargument-hint: FILE [FOCUS]\n---\n"
         "Review $1, focusing on $2. (asked: $ARGUMENTS)",
     )
+    home.trust()  # the project's commands are pinned with the folder
     async with stdio_client(home) as client:
         sid = await new_session(client, home, provider="oai")
         listed = await client.call("session/commands", {"sessionId": sid})

@@ -20,7 +20,8 @@ subagents itself (never deeper than :data:`MAX_DEPTH`).
 
 User profiles live in ``$XDG_CONFIG_HOME/agentd/agents/*.md``, project ones in
 ``.agentd/agents/*.md`` at or above the session's cwd (up to the repository root), read only
-when the project's folder is trusted (:mod:`agentd.config.trust`). A project profile wins over
+when the project's folder is trusted and the folder is the one trusted (its content is pinned,
+:mod:`agentd.config.trust`). A project profile wins over
 a user one of the same name, which wins over a built-in. A file that cannot be read or lacks
 a name or description is skipped with a warning.
 """
@@ -89,37 +90,53 @@ def load_profiles(
     env = os.environ if env is None else env
     profiles = {profile.name: profile for profile in BUILT_IN}
     warnings: list[str] = []
-    folders = [trust.config_dir(env) / "agents"]
+    _add_profiles(profiles, trust.config_dir(env) / "agents", None, warnings)
     project = project_folder(cwd, env, "agents")
     if project is not None:
-        if trust.is_trusted(project.parent.parent, env):
-            folders.append(project)
+        state, snapshot = trust.checked_folder(project, env)
+        if state == "trusted" and snapshot is not None:
+            _add_profiles(profiles, project, snapshot.files, warnings)
         else:
-            warnings.append(
-                f"ignored the agent profiles in {project}: the folder "
-                f"{project.parent.parent} is not trusted (agentctl trust)"
-            )
-    for folder in folders:
-        for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
-            try:
-                profile = parse_profile(path)
-            except ValueError as exc:
-                warnings.append(f"ignored agent profile {path}: {exc}")
-                continue
-            profiles[profile.name] = profile
+            problem = snapshot.problem if snapshot else None
+            warnings.append(trust.folder_warning(project, "agent profiles", state, problem))
     return profiles, warnings
+
+
+def _add_profiles(
+    profiles: dict[str, AgentProfile],
+    folder: Path,
+    files: dict[str, bytes] | None,
+    warnings: list[str],
+) -> None:
+    """Add the ``*.md`` profiles of ``folder`` (a project's: from ``files``, the bytes its
+    trust was checked on)."""
+    if files is None:
+        paths = sorted(folder.glob("*.md")) if folder.is_dir() else []
+    else:
+        paths = [
+            folder / name for name in sorted(files) if "/" not in name and name.endswith(".md")
+        ]
+    for path in paths:
+        try:
+            profile = parse_profile(path, None if files is None else files[path.name])
+        except ValueError as exc:
+            warnings.append(f"ignored agent profile {path}: {exc}")
+            continue
+        profiles[profile.name] = profile
 
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
-def parse_profile(path: Path) -> AgentProfile:
-    """The profile in ``path``; ValueError saying what is wrong with it."""
-    try:
-        with path.open("rb") as file:
-            data = file.read(MAX_PROFILE_BYTES + 1)
-    except OSError as exc:
-        raise ValueError(exc.strerror or str(exc)) from None
+def parse_profile(path: Path, data: bytes | None = None) -> AgentProfile:
+    """The profile in ``path`` (whose bytes are ``data`` when given); ValueError saying what
+    is wrong with it."""
+    if data is None:
+        try:
+            with path.open("rb") as file:
+                data = file.read(MAX_PROFILE_BYTES + 1)
+        except OSError as exc:
+            raise ValueError(exc.strerror or str(exc)) from None
     if len(data) > MAX_PROFILE_BYTES:
         raise ValueError(f"larger than {MAX_PROFILE_BYTES // 1024} KB")
     fields, body = split_front_matter(data.decode("utf-8", "replace"))
