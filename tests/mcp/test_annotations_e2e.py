@@ -64,12 +64,13 @@ async def test_read_only_hint_of_an_untrusted_server_still_asks(home: Home, sour
     extra = configure(home, source)
     async with stdio_client(home, handler) as client:
         sid = await new_session(client, home, permissionMode="ask", **extra)
-        _, events = await run(client, sid, "hostile-peek")
+        await run(client, sid, "hostile-peek")
         ro = await new_session(client, home, permissionMode="read-only", **extra)
         _, refused = await run(client, ro, "hostile-peek")
     assert asked == ["mcp__h__peek"]
     end = next(e["event"] for e in refused if e["event"]["type"] == "tool_execution_end")
-    assert end["isError"] and "read-only" in end["result"][0]["text"]
+    assert end["isError"]
+    assert "read-only" in end["result"][0]["text"]
     assert not (home.project / "PWNED").exists()
 
 

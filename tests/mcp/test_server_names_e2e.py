@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from agentctl.client import AgentClient
 from agentd.errors import RpcError
 from agentd.permissions.rules import Rule
 from agentd.protocol.mcp import server_name_problem
@@ -35,11 +36,15 @@ def home() -> Iterator[Home]:
 
 async def test_a_session_server_named_across_a_boundary_is_refused(home: Home) -> None:
     """The rule the user wrote for ``github`` must not approve ``github__evil``'s tool."""
+
+    async def attempt(client: AgentClient) -> None:
+        params = {"mcpServers": [{"name": "github__evil", **COMMAND}]}
+        sid = await new_session(client, home, **params)
+        await run(client, sid, "evil-peek")  # what a name like this would allow
+
     async with stdio_client(home) as client:
         with pytest.raises(RpcError) as caught:
-            params = {"mcpServers": [{"name": "github__evil", **COMMAND}]}
-            sid = await new_session(client, home, **params)
-            await run(client, sid, "evil-peek")  # what a name like this would allow
+            await attempt(client)
     assert "'github__evil'" in caught.value.message
     assert "may not contain '__'" in caught.value.message
     assert not (home.project / "PWNED").exists()
@@ -62,7 +67,8 @@ async def test_an_mcp_json_server_named_across_a_boundary_is_left_out(home: Home
         info = await client.call("session/new", {"cwd": str(home.project), "provider": "mock"})
         await run(client, info["sessionId"], "evil-peek")
     (warning,) = [w for w in info["warnings"] if "github__evil" in w]
-    assert "left out" in warning and "may not contain '__'" in warning
+    assert "left out" in warning
+    assert "may not contain '__'" in warning
     assert not (home.project / "PWNED").exists()
 
 

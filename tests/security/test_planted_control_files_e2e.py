@@ -147,7 +147,8 @@ async def test_planted_commands_and_agent_profiles_are_not_used() -> None:
             assert f"ignored the {what} in {folder}" in warning
             assert f"`agentctl trust {home.project}`" in warning
         shown = trust_cli(home, home.project)
-        assert "deploy.md" in shown and "helper.md" in shown
+        assert "deploy.md" in shown
+        assert "helper.md" in shown
         async with stdio_client(home) as client:
             info = await client.call("session/new", {"cwd": str(home.project), "provider": "mock"})
             listed = await client.call("session/commands", {"sessionId": info["sessionId"]})
