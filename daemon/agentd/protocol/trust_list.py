@@ -88,13 +88,18 @@ def control_trust(path: Path, pin: str | None, env: Mapping[str, str]) -> FileTr
     ``"untrusted"`` when no listed folder holds it, ``"changed"`` when one does but ``pin``
     is not the one recorded when it was trusted (or none was, or ``pin`` is None),
     ``"trusted"`` otherwise."""
-    real = Path(os.path.realpath(path))
+    real = os.path.realpath(path)
     listed = _read_list(env)
-    folders = [Path(item) for item in listed.trusted if item.startswith("/")]
-    owner = owner_of(real)
-    if not any(owner == entry or owner.is_relative_to(entry) for entry in folders):
+    owner = str(owner_of(Path(real)))
+    if not any(_within(owner, entry) for entry in listed.trusted):
         return "untrusted"
-    return "trusted" if pin is not None and listed.pins.get(str(real)) == pin else "changed"
+    return "trusted" if pin is not None and listed.pins.get(real) == pin else "changed"
+
+
+def _within(path: str, folder: str) -> bool:
+    """Whether the real path ``path`` is ``folder`` or below it (string checks: a session
+    start makes several, and pathlib's cost ~0.1 ms each with a long list)."""
+    return folder.startswith("/") and (path == folder or path.startswith(folder.rstrip("/") + "/"))
 
 
 def pinned_paths(directory: Path, env: Mapping[str, str]) -> dict[str, str]:
