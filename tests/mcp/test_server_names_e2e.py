@@ -16,7 +16,6 @@ import pytest
 from agentctl.client import AgentClient
 from agentd.errors import RpcError
 from agentd.permissions.rules import Rule
-from agentd.protocol.mcp import server_name_problem
 from tests.harness import Home, new_session, run, stdio_client
 from tests.mcp.conftest import mcp_call
 
@@ -90,9 +89,13 @@ def test_rules_match_the_server_and_tool_pair(rule: str, tool: str, matches: boo
 
 @pytest.mark.parametrize("name", ["github__evil", "github_", "git.", "a.__b", ""])
 def test_names_that_would_cross_a_boundary(name: str) -> None:
+    from agentd.protocol.mcp import server_name_problem
+
     assert server_name_problem(name) is not None
 
 
 @pytest.mark.parametrize("name", ["github", "my-server", "_private", "a_b", "x1"])
 def test_ordinary_names_are_fine(name: str) -> None:
+    from agentd.protocol.mcp import server_name_problem
+
     assert server_name_problem(name) is None
