@@ -94,7 +94,7 @@ def offer_trust(untrusted_file: str, stdin: TextIO, stderr: TextIO) -> bool:
     (:func:`agentctl.trust_show.covered`); True when the user answered yes and the folder is
     now trusted, pinned to what was shown. A folder :func:`too_broad` is not offered (the
     reason is shown)."""
-    folder = owner_of(Path(untrusted_file))
+    folder = Path(os.path.realpath(owner_of(Path(untrusted_file))))
     reason = too_broad(folder)
     if reason:
         stderr.write(f"Not offering to trust {folder}: {reason}.\n")

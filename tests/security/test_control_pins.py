@@ -144,3 +144,18 @@ def test_a_file_pin_is_its_content_hash(project: Path) -> None:
     assert snapshot is not None
     assert snapshot.pin == content_pin(b'{"mcpServers": {}}')
     assert snapshot.files == {"": b'{"mcpServers": {}}'}
+
+
+def test_a_symlinked_control_path_is_pinned_by_its_content(
+    project: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    """A ``.mcp.json`` that is a link (to a shared file) is trusted by what it holds; the
+    target changing breaks the pin."""
+    shared = tmp_path / "shared.json"
+    shared.write_text('{"mcpServers": {}}')
+    (project / ".mcp.json").unlink()
+    (project / ".mcp.json").symlink_to(shared)
+    add_trusted(project, env)
+    assert state(project / ".mcp.json", env) == "trusted"
+    shared.write_text('{"mcpServers": {"x": {"command": "evil"}}}')
+    assert state(project / ".mcp.json", env) == "changed"

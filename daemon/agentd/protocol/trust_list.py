@@ -88,12 +88,20 @@ def control_trust(path: Path, pin: str | None, env: Mapping[str, str]) -> FileTr
     ``"untrusted"`` when no listed folder holds it, ``"changed"`` when one does but ``pin``
     is not the one recorded when it was trusted (or none was, or ``pin`` is None),
     ``"trusted"`` otherwise."""
-    real = os.path.realpath(path)
+    owner, key = _pin_key(path)
     listed = _read_list(env)
-    owner = str(owner_of(Path(real)))
     if not any(_within(owner, entry) for entry in listed.trusted):
         return "untrusted"
-    return "trusted" if pin is not None and listed.pins.get(real) == pin else "changed"
+    return "trusted" if pin is not None and listed.pins.get(key) == pin else "changed"
+
+
+def _pin_key(path: Path) -> tuple[str, str]:
+    """The real path of the folder whose control path ``path`` is, and the key of its pin:
+    that folder's real path joined with the control path's own name (a control path that
+    is a symlink is pinned by its content, under its own name, never by its target's)."""
+    owner = owner_of(path)
+    real = os.path.realpath(owner)
+    return real, os.path.join(real, os.path.relpath(path, owner))
 
 
 def _within(path: str, folder: str) -> bool:
@@ -121,7 +129,7 @@ def add_trusted(
     if str(real) not in entries:
         entries.append(str(real))
     pins = dict(listed.pins)
-    given = {str(s.path): s for s in snapshots or () if s is not None}
+    given = {_pin_key(s.path)[1]: s for s in snapshots or () if s is not None}
     for path, _kind, _about in control_paths(real):
         snapshot = given.get(str(path)) if snapshots is not None else read_control(path)
         if snapshot is not None and snapshot.pin is not None:
