@@ -101,7 +101,7 @@ def _pin_key(path: Path) -> tuple[str, str]:
     is a symlink is pinned by its content, under its own name, never by its target's)."""
     owner = owner_of(path)
     real = os.path.realpath(owner)
-    return real, os.path.join(real, os.path.relpath(path, owner))
+    return real, f"{real.rstrip('/')}/{os.path.relpath(path, owner)}"
 
 
 def _within(path: str, folder: str) -> bool:
