@@ -403,6 +403,13 @@ class Home(IsolatedHome):
     def log_args(self) -> list[str]:
         return []
 
+    def trust(self) -> None:
+        """Trust the project's control files as they are now (trust pins their content, so a
+        test that adds a ``.mcp.json`` or ``.agentd/commands/`` trusts them again)."""
+        from agentd.protocol.trust_list import add_trusted
+
+        add_trusted(self.project, self.env)
+
     def project_config(self, top: str = "", tables: str = "") -> None:
         """Add settings to the project's ``.agentd.toml`` (top-level keys before its tables,
         tables after) and trust its new content (trust is pinned to the file's content)."""

@@ -21,6 +21,7 @@ from agentctl import outcome
 from agentctl.common import open_client, run_command
 from agentctl.parser import mcp_add_parser
 from agentd.protocol.controls import scrub
+from agentd.protocol.mcp import server_name_problem
 from agentd.protocol.trust_list import config_dir
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -89,6 +90,9 @@ def _add(path: Path, options: argparse.Namespace) -> None:
     name = options.name
     if not _NAME.match(name):
         raise ValueError(f"bad server name {name!r}: use letters, digits, _ and -")
+    problem = server_name_problem(name)
+    if problem is not None:
+        raise ValueError(problem)
     command = list(options.server_command)
     if bool(command) == bool(options.url):
         raise ValueError("give either -- COMMAND [ARG…] or --url URL")

@@ -1,23 +1,27 @@
-"""``agentctl trust [DIR]``, ``--list`` and ``--revoke``: the folders whose ``.agentd.toml``
-may loosen settings (pick a provider, allow rules, ``auto`` mode…).
+"""``agentctl trust [DIR]``, ``--list`` and ``--revoke``: the folders whose control files
+(``.agentd.toml``, which may loosen settings — pick a provider, allow rules, ``auto`` mode… —,
+``.mcp.json`` servers, hooks, commands, agent profiles, skills) agentd uses, each pinned to
+its content when the folder is trusted (:mod:`agentctl.trust_show` lists them).
 
 The list is the user's (``$XDG_CONFIG_HOME/agentd/trusted.json``, see
 :mod:`agentd.protocol.trust_list`); the daemon reads it whenever it builds a session, so no
 daemon needs restarting. :func:`offer_trust` is the question ``chat`` and ``send`` ask on a
-terminal when a session ignored settings of an untrusted project file.
+terminal when a session ignored settings of an untrusted project file or did not start the
+servers of an untrusted ``.mcp.json``.
 """
 
 from __future__ import annotations
 
 import argparse
 import io
-import json
 import os
 import sys
 from pathlib import Path
 from typing import TextIO
 
 from agentctl import outcome
+from agentctl.trust_show import covered, later_changes
+from agentd.protocol.control_pins import owner_of
 from agentd.protocol.trust_list import add_trusted, read_trusted, remove_trusted
 
 
@@ -54,16 +58,12 @@ def trust_main(options: argparse.Namespace) -> int:
             ".agentd.toml below it now applies in full, including files other people or "
             "downloaded code put there.\n"
         )
-    real = add_trusted(target, env)
-    if (real / ".agentd.toml").is_file():
-        applies = "Its .agentd.toml, as it is now, applies in full: providers, allow rules, "
-        applies += "permission mode, sandbox, environment."
-    else:
-        applies = "It has no .agentd.toml now."
-    sys.stdout.write(
-        f"trusted: {real}\n{applies}\nA file that changes or appears later (here or in a "
-        "subfolder) is untrusted until you run `agentctl trust` for its folder again.\n"
-    )
+    real = Path(os.path.realpath(target))
+    lines, snapshots = covered(real)
+    add_trusted(real, env, snapshots)
+    sys.stdout.write(f"trusted: {real}\nIt covers, as they are now:\n")
+    sys.stdout.writelines(f"  {line}\n" for line in lines)
+    sys.stdout.write(later_changes(real) + "\n")
     return outcome.OK
 
 
@@ -89,18 +89,21 @@ def too_broad(folder: Path) -> str | None:
 
 
 def offer_trust(untrusted_file: str, stdin: TextIO, stderr: TextIO) -> bool:
-    """Ask on a terminal whether to trust the folder of ``untrusted_file``, after showing the
-    file's settings (what trusting would apply); True when the user answered yes and the
-    folder is now trusted. A folder :func:`too_broad` is not offered (the reason is shown)."""
-    folder = Path(untrusted_file).parent
+    """Ask on a terminal whether to trust the folder of the control file ``untrusted_file``
+    (an ``.agentd.toml`` or ``.mcp.json``), after listing everything trusting it would cover
+    (:func:`agentctl.trust_show.covered`); True when the user answered yes and the folder is
+    now trusted, pinned to what was shown. A folder :func:`too_broad` is not offered (the
+    reason is shown)."""
+    folder = Path(os.path.realpath(owner_of(Path(untrusted_file))))
     reason = too_broad(folder)
     if reason:
         stderr.write(f"Not offering to trust {folder}: {reason}.\n")
         return False
-    stderr.write(f"{untrusted_file} would apply in full if you trust {folder}:\n")
-    for line in describe_settings(Path(untrusted_file)):
-        stderr.write(f"  {line}\n")
-    stderr.write(f"Trust {folder} so that its .agentd.toml applies in full? [y/N] ")
+    lines, snapshots = covered(folder)
+    stderr.write(f"{untrusted_file} would apply in full if you trust {folder}, with:\n")
+    stderr.writelines(f"  {line}\n" for line in lines)
+    stderr.write(later_changes(folder) + "\n")
+    stderr.write(f"Trust {folder} so that these apply in full? [y/N] ")
     stderr.flush()
     answer = read_key(stdin)
     yes = answer in ("y", "yes", "trust")
@@ -108,7 +111,7 @@ def offer_trust(untrusted_file: str, stdin: TextIO, stderr: TextIO) -> bool:
         stderr.write("yes\n" if yes else "no\n")
     if not yes:
         return False
-    add_trusted(folder, os.environ)
+    add_trusted(folder, os.environ, snapshots)
     stderr.write(f"trusted: {folder}\n")
     return True
 
@@ -139,42 +142,3 @@ def read_key(stdin: TextIO) -> str:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
         termios.tcflush(fd, termios.TCIFLUSH)
     return key.decode("utf-8", "replace").strip().lower()
-
-
-MAX_SHOWN_SETTINGS = 40
-MAX_SHOWN_VALUE = 120
-
-
-def describe_settings(path: Path) -> list[str]:
-    """The settings of the TOML file ``path`` as ``dotted.key = value`` lines (values as JSON
-    with every control character escaped: the file is untrusted and this goes to a terminal;
-    long values and long lists are shortened)."""
-    import tomllib
-
-    try:
-        table = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        return [f"(cannot read it: {_shown(str(exc))})"]
-    lines = [f"{key} = {_shown(value)}" for key, value in _flatten(table, "")]
-    if len(lines) > MAX_SHOWN_SETTINGS:
-        hidden = len(lines) - MAX_SHOWN_SETTINGS
-        lines = [*lines[:MAX_SHOWN_SETTINGS], f"… and {hidden} more (see the file)"]
-    return lines or ["(no settings)"]
-
-
-def _flatten(table: dict[str, object], prefix: str) -> list[tuple[str, object]]:
-    items: list[tuple[str, object]] = []
-    for key, value in table.items():
-        name = prefix + (key if key.isidentifier() else _shown(key))
-        if isinstance(value, dict):
-            items += _flatten(value, name + ".")
-        else:
-            items.append((name, value))
-    return items
-
-
-def _shown(value: object) -> str:
-    text = json.dumps(value, ensure_ascii=True, default=str)
-    if len(text) > MAX_SHOWN_VALUE:
-        text = text[: MAX_SHOWN_VALUE - 1] + "…"
-    return text

@@ -161,3 +161,59 @@ def test_a_world_writable_project_is_not_offered(sandbox: Sandbox) -> None:
     child.expect(pexpect.EOF)
     assert "[y/N]" not in child.before
     assert _trusted(sandbox) == []
+
+
+def test_an_untrusted_mcp_json_gets_the_same_offer_listing_what_trust_covers() -> None:
+    """No ``.agentd.toml``, an untrusted ``.mcp.json``: ``send`` on a terminal lists every
+    control file trust would cover (each server with its command line, escaped; the absent
+    folders that would need trusting once they appear), asks, and after "y" starts again
+    with the server running."""
+    from tests.mcp.conftest import SERVER
+
+    sandbox = Sandbox()
+    try:
+        (sandbox.project / ".git").mkdir()
+        marker = sandbox.root / "started"
+        entry = {"command": sys.executable, "args": [str(SERVER), "--marker", str(marker)]}
+        servers = {"tools": entry, "odd\u001b]0;x": {"command": "echo"}}
+        (sandbox.project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+        child = _send(sandbox)
+        child.logfile_read = seen = io.StringIO()
+        child.expect_exact(".mcp.json (MCP servers (programs agentd starts)):")
+        child.expect_exact(f"server tools: {sys.executable} {SERVER} --marker {marker}")
+        child.expect_exact(".agentd/commands/ (custom commands): none now; one created later")
+        child.expect_exact("until you run `agentctl trust")
+        child.expect_exact("[y/N]")
+        assert not marker.exists()
+        child.send("y")
+        child.expect_exact(" yes\r\n")
+        child.expect(pexpect.EOF)
+        assert "\x1b]0;x" not in seen.getvalue()
+        assert "odd\\u001b]0;x" in seen.getvalue()
+        assert _trusted(sandbox) == [str(sandbox.project)]
+        assert marker.exists(), "trusted, the session started again with its server"
+    finally:
+        sandbox.close()
+
+
+def test_trust_lists_what_it_covers(sandbox: Sandbox) -> None:
+    (sandbox.project / ".agentd.toml").write_text(
+        PROJECT_FILE + '[[hooks.pre_tool]]\nmatcher = "bash"\ncommand = ".agentd/hooks/check"\n'
+    )
+    (sandbox.project / ".agentd" / "hooks").mkdir(parents=True)
+    (sandbox.project / ".agentd" / "hooks" / "check").write_text("#!/bin/sh\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "agentctl", "trust"],
+        env=sandbox.env,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=sandbox.project,
+    )
+    out = done.stdout
+    assert 'permissions.allow = ["bash"]' in out
+    assert 'hook pre_tool: ".agentd/hooks/check" (matcher "bash")' in out
+    assert ".agentd/hooks/ (scripts the hooks run):\n      check\n" in out
+    assert ".mcp.json (MCP servers (programs agentd starts)): none now" in out
+    assert ".agentd/skills/ (skills): none now" in out
+    assert "if any of them changes, or one that does not exist appears" in out

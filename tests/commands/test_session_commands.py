@@ -69,6 +69,7 @@ async def test_commands_from_both_places_are_listed_and_expanded(
         "---\ndescription: Review a file\nargument-hint: FILE [FOCUS]\n---\n"
         "Review $1, focusing on $2. (asked: $ARGUMENTS)",
     )
+    home.trust()  # the project's commands are pinned with the folder
     async with stdio_client(home) as client:
         sid = await new_session(client, home, provider="oai")
         listed = await client.call("session/commands", {"sessionId": sid})
@@ -189,6 +190,7 @@ async def test_edited_files_count_from_the_next_call(home: Home) -> None:
 
 async def test_a_chat_not_started_yet_lists_by_cwd(home: Home) -> None:
     write(home.project / ".agentd" / "commands", "review", "Review $1.")
+    home.trust()  # the project's commands are pinned with the folder
     async with stdio_client(home) as client:
         listed = await client.call("session/commands", {"cwd": str(home.project)})
         assert [(c["name"], c["source"]) for c in listed["commands"]] == [("review", "project")]

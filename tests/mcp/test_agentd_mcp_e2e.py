@@ -136,3 +136,38 @@ async def test_shared_relays_to_the_shared_daemon(home: Home) -> None:
     finally:
         stop(daemon)
     assert sid in [s["sessionId"] for s in listed["sessions"]]
+
+
+@pytest.mark.parametrize("shared", [False, True])
+async def test_reply_continues_only_sessions_this_server_started(home: Home, shared: bool) -> None:
+    """A session another client opened (in the store, or live in the shared daemon, in its
+    ``auto`` mode) cannot be continued through ``agentd_reply``: the host would run prompts
+    in someone else's session with that session's permissions."""
+    from tests.harness import new_session, socket_client, stdio_client
+
+    daemon = home.start_socket_daemon() if shared else None
+    try:
+        opener = socket_client(home) if shared else stdio_client(home)
+        async with opener as other:
+            theirs = await new_session(other, home, permissionMode="auto")
+        extra = ["--shared", "--socket", str(home.socket)] if shared else []
+        async with agentd_mcp(home, *extra) as client:
+            refused = await client.call_tool(
+                "agentd_reply", {"sessionId": theirs, "prompt": "write a note"}
+            )
+            ours = await client.call_tool(
+                "agentd_run", {"prompt": "how are you", "cwd": str(home.project)}
+            )
+            again = await client.call_tool(
+                "agentd_reply",
+                {"sessionId": ours.structured_content["sessionId"], "prompt": "how are you"},
+            )
+    finally:
+        if daemon is not None:
+            stop(daemon)
+    assert refused.is_error
+    assert "only the sessions agentd_run started in this agentd mcp server" in (
+        refused.content[0].text
+    )
+    assert not (home.project / "note.txt").exists()
+    assert not again.is_error, again

@@ -34,12 +34,12 @@ async def test_ask_mode_asks_with_server_tool_and_arguments(home: Home) -> None:
         asked.append(params)
         return "allow_once"
 
-    write_user_config(home, server_table())
+    write_user_config(home, server_table(trust_annotations=True))
     async with stdio_client(home, handler) as client:
         sid = await new_session(client, home, permissionMode="ask")
         _, events = await run(client, sid, "mcp-add")
         _, lookup = await run(client, sid, "mcp-lookup")
-    assert [p.tool for p in asked] == ["mcp__t__add"]  # lookup is readOnlyHint
+    assert [p.tool for p in asked] == ["mcp__t__add"]  # lookup is readOnlyHint, trusted
     assert asked[0].args == {"a": 2, "b": 3}
     preview = asked[0].preview  # what the approval shows: server, tool, arguments
     assert preview is not None
@@ -51,7 +51,7 @@ async def test_ask_mode_asks_with_server_tool_and_arguments(home: Home) -> None:
 
 
 async def test_read_only_refuses_all_but_read_only_hinted_tools(home: Home) -> None:
-    write_user_config(home, server_table())
+    write_user_config(home, server_table(trust_annotations=True))
     async with stdio_client(home) as client:
         sid = await new_session(client, home, permissionMode="read-only")
         _, refused = await run(client, sid, "mcp-add")

@@ -32,12 +32,14 @@ def servers() -> dict[str, list[str]]:
     }
 
 
-def configure(home: Home, name: str, argv: list[str]) -> None:
-    """``[mcp_servers.NAME]`` running ``argv`` (what ``agentctl mcp add`` writes)."""
+def configure(home: Home, name: str, argv: list[str], trusted: bool = False) -> None:
+    """``[mcp_servers.NAME]`` running ``argv`` (what ``agentctl mcp add`` writes);
+    ``trusted``: its tool annotations are believed (``trust_annotations``)."""
     write_user_config(
         home,
         f"[mcp_servers.{name}]\ncommand = {json.dumps(argv[0])}\n"
-        f"args = {json.dumps(argv[1:])}\nstartup_timeout = 60\n",
+        f"args = {json.dumps(argv[1:])}\nstartup_timeout = 60\n"
+        + ("trust_annotations = true\n" if trusted else ""),
     )
 
 
@@ -105,7 +107,7 @@ async def test_filesystem_server_in_ask_and_read_only_modes(
     folder = tmp_path / "shared"
     folder.mkdir()
     (folder / "a.txt").write_text("alpha")
-    configure(home, "fs", [*servers["filesystem"], str(folder)])
+    configure(home, "fs", [*servers["filesystem"], str(folder)], trusted=True)
     target = str(folder / "b.txt")
     home.use_scenarios(
         [
@@ -122,7 +124,7 @@ async def test_filesystem_server_in_ask_and_read_only_modes(
         read_only = await new_session(client, home, permissionMode="read-only")
         _, read_only_events = await run(client, read_only, "fs-modes", timeout=120)
     read, write = ends(asked_events)
-    assert text_of(read) == "alpha"  # readOnlyHint: not asked
+    assert text_of(read) == "alpha"  # readOnlyHint of a server the user trusts: not asked
     assert [(p.tool, p.args) for p in asked] == [
         ("mcp__fs__write_file", {"path": target, "content": "beta"})
     ]

@@ -34,6 +34,7 @@ async def test_a_fifo_among_the_profiles_does_not_freeze_the_daemon(home: Home) 
     commands.mkdir()
     command_fifo = commands / "trap.md"
     os.mkfifo(command_fifo)
+    home.trust()  # trust pins the folders' content: trust them as planted
     try:
         async with stdio_client(home) as client:
             try:

@@ -39,6 +39,7 @@ def commands(web: WebDaemon) -> Path:
     user.mkdir(parents=True)
     (user / "standup.md").write_text("---\ndescription: Summarise yesterday\n---\nSummarise.")
     (user / "clear.md").write_text("A user command hidden by the page's /clear.")
+    web.home.trust()  # the project's commands are pinned with the folder
     return project
 
 

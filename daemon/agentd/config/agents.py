@@ -20,7 +20,8 @@ subagents itself (never deeper than :data:`MAX_DEPTH`).
 
 User profiles live in ``$XDG_CONFIG_HOME/agentd/agents/*.md``, project ones in
 ``.agentd/agents/*.md`` at or above the session's cwd (up to the repository root), read only
-when the project's folder is trusted (:mod:`agentd.config.trust`). A project profile wins over
+when the project's folder is trusted and the folder is the one trusted (its content is pinned,
+:mod:`agentd.config.trust`). A project profile wins over
 a user one of the same name, which wins over a built-in. A file that cannot be read or lacks
 a name or description is skipped with a warning.
 
@@ -41,7 +42,7 @@ from pathlib import Path
 import msgspec
 
 from agentd.config import trust
-from agentd.config.textfile import project_folder, read_capped_bytes
+from agentd.config.textfile import project_folder, read_capped_bytes, unread_reason
 
 MAX_DEPTH = 2
 """A session started by a task is depth 1, its own subagents depth 2; these never get
@@ -97,25 +98,42 @@ def load_profiles(
     env = os.environ if env is None else env
     profiles = {profile.name: profile for profile in BUILT_IN}
     warnings: list[str] = []
-    folders = [trust.config_dir(env) / "agents"]
+    _add_profiles(profiles, trust.config_dir(env) / "agents", None, warnings)
     project = project_folder(cwd, env, "agents")
     if project is not None:
-        if trust.is_trusted(project.parent.parent, env):
-            folders.append(project)
+        state, snapshot = trust.checked_folder(project, env)
+        if state == "trusted" and snapshot is not None:
+            _add_profiles(profiles, project, snapshot.files, warnings)
         else:
-            warnings.append(
-                f"ignored the agent profiles in {project}: the folder "
-                f"{project.parent.parent} is not trusted (agentctl trust)"
-            )
-    for folder in folders:
-        for path in _profile_files(folder, warnings):
-            try:
-                profile = parse_profile(path)
-            except ValueError as exc:
-                warnings.append(f"ignored agent profile {path}: {exc}")
-                continue
-            profiles[profile.name] = profile
+            problem = snapshot.problem if snapshot else None
+            warnings.append(trust.folder_warning(project, "agent profiles", state, problem))
     return profiles, warnings
+
+
+def _add_profiles(
+    profiles: dict[str, AgentProfile],
+    folder: Path,
+    files: dict[str, bytes] | None,
+    warnings: list[str],
+) -> None:
+    """Add the ``*.md`` profiles of ``folder`` (a project's: from ``files``, the bytes its
+    trust was checked on), at most :data:`MAX_PROFILE_FILES` of them."""
+    if files is None:
+        paths = _profile_files(folder, warnings)
+    else:
+        paths = []
+        for path in _profile_files(folder, warnings):
+            if path.name in files:
+                paths.append(path)
+            else:  # pinned by its kind only: a FIFO, a device, a link to one
+                warnings.append(f"ignored agent profile {path}: {unread_reason(path)}")
+    for path in paths:
+        try:
+            profile = parse_profile(path, None if files is None else files[path.name])
+        except ValueError as exc:
+            warnings.append(f"ignored agent profile {path}: {exc}")
+            continue
+        profiles[profile.name] = profile
 
 
 def _profile_files(folder: Path, warnings: list[str]) -> list[Path]:
@@ -125,23 +143,28 @@ def _profile_files(folder: Path, warnings: list[str]) -> list[Path]:
         paths = sorted(p for p in folder.iterdir() if p.suffix == ".md")
     except OSError:  # no such folder (the usual case), or unreadable
         return []
-    if len(paths) > MAX_PROFILE_FILES:
-        warnings.append(
-            f"read only the first {MAX_PROFILE_FILES} agent profiles of {folder} "
-            f"({len(paths)} files)"
-        )
+    _warn_if_capped(folder, len(paths), warnings)
     return paths[:MAX_PROFILE_FILES]
+
+
+def _warn_if_capped(folder: Path, count: int, warnings: list[str]) -> None:
+    if count > MAX_PROFILE_FILES:
+        warnings.append(
+            f"read only the first {MAX_PROFILE_FILES} agent profiles of {folder} ({count} files)"
+        )
 
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
-def parse_profile(path: Path) -> AgentProfile:
-    """The profile in ``path``; ValueError saying what is wrong with it."""
-    try:
-        data = read_capped_bytes(path, MAX_PROFILE_BYTES)
-    except OSError as exc:  # NotRegularFile too: a FIFO, a device, a folder
-        raise ValueError(exc.strerror or str(exc)) from None
+def parse_profile(path: Path, data: bytes | None = None) -> AgentProfile:
+    """The profile in ``path`` (whose bytes are ``data`` when given); ValueError saying what
+    is wrong with it."""
+    if data is None:
+        try:
+            data = read_capped_bytes(path, MAX_PROFILE_BYTES)
+        except OSError as exc:  # NotRegularFile too: a FIFO, a device, a folder
+            raise ValueError(exc.strerror or str(exc)) from None
     if len(data) > MAX_PROFILE_BYTES:
         raise ValueError(f"larger than {MAX_PROFILE_BYTES // 1024} KB")
     fields, body = split_front_matter(data.decode("utf-8", "replace"))

@@ -19,7 +19,8 @@ arguments appended after a blank line (``Arguments: …``), so none is lost.
 
 User commands live in ``$XDG_CONFIG_HOME/agentd/commands/*.md``, project ones in the nearest
 ``.agentd/commands/`` at or above the session's cwd (up to the repository root), read only
-when the project's folder is trusted (:mod:`agentd.config.trust`). A project command wins over
+when the project's folder is trusted and the folder's content is the one trusted (it is
+pinned, :mod:`agentd.config.trust`). A project command wins over
 a user one of the same name. A file that cannot be read, has a bad name, an unclosed front
 matter block, unknown keys or an empty body is skipped, and a warning says why; so are the
 files of a folder beyond the first :data:`MAX_COMMAND_FILES`.
@@ -38,7 +39,7 @@ from typing import Literal
 import msgspec
 
 from agentd.config import trust
-from agentd.config.textfile import project_folder, read_capped_text
+from agentd.config.textfile import project_folder, read_capped_text, unread_reason
 
 CommandSource = Literal["user", "project"]
 MAX_COMMAND_BYTES = 64 * 1024
@@ -93,20 +94,25 @@ def load_commands(cwd: Path, env: Mapping[str, str] | None = None) -> CommandSca
     """The commands for a session in ``cwd`` (see the module docstring for where they come
     from and which wins)."""
     env = os.environ if env is None else env
-    folders: list[tuple[Path, CommandSource]] = [(trust.config_dir(env) / "commands", "user")]
+    folders: list[tuple[Path, CommandSource, dict[str, bytes] | None]] = [
+        (trust.config_dir(env) / "commands", "user", None)
+    ]
     warnings: list[str] = []
     project = project_folder(cwd, env, "commands")
     if project is not None:
-        if trust.is_trusted(project.parent.parent, env):
-            folders.append((project, "project"))
+        state, snapshot = trust.checked_folder(project, env)
+        if state == "trusted" and snapshot is not None:
+            folders.append((project, "project", snapshot.files))
         else:
-            warnings.append(
-                f"ignored the custom commands in {project}: the folder {project.parent.parent} "
-                f"is not trusted (to use them, run `agentctl trust {project.parent.parent}`)"
-            )
+            problem = snapshot.problem if snapshot else None
+            warnings.append(trust.folder_warning(project, "custom commands", state, problem))
     commands: dict[str, CommandTemplate] = {}
-    for folder, source in folders:
+    for folder, source, files in folders:
         paths = _markdown_files(folder)
+        if files is not None:  # a project's: only the entries its trust has the bytes of
+            for path in [p for p in paths if p.name not in files]:
+                warnings.append(f"ignored custom command file {path}: {unread_reason(path)}")
+            paths = [p for p in paths if p.name in files]
         if len(paths) > MAX_COMMAND_FILES:
             warnings.append(
                 f"{folder} holds {len(paths)} command files; only the first "
@@ -114,7 +120,8 @@ def load_commands(cwd: Path, env: Mapping[str, str] | None = None) -> CommandSca
             )
         for path in paths[:MAX_COMMAND_FILES]:
             try:
-                command = parse_command(path, source)
+                data = None if files is None else files[path.name]
+                command = parse_command(path, source, data)
             except ValueError as exc:
                 warnings.append(f"ignored custom command file {path}: {exc}")
                 continue
@@ -129,20 +136,21 @@ def _markdown_files(folder: Path) -> list[Path]:
         return []
 
 
-def parse_command(path: Path, source: CommandSource) -> CommandTemplate:
-    """The command in ``path``; ValueError saying what is wrong with the file."""
+def parse_command(path: Path, source: CommandSource, data: bytes | None = None) -> CommandTemplate:
+    """The command in ``path`` (whose bytes are ``data`` when given: a project's, as their
+    trust was checked); ValueError saying what is wrong with the file."""
     name = path.stem
     if not _NAME.match(name):
         raise ValueError(
             f"bad name {name!r}: a command name is 1 to 64 letters, digits, '_' or '-', "
             "starting with a letter or digit"
         )
-    try:
-        if path.stat().st_size > MAX_COMMAND_BYTES:
+    if data is not None:
+        if len(data) > MAX_COMMAND_BYTES:
             raise ValueError(f"larger than {MAX_COMMAND_BYTES // 1024} KB")
-        text = read_capped_text(path, MAX_COMMAND_BYTES)
-    except OSError as exc:
-        raise ValueError(exc.strerror or str(exc)) from None
+        text = data.decode("utf-8", "replace")
+    else:
+        text = _read_command(path)
     fields, body = split_front_matter(text)
     body = body.strip()
     if not body:
@@ -160,6 +168,15 @@ def parse_command(path: Path, source: CommandSource) -> CommandTemplate:
         argument_hint=fields.get("argument-hint") or None,
         model=model,
     )
+
+
+def _read_command(path: Path) -> str:
+    try:
+        if path.stat().st_size > MAX_COMMAND_BYTES:
+            raise ValueError(f"larger than {MAX_COMMAND_BYTES // 1024} KB")
+        return read_capped_text(path, MAX_COMMAND_BYTES)
+    except OSError as exc:
+        raise ValueError(exc.strerror or str(exc)) from None
 
 
 def split_front_matter(text: str) -> tuple[dict[str, str], str]:

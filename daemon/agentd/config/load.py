@@ -144,8 +144,12 @@ def load_config(
         files.append(project_file)
         trusted = trust.file_trust(project_file, data, env)
         if trusted == "trusted":
+            if _hook_scripts_changed(project_file, project_raw, env, warnings):
+                project_raw = {k: v for k, v in project_raw.items() if k != "hooks"}
+                untrusted = project_file
             merged = _merge(user_raw, project_raw)
             merged.update(_joined_hooks(user_raw, project_raw))
+            _untrust_annotations(merged, project_raw, project_file, warnings)
         else:
             merged, extra, ignored = _tightened(user_raw, project_raw, project_file)
             if "hooks" in ignored:  # named one by one: they are code that did not run
@@ -194,6 +198,43 @@ def _tightened(
             merged[table] = {**merged[table], key: [*before, *added]}
     extra = "\n\n".join(text for text in extras if text)
     return merged, extra or None, ignored
+
+
+def _hook_scripts_changed(
+    project_file: Path, project_raw: dict[str, Any], env: Mapping[str, str], warnings: list[str]
+) -> bool:
+    """Whether the hooks of a trusted project file must not run because its
+    ``.agentd/hooks/`` folder (the scripts they run) is not the one trusted (a warning
+    names them); False when it has no hooks or that folder does not exist."""
+    hooks = project_raw.get("hooks")
+    folder = project_file.parent / ".agentd" / "hooks"
+    if not hooks:
+        return False
+    state, snapshot = trust.checked_folder(folder, env)
+    if snapshot is None or state == "trusted":
+        return False
+    problem = snapshot.problem
+    warnings.append(trust.hooks_warning(project_file, hooks, changed_scripts=folder))
+    if problem:
+        warnings.append(f"{folder} cannot be pinned: {problem}")
+    return True
+
+
+def _untrust_annotations(
+    merged: dict[str, Any], project_raw: dict[str, Any], project_file: Path, warnings: list[str]
+) -> None:
+    """A server a project file defines or changes never has its tool annotations trusted:
+    only the user's own file may say ``trust_annotations`` (see "MCP servers")."""
+    servers = merged.get("mcp_servers")
+    for name in project_raw.get("mcp_servers") or {}:
+        table = servers.get(name) if isinstance(servers, dict) else None
+        if isinstance(table, dict) and table.get("trust_annotations"):
+            table["trust_annotations"] = False
+            warnings.append(
+                f"{project_file} sets MCP server {name!r}, so its tool annotations "
+                "(readOnlyHint) are not trusted: only your own config can set "
+                "trust_annotations, for a server the project does not change"
+            )
 
 
 def _joined_hooks(user_raw: dict[str, Any], project_raw: dict[str, Any]) -> dict[str, Any]:

@@ -26,6 +26,7 @@ import msgspec
 
 from agentd.config.hooks import HooksSection, hook_problem
 from agentd.errors import ConfigError
+from agentd.protocol.mcp import server_name_problem
 from agentd.protocol.methods import PermissionMode
 from agentd.tools.settings import ToolsTable, tool_default
 
@@ -146,6 +147,13 @@ class McpServerSection(msgspec.Struct, forbid_unknown_fields=True):
     disabled_tools: Annotated[list[str], doc("these of its tools are not offered")] = msgspec.field(
         default_factory=list
     )
+    trust_annotations: Annotated[
+        bool,
+        doc(
+            "true: a tool this server marks `readOnlyHint` runs unasked in `ask` and "
+            "`read-only` sessions (honoured in your own config only, never from a project)"
+        ),
+    ] = False
 
 
 class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
@@ -213,10 +221,18 @@ def validate(raw: dict[str, Any], source: Path | str) -> ConfigFile:
         settings = msgspec.convert(raw, ConfigFile)
     except msgspec.ValidationError as exc:
         raise ConfigError(f"config file {source}: {_explain(str(exc), raw)}") from None
-    problem = hook_problem(settings.hooks)
+    problem = hook_problem(settings.hooks) or _server_names_problem(settings.mcp_servers)
     if problem is not None:
         raise ConfigError(f"config file {source}: {problem}")
     return settings
+
+
+def _server_names_problem(servers: dict[str, McpServerSection]) -> str | None:
+    for name in servers:
+        problem = server_name_problem(name)
+        if problem is not None:
+            return f"table [mcp_servers.{name}]: {problem}"
+    return None
 
 
 def unknown_key(raw: Any, struct: type[msgspec.Struct], prefix: str) -> str | None:

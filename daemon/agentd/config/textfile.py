@@ -54,6 +54,16 @@ def read_capped_bytes(path: Path, limit: int) -> bytes:
         os.close(fd)
 
 
+def unread_reason(path: Path) -> str:
+    """Why a pinned folder's entry ``path`` has no bytes in its trust snapshot (the pin keeps
+    only the kind of a FIFO, a device or a link to one), without ever blocking on it."""
+    try:
+        read_capped_bytes(path, 0)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return "it changed after its folder was checked"
+
+
 def _kind(mode: int) -> str:
     kinds = (
         (stat.S_ISFIFO, "a FIFO"),

@@ -7,9 +7,11 @@ make a session *safer* (:func:`tighten`): a stricter ``permission_mode``, ``sand
 other key it sets is ignored, and named in a warning that says how to trust the folder.
 
 Trusted folders are listed in ``$XDG_CONFIG_HOME/agentd/trusted.json``, written by
-``agentctl trust`` (format: :mod:`agentd.protocol.trust_list`). Trust is pinned to the file's
-content: a project file that changed (or appeared) since its folder was trusted is treated as
-untrusted, with a warning (:func:`changed_warning`) until the user trusts it again.
+``agentctl trust`` (format: :mod:`agentd.protocol.trust_list`). Trust is pinned to the content
+of every control path (:mod:`agentd.protocol.control_pins`): a project file, or a project
+folder of hooks, commands or agent profiles (:func:`checked_folder`), that changed (or
+appeared) since its folder was trusted is treated as untrusted, with a warning
+(:func:`changed_warning`, :func:`folder_warning`) until the user trusts it again.
 
 :func:`find_project_file` searches upwards from the session's cwd and stops at the
 repository root (a directory holding ``.git``), below ``$HOME`` and below ``/``. Like
@@ -26,14 +28,24 @@ from pathlib import Path
 from typing import Any
 
 from agentd.config.schema import ConfigFile
-from agentd.protocol.trust_list import config_dir, file_trust, is_trusted
+from agentd.protocol.control_pins import Snapshot, read_control
+from agentd.protocol.trust_list import (
+    FileTrust,
+    config_dir,
+    control_trust,
+    file_trust,
+    is_trusted,
+)
 from agentd.tools.settings import tool_default
 
 __all__ = [
     "changed_warning",
+    "checked_folder",
     "config_dir",
+    "control_trust",
     "file_trust",
     "find_project_file",
+    "folder_warning",
     "hooks_warning",
     "ignored_warning",
     "is_trusted",
@@ -154,9 +166,11 @@ def ignored_warning(path: Path, keys: list[str]) -> str:
     )
 
 
-def hooks_warning(path: Path, hooks: dict[str, Any]) -> str:
+def hooks_warning(path: Path, hooks: dict[str, Any], changed_scripts: Path | None = None) -> str:
     """The warning for the hooks of an untrusted project file: none of them runs; each is
-    named (event, command, matcher) so the user sees what the project wanted to run."""
+    named (event, command, matcher) so the user sees what the project wanted to run.
+    ``changed_scripts``: the file is trusted, but its hook scripts folder is not the one
+    trusted."""
     named = [
         f"{event} `{hook.get('command', '')}`"
         + (f" (matcher {hook['matcher']})" if hook.get("matcher", "*") != "*" else "")
@@ -164,10 +178,15 @@ def hooks_warning(path: Path, hooks: dict[str, Any]) -> str:
         for hook in entries
         if isinstance(hook, dict)
     ]
+    why = "is in a folder you have not trusted (or changed since you trusted it)"
+    if changed_scripts is not None:
+        why = (
+            f"names hooks, and the scripts folder {changed_scripts} changed (or appeared) "
+            "since you trusted its folder"
+        )
     return (
-        f"{path} is in a folder you have not trusted (or changed since you trusted it), so its "
-        f"hooks do not run: {', '.join(named) or '(none)'}. If you trust this folder, run "
-        f"`agentctl trust {path.parent}`."
+        f"{path} {why}, so its hooks do not run: {', '.join(named) or '(none)'}. If you "
+        f"trust this folder, run `agentctl trust {path.parent}`."
     )
 
 
@@ -178,4 +197,29 @@ def changed_warning(path: Path) -> str:
         f"{path} is not the file you trusted: its content changed (or it appeared) since you "
         f"trusted its folder, so it is treated as untrusted and may only tighten settings. "
         f"Review it; to trust its current content, run `agentctl trust {path.parent}`."
+    )
+
+
+def checked_folder(folder: Path, env: Mapping[str, str]) -> tuple[FileTrust, Snapshot | None]:
+    """Whether the control folder ``folder`` (``X/.agentd/commands``…) is trusted as it is now,
+    and what was read of it (None when it does not exist): use its :attr:`Snapshot.files`,
+    the bytes that were checked, never the folder read again."""
+    snapshot = read_control(folder)
+    return control_trust(folder, snapshot.pin if snapshot else None, env), snapshot
+
+
+def folder_warning(folder: Path, what: str, state: FileTrust, problem: str | None = None) -> str:
+    """The warning for a project folder of ``what`` (``custom commands``…) that was not read
+    because it is untrusted (``state``) or not the content the user trusted."""
+    owner = folder.parent.parent
+    if state == "untrusted":
+        return (
+            f"ignored the {what} in {folder}: the folder {owner} is not trusted (to use them, "
+            f"run `agentctl trust {owner}`)"
+        )
+    why = f" ({problem}: it cannot be pinned)" if problem else ""
+    return (
+        f"ignored the {what} in {folder}: they are not the ones you trusted — the folder "
+        f"changed (or appeared) since you trusted {owner}{why}. Review it; to trust its current "
+        f"content, run `agentctl trust {owner}`"
     )

@@ -4,9 +4,16 @@
    ``.agentd.toml``: an untrusted one cannot add servers, see :mod:`agentd.config.trust`);
 2. the project's ``.mcp.json`` (``{"mcpServers": {NAME: {command, args, env} | {type: "http",
    url, headers}}}``), found at or above the session's cwd up to the repository root, read
-   **only when the folder is trusted**; otherwise nothing of it starts and a warning names
-   ``agentctl trust``;
+   **only when the folder is trusted and the file is the one trusted** (its content is
+   pinned, :mod:`agentd.protocol.trust_list`: one that changed or appeared since is not
+   read); otherwise nothing of it starts and a warning names the servers and the
+   ``agentctl trust`` command;
 3. the ``mcpServers`` of ``session/new`` (the ACP shape), for that session only.
+
+A server name may not hold ``__`` or end with ``_`` (:func:`server_name_problem`): a bad one
+in ``session/new`` is the client's error, in ``.mcp.json`` a warning. Tool annotations
+(``readOnlyHint``) count only for a server of the user's own config with
+``trust_annotations = true`` (:attr:`ServerDef.trust_annotations`).
 
 Nothing here imports the MCP SDK: a session without servers never pays for it.
 """
@@ -23,12 +30,14 @@ from typing import Any
 import msgspec
 
 from agentd.config.schema import McpServerSection
-from agentd.config.trust import is_trusted, unsafe_file_reason
-from agentd.protocol.mcp import McpServerParam
+from agentd.config.trust import file_trust, unsafe_file_reason
+from agentd.protocol.control_pins import read_regular
+from agentd.protocol.mcp import McpServerParam, server_name_problem
 
 MCP_JSON = ".mcp.json"
 _NOT_NAME = re.compile(r"[^A-Za-z0-9_-]")
 MAX_TOOL_NAME = 64
+MAX_MCP_JSON_BYTES = 1024 * 1024
 DEFAULT_STARTUP_TIMEOUT = 30.0
 """Seconds a server has to start and initialize unless configured otherwise."""
 
@@ -49,6 +58,9 @@ class ServerDef(msgspec.Struct, frozen=True):
     tool_timeout: float = 600.0
     enabled_tools: tuple[str, ...] | None = None
     disabled_tools: tuple[str, ...] = ()
+    trust_annotations: bool = False
+    """Whether the server's tool annotations (``readOnlyHint``) are believed: only for a
+    ``config`` server whose table in the user's own file says so."""
 
     @property
     def key(self) -> tuple[Any, ...]:
@@ -93,12 +105,11 @@ def gather(
     found = find_mcp_json(cwd, env)
     untrusted = None
     if found is not None:
-        if is_trusted(found.parent, env):
-            for definition in read_mcp_json(found, warnings, startup_timeout):
-                merged[definition.name] = definition
+        trusted, definitions = _pinned_mcp_json(found, env, warnings, startup_timeout)
+        if trusted:
+            merged.update((definition.name, definition) for definition in definitions)
         else:
             untrusted = found
-            warnings.append(untrusted_warning(found))
     for param in params or ():
         merged[param.name] = from_param(param, startup_timeout)
     servers = [d for d in merged.values() if d.command or d.url]
@@ -106,11 +117,45 @@ def gather(
     return Gathered([d for d in servers if d.name not in disabled], warnings, untrusted)
 
 
-def untrusted_warning(path: Path) -> str:
-    return (
-        f"{path} names MCP servers, but its folder is not trusted, so none of them was "
-        f"started; if you trust this folder, run `agentctl trust {path.parent}`"
-    )
+def _pinned_mcp_json(
+    path: Path, env: Mapping[str, str], warnings: list[str], startup_timeout: float
+) -> tuple[bool, list[ServerDef]]:
+    """Whether the ``.mcp.json`` ``path`` is trusted (its folder trusted, its bytes the ones
+    pinned), and its servers (read from the bytes that were checked); a warning otherwise."""
+    try:
+        data = read_regular(path, MAX_MCP_JSON_BYTES)
+    except OSError as exc:
+        warnings.append(f"{path} was not read: {exc.strerror or exc}")
+        return True, []
+    state = file_trust(path, data, env)
+    if state == "trusted":
+        return True, read_mcp_json(path, warnings, startup_timeout, data)
+    servers = read_mcp_json(path, [], startup_timeout, data)
+    warnings.append(untrusted_warning(path, servers, changed=state == "changed"))
+    return False, servers
+
+
+def untrusted_warning(path: Path, servers: Sequence[ServerDef] = (), changed: bool = False) -> str:
+    """The warning for a ``.mcp.json`` whose servers were not started: its folder is not
+    trusted, or (``changed``) the file changed or appeared since the folder was trusted."""
+    named = "; ".join(f"{d.name} ({_shown(d.target)})" for d in servers) or "(none readable)"
+    if changed:
+        why = (
+            f"is not the file you trusted: it changed (or appeared) since you trusted "
+            f"{path.parent}, so none of its MCP servers was started: {named}. Review it; to "
+            f"trust its current content, run `agentctl trust {path.parent}`"
+        )
+    else:
+        why = (
+            f"names MCP servers, but its folder is not trusted, so none of them was started: "
+            f"{named}; if you trust this folder, run `agentctl trust {path.parent}`"
+        )
+    return f"{path} {why}"
+
+
+def _shown(text: str) -> str:
+    """A command line from an untrusted file, its control characters escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def from_section(
@@ -134,6 +179,7 @@ def from_section(
         tool_timeout=section.tool_timeout,
         enabled_tools=tuple(section.enabled_tools) if section.enabled_tools is not None else None,
         disabled_tools=tuple(section.disabled_tools),
+        trust_annotations=section.trust_annotations and source == "config",
     )
 
 
@@ -141,7 +187,10 @@ def from_param(
     param: McpServerParam, startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
 ) -> ServerDef:
     """A ``session/new`` entry, given ``startup_timeout`` seconds to start; ValueError when
-    it names neither a command nor a URL."""
+    it names neither a command nor a URL, or has a name :func:`server_name_problem` refuses."""
+    problem = server_name_problem(param.name)
+    if problem is not None:
+        raise ValueError(problem)
     if param.type == "sse":
         raise ValueError(f"MCP server {param.name!r}: SSE servers are not supported, use http")
     if param.type == "http" and not param.url:
@@ -177,12 +226,16 @@ def find_mcp_json(cwd: Path, env: Mapping[str, str]) -> Path | None:
 
 
 def read_mcp_json(
-    path: Path, warnings: list[str], startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
+    path: Path,
+    warnings: list[str],
+    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+    data: bytes | None = None,
 ) -> list[ServerDef]:
-    """The servers of a ``.mcp.json`` (``startup_timeout`` seconds to start each); a
-    malformed file or entry becomes a warning."""
+    """The servers of a ``.mcp.json`` (its bytes ``data``, else read now; ``startup_timeout``
+    seconds to start each); a malformed file or entry becomes a warning."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        text = (read_regular(path, MAX_MCP_JSON_BYTES) if data is None else data).decode()
+        raw = json.loads(text)
         entries = raw.get("mcpServers") if isinstance(raw, dict) else None
         if not isinstance(entries, dict):
             raise ValueError('it has no "mcpServers" object')
@@ -208,6 +261,9 @@ class _JsonEntry(msgspec.Struct):
 
 
 def _mcp_json_entry(name: str, raw: Any, startup_timeout: float) -> ServerDef:
+    problem = server_name_problem(name)
+    if problem is not None:
+        raise ValueError(problem)
     entry = msgspec.convert(raw, _JsonEntry)
     if entry.type in ("http", "streamable-http") or (entry.url and not entry.command):
         if not entry.url:

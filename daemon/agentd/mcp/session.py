@@ -94,7 +94,7 @@ class McpSession:
                     continue
                 tool = McpTool(
                     name, definition.name, listed, self._getter(definition.name),
-                    definition.tool_timeout,
+                    definition.tool_timeout, definition.trust_annotations,
                 )  # fmt: skip
                 by_name[name] = cast(Tool, tool)
                 specs.append(ToolSpec(name, tool.description, tool.schema))

@@ -34,7 +34,9 @@ class _Arguments(msgspec.Struct):
 class McpTool:
     """Tool ``tool`` (a ``tools/list`` entry) of server ``server``, named
     ``mcp__<server>__<tool>`` for the model. ``mutating`` unless the server marks it
-    ``readOnlyHint`` (then ``ask`` and ``read-only`` sessions run it without asking)."""
+    ``readOnlyHint`` *and* ``trust_annotations`` (the user's own config trusts the server's
+    annotations): only then do ``ask`` and ``read-only`` sessions run it without asking. A
+    server's annotations are its own claims; any other server's ``readOnlyHint`` is ignored."""
 
     Params: ClassVar[type[msgspec.Struct]] = _Arguments
     kind: ClassVar[ToolKind] = "other"
@@ -46,6 +48,7 @@ class McpTool:
         tool: dict[str, Any],
         connection: Callable[[], Connection | None],
         timeout: float,
+        trust_annotations: bool = False,
     ) -> None:
         self.name = name
         self.server = server
@@ -60,7 +63,7 @@ class McpTool:
         self.schema: dict[str, Any] = schema if isinstance(schema, dict) else {"type": "object"}
         hints = tool.get("annotations")
         read_only = isinstance(hints, dict) and hints.get("readOnlyHint") is True
-        self.mutating = not read_only
+        self.mutating = not (read_only and trust_annotations)
         self._connection = connection
         self.timeout = timeout
 

@@ -1,5 +1,7 @@
 """The MCP tools of ``agentd mcp``: ``agentd_run`` (a new session in ``cwd``, one turn) and
-``agentd_reply`` (one more turn of a session). Each answers with the run's final text and
+``agentd_reply`` (one more turn of a session that ``agentd_run`` started in this process:
+never another client's session from the store, whose mode and approvals are not the
+caller's to use). Each answers with the run's final text and
 ``structuredContent`` ``{sessionId, stopReason, usage, filesChanged}``.
 
 While a turn runs, a caller that sent a progress token gets ``notifications/progress`` (each
@@ -38,7 +40,14 @@ RUN_DOC = (
     "result's structuredContent has the sessionId (continue with agentd_reply), stopReason, "
     "usage and filesChanged."
 )
-REPLY_DOC = "Continue an agentd session (from agentd_run) with another prompt; one whole turn."
+REPLY_DOC = (
+    "Continue an agentd session that agentd_run started in this server with another prompt; "
+    "one whole turn."
+)
+NOT_OURS = (
+    "agentd_reply continues only the sessions agentd_run started in this agentd mcp server; "
+    "{session} is not one of them (start a new one with agentd_run)"
+)
 
 
 def build_server(turns: Turns, defaults: SessionNewParams) -> MCPServer:
@@ -68,12 +77,15 @@ def build_server(turns: Turns, defaults: SessionNewParams) -> MCPServer:
             info = await turns.api.create(params, None)
         except RpcError as exc:
             return _error(f"agentd could not open a session: {exc.message}")
+        turns.created.add(info.session_id)
         if info.permission_mode == "ask" and not _elicits(ctx):
             return _error(f"{NO_ELICITATION} (session {info.session_id})")
         return await _turn(turns, info.session_id, prompt, ctx)
 
     @app.tool(name="agentd_reply", description=REPLY_DOC)
     async def agentd_reply(sessionId: str, prompt: str, ctx: Context) -> CallToolResult:
+        if sessionId not in turns.created:
+            return _error(NOT_OURS.format(session=_quoted(sessionId)))
         return await _turn(turns, sessionId, prompt, ctx)
 
     del agentd_run, agentd_reply  # registered
@@ -98,6 +110,10 @@ def _answer(outcome: TurnOutcome) -> CallToolResult:
         structured_content=outcome.structured(),
         is_error=result.stop_reason in ("error", "blocked"),  # blocked: a hook refused the prompt
     )
+
+
+def _quoted(text: str) -> str:
+    return repr(text[:80])
 
 
 def _error(text: str) -> CallToolResult:

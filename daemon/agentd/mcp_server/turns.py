@@ -103,6 +103,9 @@ class Turns:
 
     def __init__(self) -> None:
         self.api: SessionApi | None = None
+        self.created: set[str] = set()
+        """The sessions ``agentd_run`` opened in this process: the only ones ``agentd_reply``
+        continues."""
         self._tasks: set[asyncio.Task[Any]] = set()
 
     async def run(

@@ -84,8 +84,20 @@ class Rule(msgspec.Struct, frozen=True, dict=True):
         return cls(text.strip(), tool, spec.strip() if spec else None)
 
     def matches_mcp(self, tool_name: str) -> bool:
-        """Whether this MCP rule (a name or a glob) names the MCP tool ``tool_name``."""
-        return self.tool.startswith(MCP_PREFIX) and fnmatch.fnmatchcase(tool_name, self.tool)
+        """Whether this MCP rule (a name or a glob) names the MCP tool ``tool_name``
+        (``mcp__SERVER__TOOL``; server names hold no ``__``). A rule with a server part
+        (``mcp__github__*``) matches on the (server, tool) pair: its server glob against the
+        tool's server, its tool glob against the rest, so no glob reaches from one server
+        into another's tools; a rule without one (``mcp__*``) matches the whole name."""
+        if not self.tool.startswith(MCP_PREFIX):
+            return False
+        rule_server, split, rule_tool = self.tool.removeprefix(MCP_PREFIX).partition("__")
+        if not split:
+            return fnmatch.fnmatchcase(tool_name, self.tool)
+        if not tool_name.startswith(MCP_PREFIX):
+            return False
+        server, split, tool = tool_name.removeprefix(MCP_PREFIX).partition("__")
+        return bool(split) and fnmatchcase(server, rule_server) and fnmatchcase(tool, rule_tool)
 
     @property
     def is_exact_command(self) -> bool:

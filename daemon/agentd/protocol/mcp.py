@@ -4,11 +4,32 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 import msgspec
 
 from agentd.protocol.base import Params, Result, Wire
+
+_NOT_NAME = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def server_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name an MCP server, or None. Its tools are ``mcp__NAME__TOOL``, and
+    a rule such as ``mcp__github__*`` must never reach another server: so a name (with the
+    characters tool names cannot hold read as ``_``) is not empty, holds no ``__`` and does
+    not end with ``_`` (``github__evil`` and ``github_`` would be read as ``github``)."""
+    shown = _NOT_NAME.sub("_", name)
+    if not name:
+        return "an MCP server needs a name"
+    if "__" in shown or shown.endswith("_"):
+        return (
+            f"MCP server name {name!r} is not allowed: a server name may not contain '__' or "
+            "end with '_' (other characters than letters, digits, '_' and '-' count as '_'), "
+            f"because its tools are named mcp__<server>__<tool> and a rule for one server "
+            "must not match another; rename the server"
+        )
+    return None
 
 
 class NameValue(Params):

@@ -5,14 +5,16 @@ the other shared formats: ``$XDG_CONFIG_HOME/agentd/trusted.json`` (default
 ``~/.config/agentd/trusted.json``), mode 0600::
 
     {"trusted": ["/real/absolute/path", …],
-     "pins": {"/real/absolute/path/.agentd.toml": "sha256:…", …}}
+     "pins": {"/real/absolute/path/.agentd.toml": "sha256:…",
+              "/real/absolute/path/.agentd/commands": "sha256:…", …}}
 
 A folder is trusted when it or one of its parents is listed. Trust is pinned to content, as
-direnv's ``allow`` is: trusting a folder records the SHA-256 of its ``.agentd.toml`` (when it
-has one), and a project file is trusted only while it is in a trusted folder *and* its bytes
-hash to its pin (:func:`file_trust`): a file that changed since, or appeared since (in the
-folder or a subfolder), is ``"changed"`` until the user trusts its folder again. An
-unreadable or malformed file trusts nothing.
+direnv's ``allow`` is: trusting a folder records the pin of each of its control paths that
+exists (``.agentd.toml``, ``.mcp.json``, ``.agentd/hooks/``, ``commands/``, ``agents/``,
+``skills/``: :mod:`agentd.protocol.control_pins`), and a control path is trusted only while
+it is in a trusted folder *and* its content matches its pin (:func:`control_trust`): one that
+changed since, or appeared since (in the folder or a subfolder), is ``"changed"`` until the
+user trusts its folder again. An unreadable or malformed list trusts nothing.
 """
 
 from __future__ import annotations
@@ -25,24 +27,25 @@ from typing import Literal
 
 import msgspec
 
+from agentd.protocol.control_pins import (
+    Snapshot,
+    content_pin,
+    control_paths,
+    owner_of,
+    read_control,
+)
+
 TRUST_FILE = "trusted.json"
 PROJECT_FILE = ".agentd.toml"
 FileTrust = Literal["trusted", "untrusted", "changed"]
 
 
 class TrustList(msgspec.Struct, omit_defaults=True):
-    """The file's content: real absolute paths of trusted folders, and the content hash
-    (``sha256:HEX``) of each project file trusted with them, by its real path."""
+    """The file's content: real absolute paths of trusted folders, and the content pin
+    (``sha256:HEX``) of each control path trusted with them, by its real path."""
 
     trusted: list[str] = msgspec.field(default_factory=list)
     pins: dict[str, str] = msgspec.field(default_factory=dict)
-
-
-def content_pin(data: bytes) -> str:
-    """The pin of a file's content: ``sha256:`` and the hex digest."""
-    import hashlib  # only when a project file is checked or trusted
-
-    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 def _read_list(env: Mapping[str, str]) -> TrustList:
@@ -75,31 +78,64 @@ def is_trusted(directory: Path, env: Mapping[str, str]) -> bool:
 
 
 def file_trust(path: Path, data: bytes, env: Mapping[str, str]) -> FileTrust:
-    """Whether the project file ``path``, read as ``data``, is trusted: ``"untrusted"`` when
-    no listed folder holds it, ``"changed"`` when one does but ``data`` does not match the
-    pin recorded when it was trusted (or none was), ``"trusted"`` otherwise."""
-    real = Path(os.path.realpath(path))
+    """Whether the project file ``path``, read as ``data``, is trusted (see
+    :func:`control_trust`)."""
+    return control_trust(path, content_pin(data), env)
+
+
+def control_trust(path: Path, pin: str | None, env: Mapping[str, str]) -> FileTrust:
+    """Whether the control path ``path``, whose content has the pin ``pin``, is trusted:
+    ``"untrusted"`` when no listed folder holds it, ``"changed"`` when one does but ``pin``
+    is not the one recorded when it was trusted (or none was, or ``pin`` is None),
+    ``"trusted"`` otherwise."""
+    owner, key = _pin_key(path)
     listed = _read_list(env)
-    folders = [Path(item) for item in listed.trusted if item.startswith("/")]
-    if not any(real.parent == entry or real.parent.is_relative_to(entry) for entry in folders):
+    if not any(_within(owner, entry) for entry in listed.trusted):
         return "untrusted"
-    return "trusted" if listed.pins.get(str(real)) == content_pin(data) else "changed"
+    return "trusted" if pin is not None and listed.pins.get(key) == pin else "changed"
 
 
-def add_trusted(directory: Path, env: Mapping[str, str]) -> Path:
-    """List ``directory`` (its real path, which is returned) and pin the content of its
-    ``.agentd.toml`` as it is now (a file that appears later is not trusted)."""
+def _pin_key(path: Path) -> tuple[str, str]:
+    """The real path of the folder whose control path ``path`` is, and the key of its pin:
+    that folder's real path joined with the control path's own name (a control path that
+    is a symlink is pinned by its content, under its own name, never by its target's)."""
+    owner = owner_of(path)
+    real = os.path.realpath(owner)
+    return real, f"{real.rstrip('/')}/{os.path.relpath(path, owner)}"
+
+
+def _within(path: str, folder: str) -> bool:
+    """Whether the real path ``path`` is ``folder`` or below it (string checks: a session
+    start makes several, and pathlib's cost ~0.1 ms each with a long list)."""
+    return folder.startswith("/") and (path == folder or path.startswith(folder.rstrip("/") + "/"))
+
+
+def pinned_paths(directory: Path, env: Mapping[str, str]) -> dict[str, str]:
+    """The pins recorded for the control paths of ``directory`` (real path), by path."""
+    real = Path(os.path.realpath(directory))
+    return {name: pin for name, pin in _read_list(env).pins.items() if owner_of(Path(name)) == real}
+
+
+def add_trusted(
+    directory: Path, env: Mapping[str, str], snapshots: list[Snapshot | None] | None = None
+) -> Path:
+    """List ``directory`` (its real path, which is returned) and pin its control paths as
+    they are now, or as ``snapshots`` (read with :func:`read_control`, e.g. when the user was
+    shown them) say; a control path that does not exist, or cannot be pinned, gets no pin
+    (one that appears later is not trusted)."""
     real = Path(os.path.realpath(directory))
     listed = _read_list(env)
     entries = [item for item in listed.trusted if item.startswith("/")]
     if str(real) not in entries:
         entries.append(str(real))
     pins = dict(listed.pins)
-    project = real / PROJECT_FILE
-    try:
-        pins[str(project)] = content_pin(project.read_bytes())
-    except OSError:
-        pins.pop(str(project), None)
+    given = {_pin_key(s.path)[1]: s for s in snapshots or () if s is not None}
+    for path, _kind, _about in control_paths(real):
+        snapshot = given.get(str(path)) if snapshots is not None else read_control(path)
+        if snapshot is not None and snapshot.pin is not None:
+            pins[str(path)] = snapshot.pin
+        else:
+            pins.pop(str(path), None)
     _write(TrustList(entries, pins), env)
     return real
 
@@ -112,7 +148,7 @@ def remove_trusted(directory: Path, env: Mapping[str, str]) -> bool:
     if str(real) not in listed.trusted:
         return False
     entries = [entry for entry in listed.trusted if entry != str(real)]
-    pins = {name: pin for name, pin in listed.pins.items() if Path(name).parent != real}
+    pins = {name: pin for name, pin in listed.pins.items() if owner_of(Path(name)) != real}
     _write(TrustList(entries, pins), env)
     return True
 

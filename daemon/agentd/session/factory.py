@@ -312,6 +312,10 @@ def _record_settings(
         file.sync()
 
 
+def _shown_path(path: Path | None) -> str | None:
+    return str(path) if path is not None else None
+
+
 def _assemble(
     shared: SharedResources,
     file: SessionFile,
@@ -327,7 +331,7 @@ def _assemble(
     tools = toolset(plan.tools, context.settings)
     extra_prompt = "\n\n".join(t for t in (plan.config.extra_prompt, plan.extra_prompt) if t)
     configured = plan.config.settings
-    mcp, mcp_warnings = session_mcp_tools(
+    mcp, mcp_warnings, mcp_untrusted = session_mcp_tools(
         shared, configured.mcp_servers, plan.cwd, plan.mcp_servers, tools, context,
         configured.mcp_startup_timeout,
     )  # fmt: skip
@@ -355,7 +359,7 @@ def _assemble(
         title=title,
         provider_env=plan.provider_env,
         config_warnings=[*plan.config.warnings, *plan.notes, *mcp_warnings],
-        untrusted_config=str(plan.config.untrusted_file) if plan.config.untrusted_file else None,
+        untrusted_config=_shown_path(plan.config.untrusted_file or mcp_untrusted),
     )
     _warn_about_config(file, plan.config, plan, mcp_warnings)
     runtime = SessionRuntime(

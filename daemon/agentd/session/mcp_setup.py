@@ -43,19 +43,22 @@ def session_mcp_tools(
     builtin: Toolset,
     context: ToolContext,
     startup_timeout: float,
-) -> tuple[SessionTools | None, list[str]]:
+) -> tuple[SessionTools | None, list[str], Path | None]:
     """The session's MCP tool source (None when it has no servers: then nothing of MCP is
-    imported) and warnings about servers left out (an untrusted ``.mcp.json``);
-    ``startup_timeout`` for the servers that do not set their own (``mcp_startup_timeout``)."""
+    imported), warnings about servers left out, and the ``.mcp.json`` whose servers were not
+    started because it is untrusted or not the file trusted (a client may offer to trust its
+    folder); ``startup_timeout`` for the servers that do not set their own
+    (``mcp_startup_timeout``)."""
     from agentd.mcp.servers import gather
 
     found = gather(configured, cwd, params, startup_timeout=startup_timeout)
     if not found.servers:
-        return None, found.warnings
+        return None, found.warnings, found.untrusted
     from agentd.mcp.session import McpSession
 
     pool = shared.mcp_pool()
-    return McpSession(pool, found.servers, cwd, builtin, context.settings), found.warnings
+    tools = McpSession(pool, found.servers, cwd, builtin, context.settings)
+    return tools, found.warnings, found.untrusted
 
 
 def attach_mcp_servers(

@@ -1093,8 +1093,9 @@ export interface SessionIdParams {
  *
  * ``warnings`` are problems with the configuration the session was built from (an ignored
  * project file, settings an untrusted project file may not change). ``untrusted_config`` is
- * the project file whose settings were ignored because its folder is not trusted (a client
- * may offer to trust the folder, then create the session again). ``parent_session_id``
+ * the project file whose settings were ignored, or the ``.mcp.json`` whose servers were not
+ * started, because its folder is not trusted or it changed since (a client may offer to
+ * trust the folder, then create the session again). ``parent_session_id``
  * and ``parent_tool_call_id`` are set on a subagent's session: the session and the
  * ``task`` call that started it.
  */
