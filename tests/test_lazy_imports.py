@@ -111,7 +111,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
         f"{FIRST_USE} (a command's own model)", ("agentd.providers", "agentd.session.factory"),
     ),
     "agentd.session.mcp_setup": (MCP, ("agentd.mcp",)),
-    "agentd.mcp.connection": (MCP, ("mcp",)),
+    "agentd.mcp.http": (MCP, ("mcp",)),
     # heavy or costly libraries where their one use is
     "agentctl.mdterm": (HEAVY, ("rich",)),
     "agentd.store.markdown_html": (HEAVY, ("markdown_it",)),
