@@ -136,3 +136,15 @@ async def test_shared_relays_to_the_shared_daemon(home: Home) -> None:
     finally:
         stop(daemon)
     assert sid in [s["sessionId"] for s in listed["sessions"]]
+
+
+async def test_session_dir_holds_the_in_process_sessions(home: Home, tmp_path: Path) -> None:
+    """``--session-dir`` (every front-end's option) is where a private daemon keeps its
+    session files."""
+    folder = tmp_path / "sessions"
+    async with agentd_mcp(home, "--session-dir", str(folder)) as client:
+        ran = await client.call_tool("agentd_run", {"prompt": "hello", "cwd": str(home.project)})
+    assert not ran.is_error, ran
+    sid = ran.structured_content["sessionId"]  # type: ignore[index]
+    (stored,) = folder.rglob("*.jsonl")
+    assert stored.stem.endswith(sid)
