@@ -14,7 +14,7 @@ import pytest
 
 from agentd.mcp.connection import CallFailed, Connection
 from agentd.mcp.servers import ServerDef
-from agentd.mcp.stdio import MAX_MESSAGE_BYTES, OFFLOAD_BYTES
+from agentd.mcp.stdio import MAX_MESSAGE_BYTES
 from tests.harness import scaled
 
 HOSTILE = Path(__file__).with_name("hostile_server.py")
@@ -62,9 +62,9 @@ async def test_a_result_far_over_the_mcp_limit_is_refused_not_decoded(
 
 async def test_a_big_result_under_the_limit_arrives_whole(hostile: Connection) -> None:
     mib = 3
-    assert OFFLOAD_BYTES < mib * 1024 * 1024 < MAX_MESSAGE_BYTES  # decoded off the loop
+    assert mib * 1024 * 1024 < MAX_MESSAGE_BYTES
     result = await _call(hostile, "big", mib=mib)
     (content,) = result["content"]  # type: ignore[misc]
     text = content["text"]
-    assert len(text) > 2 * OFFLOAD_BYTES
+    assert len(text) > 2 * 1024 * 1024
     assert set(text.split("\n")[:-1]) == {'a "quoted" line'}  # decoded, escapes and all

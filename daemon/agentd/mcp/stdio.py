@@ -11,8 +11,10 @@ daemon log (rate-limited; the end of its stderr tells that it exited).
 
 Size: a message from the server is at most :data:`MAX_MESSAGE_BYTES` (well below the
 JSON-RPC frame limit). A longer line fails every call waiting for an answer at once, with the
-limit in the error (its id cannot be read; the server stays usable). An answer over
-:data:`OFFLOAD_BYTES` is decoded in a worker thread.
+limit in the error (its id cannot be read; the server stays usable). Answers are decoded on
+the event loop: msgspec holds the interpreter lock while it decodes, so a worker thread would
+not let the loop run meanwhile (measured: it made the stall longer, ``bench_mcp_big``); the
+limit is what bounds the stall.
 
 On exit stdin is closed, the server gets :data:`GRACE_SECONDS` to leave, then SIGTERM, then
 SIGKILL.
@@ -28,8 +30,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from agentd.errors import RpcError
 from agentd.log import get_logger
 from agentd.mcp.transport import CallFailed, Json, Listener, initialize_params
@@ -43,14 +43,11 @@ GRACE_SECONDS = 2.0
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 """Largest message read from a stdio server (a quarter of the JSON-RPC frame limit; what a
 session keeps of a tool result is far less)."""
-OFFLOAD_BYTES = 1024 * 1024
-"""Answers longer than this are decoded off the event loop."""
 READ_BUFFER = 1024 * 1024
 """Bytes of the server's stdout buffered before reading from it pauses."""
 STDERR_LINES_PER_WINDOW = 20
 STDERR_WINDOW_SECONDS = 10.0
 STDERR_LINE_CHARS = 2000
-_decode = msgspec.json.Decoder().decode
 
 
 async def spawn_server(
@@ -126,17 +123,14 @@ class StdioTransport:
         return await self._request("tools/call", params, timeout)
 
     async def _request(self, method: str, params: Json, timeout: float | None) -> Json:
-        """``method``'s result object; a long one decoded in a thread."""
+        """``method``'s result object (CallFailed for an error answer, a timeout, a lost
+        server, an answer over the limit)."""
         if self._conn is None:
             raise CallFailed("the server is not running")
         try:
-            raw = await self._conn.request(method, params, result_type=msgspec.Raw, timeout=timeout)
+            result = await self._conn.request(method, params, timeout=timeout)
         except RpcError as exc:
             raise CallFailed(exc.message) from None
-        if len(raw) > OFFLOAD_BYTES:
-            result = await asyncio.to_thread(_decode, raw)
-        else:
-            result = _decode(raw)
         return result if isinstance(result, dict) else {}
 
     def _router(self) -> Router:
