@@ -37,10 +37,11 @@ test: $(STAMP) lint typecheck docs vscode-test pytest  ## lint, type-check, buil
 PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) * 3 )))
 LAYER_REPORT := .pytest-layers.txt
 PYTEST_PARALLEL = -n $(PYTEST_WORKERS) --dist loadfile
+FAST_MARKERS = not e2e and not serial and not nested
 FAST_SKIP = --ignore=tests/vscode --ignore=tests/web --ignore=tests/nvim --ignore=tests/lsp_editors
 
-test-fast: $(STAMP) lint typecheck  ## inner loop: lint, type-check, tests without e2e/editor/browser layers
-	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m "not e2e and not serial" $(FAST_SKIP); \
+test-fast: $(STAMP) lint typecheck  ## inner loop: lint, type-check, tests without e2e/editor/browser/nested-make layers
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m "$(FAST_MARKERS)" $(FAST_SKIP); \
 	rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 pytest: $(STAMP) mcp-npm  ## the test suite alone; pytest's exit 5 (no tests collected) is a failure

@@ -66,12 +66,25 @@ ALLOWED: dict[str, set[str]] = {
     "housekeeping": BASE | {"tools", "log"},
     "transports": BASE | {"daemon", "stdio", "housekeeping", "web", "log"},
     "listen": BASE | {"daemon", "stdio", "transports", "hardening", "housekeeping", "log"},
-    "acp": BASE | {"api", "rpc", "session", "stdio", "log", "hardening", "housekeeping"},
-    "mcp_server": BASE | {"api", "rpc", "session", "log", "hardening"},  # `agentd mcp`
-    "lsp": BASE | {"api", "rpc", "session", "stdio", "log", "hardening", "housekeeping"},
+    "frontend": BASE | {"api", "session"},  # where a front-end's sessions live; its options
+    "acp": BASE | {"api", "frontend", "rpc", "stdio", "log", "hardening", "housekeeping"},
+    "mcp_server": BASE | {"api", "frontend", "rpc", "log", "hardening"},  # `agentd mcp`
+    "lsp": BASE | {"api", "frontend", "rpc", "stdio", "log", "hardening", "housekeeping"},
     "schema": BASE | {"config", "api"},  # api: the generator of api/methods.py
     "cli": BASE
-    | {"listen", "daemon", "acp", "mcp_server", "lsp", "mockllm", "log", "schema", "web", "config"},
+    | {
+        "listen",
+        "daemon",
+        "acp",
+        "frontend",
+        "mcp_server",
+        "lsp",
+        "mockllm",
+        "log",
+        "schema",
+        "web",
+        "config",
+    },
     "__main__": {"cli"},
     "agentctl": {"protocol", "errors", "rpc", "paths", "api"},
 }
@@ -214,3 +227,17 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
         if node not in index:
             visit(node)
     return found
+
+
+def test_front_ends_open_their_sessions_through_one_function() -> None:
+    """``agentd acp``, ``lsp`` and ``mcp`` reach the in-process service and the shared daemon
+    only through :mod:`agentd.frontend` (one options Struct, one function)."""
+    backends = {"agentd.api.shared", "agentd.api.remote", "agentd.session.service"}
+    direct = sorted(
+        f"{module} imports {target}"
+        for module, targets in _imports().items()
+        if _unit(module) in {"acp", "lsp", "mcp_server"}
+        for target, _ in targets
+        if target in backends
+    )
+    assert not direct, "\n".join(direct)

@@ -76,6 +76,7 @@ def _make_pytest(target: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.nested
 @pytest.mark.parametrize(
     ("body", "passes"),
     [
@@ -94,3 +95,28 @@ def test_make_pytest_fails_on_an_empty_run(short_tmp: Path, body: str | None, pa
     assert (result.returncode == 0) == passes, result.stdout + result.stderr
     if body is None:
         assert "pytest collected no tests" in result.stderr
+
+
+def _selects(markers: str, test: object) -> bool:
+    """Whether pytest's ``-m markers`` selects ``test`` (a test function), by pytest's own
+    evaluation of the expression against the test's marks."""
+    from _pytest.mark.expression import Expression
+
+    names = {mark.name for mark in getattr(test, "pytestmark", [])}
+    return Expression.compile(markers).evaluate(lambda name, /, **_: name in names)
+
+
+def test_the_fast_layer_skips_the_nested_make_runs_and_make_test_keeps_them() -> None:
+    """``make test-fast`` does not select the ``make pytest`` runs above (they take minutes);
+    the ``make pytest`` of ``make test`` does."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    fast = re.search(r"^FAST_MARKERS = (.+)$", makefile, re.MULTILINE)
+    assert fast is not None, "the Makefile names test-fast's markers in FAST_MARKERS"
+    assert '-m "$(FAST_MARKERS)"' in makefile
+    assert '-m "not serial"' in makefile  # make pytest's parallel run
+    nested = test_make_pytest_fails_on_an_empty_run
+    assert not _selects(fast[1], nested)
+    assert _selects("not serial", nested)
+    assert _selects(
+        fast[1], test_the_fast_layer_skips_the_nested_make_runs_and_make_test_keeps_them
+    )

@@ -50,7 +50,8 @@ class LazyImport(NamedTuple):
 LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     # command-line dispatchers and front-end entry points
     "agentd.cli": (DISPATCH, (
-        "agentd.acp", "agentd.daemon", "agentd.listen", "agentd.lsp", "agentd.mcp_server.main",
+        "agentd.acp", "agentd.daemon", "agentd.frontend", "agentd.listen", "agentd.lsp",
+        "agentd.mcp_server.main",
         "agentd.mockllm.server", "agentd.schema", "logging",
     )),
     "agentctl.cli": (DISPATCH, ("agentctl", "agentd")),
@@ -62,9 +63,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
         "agentd.hardening", "agentd.housekeeping", "agentd.log", "agentd.lsp.server",
         "agentd.paths", "agentd.stdio", "logging", "pygls", "threading",
     )),
-    "agentd.lsp.backend": (FRONT_END_BACKEND, ("agentd.session.service",)),
-    "agentd.acp.backend": (FRONT_END_BACKEND, ("agentd.session.service",)),
-    "agentd.mcp_server.backend": (FRONT_END_BACKEND, ("agentd.session.service",)),
+    "agentd.frontend": (FRONT_END_BACKEND, ("agentd.api.shared", "agentd.session.service")),
     "agentd.api.shared": (FRONT_END_BACKEND, ("agentd.api.remote",)),
     # the start-up paths of `agentd --stdio` and `agentctl`
     "agentd.listen": (STARTUP, ("agentd.hardening",)),
@@ -113,7 +112,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "agentd.session.mcp_setup": (MCP, ("agentd.mcp",)),
     "agentd.session.subagent_tools": (MCP, ("agentd.mcp",)),
-    "agentd.mcp.connection": (MCP, ("mcp",)),
+    "agentd.mcp.http": (MCP, ("mcp",)),
     # heavy or costly libraries where their one use is
     "agentctl.mdterm": (HEAVY, ("rich",)),
     "agentd.store.markdown_html": (HEAVY, ("markdown_it",)),

@@ -23,9 +23,12 @@ import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from agentd import __version__
+
+if TYPE_CHECKING:
+    from agentd.frontend import FrontEndOptions
 
 SERVE_FLAGS = ("--stdio", "--socket", "--tcp", "--http")
 DEFAULT_HTTP = ("127.0.0.1", 8765)
@@ -143,7 +146,6 @@ def _add_acp(commands: argparse._SubParsersAction[_Parser]) -> None:
         "acp", help="serve an Agent Client Protocol editor on stdin/stdout (Zed, JetBrains…)"
     )
     _add_front_end_options(acp, "mode of new sessions (default: configuration)")
-    acp.add_argument("--session-dir", type=Path, metavar="DIR", help="where sessions live")
 
 
 def _add_mcp(commands: argparse._SubParsersAction[_Parser]) -> None:
@@ -163,14 +165,18 @@ def _add_lsp(commands: argparse._SubParsersAction[_Parser]) -> None:
 
 
 def _add_front_end_options(parser: _Parser, mode_help: str) -> None:
-    """The options ``agentd acp``, ``agentd mcp`` and ``agentd lsp`` share: the shared daemon or an
-    in-process one, the configuration, new sessions' provider, model and mode, logging."""
+    """The options ``agentd acp``, ``agentd mcp`` and ``agentd lsp`` share (all of them:
+    :class:`agentd.frontend.FrontEndOptions` and logging): the shared daemon or an in-process
+    one and its session folder, the configuration, new sessions' provider, model and mode."""
     parser.add_argument(
         "--shared",
         action="store_true",
         help="use the shared socket daemon (started if needed), so sessions are shared",
     )
     parser.add_argument("--socket", type=Path, metavar="PATH", help="shared daemon socket")
+    parser.add_argument(
+        "--session-dir", type=Path, metavar="DIR", help="where sessions live (without --shared)"
+    )
     parser.add_argument("--config", type=Path, metavar="FILE", help="configuration file")
     parser.add_argument("--provider", help="provider of new sessions (default: configuration)")
     parser.add_argument("--model", help="model of new sessions (default: configuration)")
@@ -184,39 +190,40 @@ def _add_front_end_options(parser: _Parser, mode_help: str) -> None:
     )
 
 
-def _front_end_fields(ns: argparse.Namespace, command: str) -> dict[str, Any] | None:
-    """The options every front-end (``agentd acp``, ``lsp``, ``mcp``) takes, as keyword
-    arguments of its options; None (after saying why on stderr) when they do not fit."""
+def _front_end_options(ns: argparse.Namespace, command: str) -> FrontEndOptions | None:
+    """What every front-end (``agentd acp``, ``lsp``, ``mcp``) was told, as its one options
+    Struct; None (after saying why on stderr) when the options do not fit."""
+    from agentd.frontend import FrontEndOptions
+
     if ns.socket is not None and not ns.shared:
         print(f"agentd {command}: --socket needs --shared", file=sys.stderr)
         return None
-    return {
-        "shared": ns.shared,
-        "socket_path": ns.socket.absolute() if ns.socket else None,
-        "config_file": ns.config,
-        "provider": ns.provider,
-        "model": ns.model,
-        "permission_mode": ns.permission_mode,
-    }
+    if ns.session_dir is not None and ns.shared:
+        print(f"agentd {command}: --session-dir is the shared daemon's own", file=sys.stderr)
+        return None
+    return FrontEndOptions(
+        shared=ns.shared,
+        socket_path=ns.socket.absolute() if ns.socket else None,
+        session_dir=ns.session_dir,
+        config_file=ns.config,
+        provider=ns.provider,
+        model=ns.model,
+        permission_mode=ns.permission_mode,
+    )
 
 
 def _mcp(ns: argparse.Namespace) -> int:
-    from agentd.mcp_server.main import McpOptions, run
+    from agentd.mcp_server.main import run
 
-    fields = _front_end_fields(ns, "mcp")
-    if fields is None:
-        return 2
-    return run(McpOptions(**fields), ns.log_file, ns.log_level)
+    options = _front_end_options(ns, "mcp")
+    return 2 if options is None else run(options, ns.log_file, ns.log_level)
 
 
 def _lsp(ns: argparse.Namespace) -> int:
-    from agentd.lsp.front import LspOptions
-    from agentd.lsp.main import run as run_lsp
+    from agentd.lsp.main import run
 
-    fields = _front_end_fields(ns, "lsp")
-    if fields is None:
-        return 2
-    return run_lsp(LspOptions(**fields), ns.log_file, ns.log_level)
+    options = _front_end_options(ns, "lsp")
+    return 2 if options is None else run(options, ns.log_file, ns.log_level)
 
 
 def _normalise(argv: list[str]) -> list[str]:
@@ -330,14 +337,10 @@ def _serve(ns: argparse.Namespace) -> int:
 
 
 def _acp(ns: argparse.Namespace) -> int:
-    from agentd.acp.agent import AcpOptions
     from agentd.acp.main import run
 
-    fields = _front_end_fields(ns, "acp")
-    if fields is None:
-        return 2
-    options = AcpOptions(**fields, session_dir=ns.session_dir, log_level=ns.log_level)
-    return run(options, str(ns.log_file) if ns.log_file else None)
+    options = _front_end_options(ns, "acp")
+    return 2 if options is None else run(options, ns.log_file, ns.log_level)
 
 
 def _schema(ns: argparse.Namespace) -> int:

@@ -16,8 +16,9 @@ import msgspec
 import pytest
 from jsonschema import Draft202012Validator
 
-from agentd.acp.agent import AcpAgent, AcpOptions
+from agentd.acp.agent import AcpAgent
 from agentd.acp.session import AcpSession
+from agentd.frontend import FrontEndOptions
 from agentd.protocol import acp
 from agentd.protocol.content import (
     AssistantMessage,
@@ -194,7 +195,7 @@ EXAMPLES: list[tuple[str, Any]] = [
 
 def _initialize_answer() -> acp.InitializeResult:
     """What ``agentd acp`` answers to ``initialize`` (without starting a backend)."""
-    agent = AcpAgent(AcpOptions())
+    agent = AcpAgent(FrontEndOptions())
     params = acp.InitializeParams(protocol_version=1)
 
     class _Conn:
@@ -246,7 +247,7 @@ def test_methods_are_the_specs() -> None:
     """Every method ``agentd acp`` serves or calls is named so in the schema's meta.json."""
     agent_methods = set(META["agentMethods"].values())
     client_methods = set(META["clientMethods"].values())
-    served = set(AcpAgent(AcpOptions()).router().methods()) | {"session/cancel"}
+    served = set(AcpAgent(FrontEndOptions()).router().methods()) | {"session/cancel"}
     assert served <= agent_methods
     assert {
         "session/update",

@@ -1,9 +1,12 @@
 """An MCP server for the tests, written with the official SDK.
 
-``python server.py [--http PORT] [--hang] [--flood] [--marker FILE]``: stdio by default,
-streamable HTTP on 127.0.0.1:PORT with ``--http``; ``--hang`` never answers ``initialize``;
-``--flood`` writes thousands of stderr lines at start-up; ``--marker FILE`` appends the pid
-to FILE at start (tests count starts and find the process).
+``python server.py [--http PORT] [--hang] [--flood] [--marker FILE] [--page-size N]``: stdio
+by default, streamable HTTP on 127.0.0.1:PORT with ``--http``; ``--hang`` never answers
+``initialize``; ``--flood`` writes thousands of stderr lines at start-up; ``--marker FILE``
+appends the pid to FILE at start (tests count starts and find the process); ``--page-size N``
+answers ``tools/list`` N tools at a time (``nextCursor``: the offset of the next page; a
+request without a cursor gets the first page again, so a client that drops the cursor never
+sees the end).
 """
 
 from __future__ import annotations
@@ -14,14 +17,42 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
+from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context, Image, MCPServer
-from mcp.types import EmbeddedResource, ResourceLink, TextResourceContents, ToolAnnotations
+from mcp.types import (
+    EmbeddedResource,
+    ListToolsResult,
+    PaginatedRequestParams,
+    ResourceLink,
+    TextResourceContents,
+    ToolAnnotations,
+)
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 )
-app = MCPServer("testserver")
+
+
+class PagedServer(MCPServer):
+    """The SDK's server, its tool list in pages of :attr:`page_size` (0: one page)."""
+
+    page_size = 0
+
+    async def _handle_list_tools(
+        self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+    ) -> ListToolsResult:
+        tools = (await super()._handle_list_tools(ctx, params)).tools
+        if not self.page_size:
+            return ListToolsResult(tools=tools)
+        start = int(params.cursor) if params is not None and params.cursor else 0
+        end = start + self.page_size
+        more = str(end) if end < len(tools) else None
+        return ListToolsResult(tools=tools[start:end], next_cursor=more)
+
+
+app = PagedServer("testserver")
 
 
 @app.tool()
@@ -121,6 +152,8 @@ def main() -> None:
     if "--flood" in args:
         for i in range(5000):
             print(f"flood line {i}", file=sys.stderr)
+    if "--page-size" in args:
+        app.page_size = int(args[args.index("--page-size") + 1])
     if "--hang" in args:
         while True:
             time.sleep(3600)

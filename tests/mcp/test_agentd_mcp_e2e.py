@@ -171,3 +171,15 @@ async def test_reply_continues_only_sessions_this_server_started(home: Home, sha
     )
     assert not (home.project / "note.txt").exists()
     assert not again.is_error, again
+
+
+async def test_session_dir_holds_the_in_process_sessions(home: Home, tmp_path: Path) -> None:
+    """``--session-dir`` (every front-end's option) is where a private daemon keeps its
+    session files."""
+    folder = tmp_path / "sessions"
+    async with agentd_mcp(home, "--session-dir", str(folder)) as client:
+        ran = await client.call_tool("agentd_run", {"prompt": "hello", "cwd": str(home.project)})
+    assert not ran.is_error, ran
+    sid = ran.structured_content["sessionId"]  # type: ignore[index]
+    (stored,) = folder.rglob("*.jsonl")
+    assert stored.stem.endswith(sid)

@@ -1,7 +1,7 @@
 """The ACP methods an editor calls, mapped onto agentd's session API.
 
 Every handler translates its ACP params into calls of the :class:`~agentd.api.SessionApi`
-(:mod:`agentd.acp.backend`: the in-process service, or the shared daemon) and the answers
+(:mod:`agentd.frontend`: the in-process service, or the shared daemon) and the answers
 back; nothing here runs an agent. The calls that watch a session pass the
 :class:`~agentd.acp.relay.Relay`, which receives the session's events and requests.
 
@@ -37,13 +37,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import structlog
 
 from agentd import __version__
-from agentd.acp.backend import Backend, BackendOptions, open_backend
 from agentd.acp.commands import CommandAnnouncer
 from agentd.acp.outcome import ResourceNotFound, check_cwd, mcp_servers, stop_reason
 from agentd.acp.prompt import prompt_parts
@@ -63,6 +61,7 @@ from agentd.errors import (
     SessionBusy,
     SessionNotFound,
 )
+from agentd.frontend import FrontEndOptions, FrontEndSessions, open_sessions
 from agentd.protocol import acp
 from agentd.protocol.methods import (
     FileAccessCapabilities,
@@ -72,7 +71,6 @@ from agentd.protocol.methods import (
     SessionIdParams,
     SessionListParams,
     SessionLoadParams,
-    SessionNewParams,
     SetModelParams,
     SetPermissionModeParams,
 )
@@ -84,24 +82,15 @@ if TYPE_CHECKING:
 log = structlog.get_logger("agentd.acp")
 
 
-@dataclass
-class AcpOptions(BackendOptions):
-    """``agentd acp`` options: the backend's, plus defaults for new sessions."""
-
-    provider: str | None = None
-    model: str | None = None
-    permission_mode: PermissionMode | None = None
-
-
 class AcpAgent:
     """The ACP side of ``agentd acp``: one editor connection, many sessions."""
 
-    def __init__(self, options: AcpOptions) -> None:
+    def __init__(self, options: FrontEndOptions) -> None:
         self.options = options
         self.sessions: dict[str, AcpSession] = {}
         self.editor: Connection | None = None
         self.relay = Relay(self._editor_conn, self.sessions, self._cancel_turn)
-        self._backend: asyncio.Task[Backend] | None = None
+        self._backend: asyncio.Task[FrontEndSessions] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._initialized: set[int] = set()  # ids of connections past initialize
         self.commands = CommandAnnouncer(self._api, self._send_update, lambda: list(self.sessions))
@@ -146,7 +135,7 @@ class AcpAgent:
             read_text_file=fs.read_text_file, write_text_file=fs.write_text_file
         )
         self._backend = asyncio.get_running_loop().create_task(
-            open_backend(self.options, self.relay.fs)
+            open_sessions(self.options, "agentd-acp", self.relay.fs)
         )
         log.info(
             "acp client initialized",
@@ -198,7 +187,7 @@ class AcpAgent:
             backend = await asyncio.shield(self._backend)
         except OSError as exc:
             raise InternalError(f"cannot reach agentd: {exc}") from None
-        return backend.sessions
+        return backend.api
 
     def _session(self, session_id: str) -> AcpSession:
         session = self.sessions.get(session_id)
@@ -219,13 +208,7 @@ class AcpAgent:
         self, conn: Connection, params: acp.NewSessionParams
     ) -> acp.NewSessionResult:
         check_cwd(params.cwd)
-        native = SessionNewParams(
-            cwd=params.cwd,
-            provider=self.options.provider,
-            model=self.options.model,
-            permission_mode=self.options.permission_mode,
-            mcp_servers=mcp_servers(params.mcp_servers),
-        )
+        native = self.options.new_session(params.cwd, mcp_servers(params.mcp_servers))
         api = await self._api()
         with acp_errors():
             info = await api.create(native, self.relay)

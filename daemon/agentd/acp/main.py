@@ -15,14 +15,15 @@ import sys
 import threading
 from pathlib import Path
 
-from agentd.acp.agent import AcpAgent, AcpOptions
+from agentd.acp.agent import AcpAgent
+from agentd.frontend import FrontEndOptions
 from agentd.rpc import Connection
 
 EOF_POLL = 0.1
 """Seconds between checks whether the editor closed stdin while requests are in flight."""
 
 
-def run(options: AcpOptions, log_file: str | None = None) -> int:
+def run(options: FrontEndOptions, log_file: Path | None = None, log_level: str = "info") -> int:
     """Serve ACP on this process's stdio; return the exit code."""
     from agentd import log as logging_setup
     from agentd.hardening import make_undumpable
@@ -31,14 +32,14 @@ def run(options: AcpOptions, log_file: str | None = None) -> int:
     fds = detach_stdio()
     make_undumpable()  # like the daemon: the commands bash runs cannot read our memory (keys)
     try:
-        logging_setup.configure(options.log_level, Path(log_file) if log_file else None)
+        logging_setup.configure(log_level, log_file)
     except (ValueError, OSError) as exc:
         print(f"agentd acp: {exc}", file=sys.stderr)
         return 2
     return asyncio.run(_serve(options, fds))
 
 
-async def _serve(options: AcpOptions, fds: tuple[int, int]) -> int:
+async def _serve(options: FrontEndOptions, fds: tuple[int, int]) -> int:
     from agentd.housekeeping import loop_exception, sweep_orphans
     from agentd.stdio import open_stdio
 

@@ -23,7 +23,8 @@ User profiles live in ``$XDG_CONFIG_HOME/agentd/agents/*.md``, project ones in
 when the project's folder is trusted and the folder is the one trusted (its content is pinned,
 :mod:`agentd.config.trust`). A project profile wins over
 a user one of the same name, which wins over a built-in. A file that cannot be read or lacks
-a name or description is skipped with a warning.
+a name or description is skipped with a warning. The front matter grammar is the one custom
+commands use (:mod:`agentd.config.frontmatter`); keys agentd does not know are skipped.
 
 Profiles are read like every instruction file a repository controls
 (:func:`agentd.config.textfile.read_capped_bytes`): regular files only (a FIFO, a device or a
@@ -42,6 +43,7 @@ from pathlib import Path
 import msgspec
 
 from agentd.config import trust
+from agentd.config.frontmatter import parse_front_matter
 from agentd.config.textfile import project_folder, read_capped_bytes, unread_reason
 
 MAX_DEPTH = 2
@@ -51,6 +53,8 @@ READ_ONLY_TOOLS = ("read", "grep", "find", "ls")
 MAX_PROFILE_BYTES = 64 * 1024
 MAX_PROFILE_FILES = 200
 """Profile files read per folder (the first ones by name); the rest are skipped, warned of."""
+TOOLS = ("tools",)
+"""The front matter's list keys."""
 
 
 class AgentProfile(msgspec.Struct, frozen=True):
@@ -167,7 +171,7 @@ def parse_profile(path: Path, data: bytes | None = None) -> AgentProfile:
             raise ValueError(exc.strerror or str(exc)) from None
     if len(data) > MAX_PROFILE_BYTES:
         raise ValueError(f"larger than {MAX_PROFILE_BYTES // 1024} KB")
-    fields, body = split_front_matter(data.decode("utf-8", "replace"))
+    fields, body = parse_front_matter(data.decode("utf-8", "replace"), required=True, lists=TOOLS)
     name = str(fields.get("name") or path.stem)
     if not _NAME.match(name):
         raise ValueError(f"bad name {name!r} (letters, digits, '_', '-', '.')")
@@ -184,40 +188,3 @@ def parse_profile(path: Path, data: bytes | None = None) -> AgentProfile:
         prompt=body.strip(),
         source=str(path),
     )
-
-
-def split_front_matter(text: str) -> tuple[dict[str, str | list[str]], str]:
-    """``(fields, body)`` of a Markdown file opening with a ``---`` front matter block;
-    ``tools`` is read as a list. ValueError for a block that is not closed."""
-    lines = text.splitlines()
-    if not lines or lines[0].strip() != "---":
-        raise ValueError("no front matter (a '---' block with name and description)")
-    try:
-        end = next(i for i, line in enumerate(lines[1:], 1) if line.strip() == "---")
-    except StopIteration:
-        raise ValueError("its front matter is not closed by '---'") from None
-    fields: dict[str, str | list[str]] = {}
-    key = ""
-    for line in lines[1:end]:
-        item = re.match(r"^\s+-\s*(.+)$", line)
-        if item and key == "tools":
-            listed = fields.setdefault("tools", [])
-            assert isinstance(listed, list)
-            listed.append(_unquote(item[1]))
-            continue
-        pair = re.match(r"^([A-Za-z_]+)\s*:\s*(.*)$", line)
-        if pair is None:
-            continue
-        key, value = pair[1].lower(), re.sub(r"\s+#.*$", "", pair[2]).strip()
-        if key == "tools":
-            fields[key] = [_unquote(t) for t in value.strip("[]").split(",") if t.strip()]
-        elif value:
-            fields[key] = _unquote(value)
-    return fields, "\n".join(lines[end + 1 :])
-
-
-def _unquote(value: str) -> str:
-    value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-        return value[1:-1]
-    return value

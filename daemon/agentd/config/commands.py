@@ -12,7 +12,9 @@ optional front matter block::
 
 Front matter keys: ``description`` (default: the body's first line), ``argument-hint`` (shown
 after the name in menus) and ``model`` (``model`` or ``provider/model``: the model of the run
-the command starts, for that run only). The body is the prompt: ``$ARGUMENTS`` becomes
+the command starts, for that run only); the grammar is :mod:`agentd.config.frontmatter`'s,
+the one agent profiles use (strict here: an unknown key or a malformed line is an error).
+The body is the prompt: ``$ARGUMENTS`` becomes
 everything typed after the name, ``$1`` … ``$9`` the arguments split at spaces (quotes
 group: ``"two words"``; a missing one becomes empty). A body with no placeholder gets the
 arguments appended after a blank line (``Arguments: …``), so none is lost.
@@ -25,7 +27,7 @@ a user one of the same name. A file that cannot be read, has a bad name, an uncl
 matter block, unknown keys or an empty body is skipped, and a warning says why; so are the
 files of a folder beyond the first :data:`MAX_COMMAND_FILES`.
 
-Imports only the standard library, msgspec and the trust helpers.
+Imports only the standard library, msgspec, the trust helpers and the front matter parser.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from typing import Literal
 import msgspec
 
 from agentd.config import trust
+from agentd.config.frontmatter import parse_front_matter, text_fields
 from agentd.config.textfile import project_folder, read_capped_text, unread_reason
 
 CommandSource = Literal["user", "project"]
@@ -151,7 +154,8 @@ def parse_command(path: Path, source: CommandSource, data: bytes | None = None) 
         text = data.decode("utf-8", "replace")
     else:
         text = _read_command(path)
-    fields, body = split_front_matter(text)
+    matter, body = parse_front_matter(text, keys=_KEYS)
+    fields = text_fields(matter)
     body = body.strip()
     if not body:
         raise ValueError("its prompt (the text after the front matter) is empty")
@@ -177,36 +181,6 @@ def _read_command(path: Path) -> str:
         return read_capped_text(path, MAX_COMMAND_BYTES)
     except OSError as exc:
         raise ValueError(exc.strerror or str(exc)) from None
-
-
-def split_front_matter(text: str) -> tuple[dict[str, str], str]:
-    """``(fields, body)``: the ``key: value`` lines of a leading ``---`` block (none: no
-    fields, all body). ValueError for a block that is not closed or an unknown key."""
-    lines = text.splitlines()
-    if not lines or lines[0].strip() != "---":
-        return {}, text
-    end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), None)
-    if end is None:
-        raise ValueError("its front matter is not closed by a '---' line")
-    fields: dict[str, str] = {}
-    for number, line in enumerate(lines[1:end], 2):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        pair = re.match(r"^([A-Za-z][A-Za-z0-9_-]*)\s*:\s*(.*)$", line)
-        if pair is None:
-            raise ValueError(f"line {number} of its front matter is not `key: value`")
-        key = pair[1].lower().replace("_", "-")
-        if key not in _KEYS:
-            raise ValueError(f"unknown front matter key {pair[1]!r} (known: {', '.join(_KEYS)})")
-        fields[key] = _unquote(pair[2])
-    return fields, "\n".join(lines[end + 1 :])
-
-
-def _unquote(value: str) -> str:
-    value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-        return value[1:-1]
-    return value
 
 
 def _shorten(text: str, limit: int) -> str:

@@ -16,12 +16,11 @@ import itertools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import msgspec
 from pygls.uris import to_fs_path
 
 from agentd.errors import InvalidParams, SessionBusy
+from agentd.frontend import FrontEndOptions, open_sessions
 from agentd.log import get_logger
-from agentd.lsp.backend import open_backend
 from agentd.lsp.bridge import Bridge
 from agentd.lsp.edits import offset_at
 from agentd.lsp.progress import ProgressReporter
@@ -37,16 +36,14 @@ from agentd.protocol.lsp import (
 )
 from agentd.protocol.methods import (
     FileAccessCapabilities,
-    PermissionMode,
     PromptParams,
     SessionIdParams,
-    SessionNewParams,
     SessionTextParams,
 )
 
 if TYPE_CHECKING:
     from agentd.api import SessionApi
-    from agentd.lsp.backend import Close
+    from agentd.frontend import Close
     from agentd.lsp.editor import Editor
     from agentd.protocol.events import Event
 
@@ -54,21 +51,10 @@ log = get_logger("agentd.lsp")
 _tokens = itertools.count(1)
 
 
-class LspOptions(msgspec.Struct):
-    """What ``agentd lsp`` was told."""
-
-    shared: bool = False
-    socket_path: Path | None = None
-    config_file: Path | None = None
-    provider: str | None = None
-    model: str | None = None
-    permission_mode: PermissionMode | None = None
-
-
 class Front:
     """The sessions of one editor connection and the commands on them."""
 
-    def __init__(self, options: LspOptions, editor: Editor) -> None:
+    def __init__(self, options: FrontEndOptions, editor: Editor) -> None:
         self.options = options
         self.editor = editor
         self.bridge = Bridge(editor, self._route)
@@ -87,12 +73,8 @@ class Front:
                 fs = FileAccessCapabilities(
                     read_text_file=True, write_text_file=self.editor.applies_edits()
                 )
-                self._api, self._close = await open_backend(
-                    shared=self.options.shared,
-                    fs=fs,
-                    socket_path=self.options.socket_path,
-                    config_file=self.options.config_file,
-                )
+                opened = await open_sessions(self.options, "agentd-lsp", fs)
+                self._api, self._close = opened.api, opened.close
             return self._api
 
     async def close(self) -> None:
@@ -189,13 +171,7 @@ class Front:
 
     async def _create(self, root: str) -> str:
         api = await self.api()
-        params = SessionNewParams(
-            cwd=root,
-            provider=self.options.provider,
-            model=self.options.model,
-            permission_mode=self.options.permission_mode,
-        )
-        info = await api.create(params, self.bridge)
+        info = await api.create(self.options.new_session(root), self.bridge)
         self.sessions[root] = info.session_id
         log.info("session made for the workspace", session_id=info.session_id, cwd=root)
         return info.session_id

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agentd.lsp.front import LspOptions
+    from agentd.frontend import FrontEndOptions
 
 
 READY_AFTER = 1.0
@@ -86,7 +86,7 @@ def default_log_file() -> Path:
     return state_dir() / "lsp.log"
 
 
-def run(options: LspOptions, log_file: Path | None, log_level: str) -> int:
+def run(options: FrontEndOptions, log_file: Path | None, log_level: str) -> int:
     """Serve LSP on this process's stdio; return the exit code."""
     import logging
 
@@ -110,7 +110,7 @@ def run(options: LspOptions, log_file: Path | None, log_level: str) -> int:
         return 130
 
 
-async def _serve(options: LspOptions, fds: tuple[int, int]) -> int:
+async def _serve(options: FrontEndOptions, fds: tuple[int, int]) -> int:
     import threading
 
     from pygls.io_ import run_async

@@ -25,10 +25,11 @@ from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
 
 from agentd import __version__
 from agentd.errors import RpcError
+from agentd.frontend import FrontEndOptions
 from agentd.log import get_logger
 from agentd.lsp import actions
 from agentd.lsp.editor import Editor
-from agentd.lsp.front import Front, LspOptions, _path_of
+from agentd.lsp.front import Front, _path_of
 from agentd.protocol.lsp import COMMANDS, PromptArgs, SessionArgs, SteerArgs
 
 if TYPE_CHECKING:
@@ -134,7 +135,7 @@ def _argument(command: str, arguments: Any) -> Any:
         raise JsonRpcInvalidParams(f"{command}: {exc}") from None
 
 
-def build_server(options: LspOptions) -> AgentdServer:
+def build_server(options: FrontEndOptions) -> AgentdServer:
     """The language server, its handlers registered (see the module docstring)."""
     converters: list[Converter] = []
 

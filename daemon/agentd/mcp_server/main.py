@@ -8,45 +8,23 @@ import asyncio
 import sys
 from pathlib import Path
 
-import msgspec
-
-from agentd.mcp_server.backend import open_backend
+from agentd.frontend import FrontEndOptions, open_sessions
 from agentd.mcp_server.server import build_server
 from agentd.mcp_server.turns import Turns
-from agentd.protocol.methods import PermissionMode, SessionNewParams
 
 
-class McpOptions(msgspec.Struct):
-    """What ``agentd mcp`` was told."""
-
-    shared: bool = False
-    socket_path: Path | None = None
-    config_file: Path | None = None
-    provider: str | None = None
-    model: str | None = None
-    permission_mode: PermissionMode | None = None
-
-
-async def serve(options: McpOptions) -> None:
+async def serve(options: FrontEndOptions) -> None:
     """Serve MCP on stdio until the client closes it."""
     turns = Turns()
-    api, close = await open_backend(
-        shared=options.shared, socket_path=options.socket_path, config_file=options.config_file
-    )
-    turns.api = api
-    defaults = SessionNewParams(
-        cwd="/",
-        provider=options.provider,
-        model=options.model,
-        permission_mode=options.permission_mode,
-    )
+    opened = await open_sessions(options, "agentd-mcp")
+    turns.api = opened.api
     try:
-        await build_server(turns, defaults).run_stdio_async()
+        await build_server(turns, options.new_session("/")).run_stdio_async()
     finally:
-        await close()
+        await opened.close()
 
 
-def run(options: McpOptions, log_file: Path | None, log_level: str) -> int:
+def run(options: FrontEndOptions, log_file: Path | None, log_level: str) -> int:
     """Serve MCP on this process's stdio; return the exit code."""
     from agentd import log as logging_setup
     from agentd.hardening import make_undumpable

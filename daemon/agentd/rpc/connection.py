@@ -68,6 +68,10 @@ class Connection:
     ``requestId`` (ACP). ``sends_cancels``: whether a withdrawn outgoing request is announced
     with that notification (False: it is forgotten silently, for peers that do not know the
     method); a peer that sends one itself has shown it knows it, and gets them from then on.
+    ``oversize_fails_calls``: a frame over ``max_frame`` fails every call still waiting for an
+    answer at once (:class:`~agentd.errors.InvalidRequest`: the dropped frame's id cannot be
+    read, so whichever answer it was would otherwise be waited for until its timeout), for
+    peers whose big frames are answers (an MCP server).
     """
 
     def __init__(
@@ -86,6 +90,7 @@ class Connection:
         cancel_method: str = CANCEL_METHOD,
         cancel_key: str = "id",
         sends_cancels: bool = True,
+        oversize_fails_calls: bool = False,
     ) -> None:
         if framing not in (None, "ndjson", "content-length"):
             raise ValueError(f"unknown framing {framing!r}")
@@ -99,6 +104,7 @@ class Connection:
         self.stall_timeout = stall_timeout
         self._cancel = (cancel_method, cancel_key)
         self.sends_cancels = sends_cancels
+        self._oversize_fails_calls = oversize_fails_calls
         self._reader = reader
         self._frames = FrameDecoder(cast(Any, framing), max_frame)
         self._outbox = Outbox(
@@ -267,6 +273,8 @@ class Connection:
             InvalidRequest(error.message) if error.too_large else ParseError(error.message)
         )
         self._send_error(None, rpc_error)
+        if error.too_large and self._oversize_fails_calls:
+            self._pending.fail_all(InvalidRequest(f"an answer was dropped: {error.message}"))
         if not self._authorized:
             self._begin_stop()
 
