@@ -64,7 +64,7 @@ ALLOWED: dict[str, set[str]] = {
     "daemon": BASE | {"session", "jsonrpc", "rpc", "log", "web"},  # the assembly
     "stdio": BASE,
     "housekeeping": BASE | {"tools", "log"},
-    "transports": BASE | {"daemon", "stdio", "housekeeping", "web", "log"},
+    "transports": BASE | {"daemon", "stdio", "housekeeping", "web", "log", "tools"},  # peers
     "listen": BASE | {"daemon", "stdio", "transports", "hardening", "housekeeping", "log"},
     "acp": BASE | {"api", "rpc", "session", "stdio", "log", "hardening", "housekeeping"},
     "mcp_server": BASE | {"api", "rpc", "session", "log", "hardening"},  # `agentd mcp`

@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import TextIO
 
 from agentctl import outcome
+from agentd.paths import too_broad
 from agentd.protocol.trust_list import add_trusted, read_trusted, remove_trusted
 
 
 def trust_main(options: argparse.Namespace) -> int:
     """Trust, list or revoke; exit 0, or 2 for a folder that does not exist / is not listed,
-    or that is too broad to trust without ``--force`` (see :func:`too_broad`)."""
+    or that is too broad to trust without ``--force`` (see :func:`agentd.paths.too_broad`)."""
     env = os.environ
     if options.list:
         for path in read_trusted(env):
@@ -67,31 +68,11 @@ def trust_main(options: argparse.Namespace) -> int:
     return outcome.OK
 
 
-def too_broad(folder: Path) -> str | None:
-    """Why trusting ``folder`` would cover far more than one project (None when it would
-    not): the filesystem root, the home folder (or a folder above it), or a folder others
-    can write to (mode o+w, like /tmp, where anyone can create a ``.agentd.toml``)."""
-    real = Path(os.path.realpath(folder))
-    home = Path(os.path.realpath(Path.home()))
-    if real == Path("/"):
-        return "it is the filesystem root"
-    if real == home:
-        return "it is your home folder"
-    if real in home.parents:
-        return f"it holds your home folder ({home})"
-    try:
-        mode = real.stat().st_mode
-    except OSError:
-        return None
-    if mode & 0o002:
-        return f"anyone can write to it (mode {mode & 0o7777:04o})"
-    return None
-
-
 def offer_trust(untrusted_file: str, stdin: TextIO, stderr: TextIO) -> bool:
     """Ask on a terminal whether to trust the folder of ``untrusted_file``, after showing the
     file's settings (what trusting would apply); True when the user answered yes and the
-    folder is now trusted. A folder :func:`too_broad` is not offered (the reason is shown)."""
+    folder is now trusted. A folder :func:`~agentd.paths.too_broad` is not offered (the
+    reason is shown)."""
     folder = Path(untrusted_file).parent
     reason = too_broad(folder)
     if reason:

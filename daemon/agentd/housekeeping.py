@@ -3,14 +3,16 @@
 - :class:`RateLimit`: at most one warning per interval for conditions that repeat.
 - :func:`loop_exception`: the event loop's error handler (running out of descriptors, a
   callback cancelled by shutdown: one quiet line instead of error tracebacks).
-- :func:`sweep_orphans`: at start-up, kill what tool calls of killed daemons left running.
+- :func:`sweep_orphans`: at start-up, kill what tool calls of killed daemons left running,
+  and record this daemon; :func:`end_processes`: at its stop, kill what its tool calls,
+  hooks and MCP servers left running.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import time
+from pathlib import Path
 from typing import Any
 
 from agentd import paths
@@ -34,20 +36,29 @@ class RateLimit:
         return True
 
 
+_own_entry: list[Path | None] = []
+
+
 def sweep_orphans() -> None:
-    """Kill what tool calls of killed daemons left running (:mod:`agentd.tools.process.orphans`)."""
+    """Kill what tool calls of killed daemons left running, then record this daemon
+    (:mod:`agentd.tools.process.orphans`). Runs in a thread at start-up."""
     directory = paths.state_dir() / "procs"
-    try:
-        with os.scandir(directory) as entries:
-            if next(entries, None) is None:
-                return  # the common case: nothing to do, and the tools stay unimported
-    except OSError:
-        return
-    from agentd.tools.process.orphans import sweep
+    from agentd.tools.process.orphans import register_daemon, sweep
 
     killed = sweep(directory)
     if killed:
         log.info("killed processes left by a stopped daemon", count=killed)
+    _own_entry.append(register_daemon(directory))
+
+
+def end_processes() -> None:
+    """At the daemon's stop: kill every process still carrying one of its markers (a tool
+    call's background job, a hook's daemonized child, an MCP server's children)."""
+    from agentd.tools.process.orphans import end_daemon_processes
+
+    killed = end_daemon_processes(_own_entry[0] if _own_entry else None)
+    if killed:
+        log.info("killed processes left by tool calls, hooks and MCP servers", count=killed)
 
 
 _fd_warning = RateLimit(60.0)

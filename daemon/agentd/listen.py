@@ -10,7 +10,7 @@ import threading
 from agentd import log as logging_setup
 from agentd import paths
 from agentd.daemon import DaemonOptions, Listener, build_daemon
-from agentd.housekeeping import loop_exception, sweep_orphans
+from agentd.housekeeping import end_processes, loop_exception, sweep_orphans
 from agentd.log import get_logger, ready
 from agentd.stdio import detach_stdio
 from agentd.transports import (
@@ -104,4 +104,7 @@ async def _run(options: DaemonOptions, listener: Listener) -> int:
     loop.call_later(LOGGING_READY_AFTER, ready)  # at the latest (see agentd.log)
     threading.Thread(target=sweep_orphans, name="orphan-sweep", daemon=True).start()
     daemon = build_daemon(options)
-    return await daemon.run(listener)
+    try:
+        return await daemon.run(listener)
+    finally:
+        await asyncio.to_thread(end_processes)

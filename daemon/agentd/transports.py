@@ -115,6 +115,8 @@ class UnixListener:
         finally:
             os.umask(old_umask)
         _write_private(self.pid_path, f"{os.getpid()}\n")
+        for private in (self.path, self.lock_path, self.pid_path):
+            paths.add_control_path(private)  # hidden from sandboxed commands
         log.info("listening", socket=str(self.path), pid_file=str(self.pid_path))
 
     async def _accept(
@@ -124,6 +126,8 @@ class UnixListener:
         if uid is not None and uid != self.allowed_uid:
             log.warning("peer rejected: other user", peer_uid=uid, peer_pid=pid)
             writer.transport.abort()
+            return
+        if pid is not None and await refuse_tool_peer(writer, {pid}):
             return
         await attach_quietly(daemon, reader, writer, transport="socket", name=f"unix pid={pid}")
 
@@ -153,6 +157,33 @@ async def attach_quietly(
     """
     with contextlib.suppress(asyncio.CancelledError):
         await daemon.attach(reader, writer, **how)
+
+
+async def refuse_tool_peer(writer: asyncio.StreamWriter, pids: set[int]) -> bool:
+    """Close the connection and return True when one of ``pids`` (the peer's processes) is a
+    tool process of this daemon (:func:`agentd.tools.process.peers.tool_reason`): a command
+    a session runs never drives the daemon, sandboxed or not."""
+    from agentd.tools.process.peers import tool_reason
+
+    for pid in pids:
+        reason = await asyncio.to_thread(tool_reason, pid)
+        if reason is not None:
+            log.warning("peer rejected: a tool process", peer_pid=pid, reason=reason)
+            writer.transport.abort()
+            return True
+    return False
+
+
+async def _tcp_peer_pids(writer: asyncio.StreamWriter) -> set[int]:
+    """The local processes at the other end of a loopback TCP connection (empty: remote, or
+    not found)."""
+    from agentd.tools.process.peers import tcp_peer_pids
+
+    peer: Any = writer.get_extra_info("peername")
+    local: Any = writer.get_extra_info("sockname")
+    if not isinstance(peer, tuple) or not isinstance(local, tuple) or not is_loopback(peer[0]):
+        return set()
+    return await asyncio.to_thread(tcp_peer_pids, (peer[0], peer[1]), (local[0], local[1]))
 
 
 def peer_credentials(sock: socket.socket | None) -> tuple[int | None, int | None]:
@@ -242,6 +273,7 @@ class TcpListener:
                 "(pass --allow-remote to accept remote clients)"
             )
         daemon.tcp_token = load_or_create_token(self.token_file)
+        paths.add_control_path(self.token_file)  # hidden from sandboxed commands
         self._server = await asyncio.start_server(
             partial(self._accept, daemon), self.host, self.port
         )
@@ -263,6 +295,8 @@ class TcpListener:
                     refused=self._refused,
                 )
             writer.transport.abort()
+            return
+        if await refuse_tool_peer(writer, await _tcp_peer_pids(writer)):
             return
         await attach_quietly(daemon, reader, writer, transport="tcp", name=name, authorized=False)
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from agentd.rpc import Connection, Router
 from agentd.rpc.connect import open_connection
+from agentd.tools.process.proctree import marked_env
 
 GRACE_SECONDS = 2.0
 MAX_LINE = 64 * 1024 * 1024
@@ -42,7 +43,7 @@ async def open_stdio(
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=stderr,
-        env=dict(env),
+        env=marked_env(env),  # its children are found and ended with the daemon's
         cwd=cwd,
         limit=MAX_LINE,
     )
