@@ -153,6 +153,14 @@ def _add_mcp(commands: argparse._SubParsersAction[_Parser]) -> None:
     _add_front_end_options(
         mcp, "mode of new sessions when the caller names none (default: configuration)"
     )
+    mcp.add_argument(
+        "--root",
+        type=Path,
+        action="append",
+        metavar="DIR",
+        help="a folder agentd_run may work in, with its subfolders (repeatable; default: the "
+        "folder agentd mcp was started in)",
+    )
 
 
 def _add_lsp(commands: argparse._SubParsersAction[_Parser]) -> None:
@@ -206,7 +214,8 @@ def _mcp(ns: argparse.Namespace) -> int:
     fields = _front_end_fields(ns, "mcp")
     if fields is None:
         return 2
-    return run(McpOptions(**fields), ns.log_file, ns.log_level)
+    roots = [Path(os.path.realpath(root)) for root in ns.root or [Path.cwd()]]
+    return run(McpOptions(**fields, roots=roots), ns.log_file, ns.log_level)
 
 
 def _lsp(ns: argparse.Namespace) -> int:

@@ -25,6 +25,8 @@ class McpOptions(msgspec.Struct):
     provider: str | None = None
     model: str | None = None
     permission_mode: PermissionMode | None = None
+    roots: list[Path] = msgspec.field(default_factory=list)
+    """The folders (real paths) ``agentd_run`` may work in, with their subfolders."""
 
 
 async def serve(options: McpOptions) -> None:
@@ -41,7 +43,7 @@ async def serve(options: McpOptions) -> None:
         permission_mode=options.permission_mode,
     )
     try:
-        await build_server(turns, defaults).run_stdio_async()
+        await build_server(turns, defaults, options.roots).run_stdio_async()
     finally:
         await close()
 

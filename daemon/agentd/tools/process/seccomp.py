@@ -160,5 +160,5 @@ def install() -> bool:
         return False
     if library.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         return False
-    pointer = ctypes.addressof(_fprog)
+    pointer = ctypes.c_void_p(ctypes.addressof(_fprog))  # a full pointer, not a C int
     return bool(library.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, pointer, 0, 0) == 0)
