@@ -8,6 +8,7 @@ way: ``<way>: REACHED <detail>`` when the daemon answered (or a secret was read)
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -91,10 +92,8 @@ def main() -> None:
         targets["token_file"],
         f"/proc/{targets['test_pid']}/root{targets['token_file']}",
     ):
-        try:
+        with contextlib.suppress(OSError):
             token = token or _read(candidate)
-        except OSError:
-            pass
     _try("tcp-daemon", lambda: _tcp(targets["tcp_port"], token or targets["leaked_token"]))
     _try("abstract", lambda: _abstract(targets["abstract"]))
     _try("socket-file", lambda: _exists(sock))

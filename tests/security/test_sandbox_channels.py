@@ -192,4 +192,5 @@ def test_a_tool_process_is_refused_on_the_socket() -> None:
             stop(daemon)
     assert '"result"' in answers["plain"]
     assert answers["marked"] == "b''"
-    assert refused and "tool call" in refused[0]["reason"]
+    assert refused
+    assert "tool call" in refused[0]["reason"]

@@ -32,4 +32,5 @@ async def test_too_broad_sandbox_roots_are_refused() -> None:
     assert "it is your home folder" in refused[str(Path.home())]
     assert "anyone can write to it" in refused[str(shared)]
     assert all("`$.cwd`" in text for text in refused.values())
-    assert fine and unsandboxed
+    assert fine
+    assert unsandboxed
