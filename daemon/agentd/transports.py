@@ -10,13 +10,18 @@
     directory is created 0700 before binding and the socket is bound under umask 077;
     ``<name>.lock`` beside it is ``flock``-ed so a second daemon refuses to start; a socket
     file left by a crashed daemon (connect refused) is removed; ``<name>.pid`` holds the pid;
-    peers of another uid (``SO_PEERCRED``) are disconnected at once.
+    peers of another uid (``SO_PEERCRED``) are disconnected at once, and so are the daemon's
+    own tool processes (:func:`refuse_tool_peer`).
 ``http`` (beside any of the others, or alone)
     The browser front-end (:mod:`agentd.web`, imported only then): see :class:`HttpListener`.
 ``tcp``
     Loopback only unless ``--allow-remote``. Clients must pass the token from the token file
     (0600, created on first use; default ``$XDG_RUNTIME_DIR/agentd/tcp.token``) in
-    ``initialize``; the address and token path are printed to stderr and logged.
+    ``initialize``; the address and token path are printed to stderr and logged. A loopback
+    peer that is one of the daemon's tool processes is disconnected at once.
+
+The socket, lock, pid and token files are recorded (:func:`agentd.paths.add_control_path`)
+so sandboxed commands do not see them.
 """
 
 from __future__ import annotations

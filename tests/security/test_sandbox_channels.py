@@ -166,8 +166,11 @@ import socket, sys
 sock = socket.socket(socket.AF_UNIX)
 sock.connect(sys.argv[1])
 sock.settimeout(10)
-sock.sendall(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\\n')
-print(repr(sock.recv(65536)))
+try:
+    sock.sendall(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\\n')
+    print(repr(sock.recv(65536)))
+except OSError as error:  # the daemon closed at once: a reset
+    print(f"closed: {error}")
 """
 
 
@@ -191,6 +194,6 @@ def test_a_tool_process_is_refused_on_the_socket() -> None:
         finally:
             stop(daemon)
     assert '"result"' in answers["plain"]
-    assert answers["marked"] == "b''"
+    assert answers["marked"] == "b''" or answers["marked"].startswith("closed:"), answers
     assert refused
     assert "tool call" in refused[0]["reason"]

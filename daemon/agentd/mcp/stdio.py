@@ -6,7 +6,9 @@ loaded machine: ``bench_mcp``), more than the whole budget of a session's first 
 stdio servers never import it; streamable HTTP servers use it.
 
 On exit stdin is closed, the server gets :data:`GRACE_SECONDS` to leave, then SIGTERM, then
-SIGKILL.
+SIGKILL. The server starts with a tool-run marker in its environment
+(:func:`agentd.tools.process.proctree.marked_env`), so the processes it starts are ended with
+the daemon and cannot drive it (:mod:`agentd.tools.process.peers`).
 """
 
 from __future__ import annotations

@@ -131,11 +131,12 @@ def read_only_git(root: Path) -> list[Path]:
             binds.append(entry.parent)
     binds += found.dirs
     binds.sort(key=lambda path: len(path.parts))
-    kept: list[Path] = []
+    top = root / ".git"
+    kept = [top] if top.is_dir() and not top.is_symlink() else []  # bound as a control path
     for path in binds:
         if not any(path.is_relative_to(done) for done in kept if done.is_dir()):
             kept.append(path)
-    return [path for path in kept if path != root / ".git"]
+    return [path for path in kept if path != top]
 
 
 def inside_git_dir(path: Path, workspace: Path) -> bool:

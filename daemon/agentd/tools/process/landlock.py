@@ -51,6 +51,12 @@ class _RulesetAttr(ctypes.Structure):
     _fields_ = (("handled_access_fs", ctypes.c_uint64),)
 
 
+class _RulesetAttrNet(ctypes.Structure):
+    """The ruleset attributes of ABI 4 and 5: TCP rights."""
+
+    _fields_ = (("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64))
+
+
 class _RulesetAttrScoped(ctypes.Structure):
     """The ruleset attributes of ABI 6+: TCP rights (ABI 4) and scopes."""
 
@@ -93,9 +99,11 @@ def write_ruleset(writable: list[Path], *, network: bool = True) -> int | None:
         return None
     rights = handled_rights(abi)
     attr: ctypes.Structure = _RulesetAttr(rights)
+    net = 0 if network else NET_BIND_TCP | NET_CONNECT_TCP
     if abi >= 6:
-        net = 0 if network else NET_BIND_TCP | NET_CONNECT_TCP
         attr = _RulesetAttrScoped(rights, net, SCOPE_ABSTRACT_UNIX_SOCKET)
+    elif abi >= 4 and net:
+        attr = _RulesetAttrNet(rights, net)
     size = ctypes.c_size_t(ctypes.sizeof(attr))
     fd = library.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), size, 0)
     if fd < 0:
