@@ -61,7 +61,8 @@ def register(directory: Path, shell_pid: int, marker: str) -> Path | None:
 
 
 def register_daemon(directory: Path) -> Path | None:
-    """Record this daemon (see the module docstring); None if it could not be written."""
+    """Record this daemon (see the module docstring); None if it could not be written. (The
+    daemon writes the same entry itself at start-up, without importing this module.)"""
     return register(directory, 0, "*")
 
 

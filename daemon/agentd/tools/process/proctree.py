@@ -36,9 +36,20 @@ class ProcInfo(NamedTuple):
     pgid: int
 
 
+_issued: list[bool] = []
+
+
 def new_marker() -> str:
-    """A fresh token for :data:`MARKER_VAR` (unique per call)."""
+    """A fresh token for :data:`MARKER_VAR` (unique per call), beginning with this process's
+    pid (:func:`signal_daemon_marked` finds them all)."""
+    if not _issued:
+        _issued.append(True)
     return f"{os.getpid()}-{secrets.token_hex(8)}"
+
+
+def markers_issued() -> bool:
+    """Whether this process handed out any marker (else none of its processes carries one)."""
+    return bool(_issued)
 
 
 def marked_env(env: Mapping[str, str]) -> dict[str, str]:
