@@ -20,6 +20,7 @@ from agentd.transports import (
     StdioListener,
     TcpListener,
     UnixListener,
+    refuse_tcp_tool_peer,
 )
 
 log = get_logger("agentd.listen")
@@ -86,6 +87,8 @@ def serve(options: DaemonOptions) -> int:
     # A private --stdio daemon answers its client before setting up structlog (agentd.log);
     # a shared daemon sets it up first: it may soon be short of descriptors to import it.
     logging_setup.configure(options.log_level, log_file, deferred=options.transport == "stdio")
+    if log_file is not None:
+        paths.add_masked_file(log_file)  # sandboxed commands do not read it
     listener = make_listener(options, stdio)
     try:
         return asyncio.run(_run(options, listener))
@@ -104,6 +107,7 @@ async def _run(options: DaemonOptions, listener: Listener) -> int:
     loop.call_later(LOGGING_READY_AFTER, ready)  # at the latest (see agentd.log)
     threading.Thread(target=sweep_orphans, name="orphan-sweep", daemon=True).start()
     daemon = build_daemon(options)
+    daemon.peer_check = refuse_tcp_tool_peer  # the web front-end's, whoever starts it
     try:
         return await daemon.run(listener)
     finally:

@@ -89,6 +89,22 @@ def add_control_path(path: str | os.PathLike[str]) -> None:
         _CONTROL.append(real)
 
 
+_MASKED: list[Path] = []
+
+
+def add_masked_file(path: str | os.PathLike[str]) -> None:
+    """Record a file sandboxed commands must not read although its folder stays visible
+    (this process's log file, which may hold a web sign-in link)."""
+    real = Path(path).absolute()
+    if real not in _MASKED:
+        _MASKED.append(real)
+
+
+def masked_files() -> list[Path]:
+    """The files of :func:`add_masked_file`, and the shared daemon's default log file."""
+    return list(dict.fromkeys([*_MASKED, default_log_file()]))
+
+
 def control_paths() -> list[Path]:
     """Every control file this process recorded, then the folders that hold control files
     wherever a daemon of this user puts them: :func:`runtime_dir` (as this process's

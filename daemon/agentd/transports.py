@@ -179,16 +179,23 @@ async def refuse_tool_peer(writer: asyncio.StreamWriter, pids: set[int]) -> bool
     return False
 
 
-async def _tcp_peer_pids(writer: asyncio.StreamWriter) -> set[int]:
-    """The local processes at the other end of a loopback TCP connection (empty: remote, or
-    not found)."""
-    from agentd.tools.process.peers import tcp_peer_pids
+async def refuse_tcp_tool_peer(writer: asyncio.StreamWriter) -> bool:
+    """Close a loopback TCP connection and return True when the process at its other end is
+    a tool process of this daemon (:func:`agentd.tools.process.peers.tcp_tool_peer`; the TCP
+    transport and the web front-end)."""
+    from agentd.tools.process.peers import tcp_tool_peer
 
     peer: Any = writer.get_extra_info("peername")
     local: Any = writer.get_extra_info("sockname")
     if not isinstance(peer, tuple) or not isinstance(local, tuple) or not is_loopback(peer[0]):
-        return set()
-    return await asyncio.to_thread(tcp_peer_pids, (peer[0], peer[1]), (local[0], local[1]))
+        return False
+    ends = ((peer[0], peer[1]), (local[0], local[1]))
+    reason = await asyncio.to_thread(tcp_tool_peer, *ends)
+    if reason is None:
+        return False
+    log.warning("peer rejected: a tool process", peer=f"{peer[0]}:{peer[1]}", reason=reason)
+    writer.transport.abort()
+    return True
 
 
 def peer_credentials(sock: socket.socket | None) -> tuple[int | None, int | None]:
@@ -301,7 +308,7 @@ class TcpListener:
                 )
             writer.transport.abort()
             return
-        if await refuse_tool_peer(writer, await _tcp_peer_pids(writer)):
+        if await refuse_tcp_tool_peer(writer):
             return
         await attach_quietly(daemon, reader, writer, transport="tcp", name=name, authorized=False)
 

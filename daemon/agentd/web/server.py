@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
@@ -101,6 +101,8 @@ class WebServer:
         self.host = host
         self.port = port
         self.allow_remote = allow_remote
+        self.peer_check: Callable[[asyncio.StreamWriter], Awaitable[bool]] | None = None
+        """Asked first for every connection: True when it closed it (its peer refused)."""
         self.tls = tls
         self.insecure_http = insecure_http
         self.gate: Gate | None = None
@@ -188,6 +190,8 @@ class WebServer:
     # --- connections -----------------------------------------------------------------------
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self.peer_check is not None and await self.peer_check(writer):
+            return  # a tool process of the daemon (a leaked link must not sign it in)
         conn = self._pool.open(writer)
         if conn is None:
             writer.write(error_response(503, "too many connections", json=False, close=True))

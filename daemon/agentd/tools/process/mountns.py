@@ -90,8 +90,11 @@ def hidden_args(visible: list[Path]) -> list[str]:
     (:func:`agentd.paths.control_paths`: its socket's and token file's folders, the runtime
     dir…), so a sandboxed command finds no socket or token there. A folder that is, holds or
     lies in one of the ``visible`` trees (the workspace, the temp dir) is not covered: each
-    control file in it is masked with an empty file instead (``/dev/null`` bound over it)."""
+    control file in it is masked with an empty file instead (``/dev/null`` bound over it), as
+    are the daemon's log files (:func:`agentd.paths.masked_files`: a web sign-in link may be in
+    them)."""
     from agentd.paths import control_paths as daemon_paths
+    from agentd.paths import masked_files
 
     args: list[str] = []
     hidden: list[Path] = []
@@ -106,6 +109,10 @@ def hidden_args(visible: list[Path]) -> list[str]:
             continue
         hidden.append(folder)
         args += ["--tmpfs", str(folder)]
+    for file in masked_files():
+        real = Path(os.path.realpath(file))
+        if real.is_file() and not any(real.is_relative_to(done) for done in hidden):
+            args += ["--ro-bind", "/dev/null", str(real)]
     return args
 
 

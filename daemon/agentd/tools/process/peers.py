@@ -47,83 +47,134 @@ def tool_reason(pid: int) -> str | None:
 
 
 def _has_marker(pid: int, needle: bytes) -> bool:
-    try:
-        data = (PROC / str(pid) / "environ").read_bytes()
-    except OSError:
-        return False
-    return any(item.startswith(needle) for item in data.split(b"\0"))
+    data = _read(f"/proc/{pid}/environ", 1 << 20)
+    return data is not None and any(item.startswith(needle) for item in data.split(b"\0"))
 
 
 def _parent(pid: int) -> int | None:
+    stat = _read(f"/proc/{pid}/stat", 4096)
     try:
-        stat = (PROC / str(pid) / "stat").read_bytes()
-        return int(stat.rsplit(b")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
+        return int(stat.rsplit(b")", 1)[1].split()[1]) if stat else None
+    except (IndexError, ValueError):
         return None
 
 
-def tcp_peer_pids(peer: tuple[str, int], local: tuple[str, int]) -> set[int]:
-    """The pids holding the local TCP socket whose address is ``peer`` and that is
-    connected to ``local`` (this daemon's end). Empty when it cannot be found."""
+def _read(path: str, limit: int) -> bytes | None:
+    """Up to ``limit`` bytes of a ``/proc`` file (plain system calls: this runs for every
+    process on the machine, per connection)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        chunks, size = [], 0
+        while size < limit:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def tcp_tool_peer(peer: tuple[str, int], local: tuple[str, int]) -> str | None:
+    """Why the local process at the ``peer`` end of a TCP connection to ``local`` (this
+    daemon's end) is a tool process; None when it is not, or cannot be found. Only the tool
+    processes' descriptors are looked through (every process's would take far longer): the
+    daemon's descendants and the processes carrying a marker."""
     inodes = _socket_inodes(peer, local)
     if not inodes:
-        return set()
+        return None
     wanted = {f"socket:[{inode}]" for inode in inodes}
-    found: set[int] = set()
-    try:
-        names = [entry.name for entry in os.scandir(PROC) if entry.name.isdigit()]
-    except OSError:
-        return found
-    for name in names:
-        folder = PROC / name / "fd"
-        try:
-            fds = [entry.name for entry in os.scandir(folder)]
-        except OSError:
-            continue
-        for fd in fds:
-            try:
-                if str((folder / fd).readlink()) in wanted:
-                    found.add(int(name))
-                    break
-            except OSError:
-                continue
-    found.discard(os.getpid())
+    for pid, reason in _tool_pids().items():
+        if _holds(pid, wanted):
+            return reason
+    return None
+
+
+def _tool_pids() -> dict[int, str]:
+    """Every running tool process (pid: why), from one scan of ``/proc``."""
+    daemon = os.getpid()
+    needle = f"{MARKER_VAR}=".encode()
+    parents: dict[int, int] = {}
+    for pid in _pids():
+        parent = _parent(pid)
+        if parent is not None:
+            parents[pid] = parent
+    found = {
+        pid: "it runs inside a tool call of a session"
+        for pid in parents
+        if _has_marker(pid, needle)
+    }
+    for pid in parents:
+        current, hops = parents.get(pid), 0
+        while current is not None and current > 1 and hops < MAX_HOPS:
+            if current == daemon:
+                found.setdefault(pid, "it was started by the daemon")
+                break
+            current, hops = parents.get(current), hops + 1
+    found.pop(daemon, None)
     return found
 
 
-def _socket_inodes(peer: tuple[str, int], local: tuple[str, int]) -> set[str]:
-    mine = (_address_key(peer[0]), peer[1])
-    theirs = (_address_key(local[0]), local[1])
-    inodes: set[str] = set()
-    for table in ("tcp", "tcp6"):
+def _pids() -> list[int]:
+    try:
+        return [int(name) for name in os.listdir("/proc") if name.isdigit()]  # noqa: PTH208
+    except OSError:
+        return []
+
+
+def _holds(pid: int, wanted: set[str]) -> bool:
+    folder = f"{PROC}/{pid}/fd/"
+    try:
+        fds = os.listdir(folder)  # noqa: PTH208
+    except OSError:
+        return False
+    for fd in fds:
         try:
-            lines = (PROC / "net" / table).read_text().splitlines()[1:]
+            if os.readlink(folder + fd) in wanted:  # noqa: PTH115 (a str path: thousands of them)
+                return True
         except OSError:
             continue
-        for line in lines:
-            fields = line.split()
-            if len(fields) > 9 and _entry(fields[1]) == mine and _entry(fields[2]) == theirs:
-                inodes.add(fields[9])
+    return False
+
+
+def _socket_inodes(peer: tuple[str, int], local: tuple[str, int]) -> set[str]:
+    """The inodes of the sockets ``peer`` -> ``local`` in ``/proc/net/tcp`` and ``tcp6``
+    (the lines are matched as text: each end as the kernel prints it)."""
+    inodes: set[str] = set()
+    for table, width in (("tcp", 4), ("tcp6", 16)):
+        mine, theirs = _proc_form(*peer, width), _proc_form(*local, width)
+        if mine is None or theirs is None:
+            continue
+        try:
+            with (PROC / "net" / table).open() as lines:
+                next(lines, None)
+                for line in lines:
+                    fields = line.split()
+                    if len(fields) > 9 and fields[1] == mine and fields[2] == theirs:
+                        inodes.add(fields[9])
+        except OSError:
+            continue
     return inodes
 
 
-def _address_key(text: str) -> bytes:
-    """An address as its 16 bytes (IPv4 as IPv4-mapped IPv6), to compare both tables."""
-    address = ipaddress.ip_address(text.split("%")[0])
-    if isinstance(address, ipaddress.IPv4Address):
-        return ipaddress.IPv6Address(b"\0" * 10 + b"\xff\xff" + address.packed).packed
-    mapped = address.ipv4_mapped
-    return _address_key(str(mapped)) if mapped is not None else address.packed
-
-
-def _entry(field: str) -> tuple[bytes, int] | None:
-    """``ADDRESS:PORT`` of ``/proc/net/tcp*`` (hex, each 32-bit word in host order)."""
-    try:
-        hex_address, hex_port = field.split(":")
-        raw = bytes.fromhex(hex_address)
-        if sys.byteorder == "little":
-            raw = b"".join(raw[i : i + 4][::-1] for i in range(0, len(raw), 4))
-        text = str(ipaddress.ip_address(raw))
-        return _address_key(text), int(hex_port, 16)
-    except ValueError:
+def _proc_form(host: str, port: int, width: int) -> str | None:
+    """``host:port`` as ``/proc/net/tcp`` (``width`` 4) or ``tcp6`` (16) prints it: the
+    address in hex, each 32-bit word in host byte order, then the port; None when the address
+    cannot appear in that table."""
+    address = ipaddress.ip_address(host.split("%")[0])
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    if width == 4 and not isinstance(address, ipaddress.IPv4Address):
         return None
+    if width == 16 and isinstance(address, ipaddress.IPv4Address):
+        address = ipaddress.IPv6Address(b"\0" * 10 + b"\xff\xff" + address.packed)
+    raw = address.packed
+    if sys.byteorder == "little":
+        raw = b"".join(raw[i : i + 4][::-1] for i in range(0, len(raw), 4))
+    return f"{raw.hex().upper()}:{port:04X}"
