@@ -64,7 +64,7 @@ ALLOWED: dict[str, set[str]] = {
     "daemon": BASE | {"session", "jsonrpc", "rpc", "log", "web"},  # the assembly
     "stdio": BASE,
     "housekeeping": BASE | {"tools", "log"},
-    "transports": BASE | {"daemon", "stdio", "housekeeping", "web", "log"},
+    "transports": BASE | {"daemon", "stdio", "housekeeping", "web", "log", "tools"},  # peers
     "listen": BASE | {"daemon", "stdio", "transports", "hardening", "housekeeping", "log"},
     "frontend": BASE | {"api", "session"},  # where a front-end's sessions live; its options
     "acp": BASE | {"api", "frontend", "rpc", "stdio", "log", "hardening", "housekeeping"},

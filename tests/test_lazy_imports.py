@@ -70,7 +70,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentd.jsonrpc.lifecycle": (STARTUP, ("agentd.hardening",)),
     "agentd.housekeeping": (STARTUP, ("agentd.tools.process.orphans",)),
     "agentd.daemon": (STARTUP, ("agentd.web.remote", "agentd.web.server")),
-    "agentd.transports": (STARTUP, ("agentd.web.server", "secrets")),
+    "agentd.transports": (STARTUP, ("agentd.tools.process.peers", "agentd.web.server", "secrets")),
     "agentd.log": (STARTUP, ("agentd.config.credentials", "agentd.redact", "queue", "structlog")),
     "agentd.paths": (STARTUP, ("socket", "struct")),
     "agentd.protocol.control_pins": (STARTUP, ("hashlib",)),
@@ -130,9 +130,13 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentd.web.remote": (HEAVY, ("ssl",)),
     # sandboxing, only for a confined command
     "agentd.tools.bash": (SANDBOX, (
-        "agentd.tools.process.landlock", "agentd.tools.process.mountns",
+        "agentd.tools.process.gitdirs", "agentd.tools.process.landlock",
+        "agentd.tools.process.mountns", "agentd.tools.process.seccomp",
     )),
-    "agentd.tools.process.shell": (SANDBOX, ("agentd.tools.process.landlock",)),
+    "agentd.tools.process.mountns": (SANDBOX, ("agentd.paths", "agentd.tools.process.gitdirs")),
+    "agentd.tools.process.shell": (SANDBOX, (
+        "agentd.tools.process.landlock", "agentd.tools.process.seccomp",
+    )),
     "agentd.tools.search.child": (SANDBOX, ("agentd.tools.process.landlock",)),
     "agentd.tools.search.rg": (SANDBOX, ("agentd.tools.process.landlock", "tempfile")),
 }  # fmt: skip

@@ -21,13 +21,14 @@ from typing import TextIO
 
 from agentctl import outcome
 from agentctl.trust_show import covered, later_changes
+from agentd.paths import too_broad
 from agentd.protocol.control_pins import owner_of
 from agentd.protocol.trust_list import add_trusted, read_trusted, remove_trusted
 
 
 def trust_main(options: argparse.Namespace) -> int:
     """Trust, list or revoke; exit 0, or 2 for a folder that does not exist / is not listed,
-    or that is too broad to trust without ``--force`` (see :func:`too_broad`)."""
+    or that is too broad to trust without ``--force`` (see :func:`agentd.paths.too_broad`)."""
     env = os.environ
     if options.list:
         for path in read_trusted(env):
@@ -67,33 +68,12 @@ def trust_main(options: argparse.Namespace) -> int:
     return outcome.OK
 
 
-def too_broad(folder: Path) -> str | None:
-    """Why trusting ``folder`` would cover far more than one project (None when it would
-    not): the filesystem root, the home folder (or a folder above it), or a folder others
-    can write to (mode o+w, like /tmp, where anyone can create a ``.agentd.toml``)."""
-    real = Path(os.path.realpath(folder))
-    home = Path(os.path.realpath(Path.home()))
-    if real == Path("/"):
-        return "it is the filesystem root"
-    if real == home:
-        return "it is your home folder"
-    if real in home.parents:
-        return f"it holds your home folder ({home})"
-    try:
-        mode = real.stat().st_mode
-    except OSError:
-        return None
-    if mode & 0o002:
-        return f"anyone can write to it (mode {mode & 0o7777:04o})"
-    return None
-
-
 def offer_trust(untrusted_file: str, stdin: TextIO, stderr: TextIO) -> bool:
     """Ask on a terminal whether to trust the folder of the control file ``untrusted_file``
     (an ``.agentd.toml`` or ``.mcp.json``), after listing everything trusting it would cover
     (:func:`agentctl.trust_show.covered`); True when the user answered yes and the folder is
-    now trusted, pinned to what was shown. A folder :func:`too_broad` is not offered (the
-    reason is shown)."""
+    now trusted, pinned to what was shown. A folder :func:`~agentd.paths.too_broad` is not
+    offered (the reason is shown)."""
     folder = Path(os.path.realpath(owner_of(Path(untrusted_file))))
     reason = too_broad(folder)
     if reason:

@@ -155,6 +155,14 @@ def _add_mcp(commands: argparse._SubParsersAction[_Parser]) -> None:
     _add_front_end_options(
         mcp, "mode of new sessions when the caller names none (default: configuration)"
     )
+    mcp.add_argument(
+        "--root",
+        type=Path,
+        action="append",
+        metavar="DIR",
+        help="a folder agentd_run may work in, with its subfolders (repeatable; default: the "
+        "folder agentd mcp was started in)",
+    )
 
 
 def _add_lsp(commands: argparse._SubParsersAction[_Parser]) -> None:
@@ -216,7 +224,10 @@ def _mcp(ns: argparse.Namespace) -> int:
     from agentd.mcp_server.main import run
 
     options = _front_end_options(ns, "mcp")
-    return 2 if options is None else run(options, ns.log_file, ns.log_level)
+    if options is None:
+        return 2
+    roots = [Path(os.path.realpath(root)) for root in ns.root or [Path.cwd()]]
+    return run(options, roots, ns.log_file, ns.log_level)
 
 
 def _lsp(ns: argparse.Namespace) -> int:

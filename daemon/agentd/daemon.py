@@ -17,6 +17,7 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
@@ -46,6 +47,10 @@ AUTH_TIMEOUT = 10.0
 """Seconds a TCP client has to authenticate (``initialize`` with the token)."""
 MAX_UNAUTHENTICATED = 64
 """TCP connections waiting to authenticate at once; more are closed on accept."""
+
+
+PeerCheck = Callable[[asyncio.StreamWriter], Awaitable[bool]]
+"""Close the connection and return True when its peer is refused."""
 
 
 class DaemonOptions(msgspec.Struct):
@@ -115,6 +120,9 @@ class Daemon:
         self.sessions = service
         self.router = build_router(self, service)
         self.web: WebServer | None = None
+        self.peer_check: PeerCheck | None = None
+        """Set by the transports: True when a connection's peer must be refused (a tool
+        process of this daemon); the web front-end asks it for every connection."""
         self._shutdown = asyncio.Event()
 
     @property
@@ -170,6 +178,7 @@ class Daemon:
                 tls=tls,
                 insecure_http=options.insecure_http,
             )
+            server.peer_check = self.peer_check
             await server.start(self.sessions)
             self.web = server
         return self.web

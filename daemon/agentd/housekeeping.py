@@ -3,14 +3,18 @@
 - :class:`RateLimit`: at most one warning per interval for conditions that repeat.
 - :func:`loop_exception`: the event loop's error handler (running out of descriptors, a
   callback cancelled by shutdown: one quiet line instead of error tracebacks).
-- :func:`sweep_orphans`: at start-up, kill what tool calls of killed daemons left running.
+- :func:`sweep_orphans`: at start-up, kill what tool calls of killed daemons left running,
+  and record this daemon; :func:`end_processes`: at its stop, kill what its tool calls,
+  hooks and MCP servers left running.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from agentd import paths
@@ -34,20 +38,56 @@ class RateLimit:
         return True
 
 
+_own_entry: list[Path | None] = []
+
+
 def sweep_orphans() -> None:
-    """Kill what tool calls of killed daemons left running (:mod:`agentd.tools.process.orphans`)."""
+    """Kill what tool calls of killed daemons left running, then record this daemon
+    (:mod:`agentd.tools.process.orphans`: an entry ``<pid>-0``, so the next daemon ends what
+    this one's processes leave if it is killed). Runs in a thread at start-up."""
     directory = paths.state_dir() / "procs"
     try:
         with os.scandir(directory) as entries:
-            if next(entries, None) is None:
-                return  # the common case: nothing to do, and the tools stay unimported
+            busy = next(entries, None) is not None
     except OSError:
-        return
-    from agentd.tools.process.orphans import sweep
+        busy = False
+    if busy:  # else nothing to sweep, and the tools stay unimported
+        from agentd.tools.process.orphans import sweep
 
-    killed = sweep(directory)
+        killed = sweep(directory)
+        if killed:
+            log.info("killed processes left by a stopped daemon", count=killed)
+    _own_entry.append(_register_self(directory))
+
+
+def _register_self(directory: Path) -> Path | None:
+    """This daemon's registry entry (the format of :func:`agentd.tools.process.orphans.
+    register_daemon`, written without importing the tools); None when it cannot be."""
+    entry = directory / f"{os.getpid()}-0"
+    try:
+        started = Path("/proc/self/stat").read_bytes().rsplit(b")", 1)[1].split()[19].decode()
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        entry.write_text(f"*\n{started}\n")
+    except (OSError, IndexError):
+        return None
+    return entry
+
+
+def end_processes() -> None:
+    """At the daemon's stop: kill every process still carrying one of its markers (a tool
+    call's background job, a hook's daemonized child, an MCP server's children), and drop
+    its registry entry. Without a marker ever handed out, there is nothing to look for."""
+    entry = _own_entry[0] if _own_entry else None
+    proctree = sys.modules.get("agentd.tools.process.proctree")
+    if proctree is None or not proctree.markers_issued():
+        if entry is not None:
+            entry.unlink(missing_ok=True)
+        return
+    from agentd.tools.process.orphans import end_daemon_processes
+
+    killed = end_daemon_processes(entry)
     if killed:
-        log.info("killed processes left by a stopped daemon", count=killed)
+        log.info("killed processes left by tool calls, hooks and MCP servers", count=killed)
 
 
 _fd_warning = RateLimit(60.0)

@@ -10,7 +10,7 @@ import threading
 from agentd import log as logging_setup
 from agentd import paths
 from agentd.daemon import DaemonOptions, Listener, build_daemon
-from agentd.housekeeping import loop_exception, sweep_orphans
+from agentd.housekeeping import end_processes, loop_exception, sweep_orphans
 from agentd.log import get_logger, ready
 from agentd.stdio import detach_stdio
 from agentd.transports import (
@@ -20,6 +20,7 @@ from agentd.transports import (
     StdioListener,
     TcpListener,
     UnixListener,
+    refuse_tcp_tool_peer,
 )
 
 log = get_logger("agentd.listen")
@@ -86,6 +87,8 @@ def serve(options: DaemonOptions) -> int:
     # A private --stdio daemon answers its client before setting up structlog (agentd.log);
     # a shared daemon sets it up first: it may soon be short of descriptors to import it.
     logging_setup.configure(options.log_level, log_file, deferred=options.transport == "stdio")
+    if log_file is not None:
+        paths.add_masked_file(log_file)  # sandboxed commands do not read it
     listener = make_listener(options, stdio)
     try:
         return asyncio.run(_run(options, listener))
@@ -104,4 +107,8 @@ async def _run(options: DaemonOptions, listener: Listener) -> int:
     loop.call_later(LOGGING_READY_AFTER, ready)  # at the latest (see agentd.log)
     threading.Thread(target=sweep_orphans, name="orphan-sweep", daemon=True).start()
     daemon = build_daemon(options)
-    return await daemon.run(listener)
+    daemon.peer_check = refuse_tcp_tool_peer  # the web front-end's, whoever starts it
+    try:
+        return await daemon.run(listener)
+    finally:
+        await asyncio.to_thread(end_processes)

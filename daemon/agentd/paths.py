@@ -76,6 +76,67 @@ def default_log_file() -> Path:
     return state_dir() / "agentd.log"
 
 
+# --- the daemon's control channels, hidden from sandboxed commands ---------------------
+
+_CONTROL: list[Path] = []
+
+
+def add_control_path(path: str | os.PathLike[str]) -> None:
+    """Record a file through which this process can be controlled (its socket, the TCP
+    token file…), so that sandboxed commands do not see it (see :func:`control_paths`)."""
+    real = Path(path).absolute()
+    if real not in _CONTROL:
+        _CONTROL.append(real)
+
+
+_MASKED: list[Path] = []
+
+
+def add_masked_file(path: str | os.PathLike[str]) -> None:
+    """Record a file sandboxed commands must not read although its folder stays visible
+    (this process's log file, which may hold a web sign-in link)."""
+    real = Path(path).absolute()
+    if real not in _MASKED:
+        _MASKED.append(real)
+
+
+def masked_files() -> list[Path]:
+    """The files of :func:`add_masked_file`, and the shared daemon's default log file."""
+    return list(dict.fromkeys([*_MASKED, default_log_file()]))
+
+
+def control_paths() -> list[Path]:
+    """Every control file this process recorded, then the folders that hold control files
+    wherever a daemon of this user puts them: :func:`runtime_dir` (as this process's
+    environment says), the ``/tmp/agentd-$UID`` fallback, and the web chat's redirect files
+    (``state_dir() / "web"``, one-time sign-in links)."""
+    fallback = Path("/tmp") / f"{APP}-{os.getuid()}"
+    folders = [runtime_dir(), fallback, state_dir() / "web"]
+    return [*_CONTROL, *dict.fromkeys(folders)]
+
+
+def too_broad(folder: str | os.PathLike[str]) -> str | None:
+    """Why ``folder`` covers far more than one project (None when it does not): the
+    filesystem root, the home folder (or a folder above it), or a folder others can write
+    to (mode o+w, like /tmp, where anyone can create files). Neither trusted (``agentctl
+    trust``) nor used as a sandbox root."""
+    real = Path(os.path.realpath(folder))
+    home = Path(os.path.realpath(Path.home()))
+    if real == Path("/"):
+        return "it is the filesystem root"
+    if real == home:
+        return "it is your home folder"
+    if real in home.parents:
+        return f"it holds your home folder ({home})"
+    try:
+        mode = real.stat().st_mode
+    except OSError:
+        return None
+    if mode & 0o002:
+        return f"anyone can write to it (mode {mode & 0o7777:04o})"
+    return None
+
+
 # --- checking a daemon's socket before talking to it ----------------------------------------
 
 

@@ -10,13 +10,18 @@
     directory is created 0700 before binding and the socket is bound under umask 077;
     ``<name>.lock`` beside it is ``flock``-ed so a second daemon refuses to start; a socket
     file left by a crashed daemon (connect refused) is removed; ``<name>.pid`` holds the pid;
-    peers of another uid (``SO_PEERCRED``) are disconnected at once.
+    peers of another uid (``SO_PEERCRED``) are disconnected at once, and so are the daemon's
+    own tool processes (:func:`refuse_tool_peer`).
 ``http`` (beside any of the others, or alone)
     The browser front-end (:mod:`agentd.web`, imported only then): see :class:`HttpListener`.
 ``tcp``
     Loopback only unless ``--allow-remote``. Clients must pass the token from the token file
     (0600, created on first use; default ``$XDG_RUNTIME_DIR/agentd/tcp.token``) in
-    ``initialize``; the address and token path are printed to stderr and logged.
+    ``initialize``; the address and token path are printed to stderr and logged. A loopback
+    peer that is one of the daemon's tool processes is disconnected at once.
+
+The socket, lock, pid and token files are recorded (:func:`agentd.paths.add_control_path`)
+so sandboxed commands do not see them.
 """
 
 from __future__ import annotations
@@ -115,6 +120,8 @@ class UnixListener:
         finally:
             os.umask(old_umask)
         _write_private(self.pid_path, f"{os.getpid()}\n")
+        for private in (self.path, self.lock_path, self.pid_path):
+            paths.add_control_path(private)  # hidden from sandboxed commands
         log.info("listening", socket=str(self.path), pid_file=str(self.pid_path))
 
     async def _accept(
@@ -124,6 +131,8 @@ class UnixListener:
         if uid is not None and uid != self.allowed_uid:
             log.warning("peer rejected: other user", peer_uid=uid, peer_pid=pid)
             writer.transport.abort()
+            return
+        if pid is not None and await refuse_tool_peer(writer, {pid}):
             return
         await attach_quietly(daemon, reader, writer, transport="socket", name=f"unix pid={pid}")
 
@@ -153,6 +162,40 @@ async def attach_quietly(
     """
     with contextlib.suppress(asyncio.CancelledError):
         await daemon.attach(reader, writer, **how)
+
+
+async def refuse_tool_peer(writer: asyncio.StreamWriter, pids: set[int]) -> bool:
+    """Close the connection and return True when one of ``pids`` (the peer's processes) is a
+    tool process of this daemon (:func:`agentd.tools.process.peers.tool_reason`): a command
+    a session runs never drives the daemon, sandboxed or not."""
+    from agentd.tools.process.peers import tool_reason
+
+    for pid in pids:
+        reason = await asyncio.to_thread(tool_reason, pid)
+        if reason is not None:
+            log.warning("peer rejected: a tool process", peer_pid=pid, reason=reason)
+            writer.transport.abort()
+            return True
+    return False
+
+
+async def refuse_tcp_tool_peer(writer: asyncio.StreamWriter) -> bool:
+    """Close a loopback TCP connection and return True when the process at its other end is
+    a tool process of this daemon (:func:`agentd.tools.process.peers.tcp_tool_peer`; the TCP
+    transport and the web front-end)."""
+    from agentd.tools.process.peers import tcp_tool_peer
+
+    peer: Any = writer.get_extra_info("peername")
+    local: Any = writer.get_extra_info("sockname")
+    if not isinstance(peer, tuple) or not isinstance(local, tuple) or not is_loopback(peer[0]):
+        return False
+    ends = ((peer[0], peer[1]), (local[0], local[1]))
+    reason = await asyncio.to_thread(tcp_tool_peer, *ends)
+    if reason is None:
+        return False
+    log.warning("peer rejected: a tool process", peer=f"{peer[0]}:{peer[1]}", reason=reason)
+    writer.transport.abort()
+    return True
 
 
 def peer_credentials(sock: socket.socket | None) -> tuple[int | None, int | None]:
@@ -242,6 +285,7 @@ class TcpListener:
                 "(pass --allow-remote to accept remote clients)"
             )
         daemon.tcp_token = load_or_create_token(self.token_file)
+        paths.add_control_path(self.token_file)  # hidden from sandboxed commands
         self._server = await asyncio.start_server(
             partial(self._accept, daemon), self.host, self.port
         )
@@ -263,6 +307,8 @@ class TcpListener:
                     refused=self._refused,
                 )
             writer.transport.abort()
+            return
+        if await refuse_tcp_tool_peer(writer):
             return
         await attach_quietly(daemon, reader, writer, transport="tcp", name=name, authorized=False)
 

@@ -3,8 +3,11 @@ once (PR_SET_PDEATHSIG); what it started is killed when the next daemon starts."
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import signal
+import sys
 from pathlib import Path
 
 import pytest
@@ -59,9 +62,40 @@ async def test_tool_processes_die_with_a_killed_daemon(home: Home) -> None:
         async with socket_client(home) as again:
             await again.call("daemon/status")
         registry = home.root / "sta" / "agentd" / "procs"
-        # the start-up sweep runs beside the first answers: wait for it, not for a moment
-        await wait_until_async(lambda: not list(registry.iterdir()), 10, "the registry sweep")
+        # the start-up sweep runs beside the first answers: wait for it, not for a moment;
+        # what stays is the new daemon's own entry
+        own = [f"{process.pid}-0"]
+        entries = lambda: [entry.name for entry in registry.iterdir()]  # noqa: E731
+        await wait_until_async(lambda: entries() == own, 10, "the registry sweep")
     finally:
         stop(process)
         for pid in running("sleep 31415") + running("sleep 27182"):
             os.kill(pid, signal.SIGKILL)
+
+
+async def test_mcp_and_hook_children_die_with_a_stopped_daemon(home: Home) -> None:
+    """An MCP server that starts a detached child (``setsid``), and a hook that daemonizes
+    one: neither carries a tool call's marker of its own, and both used to outlive the
+    daemon. Stopping the daemon ends them."""
+    from tests.mcp.conftest import SERVER
+
+    server = f"setsid sleep 41421 </dev/null >/dev/null 2>&1 & exec {sys.executable} {SERVER}"
+    hook_command = "setsid sleep 41422 </dev/null >/dev/null 2>&1 &"
+    home.user_config(
+        f'[mcp_servers.t]\ncommand = "/bin/sh"\nargs = ["-c", {json.dumps(server)}]\n\n'
+        f'[[hooks.user_prompt]]\nmatcher = "*"\ncommand = {json.dumps(hook_command)}\n'
+    )
+    process = home.start_socket_daemon()
+    try:
+        async with socket_client(home) as client:
+            sid = await new_session(client, home)
+            await client.call("session/prompt", {"sessionId": sid, "text": "hello"})
+            await wait_until_async(lambda: running("sleep 41421") and running("sleep 41422"), 30)
+        stop(process)
+        await wait_until_async(lambda: not running("sleep 41421"), 10, "the MCP server's child")
+        await wait_until_async(lambda: not running("sleep 41422"), 10, "the hook's child")
+    finally:
+        for pid in running("sleep 4142"):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        stop(process)

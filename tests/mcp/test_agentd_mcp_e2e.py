@@ -22,7 +22,7 @@ pytestmark = pytest.mark.e2e
 
 @contextlib.asynccontextmanager
 async def agentd_mcp(home: Home, *extra: str, **session: Any) -> AsyncIterator[ClientSession]:
-    argv = ["-m", "agentd", "mcp", "--provider", "mock", *extra]
+    argv = ["-m", "agentd", "mcp", "--provider", "mock", "--root", str(home.project), *extra]
     params = StdioServerParameters(command=sys.executable, args=argv, env=home.env)
     with home.stderr.open("a") as errlog:
         async with (
@@ -183,3 +183,20 @@ async def test_session_dir_holds_the_in_process_sessions(home: Home, tmp_path: P
     sid = ran.structured_content["sessionId"]  # type: ignore[index]
     (stored,) = folder.rglob("*.jsonl")
     assert stored.stem.endswith(sid)
+
+
+async def test_agentd_run_works_only_in_its_roots(home: Home) -> None:
+    """``agentd mcp --root DIR``: a cwd outside every root is refused, and a workspace
+    sandbox rooted at ``/`` is refused even when ``/`` is a root."""
+    home.user_config('sandbox = "workspace"\n')
+    async with agentd_mcp(home, "--root", "/") as client:
+        inside = await client.call_tool("agentd_run", {"prompt": "hello", "cwd": str(home.project)})
+        whole = await client.call_tool("agentd_run", {"prompt": "write a note", "cwd": "/"})
+    async with agentd_mcp(home) as client:
+        outside = await client.call_tool("agentd_run", {"prompt": "hello", "cwd": str(home.root)})
+    assert not inside.is_error, inside
+    assert whole.is_error
+    assert "rooted at /: it is the filesystem root" in whole.content[0].text
+    assert outside.is_error
+    assert "outside the folders this agentd mcp may work in" in outside.content[0].text
+    assert not Path("/note.txt").exists()

@@ -25,7 +25,16 @@ def inspector() -> list[str]:
 
 
 def call(home: Home, inspector: list[str], *args: str) -> dict:  # type: ignore[type-arg]
-    server = [sys.executable, "-m", "agentd", "mcp", "--provider", "mock"]
+    server = [
+        sys.executable,
+        "-m",
+        "agentd",
+        "mcp",
+        "--provider",
+        "mock",
+        "--root",
+        str(home.project),
+    ]
     done = subprocess.run(
         [*inspector, *server, *args],
         env=home.env,

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.harness import Home
+from tests.harness import Home, wait_until
 from tests.web.conftest import WebDaemon
 
 
@@ -270,9 +270,17 @@ def test_permission_answers_through_the_api(web: WebDaemon) -> None:
             resolved = sse_events(lines, until="permission_resolved")[-1][1]["event"]
             assert resolved["outcome"] == "allow_once"
             assert prompt.result(timeout=30).json()["stopReason"] == "end_turn"
+            again = client.post("/api/permission/answer", json=answer).json()
+            assert again == {"ok": False}
         assert (web.home.project / "note.txt").read_text() == "noted\n"
-        again = client.post("/api/permission/answer", json=answer).json()
-        assert again == {"ok": False}
+        # once the server has seen the stream end, the page no longer watches the session
+        closed = wait_until(
+            lambda: (
+                (r := client.post("/api/permission/answer", json=answer)).status_code == 400 and r
+            ),
+            what="the answer of a page without the session's stream is refused",
+        )
+        assert "has not opened session" in closed.json()["error"]["message"]
 
 
 def test_seed_chat_and_clear(web: WebDaemon) -> None:

@@ -140,7 +140,12 @@ def _table_value_tightens(key: str, value: Any, base: Any) -> bool:
     if key in ("allow", "pass_env"):
         return not value
     if isinstance(value, bool):
-        loosening_when_true = ("allow_dangerous", "accept_images", "allow_auto_without_sandbox")
+        loosening_when_true = (
+            "allow_dangerous",
+            "accept_images",
+            "allow_auto_without_sandbox",
+            "sandbox_network",
+        )
         return value is False if key in loosening_when_true else False
     if isinstance(value, int | float):
         current = getattr(base, key, None)

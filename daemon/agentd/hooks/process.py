@@ -85,6 +85,8 @@ class _Capped(asyncio.Protocol):
 
 
 _Started = tuple[Child, int, int, int]
+_Confined = tuple[int | None, tuple[str, ...], tuple[int, ...]]
+"""A Landlock ruleset (or None), an argv prefix, the descriptors the prefix reads."""
 
 
 async def run_hook_command(
@@ -96,13 +98,16 @@ async def run_hook_command(
     timeout: float,
     ruleset: int | None = None,
     wrapper: Sequence[str] = (),
+    pass_fds: Sequence[int] = (),
 ) -> HookRun:
     """Run ``command`` (see the module docstring); re-raises CancelledError after killing
-    it. ``ruleset``/``wrapper``: the session's confinement, as the bash tool gets it."""
+    it. ``ruleset``/``wrapper``/``pass_fds``: the session's confinement, as the bash tool
+    gets it."""
     marker = new_marker()
     started = time.monotonic()
     env = {**env, MARKER_VAR: marker}
-    child, *fds = await _start_or_discard(marker, command, cwd, env, ruleset, tuple(wrapper))
+    confined = (ruleset, tuple(wrapper), tuple(pass_fds))
+    child, *fds = await _start_or_discard(marker, command, cwd, env, confined)
     readers, timed_out = await _converse(child, marker, fds, stdin, timeout)
     code = child.returncode
     return HookRun(
@@ -120,12 +125,11 @@ async def _start_or_discard(
     command: str,
     cwd: Path,
     env: dict[str, str],
-    ruleset: int | None,
-    wrapper: tuple[str, ...],
+    confined: _Confined,
 ) -> _Started:
     """Start the hook in a worker thread; one started for a task cancelled meanwhile is
     killed and released when the thread returns."""
-    starting = asyncio.ensure_future(asyncio.to_thread(_start, command, cwd, env, ruleset, wrapper))
+    starting = asyncio.ensure_future(asyncio.to_thread(_start, command, cwd, env, confined))
     try:
         return await asyncio.shield(starting)
     except asyncio.CancelledError:
@@ -204,11 +208,10 @@ async def _wait(child: Child, timeout: float, marker: str) -> bool:
     return False
 
 
-def _start(
-    command: str, cwd: Path, env: dict[str, str], ruleset: int | None, wrapper: tuple[str, ...]
-) -> _Started:
+def _start(command: str, cwd: Path, env: dict[str, str], confined: _Confined) -> _Started:
     """In a worker thread: start the shell; returns it and its stdin (write end), stdout and
     stderr (read ends) descriptors, the child's ends closed here."""
+    ruleset, wrapper, extra_fds = confined
     fds = [os.pipe(), os.pipe(), os.pipe()]
     (in_read, in_write), (out_read, out_write), (err_read, err_write) = fds
     prefix = death_signal_prefix() if ruleset is None else None
@@ -217,7 +220,7 @@ def _start(
         popen = subprocess.Popen(
             [*(prefix or ()), *wrapper, bash_path(), "-c", command], stdin=in_read,
             stdout=out_write, stderr=err_write, cwd=cwd, env=env, start_new_session=True,
-            preexec_fn=prepare,
+            preexec_fn=prepare, pass_fds=extra_fds,
         )  # fmt: skip
     except BaseException:
         for fd in (in_write, out_read, err_read):

@@ -101,9 +101,10 @@ class SessionHooks:
         ctx = self._context
         env = child_env(ctx.env, ctx.settings)
         ruleset: int | None = None
+        fds: list[int] = []
         try:
             if ctx.workspace is not None:  # the file-system work off the event loop
-                ruleset, wrapper = await asyncio.to_thread(confinement, ctx, env)
+                ruleset, wrapper, fds = await asyncio.to_thread(confinement, ctx, env)
             else:
                 wrapper = []
             run = await run_hook_command(
@@ -114,12 +115,13 @@ class SessionHooks:
                 timeout=hook.timeout,
                 ruleset=ruleset,
                 wrapper=wrapper,
+                pass_fds=fds,
             )
         except (OSError, ToolError) as exc:
             return HookAnswer("error", f"could not start: {exc}"), None
         finally:
-            if ruleset is not None:
-                os.close(ruleset)
+            for fd in [*fds, *([] if ruleset is None else [ruleset])]:
+                os.close(fd)
         return interpret(run, hook.timeout), run
 
     def _report(

@@ -17,7 +17,9 @@ not let the loop run meanwhile (measured: it made the stall longer, ``bench_mcp_
 limit is what bounds the stall.
 
 On exit stdin is closed, the server gets :data:`GRACE_SECONDS` to leave, then SIGTERM, then
-SIGKILL.
+SIGKILL. The server starts with a tool-run marker in its environment
+(:func:`agentd.tools.process.proctree.marked_env`), so the processes it starts are ended with
+the daemon and cannot drive it (:mod:`agentd.tools.process.peers`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from agentd.log import get_logger
 from agentd.mcp.transport import CallFailed, Json, Listener, initialize_params
 from agentd.rpc import Connection, Router
 from agentd.rpc.connect import open_connection
+from agentd.tools.process.proctree import marked_env
 from agentd.tools.process.spawn import death_signal_prefix
 
 log = get_logger("agentd.mcp")
@@ -63,7 +66,7 @@ async def spawn_server(
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=stderr,
-        env=dict(env),
+        env=marked_env(env),  # its children are found and ended with the daemon's
         cwd=cwd,
         limit=READ_BUFFER,
     )

@@ -13,18 +13,19 @@ from agentd.mcp_server.server import build_server
 from agentd.mcp_server.turns import Turns
 
 
-async def serve(options: FrontEndOptions) -> None:
-    """Serve MCP on stdio until the client closes it."""
+async def serve(options: FrontEndOptions, roots: list[Path]) -> None:
+    """Serve MCP on stdio until the client closes it; ``agentd_run`` works only in ``roots``
+    (real paths, their subfolders too)."""
     turns = Turns()
     opened = await open_sessions(options, "agentd-mcp")
     turns.api = opened.api
     try:
-        await build_server(turns, options.new_session("/")).run_stdio_async()
+        await build_server(turns, options.new_session("/"), roots).run_stdio_async()
     finally:
         await opened.close()
 
 
-def run(options: FrontEndOptions, log_file: Path | None, log_level: str) -> int:
+def run(options: FrontEndOptions, roots: list[Path], log_file: Path | None, log_level: str) -> int:
     """Serve MCP on this process's stdio; return the exit code."""
     from agentd import log as logging_setup
     from agentd.hardening import make_undumpable
@@ -36,7 +37,7 @@ def run(options: FrontEndOptions, log_file: Path | None, log_level: str) -> int:
         print(f"agentd mcp: {exc}", file=sys.stderr)
         return 2
     try:
-        asyncio.run(serve(options))
+        asyncio.run(serve(options, roots))
     except KeyboardInterrupt:
         return 130
     except OSError as exc:

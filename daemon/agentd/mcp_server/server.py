@@ -15,6 +15,8 @@ The SDK is imported at module level (the tools' annotations name its types); onl
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Literal
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -50,8 +52,11 @@ NOT_OURS = (
 )
 
 
-def build_server(turns: Turns, defaults: SessionNewParams) -> MCPServer:
-    """The MCP server; ``defaults`` gives the provider, model and mode of new sessions."""
+def build_server(
+    turns: Turns, defaults: SessionNewParams, roots: list[Path] | None = None
+) -> MCPServer:
+    """The MCP server; ``defaults`` gives the provider, model and mode of new sessions,
+    ``roots`` the folders ``agentd_run`` may work in (their subfolders too; None: any)."""
     app = MCPServer("agentd", instructions=RUN_DOC)
 
     @app.tool(name="agentd_run", description=RUN_DOC)
@@ -64,6 +69,9 @@ def build_server(turns: Turns, defaults: SessionNewParams) -> MCPServer:
         permissionMode: Literal["auto", "ask", "read-only"] | None = None,
     ) -> CallToolResult:
         mode: PermissionMode | None = permissionMode or defaults.permission_mode
+        outside = _outside_roots(cwd, roots)
+        if outside is not None:
+            return _error(outside)
         if mode == "ask" and not _elicits(ctx):
             return _error(NO_ELICITATION)
         params = SessionNewParams(
@@ -90,6 +98,20 @@ def build_server(turns: Turns, defaults: SessionNewParams) -> MCPServer:
 
     del agentd_run, agentd_reply  # registered
     return app
+
+
+def _outside_roots(cwd: str, roots: list[Path] | None) -> str | None:
+    """Why ``cwd`` is refused (None: it lies in one of ``roots``, symlinks resolved)."""
+    if roots is None:
+        return None
+    real = Path(os.path.realpath(cwd))
+    if any(real.is_relative_to(root) for root in roots):
+        return None
+    allowed = ", ".join(str(root) for root in roots) or "(none)"
+    return (
+        f"agentd could not open a session: cwd {cwd} is outside the folders this agentd mcp "
+        f"may work in ({allowed}); start it with --root DIR for another folder"
+    )
 
 
 async def _turn(turns: Turns, session_id: str, prompt: str, ctx: Context) -> CallToolResult:

@@ -23,6 +23,7 @@ from agentd.session.runtime import SessionRuntime
 from agentd.session.settings import AgentParts, Settings
 from agentd.session.shared import (
     SharedResources,
+    check_sandbox_root,
     process_registry,
     project_dir,
     spill_root,
@@ -233,7 +234,7 @@ async def _plan(
     sandbox = params.sandbox or config.settings.sandbox
     mode, note = _mode(params, config, sandbox, loaded=not resolve)
     if sandbox == "workspace":
-        await asyncio.to_thread(_probe_sandbox)
+        await asyncio.to_thread(_probe_sandbox, cwd)
     prompt = params.system_prompt or config.system_prompt
     max_turns = params.max_turns or config.max_turns
     env = params.provider_env
@@ -257,11 +258,14 @@ async def _plan(
     )
 
 
-def _probe_sandbox() -> None:
-    """bubblewrap's one probe run per daemon (:func:`agentd.tools.process.mountns.available`),
-    in a worker thread, before the session's warnings and bash calls read its answer."""
+def _probe_sandbox(cwd: Path) -> None:
+    """In a worker thread: InvalidParams for a sandbox root that covers far more than one
+    project (:func:`~agentd.session.shared.check_sandbox_root`), then bubblewrap's one probe
+    run per daemon (:func:`agentd.tools.process.mountns.available`), before the session's
+    warnings and bash calls read its answer."""
     from agentd.tools.process import mountns
 
+    check_sandbox_root(cwd)
     mountns.available()
 
 

@@ -219,6 +219,23 @@ def project_dir(cwd: str) -> Path:
     return path.resolve()
 
 
+def check_sandbox_root(cwd: Path) -> None:
+    """InvalidParams when ``cwd`` may not be a workspace sandbox's root: the filesystem
+    root, the home folder or a folder above it, or a folder anyone may write to
+    (:func:`agentd.paths.too_broad`, the folders ``agentctl trust`` refuses too). Every
+    front-end's ``cwd`` (JSON-RPC, the web API, an LSP client's ``rootUri``, ``agentd mcp``)
+    comes through here."""
+    from agentd.paths import too_broad
+
+    reason = too_broad(cwd)
+    if reason is not None:
+        raise InvalidParams(
+            f'refusing sandbox = "workspace" rooted at {cwd}: {reason}, so the sandbox would '
+            "cover far more than one project. Start the session in the project's own folder "
+            "- at `$.cwd`"
+        )
+
+
 def process_registry() -> Path:
     """Where running bash calls are recorded (:mod:`agentd.tools.process.orphans`)."""
     from agentd.paths import state_dir

@@ -74,6 +74,7 @@ class ToolSettings(msgspec.Struct, kw_only=True):
     secret_env: list[str] = []
     pass_env: list[str] = []
     web_fetch_allow_hosts: list[str] = []
+    sandbox_network: bool = False
     permission_policy: Policy | None = None
     process_registry: Path | None = None
     agent_profiles: str = "- general: a general-purpose agent with your tools"

@@ -93,11 +93,19 @@ class ToolsTable(msgspec.Struct, forbid_unknown_fields=True):
         list[str] | None,
         _doc("variables bash gets from the daemon's environment besides the safe set"),
     ] = None
+    sandbox_network: Annotated[
+        bool | None,
+        _doc(
+            'true: bash under `sandbox = "workspace"` shares the machine\'s network (default: '
+            "its own network namespace with only a loopback of its own)"
+        ),
+    ] = None
     web_fetch: WebFetchTable | None = None
 
 
 _NUMERIC = frozenset(ToolsTable.__struct_fields__) - {
     "accept_images",
+    "sandbox_network",
     "grep_backend",
     "secret_env",
     "pass_env",

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
@@ -101,6 +101,8 @@ class WebServer:
         self.host = host
         self.port = port
         self.allow_remote = allow_remote
+        self.peer_check: Callable[[asyncio.StreamWriter], Awaitable[bool]] | None = None
+        """Asked first for every connection: True when it closed it (its peer refused)."""
         self.tls = tls
         self.insecure_http = insecure_http
         self.gate: Gate | None = None
@@ -188,6 +190,8 @@ class WebServer:
     # --- connections -----------------------------------------------------------------------
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self.peer_check is not None and await self.peer_check(writer):
+            return  # a tool process of the daemon (a leaked link must not sign it in)
         conn = self._pool.open(writer)
         if conn is None:
             writer.write(error_response(503, "too many connections", json=False, close=True))
@@ -275,6 +279,8 @@ class WebServer:
                 assert sign_in is not None
                 await self._compat_chat(request, sign_in, reader, writer)
                 return False
+            if request.path == "/api/permission/answer":
+                self._refuse_unwatched(request, sign_in)
             writer.write(await self._route(request))
         except RpcError as exc:
             writer.write(_rpc_error(exc))
@@ -283,6 +289,24 @@ class WebServer:
             message = "internal error (details in the daemon log)"
             writer.write(error_response(500, message, json=is_api))
         return True
+
+    def _refuse_unwatched(self, request: Request, sign_in: SignIn | None) -> None:
+        """Unauthorized unless this sign-in holds an event stream of the session whose
+        approval it answers: a page answers only for sessions it opened."""
+        try:
+            session_id = msgspec.json.decode(request.body or b"{}").get("sessionId")
+        except (msgspec.DecodeError, AttributeError):
+            return  # the API call itself answers the bad body
+        watched = {
+            stream.session_id
+            for stream, holder in self._streams.items()
+            if holder == sign_in and isinstance(stream, SseStream)
+        }
+        if session_id not in watched:
+            raise InvalidParams(
+                f"this page has not opened session {session_id}: only a client watching a "
+                "session (its event stream) may answer its permission requests"
+            )
 
     async def _route(self, request: Request) -> bytes:
         """The response to a plain (non-streaming) request."""
@@ -357,6 +381,7 @@ class WebServer:
         since = since_seq(request.headers, request.query)
         transport: Any = writer.transport
         stream = SseStream(transport)
+        stream.session_id = session_id
         result = await self.service.subscribe(
             SubscribeParams(session_id=session_id, since_seq=since), stream
         )

@@ -67,6 +67,8 @@ class SseStream:
 
     def __init__(self, transport: asyncio.WriteTransport) -> None:
         self.key = next(_keys)
+        self.session_id: str | None = None
+        """The session this stream watches (set by the server once subscribed)."""
         self._transport = transport
         self._pending: list[bytes] = []  # complete SSE messages
         self._frames: list[bytes] = []  # event frames of the message being gathered

@@ -7,8 +7,9 @@ any sandbox at the user's next ``git commit`` or ``git status``. Under ``sandbox
 "workspace"`` the file tools refuse to create, change or delete anything whose path inside
 the workspace has one of :data:`CONTROL_NAMES` as a component (at any depth: a nested
 ``.agentd.toml`` applies to sessions started below it, a nested ``.git`` is a repository
-too). bash gets the same protection from read-only mounts
-(:mod:`agentd.tools.process.mountns`).
+too), or that lies in a git dir the repository enters (a ``.git`` symlink's target, a
+submodule's gitfile target: :mod:`agentd.tools.process.gitdirs`). bash gets the same
+protection from read-only mounts (:mod:`agentd.tools.process.mountns`).
 
 :func:`refuse_control` checks a resolved path before a tool does anything (an editor's write
 included); :func:`check_directory_fd` checks the directory a write really lands in, through
@@ -22,6 +23,7 @@ import os
 from pathlib import Path
 
 from agentd.tools.base import ToolError
+from agentd.tools.process.gitdirs import inside_git_dir
 
 CONTROL_NAMES = frozenset({".git", ".agentd", ".agentd.toml", ".mcp.json"})
 """Names of the control files and folders (see the module docstring)."""
@@ -33,7 +35,10 @@ def control_part(path: Path, workspace: Path) -> str | None:
     root = Path(os.path.realpath(workspace))
     if not path.is_relative_to(root):
         return None
-    return next((part for part in path.relative_to(root).parts if part in CONTROL_NAMES), None)
+    found = next((part for part in path.relative_to(root).parts if part in CONTROL_NAMES), None)
+    if found is None and inside_git_dir(path, root):
+        return ".git"  # a git dir reached through a .git symlink or gitfile
+    return found
 
 
 def refuse_control(path: Path, workspace: Path | None, shown: str) -> None:

@@ -3,10 +3,13 @@
 :func:`write_ruleset` builds, in the daemon, a Landlock ruleset that handles every right that
 changes the filesystem (write, truncate, create, remove, rename/link across folders) and
 grants them only beneath the workspace, the session's temp dir (``TMPDIR`` of the command) and
-on ``/dev/null``-like devices. Reading and executing stay unrestricted. :func:`confine` runs
+on ``/dev/null``-like devices; where the kernel offers it, it also refuses abstract Unix
+sockets outside the domain and, when the session's rules give bash no network, every TCP
+connect and bind. Reading and executing stay unrestricted. :func:`confine` runs
 in the forked child before ``exec`` (``preexec_fn``): ``PR_SET_NO_NEW_PRIVS`` and
 ``landlock_restrict_self`` with that ruleset, so bash and everything it starts can write
-nowhere else, whatever user it runs as (root included). Network access is not confined.
+nowhere else, whatever user it runs as (root included). The shell also loads the seccomp
+filter of :mod:`agentd.tools.process.seccomp` (no Unix-domain sockets).
 
 Where the kernel has no Landlock (:func:`agentd.hardening.landlock_abi` is 0), commands run
 unconfined and the session says so in a ``session_warning``.
@@ -48,6 +51,27 @@ class _RulesetAttr(ctypes.Structure):
     _fields_ = (("handled_access_fs", ctypes.c_uint64),)
 
 
+class _RulesetAttrNet(ctypes.Structure):
+    """The ruleset attributes of ABI 4 and 5: TCP rights."""
+
+    _fields_ = (("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64))
+
+
+class _RulesetAttrScoped(ctypes.Structure):
+    """The ruleset attributes of ABI 6+: TCP rights (ABI 4) and scopes."""
+
+    _fields_ = (
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    )
+
+
+NET_BIND_TCP = 1 << 0  # ABI 4
+NET_CONNECT_TCP = 1 << 1  # ABI 4
+SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6
+
+
 class _PathBeneath(ctypes.Structure):
     _pack_ = 1
     _fields_ = (("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32))
@@ -63,15 +87,23 @@ def handled_rights(abi: int) -> int:
     return rights
 
 
-def write_ruleset(writable: list[Path]) -> int | None:
+def write_ruleset(writable: list[Path], *, network: bool = True) -> int | None:
     """A ruleset descriptor allowing writes only beneath ``writable`` and on the devices;
-    None when the kernel has no Landlock. The caller closes it after the child started."""
+    None when the kernel has no Landlock. Where the kernel offers them, no connection to an
+    abstract Unix socket outside the domain (ABI 6), and without ``network`` no TCP connect
+    or bind at all (ABI 4: loopback to the daemon's ports included). The caller closes it
+    after the child started."""
     abi = landlock_abi()
     library = libc()
     if abi == 0 or library is None:
         return None
     rights = handled_rights(abi)
-    attr = _RulesetAttr(rights)
+    attr: ctypes.Structure = _RulesetAttr(rights)
+    net = 0 if network else NET_BIND_TCP | NET_CONNECT_TCP
+    if abi >= 6:
+        attr = _RulesetAttrScoped(rights, net, SCOPE_ABSTRACT_UNIX_SOCKET)
+    elif abi >= 4 and net:
+        attr = _RulesetAttrNet(rights, net)
     size = ctypes.c_size_t(ctypes.sizeof(attr))
     fd = library.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), size, 0)
     if fd < 0:

@@ -67,13 +67,16 @@ def available() -> bool:
 
 
 def _base_args() -> list[str]:
-    return ["--ro-bind", "/", "/", "--dev", "/dev", "--cap-drop", "ALL", "--die-with-parent"]
+    return [
+        "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid", "--proc", "/proc",
+        "--unshare-net", "--cap-drop", "ALL", "--die-with-parent",
+    ]  # fmt: skip
 
 
 def control_paths(workspace: Path) -> list[Path]:
     """The control files and folders that exist directly in ``workspace`` (symlinks are
     left out: a bind would follow them, and a link cannot be written through a read-only
-    target anyway)."""
+    target anyway; a ``.git`` link's target is protected by :mod:`.gitdirs`)."""
     found = []
     for name in sorted(CONTROL_NAMES):
         path = workspace / name
@@ -82,19 +85,66 @@ def control_paths(workspace: Path) -> list[Path]:
     return found
 
 
-def wrapper(workspace: Path, writable: list[Path]) -> list[str]:
+def hidden_args(visible: list[Path]) -> list[str]:
+    """``--tmpfs`` over each folder of the daemon's control channels
+    (:func:`agentd.paths.control_paths`: its socket's and token file's folders, the runtime
+    dir…), so a sandboxed command finds no socket or token there. A folder that is, holds or
+    lies in one of the ``visible`` trees (the workspace, the temp dir) is not covered: each
+    control file in it is masked with an empty file instead (``/dev/null`` bound over it), as
+    are the daemon's log files (:func:`agentd.paths.masked_files`: a web sign-in link may be in
+    them)."""
+    from agentd.paths import control_paths as daemon_paths
+    from agentd.paths import masked_files
+
+    args: list[str] = []
+    hidden: list[Path] = []
+    for path in daemon_paths():
+        real = Path(os.path.realpath(path))
+        folder = real if real.is_dir() else real.parent
+        if not folder.is_dir() or any(folder.is_relative_to(done) for done in hidden):
+            continue
+        if any(_overlaps(folder, tree) for tree in visible):
+            if os.path.lexists(real) and not real.is_dir():
+                args += ["--ro-bind", "/dev/null", str(real)]
+            continue
+        hidden.append(folder)
+        args += ["--tmpfs", str(folder)]
+    for file in masked_files():
+        real = Path(os.path.realpath(file))
+        if real.is_file() and not any(real.is_relative_to(done) for done in hidden):
+            args += ["--ro-bind", "/dev/null", str(real)]
+    return args
+
+
+def _overlaps(folder: Path, tree: Path) -> bool:
+    return folder.is_relative_to(tree) or tree.is_relative_to(folder)
+
+
+def wrapper(
+    workspace: Path, writable: list[Path], *, network: bool = False, seccomp_fd: int | None = None
+) -> list[str]:
     """The ``bwrap`` argv prefix (ending in ``--``) for a command confined to ``workspace``
-    and ``writable`` with the workspace's control files read-only. Call only when
+    and ``writable``, with the workspace's control files and git dirs read-only, the
+    daemon's control channels hidden (:func:`hidden_args`), its own process namespace and
+    ``/proc``, no network of its own unless ``network`` (then the daemon's), and the seccomp
+    program read from ``seccomp_fd`` (:mod:`agentd.tools.process.seccomp`). Call only when
     :func:`available`."""
+    from agentd.tools.process.gitdirs import read_only_git
+
     program = bwrap_path()
     assert program is not None
     root = Path(os.path.realpath(workspace))
+    trees = [Path(os.path.realpath(folder)) for folder in [root, *writable]]
     args = [program, *_base_args()]
-    for folder in [root, *writable]:
-        real = os.path.realpath(folder)
-        args += ["--bind", real, real]
-    for path in control_paths(root):
+    if network:
+        args.remove("--unshare-net")
+    args += hidden_args(trees)
+    for real in trees:
+        args += ["--bind", str(real), str(real)]
+    for path in [*control_paths(root), *read_only_git(root)]:
         args += ["--ro-bind", str(path), str(path)]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
     return [*args, "--"]
 
 

@@ -12,6 +12,11 @@ Two mechanisms, because a daemon killed with SIGKILL runs no cleanup code:
   are gone: every process carrying the call's marker (:mod:`agentd.tools.process.proctree`), their
   descendants, and the group of a marked shell. Files of live daemons (another daemon shares
   the directory) are left alone.
+- The daemon's own entry (``<daemon pid>-0``, :func:`register_daemon`): every process the
+  daemon starts carries a marker that begins with its pid (tool calls, hooks, MCP servers:
+  :func:`~agentd.tools.process.proctree.marked_env`), so whatever they left behind
+  (a server's children, a daemonized hook) is killed by :func:`end_daemon_processes` when the
+  daemon stops, or by the next daemon's :func:`sweep` when it was killed.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import signal
 import sys
 from pathlib import Path
 
-from agentd.tools.process.proctree import PROC, signal_marked
+from agentd.tools.process.proctree import PROC, signal_daemon_marked, signal_marked
 
 PR_SET_PDEATHSIG = 1
 
@@ -55,6 +60,20 @@ def register(directory: Path, shell_pid: int, marker: str) -> Path | None:
     return entry
 
 
+def register_daemon(directory: Path) -> Path | None:
+    """Record this daemon (see the module docstring); None if it could not be written. (The
+    daemon writes the same entry itself at start-up, without importing this module.)"""
+    return register(directory, 0, "*")
+
+
+def end_daemon_processes(entry: Path | None) -> int:
+    """At the daemon's stop: SIGKILL every process carrying one of its markers, and drop its
+    entry. Returns how many were killed."""
+    killed = len(signal_daemon_marked(os.getpid(), signal.SIGKILL))
+    unregister(entry)
+    return killed
+
+
 def unregister(entry: Path | None) -> None:
     if entry is not None:
         with contextlib.suppress(OSError):
@@ -75,7 +94,10 @@ def sweep(directory: Path) -> int:
             marker, started = entry.read_text().split("\n")[:2]
             if _start_time(daemon_pid) == started:
                 continue  # its daemon (maybe this one) still runs
-            killed += len(signal_marked(shell_pid, marker, signal.SIGKILL))
+            if shell_pid == 0:
+                killed += len(signal_daemon_marked(daemon_pid, signal.SIGKILL))
+            else:
+                killed += len(signal_marked(shell_pid, marker, signal.SIGKILL))
             entry.unlink()
     return killed
 

@@ -20,7 +20,7 @@ import contextlib
 import os
 import secrets
 import signal
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -36,9 +36,50 @@ class ProcInfo(NamedTuple):
     pgid: int
 
 
+_issued: list[bool] = []
+
+
 def new_marker() -> str:
-    """A fresh token for :data:`MARKER_VAR` (unique per call)."""
+    """A fresh token for :data:`MARKER_VAR` (unique per call), beginning with this process's
+    pid (:func:`signal_daemon_marked` finds them all)."""
+    if not _issued:
+        _issued.append(True)
     return f"{os.getpid()}-{secrets.token_hex(8)}"
+
+
+def markers_issued() -> bool:
+    """Whether this process handed out any marker (else none of its processes carries one)."""
+    return bool(_issued)
+
+
+def marked_env(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` plus a fresh marker: for a process the daemon starts outside a tool call (an
+    MCP server), so it and every child it starts are found like a tool call's, and ended
+    when the daemon stops (:func:`signal_daemon_marked`)."""
+    return {**env, MARKER_VAR: new_marker()}
+
+
+def signal_daemon_marked(daemon_pid: int, sig: signal.Signals) -> set[int]:
+    """Send ``sig`` to every process carrying a marker of the daemon ``daemon_pid`` (markers
+    start with its pid: :func:`new_marker`) and to their descendants; returns the pids."""
+    prefix = f"{MARKER_VAR}={daemon_pid}-".encode()
+    procs = list(_running())
+    marked = {p.pid for p in procs if _has_marker_prefix(p.pid, prefix)}
+    marked.discard(os.getpid())
+    found = _with_descendants(marked, procs)
+    found.discard(os.getpid())
+    for pid in found:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+    return found
+
+
+def _has_marker_prefix(pid: int, prefix: bytes) -> bool:
+    try:
+        with (PROC / str(pid) / "environ").open("rb") as environ:
+            return any(item.startswith(prefix) for item in environ.read().split(b"\0"))
+    except OSError:
+        return False
 
 
 def tracked_pids(pgid: int, marker: str) -> set[int]:

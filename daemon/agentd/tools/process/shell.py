@@ -88,6 +88,7 @@ async def run_shell(
     registry: Path | None = None,
     ruleset: int | None = None,
     wrapper: Sequence[str] = (),
+    pass_fds: Sequence[int] = (),
 ) -> ShellOutcome:
     """Run ``command``; see the module docstring. Re-raises CancelledError after killing.
 
@@ -95,13 +96,20 @@ async def run_shell(
     starting after this one was killed can end what is left (:mod:`agentd.tools.process.orphans`).
     ``ruleset``: a Landlock ruleset the shell is confined to (:mod:`agentd.tools.process.landlock`).
     ``wrapper``: an argv prefix the shell runs under (:mod:`agentd.tools.process.mountns`).
+    ``pass_fds``: descriptors the wrapper reads (its seccomp program), left open in the child.
+    A shell in a Landlock domain also gets the seccomp filter of
+    :mod:`agentd.tools.process.seccomp` (prepared by the caller).
     """
     loop = asyncio.get_running_loop()
     throttle = UpdateThrottle(on_output, update_interval)
     started = loop.time()
     marker = new_marker()
     started_shell = await _start_or_kill(
-        command, cwd, {**env, MARKER_VAR: marker}, (ruleset, tuple(wrapper)), registry
+        command,
+        cwd,
+        {**env, MARKER_VAR: marker},
+        (ruleset, tuple(wrapper), tuple(pass_fds)),
+        registry,
     )
     proc, pipe, cwd_read, entry = started_shell
     closed: asyncio.Future[None] = loop.create_future()
@@ -147,12 +155,18 @@ def _finish(entry: Path | None, capture: OutputCapture) -> None:
 
 
 def prepare_child(parent_pid: int, ruleset: int | None) -> None:
-    """In the forked child: die with the daemon; enter the Landlock domain if given."""
+    """In the forked child: die with the daemon; enter the Landlock domain if given, and
+    load the seccomp filter (:func:`agentd.tools.process.seccomp.install`, a no-op when the
+    parent prepared none)."""
     die_with_parent(parent_pid)
     if ruleset is not None:
+        from agentd.tools.process import seccomp
         from agentd.tools.process.landlock import confine
 
         confine(ruleset)
+        if seccomp.prepared() and not seccomp.install():
+            os.write(2, b"agentd: cannot load the seccomp filter\n")
+            os._exit(126)
 
 
 class _Pacer:
@@ -184,8 +198,9 @@ class _Pacer:
         self.transport.resume_reading()
 
 
-_Confinement = tuple[int | None, tuple[str, ...]]
-"""A Landlock ruleset (or None) and an argv prefix (or empty) for the shell."""
+_Confinement = tuple[int | None, tuple[str, ...], tuple[int, ...]]
+"""A Landlock ruleset (or None), an argv prefix (or empty) for the shell, and the
+descriptors the prefix reads."""
 
 
 async def _start_or_kill(
@@ -215,7 +230,7 @@ def _start(
 ) -> _Started:
     """Start the shell (blocking); returns it, the read end of its output and of the cwd
     channel, and its registry entry."""
-    ruleset, wrapper = confinement
+    ruleset, wrapper, extra_fds = confinement
     out_read, out_write = os.pipe()
     cwd_read, cwd_write = os.pipe()
     script = f"trap 'builtin pwd >&{cwd_write}' EXIT; {command}"
@@ -225,7 +240,7 @@ def _start(
         popen = subprocess.Popen(
             [*(prefix or ()), *wrapper, bash_path(), "-c", script], stdin=subprocess.DEVNULL,
             stdout=out_write, stderr=out_write, cwd=cwd, env=env, start_new_session=True,
-            pass_fds=(cwd_write,), preexec_fn=prepare,
+            pass_fds=(cwd_write, *extra_fds), preexec_fn=prepare,
         )  # fmt: skip
     except BaseException:
         os.close(out_read)
