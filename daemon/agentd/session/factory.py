@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from agentd.agent.run import ModelBinding
 from agentd.errors import ConfigError, InvalidParams, SessionNotFound
 from agentd.protocol.mcp import McpServerParam
 from agentd.protocol.methods import SessionNewParams
 from agentd.protocol.session_file import SettingsEntry
-from agentd.session.binding import ModelSource, ResolvedModel, UnresolvedProvider
+from agentd.session.binding import ModelSource, UnresolvedProvider, bind_model
 from agentd.session.compaction import CompactionSettings
 from agentd.session.mcp_setup import check_mcp_params, mcp_runner, session_mcp_tools
 from agentd.session.runtime import SessionRuntime
@@ -30,11 +31,9 @@ from agentd.session.shared import (
 from agentd.tools.base import Tool, ToolContext
 
 if TYPE_CHECKING:
-    from agentd.config.load import Config, ModelChoice
+    from agentd.config.load import Config
     from agentd.hooks.session import SessionHooks
     from agentd.permissions.policy import PermissionPolicy
-    from agentd.providers.base import Provider
-    from agentd.providers.retry import RetryPolicy
     from agentd.store import SessionFile
 
 
@@ -43,7 +42,7 @@ class _SessionPlan(msgspec.Struct):
 
     cwd: Path
     config: Config
-    choice: ModelChoice | None
+    binding: ModelBinding | None
     """None for a loaded session: its provider is resolved at the first model call."""
     provider: str
     model: str
@@ -160,38 +159,25 @@ async def switch_model(
     model: str,
     client_env: dict[str, str] | None = None,
 ) -> None:
-    """Point the session at another provider/model from the next LLM call on; a given
-    ``client_env`` becomes the session's provider environment."""
-    from agentd.providers import make_provider
-
-    config = await asyncio.to_thread(shared.config, Path(runtime.settings.cwd))
-    if client_env is not None:
-        runtime.settings.provider_env = client_env
-        runtime.file.add_secrets(shared.secrets(client_env))
-    env = runtime.settings.provider_env
+    """Point the session at another provider/model from the next LLM call on (at the
+    session's base URL on the same provider); a given ``client_env`` becomes the session's
+    provider environment."""
+    settings = runtime.settings
+    env = settings.provider_env if client_env is None else client_env
     name = provider or runtime.agent.provider.name
-    choice = await shared.choose_model(config, name, model, None, env)
-    client = make_provider(choice, shared.http_for(choice), retry=retry_policy(config))
-    runtime.use_model(client, choice.model)
+    same = name == runtime.agent.provider.name
+    base_url = settings.base_url if same else None
+    binding = await bind_model(shared, Path(settings.cwd), name, model, base_url, env)
+    if client_env is not None:
+        runtime.file.add_secrets(shared.secrets(client_env))
+    runtime.use_model(binding, provider_env=env, base_url=base_url)
 
 
-def retry_policy(config: Config) -> RetryPolicy:
-    """The ``[retry]`` section: ``max_attempts``, ``base_delay_ms``, ``max_delay_ms``."""
-    from agentd.providers.retry import RetryPolicy
-
-    section = config.settings.retry
-    return RetryPolicy(
-        max_attempts=section.max_attempts,
-        base_delay=section.base_delay_ms / 1000,
-        max_delay=section.max_delay_ms / 1000,
-    )
-
-
-def compaction_settings(config: Config, choice: ModelChoice | None) -> CompactionSettings:
+def compaction_settings(config: Config, binding: ModelBinding | None) -> CompactionSettings:
     """The ``[compaction]`` section: ``keep_tokens``, ``reserve_tokens``, ``context_window``."""
     section = config.settings.compaction
     return CompactionSettings(
-        context_window=section.context_window or (choice.context_window if choice else None),
+        context_window=section.context_window or (binding.context_window if binding else None),
         keep_tokens=section.keep_tokens,
         reserve_tokens=section.reserve_tokens,
     )
@@ -211,14 +197,18 @@ async def _plan(
     cwd = project_dir(params.cwd) if resolve else Path(params.cwd)
     if config is None:  # a subagent's is its parent's
         config = await asyncio.to_thread(shared.config, cwd)  # files: off the event loop
-    choice = None
+    binding = None
     if resolve:
         check_mcp_params(params.mcp_servers)
-        choice = await shared.choose_model(
-            config, params.provider, params.model, params.base_url, params.provider_env
-        )
-    provider = choice.provider if choice else params.provider or config.default_provider or ""
-    model = choice.model if choice else params.model or config.default_model or ""
+        binding = await bind_model(
+            shared, cwd, params.provider, params.model, params.base_url, params.provider_env,
+            config=config,
+        )  # fmt: skip
+    if binding is not None:
+        provider, model = binding.provider.name, binding.model
+    else:
+        provider = params.provider or config.default_provider or ""
+        model = params.model or config.default_model or ""
     try:
         tools = build_tools(params.tools)
     except ValueError as exc:
@@ -233,7 +223,7 @@ async def _plan(
     return _SessionPlan(
         cwd,
         config,
-        choice,
+        binding,
         provider,
         model,
         params.base_url,
@@ -323,7 +313,7 @@ def _assemble(
         configured.mcp_startup_timeout,
     )  # fmt: skip
     agent_parts = AgentParts(
-        provider=_provider(shared, plan),
+        provider=plan.binding.provider if plan.binding else UnresolvedProvider(plan.provider),
         model=plan.model,
         system_prompt=build_system_prompt(
             plan.cwd, tools.specs, override=plan.system_prompt, extra=extra_prompt or None
@@ -341,7 +331,7 @@ def _assemble(
         cwd=str(plan.cwd),
         title=title,
         provider_env=plan.provider_env,
-        config_warnings=[*plan.config.warnings, *plan.notes, *mcp_warnings],
+        base_url=plan.base_url,
         untrusted_config=str(plan.config.untrusted_file) if plan.config.untrusted_file else None,
     )
     _warn_about_config(file, plan.config, plan, mcp_warnings)
@@ -350,9 +340,9 @@ def _assemble(
         file,
         policy,
         agent_parts,
-        compaction=compaction_settings(plan.config, plan.choice),
+        compaction=compaction_settings(plan.config, plan.binding),
         approval_timeout=timeout,
-        model_source=None if plan.choice else _model_source(shared, plan),
+        model_source=None if plan.binding else _model_source(shared, plan),
     )
     runtime.config = plan.config
     return runtime
@@ -370,32 +360,17 @@ def _hooks(plan: _SessionPlan, context: ToolContext) -> SessionHooks | None:
     return session_hooks(settings, context, plan.cwd)
 
 
-def _provider(shared: SharedResources, plan: _SessionPlan) -> Provider:
-    """The session's provider, or a stand-in until it is resolved (see :mod:`.binding`)."""
-    from agentd.providers import make_provider
-
-    if plan.choice is None:
-        return UnresolvedProvider(plan.provider)
-    http = shared.http_for(plan.choice)
-    return make_provider(plan.choice, http, retry=retry_policy(plan.config))
-
-
 def _model_source(shared: SharedResources, plan: _SessionPlan) -> ModelSource:
     """Resolves a loaded session's provider from the configuration current at that moment."""
     cwd, base_url = plan.cwd, plan.base_url
 
-    async def resolve(provider: str, model: str, env: dict[str, str] | None) -> ResolvedModel:
-        from agentd.providers import make_provider
-
+    async def resolve(provider: str, model: str, env: dict[str, str] | None) -> ModelBinding:
         if not cwd.is_dir():
             raise ConfigError(
                 f"the session's project directory {cwd} does not exist here; the session "
                 "can be read, exported and forked, but not run"
             )
-        config = await asyncio.to_thread(shared.config, cwd)
-        choice = await shared.choose_model(config, provider or None, model or None, base_url, env)
-        client = make_provider(choice, shared.http_for(choice), retry=retry_policy(config))
-        return ResolvedModel(client, choice.model, choice.context_window)
+        return await bind_model(shared, cwd, provider or None, model or None, base_url, env)
 
     return resolve
 

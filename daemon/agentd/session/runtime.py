@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING, NoReturn
 import msgspec
 import structlog
 
-from agentd.agent.budget import Budget
 from agentd.agent.loop import Agent, CompactReason, RunResult
+from agentd.agent.run import RunRequest
 from agentd.agent.scheduling import SinkFailed
 from agentd.errors import InvalidParams, SessionIdle, StoreWriteFailed
 from agentd.log import get_logger
 from agentd.permissions.policy import unsandboxed_auto
-from agentd.protocol.content import ImageContent, Message, UserContent
+from agentd.protocol.content import Message
 from agentd.protocol.events import (
     AgentEnd,
     Event,
@@ -70,10 +70,9 @@ from agentd.session.stream_redact import StreamRedactor
 from agentd.session.syncing import SyncQueue
 
 if TYPE_CHECKING:
-    from agentd.agent.budget import Ledger
+    from agentd.agent.run import ModelBinding
     from agentd.config.load import Config
     from agentd.permissions.policy import PermissionPolicy
-    from agentd.providers.base import Provider
     from agentd.store import SessionFile
     from agentd.tools.base import Subagents
 
@@ -172,20 +171,22 @@ class SessionRuntime:
             permission_mode=self.policy.mode,
             title=s.title,
             path=str(self.file.path),
-            warnings=list(s.config_warnings),
+            warnings=[warning.message for warning in self.file.warnings],
             untrusted_config=s.untrusted_config,
             parent_session_id=self.file.header.parent_session_id,
             parent_tool_call_id=self.file.header.parent_tool_call_id,
         )
 
     def state(self) -> SessionStateResult:
-        """``session/state``: what the session is doing, its model, queues and usage."""
+        """``session/state``: what the session is doing, its model (while a run with a model
+        of its own runs, a custom command's: that run's), queues and usage."""
+        current = self.agent.current_model()
         return SessionStateResult(
             session_id=self.id,
             status="running" if self.running else "idle",
             phase=self.run.phase,
-            provider=self.agent.provider.name,
-            model=self.agent.model,
+            provider=current.provider.name,
+            model=current.model,
             permission_mode=self.policy.mode,
             steering=list(self.agent.queues.steering),
             follow_up=list(self.agent.queues.follow_up),
@@ -269,36 +270,21 @@ class SessionRuntime:
 
     # --- runs --------------------------------------------------------------------------------
 
-    def start_run(
-        self,
-        text: str,
-        images: list[ImageContent],
-        max_turns: int | None = None,
-        *,
-        max_cost: float | None = None,
-        max_tokens: int | None = None,
-        parent_ledger: Ledger | None = None,
-        command: str | None = None,
-    ) -> asyncio.Task[RunResult]:
-        """Start a run (``max_turns``: this run's limit; ``max_cost``, ``max_tokens``: its
-        spending caps; ``parent_ledger``: a subagent's run spends into its parent's run, see
-        :class:`~agentd.agent.budget.Ledger`; ``command``: the custom command typed, ``text``
-        being its expansion); SessionBusy unless idle, ConfigError if a cost cap meets
-        unknown prices."""
+    def start_run(self, request: RunRequest) -> asyncio.Task[RunResult]:
+        """Start the run ``request`` asks for (taken as is by the agent: its model, caps and
+        parent ledger); SessionBusy unless idle, ConfigError if a cost cap meets unknown
+        prices, PromptTooLarge for a prompt the model's context cannot hold. No await:
+        nothing runs between the busy check and the start."""
         self.run.check_idle("prompt")
         agent = self.agent
-        price = agent.provider.price_of(agent.model)
-        budget = Budget.of_run(max_cost, max_tokens, price, agent.model)
+        agent.budget_of(request)  # a cost cap without prices fails here, not in the run
+        model = agent.binding_of(request).model
         too_large = prompt_too_large(
-            agent.system_prompt, agent.toolset.specs, agent.model, text, self.compactor.settings
+            agent.system_prompt, agent.toolset.specs, model, request.text, self.compactor.settings
         )
         if too_large is not None:
             raise too_large
-        content: list[UserContent] = list(images)
-        task = asyncio.create_task(
-            self._run(text, content, max_turns, budget, parent_ledger, command),
-            name=f"run-{self.id}",
-        )
+        task = asyncio.create_task(self._run(request), name=f"run-{self.id}")
         self.run.start(task)
         return task
 
@@ -319,22 +305,12 @@ class SessionRuntime:
         self.agent.note(text)
         self.file.sync()
 
-    async def _run(
-        self,
-        text: str,
-        images: list[UserContent],
-        max_turns: int | None,
-        budget: Budget | None,
-        parent: Ledger | None = None,
-        command: str | None = None,
-    ) -> RunResult:
+    async def _run(self, request: RunRequest) -> RunResult:
         self.run.begun()
         self.changes.new_run()
         structlog.contextvars.bind_contextvars(session_id=self.id)
         try:
-            result = await self.agent.run(
-                text, images, max_turns=max_turns, budget=budget, parent=parent, command=command
-            )
+            result = await self.agent.run(request)
         finally:
             with contextlib.suppress(StoreWriteFailed):
                 self.changes.write_pending(self.file, wait=True)  # the run's last ones
@@ -378,12 +354,21 @@ class SessionRuntime:
         forked.close()
         return forked.path
 
-    def use_model(self, provider: Provider, model: str) -> None:
-        """Call ``model`` through ``provider`` from the next LLM call on (recorded in the file
-        under ``provider.name``)."""
-        self.agent.provider, self.agent.model = provider, model
+    def use_model(
+        self, binding: ModelBinding, *, provider_env: dict[str, str] | None, base_url: str | None
+    ) -> None:
+        """Call ``binding`` from the next LLM call on (recorded in the file under its
+        provider's name; a changed ``base_url`` in the session's settings too), with the
+        client's ``provider_env``."""
+        self.agent.provider, self.agent.model = binding.provider, binding.model
         self._model_source = None
-        self.file.append(ModelChangeEntry(provider=provider.name, model=model))
+        self.file.append(ModelChangeEntry(provider=binding.provider.name, model=binding.model))
+        if base_url != self.settings.base_url:
+            saved = self.file.settings() or SettingsEntry()
+            self.file.append(msgspec.structs.replace(saved, id="", base_url=base_url))
+        self.settings = msgspec.structs.replace(
+            self.settings, provider_env=provider_env, base_url=base_url
+        )
 
     async def ensure_model(self) -> None:
         """Build the session's provider if it was loaded without one; ConfigError (what to
@@ -427,12 +412,12 @@ class SessionRuntime:
     ) -> tuple[CompactResult, list[Message] | None]:
         """Compact ``messages`` (the ``pre_compact`` hooks first: they are told, they cannot
         stop it)."""
-        agent = self.agent
+        current = self.agent.current_model()  # a command's run compacts on its model
         if self.hooks is not None and self.hooks.wants("pre_compact"):
             await self.hooks.fire(HookInput(event="pre_compact"))
         try:
             return await self.compactor.compact(
-                agent.provider, agent.model, messages, reason, instructions
+                current.provider, current.model, messages, reason, instructions
             )
         except StoreWriteFailed as exc:
             self._write_failed(exc)

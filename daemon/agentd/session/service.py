@@ -186,6 +186,7 @@ class SessionService(StoredSessionMethods):
 
         A ``/NAME arguments`` text runs the custom command NAME (its expansion, on its model;
         the user message keeps the typed command): see :mod:`agentd.session.commands`."""
+        from agentd.agent.run import RunRequest
         from agentd.session.commands import prepare_prompt
 
         if not params.text.strip() and not params.images:
@@ -196,18 +197,16 @@ class SessionService(StoredSessionMethods):
             sessions.watch(runtime, subscriber)
         await runtime.ensure_model()
         prepared = await prepare_prompt(sessions.shared, runtime, params.text)
-        task = prepared.start(
-            runtime,
-            lambda text, command: runtime.start_run(
-                text,
-                params.images,
-                params.max_turns,
-                max_cost=params.max_cost,
-                max_tokens=params.max_tokens,
-                command=command,
-            ),
+        request = RunRequest(
+            text=prepared.text,
+            images=list(params.images),
+            max_turns=params.max_turns,
+            max_cost=params.max_cost,
+            max_tokens=params.max_tokens,
+            command=prepared.command,
+            model=prepared.model,
         )
-        return PromptRun(runtime, task)
+        return PromptRun(runtime, runtime.start_run(request))
 
     async def prompt(
         self, params: PromptParams, subscriber: Subscriber | None = None

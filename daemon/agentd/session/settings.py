@@ -30,7 +30,8 @@ class Settings(msgspec.Struct):
     title: str | None = None
     provider_env: dict[str, str] | None = None
     """The client's provider variables (memory only, never written, never shown)."""
-    config_warnings: list[str] = msgspec.field(default_factory=list)
+    base_url: str | None = None
+    """The session's own base URL for its provider (``session/new``'s ``baseUrl``)."""
     untrusted_config: str | None = None
 
     def __repr__(self) -> str:  # provider variables may hold keys: not shown

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import msgspec
 
+from agentd.agent.run import RunRequest
 from agentd.config.agents import MAX_DEPTH, SUBAGENT_PROMPT, AgentProfile, load_profiles
 from agentd.errors import RpcError
 from agentd.log import get_logger
@@ -101,7 +102,8 @@ class SubagentRunner:
         parent.children[child.id] = child
         try:
             self._adopt(child, profile, request)
-            task = child.start_run(request.prompt, [], max_turns, parent_ledger=ledger)
+            run = RunRequest(text=request.prompt, max_turns=max_turns, parent=ledger)
+            task = child.start_run(run)
             result = await _until_done(child, task)
         finally:
             parent.children.pop(child.id, None)
@@ -155,6 +157,7 @@ class SubagentRunner:
             sandbox="workspace" if parent.policy.workspace is not None else "none",
             title=request.description,
             provider_env=parent.settings.provider_env,
+            base_url=parent.settings.base_url if provider == parent.agent.provider.name else None,
         )
         prompt = "\n\n".join(t for t in (SUBAGENT_PROMPT, profile.prompt) if t)
         link = (parent.id, request.tool_call_id)
