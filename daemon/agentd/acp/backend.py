@@ -4,8 +4,8 @@ The ACP mapping talks to one :class:`~agentd.api.SessionApi` and passes one subs
 :class:`~agentd.acp.relay.Relay`) with the calls that watch a session:
 
 - **In-process** (default): a :class:`~agentd.session.service.SessionService` in this process.
-  Calls are method calls and events arrive as the live objects (no socket, no JSON between the
-  mapping and the session). The service is built on first use, so ``initialize`` is answered
+  Calls are method calls (no socket); each event arrives as the session's one encoded JSON
+  frame, decoded once by the relay (the session redacts every frame). The service is built on first use, so ``initialize`` is answered
   before the agent, tools and providers are imported.
 - **Shared** (``--shared``): :class:`~agentd.api.RemoteSessions` over the shared daemon's Unix
   socket (started in the background like ``agentctl`` does when none runs), so ACP sessions are

@@ -338,8 +338,13 @@ Event = (
 
 
 class SessionEvent(Wire):
-    """Params of the ``session/event`` notification. ``seq`` rises by one per session event."""
+    """Params of the ``session/event`` notification. ``seq`` rises by one per session event.
+
+    A session's subscribers also receive the events of its subagents' sessions, each under
+    the child's ``session_id`` and numbering, with ``parent_session_id`` naming the session
+    whose ``task`` call started it (absent for a top-level session)."""
 
     session_id: str
     seq: int
     event: Event
+    parent_session_id: str | None = None

@@ -101,7 +101,10 @@ class SessionRuntime:
         self._context = parts.context
         self._files = ClientFiles(settings.session_id, lambda: self.bus.subscribers.values())
         self.bus = EventBus(
-            settings.session_id, redact=file.redact_json, on_change=self._attach_files
+            settings.session_id,
+            parent_session_id=file.header.parent_session_id,
+            redact=file.redact_json,
+            on_change=self._attach_files,
         )
         self.stream_redactor = StreamRedactor(file.redact_text, file.held_from)
         self.approver = Approver(policy, self.bus, approval_timeout, parts.context)

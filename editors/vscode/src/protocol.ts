@@ -950,6 +950,10 @@ export interface SessionDeleteParams {
 }
 /**
  * Params of the ``session/event`` notification. ``seq`` rises by one per session event.
+ *
+ * A session's subscribers also receive the events of its subagents' sessions, each under
+ * the child's ``session_id`` and numbering, with ``parent_session_id`` naming the session
+ * whose ``task`` call started it (absent for a top-level session).
  */
 export interface SessionEvent {
   sessionId: string;
@@ -977,6 +981,7 @@ export interface SessionEvent {
     | PlanUpdate
     | HookResult
     | SessionRewound;
+  parentSessionId?: string | null;
 }
 /**
  * Turn ``turn`` (1-based) begins: one LLM call plus the tool calls it asks for.
