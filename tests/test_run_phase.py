@@ -69,7 +69,7 @@ async def test_the_model_and_permission_mode_are_read_from_one_place(
     change in one place shows everywhere, with no copy to keep in step."""
     assert runtime.info().model == runtime.agent.model == runtime.state().model
     assert runtime.info().provider == runtime.agent.provider.name == "mock"
-    runtime.set_permission_mode("read-only")
+    await runtime.set_permission_mode("read-only")
     assert runtime.policy.mode == "read-only"
     assert runtime.approver.policy is runtime.policy
     assert runtime.agent.context.settings.permission_policy is runtime.policy

@@ -5,8 +5,9 @@ The ACP mapping talks to one :class:`~agentd.api.SessionApi` and passes one subs
 
 - **In-process** (default): a :class:`~agentd.session.service.SessionService` in this process.
   Calls are method calls (no socket); each event arrives as the session's one encoded JSON
-  frame, decoded once by the relay (the session redacts every frame). The service is built on first use, so ``initialize`` is answered
-  before the agent, tools and providers are imported.
+  frame, decoded once by the relay (the session redacts every frame). The service is built
+  on first use, so ``initialize`` is answered before the agent, tools and providers are
+  imported.
 - **Shared** (``--shared``): :class:`~agentd.api.RemoteSessions` over the shared daemon's Unix
   socket (started in the background like ``agentctl`` does when none runs), so ACP sessions are
   the sessions the shell and the other editors see. The same relay receives the daemon's events,

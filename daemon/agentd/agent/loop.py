@@ -170,6 +170,9 @@ class Agent:
     transform_context: ContextTransform | None = None
     tool_source: ToolSource | None = None
     hooks: RunHooks = NO_HOOKS
+    settle: Callable[[], Awaitable[None]] | None = None
+    """Awaited after the ``stop`` hooks, before ``agent_end``: the owner finishes what the run
+    left pending (the session's records of changed files); may raise ``SinkFailed``."""
     queues: MessageQueues = field(init=False, repr=False)
     _active: _Run | None = field(init=False, repr=False, default=None)
 
@@ -226,6 +229,7 @@ class Agent:
         finally:
             self._active = None
         await self._stop_hooks(run)
+        await self._settle(run)
         run.result.usage = ledger.usage  # its subagents' spending included
         self._end(run.result)
         return run.result
@@ -248,6 +252,19 @@ class Agent:
             return
         try:
             await self.hooks.fire(HookInput(event="stop", stop_reason=run.result.stop_reason))
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+        except SinkFailed as failed:
+            self._failed(run, failed)
+
+    async def _settle(self, run: _Run) -> None:
+        """:attr:`settle`, shielded from a cancel (the run's records must not be cut short)."""
+        if self.settle is None:
+            return
+        try:
+            await asyncio.shield(self.settle())
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None:

@@ -281,6 +281,21 @@ HookEventName = Literal[
 HookDecision = Literal["allow", "block", "error"]
 
 
+PermissionMode = Literal["auto", "ask", "read-only"]
+"""``auto``: every tool runs; ``ask``: mutating tools wait for an approval; ``read-only``:
+mutating tools are refused."""
+
+
+class SettingsChanged(Wire, tag="settings_changed", tag_field="type"):
+    """The session's model or permission mode changed (``session/setModel``,
+    ``session/setPermissionMode``, from any client): what the session uses from its next
+    model call and tool call on. A client that shows them takes them from here."""
+
+    provider: str
+    model: str
+    permission_mode: PermissionMode
+
+
 class SessionRewound(Wire, tag="session_rewound", tag_field="type"):
     """``session/rewind`` took the session back to before the prompt ``prompt``: the
     conversation now ends at ``leaf_id`` (None: before the first entry). A client showing
@@ -334,6 +349,7 @@ Event = (
     | PlanUpdate
     | HookResult
     | SessionRewound
+    | SettingsChanged
 )
 
 

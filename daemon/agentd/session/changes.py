@@ -156,6 +156,13 @@ class ChangeRecorder:
                 log.exception("file change not recorded")
         return pending
 
+    async def settled(self) -> None:
+        """Until every change submitted so far is recorded (awaited on the event loop, the
+        recording thread does the work)."""
+        pending = [asyncio.wrap_future(future) for future in self._futures if not future.done()]
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+
     def write_pending(self, file: SessionFile, *, wait: bool = False) -> None:
         """Append the changes recorded since the last call to ``file`` as one
         ``file_changes`` entry (none when there are none); ``wait``: also those still being

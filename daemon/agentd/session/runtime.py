@@ -39,6 +39,7 @@ from agentd.protocol.events import (
     MessageEnd,
     PlanUpdate,
     SessionWarning,
+    SettingsChanged,
     ToolExecutionEnd,
     TurnEnd,
 )
@@ -54,6 +55,7 @@ from agentd.protocol.methods import (
 from agentd.protocol.session_file import (
     HookEntry,
     ModelChangeEntry,
+    RewindEntry,
     SessionInfoEntry,
     SettingsEntry,
 )
@@ -125,6 +127,7 @@ class SessionRuntime:
             max_turns=parts.max_turns,
             transform_context=self._compacted_context,
             tool_source=parts.extra_tools,
+            settle=self._settle_changes,
         )
         self.hooks = parts.hooks
         if self.hooks is not None:
@@ -230,13 +233,22 @@ class SessionRuntime:
                 elif isinstance(event, HookResult):
                     self.file.append(HookEntry(hook=event))
                 elif isinstance(event, ToolExecutionEnd | AgentEnd):
-                    self.changes.write_pending(self.file, wait=isinstance(event, AgentEnd))
+                    self.changes.write_pending(self.file)
                 elif isinstance(event, TurnEnd):
                     self._syncs.request()
             except StoreWriteFailed as exc:
                 self._write_failed(exc)
         for released in self.stream_redactor.events(event):
             self.bus.publish(released)
+
+    async def _settle_changes(self) -> None:
+        """The agent's ``settle``: wait (without holding the event loop) until the run's
+        changed files are recorded, and write them before its ``agent_end``."""
+        await self.changes.settled()
+        try:
+            self.changes.write_pending(self.file)
+        except StoreWriteFailed as exc:
+            self._write_failed(exc)
 
     def _write_failed(self, exc: StoreWriteFailed) -> NoReturn:
         """Warn; inside a run raise :class:`SinkFailed`, else resync and re-raise ``exc``."""
@@ -299,14 +311,20 @@ class SessionRuntime:
             )
         self.agent.enqueue(text, steer=steer)
 
-    def add_note(self, text: str) -> None:
+    async def add_note(self, text: str) -> None:
         """Record ``text`` as a user message without a run; SessionBusy unless idle.
 
-        The message is persisted and broadcast at once; the model reads it on the next run.
+        The message is broadcast at once and on disk when this returns (fsynced through the
+        sync queue); the model reads it on the next run.
         """
         self.run.check_idle("note")
         self.agent.note(text)
-        self.file.sync()
+        await self.durable()
+
+    async def durable(self) -> None:
+        """Until what was written to the session file is on disk (its fsync runs in the sync
+        queue's worker thread, after those asked before); StoreWriteFailed when it fails."""
+        await self._syncs.flush()
 
     async def _run(self, request: RunRequest) -> RunResult:
         self.run.begun()
@@ -315,8 +333,8 @@ class SessionRuntime:
         try:
             result = await self.agent.run(request)
         finally:
-            with contextlib.suppress(StoreWriteFailed):
-                self.changes.write_pending(self.file, wait=True)  # the run's last ones
+            with contextlib.suppress(StoreWriteFailed):  # those of a run its settle missed
+                self.changes.write_pending(self.file)
             self.run.ended(asyncio.current_task())
         # Every entry of the run is written (appends are synchronous writes); the last fsync
         # runs in a worker thread and the answer does not wait for it: a failure of it comes
@@ -346,6 +364,15 @@ class SessionRuntime:
         self.file.branch(entry_id)
         self.agent.messages = self.file.messages()
 
+    async def rewound(self, parent_id: str | None, entry: RewindEntry) -> None:
+        """``session/rewind`` moved the conversation: continue from ``parent_id`` with
+        ``entry`` recorded there (on disk when this returns). The caller holds the
+        ``rewinding`` phase."""
+        self.file.branch(parent_id)
+        self.file.append(entry)
+        await self.durable()
+        self.agent.messages = self.file.messages()
+
     def rename(self, title: str) -> None:
         """Set the session's title (recorded in the file)."""
         self.file.append(SessionInfoEntry(title=title))
@@ -372,6 +399,7 @@ class SessionRuntime:
         self.settings = msgspec.structs.replace(
             self.settings, provider_env=provider_env, base_url=base_url
         )
+        self._settings_changed()
 
     async def ensure_model(self) -> None:
         """Build the session's provider if it was loaded without one; ConfigError (what to
@@ -425,9 +453,10 @@ class SessionRuntime:
         except StoreWriteFailed as exc:
             self._write_failed(exc)
 
-    def set_permission_mode(self, mode: PermissionMode) -> None:
-        """Apply ``mode`` to the next tool calls and record it in the session file;
-        InvalidParams for ``auto`` in a session without the sandbox (unless opted in)."""
+    async def set_permission_mode(self, mode: PermissionMode) -> None:
+        """Apply ``mode`` to the next tool calls, record it in the session file (on disk when
+        this returns) and tell the subscribers (``settings_changed``); InvalidParams for
+        ``auto`` in a session without the sandbox (unless opted in)."""
         policy = self.policy
         sandboxed = policy.workspace is not None
         problem = unsandboxed_auto(
@@ -438,7 +467,16 @@ class SessionRuntime:
         self.policy.mode = mode
         saved = self.file.settings() or SettingsEntry()
         self.file.append(msgspec.structs.replace(saved, id="", permission_mode=mode))
-        self.file.sync()
+        self._settings_changed()
+        await self.durable()
+
+    def _settings_changed(self) -> None:
+        """Tell the subscribers the session's model and permission mode now."""
+        agent = self.agent
+        mode = self.policy.mode
+        self.emit(
+            SettingsChanged(provider=agent.provider.name, model=agent.model, permission_mode=mode)
+        )
 
     async def shutdown(self) -> None:
         """Cancel a running run, wait for it to settle, and close the session file."""

@@ -296,7 +296,7 @@ class SessionService(StoredSessionMethods):
     ) -> SessionInfo:
         """``session/setPermissionMode``: applies to the next tool calls; recorded."""
         runtime = await self._manager().get(params.session_id)
-        runtime.set_permission_mode(params.mode)
+        await runtime.set_permission_mode(params.mode)
         return runtime.info()
 
     async def models(

@@ -44,7 +44,8 @@ export type Event =
   | SessionWarning
   | PlanUpdate
   | HookResult
-  | SessionRewound;
+  | SessionRewound
+  | SettingsChanged;
 
 /**
  * The run ended. Exactly one per run, always the last event of it.
@@ -980,7 +981,8 @@ export interface SessionEvent {
     | SessionWarning
     | PlanUpdate
     | HookResult
-    | SessionRewound;
+    | SessionRewound
+    | SettingsChanged;
   parentSessionId?: string | null;
 }
 /**
@@ -1063,6 +1065,17 @@ export interface SessionRewound {
   type: 'session_rewound';
   leafId: string | null;
   prompt: string;
+}
+/**
+ * The session's model or permission mode changed (``session/setModel``,
+ * ``session/setPermissionMode``, from any client): what the session uses from its next
+ * model call and tool call on. A client that shows them takes them from here.
+ */
+export interface SettingsChanged {
+  type: 'settings_changed';
+  provider: string;
+  model: string;
+  permissionMode: 'ask' | 'auto' | 'read-only';
 }
 /**
  * ``session/export``: a self-contained Markdown or HTML document.
