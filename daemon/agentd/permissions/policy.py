@@ -136,6 +136,7 @@ class PermissionPolicy:
         workspace: Path | None = None,
         cwd: Path | None = None,
         allow_dangerous: bool = False,
+        allow_auto_without_sandbox: bool = False,
     ) -> None:
         if not _is_mode(mode):
             raise PolicyError(f"Unknown permission mode {mode!r}; use one of {', '.join(MODES)}.")
@@ -145,7 +146,7 @@ class PermissionPolicy:
         self.workspace = workspace
         self.cwd = cwd or workspace or Path.cwd()
         self.allow_dangerous = allow_dangerous
-        self.allow_auto_without_sandbox = False
+        self.allow_auto_without_sandbox = allow_auto_without_sandbox
         """The user's opt-in to ``auto`` without a sandbox (see :func:`unsandboxed_auto`)."""
 
     @classmethod

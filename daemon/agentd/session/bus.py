@@ -58,17 +58,19 @@ class EventBus:
         session_id: str,
         *,
         parent_session_id: str | None = None,
+        seq: int = 0,
         max_events: int = DEFAULT_REPLAY_EVENTS,
         max_bytes: int = DEFAULT_REPLAY_BYTES,
         redact: Callable[[bytes], bytes] | None = None,
         on_change: Callable[[], None] | None = None,
     ) -> None:
-        """``on_change`` is called after a subscriber was added or removed."""
+        """``seq``: the last seq already issued (see :func:`resumed_seq` for a loaded
+        session); ``on_change`` is called after a subscriber was added or removed."""
         self.session_id = session_id
         self.parent_session_id = parent_session_id
         self._redact = redact
         self._on_change = on_change
-        self.seq = 0
+        self.seq = seq
         self.subscribers: dict[int, Subscriber] = {}
         self._buffer: deque[tuple[int, bytes]] = deque()
         self._buffered_bytes = 0

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, NoReturn
 import msgspec
 import structlog
 
+from agentd.agent.hooks import NO_HOOKS
 from agentd.agent.loop import Agent, CompactReason, RunResult
 from agentd.agent.run import RunRequest
 from agentd.agent.scheduling import SinkFailed
@@ -59,24 +60,16 @@ from agentd.protocol.session_file import (
     SessionInfoEntry,
     SettingsEntry,
 )
-from agentd.session.approval import Approver
-from agentd.session.binding import ModelSource
-from agentd.session.bus import EventBus
-from agentd.session.changes import ChangeRecorder
-from agentd.session.compaction import CompactionSettings, Compactor, Reason, prompt_too_large
-from agentd.session.files import ClientFiles
+from agentd.session.compaction import Compactor, Reason, prompt_too_large
 from agentd.session.history import hook_blocks
 from agentd.session.phase import RunState
-from agentd.session.settings import AgentParts, Settings
+from agentd.session.settings import RuntimeParts
 from agentd.session.stream_redact import StreamRedactor
 from agentd.session.syncing import SyncQueue
 
 if TYPE_CHECKING:
     from agentd.agent.run import ModelBinding
     from agentd.config.load import Config
-    from agentd.permissions.policy import PermissionPolicy
-    from agentd.store import SessionFile
-    from agentd.tools.base import Subagents
 
 log = get_logger("agentd.session")
 
@@ -84,73 +77,33 @@ log = get_logger("agentd.session")
 class SessionRuntime:
     """One loaded session. All methods run on the daemon's event loop."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        file: SessionFile,
-        policy: PermissionPolicy,
-        parts: AgentParts,
-        *,
-        compaction: CompactionSettings,
-        approval_timeout: float,
-        model_source: ModelSource | None = None,
-    ) -> None:
-        """``model_source`` set: the provider in ``parts`` is a stand-in, resolved through it
-        by :meth:`ensure_model` (see :mod:`agentd.session.binding`)."""
-        self.settings = settings
-        self.file = file
-        self.policy = policy
-        self._context = parts.context
-        self._files = ClientFiles(settings.session_id, lambda: self.bus.subscribers.values())
-        self.bus = EventBus(
-            settings.session_id,
-            parent_session_id=file.header.parent_session_id,
-            redact=file.redact_json,
-            on_change=self._attach_files,
-        )
-        self.stream_redactor = StreamRedactor(file.redact_text, file.held_from)
-        self.approver = Approver(policy, self.bus, approval_timeout, parts.context)
-        self.compactor = Compactor(compaction, file, self.emit)
-        self._attach_files()
-        self.changes = ChangeRecorder.for_session(settings.cwd, file.path, parts.context)
-        self._context.changes = self.changes
-        self.agent = Agent(
-            provider=parts.provider,
-            model=parts.model,
-            system_prompt=parts.system_prompt,
-            toolset=parts.toolset,
-            context=parts.context,
-            sink=self.emit,
-            authorize=self.approver,
-            run_tool=parts.run_tool,
-            messages=parts.messages,
-            max_turns=parts.max_turns,
-            transform_context=self._compacted_context,
-            tool_source=parts.extra_tools,
-            settle=self._settle_changes,
-        )
-        self.hooks = parts.hooks
-        if self.hooks is not None:
-            self.hooks.emit = self.emit
-            self.agent.hooks = self.hooks
-        self.run = RunState(settings.session_id)
-        self.extra_tools = parts.extra_tools
-        if self.extra_tools is not None:
-            self.extra_tools.warn = self.extra_warn
+    def __init__(self, parts: RuntimeParts) -> None:
+        """Store ``parts`` (built in dependency order, see :class:`RuntimeParts`) and build
+        what needs this runtime as its sink: the compactor, the hooks, the extra tools, the
+        fsync queue and the agent."""
+        self.settings, self.file, self.policy = parts.settings, parts.file, parts.policy
+        self.bus, self.approver, self.changes = parts.bus, parts.approver, parts.changes
+        self.config: Config = parts.config
+        """The configuration the session was built from (its subagents start from it)."""
+        self.stream_redactor = StreamRedactor(self.file.redact_text, self.file.held_from)
+        self.compactor = Compactor(parts.compaction, self.file, self.emit)
+        self.run = RunState(self.settings.session_id)
         self.store_error: str | None = None
         self._syncs = SyncQueue(lambda: self.file.sync(), self._sync_failed)
-        self._model_source = model_source
-        self.subagents: Subagents | None = None
-        """Starts this session's subagents (attached by the session manager)."""
-        self.config: Config | None = None
-        """The configuration the session was built from (its subagents start from it)."""
+        self._model_source = parts.model_source
         self.children: dict[str, SessionRuntime] = {}
         """The subagents' sessions running now for this session's task calls, by id."""
-
-    def _attach_files(self) -> None:
-        """Route the file tools through an editor only while a subscriber declared ``fs``
-        (see :mod:`agentd.session.files`); otherwise the tools use the disk directly."""
-        self._context.files = self._files if self._files.available() else None
+        made = parts.agent
+        self.hooks = made.hooks(self.emit) if made.hooks is not None else None
+        self.extra_tools = made.extra_tools(self.extra_warn) if made.extra_tools else None
+        self.agent = Agent(
+            provider=made.provider, model=made.model, system_prompt=made.system_prompt,
+            toolset=made.toolset, context=made.context, sink=self.emit,
+            authorize=self.approver, run_tool=made.run_tool, messages=made.messages,
+            max_turns=made.max_turns, transform_context=self._compacted_context,
+            tool_source=self.extra_tools, hooks=self.hooks or NO_HOOKS,
+            settle=self._settle_changes,
+        )  # fmt: skip
 
     def extra_warn(self, text: str) -> None:
         """A warning about the session's extra tools (an MCP server that is not available)."""

@@ -140,13 +140,12 @@ class SessionService(StoredSessionMethods):
             raise InvalidParams("give exactly one of `sessionId` and `path`")
         sessions = self._manager()
         runtime = await sessions.load(
-            session_id=params.session_id, path=params.path, client_env=params.provider_env
+            session_id=params.session_id,
+            path=params.path,
+            client_env=params.provider_env,
+            mcp_servers=params.mcp_servers,
         )
         await _read_commands(runtime)
-        if params.mcp_servers:
-            from agentd.session.mcp_setup import attach_mcp_servers
-
-            attach_mcp_servers(sessions.shared, runtime, params.mcp_servers)
         if subscriber is not None:
             if params.replay:
                 for event in history_events(runtime.agent.messages, runtime.hook_blocks()):
