@@ -497,6 +497,16 @@ class Agent:
         self.sink(MessageStart(message_id=message.id, role="user"))
         self.sink(MessageEnd(message=message))
 
+    def adopt(self, messages: list[Message]) -> None:
+        """Continue from ``messages`` (between runs only: a branch, a manual compaction, a
+        rewind, a resync with the session file)."""
+        self.messages = messages
+
+    def bind(self, binding: ModelBinding) -> None:
+        """Call ``binding`` from the next run on (``session/setModel``, a loaded session's
+        model resolved at its first call)."""
+        self.provider, self.model = binding.provider, binding.model
+
     def note(self, text: str) -> None:
         """Add ``text`` as a user message between runs, without calling the model.
 

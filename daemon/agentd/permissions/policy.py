@@ -149,6 +149,10 @@ class PermissionPolicy:
         self.allow_auto_without_sandbox = allow_auto_without_sandbox
         """The user's opt-in to ``auto`` without a sandbox (see :func:`unsandboxed_auto`)."""
 
+    def switch_mode(self, mode: PermissionMode) -> None:
+        """Apply ``mode`` from the next tool call on (``session/setPermissionMode``)."""
+        self.mode = mode
+
     @classmethod
     def from_config(
         cls,

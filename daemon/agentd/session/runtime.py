@@ -234,7 +234,7 @@ class SessionRuntime:
         running."""
         with contextlib.suppress(StoreWriteFailed):
             self.file.repair_interrupted()
-        self.agent.messages = self.file.messages()
+        self.agent.adopt(self.file.messages())
 
     # --- runs --------------------------------------------------------------------------------
 
@@ -315,7 +315,7 @@ class SessionRuntime:
         """Continue from ``entry_id`` (None: from the start); SessionBusy unless idle."""
         self.run.check_idle("branch")
         self.file.branch(entry_id)
-        self.agent.messages = self.file.messages()
+        self.agent.adopt(self.file.messages())
 
     async def rewound(self, parent_id: str | None, entry: RewindEntry) -> None:
         """``session/rewind`` moved the conversation: continue from ``parent_id`` with
@@ -324,12 +324,12 @@ class SessionRuntime:
         self.file.branch(parent_id)
         self.file.append(entry)
         await self.durable()
-        self.agent.messages = self.file.messages()
+        self.agent.adopt(self.file.messages())
 
     def rename(self, title: str) -> None:
         """Set the session's title (recorded in the file)."""
         self.file.append(SessionInfoEntry(title=title))
-        self.settings.title = title
+        self.settings = msgspec.structs.replace(self.settings, title=title)
 
     def fork(self, root: Path, entry_id: str | None, new_id: str | None) -> Path:
         """Copy the branch up to ``entry_id`` into a new session file; return its path."""
@@ -343,7 +343,7 @@ class SessionRuntime:
         """Call ``binding`` from the next LLM call on (recorded in the file under its
         provider's name; a changed ``base_url`` in the session's settings too), with the
         client's ``provider_env``."""
-        self.agent.provider, self.agent.model = binding.provider, binding.model
+        self.agent.bind(binding)
         self._model_source = None
         self.file.append(ModelChangeEntry(provider=binding.provider.name, model=binding.model))
         if base_url != self.settings.base_url:
@@ -364,10 +364,8 @@ class SessionRuntime:
         resolved = await source(agent.provider.name, agent.model, self.settings.provider_env)
         if self._model_source is not source:  # setModel won meanwhile
             return
-        agent.provider, agent.model = resolved.provider, resolved.model
-        settings = self.compactor.settings
-        window = settings.context_window or resolved.context_window
-        self.compactor.settings = msgspec.structs.replace(settings, context_window=window)
+        agent.bind(resolved)
+        self.compactor.learn_context_window(resolved.context_window)
         self._model_source = None
 
     async def _compacted_context(
@@ -388,7 +386,7 @@ class SessionRuntime:
         with self.run.during("compacting"):
             result, context = await self._compact(self.agent.messages, reason, instructions)
         if context is not None:
-            self.agent.messages = context
+            self.agent.adopt(context)
         return result
 
     async def _compact(
@@ -417,7 +415,7 @@ class SessionRuntime:
         )
         if problem is not None:
             raise InvalidParams(problem)
-        self.policy.mode = mode
+        self.policy.switch_mode(mode)
         saved = self.file.settings() or SettingsEntry()
         self.file.append(msgspec.structs.replace(saved, id="", permission_mode=mode))
         self._settings_changed()
