@@ -171,7 +171,7 @@ async def _idle_session_rows(count: int = 40) -> list[Row]:
     root = Path(tempfile.mkdtemp(prefix="bench-idle-", dir="/tmp"))
     manager = SessionManager(SharedResources(session_dir=root / "sessions"))
     warm = await manager.create(SessionNewParams(cwd=str(root), provider="mock"))
-    await warm.start_run("hello world", [])
+    await warm.start_run(RunRequest("hello world"))
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
     runtimes = []
