@@ -18,7 +18,6 @@ import msgspec
 from agentd.agent.prompt import build_system_prompt
 from agentd.agent.run import ModelBinding
 from agentd.errors import ConfigError, InvalidParams, SessionNotFound
-from agentd.permissions.policy import unsandboxed_auto
 from agentd.protocol.mcp import McpServerParam
 from agentd.protocol.methods import SessionNewParams
 from agentd.protocol.session_file import ModelChangeEntry, SessionInfoEntry, SettingsEntry
@@ -27,7 +26,6 @@ from agentd.session.approval import Approver
 from agentd.session.binding import ModelSource, UnresolvedProvider, bind_model
 from agentd.session.bus import EventBus, resumed_seq
 from agentd.session.changes import ChangeRecorder
-from agentd.session.compaction import CompactionSettings
 from agentd.session.files import ClientFiles
 from agentd.session.mcp_setup import check_mcp_params, mcp_runner, session_mcp_tools
 from agentd.session.runtime import SessionRuntime
@@ -184,16 +182,6 @@ async def switch_model(
     runtime.use_model(binding, provider_env=env, base_url=base_url)
 
 
-def compaction_settings(config: Config, binding: ModelBinding | None) -> CompactionSettings:
-    """The ``[compaction]`` section: ``keep_tokens``, ``reserve_tokens``, ``context_window``."""
-    section = config.settings.compaction
-    return CompactionSettings(
-        context_window=section.context_window or (binding.context_window if binding else None),
-        keep_tokens=section.keep_tokens,
-        reserve_tokens=section.reserve_tokens,
-    )
-
-
 async def _plan(
     shared: SharedResources,
     params: SessionNewParams,
@@ -221,41 +209,13 @@ async def _plan(
     except ValueError as exc:
         raise InvalidParams(f"{exc} - at `$.tools`") from None
     sandbox = params.sandbox or config.settings.sandbox
-    mode, note = _mode(params, config, sandbox, loaded=not resolve)
+    mode, note = parts.permission_mode(params, config, sandbox, loaded=not resolve)
     if sandbox == "workspace":
-        await asyncio.to_thread(_probe_sandbox)
+        await asyncio.to_thread(parts.probe_sandbox)
     return _SessionPlan(
         cwd, config, binding, provider or "", model or "", params, tools, mode, sandbox,
         [note] if note else [], extra_prompt,
     )  # fmt: skip
-
-
-def _probe_sandbox() -> None:
-    """bubblewrap's one probe run per daemon (:func:`agentd.tools.process.mountns.available`),
-    in a worker thread, before the session's warnings and bash calls read its answer."""
-    from agentd.tools.process import mountns
-
-    mountns.available()
-
-
-def _mode(
-    params: SessionNewParams, config: Config, sandbox: str, *, loaded: bool
-) -> tuple[str, str | None]:
-    """The session's permission mode (default ``ask``) and a warning when ``auto`` could not
-    apply: ``auto`` needs the workspace sandbox unless the configuration opts in
-    (:func:`~agentd.permissions.policy.unsandboxed_auto`). A client asking for it gets
-    InvalidParams; from the configuration, or a session saved before, it becomes ``ask``."""
-    mode = params.permission_mode or config.permission_mode or "ask"
-    allowed = config.settings.permissions.allow_auto_without_sandbox
-    problem = unsandboxed_auto(mode, sandboxed=sandbox == "workspace", allowed=allowed)
-    if problem is None:
-        return mode, None
-    if params.permission_mode is not None and not loaded:
-        raise InvalidParams(problem)
-    return (
-        "ask",
-        f"This session asks before mutating tools instead of running in auto mode: {problem}",
-    )
 
 
 def _record_settings(file: SessionFile, plan: _SessionPlan) -> None:
@@ -319,7 +279,7 @@ def _assemble(
     return SessionRuntime(
         RuntimeParts(
             settings, file, policy, bus, Approver(policy, bus, section.timeout, context),
-            changes, compaction_settings(config, plan.binding), config, agent[0],
+            changes, parts.compaction_settings(config, plan.binding), config, agent[0],
             model_source=None if plan.binding else _model_source(shared, plan),
         )
     )  # fmt: skip

@@ -1,6 +1,7 @@
-"""The parts of a session runtime that come from its configuration: the permission policy,
-the tools' context (what is fixed for the session, and the ports its tools call), the hooks
-and the session's warnings. Each is built once, from values, by :mod:`agentd.session.factory`.
+"""The parts of a session runtime that come from its configuration: the permission mode and
+policy, the tools' context (what is fixed for the session, and the ports its tools call), the
+hooks, the compaction settings and the session's warnings. Each is built once, from values,
+by :mod:`agentd.session.factory`.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from agentd.config.agents import load_profiles
+from agentd.errors import InvalidParams
 from agentd.hardening import landlock_abi
-from agentd.permissions.policy import PermissionPolicy
+from agentd.permissions.policy import PermissionPolicy, unsandboxed_auto
+from agentd.session.compaction import CompactionSettings
 from agentd.session.shared import process_registry, spill_root
 from agentd.store.tree import LoadWarning
 from agentd.tools.base import ToolContext, ToolPorts
@@ -21,9 +24,11 @@ from agentd.tools.settings import tool_settings
 from agentd.tools.task import render_profiles
 
 if TYPE_CHECKING:
+    from agentd.agent.run import ModelBinding
     from agentd.config.load import Config
     from agentd.hooks.session import SessionHooks
     from agentd.protocol.events import Event
+    from agentd.protocol.methods import SessionNewParams
     from agentd.session.settings import HooksMaker
     from agentd.session.shared import SharedResources
     from agentd.tools.defaults import ToolSettings
@@ -129,3 +134,41 @@ def sandbox_warnings(sandbox: str, tools: Collection[str]) -> list[str]:
     protected = unprotected_warning()  # bubblewrap confines bash on its own
     texts = [protected] if protected else []
     return texts + [text for text in [unconfined_warning(landlock_abi())] if text and protected]
+
+
+def compaction_settings(config: Config, binding: ModelBinding | None) -> CompactionSettings:
+    """The ``[compaction]`` section: ``keep_tokens``, ``reserve_tokens``, ``context_window``."""
+    section = config.settings.compaction
+    return CompactionSettings(
+        context_window=section.context_window or (binding.context_window if binding else None),
+        keep_tokens=section.keep_tokens,
+        reserve_tokens=section.reserve_tokens,
+    )
+
+
+def probe_sandbox() -> None:
+    """bubblewrap's one probe run per daemon (:func:`agentd.tools.process.mountns.available`),
+    in a worker thread, before the session's warnings and bash calls read its answer."""
+    from agentd.tools.process import mountns
+
+    mountns.available()
+
+
+def permission_mode(
+    params: SessionNewParams, config: Config, sandbox: str, *, loaded: bool
+) -> tuple[str, str | None]:
+    """The session's permission mode (default ``ask``) and a warning when ``auto`` could not
+    apply: ``auto`` needs the workspace sandbox unless the configuration opts in
+    (:func:`~agentd.permissions.policy.unsandboxed_auto`). A client asking for it gets
+    InvalidParams; from the configuration, or a session saved before, it becomes ``ask``."""
+    mode = params.permission_mode or config.permission_mode or "ask"
+    allowed = config.settings.permissions.allow_auto_without_sandbox
+    problem = unsandboxed_auto(mode, sandboxed=sandbox == "workspace", allowed=allowed)
+    if problem is None:
+        return mode, None
+    if params.permission_mode is not None and not loaded:
+        raise InvalidParams(problem)
+    return (
+        "ask",
+        f"This session asks before mutating tools instead of running in auto mode: {problem}",
+    )
