@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from agentd.mockllm import MockLLMServer
-from tests.harness import Home, new_session, run, stdio_client
+from agentd.mockllm.scenarios import parse_scenarios
+from tests.harness import Home, new_session, run, start_run, stdio_client
 
 pytestmark = pytest.mark.e2e
 
@@ -81,3 +82,46 @@ async def test_new_answers_the_warnings_load_answers(home: Home) -> None:
         loaded = await client.call("session/load", {"sessionId": sid})
     assert sorted(info["warnings"]) == sorted(loaded["session"]["warnings"])
     assert sorted(info["warnings"]) == sorted(loaded["warnings"])
+
+
+async def test_a_commands_model_is_the_runs_and_state_reports_it(
+    home: Home, llm: MockLLMServer
+) -> None:
+    """While a command with a model of its own runs, ``session/state`` reports that model
+    (the run's); the session's stays what it was, before, during and after."""
+    folder = home.config_dir / "agentd" / "commands"
+    folder.mkdir(parents=True)
+    (folder / "think.md").write_text("---\nmodel: big-model\n---\nPlease take a moment.")
+    pause = {"chunk_delay_ms": 200, "chunk_size": 4, "response": {"content": "Thinking it over."}}
+    slow = parse_scenarios({"scenarios": [{"name": "slow", "trigger": "moment", "steps": [pause]}]})
+    async with MockLLMServer(slow) as server, stdio_client(home) as client:
+        url = server.url
+        sid = await new_session(client, home, provider="oai", model="mock-model", baseUrl=url)
+        stream, prompt = await start_run(client, sid, "/think", until="message_update")
+        during = await client.call("session/state", {"sessionId": sid})
+        info = await client.call("session/load", {"sessionId": sid})  # loaded: its info
+        await prompt
+        stream.close()
+        after = await client.call("session/state", {"sessionId": sid})
+    assert (during["status"], during["model"]) == ("running", "big-model")
+    assert info["session"]["model"] == "mock-model"  # the session's model: not swapped
+    assert (after["status"], after["model"]) == ("idle", "mock-model")
+
+
+async def test_mcp_servers_given_to_a_loaded_session_go_through_creation(home: Home) -> None:
+    """``session/load`` with ``mcpServers`` of a session loaded in this daemon without any:
+    it is built again with them (the path that creates a session), and its next run has the
+    tools; its subscribers stay subscribed."""
+    import sys
+
+    from tests.mcp.conftest import SCENARIOS, SERVER
+
+    home.use_scenarios(SCENARIOS)
+    server = {"name": "t", "command": sys.executable, "args": [str(SERVER)], "env": []}
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home)
+        loaded = await client.call("session/load", {"sessionId": sid, "mcpServers": [server]})
+        assert loaded["session"]["sessionId"] == sid
+        _, events = await run(client, sid, "mcp-add")
+    ends = [e["event"] for e in events if e["event"]["type"] == "tool_execution_end"]
+    assert [(end["name"], end["result"][0]["text"]) for end in ends] == [("mcp__t__add", "5")]
