@@ -11,6 +11,7 @@ import msgspec
 import pytest
 
 from agentd.agent.loop import Agent
+from agentd.agent.run import RunRequest
 from agentd.protocol.content import (
     AssistantMessage,
     Message,
@@ -90,7 +91,7 @@ async def test_text_reply_streams_deltas_and_ends_once() -> None:
     """A plain reply yields start, deltas, end, and exactly one agent_end with end_turn."""
     events: list[Event] = []
     agent = make_agent([reply("hello there")], events)
-    result = await agent.run("hi")
+    result = await agent.run(RunRequest("hi"))
     assert result.stop_reason == "end_turn"
     assert result.turns == 1
     assert isinstance(events[0], AgentStart)
@@ -106,7 +107,7 @@ async def test_tool_round_trip_orders_results_as_issued() -> None:
     events: list[Event] = []
     calls = [("echo", {"text": "slow", "sleep": 0.05}), ("echo", {"text": "fast"})]
     agent = make_agent([reply("", calls), reply("done")], events)
-    result = await agent.run("go")
+    result = await agent.run(RunRequest("go"))
     assert result.turns == 2
     ends = [e for e in events if isinstance(e, ToolExecutionEnd)]
     assert [e.result[0].text for e in ends] == ["slow", "fast"]  # type: ignore[union-attr]
@@ -123,7 +124,7 @@ async def test_unknown_tool_and_bad_json_become_error_results() -> None:
     call = bad[-1].message.content[0]  # type: ignore[union-attr]
     call.parse_error = "Expecting value"
     agent = make_agent([reply("", [("nope", {})]), bad, reply("ok")], events)
-    result = await agent.run("go")
+    result = await agent.run(RunRequest("go"))
     assert result.stop_reason == "end_turn"
     errors = [e for e in events if isinstance(e, ToolExecutionEnd)]
     assert all(e.is_error for e in errors)
@@ -136,7 +137,7 @@ async def test_max_turns_stops_a_looping_model() -> None:
     events: list[Event] = []
     turns = [reply("", [("echo", {"text": str(i)})]) for i in range(10)]
     agent = make_agent(turns, events, max_turns=3)
-    result = await agent.run("loop")
+    result = await agent.run(RunRequest("loop"))
     assert result.stop_reason == "max_turns"
     assert result.turns == 3
     assert isinstance(events[-1], AgentEnd)
@@ -149,7 +150,7 @@ async def test_provider_error_ends_run_with_error() -> None:
     failed = reply("", stop="error")
     failed[-1].message.error_message = "HTTP 500: boom"  # type: ignore[union-attr]
     agent = make_agent([failed], events)
-    result = await agent.run("hi")
+    result = await agent.run(RunRequest("hi"))
     assert result.stop_reason == "error"
     assert result.error == "HTTP 500: boom"
     assert isinstance(events[-1], AgentEnd)
@@ -160,7 +161,7 @@ async def test_cancel_mid_tool_gives_cancelled_results_and_one_agent_end() -> No
     """Cancelling during a tool call records a cancelled result for every call."""
     events: list[Event] = []
     agent = make_agent([reply("", [("echo", {"text": "x", "sleep": 5})])], events)
-    task = asyncio.create_task(agent.run("go"))
+    task = asyncio.create_task(agent.run(RunRequest("go")))
     await wait_until_async(lambda: any(isinstance(e, ToolExecutionStart) for e in events))
     task.cancel()
     result = await task
@@ -176,7 +177,7 @@ async def test_cancel_mid_stream_keeps_partial_text() -> None:
     """Cancelling while streaming ends the message as aborted with the text so far."""
     events: list[Event] = []
     agent = make_agent([reply("a long reply " * 20)], events, delay=0.002)
-    task = asyncio.create_task(agent.run("go"))
+    task = asyncio.create_task(agent.run(RunRequest("go")))
     await wait_until_async(lambda: sum(isinstance(e, MessageUpdate) for e in events) >= 3)
     task.cancel()
     result = await task
@@ -195,7 +196,7 @@ async def test_steering_is_delivered_before_the_next_llm_call() -> None:
     agent = make_agent(
         [reply("", [("echo", {"text": "x", "sleep": 0.05})]), reply("steered"), reply("x")], events
     )
-    task = asyncio.create_task(agent.run("go"))
+    task = asyncio.create_task(agent.run(RunRequest("go")))
     await events.first(ToolExecutionStart)  # the tool runs (50 ms): steer now
     agent.enqueue("change course", steer=True)
     result = await task
@@ -212,7 +213,7 @@ async def test_follow_up_runs_when_the_agent_would_stop() -> None:
     """A follow-up is delivered only after the model stops calling tools."""
     events = Recorder()
     agent = make_agent([reply("first", []), reply("second")], events, delay=0.01)
-    task = asyncio.create_task(agent.run("go"))
+    task = asyncio.create_task(agent.run(RunRequest("go")))
     await events.first(MessageUpdate)  # the first reply streams (10 ms a chunk)
     agent.enqueue("and then?", steer=False)
     result = await task
@@ -229,7 +230,7 @@ async def test_refused_permission_is_an_error_result() -> None:
         return "Permission denied: read-only session"
 
     agent = make_agent([reply("", [("echo", {"text": "x"})]), reply("ok")], events, authorize=deny)
-    await agent.run("go")
+    await agent.run(RunRequest("go"))
     end = next(e for e in events if isinstance(e, ToolExecutionEnd))
     assert end.is_error
     assert not any(isinstance(e, ToolExecutionUpdate) for e in events)
@@ -255,7 +256,7 @@ async def test_context_overflow_compacts_once_and_retries(overflow_fixed: bool) 
         return list(messages) if overflow_fixed else None
 
     agent = make_agent([overflow, reply("fine")], events, transform_context=compact)
-    result = await agent.run("hi")
+    result = await agent.run(RunRequest("hi"))
     assert calls == ["overflow"]
     assert result.stop_reason == ("end_turn" if overflow_fixed else "error")
 
@@ -272,7 +273,7 @@ async def test_cancel_during_approval_starts_and_ends_every_call_in_order() -> N
 
     calls = [("echo", {"text": "a"}), ("echo", {"text": "b"}), ("nope", {})]
     agent = make_agent([reply("", calls)], events, authorize=wait_forever)
-    task = asyncio.create_task(agent.run("go"))
+    task = asyncio.create_task(agent.run(RunRequest("go")))
     await asyncio.wait_for(asked.wait(), scaled(5))
     task.cancel()
     result = await task
@@ -310,7 +311,7 @@ async def test_a_bug_ends_the_run_with_an_internal_error_event() -> None:
     events: list[Event] = []
     agent = make_agent([], events)
     agent.provider = Broken()
-    result = await agent.run("hi")
+    result = await agent.run(RunRequest("hi"))
     assert (result.stop_reason, result.error) == (
         "error",
         "internal error: RuntimeError('parser bug')",
@@ -351,7 +352,7 @@ async def test_mutating_calls_run_alone_in_order_read_only_calls_overlap() -> No
     agent = make_agent([reply("", calls), reply("done")], events)
     tools = {"look": _Tracked("look", False, log), "poke": _Tracked("poke", True, log)}
     agent.toolset = Toolset(tools, [])
-    await agent.run("go")
+    await agent.run(RunRequest("go"))
     first = ["+r1", "+r2", "-r2", "-r1", "+w1", "-w1", "+w2", "-w2"]
     assert log == [*first, "+r3", "+r4", "-r4", "-r3", "+w3", "-w3"]
     ends = [e.tool_call_id for e in events if isinstance(e, ToolExecutionEnd)]
@@ -377,7 +378,7 @@ async def test_a_cancelled_command_keeps_what_it_printed(tmp_path: Path) -> None
         authorize=lambda call, tool: asyncio.sleep(0, None),
         run_tool=run_tool,
     )
-    task = asyncio.create_task(agent.run("go"))
+    task = asyncio.create_task(agent.run(RunRequest("go")))
 
     def printed() -> bool:
         streamed = "".join(e.output for e in events if isinstance(e, ToolExecutionUpdate))

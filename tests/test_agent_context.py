@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
+from agentd.agent.run import RunRequest
 from agentd.agent.scheduling import CUT_OFF, SinkFailed
 from agentd.protocol.content import Message, TextContent, ToolResultMessage, UserMessage
 from agentd.protocol.events import (
@@ -49,7 +50,7 @@ async def test_the_loop_adopts_the_context_a_compaction_returns() -> None:
         [reply("", [("echo", {"text": "x"})]), reply("done")], events, transform_context=compact
     )
     before = agent.messages
-    result = await agent.run("go")
+    result = await agent.run(RunRequest("go"))
     assert result.stop_reason == "end_turn"
     assert given[1] is not before
     assert given[1] is not agent.messages
@@ -79,7 +80,7 @@ async def test_a_sink_that_cannot_go_on_ends_the_run_without_cancelling_it() -> 
     calls = [("echo", {"text": "a"}), ("echo", {"text": "b", "sleep": 5})]
     agent = make_agent([reply("", calls), reply("never")], events)
     agent.sink = sink
-    task = asyncio.create_task(agent.run("go"))
+    task = asyncio.create_task(agent.run(RunRequest("go")))
     result = await asyncio.wait_for(task, scaled(10))
     assert (result.stop_reason, result.error) == ("error", "disk full: no space left")
     assert task.cancelling() == 0
@@ -102,7 +103,7 @@ async def test_abort_ends_the_run_with_the_failure_not_as_cancelled() -> None:
     events = Recorder()
     agent = make_agent([reply("a long streamed reply " * 20)], events, delay=0.02)
     assert agent.abort(SinkFailed("disk full", "store_error")) is False
-    task = asyncio.create_task(agent.run("go"))
+    task = asyncio.create_task(agent.run(RunRequest("go")))
     await asyncio.wait_for(events.first(MessageUpdate), scaled(10))
     assert agent.abort(SinkFailed("disk full", "store_error")) is True
     result = await asyncio.wait_for(task, scaled(10))
@@ -127,7 +128,7 @@ async def test_the_calls_of_a_reply_cut_off_at_max_tokens_do_not_run() -> None:
 
     cut = reply("", [("echo", {"text": "a"}), ("echo", {"text": "b"})], stop="length")
     agent = make_agent([cut, reply("again")], events, authorize=authorize)
-    result = await agent.run("go")
+    result = await agent.run(RunRequest("go"))
     assert result.stop_reason == "end_turn"
     assert asked == []
     assert not any(isinstance(e, ToolExecutionUpdate) for e in events)

@@ -15,6 +15,7 @@ from agentd.agent.budget import (
     total_tokens,
 )
 from agentd.agent.messages import estimate_tokens, user_message
+from agentd.agent.run import RunRequest
 from agentd.config.prices import Price
 from agentd.protocol.content import AssistantMessage, TextContent, Usage, UserMessage
 from agentd.protocol.events import AgentEnd, Event, TurnStart
@@ -99,7 +100,7 @@ def looping(n: int) -> list[Any]:
 async def test_the_loop_stops_before_the_call_that_would_pass_the_token_cap() -> None:
     events: list[Event] = []
     agent = make_agent(looping(50), events)
-    result = await agent.run("loop", budget=Budget(max_tokens=400))
+    result = await agent.run(RunRequest("loop", max_tokens=400))
     assert result.stop_reason == "budget"
     assert result.error is not None
     assert "budget of 400 tokens" in result.error
@@ -115,7 +116,7 @@ async def test_a_cap_below_the_first_call_keeps_the_prompt() -> None:
     """Refused before any call: no turn, but the prompt is recorded in the conversation."""
     events: list[Event] = []
     agent = make_agent([reply("never")], events)
-    result = await agent.run("a prompt worth keeping", budget=Budget(max_tokens=5))
+    result = await agent.run(RunRequest("a prompt worth keeping", max_tokens=5))
     assert (result.stop_reason, result.turns) == ("budget", 0)
     assert isinstance(agent.messages[-1], UserMessage)
     assert isinstance(agent.provider, ScriptedProvider)
@@ -128,7 +129,7 @@ async def test_cost_cap_uses_the_provider_price() -> None:
     agent = make_agent(looping(50), events)
     assert isinstance(agent.provider, ScriptedProvider)
     agent.provider.price = Price(input=100.0, output=100.0)
-    result = await agent.run("loop", budget=Budget(max_cost=0.02))
+    result = await agent.run(RunRequest("loop", max_cost=0.02))
     assert result.stop_reason == "budget"
     assert result.error is not None
     assert "budget of $0.0200" in result.error

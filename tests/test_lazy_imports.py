@@ -94,21 +94,23 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
         "agentd.providers.transport", "agentd.store", "agentd.tools.process.spill", "httpx",
     )),
     "agentd.session.service": (f"{FIRST_USE} (session commands: when one runs); {PENDING}", (
-        "agentd.session.commands", "agentd.session.factory", "agentd.session.manager",
-        "agentd.session.mcp_setup", "agentd.session.shared",
+        "agentd.agent.run", "agentd.session.commands", "agentd.session.factory",
+        "agentd.session.manager", "agentd.session.shared",
     )),
     "agentd.session.stored": (f"{FIRST_USE} (the store, rewind: when a method needs them)", (
         "agentd.session.rewind", "agentd.session.shared",
         "agentd.store", "agentd.tools.process.spill",
     )),
-    "agentd.session.factory": (f"{FIRST_USE} (hooks: only a session with hooks); {PENDING}", (
-        "agentd.agent.prompt", "agentd.config.agents", "agentd.hardening", "agentd.hooks",
-        "agentd.permissions.policy", "agentd.protocol.session_file", "agentd.providers",
-        "agentd.session.bus", "agentd.store", "agentd.tools", "gc",
+    "agentd.session.binding": (f"{FIRST_USE} (a provider: when a session binds its model)", (
+        "agentd.providers", "agentd.providers.retry",
+    )),
+    "agentd.session.parts": (f"{FIRST_USE} (hooks: only a session with hooks); {SANDBOX}", (
+        "agentd.agent.prompt", "agentd.hooks.session", "agentd.tools.process.landlock",
+        "agentd.tools.process.mountns",
     )),
     "agentd.providers": (FIRST_USE, ("agentd.providers",)),
     "agentd.session.commands": (
-        f"{FIRST_USE} (a command's own model)", ("agentd.providers", "agentd.session.factory"),
+        f"{FIRST_USE} (a command's own model)", ("agentd.session.binding",),
     ),
     "agentd.session.mcp_setup": (MCP, ("agentd.mcp",)),
     "agentd.session.subagent_tools": (MCP, ("agentd.mcp",)),

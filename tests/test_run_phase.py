@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from agentd.agent.run import RunRequest
 from agentd.api.subscriber import QueueSubscriber
 from agentd.errors import SessionBusy, SessionIdle
 from agentd.protocol.events import AgentEnd, AgentStart
@@ -38,11 +39,11 @@ async def test_a_run_cancelled_before_it_began_still_reports_its_start_and_end(
     agent_start and agent_end, the session is busy throughout and idle after."""
     watcher = QueueSubscriber()
     runtime.bus.subscribe(watcher)
-    task = runtime.start_run("be slow", [])
+    task = runtime.start_run(RunRequest("be slow"))
     state = runtime.state()
     assert (state.phase, state.status) == ("starting", "running")
     with pytest.raises(SessionBusy, match="is running"):
-        runtime.start_run("hello world", [])
+        runtime.start_run(RunRequest("hello world"))
     assert runtime.cancel().cancelled is True
     assert runtime.state().phase == "cancelling"
     assert runtime.cancel().cancelled is True
@@ -68,7 +69,7 @@ async def test_the_model_and_permission_mode_are_read_from_one_place(
     change in one place shows everywhere, with no copy to keep in step."""
     assert runtime.info().model == runtime.agent.model == runtime.state().model
     assert runtime.info().provider == runtime.agent.provider.name == "mock"
-    runtime.set_permission_mode("read-only")
+    await runtime.set_permission_mode("read-only")
     assert runtime.policy.mode == "read-only"
     assert runtime.approver.policy is runtime.policy
     assert runtime.agent.context.settings.permission_policy is runtime.policy

@@ -47,6 +47,7 @@ from agentd.protocol.methods import (
     SessionTextParams,
     SubscribeParams,
 )
+from agentd.session.files import ClientFiles
 from agentd.session.service import SessionService
 from agentd.store import SessionFile
 from tests.harness import scaled
@@ -307,25 +308,27 @@ class EditorSubscriber(QueueSubscriber):
 async def test_file_tools_go_through_an_editor_only_while_one_that_declared_fs_watches(
     service: SessionService, project: Path
 ) -> None:
-    """A watcher that did not declare ``fs`` leaves the tools on the disk (no file hook in
-    their context at all); an editor that did gets the write; once it unsubscribes, the disk
-    again and no hook."""
+    """A watcher that did not declare ``fs`` leaves the tools on the disk (their file port
+    serves nothing); an editor that did gets the write; once it unsubscribes, the disk
+    again."""
     plain, editor = EditorSubscriber(serves=False), EditorSubscriber(serves=True)
     info = await service.create(new(project), plain)
     runtime = service._loaded(info.session_id)
     assert runtime is not None
     prompt = PromptParams(session_id=info.session_id, text="hello world")
     await service.prompt(prompt)
-    assert runtime.agent.context.files is None
+    files = runtime.agent.context.files
+    assert isinstance(files, ClientFiles)
+    assert not files.available()
     assert (project / "hello.py").exists()
     (project / "hello.py").unlink()
     await service.subscribe(SubscribeParams(session_id=info.session_id), editor)
-    assert runtime.agent.context.files is not None
+    assert files.available()
     await service.prompt(prompt)
     assert list(editor.buffers) == [str(project / "hello.py")]
     assert not (project / "hello.py").exists()
     assert (await service.unsubscribe(SessionIdParams(session_id=info.session_id), editor)).ok
-    assert runtime.agent.context.files is None
+    assert not files.available()
     await service.prompt(prompt)
     assert (project / "hello.py").exists()
     assert len(editor.buffers) == 1

@@ -86,3 +86,30 @@ async def test_shared_mode_a_cancelled_approval_cancels_the_turn(box: Box) -> No
     assert (diff.type, diff.old_text, diff.new_text) == ("diff", None, "# One\n")
     assert not (box.project / "one.md").exists()
     assert not (box.project / "two.md").exists()
+
+
+async def test_a_mode_or_model_change_from_the_shell_reaches_the_editor(box: Box) -> None:
+    """The editor's mode and model follow the session's ``settings_changed`` events, so a
+    change made by another client shows in the editor (it keeps no copy of its own)."""
+    from agentctl.client import connect
+
+    editor = Editor()
+    async with spawn(box, editor, "--shared") as (conn, _):
+        session = await conn.new_session(cwd=str(box.project))
+        sid = session.session_id
+        client = await connect(box.socket, autostart=False)
+        try:
+            params = {"sessionId": sid, "mode": "read-only"}
+            await client.call("session/setPermissionMode", params)
+        finally:
+            await client.close()
+
+        def moved() -> bool:
+            return any(
+                u.session_update == "current_mode_update" and u.current_mode_id == "read-only"
+                for _, u in editor.updates
+            )
+
+        await editor.wait_for(moved)
+        options = [u for _, u in editor.updates if u.session_update == "config_option_update"]
+        assert options[-1].config_options[0].current_value == "read-only"

@@ -26,6 +26,7 @@ import httpx
 
 from agentctl.client import AgentClient, spawn_stdio
 from agentd.agent.loop import Agent
+from agentd.agent.run import RunRequest
 from agentd.config.load import ModelChoice
 from agentd.jsonrpc.clients import Client
 from agentd.protocol.content import ToolCall
@@ -124,7 +125,7 @@ async def _harness_once(deltas: int) -> float:
             run_tool=_NoTool(),
         )
         start = time.perf_counter()
-        await agent.run("go")
+        await agent.run(RunRequest("go"))
         await conn.close()
         lines = await counted
         elapsed = time.perf_counter() - start
@@ -170,13 +171,13 @@ async def _idle_session_rows(count: int = 40) -> list[Row]:
     root = Path(tempfile.mkdtemp(prefix="bench-idle-", dir="/tmp"))
     manager = SessionManager(SharedResources(session_dir=root / "sessions"))
     warm = await manager.create(SessionNewParams(cwd=str(root), provider="mock"))
-    await warm.start_run("hello world", [])
+    await warm.start_run(RunRequest("hello world"))
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
     runtimes = []
     for _ in range(count):
         runtime = await manager.create(SessionNewParams(cwd=str(root), provider="mock"))
-        await runtime.start_run("hello world", [])
+        await runtime.start_run(RunRequest("hello world"))
         runtimes.append(runtime)
     held = tracemalloc.get_traced_memory()[0] - before
     tracemalloc.stop()

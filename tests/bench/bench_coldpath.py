@@ -86,9 +86,7 @@ class LocalServer:
         except BaseException:
             self.close()
             raise
-        config = sandbox.config_dir / "agentd" / "config.toml"
-        config.parent.mkdir(parents=True, exist_ok=True)
-        config.write_text(
+        sandbox.user_config(  # the tests' run mode kept: bash runs without asking
             f'[providers.local]\napi = "openai"\nbase_url = "{base_url}"\nmodels = ["mock-model"]\n'
         )
 

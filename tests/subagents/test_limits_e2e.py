@@ -129,6 +129,7 @@ async def test_a_profile_cannot_grant_a_tool_the_parent_lacks(home: Home) -> Non
     (agents / "writer.md").write_text(
         "---\nname: writer\ndescription: Writes files.\ntools: write, read\n---\nWrite.\n"
     )
+    home.trust()  # trust pins the profiles folder: trust it as planted
     async with stdio_client(home) as client:
         sid = await new_session(client, home, tools=["read", "ls", "task"])
         _, events = await prompt_and_collect(client, sid, "delegate to the writer profile")

@@ -346,11 +346,7 @@ class AcpAgent:
 
     async def set_mode(self, conn: Connection, params: acp.SetModeParams) -> dict[str, Any]:
         session = self._session(params.session_id)
-        await self._apply_mode(session, check_mode(params.mode_id))
-        update = acp.ConfigOptionUpdate(config_options=session.config_options())
-        self._editor_conn().notify(
-            "session/update", acp.SessionNotification(session_id=session.session_id, update=update)
-        )
+        await self._apply_mode(session, check_mode(params.mode_id))  # the relay tells the editor
         return {}
 
     async def set_config_option(
@@ -361,18 +357,12 @@ class AcpAgent:
             raise InvalidParams(f"config option {params.config_id!r} takes a string value")
         if params.config_id == MODE_OPTION:
             await self._apply_mode(session, check_mode(params.value))
-            update = acp.CurrentModeUpdate(current_mode_id=session.mode)
-            self._editor_conn().notify(
-                "session/update",
-                acp.SessionNotification(session_id=session.session_id, update=update),
-            )
         elif params.config_id == MODEL_OPTION:
             provider, model = split_model(params.value)
             native = SetModelParams(session_id=session.session_id, model=model, provider=provider)
             api = await self._api()
             with acp_errors():
-                info = await api.set_model(native)
-            session.provider, session.model = info.provider, info.model
+                await api.set_model(native)  # its settings_changed updated ``session``
         else:
             raise InvalidParams(
                 f"unknown config option {params.config_id!r}; use {MODE_OPTION!r} or "
@@ -383,9 +373,8 @@ class AcpAgent:
     async def _apply_mode(self, session: AcpSession, mode: PermissionMode) -> None:
         native = SetPermissionModeParams(session_id=session.session_id, mode=mode)
         api = await self._api()
-        with acp_errors():
-            info = await api.set_permission_mode(native)
-        session.mode = info.permission_mode
+        with acp_errors():  # its settings_changed updates ``session`` (through the relay)
+            await api.set_permission_mode(native)
 
 
 @contextmanager

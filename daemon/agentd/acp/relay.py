@@ -32,7 +32,7 @@ from agentd.acp.titles import absolute_path, native_kind_of, tool_kind, tool_tit
 from agentd.acp.toolcontent import permission_content
 from agentd.api.subscriber import new_key
 from agentd.protocol import acp
-from agentd.protocol.events import PermissionOption, SubagentStart
+from agentd.protocol.events import PermissionOption, SettingsChanged, SubagentStart
 from agentd.protocol.methods import (
     FileAccessCapabilities,
     OkResult,
@@ -87,7 +87,11 @@ class Relay:
         if session is None:  # a subagent's own events are not the editor's session's
             return
         editor = self._editor()
-        for update in session.mapper.map(event, item.seq):
+        if isinstance(event, SettingsChanged):
+            updates = session.apply(event)
+        else:
+            updates = session.mapper.map(event, item.seq)
+        for update in updates:
             editor.notify(
                 "session/update",
                 acp.SessionNotification(session_id=item.session_id, update=update),

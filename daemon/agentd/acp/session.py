@@ -3,7 +3,8 @@
 ACP session ids are agentd session ids. Modes are agentd's permission modes, offered both
 as ACP session modes (``session/set_mode``) and as the first config option (category
 ``mode``); the model is the second config option (category ``model``), its values
-``provider/model`` from ``models/list``.
+``provider/model`` from ``models/list``. The mode and model shown are the session's, taken
+from its ``settings_changed`` events (a change from the editor or from any other client).
 """
 
 from __future__ import annotations
@@ -14,10 +15,14 @@ from agentd.acp.updates import UpdateMapper
 from agentd.errors import InvalidParams
 from agentd.protocol.acp import (
     ConfigOption,
+    ConfigOptionUpdate,
     ConfigSelectOption,
+    CurrentModeUpdate,
     SessionMode,
     SessionModeState,
+    SessionUpdate,
 )
+from agentd.protocol.events import SettingsChanged
 from agentd.protocol.methods import ModelInfo, PermissionMode
 
 MODES: dict[str, SessionMode] = {
@@ -68,6 +73,15 @@ class AcpSession:
             if info.provider == self.provider and info.model == self.model:
                 return info.context_window
         return None
+
+    def apply(self, event: SettingsChanged) -> list[SessionUpdate]:
+        """Take the session's model and mode from its ``settings_changed`` event (whichever
+        client changed them); the updates that tell the editor."""
+        self.mode, self.provider, self.model = event.permission_mode, event.provider, event.model
+        return [
+            CurrentModeUpdate(current_mode_id=self.mode),
+            ConfigOptionUpdate(config_options=self.config_options()),
+        ]
 
     def modes(self) -> SessionModeState:
         return SessionModeState(current_mode_id=self.mode, available_modes=list(MODES.values()))

@@ -52,6 +52,7 @@ from agentd.agent.messages import (
     usable,
     user_message,
 )
+from agentd.agent.run import ModelBinding, RunRequest
 from agentd.agent.scheduling import (
     Authorizer,
     EventSink,
@@ -132,10 +133,11 @@ class _Stop(Exception):
 
 
 class _Run(msgspec.Struct):
-    """What belongs to one run: its result so far, its limits and its open turn."""
+    """What belongs to one run: its model, its result so far, its limits and its open turn."""
 
     max_turns: int
     ledger: Ledger
+    binding: ModelBinding
     result: RunResult = msgspec.field(default_factory=RunResult)
     open_turn: int | None = None
     task: asyncio.Task[RunResult] | None = None
@@ -170,6 +172,9 @@ class Agent:
     transform_context: ContextTransform | None = None
     tool_source: ToolSource | None = None
     hooks: RunHooks = NO_HOOKS
+    settle: Callable[[], Awaitable[None]] | None = None
+    """Awaited after the ``stop`` hooks, before ``agent_end``: the owner finishes what the run
+    left pending (the session's records of changed files); may raise ``SinkFailed``."""
     queues: MessageQueues = field(init=False, repr=False)
     _active: _Run | None = field(init=False, repr=False, default=None)
 
@@ -178,33 +183,39 @@ class Agent:
 
     # --- the loop ----------------------------------------------------------------------------
 
-    async def run(
-        self,
-        text: str,
-        images: list[UserContent] | None = None,
-        *,
-        max_turns: int | None = None,
-        budget: Budget | None = None,
-        parent: Ledger | None = None,
-        command: str | None = None,
-    ) -> RunResult:
-        """Run the agent on a prompt until it stops; never raises for provider/tool failures
+    def binding_of(self, request: RunRequest) -> ModelBinding:
+        """The model ``request`` runs on: its own, else the session's."""
+        return request.model or ModelBinding(self.provider, self.model)
+
+    def budget_of(self, request: RunRequest) -> Budget | None:
+        """The caps of ``request`` (None: none); ConfigError when a cost cap meets a model
+        whose prices are unknown (the caller checks it before the run: :meth:`run` raises it
+        before ``agent_start``)."""
+        if request.max_cost is None and request.max_tokens is None:
+            return None
+        binding = self.binding_of(request)
+        price = binding.provider.price_of(binding.model)
+        return Budget.of_run(request.max_cost, request.max_tokens, price, binding.model)
+
+    async def run(self, request: RunRequest) -> RunResult:
+        """Run the agent on ``request`` until it stops; never raises for provider/tool failures
         (a failed run ends with an ``error`` event, then ``agent_end``).
 
-        ``command``: the custom command the user typed, ``text`` being its expansion (kept on
-        the user message).
-
-        ``max_turns`` limits this run only (default: :attr:`max_turns`); ``budget`` caps its
-        spending (stop reason ``budget``, before the model call that would pass a cap).
-        ``parent``: the ledger of the run this one works for (a subagent's run): its usage
-        counts there too and its caps apply here (:class:`~agentd.agent.budget.Ledger`).
+        The run calls ``request.model`` when it has one (else the session's provider and
+        model); ``max_turns`` limits this run only (default: :attr:`max_turns`); its caps stop
+        it (stop reason ``budget``) before the model call that would pass one; the usage of a
+        run with a ``parent`` ledger counts there too and the parent's caps apply here
+        (:class:`~agentd.agent.budget.Ledger`). ``command``: the custom command the user
+        typed, ``text`` being its expansion (kept on the user message).
         """
-        ledger = Ledger(budget, parent)
-        run = _Run(max_turns or self.max_turns, ledger, task=asyncio.current_task())
+        ledger = Ledger(self.budget_of(request), request.parent)
+        binding = self.binding_of(request)
+        max_turns = request.max_turns or self.max_turns
+        run = _Run(max_turns, ledger, binding, task=asyncio.current_task())
         self._active = run
         try:
             self.sink(AgentStart())
-            prompt = await self._hooked_prompt(text, images, command)
+            prompt = await self._hooked_prompt(request.text, request.images, request.command)
             if self.tool_source is not None:
                 self.toolset = await self.tool_source.prepare()
             await self._loop(run, [prompt])
@@ -221,6 +232,7 @@ class Agent:
             self._active = None
             self._release(run)
         await self._stop_hooks(run)
+        await self._settle(run)
         run.result.usage = ledger.usage  # its subagents' spending included
         self._end(run.result)
         return run.result
@@ -250,11 +262,29 @@ class Agent:
         except SinkFailed as failed:
             self._failed(run, failed)
 
+    async def _settle(self, run: _Run) -> None:
+        """:attr:`settle`, shielded from a cancel (the run's records must not be cut short)."""
+        if self.settle is None:
+            return
+        try:
+            await asyncio.shield(self.settle())
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+        except SinkFailed as failed:
+            self._failed(run, failed)
+
     def active_run(self) -> tuple[Ledger, int] | None:
         """The ledger and turn limit of the run in progress (None when idle): a subagent
         started by one of its tool calls spends into that ledger under that limit."""
         run = self._active
         return None if run is None else (run.ledger, run.max_turns)
+
+    def current_model(self) -> ModelBinding:
+        """The model called now: the running run's, else the session's."""
+        run = self._active
+        return ModelBinding(self.provider, self.model) if run is None else run.binding
 
     def abort(self, failure: SinkFailed) -> bool:
         """End the run in progress with ``failure`` (stop reason ``error``), for a failure found
@@ -367,7 +397,7 @@ class Agent:
         call that may be made holds its projection in the ledgers until it is recorded."""
         context = [m for m in self.messages if usable(m)] + list(pending)
         next_call = project_next_call(context, self._preamble_tokens())
-        price = self.provider.price_of(self.model)
+        price = run.binding.provider.price_of(run.binding.model)
         self._release(run)
         refusal = run.ledger.refusal(next_call, price)
         if refusal is None:
@@ -390,7 +420,7 @@ class Agent:
         """Stream one reply and record it (``message_end``, the run's usage)."""
         message_id = new_id()
         request = ProviderRequest(
-            model=self.model,
+            model=run.binding.model,
             system_prompt=self.system_prompt,
             messages=[m for m in self.messages if usable(m)],
             tools=self.toolset.specs,
@@ -400,10 +430,10 @@ class Agent:
         text: list[str] = []
         ids = ReplyCallIds(self.messages)
         try:
-            end = await self._stream(request, text, ids)
+            end = await self._stream(run, request, text, ids)
         except asyncio.CancelledError:
-            self._record(run, self._cut_short(message_id, text, failed=False))
-            self._spend(run, self._estimate(request, text))
+            self._record(run, self._cut_short(run, message_id, text, failed=False))
+            self._spend(run, self._estimate(run, request, text))
             raise
         end = msgspec.structs.replace(end, message=ids.finish(end.message))
         end.message.id = message_id
@@ -411,11 +441,11 @@ class Agent:
         return end
 
     async def _stream(
-        self, request: ProviderRequest, text: list[str], ids: ReplyCallIds
+        self, run: _Run, request: ProviderRequest, text: list[str], ids: ReplyCallIds
     ) -> StreamEnd:
         """The provider's stream, its deltas sent on (their text kept in ``text``, tool calls
         under ids unique in the session: :mod:`agentd.agent.callids`)."""
-        async with contextlib.aclosing(self.provider.stream(request)) as stream:
+        async with contextlib.aclosing(run.binding.provider.stream(request)) as stream:
             async for item in stream:
                 if isinstance(item, StreamEnd):
                     return item
@@ -427,7 +457,7 @@ class Agent:
                 elif isinstance(item, ToolCallStartDelta):
                     item = ids.start(item)
                 self.sink(MessageUpdate(delta=item))
-        return StreamEnd(self._cut_short(request.message_id, text, failed=True))
+        return StreamEnd(self._cut_short(run, request.message_id, text, failed=True))
 
     def _record(self, run: _Run, message: AssistantMessage) -> None:
         self.messages.append(message)
@@ -442,18 +472,20 @@ class Agent:
         run.ledger.add(usage)
         run.result.usage = run.ledger.usage
 
-    def _estimate(self, request: ProviderRequest, text: list[str]) -> Usage:
+    def _estimate(self, run: _Run, request: ProviderRequest, text: list[str]) -> Usage:
         """A call cut by a cancel reports no usage, yet its prompt was sent: an estimate
         (encoded size / 4) counts in the run's usage, costed at the model's price, so a
         cancelled or timed-out run reports neither zero tokens nor zero cost. The stored message
         keeps no usage (nothing was measured)."""
         sent = estimate_tokens(request.messages) + self._preamble_tokens()
         usage = Usage(input_tokens=sent, output_tokens=len("".join(text)) // 4)
-        usage.cost = usage_cost(usage, self.provider.price_of(self.model))
+        usage.cost = usage_cost(usage, run.binding.provider.price_of(run.binding.model))
         return usage
 
-    def _cut_short(self, message_id: str, text: list[str], *, failed: bool) -> AssistantMessage:
-        name, model = self.provider.name, self.model
+    def _cut_short(
+        self, run: _Run, message_id: str, text: list[str], *, failed: bool
+    ) -> AssistantMessage:
+        name, model = run.binding.provider.name, run.binding.model
         return cut_short(message_id, "".join(text), provider=name, model=model, failed=failed)
 
     # --- tool calls --------------------------------------------------------------------------
@@ -481,6 +513,16 @@ class Agent:
         self.messages.append(message)
         self.sink(MessageStart(message_id=message.id, role="user"))
         self.sink(MessageEnd(message=message))
+
+    def adopt(self, messages: list[Message]) -> None:
+        """Continue from ``messages`` (between runs only: a branch, a manual compaction, a
+        rewind, a resync with the session file)."""
+        self.messages = messages
+
+    def bind(self, binding: ModelBinding) -> None:
+        """Call ``binding`` from the next run on (``session/setModel``, a loaded session's
+        model resolved at its first call)."""
+        self.provider, self.model = binding.provider, binding.model
 
     def note(self, text: str) -> None:
         """Add ``text`` as a user message between runs, without calling the model.

@@ -60,6 +60,7 @@ OTHER_SESSION = frozenset({"session/fork"})
 class _Header(msgspec.Struct, rename="camel"):
     session_id: str | None = None
     seq: int = 0
+    parent_session_id: str | None = None
 
 
 _decode_header = msgspec.json.Decoder(_Header).decode
@@ -83,6 +84,8 @@ class RemoteSessions:
         self.permission_handler = permission_handler
         self._watchers: dict[str, dict[int, Subscriber]] = {}
         self._unclaimed: list[Subscriber] = []  # subscribing calls whose session id is unknown
+        self._parents: dict[str, str] = {}
+        """Each subagent session seen, its parent: its events go to the parent's watchers."""
         self._listeners: list[EventListener] = []
 
     if TYPE_CHECKING:  # the session methods are made from the table (below)
@@ -169,7 +172,14 @@ class RemoteSessions:
             self._watchers.pop(session_id, None)
 
     def _subscribers(self, session_id: str | None) -> list[Subscriber]:
-        found = self._watchers.get(session_id, {}) if session_id is not None else {}
+        """The watchers of ``session_id`` and of the sessions above it (a subagent's events
+        reach its parent's subscribers), then the unclaimed ones."""
+        found: dict[int, Subscriber] = {}
+        seen: set[str] = set()
+        while session_id is not None and session_id not in seen:
+            seen.add(session_id)
+            found.update(self._watchers.get(session_id, {}))
+            session_id = self._parents.get(session_id)
         return [*found.values(), *self._unclaimed] if self._unclaimed else list(found.values())
 
     # --- what the daemon sends ---------------------------------------------------------------
@@ -179,14 +189,19 @@ class RemoteSessions:
         type this side does not know is skipped for them) and to every listener (as sent)."""
         data = bytes(params)
         header = _decode_header(data)
+        if header.session_id is not None and header.parent_session_id is not None:
+            self._parents[header.session_id] = header.parent_session_id
         subscribers = self._subscribers(header.session_id)
         if subscribers and header.session_id is not None:
             try:
-                event = _decode_event(data).event
+                decoded: SessionEvent | None = _decode_event(data)
             except msgspec.ValidationError:
-                event = None
-            if event is not None:
-                item = Delivery(header.session_id, header.seq, data, event)
+                decoded = None
+            if decoded is not None:
+                parent = header.parent_session_id
+                item = Delivery(
+                    header.session_id, header.seq, data, parent_session_id=parent, decoded=decoded
+                )
                 for subscriber in subscribers:
                     if not subscriber.closed:
                         subscriber.deliver(item)

@@ -7,6 +7,15 @@ daemon wraps each JSON-RPC connection in one (:class:`agentd.jsonrpc.clients.Cli
 front-end (ACP, web, LSP) uses
 :class:`QueueSubscriber` or its own class. Subscribers may also answer permission requests.
 
+What a subscriber receives: the events of the sessions it subscribed to **and of their
+subagents' sessions** (a ``task`` call's child session is watched by its parent's subscribers,
+also by those that subscribe while it runs, down to the deepest child). Each :class:`Delivery`
+says whose event it is: ``session_id`` is the session that emitted it, ``parent_session_id``
+the session whose ``task`` call started that one (None for a top-level session), so a
+subscriber that shows one conversation skips the deliveries of other sessions. Events always
+cross as JSON: the bus encodes each one once (redacted like the session file) and every
+subscriber, in-process or remote, gets that frame; :meth:`Delivery.event` decodes it.
+
 Contracts every subscriber keeps:
 
 * :meth:`Subscriber.deliver` never blocks and never raises; a subscriber that cannot keep up
@@ -26,7 +35,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import msgspec
 
-from agentd.protocol.events import Event, PermissionOption, SessionEvent
+from agentd.protocol.events import PermissionOption, SessionEvent
 from agentd.protocol.methods import RequestPermissionParams
 
 _keys = itertools.count(1 << 32)  # never collides with connection ids, which count from 1
@@ -44,22 +53,31 @@ class Delivery:
     """One numbered event of a session, encoded once for every subscriber.
 
     ``frame`` is the JSON of the ``session/event`` params (a :class:`SessionEvent`); ``seq`` is
-    0 for events sent to one subscriber only (load warnings, history replay).
+    0 for events sent to one subscriber only (load warnings, history replay);
+    ``parent_session_id`` is set for a subagent's event (its parent session's id).
+    ``decoded``: the frame already decoded by whoever read it off a connection.
     """
 
-    __slots__ = ("_event", "frame", "seq", "session_id")
+    __slots__ = ("_decoded", "frame", "parent_session_id", "seq", "session_id")
 
-    def __init__(self, session_id: str, seq: int, frame: bytes, event: Event | None) -> None:
+    def __init__(
+        self,
+        session_id: str,
+        seq: int,
+        frame: bytes,
+        *,
+        parent_session_id: str | None = None,
+        decoded: SessionEvent | None = None,
+    ) -> None:
         self.session_id = session_id
         self.seq = seq
         self.frame = frame
-        self._event = event
+        self.parent_session_id = parent_session_id
+        self._decoded = decoded
 
     def event(self) -> SessionEvent:
-        """The decoded event (built from the live object, or decoded from ``frame`` on replay)."""
-        if self._event is None:
-            return _decode_frame(self.frame)
-        return SessionEvent(session_id=self.session_id, seq=self.seq, event=self._event)
+        """The event, decoded from ``frame``."""
+        return self._decoded if self._decoded is not None else _decode_frame(self.frame)
 
 
 @runtime_checkable

@@ -49,9 +49,15 @@ def matches(matcher: str, tool: str | None) -> bool:
 
 class SessionHooks:
     """The hooks of one session (see the module docstring). ``emit`` is the session's event
-    sink, attached by its runtime; events go nowhere until then."""
+    sink (None: events go nowhere)."""
 
-    def __init__(self, hooks: HooksSection, context: ToolContext, cwd: Path) -> None:
+    def __init__(
+        self,
+        hooks: HooksSection,
+        context: ToolContext,
+        cwd: Path,
+        emit: Callable[[Event], None] | None = None,
+    ) -> None:
         self._hooks: dict[str, list[HookSection]] = {
             event: entries
             for event in HooksSection.__struct_fields__
@@ -60,7 +66,7 @@ class SessionHooks:
         self._context = context
         self._cwd = cwd
         self._started = False
-        self.emit: Callable[[Event], None] = _nowhere
+        self.emit: Callable[[Event], None] = _nowhere if emit is None else emit
 
     @property
     def configured(self) -> bool:
@@ -159,7 +165,10 @@ def _nowhere(event: Event) -> None:
     return None
 
 
-def session_hooks(hooks: HooksSection, context: ToolContext, cwd: Path) -> SessionHooks | None:
-    """The session's hooks, or None when none is configured (the loop then runs none)."""
-    found = SessionHooks(hooks, context, cwd)
+def session_hooks(
+    hooks: HooksSection, context: ToolContext, cwd: Path, emit: Callable[[Event], None]
+) -> SessionHooks | None:
+    """The session's hooks, reporting through ``emit``, or None when none is configured (the
+    loop then runs none)."""
+    found = SessionHooks(hooks, context, cwd, emit)
     return found if found.configured else None

@@ -38,6 +38,7 @@ class McpSession:
         cwd: Path,
         builtin: Toolset,
         settings: ToolSettings,
+        warn: Warn | None = None,
     ) -> None:
         self.pool = pool
         self.servers = servers
@@ -47,7 +48,7 @@ class McpSession:
         self.connections: dict[str, Connection] = {}
         self._warned: set[str] = set()
         self._changed = False
-        self.warn: Warn = lambda _text: None
+        self.warn: Warn = (lambda _text: None) if warn is None else warn
         """Where warnings go (the session runtime sets it: ``session_warning`` events)."""
 
     def add(self, servers: list[ServerDef]) -> None:

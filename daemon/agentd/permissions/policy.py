@@ -138,6 +138,7 @@ class PermissionPolicy:
         workspace: Path | None = None,
         cwd: Path | None = None,
         allow_dangerous: bool = False,
+        allow_auto_without_sandbox: bool = False,
     ) -> None:
         if not _is_mode(mode):
             raise PolicyError(f"Unknown permission mode {mode!r}; use one of {', '.join(MODES)}.")
@@ -147,8 +148,12 @@ class PermissionPolicy:
         self.workspace = workspace
         self.cwd = cwd or workspace or Path.cwd()
         self.allow_dangerous = allow_dangerous
-        self.allow_auto_without_sandbox = False
+        self.allow_auto_without_sandbox = allow_auto_without_sandbox
         """The user's opt-in to ``auto`` without a sandbox (see :func:`unsandboxed_auto`)."""
+
+    def switch_mode(self, mode: PermissionMode) -> None:
+        """Apply ``mode`` from the next tool call on (``session/setPermissionMode``)."""
+        self.mode = mode
 
     @classmethod
     def from_config(

@@ -281,6 +281,21 @@ HookEventName = Literal[
 HookDecision = Literal["allow", "block", "error"]
 
 
+PermissionMode = Literal["auto", "ask", "read-only"]
+"""``auto``: every tool runs; ``ask``: mutating tools wait for an approval; ``read-only``:
+mutating tools are refused."""
+
+
+class SettingsChanged(Wire, tag="settings_changed", tag_field="type"):
+    """The session's model or permission mode changed (``session/setModel``,
+    ``session/setPermissionMode``, from any client): what the session uses from its next
+    model call and tool call on. A client that shows them takes them from here."""
+
+    provider: str
+    model: str
+    permission_mode: PermissionMode
+
+
 class SessionRewound(Wire, tag="session_rewound", tag_field="type"):
     """``session/rewind`` took the session back to before the prompt ``prompt``: the
     conversation now ends at ``leaf_id`` (None: before the first entry). A client showing
@@ -334,12 +349,18 @@ Event = (
     | PlanUpdate
     | HookResult
     | SessionRewound
+    | SettingsChanged
 )
 
 
 class SessionEvent(Wire):
-    """Params of the ``session/event`` notification. ``seq`` rises by one per session event."""
+    """Params of the ``session/event`` notification. ``seq`` rises by one per session event.
+
+    A session's subscribers also receive the events of its subagents' sessions, each under
+    the child's ``session_id`` and numbering, with ``parent_session_id`` naming the session
+    whose ``task`` call started it (absent for a top-level session)."""
 
     session_id: str
     seq: int
     event: Event
+    parent_session_id: str | None = None

@@ -37,6 +37,7 @@ from agentd.protocol.commands import (
 )
 from agentd.protocol.content import ImageContent, Message, Usage
 from agentd.protocol.events import HookResult, PermissionOption, PlanItem, RunStopReason
+from agentd.protocol.events import PermissionMode as PermissionMode
 from agentd.protocol.lifecycle import (
     PROTOCOL_VERSION as PROTOCOL_VERSION,
 )
@@ -90,7 +91,6 @@ from agentd.protocol.session_file import SessionSummary
 
 # --- sessions and runs ----------------------------------------------------------------------
 
-PermissionMode = Literal["auto", "ask", "read-only"]
 RunPhase = Literal["idle", "starting", "running", "compacting", "cancelling", "rewinding"]
 """What a session is doing: ``idle``; ``starting`` (a prompt was accepted, its run has not
 begun); ``running`` (the agent loop runs: model calls, tools); ``compacting`` (its context is

@@ -1,5 +1,11 @@
-"""The session's model binding: resolved at once for a new session, at the first model call
-for a loaded one.
+"""The session's model binding: the one function that turns (provider, model, base URL,
+credentials) into a provider ready to call, and the stand-in of a loaded session's provider
+until then.
+
+:func:`bind_model` is used wherever a session gets a model: at creation, at the first model
+call of a loaded session, by ``session/setModel``, for a custom command's model and for a
+subagent's (which is created like any session). A session's ``base_url`` applies to its own
+provider: a model change on the same provider keeps it, one to another provider drops it.
 
 Reading a stored session (load, messages, export, list, fork, delete, replay) never builds its
 provider, so a session whose provider is not configured where the daemon runs, or whose key is
@@ -10,28 +16,58 @@ configuration error, and ``session/setModel`` to a working provider makes the se
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator, Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-import msgspec
+from agentd.agent.run import ModelBinding
 
 if TYPE_CHECKING:
+    from agentd.config.load import Config
     from agentd.config.prices import Price
-    from agentd.providers.base import Provider, ProviderRequest, StreamItem
+    from agentd.providers.base import ProviderRequest, StreamItem
+    from agentd.providers.retry import RetryPolicy
+    from agentd.session.shared import SharedResources
 
-
-class ResolvedModel(msgspec.Struct, frozen=True):
-    """A provider ready to call (``provider.name`` is the provider the session reports), the
-    model and its context window."""
-
-    provider: Provider
-    model: str
-    context_window: int | None
-
-
-ModelSource = Callable[[str, str, "dict[str, str] | None"], Awaitable[ResolvedModel]]
+ModelSource = Callable[[str, str, "dict[str, str] | None"], Awaitable[ModelBinding]]
 """Builds the provider for ``(provider name, model, client provider env)``; raises ConfigError
 (with what to set) when it cannot."""
+
+
+async def bind_model(
+    shared: SharedResources,
+    cwd: Path,
+    provider: str | None,
+    model: str | None,
+    base_url: str | None,
+    env: dict[str, str] | None,
+    *,
+    config: Config | None = None,
+) -> ModelBinding:
+    """The provider and model a session in ``cwd`` calls: resolved from ``config`` (read
+    fresh for ``cwd`` when None) and the client's provider variables ``env`` (the daemon's
+    when None), at ``base_url`` when given; ConfigError (what to set) when it cannot be
+    built."""
+    from agentd.providers import make_provider
+
+    if config is None:
+        config = await asyncio.to_thread(shared.config, cwd)  # files: off the event loop
+    choice = await shared.choose_model(config, provider, model, base_url, env)
+    client = make_provider(choice, shared.http_for(choice), retry=retry_policy(config))
+    return ModelBinding(client, choice.model, choice.context_window)
+
+
+def retry_policy(config: Config) -> RetryPolicy:
+    """The ``[retry]`` section: ``max_attempts``, ``base_delay_ms``, ``max_delay_ms``."""
+    from agentd.providers.retry import RetryPolicy
+
+    section = config.settings.retry
+    return RetryPolicy(
+        max_attempts=section.max_attempts,
+        base_delay=section.base_delay_ms / 1000,
+        max_delay=section.max_delay_ms / 1000,
+    )
 
 
 class UnresolvedProvider:

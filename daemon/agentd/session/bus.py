@@ -49,22 +49,28 @@ def resumed_seq(created_at: str, now: float | None = None) -> int:
 
 class EventBus:
     """Numbers, buffers and broadcasts the events of one session; ``redact`` (the session
-    file's) replaces secrets in every encoded frame, so live events show what the file keeps."""
+    file's) replaces secrets in every encoded frame, so live events show what the file keeps.
+    Every event is encoded once and reaches every subscriber, in-process ones too, as that
+    JSON frame; ``parent_session_id`` (a subagent's session: its parent's id) goes in each."""
 
     def __init__(
         self,
         session_id: str,
         *,
+        parent_session_id: str | None = None,
+        seq: int = 0,
         max_events: int = DEFAULT_REPLAY_EVENTS,
         max_bytes: int = DEFAULT_REPLAY_BYTES,
         redact: Callable[[bytes], bytes] | None = None,
         on_change: Callable[[], None] | None = None,
     ) -> None:
-        """``on_change`` is called after a subscriber was added or removed."""
+        """``seq``: the last seq already issued (see :func:`resumed_seq` for a loaded
+        session); ``on_change`` is called after a subscriber was added or removed."""
         self.session_id = session_id
+        self.parent_session_id = parent_session_id
         self._redact = redact
         self._on_change = on_change
-        self.seq = 0
+        self.seq = seq
         self.subscribers: dict[int, Subscriber] = {}
         self._buffer: deque[tuple[int, bytes]] = deque()
         self._buffered_bytes = 0
@@ -74,13 +80,10 @@ class EventBus:
     def publish(self, event: Event) -> int:
         """Number, encode, buffer and broadcast ``event``; return its seq."""
         self.seq += 1
-        frame = _encode(SessionEvent(session_id=self.session_id, seq=self.seq, event=event))
-        if self._redact is not None:
-            frame = self._redact(frame)
+        frame = self._frame(self.seq, event)
         self._remember(self.seq, frame)
         if self.subscribers:
-            live = event if self._redact is None else None  # redacted: decode the frame
-            item = Delivery(self.session_id, self.seq, frame, live)
+            item = self._delivery(self.seq, frame)
             dropped = False
             for subscriber in list(self.subscribers.values()):
                 if subscriber.closed:
@@ -106,7 +109,7 @@ class EventBus:
             complete = since_seq + 1 >= oldest
             for seq, frame in self._buffer:
                 if seq > since_seq:
-                    subscriber.deliver(Delivery(self.session_id, seq, frame, None))
+                    subscriber.deliver(self._delivery(seq, frame))
                     replayed += 1
         self.subscribers[subscriber.key] = subscriber
         self._changed()
@@ -125,11 +128,18 @@ class EventBus:
 
     def send_one(self, subscriber: Subscriber, event: Event) -> None:
         """Send ``event`` to ``subscriber`` alone, with ``seq: 0`` (not numbered, not buffered)."""
-        frame = _encode(SessionEvent(session_id=self.session_id, seq=0, event=event))
-        if self._redact is not None:
-            frame = self._redact(frame)
-        live = event if self._redact is None else None
-        subscriber.deliver(Delivery(self.session_id, 0, frame, live))
+        subscriber.deliver(self._delivery(0, self._frame(0, event)))
+
+    def _frame(self, seq: int, event: Event) -> bytes:
+        parent = self.parent_session_id
+        item = SessionEvent(
+            session_id=self.session_id, seq=seq, event=event, parent_session_id=parent
+        )
+        frame = _encode(item)
+        return frame if self._redact is None else self._redact(frame)
+
+    def _delivery(self, seq: int, frame: bytes) -> Delivery:
+        return Delivery(self.session_id, seq, frame, parent_session_id=self.parent_session_id)
 
     def _remember(self, seq: int, frame: bytes) -> None:
         self._buffer.append((seq, frame))

@@ -38,11 +38,10 @@ from agentd.protocol.rewind import FileChange
 from agentd.protocol.session_file import FileChangesEntry
 from agentd.session import treewatch
 from agentd.store.contents import ContentStore, contents_dir, digest_of
-from agentd.tools.files.history import history_for
 
 if TYPE_CHECKING:
     from agentd.store import SessionFile
-    from agentd.tools.base import ToolContext
+    from agentd.tools.files.history import UndoHistory
 
 log = get_logger("agentd.rewind")
 
@@ -102,6 +101,7 @@ class ChangeRecorder:
         max_file_bytes: int = MAX_FILE_BYTES,
         max_session_bytes: int = MAX_SESSION_BYTES,
         max_tree_entries: int = treewatch.MAX_ENTRIES,
+        undo: Callable[[], UndoHistory] | None = None,
     ) -> None:
         self.store = store
         self.root = Path(os.path.realpath(root))
@@ -112,27 +112,28 @@ class ChangeRecorder:
         self._run: dict[str, FileChange] = {}
         """This run's latest change of each file (touched on the worker only)."""
         self._futures: list[Future[list[FileChange]]] = []
-        self.tool_context: ToolContext | None = None
+        self._undo = undo
 
     @classmethod
-    def for_session(cls, cwd: str, session_path: Path, context: ToolContext) -> ChangeRecorder:
-        """The recorder of the session in ``session_path`` whose tools get ``context``:
-        before-images beside the file, the working tree ``cwd`` watched for bash without the
-        session store and spill files."""
-        excluded = [session_path.parent.parent, context.spill_dir]
-        recorder = cls(
+    def for_session(
+        cls, cwd: Path, session_path: Path, spill_dir: Path, undo: Callable[[], UndoHistory]
+    ) -> ChangeRecorder:
+        """The recorder of the session in ``session_path``: before-images beside the file,
+        the working tree ``cwd`` watched for bash without the session store and the spill
+        files in ``spill_dir``; ``undo`` gives undo_edit's history (see :meth:`taken_back`)."""
+        excluded = [session_path.parent.parent, spill_dir]
+        return cls(
             ContentStore(contents_dir(session_path)),
-            Path(cwd),
-            excluded=tuple(os.path.realpath(path) for path in excluded if path is not None),
+            cwd,
+            excluded=tuple(os.path.realpath(path) for path in excluded),
+            undo=undo,
         )
-        recorder.tool_context = context
-        return recorder
 
     def taken_back(self, paths: list[str]) -> None:
         """A rewind put ``paths`` back: undo_edit forgets its snapshots of them (they are of
         the discarded turns)."""
-        if self.tool_context is not None:
-            history = history_for(self.tool_context)
+        if self._undo is not None:
+            history = self._undo()
             for path in paths:
                 history.forget(Path(path))
 
@@ -155,6 +156,13 @@ class ChangeRecorder:
             except Exception:
                 log.exception("file change not recorded")
         return pending
+
+    async def settled(self) -> None:
+        """Until every change submitted so far is recorded (awaited on the event loop, the
+        recording thread does the work)."""
+        pending = [asyncio.wrap_future(future) for future in self._futures if not future.done()]
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
 
     def write_pending(self, file: SessionFile, *, wait: bool = False) -> None:
         """Append the changes recorded since the last call to ``file`` as one

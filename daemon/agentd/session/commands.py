@@ -7,18 +7,17 @@ problem with the files (an untrusted project's commands, an invalid file) is a
 ``session_warning`` once per session: at ``session/new``/``session/load`` in the session's
 load warnings, later live when it first appears.
 
-A command's ``model`` applies to the run it starts only: the agent's provider and model are
-swapped for that run and put back when its task ends (unless ``session/setModel`` changed
-them meanwhile); no ``model_change`` entry is written, the run's replies record the model
-that wrote them.
+A command's ``model`` applies to the run it starts only: it is the run request's model
+(:class:`~agentd.agent.run.RunRequest`), bound like the session's (same base URL when the
+command names the session's provider); no ``model_change`` entry is written, the run's
+replies record the model that wrote them, and ``session/state`` reports it while it runs.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -30,14 +29,10 @@ from agentd.protocol.session_file import SessionHeader
 from agentd.store.tree import LoadWarning
 
 if TYPE_CHECKING:
-    from agentd.agent.loop import RunResult
-    from agentd.providers.base import Provider
+    from agentd.agent.run import ModelBinding
     from agentd.session.manager import SessionManager
     from agentd.session.runtime import SessionRuntime
     from agentd.session.shared import SharedResources
-
-StartRun = Callable[[str, str | None], "asyncio.Task[RunResult]"]
-"""Starts the run: ``(text the model reads, the command as typed or None)`` → its task."""
 
 
 class UnknownCommand(InvalidParams):
@@ -46,35 +41,11 @@ class UnknownCommand(InvalidParams):
 
 class PreparedPrompt(msgspec.Struct):
     """What a prompt becomes: the text the model reads, the command the user typed (None for
-    an ordinary prompt) and the provider and model of its run (None: the session's)."""
+    an ordinary prompt) and the model of its run (None: the session's)."""
 
     text: str
     command: str | None = None
-    model: tuple[Any, str] | None = None
-
-    def start(self, runtime: SessionRuntime, start_run: StartRun) -> asyncio.Task[RunResult]:
-        """Start the run with ``start_run``, on the command's model when it names one (put
-        back when the run's task ends). No await: nothing runs between the busy check and
-        the start."""
-        if self.model is None:
-            return start_run(self.text, self.command)
-        runtime.run.check_idle("prompt")
-        agent = runtime.agent
-        previous: tuple[Provider, str] = (agent.provider, agent.model)
-        provider, model = self.model
-        agent.provider, agent.model = provider, model
-
-        def put_back(_: object = None) -> None:
-            if agent.provider is provider and agent.model == model:
-                agent.provider, agent.model = previous
-
-        try:
-            task = start_run(self.text, self.command)
-        except BaseException:
-            put_back()
-            raise
-        task.add_done_callback(put_back)
-        return task
+    model: ModelBinding | None = None
 
 
 async def scan_commands(runtime: SessionRuntime, *, loading: bool = False) -> CommandScan:
@@ -86,9 +57,7 @@ async def scan_commands(runtime: SessionRuntime, *, loading: bool = False) -> Co
         if text in known:
             continue
         runtime.file.warnings.append(LoadWarning(line=None, message=text))
-        if loading:
-            runtime.settings.config_warnings.append(text)
-        else:
+        if not loading:
             runtime.emit(SessionWarning(message=text))
     return scan
 
@@ -177,19 +146,15 @@ def _unknown(name: str, scan: CommandScan) -> UnknownCommand:
     )
 
 
-async def _run_model(
-    shared: SharedResources, runtime: SessionRuntime, spec: str
-) -> tuple[Provider, str]:
-    """The provider and model a command names (``model``: on the session's provider;
-    ``provider/model``: the first ``/`` separates), built as ``session/setModel`` would."""
-    from agentd.providers import make_provider
-    from agentd.session.factory import retry_policy
+async def _run_model(shared: SharedResources, runtime: SessionRuntime, spec: str) -> ModelBinding:
+    """The model a command names (``model``: on the session's provider; ``provider/model``:
+    the first ``/`` separates), bound as ``session/setModel`` would bind it."""
+    from agentd.session.binding import bind_model
 
     provider, _, model = spec.partition("/")
     if not model:
         provider, model = runtime.agent.provider.name, spec
-    config = await asyncio.to_thread(shared.config, Path(runtime.settings.cwd))
-    env = runtime.settings.provider_env
-    choice = await shared.choose_model(config, provider, model, None, env)
-    client = make_provider(choice, shared.http_for(choice), retry=retry_policy(config))
-    return client, choice.model
+    settings = runtime.settings
+    base_url = settings.base_url if provider == runtime.agent.provider.name else None
+    cwd = Path(settings.cwd)
+    return await bind_model(shared, cwd, provider, model, base_url, settings.provider_env)

@@ -183,6 +183,12 @@ class Compactor:
         self._file = file
         self._emit = emit
 
+    def learn_context_window(self, window: int | None) -> None:
+        """The model's context window, once known (a loaded session's model was resolved);
+        a configured ``context_window`` stays."""
+        if self.settings.context_window is None and window is not None:
+            self.settings = msgspec.structs.replace(self.settings, context_window=window)
+
     async def compact(
         self,
         provider: Provider,

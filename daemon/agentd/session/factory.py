@@ -1,42 +1,64 @@
-"""Builds session runtimes: config, provider, tools, permission policy, prompt and file.
+"""Builds session runtimes, new or loaded: a plan from the parameters and the configuration,
+then the runtime's parts in dependency order (:func:`_assemble`), each given its collaborators
+as it is built; nothing is attached to a part afterwards.
 
-Everything heavy (httpx, the providers, the mock LLM) is imported here, on first session use,
-never on the daemon's start-up path.
+Everything heavy (httpx, the providers, the mock LLM) is imported by this module, on first
+session use, never on the daemon's start-up path.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from agentd.agent.prompt import build_system_prompt
+from agentd.agent.run import ModelBinding
 from agentd.errors import ConfigError, InvalidParams, SessionNotFound
 from agentd.protocol.mcp import McpServerParam
 from agentd.protocol.methods import SessionNewParams
-from agentd.protocol.session_file import SettingsEntry
-from agentd.session.binding import ModelSource, ResolvedModel, UnresolvedProvider
-from agentd.session.compaction import CompactionSettings
+from agentd.protocol.session_file import ModelChangeEntry, SessionInfoEntry, SettingsEntry
+from agentd.session import parts
+from agentd.session.approval import Approver
+from agentd.session.binding import ModelSource, UnresolvedProvider, bind_model
+from agentd.session.bus import EventBus, resumed_seq
+from agentd.session.changes import ChangeRecorder
+from agentd.session.files import ClientFiles
 from agentd.session.mcp_setup import check_mcp_params, mcp_runner, session_mcp_tools
 from agentd.session.runtime import SessionRuntime
-from agentd.session.settings import AgentParts, Settings
-from agentd.session.shared import (
-    SharedResources,
-    check_sandbox_root,
-    process_registry,
-    project_dir,
-    spill_root,
-)
-from agentd.tools.base import Tool, ToolContext
+from agentd.session.settings import AgentParts, RuntimeParts, Settings
+from agentd.session.shared import SharedResources, check_sandbox_root, project_dir
+from agentd.store import SessionFile, find_session
+from agentd.store.tree import LoadWarning
+from agentd.tools import build_tools, run_tool, toolset
+from agentd.tools.base import PathLocks, Subagents, Tool, ToolContext, ToolPorts
+from agentd.tools.files.history import history_in
+from agentd.tools.files.locks import FileLocks
 
 if TYPE_CHECKING:
-    from agentd.config.load import Config, ModelChoice
-    from agentd.hooks.session import SessionHooks
-    from agentd.permissions.policy import PermissionPolicy
-    from agentd.providers.base import Provider
-    from agentd.providers.retry import RetryPolicy
-    from agentd.store import SessionFile
+    from collections.abc import Callable
+
+    from agentd.config.load import Config
+
+
+class SessionLink(msgspec.Struct, frozen=True):
+    """How a session joins the daemon: ``subagent_of`` (parent session id, ``task`` call id)
+    for a subagent's, its ``extra_prompt`` and its parent's ``config`` (reused); the family's
+    per-file ``locks`` (None: its own); ``subagents``, the ``task`` tool's port for a session
+    id (None: no subagents)."""
+
+    subagent_of: tuple[str, str] | None = None
+    extra_prompt: str | None = None
+    config: Config | None = None
+    locks: PathLocks | None = None
+    subagents: Callable[[str], Subagents] | None = None
+
+
+_ALONE = SessionLink()
+"""A session of its own: no parent, no subagents."""
 
 
 class _SessionPlan(msgspec.Struct):
@@ -44,46 +66,34 @@ class _SessionPlan(msgspec.Struct):
 
     cwd: Path
     config: Config
-    choice: ModelChoice | None
+    binding: ModelBinding | None
     """None for a loaded session: its provider is resolved at the first model call."""
     provider: str
     model: str
-    base_url: str | None
+    params: SessionNewParams
     tools: dict[str, Tool]
     mode: str
     sandbox: str
-    system_prompt: str | None
-    max_turns: int | None
-    provider_env: dict[str, str] | None
-    notes: list[str] = msgspec.field(default_factory=list)
+    notes: list[str]
     """Warnings about how the session's settings were chosen."""
     extra_prompt: str | None = None
     """Added to the system prompt after the instructions (a subagent's instructions)."""
-    mcp_servers: list[McpServerParam] | None = None
     agent_profiles: tuple[str, list[str]] | None = None
     """The task tool's profile lines and the warnings about skipped profile files; None
     without the task tool."""
     project_context: str = ""
     """The context files' text (AGENTS.md…) for the system prompt. Both are project files,
-    read in a worker thread (:func:`_project_files`)."""
+    read in a worker thread (:func:`~agentd.session.parts.project_files`)."""
 
 
 async def new_session(
-    shared: SharedResources,
-    params: SessionNewParams,
-    *,
-    subagent_of: tuple[str, str] | None = None,
-    extra_prompt: str | None = None,
-    config: Config | None = None,
+    shared: SharedResources, params: SessionNewParams, link: SessionLink | None = None
 ) -> SessionRuntime:
-    """Create a session file (header written at once) and its runtime; ``subagent_of``
-    (parent session id, ``task`` call id) links a subagent's session to its parent, whose
-    ``config`` it reuses (read fresh when None), and its settings are fsynced with its first
-    turn rather than at once (it starts running right away)."""
-    from agentd.store import SessionFile
-
-    plan = await _plan(shared, params, config=config)
-    plan.extra_prompt = extra_prompt
+    """Create a session file (header written at once) and its runtime; a subagent's settings
+    (``link.subagent_of``) are fsynced with its first turn rather than at once (it starts
+    running right away)."""
+    link = link or _ALONE
+    plan = await _plan(shared, params, config=link.config, extra_prompt=link.extra_prompt)
     file = await asyncio.to_thread(  # in a thread: creating fsyncs the file and its folder
         SessionFile.create,
         shared.session_root,
@@ -91,10 +101,13 @@ async def new_session(
         session_id=params.session_id,
         secrets=shared.secrets(params.provider_env),
         lock=True,
-        subagent_of=subagent_of,
+        subagent_of=link.subagent_of,
     )
-    _record_settings(file, plan, params, durable=subagent_of is None)
-    return _assemble(shared, file, plan, [], params.title)
+    _record_settings(file, plan)
+    runtime = _assemble(shared, file, plan, link, ([], params.title))
+    if link.subagent_of is None:
+        await runtime.durable()
+    return runtime
 
 
 async def load_session(
@@ -103,12 +116,12 @@ async def load_session(
     session_id: str | None = None,
     path: str | None = None,
     client_env: dict[str, str] | None = None,
+    mcp_servers: list[McpServerParam] | None = None,
+    link: SessionLink | None = None,
 ) -> SessionRuntime:
     """Open an existing session file, repair it, and build its runtime (its provider resolved
-    from ``client_env`` when given, see :func:`provider_environment`)."""
-    from agentd.session.bus import resumed_seq
-    from agentd.store import find_session
-
+    from ``client_env`` when given, see :func:`provider_environment`), with ``mcp_servers``
+    besides the configured ones."""
     file_path = Path(path) if path else find_session(shared.session_root, session_id or "")
     if file_path is None or not file_path.is_file():
         raise SessionNotFound(f"no session {session_id or path!r} (see session/list)")
@@ -128,21 +141,16 @@ async def load_session(
         system_prompt=saved.system_prompt,
         base_url=saved.base_url,
         provider_env=client_env,
+        mcp_servers=mcp_servers,
     )
     plan = await _plan(shared, params, resolve=False)
-    runtime = _assemble(shared, file, plan, messages, title)
-    runtime.bus.seq = resumed_seq(file.header.created_at)
-    return runtime
+    return _assemble(shared, file, plan, link or _ALONE, (messages, title))
 
 
 def _read_session(path: Path, secrets: Any) -> tuple[Any, list[Any], str | None]:
     """Open (locked), repair and read a session file: the slow part of a load, run in a
     thread. The objects it built are then frozen out of the cyclic garbage collector, so
     collections on the event loop never walk a big session's millions of objects."""
-    import gc
-
-    from agentd.store import SessionFile
-
     enabled = gc.isenabled()
     gc.disable()  # a collection here would hold the GIL, so the event loop, for long
     try:
@@ -167,41 +175,17 @@ async def switch_model(
     model: str,
     client_env: dict[str, str] | None = None,
 ) -> None:
-    """Point the session at another provider/model from the next LLM call on; a given
-    ``client_env`` becomes the session's provider environment."""
-    from agentd.providers import make_provider
-
-    config = await asyncio.to_thread(shared.config, Path(runtime.settings.cwd))
-    if client_env is not None:
-        runtime.settings.provider_env = client_env
-        runtime.file.add_secrets(shared.secrets(client_env))
-    env = runtime.settings.provider_env
+    """Point the session at another provider/model from the next LLM call on (at the
+    session's base URL on the same provider); a given ``client_env`` becomes the session's
+    provider environment."""
+    settings = runtime.settings
+    env = settings.provider_env if client_env is None else client_env
     name = provider or runtime.agent.provider.name
-    choice = await shared.choose_model(config, name, model, None, env)
-    client = make_provider(choice, shared.http_for(choice), retry=retry_policy(config))
-    runtime.use_model(client, choice.model)
-
-
-def retry_policy(config: Config) -> RetryPolicy:
-    """The ``[retry]`` section: ``max_attempts``, ``base_delay_ms``, ``max_delay_ms``."""
-    from agentd.providers.retry import RetryPolicy
-
-    section = config.settings.retry
-    return RetryPolicy(
-        max_attempts=section.max_attempts,
-        base_delay=section.base_delay_ms / 1000,
-        max_delay=section.max_delay_ms / 1000,
-    )
-
-
-def compaction_settings(config: Config, choice: ModelChoice | None) -> CompactionSettings:
-    """The ``[compaction]`` section: ``keep_tokens``, ``reserve_tokens``, ``context_window``."""
-    section = config.settings.compaction
-    return CompactionSettings(
-        context_window=section.context_window or (choice.context_window if choice else None),
-        keep_tokens=section.keep_tokens,
-        reserve_tokens=section.reserve_tokens,
-    )
+    base_url = settings.base_url if name == runtime.agent.provider.name else None
+    binding = await bind_model(shared, Path(settings.cwd), name, model, base_url, env)
+    if client_env is not None:
+        runtime.file.add_secrets(shared.secrets(client_env))
+    runtime.use_model(binding, provider_env=env, base_url=base_url)
 
 
 async def _plan(
@@ -210,95 +194,42 @@ async def _plan(
     *,
     resolve: bool = True,
     config: Config | None = None,
+    extra_prompt: str | None = None,
 ) -> _SessionPlan:
     """What a runtime is built from; ``resolve`` False (a loaded session) leaves the provider
     to the first model call and accepts a project directory that is gone."""
-    from agentd.tools import build_tools
-
     cwd = project_dir(params.cwd) if resolve else Path(params.cwd)
     if config is None:  # a subagent's is its parent's
         config = await asyncio.to_thread(shared.config, cwd)  # files: off the event loop
-    choice = None
+    check_mcp_params(params.mcp_servers)
+    binding = None
     if resolve:
-        check_mcp_params(params.mcp_servers)
-        choice = await shared.choose_model(
-            config, params.provider, params.model, params.base_url, params.provider_env
-        )
-    provider = choice.provider if choice else params.provider or config.default_provider or ""
-    model = choice.model if choice else params.model or config.default_model or ""
+        binding = await bind_model(
+            shared, cwd, params.provider, params.model, params.base_url, params.provider_env,
+            config=config,
+        )  # fmt: skip
+    provider = binding.provider.name if binding else params.provider or config.default_provider
+    model = binding.model if binding else params.model or config.default_model
     try:
         tools = build_tools(params.tools)
     except ValueError as exc:
         raise InvalidParams(f"{exc} - at `$.tools`") from None
-    context, profiles = await asyncio.to_thread(_project_files, cwd, "task" in tools)
+    context, profiles = await asyncio.to_thread(parts.project_files, cwd, "task" in tools)
     sandbox = params.sandbox or config.settings.sandbox
-    mode, note = _mode(params, config, sandbox, loaded=not resolve)
+    mode, note = parts.permission_mode(params, config, sandbox, loaded=not resolve)
     if sandbox == "workspace":
         await asyncio.to_thread(_probe_sandbox, cwd)
-    prompt = params.system_prompt or config.system_prompt
-    max_turns = params.max_turns or config.max_turns
-    env = params.provider_env
     return _SessionPlan(
-        cwd,
-        config,
-        choice,
-        provider,
-        model,
-        params.base_url,
-        tools,
-        mode,
-        sandbox,
-        prompt,
-        max_turns,
-        env,
-        [note] if note else [],
-        mcp_servers=params.mcp_servers,
-        agent_profiles=profiles,
-        project_context=context,
-    )
+        cwd, config, binding, provider or "", model or "", params, tools, mode, sandbox,
+        [note] if note else [], extra_prompt,
+        agent_profiles=profiles, project_context=context,
+    )  # fmt: skip
 
 
-def _probe_sandbox(cwd: Path) -> None:
-    """In a worker thread: InvalidParams for a sandbox root that covers far more than one
-    project (:func:`~agentd.session.shared.check_sandbox_root`), then bubblewrap's one probe
-    run per daemon (:func:`agentd.tools.process.mountns.available`), before the session's
-    warnings and bash calls read its answer."""
-    from agentd.tools.process import mountns
-
-    check_sandbox_root(cwd)
-    mountns.available()
-
-
-def _mode(
-    params: SessionNewParams, config: Config, sandbox: str, *, loaded: bool
-) -> tuple[str, str | None]:
-    """The session's permission mode (default ``ask``) and a warning when ``auto`` could not
-    apply: ``auto`` needs the workspace sandbox unless the configuration opts in
-    (:func:`~agentd.permissions.policy.unsandboxed_auto`). A client asking for it gets
-    InvalidParams; from the configuration, or a session saved before, it becomes ``ask``."""
-    from agentd.permissions.policy import unsandboxed_auto
-
-    mode = params.permission_mode or config.permission_mode or "ask"
-    allowed = config.settings.permissions.allow_auto_without_sandbox
-    problem = unsandboxed_auto(mode, sandboxed=sandbox == "workspace", allowed=allowed)
-    if problem is None:
-        return mode, None
-    if params.permission_mode is not None and not loaded:
-        raise InvalidParams(problem)
-    return (
-        "ask",
-        f"This session asks before mutating tools instead of running in auto mode: {problem}",
-    )
-
-
-def _record_settings(
-    file: SessionFile, plan: _SessionPlan, params: SessionNewParams, *, durable: bool = True
-) -> None:
+def _record_settings(file: SessionFile, plan: _SessionPlan) -> None:
     """Title, model and the session's own settings, so a reload behaves the same (the
-    effective permission mode and sandbox; the other overrides as given); fsynced when
-    ``durable`` (else by the next sync of the file)."""
-    from agentd.protocol.session_file import ModelChangeEntry, SessionInfoEntry
-
+    effective permission mode and sandbox; the other overrides as given)."""
+    params = plan.params
     if params.title:
         file.append(SessionInfoEntry(title=params.title))
     file.append(ModelChangeEntry(provider=plan.provider, model=plan.model))
@@ -312,40 +243,80 @@ def _record_settings(
             base_url=params.base_url,
         )
     )
-    if durable:
-        file.sync()
-
-
-def _shown_path(path: Path | None) -> str | None:
-    return str(path) if path is not None else None
 
 
 def _assemble(
     shared: SharedResources,
     file: SessionFile,
     plan: _SessionPlan,
-    messages: list[Any],
-    title: str | None,
+    link: SessionLink,
+    history: tuple[list[Any], str | None],
 ) -> SessionRuntime:
-    from agentd.agent.prompt import build_system_prompt
-    from agentd.tools import run_tool, toolset
-
-    policy, timeout = _approval(plan)
-    context = _tool_context(shared, file, plan, policy)
-    tools = toolset(plan.tools, context.settings)
-    extra_prompt = "\n\n".join(t for t in (plan.config.extra_prompt, plan.extra_prompt) if t)
-    configured = plan.config.settings
-    mcp, mcp_warnings, mcp_untrusted = session_mcp_tools(
-        shared, configured.mcp_servers, plan.cwd, plan.mcp_servers, tools, context,
-        configured.mcp_startup_timeout,
+    """The runtime's parts, each built once from the ones before it, then the runtime."""
+    messages, title = history
+    session_id, config, cwd = file.header.id, plan.config, plan.cwd
+    params = plan.params
+    policy = parts.permission_policy(config, plan.mode, cwd, sandboxed=plan.sandbox == "workspace")
+    seq = 0 if plan.binding else resumed_seq(file.header.created_at)  # unbound: loaded
+    bus = EventBus(
+        session_id, parent_session_id=file.header.parent_session_id, seq=seq,
+        redact=file.redact_json,
     )  # fmt: skip
-    agent_parts = AgentParts(
-        provider=_provider(shared, plan),
+    profiles = None
+    if plan.agent_profiles is not None:
+        profiles, skipped = plan.agent_profiles
+        file.warnings.extend(LoadWarning(line=None, message=text) for text in skipped)
+    env = parts.tool_environment(shared, config, policy, (session_id, file.redact_text), profiles)
+    state: dict[str, object] = {}
+    changes = ChangeRecorder.for_session(
+        cwd, file.path, env.spill_dir, lambda: history_in(state, env.settings)
+    )
+    ports = ToolPorts(
+        files=ClientFiles(session_id, lambda: bus.subscribers.values()),
+        changes=changes,
+        subagents=link.subagents(session_id) if link.subagents else None,
+        path_locks=link.locks or FileLocks(),
+    )
+    context = parts.tool_context(env, ports, state)
+    section = config.settings.permissions
+    agent, mcp_warnings, mcp_untrusted = _agent_parts(shared, plan, context, messages)
+    untrusted = config.untrusted_file or mcp_untrusted
+    settings = Settings(
+        session_id, str(cwd), title, params.provider_env, params.base_url,
+        str(untrusted) if untrusted else None,
+    )  # fmt: skip
+    sandbox = parts.sandbox_warnings(plan.sandbox, plan.tools)
+    warnings = [*config.warnings, *plan.notes, *mcp_warnings, *sandbox]
+    file.warnings.extend(LoadWarning(line=None, message=text) for text in warnings)
+    return SessionRuntime(
+        RuntimeParts(
+            settings, file, policy, bus, Approver(policy, bus, section.timeout, context),
+            changes, parts.compaction_settings(config, plan.binding), config, agent,
+            model_source=None if plan.binding else _model_source(shared, plan),
+        )
+    )  # fmt: skip
+
+
+def _agent_parts(
+    shared: SharedResources, plan: _SessionPlan, context: ToolContext, messages: list[Any]
+) -> tuple[AgentParts, list[str], Path | None]:
+    """The agent's provider, prompt and tools (the MCP servers' among them), warnings about
+    servers left out, and the ``.mcp.json`` left out as untrusted (None: none was)."""
+    tools = toolset(plan.tools, context.settings)
+    config, params = plan.config, plan.params
+    extra_prompt = "\n\n".join(t for t in (config.extra_prompt, plan.extra_prompt) if t)
+    mcp, mcp_warnings, mcp_untrusted = session_mcp_tools(
+        shared, config.settings.mcp_servers, plan.cwd, params.mcp_servers, tools, context,
+        config.settings.mcp_startup_timeout,
+    )  # fmt: skip
+    binding = plan.binding
+    agent = AgentParts(
+        provider=binding.provider if binding else UnresolvedProvider(plan.provider),
         model=plan.model,
         system_prompt=build_system_prompt(
             plan.cwd,
             tools.specs,
-            override=plan.system_prompt,
+            override=params.system_prompt or config.system_prompt,
             extra=extra_prompt or None,
             context=plan.project_context,
         ),
@@ -353,146 +324,31 @@ def _assemble(
         context=context,
         run_tool=run_tool if mcp is None else mcp_runner(run_tool),
         messages=messages,
-        max_turns=plan.max_turns or 50,
+        max_turns=params.max_turns or config.max_turns or 50,
         extra_tools=mcp,
-        hooks=_hooks(plan, context),
+        hooks=parts.hooks_maker(config, context, plan.cwd),
     )
-    settings = Settings(
-        session_id=file.header.id,
-        cwd=str(plan.cwd),
-        title=title,
-        provider_env=plan.provider_env,
-        config_warnings=[*plan.config.warnings, *plan.notes, *mcp_warnings],
-        untrusted_config=_shown_path(plan.config.untrusted_file or mcp_untrusted),
-    )
-    _warn_about_config(file, plan.config, plan, mcp_warnings)
-    runtime = SessionRuntime(
-        settings,
-        file,
-        policy,
-        agent_parts,
-        compaction=compaction_settings(plan.config, plan.choice),
-        approval_timeout=timeout,
-        model_source=None if plan.choice else _model_source(shared, plan),
-    )
-    runtime.config = plan.config
-    return runtime
-
-
-def _hooks(plan: _SessionPlan, context: ToolContext) -> SessionHooks | None:
-    """The ``[hooks]`` of the configuration (the user's, and a trusted project's: an
-    untrusted project's were left out, with a warning, when it was loaded); None without
-    any, so that nothing of :mod:`agentd.hooks` is imported."""
-    settings = plan.config.settings.hooks
-    if not any(getattr(settings, event) for event in settings.__struct_fields__):
-        return None
-    from agentd.hooks.session import session_hooks
-
-    return session_hooks(settings, context, plan.cwd)
-
-
-def _provider(shared: SharedResources, plan: _SessionPlan) -> Provider:
-    """The session's provider, or a stand-in until it is resolved (see :mod:`.binding`)."""
-    from agentd.providers import make_provider
-
-    if plan.choice is None:
-        return UnresolvedProvider(plan.provider)
-    http = shared.http_for(plan.choice)
-    return make_provider(plan.choice, http, retry=retry_policy(plan.config))
+    return agent, mcp_warnings, mcp_untrusted
 
 
 def _model_source(shared: SharedResources, plan: _SessionPlan) -> ModelSource:
     """Resolves a loaded session's provider from the configuration current at that moment."""
-    cwd, base_url = plan.cwd, plan.base_url
+    cwd, base_url = plan.cwd, plan.params.base_url
 
-    async def resolve(provider: str, model: str, env: dict[str, str] | None) -> ResolvedModel:
-        from agentd.providers import make_provider
-
+    async def resolve(provider: str, model: str, env: dict[str, str] | None) -> ModelBinding:
         if not cwd.is_dir():
             raise ConfigError(
                 f"the session's project directory {cwd} does not exist here; the session "
                 "can be read, exported and forked, but not run"
             )
-        config = await asyncio.to_thread(shared.config, cwd)
-        choice = await shared.choose_model(config, provider or None, model or None, base_url, env)
-        client = make_provider(choice, shared.http_for(choice), retry=retry_policy(config))
-        return ResolvedModel(client, choice.model, choice.context_window)
+        return await bind_model(shared, cwd, provider or None, model or None, base_url, env)
 
     return resolve
 
 
-def _warn_about_config(
-    file: SessionFile, config: Config, plan: _SessionPlan, extra: list[str]
-) -> None:
-    """Config warnings, and an unconfined bash under a workspace sandbox, become
-    ``session_warning`` events for every client that watches."""
-    from agentd.hardening import landlock_abi
-    from agentd.store.tree import LoadWarning
-    from agentd.tools.process.landlock import unconfined_warning
-    from agentd.tools.process.mountns import unprotected_warning
-
-    texts = [*config.warnings, *plan.notes, *extra]
-    if plan.sandbox == "workspace" and "bash" in plan.tools:
-        protected = unprotected_warning()  # bubblewrap confines bash on its own
-        texts += [protected] if protected else []
-        texts += [text for text in [unconfined_warning(landlock_abi())] if text and protected]
-    file.warnings.extend(LoadWarning(line=None, message=text) for text in texts)
-
-
-def _approval(plan: _SessionPlan) -> tuple[PermissionPolicy, float]:
-    """The ``[permissions]`` policy (plus ``timeout``) and ``sandbox``: ``"workspace"`` confines
-    the file tools to the session's cwd, ``"none"`` (the default) does not."""
-    from agentd.permissions.policy import PermissionPolicy
-
-    section = plan.config.settings.permissions
-    sandboxed = plan.sandbox == "workspace"
-    policy = PermissionPolicy(
-        plan.mode,
-        section.allow,
-        section.deny,
-        workspace=plan.cwd if sandboxed else None,
-        cwd=plan.cwd,
-        allow_dangerous=section.allow_dangerous,
-    )
-    policy.allow_auto_without_sandbox = section.allow_auto_without_sandbox
-    return policy, section.timeout
-
-
-def _tool_context(
-    shared: SharedResources, file: SessionFile, plan: _SessionPlan, policy: PermissionPolicy
-) -> ToolContext:
-    """The ``[tools]`` settings, the credential names bash must not see, the spill dir."""
-    from agentd.store.tree import LoadWarning
-    from agentd.tools.settings import tool_settings
-
-    settings = tool_settings(plan.config.settings.tools)
-    if plan.agent_profiles is not None:
-        settings.agent_profiles, warnings = plan.agent_profiles
-        file.warnings.extend(LoadWarning(line=None, message=text) for text in warnings)
-    settings.secret_env = sorted({*shared.secret_names(), *settings.secret_env})
-    settings.permission_policy = policy
-    settings.process_registry = process_registry()
-    return ToolContext(
-        cwd=plan.cwd,
-        session_id=file.header.id,
-        workspace=policy.workspace,
-        spill_dir=spill_root() / file.header.id,
-        redact=file.redact_text,
-        settings=settings,
-    )
-
-
-def _project_files(cwd: Path, task: bool) -> tuple[str, tuple[str, list[str]] | None]:
-    """What a session reads of its project (run in a worker thread): the context files'
-    text and, with the ``task`` tool (``task``), the agent profiles it offers (its
-    description's list) and warnings about skipped profile files."""
-    from agentd.agent.prompt import project_context
-    from agentd.config.agents import load_profiles
-    from agentd.tools.task import render_profiles
-
-    context = project_context(cwd)
-    if not task:
-        return context, None
-    profiles, warnings = load_profiles(cwd)
-    lines = render_profiles([(p.name, p.description) for p in profiles.values()])
-    return context, (lines, warnings)
+def _probe_sandbox(cwd: Path) -> None:
+    """In a worker thread: InvalidParams for a sandbox root that covers far more than one
+    project (:func:`~agentd.session.shared.check_sandbox_root`), then bubblewrap's one probe
+    run per daemon (:func:`~agentd.session.parts.probe_sandbox`)."""
+    check_sandbox_root(cwd)
+    parts.probe_sandbox()

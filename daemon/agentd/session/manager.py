@@ -20,15 +20,18 @@ from agentd.errors import SessionExists, SessionNotFound
 from agentd.log import get_logger
 from agentd.protocol.events import SessionWarning
 from agentd.protocol.methods import SessionNewParams
-from agentd.session.factory import load_session, new_session
+from agentd.session.factory import SessionLink, load_session, new_session
 from agentd.session.idle import DEFAULT_IDLE_SECONDS, DEFAULT_MAX_LOADED, IdleUnloader
+from agentd.session.mcp_setup import add_mcp_servers
 from agentd.session.runtime import SessionRuntime
 from agentd.session.shared import SharedResources
-from agentd.session.subagents import SubagentRunner
+from agentd.session.subagents import Family, SubagentRunner
 from agentd.store import find_session
+from agentd.tools.base import Subagents, TaskOutcome, TaskRequest, ToolError
 
 if TYPE_CHECKING:
     from agentd.config.load import Config
+    from agentd.protocol.mcp import McpServerParam
 
 log = get_logger("agentd.sessions")
 
@@ -49,6 +52,8 @@ class SessionManager:
         self._parked: dict[str, dict[int, Subscriber]] = {}
         """Subscribers of unloaded sessions, by session id: subscribed again on reload."""
         self.idle = IdleUnloader(self, idle_seconds=idle_seconds, max_loaded=max_loaded)
+        self.runners: dict[str, SubagentRunner] = {}
+        """Each loaded session's subagent runner (the ``task`` tool's port looks it up)."""
 
     def loaded_ids(self) -> list[str]:
         """Ids of the sessions loaded in this daemon."""
@@ -61,14 +66,15 @@ class SessionManager:
         subagent_of: tuple[str, str] | None = None,
         extra_prompt: str | None = None,
         config: Config | None = None,
+        family: Family | None = None,
     ) -> SessionRuntime:
         """Open a new session (``subagent_of``: the parent session and ``task`` call of a
         subagent's session; ``extra_prompt``: added to its system prompt; ``config``: the
-        parent's configuration, reused).
+        parent's configuration, reused; ``family``: the parent's file locks and the child's
+        depth)."""
 
-        A caller-chosen id is reserved before the first await, so requests for that id that
-        arrive right behind ``session/new`` (a pipelined script) wait for it instead of failing.
-        """
+        # A caller-chosen id is reserved before the first await, so requests for that id that
+        # arrive right behind ``session/new`` (a pipelined script) wait for it, not fail.
         key = params.session_id
         if key is not None and (key in self.loaded or key in self._loading):
             raise SessionExists(f"session id {key!r} is already in use")
@@ -77,10 +83,9 @@ class SessionManager:
             lambda: new_session(
                 self.shared,
                 params,
-                subagent_of=subagent_of,
-                extra_prompt=extra_prompt,
-                config=config,
+                self._link(family, subagent_of, extra_prompt, config),
             ),
+            family,
         )
         log.info("session created", session_id=runtime.id, cwd=runtime.settings.cwd)
         return runtime
@@ -99,22 +104,49 @@ class SessionManager:
         session_id: str | None = None,
         path: str | None = None,
         client_env: dict[str, str] | None = None,
+        mcp_servers: list[McpServerParam] | None = None,
     ) -> SessionRuntime:
         """Load a session from its file (once, even when asked concurrently); its provider is
-        resolved from ``client_env`` when given."""
-        if session_id is not None and session_id in self.loaded:
-            return self.loaded[session_id]
-        if path is not None and (same := self._loaded_file(Path(path))) is not None:
-            return same  # its file is locked by this daemon: never open it twice
+        resolved from ``client_env`` when given; ``mcp_servers`` join its MCP servers (a
+        loaded session without any is built again with them, once idle)."""
+        loaded = self.loaded.get(session_id) if session_id is not None else None
+        if loaded is None and path is not None:
+            loaded = self._loaded_file(Path(path))  # locked by this daemon: never open twice
+        if loaded is not None and mcp_servers:
+            if add_mcp_servers(self.shared, loaded, mcp_servers):
+                return loaded
+            loaded.run.check_idle("add MCP servers")
+            await self.unload(loaded.id)
+            session_id, path = loaded.id, None
+        elif loaded is not None:
+            return loaded
         return await self._once(
             session_id or str(path),
             lambda: load_session(
-                self.shared, session_id=session_id, path=path, client_env=client_env
+                self.shared, session_id=session_id, path=path, client_env=client_env,
+                mcp_servers=mcp_servers, link=self._link(None),
             ),
-        )
+        )  # fmt: skip
+
+    def _link(
+        self,
+        family: Family | None,
+        subagent_of: tuple[str, str] | None = None,
+        extra_prompt: str | None = None,
+        config: Config | None = None,
+    ) -> SessionLink:
+        """How a session joins this manager: its ``task`` tool's port, its family's locks."""
+        locks = family.locks if family is not None else None
+        return SessionLink(subagent_of, extra_prompt, config, locks, self._subagents_port)
+
+    def _subagents_port(self, session_id: str) -> Subagents:
+        return _Runner(self.runners, session_id)
 
     async def _once(
-        self, key: str | None, build: Callable[[], Awaitable[SessionRuntime]]
+        self,
+        key: str | None,
+        build: Callable[[], Awaitable[SessionRuntime]],
+        family: Family | None = None,
     ) -> SessionRuntime:
         """Build a runtime under ``key``; concurrent callers with the same key share it."""
         if key is not None and key in self._loading:
@@ -128,8 +160,8 @@ class SessionManager:
             if existing is not None:  # loaded by path while also loaded by id
                 runtime.file.close()
                 runtime = existing
-            if runtime.subagents is None:
-                _attach_subagents(self, runtime)
+            if runtime.id not in self.runners:
+                self.runners[runtime.id] = SubagentRunner(self, runtime, family)
             self.loaded[runtime.id] = runtime
             self._resubscribe(runtime)
             self.idle.touch(runtime.id)
@@ -208,6 +240,7 @@ class SessionManager:
         runtime = self.loaded.pop(session_id, None)
         if runtime is None:
             return False
+        self.runners.pop(session_id, None)
         live = {key: sub for key, sub in runtime.bus.subscribers.items() if not sub.closed}
         if live:
             self._parked.setdefault(session_id, {}).update(live)
@@ -220,14 +253,22 @@ class SessionManager:
         await self.idle.stop()
         runtimes = list(self.loaded.values())
         self.loaded.clear()
+        self.runners.clear()
         self._parked.clear()
         await asyncio.gather(*(r.shutdown() for r in runtimes), return_exceptions=True)
         await self.shared.close()
 
 
-def _attach_subagents(manager: SessionManager, runtime: SessionRuntime) -> None:
-    """Give the session's tools their way to start subagents and the family's file locks."""
-    runner = SubagentRunner(manager, runtime)
-    runtime.subagents = runner
-    runtime.agent.context.subagents = runner
-    runtime.agent.context.path_locks = runner.locks
+class _Runner:
+    """A session's ``task`` tool port (given to its tools when it is built): the session's
+    :class:`SubagentRunner`, which the manager makes once the session is loaded."""
+
+    def __init__(self, runners: dict[str, SubagentRunner], session_id: str) -> None:
+        self._runners = runners
+        self._session_id = session_id
+
+    async def run_task(self, request: TaskRequest) -> TaskOutcome:
+        runner = self._runners.get(self._session_id)
+        if runner is None:
+            raise ToolError("This session is closing; it cannot start a task.")
+        return await runner.run_task(request)

@@ -1,13 +1,14 @@
 """A session's MCP servers: which ones it gets, and how their tools join the agent's.
 
 Nothing of :mod:`agentd.mcp` is imported for a session without servers; a session with some
-gets an :class:`~agentd.mcp.session.McpSession` as its extra tool source and a tool runner that
-sends ``mcp__…`` calls to it (:func:`mcp_runner`).
+gets an :class:`~agentd.mcp.session.McpSession` as its extra tool source (made by its runtime,
+which gives it where warnings go) and a tool runner that sends ``mcp__…`` calls to it
+(:func:`mcp_runner`). A loaded session given servers gets them through the same path.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,13 +20,15 @@ if TYPE_CHECKING:
     from agentd.mcp.servers import ServerDef
     from agentd.protocol.mcp import McpServerParam
     from agentd.session.runtime import SessionRuntime
-    from agentd.session.settings import SessionTools
+    from agentd.session.settings import SessionTools, ToolsMaker
     from agentd.session.shared import SharedResources
     from agentd.tools.base import ToolContext, Toolset
 
 
 def check_mcp_params(servers: Sequence[McpServerParam] | None) -> None:
     """InvalidParams for an ``mcpServers`` entry that cannot be started."""
+    if not servers:
+        return
     from agentd.mcp.servers import from_param
 
     for index, server in enumerate(servers or ()):
@@ -43,11 +46,12 @@ def session_mcp_tools(
     builtin: Toolset,
     context: ToolContext,
     startup_timeout: float,
-) -> tuple[SessionTools | None, list[str], Path | None]:
-    """The session's MCP tool source (None when it has no servers: then nothing of MCP is
-    imported), warnings about servers left out, and the ``.mcp.json`` whose servers were not
-    started because it is untrusted or not the file trusted (a client may offer to trust its
-    folder); ``startup_timeout`` for the servers that do not set their own
+) -> tuple[ToolsMaker | None, list[str], Path | None]:
+    """What makes the session's MCP tool source around its runtime's warnings (None when it
+    has no servers: then nothing of MCP is imported), warnings about servers left out, and the
+    ``.mcp.json`` whose servers were not started because it is untrusted or not the file
+    trusted (a client may offer to trust its folder); ``startup_timeout`` for the servers
+    that do not set their own
     (``mcp_startup_timeout``)."""
     from agentd.mcp.servers import gather
 
@@ -56,52 +60,52 @@ def session_mcp_tools(
         return None, found.warnings, found.untrusted
     from agentd.mcp.session import McpSession
 
-    pool = shared.mcp_pool()
-    tools = McpSession(pool, found.servers, cwd, builtin, context.settings)
-    return tools, found.warnings, found.untrusted
+    pool, servers, settings = shared.mcp_pool(), found.servers, context.settings
+
+    def make(warn: Callable[[str], None]) -> SessionTools:
+        return McpSession(pool, servers, cwd, builtin, settings, warn)
+
+    return make, found.warnings, found.untrusted
 
 
-def attach_mcp_servers(
+def add_mcp_servers(
     shared: SharedResources, runtime: SessionRuntime, servers: list[McpServerParam]
-) -> None:
-    """Add ``servers`` (by name) to a loaded session's MCP servers, from its next run on
-    (``session/load`` with ``mcpServers``; each given the ``mcp_startup_timeout`` of the
-    session's config); InvalidParams for a bad entry."""
+) -> bool:
+    """Add ``servers`` (by name) to a loaded session that has MCP servers already, from its
+    next run on (``session/load`` with ``mcpServers``; each given the ``mcp_startup_timeout``
+    of the session's config); False when it has none (the manager then builds the session
+    again with them, through the path that creates it). InvalidParams for a bad entry."""
     from agentd.mcp.servers import from_param
     from agentd.mcp.session import McpSession
 
     check_mcp_params(servers)
-    cwd = Path(runtime.settings.cwd)
-    timeout = shared.config(cwd).settings.mcp_startup_timeout
-    definitions = [from_param(server, timeout) for server in servers]
     current = runtime.extra_tools
-    if isinstance(current, McpSession):
-        current.add(definitions)
-        return
-    _install(shared, runtime, definitions)
+    if not isinstance(current, McpSession):
+        return False
+    timeout = shared.config(Path(runtime.settings.cwd)).settings.mcp_startup_timeout
+    current.add([from_param(server, timeout) for server in servers])
+    return True
 
 
 def replace_mcp_servers(
     shared: SharedResources, runtime: SessionRuntime, servers: list[ServerDef]
 ) -> None:
     """Make ``servers`` the MCP servers of ``runtime``, a session that has not run yet (a
-    subagent's, given its parent's): those it found itself were never started."""
+    subagent's, given its parent's): those it found itself were never started. A child
+    created without MCP servers gets its tool source here, the one place a runtime's tools
+    are set after it was built."""
     from agentd.mcp.session import McpSession
 
     current = runtime.extra_tools
     if isinstance(current, McpSession):
         current.servers = list(servers)
-    elif servers:
-        _install(shared, runtime, servers)
-
-
-def _install(shared: SharedResources, runtime: SessionRuntime, servers: list[ServerDef]) -> None:
-    """Give a session without MCP servers an MCP tool source with ``servers``."""
-    from agentd.mcp.session import McpSession
-
+        return
+    if not servers:
+        return
     agent, cwd = runtime.agent, Path(runtime.settings.cwd)
-    extra = McpSession(shared.mcp_pool(), servers, cwd, agent.toolset, agent.context.settings)
-    extra.warn = runtime.extra_warn
+    extra = McpSession(
+        shared.mcp_pool(), servers, cwd, agent.toolset, agent.context.settings, runtime.extra_warn
+    )
     runtime.extra_tools = agent.tool_source = extra
     agent.run_tool = mcp_runner(agent.run_tool)
 

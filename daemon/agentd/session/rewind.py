@@ -53,7 +53,7 @@ async def rewind_session(
             )
         file = runtime.file
         if not params.dry_run:
-            _move_leaf(runtime, target.parent_id, outcome, _text(target))
+            await _move_leaf(runtime, target.parent_id, outcome, _text(target))
     return SessionRewindResult(
         leaf_id=target.parent_id if params.dry_run else file.leaf_id,
         prompt=_text(target),
@@ -63,25 +63,20 @@ async def rewind_session(
     )
 
 
-def _move_leaf(
+async def _move_leaf(
     runtime: SessionRuntime, parent_id: str | None, outcome: Outcome, prompt: str
 ) -> None:
     """Branch the session file at ``parent_id``, record the rewind there and tell the
     session's subscribers (``session_rewound``)."""
-    file = runtime.file
-    from_leaf = file.leaf_id
-    file.branch(parent_id)
     entry = RewindEntry(
-        from_leaf_id=from_leaf,
+        from_leaf_id=runtime.file.leaf_id,
         restored=outcome.restored,
         removed=outcome.removed,
         conflicts=outcome.conflicts,
     )
-    file.append(entry)
-    file.sync()
-    runtime.agent.messages = file.messages()
+    await runtime.rewound(parent_id, entry)
     runtime.changes.taken_back(outcome.restored + outcome.removed)
-    runtime.emit(SessionRewound(leaf_id=file.leaf_id, prompt=prompt))
+    runtime.emit(SessionRewound(leaf_id=runtime.file.leaf_id, prompt=prompt))
 
 
 def target_index(branch: list[Entry], turns: int | None, entry_id: str | None) -> int:

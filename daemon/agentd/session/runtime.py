@@ -25,13 +25,14 @@ from typing import TYPE_CHECKING, NoReturn
 import msgspec
 import structlog
 
-from agentd.agent.budget import Budget
+from agentd.agent.hooks import NO_HOOKS
 from agentd.agent.loop import Agent, CompactReason, RunResult
+from agentd.agent.run import RunRequest
 from agentd.agent.scheduling import SinkFailed
 from agentd.errors import InvalidParams, SessionIdle, StoreWriteFailed
 from agentd.log import get_logger
 from agentd.permissions.policy import unsandboxed_auto
-from agentd.protocol.content import ImageContent, Message, UserContent
+from agentd.protocol.content import Message
 from agentd.protocol.events import (
     AgentEnd,
     Event,
@@ -39,6 +40,7 @@ from agentd.protocol.events import (
     MessageEnd,
     PlanUpdate,
     SessionWarning,
+    SettingsChanged,
     ToolExecutionEnd,
     TurnEnd,
 )
@@ -54,28 +56,20 @@ from agentd.protocol.methods import (
 from agentd.protocol.session_file import (
     HookEntry,
     ModelChangeEntry,
+    RewindEntry,
     SessionInfoEntry,
     SettingsEntry,
 )
-from agentd.session.approval import Approver
-from agentd.session.binding import ModelSource
-from agentd.session.bus import EventBus
-from agentd.session.changes import ChangeRecorder
-from agentd.session.compaction import CompactionSettings, Compactor, Reason, prompt_too_large
-from agentd.session.files import ClientFiles
+from agentd.session.compaction import Compactor, Reason, prompt_too_large
 from agentd.session.history import hook_blocks
 from agentd.session.phase import RunState
-from agentd.session.settings import AgentParts, Settings
+from agentd.session.settings import RuntimeParts
 from agentd.session.stream_redact import StreamRedactor
 from agentd.session.syncing import SyncQueue
 
 if TYPE_CHECKING:
-    from agentd.agent.budget import Ledger
+    from agentd.agent.run import ModelBinding
     from agentd.config.load import Config
-    from agentd.permissions.policy import PermissionPolicy
-    from agentd.providers.base import Provider
-    from agentd.store import SessionFile
-    from agentd.tools.base import Subagents
 
 log = get_logger("agentd.session")
 
@@ -83,69 +77,33 @@ log = get_logger("agentd.session")
 class SessionRuntime:
     """One loaded session. All methods run on the daemon's event loop."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        file: SessionFile,
-        policy: PermissionPolicy,
-        parts: AgentParts,
-        *,
-        compaction: CompactionSettings,
-        approval_timeout: float,
-        model_source: ModelSource | None = None,
-    ) -> None:
-        """``model_source`` set: the provider in ``parts`` is a stand-in, resolved through it
-        by :meth:`ensure_model` (see :mod:`agentd.session.binding`)."""
-        self.settings = settings
-        self.file = file
-        self.policy = policy
-        self._context = parts.context
-        self._files = ClientFiles(settings.session_id, lambda: self.bus.subscribers.values())
-        self.bus = EventBus(
-            settings.session_id, redact=file.redact_json, on_change=self._attach_files
-        )
-        self.stream_redactor = StreamRedactor(file.redact_text, file.held_from)
-        self.approver = Approver(policy, self.bus, approval_timeout, parts.context)
-        self.compactor = Compactor(compaction, file, self.emit)
-        self._attach_files()
-        self.changes = ChangeRecorder.for_session(settings.cwd, file.path, parts.context)
-        self._context.changes = self.changes
-        self.agent = Agent(
-            provider=parts.provider,
-            model=parts.model,
-            system_prompt=parts.system_prompt,
-            toolset=parts.toolset,
-            context=parts.context,
-            sink=self.emit,
-            authorize=self.approver,
-            run_tool=parts.run_tool,
-            messages=parts.messages,
-            max_turns=parts.max_turns,
-            transform_context=self._compacted_context,
-            tool_source=parts.extra_tools,
-        )
-        self.hooks = parts.hooks
-        if self.hooks is not None:
-            self.hooks.emit = self.emit
-            self.agent.hooks = self.hooks
-        self.run = RunState(settings.session_id)
-        self.extra_tools = parts.extra_tools
-        if self.extra_tools is not None:
-            self.extra_tools.warn = self.extra_warn
+    def __init__(self, parts: RuntimeParts) -> None:
+        """Store ``parts`` (built in dependency order, see :class:`RuntimeParts`) and build
+        what needs this runtime as its sink: the compactor, the hooks, the extra tools, the
+        fsync queue and the agent."""
+        self.settings, self.file, self.policy = parts.settings, parts.file, parts.policy
+        self.bus, self.approver, self.changes = parts.bus, parts.approver, parts.changes
+        self.config: Config = parts.config
+        """The configuration the session was built from (its subagents start from it)."""
+        self.stream_redactor = StreamRedactor(self.file.redact_text, self.file.held_from)
+        self.compactor = Compactor(parts.compaction, self.file, self.emit)
+        self.run = RunState(self.settings.session_id)
         self.store_error: str | None = None
         self._syncs = SyncQueue(lambda: self.file.sync(), self._sync_failed)
-        self._model_source = model_source
-        self.subagents: Subagents | None = None
-        """Starts this session's subagents (attached by the session manager)."""
-        self.config: Config | None = None
-        """The configuration the session was built from (its subagents start from it)."""
+        self._model_source = parts.model_source
         self.children: dict[str, SessionRuntime] = {}
         """The subagents' sessions running now for this session's task calls, by id."""
-
-    def _attach_files(self) -> None:
-        """Route the file tools through an editor only while a subscriber declared ``fs``
-        (see :mod:`agentd.session.files`); otherwise the tools use the disk directly."""
-        self._context.files = self._files if self._files.available() else None
+        made = parts.agent
+        self.hooks = made.hooks(self.emit) if made.hooks is not None else None
+        self.extra_tools = made.extra_tools(self.extra_warn) if made.extra_tools else None
+        self.agent = Agent(
+            provider=made.provider, model=made.model, system_prompt=made.system_prompt,
+            toolset=made.toolset, context=made.context, sink=self.emit,
+            authorize=self.approver, run_tool=made.run_tool, messages=made.messages,
+            max_turns=made.max_turns, transform_context=self._compacted_context,
+            tool_source=self.extra_tools, hooks=self.hooks or NO_HOOKS,
+            settle=self._settle_changes,
+        )  # fmt: skip
 
     def extra_warn(self, text: str) -> None:
         """A warning about the session's extra tools (an MCP server that is not available)."""
@@ -172,20 +130,22 @@ class SessionRuntime:
             permission_mode=self.policy.mode,
             title=s.title,
             path=str(self.file.path),
-            warnings=list(s.config_warnings),
+            warnings=[warning.message for warning in self.file.warnings],
             untrusted_config=s.untrusted_config,
             parent_session_id=self.file.header.parent_session_id,
             parent_tool_call_id=self.file.header.parent_tool_call_id,
         )
 
     def state(self) -> SessionStateResult:
-        """``session/state``: what the session is doing, its model, queues and usage."""
+        """``session/state``: what the session is doing, its model (while a run with a model
+        of its own runs, a custom command's: that run's), queues and usage."""
+        current = self.agent.current_model()
         return SessionStateResult(
             session_id=self.id,
             status="running" if self.running else "idle",
             phase=self.run.phase,
-            provider=self.agent.provider.name,
-            model=self.agent.model,
+            provider=current.provider.name,
+            model=current.model,
             permission_mode=self.policy.mode,
             steering=list(self.agent.queues.steering),
             follow_up=list(self.agent.queues.follow_up),
@@ -226,13 +186,22 @@ class SessionRuntime:
                 elif isinstance(event, HookResult):
                     self.file.append(HookEntry(hook=event))
                 elif isinstance(event, ToolExecutionEnd | AgentEnd):
-                    self.changes.write_pending(self.file, wait=isinstance(event, AgentEnd))
+                    self.changes.write_pending(self.file)
                 elif isinstance(event, TurnEnd):
                     self._syncs.request()
             except StoreWriteFailed as exc:
                 self._write_failed(exc)
         for released in self.stream_redactor.events(event):
             self.bus.publish(released)
+
+    async def _settle_changes(self) -> None:
+        """The agent's ``settle``: wait (without holding the event loop) until the run's
+        changed files are recorded, and write them before its ``agent_end``."""
+        await self.changes.settled()
+        try:
+            self.changes.write_pending(self.file)
+        except StoreWriteFailed as exc:
+            self._write_failed(exc)
 
     def _write_failed(self, exc: StoreWriteFailed) -> NoReturn:
         """Warn; inside a run raise :class:`SinkFailed`, else resync and re-raise ``exc``."""
@@ -265,40 +234,25 @@ class SessionRuntime:
         running."""
         with contextlib.suppress(StoreWriteFailed):
             self.file.repair_interrupted()
-        self.agent.messages = self.file.messages()
+        self.agent.adopt(self.file.messages())
 
     # --- runs --------------------------------------------------------------------------------
 
-    def start_run(
-        self,
-        text: str,
-        images: list[ImageContent],
-        max_turns: int | None = None,
-        *,
-        max_cost: float | None = None,
-        max_tokens: int | None = None,
-        parent_ledger: Ledger | None = None,
-        command: str | None = None,
-    ) -> asyncio.Task[RunResult]:
-        """Start a run (``max_turns``: this run's limit; ``max_cost``, ``max_tokens``: its
-        spending caps; ``parent_ledger``: a subagent's run spends into its parent's run, see
-        :class:`~agentd.agent.budget.Ledger`; ``command``: the custom command typed, ``text``
-        being its expansion); SessionBusy unless idle, ConfigError if a cost cap meets
-        unknown prices."""
+    def start_run(self, request: RunRequest) -> asyncio.Task[RunResult]:
+        """Start the run ``request`` asks for (taken as is by the agent: its model, caps and
+        parent ledger); SessionBusy unless idle, ConfigError if a cost cap meets unknown
+        prices, PromptTooLarge for a prompt the model's context cannot hold. No await:
+        nothing runs between the busy check and the start."""
         self.run.check_idle("prompt")
         agent = self.agent
-        price = agent.provider.price_of(agent.model)
-        budget = Budget.of_run(max_cost, max_tokens, price, agent.model)
+        agent.budget_of(request)  # a cost cap without prices fails here, not in the run
+        model = agent.binding_of(request).model
         too_large = prompt_too_large(
-            agent.system_prompt, agent.toolset.specs, agent.model, text, self.compactor.settings
+            agent.system_prompt, agent.toolset.specs, model, request.text, self.compactor.settings
         )
         if too_large is not None:
             raise too_large
-        content: list[UserContent] = list(images)
-        task = asyncio.create_task(
-            self._run(text, content, max_turns, budget, parent_ledger, command),
-            name=f"run-{self.id}",
-        )
+        task = asyncio.create_task(self._run(request), name=f"run-{self.id}")
         self.run.start(task)
         return task
 
@@ -310,34 +264,30 @@ class SessionRuntime:
             )
         self.agent.enqueue(text, steer=steer)
 
-    def add_note(self, text: str) -> None:
+    async def add_note(self, text: str) -> None:
         """Record ``text`` as a user message without a run; SessionBusy unless idle.
 
-        The message is persisted and broadcast at once; the model reads it on the next run.
+        The message is broadcast at once and on disk when this returns (fsynced through the
+        sync queue); the model reads it on the next run.
         """
         self.run.check_idle("note")
         self.agent.note(text)
-        self.file.sync()
+        await self.durable()
 
-    async def _run(
-        self,
-        text: str,
-        images: list[UserContent],
-        max_turns: int | None,
-        budget: Budget | None,
-        parent: Ledger | None = None,
-        command: str | None = None,
-    ) -> RunResult:
+    async def durable(self) -> None:
+        """Until what was written to the session file is on disk (its fsync runs in the sync
+        queue's worker thread, after those asked before); StoreWriteFailed when it fails."""
+        await self._syncs.flush()
+
+    async def _run(self, request: RunRequest) -> RunResult:
         self.run.begun()
         self.changes.new_run()
         structlog.contextvars.bind_contextvars(session_id=self.id)
         try:
-            result = await self.agent.run(
-                text, images, max_turns=max_turns, budget=budget, parent=parent, command=command
-            )
+            result = await self.agent.run(request)
         finally:
-            with contextlib.suppress(StoreWriteFailed):
-                self.changes.write_pending(self.file, wait=True)  # the run's last ones
+            with contextlib.suppress(StoreWriteFailed):  # those of a run its settle missed
+                self.changes.write_pending(self.file)
             self.run.ended(asyncio.current_task())
         # Every entry of the run is written (appends are synchronous writes); the last fsync
         # runs in a worker thread and the answer does not wait for it: a failure of it comes
@@ -365,12 +315,21 @@ class SessionRuntime:
         """Continue from ``entry_id`` (None: from the start); SessionBusy unless idle."""
         self.run.check_idle("branch")
         self.file.branch(entry_id)
-        self.agent.messages = self.file.messages()
+        self.agent.adopt(self.file.messages())
+
+    async def rewound(self, parent_id: str | None, entry: RewindEntry) -> None:
+        """``session/rewind`` moved the conversation: continue from ``parent_id`` with
+        ``entry`` recorded there (on disk when this returns). The caller holds the
+        ``rewinding`` phase."""
+        self.file.branch(parent_id)
+        self.file.append(entry)
+        await self.durable()
+        self.agent.adopt(self.file.messages())
 
     def rename(self, title: str) -> None:
         """Set the session's title (recorded in the file)."""
         self.file.append(SessionInfoEntry(title=title))
-        self.settings.title = title
+        self.settings = msgspec.structs.replace(self.settings, title=title)
 
     def fork(self, root: Path, entry_id: str | None, new_id: str | None) -> Path:
         """Copy the branch up to ``entry_id`` into a new session file; return its path."""
@@ -378,12 +337,22 @@ class SessionRuntime:
         forked.close()
         return forked.path
 
-    def use_model(self, provider: Provider, model: str) -> None:
-        """Call ``model`` through ``provider`` from the next LLM call on (recorded in the file
-        under ``provider.name``)."""
-        self.agent.provider, self.agent.model = provider, model
+    def use_model(
+        self, binding: ModelBinding, *, provider_env: dict[str, str] | None, base_url: str | None
+    ) -> None:
+        """Call ``binding`` from the next LLM call on (recorded in the file under its
+        provider's name; a changed ``base_url`` in the session's settings too), with the
+        client's ``provider_env``."""
+        self.agent.bind(binding)
         self._model_source = None
-        self.file.append(ModelChangeEntry(provider=provider.name, model=model))
+        self.file.append(ModelChangeEntry(provider=binding.provider.name, model=binding.model))
+        if base_url != self.settings.base_url:
+            saved = self.file.settings() or SettingsEntry()
+            self.file.append(msgspec.structs.replace(saved, id="", base_url=base_url))
+        self.settings = msgspec.structs.replace(
+            self.settings, provider_env=provider_env, base_url=base_url
+        )
+        self._settings_changed()
 
     async def ensure_model(self) -> None:
         """Build the session's provider if it was loaded without one; ConfigError (what to
@@ -395,10 +364,8 @@ class SessionRuntime:
         resolved = await source(agent.provider.name, agent.model, self.settings.provider_env)
         if self._model_source is not source:  # setModel won meanwhile
             return
-        agent.provider, agent.model = resolved.provider, resolved.model
-        settings = self.compactor.settings
-        window = settings.context_window or resolved.context_window
-        self.compactor.settings = msgspec.structs.replace(settings, context_window=window)
+        agent.bind(resolved)
+        self.compactor.learn_context_window(resolved.context_window)
         self._model_source = None
 
     async def _compacted_context(
@@ -419,7 +386,7 @@ class SessionRuntime:
         with self.run.during("compacting"):
             result, context = await self._compact(self.agent.messages, reason, instructions)
         if context is not None:
-            self.agent.messages = context
+            self.agent.adopt(context)
         return result
 
     async def _compact(
@@ -427,19 +394,20 @@ class SessionRuntime:
     ) -> tuple[CompactResult, list[Message] | None]:
         """Compact ``messages`` (the ``pre_compact`` hooks first: they are told, they cannot
         stop it)."""
-        agent = self.agent
+        current = self.agent.current_model()  # a command's run compacts on its model
         if self.hooks is not None and self.hooks.wants("pre_compact"):
             await self.hooks.fire(HookInput(event="pre_compact"))
         try:
             return await self.compactor.compact(
-                agent.provider, agent.model, messages, reason, instructions
+                current.provider, current.model, messages, reason, instructions
             )
         except StoreWriteFailed as exc:
             self._write_failed(exc)
 
-    def set_permission_mode(self, mode: PermissionMode) -> None:
-        """Apply ``mode`` to the next tool calls and record it in the session file;
-        InvalidParams for ``auto`` in a session without the sandbox (unless opted in)."""
+    async def set_permission_mode(self, mode: PermissionMode) -> None:
+        """Apply ``mode`` to the next tool calls, record it in the session file (on disk when
+        this returns) and tell the subscribers (``settings_changed``); InvalidParams for
+        ``auto`` in a session without the sandbox (unless opted in)."""
         policy = self.policy
         sandboxed = policy.workspace is not None
         problem = unsandboxed_auto(
@@ -447,10 +415,19 @@ class SessionRuntime:
         )
         if problem is not None:
             raise InvalidParams(problem)
-        self.policy.mode = mode
+        self.policy.switch_mode(mode)
         saved = self.file.settings() or SettingsEntry()
         self.file.append(msgspec.structs.replace(saved, id="", permission_mode=mode))
-        self.file.sync()
+        self._settings_changed()
+        await self.durable()
+
+    def _settings_changed(self) -> None:
+        """Tell the subscribers the session's model and permission mode now."""
+        agent = self.agent
+        mode = self.policy.mode
+        self.emit(
+            SettingsChanged(provider=agent.provider.name, model=agent.model, permission_mode=mode)
+        )
 
     async def shutdown(self) -> None:
         """Cancel a running run, wait for it to settle, and close the session file."""

@@ -140,13 +140,12 @@ class SessionService(StoredSessionMethods):
             raise InvalidParams("give exactly one of `sessionId` and `path`")
         sessions = self._manager()
         runtime = await sessions.load(
-            session_id=params.session_id, path=params.path, client_env=params.provider_env
+            session_id=params.session_id,
+            path=params.path,
+            client_env=params.provider_env,
+            mcp_servers=params.mcp_servers,
         )
         await _read_commands(runtime)
-        if params.mcp_servers:
-            from agentd.session.mcp_setup import attach_mcp_servers
-
-            attach_mcp_servers(sessions.shared, runtime, params.mcp_servers)
         if subscriber is not None:
             if params.replay:
                 for event in history_events(runtime.agent.messages, runtime.hook_blocks()):
@@ -186,6 +185,7 @@ class SessionService(StoredSessionMethods):
 
         A ``/NAME arguments`` text runs the custom command NAME (its expansion, on its model;
         the user message keeps the typed command): see :mod:`agentd.session.commands`."""
+        from agentd.agent.run import RunRequest
         from agentd.session.commands import prepare_prompt
 
         if not params.text.strip() and not params.images:
@@ -196,18 +196,16 @@ class SessionService(StoredSessionMethods):
             sessions.watch(runtime, subscriber)
         await runtime.ensure_model()
         prepared = await prepare_prompt(sessions.shared, runtime, params.text)
-        task = prepared.start(
-            runtime,
-            lambda text, command: runtime.start_run(
-                text,
-                params.images,
-                params.max_turns,
-                max_cost=params.max_cost,
-                max_tokens=params.max_tokens,
-                command=command,
-            ),
+        request = RunRequest(
+            text=prepared.text,
+            images=list(params.images),
+            max_turns=params.max_turns,
+            max_cost=params.max_cost,
+            max_tokens=params.max_tokens,
+            command=prepared.command,
+            model=prepared.model,
         )
-        return PromptRun(runtime, task)
+        return PromptRun(runtime, runtime.start_run(request))
 
     async def prompt(
         self, params: PromptParams, subscriber: Subscriber | None = None
@@ -297,7 +295,7 @@ class SessionService(StoredSessionMethods):
     ) -> SessionInfo:
         """``session/setPermissionMode``: applies to the next tool calls; recorded."""
         runtime = await self._manager().get(params.session_id)
-        runtime.set_permission_mode(params.mode)
+        await runtime.set_permission_mode(params.mode)
         return runtime.info()
 
     async def models(

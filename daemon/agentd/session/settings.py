@@ -1,6 +1,7 @@
 """What a session runtime is built from and what a run answers: :class:`Settings` (the
-session's own facts), :class:`AgentParts` (the agent's provider, prompt and tools) and
-:func:`prompt_result` (the ``session/prompt`` result of a finished run)."""
+session's own facts), :class:`RuntimeParts` (every part of a runtime), :class:`AgentParts`
+(the agent's provider, prompt and tools) and :func:`prompt_result` (the ``session/prompt``
+result of a finished run)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,18 @@ from agentd.protocol.methods import PromptResult, RefusedCall
 if TYPE_CHECKING:
     from agentd.agent.loop import RunResult
     from agentd.agent.scheduling import ToolRunner
+    from agentd.config.load import Config
     from agentd.hooks.session import SessionHooks
+    from agentd.permissions.policy import PermissionPolicy
     from agentd.protocol.content import Message
+    from agentd.protocol.events import Event
     from agentd.providers.base import Provider
+    from agentd.session.approval import Approver
+    from agentd.session.binding import ModelSource
+    from agentd.session.bus import EventBus
+    from agentd.session.changes import ChangeRecorder
+    from agentd.session.compaction import CompactionSettings
+    from agentd.store import SessionFile
     from agentd.tools.base import ToolContext, Toolset
 
 
@@ -30,7 +40,8 @@ class Settings(msgspec.Struct):
     title: str | None = None
     provider_env: dict[str, str] | None = None
     """The client's provider variables (memory only, never written, never shown)."""
-    config_warnings: list[str] = msgspec.field(default_factory=list)
+    base_url: str | None = None
+    """The session's own base URL for its provider (``session/new``'s ``baseUrl``)."""
     untrusted_config: str | None = None
 
     def __repr__(self) -> str:  # provider variables may hold keys: not shown
@@ -55,8 +66,16 @@ class SessionTools(Protocol):
     async def close(self) -> None: ...
 
 
+HooksMaker = Callable[["Callable[[Event], None]"], "SessionHooks | None"]
+"""Builds the session's hooks around the runtime's event sink."""
+
+ToolsMaker = Callable[["Callable[[str], None]"], SessionTools]
+"""Builds the session's extra tools around the runtime's warnings."""
+
+
 class AgentParts(msgspec.Struct):
-    """What the session's agent is built from (see :class:`agentd.agent.loop.Agent`)."""
+    """What the session's agent is built from (see :class:`agentd.agent.loop.Agent`);
+    ``extra_tools`` and ``hooks`` are made by the runtime, which gives them its event sink."""
 
     provider: Provider
     model: str
@@ -66,9 +85,28 @@ class AgentParts(msgspec.Struct):
     run_tool: ToolRunner
     messages: list[Message] = msgspec.field(default_factory=list)
     max_turns: int = 50
-    extra_tools: SessionTools | None = None
-    hooks: SessionHooks | None = None
+    extra_tools: ToolsMaker | None = None
+    hooks: HooksMaker | None = None
     """The configured hooks (None: none configured)."""
+
+
+class RuntimeParts(msgspec.Struct):
+    """Everything a :class:`~agentd.session.runtime.SessionRuntime` is made of, built once by
+    the factory in dependency order (file → settings → policy → bus → approver → change
+    recorder → tools' context → agent parts); the runtime only stores them and builds what
+    needs its own sink (agent, compactor, hooks, extra tools). ``model_source`` set: the
+    provider in ``agent`` is a stand-in, resolved through it (:mod:`agentd.session.binding`)."""
+
+    settings: Settings
+    file: SessionFile
+    policy: PermissionPolicy
+    bus: EventBus
+    approver: Approver
+    changes: ChangeRecorder
+    compaction: CompactionSettings
+    config: Config
+    agent: AgentParts
+    model_source: ModelSource | None = None
 
 
 def prompt_result(result: RunResult) -> PromptResult:

@@ -132,7 +132,7 @@ class StoredSessionMethods:
         """``session/note``: add a user message without a run (SessionBusy while running)."""
         if not params.text.strip():
             raise InvalidParams("`text` is empty - at `$.text`")
-        (await self._manager().get(params.session_id)).add_note(params.text)
+        await (await self._manager().get(params.session_id)).add_note(params.text)
         return OkResult()
 
     async def delete(

@@ -47,6 +47,20 @@ class _Stream:
         self.pending: list[str] = []  # deltas since the last one with a blank
         self.pending_size = 0
 
+    def hold(self, text: str) -> None:
+        """Keep ``text`` among the pending deltas."""
+        self.pending.append(text)
+        self.pending_size += len(text)
+
+    def take_pending(self) -> None:
+        """The pending deltas join the raw text."""
+        self.text += "".join(self.pending)
+        self.pending, self.pending_size = [], 0
+
+    def keep_from(self, start: int, done: int) -> None:
+        """Drop the raw text before ``start``; ``done`` of what is left was released."""
+        self.text, self.done = self.text[start:], done
+
 
 class StreamRedactor:
     """Rewrites the delta events of one session (see the module docstring)."""
@@ -122,13 +136,11 @@ class StreamRedactor:
         """Add ``text``; return the newly releasable part, redacted (often empty: a delta
         without a blank releases nothing, and its event goes out with empty text)."""
         stream = self._streams.setdefault(key, _Stream())
-        stream.pending.append(text)
-        stream.pending_size += len(text)
+        stream.hold(text)
         blank = " " in text or "\n" in text or "\t" in text
         if not (final or blank or stream.pending_size > _HOLD_LIMIT):
             return ""
-        stream.text += "".join(stream.pending)
-        stream.pending, stream.pending_size = [], 0
+        stream.take_pending()
         cut = len(stream.text) if final else self._safe_point(stream.text, stream.done)
         if cut <= stream.done:
             return ""
@@ -138,7 +150,7 @@ class StreamRedactor:
         # the new text is released from where they part (repeating a word, never a secret).
         released = whole[_common_prefix(known, whole) :]
         keep_from = max(cut - CONTEXT, 0)
-        stream.text, stream.done = stream.text[keep_from:], cut - keep_from
+        stream.keep_from(keep_from, cut - keep_from)
         return released
 
     def _forget(self, kind: str) -> None:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import msgspec
 
+from agentd.agent.run import RunRequest
 from agentd.config.agents import MAX_DEPTH, SUBAGENT_PROMPT, AgentProfile, load_profiles
 from agentd.config.schema import SubagentsSection
 from agentd.errors import RpcError
@@ -56,6 +57,14 @@ if TYPE_CHECKING:
 log = get_logger("agentd.subagents")
 
 
+class Family(msgspec.Struct, frozen=True):
+    """What a child session shares with the session that started it: the per-file ``locks``
+    of the family, and its own ``depth`` (a top-level session is depth 0)."""
+
+    locks: FileLocks
+    depth: int
+
+
 class Sessions(Protocol):
     """What a runner needs of the session manager (:class:`~agentd.session.manager.
     SessionManager`): creating a linked session, watching one, the loaded ones."""
@@ -70,6 +79,7 @@ class Sessions(Protocol):
         subagent_of: tuple[str, str] | None = None,
         extra_prompt: str | None = None,
         config: Config | None = None,
+        family: Family | None = None,
     ) -> SessionRuntime: ...
 
     def watch(
@@ -80,11 +90,17 @@ class Sessions(Protocol):
 class SubagentRunner:
     """Starts and runs the subagents of one session (see the module docstring)."""
 
-    def __init__(self, manager: Sessions, runtime: SessionRuntime) -> None:
+    def __init__(
+        self, manager: Sessions, runtime: SessionRuntime, family: Family | None = None
+    ) -> None:
+        """``family``: a child's, from its parent (None: a session of its own, whose locks
+        are its tools' and whose depth is read from the headers on first use)."""
         self._manager = manager
         self._runtime = runtime
-        self.locks = FileLocks()
-        self.depth: int | None = None
+        own = runtime.agent.context.path_locks
+        own = own if isinstance(own, FileLocks) else FileLocks()
+        self.locks = family.locks if family is not None else own
+        self.depth: int | None = family.depth if family else None
         """This session's depth (None: not known yet, read from the headers on first use)."""
         self._slots: asyncio.Semaphore | None = None
 
@@ -109,7 +125,8 @@ class SubagentRunner:
             parent.children[child.id] = child
             try:
                 self._adopt(child, profile, request)
-                task = child.start_run(request.prompt, [], max_turns, parent_ledger=ledger)
+                run = RunRequest(text=request.prompt, max_turns=max_turns, parent=ledger)
+                task = child.start_run(run)
                 result = await _until_done(child, task)
             finally:
                 parent.children.pop(child.id, None)
@@ -135,13 +152,9 @@ class SubagentRunner:
         return self._slots
 
     def _adopt(self, child: SessionRuntime, profile: AgentProfile, request: TaskRequest) -> None:
-        """Make ``child`` one of the family (its locks, its depth), announce it on the parent's
+        """Announce ``child`` (created in the family: its locks, its depth) on the parent's
         stream and let the parent's subscribers watch it."""
         parent = self._runtime
-        runner = child.subagents
-        if isinstance(runner, SubagentRunner):
-            runner.locks, runner.depth = self.locks, self._depth() + 1
-        child.agent.context.path_locks = self.locks
         parent.emit(
             SubagentStart(
                 tool_call_id=request.tool_call_id,
@@ -173,12 +186,18 @@ class SubagentRunner:
             sandbox="workspace" if parent.policy.workspace is not None else "none",
             title=request.description,
             provider_env=parent.settings.provider_env,
+            base_url=parent.settings.base_url if provider == parent.agent.provider.name else None,
         )
         prompt = "\n\n".join(t for t in (SUBAGENT_PROMPT, profile.prompt) if t)
         link = (parent.id, request.tool_call_id)
+        depth = self._depth() + 1  # within MAX_DEPTH: _child_tools checked it
         try:
             child = await self._manager.create(
-                params, subagent_of=link, extra_prompt=prompt, config=parent.config
+                params,
+                subagent_of=link,
+                extra_prompt=prompt,
+                config=parent.config,
+                family=Family(self.locks, depth),
             )
         except RpcError as exc:  # a bad profile model, a config error: the model reads why
             raise ToolError(f"The subagent could not start: {exc.message}") from None

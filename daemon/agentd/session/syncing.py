@@ -24,15 +24,24 @@ class SyncQueue:
         """Sync after the syncs already asked for (returns at once)."""
         self._last = asyncio.ensure_future(self._after(self._last))
 
+    async def flush(self) -> None:
+        """Sync after the syncs already asked for and wait for it: what was written is on
+        disk when this returns; a failure (:class:`StoreWriteFailed`) is raised here, to the
+        caller, instead of going to ``on_failure``."""
+        last = self._last = asyncio.ensure_future(self._after(self._last, report=False))
+        await last
+
     async def wait(self) -> None:
         """Until every requested sync has run."""
         if self._last is not None:
             await asyncio.gather(self._last, return_exceptions=True)
 
-    async def _after(self, previous: asyncio.Future[None] | None) -> None:
+    async def _after(self, previous: asyncio.Future[None] | None, *, report: bool = True) -> None:
         if previous is not None:
             await asyncio.gather(previous, return_exceptions=True)
         try:
             await asyncio.to_thread(self._sync)
         except StoreWriteFailed as exc:
+            if not report:
+                raise
             self._on_failure(exc)

@@ -58,23 +58,46 @@ class WorkingDirectory:
         self.path = path
 
 
-class ToolContext:
-    """Per-session state handed to every tool call.
+class ToolPorts:
+    """What a session's tools call besides the disk, given when the session is built and
+    never replaced: ``files`` (the user's editor, see :class:`FileAccess`), ``changes`` (told
+    of every file change, see :class:`FileChanges`), ``subagents`` (child sessions for the
+    ``task`` tool) and ``path_locks`` (per-file locks shared by a session and its subagents).
+    None: the session has no such port."""
 
-    ``cwd`` is the session's working directory: one :class:`WorkingDirectory` shared by the
-    session's context and every call's view of it (:meth:`for_call`). bash moves it when a
-    command changes directory, so the calls after it (also later calls of the same reply)
-    start there; nothing copies it back. ``workspace`` is set when the session is sandboxed to
-    that root. ``on_update`` receives streamed output deltas (bash). ``redact`` replaces
-    secrets in text that tools write to disk themselves (bash spill files). ``state`` is
-    per-session storage that tools own (edit history for undo, read stamps for stale-file
-    checks), keyed by tool name. ``files`` routes read, write and edit through the user's
-    editor (see :class:`FileAccess`). ``settings`` holds the session's limits and tool
-    environment (:mod:`agentd.tools.defaults`). ``subagents`` starts child sessions for the
-    ``task`` tool (set by the session layer; None: no subagents). ``path_locks`` is shared by
-    a session and its subagents: write, edit and undo_edit hold a file's lock while they
-    change it. ``changes`` is told of every file change (see :class:`FileChanges`; set by the
-    session layer). ``tool_call_id`` is set on the view of one call (:meth:`for_call`).
+    __slots__ = ("changes", "files", "path_locks", "subagents")
+
+    def __init__(
+        self,
+        *,
+        files: FileAccess | None = None,
+        changes: FileChanges | None = None,
+        subagents: Subagents | None = None,
+        path_locks: PathLocks | None = None,
+    ) -> None:
+        self.files = files
+        self.changes = changes
+        self.subagents = subagents
+        self.path_locks = path_locks
+
+
+class ToolContext:
+    """Per-session state handed to every tool call: what is fixed for the session, and the
+    :class:`ToolPorts` its tools call.
+
+    Fixed: ``cwd`` is the session's working directory: one :class:`WorkingDirectory` shared
+    by the session's context and every call's view of it (:meth:`for_call`). bash moves it
+    when a command changes directory, so the calls after it (also later calls of the same
+    reply) start there; nothing copies it back. ``workspace`` is set when the session is
+    sandboxed to that root. ``redact`` replaces secrets in text that tools write to disk
+    themselves (bash spill files). ``settings`` holds the session's limits and tool
+    environment (:mod:`agentd.tools.defaults`). ``state`` is per-session storage that tools
+    own (edit history for undo, read stamps for stale-file checks), keyed by tool name.
+
+    Ports (``ports``, or the keyword arguments of the same names): ``files`` routes read,
+    write and edit through the user's editor; ``changes``, ``subagents`` and ``path_locks``
+    as :class:`ToolPorts` says. Per call: ``on_update`` receives streamed output deltas
+    (bash), ``tool_call_id`` names the call (:meth:`for_call`).
     """
 
     def __init__(
@@ -91,6 +114,8 @@ class ToolContext:
         files: FileAccess | None = None,
         subagents: Subagents | None = None,
         path_locks: PathLocks | None = None,
+        *,
+        ports: ToolPorts | None = None,
     ) -> None:
         self._cwd = WorkingDirectory(cwd)
         self.session_id = session_id
@@ -101,11 +126,26 @@ class ToolContext:
         self.state: dict[str, Any] = {} if state is None else state
         self.settings = ToolSettings() if settings is None else settings
         self.redact = redact
-        self.files = files
-        self.subagents = subagents
-        self.path_locks = path_locks
-        self.changes: FileChanges | None = None
+        if ports is None:
+            ports = ToolPorts(files=files, subagents=subagents, path_locks=path_locks)
+        self.ports = ports
         self.tool_call_id = ""
+
+    @property
+    def files(self) -> FileAccess | None:
+        return self.ports.files
+
+    @property
+    def changes(self) -> FileChanges | None:
+        return self.ports.changes
+
+    @property
+    def subagents(self) -> Subagents | None:
+        return self.ports.subagents
+
+    @property
+    def path_locks(self) -> PathLocks | None:
+        return self.ports.path_locks
 
     @property
     def cwd(self) -> Path:

@@ -39,7 +39,9 @@ class ChatMessage(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class CompatStream:
-    """A subscriber turning one run's events into the ``text``/``tool``/``done`` stream."""
+    """A subscriber turning one run's events into the ``text``/``tool``/``done`` stream. The
+    conversation is a top-level session: the events of its subagents (which its subscribers
+    receive too, with ``parent_session_id`` set) are not its reply."""
 
     answers_permissions = False
 
@@ -53,6 +55,8 @@ class CompatStream:
         return self.done.is_set() or self._transport.is_closing()
 
     def deliver(self, item: Delivery) -> None:
+        if item.parent_session_id is not None:  # a subagent's event, not the conversation's
+            return
         event = item.event().event
         if isinstance(event, MessageUpdate) and isinstance(event.delta, TextDelta):
             self._send("text", {"content": event.delta.text})

@@ -291,17 +291,17 @@ class WebServer:
         return True
 
     def _refuse_unwatched(self, request: Request, sign_in: SignIn | None) -> None:
-        """Unauthorized unless this sign-in holds an event stream of the session whose
-        approval it answers: a page answers only for sessions it opened."""
+        """InvalidParams unless this sign-in holds an event stream of the session whose
+        approval it answers (or of its parent: a subagent's events, approvals included, reach
+        its parent's stream): a page answers only for sessions it opened."""
         try:
             session_id = msgspec.json.decode(request.body or b"{}").get("sessionId")
         except (msgspec.DecodeError, AttributeError):
             return  # the API call itself answers the bad body
-        watched = {
-            stream.session_id
-            for stream, holder in self._streams.items()
-            if holder == sign_in and isinstance(stream, SseStream)
-        }
+        watched: set[str | None] = set()
+        for stream, holder in self._streams.items():
+            if holder == sign_in and isinstance(stream, SseStream):
+                watched |= {stream.session_id, *stream.seen}
         if session_id not in watched:
             raise InvalidParams(
                 f"this page has not opened session {session_id}: only a client watching a "

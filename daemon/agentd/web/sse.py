@@ -68,6 +68,8 @@ class SseStream:
     def __init__(self, transport: asyncio.WriteTransport) -> None:
         self.key = next(_keys)
         self.session_id: str | None = None
+        self.seen: set[str] = set()
+        """Every session this stream delivered events of: its own and its subagents'."""
         """The session this stream watches (set by the server once subscribed)."""
         self._transport = transport
         self._pending: list[bytes] = []  # complete SSE messages
@@ -84,6 +86,7 @@ class SseStream:
         """Queue one event; written at the end of this event-loop step. Never blocks."""
         if self._closed.is_set():
             return
+        self.seen.add(item.session_id)
         self._schedule()
         self._frames.append(item.frame)
         self._last_seq = max(self._last_seq, item.seq)

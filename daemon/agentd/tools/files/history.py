@@ -12,11 +12,12 @@ from __future__ import annotations
 import itertools
 from collections import deque
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
 from agentd.tools.base import ToolContext
-from agentd.tools.defaults import UNDO_MAX_BYTES, UNDO_MAX_PER_FILE
+from agentd.tools.defaults import UNDO_MAX_BYTES, UNDO_MAX_PER_FILE, ToolSettings
 
 HISTORY_KEY = "undo_edit"
 DEFAULT_MAX_PER_FILE = UNDO_MAX_PER_FILE
@@ -96,11 +97,17 @@ class UndoHistory:
 
 def history_for(ctx: ToolContext) -> UndoHistory:
     """The session's undo history, created on first use with bounds from ``ctx.settings``."""
-    history = ctx.state.get(HISTORY_KEY)
+    return history_in(ctx.state, ctx.settings)
+
+
+def history_in(state: dict[str, Any], settings: ToolSettings) -> UndoHistory:
+    """The undo history kept in a session's tool ``state`` (created on first use, bounded by
+    ``settings``)."""
+    history = state.get(HISTORY_KEY)
     if not isinstance(history, UndoHistory):
         history = UndoHistory(
-            max_per_file=ctx.settings.undo_max_per_file,
-            max_bytes=ctx.settings.undo_max_bytes,
+            max_per_file=settings.undo_max_per_file,
+            max_bytes=settings.undo_max_bytes,
         )
-        ctx.state[HISTORY_KEY] = history
+        state[HISTORY_KEY] = history
     return history

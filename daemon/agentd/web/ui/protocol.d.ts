@@ -45,7 +45,8 @@ export type Event =
   | SessionWarning
   | PlanUpdate
   | HookResult
-  | SessionRewound;
+  | SessionRewound
+  | SettingsChanged;
 
 /**
  * The run ended. Exactly one per run, always the last event of it.
@@ -951,6 +952,10 @@ export interface SessionDeleteParams {
 }
 /**
  * Params of the ``session/event`` notification. ``seq`` rises by one per session event.
+ *
+ * A session's subscribers also receive the events of its subagents' sessions, each under
+ * the child's ``session_id`` and numbering, with ``parent_session_id`` naming the session
+ * whose ``task`` call started it (absent for a top-level session).
  */
 export interface SessionEvent {
   sessionId: string;
@@ -977,7 +982,9 @@ export interface SessionEvent {
     | SessionWarning
     | PlanUpdate
     | HookResult
-    | SessionRewound;
+    | SessionRewound
+    | SettingsChanged;
+  parentSessionId?: string | null;
 }
 /**
  * Turn ``turn`` (1-based) begins: one LLM call plus the tool calls it asks for.
@@ -1059,6 +1066,17 @@ export interface SessionRewound {
   type: 'session_rewound';
   leafId: string | null;
   prompt: string;
+}
+/**
+ * The session's model or permission mode changed (``session/setModel``,
+ * ``session/setPermissionMode``, from any client): what the session uses from its next
+ * model call and tool call on. A client that shows them takes them from here.
+ */
+export interface SettingsChanged {
+  type: 'settings_changed';
+  provider: string;
+  model: string;
+  permissionMode: 'ask' | 'auto' | 'read-only';
 }
 /**
  * ``session/export``: a self-contained Markdown or HTML document.
