@@ -70,6 +70,7 @@ def test_tool_sets() -> None:
     assert {n for n, t in build_tools().items() if t.mutating} == {
         "write",
         "edit",
+        "notebook_edit",
         "undo_edit",
         "bash",
     }

@@ -22,6 +22,7 @@ from agentd.tools.edit import EditTool
 from agentd.tools.find import FindTool
 from agentd.tools.grep import GrepTool
 from agentd.tools.ls import LsTool
+from agentd.tools.notebook_edit import NotebookEditTool
 from agentd.tools.read import ReadTool
 from agentd.tools.settings import describe
 from agentd.tools.task import TaskTool
@@ -36,6 +37,7 @@ TOOLS: dict[str, type[Tool]] = {
     "write": WriteTool,
     "edit": EditTool,
     "undo_edit": UndoEditTool,
+    "notebook_edit": NotebookEditTool,
     "bash": BashTool,
     "grep": GrepTool,
     "find": FindTool,

@@ -29,6 +29,16 @@ FIND_MAX_RESULTS = 1000
 LS_MAX_ENTRIES = 500
 UNDO_MAX_PER_FILE = 20
 UNDO_MAX_BYTES = 50 * 1024 * 1024
+NOTEBOOK_MAX_BYTES = 64 * 1024 * 1024
+"""Largest notebook read or edited."""
+PDF_MAX_PAGES = 20
+"""Pages of a PDF one read returns at most."""
+PDF_MAX_BYTES = 128 * 1024 * 1024
+"""Largest PDF read."""
+PDF_TIMEOUT = 30.0
+"""Seconds a PDF's parse may take before the read gives up (the parse runs in a child)."""
+PDF_MAX_IMAGES = 5
+"""Scanned pages one read renders as images at most."""
 
 GrepBackend = Literal["auto", "rg", "python"]
 

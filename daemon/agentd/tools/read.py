@@ -28,6 +28,7 @@ from agentd.tools.files.truncate import Limits
 
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}
 IMAGE_TYPES |= {".gif": "image/gif", ".webp": "image/webp"}
+DOCUMENT_SUFFIXES = (".ipynb",)
 _CHUNK = 1 << 20
 
 
@@ -61,7 +62,9 @@ class ReadTool:
         "cut. When a result is "
         "truncated it tells you the offset to continue from: call read again with that "
         "`offset` (and optionally `limit`). Images (png, jpg, gif, webp) are returned as "
-        "images. Binary files are refused: inspect them with bash (e.g. `file`, `xxd`)."
+        "images. Jupyter notebooks (.ipynb) come back as their cells with outputs; there "
+        "`offset`/`limit` count cells, and notebook_edit changes one cell. Other binary "
+        "files are refused: inspect them with bash (e.g. `file`, `xxd`)."
     )
     Params: ClassVar[type[ReadParams]] = ReadParams
     kind: ClassVar[ToolKind] = "read"
@@ -74,6 +77,14 @@ class ReadTool:
         path = resolve_path(params.path, ctx)
         shown = display_path(path, ctx)
         _check_readable(path, shown)
+        if path.suffix.lower() in DOCUMENT_SUFFIXES:
+            from agentd.tools.documents import reader  # notebooks and PDFs: on first use
+
+            result = await reader.read_document(
+                path, shown, (params.offset, params.limit, None), ctx
+            )
+            record_stamp(ctx, path)
+            return result
         mime = IMAGE_TYPES.get(path.suffix.lower())
         if mime is not None:
             image = await asyncio.to_thread(_read_image, path, shown, mime, ctx)

@@ -19,6 +19,11 @@ export type ToolDetails =
   | TodoDetails
   | WebFetchDetails
   | McpDetails
+  | ReadNotebookDetails
+  | NotebookEditDetails
+  | ReadPdfDetails
+  | WebSearchDetails
+  | SkillDetails
   | ToolErrorDetails;
 /**
  * Every agent event, tagged by `type`.
@@ -635,6 +640,94 @@ export interface WebFetchDetails {
   durationMs: number;
   truncated?: boolean;
   spillPath?: string | null;
+}
+/**
+ * A Jupyter notebook was read: ``shown`` of its ``cells`` cells from cell ``offset``
+ * (1-based), with ``images`` output images sent to the model. When the result stops early,
+ * ``truncated`` is true and ``next_offset`` is the cell to continue from.
+ */
+export interface ReadNotebookDetails {
+  type: 'read_notebook';
+  path: string;
+  cells: number;
+  offset: number;
+  shown: number;
+  images?: number;
+  truncated?: boolean;
+  nextOffset?: number | null;
+}
+/**
+ * One cell of a notebook was replaced, inserted or deleted.
+ *
+ * ``index`` is the cell's 1-based position (after the edit for replace and insert, before it
+ * for delete), ``cell_id`` its id (None in notebooks older than nbformat 4.5), ``cell_type``
+ * its type. ``diff`` is a unified diff of the cell's source (``--- a/PATH#cell``), with
+ * ``added``/``removed`` line counts; ``outputs_cleared`` when a code cell's outputs and
+ * execution count were dropped by the edit.
+ */
+export interface NotebookEditDetails {
+  type: 'notebook_edit';
+  path: string;
+  action: 'delete' | 'insert' | 'replace';
+  index: number;
+  cellId: string | null;
+  cellType: string;
+  diff: string;
+  added: number;
+  removed: number;
+  cells: number;
+  outputsCleared?: boolean;
+}
+/**
+ * A PDF was read: pages ``first`` to ``last`` (1-based) of ``pages``.
+ *
+ * ``image_pages`` are pages without a text layer: sent as images (``images`` of them) to a
+ * vision model, named only for a text model. ``truncated`` when the result stopped before
+ * ``last`` of what was asked (limits), with ``next_page`` to continue from.
+ */
+export interface ReadPdfDetails {
+  type: 'read_pdf';
+  path: string;
+  pages: number;
+  first: number;
+  last: number;
+  imagePages?: number[];
+  images?: number;
+  truncated?: boolean;
+  nextPage?: number | null;
+}
+/**
+ * A web search ran on ``backend`` (``searxng``, ``brave``, ``tavily``, or the provider's
+ * own server-side search): the ``query``, the ``results`` kept after the domain filters
+ * (``filtered`` dropped by them) and how long it took.
+ */
+export interface WebSearchDetails {
+  type: 'web_search';
+  query: string;
+  backend: string;
+  results: WebSearchHit[];
+  filtered?: number;
+  durationMs?: number;
+}
+/**
+ * One search result: its title, URL and a snippet of the page.
+ */
+export interface WebSearchHit {
+  title: string;
+  url: string;
+  snippet?: string;
+}
+/**
+ * A skill was loaded: its ``name``, the folder it lives in (``path``), where it was found
+ * (``source``: ``user`` or ``project``), and the tools it narrows the session to while it is
+ * followed (``allowed_tools``; None: no narrowing).
+ */
+export interface SkillDetails {
+  type: 'skill';
+  name: string;
+  path: string;
+  source: string;
+  allowedTools?: string[] | null;
 }
 /**
  * A call of any tool failed (its result has ``isError``); ``error`` says how.
