@@ -125,6 +125,8 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentd.tools.files.edit_match": (HEAVY, ("difflib",)),
     "agentd.tools.read": (HEAVY, ("agentd.tools.documents", "difflib")),
     "agentd.tools.notebook_edit": (HEAVY, ("agentd.tools.documents", "agentd.tools.files.diffs")),
+    "agentd.tools.documents.reader": (HEAVY, ("agentd.tools.documents.pdf",)),
+    "agentd.tools.documents.pdfwork": (HEAVY, ("pypdfium2",)),
     "agentd.tools.files.fileio": (HEAVY, ("tempfile",)),
     "agentd.tools.process.spill": (HEAVY, ("structlog", "tempfile")),
     "agentd.web.remote": (HEAVY, ("ssl",)),

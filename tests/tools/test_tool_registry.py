@@ -87,7 +87,7 @@ async def test_run_tool_validation_error_has_schema_hint(ctx: ToolContext) -> No
     assert result.is_error
     assert text_of(result) == (
         "Invalid arguments for read: Expected `str`, got `int` - at `$.path`. "
-        "Expected read(path: string, offset?: integer, limit?: integer)."
+        "Expected read(path: string, offset?: integer, limit?: integer, pages?: string)."
     )
     unknown = await run_tool(tool, {"path": "a", "lines": 3}, ctx)
     assert "unknown field `lines`" in text_of(unknown)

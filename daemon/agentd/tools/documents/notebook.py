@@ -85,10 +85,10 @@ class _Budget:
 
 def render(
     notebook: Notebook,
+    *,
     shown: str,
     offset: int,
     limit: int | None,
-    *,
     max_bytes: int,
     max_image_bytes: int,
     accept_images: bool,
