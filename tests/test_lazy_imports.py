@@ -126,6 +126,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentd.tools.read": (HEAVY, ("agentd.tools.documents", "difflib")),
     "agentd.tools.notebook_edit": (HEAVY, ("agentd.tools.documents", "agentd.tools.files.diffs")),
     "agentd.tools.documents.reader": (HEAVY, ("agentd.tools.documents.pdf",)),
+    "agentd.tools.web_search": (HEAVY, ("agentd.tools.websearch",)),
     "agentd.tools.documents.pdfwork": (HEAVY, ("pypdfium2",)),
     "agentd.tools.files.fileio": (HEAVY, ("tempfile",)),
     "agentd.tools.process.spill": (HEAVY, ("structlog", "tempfile")),

@@ -88,7 +88,8 @@ async def main():
     await service.close()
 
 asyncio.run(main())
-heavy = ("nbformat", "jsonschema", "pypdf", "pypdfium2", "agentd.tools.documents")
+heavy = ("nbformat", "jsonschema", "pypdf", "pypdfium2", "agentd.tools.documents",
+         "agentd.tools.websearch")
 print("LOADED:", *(m for m in sys.modules if m.startswith(heavy)))
 """
     result = subprocess.run(

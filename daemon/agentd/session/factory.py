@@ -18,6 +18,7 @@ from agentd.protocol.methods import SessionNewParams
 from agentd.protocol.session_file import SettingsEntry
 from agentd.session.binding import ModelSource, ResolvedModel, UnresolvedProvider
 from agentd.session.compaction import CompactionSettings
+from agentd.session.knowledge import web_search_settings, with_configured_tools
 from agentd.session.mcp_setup import check_mcp_params, mcp_runner, session_mcp_tools
 from agentd.session.runtime import SessionRuntime
 from agentd.session.settings import AgentParts, Settings
@@ -220,7 +221,7 @@ async def _plan(
     provider = choice.provider if choice else params.provider or config.default_provider or ""
     model = choice.model if choice else params.model or config.default_model or ""
     try:
-        tools = build_tools(params.tools)
+        tools = with_configured_tools(build_tools(params.tools), config, params.tools)
     except ValueError as exc:
         raise InvalidParams(f"{exc} - at `$.tools`") from None
     sandbox = params.sandbox or config.settings.sandbox
@@ -449,6 +450,7 @@ def _tool_context(
     settings.secret_env = sorted({*shared.secret_names(), *settings.secret_env})
     settings.permission_policy = policy
     settings.process_registry = process_registry()
+    settings.web_search = web_search_settings(plan.config)
     return ToolContext(
         cwd=plan.cwd,
         session_id=file.header.id,

@@ -29,6 +29,7 @@ from agentd.tools.task import TaskTool
 from agentd.tools.todo import TodoTool
 from agentd.tools.undo_edit import UndoEditTool
 from agentd.tools.web_fetch import WebFetchTool
+from agentd.tools.web_search import WebSearchTool
 from agentd.tools.write import WriteTool
 from agentd.toolspec import ToolSpec
 
@@ -45,11 +46,16 @@ TOOLS: dict[str, type[Tool]] = {
     "task": TaskTool,
     "todo": TodoTool,
     "web_fetch": WebFetchTool,
+    "web_search": WebSearchTool,
 }
 READ_ONLY: tuple[str, ...] = ("read", "grep", "find", "ls")
-DEFAULT_TOOLS: tuple[str, ...] = tuple(TOOLS)
+CONFIGURED_TOOLS: tuple[str, ...] = ("web_search",)
+"""Tools a session gets only when it is configured for them (``web_search``: a backend in
+``[web_search]``); never offered otherwise, also not when a client names them."""
+DEFAULT_TOOLS: tuple[str, ...] = tuple(name for name in TOOLS if name not in CONFIGURED_TOOLS)
 
 __all__ = [
+    "CONFIGURED_TOOLS",
     "DEFAULT_TOOLS",
     "READ_ONLY",
     "TOOLS",

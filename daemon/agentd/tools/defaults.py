@@ -55,6 +55,28 @@ class Policy(Protocol):
         ...
 
 
+class Secret:
+    """A credential held in memory: its ``repr`` never shows it."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return "Secret(***)"
+
+
+class WebSearchSettings(msgspec.Struct, kw_only=True):
+    """The ``web_search`` backend of a session (from ``[web_search]``, the key resolved)."""
+
+    backend: Literal["searxng", "brave", "tavily"]
+    url: str
+    api_key: Secret | None = None
+    max_results: int = 8
+    timeout: float = 15.0
+
+
 class ToolSettings(msgspec.Struct, kw_only=True):
     """The limits and environment of one session's tools, every value given.
 
@@ -86,5 +108,7 @@ class ToolSettings(msgspec.Struct, kw_only=True):
     web_fetch_allow_hosts: list[str] = []
     permission_policy: Policy | None = None
     process_registry: Path | None = None
+    web_search: WebSearchSettings | None = None
+    """The ``web_search`` backend (None: not configured, the tool is not offered)."""
     agent_profiles: str = "- general: a general-purpose agent with your tools"
     """The ``task`` tool's profile list as its description shows it (set by the daemon)."""
