@@ -12,6 +12,11 @@ PDF's first 20 pages ≤ 500 ms; RSS growth ≤ 50 MiB, handed back after.
   the first read, after 5 notebook reads and 5 PDF reads (the growth, the budget), and the
   peak above the start during them (``VmHWM``).
 
+* ``skills``: 200 installed skills (each a folder with a SKILL.md of a 400-character
+  description and a body): what discovering them adds to a session's start (median of 5, CPU
+  and wall), what they add to the system prompt (the ``skill`` tool's line) and the size of the
+  listing the ``skill`` tool's description carries.
+
 On a loaded machine wall times run several times over CPU times; the CPU column is the one
 that says what the code costs.
 
@@ -127,9 +132,51 @@ async def measure_memory(folder: str) -> dict[str, float]:
     return {"start": start, "after": _rss(), "peak": _peak()}
 
 
+def measure_skills(folder: Path) -> list[Row]:
+    from agentd.agent.prompt import build_system_prompt
+    from agentd.config.skills import discover
+    from agentd.tools import build_tools, toolset
+    from agentd.tools.defaults import ToolSettings
+
+    env = {"HOME": str(folder), "XDG_CONFIG_HOME": str(folder / "config")}
+    root = folder / "config" / "agentd" / "skills"
+    for number in range(200):
+        skill = root / f"skill-{number:03d}"
+        skill.mkdir(parents=True)
+        about = f"Does task number {number} well. " * 14
+        (skill / "SKILL.md").write_text(
+            f"---\nname: skill-{number:03d}\ndescription: {about}\n---\n" + "Step.\n" * 200
+        )
+    walls, cpus = [], []
+    for _ in range(5):
+        wall, cpu = time.perf_counter(), time.process_time()
+        skills, _ = discover(folder, env)
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    assert len(skills) == 200
+    plain = toolset(build_tools(), ToolSettings())
+    settings = ToolSettings(skills=skills)
+    tools = build_tools()
+    tools.update(build_tools(["skill"]))
+    with_skills = toolset(tools, settings)
+    before = build_system_prompt(folder, plain.specs)
+    after = build_system_prompt(folder, with_skills.specs)
+    skill_spec = next(spec for spec in with_skills.specs if spec.name == "skill")
+    return [
+        ("200 skills: added to session start (CPU / wall)",
+         f"{statistics.median(cpus) * 1000:.1f} / {statistics.median(walls) * 1000:.1f} ms",
+         "≤ 20 ms"),
+        ("200 skills: added to the system prompt",
+         f"{len(after.encode()) - len(before.encode())} B", "≤ 4 KB"),
+        ("200 skills: the skill tool's description (the listing)",
+         f"{len(skill_spec.description.encode())} B", "(listing ≤ 4 KB)"),
+    ]  # fmt: skip
+
+
 def main() -> list[Row]:
     with tempfile.TemporaryDirectory(prefix="agentd-bench-docs-") as folder:
         rows = asyncio.run(measure_times(Path(folder)))
+        rows += measure_skills(Path(folder) / "skills")
         out = subprocess.run(
             [sys.executable, "-m", "tests.bench.bench_documents", "--memory", folder],
             capture_output=True, text=True, check=True, timeout=600,

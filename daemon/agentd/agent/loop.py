@@ -88,6 +88,7 @@ from agentd.protocol.events import (
 from agentd.protocol.hooks import HookInput
 from agentd.providers.base import Provider, ProviderRequest, StreamEnd
 from agentd.tools.base import ToolContext, Toolset
+from agentd.tools.skill import STATE as SKILL_STATE
 
 CompactReason = Literal["threshold", "overflow"]
 ContextTransform = Callable[[list[Message], CompactReason], Awaitable[list[Message] | None]]
@@ -200,6 +201,7 @@ class Agent:
         ledger = Ledger(budget, parent)
         run = _Run(max_turns or self.max_turns, ledger, task=asyncio.current_task())
         self._active = run
+        self.context.state.pop(SKILL_STATE, None)  # a new run follows no skill yet
         try:
             self.sink(AgentStart())
             prompt = await self._hooked_prompt(text, images, command)

@@ -16,9 +16,10 @@ from agentd.errors import ConfigError, InvalidParams, SessionNotFound
 from agentd.protocol.mcp import McpServerParam
 from agentd.protocol.methods import SessionNewParams
 from agentd.protocol.session_file import SettingsEntry
+from agentd.protocol.skills import SkillInfo
 from agentd.session.binding import ModelSource, ResolvedModel, UnresolvedProvider
 from agentd.session.compaction import CompactionSettings
-from agentd.session.knowledge import web_search_settings, with_configured_tools
+from agentd.session.knowledge import session_skills, web_search_settings, with_configured_tools
 from agentd.session.mcp_setup import check_mcp_params, mcp_runner, session_mcp_tools
 from agentd.session.runtime import SessionRuntime
 from agentd.session.settings import AgentParts, Settings
@@ -60,6 +61,8 @@ class _SessionPlan(msgspec.Struct):
     extra_prompt: str | None = None
     """Added to the system prompt after the instructions (a subagent's instructions)."""
     mcp_servers: list[McpServerParam] | None = None
+    skills: list[SkillInfo] = msgspec.field(default_factory=list)
+    """The Agent Skills the session can load (``skill`` tool)."""
 
 
 async def new_session(
@@ -218,10 +221,11 @@ async def _plan(
         choice = await shared.choose_model(
             config, params.provider, params.model, params.base_url, params.provider_env
         )
+    skills, skill_notes = await session_skills(cwd)
     provider = choice.provider if choice else params.provider or config.default_provider or ""
     model = choice.model if choice else params.model or config.default_model or ""
     try:
-        tools = with_configured_tools(build_tools(params.tools), config, params.tools)
+        tools = with_configured_tools(build_tools(params.tools), config, params.tools, skills)
     except ValueError as exc:
         raise InvalidParams(f"{exc} - at `$.tools`") from None
     sandbox = params.sandbox or config.settings.sandbox
@@ -244,8 +248,9 @@ async def _plan(
         prompt,
         max_turns,
         env,
-        [note] if note else [],
+        [note, *skill_notes] if note else skill_notes,
         mcp_servers=params.mcp_servers,
+        skills=skills,
     )
 
 
@@ -451,6 +456,7 @@ def _tool_context(
     settings.permission_policy = policy
     settings.process_registry = process_registry()
     settings.web_search = web_search_settings(plan.config)
+    settings.skills = plan.skills
     return ToolContext(
         cwd=plan.cwd,
         session_id=file.header.id,

@@ -25,6 +25,7 @@ from agentd.tools.ls import LsTool
 from agentd.tools.notebook_edit import NotebookEditTool
 from agentd.tools.read import ReadTool
 from agentd.tools.settings import describe
+from agentd.tools.skill import SkillTool, narrowed_out
 from agentd.tools.task import TaskTool
 from agentd.tools.todo import TodoTool
 from agentd.tools.undo_edit import UndoEditTool
@@ -47,11 +48,13 @@ TOOLS: dict[str, type[Tool]] = {
     "todo": TodoTool,
     "web_fetch": WebFetchTool,
     "web_search": WebSearchTool,
+    "skill": SkillTool,
 }
 READ_ONLY: tuple[str, ...] = ("read", "grep", "find", "ls")
-CONFIGURED_TOOLS: tuple[str, ...] = ("web_search",)
+CONFIGURED_TOOLS: tuple[str, ...] = ("web_search", "skill")
 """Tools a session gets only when it is configured for them (``web_search``: a backend in
-``[web_search]``); never offered otherwise, also not when a client names them."""
+``[web_search]``; ``skill``: skills installed); never offered otherwise, also not when a
+client names them."""
 DEFAULT_TOOLS: tuple[str, ...] = tuple(name for name in TOOLS if name not in CONFIGURED_TOOLS)
 
 __all__ = [
@@ -172,6 +175,9 @@ async def run_tool(tool: Tool, raw_args: dict[str, Any], ctx: ToolContext) -> To
             ToolErrorDetails(error="invalid_arguments"),
             is_error=True,
         )
+    refused = narrowed_out(tool.name, ctx.state)
+    if refused is not None:  # a skill's allowed-tools narrow the run
+        return ToolResult(refused, ToolErrorDetails(error="tool_error"), is_error=True)
     try:
         return await tool.run(params, ctx)
     except ToolError as error:

@@ -14,6 +14,8 @@ from typing import Literal, Protocol
 
 import msgspec
 
+from agentd.protocol.skills import SkillInfo
+
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 50 * 1024
 DEFAULT_MAX_LINE_CHARS = 2000
@@ -109,6 +111,8 @@ class ToolSettings(msgspec.Struct, kw_only=True):
     permission_policy: Policy | None = None
     process_registry: Path | None = None
     web_search: WebSearchSettings | None = None
+    skills: list[SkillInfo] = []
+    """The skills the ``skill`` tool offers (set by the daemon; empty: the tool is not offered)."""
     """The ``web_search`` backend (None: not configured, the tool is not offered)."""
     agent_profiles: str = "- general: a general-purpose agent with your tools"
     """The ``task`` tool's profile list as its description shows it (set by the daemon)."""

@@ -24,6 +24,7 @@ from agentd.tools.defaults import PDF_MAX_PAGES, ToolSettings
 from agentd.tools.files.truncate import Limits
 from agentd.tools.grep import DIALECTS
 from agentd.tools.search.rg import find_rg
+from agentd.tools.skill import listing
 
 if TYPE_CHECKING:
     from agentd.tools.base import Tool
@@ -157,6 +158,7 @@ def describe(tool: Tool | type[Tool], settings: ToolSettings | None = None) -> s
         "grep_dialect": DIALECTS[_grep_engine(settings.grep_backend)],
         "agent_profiles": settings.agent_profiles,
         "pdf_max_pages": PDF_MAX_PAGES,
+        "skills": listing(settings.skills),
     }
     return tool.description.format_map(values)
 
