@@ -95,7 +95,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     )),
     "agentd.session.service": (f"{FIRST_USE} (session commands: when one runs); {PENDING}", (
         "agentd.session.commands", "agentd.session.factory", "agentd.session.manager",
-        "agentd.session.mcp_setup", "agentd.session.shared",
+        "agentd.session.skill_methods", "agentd.session.mcp_setup", "agentd.session.shared",
     )),
     "agentd.session.stored": (f"{FIRST_USE} (the store, rewind: when a method needs them)", (
         "agentd.session.rewind", "agentd.session.shared",

@@ -143,3 +143,32 @@ def _allowed_tools(value: object) -> list[str] | None:
     if isinstance(value, list):
         return [str(part) for part in value if str(part).strip()]
     raise FrontMatterError("`allowed-tools` must be a list or a space-separated string")
+
+
+_REFERENCED = re.compile(r"(?<![\w/.-])((?:scripts|references|assets)/[\w./-]*[\w-])")
+
+
+def check_skill(path: Path) -> tuple[list[str], SkillInfo | None]:
+    """What is wrong with the skill at ``path`` (its folder or its SKILL.md): the front
+    matter, a ``name`` other than the folder's, files the body names under ``scripts/``,
+    ``references/`` or ``assets/`` that are missing, scripts that are not executable."""
+    folder = path.parent if path.name == "SKILL.md" else path
+    manifest = folder / "SKILL.md"
+    if not manifest.is_file():
+        return [f"{manifest} does not exist"], None
+    try:
+        skill = read_skill(manifest, "user")
+    except (FrontMatterError, OSError, UnicodeDecodeError) as error:
+        return [f"{manifest}: {error}"], None
+    problems = []
+    if skill.name != folder.name:
+        problems.append(f"`name` {skill.name!r} differs from the folder's name {folder.name!r}")
+    body = manifest.read_bytes()[:MAX_BODY].decode("utf-8", "replace")
+    for relative in sorted(set(_REFERENCED.findall(body))):
+        if not (folder / relative).exists():
+            problems.append(f"{relative} is named in SKILL.md but does not exist")
+    scripts = folder / "scripts"
+    for script in sorted(scripts.rglob("*")) if scripts.is_dir() else []:
+        if script.is_file() and not os.access(script, os.X_OK):
+            problems.append(f"{script.relative_to(folder)} is not executable (chmod +x)")
+    return problems, skill

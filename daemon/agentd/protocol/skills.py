@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from agentd.protocol.base import Result
+import msgspec
+
+from agentd.protocol.base import Params, Result
 
 SkillSource = Literal["user", "project"]
 
@@ -20,3 +22,33 @@ class SkillInfo(Result):
     path: str
     source: SkillSource
     allowed_tools: list[str] | None = None
+
+
+class SessionSkillsParams(Params):
+    """``session/skills``: the skills of the session ``sessionId``, or (``cwd`` instead) those
+    a new session in ``cwd`` would have. Exactly one of the two."""
+
+    session_id: str | None = None
+    cwd: str | None = None
+
+
+class SessionSkillsResult(Result):
+    """``session/skills``: the skills by name, found again on every call; ``warnings``: the
+    ones skipped and why (bad front matter, an untrusted project, a name clash)."""
+
+    skills: list[SkillInfo]
+    warnings: list[str] = msgspec.field(default_factory=list)
+
+
+class SkillCheckParams(Params):
+    """``skills/check``: check the skill folder (or its ``SKILL.md``) at ``path``."""
+
+    path: str
+
+
+class SkillCheckResult(Result):
+    """``skills/check``: ``problems`` found (empty: the skill is usable), and the skill as a
+    session would list it when its front matter is valid."""
+
+    problems: list[str]
+    skill: SkillInfo | None = None

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentd.config.skills import discover
-from agentd.protocol.skills import SkillInfo
+from agentd.protocol.skills import (
+    SkillInfo,
+)
 from agentd.tools import CONFIGURED_TOOLS, build_tools
 from agentd.tools.base import Tool
 from agentd.tools.defaults import Secret, WebSearchSettings

@@ -1347,6 +1347,34 @@ export interface SessionRewindResult {
   conflicts: RewindConflict[];
 }
 /**
+ * ``session/skills``: the skills of the session ``sessionId``, or (``cwd`` instead) those
+ * a new session in ``cwd`` would have. Exactly one of the two.
+ */
+export interface SessionSkillsParams {
+  sessionId?: string | null;
+  cwd?: string | null;
+}
+/**
+ * ``session/skills``: the skills by name, found again on every call; ``warnings``: the
+ * ones skipped and why (bad front matter, an untrusted project, a name clash).
+ */
+export interface SessionSkillsResult {
+  skills: SkillInfo[];
+  warnings?: string[];
+}
+/**
+ * One skill a session can load: its ``name`` and ``description`` (what the model sees),
+ * the folder holding its ``SKILL.md`` (``path``), where it was found (``source``), and the
+ * tools it narrows a run to while it is followed (``allowed_tools``; None: no narrowing).
+ */
+export interface SkillInfo {
+  name: string;
+  description: string;
+  path: string;
+  source: 'project' | 'user';
+  allowedTools?: string[] | null;
+}
+/**
  * ``session/state``.
  */
 export interface SessionStateResult {
@@ -1389,6 +1417,20 @@ export interface SetModelParams {
 export interface SetPermissionModeParams {
   sessionId: string;
   mode: 'ask' | 'auto' | 'read-only';
+}
+/**
+ * ``skills/check``: check the skill folder (or its ``SKILL.md``) at ``path``.
+ */
+export interface SkillCheckParams {
+  path: string;
+}
+/**
+ * ``skills/check``: ``problems`` found (empty: the skill is usable), and the skill as a
+ * session would list it when its front matter is valid.
+ */
+export interface SkillCheckResult {
+  problems: string[];
+  skill?: SkillInfo | null;
 }
 /**
  * ``session/subscribe``: watch a session; replay buffered events after ``sinceSeq``.
@@ -1476,6 +1518,10 @@ export interface ClientMethods {
   'session/setPermissionMode': { params: SetPermissionModeParams; result: SessionInfo };
   /** The custom commands (`/NAME` prompt templates) of a session, or of a new one in `cwd`. */
   'session/commands': { params: SessionCommandsParams; result: SessionCommandsResult };
+  /** The Agent Skills a session can load (or a new one in `cwd`), with where each came from. */
+  'session/skills': { params: SessionSkillsParams; result: SessionSkillsResult };
+  /** Check a skill folder: front matter, the files it names, scripts executable. */
+  'skills/check': { params: SkillCheckParams; result: SkillCheckResult };
   /** Configured providers and models (for a project: cwd). */
   'models/list': { params: ModelsListParams; result: ModelsListResult };
   /** MCP servers of a project (cwd) and the running ones: state, tools, source. */
