@@ -48,12 +48,14 @@ CWD = "/home/me/app"
             "Notebook n.ipynb: replace cell 2",
             "edit",
         ),
+        ("skill", {"name": "pdf-forms"}, "Load the skill pdf-forms", "read"),
+        ("web_search", {"query": "msgspec"}, 'Search the web for "msgspec"', "search"),
         ("custom", {}, "custom", "other"),
     ],
 )
 def test_titles_are_written_for_people(name: str, args: dict, title: str, kind: str) -> None:
     native = {"edit": "edit", "write": "edit", "undo_edit": "edit", "read": "read"}
-    native |= {"notebook_edit": "edit"}
+    native |= {"notebook_edit": "edit", "skill": "read", "web_search": "search"}
     native |= {"bash": "execute", "grep": "search", "find": "search", "ls": "read"}
     assert tool_title(name, args, CWD) == title
     assert tool_kind(name, args, native.get(name, "other")) == kind
