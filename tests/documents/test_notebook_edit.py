@@ -168,9 +168,10 @@ async def test_sandbox_and_control_files(tmp_path: Path) -> None:
     linked = await call("notebook_edit", ctx, path="link.ipynb", index=1, source="x")
     assert linked.is_error
     (workspace / ".agentd").mkdir()
-    write_notebook(workspace / ".agentd" / "x.ipynb")
+    control_before = write_notebook(workspace / ".agentd" / "x.ipynb")
     control = await call("notebook_edit", ctx, path=".agentd/x.ipynb", index=1, source="x")
     assert control.is_error
+    assert (workspace / ".agentd" / "x.ipynb").read_bytes() == control_before
     assert outside.read_bytes() == notebook_bytes()
 
 
@@ -223,3 +224,34 @@ async def test_acp_shows_the_cell_diff(work: Path, ctx: ToolContext) -> None:
     assert item.path == path
     assert "# Title" in (item.old_text or "")
     assert "# Other" in item.new_text
+
+
+class EditorBuffers:
+    """An editor holding open files (the FileAccess contract): reads see its unsaved text,
+    writes land in it, files it does not hold go to the disk."""
+
+    def __init__(self, buffers: dict[Path, str]) -> None:
+        self.buffers = buffers
+
+    async def read_text(self, path: Path) -> str | None:
+        return self.buffers.get(path)
+
+    async def write_text(self, path: Path, text: str) -> bool | None:
+        if path not in self.buffers:
+            return None
+        self.buffers[path] = text
+        return True
+
+
+async def test_read_and_edit_go_through_the_editor(work: Path) -> None:
+    path = work / "nb.ipynb"
+    on_disk = write_notebook(path)
+    unsaved = notebook_bytes([cell("code", "unsaved = True", "u1")]).decode()
+    editor = EditorBuffers({path: unsaved})
+    ctx = ToolContext(cwd=work, files=editor)
+    read = await call("read", ctx, path="nb.ipynb")
+    assert "unsaved = True" in text_of(read)
+    edited = await call("notebook_edit", ctx, path="nb.ipynb", cell_id="u1", source="saved = 1")
+    assert not edited.is_error, text_of(edited)
+    assert '"saved = 1"' in editor.buffers[path]
+    assert path.read_bytes() == on_disk  # the editor holds the change, not the disk
