@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import io
+import os
 from pathlib import Path
 
 import pytest
@@ -161,3 +162,29 @@ async def test_the_sandbox_applies(tmp_path: Path) -> None:
     result = await call("read", ctx, path="link.pdf")
     assert result.is_error
     assert "which is outside the workspace" in text_of(result)
+
+
+def _workers() -> list[int]:
+    """Live PDF parsing children of this process."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        parent = next(line for line in status.splitlines() if line.startswith("PPid:"))
+        if b"pdfwork.py" in cmdline and int(parent.split()[1]) == os.getpid():
+            found.append(int(entry.name))
+    return found
+
+
+async def test_a_parse_past_its_time_is_given_up_and_killed(work: Path) -> None:
+    (work / "slow.pdf").write_bytes(pdf_bytes([[f"w{n}" for n in range(100_000)]]))
+    ctx = ToolContext(cwd=work, settings=ToolSettings(pdf_timeout=0.5))
+    result = await call("read", ctx, path="slow.pdf")
+    assert result.is_error
+    assert text_of(result).startswith("slow.pdf took more than 0.5 s to parse and was given up.")
+    assert _workers() == []

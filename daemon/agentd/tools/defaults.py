@@ -110,6 +110,8 @@ class ToolSettings(msgspec.Struct, kw_only=True):
     web_fetch_allow_hosts: list[str] = []
     permission_policy: Policy | None = None
     process_registry: Path | None = None
+    pdf_timeout: float = PDF_TIMEOUT
+    """Seconds a PDF's parse may take (:data:`PDF_TIMEOUT`)."""
     web_search: WebSearchSettings | None = None
     skills: list[SkillInfo] = []
     """The skills the ``skill`` tool offers (set by the daemon; empty: the tool is not offered)."""

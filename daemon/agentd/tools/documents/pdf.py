@@ -4,7 +4,7 @@ is sent to a vision model as an image, or named as image-only for a text model.
 The parse runs in a child process (:mod:`.pdfwork`: pypdf for text, pypdfium2 to render
 scans), never on the event loop nor in the daemon's memory: the child gets the file as an
 open descriptor (opened beneath the workspace when sandboxed), an address-space limit of
-:data:`CHILD_MEMORY` and :data:`~agentd.tools.defaults.PDF_TIMEOUT` seconds; it dies with
+:data:`CHILD_MEMORY` and ``ctx.settings.pdf_timeout`` seconds (30 by default); it dies with
 the daemon and is killed when the call is cancelled. At most
 :data:`~agentd.tools.defaults.PDF_MAX_PAGES` pages and the result byte limit per call; the
 result says where to continue.
@@ -26,7 +26,7 @@ import msgspec
 from agentd.protocol.content import ImageContent, TextContent, UserContent
 from agentd.protocol.document_details import ReadPdfDetails
 from agentd.tools.base import ToolContext, ToolError, ToolResult
-from agentd.tools.defaults import PDF_MAX_BYTES, PDF_MAX_IMAGES, PDF_MAX_PAGES, PDF_TIMEOUT
+from agentd.tools.defaults import PDF_MAX_BYTES, PDF_MAX_IMAGES, PDF_MAX_PAGES
 from agentd.tools.files.safeopen import open_read
 from agentd.tools.files.truncate import Limits
 from agentd.tools.process.orphans import die_with_parent
@@ -84,17 +84,17 @@ async def read_pdf(path: Path, shown: str, pages: str | None, ctx: ToolContext) 
         "render": ctx.settings.accept_images,
         "max_images": PDF_MAX_IMAGES,
         "max_image_bytes": ctx.settings.max_image_bytes,
-        "seconds": PDF_TIMEOUT / 2,
+        "seconds": ctx.settings.pdf_timeout / 2,
         "memory": CHILD_MEMORY,
     }
-    answer = await _run_child(path, shown, request, ctx.workspace)
+    answer = await _run_child(path, shown, request, ctx.workspace, ctx.settings.pdf_timeout)
     if answer.error is not None:
         raise ToolError(f"{shown}: {answer.error}.")
     return _result(path, shown, answer, last, rendered=ctx.settings.accept_images)
 
 
 async def _run_child(
-    path: Path, shown: str, request: dict[str, Any], workspace: Path | None
+    path: Path, shown: str, request: dict[str, Any], workspace: Path | None, timeout: float
 ) -> _Answer:
     file = await asyncio.to_thread(open_read, path, workspace)
     request["fd"] = file.fileno()
@@ -107,11 +107,11 @@ async def _run_child(
         )  # fmt: skip
     finished = False
     try:
-        out, _ = await asyncio.wait_for(proc.communicate(msgspec.json.encode(request)), PDF_TIMEOUT)
+        out, _ = await asyncio.wait_for(proc.communicate(msgspec.json.encode(request)), timeout)
         finished = True
     except TimeoutError:
         raise ToolError(
-            f"{shown} took more than {PDF_TIMEOUT:g} s to parse and was given up. Ask for "
+            f"{shown} took more than {timeout:g} s to parse and was given up. Ask for "
             'fewer pages (e.g. pages: "1-3").'
         ) from None
     finally:
