@@ -95,7 +95,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     )),
     "agentd.session.service": (f"{FIRST_USE} (session commands: when one runs); {PENDING}", (
         "agentd.agent.run", "agentd.session.commands", "agentd.session.factory",
-        "agentd.session.manager", "agentd.session.shared",
+        "agentd.session.manager", "agentd.session.shared", "agentd.session.skill_methods",
     )),
     "agentd.session.stored": (f"{FIRST_USE} (the store, rewind: when a method needs them)", (
         "agentd.session.rewind", "agentd.session.shared",
@@ -126,7 +126,11 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentd.tools.shellparse.danger": (HEAVY, ("agentd.tools.shellparse.grammar",)),
     "agentd.tools.files.diffs": (HEAVY, ("difflib",)),
     "agentd.tools.files.edit_match": (HEAVY, ("difflib",)),
-    "agentd.tools.read": (HEAVY, ("difflib",)),
+    "agentd.tools.read": (HEAVY, ("agentd.tools.documents", "difflib")),
+    "agentd.tools.notebook_edit": (HEAVY, ("agentd.tools.documents", "agentd.tools.files.diffs")),
+    "agentd.tools.documents.reader": (HEAVY, ("agentd.tools.documents.pdf",)),
+    "agentd.tools.web_search": (HEAVY, ("agentd.tools.websearch",)),
+    "agentd.tools.documents.pdfwork": (HEAVY, ("pypdfium2",)),
     "agentd.tools.files.fileio": (HEAVY, ("tempfile",)),
     "agentd.tools.process.spill": (HEAVY, ("structlog", "tempfile")),
     "agentd.web.remote": (HEAVY, ("ssl",)),

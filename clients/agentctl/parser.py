@@ -203,6 +203,7 @@ def _add_small_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
         help="trust even /, your home folder or a folder anyone can write to (refused otherwise)",
     )
     _mcp_parser(commands)
+    _skills_parser(commands)
     web = commands.add_parser("web", help="open the web chat of the shared daemon")
     _connection_options(web, stdio=False)
     web.add_argument("--app", action="store_true", help="open a Chromium/Chrome app window")
@@ -230,6 +231,18 @@ def _mcp_parser(commands: Any) -> None:
     add.add_argument("words", nargs=argparse.REMAINDER, metavar="NAME …")
     remove = which.add_parser("remove", help="remove a server from the user config")
     remove.add_argument("name", metavar="NAME")
+
+
+def _skills_parser(commands: Any) -> None:
+    skills = commands.add_parser("skills", help="Agent Skills: list, check")
+    which = skills.add_subparsers(dest="skills_command", required=True, metavar="ACTION")
+    listing = which.add_parser("list", help="the skills sessions here can load, and where from")
+    _connection_options(listing, stdio=True)
+    listing.add_argument("--cwd", metavar="DIR", help="the project folder (default: here)")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    check = which.add_parser("check", help="check a skill folder before sessions use it")
+    _connection_options(check, stdio=True)
+    check.add_argument("path", metavar="PATH", help="the skill folder (or its SKILL.md)")
 
 
 def mcp_add_parser() -> argparse.ArgumentParser:

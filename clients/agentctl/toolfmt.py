@@ -11,6 +11,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agentd.protocol.document_details import (
+    NotebookEditDetails,
+    ReadNotebookDetails,
+    ReadPdfDetails,
+    SkillDetails,
+    WebSearchDetails,
+)
 from agentd.protocol.tool_details import (
     BashDetails,
     EditDetails,
@@ -60,9 +67,18 @@ def describe_call(name: str, args: dict[str, Any], cwd: str | None = None) -> st
     if name in ("read", "write", "edit", "ls"):
         path = display_path(_text_arg(args, "path", "file_path"), cwd)
         offset = args.get("offset")
+        pages = args.get("pages")
+        if name == "read" and isinstance(pages, str) and pages:
+            return f"{path} pages {pages}"
         if name == "read" and isinstance(offset, int):
             return f"{path}:{offset}"
         return path or ("." if name == "ls" else "")
+    if name == "notebook_edit":
+        return _notebook_call(args, cwd)
+    if name == "web_search":
+        return shorten(_text_arg(args, "query"))
+    if name == "skill":
+        return _text_arg(args, "name")
     if name == "task":
         agent = _text_arg(args, "agent") or "general"
         return shorten(f"{_text_arg(args, 'description')}  ({agent})")
@@ -78,6 +94,17 @@ def describe_call(name: str, args: dict[str, Any], cwd: str | None = None) -> st
     if not args:
         return ""
     return shorten(json.dumps(args, ensure_ascii=False, separators=(",", ":")))
+
+
+def _notebook_call(args: dict[str, Any], cwd: str | None) -> str:
+    """``nb.ipynb cell abc (replace)``: the notebook, the cell and what happens to it."""
+    path = display_path(_text_arg(args, "path"), cwd)
+    cell = _text_arg(args, "cell_id")
+    index = args.get("index")
+    if not cell and isinstance(index, int):
+        cell = f"#{index}"
+    action = _text_arg(args, "action") or "replace"
+    return shorten(f"{path} cell {cell} ({action})" if cell else f"{path} ({action})")
 
 
 def call_failed(details: ToolDetails | None, is_error: bool) -> bool:
@@ -148,10 +175,36 @@ def describe_outcome(details: ToolDetails | None, is_error: bool, result_text: s
     if isinstance(details, WriteDetails):
         verb = "created" if details.created else "wrote"
         return f"{verb} {format_bytes(details.bytes)}"
+    document = _document_outcome(details)
+    if document is not None:
+        return document
     if isinstance(details, TaskDetails):
         turns = f"{details.turns} turn{'s' if details.turns != 1 else ''}"
         return f"{turns} · session {details.child_session_id}"
     return ""
+
+
+def _document_outcome(details: ToolDetails | None) -> str | None:
+    """The outcome of a notebook, PDF, search or skill call (None: another tool)."""
+    if isinstance(details, NotebookEditDetails):
+        verb = {"replace": "replaced", "insert": "inserted", "delete": "deleted"}[details.action]
+        text = (
+            f"{verb} {details.cell_type} cell {details.index} (+{details.added} −{details.removed})"
+        )
+        return text + (" · outputs cleared" if details.outputs_cleared else "")
+    if isinstance(details, ReadNotebookDetails):
+        last = details.offset + details.shown - 1
+        images = f" · {details.images} image(s)" if details.images else ""
+        return f"cells {details.offset}-{last} of {details.cells}{images}"
+    if isinstance(details, ReadPdfDetails):
+        scans = f" · {len(details.image_pages)} scanned" if details.image_pages else ""
+        return f"pages {details.first}-{details.last} of {details.pages}{scans}"
+    if isinstance(details, WebSearchDetails):
+        count = len(details.results)
+        return f"{count} result{'s' if count != 1 else ''} · {details.backend}"
+    if isinstance(details, SkillDetails):
+        return f"skill: {details.name} ({details.source})"
+    return None
 
 
 def format_count(value: int) -> str:

@@ -42,11 +42,20 @@ CWD = "/home/me/app"
         ("find", {"pattern": "*.py"}, "Find *.py in .", "search"),
         ("ls", {}, "List .", "read"),
         ("undo_edit", {"path": "a.py"}, "Undo the last edit of a.py", "edit"),
+        (
+            "notebook_edit",
+            {"path": "n.ipynb", "index": 2},
+            "Notebook n.ipynb: replace cell 2",
+            "edit",
+        ),
+        ("skill", {"name": "pdf-forms"}, "Load the skill pdf-forms", "read"),
+        ("web_search", {"query": "msgspec"}, 'Search the web for "msgspec"', "search"),
         ("custom", {}, "custom", "other"),
     ],
 )
 def test_titles_are_written_for_people(name: str, args: dict, title: str, kind: str) -> None:
     native = {"edit": "edit", "write": "edit", "undo_edit": "edit", "read": "read"}
+    native |= {"notebook_edit": "edit", "skill": "read", "web_search": "search"}
     native |= {"bash": "execute", "grep": "search", "find": "search", "ls": "read"}
     assert tool_title(name, args, CWD) == title
     assert tool_kind(name, args, native.get(name, "other")) == kind

@@ -123,3 +123,21 @@ def test_details_helpers_treat_json_null_as_absent(editor: Editor) -> None:
     omitted = '{"type":"write","path":"/w/big.bin","created":false,"bytes":9,"lines":1,'
     omitted += '"diffOmitted":true,"diff":null}'
     assert editor.lua(DETAILS, omitted) == ["nil", "nil", "nil", "nil"]
+
+
+NOTEBOOK_DIFF = """
+local d = require('agentd.details')
+local edit = vim.fn.json_decode(...)
+local added, removed = d.counts(edit)
+return {d.diff(edit) or 'nil', added, removed}
+"""
+
+
+def test_a_notebook_edit_shows_its_cell_diff(editor: Editor) -> None:
+    """A notebook edit is a file change: its diff (the cell's) and counts are shown."""
+    diff = "--- a/nb.ipynb#cell2\\n+++ b/nb.ipynb#cell2\\n@@ -1 +1 @@\\n-x\\n+y\\n"
+    edit = (
+        '{"type":"notebook_edit","path":"/w/nb.ipynb","action":"replace","index":2,'
+        f'"cellId":"a1","cellType":"code","diff":"{diff}","added":1,"removed":1,"cells":3}}'
+    )
+    assert editor.lua(NOTEBOOK_DIFF, edit) == [diff.replace("\\n", "\n"), 1, 1]

@@ -10,7 +10,15 @@ import msgspec
 import pytest
 
 from agentd.protocol.events import Location, ToolKind
-from agentd.tools import DEFAULT_TOOLS, READ_ONLY, TOOLS, build_tools, run_tool, tool_spec
+from agentd.tools import (
+    CONFIGURED_TOOLS,
+    DEFAULT_TOOLS,
+    READ_ONLY,
+    TOOLS,
+    build_tools,
+    run_tool,
+    tool_spec,
+)
 from agentd.tools.base import ToolContext, ToolError, ToolResult
 from tests.tools.conftest import text_of
 
@@ -62,14 +70,15 @@ def test_spec_details() -> None:
 
 def test_tool_sets() -> None:
     assert set(READ_ONLY) <= set(TOOLS)
-    assert tuple(TOOLS) == DEFAULT_TOOLS
-    assert list(build_tools()) == list(TOOLS)
+    assert tuple(n for n in TOOLS if n not in CONFIGURED_TOOLS) == DEFAULT_TOOLS
+    assert list(build_tools()) == list(DEFAULT_TOOLS)
     chosen = build_tools(["ls", "read"])
     assert list(chosen) == ["ls", "read"]
     assert all(not t.mutating for t in build_tools(READ_ONLY).values())
     assert {n for n, t in build_tools().items() if t.mutating} == {
         "write",
         "edit",
+        "notebook_edit",
         "undo_edit",
         "bash",
     }
@@ -86,7 +95,7 @@ async def test_run_tool_validation_error_has_schema_hint(ctx: ToolContext) -> No
     assert result.is_error
     assert text_of(result) == (
         "Invalid arguments for read: Expected `str`, got `int` - at `$.path`. "
-        "Expected read(path: string, offset?: integer, limit?: integer)."
+        "Expected read(path: string, offset?: integer, limit?: integer, pages?: string)."
     )
     unknown = await run_tool(tool, {"path": "a", "lines": 3}, ctx)
     assert "unknown field `lines`" in text_of(unknown)

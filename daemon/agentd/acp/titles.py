@@ -74,6 +74,17 @@ def tool_title(name: str, args: dict[str, Any], cwd: str) -> str:
         return f"Edit {path}"
     if name == "undo_edit":
         return f"Undo the last edit of {path}"
+    if name == "skill":
+        return _clip(f"Load the skill {args.get('name', '')}")
+    if name == "web_search":
+        query = args.get("query")
+        return (
+            _clip(f'Search the web for "{query}"') if isinstance(query, str) else "Search the web"
+        )
+    if name == "notebook_edit":
+        cell = args.get("cell_id") or args.get("index") or "?"
+        action = args.get("action") if isinstance(args.get("action"), str) else "replace"
+        return _clip(f"Notebook {path}: {action} cell {cell}")
     if name == "bash":
         command = args.get("command")
         return f"Run {_clip(command)}" if isinstance(command, str) else "Run a command"
@@ -106,6 +117,9 @@ def native_kind_of(name: str) -> str:
         "write": "edit",
         "edit": "edit",
         "undo_edit": "edit",
+        "notebook_edit": "edit",
+        "skill": "read",
+        "web_search": "search",
         "bash": "execute",
         "grep": "search",
         "find": "search",

@@ -16,6 +16,7 @@ from typing import Any
 from agentd.protocol.acp import ContentItem, DiffItem, ImageBlock, TextBlock, ToolCallContent
 from agentd.protocol.approval import ApprovalPreview
 from agentd.protocol.content import ImageContent, TextContent
+from agentd.protocol.document_details import NotebookEditDetails
 from agentd.protocol.tool_details import EditDetails, ToolDetails, UndoEditDetails, WriteDetails
 
 MAX_PREVIEW_BYTES = 256 * 1024
@@ -154,7 +155,10 @@ def result_content(
 
 
 def _file_change(args: dict[str, Any], details: ToolDetails | None, path: str) -> list[DiffItem]:
-    """The change a write, edit or undo_edit made, from its details (else nothing)."""
+    """The change a write, edit, undo_edit or notebook_edit made, from its details (else
+    nothing)."""
+    if isinstance(details, NotebookEditDetails):  # the cell's source, as a diff of the notebook
+        return diff_hunks(details.diff, path) if details.diff else []
     if not isinstance(details, WriteDetails | EditDetails | UndoEditDetails):
         return []
     content = args.get("content")

@@ -89,6 +89,7 @@ from agentd.protocol.events import (
 from agentd.protocol.hooks import HookInput
 from agentd.providers.base import Provider, ProviderRequest, StreamEnd
 from agentd.tools.base import ToolContext, Toolset
+from agentd.tools.skill import STATE as SKILL_STATE
 
 CompactReason = Literal["threshold", "overflow"]
 ContextTransform = Callable[[list[Message], CompactReason], Awaitable[list[Message] | None]]
@@ -213,6 +214,7 @@ class Agent:
         max_turns = request.max_turns or self.max_turns
         run = _Run(max_turns, ledger, binding, task=asyncio.current_task())
         self._active = run
+        self.context.state.pop(SKILL_STATE, None)  # a new run follows no skill yet
         try:
             self.sink(AgentStart())
             prompt = await self._hooked_prompt(request.text, request.images, request.command)

@@ -54,6 +54,12 @@ if TYPE_CHECKING:
         SessionRewindParams,
         SessionRewindResult,
     )
+    from agentd.protocol.skills import (
+        SessionSkillsParams,
+        SessionSkillsResult,
+        SkillCheckParams,
+        SkillCheckResult,
+    )
 
 
 class SessionMethods(Protocol):
@@ -103,6 +109,14 @@ class SessionMethods(Protocol):
     async def commands(
         self, params: SessionCommandsParams, subscriber: Subscriber | None = None
     ) -> SessionCommandsResult: ...
+
+    async def skills(
+        self, params: SessionSkillsParams, subscriber: Subscriber | None = None
+    ) -> SessionSkillsResult: ...
+
+    async def check_skill(
+        self, params: SkillCheckParams, subscriber: Subscriber | None = None
+    ) -> SkillCheckResult: ...
 
     async def models(
         self, params: ModelsListParams, subscriber: Subscriber | None = None

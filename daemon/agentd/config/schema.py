@@ -156,6 +156,27 @@ class McpServerSection(msgspec.Struct, forbid_unknown_fields=True):
     ] = False
 
 
+class WebSearchSection(msgspec.Struct, forbid_unknown_fields=True):
+    """The ``web_search`` tool's backend; without this table the tool is not offered."""
+
+    backend: Annotated[
+        Literal["searxng", "brave", "tavily"],
+        doc("`searxng` (self-hosted, no key), `brave` or `tavily` (an API key)"),
+    ]
+    url: Annotated[
+        str | None,
+        doc("the SearXNG instance (required for searxng); for brave/tavily another endpoint"),
+    ] = None
+    api_key_env: Annotated[
+        str | None,
+        doc("the variable holding the key (default BRAVE_API_KEY / TAVILY_API_KEY)"),
+    ] = None
+    max_results: Annotated[
+        int, msgspec.Meta(ge=1, le=20), doc("results per search when the model asks none")
+    ] = 8
+    timeout: Annotated[float, msgspec.Meta(gt=0), doc("seconds one search may take")] = 15.0
+
+
 class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     """One configuration file (user or project). Unset keys keep their defaults."""
 
@@ -189,6 +210,7 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     prices: dict[str, PriceSection] = msgspec.field(default_factory=dict)
     permissions: PermissionsSection = msgspec.field(default_factory=PermissionsSection)
     tools: ToolsTable = msgspec.field(default_factory=ToolsTable)
+    web_search: WebSearchSection | None = None
     retry: RetrySection = msgspec.field(default_factory=RetrySection)
     compaction: CompactionSection = msgspec.field(default_factory=CompactionSection)
     subagents: SubagentsSection = msgspec.field(default_factory=SubagentsSection)

@@ -4,10 +4,11 @@ This module decides; the agent loop and server do the asking (``session/requestP
 
 Modes (the session's ``permissionMode``):
 
-- ``ask`` (the default): mutating tools (write, edit, undo_edit, bash) need the user's approval;
-- ``read-only``: mutating tools are refused, and network tools (``web_fetch``) ask as in
-  ``ask`` (refused when no client can answer) unless an allow rule names the host: reading a
-  page sends the URL, and a URL can carry what the session read;
+- ``ask`` (the default): mutating tools (write, edit, notebook_edit, undo_edit, bash) need the
+  user's approval;
+- ``read-only``: mutating tools are refused, and network tools (``web_fetch``, ``web_search``)
+  ask as in ``ask`` (refused when no client can answer) unless an allow rule names the host:
+  reading a page sends the URL, and a URL or a query can carry what the session read;
 - ``auto``: every call runs (CI, trusted automation). Only in a session sandboxed to its
   workspace, unless the user's configuration sets ``[permissions]
   allow_auto_without_sandbox = true`` (:func:`unsandboxed_auto`).
@@ -35,14 +36,15 @@ Rules (TOML section ``[permissions]``, plus what the user answers with *always*)
 - ``mcp__server__tool`` — that MCP tool; a glob names several (``mcp__github__*``). An MCP
   tool asks in ``ask`` mode and is refused in ``read-only`` unless its server marks it
   ``readOnlyHint``;
-- ``tool(glob)`` for tools with a path (read, write, edit, undo_edit, grep, find, ls): a
-  gitignore-style glob matched against the normalised, symlink-resolved path relative to the
-  session's cwd (a rule never matches a path outside it, except that a deny rule without
-  ``/`` such as ``read(.env)`` matches that file name anywhere); a leading ``/`` or ``~``
-  matches absolute paths. Deny rules match the lexical path too (``src/../.git/x`` is
-  ``.git/x``). A ``read(…)`` deny rule covers every reading tool (read, grep, find, ls), and
-  path deny rules also refuse bash commands naming a denied path (best effort: a command can
-  compute a path no rule sees; the sandbox is the boundary, not the rules).
+- ``tool(glob)`` for tools with a path (read, write, edit, undo_edit, notebook_edit, grep,
+  find, ls): a gitignore-style glob matched against the normalised, symlink-resolved path
+  relative to the session's cwd (a rule never matches a path outside it, except that a deny
+  rule without ``/`` such as ``read(.env)`` matches that file name anywhere); a leading
+  ``/`` or ``~`` matches absolute paths. Deny rules match the lexical path too
+  (``src/../.git/x`` is ``.git/x``). A ``read(…)`` deny rule covers every reading tool
+  (read, grep, find, ls), and path deny rules also refuse bash commands naming a denied path
+  (best effort: a command can compute a path no rule sees; the sandbox is the boundary, not
+  the rules).
 
 Order of :meth:`PermissionPolicy.check` (the mode is a ceiling): deny rules; then
 ``read-only`` refuses every mutating tool whatever the allow rules say; then the bash

@@ -26,7 +26,9 @@ from agentd.tools import TOOLS
 from agentd.tools.search.ignore import Rule as GlobRule
 from agentd.tools.search.ignore import parse_rule
 
-PATH_TOOLS = frozenset({"read", "write", "edit", "undo_edit", "grep", "find", "ls"})
+PATH_TOOLS = frozenset(
+    {"read", "write", "edit", "undo_edit", "notebook_edit", "grep", "find", "ls"}
+)
 READING_TOOLS = frozenset({"read", "grep", "find", "ls"})
 _RULE = re.compile(r"^(?P<tool>[a-z_]+)(?:\((?P<spec>.*)\))?$", re.DOTALL)
 _DOMAIN = re.compile(r"^domain:[A-Za-z0-9*.:\[\]-]+$")

@@ -88,6 +88,18 @@ from agentd.protocol.rewind import (
     SessionRewindResult as SessionRewindResult,
 )
 from agentd.protocol.session_file import SessionSummary
+from agentd.protocol.skills import (
+    SessionSkillsParams as SessionSkillsParams,
+)
+from agentd.protocol.skills import (
+    SessionSkillsResult as SessionSkillsResult,
+)
+from agentd.protocol.skills import (
+    SkillCheckParams as SkillCheckParams,
+)
+from agentd.protocol.skills import (
+    SkillCheckResult as SkillCheckResult,
+)
 
 # --- sessions and runs ----------------------------------------------------------------------
 

@@ -68,6 +68,12 @@ from agentd.protocol.methods import (
     WriteTextFileResult,
 )
 from agentd.protocol.rewind import SessionRewindParams, SessionRewindResult
+from agentd.protocol.skills import (
+    SessionSkillsParams,
+    SessionSkillsResult,
+    SkillCheckParams,
+    SkillCheckResult,
+)
 
 
 class MethodSpec(msgspec.Struct, frozen=True):
@@ -192,6 +198,19 @@ METHODS: dict[str, MethodSpec] = {
         "The custom commands (`/NAME` prompt templates) of a session, or of a new one in `cwd`.",
         call="commands",
         http=True,
+    ),
+    "session/skills": MethodSpec(
+        SessionSkillsParams,
+        SessionSkillsResult,
+        "The Agent Skills a session can load (or a new one in `cwd`), with where each came from.",
+        call="skills",
+        http=True,
+    ),
+    "skills/check": MethodSpec(
+        SkillCheckParams,
+        SkillCheckResult,
+        "Check a skill folder: front matter, the files it names, scripts executable.",
+        call="check_skill",
     ),
     "models/list": MethodSpec(
         ModelsListParams,

@@ -2,10 +2,12 @@
 
 A tool's ``details`` never reach the model (the result content does). They ride on
 ``tool_execution_end`` events and in ``tool_result`` messages as one of the Structs below,
-told apart by ``type``: the tool's name, ``read_image`` for a read that returned an image, and
-``error`` for any call that failed before or while running. Every other key is camelCase like
-the rest of the protocol; a key whose default is shown is left out when it has that value.
-Clients read the fields by these names (TypeScript through the generated ``protocol.ts``).
+told apart by ``type``: the tool's name; ``read_image``, ``read_notebook`` or ``read_pdf``
+for a read that returned an image, a notebook or a PDF (:mod:`agentd.protocol.
+document_details`); and ``error`` for any call that failed before or while running. Every
+other key is camelCase like the rest of the protocol; a key whose default is shown is left
+out when it has that value. Clients read the fields by these names (TypeScript through the
+generated ``protocol.ts``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,13 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from agentd.protocol.base import Wire
+from agentd.protocol.document_details import (
+    NotebookEditDetails,
+    ReadNotebookDetails,
+    ReadPdfDetails,
+    SkillDetails,
+    WebSearchDetails,
+)
 from agentd.protocol.usage import Usage
 
 
@@ -223,6 +232,11 @@ ToolDetails = (
     | TodoDetails
     | WebFetchDetails
     | McpDetails
+    | ReadNotebookDetails
+    | NotebookEditDetails
+    | ReadPdfDetails
+    | WebSearchDetails
+    | SkillDetails
     | ToolErrorDetails
 )
 """The details of one finished tool call, by ``type``."""

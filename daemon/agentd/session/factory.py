@@ -21,12 +21,14 @@ from agentd.errors import ConfigError, InvalidParams, SessionNotFound
 from agentd.protocol.mcp import McpServerParam
 from agentd.protocol.methods import SessionNewParams
 from agentd.protocol.session_file import ModelChangeEntry, SessionInfoEntry, SettingsEntry
+from agentd.protocol.skills import SkillInfo
 from agentd.session import parts
 from agentd.session.approval import Approver
 from agentd.session.binding import ModelSource, UnresolvedProvider, bind_model
 from agentd.session.bus import EventBus, resumed_seq
 from agentd.session.changes import ChangeRecorder
 from agentd.session.files import ClientFiles
+from agentd.session.knowledge import session_skills, with_configured_tools
 from agentd.session.mcp_setup import check_mcp_params, mcp_runner, session_mcp_tools
 from agentd.session.runtime import SessionRuntime
 from agentd.session.settings import AgentParts, RuntimeParts, Settings
@@ -84,6 +86,8 @@ class _SessionPlan(msgspec.Struct):
     project_context: str = ""
     """The context files' text (AGENTS.md…) for the system prompt. Both are project files,
     read in a worker thread (:func:`~agentd.session.parts.project_files`)."""
+    skills: list[SkillInfo] = msgspec.field(default_factory=list)
+    """The Agent Skills the session can load (``skill`` tool)."""
 
 
 async def new_session(
@@ -210,8 +214,9 @@ async def _plan(
         )  # fmt: skip
     provider = binding.provider.name if binding else params.provider or config.default_provider
     model = binding.model if binding else params.model or config.default_model
+    skills, skill_notes = await session_skills(cwd)
     try:
-        tools = build_tools(params.tools)
+        tools = with_configured_tools(build_tools(params.tools), config, params.tools, skills)
     except ValueError as exc:
         raise InvalidParams(f"{exc} - at `$.tools`") from None
     context, profiles = await asyncio.to_thread(parts.project_files, cwd, "task" in tools)
@@ -221,8 +226,8 @@ async def _plan(
         await asyncio.to_thread(_probe_sandbox, cwd)
     return _SessionPlan(
         cwd, config, binding, provider or "", model or "", params, tools, mode, sandbox,
-        [note] if note else [], extra_prompt,
-        agent_profiles=profiles, project_context=context,
+        [note, *skill_notes] if note else skill_notes, extra_prompt,
+        agent_profiles=profiles, project_context=context, skills=skills,
     )  # fmt: skip
 
 
@@ -266,7 +271,8 @@ def _assemble(
     if plan.agent_profiles is not None:
         profiles, skipped = plan.agent_profiles
         file.warnings.extend(LoadWarning(line=None, message=text) for text in skipped)
-    env = parts.tool_environment(shared, config, policy, (session_id, file.redact_text), profiles)
+    ids = (session_id, file.redact_text)
+    env = parts.tool_environment(shared, config, policy, ids, profiles, plan.skills)
     state: dict[str, object] = {}
     changes = ChangeRecorder.for_session(
         cwd, file.path, env.spill_dir, lambda: history_in(state, env.settings)

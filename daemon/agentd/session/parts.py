@@ -17,6 +17,7 @@ from agentd.errors import InvalidParams
 from agentd.hardening import landlock_abi
 from agentd.permissions.policy import PermissionPolicy, unsandboxed_auto
 from agentd.session.compaction import CompactionSettings
+from agentd.session.knowledge import web_search_settings
 from agentd.session.shared import process_registry, spill_root
 from agentd.tools.base import ToolContext, ToolPorts
 from agentd.tools.settings import tool_settings
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from agentd.hooks.session import SessionHooks
     from agentd.protocol.events import Event
     from agentd.protocol.methods import SessionNewParams
+    from agentd.protocol.skills import SkillInfo
     from agentd.session.settings import HooksMaker
     from agentd.session.shared import SharedResources
     from agentd.tools.defaults import ToolSettings
@@ -66,10 +68,12 @@ def tool_environment(
     policy: PermissionPolicy,
     ids: tuple[str, Callable[[str], str]],
     profiles: str | None,
+    skills: list[SkillInfo],
 ) -> ToolEnvironment:
     """The ``[tools]`` settings with the credential names bash must not see, the policy, the
-    process registry and (``profiles``, for the ``task`` tool) the agent profiles offered;
-    ``ids``: the session's id and its redaction."""
+    process registry, (``profiles``, for the ``task`` tool) the agent profiles offered, the
+    ``web_search`` backend and the ``skills`` the session can load; ``ids``: the session's id
+    and its redaction."""
     settings = tool_settings(config.settings.tools)
     extra: dict[str, object] = {} if profiles is None else {"agent_profiles": profiles}
     settings = msgspec.structs.replace(
@@ -77,6 +81,8 @@ def tool_environment(
         secret_env=sorted({*shared.secret_names(), *settings.secret_env}),
         permission_policy=policy,
         process_registry=process_registry(),
+        web_search=web_search_settings(config),
+        skills=skills,
         **extra,
     )
     session_id, redact = ids

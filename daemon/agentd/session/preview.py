@@ -8,6 +8,7 @@ client shows the same thing before the click:
   file the call would create shows its first :data:`HEAD_LINES` lines. A call that would fail
   (no match for ``old_string``, a directory, a path outside the workspace) carries the reason
   in ``error`` instead. Files over :data:`MAX_SOURCE_BYTES` are not diffed (``truncated``).
+- ``notebook_edit``: the diff of the cell's source (``path#cellN``), or why it would fail.
 - ``bash``: the command and the directory it would run in; ``web_fetch``: the URL; an MCP
   tool: its server, tool and arguments.
 
@@ -31,6 +32,7 @@ from agentd.tools.files.edit_match import apply_edits
 from agentd.tools.files.fileio import looks_binary
 from agentd.tools.files.paths import display_path, resolve_path
 from agentd.tools.files.safeopen import read_bytes
+from agentd.tools.notebook_edit import notebook_preview
 from agentd.tools.write import WriteParams
 
 if TYPE_CHECKING:
@@ -61,6 +63,8 @@ async def approval_preview(
         return ApprovalPreview(kind="command", command=args["command"], cwd=str(ctx.cwd))
     if tool.name == "web_fetch" and isinstance(args.get("url"), str):
         return ApprovalPreview(kind="url", url=args["url"])
+    if tool.name == "notebook_edit":
+        return await notebook_preview(args, ctx)
     if tool.name in ("edit", "write"):
         raw = args.get("path")
         shown = raw if isinstance(raw, str) else None

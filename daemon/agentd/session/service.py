@@ -48,6 +48,12 @@ from agentd.protocol.methods import (
     SubscribeParams,
     SubscribeResult,
 )
+from agentd.protocol.skills import (
+    SessionSkillsParams,
+    SessionSkillsResult,
+    SkillCheckParams,
+    SkillCheckResult,
+)
 from agentd.session.history import history_events
 from agentd.session.idle import DEFAULT_IDLE_SECONDS, DEFAULT_MAX_LOADED
 from agentd.session.prompt_run import PromptRun
@@ -289,6 +295,22 @@ class SessionService(StoredSessionMethods):
         from agentd.session.commands import list_commands
 
         return await list_commands(self._manager(), params)
+
+    async def skills(
+        self, params: SessionSkillsParams, subscriber: Subscriber | None = None
+    ) -> SessionSkillsResult:
+        """``session/skills``: see :func:`agentd.session.skill_methods.list_skills`."""
+        from agentd.session.skill_methods import list_skills
+
+        return await list_skills(self._manager(), params)
+
+    async def check_skill(
+        self, params: SkillCheckParams, subscriber: Subscriber | None = None
+    ) -> SkillCheckResult:
+        """``skills/check``: see :func:`agentd.session.skill_methods.check_skill_folder`."""
+        from agentd.session.skill_methods import check_skill_folder
+
+        return await check_skill_folder(params)
 
     async def set_permission_mode(
         self, params: SetPermissionModeParams, subscriber: Subscriber | None = None

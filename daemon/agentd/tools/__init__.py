@@ -22,12 +22,15 @@ from agentd.tools.edit import EditTool
 from agentd.tools.find import FindTool
 from agentd.tools.grep import GrepTool
 from agentd.tools.ls import LsTool
+from agentd.tools.notebook_edit import NotebookEditTool
 from agentd.tools.read import ReadTool
 from agentd.tools.settings import describe
+from agentd.tools.skill import SkillTool, narrowed_out
 from agentd.tools.task import TaskTool
 from agentd.tools.todo import TodoTool
 from agentd.tools.undo_edit import UndoEditTool
 from agentd.tools.web_fetch import WebFetchTool, close_converter
+from agentd.tools.web_search import WebSearchTool
 from agentd.tools.write import WriteTool
 from agentd.toolspec import ToolSpec
 
@@ -36,6 +39,7 @@ TOOLS: dict[str, type[Tool]] = {
     "write": WriteTool,
     "edit": EditTool,
     "undo_edit": UndoEditTool,
+    "notebook_edit": NotebookEditTool,
     "bash": BashTool,
     "grep": GrepTool,
     "find": FindTool,
@@ -43,11 +47,18 @@ TOOLS: dict[str, type[Tool]] = {
     "task": TaskTool,
     "todo": TodoTool,
     "web_fetch": WebFetchTool,
+    "web_search": WebSearchTool,
+    "skill": SkillTool,
 }
 READ_ONLY: tuple[str, ...] = ("read", "grep", "find", "ls")
-DEFAULT_TOOLS: tuple[str, ...] = tuple(TOOLS)
+CONFIGURED_TOOLS: tuple[str, ...] = ("web_search", "skill")
+"""Tools a session gets only when it is configured for them (``web_search``: a backend in
+``[web_search]``; ``skill``: skills installed); never offered otherwise, also not when a
+client names them."""
+DEFAULT_TOOLS: tuple[str, ...] = tuple(name for name in TOOLS if name not in CONFIGURED_TOOLS)
 
 __all__ = [
+    "CONFIGURED_TOOLS",
     "DEFAULT_TOOLS",
     "READ_ONLY",
     "TOOLS",
@@ -164,6 +175,9 @@ async def run_tool(tool: Tool, raw_args: dict[str, Any], ctx: ToolContext) -> To
             ToolErrorDetails(error="invalid_arguments"),
             is_error=True,
         )
+    refused = narrowed_out(tool.name, ctx.state)
+    if refused is not None:  # a skill's allowed-tools narrow the run
+        return ToolResult(refused, ToolErrorDetails(error="tool_error"), is_error=True)
     try:
         return await tool.run(params, ctx)
     except ToolError as error:

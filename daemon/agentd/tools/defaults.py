@@ -14,6 +14,8 @@ from typing import Literal, Protocol
 
 import msgspec
 
+from agentd.protocol.skills import SkillInfo
+
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 50 * 1024
 DEFAULT_MAX_LINE_CHARS = 2000
@@ -29,6 +31,16 @@ FIND_MAX_RESULTS = 1000
 LS_MAX_ENTRIES = 500
 UNDO_MAX_PER_FILE = 20
 UNDO_MAX_BYTES = 50 * 1024 * 1024
+NOTEBOOK_MAX_BYTES = 64 * 1024 * 1024
+"""Largest notebook read or edited."""
+PDF_MAX_PAGES = 20
+"""Pages of a PDF one read returns at most."""
+PDF_MAX_BYTES = 128 * 1024 * 1024
+"""Largest PDF read."""
+PDF_TIMEOUT = 30.0
+"""Seconds a PDF's parse may take before the read gives up (the parse runs in a child)."""
+PDF_MAX_IMAGES = 5
+"""Scanned pages one read renders as images at most."""
 
 GrepBackend = Literal["auto", "rg", "python"]
 
@@ -43,6 +55,28 @@ class Policy(Protocol):
     def read_denied(self, path: Path) -> bool:
         """Whether a ``read(…)`` deny rule covers ``path`` (skipped while walking)."""
         ...
+
+
+class Secret:
+    """A credential held in memory: its ``repr`` never shows it."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return "Secret(***)"
+
+
+class WebSearchSettings(msgspec.Struct, kw_only=True):
+    """The ``web_search`` backend of a session (from ``[web_search]``, the key resolved)."""
+
+    backend: Literal["searxng", "brave", "tavily"]
+    url: str
+    api_key: Secret | None = None
+    max_results: int = 8
+    timeout: float = 15.0
 
 
 class ToolSettings(msgspec.Struct, kw_only=True):
@@ -77,5 +111,11 @@ class ToolSettings(msgspec.Struct, kw_only=True):
     sandbox_network: bool = False
     permission_policy: Policy | None = None
     process_registry: Path | None = None
+    pdf_timeout: float = PDF_TIMEOUT
+    """Seconds a PDF's parse may take (:data:`PDF_TIMEOUT`)."""
+    web_search: WebSearchSettings | None = None
+    skills: list[SkillInfo] = []
+    """The skills the ``skill`` tool offers (set by the daemon; empty: the tool is not offered)."""
+    """The ``web_search`` backend (None: not configured, the tool is not offered)."""
     agent_profiles: str = "- general: a general-purpose agent with your tools"
     """The ``task`` tool's profile list as its description shows it (set by the daemon)."""

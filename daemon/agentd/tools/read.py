@@ -28,6 +28,7 @@ from agentd.tools.files.truncate import Limits
 
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}
 IMAGE_TYPES |= {".gif": "image/gif", ".webp": "image/webp"}
+DOCUMENT_SUFFIXES = (".ipynb", ".pdf")
 _CHUNK = 1 << 20
 
 
@@ -42,6 +43,10 @@ class ReadParams(msgspec.Struct, forbid_unknown_fields=True):
     limit: Annotated[
         Annotated[int, msgspec.Meta(ge=1)] | None,
         msgspec.Meta(description="Maximum number of lines to return (default: all that fit)."),
+    ] = None
+    pages: Annotated[
+        str | None,
+        msgspec.Meta(description='PDF only: the pages to read, e.g. "3" or "3-5" (1-based).'),
     ] = None
 
 
@@ -61,7 +66,11 @@ class ReadTool:
         "cut. When a result is "
         "truncated it tells you the offset to continue from: call read again with that "
         "`offset` (and optionally `limit`). Images (png, jpg, gif, webp) are returned as "
-        "images. Binary files are refused: inspect them with bash (e.g. `file`, `xxd`)."
+        "images. Jupyter notebooks (.ipynb) come back as their cells with outputs; there "
+        "`offset`/`limit` count cells, and notebook_edit changes one cell. PDFs come back "
+        "as text per page (at most {pdf_max_pages} pages per call; choose them with `pages`, "
+        'e.g. "3-5"); a scanned page comes as an image. Other binary files are refused: '
+        "inspect them with bash (e.g. `file`, `xxd`)."
     )
     Params: ClassVar[type[ReadParams]] = ReadParams
     kind: ClassVar[ToolKind] = "read"
@@ -74,6 +83,16 @@ class ReadTool:
         path = resolve_path(params.path, ctx)
         shown = display_path(path, ctx)
         _check_readable(path, shown)
+        if path.suffix.lower() in DOCUMENT_SUFFIXES:
+            from agentd.tools.documents import reader  # notebooks and PDFs: on first use
+
+            result = await reader.read_document(
+                path, shown, (params.offset, params.limit, params.pages), ctx
+            )
+            record_stamp(ctx, path)
+            return result
+        if params.pages is not None:
+            raise ToolError("`pages` is for PDFs; use offset and limit for other files.")
         mime = IMAGE_TYPES.get(path.suffix.lower())
         if mime is not None:
             image = await asyncio.to_thread(_read_image, path, shown, mime, ctx)

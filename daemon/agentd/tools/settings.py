@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 
-from agentd.tools.defaults import ToolSettings
+from agentd.tools.defaults import PDF_MAX_PAGES, ToolSettings
 from agentd.tools.files.truncate import Limits
 from agentd.tools.grep import DIALECTS
 from agentd.tools.search.rg import find_rg
+from agentd.tools.skill import listing
 
 if TYPE_CHECKING:
     from agentd.tools.base import Tool
@@ -164,6 +165,8 @@ def describe(tool: Tool | type[Tool], settings: ToolSettings | None = None) -> s
         "undo_max_per_file": settings.undo_max_per_file,
         "grep_dialect": DIALECTS[_grep_engine(settings.grep_backend)],
         "agent_profiles": settings.agent_profiles,
+        "pdf_max_pages": PDF_MAX_PAGES,
+        "skills": listing(settings.skills),
     }
     return tool.description.format_map(values)
 

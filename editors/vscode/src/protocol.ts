@@ -18,6 +18,11 @@ export type ToolDetails =
   | TodoDetails
   | WebFetchDetails
   | McpDetails
+  | ReadNotebookDetails
+  | NotebookEditDetails
+  | ReadPdfDetails
+  | WebSearchDetails
+  | SkillDetails
   | ToolErrorDetails;
 /**
  * Every agent event, tagged by `type`.
@@ -635,6 +640,94 @@ export interface WebFetchDetails {
   durationMs: number;
   truncated?: boolean;
   spillPath?: string | null;
+}
+/**
+ * A Jupyter notebook was read: ``shown`` of its ``cells`` cells from cell ``offset``
+ * (1-based), with ``images`` output images sent to the model. When the result stops early,
+ * ``truncated`` is true and ``next_offset`` is the cell to continue from.
+ */
+export interface ReadNotebookDetails {
+  type: 'read_notebook';
+  path: string;
+  cells: number;
+  offset: number;
+  shown: number;
+  images?: number;
+  truncated?: boolean;
+  nextOffset?: number | null;
+}
+/**
+ * One cell of a notebook was replaced, inserted or deleted.
+ *
+ * ``index`` is the cell's 1-based position (after the edit for replace and insert, before it
+ * for delete), ``cell_id`` its id (None in notebooks older than nbformat 4.5), ``cell_type``
+ * its type. ``diff`` is a unified diff of the cell's source (``--- a/PATH#cell``), with
+ * ``added``/``removed`` line counts; ``outputs_cleared`` when a code cell's outputs and
+ * execution count were dropped by the edit.
+ */
+export interface NotebookEditDetails {
+  type: 'notebook_edit';
+  path: string;
+  action: 'delete' | 'insert' | 'replace';
+  index: number;
+  cellId: string | null;
+  cellType: string;
+  diff: string;
+  added: number;
+  removed: number;
+  cells: number;
+  outputsCleared?: boolean;
+}
+/**
+ * A PDF was read: pages ``first`` to ``last`` (1-based) of ``pages``.
+ *
+ * ``image_pages`` are pages without a text layer: sent as images (``images`` of them) to a
+ * vision model, named only for a text model. ``truncated`` when the result stopped before
+ * ``last`` of what was asked (limits), with ``next_page`` to continue from.
+ */
+export interface ReadPdfDetails {
+  type: 'read_pdf';
+  path: string;
+  pages: number;
+  first: number;
+  last: number;
+  imagePages?: number[];
+  images?: number;
+  truncated?: boolean;
+  nextPage?: number | null;
+}
+/**
+ * A web search ran on ``backend`` (``searxng``, ``brave``, ``tavily``, or the provider's
+ * own server-side search): the ``query``, the ``results`` kept after the domain filters
+ * (``filtered`` dropped by them) and how long it took.
+ */
+export interface WebSearchDetails {
+  type: 'web_search';
+  query: string;
+  backend: string;
+  results: WebSearchHit[];
+  filtered?: number;
+  durationMs?: number;
+}
+/**
+ * One search result: its title, URL and a snippet of the page.
+ */
+export interface WebSearchHit {
+  title: string;
+  url: string;
+  snippet?: string;
+}
+/**
+ * A skill was loaded: its ``name``, the folder it lives in (``path``), where it was found
+ * (``source``: ``user`` or ``project``), and the tools it narrows the session to while it is
+ * followed (``allowed_tools``; None: no narrowing).
+ */
+export interface SkillDetails {
+  type: 'skill';
+  name: string;
+  path: string;
+  source: string;
+  allowedTools?: string[] | null;
 }
 /**
  * A call of any tool failed (its result has ``isError``); ``error`` says how.
@@ -1273,6 +1366,34 @@ export interface SessionRewindResult {
   conflicts: RewindConflict[];
 }
 /**
+ * ``session/skills``: the skills of the session ``sessionId``, or (``cwd`` instead) those
+ * a new session in ``cwd`` would have. Exactly one of the two.
+ */
+export interface SessionSkillsParams {
+  sessionId?: string | null;
+  cwd?: string | null;
+}
+/**
+ * ``session/skills``: the skills by name, found again on every call; ``warnings``: the
+ * ones skipped and why (bad front matter, an untrusted project, a name clash).
+ */
+export interface SessionSkillsResult {
+  skills: SkillInfo[];
+  warnings?: string[];
+}
+/**
+ * One skill a session can load: its ``name`` and ``description`` (what the model sees),
+ * the folder holding its ``SKILL.md`` (``path``), where it was found (``source``), and the
+ * tools it narrows a run to while it is followed (``allowed_tools``; None: no narrowing).
+ */
+export interface SkillInfo {
+  name: string;
+  description: string;
+  path: string;
+  source: 'project' | 'user';
+  allowedTools?: string[] | null;
+}
+/**
  * ``session/state``.
  */
 export interface SessionStateResult {
@@ -1315,6 +1436,20 @@ export interface SetModelParams {
 export interface SetPermissionModeParams {
   sessionId: string;
   mode: 'ask' | 'auto' | 'read-only';
+}
+/**
+ * ``skills/check``: check the skill folder (or its ``SKILL.md``) at ``path``.
+ */
+export interface SkillCheckParams {
+  path: string;
+}
+/**
+ * ``skills/check``: ``problems`` found (empty: the skill is usable), and the skill as a
+ * session would list it when its front matter is valid.
+ */
+export interface SkillCheckResult {
+  problems: string[];
+  skill?: SkillInfo | null;
 }
 /**
  * ``session/subscribe``: watch a session; replay buffered events after ``sinceSeq``.
@@ -1402,6 +1537,10 @@ export interface ClientMethods {
   'session/setPermissionMode': { params: SetPermissionModeParams; result: SessionInfo };
   /** The custom commands (`/NAME` prompt templates) of a session, or of a new one in `cwd`. */
   'session/commands': { params: SessionCommandsParams; result: SessionCommandsResult };
+  /** The Agent Skills a session can load (or a new one in `cwd`), with where each came from. */
+  'session/skills': { params: SessionSkillsParams; result: SessionSkillsResult };
+  /** Check a skill folder: front matter, the files it names, scripts executable. */
+  'skills/check': { params: SkillCheckParams; result: SkillCheckResult };
   /** Configured providers and models (for a project: cwd). */
   'models/list': { params: ModelsListParams; result: ModelsListResult };
   /** MCP servers of a project (cwd) and the running ones: state, tools, source. */

@@ -39,3 +39,13 @@ test('an MCP tool is read from its details, else from its mcp__server__tool name
   assert.equal(mcpTool('mcp__nothing', null), null);
   assert.equal(mcpTool('bash', bash), null);
 });
+
+test('a notebook edit shows the diff of its cell, but is no file change to open', () => {
+  const cellDiff = '--- a/nb.ipynb#cell2\n+++ b/nb.ipynb#cell2\n@@ -1 +1 @@\n-x = 1\n+x = 2\n';
+  const notebook = {
+    type: 'notebook_edit', path: '/w/nb.ipynb', action: 'replace', index: 2, cellId: 'a1',
+    cellType: 'code', diff: cellDiff, added: 1, removed: 1, cells: 3, outputsCleared: true,
+  };
+  assert.equal(changeDiff(notebook), cellDiff);
+  assert.equal(fileChange(notebook), null);
+});

@@ -26,11 +26,13 @@ export function fileChange(details) {
 }
 
 /**
- * The unified diff a call made (empty when it made none or it was not diffed).
+ * The unified diff a call made (empty when it made none or it was not diffed); a notebook
+ * edit's is the diff of the cell's source (`--- a/nb.ipynb#cell2`).
  * @param {ToolDetails | null | undefined} details
  * @returns {string}
  */
 export function changeDiff(details) {
+  if (details?.type === 'notebook_edit') return details.diff;
   return fileChange(details)?.diff ?? '';
 }
 

@@ -6,9 +6,10 @@ local compat = require("agentd.compat")
 
 local M = {}
 
-local changes = { write = true, edit = true, undo_edit = true }
+local changes = { write = true, edit = true, undo_edit = true, notebook_edit = true }
 
---- The details of a call that changed a file (write, edit, undo_edit), else nil.
+--- The details of a call that changed a file (write, edit, undo_edit, notebook_edit: its diff is
+--- the cell's), else nil.
 function M.file_change(details)
   if type(details) == "table" and changes[details.type] and type(details.path) == "string" then
     return details
