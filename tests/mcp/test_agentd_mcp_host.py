@@ -18,7 +18,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from agentd import __version__
 from mcp import ClientSession
-from tests.harness import Home, scaled
+from tests.harness import Home, scaled, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -55,9 +55,14 @@ async def write_in_ask_mode(client: ClientSession, home: Home) -> Any:
 
 
 def log_lines(path: Path) -> list[dict[str, Any]]:
+    """The JSON lines of the log file so far (a line still being written is left out)."""
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.startswith("{")]
+    lines = []
+    for line in path.read_text().splitlines():
+        with contextlib.suppress(ValueError):
+            lines.append(json.loads(line))
+    return lines
 
 
 async def test_final_text_is_in_the_structured_result_and_declared(home: Home) -> None:
@@ -134,12 +139,12 @@ async def test_a_failed_elicitation_fails_the_call_at_once_and_is_logged(home: H
     assert "the run was stopped" in text
     assert took < scaled(APPROVAL_TIMEOUT), took
     assert not (home.project / "note.txt").exists()
-    warnings = [
-        line
-        for line in log_lines(home.state_dir / "agentd" / "mcp.log")
-        if line.get("event") == "approval not asked"
-    ]
-    assert warnings, log_lines(home.state_dir / "agentd" / "mcp.log")[-5:]
+    log = home.state_dir / "agentd" / "mcp.log"
+    warnings = wait_until(
+        lambda: [line for line in log_lines(log) if line.get("event") == "approval not asked"],
+        10,
+        "the warning in the log file",
+    )
     assert warnings[0]["tool"] == "write", warnings
     assert "approval not asked" in home.stderr.read_text()  # warnings reach stderr too
 
@@ -152,5 +157,9 @@ async def test_info_lines_go_to_the_log_file_not_stderr(home: Home) -> None:
     assert '"level": "info"' not in stderr, stderr[-2000:]
     assert '"level":"info"' not in stderr, stderr[-2000:]
     assert "INFO" not in stderr, stderr[-2000:]
-    lines = log_lines(home.state_dir / "agentd" / "mcp.log")
-    assert any(line.get("level") == "info" for line in lines), lines[-5:]
+    log = home.state_dir / "agentd" / "mcp.log"
+    wait_until(
+        lambda: any(line.get("level") == "info" for line in log_lines(log)),
+        10,
+        "info lines in the log file",
+    )
