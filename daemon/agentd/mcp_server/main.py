@@ -1,6 +1,13 @@
 """``agentd mcp``: the MCP server on stdin/stdout. The sessions live in a private daemon in
 this process, or with ``--shared`` in the shared daemon (so the shell and editors see them).
-stdout belongs to MCP; logs go to stderr or the log file."""
+
+stdout belongs to MCP. Hosts show the server's stderr as errors, so logging keeps it for
+warnings and errors: everything at the chosen level goes to the log file (``--log-file``,
+default ``$XDG_STATE_HOME/agentd/mcp.log``). The host's ``initialize`` is answered first:
+the sessions (the session layer's imports, or the shared daemon reached or started) are opened
+on the first tool call, and structlog is set up a second after start (events are kept until
+then; a warning writes them at once).
+"""
 
 from __future__ import annotations
 
@@ -11,18 +18,30 @@ from pathlib import Path
 from agentd.frontend import FrontEndOptions, open_sessions
 from agentd.mcp_server.server import build_server
 from agentd.mcp_server.turns import Turns
+from agentd.paths import state_dir
+
+READY_AFTER = 1.0
+"""Seconds after start when the kept log events are written."""
 
 
 async def serve(options: FrontEndOptions, roots: list[Path]) -> None:
     """Serve MCP on stdio until the client closes it; ``agentd_run`` works only in ``roots``
     (real paths, their subfolders too)."""
-    turns = Turns()
-    opened = await open_sessions(options, "agentd-mcp")
-    turns.api = opened.api
+    from agentd import log as logging_setup
+
+    loop = asyncio.get_running_loop()
+    loop.call_later(READY_AFTER, logging_setup.ready)
+    turns = Turns(lambda: open_sessions(options, "agentd-mcp"))
     try:
         await build_server(turns, options.new_session("/"), roots).run_stdio_async()
     finally:
-        await opened.close()
+        await turns.close()
+        logging_setup.ready()
+
+
+def default_log_file() -> Path:
+    """``$XDG_STATE_HOME/agentd/mcp.log``."""
+    return state_dir() / "mcp.log"
 
 
 def run(options: FrontEndOptions, roots: list[Path], log_file: Path | None, log_level: str) -> int:
@@ -32,7 +51,9 @@ def run(options: FrontEndOptions, roots: list[Path], log_file: Path | None, log_
 
     make_undumpable()  # like the daemon: commands bash runs cannot read our memory (keys)
     try:
-        logging_setup.configure(log_level, log_file)
+        logging_setup.configure(
+            log_level, log_file or default_log_file(), deferred=True, stderr_level="warning"
+        )
     except (ValueError, OSError) as exc:
         print(f"agentd mcp: {exc}", file=sys.stderr)
         return 2
