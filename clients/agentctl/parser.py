@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from agentctl.exitcodes import exit_code_words
+
 DESCRIPTION = "Shell client of agentd, the headless coding-agent daemon."
-EPILOG = """exit codes: 0 done, 1 agent/provider error, 2 usage or configuration error,
-3 max turns reached, 4 timeout, 5 permission refused, 130 interrupted"""
+EPILOG = f"exit codes: {exit_code_words()}"
 
 
 def _connection_options(parser: argparse.ArgumentParser, *, stdio: bool) -> None:
