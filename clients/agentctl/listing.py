@@ -51,8 +51,8 @@ def nest_sessions(sessions: Sequence[SessionSummary]) -> list[tuple[int, Session
 
 def format_session_table(sessions: Sequence[SessionSummary], style: Style) -> str:
     """One line per session: id, last update, entries, title (or directory), subagents'
-    sessions indented under their parent (``└`` and the profile's task title). Empty for
-    none."""
+    sessions indented under their parent (``└`` and the profile's task title), a fork
+    marked ``⑂ fork of PARENT at ENTRY`` (its branch point). Empty for none."""
     if not sessions:
         return ""
     rows_in_order = nest_sessions([scrub(item) for item in sessions])
@@ -63,12 +63,20 @@ def format_session_table(sessions: Sequence[SessionSummary], style: Style) -> st
     header = style.dim(f"{'ID':<{width}}  {'UPDATED':<16}  {'ENTRIES':>7}  TITLE / CWD")
     rows = [header]
     for shown, (_, item) in zip(ids, rows_in_order, strict=True):
-        label = item.title or item.cwd
+        label = shorten(item.title or item.cwd, 60) + fork_mark(item, style)
         rows.append(
-            f"{shown:<{width}}  {short_time(item.updated_at):<16}  "
-            f"{item.entry_count:>7}  {shorten(label, 60)}"
+            f"{shown:<{width}}  {short_time(item.updated_at):<16}  {item.entry_count:>7}  {label}"
         )
     return "\n".join(rows)
+
+
+def fork_mark(item: SessionSummary, style: Style) -> str:
+    """``  ⑂ fork of PARENT at ENTRY`` for a fork (``at ENTRY`` when its branch point is
+    known), empty otherwise."""
+    if not item.parent_session:
+        return ""
+    at = f" at {item.parent_entry_id}" if item.parent_entry_id else ""
+    return style.dim(f"  ⑂ fork of {item.parent_session}{at}")
 
 
 def _text(blocks: Sequence[object]) -> str:

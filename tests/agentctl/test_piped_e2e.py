@@ -71,7 +71,8 @@ def test_an_unknown_command_from_send_leaves_no_session(sandbox: Sandbox) -> Non
     assert result.returncode == 2, result.stderr
     assert "unknown command /no-such-command" in result.stderr
     last: dict[str, Any] = json.loads(result.stdout.splitlines()[-1])
-    assert last["type"] == "result" and last["exitCode"] == 2
+    assert last["type"] == "result"
+    assert last["exitCode"] == 2
     listing = sandbox.run("sessions", "list", "--json")
     assert json.loads(listing.stdout)["sessions"] == []
     assert session_files(sandbox) == []
@@ -97,9 +98,7 @@ def test_the_cap_and_an_unreadable_stream() -> None:
     with reader:
         prompt = read_prompt(["x"], stdin_tty=False, stdin=reader)
     writer.wait()
-    assert prompt.note == (
-        "stdin attached: the first 256 KB (1 line) of 256 KB; the rest was cut"
-    )
+    assert prompt.note == ("stdin attached: the first 256 KB (1 line) of 256 KB; the rest was cut")
 
 
 def _pipe_with(data: bytes) -> tuple[Any, subprocess.Popen[bytes]]:
@@ -109,7 +108,8 @@ def _pipe_with(data: bytes) -> tuple[Any, subprocess.Popen[bytes]]:
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
     )
-    assert writer.stdin is not None and writer.stdout is not None
+    assert writer.stdin is not None
+    assert writer.stdout is not None
     writer.stdin.write(data)
     writer.stdin.close()
     return writer.stdout, writer

@@ -172,7 +172,8 @@ def test_the_docs_example_reads_without_its_comments(tmp_path: Path) -> None:
     """The example of docs/commands.md, verbatim: its trailing ``# comments`` are comments."""
     docs = Path(__file__).resolve().parents[2] / "docs" / "commands.md"
     example = re.search(r"```markdown\n(---\n.*?)```", docs.read_text(encoding="utf-8"), re.S)
-    assert example is not None and "# shown in menus" in example[1]
+    assert example is not None
+    assert "# shown in menus" in example[1]
     path = tmp_path / "review.md"
     path.write_text(example[1], encoding="utf-8")
     command = parse_command(path, "user")
