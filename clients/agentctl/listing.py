@@ -11,6 +11,7 @@ from agentctl.style import Style
 from agentctl.toolfmt import describe_call, shorten
 from agentd.protocol.content import (
     AssistantMessage,
+    ImageContent,
     Message,
     TextContent,
     ThinkingContent,
@@ -103,12 +104,28 @@ def format_message(message: Message, style: Style, cwd: str | None = None) -> li
     """The lines that show one message in a transcript."""
     message = scrub(message)
     if isinstance(message, UserMessage):  # a custom command as typed, not its expansion
-        return [style.cyan(f"› {(message.command or _text(message.content)).rstrip()}")]
+        text = (message.command or _text(message.content)).rstrip()
+        return [style.cyan(f"› {text}".rstrip()), *image_marks(message.content, style)]
     if isinstance(message, AssistantMessage):
         return _assistant_lines(message, style, cwd)
     if isinstance(message, ToolResultMessage) and message.is_error:
         return [style.red(f"  ✗ {shorten(_text(message.content))}")]
     return []
+
+
+def image_marks(blocks: Sequence[object], style: Style) -> list[str]:
+    """``  ▣ image 1 (image/png, 12 KB)``: one line per image of a message (an image has no
+    text to show, so the transcript says it was there)."""
+    images = [b for b in blocks if isinstance(b, ImageContent)]
+    return [
+        style.dim(f"  ▣ image {number} ({image.mime_type}, {_kilobytes(image.data)})")
+        for number, image in enumerate(images, 1)
+    ]
+
+
+def _kilobytes(data: str) -> str:
+    """The decoded size of base64 ``data``, in KB (at least 1)."""
+    return f"{max(1, len(data) * 3 // 4 // 1024)} KB"
 
 
 def format_transcript(messages: Sequence[Message], style: Style, cwd: str | None = None) -> str:
