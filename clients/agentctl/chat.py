@@ -19,7 +19,7 @@ import contextlib
 import sys
 from pathlib import Path
 
-from agentctl import chat_history, outcome
+from agentctl import chat_context, outcome
 from agentctl.ask import TerminalApprover
 from agentctl.client import AgentClient, DaemonUnavailable
 from agentctl.common import (
@@ -82,7 +82,7 @@ def history_path() -> Path:
     """Where the REPL keeps its line history."""
     from agentd.paths import state_dir
 
-    return state_dir() / "chat_history"
+    return state_dir() / "chat_context"
 
 
 class Repl:
@@ -283,18 +283,18 @@ class Repl:
 
     def _rewind(self, words: list[str]) -> None:
         assert self.session is not None
-        turns = chat_history.rewind_turns(words)
+        turns = chat_context.rewind_turns(words)
         session_id = self.session.session_id
-        result = self.runner.run(chat_history.rewind(self.client, session_id, turns))
-        report, self.prefill = chat_history.rewind_report(result, session_id, self.cwd)
+        result = self.runner.run(chat_context.rewind(self.client, session_id, turns))
+        report, self.prefill = chat_context.rewind_report(result, session_id, self.cwd)
         self.say(self.style.dim(report))
 
     def _compact(self, instructions: str) -> None:
         assert self.session is not None
         self.say(self.style.dim("compacting…"))
         session_id = self.session.session_id
-        result = self.runner.run(chat_history.compact(self.client, session_id, instructions))
-        self.say(self.style.dim(chat_history.compact_report(result)))
+        result = self.runner.run(chat_context.compact(self.client, session_id, instructions))
+        self.say(self.style.dim(chat_context.compact_report(result)))
 
     def _shell(self, command: str) -> None:
         """Run ``!command`` here, then record it and its output in the session (session/note)."""
