@@ -19,7 +19,7 @@ import contextlib
 import sys
 from pathlib import Path
 
-from agentctl import outcome
+from agentctl import chat_context, outcome
 from agentctl.ask import TerminalApprover
 from agentctl.client import AgentClient, DaemonUnavailable
 from agentctl.common import (
@@ -60,6 +60,9 @@ HELP = """commands:
   /sessions [ID]        sessions of this directory; with an id (or prefix), switch to it
   /model [NAME]         list the models, or switch (/model PROVIDER NAME: provider too)
   /image FILE           attach an image (PNG, JPEG, GIF, WebP) to your next message
+  /rewind [N]           go back to before the last prompt (or the N-th last), files
+                        included; that prompt comes back on the input line to edit
+  /compact [TEXT]       summarise the older messages now (TEXT: what the summary keeps)
   /exit                 leave (also Ctrl-D, or Ctrl-C when idle)
   !COMMAND              run COMMAND in the shell; it and its output are recorded in the
                         session, and the model reads them with your next message
@@ -79,7 +82,7 @@ def history_path() -> Path:
     """Where the REPL keeps its line history."""
     from agentd.paths import state_dir
 
-    return state_dir() / "chat_history"
+    return state_dir() / "chat_context"
 
 
 class Repl:
@@ -110,6 +113,8 @@ class Repl:
             markdown=self.style.enabled,
         )
         self.session: SessionInfo | None = None
+        self.prefill = ""
+        """Text for the next input line (the prompt a ``/rewind`` went back over)."""
         self.images: list[ImageContent] = []
         self.completer = SlashCompleter()
         self.completer.install()
@@ -130,7 +135,7 @@ class Repl:
         while True:
             self._refresh_commands()
             try:
-                line = input(prompt_text(self.style))
+                line = self._input()
             except (EOFError, KeyboardInterrupt):
                 sys.stdout.write("\n")
                 self._drop_unused()
@@ -147,6 +152,22 @@ class Repl:
             if self.client.closed:
                 self.say(self.style.red("✗ the daemon closed the connection"))
                 return outcome.AGENT_ERROR
+
+    def _input(self) -> str:
+        """One input line; a pending :attr:`prefill` is put on it first (readline)."""
+        prefill, self.prefill = self.prefill, ""
+        try:
+            import readline
+        except ImportError:
+            prefill = ""
+        if not prefill:
+            return input(prompt_text(self.style))
+
+        readline.set_startup_hook(lambda: readline.insert_text(prefill))
+        try:
+            return input(prompt_text(self.style))
+        finally:
+            readline.set_startup_hook()
 
     def _banner(self) -> None:
         info = self.session
@@ -204,6 +225,10 @@ class Repl:
             self._switch_model(words)
         elif name == "/image" and rest.strip():
             self._attach(rest.strip())
+        elif name == "/rewind":
+            self._rewind(words)
+        elif name == "/compact":
+            self._compact(rest.strip())
         else:
             self.say(self.style.red(f"incomplete command {text!r}; /help lists them"))
         return True
@@ -255,6 +280,21 @@ class Repl:
         params = SetModelParams(session_id=self.session.session_id, model=model, provider=provider)
         self.session = self.runner.run(self.client.sessions.set_model(params))
         self.say(self.style.dim(f"model: {self.session.provider}/{self.session.model}"))
+
+    def _rewind(self, words: list[str]) -> None:
+        assert self.session is not None
+        turns = chat_context.rewind_turns(words)
+        session_id = self.session.session_id
+        result = self.runner.run(chat_context.rewind(self.client, session_id, turns))
+        report, self.prefill = chat_context.rewind_report(result, session_id, self.cwd)
+        self.say(self.style.dim(report))
+
+    def _compact(self, instructions: str) -> None:
+        assert self.session is not None
+        self.say(self.style.dim("compacting…"))
+        session_id = self.session.session_id
+        result = self.runner.run(chat_context.compact(self.client, session_id, instructions))
+        self.say(self.style.dim(chat_context.compact_report(result)))
 
     def _shell(self, command: str) -> None:
         """Run ``!command`` here, then record it and its output in the session (session/note)."""

@@ -27,9 +27,11 @@ from agentd.protocol.methods import (
     DaemonStatusResult,
     SessionDeleteParams,
     SessionExportParams,
+    SessionForkParams,
     SessionIdParams,
     SessionListParams,
     SessionListResult,
+    SessionRenameParams,
 )
 from agentd.protocol.session_file import SessionSummary
 
@@ -65,6 +67,10 @@ async def _sessions(options: argparse.Namespace) -> int:
             return await _show(client, options)
         if action == "export":
             return await _export(client, options)
+        if action == "fork":
+            return await _fork(client, options)
+        if action == "rename":
+            return await _rename(client, options)
         params = SessionDeleteParams(session_id=options.session_id, force=options.force)
         await client.sessions.delete(params)
         sys.stdout.write(f"deleted {options.session_id}\n")
@@ -125,6 +131,33 @@ async def _export(client: AgentClient, options: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"-o {options.output}: {exc.strerror or exc}") from None
     sys.stderr.write(f"wrote {options.output}\n")
+    return outcome.OK
+
+
+async def _fork(client: AgentClient, options: argparse.Namespace) -> int:
+    """``sessions fork ID``: a new session holding session ID's conversation up to
+    ``--entry`` (default: its last entry); prints ``forked ID → NEW`` (or the new session)."""
+    params = SessionForkParams(session_id=options.session_id, entry_id=options.entry)
+    info = await client.sessions.fork(params)
+    if options.title:
+        rename = SessionRenameParams(session_id=info.session_id, title=options.title)
+        await client.sessions.rename(rename)
+    if options.json:
+        print_json(info)
+    else:
+        sys.stdout.write(
+            f"forked {options.session_id} → {info.session_id}\n"
+            f'continue it: agentctl send --session {info.session_id} "…"\n'
+        )
+    return outcome.OK
+
+
+async def _rename(client: AgentClient, options: argparse.Namespace) -> int:
+    title = " ".join(options.title).strip()
+    if not title:
+        raise UsageError("the title is empty")
+    await client.sessions.rename(SessionRenameParams(session_id=options.session_id, title=title))
+    sys.stdout.write(f"renamed {options.session_id}: {escape_controls(title)}\n")
     return outcome.OK
 
 

@@ -18,6 +18,8 @@ BUILT_INS: dict[str, str] = {
     "/sessions": "sessions of this directory; with an id (or prefix), switch to it",
     "/model": "list the models, or switch (/model PROVIDER NAME: provider too)",
     "/image": "attach an image (PNG, JPEG, GIF, WebP) to your next message",
+    "/rewind": "go back to before the last prompt (/rewind N: N prompts), files included",
+    "/compact": "summarise older messages now (/compact INSTRUCTIONS: what to keep)",
     "/exit": "leave (also Ctrl-D, or Ctrl-C when idle)",
     "/quit": "leave",
 }

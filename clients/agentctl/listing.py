@@ -11,6 +11,7 @@ from agentctl.style import Style
 from agentctl.toolfmt import describe_call, shorten
 from agentd.protocol.content import (
     AssistantMessage,
+    ImageContent,
     Message,
     TextContent,
     ThinkingContent,
@@ -51,8 +52,8 @@ def nest_sessions(sessions: Sequence[SessionSummary]) -> list[tuple[int, Session
 
 def format_session_table(sessions: Sequence[SessionSummary], style: Style) -> str:
     """One line per session: id, last update, entries, title (or directory), subagents'
-    sessions indented under their parent (``└`` and the profile's task title). Empty for
-    none."""
+    sessions indented under their parent (``└`` and the profile's task title), a fork
+    marked ``⑂ fork of PARENT at ENTRY`` (its branch point). Empty for none."""
     if not sessions:
         return ""
     rows_in_order = nest_sessions([scrub(item) for item in sessions])
@@ -63,12 +64,20 @@ def format_session_table(sessions: Sequence[SessionSummary], style: Style) -> st
     header = style.dim(f"{'ID':<{width}}  {'UPDATED':<16}  {'ENTRIES':>7}  TITLE / CWD")
     rows = [header]
     for shown, (_, item) in zip(ids, rows_in_order, strict=True):
-        label = item.title or item.cwd
+        label = shorten(item.title or item.cwd, 60) + fork_mark(item, style)
         rows.append(
-            f"{shown:<{width}}  {short_time(item.updated_at):<16}  "
-            f"{item.entry_count:>7}  {shorten(label, 60)}"
+            f"{shown:<{width}}  {short_time(item.updated_at):<16}  {item.entry_count:>7}  {label}"
         )
     return "\n".join(rows)
+
+
+def fork_mark(item: SessionSummary, style: Style) -> str:
+    """``  ⑂ fork of PARENT at ENTRY`` for a fork (``at ENTRY`` when its branch point is
+    known), empty otherwise."""
+    if not item.parent_session:
+        return ""
+    at = f" at {item.parent_entry_id}" if item.parent_entry_id else ""
+    return style.dim(f"  ⑂ fork of {item.parent_session}{at}")
 
 
 def _text(blocks: Sequence[object]) -> str:
@@ -95,12 +104,28 @@ def format_message(message: Message, style: Style, cwd: str | None = None) -> li
     """The lines that show one message in a transcript."""
     message = scrub(message)
     if isinstance(message, UserMessage):  # a custom command as typed, not its expansion
-        return [style.cyan(f"› {(message.command or _text(message.content)).rstrip()}")]
+        text = (message.command or _text(message.content)).rstrip()
+        return [style.cyan(f"› {text}".rstrip()), *image_marks(message.content, style)]
     if isinstance(message, AssistantMessage):
         return _assistant_lines(message, style, cwd)
     if isinstance(message, ToolResultMessage) and message.is_error:
         return [style.red(f"  ✗ {shorten(_text(message.content))}")]
     return []
+
+
+def image_marks(blocks: Sequence[object], style: Style) -> list[str]:
+    """``  ▣ image 1 (image/png, 12 KB)``: one line per image of a message (an image has no
+    text to show, so the transcript says it was there)."""
+    images = [b for b in blocks if isinstance(b, ImageContent)]
+    return [
+        style.dim(f"  ▣ image {number} ({image.mime_type}, {_kilobytes(image.data)})")
+        for number, image in enumerate(images, 1)
+    ]
+
+
+def _kilobytes(data: str) -> str:
+    """The decoded size of base64 ``data``, in KB (at least 1)."""
+    return f"{max(1, len(data) * 3 // 4 // 1024)} KB"
 
 
 def format_transcript(messages: Sequence[Message], style: Style, cwd: str | None = None) -> str:

@@ -24,17 +24,37 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-OK = 0
-AGENT_ERROR = 1
-USAGE_ERROR = 2
-MAX_TURNS = 3
-TIMEOUT = 4
-PERMISSION_REFUSED = 5
-BUDGET = 6
-CANCELLED = 7
-BLOCKED = 8
-INTERRUPTED = 130
-OUTPUT_CLOSED = 141
+from agentctl.exitcodes import (
+    AGENT_ERROR,
+    BLOCKED,
+    BUDGET,
+    CANCELLED,
+    INTERRUPTED,
+    MAX_TURNS,
+    OK,
+    OUTPUT_CLOSED,
+    PERMISSION_REFUSED,
+    TIMEOUT,
+    USAGE_ERROR,
+)
+
+__all__ = [
+    "AGENT_ERROR",
+    "BLOCKED",
+    "BUDGET",
+    "CANCELLED",
+    "INTERRUPTED",
+    "MAX_TURNS",
+    "OK",
+    "OUTPUT_CLOSED",
+    "PERMISSION_REFUSED",
+    "TIMEOUT",
+    "USAGE_ERROR",
+    "RunSummary",
+    "error_result_line",
+    "exit_code_for",
+    "exit_code_for_rpc_error",
+]
 
 STOP_REASONS = {
     OK: "end_turn",

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from agentctl.exitcodes import exit_code_words
+
 DESCRIPTION = "Shell client of agentd, the headless coding-agent daemon."
-EPILOG = """exit codes: 0 done, 1 agent/provider error, 2 usage or configuration error,
-3 max turns reached, 4 timeout, 5 permission refused, 130 interrupted"""
+EPILOG = f"exit codes: {exit_code_words()}"
 
 
 def _connection_options(parser: argparse.ArgumentParser, *, stdio: bool) -> None:
@@ -130,7 +131,9 @@ def _add_send(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 
 
 def _add_sessions(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    sessions = commands.add_parser("sessions", help="list, show, export or delete sessions")
+    sessions = commands.add_parser(
+        "sessions", help="list, show, export, fork, rename or delete sessions"
+    )
     _connection_options(sessions, stdio=False)
     actions = sessions.add_subparsers(dest="action", metavar="ACTION")
     listing = actions.add_parser("list", help="list sessions (newest first)")
@@ -145,6 +148,14 @@ def _add_sessions(commands: argparse._SubParsersAction[argparse.ArgumentParser])
     export.add_argument("session_id", metavar="ID")
     export.add_argument("--format", choices=("md", "markdown", "html"), default="md")
     export.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
+    fork = actions.add_parser("fork", help="a new session continuing a copy of session ID")
+    fork.add_argument("session_id", metavar="ID")
+    fork.add_argument("--entry", metavar="ENTRY_ID", help="branch at this entry (default: last)")
+    fork.add_argument("--title", help="the fork's title")
+    fork.add_argument("--json", action="store_true", help="print the new session as JSON")
+    rename = actions.add_parser("rename", help="set a session's title")
+    rename.add_argument("session_id", metavar="ID")
+    rename.add_argument("title", nargs="+", metavar="TITLE")
     remove = actions.add_parser("rm", help="delete a session")
     remove.add_argument("session_id", metavar="ID")
     remove.add_argument("--force", action="store_true", help="delete even while it runs")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
 from dataclasses import dataclass, field
@@ -32,13 +33,14 @@ from agentctl.footer import FinalText
 from agentctl.images import load_images
 from agentctl.jsonout import JsonLines
 from agentctl.outcome import RunSummary, error_result_line
+from agentctl.piped import Prompt, read_prompt
 from agentctl.provider_file import make_undumpable, read_provider_env_file
 from agentctl.render import TerminalRenderer
 from agentctl.report import RunReport, write_failure_summary, write_result_file
 from agentctl.run import StopSignal, drive_run, interrupt_handling
 from agentctl.style import Style, wants_color
 from agentctl.trust_cmd import offer_trust
-from agentd.errors import ConfigError, RpcError
+from agentd.errors import ConfigError, InvalidParams, RpcError
 from agentd.protocol.events import SessionEvent
 from agentd.protocol.methods import (
     SessionDeleteParams,
@@ -54,19 +56,6 @@ from agentd.protocol.provider_env import provider_variables
 
 EXISTING_SESSION_IGNORES = ("system_prompt", "permission", "base_url")
 """Session settings fixed at creation; ``--max-turns`` applies per run, so it is not here."""
-
-
-def read_prompt(words: list[str], stdin_tty: bool) -> str:
-    """The prompt: the words joined by spaces, else all of stdin when it is not a terminal."""
-    if words:
-        text = " ".join(words)
-    elif not stdin_tty:
-        text = sys.stdin.read()
-    else:
-        raise UsageError("no prompt: pass it as arguments or pipe it on stdin")
-    if not text.strip():
-        raise UsageError("the prompt is empty")
-    return text
 
 
 def check_session_flags(options: argparse.Namespace) -> None:
@@ -281,6 +270,7 @@ def send_main(options: argparse.Namespace) -> int:
         cwd = resolve_cwd(options.cwd)
         system_prompt = read_text_option(options.system_prompt, "--system-prompt")
         prompt = read_prompt(options.prompt, stdin_is_tty())
+        _tell_attached(prompt, options)
         options.images = load_images(options.image)
         provider_env = _provider_env_file(options)
     except UsageError as exc:
@@ -289,8 +279,19 @@ def send_main(options: argparse.Namespace) -> int:
         return code
     output = make_output(options, cwd)
     if options.result_file or options.summary_file:
-        output.report = RunReport(prompt)
+        output.report = RunReport(prompt.shown)
     return run_command(lambda: _send(options, output, cwd, prompt, system_prompt, provider_env))
+
+
+def _tell_attached(prompt: Prompt, options: argparse.Namespace) -> None:
+    """Say on stderr what piped input went with the words (a cut one: even with --quiet)."""
+    if prompt.note is None:
+        return
+    if prompt.note.endswith("cut"):
+        warn(prompt.note)
+    elif not (options.quiet or options.json):
+        sys.stderr.write(f"agentctl: {prompt.note}\n")
+        sys.stderr.flush()
 
 
 def _provider_env_file(options: argparse.Namespace) -> dict[str, str] | None:
@@ -309,7 +310,7 @@ async def _send(
     options: argparse.Namespace,
     output: Output,
     cwd: str,
-    prompt: str,
+    prompt: Prompt,
     system_prompt: str | None,
     provider_env: dict[str, str] | None = None,
 ) -> int:
@@ -323,14 +324,14 @@ async def _send(
             await resolve_session_ids(client, options)
             info = await select_session(client, options, cwd, system_prompt)
             output.session(info)
-            summary = await _run(client, info, prompt, options, output)
+            summary = await _run_or_drop(client, info, prompt.text, options, output)
     except BrokenPipeError:
         raise
     except (UsageError, RpcError, DaemonUnavailable, OSError) as exc:
         code = exit_code_for_exception(exc)
         message = exc.message if isinstance(exc, RpcError) else str(exc)
         output.failed(message, code)
-        _report_failure(options, prompt, message, code)
+        _report_failure(options, prompt.shown, message, code)
         return code
     summary.session_file = info.path
     output.finish(summary)
@@ -345,6 +346,26 @@ def _report_failure(options: argparse.Namespace, prompt: str, message: str, code
         write_result_file(options.result_file, error_result_line(message, code))
     if options.summary_file:
         write_failure_summary(options.summary_file, prompt, message, code)
+
+
+async def _run_or_drop(
+    client: AgentClient,
+    info: SessionInfo,
+    prompt: str,
+    options: argparse.Namespace,
+    output: Output,
+) -> RunSummary:
+    """:func:`_run`; a prompt refused before anything was recorded (an unknown
+    ``/command``: InvalidParams) in a session this command created (new, or a fork) deletes
+    that session, so it leaves nothing behind."""
+    try:
+        return await _run(client, info, prompt, options, output)
+    except InvalidParams:
+        if not (options.session or options.continue_):
+            unused = SessionDeleteParams(session_id=info.session_id, force=True)
+            with contextlib.suppress(RpcError, OSError):
+                await client.sessions.delete(unused)
+        raise
 
 
 async def _run(

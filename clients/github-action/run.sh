@@ -89,7 +89,7 @@ args+=(--sandbox "${INPUT_SANDBOX:-workspace}")
 token="$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 echo "::stop-commands::$token"
 set +e
-"$venv/bin/agentctl" "${args[@]}" -- "$INPUT_PROMPT" 2>&1
+"$venv/bin/agentctl" "${args[@]}" -- "$INPUT_PROMPT" </dev/null 2>&1  # the prompt only, no stdin attached
 code=$?
 set -e
 exec 3<&-

@@ -81,7 +81,7 @@ def test_the_completer_offers_first_words_only() -> None:
         CommandInfo(name="review", description="r", argument_hint=None, source="user"),
         CommandInfo(name="help", description="h", argument_hint=None, source="project"),
     ]
-    assert completer.candidates("/re", 0, "/re") == ["/review "]
+    assert completer.candidates("/re", 0, "/re") == ["/rewind ", "/review "]  # own first
     assert completer.candidates("/", 0, "/")[:2] == ["/help ", "/clear "]
     assert completer.candidates("/", 0, "/").count("/help ") == 1  # the built-in wins
     assert completer.candidates("say /re", 4, "/re") == []

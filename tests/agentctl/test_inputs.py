@@ -10,23 +10,24 @@ from pathlib import Path
 import pytest
 
 from agentctl.common import UsageError, read_text_option, resolve_cwd
-from agentctl.send import check_session_flags, read_prompt
+from agentctl.piped import read_prompt
+from agentctl.send import check_session_flags
 
 
 def test_prompt_from_words_or_piped_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Words win; without words the whole of a piped stdin is the prompt."""
-    assert read_prompt(["fix", "it"], stdin_tty=False) == "fix it"
-    monkeypatch.setattr("sys.stdin", io.StringIO("line one\nline two\n"))
-    assert read_prompt([], stdin_tty=False) == "line one\nline two\n"
+    """Words alone are the prompt; without words the whole of a piped stdin is."""
+    assert read_prompt(["fix", "it"], stdin_tty=True).text == "fix it"
+    piped = read_prompt([], stdin_tty=False, stdin=io.BytesIO(b"line one\nline two\n"))
+    assert piped.text == "line one\nline two\n"
+    assert piped.note is None
 
 
 def test_missing_or_empty_prompt_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
     """No words on a terminal, or only whitespace, is refused with a clear message."""
     with pytest.raises(UsageError, match="no prompt"):
         read_prompt([], stdin_tty=True)
-    monkeypatch.setattr("sys.stdin", io.StringIO("  \n"))
     with pytest.raises(UsageError, match="empty"):
-        read_prompt([], stdin_tty=False)
+        read_prompt([], stdin_tty=False, stdin=io.BytesIO(b"  \n"))
 
 
 def test_text_option_reads_at_file() -> None:

@@ -166,3 +166,18 @@ def test_an_expansion_is_capped() -> None:
     with pytest.raises(ValueError, match="would expand to more than 8 MiB"):
         expand(greedy, "x" * (MAX_EXPANSION_CHARS // 50))
     assert len(expand(greedy, "x" * 1000)) == 100 * 1001
+
+
+def test_the_docs_example_reads_without_its_comments(tmp_path: Path) -> None:
+    """The example of docs/commands.md, verbatim: its trailing ``# comments`` are comments."""
+    docs = Path(__file__).resolve().parents[2] / "docs" / "commands.md"
+    example = re.search(r"```markdown\n(---\n.*?)```", docs.read_text(encoding="utf-8"), re.S)
+    assert example is not None
+    assert "# shown in menus" in example[1]
+    path = tmp_path / "review.md"
+    path.write_text(example[1], encoding="utf-8")
+    command = parse_command(path, "user")
+    assert (command.description, command.argument_hint, command.model) == (
+        "Review a file for bugs", "FILE [FOCUS]", "openai/gpt-4.1"
+    )  # fmt: skip
+    assert command.body.startswith("Review $1 for bugs")

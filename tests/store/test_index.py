@@ -209,6 +209,7 @@ def test_forks_show_their_parent(root: Path) -> None:
     SessionFile.open(source.path).fork(root, session_id="kid").close()
     items = {item.session_id: item for item in list_sessions(root)[0]}
     assert items["kid"].parent_session == "src"
+    assert items["kid"].parent_entry_id == SessionFile.open(source.path).leaf_id
     assert items["kid"].entry_count == 2
     assert items["src"].parent_session is None
 

@@ -76,6 +76,7 @@ def test_fork_copies_the_path_into_a_self_contained_file(root: Path, session: Se
     session.append_message(user("other branch"))
     fork = session.fork(root, ids["u2"], session_id="child")
     assert fork.header.parent_session == "s1"
+    assert fork.header.parent_entry_id == ids["u2"]  # its branch point
     assert fork.header.cwd == CWD
     assert fork.leaf_id == ids["u2"]
     assert texts(fork.messages()) == ["question 1", "answer 1", "question 2"]
@@ -94,6 +95,7 @@ def test_fork_defaults_to_the_leaf_and_to_a_new_id(root: Path, session: SessionF
     _conversation(session)
     fork = session.fork(root)
     assert fork.header.id != "s1"
+    assert fork.header.parent_entry_id == session.leaf_id
     assert texts(fork.messages()) == texts(session.messages())
     fork.close()
 

@@ -28,7 +28,9 @@ SESSION_VERSION = 2
 class SessionHeader(Wire, tag="session", tag_field="type"):
     """The first line of a session file (not an entry of the tree).
 
-    ``parent_session`` is the id of the session this one was forked from.
+    ``parent_session`` is the id of the session this one was forked from, and
+    ``parent_entry_id`` the entry of it the fork branched at (its branch point; None: the
+    fork copied nothing, or was made before the field existed).
     ``parent_session_id`` and ``parent_tool_call_id`` are set on a subagent's session: the
     session whose ``task`` call (that tool call's id) started it.
     """
@@ -38,6 +40,7 @@ class SessionHeader(Wire, tag="session", tag_field="type"):
     cwd: str
     created_at: str
     parent_session: str | None = None
+    parent_entry_id: str | None = None
     parent_session_id: str | None = None
     parent_tool_call_id: str | None = None
 
@@ -176,7 +179,8 @@ class SessionSummary(Wire):
 
     ``updated_at`` is the file's modification time; ``entry_count`` counts entry lines.
     ``loaded`` and ``running`` describe the listing daemon: the session is loaded in it, and
-    a run is in progress (both omitted when false). ``parent_session_id`` and
+    a run is in progress (both omitted when false). ``parent_session`` and
+    ``parent_entry_id``: a fork, of that session at that entry. ``parent_session_id`` and
     ``parent_tool_call_id``: a subagent's session, started by that ``task`` call of that
     session (see :class:`SessionHeader`).
     """
@@ -189,6 +193,7 @@ class SessionSummary(Wire):
     path: str
     title: str | None = None
     parent_session: str | None = None
+    parent_entry_id: str | None = None
     parent_session_id: str | None = None
     parent_tool_call_id: str | None = None
     loaded: bool = False

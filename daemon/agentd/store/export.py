@@ -55,7 +55,9 @@ def _facts(session: SessionFile) -> list[tuple[str, str]]:
     if model is not None:
         facts.append(("Model", f"{model[0]}/{model[1]}"))
     if session.header.parent_session:
-        facts.append(("Forked from", session.header.parent_session))
+        at = session.header.parent_entry_id
+        forked = session.header.parent_session + (f" at entry {at}" if at else "")
+        facts.append(("Forked from", forked))
     return facts
 
 

@@ -130,6 +130,7 @@ class SessionFile(SessionTree):
         cwd: str,
         session_id: str | None = None,
         parent_session: str | None = None,
+        parent_entry_id: str | None = None,
         secrets: Collection[str] = (),
         lock: bool = False,
         subagent_of: tuple[str, str] | None = None,
@@ -158,6 +159,7 @@ class SessionFile(SessionTree):
             cwd=cwd,
             created_at=utc_now(),
             parent_session=parent_session,
+            parent_entry_id=parent_entry_id,
             parent_session_id=subagent_of[0] if subagent_of else None,
             parent_tool_call_id=subagent_of[1] if subagent_of else None,
         )
@@ -288,9 +290,10 @@ class SessionFile(SessionTree):
         self, root: Path, entry_id: str | None = None, *, session_id: str | None = None
     ) -> SessionFile:
         """A new session under ``root`` holding a copy of the path root → ``entry_id``
-        (default: the leaf), with ``parent_session`` set to this session and its leaf at
-        ``entry_id``. The copy keeps entry ids and is self-contained. Raises like
-        :meth:`create`, and :class:`InvalidParams` for an unknown ``entry_id``."""
+        (default: the leaf), with ``parent_session`` set to this session, ``parent_entry_id``
+        to that entry (the branch point) and its leaf at ``entry_id``. The copy keeps entry
+        ids and is self-contained. Raises like :meth:`create`, and :class:`InvalidParams`
+        for an unknown ``entry_id``."""
         if entry_id is not None and not self.has_entry(entry_id):
             raise InvalidParams(f"session {self.header.id!r} has no entry {entry_id!r}")
         chain = list(self._branch_nodes(entry_id))
@@ -299,6 +302,7 @@ class SessionFile(SessionTree):
             cwd=self.header.cwd,
             session_id=session_id,
             parent_session=self.header.id,
+            parent_entry_id=entry_id if entry_id is not None else self.leaf_id,
             secrets=self._secrets,
         )
         if chain:

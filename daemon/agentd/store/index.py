@@ -141,6 +141,7 @@ def _to_summary(root: Path, item: _Listed) -> SessionSummary:
         path=str(root / key),
         title=summary.title,
         parent_session=summary.parent_session,
+        parent_entry_id=summary.parent_entry_id,
         parent_session_id=summary.parent_session_id,
         parent_tool_call_id=summary.parent_tool_call_id,
     )

@@ -50,6 +50,7 @@ class FileSummary(msgspec.Struct, rename="camel", omit_defaults=True):
     cwd: str = ""
     created_at: str = ""
     parent_session: str | None = None
+    parent_entry_id: str | None = None
     parent_session_id: str | None = None
     parent_tool_call_id: str | None = None
     entry_count: int = 0
@@ -104,6 +105,7 @@ def _full(file: BufferedReader, header: SessionHeader, stat: os.stat_result) -> 
         cwd=header.cwd,
         created_at=header.created_at,
         parent_session=header.parent_session,
+        parent_entry_id=header.parent_entry_id,
         parent_session_id=header.parent_session_id,
         parent_tool_call_id=header.parent_tool_call_id,
         entry_count=max(newlines - 1, 0),

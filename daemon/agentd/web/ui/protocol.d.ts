@@ -1243,7 +1243,8 @@ export interface SessionListResult {
  *
  * ``updated_at`` is the file's modification time; ``entry_count`` counts entry lines.
  * ``loaded`` and ``running`` describe the listing daemon: the session is loaded in it, and
- * a run is in progress (both omitted when false). ``parent_session_id`` and
+ * a run is in progress (both omitted when false). ``parent_session`` and
+ * ``parent_entry_id``: a fork, of that session at that entry. ``parent_session_id`` and
  * ``parent_tool_call_id``: a subagent's session, started by that ``task`` call of that
  * session (see :class:`SessionHeader`).
  */
@@ -1256,6 +1257,7 @@ export interface SessionSummary {
   path: string;
   title?: string | null;
   parentSession?: string | null;
+  parentEntryId?: string | null;
   parentSessionId?: string | null;
   parentToolCallId?: string | null;
   loaded?: boolean;
