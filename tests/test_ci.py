@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness import scaled
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -71,7 +73,7 @@ def _make_pytest(target: Path) -> subprocess.CompletedProcess[str]:
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
     )
 

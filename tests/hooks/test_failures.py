@@ -13,7 +13,7 @@ from agentd.hooks.process import OUTPUT_CAP, run_hook_command
 from agentd.protocol.events import HookResult, SessionWarning
 from agentd.protocol.methods import PromptParams, SessionNewParams
 from agentd.session.service import SessionService
-from tests.harness import wait_until, wait_until_async
+from tests.harness import scaled, wait_until, wait_until_async
 from tests.hooks.conftest import hook, script, until_end, user_hooks
 
 
@@ -65,29 +65,33 @@ async def test_a_hook_that_never_reads_stdin_still_answers(tmp_path: Path) -> No
     """A big event (a large tool result) on stdin to a hook that ignores it."""
     payload = b'{"event":"post_tool","result":"' + b"x" * (1 << 20) + b'"}'
     result = await run_hook_command(
-        "echo fine; exit 0", stdin=payload, cwd=tmp_path, env=dict(os.environ), timeout=20
+        "echo fine; exit 0", stdin=payload, cwd=tmp_path, env=dict(os.environ), timeout=scaled(20)
     )
     assert (result.exit_code, result.stdout) == (0, "fine\n")
 
 
 async def test_a_crash_and_a_bad_answer_are_errors(tmp_path: Path) -> None:
     crashed = await run_hook_command(
-        "kill -SEGV $$", stdin=b"{}", cwd=tmp_path, env=dict(os.environ), timeout=20
+        "kill -SEGV $$", stdin=b"{}", cwd=tmp_path, env=dict(os.environ), timeout=scaled(20)
     )
     assert crashed.exit_code is None
     assert interpret(crashed, 20).reason == "was killed by a signal"
     bad = await run_hook_command(
-        "echo '{\"decision\": 3}'", stdin=b"{}", cwd=tmp_path, env=dict(os.environ), timeout=20
+        "echo '{\"decision\": 3}'",
+        stdin=b"{}",
+        cwd=tmp_path,
+        env=dict(os.environ),
+        timeout=scaled(20),
     )
     answer = interpret(bad, 20)
     assert answer.decision == "error"
     assert "printed JSON that is not a hook answer" in (answer.reason or "")
     plain = await run_hook_command(
-        "echo checked", stdin=b"{}", cwd=tmp_path, env=dict(os.environ), timeout=20
+        "echo checked", stdin=b"{}", cwd=tmp_path, env=dict(os.environ), timeout=scaled(20)
     )
     assert interpret(plain, 20).decision == "allow"
     reason = await run_hook_command(
-        "exit 2", stdin=b"{}", cwd=tmp_path, env=dict(os.environ), timeout=20
+        "exit 2", stdin=b"{}", cwd=tmp_path, env=dict(os.environ), timeout=scaled(20)
     )
     assert interpret(reason, 20).reason == "(the hook gave no reason)"
 
