@@ -178,7 +178,7 @@ def serve_llm(scenarios: Scenarios | None = None) -> Iterator[MockLLMServer]:
     yield server
     asyncio.run_coroutine_threadsafe(server.stop(), loop).result(scaled(10))
     loop.call_soon_threadsafe(loop.stop)
-    thread.join(10)
+    thread.join(scaled(10))
     loop.close()
 
 

@@ -45,7 +45,9 @@ async def test_cancel_request_stops_the_run(box: Box) -> None:
         await editor.wait_for(lambda: editor.progress[TOKEN][-1]["kind"] == "end")
         assert editor.progress[TOKEN][-1]["message"] == "cancelled"
         # the run is over: the session answers the next prompt (it is not busy)
-        answer = await asyncio.wait_for(editor.run("agentd.prompt", {"prompt": "hello world"}), 30)
+        answer = await asyncio.wait_for(
+            editor.run("agentd.prompt", {"prompt": "hello world"}), scaled(30)
+        )
         assert answer["stopReason"] == "end_turn"
 
 

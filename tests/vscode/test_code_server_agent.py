@@ -67,7 +67,7 @@ class ThreadedLLM:
     def __exit__(self, *exc_info: object) -> None:
         asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(scaled(30))
         self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
+        self.thread.join(scaled(10))
         self.loop.close()
 
 
