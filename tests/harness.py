@@ -498,7 +498,8 @@ async def new_session(client: AgentClient, home: IsolatedHome, **params: Any) ->
 async def run(
     client: AgentClient, session_id: str, text: str, timeout: float = 30
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Prompt and collect this session's events up to agent_end; returns (result, events)."""
+    """Prompt and collect this session's events up to agent_end (the answer within ``timeout``
+    seconds, scaled); returns (result, events)."""
     stream = client.raw_events(session_id)
     try:
         result = await asyncio.wait_for(
