@@ -87,9 +87,9 @@ SLOWDOWN = _slowdown()
 """How much longer than on a quiet machine a deadline may take: ``AGENTD_TEST_SLOWDOWN``, or by
 default 2 on a machine with two cores or fewer (where another test run beside this one can
 triple every latency) and the load average per core when the machine is already busier than
-that (read once per test process, capped at 8: a load of 25 on two cores waited 8 times longer).
-Deadlines only bound how long a failing test waits, so a large factor costs a passing run
-nothing."""
+that (read once per test process, capped at 8: at a load of 25 on two cores every deadline is 8
+times its quiet-machine value). Deadlines only bound how long a failing test waits, so a
+large factor costs a passing run nothing."""
 
 
 def scaled(seconds: float) -> float:
