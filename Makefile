@@ -28,7 +28,7 @@ demo: $(STAMP)  ## offline demo: the agent writes and runs hello.py against the 
 test: $(STAMP) lint typecheck docs vscode-test pytest  ## lint, type-check, build the docs and run the whole test suite
 
 # The suite mostly waits on real processes, so more workers than cores pays off: three per
-# core, less the 1-minute load average already on the machine (whole runnable processes), never
+# core, less the 1-minute load average already on the machine (its whole part), never
 # fewer than two. An idle 2-core machine gets 6, one at load 3 gets 3, one at load 25 gets 2.
 # --dist loadfile keeps each file on one worker (module-scoped daemons stay shared); tests
 # marked serial (shared build outputs, browsers, code-server) run afterwards in one process, even
