@@ -27,14 +27,17 @@ demo: $(STAMP)  ## offline demo: the agent writes and runs hello.py against the 
 
 test: $(STAMP) lint typecheck docs vscode-test pytest  ## lint, type-check, build the docs and run the whole test suite
 
-# The suite mostly waits on real processes, so more workers than cores pays off (three per
-# core). --dist loadfile keeps each file on one worker (module-scoped daemons stay shared); tests
+# The suite mostly waits on real processes, so more workers than cores pays off: three per
+# core, less the 1-minute load average already on the machine (its whole part), never
+# fewer than two. An idle 2-core machine gets 6, one at load 3 gets 3, one at load 25 gets 2.
+# --dist loadfile keeps each file on one worker (module-scoped daemons stay shared); tests
 # marked serial (shared build outputs, browsers, code-server) run afterwards in one process, even
 # when the parallel run failed. pytest's exit 5 (no tests collected) fails the parallel run; the
 # serial run may legitimately select nothing. The last lines name every layer that skipped tests
 # and why (tests/conftest.py), and whether each run passed. Deadlines in the tests scale with
-# AGENTD_TEST_SLOWDOWN (default 2 on a machine with two cores or fewer; tests/harness.py).
-PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) * 3 )))
+# AGENTD_TEST_SLOWDOWN (default: 2 on two cores or fewer, more when the machine is already
+# loaded; tests/harness.py).
+PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); l=$$(cut -d. -f1 /proc/loadavg 2>/dev/null || echo 0); w=$$((3 * n - $${l:-0})); echo $$((w < 2 ? 2 : w)))
 LAYER_REPORT := .pytest-layers.txt
 PYTEST_PARALLEL = -n $(PYTEST_WORKERS) --dist loadfile
 FAST_MARKERS = not e2e and not serial and not nested

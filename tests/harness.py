@@ -67,16 +67,29 @@ with the workspace sandbox) apply where a test writes its configuration with ``a
 def _slowdown() -> float:
     given = os.environ.get("AGENTD_TEST_SLOWDOWN", "")
     try:
-        return max(1.0, float(given)) if given else (2.0 if (os.cpu_count() or 1) <= 2 else 1.0)
+        return max(1.0, float(given)) if given else _default_slowdown()
     except ValueError:
         return 1.0
 
 
+def _default_slowdown() -> float:
+    """2 on two cores or fewer, 1 above; raised to the 1-minute load average per core when the
+    machine is busier than that, at most 8."""
+    cores = os.cpu_count() or 1
+    try:
+        per_core = os.getloadavg()[0] / cores
+    except OSError:  # no load average on this system
+        per_core = 0.0
+    return max(2.0 if cores <= 2 else 1.0, min(8.0, round(per_core, 1)))
+
+
 SLOWDOWN = _slowdown()
-"""How much longer than on a quiet machine a deadline may take: ``AGENTD_TEST_SLOWDOWN``, or
-2 on a machine with two cores or fewer (where another test run beside this one can triple
-every latency). Deadlines only bound how long a failing test waits, so a large factor costs a
-passing run nothing."""
+"""How much longer than on a quiet machine a deadline may take: ``AGENTD_TEST_SLOWDOWN``, or by
+default 2 on a machine with two cores or fewer (where another test run beside this one can
+triple every latency) and the load average per core when the machine is already busier than
+that (read once per test process, capped at 8: at a load of 25 on two cores every deadline is 8
+times its quiet-machine value). Deadlines only bound how long a failing test waits, so a
+large factor costs a passing run nothing."""
 
 
 def scaled(seconds: float) -> float:
@@ -307,12 +320,12 @@ class IsolatedHome:
     def run_agentd(
         self, *args: str, timeout: float = 30, **kw: Any
     ) -> subprocess.CompletedProcess[bytes]:
-        """Run ``agentd ARGS…`` to completion, output captured."""
+        """Run ``agentd ARGS…`` to completion (``timeout`` scaled), output captured."""
         return subprocess.run(
             self.agentd(*args),
             env=self.env,
             capture_output=True,
-            timeout=timeout,
+            timeout=scaled(timeout),
             check=False,
             **kw,
         )
@@ -485,11 +498,13 @@ async def new_session(client: AgentClient, home: IsolatedHome, **params: Any) ->
 async def run(
     client: AgentClient, session_id: str, text: str, timeout: float = 30
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Prompt and collect this session's events up to agent_end; returns (result, events)."""
+    """Prompt and collect this session's events up to agent_end (the answer within ``timeout``
+    seconds, scaled); returns (result, events)."""
     stream = client.raw_events(session_id)
     try:
         result = await asyncio.wait_for(
-            client.call("session/prompt", {"sessionId": session_id, "text": text}), timeout
+            client.call("session/prompt", {"sessionId": session_id, "text": text}),
+            scaled(timeout),
         )
         events = await drain(stream, until="agent_end")
     finally:

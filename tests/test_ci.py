@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness import scaled
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -71,7 +73,7 @@ def _make_pytest(target: Path) -> subprocess.CompletedProcess[str]:
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
     )
 
@@ -120,3 +122,41 @@ def test_the_fast_layer_skips_the_nested_make_runs_and_make_test_keeps_them() ->
     assert _selects(
         fast[1], test_the_fast_layer_skips_the_nested_make_runs_and_make_test_keeps_them
     )
+
+
+def _workers_for_load() -> int:
+    """docs/development.md's rule: three per core less the 1-minute load, at least two."""
+    load = int(Path("/proc/loadavg").read_text().split(".", 1)[0])
+    return max(2, 3 * (os.cpu_count() or 2) - load)
+
+
+@pytest.mark.skipif(not Path("/proc/loadavg").exists(), reason="no /proc/loadavg here")
+def test_the_worker_count_leaves_headroom_on_a_loaded_machine() -> None:
+    """``make``'s PYTEST_WORKERS is the documented rule at the load of the moment (read on
+    both sides of the call: the load may cross a whole number in between)."""
+    before = _workers_for_load()
+    shown = subprocess.run(
+        ["make", "-s", "--eval", "workers: ; @echo $(PYTEST_WORKERS)", "workers"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=scaled(30),
+        check=True,
+    )
+    assert int(shown.stdout) in {before, _workers_for_load()}
+    given = subprocess.run(
+        [
+            "make",
+            "-s",
+            "--eval",
+            "workers: ; @echo $(PYTEST_WORKERS)",
+            "workers",
+            "PYTEST_WORKERS=5",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=scaled(30),
+        check=True,
+    )
+    assert given.stdout.strip() == "5"  # an explicit count wins

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.agentctl.harness import Sandbox
-from tests.harness import REPO
+from tests.harness import REPO, scaled
 
 MARKER = "<!-- runnable -->"
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
@@ -73,7 +73,7 @@ def test_runnable_snippet_runs(sandbox: Sandbox, where: str, body: str) -> None:
         text=True,
         env=sandbox.env,
         cwd=sandbox.project,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
     )
     assert result.returncode == 0, (where, result.stdout, result.stderr)
@@ -88,7 +88,7 @@ def build(config: Path, site: Path) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         env=env,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
     )
 

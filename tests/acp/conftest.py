@@ -28,7 +28,7 @@ from acp.schema import (
 )
 
 import acp
-from tests.harness import IsolatedHome
+from tests.harness import IsolatedHome, scaled
 
 HERE = Path(__file__).parent
 SCENARIOS = HERE / "scenarios.json"
@@ -134,7 +134,7 @@ class Editor:
         return "".join(u.content.text for u in self.of(kind) if u.content.type == "text")
 
     async def wait_for(self, condition: Callable[[], bool], timeout: float = 20) -> None:
-        async with asyncio.timeout(timeout):
+        async with asyncio.timeout(scaled(timeout)):
             while not condition():
                 self.changed.clear()
                 await self.changed.wait()

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.acp.conftest import Box
+from tests.harness import scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -42,7 +43,7 @@ def acpx() -> list[str]:
                 cwd=ACPX_DIR,
                 capture_output=True,
                 text=True,
-                timeout=300,
+                timeout=scaled(300),
                 check=False,
             )
             if done.returncode != 0 or not ACPX_CLI.exists():
@@ -62,7 +63,7 @@ def run_acpx(
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
     )
     assert done.returncode == status, done.stderr[-2000:]

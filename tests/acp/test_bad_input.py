@@ -207,7 +207,7 @@ def test_usage_errors_exit_2(box: Box, args: list[str], message: str) -> None:
         env=box.env,
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=scaled(30),
         check=False,
     )
     assert done.returncode == 2

@@ -12,6 +12,7 @@ import pytest
 
 import acp
 from tests.acp.conftest import Box, Editor, spawn
+from tests.harness import scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -23,7 +24,7 @@ def agentctl(box: Box, *args: str) -> subprocess.CompletedProcess[str]:
         cwd=box.project,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
 

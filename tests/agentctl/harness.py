@@ -53,7 +53,7 @@ class Sandbox(IsolatedHome):
             stdin=None if input is not None else subprocess.DEVNULL,
             capture_output=True,
             text=True,
-            timeout=timeout,
+            timeout=scaled(timeout),
             check=False,
         )
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import wait_until
+from tests.harness import scaled, wait_until
 
 DONE = "__screen_done__"
 
@@ -47,7 +47,7 @@ class Screen:
             capture_output=True,
             text=True,
             check=True,
-            timeout=30,
+            timeout=scaled(30),
         )
         return done.stdout
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.agentctl.harness import Sandbox, json_lines
+from tests.harness import scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -94,7 +95,7 @@ def test_a_project_folder_named_agentd_does_not_shadow_the_daemon(sandbox: Sandb
         env=sandbox.env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
     assert result.returncode == 0, result.stderr

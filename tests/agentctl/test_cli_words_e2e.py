@@ -36,16 +36,21 @@ def test_refused_permission_says_which_flag_helps(sandbox: Sandbox) -> None:
 
 
 def test_removing_a_running_session_suggests_cancel_and_force(sandbox: Sandbox) -> None:
-    run = sandbox.popen_bytes("send", "--json", *MOCK, "be slow")
+    """The session runs a command that never ends by itself, so it is still running when the
+    removal comes, however long starting ``agentctl sessions rm`` takes."""
+    sandbox.use_test_scenarios()
+    run = sandbox.popen_bytes("send", "--json", *MOCK, "run the long command")
+    session_id = ""
     try:
-        session_id = json_lines(read_until(run, "stdout", '"text_delta"').split("\n", 1)[0])[0][
-            "sessionId"
-        ]
+        started = read_until(run, "stdout", '"tool_execution_start"')
+        session_id = json_lines(started.split("\n", 1)[0])[0]["sessionId"]
         result = sandbox.run("sessions", "rm", session_id)
         assert result.returncode != 0
         assert f"cancel it (`agentctl cancel {session_id}`) or use --force" in result.stderr
         assert "force: true" not in result.stderr
     finally:
+        if session_id:
+            sandbox.run("cancel", session_id)  # ends the sleep with the run
         run.kill()
         run.communicate()
 

@@ -33,6 +33,7 @@ from agentd.protocol.methods import (
 )
 from agentd.protocol.table import METHODS
 from agentd.rpc import Connection, Router
+from tests.harness import scaled
 
 
 @dataclass
@@ -198,7 +199,9 @@ async def test_autostart_reports_a_daemon_that_cannot_start(
         handle.write("not a directory")
     monkeypatch.setenv("XDG_STATE_HOME", root)
     with pytest.raises(DaemonUnavailable, match=r"could not start agentd .*exited with status"):
-        await connect(os.path.join(blocker, "agentd.sock"), autostart=True, startup_timeout=10)
+        await connect(
+            os.path.join(blocker, "agentd.sock"), autostart=True, startup_timeout=scaled(10)
+        )
 
 
 def test_client_type_is_exported_lazily() -> None:

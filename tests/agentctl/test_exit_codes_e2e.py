@@ -33,11 +33,14 @@ def test_max_turns_exits_3(sandbox: Sandbox) -> None:
 
 
 def test_timeout_exits_4(sandbox: Sandbox) -> None:
-    """--timeout cancels a slow run and reports it."""
-    started = time.monotonic()
+    """--timeout cancels a slow run and reports it: the reply was cut off, not waited for."""
     result = sandbox.run("send", *MOCK, "--timeout", "1", "be slow")
     assert result.returncode == 4, result.stderr
-    assert time.monotonic() - started < 10
+    events = [line["event"] for line in json_lines(result.stdout) if "event" in line]
+    deltas = [event["delta"] for event in events if event["type"] == "message_update"]
+    streamed = "".join(delta["text"] for delta in deltas if delta["type"] == "text_delta")
+    # the reply streams for seconds after the 1 s it was given: its end never came
+    assert "before it ends." not in streamed
     final = result_line(result.stdout)
     assert final["stopReason"] == "timeout"  # one stop reason per exit code
     assert final["timedOut"] is True
@@ -128,7 +131,7 @@ def test_second_ctrl_c_exits_at_once(sandbox: Sandbox) -> None:
         started = time.monotonic()
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=scaled(5)) == 130
-        assert time.monotonic() - started < 2
+        assert time.monotonic() - started < scaled(2)
     finally:
         if daemon is not None:
             os.kill(daemon, signal.SIGCONT)

@@ -11,6 +11,7 @@ import pytest
 
 from tests.agentctl.harness import Sandbox
 from tests.agentctl.screen import Screen
+from tests.harness import scaled
 from tests.scenarios import E2E_SCENARIOS
 
 pytestmark = pytest.mark.e2e
@@ -58,7 +59,7 @@ def test_plan_is_plain_lines_on_a_pipe(sandbox: Sandbox) -> None:
         cwd=sandbox.project,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
     assert done.returncode == 0, done.stderr

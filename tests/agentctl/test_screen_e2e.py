@@ -11,6 +11,7 @@ import pexpect
 import pytest
 
 from tests.agentctl.harness import Sandbox, json_lines
+from tests.harness import scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -27,7 +28,7 @@ def spawn_send(sandbox: Sandbox, *args: str, no_color: bool = False) -> pexpect.
         cwd=str(sandbox.project),
         env=env,
         encoding="utf-8",
-        timeout=30,
+        timeout=scaled(30),
         dimensions=(40, 200),
     )
 

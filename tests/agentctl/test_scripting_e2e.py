@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.agentctl.harness import Sandbox, json_lines
+from tests.harness import scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -30,7 +31,7 @@ def test_documented_bash_script_drives_a_stdio_daemon(sandbox: Sandbox) -> None:
         text=True,
         env=env,
         cwd=sandbox.project,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
     assert result.returncode == 0, result.stderr
@@ -69,7 +70,7 @@ def test_here_doc_of_requests_to_a_stdio_daemon(sandbox: Sandbox) -> None:
         text=True,
         env=sandbox.env,
         cwd=sandbox.project,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
     assert result.returncode == 0, result.stderr
@@ -90,7 +91,7 @@ def test_offline_demo_runs_end_to_end(sandbox: Sandbox) -> None:
         capture_output=True,
         text=True,
         env=sandbox.env,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
@@ -120,7 +121,7 @@ def test_readme_python_example_runs(sandbox: Sandbox, readme_path: str) -> None:
         text=True,
         env=sandbox.env,
         cwd=sandbox.project,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
     assert result.returncode == 0, result.stderr
@@ -141,7 +142,7 @@ def test_readme_here_doc_runs(sandbox: Sandbox) -> None:
             text=True,
             env=env,
             cwd=sandbox.project,
-            timeout=60,
+            timeout=scaled(60),
             check=False,
         )
         assert result.returncode == 0, result.stderr
@@ -175,7 +176,7 @@ def test_readme_jq_examples_run(sandbox: Sandbox) -> None:
             text=True,
             env=env,
             cwd=sandbox.project,
-            timeout=60,
+            timeout=scaled(60),
             check=False,
         )
         assert result.returncode == 0, (script, result.stderr)

@@ -11,6 +11,7 @@ import pexpect
 import pytest
 
 from tests.agentctl.harness import Sandbox
+from tests.harness import scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -32,7 +33,7 @@ def _send(sandbox: Sandbox) -> pexpect.spawn:
         cwd=str(sandbox.project),
         env=dict(sandbox.env, NO_COLOR="1", TERM="xterm"),
         encoding="utf-8",
-        timeout=30,
+        timeout=scaled(30),
     )
 
 
@@ -92,7 +93,7 @@ def test_no_provider_offers_to_trust_the_project_file_that_has_one() -> None:
             cwd=str(sandbox.project),
             env=dict(sandbox.env, NO_COLOR="1", TERM="xterm"),
             encoding="utf-8",
-            timeout=30,
+            timeout=scaled(30),
         )
         child.expect_exact(f"agentctl trust {sandbox.project}")
         child.expect_exact("[y/N]")

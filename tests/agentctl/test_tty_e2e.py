@@ -11,6 +11,7 @@ import pexpect
 import pytest
 
 from tests.agentctl.harness import Sandbox
+from tests.harness import scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -25,7 +26,7 @@ def spawn_chat(sandbox: Sandbox, *args: str) -> pexpect.spawn:
         cwd=str(sandbox.project),
         env=env,
         encoding="utf-8",
-        timeout=30,
+        timeout=scaled(30),
         dimensions=(40, 200),
     )
     child.expect("/help for commands")
@@ -126,7 +127,7 @@ def test_send_asks_at_the_terminal_in_ask_mode(sandbox: Sandbox) -> None:
         cwd=str(sandbox.project),
         env=dict(sandbox.env, NO_COLOR="1", TERM="xterm"),
         encoding="utf-8",
-        timeout=30,
+        timeout=scaled(30),
         dimensions=(40, 200),
     )
     child.expect_exact("+print('Hello, World!')")  # the new file, before the question
@@ -151,7 +152,7 @@ def run_on_tty(sandbox: Sandbox, env: dict[str, str]) -> str:
         cwd=str(sandbox.project),
         env=env,
         encoding="utf-8",
-        timeout=30,
+        timeout=scaled(30),
         dimensions=(40, 200),
     )
     child.expect(pexpect.EOF)

@@ -40,7 +40,7 @@ from agentd.protocol.events import (
     ToolExecutionUpdate,
 )
 from agentd.protocol.tool_details import EditDetails
-from tests.harness import IsolatedHome
+from tests.harness import IsolatedHome, scaled
 
 Row = tuple[str, str, str]
 INITIALIZE = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}\n'
@@ -59,7 +59,7 @@ def _time_to_initialize(home: IsolatedHome, argv: list[str]) -> float:
         elapsed = time.perf_counter() - started
         assert b'"result"' in answer, answer
         process.stdin.close()
-        process.wait(30)
+        process.wait(scaled(30))
     return elapsed
 
 
@@ -164,7 +164,7 @@ def long_reply_bytes(home: IsolatedHome) -> tuple[int, int]:
             if message.get("id") == 3:
                 break
         process.stdin.close()
-        process.wait(30)
+        process.wait(scaled(30))
     return size, deltas
 
 

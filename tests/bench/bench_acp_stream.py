@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.harness import IsolatedHome
+from tests.harness import IsolatedHome, scaled
 
 Row = tuple[str, str, str]
 DELTAS = 5_000
@@ -75,7 +75,7 @@ class Peer:
     def close(self) -> None:
         assert self.process.stdin is not None
         self.process.stdin.close()
-        self.process.wait(30)
+        self.process.wait(scaled(30))
 
 
 def _acp_run(peer: Peer, cwd: str) -> tuple[float, int]:

@@ -35,7 +35,7 @@ from agentd.rpc import Connection, Router
 from agentd.session.bus import EventBus
 from agentd.tools.base import Tool, ToolContext, ToolResult, Toolset
 from tests.bench.bench_providers import transcript
-from tests.harness import isolated_env
+from tests.harness import isolated_env, scaled
 
 Row = tuple[str, str, str]
 
@@ -59,7 +59,7 @@ async def _prompt(client: AgentClient, root: Path, text: str) -> tuple[float, in
     start = time.perf_counter()
     await client.call("session/prompt", {"sessionId": session["sessionId"], "text": text})
     elapsed = time.perf_counter() - start
-    await asyncio.wait_for(ended.wait(), 10)  # every event of the run has arrived
+    await asyncio.wait_for(ended.wait(), scaled(10))  # every event of the run has arrived
     envelope = len(b'{"jsonrpc":"2.0","method":"session/event","params":}\n')
     size = sum(n + envelope for _, n in frames)
     span = frames[-1][0] - frames[0][0] if len(frames) > 1 else elapsed

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from tests.agentctl.harness import Sandbox
+from tests.harness import scaled
 
 VERSION_RUNS = 15
 SEND_RUNS = 7
@@ -98,7 +99,7 @@ def measure_send_tty() -> list[float]:
                 [*argv[1:], *SEND],
                 cwd=str(sandbox.project),
                 env=dict(sandbox.env, TERM="xterm"),
-                timeout=30,
+                timeout=scaled(30),
             )
             child.expect(pexpect.EOF)
             child.close()

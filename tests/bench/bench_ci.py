@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.harness import isolated_env
+from tests.harness import isolated_env, scaled
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = 7
@@ -25,7 +25,7 @@ def _fresh_env(root: Path) -> dict[str, str]:
 
 def _timed(argv: list[str], env: dict[str, str], cwd: Path) -> float:
     started = time.perf_counter()
-    subprocess.run(argv, env=env, cwd=cwd, capture_output=True, check=True, timeout=120)
+    subprocess.run(argv, env=env, cwd=cwd, capture_output=True, check=True, timeout=scaled(120))
     return (time.perf_counter() - started) * 1000
 
 

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.agentctl.harness import Sandbox
-from tests.harness import wait_until
+from tests.harness import scaled, wait_until
 
 RUNS = 7
 FLOOR = [sys.executable, "-c", "import asyncio, msgspec"]
@@ -56,7 +56,7 @@ def _run(argv: list[str], sandbox: Sandbox) -> float:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     ) as process:
-        _, err = process.communicate(timeout=120)
+        _, err = process.communicate(timeout=scaled(120))
     elapsed = time.perf_counter() - started
     if process.returncode != 0:
         raise RuntimeError(f"{argv} failed: {err.decode(errors='replace')[-2000:]}")
@@ -92,7 +92,7 @@ class LocalServer:
 
     def close(self) -> None:
         self.process.terminate()
-        self.process.wait(15)
+        self.process.wait(scaled(15))
 
 
 def _paired(
@@ -128,7 +128,7 @@ def _initialize(sandbox: Sandbox) -> float:
         elapsed = time.perf_counter() - started
         assert b'"result"' in answer, answer
         process.stdin.close()
-        process.wait(30)
+        process.wait(scaled(30))
     return elapsed
 
 

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from agentctl.client import AgentClient, connect
-from tests.harness import connectable, isolated_env, start_daemon, stop, wait_until_async
+from tests.harness import connectable, isolated_env, scaled, start_daemon, stop, wait_until_async
 
 DATA = Path("/tmp/agentd-bench-lag")
 TREE_FILES = 300_000
@@ -214,7 +214,7 @@ class Prober:
         assert self.process.stdout.readline().strip() == "ready"
 
     def finish(self) -> list[float]:
-        out, _ = self.process.communicate("", timeout=60)
+        out, _ = self.process.communicate("", timeout=scaled(60))
         times: list[float] = json.loads(out.strip().splitlines()[-1])
         return times
 

@@ -27,7 +27,7 @@ import sys
 import time
 from typing import Any
 
-from tests.harness import IsolatedHome
+from tests.harness import IsolatedHome, scaled
 
 Row = tuple[str, str, str]
 ROUNDS = 7
@@ -97,7 +97,7 @@ class Client:
     async def close(self) -> None:
         await self.request("shutdown", None)
         self.send({"jsonrpc": "2.0", "method": "exit"})
-        await asyncio.wait_for(self.process.wait(), 30)
+        await asyncio.wait_for(self.process.wait(), scaled(30))
         self._reader.cancel()
 
 

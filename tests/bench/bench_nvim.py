@@ -19,6 +19,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from tests.harness import scaled
 from tests.nvim.harness import (
     PLUGIN,
     Editor,
@@ -39,7 +40,7 @@ EVERYTHING = ("client", "chat", "transcript", "approval", "sessions", "edits", "
 
 def _nvim(binary: str, *args: str, env: dict[str, str] | None = None) -> None:
     argv = [binary, "--headless", "--clean", "--cmd", f"set rtp^={PLUGIN}", *args, "-c", "qa!"]
-    subprocess.run(argv, check=True, timeout=60, capture_output=True, env=env)
+    subprocess.run(argv, check=True, timeout=scaled(60), capture_output=True, env=env)
 
 
 def _require_ms(binary: str, modules: tuple[str, ...] = ("agentd",)) -> list[float]:

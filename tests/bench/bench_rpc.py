@@ -29,7 +29,7 @@ from typing import Any
 from agentd.protocol.events import MessageUpdate, SessionEvent, TextDelta
 from agentd.rpc import Connection, Router
 from agentd.rpc.connect import open_connection
-from tests.harness import IsolatedHome, spawn_stdio_connection, stop
+from tests.harness import IsolatedHome, scaled, spawn_stdio_connection, stop
 
 Row = tuple[str, str, str]
 INITIALIZE = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n'
@@ -55,7 +55,7 @@ def stdio_start(sandbox: IsolatedHome, runs: int = 10) -> float:
             times.append(time.perf_counter() - started)
             assert b'"result"' in answer, answer
             process.stdin.close()
-            process.wait(30)
+            process.wait(scaled(30))
     return statistics.median(times)
 
 

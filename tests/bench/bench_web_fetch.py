@@ -37,6 +37,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from agentd.tools.net.convert import to_text
+from tests.harness import scaled
 
 Row = tuple[str, str, str]
 MIB = 1024 * 1024
@@ -131,7 +132,7 @@ def served(body: bytes) -> Iterator[str]:
             yield f"http://127.0.0.1:{port}/page.html"
         finally:
             server.terminate()
-            server.wait(10)
+            server.wait(scaled(10))
 
 
 async def measure_memory(url: str) -> dict[str, float]:
@@ -188,7 +189,7 @@ def bench_memory(body: bytes) -> list[Row]:
             [sys.executable, "-m", "tests.bench.bench_web_fetch", "--memory", url],
             capture_output=True,
             text=True,
-            timeout=300,
+            timeout=scaled(300),
             check=True,
         )
     m = json.loads(child.stdout)

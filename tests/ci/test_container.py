@@ -1,9 +1,11 @@
 """The container image definition: hadolint-clean, non-root, and its build stage's Python
-install works from exactly the files it copies (no container engine runs here)."""
+install (under requirements.lock) works from exactly the files it copies (no container engine
+runs here)."""
 
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -11,8 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness import scaled
+
 ROOT = Path(__file__).resolve().parents[2]
 CONTAINERFILE = ROOT / "clients" / "container" / "Containerfile"
+VENV = "/opt/agentd"
 
 
 def instructions() -> list[tuple[str, str]]:
@@ -47,9 +52,30 @@ def test_runs_as_a_numeric_non_root_user_with_the_tools() -> None:
     assert "XDG_DATA_HOME=/data" in env
 
 
+def build_stage_pip() -> list[str]:
+    """The build stage's ``pip install`` command, as written in its RUN line."""
+    build = instructions()[: [k for k, _ in instructions()].index("FROM", 1)]
+    for keyword, args in build:
+        for command in args.split("&&") if keyword == "RUN" else ():
+            words = shlex.split(command)
+            if words[:2] == [f"{VENV}/bin/pip", "install"]:
+                return words
+    raise AssertionError("no pip install in the build stage")
+
+
+def test_the_build_stage_installs_the_locked_versions() -> None:
+    """As ``make`` does: the build stage copies requirements.lock and installs under it."""
+    copied = [args.split()[:-1] for keyword, args in instructions() if keyword == "COPY"]
+    assert any("requirements.lock" in sources for sources in copied)
+    words = build_stage_pip()
+    assert words[words.index("-c") + 1] == "requirements.lock"
+    assert words[-1] == "."
+
+
 @pytest.mark.e2e
 def test_the_build_stage_installs_from_the_copied_files(tmp_path: Path) -> None:
-    """Copy what the build stage copies, run its pip install, then the installed agentctl."""
+    """Copy what the build stage copies, run its pip install (here with pip's cache, and the
+    same constraints), then the installed agentctl."""
     context = tmp_path / "src"
     context.mkdir()
     for keyword, args in instructions():
@@ -63,8 +89,9 @@ def test_the_build_stage_installs_from_the_copied_files(tmp_path: Path) -> None:
                     shutil.copy2(origin, context / source)
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    pip = [str(venv / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check"]
-    subprocess.run([*pip, str(context)], check=True, timeout=300)
+    pip = [str(venv / "bin" / "pip"), *build_stage_pip()[1:], "--quiet"]
+    pip.remove("--no-cache-dir")  # the image keeps no cache; the test may use the warm one
+    subprocess.run(pip, cwd=context, check=True, timeout=scaled(300))
     version = subprocess.run(
         [str(venv / "bin" / "agentctl"), "--version"], capture_output=True, text=True, check=True
     )

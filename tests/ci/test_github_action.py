@@ -174,11 +174,11 @@ def serve_llm(scenarios: Scenarios | None = None) -> Iterator[MockLLMServer]:
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
     server = MockLLMServer(scenarios)
-    asyncio.run_coroutine_threadsafe(server.start(), loop).result(10)
+    asyncio.run_coroutine_threadsafe(server.start(), loop).result(scaled(10))
     yield server
-    asyncio.run_coroutine_threadsafe(server.stop(), loop).result(10)
+    asyncio.run_coroutine_threadsafe(server.stop(), loop).result(scaled(10))
     loop.call_soon_threadsafe(loop.stop)
-    thread.join(10)
+    thread.join(scaled(10))
     loop.close()
 
 

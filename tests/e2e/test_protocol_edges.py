@@ -106,7 +106,7 @@ def test_half_close_still_gets_every_answer(home: Home) -> None:
                     json.dumps({"jsonrpc": "2.0", "id": n, "method": method}).encode() + b"\n"
                 )
             sock.shutdown(socket.SHUT_WR)
-            sock.settimeout(10)
+            sock.settimeout(scaled(10))
             data = b""
             while chunk := sock.recv(65536):
                 data += chunk

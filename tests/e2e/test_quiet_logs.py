@@ -12,7 +12,7 @@ import pytest
 
 from agentctl.client import connect
 from tests.e2e.test_transport_socket import FLOOD, _log_event, _watch_until_agent_end
-from tests.harness import Home, IsolatedHome, new_session, socket_client, start_run, stop
+from tests.harness import Home, IsolatedHome, new_session, scaled, socket_client, start_run, stop
 
 pytestmark = pytest.mark.e2e
 
@@ -46,7 +46,7 @@ async def test_disconnects_and_shutdown_log_no_errors(home: Home) -> None:
 
 def _read_answer(sock: socket.socket, request_id: int, timeout: float = 10) -> dict[str, Any]:
     """Read ``sock`` line by line until the answer to ``request_id``."""
-    sock.settimeout(timeout)
+    sock.settimeout(scaled(timeout))
     with sock.makefile("rb") as lines:
         for line in lines:
             message: dict[str, Any] = json.loads(line)

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.harness import IsolatedHome, stop, wait_until
+from tests.harness import IsolatedHome, scaled, stop, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -55,7 +55,7 @@ def status_works(port: int, box: IsolatedHome) -> bool:
     token = box.tcp_token()
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"token": token}}
     status = {"jsonrpc": "2.0", "id": 2, "method": "daemon/status"}
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+    with socket.create_connection(("127.0.0.1", port), timeout=scaled(5)) as sock:
         sock.sendall(json.dumps(init).encode() + b"\n" + json.dumps(status).encode() + b"\n")
         stream = sock.makefile("rb")
         replies = [json.loads(stream.readline()) for _ in range(2)]
@@ -101,7 +101,7 @@ def test_a_big_frame_before_authentication_is_refused_without_buffering_it() -> 
         before = peak_rss_kib(pid)
         chunk = b"x" * (1 << 20)
         for _ in range(8):
-            with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+            with socket.create_connection(("127.0.0.1", port), timeout=scaled(5)) as sock:
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     for _ in range(16):
                         sock.sendall(chunk)

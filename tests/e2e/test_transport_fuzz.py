@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.harness import IsolatedHome, stop
+from tests.harness import IsolatedHome, scaled, stop
 
 pytestmark = pytest.mark.e2e
 
@@ -28,7 +28,7 @@ class SyncClient:
 
     def __init__(self, path: Path, timeout: float = 10) -> None:
         self.sock = socket.socket(socket.AF_UNIX)
-        self.sock.settimeout(timeout)
+        self.sock.settimeout(scaled(timeout))
         self.sock.connect(str(path))
         self.buffer = b""
 

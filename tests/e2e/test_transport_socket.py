@@ -119,7 +119,7 @@ def test_a_real_peer_of_another_uid_is_cut_off(sandbox: IsolatedHome, uid: int) 
         peer = subprocess.run(
             [sys.executable, "-c", PEER, str(sandbox.socket), str(uid)],
             capture_output=True,
-            timeout=30,
+            timeout=scaled(30),
             check=False,
         )
         assert peer.returncode == 0, peer.stderr.decode()

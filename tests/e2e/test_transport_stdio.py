@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from agentd.protocol.methods import DaemonStatusResult, InitializeParams, InitializeResult
-from tests.harness import IsolatedHome, spawn_stdio_connection
+from tests.harness import IsolatedHome, scaled, spawn_stdio_connection
 
 pytestmark = pytest.mark.e2e
 
@@ -125,7 +125,11 @@ def test_stray_writes_to_descriptor_one_cannot_reach_the_protocol_stream(
         "assert os.read(fd_in, 100) == b'input'\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", code], input=b"input", capture_output=True, check=False, timeout=30
+        [sys.executable, "-c", code],
+        input=b"input",
+        capture_output=True,
+        check=False,
+        timeout=scaled(30),
     )
     assert result.returncode == 0, result.stderr.decode()
     assert result.stdout == b"protocol\n"
@@ -146,7 +150,7 @@ def test_regular_files_work_as_stdin_and_stdout(sandbox: IsolatedHome) -> None:
             stdout=stdout,
             stderr=subprocess.DEVNULL,
             check=False,
-            timeout=30,
+            timeout=scaled(30),
         )
     assert process.returncode == 0
     lines = [json.loads(line) for line in answers.read_bytes().splitlines()]
@@ -162,7 +166,7 @@ def test_dev_null_as_stdin_or_stdout(sandbox: IsolatedHome) -> None:
         stdin=subprocess.DEVNULL,
         capture_output=True,
         check=False,
-        timeout=30,
+        timeout=scaled(30),
     )
     assert empty.returncode == 0
     assert empty.stdout == b""
@@ -176,7 +180,7 @@ def test_dev_null_as_stdin_or_stdout(sandbox: IsolatedHome) -> None:
             stdout=devnull,
             stderr=subprocess.DEVNULL,
             check=False,
-            timeout=30,
+            timeout=scaled(30),
         )
     assert discarded.returncode == 0
 

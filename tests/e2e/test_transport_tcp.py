@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import IsolatedHome, stop
+from tests.harness import IsolatedHome, scaled, stop
 
 pytestmark = pytest.mark.e2e
 
@@ -31,7 +31,7 @@ def tcp_daemon() -> Iterator[tuple[IsolatedHome, int, str]]:
 
 def _exchange(port: int, *messages: dict[str, object]) -> tuple[list[dict[str, object]], bool]:
     """Send messages, read every reply until the daemon closes or goes quiet."""
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+    with socket.create_connection(("127.0.0.1", port), timeout=scaled(5)) as sock:
         for message in messages:
             sock.sendall(json.dumps(message).encode() + b"\n")
         stream = sock.makefile("rb")
@@ -97,7 +97,7 @@ def test_content_length_framing_works_over_tcp(tcp_daemon: tuple[IsolatedHome, i
     """A Content-Length client on TCP is answered in Content-Length."""
     _box, port, token = tcp_daemon
     bodies = [json.dumps(_init(token)).encode(), json.dumps(STATUS).encode()]
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+    with socket.create_connection(("127.0.0.1", port), timeout=scaled(5)) as sock:
         sock.sendall(b"".join(b"content-length: %d\r\n\r\n%b" % (len(b), b) for b in bodies))
         stream = sock.makefile("rb")
         replies = []

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.harness import Home, new_session, run, socket_client
+from tests.harness import Home, new_session, run, scaled, socket_client
 from tests.scenarios import tool_call
 from tests.tools.webserver import _Server, web_server
 
@@ -93,7 +93,7 @@ async def test_a_gzip_bomb_is_cut_off_within_the_budget(home: Home, server: _Ser
             after = peak_rss_mib(daemon.pid)
     finally:
         daemon.terminate()
-        daemon.wait(60)
+        daemon.wait(scaled(60))
     assert [error for error, _ in results(events)] == [True, True]
     text = results(events)[0][1]
     assert "larger than 5 MB once decoded" in text
@@ -113,7 +113,7 @@ async def test_codings_past_two_or_unknown_are_refused_and_common_ones_read(
             _, events = await run(client, sid, "fetch them", timeout=60)
     finally:
         daemon.terminate()
-        daemon.wait(60)
+        daemon.wait(scaled(60))
     triple, brotli, twice, deflate, raw = results(events)
     assert triple[0]
     assert "3 content codings (gzip, gzip, gzip); at most 2" in triple[1]

@@ -13,7 +13,7 @@ from agentd.hooks.process import OUTPUT_CAP, run_hook_command
 from agentd.protocol.events import HookResult, SessionWarning
 from agentd.protocol.methods import PromptParams, SessionNewParams
 from agentd.session.service import SessionService
-from tests.harness import wait_until, wait_until_async
+from tests.harness import scaled, wait_until, wait_until_async
 from tests.hooks.conftest import hook, script, until_end, user_hooks
 
 
@@ -48,10 +48,14 @@ async def test_a_flood_of_output_is_cut_at_the_cap(tmp_path: Path) -> None:
     (the writer dies of SIGPIPE), well before the timeout."""
     started = time.monotonic()
     result = await run_hook_command(
-        "yes flood >&2 & yes flood", stdin=b"{}", cwd=tmp_path, env=dict(os.environ), timeout=30
+        "yes flood >&2 & yes flood",
+        stdin=b"{}",
+        cwd=tmp_path,
+        env=dict(os.environ),
+        timeout=scaled(30),
     )
     assert not result.timed_out
-    assert time.monotonic() - started < 25
+    assert time.monotonic() - started < scaled(25)
     assert len(result.stdout.encode()) == OUTPUT_CAP
     assert len(result.stderr.encode()) == OUTPUT_CAP
     assert set(result.cut) == {"stdout", "stderr"}
@@ -65,29 +69,33 @@ async def test_a_hook_that_never_reads_stdin_still_answers(tmp_path: Path) -> No
     """A big event (a large tool result) on stdin to a hook that ignores it."""
     payload = b'{"event":"post_tool","result":"' + b"x" * (1 << 20) + b'"}'
     result = await run_hook_command(
-        "echo fine; exit 0", stdin=payload, cwd=tmp_path, env=dict(os.environ), timeout=20
+        "echo fine; exit 0", stdin=payload, cwd=tmp_path, env=dict(os.environ), timeout=scaled(20)
     )
     assert (result.exit_code, result.stdout) == (0, "fine\n")
 
 
 async def test_a_crash_and_a_bad_answer_are_errors(tmp_path: Path) -> None:
     crashed = await run_hook_command(
-        "kill -SEGV $$", stdin=b"{}", cwd=tmp_path, env=dict(os.environ), timeout=20
+        "kill -SEGV $$", stdin=b"{}", cwd=tmp_path, env=dict(os.environ), timeout=scaled(20)
     )
     assert crashed.exit_code is None
     assert interpret(crashed, 20).reason == "was killed by a signal"
     bad = await run_hook_command(
-        "echo '{\"decision\": 3}'", stdin=b"{}", cwd=tmp_path, env=dict(os.environ), timeout=20
+        "echo '{\"decision\": 3}'",
+        stdin=b"{}",
+        cwd=tmp_path,
+        env=dict(os.environ),
+        timeout=scaled(20),
     )
     answer = interpret(bad, 20)
     assert answer.decision == "error"
     assert "printed JSON that is not a hook answer" in (answer.reason or "")
     plain = await run_hook_command(
-        "echo checked", stdin=b"{}", cwd=tmp_path, env=dict(os.environ), timeout=20
+        "echo checked", stdin=b"{}", cwd=tmp_path, env=dict(os.environ), timeout=scaled(20)
     )
     assert interpret(plain, 20).decision == "allow"
     reason = await run_hook_command(
-        "exit 2", stdin=b"{}", cwd=tmp_path, env=dict(os.environ), timeout=20
+        "exit 2", stdin=b"{}", cwd=tmp_path, env=dict(os.environ), timeout=scaled(20)
     )
     assert interpret(reason, 20).reason == "(the hook gave no reason)"
 
@@ -147,7 +155,7 @@ async def test_a_cancel_during_a_hook_kills_it_and_ends_the_run(
     run.cancel()
     result = await run.result()
     assert result.stop_reason == "cancelled"
-    assert time.monotonic() - started < 20
+    assert time.monotonic() - started < scaled(20)  # not the hook's 300 s
     assert wait_until(lambda: _zombie(pid), 10)
     assert not (project / "out.txt").exists()
     assert '"stopReason":"cancelled"' in stops.read_text()

@@ -9,6 +9,7 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
+from tests.harness import scaled
 from tests.lsp.conftest import Box, Editor, spawn
 
 TOKEN = "long-run"
@@ -39,12 +40,14 @@ async def test_cancel_request_stops_the_run(box: Box) -> None:
         await editor.wait_for(lambda: _tool_started(editor))
         editor.client.protocol.notify("$/cancelRequest", types.CancelParams(id="prompt-1"))
         with pytest.raises(JsonRpcException) as cancelled:
-            await asyncio.wait_for(running, 30)
+            await asyncio.wait_for(running, scaled(30))
         assert cancelled.value.code == -32800  # RequestCancelled
         await editor.wait_for(lambda: editor.progress[TOKEN][-1]["kind"] == "end")
         assert editor.progress[TOKEN][-1]["message"] == "cancelled"
         # the run is over: the session answers the next prompt (it is not busy)
-        answer = await asyncio.wait_for(editor.run("agentd.prompt", {"prompt": "hello world"}), 30)
+        answer = await asyncio.wait_for(
+            editor.run("agentd.prompt", {"prompt": "hello world"}), scaled(30)
+        )
         assert answer["stopReason"] == "end_turn"
 
 
@@ -55,7 +58,7 @@ async def test_agentd_cancel_ends_the_prompt_with_cancelled(box: Box) -> None:
         await editor.wait_for(lambda: _tool_started(editor))
         answer = await editor.run("agentd.cancel", {})
         assert answer["cancelled"] is True
-        result = await asyncio.wait_for(running, 30)
+        result = await asyncio.wait_for(running, scaled(30))
         assert result["stopReason"] == "cancelled"
         assert editor.progress[TOKEN][-1] == {"kind": "end", "message": "cancelled"}
         idle = await editor.run("agentd.cancel", {"sessionId": result["sessionId"]})
@@ -68,7 +71,7 @@ async def test_steer_reaches_the_running_turn(box: Box) -> None:
         running = _prompt_request(editor, "prompt-3", "wait a moment")
         await editor.wait_for(lambda: _tool_started(editor))
         steered = await editor.run("agentd.steer", {"prompt": "also say hi"})
-        result = await asyncio.wait_for(running, 60)
+        result = await asyncio.wait_for(running, scaled(60))
         assert result == {
             "sessionId": steered["sessionId"],
             "stopReason": "end_turn",
@@ -88,7 +91,7 @@ async def test_a_second_prompt_on_a_running_session_is_busy(box: Box) -> None:
         assert busy.value.code == -32002
         assert "agentd.steer" in busy.value.message
         await editor.run("agentd.cancel", {})
-        result = await asyncio.wait_for(running, 30)
+        result = await asyncio.wait_for(running, scaled(30))
         assert result["stopReason"] == "cancelled"  # the first run's progress was kept
         assert editor.progress[TOKEN][-1] == {"kind": "end", "message": "cancelled"}
 
@@ -102,5 +105,5 @@ async def test_the_progress_cancel_button_cancels_the_run(box: Box) -> None:
         editor.client.window_work_done_progress_cancel(
             types.WorkDoneProgressCancelParams(token=TOKEN)
         )
-        result = await asyncio.wait_for(running, 30)
+        result = await asyncio.wait_for(running, scaled(30))
         assert result["stopReason"] == "cancelled"

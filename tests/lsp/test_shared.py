@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from tests.harness import scaled
 from tests.lsp.conftest import Box, Editor, spawn
 
 pytestmark = pytest.mark.e2e
@@ -22,7 +23,7 @@ def agentctl(box: Box, *args: str) -> subprocess.CompletedProcess[str]:
         cwd=box.project,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.harness import Home
+from tests.harness import Home, scaled
 from tests.scenarios import tool_call
 
 GREETING = "hello world\nsecond line\n"
@@ -78,7 +78,7 @@ def _emacs_with_eglot() -> tuple[str | None, str]:
     if binary is None:
         return None, "no emacs (apt-get install emacs-nox elpa-eglot; .ci/system-packages does it)"
     probe = [binary, "--batch", "--eval", "(require 'eglot)"]
-    if subprocess.run(probe, capture_output=True, timeout=120, check=False).returncode != 0:
+    if subprocess.run(probe, capture_output=True, timeout=scaled(120), check=False).returncode != 0:
         return None, f"{binary} cannot load eglot (apt-get install elpa-eglot)"
     return binary, ""
 

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness import scaled
+
 HERE = Path(__file__).parent
 INSPECTOR = HERE / "inspector"
 REFERENCE = HERE / "reference"
@@ -47,7 +49,12 @@ def installed(folder: Path) -> Path:
         npm = shutil.which("npm")
         assert npm is not None
         done = subprocess.run(
-            [npm, *NPM_CI], cwd=folder, capture_output=True, text=True, timeout=600, check=False
+            [npm, *NPM_CI],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=scaled(600),
+            check=False,
         )
         if done.returncode != 0:
             tail = " ".join((done.stderr or done.stdout).strip().splitlines()[-3:])

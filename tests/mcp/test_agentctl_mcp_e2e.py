@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.harness import Home, new_session, run, socket_client, stop
+from tests.harness import Home, new_session, run, scaled, socket_client, stop
 from tests.mcp.conftest import SERVER
 
 pytestmark = pytest.mark.e2e
@@ -21,7 +21,7 @@ def agentctl(home: Home, *args: str) -> subprocess.CompletedProcess[str]:
         cwd=home.project,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
 

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.harness import Home
+from tests.harness import Home, scaled
 from tests.mcp.npm import INSPECTOR, installed, node
 
 pytestmark = pytest.mark.e2e
@@ -40,7 +40,7 @@ def call(home: Home, inspector: list[str], *args: str) -> dict:  # type: ignore[
         env=home.env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         check=False,
     )
     assert done.returncode == 0, done.stderr

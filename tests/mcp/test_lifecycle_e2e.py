@@ -221,25 +221,26 @@ async def test_one_process_shared_by_sessions_and_none_left_after_sigkill(
             await run(client, second, "mcp-add")
         pids = [int(line) for line in marker.read_text().split()]
         assert len(pids) == 1  # one process for both sessions
-        assert running(str(SERVER))
+        assert running(str(marker)) == pids  # the marker names this test's server only
         daemon.send_signal(signal.SIGKILL)
         daemon.wait()
-        await wait_until_async(lambda: not running(str(SERVER)), 10, "the server to die")
+        await wait_until_async(lambda: not running(str(marker)), 10, "the server to die")
     finally:
         stop(daemon)
-        for pid in running(str(SERVER)):
+        for pid in running(str(marker)):
             os.kill(pid, signal.SIGKILL)
 
 
-async def test_daemon_exit_stops_the_servers(home: Home) -> None:
-    write_user_config(home, server_table())
+async def test_daemon_exit_stops_the_servers(home: Home, tmp_path: Path) -> None:
+    marker = tmp_path / "starts"  # in the server's argv: other tests' servers never match it
+    write_user_config(home, server_table("t", "--marker", str(marker)))
     daemon = home.start_socket_daemon()
     try:
         client = await connect(home.socket, autostart=False)
         sid = await new_session(client, home)
         await run(client, sid, "mcp-add")
         await client.close()
-        assert running(str(SERVER))
+        assert running(str(marker))
     finally:
         stop(daemon)
-    await wait_until_async(lambda: not running(str(SERVER)), 10, "the server to stop")
+    await wait_until_async(lambda: not running(str(marker)), 10, "the server to stop")

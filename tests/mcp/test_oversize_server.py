@@ -25,7 +25,11 @@ TOOL_TIMEOUT = 600.0
 @pytest.fixture
 async def hostile(tmp_path: Path) -> AsyncIterator[Connection]:
     definition = ServerDef(
-        name="h", source="test", command=sys.executable, args=(str(HOSTILE),), startup_timeout=30
+        name="h",
+        source="test",
+        command=sys.executable,
+        args=(str(HOSTILE),),
+        startup_timeout=scaled(30),
     )
     connection = Connection(definition, tmp_path, dict(os.environ), lambda: None, lambda: None)
     await connection.start()

@@ -14,7 +14,7 @@ import pytest
 
 from agentd.protocol.events import PermissionOption
 from agentd.protocol.methods import RequestPermissionParams
-from tests.harness import Home, new_session, run, stdio_client
+from tests.harness import Home, new_session, run, scaled, stdio_client
 from tests.mcp.conftest import write_user_config
 from tests.mcp.npm import REFERENCE, installed, node
 from tests.scenarios import tool_call
@@ -38,7 +38,7 @@ def configure(home: Home, name: str, argv: list[str], trusted: bool = False) -> 
     write_user_config(
         home,
         f"[mcp_servers.{name}]\ncommand = {json.dumps(argv[0])}\n"
-        f"args = {json.dumps(argv[1:])}\nstartup_timeout = 60\n"
+        f"args = {json.dumps(argv[1:])}\nstartup_timeout = {scaled(60):g}\n"
         + ("trust_annotations = true\n" if trusted else ""),
     )
 

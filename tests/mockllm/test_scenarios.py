@@ -172,7 +172,7 @@ def test_cli_serves_until_sigterm() -> None:
         assert line.startswith("mock-llm listening on http://127.0.0.1:")
         url = line.split()[-1]
         body = {"messages": [{"role": "user", "content": "how are you"}]}
-        reply = httpx.post(url + "/chat/completions", json=body, timeout=10)
+        reply = httpx.post(url + "/chat/completions", json=body, timeout=scaled(10))
         assert "doing well" in reply.json()["choices"][0]["message"]["content"]
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=scaled(10)) == 0
@@ -198,4 +198,4 @@ def test_cli_rejects_a_bad_scenarios_file(tmp_path: Path) -> None:
     assert err.startswith("mock-llm: ")
     assert "Traceback" not in err
     assert out == ""
-    assert time.monotonic() - started < 30
+    assert time.monotonic() - started < scaled(30)

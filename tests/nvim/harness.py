@@ -280,7 +280,7 @@ class OtherClient:
     def close(self) -> None:
         self.go.set()
         self._done.set()
-        self._thread.join(10)
+        self._thread.join(scaled(10))
 
 
 def measure_streaming(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness import scaled
 from tests.nvim.harness import PLUGIN, Editor, EditorFactory
 
 pytestmark = pytest.mark.e2e  # real nvim and a real daemon
@@ -42,7 +43,7 @@ def test_committed_tags_match_a_fresh_helptags(nvim_bin: str, tmp_path: Path) ->
     subprocess.run(
         [nvim_bin, "--headless", "--clean", "-c", f"helptags {tmp_path}", "-c", "qa!"],
         check=True,
-        timeout=30,
+        timeout=scaled(30),
         capture_output=True,
     )
     assert (tmp_path / "tags").read_text() == (PLUGIN / "doc" / "tags").read_text()

@@ -296,7 +296,7 @@ def self_signed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         ],
         check=True,
         capture_output=True,
-        timeout=60,
+        timeout=scaled(60),
     )
     return cert, key
 
@@ -339,6 +339,6 @@ heavy = ("httpcore", "h11", "anyio", "sniffio", "certifi")
 print(json.dumps([m for m in heavy if m in sys.modules]))
 """
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=scaled(60), check=True
     )
     assert json.loads(result.stdout) == []

@@ -11,6 +11,7 @@ from typing import Any
 
 from agentd.rpc import Connection, Router
 from agentd.rpc.framing import CONTENT_LENGTH, NDJSON, encode_frame
+from tests.harness import scaled
 
 
 @asynccontextmanager
@@ -54,7 +55,7 @@ class RawPeer:
 
     async def read_raw(self, timeout: float = 5.0) -> bytes:
         """The next frame body, in the peer's framing (ndjson unless set otherwise)."""
-        async with asyncio.timeout(timeout):
+        async with asyncio.timeout(scaled(timeout)):
             if self.framing == CONTENT_LENGTH:
                 header = await self.reader.readuntil(b"\r\n\r\n")
                 length = int(header.split(b":")[1].split(b"\r\n")[0])
@@ -75,7 +76,7 @@ class RawPeer:
                 return message
 
     async def at_eof(self, timeout: float = 5.0) -> bool:
-        async with asyncio.timeout(timeout):
+        async with asyncio.timeout(scaled(timeout)):
             return await self.reader.read(1) == b""
 
 

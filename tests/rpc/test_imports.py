@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness import scaled
+
 
 def _loaded_after(statement: str, modules: list[str]) -> list[str]:
     code = f"import sys\n{statement}\nprint(' '.join(m for m in {modules!r} if m in sys.modules))"
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=scaled(60)
     )
     return result.stdout.split()
 
@@ -105,7 +107,7 @@ def test_a_serving_daemon_has_not_imported_the_lsp_or_http_stacks(
         input=wire,
         env=env,
         capture_output=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
     assert result.returncode == 0, result.stderr.decode()
@@ -137,6 +139,10 @@ loaded = [m for m in sys.modules if m == "mcp" or m.startswith(("mcp.", "agentd.
 print("MCP:", *(m for m in loaded if m != "agentd.mcp.servers"))
 """
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=scaled(120),
     )
     assert result.stdout.splitlines()[-1] == "MCP:"

@@ -21,6 +21,7 @@ from agentd.protocol.lifecycle import (
     ServerCapabilities,
     ServerInfo,
 )
+from tests.harness import scaled
 
 NOBODY = 65534
 KEY = "sk-squat-test-0123456789abcdef"
@@ -90,7 +91,7 @@ class Squat:
         assert self.process.stdout is not None
         lines = [self.process.stdout.readline() for _ in range(connections)]
         self.process.terminate()
-        out, _ = self.process.communicate(timeout=30)
+        out, _ = self.process.communicate(timeout=scaled(30))
         return [json.loads(line)["received"] for line in [*lines, *out.splitlines()] if line]
 
 

@@ -23,7 +23,7 @@ import pytest
 
 from agentd.protocol.trust_list import add_trusted
 from agentd.tools.process import mountns
-from tests.harness import Home, new_session, run, stdio_client
+from tests.harness import Home, new_session, run, scaled, stdio_client
 from tests.scenarios import tool_call
 
 pytestmark = pytest.mark.e2e
@@ -138,7 +138,7 @@ def test_control_files_stay_read_only_for_an_unprivileged_daemon(short_tmp: Path
     assert setpriv is not None
     drop = [setpriv, f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", "--"]
     argv = [*drop, *mountns.wrapper(workspace, [tmp]), "/bin/bash", "-c", script]
-    ran = subprocess.run(argv, cwd=workspace, capture_output=True, text=True, timeout=30)
+    ran = subprocess.run(argv, cwd=workspace, capture_output=True, text=True, timeout=scaled(30))
     assert ran.stdout.strip() == "end", ran.stderr
     assert "Read-only file system" in ran.stderr
     assert (workspace / ".agentd.toml").read_text() == "max_turns = 3\n"

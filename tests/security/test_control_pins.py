@@ -20,6 +20,7 @@ from agentd.protocol.trust_list import (
     pinned_paths,
     remove_trusted,
 )
+from tests.harness import scaled
 
 
 @pytest.fixture
@@ -122,7 +123,7 @@ def test_a_fifo_in_a_control_folder_never_blocks(project: Path, env: dict[str, s
         done.set()
 
     threading.Thread(target=check, daemon=True).start()
-    assert done.wait(10), "the check blocked on a FIFO"
+    assert done.wait(scaled(10)), "the check blocked on a FIFO"
     assert result == ["changed"]  # not trusted: it was never pinned with the FIFO
 
 

@@ -29,7 +29,7 @@ import pytest
 
 from agentd import paths
 from agentd.rpc import connect_unix
-from tests.harness import IsolatedHome
+from tests.harness import IsolatedHome, scaled
 from tests.security.squat import KEY, NOBODY, Squat, shared_tmp
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="a second uid needs root")
@@ -93,7 +93,7 @@ def test_agentctl_send_refuses_a_squatted_socket(
         cwd=box.project,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
     assert result.returncode != 0
@@ -112,7 +112,7 @@ def test_the_bridge_refuses_a_squatted_socket(box: IsolatedHome, squat: tuple[st
         input=json.dumps(request) + "\n",
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
     assert result.returncode == 1

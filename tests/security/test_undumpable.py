@@ -83,7 +83,10 @@ class DaemonBox(IsolatedHome):
             argv = [sys.executable, "-m", "tests.security.daemon_as_user", USER, socket_path]
         else:
             argv = self.agentd("serve", "--socket", socket_path)
-        return start_daemon(argv, self.env, self.stderr, lambda: connectable(socket_path), cwd=REPO)
+        # as root it imports all it will need before dropping to nobody: slower than a plain start
+        return start_daemon(
+            argv, self.env, self.stderr, lambda: connectable(socket_path), timeout=30, cwd=REPO
+        )
 
     def write_probe(self, daemon_pid: int, decoy_pid: int) -> str:
         """A scenario whose bash call reads the environment of the daemon and the decoy."""

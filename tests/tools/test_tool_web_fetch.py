@@ -19,6 +19,7 @@ from agentd.tools.net.fetch import fetch
 from agentd.tools.net.guard import check_url, host_allowed, refusal
 from agentd.tools.net.heap import TRIM_FROM_BYTES
 from agentd.tools.net.passages import MAX_PASSAGE_BYTES, matching_passages
+from tests.harness import scaled
 from tests.tools.conftest import call, text_of
 from tests.tools.webserver import _Server, web_server
 
@@ -158,7 +159,11 @@ done = release_free_memory()
 print(done, before - rss())
 """
     child = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=scaled(60),
+        check=True,
     )
     done, released = child.stdout.split()
     if platform.libc_ver()[0] != "glibc":

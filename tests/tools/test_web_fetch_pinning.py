@@ -23,6 +23,7 @@ import pytest
 
 from agentd.tools.base import ToolError
 from agentd.tools.net.fetch import fetch
+from tests.harness import scaled
 from tests.tools.webserver import _Server, web_server
 
 
@@ -104,7 +105,7 @@ def localhost_certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Pat
         ],
         check=True,
         capture_output=True,
-        timeout=60,
+        timeout=scaled(60),
     )
     return cert, key
 

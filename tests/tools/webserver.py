@@ -10,6 +10,8 @@ from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.harness import scaled
+
 PAGE = """<!doctype html><html><head><title>Guide</title>
 <style>body { color: red }</style><script>document.write("tracking")</script></head>
 <body><nav><a href="/">Home</a> | <a href="/blog">Blog</a></nav>
@@ -121,4 +123,4 @@ def web_server(host: str = "127.0.0.1", port: int = 0) -> Iterator[_Server]:
     finally:
         server.shutdown()
         server.server_close()
-        thread.join(10)
+        thread.join(scaled(10))

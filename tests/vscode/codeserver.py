@@ -102,7 +102,7 @@ class CodeServer:
             check=True,
             capture_output=True,
             env=self.env(),
-            timeout=120,
+            timeout=scaled(120),
         )
         self.port = free_port()
         self._log = (self.root / "code-server.log").open("wb")

@@ -61,13 +61,13 @@ class ThreadedLLM:
 
     def __enter__(self) -> MockLLMServer:
         self.thread.start()
-        asyncio.run_coroutine_threadsafe(self.server.start(), self.loop).result(30)
+        asyncio.run_coroutine_threadsafe(self.server.start(), self.loop).result(scaled(30))
         return self.server
 
     def __exit__(self, *exc_info: object) -> None:
-        asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(30)
+        asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(scaled(30))
         self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
+        self.thread.join(scaled(10))
         self.loop.close()
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness import scaled
 from tests.vscode.codeserver import EXTENSION
 
 NODE_GYP = Path("/usr/lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js")
@@ -44,7 +45,7 @@ def _build(tmp_path: Path, use_script: bool) -> subprocess.CompletedProcess[str]
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
         check=False,
     )
 

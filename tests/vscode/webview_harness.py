@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from tests.harness import scaled
 from tests.vscode.codeserver import EXTENSION
 
 HERE = Path(__file__).parent
@@ -76,7 +77,7 @@ def record(
         cwd=EXTENSION,
         check=True,
         capture_output=True,
-        timeout=60,
+        timeout=scaled(60),
         env=env,
     )
     return [json.loads(line) for line in out.read_text().splitlines() if line]

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.harness import Home, start_daemon, stop
+from tests.harness import Home, scaled, start_daemon, stop
 
 MOCK_CONFIG = 'provider = "mock"\nmodel = "mock-model"\n'
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "web"
@@ -69,7 +69,9 @@ class WebDaemon:
     def signed_in(self) -> Iterator[httpx.Client]:
         """An HTTP client signed in as a page is: holding the cookie, sending the page key and
         the page's Origin."""
-        with httpx.Client(base_url=self.base, headers={"Origin": self.base}, timeout=30) as client:
+        with httpx.Client(
+            base_url=self.base, headers={"Origin": self.base}, timeout=scaled(30)
+        ) as client:
             client.headers["X-Agentd-Key"] = sign_in(client, self.new_link())
             yield client
 

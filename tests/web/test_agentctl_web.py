@@ -41,7 +41,7 @@ def agentctl(
         cwd=home.project,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
 

@@ -77,7 +77,7 @@ def attack(web: WebDaemon, cookie: str, session_id: str) -> dict[str, int]:
     ``{request: status}``."""
     headers = {"Cookie": f"agentd_{web.port}={cookie}", "Origin": web.base}
     new = {"cwd": str(web.home.project), "permissionMode": "auto"}
-    with httpx.Client(base_url=web.base, headers=headers, timeout=30) as client:
+    with httpx.Client(base_url=web.base, headers=headers, timeout=scaled(30)) as client:
         return {
             "new session": client.post("/api/session/new", json=new).status_code,
             "prompt": client.post(
@@ -190,7 +190,7 @@ def test_sign_out_ends_every_sign_in_and_closes_their_streams(web: WebDaemon) ->
             answer = second.post("/api/signout", json={})
             assert answer.json() == {"ok": True}
             assert "Max-Age=0" in answer.headers["set-cookie"]
-            drained.result(timeout=30)  # the stream ended
+            drained.result(timeout=scaled(30))  # the stream ended
         for client in (first, second):
             assert client.post("/api/session/list", json={}).status_code == 401
         assert second.get(f"/api/events?sessionId={session_id}&ticket={spare}").status_code == 401

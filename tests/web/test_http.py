@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.harness import Home, wait_until
+from tests.harness import Home, scaled, wait_until
 from tests.web.conftest import WebDaemon
 
 
@@ -111,7 +111,7 @@ def test_a_remote_bind_is_refused_without_allow_remote() -> None:
             env=home.env,
             capture_output=True,
             text=True,
-            timeout=30,
+            timeout=scaled(30),
             check=False,
         )
         assert done.returncode == 1
@@ -140,7 +140,7 @@ def test_a_remote_bind_with_allow_remote_and_insecure_http_serves() -> None:
 
 
 def raw(web: WebDaemon, data: bytes) -> bytes:
-    with socket.create_connection(("127.0.0.1", web.port), timeout=10) as conn:
+    with socket.create_connection(("127.0.0.1", web.port), timeout=scaled(10)) as conn:
         conn.sendall(data)
         chunks = []
         while chunk := conn.recv(65536):
@@ -269,7 +269,7 @@ def test_permission_answers_through_the_api(web: WebDaemon) -> None:
             assert client.post("/api/permission/answer", json=answer).json() == {"ok": True}
             resolved = sse_events(lines, until="permission_resolved")[-1][1]["event"]
             assert resolved["outcome"] == "allow_once"
-            assert prompt.result(timeout=30).json()["stopReason"] == "end_turn"
+            assert prompt.result(timeout=scaled(30)).json()["stopReason"] == "end_turn"
             again = client.post("/api/permission/answer", json=answer).json()
             assert again == {"ok": False}
         assert (web.home.project / "note.txt").read_text() == "noted\n"

@@ -20,6 +20,7 @@ from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.web.conftest import sign_in_browser
 from tests.web.test_page import browser  # noqa: F401  (fixture)
+from tests.web.test_page_mcp import SERVER_START_MS
 
 DEEP = "src/components/settings/panels/NotificationPreferences.tsx"
 COMMAND = "npm test -- --runInBand --testPathPattern=notifications && git status --short"
@@ -184,7 +185,8 @@ def test_a_fetch_shows_its_url_and_an_mcp_call_its_server_tool_and_arguments(
     page = _page(browser, mcp_web, 390)
     send(page, "read the guide")
     box = page.locator(".tool--asking").get_by_role("group")
-    expect(box.locator(".approval-url")).to_have_text("https://docs.example.org/guide?page=2")
+    url = box.locator(".approval-url")  # the session's first run starts its MCP server first
+    expect(url).to_have_text("https://docs.example.org/guide?page=2", timeout=SERVER_START_MS)
     rule = "web_fetch(domain:docs.example.org)"
     expect(box.get_by_role("button", name=f"Always allow · {rule}")).to_be_visible()
     _shoot(page, page.locator(".tool--asking"), artifacts, "approval-url-390")

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, expect
 
+from tests.harness import scaled
 from tests.web.chat_page import IDLE, browser, new_context, open_page, send, shoot, width
 from tests.web.conftest import WebDaemon, web_daemon
 
@@ -82,7 +83,9 @@ def test_a_5_mb_prompt_is_folded_with_show_more(
     page.get_by_role("textbox", name="Message").press("Enter")
     user = page.locator(".item--user")
     toggle = user.get_by_role("button", name="Show more")
-    expect(toggle).to_contain_text("5.2 MB")
+    # 5 MB go to the daemon, into the session file and back as the user's message before the
+    # page folds them: on a loaded machine that takes longer than a page assertion's default
+    expect(toggle).to_contain_text("5.2 MB", timeout=scaled(60) * 1000)
     expect(toggle).to_contain_text("109,980 more lines")  # 110,000 lines, 20 shown
     page.wait_for_function(IDLE)
     box = user.bounding_box()

@@ -8,11 +8,12 @@ import socket
 import time
 
 from agentd.web.conns import HEAD_TIMEOUT, MAX_PREAUTH
+from tests.harness import scaled
 from tests.web.conftest import WebDaemon
 
 
 def connect(web: WebDaemon) -> socket.socket:
-    return socket.create_connection(("127.0.0.1", web.port), timeout=30)
+    return socket.create_connection(("127.0.0.1", web.port), timeout=scaled(30))
 
 
 def answer_head(conn: socket.socket) -> bytes:

@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from agentd.web.remote import reachable_host
-from tests.harness import Home
+from tests.harness import Home, scaled
 from tests.web.conftest import WebDaemon, sign_in
 
 ADDRESS = reachable_host("0.0.0.0")
@@ -38,7 +38,7 @@ def serve(home: Home, *args: str) -> subprocess.CompletedProcess[str]:
         env=home.env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         check=False,
     )
 
@@ -57,7 +57,7 @@ def certificate(folder: Path) -> tuple[Path, Path]:
         ],
         check=True,
         capture_output=True,
-        timeout=60,
+        timeout=scaled(60),
     )
     return cert, key
 
@@ -110,7 +110,7 @@ def test_tls_serves_https_with_secure_cookies(home: Home) -> None:
         assert "--insecure-http" not in said
         assert web.link.startswith(f"https://{ADDRESS}:")
         trust = ssl.create_default_context(cafile=str(cert))
-        with httpx.Client(base_url=web.base, verify=trust, timeout=30) as client:
+        with httpx.Client(base_url=web.base, verify=trust, timeout=scaled(30)) as client:
             answer = client.get(web.link)
             assert answer.status_code == 200, answer.text
             assert "Secure" in answer.headers["set-cookie"]
@@ -120,7 +120,7 @@ def test_tls_serves_https_with_secure_cookies(home: Home) -> None:
             plain = {"Origin": web.base.replace("https:", "http:")}
             assert client.post("/api/session/list", json={}, headers=plain).status_code == 403
         with pytest.raises(httpx.HTTPError):  # no cleartext on the TLS port
-            httpx.get(web.base.replace("https:", "http:") + "/", timeout=10)
+            httpx.get(web.base.replace("https:", "http:") + "/", timeout=scaled(10))
     finally:
         web.close()
 
@@ -132,7 +132,7 @@ def test_tls_on_loopback(home: Home) -> None:
         assert web.link.startswith("https://127.0.0.1:")
         assert "WARNING" not in web.log_path.read_text()
         trust = ssl.create_default_context(cafile=str(cert))
-        with httpx.Client(base_url=web.base, verify=trust, timeout=30) as client:
+        with httpx.Client(base_url=web.base, verify=trust, timeout=scaled(30)) as client:
             key_value = sign_in(client, web.link)
             hello = client.get("/api/hello", headers={"X-Agentd-Key": key_value})
             assert hello.status_code == 200

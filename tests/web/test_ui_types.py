@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness import scaled
+
 REPO = Path(__file__).resolve().parents[2]
 UI = REPO / "daemon" / "agentd" / "web" / "ui"
 TSC = REPO / "editors" / "vscode" / "node_modules" / ".bin" / "tsc"
@@ -25,7 +27,11 @@ pytestmark = [
 
 def _tsc(project: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(TSC), "-p", str(project)], capture_output=True, text=True, timeout=300, check=False
+        [str(TSC), "-p", str(project)],
+        capture_output=True,
+        text=True,
+        timeout=scaled(300),
+        check=False,
     )
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness import scaled
+
 JS_TESTS = Path(__file__).parent / "js"
 
 
@@ -16,7 +18,7 @@ def test_node_unit_tests_pass() -> None:
     files = sorted(str(p) for p in JS_TESTS.glob("*.test.mjs"))
     assert files, "no JavaScript tests found"
     done = subprocess.run(
-        ["node", "--test", *files], capture_output=True, text=True, timeout=120, check=False
+        ["node", "--test", *files], capture_output=True, text=True, timeout=scaled(120), check=False
     )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "# fail 0" in done.stdout

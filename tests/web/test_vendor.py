@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness import scaled
+
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "daemon" / "agentd" / "web"
 VENDORED = {
@@ -49,7 +51,7 @@ def test_make_web_vendor_reproduces_the_vendored_files(tmp_path: Path) -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
