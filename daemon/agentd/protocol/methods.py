@@ -127,7 +127,7 @@ class SessionNewParams(Params):
     bash. Refused over TCP.
 
     ``mcpServers``: MCP servers for this session only, in the ACP shape (merged by name over
-    the configured ones; see "MCP servers" in the README). Held in memory only.
+    the configured ones; see docs/mcp.md). Held in memory only.
     """
 
     cwd: str

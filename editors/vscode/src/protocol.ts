@@ -1302,7 +1302,7 @@ export interface SessionLoadResult {
  * bash. Refused over TCP.
  *
  * ``mcpServers``: MCP servers for this session only, in the ACP shape (merged by name over
- * the configured ones; see "MCP servers" in the README). Held in memory only.
+ * the configured ones; see docs/mcp.md). Held in memory only.
  */
 export interface SessionNewParams {
   cwd: string;
