@@ -54,7 +54,7 @@ whole command; then allow rules; then the mode (``ask`` asks, ``auto`` runs).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeGuard
 
@@ -149,6 +149,9 @@ class PermissionPolicy:
         self.allow_dangerous = allow_dangerous
         self.allow_auto_without_sandbox = False
         """The user's opt-in to ``auto`` without a sandbox (see :func:`unsandboxed_auto`)."""
+        self.keep_in_project: Callable[[list[str]], None] | None = None
+        """Saves allow rules for the session's folder in the user's config (set by the
+        session factory; None: "always in this project" is not offered)."""
 
     @classmethod
     def from_config(

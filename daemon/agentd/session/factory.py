@@ -326,7 +326,7 @@ def _assemble(
     from agentd.agent.prompt import build_system_prompt
     from agentd.tools import run_tool, toolset
 
-    policy, timeout = _approval(plan)
+    policy, timeout = _approval(plan, shared.config_file)
     context = _tool_context(shared, file, plan, policy)
     tools = toolset(plan.tools, context.settings)
     extra_prompt = "\n\n".join(t for t in (plan.config.extra_prompt, plan.extra_prompt) if t)
@@ -435,22 +435,32 @@ def _warn_about_config(
     file.warnings.extend(LoadWarning(line=None, message=text) for text in texts)
 
 
-def _approval(plan: _SessionPlan) -> tuple[PermissionPolicy, float]:
+def _approval(plan: _SessionPlan, config_file: Path | None) -> tuple[PermissionPolicy, float]:
     """The ``[permissions]`` policy (plus ``timeout``) and ``sandbox``: ``"workspace"`` confines
-    the file tools to the session's cwd, ``"none"`` (the default) does not."""
+    the file tools to the session's cwd, ``"none"`` (the default) does not. The user's
+    ``[[project_rules]]`` of the session's folder come after ``[permissions]``' rules; an
+    "always in this project" answer appends to the user's ``config_file`` (default:
+    ``$XDG_CONFIG_HOME/agentd/config.toml``)."""
+    from functools import partial
+
+    from agentd.config.project_rules import project_rules, save_project_rules
+    from agentd.paths import config_dir
     from agentd.permissions.policy import PermissionPolicy
 
     section = plan.config.settings.permissions
     sandboxed = plan.sandbox == "workspace"
+    allow, deny = project_rules(plan.config.settings, plan.cwd)
     policy = PermissionPolicy(
         plan.mode,
-        section.allow,
-        section.deny,
+        [*section.allow, *allow],
+        [*section.deny, *deny],
         workspace=plan.cwd if sandboxed else None,
         cwd=plan.cwd,
         allow_dangerous=section.allow_dangerous,
     )
     policy.allow_auto_without_sandbox = section.allow_auto_without_sandbox
+    user_file = config_file or config_dir() / "config.toml"
+    policy.keep_in_project = partial(save_project_rules, user_file, plan.cwd)
     return policy, section.timeout
 
 
