@@ -43,14 +43,9 @@ if TYPE_CHECKING:
 log = get_logger("agentd.approval")
 
 OPTIONS: list[PermissionOption] = ["allow_once", "allow_always", "reject_once", "reject_always"]
-PROJECT_OPTIONS: list[PermissionOption] = [
-    "allow_once",
-    "allow_always",
-    "allow_always_project",
-    "reject_once",
-    "reject_always",
-]
-"""The options when the policy can keep a rule for the folder (``keep_in_project``)."""
+PROJECT_OPTIONS: list[PermissionOption] = [*OPTIONS, "allow_always_project"]
+"""The options when the policy can keep a rule for the folder (``keep_in_project``); the new
+one last, so the others keep their places in a client's numbered list."""
 DEFAULT_TIMEOUT = 300.0
 NO_CLIENT = (
     "no connected client can answer permission requests (run with permission mode 'auto', "
