@@ -7,12 +7,15 @@ never on the daemon's start-up path.
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from agentd.config.project_rules import project_rules, save_project_rules
 from agentd.errors import ConfigError, InvalidParams, SessionNotFound
+from agentd.paths import config_dir
 from agentd.protocol.mcp import McpServerParam
 from agentd.protocol.methods import SessionNewParams
 from agentd.protocol.session_file import SettingsEntry
@@ -441,10 +444,6 @@ def _approval(plan: _SessionPlan, config_file: Path | None) -> tuple[PermissionP
     ``[[project_rules]]`` of the session's folder come after ``[permissions]``' rules; an
     "always in this project" answer appends to the user's ``config_file`` (default:
     ``$XDG_CONFIG_HOME/agentd/config.toml``)."""
-    from functools import partial
-
-    from agentd.config.project_rules import project_rules, save_project_rules
-    from agentd.paths import config_dir
     from agentd.permissions.policy import PermissionPolicy
 
     section = plan.config.settings.permissions
