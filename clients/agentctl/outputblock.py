@@ -32,7 +32,11 @@ LINE_WIDTH = 160
 
 FIRST = "  ⎿  "
 REST = "     "
-_NOTE = re.compile(r"^\[.*\]$")
+_NOTE = re.compile(
+    r"^\[(Exit code |Timed out after |Killed by |Working directory is now |Output truncated: )"
+    r".*\]$"
+)
+"""The notes the bash tool appends after the output (the call line says what they say)."""
 
 
 def output_text(text: str, details: ToolDetails | None) -> str:

@@ -153,3 +153,21 @@ def test_output_block_keeps_the_last_lines_and_drops_agentds_notes() -> None:
     assert lines == ["  ⎿  … 6 lines above", "     l4", "     l5", "     l6"]
     assert output_lines(output_text("(no output)\n[Exit code 1.]", details), Style(False)) == []
     assert output_lines("x" * 500, Style(False))[0].endswith("…")
+
+
+def test_output_block_keeps_a_commands_own_bracketed_last_line() -> None:
+    from agentctl.outputblock import output_text
+    from agentd.protocol.tool_details import BashDetails
+
+    details = BashDetails(
+        command="x",
+        exit_code=1,
+        signal=None,
+        timed_out=False,
+        duration_ms=1.0,
+        truncated=False,
+        spill_path=None,
+        total_bytes=0,
+        cwd=None,
+    )
+    assert output_text("build\n[ok]\n[Exit code 1.]", details) == "build\n[ok]"
