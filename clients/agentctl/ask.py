@@ -4,8 +4,9 @@ The question goes to stderr; the answer is read from stdin without blocking the 
 (``loop.add_reader``), so events, timeouts and Ctrl-C keep working while the user thinks.
 Above the question: what the call would do (the daemon's preview: the diff, the command and
 its directory, the URL, the MCP call; :mod:`agentctl.preview`); ``[a]lways`` names the rule
-it adds. On a terminal one key answers (no Enter needed; the terminal is in cbreak mode only
-while asking); from a pipe a line does. Enter, an empty answer or end of input refuses (the
+it adds for this session, ``[p]roject`` keeps it in the user's config for the folder. On a
+terminal one key answers (no Enter needed; the terminal is in cbreak mode only while
+asking); from a pipe a line does. Enter, an empty answer or end of input refuses (the
 default, shown as ``[N]o``): nothing runs without an explicit yes.
 
 What is shown is never what a terminal would make of it: every control character and bidi
@@ -36,11 +37,14 @@ ANSWERS: dict[str, PermissionOption] = {
     "n": "reject_once",
     "no": "reject_once",
     "": "reject_once",
+    "p": "allow_always_project",
+    "project": "allow_always_project",
     "v": "reject_always",
     "never": "reject_always",
 }
 
 MAX_ATTEMPTS = 3
+HINT = "  answer y, n, a (always this session), p (always in this project) or v (never)"
 CONTROLS_WARNING = (
     "  ! this call holds control or bidi characters, shown escaped (\\x1b, \\r, \\u202e): "
     "a terminal would have hidden or reordered them"
@@ -54,11 +58,16 @@ def parse_answer(text: str) -> PermissionOption | None:
 
 def question(style: Style, params: RequestPermissionParams, cwd: str | None) -> str:
     """The one-line question shown for a permission request; ``[a]lways`` names the rule it
-    adds for the session."""
+    adds and that it lasts for this session; ``always in this [p]roject`` (when offered)
+    keeps the rule in the user's config for the session's folder."""
     summary = shorten(describe_call(params.tool, params.args, cwd), 200)
     rule = f" ({params.always_rule})" if params.always_rule else ""
-    choices = style.dim(f"[y]es / [N]o / [a]lways{rule} / ne[v]er")
-    return f"{style.yellow('?')} allow {style.bold(params.tool)}  {summary}  {choices} "
+    choices = ["[y]es", "[N]o", f"[a]lways this session{rule}"]
+    if "allow_always_project" in params.options:
+        choices.append("always in this [p]roject")
+    choices.append("ne[v]er this session")
+    shown = style.dim(" / ".join(choices))
+    return f"{style.yellow('?')} allow {style.bold(params.tool)}  {summary}  {shown} "
 
 
 def preview_block(style: Style, params: RequestPermissionParams) -> str:
@@ -69,9 +78,10 @@ def preview_block(style: Style, params: RequestPermissionParams) -> str:
 
 WORDS: dict[PermissionOption, str] = {
     "allow_once": "yes",
-    "allow_always": "always",
+    "allow_always": "always (this session)",
+    "allow_always_project": "always in this project (saved in your config)",
     "reject_once": "no",
-    "reject_always": "never",
+    "reject_always": "never (this session)",
 }
 
 
@@ -152,5 +162,5 @@ class TerminalApprover:
                 if os.isatty(self.input_fd):
                     self.err.write(WORDS[chosen] + "\n")
                 return chosen
-            self.err.write(self.style.dim("  answer y, n, a (always) or v (never)\n"))
+            self.err.write(self.style.dim(HINT) + "\n")
         return "reject_once"

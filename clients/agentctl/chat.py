@@ -111,6 +111,7 @@ class Repl:
             animate=self.style.enabled,
             cwd=cwd,
             markdown=self.style.enabled,
+            verbose=options.verbose,
         )
         self.session: SessionInfo | None = None
         self.prefill = ""

@@ -110,7 +110,8 @@ async def _show(client: AgentClient, options: argparse.Namespace) -> int:
     if options.json:
         print_json(messages)
         return outcome.OK
-    text = format_transcript(messages, Style(wants_color(sys.stdout)))
+    style = Style(wants_color(sys.stdout))
+    text = format_transcript(messages, style, verbose=options.verbose)
     sys.stdout.write((text or "(no messages)") + "\n")
     return outcome.OK
 

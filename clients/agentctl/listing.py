@@ -1,14 +1,18 @@
 """Plain-text views of stored sessions: the session table and a conversation transcript.
 
+A call is marked as the live view marks it (``●``, ``✗`` when it failed) and a failed one is
+followed by the last lines of its output (:mod:`agentctl.outputblock`).
+
 Titles, directories, messages and tool names come from session files, so their control
 characters are shown escaped (:func:`agentd.protocol.controls.scrub`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+from agentctl.outputblock import DONE_MARK, FAILED_MARK, output_lines, output_text
 from agentctl.style import Style
-from agentctl.toolfmt import describe_call, shorten
+from agentctl.toolfmt import call_failed, describe_call, shorten
 from agentd.protocol.content import (
     AssistantMessage,
     ImageContent,
@@ -84,7 +88,13 @@ def _text(blocks: Sequence[object]) -> str:
     return "".join(b.text for b in blocks if isinstance(b, TextContent))
 
 
-def _assistant_lines(message: AssistantMessage, style: Style, cwd: str | None) -> list[str]:
+def _assistant_lines(
+    message: AssistantMessage,
+    style: Style,
+    cwd: str | None,
+    results: Mapping[str, ToolResultMessage],
+    verbose: bool,
+) -> list[str]:
     lines: list[str] = []
     for block in message.content:
         if isinstance(block, TextContent) and block.text.strip():
@@ -92,24 +102,44 @@ def _assistant_lines(message: AssistantMessage, style: Style, cwd: str | None) -
         elif isinstance(block, ThinkingContent) and block.thinking.strip():
             lines.append(style.dim(block.thinking.rstrip()))
         elif isinstance(block, ToolCall):
-            lines.append(
-                f"● {style.bold(block.name)}  {describe_call(block.name, block.arguments, cwd)}"
-            )
+            lines.extend(_call_lines(block, results.get(block.id), style, cwd, verbose))
     if message.stop_reason == "error" and message.error_message:
         lines.append(style.red(f"✗ {message.error_message}"))
     return lines
 
 
-def format_message(message: Message, style: Style, cwd: str | None = None) -> list[str]:
-    """The lines that show one message in a transcript."""
+def _call_lines(
+    call: ToolCall,
+    result: ToolResultMessage | None,
+    style: Style,
+    cwd: str | None,
+    verbose: bool,
+) -> list[str]:
+    """A call's line (``✗`` when it failed, else ``●``), then the last lines of its output
+    when it failed (of any call with ``verbose``)."""
+    failed = result is not None and call_failed(result.details, result.is_error)
+    mark = style.red(FAILED_MARK) if failed else DONE_MARK
+    lines = [f"{mark} {style.bold(call.name)}  {describe_call(call.name, call.arguments, cwd)}"]
+    if result is not None and (failed or verbose):
+        lines.extend(output_lines(output_text(_text(result.content), result.details), style))
+    return lines
+
+
+def format_message(
+    message: Message,
+    style: Style,
+    cwd: str | None = None,
+    results: Mapping[str, ToolResultMessage] | None = None,
+    verbose: bool = False,
+) -> list[str]:
+    """The lines that show one message in a transcript; a tool call's output comes from its
+    result in ``results`` (by call id), so the result message itself shows nothing."""
     message = scrub(message)
     if isinstance(message, UserMessage):  # a custom command as typed, not its expansion
         text = (message.command or _text(message.content)).rstrip()
         return [style.cyan(f"› {text}".rstrip()), *image_marks(message.content, style)]
     if isinstance(message, AssistantMessage):
-        return _assistant_lines(message, style, cwd)
-    if isinstance(message, ToolResultMessage) and message.is_error:
-        return [style.red(f"  ✗ {shorten(_text(message.content))}")]
+        return _assistant_lines(message, style, cwd, results or {}, verbose)
     return []
 
 
@@ -128,9 +158,13 @@ def _kilobytes(data: str) -> str:
     return f"{max(1, len(data) * 3 // 4 // 1024)} KB"
 
 
-def format_transcript(messages: Sequence[Message], style: Style, cwd: str | None = None) -> str:
-    """The whole conversation: prompts, replies and tool calls (tool output left out)."""
+def format_transcript(
+    messages: Sequence[Message], style: Style, cwd: str | None = None, *, verbose: bool = False
+) -> str:
+    """The whole conversation: prompts, replies and tool calls, a failed call marked ``✗``
+    with the last lines of its output (with ``verbose``: every call's output)."""
+    results = {m.tool_call_id: scrub(m) for m in messages if isinstance(m, ToolResultMessage)}
     lines: list[str] = []
     for message in messages:
-        lines.extend(format_message(message, style, cwd))
+        lines.extend(format_message(message, style, cwd, results, verbose))
     return "\n".join(lines)

@@ -26,7 +26,11 @@ def _connection_options(parser: argparse.ArgumentParser, *, stdio: bool) -> None
         )
 
 
+_VERBOSE_HELP = "show the last lines of every tool call's output (always shown for a failed one)"
+
+
 def _session_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-v", "--verbose", action="store_true", help=_VERBOSE_HELP)
     parser.add_argument("--provider", help="LLM provider (for example: mock, openai, anthropic)")
     parser.add_argument("--model", help="model name")
     parser.add_argument("--base-url", metavar="URL", help="provider API base URL")
@@ -144,6 +148,7 @@ def _add_sessions(commands: argparse._SubParsersAction[argparse.ArgumentParser])
     show = actions.add_parser("show", help="print a session's conversation")
     show.add_argument("session_id", metavar="ID")
     show.add_argument("--json", action="store_true", help="print the messages as JSON")
+    show.add_argument("-v", "--verbose", action="store_true", help=_VERBOSE_HELP)
     export = actions.add_parser("export", help="export a session as Markdown or HTML")
     export.add_argument("session_id", metavar="ID")
     export.add_argument("--format", choices=("md", "markdown", "html"), default="md")

@@ -2,7 +2,8 @@
 
 :class:`TerminalRenderer` streams assistant text as it arrives and shows each tool call as one
 compact line (``● bash  npm test  exit 0 · 0.4s``; a failed call, including a command that
-exited non-zero, gets ``✗`` instead of ``●``, so it stands out without colour too). With
+exited non-zero, gets ``✗`` instead of ``●``, so it stands out without colour too), and under
+a failed call (every call with ``verbose``) the last lines of its output in a ``⎿`` block. With
 ``animate`` (a terminal without ``NO_COLOR``) a running call shows a spinner on its line,
 redrawn in place, and so does the wait for the model (from the prompt to the first token,
 between turns, and a retry's countdown); without it a line is printed once, when the call ends.
@@ -25,6 +26,7 @@ from agentctl.footer import format_footer
 from agentctl.mdterm import MarkdownStream
 from agentctl.nesting import Subagents
 from agentctl.outcome import RunSummary
+from agentctl.outputblock import DONE_MARK, FAILED_MARK, output_lines, output_text, redundant
 from agentctl.style import Style, terminal_height, terminal_width
 from agentctl.toolfmt import (
     call_failed,
@@ -71,8 +73,6 @@ SPIN_INTERVAL_S = 0.1
 _CLEAR_LINE = "\r\x1b[2K"
 
 
-FAILED_MARK = "✗"
-DONE_MARK = "●"
 _STATUS = re.compile(r"\b([45]\d\d)\b")
 
 
@@ -82,8 +82,9 @@ class TerminalRenderer:
     ``show_user`` also prints user messages (after a chevron) and pending permission requests,
     for following a session someone else drives. ``show_text`` False leaves out the assistant's
     text (progress on stderr while stdout gets the answer); ``markdown`` renders it as Markdown,
-    block by block (:mod:`agentctl.mdterm`; for terminals). ``animate`` needs a running asyncio
-    loop.
+    block by block (:mod:`agentctl.mdterm`; for terminals). ``verbose`` shows the last lines of
+    every call's output under it, not only a failed one's (:mod:`agentctl.outputblock`).
+    ``animate`` needs a running asyncio loop.
     """
 
     def __init__(
@@ -96,8 +97,10 @@ class TerminalRenderer:
         show_user: bool = False,
         show_text: bool = True,
         markdown: bool = False,
+        verbose: bool = False,
     ) -> None:
         self.out = out
+        self.verbose = verbose
         self.style = style
         self.animate = animate
         self.cwd = cwd
@@ -284,7 +287,15 @@ class TerminalRenderer:
             shown += "  " + (self.style.red(outcome) if failed else self.style.dim(outcome))
         self._forget_live(event.tool_call_id)
         self.line(f"{bullet} {shown}")
+        if failed or self.verbose:
+            self._output_block(output_text(text, event.details), outcome)
         self._resume_live()
+
+    def _output_block(self, text: str, outcome: str) -> None:
+        """The call's last output lines under its line (unless the outcome said it all)."""
+        if text and not redundant(text, outcome):
+            for row in output_lines(text, self.style):
+                self.line(row)
 
     def _forget_live(self, tool_call_id: str) -> None:
         """Erase the spinner line of the call that ended, if it is the one shown."""

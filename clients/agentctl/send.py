@@ -149,12 +149,22 @@ def make_output(options: argparse.Namespace, cwd: str) -> Output:
     if not stdout_is_tty():
         color = wants_color(sys.stderr)
         progress = TerminalRenderer(
-            sys.stderr, style=Style(color), animate=color, cwd=cwd, show_text=False
+            sys.stderr,
+            style=Style(color),
+            animate=color,
+            cwd=cwd,
+            show_text=False,
+            verbose=options.verbose,
         )
         return Output("piped", renderer=progress)
     color = wants_color(sys.stdout)
     renderer = TerminalRenderer(
-        sys.stdout, style=Style(color), animate=color, cwd=cwd, markdown=color
+        sys.stdout,
+        style=Style(color),
+        animate=color,
+        cwd=cwd,
+        markdown=color,
+        verbose=options.verbose,
     )
     return Output("text", renderer=renderer)
 

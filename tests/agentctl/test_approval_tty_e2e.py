@@ -2,7 +2,7 @@
 
 ``agentctl send --permission ask`` in a real terminal, a real daemon and the mock LLM: an edit
 shows its coloured diff with the path and +/- counts, a command shows itself and its directory,
-and ``[a]lways`` names the rule it adds. One key answers.
+and ``[a]lways`` names the rule it adds and that it lasts this session. One key answers.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def test_an_edit_shows_its_diff_above_the_question(sandbox: Sandbox, screens: li
         "   setting_7 = 7",
         "   setting_8 = 8",
     ], shown
-    assert "[a]lways (edit)" in shown
+    assert "[a]lways this session (edit)" in shown
     screen.keys("y")
     code, shown = screen.finish()
     assert code == 0, shown
@@ -86,8 +86,50 @@ def test_a_command_shows_itself_and_its_directory(sandbox: Sandbox, screens: lis
     shown = screen.wait_for("ne[v]er")
     _keep("approval-bash", shown)
     assert f"  $ {command}\n  in {sandbox.project}\n" in shown, shown
-    assert "[a]lways (bash(make lint:*), bash(pytest:*))" in shown
+    assert "[a]lways this session (bash(make lint:*), bash(pytest:*))" in shown
     screen.keys("n")
     code, shown = screen.finish()
     assert code == 5, shown  # a refused call: the documented exit code
     assert "Permission denied: the user rejected this tool call." in shown
+
+
+def test_always_says_it_lasts_this_session_and_project_keeps_it(
+    sandbox: Sandbox, screens: list[Screen]
+) -> None:
+    """``[a]lways`` says it is for this session; ``p`` (always in this project) writes the
+    rule to the user's config for the folder, so the next session there does not ask, while
+    one in another folder still does."""
+    command = "echo kept-for-the-project"
+    sandbox.use_scenarios([_asking("echo for the project", "bash", {"command": command})])
+    screen = _ask(sandbox, screens, "echo for the project")
+    shown = screen.wait_for("ne[v]er")
+    _keep("approval-project", shown)
+    assert (
+        "[y]es / [N]o / [a]lways this session (bash(echo:*)) / always in this [p]roject"
+        " / ne[v]er this session" in shown
+    ), shown
+    screen.keys("p")
+    code, shown = screen.finish()
+    assert code == 0, shown
+    assert "always in this project" in shown, shown
+    config = (sandbox.config_dir / "agentd" / "config.toml").read_text()
+    assert "[[project_rules]]" in config, config
+    assert f'folder = "{sandbox.project}"' in config, config
+    assert 'allow = ["bash(echo:*)"]' in config, config
+    assert 'permission_mode = "auto"' in config  # what was there is kept
+
+    again = _ask(sandbox, screens, "echo for the project")
+    code, shown = again.finish()
+    assert code == 0, shown
+    assert "ne[v]er" not in shown, shown
+    assert "● bash  echo kept-for-the-project" in shown, shown
+
+    other = sandbox.project.parent / "elsewhere"
+    other.mkdir()
+    argv = [sys.executable, "-m", "agentctl", "send", "--stdio", "--provider", "mock"]
+    elsewhere = Screen([*argv, "--permission", "ask", "echo for the project"], sandbox.env, other)
+    screens.append(elsewhere)
+    elsewhere.wait_for("ne[v]er")
+    elsewhere.keys("n")
+    code, _ = elsewhere.finish()
+    assert code == 5

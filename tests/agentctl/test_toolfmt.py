@@ -127,3 +127,47 @@ def test_number_formatters() -> None:
     assert [format_bytes(n) for n in (512, 1536, 3 * 1024 * 1024)] == ["512 B", "1.5 KB", "3.0 MB"]
     assert [format_seconds(s) for s in (0.25, 42, 125)] == ["0.2s", "42s", "2m05s"]
     assert [format_cost(c) for c in (0, 0.00123, 1.5)] == ["$0", "$0.0012", "$1.50"]
+
+
+def test_output_block_keeps_the_last_lines_and_drops_agentds_notes() -> None:
+    from agentctl.outputblock import output_lines, output_text
+    from agentctl.style import Style
+    from agentd.protocol.tool_details import BashDetails
+
+    details = BashDetails(
+        command="x",
+        exit_code=3,
+        signal=None,
+        timed_out=False,
+        duration_ms=1.0,
+        truncated=False,
+        spill_path=None,
+        total_bytes=0,
+        cwd=None,
+    )
+    text = output_text(
+        "a\n\tb\n" + "\n".join(f"l{i}" for i in range(7)) + "\n[Exit code 3.]", details
+    )
+    assert text.endswith("l6")
+    lines = output_lines(text, Style(False), limit=3)
+    assert lines == ["  ⎿  … 6 lines above", "     l4", "     l5", "     l6"]
+    assert output_lines(output_text("(no output)\n[Exit code 1.]", details), Style(False)) == []
+    assert output_lines("x" * 500, Style(False))[0].endswith("…")
+
+
+def test_output_block_keeps_a_commands_own_bracketed_last_line() -> None:
+    from agentctl.outputblock import output_text
+    from agentd.protocol.tool_details import BashDetails
+
+    details = BashDetails(
+        command="x",
+        exit_code=1,
+        signal=None,
+        timed_out=False,
+        duration_ms=1.0,
+        truncated=False,
+        spill_path=None,
+        total_bytes=0,
+        cwd=None,
+    )
+    assert output_text("build\n[ok]\n[Exit code 1.]", details) == "build\n[ok]"

@@ -47,7 +47,7 @@ def test_allow_once_from_the_builtin_select(editor_factory: EditorFactory) -> No
     editor.answer("1\r")
     text = editor.wait_run_end()
     assert (editor.home.project / "note.txt").read_text() == "noted\n"
-    assert "⚑ allow_once" in text
+    assert "⚑ allowed once" in text
     assert "▸ ✓ write  note.txt" in text
 
 
@@ -57,7 +57,7 @@ def test_reject_keeps_the_file_untouched(editor_factory: EditorFactory) -> None:
     editor.answer("3\r")
     text = editor.wait_run_end()
     assert not (editor.home.project / "note.txt").exists()
-    assert "⚑ reject_once" in text
+    assert "⚑ rejected" in text
     assert "▸ ✗ write  note.txt" in text
 
 
@@ -83,7 +83,7 @@ def test_another_client_answering_closes_the_builtin_prompt(
         text = editor.wait_run_end(2)
         assert not editor.in_prompt()
         assert (home.project / "note.txt").exists()
-        assert "⚑ allow_once" in text
+        assert "⚑ allowed once" in text
     finally:
         other.close()
         editor.finish()
@@ -175,7 +175,7 @@ def test_the_change_is_in_the_chat_before_the_prompt_opens(
     editor.lua("_G.choose(1)")
     text = editor.wait_run_end()
     assert "limit_5 = 50" in (home.project / "limits.py").read_text()
-    assert "⚑ allow_once" in text
+    assert "⚑ allowed once" in text
     assert "▏ +limit_5 = 50" in text  # the preview stays above the decision
 
 
@@ -200,7 +200,7 @@ def test_on_a_real_screen_the_chat_is_drawn_under_the_prompt(
         assert "▏ +noted" in shown, shown
         assert "agentd wants to write note.txt" in shown, shown
         screen.keys("1", "Enter")
-        screen.wait_for("⚑ allow_once")
+        screen.wait_for("⚑ allowed once")
     finally:
         screen.close()
     assert (home.project / "note.txt").read_text() == "noted\n"

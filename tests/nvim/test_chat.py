@@ -21,7 +21,7 @@ def test_round_trip_with_tool_calls(editor: Editor) -> None:
     assert "+1 -0" in write
     assert bash.split()[-1].endswith("s")
     assert "│ Hello, World!" in lines
-    assert lines[-1].startswith("── end_turn · 3 turns")
+    assert lines[-1].startswith("── done · 3 turns")
     editor.wait_for(lambda: editor.transcript().startswith("agentd · hello world · mock/"))
     assert (editor.home.project / "hello.py").exists()
 
@@ -104,7 +104,7 @@ def test_shared_mode_reconnects_and_resumes_the_stream(
         text = editor.wait_run_end()
         assert "so there is plenty of time to cancel it before it ends." in text
         assert "3 agentd: lost the connection to agentd; reconnecting" in editor.notes()
-        assert text.splitlines()[-1].startswith("── end_turn")
+        assert text.splitlines()[-1].startswith("── done")
     finally:
         editor.finish()
 

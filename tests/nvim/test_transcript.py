@@ -69,7 +69,7 @@ def test_approval_line_is_updated_in_place(editor: Editor) -> None:
     resolved = {"type": "permission_resolved", "toolCallId": "a", "outcome": "reject_once"}
     resolved["reason"] = "answered by agentctl"
     lines = feed(editor, request, {"type": "error", "message": "later"}, resolved)
-    assert lines[1:] == ["⚑ reject_once (answered by agentctl)", "✗ later"]
+    assert lines[1:] == ["⚑ rejected (answered by agentctl)", "✗ later"]
 
 
 def test_replayed_history_shows_messages_and_tool_calls(editor: Editor) -> None:

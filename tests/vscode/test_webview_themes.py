@@ -248,7 +248,7 @@ def test_colours_follow_the_theme_not_the_os(
         assert card.locator(".approval-diff .diff-del").inner_text().strip() == "-value_4 = 4"
         assert card.locator(".approval-diff .diff-add").inner_text().strip() == "+value_4 = 40"
         always = card.locator("button[data-option='allow_always']")
-        assert always.inner_text() == "Always allow · edit"
+        assert always.inner_text() == "Always allow this session · edit"
 
         shown = set(page.evaluate(COLOURS_JS))
         theme_colours = {_rgb(v) for v in variables.values()}

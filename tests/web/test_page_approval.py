@@ -4,6 +4,7 @@ directory), "Allow" is the main button and "Always allow" a quieter one naming i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -106,7 +107,7 @@ def test_an_edit_shows_its_diff_before_the_click(
     assert summary is not None
     assert summary["width"] > 80
     allow = box.get_by_role("button", name="Allow", exact=True)
-    always = box.get_by_role("button", name="Always allow · edit")
+    always = box.get_by_role("button", name="Always allow this session · edit")
     expect(allow).to_be_focused()
     expect(always).to_have_attribute(
         "title", "Adds the rule edit for this session: it allows matching calls without asking."
@@ -139,7 +140,7 @@ def test_a_command_shows_itself_and_its_directory(
     expect(box.locator(".approval-command")).to_have_text(f"$ {COMMAND}")
     expect(box.locator(".approval-cwd")).to_have_text(str(approvals_web.home.project))
     rule = "bash(npm test:*), bash(git status:*)"
-    expect(box.get_by_role("button", name=f"Always allow · {rule}")).to_be_visible()
+    expect(box.get_by_role("button", name=f"Always allow this session · {rule}")).to_be_visible()
     command_box = box.locator(".approval-command").bounding_box()
     assert command_box is not None
     assert command_box["x"] + command_box["width"] <= width
@@ -188,7 +189,7 @@ def test_a_fetch_shows_its_url_and_an_mcp_call_its_server_tool_and_arguments(
     url = box.locator(".approval-url")  # the session's first run starts its MCP server first
     expect(url).to_have_text("https://docs.example.org/guide?page=2", timeout=SERVER_START_MS)
     rule = "web_fetch(domain:docs.example.org)"
-    expect(box.get_by_role("button", name=f"Always allow · {rule}")).to_be_visible()
+    expect(box.get_by_role("button", name=f"Always allow this session · {rule}")).to_be_visible()
     _shoot(page, page.locator(".tool--asking"), artifacts, "approval-url-390")
     box.get_by_role("button", name="Reject", exact=True).click()
     page.wait_for_function(IDLE)
@@ -202,3 +203,43 @@ def test_a_fetch_shows_its_url_and_an_mcp_call_its_server_tool_and_arguments(
     page.wait_for_function(IDLE)
     expect(page.locator(".item--tool").last.locator(".tool-output")).to_have_text("5")
     page.context.close()
+
+
+def test_always_says_how_long_and_the_project_choice_keeps_the_rule(
+    browser: Browser,  # noqa: F811
+    approvals_web: WebDaemon,
+    artifacts: Path,
+) -> None:
+    """The "always" buttons say they last this session; "Always allow in this project"
+    writes the rule to the user's config for the folder, and the next session there runs
+    the command without asking."""
+    page = _page(browser, approvals_web, 1280)
+    send(page, "run the checks")
+    card = page.locator(".tool--asking")
+    box = card.get_by_role("group")
+    rule = "bash(npm test:*), bash(git status:*)"
+    session = box.get_by_role("button", name=f"Always allow this session · {rule}")
+    project = box.get_by_role("button", name=f"Always allow in this project · {rule}")
+    expect(session).to_have_attribute(
+        "title", f"Adds the rule {rule} for this session: it allows matching calls without asking."
+    )
+    expect(project).to_have_attribute(
+        "title", re.compile(r"saves it in your config for this folder")
+    )
+    expect(box.get_by_role("button", name=f"Always reject this session · {rule}")).to_be_visible()
+    _shoot(page, card, artifacts, "approval-always-project")
+    project.click()
+    page.wait_for_function(IDLE)
+    expect(page.locator(".tool--asking")).to_have_count(0)  # it ran (npm fails here: no matter)
+    config = (approvals_web.home.config_dir / "agentd" / "config.toml").read_text()
+    assert "[[project_rules]]" in config, config
+    assert f'folder = "{approvals_web.home.project}"' in config, config
+    assert 'allow = ["bash(npm test:*)", "bash(git status:*)"]' in config, config
+    page.context.close()
+
+    again = _page(browser, approvals_web, 1280)
+    send(again, "run the checks")
+    again.wait_for_function(IDLE)
+    expect(again.locator(".tool--asking")).to_have_count(0)
+    expect(again.locator(".item--tool")).to_have_count(1)
+    again.context.close()

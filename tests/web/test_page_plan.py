@@ -56,3 +56,29 @@ def test_plan_in_progress_is_marked(
     shoot(page, artifacts, "plan-in-progress")
     page.wait_for_function(IDLE)
     expect(page.locator(".plan-step--in_progress")).to_have_count(0)
+
+
+def test_todo_calls_show_as_the_plan_only(
+    context: BrowserContext,  # noqa: F811
+    web: WebDaemon,
+    artifacts: Path,
+) -> None:
+    """The two ``todo`` calls of a plan get no tool card (no raw JSON of the steps in the
+    transcript), live and after a reload; the pinned plan is what shows them."""
+    page = open_page(context, web)
+    send(page, "work through a plan")
+    page.wait_for_function(IDLE)
+    expect(page.locator(".plan-head")).to_have_text("Plan · 3/3 done")
+    log = page.locator(".log")
+    expect(log).to_contain_text("All three steps are done.")
+    expect(log.locator(".item--tool:visible")).to_have_count(0)
+    shown = log.inner_text()  # what is rendered (a hidden node's text is not)
+    assert "todos" not in shown
+    assert "Read the parser" not in shown
+    shoot(page, artifacts, "plan-no-todo-cards")
+    page.reload()
+    page.wait_for_function("() => document.documentElement.dataset.ready === 'true'")
+    expect(page.locator(".plan-head")).to_have_text("Plan · 3/3 done")
+    expect(log).to_contain_text("All three steps are done.")
+    expect(log.locator(".item--tool:visible")).to_have_count(0)
+    assert "Read the parser" not in log.inner_text()

@@ -49,10 +49,17 @@ if TYPE_CHECKING:
 log = structlog.get_logger("agentd.acp")
 OPTION_NAMES: dict[PermissionOption, str] = {
     "allow_once": "Allow",
-    "allow_always": "Always allow",
+    "allow_always": "Always allow (this session)",
     "reject_once": "Reject",
-    "reject_always": "Always reject",
+    "reject_always": "Always reject (this session)",
 }
+OPTION_KINDS: dict[PermissionOption, acp.PermissionOptionKind] = {
+    "allow_once": "allow_once",
+    "allow_always": "allow_always",
+    "reject_once": "reject_once",
+    "reject_always": "reject_always",
+}
+"""The options an ACP editor is offered (ACP has no kind for "always in this project")."""
 
 
 class Relay:
@@ -115,8 +122,11 @@ class Relay:
             content=permission_content(params.tool, params.args, params.preview, path) or None,
         )
         options = [
-            acp.PermissionOption(option_id=option, name=OPTION_NAMES[option], kind=option)
+            acp.PermissionOption(
+                option_id=option, name=OPTION_NAMES[option], kind=OPTION_KINDS[option]
+            )
             for option in params.options
+            if option in OPTION_KINDS
         ]
         try:
             answer = await self._editor().request(
@@ -136,7 +146,8 @@ class Relay:
             task.add_done_callback(self._cancels.discard)
             await asyncio.shield(task)
             return None  # no answer: the cancel ended the wait
-        if isinstance(outcome, acp.SelectedOutcome) and outcome.option_id in params.options:
+        offered = [option for option in params.options if option in OPTION_KINDS]
+        if isinstance(outcome, acp.SelectedOutcome) and outcome.option_id in offered:
             return outcome.option_id
         return "reject_once"
 

@@ -162,6 +162,9 @@ def load_config(
             if ignored:
                 warnings.append(trust.ignored_warning(project_file, ignored))
                 untrusted = project_file
+    merged = {k: v for k, v in merged.items() if k != "project_rules"}  # yours only
+    if "project_rules" in user_raw:
+        merged["project_rules"] = user_raw["project_rules"]
     settings = validate(merged, files[-1] if files else "(defaults)")
     return Config(
         settings=settings,

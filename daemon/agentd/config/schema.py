@@ -82,6 +82,17 @@ class PermissionsSection(msgspec.Struct, forbid_unknown_fields=True):
     timeout: Annotated[float, msgspec.Meta(gt=0), doc("seconds to wait for an approval")] = 300.0
 
 
+class ProjectRulesSection(msgspec.Struct, forbid_unknown_fields=True):
+    """Permission rules for the sessions of one folder and the folders below it (your own
+    config only; an "always in this project" answer adds one)."""
+
+    folder: Annotated[str, doc("the folder, an absolute path")]
+    allow: Annotated[list[str], doc("rules that approve calls without asking")] = msgspec.field(
+        default_factory=list
+    )
+    deny: Annotated[list[str], doc("rules that refuse calls")] = msgspec.field(default_factory=list)
+
+
 class RetrySection(msgspec.Struct, forbid_unknown_fields=True):
     """How failed provider calls are retried."""
 
@@ -209,6 +220,13 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     providers: dict[str, ProviderSection] = msgspec.field(default_factory=dict)
     prices: dict[str, PriceSection] = msgspec.field(default_factory=dict)
     permissions: PermissionsSection = msgspec.field(default_factory=PermissionsSection)
+    project_rules: Annotated[
+        list[ProjectRulesSection],
+        doc(
+            "`[[project_rules]]` tables: `folder` and its `allow`/`deny` rules, for sessions in "
+            'that folder or below (your own config only; "always in this project" adds one)'
+        ),
+    ] = msgspec.field(default_factory=list)
     tools: ToolsTable = msgspec.field(default_factory=ToolsTable)
     web_search: WebSearchSection | None = None
     retry: RetrySection = msgspec.field(default_factory=RetrySection)

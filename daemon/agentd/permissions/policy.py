@@ -56,7 +56,7 @@ whole command; then allow rules; then the mode (``ask`` asks, ``auto`` runs).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeGuard
 
@@ -141,6 +141,7 @@ class PermissionPolicy:
         cwd: Path | None = None,
         allow_dangerous: bool = False,
         allow_auto_without_sandbox: bool = False,
+        keep_in_project: Callable[[list[str]], None] | None = None,
     ) -> None:
         if not _is_mode(mode):
             raise PolicyError(f"Unknown permission mode {mode!r}; use one of {', '.join(MODES)}.")
@@ -152,6 +153,9 @@ class PermissionPolicy:
         self.allow_dangerous = allow_dangerous
         self.allow_auto_without_sandbox = allow_auto_without_sandbox
         """The user's opt-in to ``auto`` without a sandbox (see :func:`unsandboxed_auto`)."""
+        self.keep_in_project = keep_in_project
+        """Saves allow rules for the session's folder in the user's config (given by the
+        session factory; None: "always in this project" is not offered)."""
 
     def switch_mode(self, mode: PermissionMode) -> None:
         """Apply ``mode`` from the next tool call on (``session/setPermissionMode``)."""

@@ -197,15 +197,21 @@ class ErrorEvent(Wire, tag="error", tag_field="type"):
     code: str = "error"
 
 
-PermissionOption = Literal["allow_once", "allow_always", "reject_once", "reject_always"]
+PermissionOption = Literal[
+    "allow_once", "allow_always", "allow_always_project", "reject_once", "reject_always"
+]
+"""An approval's answers: once, always in this session (the rule ``always_rule`` names),
+always in this project (the same rule, also written to the user's config for the session's
+folder), and the refusals."""
 
 
 class PermissionRequest(Wire, tag="permission_request", tag_field="type"):
     """A tool call waits for approval (sent as ``session/requestPermission`` to clients).
 
     ``preview`` shows what the call would do (:class:`ApprovalPreview`, without the whole
-    file texts); ``always_rule`` is the rule an ``allow_always`` answer adds (e.g.
-    ``bash(npm test:*)``, ``edit``), for the label of that choice.
+    file texts); ``always_rule`` is the rule an ``allow_always`` answer adds for the session
+    (e.g. ``bash(npm test:*)``, ``edit``) and ``allow_always_project`` also keeps for the
+    session's folder in the user's config, for the labels of those choices.
     """
 
     tool_call_id: str

@@ -21,10 +21,15 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from agentd.errors import ConnectionLost, PeerTimeout, RequestCancelled, RpcError
+from agentd.errors import ConfigError, ConnectionLost, PeerTimeout, RequestCancelled, RpcError
 from agentd.log import get_logger
 from agentd.permissions.commands import remembered_rules
-from agentd.protocol.events import PermissionOption, PermissionRequest, PermissionResolved
+from agentd.protocol.events import (
+    PermissionOption,
+    PermissionRequest,
+    PermissionResolved,
+    SessionWarning,
+)
 from agentd.protocol.methods import RequestPermissionParams
 from agentd.session.preview import approval_preview, without_texts
 
@@ -38,6 +43,9 @@ if TYPE_CHECKING:
 log = get_logger("agentd.approval")
 
 OPTIONS: list[PermissionOption] = ["allow_once", "allow_always", "reject_once", "reject_always"]
+PROJECT_OPTIONS: list[PermissionOption] = [*OPTIONS, "allow_always_project"]
+"""The options when the policy can keep a rule for the folder (``keep_in_project``); the new
+one last, so the others keep their places in a client's numbered list."""
 DEFAULT_TIMEOUT = 300.0
 NO_CLIENT = (
     "no connected client can answer permission requests (run with permission mode 'auto', "
@@ -101,7 +109,7 @@ class Approver:
                 tool_call_id=call.id,
                 tool=tool.name,
                 args=call.arguments,
-                options=OPTIONS,
+                options=params.options,
                 preview=without_texts(params.preview),
                 always_rule=params.always_rule,
             )
@@ -118,11 +126,25 @@ class Approver:
             publish(PermissionResolved(tool_call_id=call.id, outcome="reject_once", reason=reason))
             raise
         publish(PermissionResolved(tool_call_id=call.id, outcome=outcome, reason=why))
-        if outcome in ("allow_always", "reject_always"):
-            self.policy.remember(tool.name, call.arguments, outcome == "allow_always")
+        if outcome in ("allow_always", "allow_always_project", "reject_always"):
+            self.policy.remember(tool.name, call.arguments, outcome != "reject_always")
+        if outcome == "allow_always_project":
+            await self._keep_in_project(remembered_rules(tool.name, call.arguments))
         if outcome.startswith("allow"):
             return None
         return f"Permission denied: {why or 'the user rejected this tool call'}."
+
+    async def _keep_in_project(self, rules: list[str]) -> None:
+        """Write ``rules`` to the user's config for the session's folder; a failure is a
+        session warning (the rules still hold for this session)."""
+        keep = self.policy.keep_in_project
+        if keep is None or not rules:
+            return
+        try:
+            await asyncio.to_thread(keep, rules)
+        except (OSError, ConfigError) as exc:
+            log.info("project rule not saved", error=str(exc))
+            self.bus.publish(SessionWarning(message=f"{', '.join(rules)} was not saved: {exc}"))
 
     async def _params(self, call: ToolCall, tool: Tool) -> RequestPermissionParams:
         """The request for ``call``: its arguments, the preview of what it would do and the
@@ -134,7 +156,7 @@ class Approver:
             tool_call_id=call.id,
             tool=tool.name,
             args=call.arguments,
-            options=OPTIONS,
+            options=OPTIONS if self.policy.keep_in_project is None else PROJECT_OPTIONS,
             preview=preview,
             always_rule=", ".join(remembered_rules(tool.name, call.arguments)),
         )

@@ -261,7 +261,10 @@ def _assemble(
     messages, title = history
     session_id, config, cwd = file.header.id, plan.config, plan.cwd
     params = plan.params
-    policy = parts.permission_policy(config, plan.mode, cwd, sandboxed=plan.sandbox == "workspace")
+    sandboxed = plan.sandbox == "workspace"
+    policy = parts.permission_policy(
+        config, plan.mode, cwd, sandboxed=sandboxed, config_file=shared.config_file
+    )
     seq = 0 if plan.binding else resumed_seq(file.header.created_at)  # unbound: loaded
     bus = EventBus(
         session_id, parent_session_id=file.header.parent_session_id, seq=seq,

@@ -7,14 +7,17 @@ by :mod:`agentd.session.factory`.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import msgspec
 
 from agentd.config.agents import load_profiles
+from agentd.config.project_rules import project_rules, save_project_rules
 from agentd.errors import InvalidParams
 from agentd.hardening import landlock_abi
+from agentd.paths import config_dir
 from agentd.permissions.policy import PermissionPolicy, unsandboxed_auto
 from agentd.session.compaction import CompactionSettings
 from agentd.session.knowledge import web_search_settings
@@ -47,18 +50,25 @@ class ToolEnvironment(msgspec.Struct, frozen=True):
     settings: ToolSettings
 
 
-def permission_policy(config: Config, mode: str, cwd: Path, *, sandboxed: bool) -> PermissionPolicy:
+def permission_policy(
+    config: Config, mode: str, cwd: Path, *, sandboxed: bool, config_file: Path | None
+) -> PermissionPolicy:
     """The ``[permissions]`` policy in ``mode``: ``sandboxed`` (``sandbox = "workspace"``)
-    confines the file tools to ``cwd``."""
+    confines the file tools to ``cwd``. The user's ``[[project_rules]]`` of the session's
+    folder come after ``[permissions]``' rules; an "always in this project" answer appends
+    to the user's ``config_file`` (default: ``$XDG_CONFIG_HOME/agentd/config.toml``)."""
     section = config.settings.permissions
+    allow, deny = project_rules(config.settings, cwd)
+    user_file = config_file or config_dir() / "config.toml"
     return PermissionPolicy(
         mode,
-        section.allow,
-        section.deny,
+        [*section.allow, *allow],
+        [*section.deny, *deny],
         workspace=cwd if sandboxed else None,
         cwd=cwd,
         allow_dangerous=section.allow_dangerous,
         allow_auto_without_sandbox=section.allow_auto_without_sandbox,
+        keep_in_project=partial(save_project_rules, user_file, cwd),
     )
 
 

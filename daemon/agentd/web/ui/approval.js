@@ -1,8 +1,9 @@
 // @ts-check
 // The approval card of a tool call waiting for the user: what the call would do (the daemon's
 // `preview`: a diff, a command and its directory, a URL, an MCP call), then the choices.
-// "Allow" and "Reject" are the main buttons; the "always" choices are quieter and name the
-// rule they add for the session (`alwaysRule`).
+// "Allow" and "Reject" are the main buttons; the "always" choices are quieter, name the
+// rule they add (`alwaysRule`) and how long it lasts: this session, or (`allow_always_project`)
+// also later sessions in this folder, kept in the user's config.
 
 /** @typedef {import('./protocol').ApprovalPreview} ApprovalPreview */
 
@@ -100,7 +101,23 @@ function diffNodes(/** @type {ApprovalPreview} */ preview) {
 }
 
 const MAIN_LABELS = { allow_once: 'Allow', reject_once: 'Reject' };
-const ALWAYS_LABELS = { allow_always: 'Always allow', reject_always: 'Always reject' };
+const ALWAYS_LABELS = {
+  allow_always: 'Always allow this session',
+  allow_always_project: 'Always allow in this project',
+  reject_always: 'Always reject this session',
+};
+
+/**
+ * What an "always" button does, and for how long. @param {string} option @param {string} rule
+ */
+function alwaysTitle(option, rule) {
+  if (option === 'allow_always_project') {
+    return `Adds the rule ${rule} for this session and saves it in your config for this folder `
+      + '([[project_rules]]): later sessions here allow matching calls without asking too.';
+  }
+  const verb = option === 'allow_always' ? 'allows' : 'refuses';
+  return `Adds the rule ${rule} for this session: it ${verb} matching calls without asking.`;
+}
 
 /**
  * One button per option: "Allow" (primary) and "Reject" first, then the quieter "always"
@@ -118,10 +135,7 @@ export function choiceNodes(options, rule, answer) {
     const button = /** @type {HTMLButtonElement} */ (el('button', kind, label));
     button.type = 'button';
     button.dataset.option = option;
-    if (!main && rule) {
-      const verb = option === 'allow_always' ? 'allows' : 'refuses';
-      button.title = `Adds the rule ${rule} for this session: it ${verb} matching calls without asking.`;
-    }
+    if (!main && rule) button.title = alwaysTitle(option, rule);
     button.addEventListener('click', () => answer(option));
     (main ? row : always).appendChild(button);
   }

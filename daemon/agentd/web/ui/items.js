@@ -17,9 +17,10 @@ const RENDER_CHARS_PER_FRAME = 6_000;
 
 const OUTCOME_TEXT = {
   allow_once: 'allowed',
-  allow_always: 'always allowed',
+  allow_always: 'always allowed (this session)',
+  allow_always_project: 'always allowed in this project',
   reject_once: 'rejected',
-  reject_always: 'always rejected',
+  reject_always: 'always rejected (this session)',
 };
 
 /**

@@ -857,14 +857,15 @@ export interface OkResult {
 export interface PermissionAnswerParams {
   sessionId: string;
   toolCallId: string;
-  outcome: 'allow_always' | 'allow_once' | 'reject_always' | 'reject_once';
+  outcome: 'allow_always' | 'allow_always_project' | 'allow_once' | 'reject_always' | 'reject_once';
 }
 /**
  * A tool call waits for approval (sent as ``session/requestPermission`` to clients).
  *
  * ``preview`` shows what the call would do (:class:`ApprovalPreview`, without the whole
- * file texts); ``always_rule`` is the rule an ``allow_always`` answer adds (e.g.
- * ``bash(npm test:*)``, ``edit``), for the label of that choice.
+ * file texts); ``always_rule`` is the rule an ``allow_always`` answer adds for the session
+ * (e.g. ``bash(npm test:*)``, ``edit``) and ``allow_always_project`` also keeps for the
+ * session's folder in the user's config, for the labels of those choices.
  */
 export interface PermissionRequest {
   type: 'permission_request';
@@ -873,7 +874,9 @@ export interface PermissionRequest {
   args: {
     [k: string]: unknown;
   };
-  options?: ('allow_always' | 'allow_once' | 'reject_always' | 'reject_once')[];
+  options?: (
+    'allow_always' | 'allow_always_project' | 'allow_once' | 'reject_always' | 'reject_once'
+  )[];
   preview?: ApprovalPreview | null;
   alwaysRule?: string | null;
 }
@@ -883,7 +886,7 @@ export interface PermissionRequest {
 export interface PermissionResolved {
   type: 'permission_resolved';
   toolCallId: string;
-  outcome: 'allow_always' | 'allow_once' | 'reject_always' | 'reject_once';
+  outcome: 'allow_always' | 'allow_always_project' | 'allow_once' | 'reject_always' | 'reject_once';
   reason?: string | null;
 }
 /**
@@ -982,7 +985,9 @@ export interface RequestPermissionParams {
   args: {
     [k: string]: unknown;
   };
-  options: ('allow_always' | 'allow_once' | 'reject_always' | 'reject_once')[];
+  options: (
+    'allow_always' | 'allow_always_project' | 'allow_once' | 'reject_always' | 'reject_once'
+  )[];
   preview?: ApprovalPreview | null;
   alwaysRule?: string | null;
 }
@@ -990,7 +995,7 @@ export interface RequestPermissionParams {
  * The client's answer: one of the offered options.
  */
 export interface RequestPermissionResult {
-  outcome: 'allow_always' | 'allow_once' | 'reject_always' | 'reject_once';
+  outcome: 'allow_always' | 'allow_always_project' | 'allow_once' | 'reject_always' | 'reject_once';
 }
 /**
  * The provider call failed transiently and is retried after ``delay_ms``.

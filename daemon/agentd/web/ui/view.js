@@ -111,6 +111,7 @@ export function createView(root, actions, options = {}) {
         dom.log.appendChild(node);
       }
       if (drawn.get(item.key) !== item) {
+        node.hidden = shownAsPlan(item);
         if (updateItem(node, item, actions)) behind = true; // the rest next frame
         else drawn.set(item.key, item);
       }
@@ -381,6 +382,15 @@ function renderQueue(list, queue) {
 }
 
 const PLAN_MARKS = { completed: '✔', in_progress: '▸', pending: '○' };
+
+/**
+ * True for a `todo` call that went well: the pinned plan shows it, so it gets no tool card
+ * (its node stays, hidden, so a card that fails later appears where the call was).
+ * @param {{kind: string, name?: string, status?: string, permission?: {pending: boolean} | null}} item
+ */
+export function shownAsPlan(item) {
+  return item.kind === 'tool' && item.name === 'todo' && item.status !== 'error' && !item.permission?.pending;
+}
 
 /** The agent's plan, pinned above the transcript: a heading with progress, then each step. */
 function renderPlan(node, plan) {

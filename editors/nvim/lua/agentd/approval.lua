@@ -14,18 +14,21 @@ local M = {
 local labels = {
   allow_once = "Allow once",
   allow_always = "Allow always (this session)",
+  allow_always_project = "Allow always in this project (saved in your config)",
   reject_once = "Reject",
   reject_always = "Reject always (this session)",
 }
 
 local MAX_PREVIEW_LINES = 40
 
--- The label of an option; the "always" ones name the rule they add for the session.
+-- The label of an option; the "always" ones name the rule they add and for how long.
 local function label(option, params)
   local rule = params.alwaysRule
   if type(rule) == "string" and rule ~= "" then
     if option == "allow_always" then
       return "Allow always (adds " .. rule .. " for this session)"
+    elseif option == "allow_always_project" then
+      return "Allow always in this project (keeps " .. rule .. " in your config for this folder)"
     elseif option == "reject_always" then
       return "Reject always (refuses " .. rule .. " for this session)"
     end

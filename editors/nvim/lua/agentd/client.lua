@@ -178,6 +178,7 @@ function M.set_session(info)
     M.conn:request("session/unsubscribe", { sessionId = old.sessionId }, function() end)
   end
   M.session, M.last_seq, M.running = info, 0, false
+  M.children = {}
   require("agentd.transcript").reset(info)
 end
 
@@ -266,10 +267,24 @@ end
 
 --- Handle one `session/event` notification.
 function M.on_event(params)
-  if not M.session or params.sessionId ~= M.session.sessionId then
+  if not M.session then
     return
   end
   local ev = params.event
+  M.children = M.children or {}
+  local task = M.children[params.sessionId] -- a subagent's event: the task call it runs for
+  if task then
+    if ev.type == "subagent_start" then -- a grandchild nests under the same task
+      M.children[ev.childSessionId] = task
+    end
+    return require("agentd.transcript").push_child(task, ev)
+  end
+  if params.sessionId ~= M.session.sessionId then
+    return
+  end
+  if ev.type == "subagent_start" then
+    M.children[ev.childSessionId] = ev.toolCallId
+  end
   if (params.seq or 0) > 0 then
     M.last_seq = params.seq
   end

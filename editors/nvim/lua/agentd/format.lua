@@ -59,9 +59,31 @@ function M.tool_header(tool)
   return line
 end
 
+-- Words for the daemon's enum values (approval outcomes, why a run ended).
+M.outcome_words = {
+  allow_once = "allowed once",
+  allow_always = "allowed always (this session)",
+  allow_always_project = "allowed always in this project",
+  reject_once = "rejected",
+  reject_always = "rejected always (this session)",
+}
+M.stop_words = {
+  end_turn = "done",
+  max_turns = "turn limit reached",
+  budget = "budget reached",
+  cancelled = "cancelled",
+  error = "error",
+  blocked = "blocked by a hook",
+}
+
+--- `value` in words from `words`, else with its underscores as spaces.
+function M.words(words, value)
+  return words[value] or (string.gsub(tostring(value), "_", " "))
+end
+
 --- The line that ends a run.
 function M.run_end(ev)
-  local parts = { ev.stopReason or "done" }
+  local parts = { M.words(M.stop_words, ev.stopReason or "end_turn") }
   if compat.present(ev.turns) then
     parts[#parts + 1] = ev.turns .. (ev.turns == 1 and " turn" or " turns")
   end

@@ -19,6 +19,7 @@ local M = {
   stream = nil, -- { prefix, pieces } of the text being streamed at the end of the buffer
   tools = {}, -- toolCallId -> { mark, label, name, started, output, dirty, body }
   approvals = {}, -- toolCallId -> extmark of the approval line
+  child_args = {}, -- a subagent's toolCallId -> its arguments (for its step's line)
   plan_rows = 0, -- lines the pinned plan takes right below the header
   ns = vim.api.nvim_create_namespace("agentd_transcript"),
   stats = { events = 0, flushes = 0 }, -- counters for tests and benchmarks
@@ -51,6 +52,7 @@ end
 local function replace_all(lines)
   local buf = M.buffer()
   M.queue, M.stream, M.tools, M.approvals, M.plan_rows = {}, nil, {}, {}, 0
+  M.child_args = {}
   vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
@@ -68,8 +70,13 @@ function M.clear()
   replace_all({ "agentd — no session; type below and press <CR> to start one" })
 end
 
---- Rewrite the first line after the session's settings changed.
+--- Rewrite the first line after the session's settings changed (an untitled session keeps
+--- the title its first prompt gave it, as after a reload or a rewind).
 function M.set_header(info)
+  local old = M.info
+  if old and old.sessionId == info.sessionId and old.shown_title and not compat.present(info.title) then
+    info = vim.tbl_extend("force", {}, info, { shown_title = old.shown_title })
+  end
   M.info = info
   local buf = M.buffer()
   vim.bo[buf].modifiable = true
@@ -184,6 +191,32 @@ local function end_tool(ev)
     tool.output = format.text_of(ev.result)
   end
   render_tool(tool)
+end
+
+local CHILD_MARKS = { done = "✓", error = "✗" }
+
+-- A subagent's step in the body of its task's call: each of its finished tool calls as one
+-- line (`✓ write  child.txt`) and its replies' first lines (`› …`), as they come.
+local function child_step(task, ev)
+  local line
+  if ev.type == "tool_execution_end" then
+    local mark = CHILD_MARKS[ev.isError and "error" or "done"]
+    line = mark .. " " .. format.tool_label(ev.name, M.child_args[ev.toolCallId])
+  elseif ev.type == "tool_execution_start" then
+    M.child_args[ev.toolCallId] = ev.args
+  elseif ev.type == "message_end" and type(ev.message) == "table" and ev.message.role == "assistant" then
+    local text = format.text_of(ev.message.content)
+    if text ~= "" then
+      line = "› " .. string.sub(compat.split_lines(text)[1], 1, 120)
+    end
+  end
+  local tool = M.tools[task]
+  if line and tool then
+    tool.child_lines = tool.child_lines or {}
+    tool.child_lines[#tool.child_lines + 1] = line
+    tool.output = table.concat(tool.child_lines, "\n")
+    tool.dirty = true
+  end
 end
 
 local function approval_line(id, text)
@@ -307,7 +340,7 @@ local renderers = {
   end,
   permission_resolved = function(ev)
     local reason = compat.present(ev.reason) and (" (" .. ev.reason .. ")") or ""
-    approval_line(ev.toolCallId, "⚑ " .. ev.outcome .. reason)
+    approval_line(ev.toolCallId, "⚑ " .. format.words(format.outcome_words, ev.outcome) .. reason)
   end,
   retry = function(ev)
     end_stream()
@@ -334,6 +367,9 @@ local renderers = {
   agent_end = function(ev)
     end_stream()
     append({ "", format.run_end(ev) })
+  end,
+  subagent_step = function(ev)
+    child_step(ev.task, ev.child)
   end,
 }
 
@@ -402,6 +438,12 @@ function M.push(event, seq)
   timer:start(wait, 0, function()
     vim.schedule(M.flush)
   end)
+end
+
+--- A subagent's event, for the task call `task` (its tool call id): queued like the others,
+--- so it is drawn after the task's own line (see the `subagent_step` renderer).
+function M.push_child(task, ev)
+  M.push({ type = "subagent_step", task = task, child = ev }, 0)
 end
 
 --- The answer of session/prompt (usage and stop reason are already in agent_end).
