@@ -253,23 +253,20 @@ class Agent:
     async def _stop_hooks(self, run: _Run) -> None:
         """The ``stop`` hooks, told how the run ended (their answer changes nothing). A cancel
         meanwhile ends them, not the report of the run."""
-        if not self.hooks.wants("stop"):
-            return
-        try:
-            await self.hooks.fire(HookInput(event="stop", stop_reason=run.result.stop_reason))
-        except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if task is not None:
-                task.uncancel()
-        except SinkFailed as failed:
-            self._failed(run, failed)
+        if self.hooks.wants("stop"):
+            stop = HookInput(event="stop", stop_reason=run.result.stop_reason)
+            await self._finish(run, self.hooks.fire(stop))
 
     async def _settle(self, run: _Run) -> None:
         """:attr:`settle`, shielded from a cancel (the run's records must not be cut short)."""
-        if self.settle is None:
-            return
+        if self.settle is not None:
+            await self._finish(run, asyncio.shield(self.settle()))
+
+    async def _finish(self, run: _Run, step: Awaitable[object]) -> None:
+        """Await one step of a run's end: a cancel meanwhile is taken back (the run's report
+        still follows), a failed sink fails the run."""
         try:
-            await asyncio.shield(self.settle())
+            await step
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None:
