@@ -56,7 +56,9 @@ describe('protocol client over agentd serve --stdio', () => {
     const info = await agentd.request('session/new', { cwd: home.project, provider: 'mock', permissionMode: 'ask' });
     await agentd.request('session/prompt', { sessionId: info.sessionId, text: 'hello world' });
     assert.deepEqual(asked.map((p) => p.tool), ['write', 'bash']);
-    assert.deepEqual(asked[0].options, ['allow_once', 'allow_always', 'reject_once', 'reject_always']);
+    assert.deepEqual(asked[0].options, [
+      'allow_once', 'allow_always', 'reject_once', 'reject_always', 'allow_always_project',
+    ]);
     const resolved = events.filter((e) => e.event.type === 'permission_resolved').map((e) => e.event.outcome);
     assert.deepEqual(resolved, ['allow_once', 'reject_once']);
     const bash = events.find((e) => e.event.type === 'tool_execution_end' && e.event.name === 'bash');
