@@ -82,7 +82,7 @@ def history_path() -> Path:
     """Where the REPL keeps its line history."""
     from agentd.paths import state_dir
 
-    return state_dir() / "chat_context"
+    return state_dir() / "chat_history"
 
 
 class Repl:

@@ -182,15 +182,20 @@ async def refuse_tool_peer(writer: asyncio.StreamWriter, pids: set[int]) -> bool
 async def refuse_tcp_tool_peer(writer: asyncio.StreamWriter) -> bool:
     """Close a loopback TCP connection and return True when the process at its other end is
     a tool process of this daemon (:func:`agentd.tools.process.peers.tcp_tool_peer`; the TCP
-    transport and the web front-end)."""
-    from agentd.tools.process.peers import tcp_tool_peer
-
+    transport and the web front-end). A peer that cannot be checked (the daemon is out of
+    descriptors or threads) is refused too."""
     peer: Any = writer.get_extra_info("peername")
     local: Any = writer.get_extra_info("sockname")
     if not isinstance(peer, tuple) or not isinstance(local, tuple) or not is_loopback(peer[0]):
         return False
     ends = ((peer[0], peer[1]), (local[0], local[1]))
-    reason = await asyncio.to_thread(tcp_tool_peer, *ends)
+    try:
+        from agentd.tools.process.peers import tcp_tool_peer
+
+        reason = await asyncio.to_thread(tcp_tool_peer, *ends)
+    except (OSError, RuntimeError):  # out of descriptors or threads: it cannot be checked
+        writer.transport.abort()
+        return True
     if reason is None:
         return False
     log.warning("peer rejected: a tool process", peer=f"{peer[0]}:{peer[1]}", reason=reason)
@@ -276,6 +281,7 @@ class TcpListener:
         self.allow_remote = allow_remote
         self._server: asyncio.AbstractServer | None = None
         self._refused = 0
+        self._checking = 0
         self._warned = RateLimit(60.0)
 
     async def start(self, daemon: Daemon) -> None:
@@ -298,7 +304,7 @@ class TcpListener:
     ) -> None:
         peer: Any = writer.get_extra_info("peername")
         name = f"tcp {peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "tcp"
-        if daemon.unauthenticated() >= daemon.options.max_unauthenticated:
+        if daemon.unauthenticated() + self._checking >= daemon.options.max_unauthenticated:
             self._refused += 1
             if self._warned.ready():
                 log.warning(
@@ -308,7 +314,12 @@ class TcpListener:
                 )
             writer.transport.abort()
             return
-        if await refuse_tcp_tool_peer(writer):
+        self._checking += 1  # counted as unauthenticated while its peer is checked
+        try:
+            refused = await refuse_tcp_tool_peer(writer)
+        finally:
+            self._checking -= 1
+        if refused:
             return
         await attach_quietly(daemon, reader, writer, transport="tcp", name=name, authorized=False)
 

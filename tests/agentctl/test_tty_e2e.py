@@ -131,7 +131,10 @@ def test_send_asks_at_the_terminal_in_ask_mode(sandbox: Sandbox) -> None:
         dimensions=(40, 200),
     )
     child.expect_exact("+print('Hello, World!')")  # the new file, before the question
-    child.expect_exact("? allow write  hello.py  [y]es / [N]o / [a]lways (write) / ne[v]er")
+    child.expect_exact(
+        "? allow write  hello.py  [y]es / [N]o / [a]lways this session (write) / "
+        "always in this [p]roject / ne[v]er this session"
+    )
     child.send("y")  # one key, no Enter
     child.expect_exact("yes")
     child.expect("write  hello.py  created")

@@ -119,10 +119,19 @@ def _text(end: dict[str, Any]) -> str:
 
 @needs_bwrap
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to switch to another uid")
-def test_control_files_stay_read_only_for_an_unprivileged_daemon(short_tmp: Path) -> None:
+def test_control_files_stay_read_only_for_an_unprivileged_daemon(
+    short_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The bubblewrap command line bash runs under, started as ``nobody`` (unprivileged user
-    namespaces): the workspace is writable, its control files and everything outside not."""
+    namespaces): the workspace is writable, its control files and everything outside not.
+    The command line is built here (as root) for a daemon of ``nobody``'s: its runtime and
+    state folders are ``nobody``'s, as they would be."""
     user = pwd.getpwnam("nobody")
+    for name in ("run", "state"):
+        (short_tmp / name).mkdir()
+        os.chown(short_tmp / name, user.pw_uid, user.pw_gid)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(short_tmp / "run"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(short_tmp / "state"))
     workspace, tmp, outside = short_tmp / "ws", short_tmp / "tmp", short_tmp / "out"
     for folder in (workspace / ".git" / "hooks", tmp, outside):
         folder.mkdir(parents=True)

@@ -34,6 +34,6 @@ def test_a_task_line_names_the_childs_session_and_shows_its_text(editor: Editor)
     lines = text.splitlines()
     task = next(line for line in lines if line.startswith("▸ ✓ task"))
     assert "subagent general · session " in task
-    assert "│ The answer is 42." in lines
+    assert "│ › The answer is 42." in lines  # the child's reply, one of its steps
     assert lines.count("The answer is 42.") == 0  # the child's own reply is not streamed here
     assert "The subagent says the answer is 42." in text

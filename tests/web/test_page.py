@@ -84,7 +84,9 @@ def test_approve_one_tool_call_and_reject_the_next(
     expect(asking.get_by_role("group")).to_have_attribute("aria-label", "Approve write?")
     shoot(page, artifacts, "approval")
     asking.get_by_role("button", name="Allow", exact=True).click()
-    expect(page.locator(".item--tool").nth(1).locator(".tool-permission button")).to_have_count(4)
+    expect(page.locator(".item--tool").nth(1).locator(".tool-permission button")).to_have_count(
+        5
+    )  # allow, always here, always in the project, reject, always reject
     page.locator(".tool--asking").get_by_role("button", name="Reject", exact=True).click()
     page.wait_for_function(IDLE)
     cards = page.locator(".item--tool")

@@ -100,9 +100,9 @@ def hidden_args(visible: list[Path]) -> list[str]:
     hidden: list[Path] = []
     for path in daemon_paths():
         real = Path(os.path.realpath(path))
-        folder = real if real.is_dir() else real.parent
-        if not folder.is_dir() or any(folder.is_relative_to(done) for done in hidden):
-            continue
+        folder = real if _is_dir(real) else real.parent
+        if not _reachable(folder) or any(folder.is_relative_to(done) for done in hidden):
+            continue  # a folder this uid cannot enter is out of its commands' reach already
         if any(_overlaps(folder, tree) for tree in visible):
             if os.path.lexists(real) and not real.is_dir():
                 args += ["--ro-bind", "/dev/null", str(real)]
@@ -111,9 +111,26 @@ def hidden_args(visible: list[Path]) -> list[str]:
         args += ["--tmpfs", str(folder)]
     for file in masked_files():
         real = Path(os.path.realpath(file))
-        if real.is_file() and not any(real.is_relative_to(done) for done in hidden):
+        if (
+            _reachable(real.parent)
+            and real.is_file()
+            and not any(real.is_relative_to(done) for done in hidden)
+        ):
             args += ["--ro-bind", "/dev/null", str(real)]
     return args
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # a folder above it this uid may not enter
+        return False
+
+
+def _reachable(folder: Path) -> bool:
+    """Whether ``folder`` is a folder this uid can enter (bubblewrap, running as the same
+    uid, must be able to make its mount point there)."""
+    return _is_dir(folder) and os.access(folder, os.X_OK)
 
 
 def _overlaps(folder: Path, tree: Path) -> bool:
