@@ -44,7 +44,7 @@ import msgspec
 
 from agentd.config import trust
 from agentd.config.frontmatter import parse_front_matter
-from agentd.config.textfile import project_folder, read_capped_bytes, unread_reason
+from agentd.config.textfile import pinned_entries, project_folder, read_capped_bytes
 
 MAX_DEPTH = 2
 """A session started by a task is depth 1, its own subagents depth 2; these never get
@@ -125,12 +125,7 @@ def _add_profiles(
     if files is None:
         paths = _profile_files(folder, warnings)
     else:
-        paths = []
-        for path in _profile_files(folder, warnings):
-            if path.name in files:
-                paths.append(path)
-            else:  # pinned by its kind only: a FIFO, a device, a link to one
-                warnings.append(f"ignored agent profile {path}: {unread_reason(path)}")
+        paths = pinned_entries(_profile_files(folder, warnings), files, "agent profile", warnings)
     for path in paths:
         try:
             profile = parse_profile(path, None if files is None else files[path.name])

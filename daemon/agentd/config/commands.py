@@ -42,7 +42,7 @@ import msgspec
 
 from agentd.config import trust
 from agentd.config.frontmatter import parse_front_matter, text_fields
-from agentd.config.textfile import project_folder, read_capped_text, unread_reason
+from agentd.config.textfile import pinned_entries, project_folder, read_capped_text
 
 CommandSource = Literal["user", "project"]
 MAX_COMMAND_BYTES = 64 * 1024
@@ -113,9 +113,7 @@ def load_commands(cwd: Path, env: Mapping[str, str] | None = None) -> CommandSca
     for folder, source, files in folders:
         paths = _markdown_files(folder)
         if files is not None:  # a project's: only the entries its trust has the bytes of
-            for path in [p for p in paths if p.name not in files]:
-                warnings.append(f"ignored custom command file {path}: {unread_reason(path)}")
-            paths = [p for p in paths if p.name in files]
+            paths = pinned_entries(paths, files, "custom command file", warnings)
         if len(paths) > MAX_COMMAND_FILES:
             warnings.append(
                 f"{folder} holds {len(paths)} command files; only the first "

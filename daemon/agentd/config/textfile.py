@@ -54,6 +54,21 @@ def read_capped_bytes(path: Path, limit: int) -> bytes:
         os.close(fd)
 
 
+def pinned_entries(
+    paths: list[Path], files: Mapping[str, bytes], what: str, warnings: list[str]
+) -> list[Path]:
+    """The entries of a pinned project folder whose bytes its trust snapshot (``files``) holds;
+    each other one (pinned by its kind only: a FIFO, a device) is named in ``warnings`` as an
+    ignored ``what``."""
+    kept = []
+    for path in paths:
+        if path.name in files:
+            kept.append(path)
+        else:
+            warnings.append(f"ignored {what} {path}: {unread_reason(path)}")
+    return kept
+
+
 def unread_reason(path: Path) -> str:
     """Why a pinned folder's entry ``path`` has no bytes in its trust snapshot (the pin keeps
     only the kind of a FIFO, a device or a link to one), without ever blocking on it."""
