@@ -1,7 +1,7 @@
 """Helpers shared by the commands: opening the client, reporting errors, running coroutines.
 
 Every command reports failures as one line on stderr (``agentctl: …``) and an exit code from
-:mod:`agentctl.outcome`; no traceback reaches the user for expected failures (daemon not
+:mod:`agentctl.run.outcome`; no traceback reaches the user for expected failures (daemon not
 reachable, RPC errors, bad input).
 """
 
@@ -16,11 +16,11 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
-from agentctl import outcome
 from agentctl.client import AgentClient, DaemonUnavailable, PermissionHandler, connect, spawn_stdio
 from agentctl.launch import private_log
-from agentctl.style import Style, wants_color
-from agentctl.wording import cli_words
+from agentctl.render.style import Style, wants_color
+from agentctl.render.wording import cli_words
+from agentctl.run import outcome
 from agentd.errors import RpcError
 from agentd.protocol.controls import escape_controls
 from agentd.protocol.methods import SessionListParams

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from agentctl.commands.send import check_session_flags
 from agentctl.common import UsageError, read_text_option, resolve_cwd
-from agentctl.piped import read_prompt
-from agentctl.send import check_session_flags
+from agentctl.prompt.piped import read_prompt
 
 
 def test_prompt_from_words_or_piped_stdin(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -20,7 +20,7 @@ import msgspec
 
 from agentctl.client import AgentClient
 from agentctl.events import EventStream, Frame, to_frame
-from agentctl.outcome import INTERRUPTED, RunSummary
+from agentctl.run.outcome import INTERRUPTED, RunSummary
 from agentd.errors import ConnectionLost, RpcError
 from agentd.protocol.content import ImageContent
 from agentd.protocol.events import AgentEnd, PermissionResolved, SessionEvent

@@ -14,8 +14,8 @@ from typing import Any
 
 import msgspec
 
-from agentctl import outcome
 from agentctl.common import UsageError, exit_code_for_exception, open_client, run_command
+from agentctl.run import outcome
 from agentd.errors import RpcError
 from agentd.protocol.table import METHODS
 

@@ -15,9 +15,9 @@ import sys
 
 import msgspec
 
-from agentctl import outcome
 from agentctl.client import AgentClient
 from agentctl.common import UsageError, open_client, resolve_cwd, resolve_session_ids, run_command
+from agentctl.run import outcome
 from agentd.protocol.methods import SessionListParams
 from agentd.protocol.rewind import SessionRewindParams, SessionRewindResult
 

@@ -3,7 +3,7 @@
 The question goes to stderr; the answer is read from stdin without blocking the event loop
 (``loop.add_reader``), so events, timeouts and Ctrl-C keep working while the user thinks.
 Above the question: what the call would do (the daemon's preview: the diff, the command and
-its directory, the URL, the MCP call; :mod:`agentctl.preview`); ``[a]lways`` names the rule
+its directory, the URL, the MCP call; :mod:`agentctl.approval.preview`); ``[a]lways`` names the rule
 it adds for this session, ``[p]roject`` keeps it in the user's config for the folder. On a
 terminal one key answers (no Enter needed; the terminal is in cbreak mode only while
 asking); from a pipe a line does. Enter, an empty answer or end of input refuses (the
@@ -22,9 +22,9 @@ import os
 from collections.abc import Callable
 from typing import TextIO
 
-from agentctl.preview import preview_lines
-from agentctl.style import Style, terminal_width
-from agentctl.toolfmt import describe_call, shorten
+from agentctl.approval.preview import preview_lines
+from agentctl.render.style import Style, terminal_width
+from agentctl.render.toolfmt import describe_call, shorten
 from agentd.protocol.controls import scrub
 from agentd.protocol.events import PermissionOption
 from agentd.protocol.methods import RequestPermissionParams

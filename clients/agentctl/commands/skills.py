@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agentctl import outcome
 from agentctl.common import open_client, run_command
+from agentctl.run import outcome
 
 
 def skills_main(options: argparse.Namespace) -> int:

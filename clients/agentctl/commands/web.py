@@ -26,8 +26,8 @@ import time
 from html import escape
 from pathlib import Path
 
-from agentctl import outcome
 from agentctl.common import open_client, resolve_cwd, run_command, warn
+from agentctl.run import outcome
 from agentd import paths
 
 APP_BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")

@@ -19,15 +19,15 @@ import sys
 
 import msgspec
 
-from agentctl import outcome
 from agentctl.client import AgentClient, connect
 from agentctl.common import resolve_session_ids, run_command, socket_option, warn
 from agentctl.events import EventStream, Frame, to_frame
-from agentctl.listing import format_transcript
-from agentctl.outcome import RunSummary
-from agentctl.render import TerminalRenderer
-from agentctl.run import StopSignal, interrupt_handling
-from agentctl.style import Style, wants_color
+from agentctl.render.listing import format_transcript
+from agentctl.render.stream import TerminalRenderer
+from agentctl.render.style import Style, wants_color
+from agentctl.run import outcome
+from agentctl.run.drive import StopSignal, interrupt_handling
+from agentctl.run.outcome import RunSummary
 from agentd.protocol.events import AgentEnd, AgentStart, PermissionResolved, SessionEvent
 from agentd.protocol.methods import SessionIdParams, SubscribeParams, SubscribeResult
 

@@ -2,7 +2,7 @@
 
 Connects to the shared daemon (starting it when none runs) or a private ``--stdio`` one,
 picks the session (new, ``--session``, ``--continue``, ``--fork``), streams the run to the
-chosen output and exits with the code of :mod:`agentctl.outcome`.
+chosen output and exits with the code of :mod:`agentctl.run.outcome`.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentctl import outcome
-from agentctl.ask import TerminalApprover
+from agentctl.approval.ask import TerminalApprover
 from agentctl.client import AgentClient, DaemonUnavailable, PermissionHandler
+from agentctl.commands.trust import offer_trust
 from agentctl.common import (
     UsageError,
     exit_code_for_exception,
@@ -29,17 +29,17 @@ from agentctl.common import (
     stdin_is_tty,
     warn,
 )
-from agentctl.footer import FinalText
-from agentctl.images import load_images
-from agentctl.jsonout import JsonLines
-from agentctl.outcome import RunSummary, error_result_line
-from agentctl.piped import Prompt, read_prompt
-from agentctl.provider_file import make_undumpable, read_provider_env_file
-from agentctl.render import TerminalRenderer
-from agentctl.report import RunReport, write_failure_summary, write_result_file
-from agentctl.run import StopSignal, drive_run, interrupt_handling
-from agentctl.style import Style, wants_color
-from agentctl.trust_cmd import offer_trust
+from agentctl.prompt.images import load_images
+from agentctl.prompt.piped import Prompt, read_prompt
+from agentctl.prompt.provider_file import make_undumpable, read_provider_env_file
+from agentctl.render.footer import FinalText
+from agentctl.render.stream import TerminalRenderer
+from agentctl.render.style import Style, wants_color
+from agentctl.run import outcome
+from agentctl.run.drive import StopSignal, drive_run, interrupt_handling
+from agentctl.run.jsonout import JsonLines
+from agentctl.run.outcome import RunSummary, error_result_line
+from agentctl.run.report import RunReport, write_failure_summary, write_result_file
 from agentd.errors import ConfigError, InvalidParams, RpcError
 from agentd.protocol.events import SessionEvent
 from agentd.protocol.methods import (
@@ -247,7 +247,7 @@ async def _new(
 
 
 async def _offered_trust(info: SessionInfo) -> bool:
-    """The terminal question about an untrusted project file (see :mod:`agentctl.trust_cmd`)."""
+    """The terminal question about an untrusted project file (:mod:`agentctl.commands.trust`)."""
     assert info.untrusted_config is not None
     return await _offered_trust_file(info.untrusted_config)
 
@@ -306,7 +306,7 @@ def _tell_attached(prompt: Prompt, options: argparse.Namespace) -> None:
 
 def _provider_env_file(options: argparse.Namespace) -> dict[str, str] | None:
     """``--provider-env-file``'s variables (None without the flag); once they are in this
-    process's memory it is made non-dumpable (see :mod:`agentctl.provider_file`)."""
+    process's memory it is made non-dumpable (see :mod:`agentctl.prompt.provider_file`)."""
     path = getattr(options, "provider_env_file", None)
     if path is None:
         return None

@@ -7,7 +7,7 @@ a failed call (every call with ``verbose``) the last lines of its output in a ``
 ``animate`` (a terminal without ``NO_COLOR``) a running call shows a spinner on its line,
 redrawn in place, and so does the wait for the model (from the prompt to the first token,
 between turns, and a retry's countdown); without it a line is printed once, when the call ends.
-Colour comes from :class:`~agentctl.style.Style`.
+Colour comes from :class:`~agentctl.render.style.Style`.
 
 The renderer never raises on unexpected event contents and never reads input; callers that
 prompt the user call :meth:`TerminalRenderer.pause` first. Nothing of an event reaches the
@@ -22,13 +22,12 @@ import re
 import time
 from typing import TYPE_CHECKING, Any, TextIO
 
-from agentctl.footer import format_footer
-from agentctl.mdterm import MarkdownStream
-from agentctl.nesting import Subagents
-from agentctl.outcome import RunSummary
-from agentctl.outputblock import DONE_MARK, FAILED_MARK, output_lines, output_text, redundant
-from agentctl.style import Style, terminal_height, terminal_width
-from agentctl.toolfmt import (
+from agentctl.render.footer import format_footer
+from agentctl.render.mdterm import MarkdownStream
+from agentctl.render.nesting import Subagents
+from agentctl.render.outputblock import DONE_MARK, FAILED_MARK, output_lines, output_text, redundant
+from agentctl.render.style import Style, terminal_height, terminal_width
+from agentctl.render.toolfmt import (
     call_failed,
     describe_call,
     describe_outcome,
@@ -36,8 +35,9 @@ from agentctl.toolfmt import (
     format_seconds,
     shorten,
 )
-from agentctl.waiting import WAITING_LABEL, Call, Wait, wait_text
-from agentctl.wording import cli_words
+from agentctl.render.waiting import WAITING_LABEL, Call, Wait, wait_text
+from agentctl.render.wording import cli_words
+from agentctl.run.outcome import RunSummary
 from agentd.protocol.content import AssistantMessage, TextContent, UserMessage
 from agentd.protocol.controls import escape_controls, scrub
 from agentd.protocol.events import (
@@ -66,7 +66,7 @@ from agentd.protocol.events import (
 )
 
 if TYPE_CHECKING:
-    from agentctl.mdterm import MarkdownStream
+    from agentctl.render.mdterm import MarkdownStream
 
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 SPIN_INTERVAL_S = 0.1
@@ -82,9 +82,9 @@ class TerminalRenderer:
     ``show_user`` also prints user messages (after a chevron) and pending permission requests,
     for following a session someone else drives. ``show_text`` False leaves out the assistant's
     text (progress on stderr while stdout gets the answer); ``markdown`` renders it as Markdown,
-    block by block (:mod:`agentctl.mdterm`; for terminals). ``verbose`` shows the last lines of
-    every call's output under it, not only a failed one's (:mod:`agentctl.outputblock`).
-    ``animate`` needs a running asyncio loop.
+    block by block (:mod:`agentctl.render.mdterm`; for terminals). ``verbose`` shows the last
+    lines of every call's output under it, not only a failed one's
+    (:mod:`agentctl.render.outputblock`). ``animate`` needs a running asyncio loop.
     """
 
     def __init__(
@@ -127,7 +127,7 @@ class TerminalRenderer:
     def event(self, event: Event, session_id: str | None = None) -> None:
         """Render one event (unknown or uninteresting ones are ignored); an event of a
         subagent's session (``session_id`` a child's) is drawn nested under its task call
-        (:mod:`agentctl.nesting`). Every string in it is shown with its control characters
+        (:mod:`agentctl.render.nesting`). Every string in it is shown with its control characters
         escaped (:func:`agentd.protocol.controls.scrub`): model text, tool output, names."""
         event = scrub(event)
         if self.subagents.knows(session_id):

@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agentctl import outcome
 from agentctl.common import open_client, run_command
 from agentctl.parser import mcp_add_parser
+from agentctl.run import outcome
 from agentd.protocol.controls import scrub
 from agentd.protocol.mcp import server_name_problem
 from agentd.protocol.trust_list import config_dir

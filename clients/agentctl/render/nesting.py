@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agentctl.style import Style
-from agentctl.toolfmt import call_failed, describe_call, describe_outcome, shorten
+from agentctl.render.style import Style
+from agentctl.render.toolfmt import call_failed, describe_call, describe_outcome, shorten
 from agentd.protocol.content import AssistantMessage, TextContent
 from agentd.protocol.events import (
     AgentEnd,

@@ -1,7 +1,7 @@
 """Plain-text views of stored sessions: the session table and a conversation transcript.
 
 A call is marked as the live view marks it (``●``, ``✗`` when it failed) and a failed one is
-followed by the last lines of its output (:mod:`agentctl.outputblock`).
+followed by the last lines of its output (:mod:`agentctl.render.outputblock`).
 
 Titles, directories, messages and tool names come from session files, so their control
 characters are shown escaped (:func:`agentd.protocol.controls.scrub`)."""
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from agentctl.outputblock import DONE_MARK, FAILED_MARK, output_lines, output_text
-from agentctl.style import Style
-from agentctl.toolfmt import call_failed, describe_call, shorten
+from agentctl.render.outputblock import DONE_MARK, FAILED_MARK, output_lines, output_text
+from agentctl.render.style import Style
+from agentctl.render.toolfmt import call_failed, describe_call, shorten
 from agentd.protocol.content import (
     AssistantMessage,
     ImageContent,

@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from agentctl import launch, outcome
+from agentctl import launch
 from agentctl.client import AgentClient, DaemonUnavailable, connect
 from agentctl.common import (
     UsageError,
@@ -19,9 +19,10 @@ from agentctl.common import (
     run_command,
     socket_option,
 )
-from agentctl.listing import format_session_table, format_transcript
-from agentctl.style import Style, wants_color
-from agentctl.toolfmt import format_seconds
+from agentctl.render.listing import format_session_table, format_transcript
+from agentctl.render.style import Style, wants_color
+from agentctl.render.toolfmt import format_seconds
+from agentctl.run import outcome
 from agentd.protocol.controls import escape_controls
 from agentd.protocol.methods import (
     DaemonStatusResult,

@@ -9,10 +9,11 @@ import sys
 import time
 from pathlib import Path
 
-from agentctl import launch, outcome
+from agentctl import launch
 from agentctl.client import AgentClient, DaemonUnavailable, connect, start_daemon
-from agentctl.commands import command_main
+from agentctl.commands.sessions import command_main
 from agentctl.common import run_command, socket_option
+from agentctl.run import outcome
 
 STOP_WAIT_S = 5.0
 FOLLOW_POLL_S = 0.2

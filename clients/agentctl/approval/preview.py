@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from agentctl.style import Style
+from agentctl.render.style import Style
 from agentd.protocol.approval import ApprovalPreview
 
 MAX_DIFF_LINES = 40

@@ -10,8 +10,8 @@ instructions for the summary) and says how many tokens of context that saved.
 from __future__ import annotations
 
 from agentctl.client import AgentClient
+from agentctl.commands.rewind import format_rewind
 from agentctl.common import UsageError
-from agentctl.rewind_cmd import format_rewind
 from agentd.protocol.methods import CompactParams, CompactResult
 from agentd.protocol.rewind import SessionRewindParams, SessionRewindResult
 

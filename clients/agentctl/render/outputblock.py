@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from agentctl.style import Style
+from agentctl.render.style import Style
 from agentd.protocol.tool_details import BashDetails, ToolDetails
 
 DONE_MARK = "●"

@@ -7,8 +7,8 @@ import time
 
 import msgspec
 
-from agentctl.style import Style
-from agentctl.toolfmt import format_seconds
+from agentctl.render.style import Style
+from agentctl.render.toolfmt import format_seconds
 
 WAITING_LABEL = "thinking…"
 

@@ -1,4 +1,4 @@
-"""agentctl's exit codes and their words: the one list ``--help``, :mod:`agentctl.outcome`
+"""agentctl's exit codes and their words: the one list ``--help``, :mod:`agentctl.run.outcome`
 and the READMEs (``README.md``'s "Using it", ``clients/agentctl/README.md``'s "Exit codes")
 show; a test keeps the READMEs equal to :data:`EXIT_CODES`. Standard library only: the
 argparse grammar imports it."""

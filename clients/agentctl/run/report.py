@@ -22,7 +22,7 @@ from typing import Any
 
 import msgspec
 
-from agentctl.outcome import RunSummary
+from agentctl.run.outcome import RunSummary
 from agentd.protocol.content import AssistantMessage
 from agentd.protocol.events import Event, MessageEnd, ToolExecutionEnd, ToolExecutionStart
 

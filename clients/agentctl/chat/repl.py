@@ -19,9 +19,12 @@ import contextlib
 import sys
 from pathlib import Path
 
-from agentctl import chat_context, outcome
-from agentctl.ask import TerminalApprover
+from agentctl.approval.ask import TerminalApprover
+from agentctl.chat import context as chat_context
+from agentctl.chat.completion import BUILT_INS, SlashCompleter, custom_help
+from agentctl.chat.shell import format_context, run_shell
 from agentctl.client import AgentClient, DaemonUnavailable
+from agentctl.commands.send import select_session
 from agentctl.common import (
     UsageError,
     exit_code_for_exception,
@@ -31,14 +34,12 @@ from agentctl.common import (
     resolve_session_id,
     resolve_session_ids,
 )
-from agentctl.completion import BUILT_INS, SlashCompleter, custom_help
-from agentctl.images import load_image
-from agentctl.listing import format_session_table
-from agentctl.render import TerminalRenderer
-from agentctl.run import StopSignal, drive_run, interrupt_handling
-from agentctl.send import select_session
-from agentctl.shell import format_context, run_shell
-from agentctl.style import Style, wants_color
+from agentctl.prompt.images import load_image
+from agentctl.render.listing import format_session_table
+from agentctl.render.stream import TerminalRenderer
+from agentctl.render.style import Style, wants_color
+from agentctl.run import outcome
+from agentctl.run.drive import StopSignal, drive_run, interrupt_handling
 from agentd.errors import InvalidParams, RpcError
 from agentd.protocol.commands import SessionCommandsParams
 from agentd.protocol.content import ImageContent

@@ -1,7 +1,7 @@
 """``agentctl trust [DIR]``, ``--list`` and ``--revoke``: the folders whose control files
 (``.agentd.toml``, which may loosen settings — pick a provider, allow rules, ``auto`` mode… —,
 ``.mcp.json`` servers, hooks, commands, agent profiles, skills) agentd uses, each pinned to
-its content when the folder is trusted (:mod:`agentctl.trust_show` lists them).
+its content when the folder is trusted (:mod:`agentctl.commands.trust_show` lists them).
 
 The list is the user's (``$XDG_CONFIG_HOME/agentd/trusted.json``, see
 :mod:`agentd.protocol.trust_list`); the daemon reads it whenever it builds a session, so no
@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from agentctl import outcome
-from agentctl.trust_show import covered, later_changes
+from agentctl.commands.trust_show import covered, later_changes
+from agentctl.run import outcome
 from agentd.paths import too_broad
 from agentd.protocol.control_pins import owner_of
 from agentd.protocol.trust_list import add_trusted, read_trusted, remove_trusted
@@ -71,9 +71,9 @@ def trust_main(options: argparse.Namespace) -> int:
 def offer_trust(untrusted_file: str, stdin: TextIO, stderr: TextIO) -> bool:
     """Ask on a terminal whether to trust the folder of the control file ``untrusted_file``
     (an ``.agentd.toml`` or ``.mcp.json``), after listing everything trusting it would cover
-    (:func:`agentctl.trust_show.covered`); True when the user answered yes and the folder is
-    now trusted, pinned to what was shown. A folder :func:`~agentd.paths.too_broad` is not
-    offered (the reason is shown)."""
+    (:func:`agentctl.commands.trust_show.covered`); True when the user answered yes and the
+    folder is now trusted, pinned to what was shown. A folder :func:`~agentd.paths.too_broad` is
+    not offered (the reason is shown)."""
     folder = Path(os.path.realpath(owner_of(Path(untrusted_file))))
     reason = too_broad(folder)
     if reason:

@@ -3,9 +3,9 @@ tokens, cost, time, session) and, for ``--quiet``, the final assistant text."""
 
 from __future__ import annotations
 
-from agentctl.outcome import PERMISSION_REFUSED, RunSummary
-from agentctl.style import Style
-from agentctl.toolfmt import format_cost, format_count, format_seconds
+from agentctl.render.style import Style
+from agentctl.render.toolfmt import format_cost, format_count, format_seconds
+from agentctl.run.outcome import PERMISSION_REFUSED, RunSummary
 from agentd.protocol.content import AssistantMessage
 from agentd.protocol.events import Event, MessageEnd
 

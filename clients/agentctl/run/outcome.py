@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentctl.exitcodes import (
+from agentctl.run.exitcodes import (
     AGENT_ERROR,
     BLOCKED,
     BUDGET,
