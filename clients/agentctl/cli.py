@@ -70,53 +70,57 @@ def main(argv: list[str] | None = None) -> int:
     return dispatch(options)
 
 
-def dispatch(options: argparse.Namespace) -> int:
-    """Run the command module chosen on the command line."""
-    command = options.command
-    if command == "send":
-        from agentctl.commands.send import send_main
+def dispatch(namespace: argparse.Namespace) -> int:
+    """Run the command module chosen on the command line, given its typed options
+    (:func:`agentctl.options.typed_options`, the one place they are built)."""
+    from agentctl import options as typed
 
-        return send_main(options)
-    if command == "chat":
-        from agentctl.chat.repl import chat_main
+    options = typed.typed_options(namespace)
+    match options:
+        case typed.SendOptions():
+            from agentctl.commands.send import send_main
 
-        return chat_main(options)
-    if command == "attach":
-        from agentctl.commands.attach import attach_main
+            return send_main(options)
+        case typed.ChatOptions():
+            from agentctl.chat.repl import chat_main
 
-        return attach_main(options)
-    if command == "daemon":
-        from agentctl.commands.daemon import daemon_main
+            return chat_main(options)
+        case typed.AttachOptions():
+            from agentctl.commands.attach import attach_main
 
-        return daemon_main(options)
-    if command == "bridge":
-        from agentctl.commands.bridge import bridge_main
+            return attach_main(options)
+        case typed.DaemonOptions():
+            from agentctl.commands.daemon import daemon_main
 
-        return bridge_main(list(options.bridge_args))
-    if command == "trust":
-        from agentctl.commands.trust import trust_main
+            return daemon_main(options)
+        case typed.BridgeOptions():
+            from agentctl.commands.bridge import bridge_main
 
-        return trust_main(options)
-    if command == "mcp":
-        from agentctl.commands.mcp import mcp_main
+            return bridge_main(list(options.bridge_args))
+        case typed.TrustOptions():
+            from agentctl.commands.trust import trust_main
 
-        return mcp_main(options)
-    if command == "skills":
-        from agentctl.commands.skills import skills_main
+            return trust_main(options)
+        case typed.McpOptions():
+            from agentctl.commands.mcp import mcp_main
 
-        return skills_main(options)
-    if command == "web":
-        from agentctl.commands.web import web_main
+            return mcp_main(options)
+        case typed.SkillsOptions():
+            from agentctl.commands.skills import skills_main
 
-        return web_main(options)
-    if command == "rewind":
-        from agentctl.commands.rewind import rewind_main
+            return skills_main(options)
+        case typed.WebOptions():
+            from agentctl.commands.web import web_main
 
-        return rewind_main(options)
-    if command == "rpc":
-        from agentctl.commands.rpc import rpc_main
+            return web_main(options)
+        case typed.RewindOptions():
+            from agentctl.commands.rewind import rewind_main
 
-        return rpc_main(options)
+            return rewind_main(options)
+        case typed.RpcOptions():
+            from agentctl.commands.rpc import rpc_main
+
+            return rpc_main(options)
     from agentctl.commands.sessions import command_main
 
     return command_main(options)

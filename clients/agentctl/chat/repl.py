@@ -13,7 +13,6 @@ runs during a turn or a command, while ``input()`` waits on the main thread betw
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import sys
@@ -34,6 +33,7 @@ from agentctl.common import (
     resolve_session_id,
     resolve_session_ids,
 )
+from agentctl.options import ChatOptions
 from agentctl.prompt.images import load_image
 from agentctl.render.listing import format_session_table
 from agentctl.render.stream import TerminalRenderer
@@ -93,7 +93,7 @@ class Repl:
         self,
         runner: asyncio.Runner,
         client: AgentClient,
-        options: argparse.Namespace,
+        options: ChatOptions,
         cwd: str,
         system_prompt: str | None,
     ) -> None:
@@ -127,7 +127,7 @@ class Repl:
 
     def loop(self) -> int:
         """Read lines until the user leaves; return the exit code."""
-        self.runner.run(resolve_session_ids(self.client, self.options))
+        self.options = self.runner.run(resolve_session_ids(self.client, self.options))
         self.session = self.runner.run(
             select_session(self.client, self.options, self.cwd, self.system_prompt)
         )
@@ -379,7 +379,7 @@ def _save_history(path: Path | None) -> None:
         readline.write_history_file(path)
 
 
-def chat_main(options: argparse.Namespace) -> int:
+def chat_main(options: ChatOptions) -> int:
     """Entry point of ``agentctl chat``."""
     try:
         cwd = resolve_cwd(options.cwd)
@@ -396,9 +396,7 @@ def chat_main(options: argparse.Namespace) -> int:
         _save_history(history)
 
 
-def _chat(
-    runner: asyncio.Runner, options: argparse.Namespace, cwd: str, system_prompt: str | None
-) -> int:
+def _chat(runner: asyncio.Runner, options: ChatOptions, cwd: str, system_prompt: str | None) -> int:
     style = Style(wants_color(sys.stderr))
     asks = options.permission in (None, "ask")  # None: the configuration's mode, ask by default
     approver = TerminalApprover(sys.stderr, style, cwd=cwd) if asks else None

@@ -13,7 +13,6 @@ another client prints a ``↶ session rewound to before: PROMPT`` line (printed 
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sys
 
@@ -22,6 +21,7 @@ import msgspec
 from agentctl.client import AgentClient, connect
 from agentctl.common import resolve_session_ids, run_command, socket_option, warn
 from agentctl.events import EventStream, Frame, to_frame
+from agentctl.options import AttachOptions
 from agentctl.render.listing import format_transcript
 from agentctl.render.stream import TerminalRenderer
 from agentctl.render.style import Style, wants_color
@@ -32,7 +32,7 @@ from agentd.protocol.events import AgentEnd, AgentStart, PermissionResolved, Ses
 from agentd.protocol.methods import SessionIdParams, SubscribeParams, SubscribeResult
 
 
-def attach_main(options: argparse.Namespace) -> int:
+def attach_main(options: AttachOptions) -> int:
     """Entry point of ``agentctl attach``."""
     return run_command(lambda: _attach(options))
 
@@ -40,7 +40,7 @@ def attach_main(options: argparse.Namespace) -> int:
 class Follower:
     """Shows the events of one session and notices the end of a run."""
 
-    def __init__(self, options: argparse.Namespace, last_seq: int = 0) -> None:
+    def __init__(self, options: AttachOptions, last_seq: int = 0) -> None:
         self.json = bool(options.json)
         self.until_end = bool(options.until_end)
         self.session_id: str = options.session_id
@@ -96,9 +96,9 @@ def _summary(session_id: str, end: AgentEnd, refused: int) -> RunSummary:
     )
 
 
-async def _attach(options: argparse.Namespace) -> int:
+async def _attach(options: AttachOptions) -> int:
     async with await connect(socket_option(options)) as client:
-        await resolve_session_ids(client, options)
+        options = await resolve_session_ids(client, options)
         stream = client.stream(options.session_id, to_frame)
         stream.with_subagents = True  # a running task's child is drawn under its call
         since = 0 if options.since is None else options.since
@@ -172,7 +172,7 @@ async def _status(client: AgentClient, session_id: str) -> str:
     return (await client.sessions.state(SessionIdParams(session_id=session_id))).status
 
 
-async def _resync(client: AgentClient, options: argparse.Namespace, follower: Follower) -> None:
+async def _resync(client: AgentClient, options: AttachOptions, follower: Follower) -> None:
     warn(f"events after seq {options.since} are no longer buffered; the conversation so far:")
     if not follower.json:
         messages = await client.messages(options.session_id)

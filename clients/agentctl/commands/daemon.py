@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import sys
@@ -13,20 +12,22 @@ from agentctl import launch
 from agentctl.client import AgentClient, DaemonUnavailable, connect, start_daemon
 from agentctl.commands.sessions import command_main
 from agentctl.common import run_command, socket_option
+from agentctl.options import DaemonOptions, StatusOptions
 from agentctl.run import outcome
 
 STOP_WAIT_S = 5.0
 FOLLOW_POLL_S = 0.2
 
 
-def daemon_main(options: argparse.Namespace) -> int:
+def daemon_main(options: DaemonOptions) -> int:
     """Entry point of ``agentctl daemon``."""
     if options.action == "logs":
-        pretty = not getattr(options, "json", False)
+        pretty = not options.json
         return show_logs(launch.log_file(), options.lines, follow=options.follow, pretty=pretty)
     if options.action == "status":
-        options.command = "status"
-        return command_main(options)
+        return command_main(
+            StatusOptions(command="status", socket=options.socket, json=options.json)
+        )
     action = _start if options.action == "start" else _stop
     return run_command(lambda: action(launch.socket_path(socket_option(options))))
 

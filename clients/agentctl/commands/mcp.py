@@ -9,7 +9,6 @@ reads it for every new session, so none needs restarting.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -18,6 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from agentctl.common import open_client, run_command
+from agentctl.options import (
+    McpAdd,
+    McpAddOptions,
+    McpList,
+    McpOptions,
+    McpRemove,
+    mcp_add_options,
+)
 from agentctl.parser import mcp_add_parser
 from agentctl.run import outcome
 from agentd.protocol.controls import scrub
@@ -27,17 +34,18 @@ from agentd.protocol.trust_list import config_dir
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
-def mcp_main(options: argparse.Namespace) -> int:
+def mcp_main(options: McpOptions) -> int:
     """Dispatch ``mcp list``, ``mcp add`` and ``mcp remove``."""
-    if options.mcp_command == "list":
-        return run_command(lambda: _list(options))
+    if isinstance(options, McpList):
+        listing = options
+        return run_command(lambda: _list(listing))
     path = config_dir(os.environ) / "config.toml"
     try:
-        if options.mcp_command == "add":
-            options = _add_options(options.words)
-            _add(path, options)
-            sys.stdout.write(f"added MCP server {options.name} to {path}\n")
-        else:
+        if isinstance(options, McpAdd):
+            added = _add_options(options.words)
+            _add(path, added)
+            sys.stdout.write(f"added MCP server {added.name} to {path}\n")
+        elif isinstance(options, McpRemove):
             _remove(path, options.name)
             sys.stdout.write(f"removed MCP server {options.name} from {path}\n")
     except ValueError as exc:
@@ -46,7 +54,7 @@ def mcp_main(options: argparse.Namespace) -> int:
     return outcome.OK
 
 
-async def _list(options: argparse.Namespace) -> int:
+async def _list(options: McpList) -> int:
     cwd = str(Path(options.cwd or ".").resolve())
     async with await open_client(options, cwd=cwd) as client:
         result = await client.call("mcp/list", {"cwd": cwd})
@@ -73,20 +81,19 @@ def _describe(server: dict[str, Any]) -> str:
     return line
 
 
-def _add_options(words: list[str]) -> argparse.Namespace:
+def _add_options(words: list[str]) -> McpAddOptions:
     """``NAME [--env N=V]… [--url URL] [-- COMMAND ARG…]`` (ValueError on a bad one)."""
     cut = words.index("--") if "--" in words else len(words)
     try:
-        options = mcp_add_parser().parse_args(words[:cut])
+        namespace = mcp_add_parser().parse_args(words[:cut])
     except SystemExit:
         raise ValueError(
             "usage: agentctl mcp add NAME [--env N=V]… (-- COMMAND… | --url URL)"
         ) from None
-    options.server_command = words[cut + 1 :]
-    return options
+    return mcp_add_options(namespace, words[cut + 1 :])
 
 
-def _add(path: Path, options: argparse.Namespace) -> None:
+def _add(path: Path, options: McpAddOptions) -> None:
     name = options.name
     if not _NAME.match(name):
         raise ValueError(f"bad server name {name!r}: use letters, digits, _ and -")

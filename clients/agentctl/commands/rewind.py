@@ -10,27 +10,27 @@ ID, the latest session of ``--cwd`` (default: the current directory) is rewound.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 import msgspec
 
 from agentctl.client import AgentClient
 from agentctl.common import UsageError, open_client, resolve_cwd, resolve_session_ids, run_command
+from agentctl.options import RewindOptions
 from agentctl.run import outcome
 from agentd.protocol.methods import SessionListParams
 from agentd.protocol.rewind import SessionRewindParams, SessionRewindResult
 
 
-def rewind_main(options: argparse.Namespace) -> int:
+def rewind_main(options: RewindOptions) -> int:
     """Entry point of ``agentctl rewind``."""
     return run_command(lambda: _rewind(options))
 
 
-async def _rewind(options: argparse.Namespace) -> int:
+async def _rewind(options: RewindOptions) -> int:
     cwd = resolve_cwd(options.cwd)
     async with await open_client(options) as client:  # starts the shared daemon if needed
-        await resolve_session_ids(client, options)
+        options = await resolve_session_ids(client, options)
         session_id = options.session_id or await _latest(client, cwd)
         params = SessionRewindParams(
             session_id=session_id,

@@ -8,13 +8,13 @@ that arrives during the call, one line each, as ``agentctl send --json`` does.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from typing import Any
 
 import msgspec
 
 from agentctl.common import UsageError, exit_code_for_exception, open_client, run_command
+from agentctl.options import RpcOptions
 from agentctl.run import outcome
 from agentd.errors import RpcError
 from agentd.protocol.table import METHODS
@@ -33,15 +33,16 @@ def parse_params(text: str | None) -> Any:
     return value
 
 
-def rpc_main(options: argparse.Namespace) -> int:
+def rpc_main(options: RpcOptions) -> int:
     """Entry point of ``agentctl rpc``; without a method, the list of methods."""
-    if options.method is None:
+    method = options.method
+    if method is None:
         return list_methods()
     try:
         params = parse_params(options.params)
     except UsageError as exc:
         return exit_code_for_exception(exc)
-    return run_command(lambda: _rpc(options, params))
+    return run_command(lambda: _rpc(options, method, params))
 
 
 def list_methods() -> int:
@@ -59,12 +60,12 @@ def _print_line(data: bytes) -> None:
     sys.stdout.buffer.flush()
 
 
-async def _rpc(options: argparse.Namespace, params: Any) -> int:
+async def _rpc(options: RpcOptions, method: str, params: Any) -> int:
     async with await open_client(options) as client:
         if options.events:
             client.on_notification(lambda method, data: _print_line(data))
         try:
-            result = await client.call(options.method, params)
+            result = await client.call(method, params)
         except RpcError as exc:
             body: dict[str, Any] = {"code": exc.code, "message": exc.message}
             if exc.data is not None:

@@ -7,13 +7,12 @@ chosen output and exits with the code of :mod:`agentctl.run.outcome`.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from agentctl.approval.ask import TerminalApprover
 from agentctl.client import AgentClient, DaemonUnavailable, PermissionHandler
@@ -29,6 +28,7 @@ from agentctl.common import (
     stdin_is_tty,
     warn,
 )
+from agentctl.options import SendOptions, SessionOptions
 from agentctl.prompt.images import load_images
 from agentctl.prompt.piped import Prompt, read_prompt
 from agentctl.prompt.provider_file import make_undumpable, read_provider_env_file
@@ -41,6 +41,7 @@ from agentctl.run.jsonout import JsonLines
 from agentctl.run.outcome import RunSummary, error_result_line
 from agentctl.run.report import RunReport, write_failure_summary, write_result_file
 from agentd.errors import ConfigError, InvalidParams, RpcError
+from agentd.protocol.content import ImageContent
 from agentd.protocol.events import SessionEvent
 from agentd.protocol.methods import (
     SessionDeleteParams,
@@ -54,18 +55,25 @@ from agentd.protocol.methods import (
 )
 from agentd.protocol.provider_env import provider_variables
 
-EXISTING_SESSION_IGNORES = ("system_prompt", "permission", "base_url")
-"""Session settings fixed at creation; ``--max-turns`` applies per run, so it is not here."""
+
+def fixed_at_creation(options: SessionOptions) -> dict[str, object]:
+    """The session settings fixed when a session is created, by flag name (``--max-turns``
+    applies per run, so it is not here)."""
+    return {
+        "system-prompt": options.system_prompt,
+        "permission": options.permission,
+        "base-url": options.base_url,
+    }
 
 
-def check_session_flags(options: argparse.Namespace) -> None:
+def check_session_flags(options: SessionOptions) -> None:
     """At most one of ``--session``, ``--continue`` and ``--fork``."""
     chosen = [
         flag
         for flag, value in (
             ("--session", options.session),
             ("--continue", options.continue_),
-            ("--fork", getattr(options, "fork", None)),
+            ("--fork", options.fork),
         )
         if value
     ]
@@ -140,7 +148,7 @@ def _quiet_reason(summary: RunSummary) -> None:
     warn(f"{reason} (session {summary.session_id})")
 
 
-def make_output(options: argparse.Namespace, cwd: str) -> Output:
+def make_output(options: SendOptions, cwd: str) -> Output:
     """The output the flags and stdout ask for (see :class:`Output`)."""
     if options.json:
         return Output("json", json=JsonLines(sys.stdout.buffer))
@@ -177,9 +185,7 @@ def stdout_is_tty() -> bool:
         return False
 
 
-def permission_handler(
-    options: argparse.Namespace, output: Output, cwd: str
-) -> PermissionHandler | None:
+def permission_handler(options: SendOptions, output: Output, cwd: str) -> PermissionHandler | None:
     """Ask at the terminal in ``ask`` mode (asked for, or the configuration's, which is ``ask``
     by default) when stdin is one; otherwise never answer.
 
@@ -194,10 +200,10 @@ def permission_handler(
 
 
 async def select_session(
-    client: AgentClient, options: argparse.Namespace, cwd: str, system_prompt: str | None
+    client: AgentClient, options: SessionOptions, cwd: str, system_prompt: str | None
 ) -> SessionInfo:
     """Open the session the flags name: fork, explicit id, the latest in cwd, or a new one."""
-    fork = getattr(options, "fork", None)
+    fork = options.fork
     target = options.session
     if options.continue_:
         page = await client.sessions.list(SessionListParams(cwd=cwd, limit=1))
@@ -230,7 +236,7 @@ async def select_session(
 
 
 async def _new(
-    client: AgentClient, options: argparse.Namespace, cwd: str, system_prompt: str | None
+    client: AgentClient, options: SessionOptions, cwd: str, system_prompt: str | None
 ) -> SessionInfo:
     params = SessionNewParams(
         cwd=cwd,
@@ -238,7 +244,7 @@ async def _new(
         model=options.model,
         system_prompt=system_prompt,
         permission_mode=options.permission,
-        sandbox=getattr(options, "sandbox", None),
+        sandbox=options.sandbox,
         title=options.title,
         max_turns=options.max_turns,
         base_url=options.base_url,
@@ -257,11 +263,11 @@ async def _offered_trust_file(path: str) -> bool:
 
 
 async def _adjust_existing(
-    client: AgentClient, options: argparse.Namespace, info: SessionInfo
+    client: AgentClient, options: SessionOptions, info: SessionInfo
 ) -> SessionInfo:
-    ignored = [name for name in EXISTING_SESSION_IGNORES if getattr(options, name, None)]
+    ignored = [name for name, value in fixed_at_creation(options).items() if value]
     if ignored:
-        flags = ", ".join("--" + name.replace("_", "-") for name in ignored)
+        flags = ", ".join("--" + name for name in ignored)
         warn(f"{flags} ignored: they apply to new sessions only")
     if options.title:
         title = SessionRenameParams(session_id=info.session_id, title=options.title)
@@ -273,7 +279,7 @@ async def _adjust_existing(
     return info
 
 
-def send_main(options: argparse.Namespace) -> int:
+def send_main(options: SendOptions) -> int:
     """Entry point of ``agentctl send``."""
     try:
         check_session_flags(options)
@@ -281,7 +287,7 @@ def send_main(options: argparse.Namespace) -> int:
         system_prompt = read_text_option(options.system_prompt, "--system-prompt")
         prompt = read_prompt(options.prompt, stdin_is_tty())
         _tell_attached(prompt, options)
-        options.images = load_images(options.image)
+        images = load_images(options.image)
         provider_env = _provider_env_file(options)
     except UsageError as exc:
         code = exit_code_for_exception(exc)
@@ -290,10 +296,11 @@ def send_main(options: argparse.Namespace) -> int:
     output = make_output(options, cwd)
     if options.result_file or options.summary_file:
         output.report = RunReport(prompt.shown)
-    return run_command(lambda: _send(options, output, cwd, prompt, system_prompt, provider_env))
+    started = Started(prompt, system_prompt, provider_env, images)
+    return run_command(lambda: _send(options, output, cwd, started))
 
 
-def _tell_attached(prompt: Prompt, options: argparse.Namespace) -> None:
+def _tell_attached(prompt: Prompt, options: SendOptions) -> None:
     """Say on stderr what piped input went with the words (a cut one: even with --quiet)."""
     if prompt.note is None:
         return
@@ -304,10 +311,10 @@ def _tell_attached(prompt: Prompt, options: argparse.Namespace) -> None:
         sys.stderr.flush()
 
 
-def _provider_env_file(options: argparse.Namespace) -> dict[str, str] | None:
+def _provider_env_file(options: SendOptions) -> dict[str, str] | None:
     """``--provider-env-file``'s variables (None without the flag); once they are in this
     process's memory it is made non-dumpable (see :mod:`agentctl.prompt.provider_file`)."""
-    path = getattr(options, "provider_env_file", None)
+    path = options.provider_env_file
     if path is None:
         return None
 
@@ -316,14 +323,18 @@ def _provider_env_file(options: argparse.Namespace) -> dict[str, str] | None:
     return variables
 
 
-async def _send(
-    options: argparse.Namespace,
-    output: Output,
-    cwd: str,
-    prompt: Prompt,
-    system_prompt: str | None,
-    provider_env: dict[str, str] | None = None,
-) -> int:
+class Started(NamedTuple):
+    """What ``send`` read before connecting: the prompt, the system prompt (``@FILE`` read),
+    ``--provider-env-file``'s variables and the ``--image`` files' content."""
+
+    prompt: Prompt
+    system_prompt: str | None
+    provider_env: dict[str, str] | None
+    images: list[ImageContent] | None
+
+
+async def _send(options: SendOptions, output: Output, cwd: str, started: Started) -> int:
+    prompt, system_prompt, provider_env, images = started
     try:
         client = await open_client(
             options, permission_handler=permission_handler(options, output, cwd), cwd=cwd
@@ -331,10 +342,10 @@ async def _send(
         if provider_env:  # over this process's own provider variables, as connect() sends
             client.provider_env = {**provider_variables(os.environ), **provider_env}
         async with client:
-            await resolve_session_ids(client, options)
+            options = await resolve_session_ids(client, options)
             info = await select_session(client, options, cwd, system_prompt)
             output.session(info)
-            summary = await _run_or_drop(client, info, prompt.text, options, output)
+            summary = await _run_or_drop(client, info, prompt.text, options, output, images)
     except BrokenPipeError:
         raise
     except (UsageError, RpcError, DaemonUnavailable, OSError) as exc:
@@ -350,7 +361,7 @@ async def _send(
     return summary.exit_code
 
 
-def _report_failure(options: argparse.Namespace, prompt: str, message: str, code: int) -> None:
+def _report_failure(options: SendOptions, prompt: str, message: str, code: int) -> None:
     """The result line and step summary of a run that could not start."""
     if options.result_file:
         write_result_file(options.result_file, error_result_line(message, code))
@@ -362,14 +373,15 @@ async def _run_or_drop(
     client: AgentClient,
     info: SessionInfo,
     prompt: str,
-    options: argparse.Namespace,
+    options: SendOptions,
     output: Output,
+    images: list[ImageContent] | None,
 ) -> RunSummary:
     """:func:`_run`; a prompt refused before anything was recorded (an unknown
     ``/command``: InvalidParams) in a session this command created (new, or a fork) deletes
     that session, so it leaves nothing behind."""
     try:
-        return await _run(client, info, prompt, options, output)
+        return await _run(client, info, prompt, options, output, images)
     except InvalidParams:
         if not (options.session or options.continue_):
             unused = SessionDeleteParams(session_id=info.session_id, force=True)
@@ -382,8 +394,9 @@ async def _run(
     client: AgentClient,
     info: SessionInfo,
     prompt: str,
-    options: argparse.Namespace,
+    options: SendOptions,
     output: Output,
+    images: list[ImageContent] | None,
 ) -> RunSummary:
     stop = StopSignal()
 
@@ -405,11 +418,11 @@ async def _run(
             stop=stop,
             max_turns=options.max_turns,
             budget=_budget(options),
-            images=options.images,
+            images=images,
         )
 
 
-def _budget(options: argparse.Namespace) -> dict[str, Any] | None:
+def _budget(options: SendOptions) -> dict[str, Any] | None:
     """The ``--max-cost`` / ``--max-tokens`` caps given, as prompt keyword arguments."""
     caps = {"max_cost": options.max_cost, "max_tokens": options.max_tokens}
     given = {name: value for name, value in caps.items() if value is not None}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,16 @@ from agentctl.common import (
     resolve_session_ids,
     run_command,
     socket_option,
+)
+from agentctl.options import (
+    CancelOptions,
+    SessionsExport,
+    SessionsFork,
+    SessionsOptions,
+    SessionsRemove,
+    SessionsRename,
+    SessionsShow,
+    StatusOptions,
 )
 from agentctl.render.listing import format_session_table, format_transcript
 from agentctl.render.style import Style, wants_color
@@ -48,37 +57,40 @@ def print_json(value: Any) -> None:
     sys.stdout.buffer.flush()
 
 
-def command_main(options: argparse.Namespace) -> int:
+def command_main(options: SessionsOptions | CancelOptions | StatusOptions) -> int:
     """Entry point of ``sessions``, ``cancel`` and ``status``."""
-    handlers = {"sessions": _sessions, "cancel": _cancel, "status": _status}
-    handler = handlers[options.command]
-    return run_command(lambda: handler(options))
+    match options:
+        case CancelOptions():
+            return run_command(lambda: _cancel(options))
+        case StatusOptions():
+            return run_command(lambda: _status(options))
+    return run_command(lambda: _sessions(options))
 
 
 # --- sessions -------------------------------------------------------------------------------
 
 
-async def _sessions(options: argparse.Namespace) -> int:
-    action = options.action or "list"
+async def _sessions(options: SessionsOptions) -> int:
     async with await open_client(options) as client:
-        await resolve_session_ids(client, options)
-        if action == "list":
-            return await _list(client, options)
-        if action == "show":
-            return await _show(client, options)
-        if action == "export":
-            return await _export(client, options)
-        if action == "fork":
-            return await _fork(client, options)
-        if action == "rename":
-            return await _rename(client, options)
-        params = SessionDeleteParams(session_id=options.session_id, force=options.force)
-        await client.sessions.delete(params)
-        sys.stdout.write(f"deleted {options.session_id}\n")
-        return outcome.OK
+        options = await resolve_session_ids(client, options)
+        match options:
+            case SessionsShow():
+                return await _show(client, options)
+            case SessionsExport():
+                return await _export(client, options)
+            case SessionsFork():
+                return await _fork(client, options)
+            case SessionsRename():
+                return await _rename(client, options)
+            case SessionsRemove():
+                params = SessionDeleteParams(session_id=options.session_id, force=options.force)
+                await client.sessions.delete(params)
+                sys.stdout.write(f"deleted {options.session_id}\n")
+                return outcome.OK
+        return await _list(client, options)
 
 
-async def _list(client: AgentClient, options: argparse.Namespace) -> int:
+async def _list(client: AgentClient, options: SessionsOptions) -> int:
     cwd = resolve_cwd(options.cwd) if options.cwd else None
     page = await _sessions_page(client, cwd, options.limit or 50)
     if options.json:
@@ -106,7 +118,7 @@ async def _sessions_page(client: AgentClient, cwd: str | None, limit: int) -> Se
             return SessionListResult(sessions=sessions, next_cursor=cursor)
 
 
-async def _show(client: AgentClient, options: argparse.Namespace) -> int:
+async def _show(client: AgentClient, options: SessionsShow) -> int:
     messages = await client.messages(options.session_id)
     if options.json:
         print_json(messages)
@@ -117,7 +129,7 @@ async def _show(client: AgentClient, options: argparse.Namespace) -> int:
     return outcome.OK
 
 
-async def _export(client: AgentClient, options: argparse.Namespace) -> int:
+async def _export(client: AgentClient, options: SessionsExport) -> int:
     html = EXPORT_FORMATS[options.format] == "html"
     params = SessionExportParams(
         session_id=options.session_id, format="html" if html else "markdown"
@@ -136,7 +148,7 @@ async def _export(client: AgentClient, options: argparse.Namespace) -> int:
     return outcome.OK
 
 
-async def _fork(client: AgentClient, options: argparse.Namespace) -> int:
+async def _fork(client: AgentClient, options: SessionsFork) -> int:
     """``sessions fork ID``: a new session holding session ID's conversation up to
     ``--entry`` (default: its last entry); prints ``forked ID → NEW`` (or the new session)."""
     params = SessionForkParams(session_id=options.session_id, entry_id=options.entry)
@@ -154,7 +166,7 @@ async def _fork(client: AgentClient, options: argparse.Namespace) -> int:
     return outcome.OK
 
 
-async def _rename(client: AgentClient, options: argparse.Namespace) -> int:
+async def _rename(client: AgentClient, options: SessionsRename) -> int:
     title = " ".join(options.title).strip()
     if not title:
         raise UsageError("the title is empty")
@@ -166,9 +178,9 @@ async def _rename(client: AgentClient, options: argparse.Namespace) -> int:
 # --- cancel and status ----------------------------------------------------------------------
 
 
-async def _cancel(options: argparse.Namespace) -> int:
+async def _cancel(options: CancelOptions) -> int:
     async with await connect(socket_option(options)) as client:
-        await resolve_session_ids(client, options)
+        options = await resolve_session_ids(client, options)
         result = await client.sessions.cancel(SessionIdParams(session_id=options.session_id))
     sys.stdout.write("cancelled\n" if result.cancelled else "not running\n")
     for text in result.dropped:
@@ -190,18 +202,18 @@ def format_status(status: DaemonStatusResult, socket: str | None) -> str:
     return " · ".join(parts)
 
 
-async def _status(options: argparse.Namespace) -> int:
+async def _status(options: StatusOptions) -> int:
     path = launch.socket_path(socket_option(options))
     try:
         client = await connect(path)
     except DaemonUnavailable as exc:
-        if getattr(options, "json", False):
+        if options.json:
             print_json({"running": False, "socket": path})
         sys.stderr.write(f"not running: {exc}\n")
         return outcome.AGENT_ERROR
     async with client:
         status = await client.status()
-    if getattr(options, "json", False):
+    if options.json:
         print_json({"running": True, "socket": path, **msgspec.to_builtins(status)})
     else:
         sys.stdout.write(format_status(status, path) + "\n")

@@ -9,24 +9,28 @@ scripts executable); it exits 1 when there are problems.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from agentctl.common import open_client, run_command
+from agentctl.options import SkillsCheck, SkillsList, SkillsOptions
 from agentctl.run import outcome
 
 
-def skills_main(options: argparse.Namespace) -> int:
+def skills_main(options: SkillsOptions) -> int:
     """Dispatch ``skills list`` and ``skills check``."""
-    if options.skills_command == "list":
-        return run_command(lambda: _list(options))
-    return run_command(lambda: _check(options))
+    if isinstance(options, SkillsList):
+        listing = options
+        return run_command(lambda: _list(listing))
+    if isinstance(options, SkillsCheck):
+        check = options
+        return run_command(lambda: _check(check))
+    raise ValueError(f"no skills action {options.skills_command!r}")
 
 
-async def _list(options: argparse.Namespace) -> int:
+async def _list(options: SkillsList) -> int:
     cwd = str(Path(options.cwd or ".").resolve())
     async with await open_client(options, cwd=cwd) as client:
         result = await client.call("session/skills", {"cwd": cwd})
@@ -46,7 +50,7 @@ async def _list(options: argparse.Namespace) -> int:
     return outcome.OK
 
 
-async def _check(options: argparse.Namespace) -> int:
+async def _check(options: SkillsCheck) -> int:
     path = str(Path(options.path).resolve())
     async with await open_client(options, cwd=str(Path.cwd())) as client:
         result = await client.call("skills/check", {"path": path})

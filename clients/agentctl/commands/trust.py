@@ -12,7 +12,6 @@ servers of an untrusted ``.mcp.json``.
 
 from __future__ import annotations
 
-import argparse
 import io
 import os
 import sys
@@ -20,13 +19,14 @@ from pathlib import Path
 from typing import TextIO
 
 from agentctl.commands.trust_show import covered, later_changes
+from agentctl.options import TrustOptions
 from agentctl.run import outcome
 from agentd.paths import too_broad
 from agentd.protocol.control_pins import owner_of
 from agentd.protocol.trust_list import add_trusted, read_trusted, remove_trusted
 
 
-def trust_main(options: argparse.Namespace) -> int:
+def trust_main(options: TrustOptions) -> int:
     """Trust, list or revoke; exit 0, or 2 for a folder that does not exist / is not listed,
     or that is too broad to trust without ``--force`` (see :func:`agentd.paths.too_broad`)."""
     env = os.environ

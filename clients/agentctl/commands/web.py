@@ -15,7 +15,6 @@ Redirect files older than the link's lifetime are deleted at the next run.
 
 from __future__ import annotations
 
-import argparse
 import os
 import secrets
 import shutil
@@ -27,6 +26,7 @@ from html import escape
 from pathlib import Path
 
 from agentctl.common import open_client, resolve_cwd, run_command, warn
+from agentctl.options import WebOptions
 from agentctl.run import outcome
 from agentd import paths
 
@@ -35,12 +35,12 @@ REDIRECT_TTL = 600.0
 """Seconds a redirect file is kept (the daemon's one-time links expire after as long)."""
 
 
-def web_main(options: argparse.Namespace) -> int:
+def web_main(options: WebOptions) -> int:
     """Entry point of ``agentctl web``."""
     return run_command(lambda: _web(options))
 
 
-async def _web(options: argparse.Namespace) -> int:
+async def _web(options: WebOptions) -> int:
     cwd = resolve_cwd(options.cwd)
     params: dict[str, object] = {"cwd": cwd}
     if options.port is not None:
