@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.commands.send import check_session_flags
+from agentctl.commands.session_choice import check_session_flags
 from agentctl.common import UsageError, read_text_option, resolve_cwd
 from agentctl.options import SendOptions
 from agentctl.prompt.piped import read_prompt

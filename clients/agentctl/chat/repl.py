@@ -16,14 +16,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from pathlib import Path
 
 from agentctl.approval.ask import TerminalApprover
 from agentctl.chat import context as chat_context
 from agentctl.chat.completion import BUILT_INS, SlashCompleter, custom_help
+from agentctl.chat.history import load_history, save_history
 from agentctl.chat.shell import format_context, run_shell
 from agentctl.client import AgentClient, DaemonUnavailable
-from agentctl.commands.send import select_session
+from agentctl.commands.session_choice import select_session
 from agentctl.common import (
     UsageError,
     exit_code_for_exception,
@@ -69,21 +69,12 @@ HELP = """commands:
                         session, and the model reads them with your next message
   /NAME [ARGS]          a custom command (Tab completes / names)"""
 
-HISTORY_LENGTH = 1000
-
 
 def prompt_text(style: Style) -> str:
     """The input prompt; colour codes are wrapped in \\x01/\\x02 so readline can measure it."""
     if not style.enabled:
         return "› "
     return "\x01\x1b[1;36m\x02›\x01\x1b[0m\x02 "
-
-
-def history_path() -> Path:
-    """Where the REPL keeps its line history."""
-    from agentd.paths import state_dir
-
-    return state_dir() / "chat_history"
 
 
 class Repl:
@@ -356,29 +347,6 @@ class Repl:
             )
 
 
-def _setup_readline() -> Path | None:
-    try:
-        import readline
-    except ImportError:
-        return None
-    path = history_path()
-    with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        if path.exists():
-            readline.read_history_file(path)
-    readline.set_history_length(HISTORY_LENGTH)
-    return path
-
-
-def _save_history(path: Path | None) -> None:
-    if path is None:
-        return
-    import readline
-
-    with contextlib.suppress(OSError):
-        readline.write_history_file(path)
-
-
 def chat_main(options: ChatOptions) -> int:
     """Entry point of ``agentctl chat``."""
     try:
@@ -388,12 +356,12 @@ def chat_main(options: ChatOptions) -> int:
             raise UsageError("--session and --continue cannot be combined")
     except UsageError as exc:
         return exit_code_for_exception(exc)
-    history = _setup_readline()
+    history = load_history()
     try:
         with asyncio.Runner() as runner:
             return _chat(runner, options, cwd, system_prompt)
     finally:
-        _save_history(history)
+        save_history(history)
 
 
 def _chat(runner: asyncio.Runner, options: ChatOptions, cwd: str, system_prompt: str | None) -> int:
