@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from agentd.config.load import Config
     from agentd.hooks.session import SessionHooks
     from agentd.mcp.servers import ServerDef
+    from agentd.permissions.policy import PermissionPolicy
     from agentd.session.shared import SharedResources
 
 
@@ -116,25 +117,9 @@ def assemble(
         session_id, parent_session_id=file.header.parent_session_id, seq=seq,
         redact=file.redact_json,
     )  # fmt: skip
-    profiles = None
-    if plan.agent_profiles is not None:
-        profiles, skipped = plan.agent_profiles
-        file.warnings.extend(LoadWarning(line=None, message=text) for text in skipped)
-    ids = (session_id, file.redact_text)
-    env = parts.tool_environment(shared, config, policy, ids, profiles, plan.skills)
-    state: dict[str, object] = {}
-    changes = ChangeRecorder.for_session(
-        cwd, file.path, env.spill_dir, lambda: history_in(state, env.settings)
-    )
-    ports = ToolPorts(
-        files=ClientFiles(session_id, lambda: bus.subscribers.values()),
-        changes=changes,
-        subagents=link.subagents(session_id) if link.subagents else None,
-        path_locks=link.locks or FileLocks(),
-    )
-    context = parts.tool_context(env, ports, state)
+    context, changes = _tool_context(shared, file, plan, link, policy, bus)
     section = config.settings.permissions
-    agent, mcp_warnings, mcp_untrusted = _agent_parts(
+    agent_parts, mcp_warnings, mcp_untrusted = _agent_parts(
         shared, plan, context, messages, link.mcp_servers
     )
     untrusted = config.untrusted_file or mcp_untrusted
@@ -149,16 +134,47 @@ def assemble(
     compaction = parts.compaction_settings(config, plan.binding)
     run = RunState(session_id)
     sink = SessionSink(file, bus, changes, run)
-    hooks = agent.hooks(sink.emit) if agent.hooks is not None else None
-    extra = agent.extra_tools(sink.warn) if agent.extra_tools is not None else None
+    hooks = agent_parts.hooks(sink.emit) if agent_parts.hooks is not None else None
+    extra = agent_parts.extra_tools(sink.warn) if agent_parts.extra_tools is not None else None
     step = SessionCompaction(Compactor(compaction, file, sink.emit), run, hooks, sink)
-    made = _agent(agent, sink, approver, step, (extra, hooks))
+    agent = _agent(agent_parts, sink, approver, step, (extra, hooks))
     return SessionRuntime(
         RuntimeParts(
             settings, file, policy, bus, approver, changes, config, run, sink, step, hooks,
-            extra, made, model_source=model_source,
+            extra, agent, model_source=model_source,
         )
     )  # fmt: skip
+
+
+def _tool_context(
+    shared: SharedResources,
+    file: SessionFile,
+    plan: SessionPlan,
+    link: SessionLink,
+    policy: PermissionPolicy,
+    bus: EventBus,
+) -> tuple[ToolContext, ChangeRecorder]:
+    """The context the session's tools get (what is fixed for the session, and the ports
+    they call) and the change recorder among those ports; the agent profiles' skipped files
+    join the session's warnings."""
+    profiles = None
+    if plan.agent_profiles is not None:
+        profiles, skipped = plan.agent_profiles
+        file.warnings.extend(LoadWarning(line=None, message=text) for text in skipped)
+    session_id = file.header.id
+    ids = (session_id, file.redact_text)
+    env = parts.tool_environment(shared, plan.config, policy, ids, profiles, plan.skills)
+    state: dict[str, object] = {}
+    changes = ChangeRecorder.for_session(
+        plan.cwd, file.path, env.spill_dir, lambda: history_in(state, env.settings)
+    )
+    ports = ToolPorts(
+        files=ClientFiles(session_id, lambda: bus.subscribers.values()),
+        changes=changes,
+        subagents=link.subagents(session_id) if link.subagents else None,
+        path_locks=link.locks or FileLocks(),
+    )
+    return parts.tool_context(env, ports, state), changes
 
 
 def _agent(
