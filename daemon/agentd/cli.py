@@ -175,7 +175,8 @@ def _add_lsp(commands: argparse._SubParsersAction[_Parser]) -> None:
 def _add_front_end_options(parser: _Parser, mode_help: str) -> None:
     """The options ``agentd acp``, ``agentd mcp`` and ``agentd lsp`` share (all of them:
     :class:`agentd.frontend.FrontEndOptions` and logging): the shared daemon or an in-process
-    one and its session folder, the configuration, new sessions' provider, model and mode."""
+    one and its session folder, the configuration, new sessions' provider, model, mode and
+    sandbox."""
     parser.add_argument(
         "--shared",
         action="store_true",
@@ -189,6 +190,12 @@ def _add_front_end_options(parser: _Parser, mode_help: str) -> None:
     parser.add_argument("--provider", help="provider of new sessions (default: configuration)")
     parser.add_argument("--model", help="model of new sessions (default: configuration)")
     parser.add_argument("--permission-mode", choices=("auto", "ask", "read-only"), help=mode_help)
+    parser.add_argument(
+        "--sandbox",
+        choices=("workspace", "none"),
+        help="sandbox of new sessions: workspace confines file tools and bash to the session's "
+        "folder (what --permission-mode auto needs; default: configuration)",
+    )
     parser.add_argument("--log-file", type=Path, metavar="FILE", help="append JSON logs here")
     parser.add_argument(
         "--log-level",
@@ -217,6 +224,7 @@ def _front_end_options(ns: argparse.Namespace, command: str) -> FrontEndOptions 
         provider=ns.provider,
         model=ns.model,
         permission_mode=ns.permission_mode,
+        sandbox=ns.sandbox,
     )
 
 
