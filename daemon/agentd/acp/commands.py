@@ -5,8 +5,9 @@ The built-in commands (:mod:`agentd.acp.builtins`) and the session's custom comm
 (once their answer is out), and again whenever the list differs from the one last sent:
 after every prompt turn, and on a poll every :data:`POLL_SECONDS` while sessions are open.
 ``session/commands`` reads the command files each time (a few small files) without loading
-an unloaded session, so an edit shows in the editor within a poll. An editor invokes a command by sending a prompt whose text starts with
-``/name``; agentd expands it (see docs/commands.md).
+an unloaded session, so an edit shows in the editor within a poll. An editor invokes a
+command by sending a prompt whose text starts with ``/name``; agentd expands it (see
+docs/commands.md).
 """
 
 from __future__ import annotations
