@@ -38,7 +38,6 @@ and the failure's message.
 from __future__ import annotations
 
 import asyncio
-import os
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -46,6 +45,7 @@ import structlog
 from agentd import __version__
 from agentd.acp.builtins import builtin_call, run_builtin
 from agentd.acp.commands import CommandAnnouncer
+from agentd.acp.forks import fork, usage_update
 from agentd.acp.outcome import ResourceNotFound, acp_errors, check_cwd, mcp_servers, stop_reason
 from agentd.acp.prompt import prompt_parts
 from agentd.acp.relay import Relay
@@ -65,7 +65,6 @@ from agentd.protocol.methods import (
     PermissionMode,
     PromptParams,
     SessionDeleteParams,
-    SessionForkParams,
     SessionIdParams,
     SessionListParams,
     SessionLoadParams,
@@ -239,22 +238,9 @@ class AcpAgent:
     async def fork_session(
         self, conn: Connection, params: acp.ForkSessionParams
     ) -> acp.ForkSessionResult:
-        """``session/fork``: a new agentd session with the history so far (``session/fork``
-        at the current leaf), opened for this editor without replay; it keeps the forked
-        session's folder, so ``cwd`` must be that folder."""
+        """``session/fork`` (:func:`agentd.acp.forks.fork`), followed by this editor."""
         check_cwd(params.cwd)
-        api = await self._api()
-        with acp_errors():
-            forked = await api.fork(SessionForkParams(session_id=params.session_id))
-            if os.path.realpath(forked.cwd) != os.path.realpath(params.cwd):
-                await api.delete(SessionDeleteParams(session_id=forked.session_id))
-                raise InvalidParams(f"a fork works in its session's folder, {forked.cwd}")
-            native = SessionLoadParams(
-                session_id=forked.session_id,
-                replay=False,
-                mcp_servers=mcp_servers(params.mcp_servers),
-            )
-            info = (await api.load(native, self.relay)).session
+        info = await fork(await self._api(), self.relay, params)
         session = await self._opened(info)
         return acp.ForkSessionResult(
             session_id=info.session_id,
@@ -363,21 +349,9 @@ class AcpAgent:
         return acp.PromptResult(stop_reason=stop_reason(result, session.mapper.last_turn_stop))
 
     async def _send_usage(self, session: AcpSession) -> None:
-        """``usage_update`` (context used, window, session cost) when the window is known."""
-        size = session.context_window
-        if size is None:
-            return
-        api = await self._api()
-        with acp_errors():
-            state = await api.state(SessionIdParams(session_id=session.session_id))
-        update = acp.UsageUpdate(
-            used=session.mapper.context_tokens,
-            size=size,
-            cost=acp.Cost(amount=round(state.usage.cost, 6), currency="USD"),
-        )
-        self._editor_conn().notify(
-            "session/update", acp.SessionNotification(session_id=session.session_id, update=update)
-        )
+        update = await usage_update(await self._api(), session)
+        if update is not None:
+            self._send_update(session.session_id, update)
 
     def _send_update(self, session_id: str, update: acp.SessionUpdate) -> None:
         notification = acp.SessionNotification(session_id=session_id, update=update)
