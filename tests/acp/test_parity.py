@@ -98,3 +98,18 @@ async def test_compact_is_a_built_in_command(box: Box) -> None:
     stored = session_file(box, session.session_id)
     assert stored is not None
     assert "/compact" not in stored.read_text()  # run by the front-end, not a prompt
+
+
+async def test_fork_and_delete_in_the_shared_daemon(box: Box) -> None:
+    """With ``--shared`` the fork and the delete go through the socket daemon."""
+    editor = Editor()
+    async with spawn(box, editor, "--shared") as (conn, _):
+        original = await conn.new_session(cwd=str(box.project))
+        await conn.prompt(session_id=original.session_id, prompt=[acp.text_block("hello")])
+        fork = await conn.fork_session(session_id=original.session_id, cwd=str(box.project))
+        reply = await conn.prompt(session_id=fork.session_id, prompt=[acp.text_block("hello")])
+        assert session_file(box, fork.session_id) is not None
+        await delete(conn, fork.session_id)
+    assert reply.stop_reason == "end_turn"
+    assert session_file(box, fork.session_id) is None
+    assert session_file(box, original.session_id) is not None
