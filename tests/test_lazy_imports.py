@@ -59,6 +59,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
         "agentd.hardening", "agentd.housekeeping", "agentd.log", "agentd.stdio",
     )),
     "agentd.mcp_server.main": (STARTUP, ("agentd.hardening", "agentd.log")),
+    "agentd.mcp_server.streamable": (STARTUP, ("uvicorn",)),  # only with --http
     "agentd.lsp.main": (STARTUP, (
         "agentd.hardening", "agentd.housekeeping", "agentd.log", "agentd.lsp.server",
         "agentd.paths", "agentd.stdio", "logging", "pygls", "threading",
@@ -70,9 +71,9 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentd.jsonrpc.lifecycle": (STARTUP, ("agentd.hardening",)),
     "agentd.housekeeping": (STARTUP, ("agentd.tools.process.orphans",)),
     "agentd.daemon": (STARTUP, ("agentd.web.remote", "agentd.web.server")),
-    "agentd.transports": (STARTUP, ("agentd.tools.process.peers", "agentd.web.server", "secrets")),
+    "agentd.transports": (STARTUP, ("agentd.tools.process.peers", "agentd.web.server")),
     "agentd.log": (STARTUP, ("agentd.config.credentials", "agentd.redact", "queue", "structlog")),
-    "agentd.paths": (STARTUP, ("socket", "struct")),
+    "agentd.paths": (STARTUP, ("secrets", "socket", "struct")),
     "agentd.protocol.control_pins": (STARTUP, ("hashlib",)),
     "agentd.config.load": (STARTUP, ("tomllib",)),
     "agentd.schema": (STARTUP, ("agentd.config.schema",)),

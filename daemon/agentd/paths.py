@@ -71,6 +71,11 @@ def default_token_file() -> Path:
     return runtime_dir() / "tcp.token"
 
 
+def default_mcp_token_file() -> Path:
+    """``agentd mcp --http``'s token file: ``runtime_dir() / "mcp.token"``."""
+    return runtime_dir() / "mcp.token"
+
+
 def default_log_file() -> Path:
     """The shared daemon's log file: ``state_dir() / "agentd.log"``."""
     return state_dir() / "agentd.log"
@@ -195,3 +200,38 @@ def check_socket_peer(sock: socket.socket, socket_path: str | os.PathLike[str]) 
             f"runs as uid {peer_uid}, not as you (uid {uid}); another user may be "
             f"impersonating agentd"
         )
+
+
+# --- token files (the daemon's TCP, agentd mcp's HTTP) ---------------------------------------
+
+
+class UnsafeTokenError(PermissionError):
+    """A token file others may read, or one that holds no usable token; the message says
+    what to do."""
+
+
+def load_or_create_token(path: Path) -> str:
+    """The token stored in ``path``; a new random one (file mode 0600, its folder created
+    0700) if it does not exist. :class:`UnsafeTokenError` for a file that is not this user's
+    alone or holds fewer than 16 characters."""
+    import secrets
+
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    token = secrets.token_urlsafe(32)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return _read_token(path)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(token + "\n")
+    return token
+
+
+def _read_token(path: Path) -> str:
+    info = path.stat()
+    if info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise UnsafeTokenError(f"token file {path} must be private: chmod 600 {path}")
+    token = path.read_text().strip()
+    if len(token) < 16:
+        raise UnsafeTokenError(f"token file {path} holds no usable token (16+ characters)")
+    return token

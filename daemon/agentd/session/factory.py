@@ -164,7 +164,9 @@ async def _plan(
         raise InvalidParams(f"{exc} - at `$.tools`") from None
     context, profiles = await asyncio.to_thread(parts.project_files, cwd, "task" in tools)
     sandbox = params.sandbox or config.settings.sandbox
-    mode, note = parts.permission_mode(params, config, sandbox, loaded=not resolve)
+    mode, note = parts.permission_mode(
+        params, config, sandbox, loaded=not resolve, config_file=shared.config_file
+    )
     if sandbox == "workspace":
         await asyncio.to_thread(_probe_sandbox, cwd)
     return SessionPlan(

@@ -276,7 +276,10 @@ class SessionRuntime:
         policy = self.policy
         sandboxed = policy.workspace is not None
         problem = unsandboxed_auto(
-            mode, sandboxed=sandboxed, allowed=policy.allow_auto_without_sandbox
+            mode,
+            sandboxed=sandboxed,
+            allowed=policy.allow_auto_without_sandbox,
+            config_file=policy.config_file,
         )
         if problem is not None:
             raise InvalidParams(problem)
