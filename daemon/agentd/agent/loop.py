@@ -83,6 +83,8 @@ from agentd.protocol.events import (
     RunStopReason,
     TextDelta,
     ToolCallStartDelta,
+    ToolExecutionEnd,
+    ToolExecutionStart,
     TurnEnd,
     TurnStart,
 )
@@ -90,6 +92,7 @@ from agentd.protocol.hooks import HookInput
 from agentd.providers.base import Provider, ProviderRequest, StreamEnd
 from agentd.tools.base import ToolContext, Toolset
 from agentd.tools.skill import STATE as SKILL_STATE
+from agentd.tools.web_search import offered_specs
 
 CompactReason = Literal["threshold", "overflow"]
 ContextTransform = Callable[[list[Message], CompactReason], Awaitable[list[Message] | None]]
@@ -422,7 +425,7 @@ class Agent:
             model=run.binding.model,
             system_prompt=self.system_prompt,
             messages=[m for m in self.messages if usable(m)],
-            tools=self.toolset.specs,
+            tools=offered_specs(self.toolset.specs, self.context),
             message_id=message_id,
         )
         self.sink(MessageStart(message_id=message_id, role="assistant"))
@@ -448,8 +451,8 @@ class Agent:
             async for item in stream:
                 if isinstance(item, StreamEnd):
                     return item
-                if isinstance(item, Retry):
-                    self.sink(item)
+                if isinstance(item, (Retry, ToolExecutionStart, ToolExecutionEnd)):
+                    self.sink(item)  # a provider-side tool's events come with the reply
                     continue
                 if isinstance(item, TextDelta):
                     text.append(item.text)

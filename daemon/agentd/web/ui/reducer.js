@@ -413,10 +413,19 @@ function assistantEnd(state, message) {
     next = put(state, item);
   }
   for (const block of message.content ?? []) {
+    if (block.type === 'server_tool_call') next = serverToolEnd(next, block);
     if (block.type !== 'tool_call') continue;
     next = updateTool(next, block.id, block.name, () => ({ name: block.name, args: block.arguments ?? {} }));
   }
   return { ...next, open: null, toolByIndex: {} };
+}
+
+/** A call the provider ran on its side (its web search): a finished tool card, as its events showed it. */
+function serverToolEnd(state, block) {
+  return updateTool(state, block.id, block.name, () => ({
+    name: block.name, args: block.arguments ?? {}, toolKind: 'search',
+    status: block.isError ? 'error' : 'done', result: block.result ?? '', details: block.details ?? null,
+  }));
 }
 
 /** @type {Record<string, (state: ChatState, event: any, seq: number) => ChatState>} */
