@@ -24,6 +24,8 @@ from agentd.mockllm.http import Request, Responder
 from agentd.mockllm.scenarios import ScenarioError, Scenarios, load_scenarios
 from agentd.mockllm.server import MockLLMServer
 
+__all__ = ["MockTransport", "ScenarioError", "mock_scenarios"]
+
 _END = None
 _Item = tuple[int, dict[str, str]] | bytes | BaseException | None
 

@@ -135,8 +135,7 @@ class SharedResources:
         from agentd.config.models import MissingCredentials, resolve_model
 
         if provider == MOCK or (provider is None and config.default_provider == MOCK):
-            from agentd.mockllm.scenarios import ScenarioError
-            from agentd.mockllm.transport import mock_scenarios
+            from agentd.mockllm.transport import ScenarioError, mock_scenarios
 
             try:  # a bad file fails here, not at a request
                 mock_scenarios(_mock_file(client_env))
