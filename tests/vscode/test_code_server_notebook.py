@@ -45,15 +45,15 @@ def test_the_cell_diff_is_shown_before_and_after(prepared: None) -> None:  # noq
         card.wait_for(timeout=scaled(60) * 1000)
         box = card.get_by_role("group")
         assert box.locator(".approval-path").inner_text() == "nb.ipynb#cell2"
-        assert box.locator(".approval-diff .diff-del").all_inner_texts() == ["-print('hello')"]
-        assert box.locator(".approval-diff .diff-add").all_inner_texts() == ["+print('bye')"]
+        assert box.locator(".approval-diff .diff-del").all_inner_texts() == ["-print('hello')\n"]
+        assert box.locator(".approval-diff .diff-add").all_inner_texts() == ["+print('bye')\n"]
         workbench.screenshot("cs-notebook-approval")
         card.locator("button[data-option='allow_once']").click(timeout=scaled(10) * 1000)
         chat.get_by_text("Finished.").wait_for(timeout=scaled(60) * 1000)
         diff = chat.locator("article.item--tool .tool-diff:visible")
         diff.first.wait_for(timeout=scaled(30) * 1000)
         assert diff.count() == 1
-        assert diff.locator(".diff-del").all_inner_texts() == ["-print('hello')"]
-        assert diff.locator(".diff-add").all_inner_texts() == ["+print('bye')"]
+        assert diff.locator(".diff-del").all_inner_texts() == ["-print('hello')\n"]
+        assert diff.locator(".diff-add").all_inner_texts() == ["+print('bye')\n"]
         workbench.screenshot("cs-notebook-card")
-    assert b"print('bye')" in notebook.read_bytes()
+        assert b"print('bye')" in notebook.read_bytes()  # before the folder is removed

@@ -332,3 +332,16 @@ test("a provider-side search is a search card, live and from history, shown once
     assert.equal(cards[0].details.results[0].url, 'https://docs.python.org/');
   }
 });
+
+test('the pages a reply cites are its sources, each once', () => {
+  const cite = (url, title) => ({ url, title, citedText: 'x' });
+  const message = {
+    role: 'assistant', id: 'a1', provider: 'anthropic', model: 'm',
+    content: [
+      { type: 'text', text: 'One.', citations: [cite('https://a.example/', 'A'), cite('https://b.example/', 'B')] },
+      { type: 'text', text: 'Two.', citations: [cite('https://a.example/', 'A again')] },
+    ],
+  };
+  const state = loadHistory(initialState(S), [message]);
+  assert.deepEqual(state.items[0].sources, [{ url: 'https://a.example/', title: 'A' }, { url: 'https://b.example/', title: 'B' }]);
+});
