@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 from collections.abc import Iterator
 
@@ -48,3 +49,11 @@ def test_send_shows_the_provider_search(sandbox: Sandbox, llm: MockLLMServer) ->
     assert "python 3.13 what's new" in lines[0]
     assert "1 result · p" in lines[0]
     assert "✗" in lines[1] or "failed" in lines[1]
+    session = re.search(r"session (\S+)", result.stderr.splitlines()[-1])
+    assert session is not None, result.stderr
+    shown = sandbox.run("sessions", "show", session.group(1))
+    assert shown.returncode == 0, shown.stderr
+    calls = [line for line in shown.stdout.splitlines() if "web_search" in line]
+    assert len(calls) == 2, shown.stdout
+    assert "python 3.13 what's new" in calls[0]
+    assert calls[1].startswith("✗")
