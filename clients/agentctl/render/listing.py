@@ -17,6 +17,7 @@ from agentd.protocol.content import (
     AssistantMessage,
     ImageContent,
     Message,
+    ServerToolCall,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -103,6 +104,10 @@ def _assistant_lines(
             lines.append(style.dim(block.thinking.rstrip()))
         elif isinstance(block, ToolCall):
             lines.extend(_call_lines(block, results.get(block.id), style, cwd, verbose))
+        elif isinstance(block, ServerToolCall):  # run by the provider: its result is in it
+            mark = style.red(FAILED_MARK) if block.is_error else DONE_MARK
+            shown = describe_call(block.name, block.arguments, cwd)
+            lines.append(f"{mark} {style.bold(block.name)}  {shown}")
     if message.stop_reason == "error" and message.error_message:
         lines.append(style.red(f"✗ {message.error_message}"))
     return lines

@@ -41,6 +41,7 @@ from agentd.protocol.acp import (
 from agentd.protocol.content import (
     AssistantMessage,
     ImageContent,
+    ServerToolCall,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -209,8 +210,12 @@ class UpdateMapper:
         return _NOTHING
 
     def _replay_block(
-        self, message: AssistantMessage, block: TextContent | ThinkingContent | ToolCall
+        self,
+        message: AssistantMessage,
+        block: TextContent | ThinkingContent | ToolCall | ServerToolCall,
     ) -> SessionUpdate | None:
+        if isinstance(block, ServerToolCall):  # replayed as its own tool events
+            return None
         if isinstance(block, TextContent):
             return AgentMessageChunk(content=TextBlock(text=block.text), message_id=message.id)
         if isinstance(block, ThinkingContent):

@@ -76,6 +76,7 @@ from agentd.protocol.hooks import HookInput
 from agentd.providers.base import Provider, ProviderRequest, StreamEnd
 from agentd.tools.base import ToolContext, Toolset
 from agentd.tools.skill import STATE as SKILL_STATE
+from agentd.tools.web_search import offered_specs
 
 __all__ = ["Agent", "CompactReason", "ContextTransform", "RunResult", "ToolSource"]
 
@@ -323,7 +324,7 @@ class Agent:
             model=run.binding.model,
             system_prompt=self.system_prompt,
             messages=[m for m in self.messages if usable(m)],
-            tools=self.toolset.specs,
+            tools=offered_specs(self.toolset.specs, self.context),
             message_id=message_id,
         )
         self.sink(MessageStart(message_id=message_id, role="assistant"))

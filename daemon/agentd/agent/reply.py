@@ -16,7 +16,14 @@ from agentd.agent.runstate import ActiveRun
 from agentd.agent.scheduling import EventSink
 from agentd.config.prices import usage_cost
 from agentd.protocol.content import AssistantMessage, Usage
-from agentd.protocol.events import MessageUpdate, Retry, TextDelta, ToolCallStartDelta
+from agentd.protocol.events import (
+    MessageUpdate,
+    Retry,
+    TextDelta,
+    ToolCallStartDelta,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+)
 from agentd.providers.base import ProviderRequest, StreamEnd
 
 
@@ -30,8 +37,8 @@ async def stream_reply(
         async for item in stream:
             if isinstance(item, StreamEnd):
                 return item
-            if isinstance(item, Retry):
-                sink(item)
+            if isinstance(item, (Retry, ToolExecutionStart, ToolExecutionEnd)):
+                sink(item)  # a provider-side tool's events come with the reply
                 continue
             if isinstance(item, TextDelta):
                 text.append(item.text)

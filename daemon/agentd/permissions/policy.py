@@ -229,6 +229,10 @@ class PermissionPolicy:
             return Decision("ask", reason)
         return Decision("ask", f"{tool.name} needs approval in ask mode")
 
+    def runs_unasked(self, tool: Tool, args: dict[str, Any]) -> bool:
+        """Whether :meth:`check` allows the call outright (no approval asked)."""
+        return self.check(tool, args).action == "allow"
+
     def _check_mcp(self, tool: Tool) -> Decision:
         """An MCP tool (``mcp__server__tool``): deny rules, the read-only ceiling, allow
         rules, then the mode; only a tool its server marks ``readOnlyHint`` counts as not

@@ -20,6 +20,7 @@ from typing import Any
 from agentd.protocol.content import (
     AssistantMessage,
     ImageContent,
+    ServerToolCall,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -136,6 +137,8 @@ def _markdown_entry(entry: Entry) -> list[str]:
             lines += [f"### Tool call `{block.name}`", "", *_fenced(_arguments(block), "json")]
         elif isinstance(block, ThinkingContent):
             lines += [_quote(block.thinking), ""]
+        elif isinstance(block, ServerToolCall):
+            lines += [f"### Provider-side `{block.name}`", "", *_fenced(block.result)]
         else:
             lines += [block.text, ""]
     if message.error_message:
@@ -247,7 +250,12 @@ def _html_assistant(message: AssistantMessage) -> str:
     return _box(kind, f"assistant · {message.model}", "".join(parts))
 
 
-def _html_block(block: TextContent | ImageContent | ThinkingContent | ToolCall) -> str:
+def _html_block(
+    block: TextContent | ImageContent | ThinkingContent | ToolCall | ServerToolCall,
+) -> str:
+    if isinstance(block, ServerToolCall):  # the provider's search: the call and its result
+        head = f'<div class="call">{_e(block.name)} (provider)</div>'
+        return head + f'<pre class="args">{_e(block.result)}</pre>'
     if isinstance(block, TextContent):
         return _text(block.text)
     if isinstance(block, ThinkingContent):

@@ -80,7 +80,9 @@ def tool_spec(tool: Tool | type[Tool], settings: ToolSettings | None = None) -> 
     defaults when None). Optional parameters appear as plain non-required properties (no
     ``null`` alternative).
     """
-    return ToolSpec(tool.name, describe(tool, settings), params_schema(params_struct(tool)))
+    server_side = getattr(tool, "server_search", None)
+    server = server_side(settings) if server_side is not None and settings is not None else None
+    return ToolSpec(tool.name, describe(tool, settings), params_schema(params_struct(tool)), server)
 
 
 def params_struct(tool: Tool | type[Tool]) -> type[msgspec.Struct]:

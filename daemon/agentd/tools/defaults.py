@@ -10,7 +10,7 @@ the session's permission policy, and the registry of running shells. The tools r
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import msgspec
 
@@ -56,6 +56,10 @@ class Policy(Protocol):
         """Whether a ``read(…)`` deny rule covers ``path`` (skipped while walking)."""
         ...
 
+    def runs_unasked(self, tool: Any, args: dict[str, Any]) -> bool:
+        """Whether a call of ``tool`` with ``args`` would run without asking anyone."""
+        ...
+
 
 class Secret:
     """A credential held in memory: its ``repr`` never shows it."""
@@ -72,11 +76,14 @@ class Secret:
 class WebSearchSettings(msgspec.Struct, kw_only=True):
     """The ``web_search`` backend of a session (from ``[web_search]``, the key resolved)."""
 
-    backend: Literal["searxng", "brave", "tavily"]
+    backend: Literal["searxng", "brave", "tavily", "provider"]
     url: str
     api_key: Secret | None = None
     max_results: int = 8
     timeout: float = 15.0
+    allowed_domains: list[str] = []
+    blocked_domains: list[str] = []
+    max_uses: int | None = None
 
 
 class ToolSettings(msgspec.Struct, kw_only=True):

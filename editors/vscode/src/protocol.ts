@@ -120,7 +120,7 @@ export interface ApprovalPreview {
 export interface AssistantMessage {
   role: 'assistant';
   id: string;
-  content: (TextContent | ThinkingContent | ToolCall)[];
+  content: (TextContent | ThinkingContent | ToolCall | ServerToolCall)[];
   provider: string;
   model: string;
   usage?: Usage;
@@ -129,11 +129,22 @@ export interface AssistantMessage {
   timestamp?: number;
 }
 /**
- * A block of plain text.
+ * A block of plain text; ``citations``: the sources a provider-side search gave for it
+ * (assistant text only).
  */
 export interface TextContent {
   type: 'text';
   text: string;
+  citations?: Citation[];
+}
+/**
+ * A source the model cited for a passage of its text (a provider-side web search's
+ * result): the page's ``url`` and ``title`` and the ``cited_text`` it relied on.
+ */
+export interface Citation {
+  url: string;
+  title?: string;
+  citedText?: string;
 }
 /**
  * Model reasoning. ``signature`` is the provider's opaque token, sent back unchanged.
@@ -169,6 +180,29 @@ export interface ToolCall {
   providerId?: string | null;
 }
 /**
+ * A tool the provider ran on its side while replying (its web search): nothing runs
+ * here. ``arguments`` as the model gave them, ``result`` the text clients show, ``details``
+ * typed for UIs (:class:`WebSearchDetails`), ``is_error`` when the provider's tool failed.
+ *
+ * ``api`` is the wire format of ``raw``: the provider's own blocks for this call and its
+ * result, sent back unchanged to a provider of that format (dropped for any other).
+ */
+export interface ServerToolCall {
+  type: 'server_tool_call';
+  id: string;
+  name: string;
+  arguments?: {
+    [k: string]: unknown;
+  };
+  result?: string;
+  isError?: boolean;
+  details?: ToolDetails | null;
+  api?: string;
+  raw?: {
+    [k: string]: unknown;
+  }[];
+}
+/**
  * A shell command ran: how it ended, how long it took, where its output went.
  *
  * ``exit_code`` is None when a signal (``signal``, e.g. ``SIGKILL``) or the timeout
@@ -188,6 +222,268 @@ export interface BashDetails {
   totalBytes: number;
   cwd: string | null;
   spillComplete?: boolean;
+}
+/**
+ * A text file was read: which lines, and where to continue.
+ *
+ * ``lines`` lines from line ``offset`` of ``path`` (``total_lines`` in the file when known).
+ * When the result stops early, ``truncated`` is true and ``next_offset`` is the line to
+ * continue from.
+ */
+export interface ReadDetails {
+  type: 'read';
+  path: string;
+  offset: number;
+  lines: number;
+  totalLines: number | null;
+  truncated?: boolean;
+  nextOffset?: number | null;
+}
+/**
+ * An image file was read (``bytes`` long, of type ``mime_type``).
+ *
+ * ``shown`` is false when the model cannot view images (it was told so instead).
+ */
+export interface ReadImageDetails {
+  type: 'read_image';
+  path: string;
+  mimeType: string;
+  bytes: number;
+  shown?: boolean;
+}
+/**
+ * A file was written (``created`` when it did not exist), with the change as a diff.
+ *
+ * The diff fields are set unless the old or new content was binary or too big to diff (then
+ * ``diff_omitted`` is true).
+ */
+export interface WriteDetails {
+  type: 'write';
+  path: string;
+  created: boolean;
+  bytes: number;
+  lines: number;
+  diff?: string | null;
+  firstChangedLine?: number | null;
+  added?: number | null;
+  removed?: number | null;
+  diffOmitted?: boolean;
+}
+/**
+ * A file was edited by ``replacements`` exact replacements, with the change as a diff.
+ *
+ * ``diff`` is unified (``--- a/…``/``+++ b/…``, paths relative to the session's cwd);
+ * ``first_changed_line`` is 1-based in the new text.
+ */
+export interface EditDetails {
+  type: 'edit';
+  path: string;
+  replacements: number;
+  diff: string;
+  firstChangedLine: number | null;
+  added: number;
+  removed: number;
+}
+/**
+ * The last write or edit of a file was undone; ``remaining`` undo steps are left for it.
+ *
+ * ``deleted``: the file did not exist before that change, so it was removed. The diff fields
+ * are set when both sides are text.
+ */
+export interface UndoEditDetails {
+  type: 'undo_edit';
+  path: string;
+  deleted: boolean;
+  remaining: number;
+  diff?: string | null;
+  firstChangedLine?: number | null;
+  added?: number | null;
+  removed?: number | null;
+}
+/**
+ * A directory was listed: it holds ``count`` entries (``truncated``: not all shown).
+ */
+export interface LsDetails {
+  type: 'ls';
+  path: string;
+  count: number;
+  truncated: boolean;
+}
+/**
+ * Paths were found: ``count`` matched (``cut``: the result limit stopped the walk).
+ */
+export interface FindDetails {
+  type: 'find';
+  path: string;
+  count: number;
+  cut: boolean;
+}
+/**
+ * A search ran (with ``backend``): ``matches`` lines in ``files`` files matched.
+ *
+ * ``cut`` when the result limit stopped the search, ``truncated`` when the output was cut.
+ */
+export interface GrepDetails {
+  type: 'grep';
+  path: string;
+  backend: 'python' | 'rg';
+  matches: number;
+  files: number;
+  cut: boolean;
+  truncated?: boolean;
+}
+/**
+ * A subagent ran: its own session, profile and how its run ended.
+ *
+ * ``child_session_id`` is the child's session (listed under this one, resumable);
+ * ``agent`` the profile it ran; ``description`` the task's title; ``stop_reason``,
+ * ``turns``, ``usage`` and ``cost`` are its run's (the parent's run usage includes them).
+ */
+export interface TaskDetails {
+  type: 'task';
+  childSessionId: string;
+  agent: string;
+  description: string;
+  stopReason: string;
+  turns: number;
+  usage: Usage;
+  cost: number;
+}
+/**
+ * The agent's plan was written: ``steps`` steps, ``completed`` of them done (the plan
+ * itself comes as a ``plan_update`` event).
+ */
+export interface TodoDetails {
+  type: 'todo';
+  steps: number;
+  completed: number;
+}
+/**
+ * A web page was fetched: the final ``url`` after ``redirects`` redirects, its HTTP
+ * ``status`` and ``content_type``, ``bytes`` read, what the model got (``format``:
+ * ``markdown`` for converted HTML, ``text`` otherwise), in ``duration_ms``. A result over the
+ * limits is cut (``truncated``) with the whole text in ``spill_path``.
+ */
+export interface WebFetchDetails {
+  type: 'web_fetch';
+  url: string;
+  status: number;
+  contentType: string;
+  format: 'markdown' | 'text';
+  bytes: number;
+  redirects: number;
+  durationMs: number;
+  truncated?: boolean;
+  spillPath?: string | null;
+}
+/**
+ * A tool of an MCP server ran: the ``server`` and its ``tool`` (the call's name is
+ * ``mcp__<server>__<tool>``), the result's ``structured_content`` as the server sent it, and
+ * whether the text was cut at the output limits (``truncated``).
+ */
+export interface McpDetails {
+  type: 'mcp';
+  server: string;
+  tool: string;
+  structuredContent?: {
+    [k: string]: unknown;
+  };
+  truncated?: boolean;
+}
+/**
+ * A Jupyter notebook was read: ``shown`` of its ``cells`` cells from cell ``offset``
+ * (1-based), with ``images`` output images sent to the model. When the result stops early,
+ * ``truncated`` is true and ``next_offset`` is the cell to continue from.
+ */
+export interface ReadNotebookDetails {
+  type: 'read_notebook';
+  path: string;
+  cells: number;
+  offset: number;
+  shown: number;
+  images?: number;
+  truncated?: boolean;
+  nextOffset?: number | null;
+}
+/**
+ * One cell of a notebook was replaced, inserted or deleted.
+ *
+ * ``index`` is the cell's 1-based position (after the edit for replace and insert, before it
+ * for delete), ``cell_id`` its id (None in notebooks older than nbformat 4.5), ``cell_type``
+ * its type. ``diff`` is a unified diff of the cell's source (``--- a/PATH#cell``), with
+ * ``added``/``removed`` line counts; ``outputs_cleared`` when a code cell's outputs and
+ * execution count were dropped by the edit.
+ */
+export interface NotebookEditDetails {
+  type: 'notebook_edit';
+  path: string;
+  action: 'delete' | 'insert' | 'replace';
+  index: number;
+  cellId: string | null;
+  cellType: string;
+  diff: string;
+  added: number;
+  removed: number;
+  cells: number;
+  outputsCleared?: boolean;
+}
+/**
+ * A PDF was read: pages ``first`` to ``last`` (1-based) of ``pages``.
+ *
+ * ``image_pages`` are pages without a text layer: sent as images (``images`` of them) to a
+ * vision model, named only for a text model. ``truncated`` when the result stopped before
+ * ``last`` of what was asked (limits), with ``next_page`` to continue from.
+ */
+export interface ReadPdfDetails {
+  type: 'read_pdf';
+  path: string;
+  pages: number;
+  first: number;
+  last: number;
+  imagePages?: number[];
+  images?: number;
+  truncated?: boolean;
+  nextPage?: number | null;
+}
+/**
+ * A web search ran on ``backend`` (``searxng``, ``brave``, ``tavily``, or the provider's
+ * own server-side search): the ``query``, the ``results`` kept after the domain filters
+ * (``filtered`` dropped by them) and how long it took.
+ */
+export interface WebSearchDetails {
+  type: 'web_search';
+  query: string;
+  backend: string;
+  results: WebSearchHit[];
+  filtered?: number;
+  durationMs?: number;
+}
+/**
+ * One search result: its title, URL and a snippet of the page.
+ */
+export interface WebSearchHit {
+  title: string;
+  url: string;
+  snippet?: string;
+}
+/**
+ * A skill was loaded: its ``name``, the folder it lives in (``path``), where it was found
+ * (``source``: ``user`` or ``project``), and the tools it narrows the session to while it is
+ * followed (``allowed_tools``; None: no narrowing).
+ */
+export interface SkillDetails {
+  type: 'skill';
+  name: string;
+  path: string;
+  source: string;
+  allowedTools?: string[] | null;
+}
+/**
+ * A call of any tool failed (its result has ``isError``); ``error`` says how.
+ */
+export interface ToolErrorDetails {
+  type: 'error';
+  error: 'invalid_arguments' | 'os_error' | 'tool_error';
 }
 /**
  * ``session/cancel``: whether a run was stopped, and the queued messages dropped.
@@ -307,21 +603,6 @@ export interface McpServerInfo {
   sessions?: number;
 }
 /**
- * A file was edited by ``replacements`` exact replacements, with the change as a diff.
- *
- * ``diff`` is unified (``--- a/…``/``+++ b/…``, paths relative to the session's cwd);
- * ``first_changed_line`` is 1-based in the new text.
- */
-export interface EditDetails {
-  type: 'edit';
-  path: string;
-  replacements: number;
-  diff: string;
-  firstChangedLine: number | null;
-  added: number;
-  removed: number;
-}
-/**
  * Params of a method that takes none (a missing ``params`` member decodes to this).
  */
 export interface Empty {}
@@ -338,29 +619,6 @@ export interface ErrorEvent {
   type: 'error';
   message: string;
   code?: string;
-}
-/**
- * Paths were found: ``count`` matched (``cut``: the result limit stopped the walk).
- */
-export interface FindDetails {
-  type: 'find';
-  path: string;
-  count: number;
-  cut: boolean;
-}
-/**
- * A search ran (with ``backend``): ``matches`` lines in ``files`` files matched.
- *
- * ``cut`` when the result limit stopped the search, ``truncated`` when the output was cut.
- */
-export interface GrepDetails {
-  type: 'grep';
-  path: string;
-  backend: 'python' | 'rg';
-  matches: number;
-  files: number;
-  cut: boolean;
-  truncated?: boolean;
 }
 /**
  * A hook that blocked something (its ``hook_result`` with decision ``block``), placed in
@@ -445,29 +703,6 @@ export interface Location {
   line?: number | null;
 }
 /**
- * A directory was listed: it holds ``count`` entries (``truncated``: not all shown).
- */
-export interface LsDetails {
-  type: 'ls';
-  path: string;
-  count: number;
-  truncated: boolean;
-}
-/**
- * A tool of an MCP server ran: the ``server`` and its ``tool`` (the call's name is
- * ``mcp__<server>__<tool>``), the result's ``structured_content`` as the server sent it, and
- * whether the text was cut at the output limits (``truncated``).
- */
-export interface McpDetails {
-  type: 'mcp';
-  server: string;
-  tool: string;
-  structuredContent?: {
-    [k: string]: unknown;
-  };
-  truncated?: boolean;
-}
-/**
  * ``mcp/list``: the MCP servers configured for ``cwd`` (default: the daemon's own cwd)
  * and those the daemon runs.
  */
@@ -534,207 +769,6 @@ export interface ToolResultMessage {
   isError?: boolean;
   details?: ToolDetails | null;
   timestamp?: number;
-}
-/**
- * A text file was read: which lines, and where to continue.
- *
- * ``lines`` lines from line ``offset`` of ``path`` (``total_lines`` in the file when known).
- * When the result stops early, ``truncated`` is true and ``next_offset`` is the line to
- * continue from.
- */
-export interface ReadDetails {
-  type: 'read';
-  path: string;
-  offset: number;
-  lines: number;
-  totalLines: number | null;
-  truncated?: boolean;
-  nextOffset?: number | null;
-}
-/**
- * An image file was read (``bytes`` long, of type ``mime_type``).
- *
- * ``shown`` is false when the model cannot view images (it was told so instead).
- */
-export interface ReadImageDetails {
-  type: 'read_image';
-  path: string;
-  mimeType: string;
-  bytes: number;
-  shown?: boolean;
-}
-/**
- * A file was written (``created`` when it did not exist), with the change as a diff.
- *
- * The diff fields are set unless the old or new content was binary or too big to diff (then
- * ``diff_omitted`` is true).
- */
-export interface WriteDetails {
-  type: 'write';
-  path: string;
-  created: boolean;
-  bytes: number;
-  lines: number;
-  diff?: string | null;
-  firstChangedLine?: number | null;
-  added?: number | null;
-  removed?: number | null;
-  diffOmitted?: boolean;
-}
-/**
- * The last write or edit of a file was undone; ``remaining`` undo steps are left for it.
- *
- * ``deleted``: the file did not exist before that change, so it was removed. The diff fields
- * are set when both sides are text.
- */
-export interface UndoEditDetails {
-  type: 'undo_edit';
-  path: string;
-  deleted: boolean;
-  remaining: number;
-  diff?: string | null;
-  firstChangedLine?: number | null;
-  added?: number | null;
-  removed?: number | null;
-}
-/**
- * A subagent ran: its own session, profile and how its run ended.
- *
- * ``child_session_id`` is the child's session (listed under this one, resumable);
- * ``agent`` the profile it ran; ``description`` the task's title; ``stop_reason``,
- * ``turns``, ``usage`` and ``cost`` are its run's (the parent's run usage includes them).
- */
-export interface TaskDetails {
-  type: 'task';
-  childSessionId: string;
-  agent: string;
-  description: string;
-  stopReason: string;
-  turns: number;
-  usage: Usage;
-  cost: number;
-}
-/**
- * The agent's plan was written: ``steps`` steps, ``completed`` of them done (the plan
- * itself comes as a ``plan_update`` event).
- */
-export interface TodoDetails {
-  type: 'todo';
-  steps: number;
-  completed: number;
-}
-/**
- * A web page was fetched: the final ``url`` after ``redirects`` redirects, its HTTP
- * ``status`` and ``content_type``, ``bytes`` read, what the model got (``format``:
- * ``markdown`` for converted HTML, ``text`` otherwise), in ``duration_ms``. A result over the
- * limits is cut (``truncated``) with the whole text in ``spill_path``.
- */
-export interface WebFetchDetails {
-  type: 'web_fetch';
-  url: string;
-  status: number;
-  contentType: string;
-  format: 'markdown' | 'text';
-  bytes: number;
-  redirects: number;
-  durationMs: number;
-  truncated?: boolean;
-  spillPath?: string | null;
-}
-/**
- * A Jupyter notebook was read: ``shown`` of its ``cells`` cells from cell ``offset``
- * (1-based), with ``images`` output images sent to the model. When the result stops early,
- * ``truncated`` is true and ``next_offset`` is the cell to continue from.
- */
-export interface ReadNotebookDetails {
-  type: 'read_notebook';
-  path: string;
-  cells: number;
-  offset: number;
-  shown: number;
-  images?: number;
-  truncated?: boolean;
-  nextOffset?: number | null;
-}
-/**
- * One cell of a notebook was replaced, inserted or deleted.
- *
- * ``index`` is the cell's 1-based position (after the edit for replace and insert, before it
- * for delete), ``cell_id`` its id (None in notebooks older than nbformat 4.5), ``cell_type``
- * its type. ``diff`` is a unified diff of the cell's source (``--- a/PATH#cell``), with
- * ``added``/``removed`` line counts; ``outputs_cleared`` when a code cell's outputs and
- * execution count were dropped by the edit.
- */
-export interface NotebookEditDetails {
-  type: 'notebook_edit';
-  path: string;
-  action: 'delete' | 'insert' | 'replace';
-  index: number;
-  cellId: string | null;
-  cellType: string;
-  diff: string;
-  added: number;
-  removed: number;
-  cells: number;
-  outputsCleared?: boolean;
-}
-/**
- * A PDF was read: pages ``first`` to ``last`` (1-based) of ``pages``.
- *
- * ``image_pages`` are pages without a text layer: sent as images (``images`` of them) to a
- * vision model, named only for a text model. ``truncated`` when the result stopped before
- * ``last`` of what was asked (limits), with ``next_page`` to continue from.
- */
-export interface ReadPdfDetails {
-  type: 'read_pdf';
-  path: string;
-  pages: number;
-  first: number;
-  last: number;
-  imagePages?: number[];
-  images?: number;
-  truncated?: boolean;
-  nextPage?: number | null;
-}
-/**
- * A web search ran on ``backend`` (``searxng``, ``brave``, ``tavily``, or the provider's
- * own server-side search): the ``query``, the ``results`` kept after the domain filters
- * (``filtered`` dropped by them) and how long it took.
- */
-export interface WebSearchDetails {
-  type: 'web_search';
-  query: string;
-  backend: string;
-  results: WebSearchHit[];
-  filtered?: number;
-  durationMs?: number;
-}
-/**
- * One search result: its title, URL and a snippet of the page.
- */
-export interface WebSearchHit {
-  title: string;
-  url: string;
-  snippet?: string;
-}
-/**
- * A skill was loaded: its ``name``, the folder it lives in (``path``), where it was found
- * (``source``: ``user`` or ``project``), and the tools it narrows the session to while it is
- * followed (``allowed_tools``; None: no narrowing).
- */
-export interface SkillDetails {
-  type: 'skill';
-  name: string;
-  path: string;
-  source: string;
-  allowedTools?: string[] | null;
-}
-/**
- * A call of any tool failed (its result has ``isError``); ``error`` says how.
- */
-export interface ToolErrorDetails {
-  type: 'error';
-  error: 'invalid_arguments' | 'os_error' | 'tool_error';
 }
 /**
  * A message begins. For assistant messages ``message_update`` deltas follow.

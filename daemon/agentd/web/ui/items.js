@@ -156,6 +156,7 @@ function updateAssistant(node, item) {
     if (block.type === 'thinking') part.querySelector('.thinking-text').textContent = block.text;
     else behind = updateText(part, block.text, item.streaming) || behind;
   });
+  updateSources(node, item.sources ?? []);
   let error = node.querySelector(':scope > .msg-error');
   if (item.error && !error) error = node.appendChild(el('div', 'msg-error'));
   if (error) error.textContent = item.error ?? '';
@@ -164,6 +165,28 @@ function updateAssistant(node, item) {
   if (retry) updateRetry(retry, item.retry ?? { attempt: 0, maxAttempts: 0, delayMs: 0, error: '', waiting: false });
   markCancelled(node, item.stopReason === 'aborted' && !behind);
   return behind;
+}
+
+/**
+ * The pages the reply cites (a provider-side search's results), under its text: links to
+ * http(s) URLs only, the title shown (else the URL).
+ * @param {HTMLElement} node @param {{url: string, title: string}[]} sources
+ */
+function updateSources(node, sources) {
+  node.querySelector(':scope > .msg-sources')?.remove();
+  const safe = sources.filter((source) => /^https?:\/\//i.test(source.url));
+  if (safe.length === 0) return;
+  const list = el('div', 'msg-sources', 'Sources: ');
+  list.setAttribute('aria-label', 'Sources');
+  safe.forEach((source, i) => {
+    const link = /** @type {HTMLAnchorElement} */ (el('a', '', source.title || source.url));
+    link.href = source.url;
+    link.title = source.url;
+    link.rel = 'noopener noreferrer';
+    if (i) list.append(' · ');
+    list.append(link);
+  });
+  node.appendChild(list);
 }
 
 /**

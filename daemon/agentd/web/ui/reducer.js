@@ -14,7 +14,8 @@
  *   (`command`: the custom command typed, `text` being its expansion)
  * @typedef {{kind: 'assistant', key: string, blocks: TextBlock[], streaming: boolean,
  *   stopReason?: string, error?: string, usage?: Usage, model?: string,
- *   retry?: RetryInfo | null}} AssistantItem
+ *   retry?: RetryInfo | null, sources?: {url: string, title: string}[]}} AssistantItem
+ *   (`sources`: the pages a provider-side search gave that the text cites, each once)
  * @typedef {{options: string[], pending: boolean, outcome?: string, reason?: string,
  *   callId?: string, tool?: string, preview?: ApprovalPreview | null,
  *   alwaysRule?: string | null}} Permission
@@ -400,6 +401,7 @@ function assistantEnd(state, message) {
   const item = {
     kind: 'assistant', key: message.id, blocks, streaming: false, stopReason: message.stopReason,
     error: message.errorMessage ?? undefined, usage: message.usage, model: message.model,
+    sources: citedSources(message.content ?? []),
   };
   if (openItem && openItem.key !== message.id && find(state, message.id) === undefined) {
     // The streamed item was keyed provisionally: give it the message's id in place.
@@ -413,10 +415,29 @@ function assistantEnd(state, message) {
     next = put(state, item);
   }
   for (const block of message.content ?? []) {
+    if (block.type === 'server_tool_call') next = serverToolEnd(next, block);
     if (block.type !== 'tool_call') continue;
     next = updateTool(next, block.id, block.name, () => ({ name: block.name, args: block.arguments ?? {} }));
   }
   return { ...next, open: null, toolByIndex: {} };
+}
+
+/** The pages the text blocks cite, each URL once, in the order first cited. */
+function citedSources(content) {
+  const seen = new Map();
+  for (const block of content) {
+    if (block.type !== 'text') continue;
+    for (const cite of block.citations ?? []) if (!seen.has(cite.url)) seen.set(cite.url, { url: cite.url, title: cite.title ?? '' });
+  }
+  return [...seen.values()];
+}
+
+/** A call the provider ran on its side (its web search): a finished tool card, as its events showed it. */
+function serverToolEnd(state, block) {
+  return updateTool(state, block.id, block.name, () => ({
+    name: block.name, args: block.arguments ?? {}, toolKind: 'search',
+    status: block.isError ? 'error' : 'done', result: block.result ?? '', details: block.details ?? null,
+  }));
 }
 
 /** @type {Record<string, (state: ChatState, event: any, seq: number) => ChatState>} */
