@@ -285,6 +285,7 @@ def _assemble(
         changes=changes,
         subagents=link.subagents(session_id) if link.subagents else None,
         path_locks=link.locks or FileLocks(),
+        processes=ProcessTable(),
     )
     context = parts.tool_context(env, ports, state)
     section = config.settings.permissions

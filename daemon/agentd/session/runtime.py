@@ -39,6 +39,7 @@ from agentd.protocol.events import (
     HookResult,
     MessageEnd,
     PlanUpdate,
+    ProcessExit,
     SessionWarning,
     SettingsChanged,
     ToolExecutionEnd,
@@ -94,6 +95,10 @@ class SessionRuntime:
         self.children: dict[str, SessionRuntime] = {}
         """The subagents' sessions running now for this session's task calls, by id."""
         made = parts.agent
+        self.processes = made.context.processes
+        """The session's background processes (they end with :meth:`shutdown`)."""
+        if self.processes is not None:
+            self.processes.emit = self._process_event
         self.hooks = made.hooks(self.emit) if made.hooks is not None else None
         self.extra_tools = made.extra_tools(self.extra_warn) if made.extra_tools else None
         self.agent = Agent(
@@ -153,6 +158,7 @@ class SessionRuntime:
             message_count=len(self.agent.messages),
             title=self.settings.title,
             plan=self.file.plan(),
+            processes=self.processes.infos(live_only=True) if self.processes else [],
         )
 
     def messages(self) -> list[Message]:
@@ -185,7 +191,7 @@ class SessionRuntime:
                     self.file.append_plan(event.entries)
                 elif isinstance(event, HookResult):
                     self.file.append(HookEntry(hook=event))
-                elif isinstance(event, ToolExecutionEnd | AgentEnd):
+                elif isinstance(event, ToolExecutionEnd | AgentEnd | ProcessExit):
                     self.changes.write_pending(self.file)
                 elif isinstance(event, TurnEnd):
                     self._syncs.request()
@@ -193,6 +199,12 @@ class SessionRuntime:
                 self._write_failed(exc)
         for released in self.stream_redactor.events(event):
             self.bus.publish(released)
+
+    def _process_event(self, event: Event) -> None:
+        """A background process's event (outside any tool call): emitted; a failed write of
+        the changes it made is the session warning :meth:`emit` gives, not an error here."""
+        with contextlib.suppress(StoreWriteFailed, SinkFailed):
+            self.emit(event)
 
     async def _settle_changes(self) -> None:
         """The agent's ``settle``: wait (without holding the event loop) until the run's
@@ -430,11 +442,14 @@ class SessionRuntime:
         )
 
     async def shutdown(self) -> None:
-        """Cancel a running run, wait for it to settle, and close the session file."""
+        """Cancel a running run, wait for it to settle, end the background processes, and
+        close the session file."""
         task = self.run.task
         if task is not None:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+        if self.processes is not None:
+            await self.processes.close(self.agent.context.settings.bash_kill_grace)
         await self._syncs.wait()
         if self.extra_tools is not None:
             await self.extra_tools.close()

@@ -53,6 +53,17 @@ class BashParams(msgspec.Struct, forbid_unknown_fields=True):
         Annotated[float, msgspec.Meta(gt=0)] | None,
         msgspec.Meta(description="Seconds before the command is killed (see the tool for limits)."),
     ] = None
+    background: Annotated[
+        bool,
+        msgspec.Meta(
+            description="true: start it in the background and return at once with its id "
+            "(read with process_output, stop with process_kill); no timeout applies."
+        ),
+    ] = False
+    description: Annotated[
+        str | None,
+        msgspec.Meta(description="A few words on what a background process is for."),
+    ] = None
 
 
 class BashTool:
@@ -64,8 +75,12 @@ class BashTool:
         "Default timeout {bash_timeout} s (max {bash_max_timeout} s): the command and all "
         "its children are killed then. Output over {max_lines} lines or {max_kb} KB keeps "
         "only the last part; the full output is "
-        "saved to a file whose path is given. Start long-running background processes with "
-        "their output redirected to a file. A non-zero exit code is reported, not an error. "
+        "saved to a file whose path is given. Start servers, watchers and long runs with "
+        "`background: true` (at most {bash_max_background} at once): the call returns at "
+        "once with an id (`p1`…); process_output reads their output, process_kill stops "
+        "them; they keep running until they exit, are killed or the session closes, and "
+        "when one ends you are told at your next turn. A non-zero exit code is reported, "
+        "not an error. "
         "Destructive commands (e.g. `rm -rf /`, forced git push, mkfs) are refused."
     )
     Params: ClassVar[type[BashParams]] = BashParams
@@ -82,6 +97,10 @@ class BashTool:
         if "\0" in command:
             raise ToolError("The command contains a NUL character, which bash cannot run.")
         _refuse_if_dangerous(command, ctx)
+        if params.background:
+            from agentd.tools.bash_background import run_background
+
+            return await run_background(command, params.description, ctx)
         settings = ctx.settings
         timeout, max_timeout = _timeouts(params.timeout, settings)
         limits = Limits.from_settings(settings)
