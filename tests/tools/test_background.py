@@ -65,14 +65,18 @@ async def test_a_background_server_answers_on_loopback(bg: ToolContext, work: Pa
     assert isinstance(result.details, ProcessDetails)
     info = result.details.process
     assert (info.id, info.state, info.description) == ("p1", "running", "srv")
-    assert info.pid > 0 and "Started background process p1" in text_of(result)
-    read = await call("process_output", bg, id="p1", wait_ms=int(scaled(10) * 1000), filter="listen")
+    assert info.pid > 0
+    assert "Started background process p1" in text_of(result)
+    read = await call(
+        "process_output", bg, id="p1", wait_ms=int(scaled(10) * 1000), filter="listen"
+    )
     port = int(text_of(read).split()[1])
     with socket.create_connection(("127.0.0.1", port), timeout=scaled(5)) as conn:
         assert conn.makefile("rb").readline() == b"hello from the background\n"
     assert "[p1: running" in text_of(read)
     listed = await call("process_list", bg)
-    assert "p1\trunning" in text_of(listed) and "server.py (srv)" in text_of(listed)
+    assert "p1\trunning" in text_of(listed)
+    assert "server.py (srv)" in text_of(listed)
     assert isinstance(bg.events[0], ProcessStart)  # type: ignore[attr-defined]
 
 
@@ -102,10 +106,13 @@ async def test_stdout_and_stderr_interleave_in_order(bg: ToolContext) -> None:
         "out 1", "err 1", "out 2", "err 2", "out 3", "err 3"
     ]  # fmt: skip
     spill = table_of(bg).get("p1").spill.path
-    assert spill is not None and spill.read_text().startswith("out 1\nerr 1\n")
+    assert spill is not None
+    assert spill.read_text().startswith("out 1\nerr 1\n")
 
 
-async def test_wait_returns_at_exit_and_an_unfiltered_read_takes_everything(bg: ToolContext) -> None:
+async def test_wait_returns_at_exit_and_an_unfiltered_read_takes_everything(
+    bg: ToolContext,
+) -> None:
     await call("bash", bg, command="sleep 0.3; printf 'a\\nb'; exit 4", background=True)
     read = await call("process_output", bg, id="p1", wait_ms=int(scaled(20) * 1000), filter="zzz")
     assert "[p1: exited 4" in text_of(read)
@@ -115,10 +122,12 @@ async def test_wait_returns_at_exit_and_an_unfiltered_read_takes_everything(bg: 
 
 async def test_bad_ids_and_filters_are_clear_errors(bg: ToolContext) -> None:
     missing = await call("process_output", bg, id="p9")
-    assert missing.is_error and "No background process 'p9'" in text_of(missing)
+    assert missing.is_error
+    assert "No background process 'p9'" in text_of(missing)
     await call("bash", bg, command="sleep 5", background=True)
     bad = await call("process_output", bg, id="p1", filter="(")
-    assert bad.is_error and "not a valid regex" in text_of(bad)
+    assert bad.is_error
+    assert "not a valid regex" in text_of(bad)
 
 
 async def test_kill_ends_the_whole_group(bg: ToolContext) -> None:
@@ -142,7 +151,9 @@ async def test_exit_is_noted_once_unless_the_model_saw_it(bg: ToolContext) -> No
     await call("process_output", bg, id="p2")
     notes = table.take_exit_notes()
     assert len(notes) == 1
-    assert "p1" in notes[0] and "exited 2" in notes[0] and "bye" in notes[0]
+    assert "p1" in notes[0]
+    assert "exited 2" in notes[0]
+    assert "bye" in notes[0]
     assert table.take_exit_notes() == []
 
 
@@ -158,7 +169,8 @@ async def test_the_cap_is_a_clear_error(work: Path) -> None:
         third = await call("bash", ctx, command="sleep 30", background=True)
         assert third.is_error
         assert "already runs 2 background processes" in text_of(third)
-        assert "bash_max_background = 2" in text_of(third) and "p1, p2" in text_of(third)
+        assert "bash_max_background = 2" in text_of(third)
+        assert "p1, p2" in text_of(third)
         await call("process_kill", ctx, id="p1")
         assert not (await call("bash", ctx, command="sleep 30", background=True)).is_error
         assert [p.id for p in table.live()] == ["p2", "p3"]
@@ -174,7 +186,8 @@ async def test_closing_the_table_kills_and_refuses_more(bg: ToolContext) -> None
     await table_of(bg).close(0.5)
     assert not live_processes(marker)
     refused = await call("bash", bg, command="true", background=True)
-    assert refused.is_error and "closing" in text_of(refused)
+    assert refused.is_error
+    assert "closing" in text_of(refused)
 
 
 def _rss() -> int:
@@ -221,7 +234,9 @@ async def test_a_sandboxed_background_process_cannot_write_outside(
     try:
         command = f"sleep 0.2; echo in > inside.txt; echo x > {outside}/new.txt; echo rc=$?"
         await call("bash", ctx, command=command, background=True)
-        read = await call("process_output", ctx, id="p1", wait_ms=int(scaled(20) * 1000), filter="rc=")
+        read = await call(
+            "process_output", ctx, id="p1", wait_ms=int(scaled(20) * 1000), filter="rc="
+        )
         assert "rc=1" in text_of(read)
     finally:
         await table.close(0.5)

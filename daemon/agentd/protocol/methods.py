@@ -81,16 +81,16 @@ from agentd.protocol.mcp import (
     McpListResult as McpListResult,
 )
 from agentd.protocol.mcp import McpServerParam
+from agentd.protocol.processes import KillProcessParams as KillProcessParams
+from agentd.protocol.processes import ProcessesParams as ProcessesParams
+from agentd.protocol.processes import ProcessesResult as ProcessesResult
+from agentd.protocol.processes import ProcessInfo
 from agentd.protocol.rewind import (
     SessionRewindParams as SessionRewindParams,
 )
 from agentd.protocol.rewind import (
     SessionRewindResult as SessionRewindResult,
 )
-from agentd.protocol.processes import KillProcessParams as KillProcessParams
-from agentd.protocol.processes import ProcessesParams as ProcessesParams
-from agentd.protocol.processes import ProcessesResult as ProcessesResult
-from agentd.protocol.processes import ProcessInfo
 from agentd.protocol.session_file import SessionSummary
 from agentd.protocol.skills import (
     SessionSkillsParams as SessionSkillsParams,

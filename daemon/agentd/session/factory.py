@@ -39,6 +39,7 @@ from agentd.tools import build_tools, run_tool, toolset
 from agentd.tools.base import PathLocks, Subagents, Tool, ToolContext, ToolPorts
 from agentd.tools.files.history import history_in
 from agentd.tools.files.locks import FileLocks
+from agentd.tools.process.table import ProcessTable
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -23,7 +24,11 @@ from agentd.protocol.methods import (
     HookBlock,
     MessagesResult,
 )
+from agentd.protocol.processes import ProcessExit, ProcessStart
 from agentd.protocol.session_file import CompactionEntry, Entry, HookEntry, MessageEntry
+
+if TYPE_CHECKING:
+    from agentd.session.runtime import SessionRuntime
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(MessagesResult).decode
@@ -118,3 +123,11 @@ def history_events(messages: Sequence[Message], blocks: Sequence[HookBlock]) -> 
     for message in messages:
         yield MessageEnd(message=message)
         yield from (block.hook for block in placed.get(message.id, ()))
+
+
+def process_events(runtime: SessionRuntime) -> Iterator[ProcessStart | ProcessExit]:
+    """The session's background processes for a ``replay``: ``process_start`` for each one
+    running, ``process_exit`` for each one ended, oldest first."""
+    table = runtime.processes
+    for info in table.infos() if table is not None else []:
+        yield ProcessStart(process=info) if info.state == "running" else ProcessExit(process=info)

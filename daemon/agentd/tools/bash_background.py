@@ -41,8 +41,7 @@ async def run_background(command: str, description: str | None, ctx: ToolContext
     table = ctx.processes
     if table is None:
         raise ToolError(
-            "This session cannot keep background processes; run the command without "
-            "background."
+            "This session cannot keep background processes; run the command without background."
         )
     ident = table.reserve(ctx.settings.bash_max_background)
     try:

@@ -82,7 +82,9 @@ class ProcessOutputTool:
         parts.append(_status(process))
         if not process.running:
             process.exit_seen = True
-        return ToolResult("\n".join(parts), ProcessDetails(process=process.info(), skipped_bytes=skipped))
+        return ToolResult(
+            "\n".join(parts), ProcessDetails(process=process.info(), skipped_bytes=skipped)
+        )
 
 
 class ProcessKillParams(msgspec.Struct, forbid_unknown_fields=True):
@@ -118,8 +120,7 @@ class ProcessListParams(msgspec.Struct, forbid_unknown_fields=True):
 class ProcessListTool:
     name: ClassVar[str] = "process_list"
     description: ClassVar[str] = (
-        "List this session's background processes: id, state, runtime, output size and "
-        "command."
+        "List this session's background processes: id, state, runtime, output size and command."
     )
     Params: ClassVar[type[ProcessListParams]] = ProcessListParams
     kind: ClassVar[ToolKind] = "read"
@@ -148,7 +149,9 @@ def _compile(source: str | None) -> re.Pattern[str] | None:
         raise ToolError(f"The filter is not a valid regex: {error}.") from None
 
 
-async def _wait(process: BackgroundProcess, pattern: re.Pattern[str] | None, seconds: float) -> None:
+async def _wait(
+    process: BackgroundProcess, pattern: re.Pattern[str] | None, seconds: float
+) -> None:
     deadline = time.monotonic() + seconds
     while process.running and not process.has_unread(pattern):
         left = deadline - time.monotonic()
