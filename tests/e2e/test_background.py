@@ -11,6 +11,7 @@ import os
 import signal
 import socket
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -127,7 +128,7 @@ async def test_a_background_server_outlives_its_run_and_client(home: Home) -> No
             assert "server.py" in export["content"]
             await again.call("session/close", {"sessionId": sid})
             await wait_until_async(lambda: not _alive(pid), 10, "the server to end")
-        with pytest.raises(OSError):
+        with pytest.raises(ConnectionRefusedError):
             answer(port)
     finally:
         stop(daemon)
@@ -135,7 +136,7 @@ async def test_a_background_server_outlives_its_run_and_client(home: Home) -> No
 
 def _alive(pid: int) -> bool:
     try:
-        state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except OSError:
         return False
     return state != "Z"
