@@ -113,6 +113,10 @@ def dispatch(options: argparse.Namespace) -> int:
         from agentctl.rewind_cmd import rewind_main
 
         return rewind_main(options)
+    if command in ("ps", "kill"):
+        from agentctl.processes_cmd import processes_main
+
+        return processes_main(options)
     if command == "rpc":
         from agentctl.rpc_cmd import rpc_main
 

@@ -300,4 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sessions(commands)
     _add_daemon(commands)
     _add_rewind(commands)
+    from agentctl.processes_cmd import add_process_parsers
+
+    add_process_parsers(commands, _connection_options)
     return parser

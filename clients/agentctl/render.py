@@ -64,6 +64,7 @@ from agentd.protocol.events import (
     ToolExecutionStart,
     TurnStart,
 )
+from agentd.protocol.processes import ProcessExit, ProcessStart
 
 if TYPE_CHECKING:
     from agentctl.mdterm import MarkdownStream
@@ -361,6 +362,11 @@ class TerminalRenderer:
                 self.line(style.red(f"⊘ {hook_block_line(event)}"))
             case SessionRewound():
                 self.line(style.yellow(f"↶ {rewound_line(event)}"))
+            case ProcessStart() | ProcessExit():
+                from agentctl.processes_cmd import process_line
+
+                started = isinstance(event, ProcessStart)
+                self.line(style.cyan(process_line(event.process, started=started)))
             case _:
                 pass
 
