@@ -31,7 +31,7 @@ from agentd.tools.process.shell import start_shell
 from agentd.tools.process.spill import SpillWriter, fallback_dir
 from agentd.tools.process.table import ProcessTable
 
-GRACE_SECONDS = 0.012
+GRACE_SECONDS = 0.008
 """How long the call waits for a background process's first lines (the call returns within
 20 ms of the start)."""
 
