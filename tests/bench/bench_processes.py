@@ -149,7 +149,9 @@ async def _measure_busy(
                     received["events"] += 1
 
         watcher = asyncio.create_task(watch())
-        await asyncio.sleep(0.5)
+        idle = Prober(socket)
+        await asyncio.sleep(3)
+        quiet = sorted(idle.finish())
         before = peak = _rss_mib(pid)
         prober = Prober(socket)
         began = time.perf_counter()
@@ -172,8 +174,14 @@ async def _measure_busy(
     finally:
         await client.close()
     p99 = times[min(len(times) - 1, int(len(times) * 0.99))] * 1000
+    quiet_p99 = quiet[min(len(quiet) - 1, int(len(quiet) * 0.99))] * 1000
     scale = f"{procs} procs x 1 MB/s x {seconds} s"
     return [
+        (
+            f"another client's p99, no load (the machine's baseline, n={len(quiet)})",
+            f"{quiet_p99:.1f} ms",
+            "—",
+        ),
         (
             f"daemon RSS growth, {scale} ({printed / 2**20:.0f} MiB printed, "
             f"{before:.0f} → {peak:.0f} MiB)",

@@ -42,6 +42,9 @@ TAIL_BYTES = 4096
 """Output kept for the tail shown to clients and in exit notes."""
 SHOWN_TAIL_CHARS = 2048
 """The most of the tail a :class:`ProcessInfo` carries."""
+EVENT_CHARS = 4096
+"""The most output one ``process_output`` event carries (clients show a tail; the spill file
+and ``process_output`` reads have the rest)."""
 DRAIN_SECONDS = 0.2
 """How long the output pipe may stay open after the shell ended (children holding it)."""
 PAUSE_BACKLOG = 256 * 1024
@@ -105,7 +108,9 @@ class BackgroundProcess:
         self._unread = bytearray()
         self._tail = bytearray()
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        self._throttle = UpdateThrottle(lambda text: on_output(self.id, text), update_interval)
+        self._throttle = UpdateThrottle(
+            lambda text: on_output(self.id, text), update_interval, EVENT_CHARS
+        )
         self._changed = asyncio.Event()
         self._transport: asyncio.ReadTransport | None = None
         self._pipe_done = asyncio.get_running_loop().create_future()
