@@ -92,7 +92,8 @@ async def test_output_waits_filters_and_tails(bg: ToolContext) -> None:
     assert text_of(rest).splitlines()[0] == "done"
     await wait_until_async(lambda: not table_of(bg).get("p1").running, 10)
     final = await call("process_output", bg, id="p1")
-    assert text_of(final).startswith("err\n[p1: exited 0")
+    # "err" came after "done": in the same read (dropped by the filter) or in this one
+    assert text_of(final).startswith(("err\n[p1: exited 0", "(no new output)\n[p1: exited 0"))
     empty = await call("process_output", bg, id="p1")
     assert text_of(empty).startswith("(no new output)\n[p1: exited 0")
 

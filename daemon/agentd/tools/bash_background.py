@@ -28,7 +28,8 @@ from agentd.tools.process.background import BackgroundProcess
 from agentd.tools.process.environment import child_env
 from agentd.tools.process.proctree import MARKER_VAR, new_marker
 from agentd.tools.process.shell import start_shell
-from agentd.tools.process.spill import SpillWriter, fallback_dir
+from agentd.tools.process.spill import fallback_dir
+from agentd.tools.process.spill_pool import PooledSpillWriter
 from agentd.tools.process.table import ProcessTable
 
 GRACE_SECONDS = 0.008
@@ -71,7 +72,7 @@ async def _start(
         if ctx.changes is not None:
             await watch.enter_async_context(ctx.changes.watching())
         spill = await asyncio.to_thread(
-            SpillWriter.open,
+            PooledSpillWriter.open,
             ctx.spill_dir or fallback_dir(),
             settings.bash_spill_keep,
             settings.bash_spill_max_bytes,
