@@ -27,6 +27,7 @@ from agentctl.mdterm import MarkdownStream
 from agentctl.nesting import Subagents
 from agentctl.outcome import RunSummary
 from agentctl.outputblock import DONE_MARK, FAILED_MARK, output_lines, output_text, redundant
+from agentctl.processfmt import process_line
 from agentctl.style import Style, terminal_height, terminal_width
 from agentctl.toolfmt import (
     call_failed,
@@ -363,8 +364,6 @@ class TerminalRenderer:
             case SessionRewound():
                 self.line(style.yellow(f"↶ {rewound_line(event)}"))
             case ProcessStart() | ProcessExit():
-                from agentctl.processes_cmd import process_line
-
                 started = isinstance(event, ProcessStart)
                 self.line(style.cyan(process_line(event.process, started=started)))
             case _:

@@ -26,7 +26,7 @@ def _scenario() -> dict[str, Any]:
                 "response": {
                     "tool_calls": [tool_call("bash", {"command": COMMAND, "background": True})]
                 }
-            },  # noqa: E501
+            },
             {"response": {"content": "Ticking."}},
         ],
     }

@@ -28,7 +28,7 @@ from agentd.protocol.processes import ProcessExit, ProcessStart
 from agentd.protocol.session_file import CompactionEntry, Entry, HookEntry, MessageEntry
 
 if TYPE_CHECKING:
-    from agentd.session.runtime import SessionRuntime
+    from agentd.tools.process.table import ProcessTable
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(MessagesResult).decode
@@ -125,9 +125,8 @@ def history_events(messages: Sequence[Message], blocks: Sequence[HookBlock]) -> 
         yield from (block.hook for block in placed.get(message.id, ()))
 
 
-def process_events(runtime: SessionRuntime) -> Iterator[ProcessStart | ProcessExit]:
+def process_events(table: ProcessTable | None) -> Iterator[ProcessStart | ProcessExit]:
     """The session's background processes for a ``replay``: ``process_start`` for each one
     running, ``process_exit`` for each one ended, oldest first."""
-    table = runtime.processes
     for info in table.infos() if table is not None else []:
         yield ProcessStart(process=info) if info.state == "running" else ProcessExit(process=info)

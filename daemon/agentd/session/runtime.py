@@ -39,7 +39,6 @@ from agentd.protocol.events import (
     HookResult,
     MessageEnd,
     PlanUpdate,
-    ProcessExit,
     SessionWarning,
     SettingsChanged,
     ToolExecutionEnd,
@@ -54,6 +53,7 @@ from agentd.protocol.methods import (
     SessionInfo,
     SessionStateResult,
 )
+from agentd.protocol.processes import ProcessExit
 from agentd.protocol.session_file import (
     HookEntry,
     ModelChangeEntry,

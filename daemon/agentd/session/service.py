@@ -160,7 +160,7 @@ class SessionService(StoredSessionMethods):
                     runtime.bus.send_one(subscriber, event)
                 if plan := runtime.file.plan():
                     runtime.bus.send_one(subscriber, PlanUpdate(entries=plan))
-                for event in process_events(runtime):
+                for event in process_events(runtime.processes):
                     runtime.bus.send_one(subscriber, event)
             sessions.watch(runtime, subscriber)
         return SessionLoadResult(

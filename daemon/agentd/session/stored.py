@@ -123,15 +123,15 @@ class StoredSessionMethods:
     ) -> ProcessInfo:
         """``session/killProcess``: end one background process; InvalidParams for an id the
         session does not have."""
-        from agentd.tools.base import ToolError
-
         runtime = await self._manager().get(params.session_id)
-        if runtime.processes is None:
-            raise InvalidParams(f"session {runtime.id} has no background processes")
-        try:
-            process = runtime.processes.get(params.process_id)
-        except ToolError as error:
-            raise InvalidParams(str(error)) from None
+        table = runtime.processes
+        process = table.processes.get(params.process_id) if table is not None else None
+        if table is None or process is None:
+            known = ", ".join(table.processes) if table is not None and table.processes else "none"
+            raise InvalidParams(
+                f"No background process {params.process_id!r} in session {runtime.id} "
+                f"(its processes: {known})"
+            )
         await process.kill(runtime.agent.context.settings.bash_kill_grace)
         return process.info()
 

@@ -89,7 +89,7 @@ def _arguments(call: ToolCall) -> str:
 
 def _process_text(process: ProcessInfo) -> str:
     """One background process in a line: id, state, runtime, output size, command."""
-    state = process.state
+    state: str = process.state
     if state == "exited":
         state = f"exited {process.exit_code}"
     elif state == "killed" and process.signal:

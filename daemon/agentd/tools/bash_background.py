@@ -2,7 +2,7 @@
 
 The command gets what a foreground call gets: the permission decision was the same call's
 (the approver saw ``background`` among its arguments), the same environment filtering, the
-same workspace sandbox (bubblewrap or Landlock, :func:`agentd.tools.bash.confinement`), the
+same workspace sandbox (bubblewrap or Landlock, :func:`agentd.tools.bash_setup.confinement`), the
 same process group, marker, registry entry and death signal; its file changes are found by
 the same tree watch (:meth:`agentd.tools.base.FileChanges.watching`), held from before it
 starts until it ends, so ``session/rewind`` knows what it created. It starts in the
@@ -22,7 +22,7 @@ import time
 
 from agentd.protocol.processes import ProcessDetails
 from agentd.tools.base import ToolContext, ToolError, ToolResult
-from agentd.tools.bash import _git_restore, _git_snapshot, _prepare
+from agentd.tools.bash_setup import git_restore, git_snapshot, prepare
 from agentd.tools.files.truncate import Limits, truncate_tail
 from agentd.tools.process.background import BackgroundProcess
 from agentd.tools.process.environment import child_env
@@ -30,7 +30,7 @@ from agentd.tools.process.proctree import MARKER_VAR, new_marker
 from agentd.tools.process.shell import start_shell
 from agentd.tools.process.spill import fallback_dir
 from agentd.tools.process.spill_pool import PooledSpillWriter
-from agentd.tools.process.table import ProcessTable
+from agentd.tools.process.table import ProcessRefused, ProcessTable
 
 GRACE_SECONDS = 0.008
 """How long the call waits for a background process's first lines (the call returns within
@@ -44,7 +44,10 @@ async def run_background(command: str, description: str | None, ctx: ToolContext
         raise ToolError(
             "This session cannot keep background processes; run the command without background."
         )
-    ident = table.reserve(ctx.settings.bash_max_background)
+    try:
+        ident = table.reserve(ctx.settings.bash_max_background)
+    except ProcessRefused as refused:
+        raise ToolError(str(refused)) from None
     try:
         process, notes = await _start(ident, command, description, ctx, table)
     finally:
@@ -65,8 +68,8 @@ async def _start(
     env = child_env(ctx.env, settings)
     marker = new_marker()
     env[MARKER_VAR] = marker
-    start_cwd, notes, (ruleset, wrapper, fds) = await asyncio.to_thread(_prepare, ctx, env)
-    git_before = await asyncio.to_thread(_git_snapshot, ctx)
+    start_cwd, notes, (ruleset, wrapper, fds) = await asyncio.to_thread(prepare, ctx, env)
+    git_before = await asyncio.to_thread(git_snapshot, ctx)
     watch = contextlib.AsyncExitStack()
     try:
         if ctx.changes is not None:
@@ -96,7 +99,7 @@ async def _start(
     async def finish() -> None:
         await watch.aclose()
         if git_before is not None:
-            await asyncio.to_thread(_git_restore, git_before)
+            await asyncio.to_thread(git_restore, git_before)
 
     await process.attach()
     table.add(process, finish)

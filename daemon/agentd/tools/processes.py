@@ -18,7 +18,7 @@ from agentd.protocol.processes import ProcessDetails, ProcessListDetails
 from agentd.tools.base import ToolContext, ToolError, ToolResult
 from agentd.tools.files.truncate import Limits, truncate_tail
 from agentd.tools.process.background import BackgroundProcess
-from agentd.tools.process.table import ProcessTable
+from agentd.tools.process.table import ProcessRefused, ProcessTable
 
 MAX_WAIT_MS = 600_000
 """The longest ``wait_ms`` (10 minutes)."""
@@ -29,6 +29,13 @@ def _table(ctx: ToolContext) -> ProcessTable:
     if ctx.processes is None:
         raise ToolError("This session has no background processes.")
     return ctx.processes
+
+
+def _process(ctx: ToolContext, ident: str) -> BackgroundProcess:
+    try:
+        return _table(ctx).get(ident)
+    except ProcessRefused as refused:
+        raise ToolError(str(refused)) from None
 
 
 class ProcessOutputParams(msgspec.Struct, forbid_unknown_fields=True):
@@ -65,7 +72,7 @@ class ProcessOutputTool:
         return []
 
     async def run(self, params: ProcessOutputParams, ctx: ToolContext) -> ToolResult:
-        process = _table(ctx).get(params.id)
+        process = _process(ctx, params.id)
         pattern = _compile(params.filter)
         if params.wait_ms:
             await _wait(process, pattern, params.wait_ms / 1000)
@@ -105,7 +112,7 @@ class ProcessKillTool:
         return []
 
     async def run(self, params: ProcessKillParams, ctx: ToolContext) -> ToolResult:
-        process = _table(ctx).get(params.id)
+        process = _process(ctx, params.id)
         was_running = process.running
         await process.kill(ctx.settings.bash_kill_grace)
         process.exit_seen = True

@@ -17,12 +17,16 @@ from collections.abc import Awaitable, Callable
 
 from agentd.protocol.events import Event
 from agentd.protocol.processes import ProcessExit, ProcessInfo, ProcessOutput, ProcessStart
-from agentd.tools.base import ToolError
 from agentd.tools.process.background import BackgroundProcess
 
 NOTE_LINES = 10
 """Lines of output an exit note quotes."""
 NOTE_CHARS = 1500
+
+
+class ProcessRefused(Exception):
+    """A process cannot start (the cap, a closing session) or is unknown; ``str()`` is
+    written for the model (the tools raise it as their ToolError) and for clients."""
 
 
 def _ignore(_event: Event) -> None:
@@ -43,14 +47,14 @@ class ProcessTable:
     # --- starting ----------------------------------------------------------------------------
 
     def reserve(self, cap: int) -> str:
-        """The id of a process about to start; ToolError when ``cap`` run (or start) already,
+        """The id of a process about to start; ProcessRefused when ``cap`` run (or start) already,
         or the session is closing. Pair with :meth:`unreserve` once it started or failed."""
         if self.closed:
-            raise ToolError("The session is closing; no background process can start now.")
+            raise ProcessRefused("The session is closing; no background process can start now.")
         live = len(self.live()) + self._starting
         if live >= cap:
             ids = ", ".join(process.id for process in self.live())
-            raise ToolError(
+            raise ProcessRefused(
                 f"This session already runs {live} background processes, the most it may "
                 f"([tools] bash_max_background = {cap}): {ids}. Stop one with process_kill "
                 "(or wait for one to end) before starting another, or run this command in "
@@ -84,11 +88,11 @@ class ProcessTable:
     # --- reading -----------------------------------------------------------------------------
 
     def get(self, ident: str) -> BackgroundProcess:
-        """The process ``ident``; ToolError naming the session's ids when there is none."""
+        """The process ``ident``; ProcessRefused naming the session's ids when there is none."""
         process = self.processes.get(ident.strip())
         if process is None:
             known = ", ".join(self.processes) or "none yet"
-            raise ToolError(
+            raise ProcessRefused(
                 f"No background process {ident!r} in this session (its processes: {known}). "
                 "Start one with bash and background: true."
             )
