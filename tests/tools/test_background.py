@@ -81,21 +81,25 @@ async def test_a_background_server_answers_on_loopback(bg: ToolContext, work: Pa
 
 
 async def test_output_waits_filters_and_tails(bg: ToolContext) -> None:
+    table = table_of(bg)
     lines = " ".join(f"'line {i}' 'other {i}'" for i in range(1, 6))
-    command = f"sleep 0.2; printf '%s\\n' {lines}; sleep 0.3; echo done; echo err >&2"
-    await call("bash", bg, command=command, background=True)
+    await call("bash", bg, command=f"sleep 0.2; printf '%s\\n' {lines}", background=True)
+    await wait_until_async(lambda: not table.get("p1").running, 10)
+    tail = await call("process_output", bg, id="p1", filter="^line", tail=2)
+    shown = text_of(tail).splitlines()
+    assert shown[:2] == ["line 4", "line 5"]
+    assert shown[2].startswith("[p1: exited 0, ")
+    # wait for a matching line while it runs, then for the end
+    await call("bash", bg, command="sleep 0.3; echo done; sleep 0.3; echo err >&2", background=True)
     wait = int(scaled(10) * 1000)
-    tail = await call("process_output", bg, id="p1", wait_ms=wait, filter="^line", tail=2)
-    assert text_of(tail).splitlines()[:2] == ["line 4", "line 5"]
-    # the filtered read took the lines it read, matching or not
-    rest = await call("process_output", bg, id="p1", wait_ms=wait, filter="done")
-    assert text_of(rest).splitlines()[0] == "done"
-    await wait_until_async(lambda: not table_of(bg).get("p1").running, 10)
-    final = await call("process_output", bg, id="p1")
-    # "err" came after "done": in the same read (dropped by the filter) or in this one
-    assert text_of(final).startswith(("err\n[p1: exited 0", "(no new output)\n[p1: exited 0"))
-    empty = await call("process_output", bg, id="p1")
-    assert text_of(empty).startswith("(no new output)\n[p1: exited 0")
+    ready = await call("process_output", bg, id="p2", wait_ms=wait, filter="done")
+    assert text_of(ready).splitlines()[0] == "done"
+    assert "[p2: running" in text_of(ready)
+    final = await call("process_output", bg, id="p2", wait_ms=wait)
+    assert text_of(final).startswith(("err\n[p2: running", "err\n[p2: exited 0"))
+    await wait_until_async(lambda: not table.get("p2").running, 10)
+    empty = await call("process_output", bg, id="p2")
+    assert text_of(empty).startswith("(no new output)\n[p2: exited 0")
 
 
 async def test_stdout_and_stderr_interleave_in_order(bg: ToolContext) -> None:
