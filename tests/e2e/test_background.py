@@ -25,6 +25,7 @@ from tests.harness import (
     run,
     socket_client,
     start_run,
+    stdio_client,
     stop,
     wait_until_async,
 )
@@ -116,6 +117,12 @@ async def test_a_background_server_outlives_its_run_and_client(home: Home) -> No
             assert answer(port) == b"pong\n"
             listed = await again.call("session/processes", {})
             assert [s["sessionId"] for s in listed["sessions"]] == [sid]
+            buffered = again.raw_events(sid)
+            await again.call("session/subscribe", {"sessionId": sid, "sinceSeq": 0})
+            since = await drain(buffered, until="process_start")
+            buffered.close()
+            assert since[-1]["seq"] > 0  # the replay buffer holds it
+            await again.call("session/unsubscribe", {"sessionId": sid})
             replayed = again.raw_events(sid)
             await again.call("session/load", {"sessionId": sid, "replay": True})
             seen = await drain(replayed, until="process_start")
@@ -199,3 +206,37 @@ async def test_a_killed_daemon_leaves_no_background_process(home: Home) -> None:
         stop(daemon)
         for pid in running(needle):
             os.kill(pid, signal.SIGKILL)
+
+
+async def test_a_background_process_files_are_tracked_for_rewind(home: Home) -> None:
+    """What a background process creates is recorded when it ends (a ``file_changes``
+    entry), so rewinding the prompt that started it removes the file."""
+    command = "sleep 0.3; echo made > bg-made.txt"
+    scenario = {
+        "name": "maker",
+        "trigger": "make a file in the background",
+        "steps": [
+            {
+                "response": {
+                    "tool_calls": [tool_call("bash", {"command": command, "background": True})]
+                }
+            },
+            {"response": {"content": "Making it."}},
+        ],
+    }
+    add_scenarios(home, scenario)
+    made = home.project / "bg-made.txt"
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home)
+        stream = client.raw_events(sid)
+        await run(client, sid, "make a file in the background")
+        await drain(stream, until="process_exit")
+        stream.close()
+        assert made.read_text() == "made\n"
+        (path,) = home.sessions.glob(f"*/*_{sid}.jsonl")
+        entries = [json.loads(line) for line in path.read_text().splitlines()[1:]]
+        changed = {c["path"] for e in entries if e["type"] == "file_changes" for c in e["changes"]}
+        assert str(made) in changed
+        result = await client.call("session/rewind", {"sessionId": sid, "turns": 1})
+    assert str(made) in result["removed"]
+    assert not made.exists()
