@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from agentctl.exitcodes import exit_code_words
+from agentctl.run.exitcodes import exit_code_words
 
 DESCRIPTION = "Shell client of agentd, the headless coding-agent daemon."
 EPILOG = f"exit codes: {exit_code_words()}"

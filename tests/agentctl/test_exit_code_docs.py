@@ -1,4 +1,4 @@
-"""The exit codes are one list (:data:`agentctl.exitcodes.EXIT_CODES`) shown alike by
+"""The exit codes are one list (:data:`agentctl.run.exitcodes.EXIT_CODES`) shown alike by
 ``--help``, README.md's "Using it" and the agentctl README's table; the ``send`` options
 table is one Markdown table (no paragraph splitting it)."""
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import outcome
 from agentctl.cli import main
-from agentctl.exitcodes import EXIT_CODES, exit_code_words
+from agentctl.run import outcome
+from agentctl.run.exitcodes import EXIT_CODES, exit_code_words
 
 ROOT = Path(__file__).resolve().parents[2]
 CTL_README = ROOT / "clients" / "agentctl" / "README.md"

@@ -131,7 +131,7 @@ def project_files(cwd: Path, task: bool) -> tuple[str, tuple[str, list[str]] | N
 
 def hooks_maker(config: Config, context: ToolContext, cwd: Path) -> HooksMaker | None:
     """The ``[hooks]`` of the configuration (the user's, and a trusted project's), made around
-    the runtime's sink; None without any, so that nothing of :mod:`agentd.hooks` is imported."""
+    the session's sink; None without any, so that nothing of :mod:`agentd.hooks` is imported."""
     settings = config.settings.hooks
     if not any(getattr(settings, event) for event in settings.__struct_fields__):
         return None
