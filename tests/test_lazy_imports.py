@@ -137,7 +137,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentd.tools.process.spill": (HEAVY, ("structlog", "tempfile")),
     "agentd.web.remote": (HEAVY, ("ssl",)),
     # sandboxing, only for a confined command
-    "agentd.tools.bash": (SANDBOX, (
+    "agentd.tools.bash_setup": (SANDBOX, (
         "agentd.tools.process.gitdirs", "agentd.tools.process.landlock",
         "agentd.tools.process.mountns", "agentd.tools.process.seccomp",
     )),

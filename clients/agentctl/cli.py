@@ -121,6 +121,10 @@ def dispatch(namespace: argparse.Namespace) -> int:
             from agentctl.commands.rpc import rpc_main
 
             return rpc_main(options)
+        case typed.PsOptions() | typed.KillOptions():
+            from agentctl.commands.processes import processes_main
+
+            return processes_main(options)
     from agentctl.commands.sessions import command_main
 
     return command_main(options)

@@ -239,6 +239,20 @@ class RewindOptions(CommandOptions, frozen=True, kw_only=True):
     json: bool = False
 
 
+class PsOptions(CommandOptions, frozen=True, kw_only=True):
+    """``agentctl ps [SESSION]``."""
+
+    session_id: str | None = None
+    json: bool = False
+
+
+class KillOptions(CommandOptions, frozen=True, kw_only=True):
+    """``agentctl kill SESSION ID``."""
+
+    session_id: str
+    process_id: str
+
+
 class BridgeOptions(CommandOptions, frozen=True, kw_only=True):
     """``agentctl bridge`` reached through the parser (the fast path skips it)."""
 
@@ -267,6 +281,8 @@ AnyOptions: TypeAlias = (
     | SkillsCheck
     | WebOptions
     | RewindOptions
+    | PsOptions
+    | KillOptions
     | BridgeOptions
 )
 
@@ -293,6 +309,8 @@ OPTIONS_OF: dict[str, type[AnyOptions]] = {
     "skills check": SkillsCheck,
     "web": WebOptions,
     "rewind": RewindOptions,
+    "ps": PsOptions,
+    "kill": KillOptions,
     "bridge": BridgeOptions,
 }
 """The options Struct of each command (and action) of :func:`agentctl.parser.build_parser`."""

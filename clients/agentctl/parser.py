@@ -289,6 +289,17 @@ def _add_rewind(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     rewind.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
+def _add_processes(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    ps = commands.add_parser("ps", help="background processes of a session (or all loaded)")
+    _connection_options(ps, stdio=False)
+    ps.add_argument("session_id", nargs="?", default=None, metavar="SESSION")
+    ps.add_argument("--json", action="store_true", help="print the result as JSON")
+    kill = commands.add_parser("kill", help="end a background process of a session")
+    _connection_options(kill, stdio=False)
+    kill.add_argument("session_id", metavar="SESSION")
+    kill.add_argument("process_id", metavar="ID")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full ``agentctl`` parser; ``options.command`` names the chosen command."""
     parser = argparse.ArgumentParser(prog="agentctl", description=DESCRIPTION, epilog=EPILOG)
@@ -300,4 +311,5 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sessions(commands)
     _add_daemon(commands)
     _add_rewind(commands)
+    _add_processes(commands)
     return parser

@@ -26,6 +26,7 @@ from agentctl.render.footer import format_footer
 from agentctl.render.mdterm import MarkdownStream
 from agentctl.render.nesting import Subagents
 from agentctl.render.outputblock import DONE_MARK, FAILED_MARK, output_lines, output_text, redundant
+from agentctl.render.processfmt import process_line
 from agentctl.render.style import Style, terminal_height, terminal_width
 from agentctl.render.toolfmt import (
     call_failed,
@@ -64,6 +65,7 @@ from agentd.protocol.events import (
     ToolExecutionStart,
     TurnStart,
 )
+from agentd.protocol.processes import ProcessExit, ProcessStart
 
 if TYPE_CHECKING:
     from agentctl.render.mdterm import MarkdownStream
@@ -361,6 +363,9 @@ class TerminalRenderer:
                 self.line(style.red(f"⊘ {hook_block_line(event)}"))
             case SessionRewound():
                 self.line(style.yellow(f"↶ {rewound_line(event)}"))
+            case ProcessStart() | ProcessExit():
+                started = isinstance(event, ProcessStart)
+                self.line(style.cyan(process_line(event.process, started=started)))
             case _:
                 pass
 

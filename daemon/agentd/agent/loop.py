@@ -257,8 +257,15 @@ class Agent:
         run.result.turns += 1
         run.open_turn = run.result.turns
         self.sink(TurnStart(turn=run.result.turns))
-        for message in pending:
+        for message in [*self._process_notes(), *pending]:
             self._add_user(message)
+
+    def _process_notes(self) -> list[UserMessage]:
+        """The background processes that ended since the model last looked, each told once,
+        as a user message at the start of the turn."""
+        processes = self.context.processes
+        notes = processes.take_exit_notes() if processes is not None else []
+        return [user_message("\n".join(notes))] if notes else []
 
     def _end_turn(self, run: ActiveRun, stop_reason: StopReason) -> None:
         turn, run.open_turn = run.open_turn, None

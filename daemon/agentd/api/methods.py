@@ -50,6 +50,12 @@ if TYPE_CHECKING:
         SubscribeParams,
         SubscribeResult,
     )
+    from agentd.protocol.processes import (
+        KillProcessParams,
+        ProcessesParams,
+        ProcessesResult,
+        ProcessInfo,
+    )
     from agentd.protocol.rewind import (
         SessionRewindParams,
         SessionRewindResult,
@@ -93,6 +99,14 @@ class SessionMethods(Protocol):
     async def state(
         self, params: SessionIdParams, subscriber: Subscriber | None = None
     ) -> SessionStateResult: ...
+
+    async def processes(
+        self, params: ProcessesParams, subscriber: Subscriber | None = None
+    ) -> ProcessesResult: ...
+
+    async def kill_process(
+        self, params: KillProcessParams, subscriber: Subscriber | None = None
+    ) -> ProcessInfo: ...
 
     async def messages(
         self, params: MessagesParams, subscriber: Subscriber | None = None

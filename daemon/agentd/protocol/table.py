@@ -67,6 +67,12 @@ from agentd.protocol.methods import (
     WriteTextFileParams,
     WriteTextFileResult,
 )
+from agentd.protocol.processes import (
+    KillProcessParams,
+    ProcessesParams,
+    ProcessesResult,
+    ProcessInfo,
+)
 from agentd.protocol.rewind import SessionRewindParams, SessionRewindResult
 from agentd.protocol.skills import (
     SessionSkillsParams,
@@ -169,6 +175,20 @@ METHODS: dict[str, MethodSpec] = {
         SessionStateResult,
         "Idle or running, model, queues, usage.",
         call="state",
+        http=True,
+    ),
+    "session/processes": MethodSpec(
+        ProcessesParams,
+        ProcessesResult,
+        "The background processes of a session (or of every loaded one).",
+        call="processes",
+        http=True,
+    ),
+    "session/killProcess": MethodSpec(
+        KillProcessParams,
+        ProcessInfo,
+        "End a background process of a session (TERM, then KILL).",
+        call="kill_process",
         http=True,
     ),
     "session/messages": MethodSpec(

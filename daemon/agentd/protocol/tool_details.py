@@ -22,6 +22,7 @@ from agentd.protocol.document_details import (
     SkillDetails,
     WebSearchDetails,
 )
+from agentd.protocol.processes import ProcessDetails, ProcessListDetails
 from agentd.protocol.usage import Usage
 
 
@@ -237,6 +238,8 @@ ToolDetails = (
     | ReadPdfDetails
     | WebSearchDetails
     | SkillDetails
+    | ProcessDetails
+    | ProcessListDetails
     | ToolErrorDetails
 )
 """The details of one finished tool call, by ``type``."""

@@ -38,6 +38,7 @@ from agentd.tools import run_tool, toolset
 from agentd.tools.base import PathLocks, Subagents, Tool, ToolContext, ToolPorts
 from agentd.tools.files.history import history_in
 from agentd.tools.files.locks import FileLocks
+from agentd.tools.process.table import ProcessTable
 
 if TYPE_CHECKING:
     from agentd.config.load import Config
@@ -173,6 +174,7 @@ def _tool_context(
         changes=changes,
         subagents=link.subagents(session_id) if link.subagents else None,
         path_locks=link.locks or FileLocks(),
+        processes=ProcessTable(),
     )
     return parts.tool_context(env, ports, state), changes
 

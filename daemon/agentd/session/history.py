@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -23,7 +24,11 @@ from agentd.protocol.methods import (
     HookBlock,
     MessagesResult,
 )
+from agentd.protocol.processes import ProcessExit, ProcessStart
 from agentd.protocol.session_file import CompactionEntry, Entry, HookEntry, MessageEntry
+
+if TYPE_CHECKING:
+    from agentd.tools.process.table import ProcessTable
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(MessagesResult).decode
@@ -137,3 +142,10 @@ def server_tool_events(message: AssistantMessage) -> Iterator[Event]:
             is_error=call.is_error,
             details=call.details,
         )
+
+
+def process_events(table: ProcessTable | None) -> Iterator[ProcessStart | ProcessExit]:
+    """The session's background processes for a ``replay``: ``process_start`` for each one
+    running, ``process_exit`` for each one ended, oldest first."""
+    for info in table.infos() if table is not None else []:
+        yield ProcessStart(process=info) if info.state == "running" else ProcessExit(process=info)

@@ -17,6 +17,7 @@ run, in :attr:`SessionRuntime.run` (a :class:`~agentd.session.phase.RunState`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,7 +26,8 @@ import structlog
 
 from agentd.agent.loop import RunResult
 from agentd.agent.run import RunRequest
-from agentd.errors import InvalidParams, SessionIdle
+from agentd.agent.scheduling import SinkFailed
+from agentd.errors import InvalidParams, SessionIdle, StoreWriteFailed
 from agentd.log import get_logger
 from agentd.permissions.policy import unsandboxed_auto
 from agentd.protocol.content import Message
@@ -69,10 +71,20 @@ class SessionRuntime:
         self._model_source = parts.model_source
         self.children: dict[str, SessionRuntime] = {}
         """The subagents' sessions running now for this session's task calls, by id."""
+        self.processes = self.agent.context.processes
+        """The session's background processes (they end with :meth:`shutdown`)."""
+        if self.processes is not None:
+            self.processes.emit = self._process_event
 
     def emit(self, event: Event) -> None:
         """Send ``event`` through the session's sink (:meth:`SessionSink.emit`)."""
         self.sink.emit(event)
+
+    def _process_event(self, event: Event) -> None:
+        """A background process's event (outside any tool call): emitted; a failed write of
+        the changes it made is the sink's session warning, not an error here."""
+        with contextlib.suppress(StoreWriteFailed, SinkFailed):
+            self.sink.emit(event)
 
     @property
     def id(self) -> str:
@@ -118,6 +130,7 @@ class SessionRuntime:
             message_count=len(self.agent.messages),
             title=self.settings.title,
             plan=self.file.plan(),
+            processes=self.processes.infos(live_only=True) if self.processes else [],
         )
 
     def messages(self) -> list[Message]:
@@ -298,11 +311,14 @@ class SessionRuntime:
         )
 
     async def shutdown(self) -> None:
-        """Cancel a running run, wait for it to settle, and close the session file."""
+        """Cancel a running run, wait for it to settle, end the background processes, and
+        close the session file."""
         task = self.run.task
         if task is not None:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+        if self.processes is not None:
+            await self.processes.close(self.agent.context.settings.bash_kill_grace)
         await self.sink.close()
         if self.extra_tools is not None:
             await self.extra_tools.close()

@@ -54,7 +54,7 @@ from agentd.protocol.skills import (
     SkillCheckParams,
     SkillCheckResult,
 )
-from agentd.session.history import history_events
+from agentd.session.history import history_events, process_events
 from agentd.session.idle import DEFAULT_IDLE_SECONDS, DEFAULT_MAX_LOADED
 from agentd.session.prompt_run import PromptRun
 from agentd.session.stored import StoredSessionMethods
@@ -141,7 +141,9 @@ class SessionService(StoredSessionMethods):
     ) -> SessionLoadResult:
         """``session/load``: load by id or path; ``replay`` sends the branch's messages to
         ``subscriber`` as seq-0 ``message_end`` events (each hook that blocked something as a
-        ``hook_result`` after its message) before it starts watching."""
+        ``hook_result`` after its message), the plan, and the background processes (a
+        ``process_start`` for each running one, a ``process_exit`` for each ended one)
+        before it starts watching."""
         if (params.session_id is None) == (params.path is None):
             raise InvalidParams("give exactly one of `sessionId` and `path`")
         sessions = self._manager()
@@ -158,6 +160,8 @@ class SessionService(StoredSessionMethods):
                     runtime.bus.send_one(subscriber, event)
                 if plan := runtime.file.plan():
                     runtime.bus.send_one(subscriber, PlanUpdate(entries=plan))
+                for event in process_events(runtime.processes):
+                    runtime.bus.send_one(subscriber, event)
             sessions.watch(runtime, subscriber)
         return SessionLoadResult(
             session=runtime.info(),

@@ -31,6 +31,7 @@ from agentd.protocol.events import (
     ToolExecutionEnd,
     TurnEnd,
 )
+from agentd.protocol.processes import ProcessExit
 from agentd.protocol.session_file import HookEntry
 from agentd.session.stream_redact import StreamRedactor
 from agentd.session.syncing import SyncQueue
@@ -97,7 +98,7 @@ class SessionSink:
             file.append_plan(event.entries)
         elif isinstance(event, HookResult):
             file.append(HookEntry(hook=event))
-        elif isinstance(event, ToolExecutionEnd | AgentEnd):
+        elif isinstance(event, ToolExecutionEnd | AgentEnd | ProcessExit):
             self.changes.write_pending(file)
         elif isinstance(event, TurnEnd):
             self._syncs.request()

@@ -26,6 +26,8 @@ BASH_KILL_GRACE = 2.0
 BASH_UPDATE_INTERVAL = 0.05
 SPILL_KEEP_PER_SESSION = 20
 SPILL_MAX_BYTES = 64 * 1024 * 1024
+BASH_MAX_BACKGROUND = 8
+"""Background processes one session may run at once."""
 GREP_TIMEOUT = 10.0
 FIND_MAX_RESULTS = 1000
 LS_MAX_ENTRIES = 500
@@ -106,6 +108,7 @@ class ToolSettings(msgspec.Struct, kw_only=True):
     bash_update_interval: float = BASH_UPDATE_INTERVAL
     bash_spill_keep: int = SPILL_KEEP_PER_SESSION
     bash_spill_max_bytes: int = SPILL_MAX_BYTES
+    bash_max_background: int = BASH_MAX_BACKGROUND
     grep_backend: GrepBackend = "auto"
     grep_timeout: float = GREP_TIMEOUT
     find_max_results: int = FIND_MAX_RESULTS

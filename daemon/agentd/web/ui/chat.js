@@ -4,6 +4,7 @@
 // postMessage or JSON-RPC framing.
 
 import { MAX_CHILD_STEPS, initialState, loadChildSteps, loadHistory, reduce } from './reducer.js';
+import { processesOf } from './processes.js';
 import { createView } from './view.js';
 
 /** How many of a subagent's latest messages a reopened task card reads for its steps. */
@@ -159,6 +160,7 @@ export function mountChat(root, host, options = {}) {
     let chat = loadHistory(initialState(sessionId), history.messages, history.hookBlocks, loaded.lastSeq);
     chat = await withChildSteps(chat);
     chat = { ...chat, running: state.status === 'running', queue: { steering: state.steering, followUp: state.followUp }, plan: state.plan ?? [] };
+    chat = { ...chat, processes: processesOf(state.processes) };
     if (fresh) view.reset(); // drawn items of the discarded turns go
     set({ chat, session: loaded.session, banner: null });
     options.onSessionChange?.(sessionId);
@@ -211,6 +213,9 @@ export function mountChat(root, host, options = {}) {
     },
     cancel() {
       if (app.session) call('session/cancel', { sessionId: app.session.sessionId }).catch(() => {});
+    },
+    killProcess(processId) {
+      if (app.session) call('session/killProcess', { sessionId: app.session.sessionId, processId }).catch(() => {});
     },
     newSession() {
       // A blank chat; the session is created with its first message.

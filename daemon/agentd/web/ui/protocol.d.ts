@@ -24,6 +24,8 @@ export type ToolDetails =
   | ReadPdfDetails
   | WebSearchDetails
   | SkillDetails
+  | ProcessDetails
+  | ProcessListDetails
   | ToolErrorDetails;
 /**
  * Every agent event, tagged by `type`.
@@ -51,7 +53,10 @@ export type Event =
   | PlanUpdate
   | HookResult
   | SessionRewound
-  | SettingsChanged;
+  | SettingsChanged
+  | ProcessStart
+  | ProcessOutput
+  | ProcessExit;
 
 /**
  * The run ended. Exactly one per run, always the last event of it.
@@ -480,6 +485,49 @@ export interface SkillDetails {
   allowedTools?: string[] | null;
 }
 /**
+ * A background process as a tool call left it (``bash`` with ``background``,
+ * ``process_output``, ``process_kill``): its state now; ``skipped_bytes`` of output not
+ * returned (more than the result limits since the last read: the spill file has it).
+ */
+export interface ProcessDetails {
+  type: 'process';
+  process: ProcessInfo;
+  skippedBytes?: number;
+}
+/**
+ * One background process of a session.
+ *
+ * ``id`` is ``p1``, ``p2``… (unique in the session); ``pid`` the shell's process id;
+ * ``started_at``/``ended_at`` are Unix times in seconds (``ended_at`` None while it runs);
+ * ``runtime_ms`` how long it ran (so far); ``output_bytes`` how much it printed (stdout and
+ * stderr merged); ``spill_path`` the file holding its output from the first byte (at most
+ * the spill cap); ``tail`` its last lines (at most 2 KB); ``tool_call_id`` the ``bash`` call
+ * that started it.
+ */
+export interface ProcessInfo {
+  id: string;
+  command: string;
+  pid: number;
+  state: 'exited' | 'killed' | 'running';
+  startedAt: number;
+  runtimeMs: number;
+  outputBytes: number;
+  description?: string | null;
+  exitCode?: number | null;
+  signal?: string | null;
+  endedAt?: number | null;
+  spillPath?: string | null;
+  tail?: string;
+  toolCallId?: string;
+}
+/**
+ * ``process_list``: every background process of the session.
+ */
+export interface ProcessListDetails {
+  type: 'process_list';
+  processes: ProcessInfo[];
+}
+/**
  * A call of any tool failed (its result has ``isError``); ``error`` says how.
  */
 export interface ToolErrorDetails {
@@ -695,6 +743,15 @@ export interface ServerCapabilities {
   events?: boolean;
   permissions?: boolean;
   images?: boolean;
+}
+/**
+ * ``session/killProcess``: end the background process ``process_id`` of ``session_id``
+ * (SIGTERM to its process group and everything it started, SIGKILL after the grace
+ * period). Answers when it has ended; an ended process is answered as it is.
+ */
+export interface KillProcessParams {
+  sessionId: string;
+  processId: string;
 }
 /**
  * A file position a tool call touches (1-based line), for editors to show.
@@ -944,6 +1001,51 @@ export interface PlanUpdate {
   entries?: PlanItem[];
 }
 /**
+ * A background process ended (on its own or killed); ``process`` as it ended.
+ */
+export interface ProcessExit {
+  type: 'process_exit';
+  process: ProcessInfo;
+}
+/**
+ * More output of the background process ``id``: at most one event per update interval
+ * (like bash's streamed deltas), the middle of a burst dropped (``[… N chars not streamed
+ * …]``); the spill file has everything up to its cap.
+ */
+export interface ProcessOutput {
+  type: 'process_output';
+  id: string;
+  text: string;
+}
+/**
+ * A background process started (its ``bash`` call returns right after). Also sent, with
+ * ``seq`` 0, to a client loading the session with ``replay`` for each process it has.
+ */
+export interface ProcessStart {
+  type: 'process_start';
+  process: ProcessInfo;
+}
+/**
+ * ``session/processes``: the background processes of ``session_id`` (every loaded
+ * session's when absent), running and ended.
+ */
+export interface ProcessesParams {
+  sessionId?: string | null;
+}
+/**
+ * ``session/processes``: one entry per session that has processes (or the one asked).
+ */
+export interface ProcessesResult {
+  sessions: SessionProcesses[];
+}
+/**
+ * The background processes of one session, oldest first.
+ */
+export interface SessionProcesses {
+  sessionId: string;
+  processes: ProcessInfo[];
+}
+/**
  * ``session/prompt``: run the agent on ``text``; resolves when the run ends.
  *
  * ``max_turns`` limits this run only; without it the session's limit applies.
@@ -1115,7 +1217,10 @@ export interface SessionEvent {
     | PlanUpdate
     | HookResult
     | SessionRewound
-    | SettingsChanged;
+    | SettingsChanged
+    | ProcessStart
+    | ProcessOutput
+    | ProcessExit;
   parentSessionId?: string | null;
 }
 /**
@@ -1451,6 +1556,7 @@ export interface SessionStateResult {
   messageCount: number;
   title?: string | null;
   plan?: PlanItem[];
+  processes?: ProcessInfo[];
 }
 /**
  * ``session/steer`` / ``session/followUp``: queue a message for a running session.
@@ -1571,6 +1677,10 @@ export interface ClientMethods {
   'session/cancel': { params: SessionIdParams; result: CancelResult };
   /** Idle or running, model, queues, usage. */
   'session/state': { params: SessionIdParams; result: SessionStateResult };
+  /** The background processes of a session (or of every loaded one). */
+  'session/processes': { params: ProcessesParams; result: ProcessesResult };
+  /** End a background process of a session (TERM, then KILL). */
+  'session/killProcess': { params: KillProcessParams; result: ProcessInfo };
   /** The conversation on the current branch, a page at a time (newest first). */
   'session/messages': { params: MessagesParams; result: MessagesResult };
   /** Switch provider/model from the next LLM call on. */

@@ -8,6 +8,8 @@
 // snapshot followed by a replay of buffered events (a page reload mid-run) shows each message
 // and tool call exactly once.
 
+import { processHandlers } from './processes.js';
+
 /**
  * @typedef {{type: 'text' | 'thinking', text: string}} TextBlock
  * @typedef {{kind: 'user', key: string, text: string, images: number, command?: string}} UserItem
@@ -53,6 +55,7 @@
  *   open: string | null,
  *   queue: {steering: string[], followUp: string[]},
  *   plan: PlanStep[],
+ *   processes?: import('./processes.js').Processes,
  *   retryKey: string | null,
  *   lastRun: RunEnd | null,
  *   toolByIndex: Record<number, string>,
@@ -477,6 +480,7 @@ const HANDLERS = {
   }),
   retry: retryEvent,
   plan_update: (state, e) => ({ ...state, plan: e.entries ?? [] }),
+  ...processHandlers,
   queue_update: (state, e) => ({ ...state, queue: { steering: e.steering ?? [], followUp: e.followUp ?? [] } }),
   error: (state, e, seq) => (shownAsReplyError(state, e.message) ? state : notice(state, 'error', e.message, seq)),
   permission_request: (state, e) =>

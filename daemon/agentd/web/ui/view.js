@@ -8,6 +8,7 @@
 import { attachImages } from './attach.js';
 import { createItem, el, updateItem } from './items.js';
 import { totalUsage } from './reducer.js';
+import { renderProcesses } from './processes.js';
 import { parseCommand, slashMenu } from './slash.js';
 import { providerHelp } from './setup.js';
 import { buildSidebar, renderSessionGroups } from './sidebar.js';
@@ -45,6 +46,7 @@ import { buildSidebar, renderSessionGroups } from './sidebar.js';
  *   openDiff?: (item: import('./reducer.js').ToolItem) => void,
  *   openLocation?: (path: string, line?: number | null) => void,
  *   signOut?: () => void,
+ *   killProcess?: (id: string) => void,
  * }} Actions
  */
 
@@ -180,6 +182,9 @@ function buildLayout(root, actions, withSidebar, refresh) {
   const plan = el('section', 'plan');
   plan.setAttribute('aria-label', 'Plan');
   plan.hidden = true;
+  const processes = el('section', 'processes');
+  processes.setAttribute('aria-label', 'Background processes');
+  processes.hidden = true;
   const help = el('div', 'help');
   help.hidden = true;
   const log = el('div', 'log');
@@ -191,10 +196,10 @@ function buildLayout(root, actions, withSidebar, refresh) {
   const composer = buildComposer(actions);
   const footer = el('footer', 'cost');
   footer.setAttribute('aria-label', 'Usage');
-  main.append(head.header, banner, plan, help, log, composer.form, footer);
+  main.append(head.header, banner, plan, processes, help, log, composer.form, footer);
   return {
     sidebar, list: drawer.list, filter: drawer.filter, filtered: '', menu: drawer.menu, ...head, banner, plan, help, log,
-    footer, ...composer,
+    footer, ...composer, processes, killProcess: actions.killProcess,
   };
 }
 
@@ -361,6 +366,7 @@ function renderStatus(dom, state) {
   dom.log.setAttribute('aria-busy', String(running));
   renderQueue(dom.queue, chat.queue);
   renderPlan(dom.plan, chat.plan ?? []);
+  renderProcesses(dom.processes, chat.processes, dom.killProcess);
   const usage = totalUsage(chat);
   const run = chat.lastRun;
   const end = run && run.stopReason !== 'end_turn' ? ` · last run: ${run.stopReason.replace('_', ' ')}` : '';
