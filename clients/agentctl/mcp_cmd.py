@@ -1,10 +1,12 @@
-"""``agentctl mcp list|add|remove``: the MCP servers sessions get.
+"""``agentctl mcp list|add|remove|login|logout``: the MCP servers sessions get.
 
 ``list`` asks the daemon (``mcp/list``: the servers of the current folder with their state,
-tools and source, then the other running ones). ``add NAME -- COMMAND [ARG…]`` (or ``add NAME
---url URL``) and ``remove NAME`` edit the user configuration file
-(``$XDG_CONFIG_HOME/agentd/config.toml``) as text, keeping everything else of it; the daemon
-reads it for every new session, so none needs restarting.
+tools and source, then the other running ones); ``--check`` has the daemon connect to each
+server anew and list its tools: a line ``✓ NAME …`` or ``✗ NAME …`` (with the error) each,
+exit code 1 when one failed. ``login``/``logout``: :mod:`agentctl.mcp_login`.
+``add NAME -- COMMAND [ARG…]`` (or ``add NAME --url URL``) and ``remove NAME`` edit the
+user configuration file (``$XDG_CONFIG_HOME/agentd/config.toml``) as text, keeping everything
+else of it; the daemon reads it for every new session, so none needs restarting.
 """
 
 from __future__ import annotations
@@ -31,6 +33,11 @@ def mcp_main(options: argparse.Namespace) -> int:
     """Dispatch ``mcp list``, ``mcp add`` and ``mcp remove``."""
     if options.mcp_command == "list":
         return run_command(lambda: _list(options))
+    if options.mcp_command in ("login", "logout"):
+        from agentctl import mcp_login
+
+        action = mcp_login.login if options.mcp_command == "login" else mcp_login.logout
+        return run_command(lambda: action(options))
     path = config_dir(os.environ) / "config.toml"
     try:
         if options.mcp_command == "add":
@@ -48,17 +55,32 @@ def mcp_main(options: argparse.Namespace) -> int:
 
 async def _list(options: argparse.Namespace) -> int:
     cwd = str(Path(options.cwd or ".").resolve())
+    params = {"cwd": cwd, "check": True} if options.check else {"cwd": cwd}
     async with await open_client(options, cwd=cwd) as client:
-        result = await client.call("mcp/list", {"cwd": cwd})
+        result = await client.call("mcp/list", params, timeout=None)
     servers: list[dict[str, Any]] = result["servers"]
+    failed = any(s.get("check") and not s["check"]["ok"] for s in servers)
+    code = outcome.AGENT_ERROR if failed else outcome.OK
     if options.json:
         sys.stdout.write(json.dumps(result) + "\n")
-        return outcome.OK
+        return code
     if not servers:
         sys.stdout.write("no MCP servers (add one: agentctl mcp add NAME -- COMMAND…)\n")
     for server in servers:
-        sys.stdout.write(_describe(server))
-    return outcome.OK
+        sys.stdout.write(_checked(server) if server.get("check") else _describe(server))
+    return code
+
+
+def _checked(server: dict[str, Any]) -> str:
+    """A checked server: ``✓``/``✗``, its name, source and target, then its tools or why."""
+    server = scrub(server)
+    check = server["check"]
+    head = f"{server['name']}  ({server['source']})  {server['target']}"
+    if not check["ok"]:
+        return f"✗ {head}\n  {check['error']}\n"
+    count = len(check["tools"])
+    line = f"✓ {head}  {count} tool{'' if count == 1 else 's'} in {check['seconds']:.1f} s\n"
+    return line + (f"  tools: {', '.join(check['tools'])}\n" if check["tools"] else "")
 
 
 def _describe(server: dict[str, Any]) -> str:

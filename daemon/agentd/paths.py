@@ -61,6 +61,12 @@ def config_dir() -> Path:
     return _xdg("XDG_CONFIG_HOME", ".config")
 
 
+def credentials_dir() -> Path:
+    """Per-user directory for stored credentials (MCP servers' OAuth tokens): ``data_dir() /
+    "credentials"``, created 0700 by its writer and hidden from sandboxed commands."""
+    return data_dir() / "credentials"
+
+
 def default_socket_path() -> Path:
     """The shared daemon's Unix socket: ``runtime_dir() / "agentd.sock"``."""
     return runtime_dir() / "agentd.sock"
@@ -109,9 +115,9 @@ def control_paths() -> list[Path]:
     """Every control file this process recorded, then the folders that hold control files
     wherever a daemon of this user puts them: :func:`runtime_dir` (as this process's
     environment says), the ``/tmp/agentd-$UID`` fallback, and the web chat's redirect files
-    (``state_dir() / "web"``, one-time sign-in links)."""
+    (``state_dir() / "web"``, one-time sign-in links) and :func:`credentials_dir`."""
     fallback = Path("/tmp") / f"{APP}-{os.getuid()}"
-    folders = [runtime_dir(), fallback, state_dir() / "web"]
+    folders = [runtime_dir(), fallback, state_dir() / "web", credentials_dir()]
     return [*_CONTROL, *dict.fromkeys(folders)]
 
 

@@ -20,9 +20,9 @@ from typing import Any
 from agentd.mcp.http import HttpTransport
 from agentd.mcp.servers import ServerDef
 from agentd.mcp.stdio import StdioTransport
-from agentd.mcp.transport import CallFailed, Json, Transport
+from agentd.mcp.transport import CallFailed, Json, LoginNeeded, Transport, login_hint
 
-__all__ = ["CallFailed", "Connection", "Progress", "StartFailed"]
+__all__ = ["CallFailed", "Connection", "LoginRequired", "Progress", "StartFailed"]
 
 MAX_PAGES = 1000
 """Pages of ``tools/list`` read at most (a server whose cursors never end is cut there)."""
@@ -33,6 +33,11 @@ Progress = Callable[[float, float | None, str | None], None]
 
 class StartFailed(Exception):
     """The server could not be started or did not answer ``initialize``; the text says why."""
+
+
+class LoginRequired(StartFailed):
+    """The server wants the user to sign in (``agentctl mcp login NAME``, which the text
+    names); not a failure of the server, so never counted towards its restart limit."""
 
 
 class Connection:
@@ -59,6 +64,8 @@ class Connection:
         """Set by :meth:`stop`: the ending is wanted, not a failure."""
         self.stale = False
         """The server announced a new tool list that was not fetched yet."""
+        self.login_required = False
+        """It ended because the server wants the user to sign in (:class:`LoginRequired`)."""
         self._on_change = on_change
         self._on_exit = on_exit
         self._transport: Transport | None = None
@@ -191,6 +198,10 @@ class Connection:
                 ready.set_result(None)
                 await self._stop.wait()
         except BaseException as exc:
+            self.login_required = _login_needed(exc)
+            if self.login_required and not ready.done():
+                self.error = login_hint(self.definition.name)
+                ready.set_exception(LoginRequired(self.error))
             self.error = self.error or _describe(exc)
             if not ready.done():
                 ready.set_exception(StartFailed(self.error))
@@ -200,6 +211,13 @@ class Connection:
             self._transport = None
             self._exited = True
             self._on_exit()
+
+
+def _login_needed(exc: BaseException) -> bool:
+    """Whether ``exc`` (or the first of a group, as anyio raises) is a LoginNeeded."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return isinstance(exc, LoginNeeded)
 
 
 def _describe(exc: BaseException) -> str:

@@ -1,6 +1,11 @@
 """The streamable HTTP transport to an MCP server, through the official SDK's client (imported
 only when a session's server has a ``url``). ``tools/list`` carries the cursor of the page it
 asks for; the SDK's progress callbacks become the listener's ``progressed``.
+
+Authorization (:mod:`agentd.mcp.oauth`): a token stored for the URL is sent (and refreshed);
+a server that answers 401 without one, or refuses the stored one, fails the start with
+:class:`~agentd.mcp.transport.LoginNeeded` (the SDK itself would only say "Server returned an
+error response").
 """
 
 from __future__ import annotations
@@ -9,32 +14,59 @@ import contextlib
 from collections.abc import Mapping
 from typing import Any
 
-from agentd.mcp.transport import CallFailed, Json, Listener
+from agentd.mcp.credentials import CredentialStore
+from agentd.mcp.transport import CallFailed, Json, Listener, LoginNeeded
 
 
 class HttpTransport:
     """An MCP server at ``url`` (:class:`~agentd.mcp.transport.Transport`), with ``headers``
     on every request."""
 
-    def __init__(self, url: str, headers: Mapping[str, str], listener: Listener) -> None:
+    def __init__(
+        self,
+        url: str,
+        headers: Mapping[str, str],
+        listener: Listener,
+        auth: Any = None,
+        store: CredentialStore | None = None,
+    ) -> None:
+        """``auth``: the httpx2 auth to use (a login's); else the stored token of ``store``
+        (default: the user's credential file) for ``url``, if any."""
         self.url = url
         self.headers = dict(headers)
         self.listener = listener
+        self.auth = auth
+        self.store = store
         self._session: Any = None
+        self._unauthorized = False
 
     async def open(self, stack: contextlib.AsyncExitStack) -> None:
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
+        from mcp.shared.exceptions import MCPError
 
+        from agentd.mcp.oauth import daemon_auth
         from mcp import ClientSession
 
-        client = create_mcp_http_client(headers=self.headers)
+        auth = self.auth or daemon_auth(self.url, self.store or CredentialStore())
+        client = create_mcp_http_client(headers=self.headers, auth=auth)
+        client.event_hooks["response"].append(self._saw)
         await stack.enter_async_context(client)
         opened = streamable_http_client(self.url, http_client=client)
         read, write = await stack.enter_async_context(opened)
         session = ClientSession(read, write, message_handler=self._on_message)
         self._session = await stack.enter_async_context(session)
-        await self._session.initialize()
+        try:
+            await self._session.initialize()
+        except MCPError:
+            if self._unauthorized:
+                raise LoginNeeded("the server answered 401 Unauthorized") from None
+            raise
+
+    async def _saw(self, response: Any) -> None:
+        """Note a 401 from the server itself (not from its authorization server)."""
+        if response.status_code == 401 and str(response.request.url).startswith(self.url):
+            self._unauthorized = True
 
     async def list_tools(self, cursor: str | None) -> Json:
         from mcp.types import PaginatedRequestParams

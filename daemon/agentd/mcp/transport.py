@@ -22,6 +22,16 @@ class CallFailed(Exception):
     size limit); the text says why."""
 
 
+class LoginNeeded(Exception):
+    """The server wants an authorization that only the user can give (an HTTP server's 401:
+    ``agentctl mcp login NAME``, :mod:`agentd.mcp.login`)."""
+
+
+def login_hint(name: str) -> str:
+    """What a session warning and ``mcp list --check`` say about such a server."""
+    return f"it needs you to sign in (OAuth): run `agentctl mcp login {name}`"
+
+
 class Listener(Protocol):
     """What a transport reports: the methods of the server's notifications, the params of its
     ``notifications/progress``, and that the server went away (with why)."""
