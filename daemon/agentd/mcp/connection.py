@@ -112,15 +112,17 @@ class Connection:
         calling task sends ``notifications/cancelled`` and ends the call at once. CallFailed
         on an error answer, a timeout, a lost connection or an answer over the size limit."""
         transport = self._live()
-        if on_progress is None:
-            return await transport.call_tool(name, arguments, timeout, None)
-        self._tokens += 1
-        token = self._tokens
-        self._progress[token] = on_progress
+        token = None
+        if on_progress is not None:
+            self._tokens += 1
+            token = self._tokens
+            self._progress[token] = on_progress
         try:
             return await transport.call_tool(name, arguments, timeout, token)
+        except LoginNeeded:
+            raise CallFailed(login_hint(self.definition.name)) from None
         finally:
-            del self._progress[token]
+            self._progress.pop(token, None)  # type: ignore[arg-type]
 
     async def refresh_tools(self) -> None:
         """Fetch the tool list again (after ``list_changed``)."""
@@ -189,6 +191,7 @@ class Connection:
         return StdioTransport(definition.name, argv, self.env, cwd, self)
 
     async def _own(self, ready: asyncio.Future[None]) -> None:
+        transport: Transport | None = None
         try:
             async with contextlib.AsyncExitStack() as stack:
                 transport = self._make_transport()
@@ -202,9 +205,11 @@ class Connection:
             if self.login_required and not ready.done():
                 self.error = login_hint(self.definition.name)
                 ready.set_exception(LoginRequired(self.error))
-            self.error = self.error or _describe(exc)
-            if not ready.done():
+            said = (transport.failure(exc) if transport else None) or _describe(exc)
+            if not ready.done():  # the start's own failure says more than a lost pipe
+                self.error = said
                 ready.set_exception(StartFailed(self.error))
+            self.error = self.error or said
             if not isinstance(exc, Exception | asyncio.CancelledError):
                 raise
         finally:

@@ -38,12 +38,12 @@ class HttpTransport:
         self.auth = auth
         self.store = store
         self._session: Any = None
-        self._unauthorized = False
+        self._unauthorized = 0
+        """401 answers of the server itself so far."""
 
     async def open(self, stack: contextlib.AsyncExitStack) -> None:
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
-        from mcp.shared.exceptions import MCPError
 
         from agentd.mcp.oauth import daemon_auth
         from mcp import ClientSession
@@ -56,17 +56,17 @@ class HttpTransport:
         read, write = await stack.enter_async_context(opened)
         session = ClientSession(read, write, message_handler=self._on_message)
         self._session = await stack.enter_async_context(session)
-        try:
-            await self._session.initialize()
-        except MCPError:
-            if self._unauthorized:
-                raise LoginNeeded("the server answered 401 Unauthorized") from None
-            raise
+        await self._dumped(self._session.initialize())
+
+    def failure(self, exc: BaseException) -> str | None:
+        """An HTTP-level failure (no connection, a timeout…) named with the URL."""
+        said = _transport_error(exc)
+        return None if said is None else f"cannot reach {self.url}: {said}"
 
     async def _saw(self, response: Any) -> None:
         """Note a 401 from the server itself (not from its authorization server)."""
         if response.status_code == 401 and str(response.request.url).startswith(self.url):
-            self._unauthorized = True
+            self._unauthorized += 1
 
     async def list_tools(self, cursor: str | None) -> Json:
         from mcp.types import PaginatedRequestParams
@@ -89,12 +89,16 @@ class HttpTransport:
         return self._session
 
     async def _dumped(self, pending: Any) -> Json:
-        """The SDK result of ``pending`` as the MCP JSON object; its failures CallFailed."""
+        """The SDK result of ``pending`` as the MCP JSON object; its failures CallFailed, or
+        LoginNeeded when the server answered 401 meanwhile."""
         from mcp.shared.exceptions import MCPError
 
+        refused = self._unauthorized
         try:
             result = await pending
         except (MCPError, OSError) as exc:
+            if self._unauthorized > refused:
+                raise LoginNeeded("the server answered 401 Unauthorized") from None
             raise CallFailed(str(exc) or type(exc).__name__) from None
         dumped: Json = result.model_dump(by_alias=True, mode="json", exclude_none=True)
         return dumped
@@ -110,3 +114,15 @@ class HttpTransport:
         method = getattr(message, "method", None)
         if isinstance(method, str):
             self.listener.notified(method)
+
+
+def _transport_error(exc: BaseException) -> str | None:
+    """What an HTTP-level failure (no connection, a timeout…) said, found in ``exc`` or the
+    groups anyio wraps it in; None for any other failure."""
+    import httpx2
+
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, httpx2.TransportError):
+        return str(exc) or type(exc).__name__
+    return None
