@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agentd.mcp.credentials import PreRegistered
 from agentd.mcp.http import HttpTransport
 from agentd.mcp.servers import ServerDef
 from agentd.mcp.stdio import StdioTransport
@@ -184,7 +185,8 @@ class Connection:
     def _make_transport(self) -> Transport:
         definition = self.definition
         if definition.url:
-            return HttpTransport(definition.url, dict(definition.headers), self)
+            client = pre_registered(definition)
+            return HttpTransport(definition.url, dict(definition.headers), self, client=client)
         assert definition.command is not None
         cwd = Path(definition.cwd).expanduser() if definition.cwd else self.cwd
         argv = [definition.command, *definition.args]
@@ -216,6 +218,15 @@ class Connection:
             self._transport = None
             self._exited = True
             self._on_exit()
+
+
+def pre_registered(definition: ServerDef) -> PreRegistered | None:
+    """The OAuth client the server's table names, if any."""
+    return PreRegistered.of(
+        definition.oauth_client_id,
+        definition.oauth_client_secret_env,
+        definition.oauth_callback_port,
+    )
 
 
 def _login_needed(exc: BaseException) -> bool:

@@ -26,10 +26,12 @@ from typing import TYPE_CHECKING, Any
 from msgspec.structs import replace
 
 from agentd.errors import InvalidParams
-from agentd.mcp.connection import Connection, LoginRequired, StartFailed
+from agentd.mcp.connection import Connection, LoginRequired, StartFailed, pre_registered
 from agentd.mcp.credentials import CredentialStore
 from agentd.mcp.servers import ServerDef, gather, qualified_name
 from agentd.protocol.mcp import McpListResult, McpLoginResult, McpLogoutResult, McpServerCheck
+from agentd.tools.process.environment import child_env
+from agentd.tools.settings import tool_settings
 
 if TYPE_CHECKING:
     from agentd.config.load import Config
@@ -85,9 +87,6 @@ async def check_servers(
 async def checked_listing(listed: McpListResult, config: Config, cwd: Path) -> McpListResult:
     """``listed`` with a check of each server a session in ``cwd`` would start (the
     disabled, untrusted and other folders' ones are left as they are)."""
-    from agentd.tools.process.environment import child_env
-    from agentd.tools.settings import tool_settings
-
     settings = config.settings
     servers = gather(settings.mcp_servers, cwd, None, startup_timeout=settings.mcp_startup_timeout)
     tools = tool_settings(settings.tools)
@@ -147,7 +146,8 @@ class McpLogins:
                 login.url_known.set_result(authorization_url)
 
         store = self.store or CredentialStore()
-        run = run_login(definition.url, dict(definition.headers), store, on_url, timeout)
+        headers, client = dict(definition.headers), pre_registered(definition)
+        run = run_login(definition.url, headers, store, on_url, timeout, client)
         login.task = asyncio.create_task(asyncio.wait_for(run, timeout + 30))
         self._keep(login)
         pending: list[asyncio.Future[Any]] = [login.task, login.url_known]

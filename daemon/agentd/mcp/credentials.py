@@ -25,6 +25,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from agentd.paths import credentials_dir
 
 FILE_NAME = "mcp-oauth.json"
@@ -103,12 +105,41 @@ class CredentialStore:
             os.close(fd)
 
 
-class ServerCredentials:
-    """The SDK's ``TokenStorage`` for the server at ``url``, backed by ``store``."""
+class PreRegistered(msgspec.Struct, frozen=True):
+    """A client registered with the authorization server beforehand (the server's table:
+    ``oauth_client_id``, the secret read from the daemon's ``oauth_client_secret_env``
+    variable, ``oauth_callback_port``): used instead of a dynamic registration."""
 
-    def __init__(self, store: CredentialStore, url: str) -> None:
+    client_id: str
+    secret: str | None = None
+    callback_port: int | None = None
+
+    @classmethod
+    def of(
+        cls, client_id: str | None, secret_env: str | None, port: int | None
+    ) -> PreRegistered | None:
+        """The pre-registered client a server's table names (None when it names none)."""
+        if not client_id:
+            return None
+        secret = os.environ.get(secret_env) if secret_env else None
+        return cls(client_id, secret or None, port)
+
+
+class ServerCredentials:
+    """The SDK's ``TokenStorage`` for the server at ``url``, backed by ``store``; with
+    ``client``, that client instead of a stored registration (redirected to ``redirect``)."""
+
+    def __init__(
+        self,
+        store: CredentialStore,
+        url: str,
+        client: PreRegistered | None = None,
+        redirect: str | None = None,
+    ) -> None:
         self.store = store
         self.url = url
+        self.client = client
+        self.redirect = redirect
 
     def expires_at(self) -> float | None:
         """When the stored access token expires (None: not known)."""
@@ -129,6 +160,13 @@ class ServerCredentials:
     async def get_client_info(self) -> Any:
         from mcp.shared.auth import OAuthClientInformationFull
 
+        if self.client is not None:
+            return OAuthClientInformationFull(
+                client_id=self.client.client_id,
+                client_secret=self.client.secret,
+                token_endpoint_auth_method="client_secret_basic" if self.client.secret else "none",
+                redirect_uris=[self.redirect] if self.redirect else None,  # type: ignore[list-item]
+            )
         client = self.store.get(self.url).get("client")
         return OAuthClientInformationFull.model_validate(client) if client else None
 

@@ -14,7 +14,7 @@ import contextlib
 from collections.abc import Mapping
 from typing import Any
 
-from agentd.mcp.credentials import CredentialStore
+from agentd.mcp.credentials import CredentialStore, PreRegistered
 from agentd.mcp.transport import CallFailed, Json, Listener, LoginNeeded
 
 
@@ -29,14 +29,17 @@ class HttpTransport:
         listener: Listener,
         auth: Any = None,
         store: CredentialStore | None = None,
+        client: PreRegistered | None = None,
     ) -> None:
         """``auth``: the httpx2 auth to use (a login's); else the stored token of ``store``
-        (default: the user's credential file) for ``url``, if any."""
+        (default: the user's credential file) for ``url``, if any, refreshed as ``client``
+        (a pre-registered one) when given."""
         self.url = url
         self.headers = dict(headers)
         self.listener = listener
         self.auth = auth
         self.store = store
+        self.client = client
         self._session: Any = None
         self._unauthorized = 0
         """401 answers of the server itself so far."""
@@ -48,7 +51,7 @@ class HttpTransport:
         from agentd.mcp.oauth import daemon_auth
         from mcp import ClientSession
 
-        auth = self.auth or daemon_auth(self.url, self.store or CredentialStore())
+        auth = self.auth or daemon_auth(self.url, self.store or CredentialStore(), self.client)
         client = create_mcp_http_client(headers=self.headers, auth=auth)
         client.event_hooks["response"].append(self._saw)
         await stack.enter_async_context(client)

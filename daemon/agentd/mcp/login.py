@@ -20,8 +20,8 @@ import html
 from collections.abc import Awaitable, Callable
 from urllib.parse import parse_qs, urlsplit
 
-from agentd.mcp.credentials import CredentialStore
-from agentd.mcp.oauth import login_auth, registered_redirect
+from agentd.mcp.credentials import CredentialStore, PreRegistered
+from agentd.mcp.oauth import callback_uri, login_auth, registered_redirect
 
 CALLBACK_PATH = "/callback"
 MAX_REQUEST_BYTES = 16 * 1024
@@ -47,18 +47,19 @@ class LoopbackReceiver:
 
     @property
     def redirect_uri(self) -> str:
-        return f"http://127.0.0.1:{self.port}{CALLBACK_PATH}"
+        return callback_uri(self.port)
 
-    async def start(self, preferred: int = 0) -> None:
-        """Listen on ``preferred`` if it is free, else on a port the system picks."""
-        for port in dict.fromkeys((preferred, 0)):
+    async def start(self, preferred: int = 0, fixed: bool = False) -> None:
+        """Listen on ``preferred`` if it is free, else (unless ``fixed``) on a port the
+        system picks."""
+        for port in dict.fromkeys((preferred, 0) if not fixed else (preferred,)):
             try:
                 self._server = await asyncio.start_server(self._serve, "127.0.0.1", port)
             except OSError:
                 continue
             self.port = self._server.sockets[0].getsockname()[1]
             return
-        raise LoginFailed("cannot listen on a loopback port for the redirect")
+        raise LoginFailed(f"cannot listen on 127.0.0.1:{preferred or 'any port'} for the redirect")
 
     async def close(self) -> None:
         if self._server is not None:
@@ -112,23 +113,28 @@ async def run_login(
     store: CredentialStore,
     on_url: Callable[[str], Awaitable[None]],
     timeout: float,
+    client: PreRegistered | None = None,
 ) -> list[str]:
     """Sign in to the server at ``url`` (see the module docstring); the names of its tools.
     A server that lets agentd in without asking (a valid stored token, or no authorization
-    at all) never calls ``on_url``. LoginFailed when it does not end with a connection."""
+    at all) never calls ``on_url``. A pre-registered ``client`` with a callback port gets
+    exactly that port. LoginFailed when it does not end with a connection."""
     from mcp.shared.auth import AuthorizationCodeResult
 
     from agentd.mcp.http import HttpTransport
 
     receiver = LoopbackReceiver()
-    registered = registered_redirect(store, url)
-    await receiver.start(urlsplit(registered).port or 0 if registered else 0)
+    if client is not None and client.callback_port:
+        await receiver.start(client.callback_port, fixed=True)
+    else:
+        registered = None if client else registered_redirect(store, url)
+        await receiver.start(urlsplit(registered).port or 0 if registered else 0)
 
     async def wait_code() -> AuthorizationCodeResult:
         code, state = await receiver.code(timeout)
         return AuthorizationCodeResult(code=code, state=state)
 
-    auth = login_auth(url, store, receiver.redirect_uri, on_url, wait_code)
+    auth = login_auth(url, store, receiver.redirect_uri, on_url, wait_code, client)
     transport = HttpTransport(url, headers, _Quiet(), auth=auth, store=store)
     try:
         async with contextlib.AsyncExitStack() as stack:

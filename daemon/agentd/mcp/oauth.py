@@ -26,7 +26,7 @@ from mcp.client.auth import OAuthClientProvider
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
 
 from agentd import __version__
-from agentd.mcp.credentials import CredentialStore, ServerCredentials
+from agentd.mcp.credentials import CredentialStore, PreRegistered, ServerCredentials
 from agentd.mcp.transport import LoginNeeded
 
 PLACEHOLDER_REDIRECT = "http://127.0.0.1/callback"
@@ -62,6 +62,11 @@ class StoredTokenProvider(OAuthClientProvider):
         self.context.token_expiry_time = self.credentials.expires_at()
 
 
+def callback_uri(port: int) -> str:
+    """The loopback redirect on ``port`` (what :mod:`agentd.mcp.login` listens on)."""
+    return f"http://127.0.0.1:{port}/callback"
+
+
 def registered_redirect(store: CredentialStore, url: str) -> str | None:
     """The redirect URI of the client registered for ``url``, if one is stored."""
     client = store.get(url).get("client") or {}
@@ -69,7 +74,9 @@ def registered_redirect(store: CredentialStore, url: str) -> str | None:
     return str(uris[0]) if isinstance(uris, list) and uris else None
 
 
-def daemon_auth(url: str, store: CredentialStore) -> StoredTokenProvider | None:
+def daemon_auth(
+    url: str, store: CredentialStore, client: PreRegistered | None = None
+) -> StoredTokenProvider | None:
     """The auth of a daemon connection to ``url``: None when no token is stored (a 401 then
     means :class:`LoginNeeded`, see :mod:`agentd.mcp.http`), else the stored token with
     refresh; a flow that needs the user raises :class:`LoginNeeded`."""
@@ -83,9 +90,11 @@ def daemon_auth(url: str, store: CredentialStore) -> StoredTokenProvider | None:
         raise LoginNeeded("no authorization code")
 
     redirect = registered_redirect(store, url) or PLACEHOLDER_REDIRECT
+    if client is not None:
+        redirect = callback_uri(client.callback_port or 0)
     return StoredTokenProvider(
         url,
-        ServerCredentials(store, url),
+        ServerCredentials(store, url, client, redirect),
         client_metadata=client_metadata(redirect),
         redirect_handler=refuse,
         callback_handler=never,
@@ -98,16 +107,17 @@ def login_auth(
     redirect_uri: str,
     on_url: Callable[[str], Awaitable[None]],
     wait_code: Callable[[], Awaitable[AuthorizationCodeResult]],
+    client: PreRegistered | None = None,
 ) -> StoredTokenProvider:
     """The auth of a login to ``url``: the whole flow, the authorization URL handed to
     ``on_url`` and the code awaited from ``wait_code`` (the loopback listener at
     ``redirect_uri``). A registration stored for another redirect is dropped first, so the
-    server registers this one."""
-    if registered_redirect(store, url) not in (None, redirect_uri):
+    server registers this one; a pre-registered ``client`` is used as it is."""
+    if client is None and registered_redirect(store, url) not in (None, redirect_uri):
         store.update(url, client=None)
     return StoredTokenProvider(
         url,
-        ServerCredentials(store, url),
+        ServerCredentials(store, url, client, redirect_uri),
         client_metadata=client_metadata(redirect_uri),
         redirect_handler=on_url,
         callback_handler=wait_code,

@@ -11,6 +11,10 @@ the last, ``agentctl daemon stop``, stops):
 3. ``agentctl mcp list --check`` again: the stored token is used (and refreshed when it
    expired) and the tools are listed.
 
+A scenario whose ``MCP_CONFORMANCE_CONTEXT`` names a pre-registered client (``client_id``,
+``client_secret``) gets it in the server's table (``oauth_client_id``, the secret in the
+daemon's environment named by ``oauth_client_secret_env``).
+
 Exit code 0 when the last check listed the server's tools.
 """
 
@@ -54,7 +58,14 @@ def home(root: Path, url: str) -> dict[str, str]:
         env[variable] = str(root / folder)
     config = root / "config" / "agentd" / "config.toml"
     config.parent.mkdir(mode=0o700)
-    config.write_text(f"[mcp_servers.conformance]\nurl = {json.dumps(url)}\n")
+    table = f"[mcp_servers.conformance]\nurl = {json.dumps(url)}\n"
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    if context.get("client_id"):
+        table += f"oauth_client_id = {json.dumps(context['client_id'])}\n"
+    if context.get("client_secret"):
+        table += 'oauth_client_secret_env = "CONFORMANCE_OAUTH_CLIENT_SECRET"\n'
+        env["CONFORMANCE_OAUTH_CLIENT_SECRET"] = context["client_secret"]
+    config.write_text(table)
     env["BROWSER"] = BROWSER
     env.pop("AGENTD_SOCKET", None)
     return env
