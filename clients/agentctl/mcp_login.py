@@ -40,7 +40,11 @@ async def login(options: argparse.Namespace) -> int:
         else:
             ended = begun
     tools = ", ".join(ended["tools"]) or "none"
-    sys.stdout.write(f"signed in to {ended['name']} ({scrub(ended['url'])}); its tools: {tools}\n")
+    server = f"{ended['name']} ({scrub(ended['url'])})"
+    if begun["done"]:  # a valid stored token, or a server that asks for none
+        sys.stdout.write(f"{server} let agentd in without a new sign-in; its tools: {tools}\n")
+    else:
+        sys.stdout.write(f"signed in to {server}; its tools: {tools}\n")
     return outcome.OK
 
 

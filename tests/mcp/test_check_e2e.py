@@ -101,6 +101,12 @@ def test_check_lists_tools_and_errors(home: Home, http_port: int) -> None:
         plain = agentctl(home, "mcp", "list", "--json")
         assert plain.returncode == 0
         assert all("check" not in s for s in json.loads(plain.stdout)["servers"])
+
+        open_door = agentctl(home, "mcp", "login", "web", "--no-browser")
+        assert open_door.returncode == 0, open_door.stderr
+        assert "web (http://127.0.0.1:" in open_door.stdout
+        assert "let agentd in without a new sign-in" in open_door.stdout
+        assert "mcp__web__add" in open_door.stdout
     finally:
         stop(daemon)
 

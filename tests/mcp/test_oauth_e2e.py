@@ -213,3 +213,27 @@ async def test_login_names_what_is_wrong(home: Home, oauth: OAuthServer) -> None
     finally:
         stop(daemon)
     assert os.path.exists(home.root)
+
+
+async def test_an_expired_token_without_refresh_asks_to_sign_in_again(home: Home) -> None:
+    server = OAuthServer("--expires-in", "2", "--no-refresh")
+    try:
+        wait_until(lambda: _answers(server), 30, "the OAuth test server answers")
+        home.user_config(f'[mcp_servers.remote]\nurl = "{server.url}"\n')
+        daemon = home.start_socket_daemon()
+        try:
+            done = agentctl(home, "mcp", "login", "remote", env={"BROWSER": BROWSER})
+            assert done.returncode == 0, done.stderr
+            entry = json.loads(credential_file(home).read_text())["servers"][server.url]
+            assert "refresh_token" not in entry["tokens"]
+            expires = entry["expires_at"]
+            wait_until(lambda: time.time() > expires + 0.5, 30, "the access token expired")
+            code, servers = checked(home)
+            assert code == 1
+            assert servers["remote"]["check"]["login"]
+            assert "agentctl mcp login remote" in servers["remote"]["check"]["error"]
+            assert server.stats()["codes"] == 1  # no browser step was started unasked
+        finally:
+            stop(daemon)
+    finally:
+        server.stop()

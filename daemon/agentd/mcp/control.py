@@ -35,15 +35,16 @@ from agentd.tools.settings import tool_settings
 
 if TYPE_CHECKING:
     from agentd.config.load import Config
+    from agentd.config.schema import McpServerSection
 
 EnvFor = Callable[[ServerDef], dict[str, str]]
 MAX_LOGINS = 8
 
 
-def find_server(configured: Mapping[str, object], cwd: Path, name: str) -> ServerDef:
+def find_server(configured: Mapping[str, McpServerSection], cwd: Path, name: str) -> ServerDef:
     """The server ``name`` a session in ``cwd`` would get; InvalidParams when there is none
     or it is not an HTTP server."""
-    found = gather(configured, cwd, None)  # type: ignore[arg-type]
+    found = gather(configured, cwd, None)
     for definition in found.servers:
         if definition.name == name:
             if not definition.url:
