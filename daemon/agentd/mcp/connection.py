@@ -123,7 +123,8 @@ class Connection:
         except LoginNeeded:
             raise CallFailed(login_hint(self.definition.name)) from None
         finally:
-            self._progress.pop(token, None)  # type: ignore[arg-type]
+            if token is not None:
+                del self._progress[token]
 
     async def refresh_tools(self) -> None:
         """Fetch the tool list again (after ``list_changed``)."""
