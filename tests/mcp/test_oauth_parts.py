@@ -130,5 +130,25 @@ def test_a_project_cannot_name_a_client_secret() -> None:
     assert any("oauth_client_secret_env" in w for w in config.warnings)
 
 
-def test_the_credentials_folder_is_hidden_from_the_sandbox() -> None:
-    assert credentials_dir() in control_paths()
+def test_the_credentials_folder_is_hidden_from_the_sandbox(tmp_path: Path) -> None:
+    """The folder is covered once it exists; before, the data dir above it stays visible."""
+    from agentd.tools.process.mountns import hidden_args
+
+    data = tmp_path / "data"
+    (data / "agentd" / "sessions").mkdir(parents=True)
+    old = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = str(data)
+    try:
+        assert credentials_dir() / "mcp-oauth.json" in control_paths()
+        before = hidden_args([tmp_path / "workspace"])
+        CredentialStore().update("https://a/mcp", tokens={"access_token": "t"})
+        after = hidden_args([tmp_path / "workspace"])
+    finally:
+        if old is None:
+            del os.environ["XDG_DATA_HOME"]
+        else:
+            os.environ["XDG_DATA_HOME"] = old
+    folder = str(data / "agentd" / "credentials")
+    assert str(data / "agentd") not in before
+    assert folder not in before
+    assert after[after.index(folder) - 1] == "--tmpfs"
