@@ -175,6 +175,23 @@ class McpList(McpOptions, frozen=True, kw_only=True):
 
     cwd: str | None = None
     json: bool = False
+    check: bool = False
+
+
+class McpLogin(McpOptions, frozen=True, kw_only=True):
+    """``mcp login NAME``: sign in to an HTTP server that asks for OAuth."""
+
+    name: str
+    cwd: str | None = None
+    no_browser: bool = False
+    timeout: float = 300.0
+
+
+class McpLogout(McpOptions, frozen=True, kw_only=True):
+    """``mcp logout NAME``: forget the server's stored OAuth tokens."""
+
+    name: str
+    cwd: str | None = None
 
 
 class McpAdd(McpOptions, frozen=True, kw_only=True):
@@ -275,6 +292,8 @@ AnyOptions: TypeAlias = (
     | RpcOptions
     | TrustOptions
     | McpList
+    | McpLogin
+    | McpLogout
     | McpAdd
     | McpRemove
     | SkillsList
@@ -303,6 +322,8 @@ OPTIONS_OF: dict[str, type[AnyOptions]] = {
     "rpc": RpcOptions,
     "trust": TrustOptions,
     "mcp list": McpList,
+    "mcp login": McpLogin,
+    "mcp logout": McpLogout,
     "mcp add": McpAdd,
     "mcp remove": McpRemove,
     "skills list": SkillsList,

@@ -233,12 +233,29 @@ def _add_small_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
 
 
 def _mcp_parser(commands: Any) -> None:
-    mcp = commands.add_parser("mcp", help="MCP servers: list, add, remove")
+    mcp = commands.add_parser("mcp", help="MCP servers: list, add, remove, login, logout")
     which = mcp.add_subparsers(dest="mcp_command", required=True, metavar="ACTION")
     listing = which.add_parser("list", help="servers of this folder: state, tools, source")
     _connection_options(listing, stdio=True)
     listing.add_argument("--cwd", metavar="DIR", help="the project folder (default: here)")
     listing.add_argument("--json", action="store_true", help="print JSON")
+    listing.add_argument(
+        "--check", action="store_true", help="connect to each server and list its tools (✓/✗)"
+    )
+    login = which.add_parser("login", help="sign in to an HTTP server that asks for OAuth")
+    _connection_options(login, stdio=True)
+    login.add_argument("name", metavar="NAME")
+    login.add_argument("--cwd", metavar="DIR", help="the project folder (default: here)")
+    login.add_argument(
+        "--no-browser", action="store_true", help="print the address only, open no browser"
+    )
+    login.add_argument(
+        "--timeout", type=float, default=300.0, metavar="SECONDS", help="wait this long (300)"
+    )
+    logout = which.add_parser("logout", help="forget a server's stored OAuth tokens")
+    _connection_options(logout, stdio=True)
+    logout.add_argument("name", metavar="NAME")
+    logout.add_argument("--cwd", metavar="DIR", help="the project folder (default: here)")
     add = which.add_parser(
         "add",
         help="add a server to the user config",

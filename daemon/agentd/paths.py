@@ -61,6 +61,12 @@ def config_dir() -> Path:
     return _xdg("XDG_CONFIG_HOME", ".config")
 
 
+def credentials_dir() -> Path:
+    """Per-user directory for stored credentials (MCP servers' OAuth tokens): ``data_dir() /
+    "credentials"``, created 0700 by its writer and hidden from sandboxed commands."""
+    return data_dir() / "credentials"
+
+
 def default_socket_path() -> Path:
     """The shared daemon's Unix socket: ``runtime_dir() / "agentd.sock"``."""
     return runtime_dir() / "agentd.sock"
@@ -114,9 +120,12 @@ def control_paths() -> list[Path]:
     """Every control file this process recorded, then the folders that hold control files
     wherever a daemon of this user puts them: :func:`runtime_dir` (as this process's
     environment says), the ``/tmp/agentd-$UID`` fallback, and the web chat's redirect files
-    (``state_dir() / "web"``, one-time sign-in links)."""
+    (``state_dir() / "web"``, one-time sign-in links) and the stored credentials (a file of
+    :func:`credentials_dir`, so the folder is covered once it exists, and the data dir that
+    holds it is left alone before)."""
     fallback = Path("/tmp") / f"{APP}-{os.getuid()}"
-    folders = [runtime_dir(), fallback, state_dir() / "web"]
+    credentials = credentials_dir() / "mcp-oauth.json"
+    folders = [runtime_dir(), fallback, state_dir() / "web", credentials]
     return [*_CONTROL, *dict.fromkeys(folders)]
 
 

@@ -1,10 +1,12 @@
-"""``agentctl mcp list|add|remove``: the MCP servers sessions get.
+"""``agentctl mcp list|add|remove|login|logout``: the MCP servers sessions get.
 
 ``list`` asks the daemon (``mcp/list``: the servers of the current folder with their state,
-tools and source, then the other running ones). ``add NAME -- COMMAND [ARG…]`` (or ``add NAME
---url URL``) and ``remove NAME`` edit the user configuration file
-(``$XDG_CONFIG_HOME/agentd/config.toml``) as text, keeping everything else of it; the daemon
-reads it for every new session, so none needs restarting.
+tools and source, then the other running ones); ``--check`` has the daemon connect to each
+server anew and list its tools: a line ``✓ NAME …`` or ``✗ NAME …`` (with the error) each,
+exit code 1 when one failed. ``login``/``logout``: :mod:`agentctl.commands.mcp_login`.
+``add NAME -- COMMAND [ARG…]`` (or ``add NAME --url URL``) and ``remove NAME`` edit the
+user configuration file (``$XDG_CONFIG_HOME/agentd/config.toml``) as text, keeping everything
+else of it; the daemon reads it for every new session, so none needs restarting.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from agentctl.options import (
     McpAdd,
     McpAddOptions,
     McpList,
+    McpLogin,
+    McpLogout,
     McpOptions,
     McpRemove,
     mcp_add_options,
@@ -35,10 +39,17 @@ _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 def mcp_main(options: McpOptions) -> int:
-    """Dispatch ``mcp list``, ``mcp add`` and ``mcp remove``."""
+    """Dispatch ``mcp list``, ``add``, ``remove``, ``login`` and ``logout``."""
     if isinstance(options, McpList):
         listing = options
         return run_command(lambda: _list(listing))
+    if isinstance(options, McpLogin | McpLogout):
+        from agentctl.commands import mcp_login
+
+        signing = options
+        if isinstance(signing, McpLogin):
+            return run_command(lambda: mcp_login.login(signing))
+        return run_command(lambda: mcp_login.logout(signing))
     path = config_dir(os.environ) / "config.toml"
     try:
         if isinstance(options, McpAdd):
@@ -56,17 +67,32 @@ def mcp_main(options: McpOptions) -> int:
 
 async def _list(options: McpList) -> int:
     cwd = str(Path(options.cwd or ".").resolve())
+    params = {"cwd": cwd, "check": True} if options.check else {"cwd": cwd}
     async with await open_client(options, cwd=cwd) as client:
-        result = await client.call("mcp/list", {"cwd": cwd})
+        result = await client.call("mcp/list", params, timeout=None)
     servers: list[dict[str, Any]] = result["servers"]
+    failed = any(s.get("check") and not s["check"]["ok"] for s in servers)
+    code = outcome.AGENT_ERROR if failed else outcome.OK
     if options.json:
         sys.stdout.write(json.dumps(result) + "\n")
-        return outcome.OK
+        return code
     if not servers:
         sys.stdout.write("no MCP servers (add one: agentctl mcp add NAME -- COMMAND…)\n")
     for server in servers:
-        sys.stdout.write(_describe(server))
-    return outcome.OK
+        sys.stdout.write(_checked(server) if server.get("check") else _describe(server))
+    return code
+
+
+def _checked(server: dict[str, Any]) -> str:
+    """A checked server: ``✓``/``✗``, its name, source and target, then its tools or why."""
+    server = scrub(server)
+    check = server["check"]
+    head = f"{server['name']}  ({server['source']})  {server['target']}"
+    if not check["ok"]:
+        return f"✗ {head}\n  {check['error']}\n"
+    count = len(check["tools"])
+    line = f"✓ {head}  {count} tool{'' if count == 1 else 's'} in {check['seconds']:.1f} s\n"
+    return line + (f"  tools: {', '.join(check['tools'])}\n" if check["tools"] else "")
 
 
 def _describe(server: dict[str, Any]) -> str:

@@ -16,6 +16,11 @@ if TYPE_CHECKING:
     from agentd.protocol.mcp import (
         McpListParams,
         McpListResult,
+        McpLoginFinishParams,
+        McpLoginParams,
+        McpLoginResult,
+        McpLogoutParams,
+        McpLogoutResult,
     )
     from agentd.protocol.methods import (
         CancelResult,
@@ -139,6 +144,18 @@ class SessionMethods(Protocol):
     async def mcp_list(
         self, params: McpListParams, subscriber: Subscriber | None = None
     ) -> McpListResult: ...
+
+    async def mcp_login(
+        self, params: McpLoginParams, subscriber: Subscriber | None = None
+    ) -> McpLoginResult: ...
+
+    async def mcp_login_finish(
+        self, params: McpLoginFinishParams, subscriber: Subscriber | None = None
+    ) -> McpLoginResult: ...
+
+    async def mcp_logout(
+        self, params: McpLogoutParams, subscriber: Subscriber | None = None
+    ) -> McpLogoutResult: ...
 
     async def list(
         self, params: SessionListParams, subscriber: Subscriber | None = None

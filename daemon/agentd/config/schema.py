@@ -165,6 +165,21 @@ class McpServerSection(msgspec.Struct, forbid_unknown_fields=True):
             "`read-only` sessions (honoured in your own config only, never from a project)"
         ),
     ] = False
+    oauth_client_id: Annotated[
+        str | None,
+        doc(
+            "an OAuth client ID registered with the server's authorization server "
+            "(`agentctl mcp login` then registers none)"
+        ),
+    ] = None
+    oauth_client_secret_env: Annotated[
+        str | None,
+        doc("the daemon's environment variable holding that client's secret (if it has one)"),
+    ] = None
+    oauth_callback_port: Annotated[
+        Annotated[int, msgspec.Meta(ge=1, le=65535)] | None,
+        doc("the loopback port of the redirect registered for it (default: any free port)"),
+    ] = None
 
 
 class WebSearchSection(msgspec.Struct, forbid_unknown_fields=True):

@@ -25,7 +25,16 @@ from typing import TYPE_CHECKING
 from agentd.errors import InvalidParams, InvalidRequest, SessionBusy
 from agentd.protocol.commands import SessionCommandsParams, SessionCommandsResult
 from agentd.protocol.events import PlanUpdate
-from agentd.protocol.mcp import McpListParams, McpListResult, McpServerInfo
+from agentd.protocol.mcp import (
+    McpListParams,
+    McpListResult,
+    McpLoginFinishParams,
+    McpLoginParams,
+    McpLoginResult,
+    McpLogoutParams,
+    McpLogoutResult,
+    McpServerInfo,
+)
 from agentd.protocol.methods import (
     CancelResult,
     CompactParams,
@@ -334,8 +343,26 @@ class SessionService(StoredSessionMethods):
         self, params: McpListParams, subscriber: Subscriber | None = None
     ) -> McpListResult:
         """``mcp/list``: the MCP servers of ``cwd`` (default: the daemon's own) and the
-        running ones."""
-        return self._manager().shared.mcp_list(params.cwd)
+        running ones (each configured one checked with ``check``)."""
+        return await self._manager().shared.mcp_list(params.cwd, params.check)
+
+    async def mcp_login(
+        self, params: McpLoginParams, subscriber: Subscriber | None = None
+    ) -> McpLoginResult:
+        """``mcp/login``: see :meth:`agentd.session.shared.SharedResources.mcp_login`."""
+        return await self._manager().shared.mcp_login(params)
+
+    async def mcp_login_finish(
+        self, params: McpLoginFinishParams, subscriber: Subscriber | None = None
+    ) -> McpLoginResult:
+        """``mcp/loginFinish``: the end of a login."""
+        return await self._manager().shared.mcp_login_finish(params.login_id)
+
+    async def mcp_logout(
+        self, params: McpLogoutParams, subscriber: Subscriber | None = None
+    ) -> McpLogoutResult:
+        """``mcp/logout``: a server's stored OAuth credentials forgotten."""
+        return self._manager().shared.mcp_logout(params)
 
     def mcp_running(self) -> list[McpServerInfo]:
         """The MCP servers the daemon started (none imported or built when no session

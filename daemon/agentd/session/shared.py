@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING
 from msgspec.structs import replace
 
 from agentd.errors import ConfigError, InvalidParams
-from agentd.protocol.mcp import McpListResult, McpServerInfo
+from agentd.protocol.mcp import (
+    McpListResult,
+    McpLoginParams,
+    McpLoginResult,
+    McpLogoutParams,
+    McpLogoutResult,
+    McpServerInfo,
+)
 from agentd.protocol.methods import ModelsListResult
 from agentd.protocol.provider_env import (
     MOCK_SCENARIOS_ENV,
@@ -28,6 +35,7 @@ if TYPE_CHECKING:
     import httpx
 
     from agentd.config.load import Config, ModelChoice
+    from agentd.mcp.control import McpLogins
     from agentd.mcp.pool import McpPool
 
 MOCK = "mock"
@@ -75,6 +83,7 @@ class SharedResources:
         self._http: httpx.AsyncClient | None = None
         self._mock_http: dict[str | None, httpx.AsyncClient] = {}
         self._mcp: McpPool | None = None
+        self._logins: McpLogins | None = None
         args = (spill_root(),)
         threading.Thread(target=prune, args=args, name="spill-prune", daemon=True).start()
 
@@ -183,14 +192,44 @@ class SharedResources:
         no session ever had one."""
         return self._mcp.infos() if self._mcp is not None else []
 
-    def mcp_list(self, cwd: str | None) -> McpListResult:
+    async def mcp_list(self, cwd: str | None, check: bool = False) -> McpListResult:
         """``mcp/list``: the servers a session in ``cwd`` gets (with their process's state
         when it runs; ``untrusted`` for an untrusted ``.mcp.json``), then the other running
-        ones."""
+        ones; with ``check``, each configured one checked
+        (:func:`agentd.mcp.control.check_servers`)."""
         from agentd.mcp.listing import listing
 
         folder = project_dir(cwd) if cwd is not None else Path.cwd()
-        return listing(self.config(folder).settings.mcp_servers, folder, self._mcp)
+        config = self.config(folder)
+        result = listing(config.settings.mcp_servers, folder, self._mcp)
+        if check:
+            from agentd.mcp.control import checked_listing
+
+            result = await checked_listing(result, config, folder)
+        return result
+
+    async def mcp_login(self, params: McpLoginParams) -> McpLoginResult:
+        """``mcp/login``: see :class:`agentd.mcp.control.McpLogins`."""
+        from agentd.mcp.control import McpLogins, find_server
+
+        folder = project_dir(params.cwd) if params.cwd is not None else Path.cwd()
+        definition = find_server(self.config(folder).settings.mcp_servers, folder, params.name)
+        if self._logins is None:
+            self._logins = McpLogins()
+        return await self._logins.start(definition, params.timeout)
+
+    async def mcp_login_finish(self, login_id: str) -> McpLoginResult:
+        """``mcp/loginFinish``: the end of a login of :meth:`mcp_login`."""
+        if self._logins is None:
+            raise InvalidParams(f"no login {login_id!r} in progress (it ended or timed out)")
+        return await self._logins.finish(login_id)
+
+    def mcp_logout(self, params: McpLogoutParams) -> McpLogoutResult:
+        """``mcp/logout``: the stored credentials of the server forgotten."""
+        from agentd.mcp.control import find_server, logout
+
+        folder = project_dir(params.cwd) if params.cwd is not None else Path.cwd()
+        return logout(find_server(self.config(folder).settings.mcp_servers, folder, params.name))
 
     async def close(self) -> None:
         """Stop the MCP servers, close the HTTP clients, if they were created, and end the
@@ -198,6 +237,8 @@ class SharedResources:
         tools = sys.modules.get("agentd.tools")
         if tools is not None:  # never imported: no worker to end
             tools.close_workers()
+        if self._logins is not None:
+            await self._logins.close()
         if self._mcp is not None:
             await self._mcp.close()
         for client in (self._http, *self._mock_http.values()):

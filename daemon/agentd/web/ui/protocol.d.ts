@@ -650,6 +650,20 @@ export interface McpServerInfo {
   tools?: string[];
   error?: string | null;
   sessions?: number;
+  check?: McpServerCheck | null;
+}
+/**
+ * A check of one server (``mcp/list`` with ``check``): a new connection that started it
+ * (or reached it), ran ``initialize`` and listed its tools, then stopped. ``ok``: it did;
+ * ``tools``: the names offered to the model; ``error``: why not; ``login``: it wants the
+ * user to sign in (``agentctl mcp login NAME``); ``seconds``: how long the check took.
+ */
+export interface McpServerCheck {
+  ok: boolean;
+  tools: string[];
+  error: string | null;
+  login: boolean;
+  seconds: number;
 }
 /**
  * Params of a method that takes none (a missing ``params`` member decodes to this).
@@ -762,10 +776,12 @@ export interface Location {
 }
 /**
  * ``mcp/list``: the MCP servers configured for ``cwd`` (default: the daemon's own cwd)
- * and those the daemon runs.
+ * and those the daemon runs; with ``check``, each configured (enabled, trusted) server is
+ * also checked, all at once, each within its start-up timeout.
  */
 export interface McpListParams {
   cwd?: string | null;
+  check?: boolean;
 }
 /**
  * ``mcp/list``: configured servers (with the state of their process for ``cwd``), then
@@ -773,6 +789,51 @@ export interface McpListParams {
  */
 export interface McpListResult {
   servers: McpServerInfo[];
+}
+/**
+ * ``mcp/loginFinish``: wait for the login ``login_id`` (of ``mcp/login``) to end.
+ */
+export interface McpLoginFinishParams {
+  loginId: string;
+}
+/**
+ * ``mcp/login``: sign in to the streamable HTTP server ``name`` of ``cwd``'s
+ * configuration (OAuth). The daemon waits on a loopback redirect for at most ``timeout``
+ * seconds from now.
+ */
+export interface McpLoginParams {
+  name: string;
+  cwd?: string | null;
+  timeout?: number;
+}
+/**
+ * A login: ``authorization_url`` is the page the user opens to approve (None once
+ * ``done``, or when the server needed none); ``done``: the tokens are stored (or the server
+ * let agentd in as it was) and ``tools`` lists the server's tools; ``url``: the server.
+ */
+export interface McpLoginResult {
+  loginId: string;
+  name: string;
+  url: string;
+  done: boolean;
+  authorizationUrl: string | null;
+  tools: string[];
+}
+/**
+ * ``mcp/logout``: forget the stored OAuth credentials of the server ``name`` of
+ * ``cwd``'s configuration.
+ */
+export interface McpLogoutParams {
+  name: string;
+  cwd?: string | null;
+}
+/**
+ * ``removed``: there were credentials for ``url``.
+ */
+export interface McpLogoutResult {
+  name: string;
+  url: string;
+  removed: boolean;
 }
 /**
  * An MCP server for one session, as ACP's ``session/new`` writes it: stdio (``command``,
@@ -1695,8 +1756,14 @@ export interface ClientMethods {
   'skills/check': { params: SkillCheckParams; result: SkillCheckResult };
   /** Configured providers and models (for a project: cwd). */
   'models/list': { params: ModelsListParams; result: ModelsListResult };
-  /** MCP servers of a project (cwd) and the running ones: state, tools, source. */
+  /** MCP servers of a project (cwd) and the running ones: state, tools, source; with check, each configured one connected to and its tools listed. */
   'mcp/list': { params: McpListParams; result: McpListResult };
+  /** Sign in to an OAuth-protected HTTP MCP server: the authorization URL to open (the daemon waits on a loopback redirect), or done when none is needed. */
+  'mcp/login': { params: McpLoginParams; result: McpLoginResult };
+  /** Wait for a login of mcp/login to end: done, with the server's tools. */
+  'mcp/loginFinish': { params: McpLoginFinishParams; result: McpLoginResult };
+  /** Forget the stored OAuth credentials of an HTTP MCP server. */
+  'mcp/logout': { params: McpLogoutParams; result: McpLogoutResult };
   /** Stored sessions, newest first, paged. */
   'session/list': { params: SessionListParams; result: SessionListResult };
   /** Load a stored session; optionally replay its history. */
