@@ -44,7 +44,7 @@ def test_rewind_prints_what_it_restored(sandbox: Sandbox) -> None:
     assert preview.returncode == 0, preview.stderr
     assert preview.stdout.splitlines() == [
         f"would rewind {sid} to before: rewind turn two",
-        "  conflict  a.txt: changed since agentd left it (force overwrites it)",
+        "  conflict  a.txt: changed since agentd left it; a forced rewind overwrites it",
         "  restore  keep.txt",
         "  remove   sub/deep.txt",
         "conflicts stop a rewind (nothing is changed) unless --force",
