@@ -63,7 +63,10 @@ def test_no_moves_nothing_and_exits_9(sandbox: Sandbox) -> None:
         CAPTURES.mkdir(parents=True, exist_ok=True)
         (CAPTURES / "rewind-conflict.txt").write_text(shown + "\n")
         assert f"not rewound: {sid} to before: rewind turn two meets conflicts" in shown
-        assert "  conflict  a.txt: changed since agentd left it; a forced rewind overwrites it" in shown
+        assert (
+            "  conflict  a.txt: changed since agentd left it; a forced rewind overwrites it"
+            in shown
+        )
         assert "  restore  keep.txt" in shown
         assert "  remove   sub/deep.txt" in shown
         screen.keys("n")
