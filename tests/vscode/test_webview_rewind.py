@@ -1,7 +1,8 @@
 """ "Rewind to here" in the VS Code chat webview (the built bundle in headless Chromium, fed a
 run recorded from the real daemon): the dry run, the confirmation the extension shows as a
 modal (a ``confirm`` message naming the files and the conflict, OK forcing the rewind), then
-the forced rewind, and the prompt offered again. The extension side lets the view call ``session/rewind`` (``WEBVIEW_METHODS``)."""
+the forced rewind, and the prompt offered again. The extension side lets the view call
+``session/rewind`` (``WEBVIEW_METHODS``)."""
 
 from __future__ import annotations
 
