@@ -18,8 +18,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import os
 import sys
+import termios
+import tty
+from typing import TextIO
 
 import msgspec
 
@@ -75,9 +79,14 @@ def _stopped(result: SessionRewindResult, options: argparse.Namespace) -> bool:
 
 def _may_ask(options: argparse.Namespace) -> bool:
     """Whether to ask before forcing: people at a terminal, not a script reading JSON."""
-    from agentctl.trust_cmd import is_terminal
+    return not options.json and _is_terminal(sys.stdin) and _is_terminal(sys.stdout)
 
-    return not options.json and is_terminal(sys.stdin) and is_terminal(sys.stdout)
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return os.isatty(stream.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return False
 
 
 async def _ask_to_force() -> bool:
@@ -93,9 +102,6 @@ QUESTION = "Rewind anyway (changed files are overwritten)? [y/N] "
 def _one_key(question: str) -> str:
     """Show ``question`` once the terminal reads single keys (so a key typed as soon as it
     shows is not flushed away), and answer the key, lower-cased."""
-    import termios
-    import tty
-
     fd = sys.stdin.fileno()
     saved = termios.tcgetattr(fd)
     tty.setcbreak(fd)
