@@ -149,7 +149,8 @@ def test_a_pasted_image_goes_with_the_prompt(llm: MockLLMServer, workbench: Work
     assert thumbs.count() == 1
     workbench.screenshot("10-image-attached")
     send(chat, "how are you")
-    chat.locator(".item--user", has_text="[1 image]").wait_for(timeout=scaled(30) * 1000)
+    sent_thumb = chat.locator(".item--user", has_text="how are you").locator("img.user-image")
+    sent_thumb.wait_for(timeout=scaled(30) * 1000)  # the sent image, as a thumbnail
     wait_idle(chat)
     asked = [r for r in llm.requests if "how are you" in json.dumps(r.get("messages", []))]
     assert asked, "the prompt reached the model"
