@@ -293,13 +293,15 @@ def _add_rewind(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="take a session back to before a prompt, files included",
         description="Go back to before the N-th last prompt of session ID (default: the latest "
         "session of the working directory): the conversation, and the files its runs changed. "
-        "Files changed outside agentd since are left alone unless --force.",
+        "A rewind that meets conflicts (files changed outside agentd since, or whose earlier "
+        "content was not kept) moves nothing: on a terminal it shows them and asks, else it "
+        "exits 9; --force rewinds to before the same prompt anyway.",
     )
     _connection_options(rewind, stdio=False)
     rewind.add_argument("session_id", nargs="?", default=None, metavar="ID")
     rewind.add_argument("--turns", type=_positive_int, metavar="N", help="prompts back (1)")
     rewind.add_argument("--entry", metavar="ENTRY_ID", help="to before this user message")
-    rewind.add_argument("--force", action="store_true", help="restore conflicting files too")
+    rewind.add_argument("--force", action="store_true", help="rewind even when files conflict")
     rewind.add_argument("--no-files", action="store_true", help="move only the conversation")
     rewind.add_argument("--dry-run", action="store_true", help="only say what it would do")
     rewind.add_argument("--cwd", metavar="DIR", help="whose latest session (default: .)")

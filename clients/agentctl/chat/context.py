@@ -3,7 +3,8 @@
 ``/rewind [N]`` takes the session back to before its N-th last prompt (default 1), files
 included, as ``agentctl rewind`` does (``session/rewind``), prints the same report, and puts
 the prompt it went back over (a one-line one) on the next input line, ready to edit and send
-again. ``/compact`` summarises the older messages now (``session/compact``, with optional
+again. A rewind that meets conflicts moves nothing and says so; ``/rewind [N] --force``
+rewinds anyway. ``/compact`` summarises the older messages now (``session/compact``, with optional
 instructions for the summary) and says how many tokens of context that saved.
 """
 
@@ -16,6 +17,12 @@ from agentd.protocol.methods import CompactParams, CompactResult
 from agentd.protocol.rewind import SessionRewindParams, SessionRewindResult
 
 
+def rewind_args(words: list[str]) -> tuple[int, bool]:
+    """The N of ``/rewind [N] [--force]`` and whether ``--force`` was given."""
+    force = "--force" in words
+    return rewind_turns([word for word in words if word != "--force"]), force
+
+
 def rewind_turns(words: list[str]) -> int:
     """The N of ``/rewind [N]`` (1 without one); UsageError for anything but a number ≥ 1."""
     if not words:
@@ -25,16 +32,20 @@ def rewind_turns(words: list[str]) -> int:
     return int(words[0])
 
 
-async def rewind(client: AgentClient, session_id: str, turns: int) -> SessionRewindResult:
+async def rewind(
+    client: AgentClient, session_id: str, turns: int, *, force: bool = False
+) -> SessionRewindResult:
     """``session/rewind`` of the chat's session, ``turns`` prompts back, files included."""
-    return await client.sessions.rewind(SessionRewindParams(session_id=session_id, turns=turns))
+    params = SessionRewindParams(session_id=session_id, turns=turns, force=force)
+    return await client.sessions.rewind(params)
 
 
 def rewind_report(result: SessionRewindResult, session_id: str, cwd: str) -> tuple[str, str]:
     """What to print (``agentctl rewind``'s report) and the text to put back on the input
-    line: the prompt gone back over, when it is one line (empty otherwise)."""
-    report = format_rewind(result, session_id, cwd).rstrip("\n")
-    prompt = result.prompt.strip()
+    line: the prompt gone back over, when it is one line (empty otherwise, and when conflicts
+    stopped the rewind)."""
+    report = format_rewind(result, session_id, cwd, force_hint="/rewind --force").rstrip("\n")
+    prompt = result.prompt.strip() if result.applied else ""
     return report, prompt if prompt and "\n" not in prompt else ""
 
 

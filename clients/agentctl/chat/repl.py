@@ -63,6 +63,7 @@ HELP = """commands:
   /image FILE           attach an image (PNG, JPEG, GIF, WebP) to your next message
   /rewind [N]           go back to before the last prompt (or the N-th last), files
                         included; that prompt comes back on the input line to edit
+                        (conflicts stop it; /rewind [N] --force rewinds anyway)
   /compact [TEXT]       summarise the older messages now (TEXT: what the summary keeps)
   /exit                 leave (also Ctrl-D, or Ctrl-C when idle)
   !COMMAND              run COMMAND in the shell; it and its output are recorded in the
@@ -276,9 +277,9 @@ class Repl:
 
     def _rewind(self, words: list[str]) -> None:
         assert self.session is not None
-        turns = chat_context.rewind_turns(words)
+        turns, force = chat_context.rewind_args(words)
         session_id = self.session.session_id
-        result = self.runner.run(chat_context.rewind(self.client, session_id, turns))
+        result = self.runner.run(chat_context.rewind(self.client, session_id, turns, force=force))
         report, self.prefill = chat_context.rewind_report(result, session_id, self.cwd)
         self.say(self.style.dim(report))
 

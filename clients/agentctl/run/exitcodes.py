@@ -14,6 +14,7 @@ PERMISSION_REFUSED = 5
 BUDGET = 6
 CANCELLED = 7
 BLOCKED = 8
+REWIND_CONFLICTS = 9
 INTERRUPTED = 130
 OUTPUT_CLOSED = 141
 
@@ -27,6 +28,7 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
     (BUDGET, "budget reached"),
     (CANCELLED, "cancelled from elsewhere"),
     (BLOCKED, "blocked by a hook"),
+    (REWIND_CONFLICTS, "rewind stopped by conflicts"),
     (INTERRUPTED, "interrupted"),
     (OUTPUT_CLOSED, "stdout closed"),
 )

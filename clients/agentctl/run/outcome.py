@@ -14,6 +14,7 @@ contradict each other.
 6    budget         the run stopped at its ``--max-cost`` / ``--max-tokens`` budget
 7    cancelled      the run was cancelled from elsewhere (``agentctl cancel``, another client)
 8    blocked        a ``user_prompt`` hook blocked the prompt (no model call was made)
+9    (none)         ``agentctl rewind`` met conflicts and moved nothing (not a run's end)
 130  interrupted    interrupted (Ctrl-C)
 141  (none)         stdout was closed (``| head -1``); the run is not cancelled
 ==== ============== ===========================================================
@@ -34,6 +35,7 @@ from agentctl.run.exitcodes import (
     OK,
     OUTPUT_CLOSED,
     PERMISSION_REFUSED,
+    REWIND_CONFLICTS,
     TIMEOUT,
     USAGE_ERROR,
 )
@@ -48,6 +50,7 @@ __all__ = [
     "OK",
     "OUTPUT_CLOSED",
     "PERMISSION_REFUSED",
+    "REWIND_CONFLICTS",
     "TIMEOUT",
     "USAGE_ERROR",
     "RunSummary",

@@ -33,8 +33,14 @@ function fileList(paths, cwd) {
   return paths.map((path) => (cwd && path.startsWith(prefix) ? path.slice(prefix.length) : path)).join(', ');
 }
 
+/** The conflicts of a rewind result as a sentence: `notes.md (changed since …)`. */
+function conflictList(conflicts, cwd) {
+  return conflicts.map((c) => `${fileList([c.path], cwd)} (${c.message})`).join('; ');
+}
+
 /**
- * The confirmation of a rewind: what the dry run says it would restore, remove and leave.
+ * The confirmation of a rewind: what the dry run says it would restore and remove, and the
+ * conflicts that stop it unless forced (confirming one that has conflicts forces it).
  * @param {{restored: string[], removed: string[], conflicts: {path: string, message: string}[]}} preview
  * @param {string} cwd
  */
@@ -42,18 +48,23 @@ export function rewindQuestion(preview, cwd) {
   const lines = ['Rewind to before this prompt? The conversation after it is set aside (kept as a branch).'];
   if (preview.restored.length) lines.push(`Restore: ${fileList(preview.restored, cwd)}`);
   if (preview.removed.length) lines.push(`Remove: ${fileList(preview.removed, cwd)}`);
-  if (preview.conflicts.length) lines.push(`Leave alone: ${preview.conflicts.map((c) => `${fileList([c.path], cwd)} (${c.message})`).join('; ')}`);
+  if (preview.conflicts.length) {
+    lines.push(`Conflicts: ${conflictList(preview.conflicts, cwd)}`);
+    lines.push('A rewind stops at conflicts. OK rewinds anyway: changed files are overwritten, the others left as they are.');
+  }
   if (!(preview.restored.length || preview.removed.length || preview.conflicts.length)) lines.push('No files to restore.');
   return lines.join('\n');
 }
 
 /**
- * The banner after a rewind: null when every file was put back, else what was left alone.
- * @param {{conflicts: {path: string, message: string}[]}} result @param {string} cwd
+ * The banner after a rewind: null when every file was put back, else what was left alone
+ * (or, when conflicts stopped it, that nothing moved).
+ * @param {{applied: boolean, conflicts: {path: string, message: string}[]}} result @param {string} cwd
  */
-function rewindReport(result, cwd) {
+export function rewindReport(result, cwd) {
+  if (!result.applied) return `Not rewound (nothing changed): ${conflictList(result.conflicts, cwd)}`;
   if (!result.conflicts.length) return null;
-  return `Rewound. Left alone: ${result.conflicts.map((c) => `${fileList([c.path], cwd)} (${c.message})`).join('; ')}`;
+  return `Rewound. Left alone: ${conflictList(result.conflicts, cwd)}`;
 }
 
 /**
@@ -277,7 +288,12 @@ export function mountChat(root, host, options = {}) {
         // a second time at once (the second subscription would supersede this one's).
         rewinding = sessionId;
         try {
-          const result = await call('session/rewind', { sessionId, entryId });
+          const force = preview.conflicts.length > 0; // the question offered to force it
+          const result = await call('session/rewind', force ? { sessionId, entryId, force } : { sessionId, entryId });
+          if (!result.applied) {
+            set({ banner: rewindReport(result, app.session?.cwd ?? cwd) });
+            return;
+          }
           await openSession(sessionId, true);
           view.restoreDraft(result.prompt);
           set({ banner: rewindReport(result, app.session?.cwd ?? cwd) });

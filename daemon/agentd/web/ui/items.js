@@ -77,7 +77,6 @@ export function updateItem(node, item, actions) {
  */
 function updateUser(node, item, actions) {
   node.setAttribute('aria-label', 'You');
-  const suffix = item.images ? ` [${item.images} image${item.images > 1 ? 's' : ''}]` : '';
   let body = /** @type {HTMLElement | null} */ (node.querySelector(':scope > .user-text'));
   if (!body) {
     body = node.appendChild(el('div', 'user-text'));
@@ -92,14 +91,32 @@ function updateUser(node, item, actions) {
       node.appendChild(rewind);
     }
   }
+  showSentImages(node, body, item.images ?? []);
   if (!item.command) {
-    showFoldable(body, item.text + suffix); // a long paste is folded ("Show more")
+    showFoldable(body, item.text); // a long paste is folded ("Show more")
     return;
   }
   // A custom command: what was typed, and the prompt it became on demand.
   const expansion = el('details', 'user-expansion');
   expansion.append(el('summary', '', 'Expanded prompt'), el('div', 'user-expansion-text', item.text));
-  body.replaceChildren(el('div', 'user-command', item.command + suffix), expansion);
+  body.replaceChildren(el('div', 'user-command', item.command), expansion);
+}
+
+/** The images sent with a prompt, as thumbnails after its text (drawn once: they never change). */
+function showSentImages(node, body, images) {
+  if (!images.length || node.querySelector(':scope > .user-images')) return;
+  const list = el('div', 'user-images');
+  list.setAttribute('role', 'list');
+  list.setAttribute('aria-label', 'Images sent');
+  images.forEach((image, index) => {
+    if (!/^image\/(png|jpeg|gif|webp)$/.test(image.mimeType)) return;
+    const thumb = /** @type {HTMLImageElement} */ (el('img', 'user-image'));
+    thumb.src = `data:${image.mimeType};base64,${image.data}`;
+    thumb.alt = `image ${index + 1} of ${images.length}`;
+    thumb.setAttribute('role', 'listitem');
+    list.appendChild(thumb);
+  });
+  body.after(list);
 }
 
 function updateNotice(node, item) {

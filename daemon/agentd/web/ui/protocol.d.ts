@@ -1551,6 +1551,11 @@ export interface SessionRenameParams {
  * the files the discarded runs changed; ``force``: restore files changed outside agentd
  * since (otherwise left alone and listed as conflicts); ``dryRun``: change nothing, answer
  * what the rewind would do (for a confirmation).
+ *
+ * A rewind that meets a conflict (a file it would leave alone) moves nothing, neither the
+ * conversation nor any file, unless ``force``: the result lists the conflicts with
+ * ``applied`` false, and the same call with ``force`` (or ``entryId`` the result's
+ * ``entryId``) applies it to the same prompt.
  */
 export interface SessionRewindParams {
   sessionId: string;
@@ -1562,13 +1567,19 @@ export interface SessionRewindParams {
 }
 /**
  * What ``session/rewind`` did: the new leaf (``leafId``, None: before the first entry),
- * the text of the prompt it went back over (``prompt``: a client may offer it for
- * editing), and the files ``restored`` (rewritten), ``removed`` (created by the discarded
- * runs) and left alone (``conflicts``). Paths are absolute.
+ * the user message it went back before (``entryId``) and its text (``prompt``: a client
+ * may offer it for editing), and the files ``restored`` (rewritten), ``removed`` (created
+ * by the discarded runs) and left alone (``conflicts``). Paths are absolute.
+ *
+ * ``applied``: the session and the files moved. False for a dry run, and when the rewind
+ * met conflicts without ``force``: then nothing moved, ``leafId``, ``restored`` and
+ * ``removed`` say what the rewind would do, and ``conflicts`` what stopped it.
  */
 export interface SessionRewindResult {
   leafId: string | null;
+  entryId: string;
   prompt: string;
+  applied: boolean;
   restored: string[];
   removed: string[];
   conflicts: RewindConflict[];

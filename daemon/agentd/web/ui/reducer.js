@@ -12,8 +12,9 @@ import { processHandlers } from './processes.js';
 
 /**
  * @typedef {{type: 'text' | 'thinking', text: string}} TextBlock
- * @typedef {{kind: 'user', key: string, text: string, images: number, command?: string}} UserItem
- *   (`command`: the custom command typed, `text` being its expansion)
+ * @typedef {{kind: 'user', key: string, text: string, images: UserImage[], command?: string}} UserItem
+ *   (`command`: the custom command typed, `text` being its expansion; `images`: those sent with it)
+ * @typedef {{data: string, mimeType: string}} UserImage
  * @typedef {{kind: 'assistant', key: string, blocks: TextBlock[], streaming: boolean,
  *   stopReason?: string, error?: string, usage?: Usage, model?: string,
  *   retry?: RetryInfo | null, sources?: {url: string, title: string}[]}} AssistantItem
@@ -331,7 +332,7 @@ function messageStart(state, event) {
     return { ...put(endRetry(state), item), open: event.messageId };
   }
   if (event.role === 'user' && !find(state, event.messageId)) {
-    return put(state, { kind: 'user', key: event.messageId, text: '', images: 0 });
+    return put(state, { kind: 'user', key: event.messageId, text: '', images: [] });
   }
   return state;
 }
@@ -377,7 +378,7 @@ function messageUpdate(state, event) {
 function messageEnd(state, event) {
   const message = event.message;
   if (message.role === 'user') {
-    const images = (message.content ?? []).filter((b) => b.type === 'image').length;
+    const images = (message.content ?? []).filter((b) => b.type === 'image').map((b) => ({ data: b.data, mimeType: b.mimeType }));
     /** @type {UserItem} */
     const item = { kind: 'user', key: message.id, text: contentText(message.content), images };
     if (message.command) item.command = message.command;

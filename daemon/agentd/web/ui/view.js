@@ -262,7 +262,8 @@ function buildComposer(actions) {
   const stop = button('Stop', 'btn btn--danger stop', () => actions.cancel());
   stop.title = 'Cancel the run (Esc)';
   const buttons = el('div', 'composer-buttons');
-  buttons.append(send, later, stop);
+  const picker = imagePicker((files) => images.add(files));
+  buttons.append(picker.button, picker.input, send, later, stop);
   const attachments = el('ul', 'attachments');
   attachments.setAttribute('aria-label', 'Attached images');
   const attachError = el('div', 'attach-error');
@@ -322,6 +323,24 @@ function buildComposer(actions) {
   return { form, queue, input, send, later, stop, slash };
 }
 
+/** "Add image": a button opening the file chooser (phones have no paste or drop of files);
+ * `add` gets the images chosen. */
+function imagePicker(add) {
+  const input = /** @type {HTMLInputElement} */ (el('input', 'attach-input'));
+  input.type = 'file';
+  input.accept = 'image/png,image/jpeg,image/gif,image/webp';
+  input.multiple = true;
+  input.hidden = true;
+  input.setAttribute('aria-label', 'Images to attach');
+  input.addEventListener('change', () => {
+    add([...(input.files ?? [])]);
+    input.value = ''; // choosing the same file again is a change too
+  });
+  const open = button('Add image', 'btn attach-image', () => input.click());
+  open.title = 'Attach images to the next message (PNG, JPEG, GIF, WebP, up to 5 MB; paste or drop them too)';
+  return { button: open, input };
+}
+
 /** The picker: the session's model, or for a new chat the one chosen for it (else the
  * configured default; with none, a "Choose a model" placeholder). Never disabled. */
 function renderModels(dom, state) {
@@ -377,7 +396,15 @@ function sessionTitle(state) {
   const session = state.session;
   if (!session) return 'New chat';
   const listed = state.sessions.find((s) => s.sessionId === session.sessionId);
-  return session.title || listed?.title || `Session ${session.sessionId}`;
+  return session.title || listed?.title || firstPrompt(state.chat) || `Session ${session.sessionId}`;
+}
+
+/** The first prompt's first line (up to 80 characters): the title while the daemon has not
+ * given the session one yet (its first run). */
+function firstPrompt(chat) {
+  const user = chat.items.find((item) => item.kind === 'user' && (item.command || item.text.trim()));
+  const text = user ? (user.command || user.text).trim().split('\n', 1)[0] : '';
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
 function renderQueue(list, queue) {
