@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         SubscribeParams,
         SubscribeResult,
     )
+    from agentd.protocol.questions import QuestionAnswerParams
     from agentd.protocol.rewind import (
         SessionRewindParams,
         SessionRewindResult,
@@ -176,4 +177,8 @@ class SessionMethods(Protocol):
 
     async def answer_permission(
         self, params: PermissionAnswerParams, subscriber: Subscriber | None = None
+    ) -> OkResult: ...
+
+    async def answer_question(
+        self, params: QuestionAnswerParams, subscriber: Subscriber | None = None
     ) -> OkResult: ...

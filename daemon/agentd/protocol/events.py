@@ -17,6 +17,7 @@ import msgspec
 from agentd.protocol.approval import ApprovalPreview
 from agentd.protocol.base import Wire
 from agentd.protocol.content import Message, StopReason, Usage, UserContent
+from agentd.protocol.questions import QuestionRequest, QuestionResolved
 from agentd.protocol.tool_details import ToolDetails
 
 # --- deltas carried by message_update -------------------------------------------------------
@@ -349,6 +350,8 @@ Event = (
     | ErrorEvent
     | PermissionRequest
     | PermissionResolved
+    | QuestionRequest
+    | QuestionResolved
     | CompactionStart
     | CompactionEnd
     | SessionWarning

@@ -23,6 +23,7 @@ import msgspec
 from agentd.protocol.base import Empty
 from agentd.protocol.commands import SessionCommandsParams, SessionCommandsResult
 from agentd.protocol.mcp import McpListParams, McpListResult
+from agentd.protocol.questions import AskQuestionParams, AskQuestionResult, QuestionAnswerParams
 from agentd.protocol.methods import (
     CancelResult,
     CompactParams,
@@ -316,6 +317,19 @@ METHODS: dict[str, MethodSpec] = {
     ),
     "session/requestPermission": MethodSpec(
         RequestPermissionParams, RequestPermissionResult, "Ask to approve a tool call.", "server"
+    ),
+    "question/answer": MethodSpec(
+        QuestionAnswerParams,
+        OkResult,
+        "Answer a pending question (the web page; any client may, the first answer wins).",
+        call="answer_question",
+        http=True,
+    ),
+    "session/askQuestion": MethodSpec(
+        AskQuestionParams,
+        AskQuestionResult,
+        "Ask the user questions (for clients with the questions capability).",
+        "server",
     ),
     "fs/readTextFile": MethodSpec(
         ReadTextFileParams,

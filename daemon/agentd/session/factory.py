@@ -24,6 +24,7 @@ from agentd.protocol.session_file import ModelChangeEntry, SessionInfoEntry, Set
 from agentd.protocol.skills import SkillInfo
 from agentd.session import parts
 from agentd.session.approval import Approver
+from agentd.session.questions import Questioner
 from agentd.session.binding import ModelSource, UnresolvedProvider, bind_model
 from agentd.session.bus import EventBus, resumed_seq
 from agentd.session.changes import ChangeRecorder
@@ -285,6 +286,7 @@ def _assemble(
         changes=changes,
         subagents=link.subagents(session_id) if link.subagents else None,
         path_locks=link.locks or FileLocks(),
+        questions=Questioner(bus, config.settings.permissions.question_timeout),
     )
     context = parts.tool_context(env, ports, state)
     section = config.settings.permissions

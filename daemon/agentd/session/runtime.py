@@ -94,6 +94,8 @@ class SessionRuntime:
         self.children: dict[str, SessionRuntime] = {}
         """The subagents' sessions running now for this session's task calls, by id."""
         made = parts.agent
+        self.questions = made.context.ports.questions
+        """Questions to the users behind the session's clients (None: it cannot ask)."""
         self.hooks = made.hooks(self.emit) if made.hooks is not None else None
         self.extra_tools = made.extra_tools(self.extra_warn) if made.extra_tools else None
         self.agent = Agent(

@@ -16,6 +16,7 @@ import msgspec
 
 from agentd.protocol.tool_details import ToolErrorDetails
 from agentd.tools.base import Tool, ToolContext, ToolError, ToolResult, Toolset
+from agentd.tools.ask_user import AskUserTool
 from agentd.tools.bash import BashTool
 from agentd.tools.defaults import ToolSettings
 from agentd.tools.edit import EditTool
@@ -46,6 +47,7 @@ TOOLS: dict[str, type[Tool]] = {
     "ls": LsTool,
     "task": TaskTool,
     "todo": TodoTool,
+    "ask_user": AskUserTool,
     "web_fetch": WebFetchTool,
     "web_search": WebSearchTool,
     "skill": SkillTool,
