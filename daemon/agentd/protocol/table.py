@@ -23,7 +23,6 @@ import msgspec
 from agentd.protocol.base import Empty
 from agentd.protocol.commands import SessionCommandsParams, SessionCommandsResult
 from agentd.protocol.mcp import McpListParams, McpListResult
-from agentd.protocol.questions import AskQuestionParams, AskQuestionResult, QuestionAnswerParams
 from agentd.protocol.methods import (
     CancelResult,
     CompactParams,
@@ -68,6 +67,7 @@ from agentd.protocol.methods import (
     WriteTextFileParams,
     WriteTextFileResult,
 )
+from agentd.protocol.questions import AskQuestionParams, AskQuestionResult, QuestionAnswerParams
 from agentd.protocol.rewind import SessionRewindParams, SessionRewindResult
 from agentd.protocol.skills import (
     SessionSkillsParams,

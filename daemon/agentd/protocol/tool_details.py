@@ -22,8 +22,8 @@ from agentd.protocol.document_details import (
     SkillDetails,
     WebSearchDetails,
 )
-from agentd.protocol.usage import Usage
 from agentd.protocol.questions import Question, QuestionAnswer
+from agentd.protocol.usage import Usage
 
 
 class BashDetails(Wire, tag="bash", tag_field="type"):

@@ -24,13 +24,13 @@ from agentd.protocol.session_file import ModelChangeEntry, SessionInfoEntry, Set
 from agentd.protocol.skills import SkillInfo
 from agentd.session import parts
 from agentd.session.approval import Approver
-from agentd.session.questions import Questioner
 from agentd.session.binding import ModelSource, UnresolvedProvider, bind_model
 from agentd.session.bus import EventBus, resumed_seq
 from agentd.session.changes import ChangeRecorder
 from agentd.session.files import ClientFiles
 from agentd.session.knowledge import session_skills, with_configured_tools
 from agentd.session.mcp_setup import check_mcp_params, mcp_runner, session_mcp_tools
+from agentd.session.questions import Questioner
 from agentd.session.runtime import SessionRuntime
 from agentd.session.settings import AgentParts, RuntimeParts, Settings
 from agentd.session.shared import SharedResources, check_sandbox_root, project_dir

@@ -63,6 +63,7 @@ from agentd.protocol.session_file import (
 from agentd.session.compaction import Compactor, Reason, prompt_too_large
 from agentd.session.history import hook_blocks
 from agentd.session.phase import RunState
+from agentd.session.questions import Questioner
 from agentd.session.settings import RuntimeParts
 from agentd.session.stream_redact import StreamRedactor
 from agentd.session.syncing import SyncQueue
@@ -94,7 +95,8 @@ class SessionRuntime:
         self.children: dict[str, SessionRuntime] = {}
         """The subagents' sessions running now for this session's task calls, by id."""
         made = parts.agent
-        self.questions = made.context.ports.questions
+        port = made.context.ports.questions
+        self.questions = port if isinstance(port, Questioner) else None
         """Questions to the users behind the session's clients (None: it cannot ask)."""
         self.hooks = made.hooks(self.emit) if made.hooks is not None else None
         self.extra_tools = made.extra_tools(self.extra_warn) if made.extra_tools else None

@@ -15,8 +15,8 @@ from typing import Any
 import msgspec
 
 from agentd.protocol.tool_details import ToolErrorDetails
-from agentd.tools.base import Tool, ToolContext, ToolError, ToolResult, Toolset
 from agentd.tools.ask_user import AskUserTool
+from agentd.tools.base import Tool, ToolContext, ToolError, ToolResult, Toolset
 from agentd.tools.bash import BashTool
 from agentd.tools.defaults import ToolSettings
 from agentd.tools.edit import EditTool
