@@ -34,6 +34,7 @@ from agentctl.common import (
 from agentctl.completion import BUILT_INS, SlashCompleter, custom_help
 from agentctl.images import load_image
 from agentctl.listing import format_session_table
+from agentctl.questions import terminal_questioner
 from agentctl.render import TerminalRenderer
 from agentctl.run import StopSignal, drive_run, interrupt_handling
 from agentctl.send import select_session
@@ -402,13 +403,18 @@ def _chat(
     asks = options.permission in (None, "ask")  # None: the configuration's mode, ask by default
     approver = TerminalApprover(sys.stderr, style, cwd=cwd) if asks else None
     try:
-        client = runner.run(open_client(options, permission_handler=approver, cwd=cwd))
+        questioner = terminal_questioner()
+        client = runner.run(
+            open_client(options, permission_handler=approver, cwd=cwd, question_handler=questioner)
+        )
     except (RpcError, DaemonUnavailable, OSError) as exc:
         return exit_code_for_exception(exc)
     try:
         repl = Repl(runner, client, options, cwd, system_prompt)
         if approver is not None:
             approver.before_asking = repl.renderer.pause
+        if questioner is not None:
+            questioner.before_asking = repl.renderer.pause
         return repl.loop()
     except (RpcError, UsageError, DaemonUnavailable, OSError) as exc:
         return exit_code_for_exception(exc)

@@ -35,6 +35,7 @@ from agentctl.jsonout import JsonLines
 from agentctl.outcome import RunSummary, error_result_line
 from agentctl.piped import Prompt, read_prompt
 from agentctl.provider_file import make_undumpable, read_provider_env_file
+from agentctl.questions import terminal_questioner
 from agentctl.render import TerminalRenderer
 from agentctl.report import RunReport, write_failure_summary, write_result_file
 from agentctl.run import StopSignal, drive_run, interrupt_handling
@@ -325,8 +326,12 @@ async def _send(
     provider_env: dict[str, str] | None = None,
 ) -> int:
     try:
+        pause = output.renderer.pause if output.renderer is not None else (lambda: None)
         client = await open_client(
-            options, permission_handler=permission_handler(options, output, cwd), cwd=cwd
+            options,
+            permission_handler=permission_handler(options, output, cwd),
+            cwd=cwd,
+            question_handler=terminal_questioner(pause),
         )
         if provider_env:  # over this process's own provider variables, as connect() sends
             client.provider_env = {**provider_variables(os.environ), **provider_env}
