@@ -86,7 +86,8 @@ def test_keys_answer_a_single_and_a_multi_select_question(
     screen = _send(sandbox, screens, "plan the service")
     shown = screen.wait_for("o to write your own answer")
     assert "? Database  Which database should the service use? (1/2)" in shown
-    assert "  1 Postgres — a server" in shown and "  2 SQLite — a file" in shown
+    assert "  1 Postgres — a server" in shown
+    assert "  2 SQLite — a file" in shown
     screen.keys("2")
     shown = screen.wait_for("Enter confirms")
     assert "› SQLite" in shown
@@ -94,7 +95,8 @@ def test_keys_answer_a_single_and_a_multi_select_question(
     shown = screen.wait_for("[x] Export")
     CAPTURES.mkdir(parents=True, exist_ok=True)
     (CAPTURES / "question-multi.txt").write_text(shown + "\n")
-    assert "[x] Auth" in shown and "[ ] Search" in shown
+    assert "[x] Auth" in shown
+    assert "[ ] Search" in shown
     screen.keys("Enter")
     code, shown = screen.finish()
     assert code == 0, shown

@@ -24,6 +24,9 @@ from agentd.protocol.base import Params, Result, Wire
 
 MAX_QUESTIONS = 4
 MIN_OPTIONS, MAX_OPTIONS = 2, 6
+NO_USER = "no user can answer (no connected client shows questions)"
+DECLINED = "the user declined to answer"
+CANCELLED = "the run was cancelled"
 QuestionSource = Literal["tool", "mcp", "daemon"]
 """Who asks: the ``ask_user`` tool, an MCP server (``elicitation/create``), the daemon."""
 
@@ -37,13 +40,12 @@ class QuestionOption(Wire):
 
 class Question(Wire, kw_only=True):
     """One question: the full ``question``, a short ``header`` (a chip or title, ≤ 40
-    characters), its ``options``; ``multi_select`` lets the user pick several."""
+    characters), its ``options`` (``ask_user`` always gives 2 to 6; none: only a typed answer,
+    as an MCP form's text field asks); ``multi_select`` lets the user pick several."""
 
-    question: Annotated[str, msgspec.Meta(min_length=1, max_length=2000)]
+    question: Annotated[str, msgspec.Meta(min_length=1, max_length=4000)]
     header: Annotated[str, msgspec.Meta(max_length=40)] = ""
-    options: Annotated[
-        list[QuestionOption], msgspec.Meta(min_length=MIN_OPTIONS, max_length=MAX_OPTIONS)
-    ]
+    options: Annotated[list[QuestionOption], msgspec.Meta(max_length=MAX_OPTIONS)]
     multi_select: bool = False
 
 

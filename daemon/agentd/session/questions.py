@@ -29,6 +29,9 @@ from agentd.api.subscriber import QuestionAnswerer
 from agentd.errors import ConnectionLost, PeerTimeout, RequestCancelled, RpcError
 from agentd.log import get_logger
 from agentd.protocol.questions import (
+    CANCELLED,
+    DECLINED,
+    NO_USER,
     AskQuestionParams,
     Question,
     QuestionAnswer,
@@ -45,9 +48,6 @@ if TYPE_CHECKING:
 log = get_logger("agentd.questions")
 
 DEFAULT_TIMEOUT = 600.0
-NO_USER = "no user can answer (no connected client shows questions)"
-CANCELLED = "the run was cancelled"
-DECLINED = "the user declined to answer"
 Outcome = tuple[list[QuestionAnswer] | None, str | None]
 
 
