@@ -155,6 +155,8 @@ class _Pending:
         self.params = params
         self.outcome = outcome
         self._asked: set[int] = set()
+        self._waiting: set[int] = set()
+        self._gone = 0
         self._tasks: set[asyncio.Task[None]] = set()
 
     def settle(self, outcome: Outcome) -> bool:
@@ -169,21 +171,29 @@ class _Pending:
         if client.key in self._asked or client.closed or not client.answers_questions():
             return
         self._asked.add(client.key)
+        self._waiting.add(client.key)
         self._tasks.add(asyncio.ensure_future(self._relay(client, timeout)))
 
     async def _relay(self, client: QuestionAnswerer, timeout: float) -> None:
-        """One client's answer; a client that went away leaves the question pending for the
-        others, one whose answer does not fit settles it without answers, saying why."""
+        """One client's answer. A client that went away leaves the question pending (for
+        the others and those still to come); one that says it cannot show it (an error
+        answer: a front-end none of whose users can be asked) is out, and when every client
+        asked is out the question is settled at once as having nobody to answer; one whose
+        answer does not fit settles it without answers, saying why."""
         try:
             result = await client.ask_question(self.params, timeout)
         except (ConnectionLost, PeerTimeout, RequestCancelled, OSError) as exc:
             log.info("question not answered", error=str(exc))
+            self._gone += 1
+            self._waiting.discard(client.key)
             return
         except (RpcError, msgspec.ValidationError) as exc:
-            log.info("question answered wrongly", error=str(exc))
-            self.settle((None, f"the client could not ask the user ({exc})"))
+            log.info("question not shown", error=str(exc))
+            self._cannot_show(client.key)
             return
+        self._waiting.discard(client.key)
         if result is None:
+            self._cannot_show(client.key)
             return
         if result.answers is None:
             self.settle((None, DECLINED))
@@ -193,6 +203,11 @@ class _Pending:
             self.settle((None, f"the client's answer did not fit the questions ({unfit})"))
             return
         self.settle((result.answers, None))
+
+    def _cannot_show(self, key: int) -> None:
+        self._waiting.discard(key)
+        if not self._waiting and not self._gone:
+            self.settle((None, NO_USER))
 
     async def close(self) -> None:
         """Withdraw the question from the clients still asked."""
