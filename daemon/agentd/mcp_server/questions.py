@@ -4,24 +4,23 @@ as MCP elicitations to the caller.
 A host that declared form elicitation, on a connection that can carry a request from the
 server during the call (:func:`~agentd.mcp_server.approvals.cannot_ask` is None), is asked;
 otherwise :func:`questioner` is None and the run's questions are answered at once that no user
-can answer. Form mode: one form per request, per question an ``answerN`` property (a string
-with the options as ``oneOf`` consts and titles; a multi-select: an array of them) and an
-optional ``otherN`` text for an answer of the user's own. A question with a URL (an MCP
-server's URL-mode elicitation inside the run) goes on as a URL-mode elicitation when the host
-declared that mode: ``accept`` picks the question's first option ("Open it"). ``decline`` and
-``cancel`` decline; a failed request or an answer that does not fit declines too (logged).
+can answer. Form mode: one form per request (:mod:`agentd.protocol.question_forms`). A
+question with a URL (an MCP server's URL-mode elicitation inside the run) goes on as a
+URL-mode elicitation when the host declared that mode: ``accept`` picks the question's first
+option ("Open it"). ``decline`` and ``cancel`` decline; a failed request or an answer that
+does not fit declines too (logged).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from mcp.server.mcpserver import Context
 
 from agentd.log import get_logger
 from agentd.mcp_server.approvals import cannot_ask
-from agentd.protocol.questions import AskQuestionParams, AskQuestionResult, Question, QuestionAnswer
+from agentd.protocol.question_forms import form_answers, question_schema
+from agentd.protocol.questions import AskQuestionParams, AskQuestionResult, QuestionAnswer
 
 log = get_logger("agentd.mcp_server")
 
@@ -44,49 +43,6 @@ def questioner(ctx: Context) -> Ask | None:
             return DECLINED
 
     return ask
-
-
-def question_schema(questions: list[Question]) -> dict[str, Any]:
-    """The elicitation form of ``questions`` (see the module docstring)."""
-    properties: dict[str, Any] = {}
-    required: list[str] = []
-    for number, question in enumerate(questions, 1):
-        title = question.header or f"Question {number}"
-        choices = [{"const": o.label, "title": o.label} for o in question.options]
-        if question.options and question.multi_select:
-            properties[f"answer{number}"] = {
-                "type": "array", "title": title, "description": question.question,
-                "items": {"anyOf": choices},
-            }  # fmt: skip
-        elif question.options:
-            properties[f"answer{number}"] = {
-                "type": "string", "title": title, "description": question.question,
-                "oneOf": choices,
-            }  # fmt: skip
-        properties[f"other{number}"] = {
-            "type": "string",
-            "title": f"{title}: your own answer" if question.options else title,
-            "description": "Instead of the options" if question.options else question.question,
-        }
-        if not question.options:
-            required.append(f"other{number}")
-    return {"type": "object", "properties": properties, "required": required}
-
-
-def form_answers(questions: list[Question], content: dict[str, Any]) -> list[QuestionAnswer]:
-    """The answers in a form's ``content``, one per question."""
-    answers = []
-    for number, _question in enumerate(questions, 1):
-        picked = content.get(f"answer{number}")
-        selected = [picked] if isinstance(picked, str) else list(picked or [])
-        other = content.get(f"other{number}")
-        answers.append(
-            QuestionAnswer(
-                selected=[str(label) for label in selected],
-                other=other if isinstance(other, str) and other.strip() else None,
-            )
-        )
-    return answers
 
 
 async def _ask_form(ctx: Context, params: AskQuestionParams) -> AskQuestionResult:

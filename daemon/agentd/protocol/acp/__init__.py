@@ -33,6 +33,11 @@ from agentd.protocol.acp.content import (
     ToolCallStatus,
     ToolKind,
 )
+from agentd.protocol.acp.elicitation import (
+    CreateElicitationParams,
+    CreateElicitationResult,
+    ElicitationCapabilities,
+)
 from agentd.protocol.acp.methods import (
     AgentCapabilities,
     AuthenticateParams,
@@ -114,8 +119,11 @@ __all__ = [
     "ContentBlock",
     "ContentItem",
     "Cost",
+    "CreateElicitationParams",
+    "CreateElicitationResult",
     "CurrentModeUpdate",
     "DiffItem",
+    "ElicitationCapabilities",
     "FileSystemCapabilities",
     "ImageBlock",
     "Implementation",
