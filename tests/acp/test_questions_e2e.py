@@ -84,7 +84,8 @@ async def test_an_editor_with_forms_gets_one_elicitation(box: Box) -> None:
     text = await _ask(box, editor)
     [(message, mode)] = editor.forms
     assert "Which features go in the first release?" in message
-    assert mode.session_id and mode.tool_call_id == "ask_1"
+    assert mode.session_id
+    assert mode.tool_call_id == "ask_1"
     schema = mode.requested_schema.model_dump(by_alias=True, exclude_none=True)
     assert [o["const"] for o in schema["properties"]["answer1"]["oneOf"]] == ["Postgres", "SQLite"]
     assert text == (
