@@ -51,7 +51,7 @@ def test_the_card_answers_a_single_and_a_multi_select_question(
     page.wait_for_function(IDLE)
     card = page.locator(".item--tool", has_text="ask_user")
     expect(card.locator(".ask-settled")).to_have_text("Database: SQLite · Features: Auth, Export")
-    expect(card.locator(".tool-output")).to_contain_text('= Auth, Export')
+    expect(card.locator(".tool-output")).to_contain_text("= Auth, Export")
     shoot(page, artifacts, "question-answered")
 
 
@@ -71,5 +71,5 @@ def test_a_reload_mid_question_shows_the_card_again(
     page.locator(".ask-form").get_by_role("button", name="Answer").click()
     page.wait_for_function(IDLE)
     card = page.locator(".item--tool", has_text="ask_user")
-    expect(card.locator(".tool-output")).to_contain_text('= Other: DuckDB')
+    expect(card.locator(".tool-output")).to_contain_text("= Other: DuckDB")
     shoot(page, artifacts, "question-after-reload")
