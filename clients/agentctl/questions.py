@@ -20,11 +20,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
+import sys
+import termios
+import tty
 from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
 from agentctl.ask import read_line
-from agentctl.style import Style
+from agentctl.style import Style, wants_color
 from agentd.protocol.controls import scrub
 from agentd.protocol.questions import AskQuestionParams, AskQuestionResult, Question, QuestionAnswer
 
@@ -174,17 +178,12 @@ class _Keys:
 
     def __enter__(self) -> _Keys:
         if self.raw:
-            import termios
-            import tty
-
             self._saved = termios.tcgetattr(self.fd)
             tty.setcbreak(self.fd, termios.TCSANOW)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         if self._saved is not None:
-            import termios
-
             termios.tcsetattr(self.fd, termios.TCSADRAIN, self._saved)
 
     @contextlib.contextmanager
@@ -193,9 +192,6 @@ class _Keys:
         if self._saved is None:
             yield
             return
-        import termios
-        import tty
-
         termios.tcsetattr(self.fd, termios.TCSANOW, self._saved)
         try:
             yield
@@ -205,8 +201,6 @@ class _Keys:
 
 async def _pending_bytes(fd: int) -> str:
     """What follows an Esc already typed (an arrow key's ``[A``), without waiting."""
-    import select
-
     readable, _, _ = select.select([fd], [], [], 0.02)
     if not readable:
         return ""
@@ -241,10 +235,6 @@ def terminal_questioner(
 ) -> TerminalQuestioner | None:
     """The question handler of ``send`` and ``chat``: the terminal's when stdin is one, else
     None (the capability is not declared: nobody is asked)."""
-    import sys
-
-    from agentctl.style import wants_color
-
     try:
         interactive = os.isatty(0)
     except OSError:

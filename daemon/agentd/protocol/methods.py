@@ -81,6 +81,15 @@ from agentd.protocol.mcp import (
     McpListResult as McpListResult,
 )
 from agentd.protocol.mcp import McpServerParam
+from agentd.protocol.questions import (
+    AskQuestionParams as AskQuestionParams,
+)
+from agentd.protocol.questions import (
+    AskQuestionResult as AskQuestionResult,
+)
+from agentd.protocol.questions import (
+    QuestionAnswerParams as QuestionAnswerParams,
+)
 from agentd.protocol.rewind import (
     SessionRewindParams as SessionRewindParams,
 )

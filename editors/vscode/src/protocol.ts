@@ -132,16 +132,18 @@ export interface AskQuestionParams {
 }
 /**
  * One question: the full ``question``, a short ``header`` (a chip or title, ≤ 40
- * characters), its ``options``; ``multi_select`` lets the user pick several.
+ * characters), its ``options`` (``ask_user`` always gives 2 to 6; none: only a typed answer,
+ * as an MCP form's text field asks); ``multi_select`` lets the user pick several.
  */
 export interface Question {
   question: string;
   header?: string;
   /**
-   * @minItems 2
    * @maxItems 6
    */
   options:
+    | []
+    | [QuestionOption]
     | [QuestionOption, QuestionOption]
     | [QuestionOption, QuestionOption, QuestionOption]
     | [QuestionOption, QuestionOption, QuestionOption, QuestionOption]
