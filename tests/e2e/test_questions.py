@@ -264,3 +264,61 @@ async def test_the_wait_ends_at_the_configured_timeout(home: Home) -> None:
     assert _text(_tool_result(_plain(items))).startswith(
         "No answer from the user: nobody answered within 2 s."
     )
+
+
+CHILD_ASK = {
+    **ASK,
+    "name": "child-ask",
+    "trigger": "the subagent asks about the plan",
+}
+PARENT = {
+    "name": "parent-task",
+    "trigger": "delegate the plan",
+    "steps": [
+        {
+            "response": {
+                "tool_calls": [
+                    tool_call(
+                        "task",
+                        {"description": "Plan it", "prompt": "the subagent asks about the plan"},
+                        "task_1",
+                    )
+                ]
+            }
+        },
+        {"response": {"content": "The subagent is done."}},
+    ],
+}
+
+
+async def test_a_subagents_question_reaches_the_parents_client(home: Home) -> None:
+    """The question of a ``task`` call's child session goes to the clients watching the
+    parent, as its approvals do; the answer is the child's tool result."""
+    home.use_scenarios([CHILD_ASK, PARENT])
+    process = home.start_socket_daemon()
+    asked: list[AskQuestionParams] = []
+    try:
+
+        async def answer(params: AskQuestionParams) -> AskQuestionResult:
+            asked.append(params)
+            return AskQuestionResult(answers=ANSWERS)
+
+        async with socket_client(home, question_handler=answer) as client:
+            sid = await new_session(client, home)
+            await client.call("session/subscribe", {"sessionId": sid})
+            result, _items = await run(client, sid, "delegate the plan", timeout=60)
+    finally:
+        stop(process)
+    assert result["stopReason"] == "end_turn"
+    [params] = asked
+    assert params.session_id != sid  # the child's session
+    child = [p for p in home.sessions.rglob(f"*{params.session_id}*.jsonl")]
+    assert child, "the child session's file"
+    lines = [json.loads(line) for line in child[0].read_text().splitlines()]
+    texts = [
+        block.get("text", "")
+        for e in lines
+        if e.get("message", {}).get("role") == "tool_result"
+        for block in e["message"]["content"]
+    ]
+    assert any(t.startswith("The user answered:") for t in texts), texts

@@ -182,12 +182,12 @@ class _Pending:
         answer does not fit settles it without answers, saying why."""
         try:
             result = await client.ask_question(self.params, timeout)
-        except (ConnectionLost, PeerTimeout, OSError) as exc:
+        except (ConnectionLost, PeerTimeout, RequestCancelled, OSError) as exc:
             log.info("question not answered", error=str(exc))
             self._gone += 1
             self._waiting.discard(client.key)
             return
-        except (RequestCancelled, RpcError, msgspec.ValidationError) as exc:
+        except (RpcError, msgspec.ValidationError) as exc:
             log.info("question not shown", error=str(exc))
             self._cannot_show(client.key)
             return

@@ -313,7 +313,10 @@ export class AgentdClient {
   private async answerQuestion(params: AskQuestionParams, token: CancellationToken): Promise<AskQuestionResult> {
     const controller = new AbortController();
     token.onCancellationRequested(() => controller.abort());
-    const answer = this.questionHandler ? await this.questionHandler(params, controller.signal) : null;
+    // No handler: this client cannot show questions (the daemon then asks others, or tells the
+    // agent at once that nobody can answer); null: settled elsewhere meanwhile.
+    if (!this.questionHandler) throw new ResponseError(ErrorCodes.MethodNotFound, 'this client shows no questions');
+    const answer = await this.questionHandler(params, controller.signal);
     if (!answer) throw new ResponseError(ErrorCodes.RequestCancelled, 'the question was settled elsewhere');
     return answer;
   }
