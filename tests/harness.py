@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 from tests.scenarios import E2E_SCENARIOS
 
 if TYPE_CHECKING:
-    from agentctl.client import AgentClient, PermissionHandler
+    from agentctl.client import AgentClient, PermissionHandler, QuestionHandler
     from agentd.rpc import Connection, Router
 
 T = TypeVar("T")
@@ -457,12 +457,20 @@ async def stdio_client(
 
 @contextlib.asynccontextmanager
 async def socket_client(
-    home: IsolatedHome, permission_handler: PermissionHandler | None = None
+    home: IsolatedHome,
+    permission_handler: PermissionHandler | None = None,
+    question_handler: QuestionHandler | None = None,
 ) -> AsyncIterator[AgentClient]:
-    """A client of the daemon already serving ``home.socket``."""
+    """A client of the daemon already serving ``home.socket`` (with ``question_handler`` it
+    declares the ``questions`` capability)."""
     from agentctl.client import connect
 
-    client = await connect(home.socket, autostart=False, permission_handler=permission_handler)
+    client = await connect(
+        home.socket,
+        autostart=False,
+        permission_handler=permission_handler,
+        question_handler=question_handler,
+    )
     try:
         yield client
     finally:

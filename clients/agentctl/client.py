@@ -51,12 +51,16 @@ from agentd.protocol.methods import (
     RequestPermissionParams,
 )
 from agentd.protocol.provider_env import provider_variables
+from agentd.protocol.questions import AskQuestionParams, AskQuestionResult
 
 STREAM_LIMIT = 16 * 1024 * 1024
 """Longest frame accepted from the daemon (asyncio's default of 64 KiB is far too small)."""
 
 PermissionHandler = Callable[[RequestPermissionParams], Awaitable[PermissionOption]]
 """Answers a ``session/requestPermission`` request with one of the offered options."""
+
+QuestionHandler = Callable[[AskQuestionParams], Awaitable[AskQuestionResult]]
+"""Answers a ``session/askQuestion`` request: the user's answers (``answers`` None: declined)."""
 
 NotificationHandler = Callable[[str, bytes], None]
 """Receives a notification's method and its params as JSON bytes."""
@@ -84,6 +88,9 @@ class AgentClient:
     Build it with :func:`connect`, :func:`connect_tcp` or :func:`spawn_stdio`, not directly.
     ``permission_handler`` answers server→client permission requests; without one they are
     refused (and, unless one was given at connect time, the daemon never asks).
+    ``question_handler`` answers ``session/askQuestion``: only a client given one declares
+    the ``questions`` capability (without it the daemon's questions are answered at once
+    with "no user can answer").
     """
 
     def __init__(
@@ -94,10 +101,13 @@ class AgentClient:
         transport: str,
         process: DaemonProcess | None = None,
         permission_handler: PermissionHandler | None = None,
+        question_handler: QuestionHandler | None = None,
     ) -> None:
         from agentd.rpc import Connection, Router
 
-        self.remote = RemoteSessions(permission_handler=permission_handler)
+        self.remote = RemoteSessions(
+            permission_handler=permission_handler, question_handler=question_handler
+        )
         self.connection = Connection(
             reader,
             writer,
@@ -124,7 +134,10 @@ class AgentClient:
         params = InitializeParams(
             protocol_version=PROTOCOL_VERSION,
             client_info=ClientInfo(name=name, version=__version__),
-            capabilities=ClientCapabilities(permissions=self.remote.permission_handler is not None),
+            capabilities=ClientCapabilities(
+                permissions=self.remote.permission_handler is not None,
+                questions=self.remote.question_handler is not None,
+            ),
             token=token,
         )
         self.server = await self.call("initialize", params, result_type=InitializeResult)
@@ -267,6 +280,7 @@ async def connect(
     permission_handler: PermissionHandler | None = None,
     name: str = "agentctl",
     startup_timeout: float = 5.0,
+    question_handler: QuestionHandler | None = None,
 ) -> AgentClient:
     """Connect to the shared daemon's Unix socket (path resolved by :mod:`agentctl.launch`).
 
@@ -284,7 +298,13 @@ async def connect(
                 "`agentctl daemon start`"
             ) from None
         reader, writer = await start_daemon(path, startup_timeout)
-    client = AgentClient(reader, writer, transport="unix", permission_handler=permission_handler)
+    client = AgentClient(
+        reader,
+        writer,
+        transport="unix",
+        permission_handler=permission_handler,
+        question_handler=question_handler,
+    )
     client.provider_env = provider_variables(os.environ)
     await _initialize(client, name=name)
     return client
@@ -332,13 +352,20 @@ async def connect_tcp(
     *,
     permission_handler: PermissionHandler | None = None,
     name: str = "agentctl",
+    question_handler: QuestionHandler | None = None,
 ) -> AgentClient:
     """Connect to a daemon serving TCP; ``token`` is checked by its ``initialize``."""
     try:
         reader, writer = await asyncio.open_connection(host, port, limit=STREAM_LIMIT)
     except OSError as exc:
         raise DaemonUnavailable(f"no daemon at {host}:{port} ({exc.strerror or exc})") from None
-    client = AgentClient(reader, writer, transport="tcp", permission_handler=permission_handler)
+    client = AgentClient(
+        reader,
+        writer,
+        transport="tcp",
+        permission_handler=permission_handler,
+        question_handler=question_handler,
+    )
     await _initialize(client, name=name, token=token)
     return client
 
@@ -351,6 +378,7 @@ async def spawn_stdio(
     log_path: str | os.PathLike[str] | None = None,
     permission_handler: PermissionHandler | None = None,
     name: str = "agentctl",
+    question_handler: QuestionHandler | None = None,
 ) -> AgentClient:
     """Spawn a private ``agentd serve --stdio [ARGS…]`` and connect to it over its pipes.
 
@@ -374,6 +402,7 @@ async def spawn_stdio(
         transport="stdio",
         process=process,
         permission_handler=permission_handler,
+        question_handler=question_handler,
     )
     await _initialize(client, name=name)
     return client

@@ -17,7 +17,14 @@ from typing import TypeVar
 
 import msgspec
 
-from agentctl.client import AgentClient, DaemonUnavailable, PermissionHandler, connect, spawn_stdio
+from agentctl.client import (
+    AgentClient,
+    DaemonUnavailable,
+    PermissionHandler,
+    QuestionHandler,
+    connect,
+    spawn_stdio,
+)
 from agentctl.launch import private_log
 from agentctl.options import CommandOptions
 from agentctl.render.style import Style, wants_color
@@ -105,14 +112,21 @@ async def open_client(
     autostart: bool = True,
     permission_handler: PermissionHandler | None = None,
     cwd: str | None = None,
+    question_handler: QuestionHandler | None = None,
 ) -> AgentClient:
     """The client the options ask for: a private ``--stdio`` daemon or the shared one."""
     if options.stdio:
         return await spawn_stdio(
-            cwd=cwd, log_path=private_log(), permission_handler=permission_handler
+            cwd=cwd,
+            log_path=private_log(),
+            permission_handler=permission_handler,
+            question_handler=question_handler,
         )
     return await connect(
-        socket_option(options), autostart=autostart, permission_handler=permission_handler
+        socket_option(options),
+        autostart=autostart,
+        permission_handler=permission_handler,
+        question_handler=question_handler,
     )
 
 

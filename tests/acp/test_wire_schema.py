@@ -41,6 +41,8 @@ from agentd.protocol.events import (
     ToolExecutionStart,
     ToolExecutionUpdate,
 )
+from agentd.protocol.question_forms import question_schema
+from agentd.protocol.questions import Question, QuestionOption
 from agentd.protocol.tool_details import EditDetails
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "acp"
@@ -124,6 +126,44 @@ EXAMPLES: list[tuple[str, Any]] = [
             client_info=acp.Implementation(name="zed", version="1", title="Zed"),
         ),
     ),
+    (
+        "InitializeRequest",
+        acp.InitializeParams(
+            protocol_version=1,
+            client_capabilities=acp.ClientCapabilities(
+                elicitation=acp.ElicitationCapabilities(form=acp.Supported())
+            ),
+        ),
+    ),
+    (
+        "CreateElicitationRequest",
+        acp.CreateElicitationParams(
+            session_id="s",
+            tool_call_id="c1",
+            mode="form",
+            message="Which database?",
+            requested_schema=question_schema(
+                [
+                    Question(
+                        question="Which database?",
+                        header="Database",
+                        options=[QuestionOption(label="Postgres"), QuestionOption(label="SQLite")],
+                    ),
+                    Question(
+                        question="Which features?",
+                        header="Features",
+                        options=[QuestionOption(label="Auth"), QuestionOption(label="Search")],
+                        multi_select=True,
+                    ),
+                ]
+            ),
+        ),
+    ),
+    (
+        "CreateElicitationResponse",
+        acp.CreateElicitationResult(action="accept", content={"answer1": "SQLite"}),
+    ),
+    ("CreateElicitationResponse", acp.CreateElicitationResult(action="decline")),
     ("AuthenticateRequest", acp.AuthenticateParams(method_id="x")),
     ("AuthMethodAgent", acp.AuthMethod(id="x", name="X", description="d")),
     ("NewSessionRequest", acp.NewSessionParams(cwd="/p")),

@@ -73,7 +73,8 @@ class Editor:
     create_progress: bool = True
     show_documents: bool = True
     lazy_code_actions: bool = True
-    approval: str | None = "Allow once"
+    approval: str | list[str] | None = "Allow once"
+    """The button chosen (``wait``: none, ever); a list: one per request, in turn."""
     change_delay: float = 0.0
     """Seconds before a ``didChange`` after an applied edit (Neovim debounces them)."""
     buffers: dict[str, str] = field(default_factory=dict)
@@ -143,6 +144,8 @@ class Editor:
                 await asyncio.sleep(3600)
             if self.approval is None:
                 return None
+            if isinstance(self.approval, list):
+                return types.MessageActionItem(title=self.approval.pop(0))
             return types.MessageActionItem(title=self.approval)
 
         @client.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)

@@ -18,6 +18,7 @@ import contextlib
 import sys
 
 from agentctl.approval.ask import TerminalApprover
+from agentctl.approval.questions import terminal_questioner
 from agentctl.chat import context as chat_context
 from agentctl.chat.completion import BUILT_INS, SlashCompleter, custom_help
 from agentctl.chat.history import load_history, save_history
@@ -370,13 +371,18 @@ def _chat(runner: asyncio.Runner, options: ChatOptions, cwd: str, system_prompt:
     asks = options.permission in (None, "ask")  # None: the configuration's mode, ask by default
     approver = TerminalApprover(sys.stderr, style, cwd=cwd) if asks else None
     try:
-        client = runner.run(open_client(options, permission_handler=approver, cwd=cwd))
+        questioner = terminal_questioner()
+        client = runner.run(
+            open_client(options, permission_handler=approver, cwd=cwd, question_handler=questioner)
+        )
     except (RpcError, DaemonUnavailable, OSError) as exc:
         return exit_code_for_exception(exc)
     try:
         repl = Repl(runner, client, options, cwd, system_prompt)
         if approver is not None:
             approver.before_asking = repl.renderer.pause
+        if questioner is not None:
+            questioner.before_asking = repl.renderer.pause
         return repl.loop()
     except (RpcError, UsageError, DaemonUnavailable, OSError) as exc:
         return exit_code_for_exception(exc)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from agentctl.approval.ask import TerminalApprover
+from agentctl.approval.questions import terminal_questioner
 from agentctl.client import AgentClient, DaemonUnavailable, PermissionHandler
 from agentctl.commands.session_choice import check_session_flags, select_session
 from agentctl.common import (
@@ -224,8 +225,12 @@ class Started(NamedTuple):
 async def _send(options: SendOptions, output: Output, cwd: str, started: Started) -> int:
     prompt, system_prompt, provider_env, images = started
     try:
+        pause = output.renderer.pause if output.renderer is not None else (lambda: None)
         client = await open_client(
-            options, permission_handler=permission_handler(options, output, cwd), cwd=cwd
+            options,
+            permission_handler=permission_handler(options, output, cwd),
+            cwd=cwd,
+            question_handler=terminal_questioner(pause),
         )
         if provider_env:  # over this process's own provider variables, as connect() sends
             client.provider_env = {**provider_variables(os.environ), **provider_env}

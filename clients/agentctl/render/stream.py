@@ -66,6 +66,7 @@ from agentd.protocol.events import (
     TurnStart,
 )
 from agentd.protocol.processes import ProcessExit, ProcessStart
+from agentd.protocol.questions import QuestionResolved
 
 if TYPE_CHECKING:
     from agentctl.render.mdterm import MarkdownStream
@@ -349,6 +350,8 @@ class TerminalRenderer:
             case PermissionResolved() if event.outcome.startswith("reject"):
                 reason = f": {cli_words(event.reason)}" if event.reason else ""
                 self.line(style.red(f"⊘ permission refused{reason}"))
+            case QuestionResolved(answers=None):
+                self.line(style.yellow(f"? question not answered: {event.reason}"))
             case CompactionStart():
                 self.line(style.dim(f"… compacting the conversation ({event.reason})"))
                 self._start_wait()

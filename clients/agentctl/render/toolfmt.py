@@ -84,6 +84,14 @@ def describe_call(name: str, args: dict[str, Any], cwd: str | None = None) -> st
         return shorten(f"{_text_arg(args, 'description')}  ({agent})")
     if name == "web_fetch":
         return shorten(_text_arg(args, "url"))
+    if name == "ask_user":
+        asked = args.get("questions")
+        heads = (
+            [q.get("header") or "" for q in asked if isinstance(q, dict)]
+            if isinstance(asked, list)
+            else []
+        )
+        return shorten(", ".join(h for h in heads if isinstance(h, str) and h))
     if name == "todo":
         todos = args.get("todos")
         return f"{len(todos)} steps" if isinstance(todos, list) else ""

@@ -136,6 +136,8 @@ class AcpAgent:
         self.relay.fs = FileAccessCapabilities(
             read_text_file=fs.read_text_file, write_text_file=fs.write_text_file
         )
+        elicitation = params.client_capabilities.elicitation
+        self.relay.questions.form = elicitation is not None and elicitation.form is not None
         self._backend = asyncio.get_running_loop().create_task(
             open_sessions(self.options, "agentd-acp", self.relay.fs)
         )

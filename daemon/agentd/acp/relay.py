@@ -14,6 +14,8 @@ daemon sends):
   is the answer, a malformed one ``reject_once``, and a ``cancelled`` outcome cancels the
   prompt turn (the spec's meaning: the user cancelled the turn, so nothing more is asked).
   So approvals take the sessions' one approval path;
+- questions → ``elicitation/create`` or ``session/request_permission``
+  (:mod:`agentd.acp.questions`);
 - file reads and writes → ``fs/read_text_file`` / ``fs/write_text_file`` (only when the editor
   offered them in ``initialize``).
 """
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import structlog
 
+from agentd.acp.questions import AcpQuestions
 from agentd.acp.session import AcpSession
 from agentd.acp.titles import absolute_path, native_kind_of, tool_kind, tool_title
 from agentd.acp.toolcontent import permission_content
@@ -41,6 +44,7 @@ from agentd.protocol.methods import (
     RequestPermissionParams,
     WriteTextFileParams,
 )
+from agentd.protocol.questions import AskQuestionParams, AskQuestionResult
 from agentd.rpc import Connection
 
 if TYPE_CHECKING:
@@ -81,6 +85,8 @@ class Relay:
         self.fs = FileAccessCapabilities()
         self.closed = False
         self.answers_permissions = True
+        self.questions = AcpQuestions(editor)
+        """Shows the sessions' questions (``questions.form``: the editor offered forms)."""
         self._parent_of: dict[str, str] = {}
         """A subagent's session id → the session whose task started it."""
 
@@ -150,6 +156,15 @@ class Relay:
         if isinstance(outcome, acp.SelectedOutcome) and outcome.option_id in offered:
             return outcome.option_id
         return "reject_once"
+
+    def answers_questions(self) -> bool:
+        return not self.closed
+
+    async def ask_question(
+        self, params: AskQuestionParams, timeout: float
+    ) -> AskQuestionResult | None:
+        """The editor's user's answers (None: this editor cannot show them)."""
+        return await self.questions.ask(params, self.top_session(params.session_id))
 
     def top_session(self, session_id: str) -> str:
         """The editor's session a (subagent's) session belongs to."""

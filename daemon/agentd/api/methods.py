@@ -61,6 +61,7 @@ if TYPE_CHECKING:
         ProcessesResult,
         ProcessInfo,
     )
+    from agentd.protocol.questions import QuestionAnswerParams
     from agentd.protocol.rewind import (
         SessionRewindParams,
         SessionRewindResult,
@@ -207,4 +208,8 @@ class SessionMethods(Protocol):
 
     async def answer_permission(
         self, params: PermissionAnswerParams, subscriber: Subscriber | None = None
+    ) -> OkResult: ...
+
+    async def answer_question(
+        self, params: QuestionAnswerParams, subscriber: Subscriber | None = None
     ) -> OkResult: ...

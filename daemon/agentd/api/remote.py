@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from agentd.api.subscriber import Delivery, FileServer
+from agentd.api.subscriber import Delivery, FileServer, QuestionAnswerer
 from agentd.errors import InvalidRequest, MethodNotFound
 from agentd.protocol.events import PermissionOption, SessionEvent
 from agentd.protocol.methods import (
@@ -41,6 +41,7 @@ from agentd.protocol.methods import (
     WriteTextFileParams,
     WriteTextFileResult,
 )
+from agentd.protocol.questions import AskQuestionParams, AskQuestionResult
 from agentd.protocol.table import METHODS, MethodSpec
 
 if TYPE_CHECKING:
@@ -49,6 +50,8 @@ if TYPE_CHECKING:
 
 PermissionHandler = Callable[[RequestPermissionParams], Awaitable[PermissionOption]]
 """Answers the daemon's permission requests for sessions no subscriber here answers."""
+QuestionHandler = Callable[[AskQuestionParams], Awaitable[AskQuestionResult]]
+"""Answers the daemon's questions for sessions no subscriber here answers."""
 EventListener = Callable[[str | None, bytes], None]
 """Receives every ``session/event``: the session id and the params' JSON bytes."""
 WATCH_ENDS = frozenset({"session/unsubscribe", "session/close", "session/delete"})
@@ -78,10 +81,14 @@ class RemoteSessions:
         *,
         provider_env: dict[str, str] | None = None,
         permission_handler: PermissionHandler | None = None,
+        question_handler: QuestionHandler | None = None,
     ) -> None:
+        """``question_handler`` answers ``session/askQuestion`` (declare the ``questions``
+        capability only with one, or with subscribers that answer questions)."""
         self.connection: Connection | None = None
         self.provider_env = provider_env
         self.permission_handler = permission_handler
+        self.question_handler = question_handler
         self._watchers: dict[str, dict[int, Subscriber]] = {}
         self._unclaimed: list[Subscriber] = []  # subscribing calls whose session id is unknown
         self._parents: dict[str, str] = {}
@@ -97,6 +104,7 @@ class RemoteSessions:
         connection), and return it."""
         router.on_notification("session/event", self._on_event, msgspec.Raw)
         router.add("session/requestPermission", self._on_permission, RequestPermissionParams)
+        router.add("session/askQuestion", self._on_question, AskQuestionParams)
         router.add("fs/readTextFile", self._on_read, ReadTextFileParams)
         router.add("fs/writeTextFile", self._on_write, WriteTextFileParams)
         return router
@@ -218,6 +226,16 @@ class RemoteSessions:
         if self.permission_handler is not None:
             return RequestPermissionResult(outcome=await self.permission_handler(params))
         return RequestPermissionResult(outcome="reject_once")
+
+    async def _on_question(self, conn: Connection, params: AskQuestionParams) -> AskQuestionResult:
+        for subscriber in self._subscribers(params.session_id):
+            if isinstance(subscriber, QuestionAnswerer) and subscriber.answers_questions():
+                result = await subscriber.ask_question(params, PERMISSION_WAIT)
+                if result is not None:
+                    return result
+        if self.question_handler is not None:
+            return await self.question_handler(params)
+        raise InvalidRequest(f"nobody here answers questions of session {params.session_id}")
 
     async def _on_read(self, conn: Connection, params: ReadTextFileParams) -> Any:
         server = self._file_server(params.session_id, write=False)

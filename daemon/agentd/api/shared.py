@@ -59,9 +59,11 @@ async def open_shared(
     sessions = RemoteSessions(provider_env=provider_variables(os.environ))
     conn = await connect_shared(socket_path, sessions.routes(Router()))
     sessions.attach(conn)
-    capabilities = ClientCapabilities(permissions=True)
+    # questions: the front-end's watchers that can show them do; the others answer with an
+    # error, which tells the daemon that nobody here can be asked
+    capabilities = ClientCapabilities(permissions=True, questions=True)
     if fs is not None:
-        capabilities = ClientCapabilities(permissions=True, fs=fs)
+        capabilities = ClientCapabilities(permissions=True, questions=True, fs=fs)
     params = InitializeParams(
         client_info=ClientInfo(name=client_name, version=__version__), capabilities=capabilities
     )

@@ -37,6 +37,7 @@ import msgspec
 
 from agentd.protocol.events import PermissionOption, SessionEvent
 from agentd.protocol.methods import RequestPermissionParams
+from agentd.protocol.questions import AskQuestionParams, AskQuestionResult
 
 _keys = itertools.count(1 << 32)  # never collides with connection ids, which count from 1
 
@@ -126,6 +127,36 @@ class Subscriber(Protocol):
         ...
 
 
+@runtime_checkable
+class QuestionAnswerer(Protocol):
+    """A subscriber that can also show questions to its user (``session/askQuestion``).
+
+    :meth:`ask_question` is called only while :meth:`answers_questions` is true; it returns
+    the user's answers (``answers`` None: the user declined), or None when this subscriber
+    will not answer (it may also wait forever: the questioner cancels it when another answer
+    wins, on timeout and on cancel of the run). A subscriber without these methods is never
+    asked; a session with no subscriber that answers tells the asker at once."""
+
+    @property
+    def key(self) -> int: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+    def answers_questions(self) -> bool:
+        """Whether a user is behind this subscriber to answer questions now."""
+        ...
+
+    async def ask_question(
+        self, params: AskQuestionParams, timeout: float
+    ) -> AskQuestionResult | None:
+        """Show ``params`` to the user; the answers, or None for no answer from here."""
+        ...
+
+
+QuestionAsker = Callable[[AskQuestionParams], Awaitable[AskQuestionResult | None]]
+"""An in-process question client: shown the questions, returns the user's answers."""
+
 PermissionAsker = Callable[[RequestPermissionParams], Awaitable[PermissionOption | None]]
 """An in-process approval client: shown a request, returns the option chosen (None: no answer)."""
 
@@ -150,12 +181,15 @@ class QueueSubscriber:
         ask: PermissionAsker | None = None,
         answers_permissions: bool | None = None,
         max_events: int = 10_000,
+        ask_question: QuestionAsker | None = None,
     ) -> None:
+        """``ask_question`` makes it a question client too (without it, it is never asked)."""
         self.key = new_key()
         self.answers_permissions = (
             ask is not None if answers_permissions is None else answers_permissions
         )
         self._ask = ask
+        self._ask_question = ask_question
         self._queue: asyncio.Queue[Delivery | None] = asyncio.Queue()
         self._max_events = max_events
         self._closed = False
@@ -181,6 +215,14 @@ class QueueSubscriber:
             await asyncio.Event().wait()
             return None
         return await self._ask(params)
+
+    def answers_questions(self) -> bool:
+        return self._ask_question is not None
+
+    async def ask_question(
+        self, params: AskQuestionParams, timeout: float
+    ) -> AskQuestionResult | None:
+        return None if self._ask_question is None else await self._ask_question(params)
 
     def close(self) -> None:
         """Stop receiving; a reader of :meth:`events` finishes after the queued events."""

@@ -80,6 +80,9 @@ class PermissionsSection(msgspec.Struct, forbid_unknown_fields=True):
         bool, doc("let `auto` mode run without the workspace sandbox (your own config only)")
     ] = False
     timeout: Annotated[float, msgspec.Meta(gt=0), doc("seconds to wait for an approval")] = 300.0
+    question_timeout: Annotated[
+        float, msgspec.Meta(gt=0), doc("seconds to wait for the user's answer to a question")
+    ] = 600.0
 
 
 class ProjectRulesSection(msgspec.Struct, forbid_unknown_fields=True):

@@ -4,7 +4,8 @@
 ``initialize`` established (token check, client info, capabilities) — state the JSON-RPC layer
 knows nothing about — and it is the connection's :class:`~agentd.api.subscriber.Subscriber`:
 session events become ``session/event`` notifications, permission requests become
-``session/requestPermission`` requests.
+``session/requestPermission`` requests, questions ``session/askQuestion`` requests (to a
+client that declared the ``questions`` capability).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from agentd.protocol.methods import (
     RequestPermissionParams,
     RequestPermissionResult,
 )
+from agentd.protocol.questions import AskQuestionParams, AskQuestionResult
 
 if TYPE_CHECKING:
     from agentd.api.subscriber import Delivery
@@ -72,6 +74,16 @@ class Client:
             timeout=timeout,
         )
         return answer.outcome
+
+    def answers_questions(self) -> bool:
+        return self.capabilities.questions and not self.closed
+
+    async def ask_question(self, params: AskQuestionParams, timeout: float) -> AskQuestionResult:
+        """Send ``session/askQuestion``; RpcError/OSError when the client fails."""
+        result: AskQuestionResult = await self.connection.request(
+            "session/askQuestion", params, result_type=AskQuestionResult, timeout=timeout
+        )
+        return result
 
     def serves_files(self, *, write: bool) -> bool:
         """Whether this connection declared ``fs.writeTextFile`` (or ``readTextFile``)."""

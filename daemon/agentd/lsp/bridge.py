@@ -6,6 +6,8 @@ every call that watches a session (in-process and over ``--shared`` alike).
 - permission requests → ``window/showMessageRequest`` with ``Allow once``, ``Allow always``
   and ``Reject``, the message naming the tool and its input (control characters escaped); a
   dismissed message refuses;
+- questions → one ``window/showMessageRequest`` per question, its options as the buttons
+  (:mod:`agentd.lsp.questions`);
 - file reads → the editor's open buffer (unsaved text), or the disk (``content: null``);
 - file writes (``write``, ``edit``, ``undo_edit``) → ``workspace/applyEdit`` when the editor
   applies edits: on an open file a versioned edit, on any other file when the editor takes
@@ -26,6 +28,7 @@ from agentd.errors import RpcError
 from agentd.log import get_logger
 from agentd.lsp.editor import Editor, Written
 from agentd.lsp.edits import create_edit, replace_edit
+from agentd.lsp.questions import ask_in_messages
 from agentd.protocol.controls import escape_controls
 from agentd.protocol.events import PermissionOption
 from agentd.protocol.methods import (
@@ -35,6 +38,7 @@ from agentd.protocol.methods import (
     WriteTextFileParams,
     WriteTextFileResult,
 )
+from agentd.protocol.questions import AskQuestionParams, AskQuestionResult
 
 if TYPE_CHECKING:
     from agentd.api.subscriber import Delivery
@@ -90,6 +94,15 @@ class Bridge:
         answer = await self.editor.request("window/showMessageRequest", message)
         title = getattr(answer, "title", None)
         return ACTIONS.get(title, "reject_once") if title in offered else "reject_once"
+
+    def answers_questions(self) -> bool:
+        return not self.closed
+
+    async def ask_question(
+        self, params: AskQuestionParams, timeout: float
+    ) -> AskQuestionResult | None:
+        """One message per question (:func:`agentd.lsp.questions.ask_in_messages`)."""
+        return await ask_in_messages(self.editor.request, params)
 
     def serves_files(self, *, write: bool) -> bool:
         """Reads always (open buffers, else the disk); writes when edits can be applied."""

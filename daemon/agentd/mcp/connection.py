@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agentd.mcp.credentials import PreRegistered
+from agentd.mcp.elicit import Elicitor
 from agentd.mcp.http import HttpTransport
 from agentd.mcp.servers import ServerDef
 from agentd.mcp.stdio import StdioTransport
@@ -74,6 +75,7 @@ class Connection:
         self._stop = asyncio.Event()
         self._exited = False
         self._progress: dict[int, Progress] = {}
+        self._elicitors: dict[int, Elicitor] = {}
         self._tokens = 0
 
     @property
@@ -106,25 +108,42 @@ class Connection:
                 await asyncio.wait_for(asyncio.gather(self._owner, return_exceptions=True), 10)
 
     async def call(
-        self, name: str, arguments: Json, timeout: float, on_progress: Progress | None = None
+        self,
+        name: str,
+        arguments: Json,
+        timeout: float,
+        on_progress: Progress | None = None,
+        on_elicit: Elicitor | None = None,
     ) -> Json:
         """``tools/call``: the result object. With ``on_progress`` the call carries a progress
-        token and the server's ``notifications/progress`` for it go there. A cancel of the
-        calling task sends ``notifications/cancelled`` and ends the call at once. CallFailed
-        on an error answer, a timeout, a lost connection or an answer over the size limit."""
+        token and the server's ``notifications/progress`` for it go there; ``on_elicit``
+        answers the server's ``elicitation/create`` while the call runs (the latest call
+        started that has one answers; none: declined). A cancel of the calling task sends
+        ``notifications/cancelled`` and ends the call at once. CallFailed on an error answer,
+        a timeout, a lost connection or an answer over the size limit."""
         transport = self._live()
-        token = None
+        self._tokens += 1
+        token = self._tokens
         if on_progress is not None:
-            self._tokens += 1
-            token = self._tokens
             self._progress[token] = on_progress
+        if on_elicit is not None:
+            self._elicitors[token] = on_elicit
         try:
-            return await transport.call_tool(name, arguments, timeout, token)
+            sent = token if on_progress is not None else None
+            return await transport.call_tool(name, arguments, timeout, sent)
         except LoginNeeded:
             raise CallFailed(login_hint(self.definition.name)) from None
         finally:
-            if token is not None:
-                del self._progress[token]
+            self._progress.pop(token, None)
+            self._elicitors.pop(token, None)
+
+    async def elicit(self, params: Any) -> Json:
+        """A server's ``elicitation/create``: asked by the latest running call that can ask
+        (its session's user), else declined."""
+        if not self._elicitors:
+            return {"action": "decline"}
+        latest = self._elicitors[max(self._elicitors)]
+        return await latest(params)
 
     async def refresh_tools(self) -> None:
         """Fetch the tool list again (after ``list_changed``)."""

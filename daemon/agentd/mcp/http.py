@@ -57,7 +57,9 @@ class HttpTransport:
         await stack.enter_async_context(client)
         opened = streamable_http_client(self.url, http_client=client)
         read, write = await stack.enter_async_context(opened)
-        session = ClientSession(read, write, message_handler=self._on_message)
+        session = ClientSession(
+            read, write, message_handler=self._on_message, elicitation_callback=self._on_elicit
+        )
         self._session = await stack.enter_async_context(session)
         await self._dumped(self._session.initialize())
 
@@ -112,6 +114,13 @@ class HttpTransport:
             self.listener.progressed({"progressToken": token, **update})
 
         return callback
+
+    async def _on_elicit(self, context: Any, params: Any) -> Any:
+        """A server's ``elicitation/create``: the listener's answer as the SDK's result."""
+        from mcp.types import ElicitResult
+
+        asked = params.model_dump(by_alias=True, mode="json", exclude_none=True)
+        return ElicitResult.model_validate(await self.listener.elicit(asked))
 
     async def _on_message(self, message: Any) -> None:
         method = getattr(message, "method", None)

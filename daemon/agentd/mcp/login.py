@@ -166,6 +166,9 @@ class _Quiet:
     def notified(self, method: str) -> None:
         pass
 
+    async def elicit(self, params: object) -> dict[str, object]:
+        return {"action": "decline"}  # nobody is asked during a sign-in's connection
+
     def progressed(self, params: object) -> None:
         pass
 

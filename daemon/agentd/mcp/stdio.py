@@ -159,12 +159,16 @@ class StdioTransport:
     def _router(self) -> Router:
         router = Router()
         router.add("ping", _pong, Any)
+        router.add("elicitation/create", self._on_elicit, Any)
         for method in ("notifications/tools/list_changed", "notifications/message"):
             router.on_notification(method, self._notified(method), Any)
         router.on_notification(
             "notifications/progress", lambda _conn, params: self.listener.progressed(params), Any
         )
         return router
+
+    async def _on_elicit(self, conn: Connection, params: Any) -> Json:
+        return await self.listener.elicit(params)
 
     def _notified(self, method: str) -> Any:
         def handler(conn: Connection, params: Any) -> None:

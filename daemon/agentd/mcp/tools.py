@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import msgspec
 
 from agentd.mcp.connection import CallFailed, Progress
+from agentd.mcp.elicit import call_elicitor
 from agentd.protocol.content import ImageContent, TextContent, UserContent
 from agentd.protocol.events import Location, ToolKind
 from agentd.protocol.tool_details import McpDetails
@@ -81,8 +82,9 @@ class McpTool:
             why = f"MCP server {self.server} is not running"
             return ToolResult(f"{why}; its tools cannot be used now.", base, is_error=True)
         try:
+            elicit = call_elicitor(ctx.ports.questions, self.server, ctx.tool_call_id or None)
             result = await connection.call(
-                self.tool_name, arguments, self.timeout, _progress_lines(ctx)
+                self.tool_name, arguments, self.timeout, _progress_lines(ctx), elicit
             )
         except CallFailed as exc:
             return ToolResult(f"MCP server {self.server}: {exc}", base, is_error=True)

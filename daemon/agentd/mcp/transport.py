@@ -34,9 +34,12 @@ def login_hint(name: str) -> str:
 
 class Listener(Protocol):
     """What a transport reports: the methods of the server's notifications, the params of its
-    ``notifications/progress``, and that the server went away (with why)."""
+    ``notifications/progress``, and that the server went away (with why); and where the
+    server's ``elicitation/create`` requests go (their result object)."""
 
     def notified(self, method: str) -> None: ...
+
+    async def elicit(self, params: Any) -> Json: ...
 
     def progressed(self, params: Any) -> None: ...
 
@@ -71,6 +74,14 @@ class Transport(Protocol):
         ...
 
 
+CLIENT_CAPABILITIES: Json = {"elicitation": {"form": {}, "url": {}}}
+"""What agentd offers servers: elicitation (questions to the session's user), both modes."""
+
+
 def initialize_params() -> Json:
-    """The ``initialize`` params agentd sends (no client capabilities)."""
-    return {"protocolVersion": PROTOCOL_VERSION, "capabilities": {}, "clientInfo": CLIENT_INFO}
+    """The ``initialize`` params agentd sends (the elicitation capability)."""
+    return {
+        "protocolVersion": PROTOCOL_VERSION,
+        "capabilities": CLIENT_CAPABILITIES,
+        "clientInfo": CLIENT_INFO,
+    }

@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field
 from agentd import __version__
 from agentd.errors import RpcError
 from agentd.mcp_server.approvals import approver, cannot_ask
+from agentd.mcp_server.questions import questioner
 from agentd.mcp_server.turns import Progress, TurnOutcome, Turns
 from agentd.protocol.methods import PermissionMode, SessionNewParams
 
@@ -143,7 +144,9 @@ def _outside_roots(cwd: str, roots: list[Path] | None) -> str | None:
 
 async def _turn(turns: Turns, session_id: str, prompt: str, ctx: Context) -> CallToolResult:
     try:
-        outcome = await turns.run(session_id, prompt, _progress(ctx), approver(ctx))
+        outcome = await turns.run(
+            session_id, prompt, _progress(ctx), approver(ctx), questioner(ctx)
+        )
     except RpcError as exc:
         return _error(f"agentd: {exc.message}")
     return _answer(outcome)

@@ -36,6 +36,7 @@ from agentd.protocol.methods import (
     RequestPermissionResult,
     SessionIdParams,
 )
+from agentd.protocol.questions import AskQuestionParams, AskQuestionResult
 
 if TYPE_CHECKING:
     from agentd.api import SessionApi
@@ -47,6 +48,8 @@ Progress = Callable[[str], Awaitable[None]]
 Approve = Callable[[RequestPermissionParams], Awaitable[RequestPermissionResult]]
 """Answers one of the run's permission requests; raises :class:`ApprovalUnavailable` when the
 caller cannot be asked."""
+Ask = Callable[[AskQuestionParams], Awaitable[AskQuestionResult]]
+"""Answers one of the run's questions (the caller's elicitation)."""
 Opener = Callable[[], Awaitable["FrontEndSessions"]]
 """Opens the session API (in-process or the shared daemon's)."""
 
@@ -79,9 +82,11 @@ class TurnOutcome(msgspec.Struct):
 
 class _Watch:
     """The subscriber of one running turn (:class:`agentd.api.Subscriber`): follows its
-    events and answers its permission requests with the caller's :data:`Approve`."""
+    events and answers its permission requests with the caller's :data:`Approve`, its
+    questions with ``ask`` (None: the caller cannot be asked)."""
 
-    def __init__(self, progress: Progress, approve: Approve) -> None:
+    def __init__(self, progress: Progress, approve: Approve, ask: Ask | None = None) -> None:
+        self.ask = ask
         self.key = new_key()
         self.closed = False
         self.answers_permissions = True
@@ -110,6 +115,15 @@ class _Watch:
                 self.stop()
             return "reject_once"
         return answer.outcome
+
+    def answers_questions(self) -> bool:
+        return self.ask is not None and not self.closed
+
+    async def ask_question(
+        self, params: AskQuestionParams, timeout: float
+    ) -> AskQuestionResult | None:
+        """The caller's answers (an MCP elicitation)."""
+        return None if self.ask is None else await self.ask(params)
 
     def see(self, event: Event) -> None:
         if isinstance(event, MessageEnd) and isinstance(event.message, AssistantMessage):
@@ -158,12 +172,18 @@ class Turns:
             await self._opened.close()
 
     async def run(
-        self, session_id: str, prompt: str, progress: Progress, approve: Approve
+        self,
+        session_id: str,
+        prompt: str,
+        progress: Progress,
+        approve: Approve,
+        ask: Ask | None = None,
     ) -> TurnOutcome:
         """Prompt the session (watching it for the turn) and wait for the run's end; a cancel
-        of the caller cancels the run (``session/cancel``) before it propagates."""
+        of the caller cancels the run (``session/cancel``) before it propagates. ``ask``
+        answers the run's questions (None: nobody can)."""
         api = await self.sessions()
-        watch = _Watch(progress, approve)
+        watch = _Watch(progress, approve, ask)
         reporter = asyncio.create_task(_report(watch))
         ids = SessionIdParams(session_id=session_id)
         watch.stop = lambda: self._background(api.cancel(ids))

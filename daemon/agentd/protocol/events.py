@@ -18,6 +18,7 @@ from agentd.protocol.approval import ApprovalPreview
 from agentd.protocol.base import Wire
 from agentd.protocol.content import Message, StopReason, Usage, UserContent
 from agentd.protocol.processes import ProcessExit, ProcessOutput, ProcessStart
+from agentd.protocol.questions import QuestionRequest, QuestionResolved
 from agentd.protocol.tool_details import ToolDetails
 
 # --- deltas carried by message_update -------------------------------------------------------
@@ -350,6 +351,8 @@ Event = (
     | ErrorEvent
     | PermissionRequest
     | PermissionResolved
+    | QuestionRequest
+    | QuestionResolved
     | CompactionStart
     | CompactionEnd
     | SessionWarning

@@ -29,9 +29,12 @@ class FileAccessCapabilities(Result):
 
 class ClientCapabilities(Result):
     """What the client can do. ``permissions``: it answers ``session/requestPermission``;
+    ``questions``: it shows ``session/askQuestion`` to a user who can answer (leave it false
+    when nobody is there: the ``ask_user`` tool then returns at once);
     ``fs``: the file tools of its sessions read and write through it (see ``fs/readTextFile``)."""
 
     permissions: bool = False
+    questions: bool = False
     fs: FileAccessCapabilities = msgspec.field(default_factory=FileAccessCapabilities)
 
 
@@ -60,6 +63,7 @@ class ServerCapabilities(Result):
     framings: list[str] = msgspec.field(default_factory=lambda: ["content-length", "ndjson"])
     events: bool = True
     permissions: bool = True
+    questions: bool = True
     images: bool = True
 
 

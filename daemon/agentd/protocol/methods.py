@@ -85,6 +85,15 @@ from agentd.protocol.processes import KillProcessParams as KillProcessParams
 from agentd.protocol.processes import ProcessesParams as ProcessesParams
 from agentd.protocol.processes import ProcessesResult as ProcessesResult
 from agentd.protocol.processes import ProcessInfo
+from agentd.protocol.questions import (
+    AskQuestionParams as AskQuestionParams,
+)
+from agentd.protocol.questions import (
+    AskQuestionResult as AskQuestionResult,
+)
+from agentd.protocol.questions import (
+    QuestionAnswerParams as QuestionAnswerParams,
+)
 from agentd.protocol.rewind import (
     SessionRewindParams as SessionRewindParams,
 )

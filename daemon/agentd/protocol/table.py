@@ -81,6 +81,7 @@ from agentd.protocol.processes import (
     ProcessesResult,
     ProcessInfo,
 )
+from agentd.protocol.questions import AskQuestionParams, AskQuestionResult, QuestionAnswerParams
 from agentd.protocol.rewind import SessionRewindParams, SessionRewindResult
 from agentd.protocol.skills import (
     SessionSkillsParams,
@@ -364,6 +365,19 @@ METHODS: dict[str, MethodSpec] = {
     ),
     "session/requestPermission": MethodSpec(
         RequestPermissionParams, RequestPermissionResult, "Ask to approve a tool call.", "server"
+    ),
+    "question/answer": MethodSpec(
+        QuestionAnswerParams,
+        OkResult,
+        "Answer a pending question (the web page; any client may, the first answer wins).",
+        call="answer_question",
+        http=True,
+    ),
+    "session/askQuestion": MethodSpec(
+        AskQuestionParams,
+        AskQuestionResult,
+        "Ask the user questions (for clients with the questions capability).",
+        "server",
     ),
     "fs/readTextFile": MethodSpec(
         ReadTextFileParams,

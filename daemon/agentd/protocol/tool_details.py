@@ -23,6 +23,7 @@ from agentd.protocol.document_details import (
     WebSearchDetails,
 )
 from agentd.protocol.processes import ProcessDetails, ProcessListDetails
+from agentd.protocol.questions import Question, QuestionAnswer
 from agentd.protocol.usage import Usage
 
 
@@ -213,6 +214,15 @@ class McpDetails(Wire, tag="mcp", tag_field="type"):
     truncated: bool = False
 
 
+class AskUserDetails(Wire, tag="ask_user", tag_field="type"):
+    """``ask_user`` asked ``questions``: the user's ``answers`` (one per question), or None
+    and ``reason`` when nobody answered (nobody could, the time ran out, declined)."""
+
+    questions: list[Question]
+    answers: list[QuestionAnswer] | None = None
+    reason: str | None = None
+
+
 class ToolErrorDetails(Wire, tag="error", tag_field="type"):
     """A call of any tool failed (its result has ``isError``); ``error`` says how."""
 
@@ -240,6 +250,7 @@ ToolDetails = (
     | SkillDetails
     | ProcessDetails
     | ProcessListDetails
+    | AskUserDetails
     | ToolErrorDetails
 )
 """The details of one finished tool call, by ``type``."""

@@ -29,6 +29,7 @@ from agentd.session.compaction import Compactor, SessionCompaction
 from agentd.session.files import ClientFiles
 from agentd.session.mcp_setup import McpChoice, mcp_runner, session_mcp_tools
 from agentd.session.phase import RunState
+from agentd.session.questions import Questioner
 from agentd.session.runtime import SessionRuntime
 from agentd.session.settings import AgentParts, RuntimeParts, SessionTools, Settings
 from agentd.session.sink import SessionSink
@@ -175,6 +176,7 @@ def _tool_context(
         subagents=link.subagents(session_id) if link.subagents else None,
         path_locks=link.locks or FileLocks(),
         processes=ProcessTable(),
+        questions=Questioner(bus, plan.config.settings.permissions.question_timeout),
     )
     return parts.tool_context(env, ports, state), changes
 

@@ -203,6 +203,8 @@ class SessionManager:
                 runtime.bus.send_one(subscriber, event)
         subscribed = runtime.bus.subscribe(subscriber, since_seq)
         runtime.approver.offer_pending(subscriber)
+        if runtime.questions is not None:
+            runtime.questions.offer_pending(subscriber)
         for child in list(runtime.children.values()):  # its running subagents: watched with it
             if subscriber.key not in child.bus.subscribers:
                 self.watch(child, subscriber)

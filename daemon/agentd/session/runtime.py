@@ -48,6 +48,7 @@ from agentd.protocol.session_file import (
 )
 from agentd.session.compaction import Reason, prompt_too_large
 from agentd.session.history import hook_blocks
+from agentd.session.questions import Questioner
 from agentd.session.settings import RuntimeParts
 
 if TYPE_CHECKING:
@@ -75,6 +76,9 @@ class SessionRuntime:
         """The session's background processes (they end with :meth:`shutdown`)."""
         if self.processes is not None:
             self.processes.emit = self._process_event
+        port = self.agent.context.ports.questions
+        self.questions = port if isinstance(port, Questioner) else None
+        """Questions to the users behind the session's clients (None: it cannot ask)."""
 
     def emit(self, event: Event) -> None:
         """Send ``event`` through the session's sink (:meth:`SessionSink.emit`)."""

@@ -57,6 +57,7 @@ from agentd.protocol.methods import (
     SubscribeParams,
     SubscribeResult,
 )
+from agentd.protocol.questions import QuestionAnswerParams
 from agentd.protocol.skills import (
     SessionSkillsParams,
     SessionSkillsResult,
@@ -275,6 +276,16 @@ class SessionService(StoredSessionMethods):
         answered = runtime is not None and runtime.approver.answer(
             params.tool_call_id, params.outcome
         )
+        return OkResult(ok=answered)
+
+    async def answer_question(
+        self, params: QuestionAnswerParams, subscriber: Subscriber | None = None
+    ) -> OkResult:
+        """``question/answer``: answer a pending question of a loaded session (first answer
+        wins); ``ok`` False when none is pending under the id or the answers do not fit."""
+        runtime = self._loaded(params.session_id)
+        questions = None if runtime is None else runtime.questions
+        answered = questions is not None and questions.answer(params.question_id, params.answers)
         return OkResult(ok=answered)
 
     async def compact(

@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from agentd.protocol.tool_details import ToolErrorDetails
+from agentd.tools.ask_user import AskUserTool
 from agentd.tools.base import Tool, ToolContext, ToolError, ToolResult, Toolset
 from agentd.tools.bash import BashTool
 from agentd.tools.defaults import ToolSettings
@@ -50,6 +51,7 @@ TOOLS: dict[str, type[Tool]] = {
     "ls": LsTool,
     "task": TaskTool,
     "todo": TodoTool,
+    "ask_user": AskUserTool,
     "web_fetch": WebFetchTool,
     "web_search": WebSearchTool,
     "skill": SkillTool,

@@ -19,6 +19,7 @@ import msgspec
 
 from agentd.protocol.content import Usage, UserContent
 from agentd.protocol.events import Event, Location, RunStopReason, ToolKind
+from agentd.protocol.questions import Question, QuestionResolved, QuestionSource
 from agentd.protocol.tool_details import ToolDetails
 from agentd.tools.defaults import ToolSettings
 from agentd.toolspec import ToolSpec
@@ -65,11 +66,12 @@ class ToolPorts:
     """What a session's tools call besides the disk, given when the session is built and
     never replaced: ``files`` (the user's editor, see :class:`FileAccess`), ``changes`` (told
     of every file change, see :class:`FileChanges`), ``subagents`` (child sessions for the
-    ``task`` tool), ``path_locks`` (per-file locks shared by a session and its subagents) and
+    ``task`` tool), ``path_locks`` (per-file locks shared by a session and its subagents),
     ``processes`` (the session's background processes, a
-    :class:`~agentd.tools.process.table.ProcessTable`). None: the session has no such port."""
+    :class:`~agentd.tools.process.table.ProcessTable`) and ``questions`` (the users behind the
+    session's clients, see :class:`Questions`). None: the session has no such port."""
 
-    __slots__ = ("changes", "files", "path_locks", "processes", "subagents")
+    __slots__ = ("changes", "files", "path_locks", "processes", "questions", "subagents")
 
     def __init__(
         self,
@@ -79,7 +81,9 @@ class ToolPorts:
         subagents: Subagents | None = None,
         path_locks: PathLocks | None = None,
         processes: ProcessTable | None = None,
+        questions: Questions | None = None,
     ) -> None:
+        self.questions = questions
         self.files = files
         self.changes = changes
         self.subagents = subagents
@@ -192,6 +196,23 @@ class FileAccess(Protocol):
         """Replace the text of ``path`` (creating the file); True when written, None: use the
         disk."""
         ...
+
+
+class Questions(Protocol):
+    """Asks the user behind the session's clients (:class:`agentd.session.questions.
+    Questioner`): the ``question_resolved`` of the questions, with the answers, or without
+    them and why (nobody can answer: at once; the time ran out; declined). Raises only
+    CancelledError."""
+
+    async def ask(
+        self,
+        questions: list[Question],
+        *,
+        source: QuestionSource = "tool",
+        tool_call_id: str | None = None,
+        server: str | None = None,
+        url: str | None = None,
+    ) -> QuestionResolved: ...
 
 
 class FileChanges(Protocol):

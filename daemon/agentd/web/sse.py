@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agentd.errors import InvalidParams
 
@@ -135,6 +135,15 @@ class SseStream:
         API); the approver cancels this wait when an answer wins, on timeout or on cancel."""
         await self._closed.wait()
         return None
+
+    def answers_questions(self) -> bool:
+        """A page shows the question card (it answers through ``question/answer``)."""
+        return not self._closed.is_set()
+
+    async def ask_question(self, params: Any, timeout: float) -> None:
+        """Keep the question open until it is settled elsewhere (the page answers through
+        the API); the questioner cancels this wait when an answer wins, on timeout or cancel."""
+        await self._closed.wait()
 
     def close(self) -> None:
         """Stop writing; the bus forgets the stream at its next event."""

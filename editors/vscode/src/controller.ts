@@ -14,6 +14,8 @@ import {
   type ClientMethods,
   type RequestPermissionParams,
   type RequestPermissionResult,
+  type AskQuestionParams,
+  type AskQuestionResult,
   resolveLaunch,
   type SessionEvent,
 } from './client';
@@ -72,7 +74,7 @@ export class Controller implements vscode.Disposable {
   /** The session shown in the chat. */
   currentSession: string | null = null;
   private readonly cwds = new Map<string, string>();
-  private readonly webviewAnswers = new Map<number, (result: RequestPermissionResult | null) => void>();
+  private readonly webviewAnswers = new Map<number, (result: any) => void>();
   private nextServerRequest = 1;
   /** Approvals not answered yet, and whether a notification was shown for each. */
   private readonly pendingAsks = new Map<number, { params: RequestPermissionParams; notified: boolean; finish: (r: RequestPermissionResult | null) => void }>();
@@ -105,6 +107,7 @@ export class Controller implements vscode.Disposable {
       if (sessionId === this.currentSession) this.view.post({ type: 'command', name: 'openSession', sessionId });
     });
     this.client.onPermission((params, signal) => this.askPermission(params, signal));
+    this.client.onQuestion((params, signal) => this.askQuestion(params, signal));
     this.view.onDidHide(() => {
       for (const ask of this.pendingAsks.values()) this.notifyPermission(ask);
     });
@@ -249,6 +252,22 @@ export class Controller implements vscode.Disposable {
     });
   }
 
+  /** Ask in the chat's question card; while the chat is not open, in quick picks instead. */
+  private askQuestion(params: AskQuestionParams, signal: AbortSignal): Promise<AskQuestionResult | null> {
+    if (!this.view.live) return askInQuickPicks(params, signal);
+    return new Promise((resolve) => {
+      const id = this.nextServerRequest++;
+      const finish = (result: AskQuestionResult | null) => {
+        if (!this.webviewAnswers.delete(id)) return;
+        if (result === null) this.view.post({ type: 'serverRequestSettled', id });
+        resolve(result);
+      };
+      signal.addEventListener('abort', () => finish(null));
+      this.webviewAnswers.set(id, finish);
+      this.view.post({ type: 'serverRequest', id, method: 'session/askQuestion', params });
+    });
+  }
+
   private notifyPermission(ask: { params: RequestPermissionParams; notified: boolean; finish: (r: RequestPermissionResult) => void }): void {
     if (ask.notified) return;
     ask.notified = true;
@@ -285,4 +304,26 @@ export function describeCall(tool: string, args: Record<string, unknown>, previe
   if (tool === 'bash' && typeof args.command === 'string') return `run: ${args.command}`;
   if (typeof args.path === 'string') return `${tool} ${args.path}`;
   return `use ${tool}`;
+}
+
+/**
+ * The questions one after another in quick picks (several choices where the question allows
+ * them); an answer of one's own in an input box ("Other…"). Escape declines.
+ */
+async function askInQuickPicks(params: AskQuestionParams, signal: AbortSignal): Promise<AskQuestionResult | null> {
+  const other = 'Other…';
+  const answers: AskQuestionResult['answers'] = [];
+  for (const question of params.questions) {
+    if (signal.aborted) return null;
+    const items = [...question.options.map((o) => ({ label: o.label, description: o.description ?? undefined })), { label: other }];
+    const title = question.header ? `${question.header}: ${question.question}` : question.question;
+    const picked = question.multiSelect
+      ? await vscode.window.showQuickPick(items, { title, canPickMany: true })
+      : await vscode.window.showQuickPick(items, { title });
+    if (!picked) return { answers: null };
+    const labels = (Array.isArray(picked) ? picked : [picked]).map((item) => item.label);
+    const text = labels.includes(other) ? await vscode.window.showInputBox({ title, prompt: 'Your answer' }) : undefined;
+    answers.push({ selected: labels.filter((label) => label !== other), other: text?.trim() || null });
+  }
+  return { answers };
 }

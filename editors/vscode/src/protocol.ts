@@ -25,6 +25,7 @@ export type ToolDetails =
   | SkillDetails
   | ProcessDetails
   | ProcessListDetails
+  | AskUserDetails
   | ToolErrorDetails;
 /**
  * Every agent event, tagged by `type`.
@@ -46,6 +47,8 @@ export type Event =
   | ErrorEvent
   | PermissionRequest
   | PermissionResolved
+  | QuestionRequest
+  | QuestionResolved
   | CompactionStart
   | CompactionEnd
   | SessionWarning
@@ -118,6 +121,79 @@ export interface ApprovalPreview {
   arguments?: {
     [k: string]: unknown;
   } | null;
+}
+/**
+ * ``session/askQuestion`` (server → client): ask the user ``questions``; the fields as on
+ * the ``question_request`` event.
+ */
+export interface AskQuestionParams {
+  sessionId: string;
+  questionId: string;
+  questions: Question[];
+  source?: 'daemon' | 'mcp' | 'tool';
+  toolCallId?: string | null;
+  server?: string | null;
+  url?: string | null;
+}
+/**
+ * One question: the full ``question``, a short ``header`` (a chip or title, ≤ 40
+ * characters), its ``options`` (``ask_user`` always gives 2 to 6; none: only a typed answer,
+ * as an MCP form's text field asks); ``multi_select`` lets the user pick several.
+ */
+export interface Question {
+  question: string;
+  header?: string;
+  /**
+   * @maxItems 6
+   */
+  options:
+    | []
+    | [QuestionOption]
+    | [QuestionOption, QuestionOption]
+    | [QuestionOption, QuestionOption, QuestionOption]
+    | [QuestionOption, QuestionOption, QuestionOption, QuestionOption]
+    | [QuestionOption, QuestionOption, QuestionOption, QuestionOption, QuestionOption]
+    | [
+        QuestionOption,
+        QuestionOption,
+        QuestionOption,
+        QuestionOption,
+        QuestionOption,
+        QuestionOption
+      ];
+  multiSelect?: boolean;
+}
+/**
+ * One choice: its ``label`` (what an answer names) and an optional ``description``.
+ */
+export interface QuestionOption {
+  label: string;
+  description?: string | null;
+}
+/**
+ * The client's answer: one :class:`QuestionAnswer` per question, in order; ``answers``
+ * null (or absent) when the user declined to answer.
+ */
+export interface AskQuestionResult {
+  answers?: QuestionAnswer[] | null;
+}
+/**
+ * The answer to one question: the labels chosen (one, or several for ``multiSelect``;
+ * none when only ``other`` was written) and the free text the user wrote (``other``).
+ */
+export interface QuestionAnswer {
+  selected?: string[];
+  other?: string | null;
+}
+/**
+ * ``ask_user`` asked ``questions``: the user's ``answers`` (one per question), or None
+ * and ``reason`` when nobody answered (nobody could, the time ran out, declined).
+ */
+export interface AskUserDetails {
+  type: 'ask_user';
+  questions: Question[];
+  answers?: QuestionAnswer[] | null;
+  reason?: string | null;
 }
 /**
  * One complete reply of the model. ``error_message`` is set when ``stop_reason`` is error.
@@ -542,10 +618,13 @@ export interface CancelResult {
 }
 /**
  * What the client can do. ``permissions``: it answers ``session/requestPermission``;
+ * ``questions``: it shows ``session/askQuestion`` to a user who can answer (leave it false
+ * when nobody is there: the ``ask_user`` tool then returns at once);
  * ``fs``: the file tools of its sessions read and write through it (see ``fs/readTextFile``).
  */
 export interface ClientCapabilities {
   permissions?: boolean;
+  questions?: boolean;
   fs?: FileAccessCapabilities;
 }
 /**
@@ -755,6 +834,7 @@ export interface ServerCapabilities {
   framings?: string[];
   events?: boolean;
   permissions?: boolean;
+  questions?: boolean;
   images?: boolean;
 }
 /**
@@ -1143,6 +1223,43 @@ export interface RefusedCall {
   reason: string;
 }
 /**
+ * ``question/answer``: the user's answers to a pending question of a session (``answers``
+ * null: the user declined). The result is ``{"ok": false}`` when it was already settled
+ * (another client answered first, the run was cancelled, or it timed out) or an answer does
+ * not fit its question.
+ */
+export interface QuestionAnswerParams {
+  sessionId: string;
+  questionId: string;
+  answers?: QuestionAnswer[] | null;
+}
+/**
+ * The session waits for the user's answer to ``questions`` (sent as
+ * ``session/askQuestion`` to the clients that answer questions). ``tool_call_id``: the
+ * ``ask_user`` call (or the MCP tool call) that asks; ``server``: the MCP server asking;
+ * ``url``: a URL-mode elicitation's address, to open only if the user consents.
+ */
+export interface QuestionRequest {
+  type: 'question_request';
+  questionId: string;
+  questions: Question[];
+  source?: 'daemon' | 'mcp' | 'tool';
+  toolCallId?: string | null;
+  server?: string | null;
+  url?: string | null;
+}
+/**
+ * The question ``question_id`` was settled: ``answers`` (one per question, in order) when
+ * the user answered, else None and ``reason`` (declined, nobody could answer, timed out,
+ * cancelled).
+ */
+export interface QuestionResolved {
+  type: 'question_resolved';
+  questionId: string;
+  answers?: QuestionAnswer[] | null;
+  reason?: string | null;
+}
+/**
  * The steering and follow-up queues changed (texts not yet delivered).
  *
  * Each update carries both queues whole; they are capped together (64 texts, 256 KiB), so an
@@ -1271,6 +1388,8 @@ export interface SessionEvent {
     | ErrorEvent
     | PermissionRequest
     | PermissionResolved
+    | QuestionRequest
+    | QuestionResolved
     | CompactionStart
     | CompactionEnd
     | SessionWarning
@@ -1800,12 +1919,16 @@ export interface ClientMethods {
   'session/compact': { params: CompactParams; result: CompactResult };
   /** Answer a pending permission request (web API only: JSON-RPC clients answer `session/requestPermission`). */
   'permission/answer': { params: PermissionAnswerParams; result: OkResult };
+  /** Answer a pending question (the web page; any client may, the first answer wins). */
+  'question/answer': { params: QuestionAnswerParams; result: OkResult };
 }
 
 /** Methods called by the daemon on clients. */
 export interface ServerMethods {
   /** Ask to approve a tool call. */
   'session/requestPermission': { params: RequestPermissionParams; result: RequestPermissionResult };
+  /** Ask the user questions (for clients with the questions capability). */
+  'session/askQuestion': { params: AskQuestionParams; result: AskQuestionResult };
   /** Read a file as the client holds it (for clients with the fs capability). */
   'fs/readTextFile': { params: ReadTextFileParams; result: ReadTextFileResult };
   /** Write a file through the client (for clients with the fs capability). */

@@ -33,6 +33,11 @@ from agentd.protocol.acp.content import (
     ToolCallStatus,
     ToolKind,
 )
+from agentd.protocol.acp.elicitation import (
+    CreateElicitationParams,
+    CreateElicitationResult,
+    ElicitationCapabilities,
+)
 from agentd.protocol.acp.methods import (
     AgentCapabilities,
     AuthenticateParams,
@@ -116,8 +121,11 @@ __all__ = [
     "ContentBlock",
     "ContentItem",
     "Cost",
+    "CreateElicitationParams",
+    "CreateElicitationResult",
     "CurrentModeUpdate",
     "DiffItem",
+    "ElicitationCapabilities",
     "FileSystemCapabilities",
     "ForkSessionParams",
     "ForkSessionResult",

@@ -16,6 +16,7 @@ from agentd.protocol.acp.content import (
     ContentBlock,
     ToolCallFields,
 )
+from agentd.protocol.acp.elicitation import ElicitationCapabilities
 
 # --- initialize ----------------------------------------------------------------------------
 
@@ -38,6 +39,7 @@ class ClientCapabilities(Acp):
 
     fs: FileSystemCapabilities = msgspec.field(default_factory=FileSystemCapabilities)
     terminal: bool = False
+    elicitation: ElicitationCapabilities | None = None
     meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
 
 

@@ -79,7 +79,7 @@ export function mountChat(root, host, options = {}) {
     chat: initialState(), session: null, sessions: [], models: [], defaultModel: null, newModel: null,
     providerHelp: false, connection: 'connecting', banner: null, commands: [],
   };
-  /** @type {Map<string, (result: {outcome: string} | null) => void>} */
+  /** @type {Map<string, (result: any) => void>} */
   const waiters = new Map();
   const cwd = options.cwd ?? host.cwd ?? '';
   const confirm = options.confirm ?? ((q) => globalThis.confirm(q));
@@ -305,6 +305,13 @@ export function mountChat(root, host, options = {}) {
         /* shown in the banner */
       }
     },
+    answerQuestion(questionId, answers) {
+      const waiter = waiters.get(`question:${questionId}`);
+      waiters.delete(`question:${questionId}`);
+      if (waiter) waiter({ answers });
+      else if (app.session) call('question/answer', { sessionId: app.session.sessionId, questionId, answers }).catch(() => {});
+      view.focusInput();
+    },
     answerPermission(toolCallId, outcome) {
       const waiter = waiters.get(toolCallId);
       waiters.delete(toolCallId);
@@ -339,12 +346,23 @@ export function mountChat(root, host, options = {}) {
       waiters.get(params.event.toolCallId)?.(null);
       waiters.delete(params.event.toolCallId);
     }
+    if (type === 'question_resolved') {
+      waiters.get(`question:${params.event.questionId}`)?.(null);
+      waiters.delete(`question:${params.event.questionId}`);
+    }
     set({ chat });
     if (type === 'agent_start') for (const resolve of startWaiters.splice(0)) resolve();
     if (type === 'agent_end' || type === 'agent_start') refreshSessions();
     if (type === 'agent_end') refreshCommands();
   });
   host.onServerRequest?.((method, params) => {
+    if (method === 'session/askQuestion') {
+      const key = `question:${params.questionId}`;
+      return new Promise((resolve) => {
+        waiters.get(key)?.(null);
+        waiters.set(key, resolve);
+      });
+    }
     if (method !== 'session/requestPermission') return Promise.reject(new Error(`unsupported request ${method}`));
     return new Promise((resolve) => {
       waiters.get(params.toolCallId)?.(null);

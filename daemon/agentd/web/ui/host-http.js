@@ -83,12 +83,20 @@ export async function createHttpHost({ key, onSignedOut }) {
     });
   }
 
+  function askQuestion(sessionId, event) {
+    if (!serverRequest) return;
+    serverRequest('session/askQuestion', { sessionId, ...event }).then((result) => {
+      if (result) api('/api/question/answer', { sessionId, questionId: event.questionId, answers: result.answers }).catch(() => {});
+    });
+  }
+
   function dispatch(message) {
     // One message carries one event, or an array of the events of one server step.
     const data = JSON.parse(message.data);
     for (const params of Array.isArray(data) ? data : [data]) {
       listeners.forEach((listener) => listener(params));
       if (params.event.type === 'permission_request') askPermission(params.sessionId, params.event);
+      if (params.event.type === 'question_request') askQuestion(params.sessionId, params.event);
     }
   }
 

@@ -8,6 +8,7 @@ import { changeDiff, exitCode, fileChange, mcpTool, subagent } from './details.j
 import { showFoldable } from './longtext.js';
 import { renderMarkdown } from './markdown.js';
 import { settledLength } from './mdsplit.js';
+import { updateQuestion } from './question.js';
 
 /** Streaming tails longer than this are shown as plain text until the message ends. */
 const PLAIN_TAIL_CHARS = 16_384;
@@ -52,6 +53,7 @@ export function createItem(item) {
  * @param {HTMLElement} node
  * @param {import('./reducer.js').Item} item
  * @param {{answerPermission: (toolCallId: string, outcome: string) => void,
+ *   answerQuestion?: (questionId: string, answers: any[] | null) => void,
  *   rewindTo?: (entryId: string) => void,
  *   openDiff?: (item: import('./reducer.js').ToolItem) => void,
  *   openLocation?: (path: string, line?: number | null) => void}} actions
@@ -278,6 +280,9 @@ export function toolSummary(item) {
   const args = item.args ?? {};
   // An MCP tool's arguments mean what its server says: all of them are shown.
   if (mcpTool(item.name, item.details)) return Object.keys(args).length ? JSON.stringify(args) : item.argsText;
+  if (item.name === 'ask_user' && Array.isArray(args.questions)) {
+    return args.questions.map((q) => (q && typeof q === 'object' ? q.header || q.question : '')).join(' · ');
+  }
   if (item.name === 'task' && typeof args.description === 'string') {
     return `${args.description} (${typeof args.agent === 'string' ? args.agent : 'general'})`;
   }
@@ -291,6 +296,7 @@ export function toolSummary(item) {
 function statusText(item) {
   const permission = item.permission;
   if (permission?.pending) return 'waiting for approval';
+  if (item.question?.pending) return 'waiting for your answer';
   if (permission?.outcome?.startsWith('reject')) return OUTCOME_TEXT[permission.outcome];
   const exit = exitCode(item.details);
   if (exit !== null && item.status !== 'running') return exit === 0 ? 'exit 0' : `failed · exit ${exit}`;
@@ -301,7 +307,7 @@ function statusText(item) {
 function updateTool(node, item, actions) {
   const exit = exitCode(item.details);
   const failed = item.status === 'error' || (item.status === 'done' && exit !== null && exit !== 0);
-  node.className = `item item--tool tool--${item.status}${failed ? ' tool--failed' : ''}${item.permission?.pending ? ' tool--asking' : ''}`;
+  node.className = `item item--tool tool--${item.status}${failed ? ' tool--failed' : ''}${item.permission?.pending || item.question?.pending ? ' tool--asking' : ''}`;
   node.setAttribute('aria-label', `Tool ${toolTitle(item)}`);
   if (!node.firstChild) buildTool(node);
   // Reading and searching cards start collapsed (their output is for the model); a click on the
@@ -311,6 +317,7 @@ function updateTool(node, item, actions) {
   node.querySelector('.tool-summary').textContent = toolSummary(item);
   node.querySelector('.tool-status').textContent = statusText(item);
   updatePermission(node.querySelector('.tool-permission'), item, actions);
+  updateQuestion(node.querySelector('.tool-ask'), item.question, (id, answers) => actions.answerQuestion?.(id, answers));
   updateLinks(node.querySelector('.tool-links'), item, actions);
   updateChild(node.querySelector('.tool-child'), item);
   const diff = changeDiff(item.details);
@@ -364,6 +371,8 @@ function buildTool(node) {
   const permission = el('div', 'tool-permission');
   permission.setAttribute('role', 'group');
   permission.hidden = true;
+  const ask = el('div', 'tool-ask');
+  ask.hidden = true;
   const links = el('div', 'tool-links');
   links.hidden = true;
   const child = el('div', 'tool-child');
@@ -373,7 +382,7 @@ function buildTool(node) {
   const output = el('pre', 'tool-output');
   output.tabIndex = 0;
   output.hidden = true;
-  node.append(head, permission, links, child, diff, output);
+  node.append(head, permission, ask, links, child, diff, output);
 }
 
 /** A task's subagent: its profile and session id (its own session, resumable and listed),

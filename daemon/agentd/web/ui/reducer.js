@@ -24,10 +24,15 @@ import { processHandlers } from './processes.js';
  *   alwaysRule?: string | null}} Permission
  *   (`callId`, `tool`: a subagent's call waiting for approval, shown on its task's card;
  *   `preview`: what the call would do; `alwaysRule`: the rule an "always" answer adds)
+ * @typedef {{questionId: string, questions: any[], pending: boolean, answers?: any[] | null,
+ *   reason?: string, url?: string | null, server?: string | null}} Asked
+ *   (questions to the user on the card of the call that asks: `ask_user`, an MCP tool, a task
+ *   whose subagent asks; settled with `answers` or, without them, `reason`)
  * @typedef {{kind: 'tool', key: string, name: string, args: Record<string, unknown>,
  *   argsText: string, toolKind: string, status: 'pending' | 'running' | 'done' | 'error',
  *   output: string, result: string, details: ToolDetails | null,
- *   permission: Permission | null, locations: {path: string, line?: number | null}[],
+ *   permission: Permission | null, question?: Asked | null,
+ *   locations: {path: string, line?: number | null}[],
  *   child?: {sessionId: string, agent: string, description: string, steps?: ChildStep[]}}} ToolItem
  * @typedef {{key: string, kind: 'tool', name: string, args: Record<string, unknown>,
  *   status: 'running' | 'done' | 'error'} | {key: string, kind: 'text', text: string}} ChildStep
@@ -247,6 +252,8 @@ function subagentEvent(state, params) {
       },
     }));
   }
+  if (e.type === 'question_request') return askedOn(state, task, e);
+  if (e.type === 'question_resolved') return questionResolved(state, e);
   if (e.type === 'permission_resolved') {
     return updateTool(state, task, '', (tool) =>
       tool.permission?.callId === e.toolCallId
@@ -254,6 +261,25 @@ function subagentEvent(state, params) {
         : {});
   }
   return state;
+}
+
+/**
+ * A question to the user, on the card `key` (the asking call's, or a card of its own).
+ * @param {ChatState} state @param {string} key @param {any} e @returns {ChatState}
+ */
+function askedOn(state, key, e) {
+  const question = {
+    questionId: e.questionId, questions: e.questions ?? [], pending: true, url: e.url ?? null, server: e.server ?? null,
+  };
+  return updateTool(state, key, e.toolCallId ? '' : 'question', () => ({ question }));
+}
+
+/** The card whose question was settled, with its answers (or why there are none). */
+function questionResolved(/** @type {ChatState} */ state, /** @type {any} */ e) {
+  const item = state.items.find((i) => i.kind === 'tool' && i.question?.questionId === e.questionId);
+  if (!item || item.kind !== 'tool' || !item.question) return state;
+  const question = { ...item.question, pending: false, answers: e.answers ?? null, reason: e.reason ?? undefined };
+  return put(state, { ...item, question });
 }
 
 /** The nested step a subagent's event makes (or changes), or null. @returns {ChildStep | null} */
@@ -470,6 +496,9 @@ const HANDLERS = {
     for (const key of pendingPermissions(next)) {
       next = updateTool(next, key, '', (tool) => ({ permission: { ...tool.permission, pending: false } }));
     }
+    for (const item of next.items) {
+      if (item.kind === 'tool' && item.question?.pending) next = put(next, { ...item, question: { ...item.question, pending: false } });
+    }
     const lastRun = { stopReason: e.stopReason, turns: e.turns ?? 0, cost: e.cost ?? 0, error: e.error ?? null };
     return { ...next, running: false, open: null, lastRun, queue: { steering: [], followUp: [] } };
   },
@@ -493,6 +522,8 @@ const HANDLERS = {
     updateTool(state, e.toolCallId, '', (tool) => ({
       permission: { options: tool.permission?.options ?? [], pending: false, outcome: e.outcome, reason: e.reason ?? undefined },
     })),
+  question_request: (state, e) => askedOn(state, e.toolCallId ?? `question:${e.questionId}`, e),
+  question_resolved: questionResolved,
   compaction_start: (state, e, seq) => notice(state, 'info', `Compacting the conversation (${e.reason})…`, seq),
   compaction_end: (state, e, seq) =>
     notice(state, e.error ? 'error' : 'info', e.error ? `Compaction failed: ${e.error}` : 'Older messages were summarised.', seq),

@@ -41,6 +41,7 @@ import { buildSidebar, renderSessionGroups } from './sidebar.js';
  *   forkSession: () => void,
  *   setModel: (provider: string, model: string) => void,
  *   answerPermission: (toolCallId: string, outcome: string) => void,
+ *   answerQuestion: (questionId: string, answers: any[] | null) => void,
  *   command: (name: string, args: string) => void,
  *   rewindTo?: (entryId: string) => void,
  *   openDiff?: (item: import('./reducer.js').ToolItem) => void,

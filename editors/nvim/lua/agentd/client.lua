@@ -60,6 +60,7 @@ local function on_exit(code, signal)
     finish_connect({ code = rpc.CONNECTION_LOST, message = "agentd exited before answering initialize" })
   end
   require("agentd.approval").close_all()
+  require("agentd.questions").close_all()
   if M.stopping then
     return
   end
@@ -75,6 +76,9 @@ local function on_request(method, params, id)
   if method == "session/requestPermission" then
     return require("agentd.approval").ask(M.conn, id, params)
   end
+  if method == "session/askQuestion" then
+    return require("agentd.questions").ask(M.conn, id, params)
+  end
   M.conn:respond_error(id, -32601, "agentd.nvim does not handle " .. method)
 end
 
@@ -83,6 +87,7 @@ local function on_notify(method, params)
     return M.on_event(params)
   end
   if method == "$/cancelRequest" then
+    require("agentd.questions").cancelled(params.id)
     return require("agentd.approval").cancelled(params.id)
   end
 end
@@ -93,6 +98,9 @@ local handlers = {
   on_exit = on_exit,
   on_fast = function(msg)
     require("agentd.approval").on_fast(msg)
+    if msg.method == "$/cancelRequest" and type(msg.params) == "table" then
+      require("agentd.questions").cancelled(msg.params.id, true)
+    end
   end,
   on_stderr = function(data)
     log.add("daemon", data)
@@ -132,7 +140,7 @@ function M.ensure(cb)
   local params = {
     protocolVersion = 1,
     clientInfo = { name = "agentd.nvim", version = M.VERSION },
-    capabilities = { permissions = true },
+    capabilities = { permissions = true, questions = true },
   }
   conn:request("initialize", params, function(init_err, result)
     if init_err then

@@ -33,6 +33,8 @@ import {
   type RequestPermissionResult,
   type SessionEvent,
   type WriteTextFileParams,
+  type AskQuestionParams,
+  type AskQuestionResult,
 } from '../protocol';
 import { AgentdError, toAgentdError } from './errors';
 import type { Launch } from './launch';
@@ -43,6 +45,9 @@ export type PermissionHandler = (
   params: RequestPermissionParams,
   signal: AbortSignal,
 ) => Promise<RequestPermissionResult | null>;
+
+/** Shows the daemon's questions (`session/askQuestion`); null: answered elsewhere. */
+export type QuestionHandler = (params: AskQuestionParams, signal: AbortSignal) => Promise<AskQuestionResult | null>;
 
 /**
  * Serves the daemon's `fs/readTextFile` and `fs/writeTextFile` (declared as `capabilities.fs`),
@@ -108,6 +113,7 @@ export class AgentdClient {
   private readonly stateListeners: Listener<ClientState>[] = [];
   private readonly resyncListeners: Listener<string>[] = [];
   private permissionHandler: PermissionHandler | null = null;
+  private questionHandler: QuestionHandler | null = null;
 
   constructor(private readonly options: ClientOptions) {
     this.policy = { ...DEFAULT_RESTART, ...options.restart };
@@ -142,6 +148,10 @@ export class AgentdClient {
 
   onPermission(handler: PermissionHandler): void {
     this.permissionHandler = handler;
+  }
+
+  onQuestion(handler: QuestionHandler): void {
+    this.questionHandler = handler;
   }
 
   /** Spawn and initialize the process unless that is done or under way. */
@@ -256,6 +266,9 @@ export class AgentdClient {
     connection.onRequest('session/requestPermission', (params: RequestPermissionParams, token: CancellationToken) =>
       this.answerPermission(params, token),
     );
+    connection.onRequest('session/askQuestion', (params: AskQuestionParams, token: CancellationToken) =>
+      this.answerQuestion(params, token),
+    );
     const files = this.options.files;
     if (files) {
       connection.onRequest('fs/readTextFile', (params: ReadTextFileParams) => this.serveFile(() => files.read(params)));
@@ -277,6 +290,7 @@ export class AgentdClient {
       clientInfo: { name: this.options.clientName ?? 'agentd-vscode', version: this.options.clientVersion ?? '0' },
       capabilities: {
         permissions: true,
+        questions: true,
         ...(this.options.files ? { fs: { readTextFile: true, writeTextFile: true } } : {}),
       },
     });
@@ -293,6 +307,17 @@ export class AgentdClient {
     token.onCancellationRequested(() => controller.abort());
     const answer = this.permissionHandler ? await this.permissionHandler(params, controller.signal) : null;
     if (!answer) throw new ResponseError(ErrorCodes.RequestCancelled, 'the approval was settled elsewhere');
+    return answer;
+  }
+
+  private async answerQuestion(params: AskQuestionParams, token: CancellationToken): Promise<AskQuestionResult> {
+    const controller = new AbortController();
+    token.onCancellationRequested(() => controller.abort());
+    // No handler: this client cannot show questions (the daemon then asks others, or tells the
+    // agent at once that nobody can answer); null: settled elsewhere meanwhile.
+    if (!this.questionHandler) throw new ResponseError(ErrorCodes.MethodNotFound, 'this client shows no questions');
+    const answer = await this.questionHandler(params, controller.signal);
+    if (!answer) throw new ResponseError(ErrorCodes.RequestCancelled, 'the question was settled elsewhere');
     return answer;
   }
 

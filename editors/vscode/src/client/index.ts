@@ -1,5 +1,5 @@
 /** The protocol client's public surface (no `vscode` imports anywhere below this folder). */
-export { AgentdClient, type ClientOptions, type ClientState, type FileHandler, type PermissionHandler } from './client';
+export { AgentdClient, type ClientOptions, type ClientState, type FileHandler, type PermissionHandler, type QuestionHandler } from './client';
 export { confineToFolders, OutsideWorkspace } from './confine';
 export { AgentdError } from './errors';
 export { type ConnectionMode, type Launch, LaunchError, type LaunchSettings, resolveLaunch } from './launch';
