@@ -22,6 +22,7 @@ from agentd.protocol.document_details import (
     SkillDetails,
     WebSearchDetails,
 )
+from agentd.protocol.lsp_details import LspDetails, LspDiagnostic
 from agentd.protocol.usage import Usage
 
 
@@ -90,6 +91,9 @@ class WriteDetails(Wire, tag="write", tag_field="type"):
     added: int | None = None
     removed: int | None = None
     diff_omitted: bool = False
+    diagnostics: list[LspDiagnostic] | None = None
+    """The problems a language server found that this change introduced (None: no server
+    checked the file)."""
 
 
 class EditDetails(Wire, tag="edit", tag_field="type"):
@@ -105,6 +109,8 @@ class EditDetails(Wire, tag="edit", tag_field="type"):
     first_changed_line: int | None
     added: int
     removed: int
+    diagnostics: list[LspDiagnostic] | None = None
+    """As :attr:`WriteDetails.diagnostics`."""
 
 
 class UndoEditDetails(Wire, tag="undo_edit", tag_field="type"):
@@ -121,6 +127,8 @@ class UndoEditDetails(Wire, tag="undo_edit", tag_field="type"):
     first_changed_line: int | None = None
     added: int | None = None
     removed: int | None = None
+    diagnostics: list[LspDiagnostic] | None = None
+    """As :attr:`WriteDetails.diagnostics`."""
 
 
 class LsDetails(Wire, tag="ls", tag_field="type"):
@@ -237,6 +245,7 @@ ToolDetails = (
     | ReadPdfDetails
     | WebSearchDetails
     | SkillDetails
+    | LspDetails
     | ToolErrorDetails
 )
 """The details of one finished tool call, by ``type``."""

@@ -29,6 +29,7 @@ from agentd.session.bus import EventBus, resumed_seq
 from agentd.session.changes import ChangeRecorder
 from agentd.session.files import ClientFiles
 from agentd.session.knowledge import session_skills, with_configured_tools
+from agentd.session.langservers import SessionLanguageServers, available
 from agentd.session.mcp_setup import check_mcp_params, mcp_runner, session_mcp_tools
 from agentd.session.runtime import SessionRuntime
 from agentd.session.settings import AgentParts, RuntimeParts, Settings
@@ -88,6 +89,9 @@ class _SessionPlan(msgspec.Struct):
     read in a worker thread (:func:`~agentd.session.parts.project_files`)."""
     skills: list[SkillInfo] = msgspec.field(default_factory=list)
     """The Agent Skills the session can load (``skill`` tool)."""
+    language_servers: list[Any] = msgspec.field(default_factory=list)
+    """The language servers it can use (``lsp`` tool, diagnostics after a change):
+    :class:`agentd.langserver.defs.ServerDef` each."""
 
 
 async def new_session(
@@ -215,8 +219,11 @@ async def _plan(
     provider = binding.provider.name if binding else params.provider or config.default_provider
     model = binding.model if binding else params.model or config.default_model
     skills, skill_notes = await session_skills(cwd)
+    servers = await asyncio.to_thread(available, config.settings.language_servers)
     try:
-        tools = with_configured_tools(build_tools(params.tools), config, params.tools, skills)
+        tools = with_configured_tools(
+            build_tools(params.tools), config, params.tools, skills, lsp=bool(servers)
+        )
     except ValueError as exc:
         raise InvalidParams(f"{exc} - at `$.tools`") from None
     context, profiles = await asyncio.to_thread(parts.project_files, cwd, "task" in tools)
@@ -228,6 +235,7 @@ async def _plan(
         cwd, config, binding, provider or "", model or "", params, tools, mode, sandbox,
         [note, *skill_notes] if note else skill_notes, extra_prompt,
         agent_profiles=profiles, project_context=context, skills=skills,
+        language_servers=servers,
     )  # fmt: skip
 
 
@@ -285,7 +293,11 @@ def _assemble(
         changes=changes,
         subagents=link.subagents(session_id) if link.subagents else None,
         path_locks=link.locks or FileLocks(),
-    )
+        language_servers=(
+            SessionLanguageServers(shared, plan.language_servers, cwd)
+            if plan.language_servers else None
+        ),
+    )  # fmt: skip
     context = parts.tool_context(env, ports, state)
     section = config.settings.permissions
     agent, mcp_warnings, mcp_untrusted = _agent_parts(shared, plan, context, messages)

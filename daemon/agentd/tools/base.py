@@ -19,6 +19,7 @@ import msgspec
 
 from agentd.protocol.content import Usage, UserContent
 from agentd.protocol.events import Event, Location, RunStopReason, ToolKind
+from agentd.protocol.lsp_details import LspDiagnostic
 from agentd.protocol.tool_details import ToolDetails
 from agentd.tools.defaults import ToolSettings
 from agentd.toolspec import ToolSpec
@@ -62,10 +63,11 @@ class ToolPorts:
     """What a session's tools call besides the disk, given when the session is built and
     never replaced: ``files`` (the user's editor, see :class:`FileAccess`), ``changes`` (told
     of every file change, see :class:`FileChanges`), ``subagents`` (child sessions for the
-    ``task`` tool) and ``path_locks`` (per-file locks shared by a session and its subagents).
-    None: the session has no such port."""
+    ``task`` tool), ``path_locks`` (per-file locks shared by a session and its subagents) and
+    ``language_servers`` (the ``lsp`` tool and the diagnostics after a change, see
+    :class:`LanguageServers`). None: the session has no such port."""
 
-    __slots__ = ("changes", "files", "path_locks", "subagents")
+    __slots__ = ("changes", "files", "language_servers", "path_locks", "subagents")
 
     def __init__(
         self,
@@ -74,11 +76,13 @@ class ToolPorts:
         changes: FileChanges | None = None,
         subagents: Subagents | None = None,
         path_locks: PathLocks | None = None,
+        language_servers: LanguageServers | None = None,
     ) -> None:
         self.files = files
         self.changes = changes
         self.subagents = subagents
         self.path_locks = path_locks
+        self.language_servers = language_servers
 
 
 class ToolContext:
@@ -196,6 +200,28 @@ class FileChanges(Protocol):
 
     def watching(self) -> contextlib.AbstractAsyncContextManager[None]:
         """Look for the files a command changes while this is held."""
+        ...
+
+
+class LanguageServers(Protocol):
+    """The project's language servers as the tools use them (``agentd.langserver``, made by
+    the session layer; nothing of it is imported before a file of a served language needs
+    it)."""
+
+    async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+        """One ``lsp`` call (``params``: the tool's :class:`~agentd.tools.lsp.LspParams`)."""
+        ...
+
+    async def rename_plan(self, params: Any, ctx: ToolContext) -> list[tuple[Path, str, str]]:
+        """The files an ``lsp`` rename would change: (path, text before, text after) each,
+        for the approval's preview; ToolError when it cannot be made."""
+        ...
+
+    async def changed(
+        self, path: Path, before: bytes | None, after: bytes | None, ctx: ToolContext
+    ) -> list[LspDiagnostic] | None:
+        """The problems the change of ``path`` from ``before`` to ``after`` introduced, as the
+        file's language server sees them (None: no server serves it, or none answered)."""
         ...
 
 
