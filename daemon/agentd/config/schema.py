@@ -283,14 +283,7 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
         ),
     ] = 30.0
     hooks: HooksSection = msgspec.field(default_factory=HooksSection)
-    language_servers: Annotated[
-        dict[str, LanguageServerSection],
-        doc(
-            "`[language_servers.NAME]` tables: language servers beside the built-in ones "
-            "(used when their command is on PATH); a project file adds or changes them only "
-            "in a trusted folder"
-        ),
-    ] = msgspec.field(default_factory=dict)
+    language_servers: dict[str, LanguageServerSection] = msgspec.field(default_factory=dict)
 
 
 _DICT_TABLES = {"providers", "prices", "mcp_servers", "language_servers"}

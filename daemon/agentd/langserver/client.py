@@ -82,6 +82,7 @@ class ServerProcess:
         self._ids = itertools.count(1)
         self.exit_reason: str | None = None
         self._raw_ids: set[str] = set()
+        self.last_message = time.monotonic()
 
     @property
     def pid(self) -> int | None:
@@ -202,6 +203,7 @@ class ServerProcess:
             self._lost(reason)
 
     def _handle(self, body: bytes) -> None:
+        self.last_message = time.monotonic()
         try:
             raw = msgspec.json.decode(body)
         except msgspec.DecodeError:

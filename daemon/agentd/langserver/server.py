@@ -33,6 +33,8 @@ State = Literal["not_started", "starting", "indexing", "ready", "crashed", "stop
 MAX_RESTARTS = 3
 BACKOFF_SECONDS = (0.5, 2.0, 8.0)
 DOCUMENT_IDLE_SECONDS = 300.0
+QUIET_SECONDS = 0.3
+"""How long a server that just started must send nothing before it counts as ready."""
 ENCODINGS = (
     types.PositionEncodingKind.Utf16,
     types.PositionEncodingKind.Utf8,
@@ -159,14 +161,20 @@ class LanguageServer:
             self.state = "ready"
 
     async def _await_indexing(self, deadline: float) -> None:
-        """Until the server's ``$/progress`` reports end (a short grace for one to begin)."""
-        await asyncio.sleep(0.05)
-        while self._progress and time.monotonic() < deadline:
+        """Until the indexing the server reports with ``$/progress`` ends, and the server has
+        been quiet for :data:`QUIET_SECONDS` (a server that scans its workspace without
+        reporting progress logs while it does), at most until ``deadline``."""
+        assert self.process is not None
+        while time.monotonic() < deadline:
+            quiet = time.monotonic() - self.process.last_message
+            if not self._progress and quiet >= QUIET_SECONDS:
+                return
             self._progress_done.clear()
+            wait = QUIET_SECONDS - quiet if not self._progress else deadline - time.monotonic()
             try:
-                await asyncio.wait_for(self._progress_done.wait(), deadline - time.monotonic())
+                await asyncio.wait_for(self._progress_done.wait(), max(wait, 0.01))
             except TimeoutError:
-                break
+                continue
 
     def _initialize_params(self) -> types.InitializeParams:
         uri = self.root.as_uri()

@@ -12,6 +12,7 @@ runs under the same sandbox as bash (:func:`agentd.tools.bash.confinement`).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import Counter
 from pathlib import Path
@@ -137,6 +138,8 @@ class LspSession:
             column=params.column,
         )
         if operation == "workspace_symbols":
+            if params.path is not None:  # the server learns of the project through it
+                await server.sync(path, await rename.read_text(path, ctx))
             found = await server.request(
                 types.WORKSPACE_SYMBOL,
                 types.WorkspaceSymbolParams(query=params.query or ""),
@@ -268,13 +271,9 @@ class LspSession:
         planned = await self._plan(server, path, at, params, ctx)
         if not planned:
             raise ToolError("The server's rename changes nothing (is the position on a name?).")
-        before = {p: b for p, b, _ in planned}
         details.changes = await rename.apply(planned, ctx)
-        problems: list[LspDiagnostic] = []
-        for changed_path, _, after in planned:
-            found = await self._new_problems(server, changed_path, before[changed_path], after, ctx)
-            problems += found or []
-        details.diagnostics = sorted_problems(problems)
+        checked = await self._changes(server, [(p, b, a) for p, b, a in planned], ctx)
+        details.diagnostics = sorted_problems([d for found in checked for d in found or []])
         files = len(details.changes)
         text = f"Renamed to {params.new_name} in {files} file{'s' if files != 1 else ''}:\n"
         text += "\n".join(f"  {c.path} (+{c.edits})" for c in details.changes)
@@ -328,19 +327,50 @@ class LspSession:
     async def _new_problems(
         self, server: LanguageServer, path: Path, before: str | None, after: str, ctx: ToolContext
     ) -> list[LspDiagnostic] | None:
-        """The problems of ``after`` that ``before`` did not have (a multiset difference by
-        severity, message, code and source: positions move with an edit)."""
+        """The problems of ``after`` that ``before`` did not have (see :meth:`_changes`)."""
+        return (await self._changes(server, [(path, before, after)], ctx))[0]
+
+    async def _changes(
+        self,
+        server: LanguageServer,
+        changes: list[tuple[Path, str | None, str]],
+        ctx: ToolContext,
+    ) -> list[list[LspDiagnostic] | None]:
+        """For each changed file, the problems its new text has that its old one did not (a
+        multiset difference by severity, message, code and source: positions move with an
+        edit); None for a file the server gave no diagnostics for in time. Every file's old
+        text is checked before any new one is sent, so a change spanning files (a rename)
+        is compared with the project as it was."""
         wait = ctx.settings.diagnostics_wait_ms / 1000
         try:
-            baseline = await self._baseline(server, path, before, wait)
+            baselines = await asyncio.gather(
+                *(self._baseline(server, path, before, wait) for path, before, _ in changes)
+            )
             since = time.monotonic()
-            document = await server.sync(path, after)
-            found = await server.diagnostics_of(path, document, since, wait)
+            documents = [await server.sync(path, after) for path, _, after in changes]
+            found = await asyncio.gather(
+                *(
+                    server.diagnostics_of(path, document, since, wait)
+                    for (path, _, _), document in zip(changes, documents, strict=True)
+                )
+            )
         except (ServerLost, RequestFailed) as exc:
             log.info("no diagnostics after a change", server=server.name, reason=str(exc))
-            return None
-        if found is None:
-            return None
+            return [None] * len(changes)
+        return [
+            None if now is None else self._fresh(server, path, after, baseline, now, ctx)
+            for (path, _, after), baseline, now in zip(changes, baselines, found, strict=True)
+        ]
+
+    @staticmethod
+    def _fresh(
+        server: LanguageServer,
+        path: Path,
+        after: str,
+        baseline: list[types.Diagnostic],
+        found: list[types.Diagnostic],
+        ctx: ToolContext,
+    ) -> list[LspDiagnostic]:
         left = Counter(_identity(d) for d in baseline)
         fresh = []
         for item in found:
@@ -348,9 +378,8 @@ class LspSession:
                 left[_identity(item)] -= 1
             else:
                 fresh.append(item)
-        return diagnostic_items(
-            fresh, lines_of(after), server.encoding, display_path(path, ctx), server.name
-        )
+        shown = display_path(path, ctx)
+        return diagnostic_items(fresh, lines_of(after), server.encoding, shown, server.name)
 
     async def _baseline(
         self, server: LanguageServer, path: Path, before: str | None, wait: float

@@ -31,7 +31,7 @@ FIND_MAX_RESULTS = 1000
 LS_MAX_ENTRIES = 500
 UNDO_MAX_PER_FILE = 20
 UNDO_MAX_BYTES = 50 * 1024 * 1024
-DIAGNOSTICS_WAIT_MS = 3000
+DIAGNOSTICS_WAIT_MS = 5000
 """How long a change waits for a language server's diagnostics (``diagnostics_wait_ms``)."""
 NOTEBOOK_MAX_BYTES = 64 * 1024 * 1024
 """Largest notebook read or edited."""

@@ -35,10 +35,12 @@ class LspParams(msgspec.Struct, forbid_unknown_fields=True):
                      "project for workspace_symbols."),
     ] = None  # fmt: skip
     line: Annotated[
-        int | None, msgspec.Meta(ge=1, description="1-based line, as read shows it.")
+        Annotated[int, msgspec.Meta(ge=1)] | None,
+        msgspec.Meta(description="1-based line, as read shows it."),
     ] = None
     column: Annotated[
-        int | None, msgspec.Meta(ge=1, description="1-based column (characters) on that line.")
+        Annotated[int, msgspec.Meta(ge=1)] | None,
+        msgspec.Meta(description="1-based column (characters) on that line."),
     ] = None
     symbol: Annotated[
         str | None,
