@@ -39,7 +39,11 @@ def table(name: str, command: str | Path, *args: str, **keys: Any) -> str:
     lines = [f"[language_servers.{name}]", f"command = {json.dumps(str(command))}"]
     lines.append(f"args = {json.dumps(list(args))}")
     for key, value in keys.items():
-        lines.append(f"{key} = {json.dumps(value)}")
+        if isinstance(value, dict):
+            inner = ", ".join(f"{k} = {json.dumps(v)}" for k, v in value.items())
+            lines.append(f"{key} = {{ {inner} }}")
+        else:
+            lines.append(f"{key} = {json.dumps(value)}")
     return "\n".join(lines) + "\n"
 
 
@@ -64,8 +68,12 @@ def _off(*names: str) -> str:
     return tables + f"[tools]\ndiagnostics_wait_ms = {WAIT_MS}\n"
 
 
-def hostile_table(mode: str, **keys: Any) -> str:
-    return table("hostile", sys.executable, str(HOSTILE), mode, extensions=[".py"], **keys)
+def hostile_table(mode: str, tag: Path, **keys: Any) -> str:
+    """The misbehaving server (:mod:`tests.langserver.hostile_server`) in ``mode`` as the
+    only Python server; ``tag`` (a path of the test's own) in its argv finds its process."""
+    own = table("hostile", sys.executable, str(HOSTILE), mode, str(tag), extensions=[".py"],
+                **keys)  # fmt: skip
+    return own + _off("pylsp", "basedpyright", "pyright")
 
 
 def one_call(trigger: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -95,12 +103,19 @@ SCENARIOS = [
     lsp("lsp-diagnostics", operation="diagnostics", path="main.py"),
     lsp("lsp-missing", operation="hover", path="main.py", line=5, symbol="nowhere"),
     lsp("lsp-text-file", operation="hover", path="notes.txt", line=1, column=1),
-    lsp("lsp-rename", operation="rename", path="util.py", line=1, symbol="helper",
-        new_name="assist"),  # fmt: skip
-    one_call("lsp-break", "edit", {"path": "main.py", "old_string": "return helper(2)",
-                                   "new_string": BROKEN}),  # fmt: skip
-    one_call("lsp-fix", "edit", {"path": "main.py", "old_string": BROKEN,
-                                 "new_string": "return helper(2)"}),  # fmt: skip
+    lsp(
+        "lsp-rename", operation="rename", path="util.py", line=1, symbol="helper", new_name="assist"
+    ),  # fmt: skip
+    one_call(
+        "lsp-break",
+        "edit",
+        {"path": "main.py", "old_string": "return helper(2)", "new_string": BROKEN},
+    ),  # fmt: skip
+    one_call(
+        "lsp-fix",
+        "edit",
+        {"path": "main.py", "old_string": BROKEN, "new_string": "return helper(2)"},
+    ),  # fmt: skip
     one_call("lsp-write-broken", "write", {"path": "new.py", "content": "print(nothing_here)\n"}),
     one_call("lsp-undo", "undo_edit", {"path": "main.py"}),
 ]

@@ -87,7 +87,9 @@ async def test_an_edit_that_breaks_gets_the_problem_and_the_fix_gets_none(
     assert fixed["details"]["diagnostics"] == []  # the server answered: nothing new
     assert "undefined_x" in result_text(undone)  # undoing the fix brings it back
     assert "nothing_here" in result_text(written)
-    assert (home.project / "main.py").read_text() == MAIN.replace("helper(2)", "helper(undefined_x)")
+    assert (home.project / "main.py").read_text() == MAIN.replace(
+        "helper(2)", "helper(undefined_x)"
+    )
 
 
 async def test_pyright_answers_what_pylsp_does_not(home: Home) -> None:

@@ -177,9 +177,9 @@ class LanguageServerSection(msgspec.Struct, forbid_unknown_fields=True):
         doc("the program, speaking LSP on stdio (default: the built-in one of that name)"),
     ] = None
     args: Annotated[list[str] | None, doc("its arguments (default: the built-in ones)")] = None
-    env: Annotated[
-        dict[str, str], doc("variables added to the filtered environment it gets")
-    ] = msgspec.field(default_factory=dict)
+    env: Annotated[dict[str, str], doc("variables added to the filtered environment it gets")] = (
+        msgspec.field(default_factory=dict)
+    )
     extensions: Annotated[
         list[str] | None, doc('file name endings it serves, e.g. `[".py", ".pyi"]`')
     ] = None

@@ -199,8 +199,10 @@ class ServerProcess:
             reason = "the server's output ended in the middle of a message"
         except _NotLsp as exc:
             reason = f"the server broke the LSP framing: {exc}"
-        finally:
-            self._lost(reason)
+        if self.process is not None:  # its exit status, when it is exiting
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self.process.wait()), 1.0)
+        self._lost(reason)
 
     def _handle(self, body: bytes) -> None:
         self.last_message = time.monotonic()

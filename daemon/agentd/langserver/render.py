@@ -178,4 +178,4 @@ def hover_text(found: types.Hover | None) -> str | None:
     if isinstance(contents, types.MarkupContent):
         return contents.value
     parts = contents if isinstance(contents, list) else [contents]
-    return "\n".join(p if isinstance(p, str) else p.value for p in parts)
+    return "\n".join(p if isinstance(p, str) else str(getattr(p, "value", p)) for p in parts)

@@ -111,6 +111,9 @@ class LspSession:
             raise ToolError(f"The language server {server.name} is not available: {exc}") from None
         except RequestFailed as exc:
             raise ToolError(f"The language server {server.name}: {exc}") from None
+        except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:
+            log.warning("language server answer not understood", server=server.name, error=str(exc))
+            raise ToolError(f"The language server {server.name} sent a malformed answer.") from None
         if isinstance(result.details, LspDetails):
             result.details.duration_ms = round((time.monotonic() - started) * 1000, 2)
         return result
