@@ -101,6 +101,10 @@ def dispatch(options: argparse.Namespace) -> int:
         from agentctl.mcp_cmd import mcp_main
 
         return mcp_main(options)
+    if command == "lsp":
+        from agentctl.lsp_cmd import lsp_main
+
+        return lsp_main(options)
     if command == "skills":
         from agentctl.skills_cmd import skills_main
 

@@ -71,8 +71,7 @@ def _off(*names: str) -> str:
 def hostile_table(mode: str, tag: Path, **keys: Any) -> str:
     """The misbehaving server (:mod:`tests.langserver.hostile_server`) in ``mode`` as the
     only Python server; ``tag`` (a path of the test's own) in its argv finds its process."""
-    own = table("hostile", sys.executable, str(HOSTILE), mode, str(tag), extensions=[".py"],
-                **keys)  # fmt: skip
+    own = table("hostile", sys.executable, str(HOSTILE), mode, str(tag), extensions=[".py"], **keys)
     return own + _off("pylsp", "basedpyright", "pyright")
 
 
@@ -105,17 +104,17 @@ SCENARIOS = [
     lsp("lsp-text-file", operation="hover", path="notes.txt", line=1, column=1),
     lsp(
         "lsp-rename", operation="rename", path="util.py", line=1, symbol="helper", new_name="assist"
-    ),  # fmt: skip
+    ),
     one_call(
         "lsp-break",
         "edit",
         {"path": "main.py", "old_string": "return helper(2)", "new_string": BROKEN},
-    ),  # fmt: skip
+    ),
     one_call(
         "lsp-fix",
         "edit",
         {"path": "main.py", "old_string": BROKEN, "new_string": "return helper(2)"},
-    ),  # fmt: skip
+    ),
     one_call("lsp-write-broken", "write", {"path": "new.py", "content": "print(nothing_here)\n"}),
     one_call("lsp-undo", "undo_edit", {"path": "main.py"}),
 ]

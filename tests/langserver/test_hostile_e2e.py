@@ -26,6 +26,7 @@ from tests.harness import (
     wait_until_async,
 )
 from tests.langserver.conftest import ends, hostile_table, result_text
+from tests.mcp.test_agentctl_mcp_e2e import agentctl
 
 pytestmark = pytest.mark.e2e
 
@@ -142,3 +143,22 @@ async def test_daemon_stop_shuts_the_server_down(home: Home, tmp_path: Path) -> 
     finally:
         stop(daemon)
     await wait_until_async(lambda: not running(str(tmp_path)), 10, "the server to stop")
+
+
+async def test_agentctl_lsp_list_shows_the_running_server(home: Home, tmp_path: Path) -> None:
+    home.user_config(hostile_table("good", tmp_path))
+    daemon = home.start_socket_daemon()
+    try:
+        async with socket_client(home) as client:
+            sid = await new_session(client, home)
+            await run(client, sid, "lsp-hover")
+        shown = agentctl(home, "lsp", "list", "--socket", str(home.socket))
+        listed = agentctl(home, "lsp", "list", "--socket", str(home.socket), "--json")
+    finally:
+        stop(daemon)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith("hostile  ready  pid ")
+    assert f"root {home.project}  1 open documents  0 restarts" in shown.stdout
+    (server,) = json.loads(listed.stdout)["servers"]
+    assert server["state"] == "ready"
+    assert server["command"].endswith(f"hostile_server.py good {tmp_path}")

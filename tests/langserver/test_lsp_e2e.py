@@ -51,8 +51,11 @@ async def test_positions_and_symbols_through_the_daemon(home: Home, servers: Any
     assert details["type"] == "lsp"
     assert details["operation"] == "definition"
     assert details["items"][0] == {
-        "path": "util.py", "line": 1, "column": 5, "text": "def helper(x: int) -> int:"
-    }  # fmt: skip
+        "path": "util.py",
+        "line": 1,
+        "column": 5,
+        "text": "def helper(x: int) -> int:",
+    }
     text = result_text(references)
     assert "main.py:\n  1:18: from util import helper\n  5:12: return helper(2)" in text
     assert "util.py:\n  1:5: def helper" in text
@@ -157,8 +160,10 @@ async def test_rename_across_three_files_asks_once_and_rewinds(home: Home) -> No
     }
     assert "Renamed to assist in 3 files" in result_text(end)
     assert sorted(c["path"] for c in end["details"]["changes"]) == [
-        "main.py", "other.py", "util.py"
-    ]  # fmt: skip
+        "main.py",
+        "other.py",
+        "util.py",
+    ]
     assert end["details"]["diagnostics"] == []
     assert sorted(rewound["restored"]) == sorted(
         str(home.project / n) for n in ("main.py", "other.py", "util.py")

@@ -168,9 +168,10 @@ class McpServerSection(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class LanguageServerSection(msgspec.Struct, forbid_unknown_fields=True):
-    """A language server the ``lsp`` tool and the diagnostics after edits use (``NAME`` is
-    its name; a built-in name changes or switches off that built-in definition; see
-    "Language servers")."""
+    """A language server for the ``lsp`` tool and the diagnostics after edits.
+
+    ``NAME`` is its name; a built-in's name changes or switches off that built-in definition
+    (see "Language servers" in docs/tools.md)."""
 
     command: Annotated[
         str | None,

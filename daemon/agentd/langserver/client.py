@@ -113,7 +113,7 @@ class ServerProcess:
             os.close(write_fd)
         assert self.process.stdin is not None
         assert self.process.stdout is not None
-        self.client.protocol.set_writer(self.process.stdin)  # type: ignore[arg-type]
+        self.client.protocol.set_writer(self.process.stdin)
         self._tasks = [
             asyncio.create_task(self._read(self.process.stdout)),
             asyncio.create_task(self._pump_stderr(read_fd)),

@@ -189,48 +189,46 @@ class LanguageServer:
         )
 
     def _register(self, process: ServerProcess) -> None:
-        client = process.client
+        """The server's notifications and requests agentd answers (pygls calls each handler
+        with the params only)."""
+        handlers: dict[str, Any] = {
+            types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: self._on_diagnostics,
+            types.PROGRESS: self._on_progress,
+            types.WORKSPACE_CONFIGURATION: self._on_configuration,
+            types.WORKSPACE_WORKSPACE_FOLDERS: self._on_folders,
+        }
+        for ignored in (
+            types.WINDOW_WORK_DONE_PROGRESS_CREATE,
+            types.CLIENT_REGISTER_CAPABILITY,
+            types.CLIENT_UNREGISTER_CAPABILITY,
+            types.WINDOW_LOG_MESSAGE,
+            types.WINDOW_SHOW_MESSAGE,
+            types.TELEMETRY_EVENT,
+        ):
+            handlers[ignored] = _nothing
+        for method, handler in handlers.items():  # pygls marks each handler: a function each
+            process.client.feature(method)(_handler(handler))
 
-        @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        def published(params: types.PublishDiagnosticsParams) -> None:
-            self.diagnostics[params.uri] = (params.version, list(params.diagnostics))
-            self._push_times[params.uri] = time.monotonic()
-            self._published.set()  # wakes the waiters, who take a fresh event
-            self._published = asyncio.Event()
+    def _on_diagnostics(self, params: types.PublishDiagnosticsParams) -> None:
+        self.diagnostics[params.uri] = (params.version, list(params.diagnostics))
+        self._push_times[params.uri] = time.monotonic()
+        self._published.set()  # wakes the waiters, who take a fresh event
+        self._published = asyncio.Event()
 
-        @client.feature(types.PROGRESS)
-        def progressed(params: types.ProgressParams) -> None:
-            kind = params.value.get("kind") if isinstance(params.value, dict) else None
-            if kind == "begin":
-                self._progress.add(params.token)
-            elif kind == "end":
-                self._progress.discard(params.token)
-                if not self._progress:
-                    self._progress_done.set()
+    def _on_progress(self, params: types.ProgressParams) -> None:
+        kind = params.value.get("kind") if isinstance(params.value, dict) else None
+        if kind == "begin":
+            self._progress.add(params.token)
+        elif kind == "end":
+            self._progress.discard(params.token)
+            if not self._progress:
+                self._progress_done.set()
 
-        @client.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
-        def create_progress(params: Any) -> None:
-            return None
+    def _on_configuration(self, params: types.ConfigurationParams) -> list[Any]:
+        return [_section(self.definition.settings, item.section) for item in params.items]
 
-        @client.feature(types.CLIENT_REGISTER_CAPABILITY)
-        def register(params: Any) -> None:
-            return None
-
-        @client.feature(types.WORKSPACE_CONFIGURATION)
-        def configuration(params: types.ConfigurationParams) -> list[Any]:
-            return [_section(self.definition.settings, item.section) for item in params.items]
-
-        @client.feature(types.WORKSPACE_WORKSPACE_FOLDERS)
-        def folders(params: Any) -> list[types.WorkspaceFolder]:
-            return [types.WorkspaceFolder(uri=self.root.as_uri(), name=self.root.name)]
-
-        @client.feature(types.WINDOW_LOG_MESSAGE)
-        def logged(params: Any) -> None:
-            return None
-
-        @client.feature(types.WINDOW_SHOW_MESSAGE)
-        def shown(params: Any) -> None:
-            return None
+    def _on_folders(self, params: Any) -> list[types.WorkspaceFolder]:
+        return [types.WorkspaceFolder(uri=self.root.as_uri(), name=self.root.name)]
 
     def _exited(self, reason: str) -> None:
         if self.state not in ("stopped", "crashed"):
@@ -339,6 +337,17 @@ class LanguageServer:
         self.state = "stopped"
         if self.process is not None:
             await self.process.stop()
+
+
+def _nothing(params: Any) -> None:
+    return None
+
+
+def _handler(call: Any) -> Any:
+    def handle(params: Any) -> Any:
+        return call(params)
+
+    return handle
 
 
 def capabilities_of(process: ServerProcess, result: Any) -> types.ServerCapabilities:
