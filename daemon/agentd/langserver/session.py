@@ -92,6 +92,7 @@ class LspSession:
                     "(bubblewrap is not available)."
                 )
             sandbox = (ctx.session_id, tuple(prefix), tuple(fds))
+            env["XDG_CACHE_HOME"] = f"{env['TMPDIR']}/cache"  # home is read-only
         return self.pool.get(definition, root_for(definition, path, self.cwd), env, sandbox)
 
     def _none_for(self, path: Path) -> ToolResult:
