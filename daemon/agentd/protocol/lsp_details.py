@@ -13,6 +13,8 @@ from typing import Literal
 
 from agentd.protocol.base import Wire
 
+PROBLEMS_HEADING = "New problems the language server reports"
+"""How a change's result text introduces its new problems (clients find them by it)."""
 Severity = Literal["error", "warning", "information", "hint"]
 LspOperation = Literal[
     "definition",

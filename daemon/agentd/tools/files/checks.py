@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentd.protocol.lsp_details import LspDiagnostic
+from agentd.protocol.lsp_details import PROBLEMS_HEADING, LspDiagnostic
 from agentd.tools.base import ToolContext, ToolResult
 from agentd.tools.files.paths import display_path
 
@@ -37,7 +37,7 @@ def problems_text(found: list[LspDiagnostic] | None, shown: str | None = None) -
     ``path:line:col: severity: message``, at most :data:`MAX_SHOWN`."""
     if not found:
         return ""
-    lines = [f"\n\nNew problems the language server reports ({len(found)}):"]
+    lines = [f"\n\n{PROBLEMS_HEADING} ({len(found)}):"]
     for item in found[:MAX_SHOWN]:
         where = shown if shown is not None else item.path
         code = f" [{item.code}]" if item.code else ""
