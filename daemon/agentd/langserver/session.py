@@ -37,7 +37,7 @@ from agentd.langserver.render import (
 )
 from agentd.langserver.server import Document, LanguageServer
 from agentd.log import get_logger
-from agentd.protocol.lsp_details import PROBLEMS_HEADING, LspDetails, LspDiagnostic, LspItem
+from agentd.protocol.lsp_details import LspDetails, LspDiagnostic, LspItem
 from agentd.tools.base import ToolContext, ToolError, ToolResult
 from agentd.tools.bash import confinement
 from agentd.tools.files.checks import problems_text, sorted_problems
