@@ -37,7 +37,7 @@ from agentd.langserver.render import (
 )
 from agentd.langserver.server import Document, LanguageServer
 from agentd.log import get_logger
-from agentd.protocol.lsp_details import LspDetails, LspDiagnostic, LspItem
+from agentd.protocol.lsp_details import PROBLEMS_HEADING, LspDetails, LspDiagnostic, LspItem
 from agentd.tools.base import ToolContext, ToolError, ToolResult
 from agentd.tools.bash import confinement
 from agentd.tools.files.checks import problems_text, sorted_problems
@@ -257,9 +257,7 @@ class LspSession:
         if not items:
             return ToolResult(f"{shown}: the language server reports no problems.", details)
         return ToolResult(
-            problems_text(items)
-            .replace("New problems the language server reports", f"Problems in {shown}")
-            .lstrip(),
+            problems_text(items).replace(PROBLEMS_HEADING, f"Problems in {shown}").lstrip(),
             details,
         )
 
