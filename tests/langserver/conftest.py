@@ -143,3 +143,42 @@ def ends(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def result_text(end: dict[str, Any]) -> str:
     return "".join(block.get("text", "") for block in end["result"])
+
+
+C_UTIL_H = "int helper(int x);\n"
+C_UTIL = '#include "util.h"\n\nint helper(int x) { return x + 1; }\n'
+C_MAIN = '#include "util.h"\n\nint run(void) { return helper(2); }\n'
+
+
+def clangd_table() -> str:
+    command = server_command("clangd")
+    if command is None:
+        pytest.skip("clangd is not installed (.ci/system-packages installs it)")
+    return (
+        table("clangd", command, extensions=[".c", ".h"])
+        + f"[tools]\ndiagnostics_wait_ms = {WAIT_MS}\n"
+    )
+
+
+def make_c_project(folder: Path) -> None:
+    (folder / "util.h").write_text(C_UTIL_H)
+    (folder / "util.c").write_text(C_UTIL)
+    (folder / "main.c").write_text(C_MAIN)
+    flags = "-xc\n-std=c11\n"
+    (folder / "compile_flags.txt").write_text(flags)
+
+
+C_SCENARIOS = [
+    lsp("c-definition", operation="definition", path="main.c", line=3, symbol="helper"),
+    lsp("c-hover", operation="hover", path="main.c", line=3, symbol="helper"),
+    one_call(
+        "c-break",
+        "edit",
+        {"path": "main.c", "old_string": "helper(2)", "new_string": 'helper("two")'},
+    ),
+    one_call(
+        "c-fix",
+        "edit",
+        {"path": "main.c", "old_string": 'helper("two")', "new_string": "helper(2)"},
+    ),
+]
