@@ -38,30 +38,32 @@ def server_command(name: str) -> Path | None:
 def table(name: str, command: str | Path, *args: str, **keys: Any) -> str:
     lines = [f"[language_servers.{name}]", f"command = {json.dumps(str(command))}"]
     lines.append(f"args = {json.dumps(list(args))}")
-    for key, value in keys.items():
-        if isinstance(value, dict):
-            inner = ", ".join(f"{k} = {json.dumps(v)}" for k, v in value.items())
-            lines.append(f"{key} = {{ {inner} }}")
-        else:
-            lines.append(f"{key} = {json.dumps(value)}")
+    lines += [f"{key} = {_toml(value)}" for key, value in keys.items()]
     return "\n".join(lines) + "\n"
+
+
+def _toml(value: Any) -> str:
+    """A value as TOML (tables inline)."""
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
+    return json.dumps(value)
 
 
 def pylsp_table() -> str:
     command = server_command("pylsp")
     if command is None:
         pytest.skip("python-lsp-server is not installed (the dev extra installs it)")
-    return table("pylsp", command, extensions=[".py"]) + _off("basedpyright", "pyright")
+    return table("pylsp", command, extensions=[".py"]) + off("basedpyright", "pyright")
 
 
 def pyright_table() -> str:
     command = server_command("basedpyright-langserver")
     if command is None:
         pytest.skip("basedpyright is not installed (the dev extra installs it)")
-    return table("basedpyright", command, "--stdio", extensions=[".py"]) + _off("pylsp", "pyright")
+    return table("basedpyright", command, "--stdio", extensions=[".py"]) + off("pylsp", "pyright")
 
 
-def _off(*names: str) -> str:
+def off(*names: str) -> str:
     """Tables switching the built-ins ``names`` off (a test names the one server it uses),
     and a wait for diagnostics long enough for a first analysis on a loaded machine."""
     tables = "".join(f"[language_servers.{name}]\nenabled = false\n" for name in names)
@@ -72,7 +74,7 @@ def hostile_table(mode: str, tag: Path, **keys: Any) -> str:
     """The misbehaving server (:mod:`tests.langserver.hostile_server`) in ``mode`` as the
     only Python server; ``tag`` (a path of the test's own) in its argv finds its process."""
     own = table("hostile", sys.executable, str(HOSTILE), mode, str(tag), extensions=[".py"], **keys)
-    return own + _off("pylsp", "basedpyright", "pyright")
+    return own + off("pylsp", "basedpyright", "pyright")
 
 
 def one_call(trigger: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
