@@ -51,7 +51,8 @@ class LspPool:
             await asyncio.sleep(min(SWEEP_SECONDS, self.idle_seconds))
             now = time.monotonic()
             for key, server in list(self.servers.items()):
-                if now - server.used > self.idle_seconds:
+                idle = server.busy == 0 and server.state not in ("starting", "indexing")
+                if idle and now - server.used > self.idle_seconds:
                     del self.servers[key]
                     await server.stop()
 

@@ -108,6 +108,7 @@ class LanguageServer:
         self._starting: asyncio.Task[None] | None = None
         self.restarts = 0
         self.used = time.monotonic()
+        self.busy = 0
 
     @property
     def name(self) -> str:
@@ -128,6 +129,7 @@ class LanguageServer:
         if self._starting is None or self._starting.done():
             self._starting = asyncio.create_task(self._start())
         await asyncio.shield(self._starting)
+        self.used = time.monotonic()
         if self.state == "crashed":
             raise ServerLost(f"{self.name} could not start: {self.last_error}")
 
@@ -243,10 +245,16 @@ class LanguageServer:
         self.documents = {}
 
     async def request(self, method: str, params: Any, timeout: float) -> Any:
-        """``method`` on the running server (see :meth:`ready`)."""
+        """``method`` on the running server (see :meth:`ready`); a server with a request
+        under way is never idle."""
         await self.ready()
         assert self.process is not None
-        return await self.process.request(method, params, timeout)
+        self.busy += 1
+        try:
+            return await self.process.request(method, params, timeout)
+        finally:
+            self.busy -= 1
+            self.used = time.monotonic()
 
     async def sync(self, path: Path, text: str) -> Document:
         """``path`` open with ``text`` (didOpen, or didChange + didSave when it changed)."""
