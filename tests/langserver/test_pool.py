@@ -15,7 +15,6 @@ from agentd.langserver.server import MAX_RESTARTS
 from tests.harness import wait_until_async
 from tests.langserver.conftest import HOSTILE
 
-
 HOVER = types.HoverParams(
     text_document=types.TextDocumentIdentifier(uri="file:///x.py"),
     position=types.Position(line=0, character=0),
@@ -57,7 +56,7 @@ async def test_a_crashing_server_is_restarted_within_its_budget(tmp_path: Path) 
     for _ in range(MAX_RESTARTS + 2):
         try:
             await server.request(types.TEXT_DOCUMENT_HOVER, HOVER, 10)
-        except Exception as exc:  # noqa: BLE001 - each call's one clear error
+        except Exception as exc:
             failures.append(str(exc))
     assert server.state == "crashed"
     assert server.restarts == MAX_RESTARTS
