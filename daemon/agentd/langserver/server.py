@@ -33,7 +33,7 @@ State = Literal["not_started", "starting", "indexing", "ready", "crashed", "stop
 MAX_RESTARTS = 3
 BACKOFF_SECONDS = (0.5, 2.0, 8.0)
 DOCUMENT_IDLE_SECONDS = 300.0
-QUIET_SECONDS = 0.3
+QUIET_SECONDS = 1.0
 """How long a server that just started must send nothing before it counts as ready."""
 ENCODINGS = (
     types.PositionEncodingKind.Utf16,
