@@ -249,7 +249,9 @@ async def test_context_overflow_compacts_once_and_retries(overflow_fixed: bool) 
     overflow[-1] = StreamEnd(end.message, context_overflow=True)
     calls: list[str] = []
 
-    async def compact(messages: list[Message], reason: str) -> list[Message] | None:
+    async def compact(
+        messages: list[Message], reason: str, binding: object
+    ) -> list[Message] | None:
         if reason == "threshold":
             return None
         calls.append(reason)

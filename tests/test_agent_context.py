@@ -39,7 +39,9 @@ async def test_the_loop_adopts_the_context_a_compaction_returns() -> None:
     given: list[list[Message]] = []
     returned: list[Message] = []
 
-    async def compact(messages: list[Message], reason: str) -> list[Message] | None:
+    async def compact(
+        messages: list[Message], reason: str, binding: object
+    ) -> list[Message] | None:
         given.append(messages)
         if len(given) != 2:  # compact once: before the second model call
             return None

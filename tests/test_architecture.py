@@ -243,3 +243,38 @@ def test_front_ends_open_their_sessions_through_one_function() -> None:
         if target in backends
     )
     assert not direct, "\n".join(direct)
+
+
+AGENTCTL_LIBRARY = {"agentctl", "agentctl.client", "agentctl.events", "agentctl.launch"}
+"""The async client library scripts import (``agentctl.prestart`` is its start-up helper)."""
+
+
+def _agentctl_folder(module: str) -> str:
+    """``agentctl.render.stream`` -> ``render``; a root module is its own name."""
+    return module.split(".")[1] if module.count(".") >= 1 else ""
+
+
+def test_agentctl_layers_point_one_way() -> None:
+    """Inside agentctl: the library (client, events, launch, prestart) imports nothing of the
+    command line; terminal output and run reporting (``render/``, ``run/``, ``approval/``)
+    import no command, REPL, prompt input or shared command helper; the commands never import
+    the REPL (``chat/`` builds on ``send``, not the other way)."""
+    output = {"render", "run", "approval"}
+    above_output = {"commands", "chat", "prompt", "common", "options", "parser", "cli"}
+    broken = []
+    for module, targets in sorted(_imports().items()):
+        if not module.startswith("agentctl"):
+            continue
+        folder = _agentctl_folder(module)
+        for target, _ in sorted(targets):
+            if not target.startswith("agentctl."):
+                continue
+            other = _agentctl_folder(target)
+            library = module in AGENTCTL_LIBRARY | {"agentctl.prestart"}
+            if library and target not in AGENTCTL_LIBRARY | {"agentctl.prestart"}:
+                broken.append(f"{module} (library) imports {target}")
+            elif folder in output and other in above_output:
+                broken.append(f"{module} ({folder}/) imports {target}")
+            elif folder == "commands" and other == "chat":
+                broken.append(f"{module} imports {target} (the REPL builds on the commands)")
+    assert not broken, "\n".join(broken)

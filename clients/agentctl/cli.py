@@ -4,7 +4,7 @@ Start-up is kept cheap: ``--version`` and ``bridge`` are answered before argpars
 imported, and each command imports its own module (and msgspec, asyncio) only when it runs.
 A private ``--stdio`` daemon is started before any of that (:mod:`agentctl.prestart`), so
 that its start-up overlaps with the client's.
-Exit codes are listed in :mod:`agentctl.outcome`.
+Exit codes are listed in :mod:`agentctl.run.outcome`.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def run() -> NoReturn:
         try:
             stream.flush()
         except BrokenPipeError:
-            from agentctl.outcome import OUTPUT_CLOSED
+            from agentctl.run.outcome import OUTPUT_CLOSED
 
             code = code or OUTPUT_CLOSED
         except (OSError, ValueError):
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(f"agentctl {__version__}\n")
         return 0
     if args[:1] == ["bridge"]:
-        from agentctl.bridge import bridge_main
+        from agentctl.commands.bridge import bridge_main
 
         return bridge_main(args[1:])
     from agentctl.prestart import start_early
@@ -70,58 +70,66 @@ def main(argv: list[str] | None = None) -> int:
     return dispatch(options)
 
 
-def dispatch(options: argparse.Namespace) -> int:
-    """Run the command module chosen on the command line."""
-    command = options.command
-    if command == "send":
-        from agentctl.send import send_main
+def dispatch(namespace: argparse.Namespace) -> int:
+    """Run the command module chosen on the command line, given its typed options
+    (:func:`agentctl.options.typed_options`, the one place they are built)."""
+    from agentctl import options as typed
 
-        return send_main(options)
-    if command == "chat":
-        from agentctl.chat import chat_main
+    options = typed.typed_options(namespace)
+    match options:
+        case typed.SendOptions():
+            from agentctl.commands.send import send_main
 
-        return chat_main(options)
-    if command == "attach":
-        from agentctl.attach import attach_main
+            return send_main(options)
+        case typed.ChatOptions():
+            from agentctl.chat.repl import chat_main
 
-        return attach_main(options)
-    if command == "daemon":
-        from agentctl.daemon_cmd import daemon_main
+            return chat_main(options)
+        case typed.AttachOptions():
+            from agentctl.commands.attach import attach_main
 
-        return daemon_main(options)
-    if command == "bridge":
-        from agentctl.bridge import bridge_main
+            return attach_main(options)
+        case typed.DaemonOptions():
+            from agentctl.commands.daemon import daemon_main
 
-        return bridge_main(list(options.bridge_args))
-    if command == "trust":
-        from agentctl.trust_cmd import trust_main
+            return daemon_main(options)
+        case typed.BridgeOptions():
+            from agentctl.commands.bridge import bridge_main
 
-        return trust_main(options)
-    if command == "mcp":
-        from agentctl.mcp_cmd import mcp_main
+            return bridge_main(list(options.bridge_args))
+        case typed.TrustOptions():
+            from agentctl.commands.trust import trust_main
 
-        return mcp_main(options)
-    if command == "lsp":
-        from agentctl.lsp_cmd import lsp_main
+            return trust_main(options)
+        case typed.McpOptions():
+            from agentctl.commands.mcp import mcp_main
 
-        return lsp_main(options)
-    if command == "skills":
-        from agentctl.skills_cmd import skills_main
+            return mcp_main(options)
+        case typed.SkillsOptions():
+            from agentctl.commands.skills import skills_main
 
-        return skills_main(options)
-    if command == "web":
-        from agentctl.web_cmd import web_main
+            return skills_main(options)
+        case typed.LspOptions():
+            from agentctl.commands.lsp import lsp_main
 
-        return web_main(options)
-    if command == "rewind":
-        from agentctl.rewind_cmd import rewind_main
+            return lsp_main(options)
+        case typed.WebOptions():
+            from agentctl.commands.web import web_main
 
-        return rewind_main(options)
-    if command == "rpc":
-        from agentctl.rpc_cmd import rpc_main
+            return web_main(options)
+        case typed.RewindOptions():
+            from agentctl.commands.rewind import rewind_main
 
-        return rpc_main(options)
-    from agentctl.commands import command_main
+            return rewind_main(options)
+        case typed.RpcOptions():
+            from agentctl.commands.rpc import rpc_main
+
+            return rpc_main(options)
+        case typed.PsOptions() | typed.KillOptions():
+            from agentctl.commands.processes import processes_main
+
+            return processes_main(options)
+    from agentctl.commands.sessions import command_main
 
     return command_main(options)
 

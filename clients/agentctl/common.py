@@ -1,13 +1,12 @@
 """Helpers shared by the commands: opening the client, reporting errors, running coroutines.
 
 Every command reports failures as one line on stderr (``agentctl: …``) and an exit code from
-:mod:`agentctl.outcome`; no traceback reaches the user for expected failures (daemon not
+:mod:`agentctl.run.outcome`; no traceback reaches the user for expected failures (daemon not
 reachable, RPC errors, bad input).
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import re
@@ -16,11 +15,14 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
-from agentctl import outcome
+import msgspec
+
 from agentctl.client import AgentClient, DaemonUnavailable, PermissionHandler, connect, spawn_stdio
 from agentctl.launch import private_log
-from agentctl.style import Style, wants_color
-from agentctl.wording import cli_words
+from agentctl.options import CommandOptions
+from agentctl.render.style import Style, wants_color
+from agentctl.render.wording import cli_words
+from agentctl.run import outcome
 from agentd.errors import RpcError
 from agentd.protocol.controls import escape_controls
 from agentd.protocol.methods import SessionListParams
@@ -92,21 +94,20 @@ async def _guarded(main: Callable[[], Awaitable[int]]) -> int:
         return exit_code_for_exception(exc)
 
 
-def socket_option(options: argparse.Namespace) -> str | None:
+def socket_option(options: CommandOptions) -> str | None:
     """The ``--socket`` value, wherever it was given on the command line."""
-    value = getattr(options, "socket", None)
-    return value if isinstance(value, str) else None
+    return options.socket
 
 
 async def open_client(
-    options: argparse.Namespace,
+    options: CommandOptions,
     *,
     autostart: bool = True,
     permission_handler: PermissionHandler | None = None,
     cwd: str | None = None,
 ) -> AgentClient:
     """The client the options ask for: a private ``--stdio`` daemon or the shared one."""
-    if getattr(options, "stdio", False):
+    if options.stdio:
         return await spawn_stdio(
             cwd=cwd, log_path=private_log(), permission_handler=permission_handler
         )
@@ -146,15 +147,20 @@ def stdin_is_tty() -> bool:
 
 _FULL_ID = re.compile(r"[0-9a-f]{16}")
 ID_OPTIONS = ("session_id", "session", "fork")
-"""The ``argparse`` destinations that hold a session id (``ID``, ``--session``, ``--fork``)."""
+"""The options fields that hold a session id (``ID``, ``--session``, ``--fork``)."""
+
+Options = TypeVar("Options", bound=CommandOptions)
 
 
-async def resolve_session_ids(client: AgentClient, options: argparse.Namespace) -> None:
-    """Expand short session id prefixes in ``options`` (see :func:`resolve_session_id`)."""
+async def resolve_session_ids(client: AgentClient, options: Options) -> Options:
+    """``options`` with its short session id prefixes expanded (see
+    :func:`resolve_session_id`)."""
+    resolved: dict[str, str] = {}
     for name in ID_OPTIONS:
-        value = getattr(options, name, None)
+        value = getattr(options, name, None) if name in options.__struct_fields__ else None
         if isinstance(value, str) and value:
-            setattr(options, name, await resolve_session_id(client, value))
+            resolved[name] = await resolve_session_id(client, value)
+    return msgspec.structs.replace(options, **resolved) if resolved else options
 
 
 async def resolve_session_id(client: AgentClient, text: str) -> str:

@@ -18,12 +18,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from agentctl import outcome
 from agentctl.client import AgentClient, spawn_stdio
-from agentctl.listing import format_session_table
-from agentctl.render import TerminalRenderer
-from agentctl.run import StopSignal, drive_run, interrupt_handling
-from agentctl.style import Style, wants_color
+from agentctl.render.listing import format_session_table
+from agentctl.render.stream import TerminalRenderer
+from agentctl.render.style import Style, wants_color
+from agentctl.run import outcome
+from agentctl.run.drive import StopSignal, drive_run, interrupt_handling
 from agentd.protocol.events import SessionEvent
 from agentd.protocol.methods import SessionListParams, SessionNewParams
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from agentctl.exitcodes import exit_code_words
+from agentctl.run.exitcodes import exit_code_words
 
 DESCRIPTION = "Shell client of agentd, the headless coding-agent daemon."
 EPILOG = f"exit codes: {exit_code_words()}"
@@ -234,12 +234,29 @@ def _add_small_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
 
 
 def _mcp_parser(commands: Any) -> None:
-    mcp = commands.add_parser("mcp", help="MCP servers: list, add, remove")
+    mcp = commands.add_parser("mcp", help="MCP servers: list, add, remove, login, logout")
     which = mcp.add_subparsers(dest="mcp_command", required=True, metavar="ACTION")
     listing = which.add_parser("list", help="servers of this folder: state, tools, source")
     _connection_options(listing, stdio=True)
     listing.add_argument("--cwd", metavar="DIR", help="the project folder (default: here)")
     listing.add_argument("--json", action="store_true", help="print JSON")
+    listing.add_argument(
+        "--check", action="store_true", help="connect to each server and list its tools (✓/✗)"
+    )
+    login = which.add_parser("login", help="sign in to an HTTP server that asks for OAuth")
+    _connection_options(login, stdio=True)
+    login.add_argument("name", metavar="NAME")
+    login.add_argument("--cwd", metavar="DIR", help="the project folder (default: here)")
+    login.add_argument(
+        "--no-browser", action="store_true", help="print the address only, open no browser"
+    )
+    login.add_argument(
+        "--timeout", type=float, default=300.0, metavar="SECONDS", help="wait this long (300)"
+    )
+    logout = which.add_parser("logout", help="forget a server's stored OAuth tokens")
+    _connection_options(logout, stdio=True)
+    logout.add_argument("name", metavar="NAME")
+    logout.add_argument("--cwd", metavar="DIR", help="the project folder (default: here)")
     add = which.add_parser(
         "add",
         help="add a server to the user config",
@@ -285,17 +302,30 @@ def _add_rewind(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="take a session back to before a prompt, files included",
         description="Go back to before the N-th last prompt of session ID (default: the latest "
         "session of the working directory): the conversation, and the files its runs changed. "
-        "Files changed outside agentd since are left alone unless --force.",
+        "A rewind that meets conflicts (files changed outside agentd since, or whose earlier "
+        "content was not kept) moves nothing: on a terminal it shows them and asks, else it "
+        "exits 9; --force rewinds to before the same prompt anyway.",
     )
     _connection_options(rewind, stdio=False)
     rewind.add_argument("session_id", nargs="?", default=None, metavar="ID")
     rewind.add_argument("--turns", type=_positive_int, metavar="N", help="prompts back (1)")
     rewind.add_argument("--entry", metavar="ENTRY_ID", help="to before this user message")
-    rewind.add_argument("--force", action="store_true", help="restore conflicting files too")
+    rewind.add_argument("--force", action="store_true", help="rewind even when files conflict")
     rewind.add_argument("--no-files", action="store_true", help="move only the conversation")
     rewind.add_argument("--dry-run", action="store_true", help="only say what it would do")
     rewind.add_argument("--cwd", metavar="DIR", help="whose latest session (default: .)")
     rewind.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def _add_processes(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    ps = commands.add_parser("ps", help="background processes of a session (or all loaded)")
+    _connection_options(ps, stdio=False)
+    ps.add_argument("session_id", nargs="?", default=None, metavar="SESSION")
+    ps.add_argument("--json", action="store_true", help="print the result as JSON")
+    kill = commands.add_parser("kill", help="end a background process of a session")
+    _connection_options(kill, stdio=False)
+    kill.add_argument("session_id", metavar="SESSION")
+    kill.add_argument("process_id", metavar="ID")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -309,4 +339,5 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sessions(commands)
     _add_daemon(commands)
     _add_rewind(commands)
+    _add_processes(commands)
     return parser

@@ -6,7 +6,8 @@
                  [--provider NAME] [--model NAME]    (new sessions' default provider and model)
     agentd --stdio                       (alias of: agentd serve --stdio)
     agentd acp [--shared [--socket PATH]] [options]   (Agent Client Protocol on stdio)
-    agentd mcp [--shared [--socket PATH]] [options]   (MCP server on stdio: agentd_run…)
+    agentd mcp [--shared [--socket PATH]] [--http [HOST:PORT]] [options]
+                                         (MCP server on stdio or HTTP: agentd_run…)
     agentd schema [--check] [--out DIR]
     agentd mock-llm ...                  (the scripted LLM server used by demos and tests)
     agentd --version
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
 SERVE_FLAGS = ("--stdio", "--socket", "--tcp", "--http")
 DEFAULT_HTTP = ("127.0.0.1", 8765)
+DEFAULT_MCP_HTTP = ("127.0.0.1", 8766)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -163,6 +165,24 @@ def _add_mcp(commands: argparse._SubParsersAction[_Parser]) -> None:
         help="a folder agentd_run may work in, with its subfolders (repeatable; default: the "
         "folder agentd mcp was started in)",
     )
+    mcp.add_argument(
+        "--http",
+        nargs="?",
+        const=DEFAULT_MCP_HTTP,
+        type=_tcp_address,
+        metavar="HOST:PORT",
+        help="serve streamable HTTP at /mcp instead of stdio (default 127.0.0.1:8766); "
+        "requests need the token file's token as Authorization: Bearer TOKEN",
+    )
+    mcp.add_argument(
+        "--allow-remote", action="store_true", help="allow a non-loopback --http address"
+    )
+    mcp.add_argument(
+        "--token-file",
+        type=Path,
+        metavar="FILE",
+        help="--http's token (default: $XDG_RUNTIME_DIR/agentd/mcp.token, created 0600)",
+    )
 
 
 def _add_lsp(commands: argparse._SubParsersAction[_Parser]) -> None:
@@ -175,7 +195,8 @@ def _add_lsp(commands: argparse._SubParsersAction[_Parser]) -> None:
 def _add_front_end_options(parser: _Parser, mode_help: str) -> None:
     """The options ``agentd acp``, ``agentd mcp`` and ``agentd lsp`` share (all of them:
     :class:`agentd.frontend.FrontEndOptions` and logging): the shared daemon or an in-process
-    one and its session folder, the configuration, new sessions' provider, model and mode."""
+    one and its session folder, the configuration, new sessions' provider, model, mode and
+    sandbox."""
     parser.add_argument(
         "--shared",
         action="store_true",
@@ -189,6 +210,12 @@ def _add_front_end_options(parser: _Parser, mode_help: str) -> None:
     parser.add_argument("--provider", help="provider of new sessions (default: configuration)")
     parser.add_argument("--model", help="model of new sessions (default: configuration)")
     parser.add_argument("--permission-mode", choices=("auto", "ask", "read-only"), help=mode_help)
+    parser.add_argument(
+        "--sandbox",
+        choices=("workspace", "none"),
+        help="sandbox of new sessions: workspace confines file tools and bash to the session's "
+        "folder (what --permission-mode auto needs; default: configuration)",
+    )
     parser.add_argument("--log-file", type=Path, metavar="FILE", help="append JSON logs here")
     parser.add_argument(
         "--log-level",
@@ -217,17 +244,27 @@ def _front_end_options(ns: argparse.Namespace, command: str) -> FrontEndOptions 
         provider=ns.provider,
         model=ns.model,
         permission_mode=ns.permission_mode,
+        sandbox=ns.sandbox,
     )
 
 
 def _mcp(ns: argparse.Namespace) -> int:
-    from agentd.mcp_server.main import run
+    from agentd.mcp_server.main import HttpOptions, run
 
     options = _front_end_options(ns, "mcp")
     if options is None:
         return 2
+    if ns.http is None and (ns.allow_remote or ns.token_file is not None):
+        print("agentd mcp: --allow-remote and --token-file go with --http", file=sys.stderr)
+        return 2
+    http = None
+    if ns.http is not None:
+        host, port = ns.http
+        http = HttpOptions(
+            host=host, port=port, allow_remote=ns.allow_remote, token_file=ns.token_file
+        )
     roots = [Path(os.path.realpath(root)) for root in ns.root or [Path.cwd()]]
-    return run(options, roots, ns.log_file, ns.log_level)
+    return run(options, roots, ns.log_file, ns.log_level, http)
 
 
 def _lsp(ns: argparse.Namespace) -> int:

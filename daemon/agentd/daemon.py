@@ -95,8 +95,10 @@ class Listener(Protocol):
         """Release what :meth:`start` created (socket, pid and lock files)."""
 
 
-def build_daemon(options: DaemonOptions) -> Daemon:
-    """The daemon for ``options``, with its session service and method table."""
+def build_daemon(options: DaemonOptions, peer_check: PeerCheck | None = None) -> Daemon:
+    """The daemon for ``options``, with its session service and method table; ``peer_check``
+    (from the transports) refuses a connection whose peer is a tool process of this daemon
+    (the web front-end asks it for every connection)."""
     service = SessionService(
         options.session_dir,
         options.config_file,
@@ -105,13 +107,15 @@ def build_daemon(options: DaemonOptions) -> Daemon:
         provider=options.provider,
         model=options.model,
     )
-    return Daemon(options, service)
+    return Daemon(options, service, peer_check)
 
 
 class Daemon:
     """One running agentd: shared by every connection, independent of any of them."""
 
-    def __init__(self, options: DaemonOptions, service: SessionService) -> None:
+    def __init__(
+        self, options: DaemonOptions, service: SessionService, peer_check: PeerCheck | None = None
+    ) -> None:
         self.options = options
         self.version = __version__
         self.pid = os.getpid()
@@ -121,8 +125,8 @@ class Daemon:
         self.sessions = service
         self.router = build_router(self, service)
         self.web: WebServer | None = None
-        self.peer_check: PeerCheck | None = None
-        """Set by the transports: True when a connection's peer must be refused (a tool
+        self.peer_check = peer_check
+        """From the transports: True when a connection's peer must be refused (a tool
         process of this daemon); the web front-end asks it for every connection."""
         self._shutdown = asyncio.Event()
 
@@ -182,8 +186,8 @@ class Daemon:
                 allow_remote=allow_remote,
                 tls=tls,
                 insecure_http=options.insecure_http,
+                peer_check=self.peer_check,
             )
-            server.peer_check = self.peer_check
             await server.start(self.sessions)
             self.web = server
         return self.web

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
@@ -46,6 +46,8 @@ class FrontEndOptions(msgspec.Struct, frozen=True, kw_only=True):
     provider: str | None = None
     model: str | None = None
     permission_mode: PermissionMode | None = None
+    sandbox: Literal["workspace", "none"] | None = None
+    """New sessions' sandbox (``--sandbox``; ``workspace`` is what ``auto`` mode needs)."""
 
     def new_session(
         self, cwd: str, mcp_servers: list[McpServerParam] | None = None
@@ -56,6 +58,7 @@ class FrontEndOptions(msgspec.Struct, frozen=True, kw_only=True):
             provider=self.provider,
             model=self.model,
             permission_mode=self.permission_mode,
+            sandbox=self.sandbox,
             mcp_servers=mcp_servers,
         )
 

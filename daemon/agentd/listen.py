@@ -106,8 +106,7 @@ async def _run(options: DaemonOptions, listener: Listener) -> int:
     loop.set_exception_handler(loop_exception)
     loop.call_later(LOGGING_READY_AFTER, ready)  # at the latest (see agentd.log)
     threading.Thread(target=sweep_orphans, name="orphan-sweep", daemon=True).start()
-    daemon = build_daemon(options)
-    daemon.peer_check = refuse_tcp_tool_peer  # the web front-end's, whoever starts it
+    daemon = build_daemon(options, refuse_tcp_tool_peer)  # the web front-end's peer check
     try:
         return await daemon.run(listener)
     finally:

@@ -61,6 +61,12 @@ def config_dir() -> Path:
     return _xdg("XDG_CONFIG_HOME", ".config")
 
 
+def credentials_dir() -> Path:
+    """Per-user directory for stored credentials (MCP servers' OAuth tokens): ``data_dir() /
+    "credentials"``, created 0700 by its writer and hidden from sandboxed commands."""
+    return data_dir() / "credentials"
+
+
 def default_socket_path() -> Path:
     """The shared daemon's Unix socket: ``runtime_dir() / "agentd.sock"``."""
     return runtime_dir() / "agentd.sock"
@@ -69,6 +75,11 @@ def default_socket_path() -> Path:
 def default_token_file() -> Path:
     """The TCP token file: ``runtime_dir() / "tcp.token"``."""
     return runtime_dir() / "tcp.token"
+
+
+def default_mcp_token_file() -> Path:
+    """``agentd mcp --http``'s token file: ``runtime_dir() / "mcp.token"``."""
+    return runtime_dir() / "mcp.token"
 
 
 def default_log_file() -> Path:
@@ -109,9 +120,12 @@ def control_paths() -> list[Path]:
     """Every control file this process recorded, then the folders that hold control files
     wherever a daemon of this user puts them: :func:`runtime_dir` (as this process's
     environment says), the ``/tmp/agentd-$UID`` fallback, and the web chat's redirect files
-    (``state_dir() / "web"``, one-time sign-in links)."""
+    (``state_dir() / "web"``, one-time sign-in links) and the stored credentials (a file of
+    :func:`credentials_dir`, so the folder is covered once it exists, and the data dir that
+    holds it is left alone before)."""
     fallback = Path("/tmp") / f"{APP}-{os.getuid()}"
-    folders = [runtime_dir(), fallback, state_dir() / "web"]
+    credentials = credentials_dir() / "mcp-oauth.json"
+    folders = [runtime_dir(), fallback, state_dir() / "web", credentials]
     return [*_CONTROL, *dict.fromkeys(folders)]
 
 
@@ -195,3 +209,38 @@ def check_socket_peer(sock: socket.socket, socket_path: str | os.PathLike[str]) 
             f"runs as uid {peer_uid}, not as you (uid {uid}); another user may be "
             f"impersonating agentd"
         )
+
+
+# --- token files (the daemon's TCP, agentd mcp's HTTP) ---------------------------------------
+
+
+class UnsafeTokenError(PermissionError):
+    """A token file others may read, or one that holds no usable token; the message says
+    what to do."""
+
+
+def load_or_create_token(path: Path) -> str:
+    """The token stored in ``path``; a new random one (file mode 0600, its folder created
+    0700) if it does not exist. :class:`UnsafeTokenError` for a file that is not this user's
+    alone or holds fewer than 16 characters."""
+    import secrets
+
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    token = secrets.token_urlsafe(32)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return _read_token(path)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(token + "\n")
+    return token
+
+
+def _read_token(path: Path) -> str:
+    info = path.stat()
+    if info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise UnsafeTokenError(f"token file {path} must be private: chmod 600 {path}")
+    token = path.read_text().strip()
+    if len(token) < 16:
+        raise UnsafeTokenError(f"token file {path} holds no usable token (16+ characters)")
+    return token

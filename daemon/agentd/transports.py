@@ -332,28 +332,12 @@ class TcpListener:
 
 
 def load_or_create_token(path: Path) -> str:
-    """The token stored in ``path``; a new random one (file mode 0600) if it does not exist."""
-    import secrets
-
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    token = secrets.token_urlsafe(32)
+    """The token stored in ``path``, or a new one (:func:`agentd.paths.load_or_create_token`);
+    :class:`ListenError` for a file that is not private or holds no usable token."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return _read_token(path)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(token + "\n")
-    return token
-
-
-def _read_token(path: Path) -> str:
-    info = path.stat()
-    if info.st_uid != os.getuid() or info.st_mode & 0o077:
-        raise ListenError(f"token file {path} must be private: chmod 600 {path}")
-    token = path.read_text().strip()
-    if len(token) < 16:
-        raise ListenError(f"token file {path} holds no usable token (16+ characters)")
-    return token
+        return paths.load_or_create_token(path)
+    except paths.UnsafeTokenError as exc:
+        raise ListenError(str(exc)) from None
 
 
 # --- HTTP and several listeners ----------------------------------------------------------

@@ -9,10 +9,14 @@ from pathlib import Path
 import pytest
 
 import acp
+from agentd.acp.builtins import BUILTINS
 from tests.acp.conftest import Box, Editor, spawn
 from tests.harness import scaled
 
 pytestmark = pytest.mark.e2e
+
+COMPACT = ("compact", BUILTINS[0].description, "[instructions]")
+"""The built-in command every list starts with (agentd.acp.builtins)."""
 
 
 def commands_dir(box: Box) -> Path:
@@ -41,11 +45,12 @@ async def test_commands_are_offered_and_follow_the_files(box: Box) -> None:
     async with spawn(box, editor) as (conn, _):
         session = await conn.new_session(cwd=str(box.project))
         await editor.wait_for(lambda: len(offered(editor)) == 1, scaled(20))
-        assert offered(editor) == [[("review", "Review a file", "FILE")]]
+        assert offered(editor) == [[COMPACT, ("review", "Review a file", "FILE")]]
 
         (folder / "standup.md").write_text("Summarise yesterday's commits.")
         await editor.wait_for(lambda: len(offered(editor)) == 2, scaled(20))  # the poll
         assert offered(editor)[-1] == [
+            COMPACT,
             ("review", "Review a file", "FILE"),
             ("standup", "Summarise yesterday's commits.", None),
         ]
@@ -78,12 +83,23 @@ async def test_an_unknown_command_is_an_error_the_editor_sees(box: Box) -> None:
     assert "/review" in str(caught.value)
 
 
-async def test_no_commands_no_update(box: Box) -> None:
+async def test_without_custom_commands_the_built_ins_are_offered_once(box: Box) -> None:
     editor = Editor()
     async with spawn(box, editor) as (conn, _):
         session = await conn.new_session(cwd=str(box.project))
         await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("hello")])
-    assert editor.of("available_commands_update") == []
+        await editor.wait_for(lambda: len(offered(editor)) == 1, scaled(20))
+    assert offered(editor) == [[COMPACT]]
+
+
+async def test_a_custom_command_named_like_a_built_in_is_hidden(box: Box) -> None:
+    (commands_dir(box) / "compact.md").write_text("---\ndescription: Mine\n---\nShorten $1.")
+    (commands_dir(box) / "review.md").write_text("Review $1.")
+    editor = Editor()
+    async with spawn(box, editor) as (conn, _):
+        await conn.new_session(cwd=str(box.project))
+        await editor.wait_for(lambda: len(offered(editor)) == 1, scaled(20))
+    assert offered(editor) == [[COMPACT, ("review", "Review $1.", None)]]
 
 
 async def test_shared_mode_offers_the_shared_daemons_commands(box: Box) -> None:
@@ -97,4 +113,4 @@ async def test_shared_mode_offers_the_shared_daemons_commands(box: Box) -> None:
             session_id=session.session_id, prompt=[acp.text_block("/review a.py")]
         )
     assert reply.stop_reason == "end_turn"
-    assert offered(editor) == [[("review", "Review", None)]]
+    assert offered(editor) == [[COMPACT, ("review", "Review", None)]]

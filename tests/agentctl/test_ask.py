@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from agentctl.ask import TerminalApprover, parse_answer, question
-from agentctl.style import Style
+from agentctl.approval.ask import TerminalApprover, parse_answer, question
+from agentctl.render.style import Style
 from agentd.protocol.methods import RequestPermissionParams
 
 ALL_OPTIONS = ["allow_once", "allow_always", "reject_once", "reject_always"]

@@ -80,3 +80,31 @@ def test_sessions_show_marks_images(sandbox: Sandbox) -> None:
         "  ▣ image 1 (image/png, 2 KB)",
         "  ▣ image 2 (image/png, 2 KB)",
     ]
+
+
+def test_chat_rewind_stopped_by_a_conflict_then_forced(sandbox: Sandbox) -> None:
+    """hello.py changed by hand: ``/rewind`` moves nothing and says ``/rewind --force``
+    rewinds anyway; that rewinds the same prompt, removing the file the run created."""
+    child = spawn_chat(sandbox)
+    child.sendline("hello world")
+    child.expect("── done")
+    child.expect_exact(PROMPT)
+    (sandbox.project / "hello.py").write_text("print('mine')\n")
+    child.sendline("/rewind")
+    child.expect_exact("not rewound: ")
+    child.expect_exact("to before: hello world meets conflicts")
+    child.expect(r"conflict\s+hello.py: changed since agentd left it")
+    child.expect_exact("nothing was changed; /rewind --force rewinds to before the same prompt")
+    child.expect_exact(PROMPT)
+    assert (sandbox.project / "hello.py").read_text() == "print('mine')\n"
+    child.sendline("/rewind --force")
+    child.expect_exact("rewound ")
+    child.expect_exact("to before: hello world")
+    child.expect(r"removed\s+hello.py")
+    child.expect_exact(PROMPT + "hello world")
+    assert not (sandbox.project / "hello.py").exists()
+    child.send("\x15")
+    child.sendline("/exit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0

@@ -10,7 +10,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from agentctl.completion import SlashCompleter, custom_help
+from agentctl.chat.completion import SlashCompleter, custom_help
 from agentd.protocol.commands import CommandInfo
 from tests.agentctl.harness import Sandbox
 from tests.agentctl.test_tty_e2e import PROMPT, spawn_chat

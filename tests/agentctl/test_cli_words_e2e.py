@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentctl.wording import cli_words
+from agentctl.render.wording import cli_words
 from tests.agentctl.harness import Sandbox, json_lines, read_until
 
 pytestmark = pytest.mark.e2e

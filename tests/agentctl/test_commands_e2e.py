@@ -187,7 +187,7 @@ def test_rpc_raw_calls(sandbox: Sandbox) -> None:
 def test_client_library_imports_stay_light() -> None:
     """Importing the client library in a fresh interpreter loads no httpx, pygls or structlog."""
     code = (
-        "import sys, agentctl, agentctl.client, agentctl.send\n"
+        "import sys, agentctl, agentctl.client, agentctl.commands.send\n"
         "heavy = ('httpx', 'pygls', 'lsprotocol', 'structlog', 'rich', 'markdown_it')\n"
         "print(sorted(m for m in heavy if m in sys.modules))"
     )

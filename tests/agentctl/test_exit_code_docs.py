@@ -1,4 +1,4 @@
-"""The exit codes are one list (:data:`agentctl.exitcodes.EXIT_CODES`) shown alike by
+"""The exit codes are one list (:data:`agentctl.run.exitcodes.EXIT_CODES`) shown alike by
 ``--help``, README.md's "Using it" and the agentctl README's table; the ``send`` options
 table is one Markdown table (no paragraph splitting it)."""
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import outcome
 from agentctl.cli import main
-from agentctl.exitcodes import EXIT_CODES, exit_code_words
+from agentctl.run import outcome
+from agentctl.run.exitcodes import EXIT_CODES, exit_code_words
 
 ROOT = Path(__file__).resolve().parents[2]
 CTL_README = ROOT / "clients" / "agentctl" / "README.md"
@@ -29,8 +29,9 @@ def section(text: str, heading: str) -> str:
 
 
 def test_the_list_covers_every_code_the_client_returns() -> None:
-    assert [code for code, _ in EXIT_CODES] == [0, 1, 2, 3, 4, 5, 6, 7, 8, 130, 141]
-    assert set(outcome.STOP_REASONS) | {outcome.OUTPUT_CLOSED} == {c for c, _ in EXIT_CODES}
+    assert [code for code, _ in EXIT_CODES] == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 130, 141]
+    not_runs = {outcome.OUTPUT_CLOSED, outcome.REWIND_CONFLICTS}
+    assert set(outcome.STOP_REASONS) | not_runs == {c for c, _ in EXIT_CODES}
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["send", "--help"]])

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
 import io
 import tempfile
 from pathlib import Path
 
 import pytest
 
+from agentctl.commands.session_choice import check_session_flags
 from agentctl.common import UsageError, read_text_option, resolve_cwd
-from agentctl.piped import read_prompt
-from agentctl.send import check_session_flags
+from agentctl.options import SendOptions
+from agentctl.prompt.piped import read_prompt
 
 
 def test_prompt_from_words_or_piped_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -51,8 +51,8 @@ def test_resolve_cwd() -> None:
 
 def test_session_flags_are_exclusive() -> None:
     """Only one of --session, --continue and --fork may be given."""
-    ok = argparse.Namespace(session="a", continue_=False, fork=None)
+    ok = SendOptions(command="send", session="a")
     check_session_flags(ok)
-    both = argparse.Namespace(session="a", continue_=True, fork="b")
+    both = SendOptions(command="send", session="a", continue_=True, fork="b")
     with pytest.raises(UsageError, match="--session and --continue and --fork"):
         check_session_flags(both)

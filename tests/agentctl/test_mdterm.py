@@ -3,7 +3,7 @@ tables once whole, however the text is chunked."""
 
 from __future__ import annotations
 
-from agentctl.mdterm import MarkdownStream
+from agentctl.render.mdterm import MarkdownStream
 
 TEXT = (
     "Some **bold** and `code`.\n\n"

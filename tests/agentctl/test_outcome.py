@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentctl import outcome
-from agentctl.outcome import RunSummary, error_result_line, exit_code_for_rpc_error
+from agentctl.run import outcome
+from agentctl.run.outcome import RunSummary, error_result_line, exit_code_for_rpc_error
 
 
 @pytest.mark.parametrize(

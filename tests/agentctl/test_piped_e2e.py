@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agentctl.piped import STDIN_CAP, read_prompt
+from agentctl.prompt.piped import STDIN_CAP, read_prompt
 from tests.agentctl.harness import Sandbox, json_lines
 
 MOCK = ("--provider", "mock")

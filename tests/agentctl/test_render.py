@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import io
 
-from agentctl.footer import FinalText, format_footer
-from agentctl.outcome import RunSummary
-from agentctl.render import TerminalRenderer
-from agentctl.style import Style
+from agentctl.render.footer import FinalText, format_footer
+from agentctl.render.stream import TerminalRenderer
+from agentctl.render.style import Style
+from agentctl.run.outcome import RunSummary
 from agentd.protocol.content import AssistantMessage, TextContent, ToolCall, UserMessage
 from agentd.protocol.events import (
     AgentStart,

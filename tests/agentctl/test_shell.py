@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import tempfile
 
-from agentctl.shell import ShellResult, clip, format_context, run_shell
+from agentctl.chat.shell import ShellResult, clip, format_context, run_shell
 
 
 def test_run_shell_captures_output_and_exit_code() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentctl.toolfmt import (
+from agentctl.render.toolfmt import (
     call_failed,
     describe_call,
     describe_outcome,
@@ -130,8 +130,8 @@ def test_number_formatters() -> None:
 
 
 def test_output_block_keeps_the_last_lines_and_drops_agentds_notes() -> None:
-    from agentctl.outputblock import output_lines, output_text
-    from agentctl.style import Style
+    from agentctl.render.outputblock import output_lines, output_text
+    from agentctl.render.style import Style
     from agentd.protocol.tool_details import BashDetails
 
     details = BashDetails(
@@ -156,7 +156,7 @@ def test_output_block_keeps_the_last_lines_and_drops_agentds_notes() -> None:
 
 
 def test_output_block_keeps_a_commands_own_bracketed_last_line() -> None:
-    from agentctl.outputblock import output_text
+    from agentctl.render.outputblock import output_text
     from agentd.protocol.tool_details import BashDetails
 
     details = BashDetails(

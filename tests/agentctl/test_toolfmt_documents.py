@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentctl.toolfmt import describe_call, describe_outcome
+from agentctl.render.toolfmt import describe_call, describe_outcome
 from agentd.protocol.document_details import (
     NotebookEditDetails,
     ReadNotebookDetails,

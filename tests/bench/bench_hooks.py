@@ -1,11 +1,14 @@
-"""Hooks budgets: what a ``pre_tool`` hook adds to a tool call, and what no hooks add.
+"""Hooks budgets: what a ``pre_tool`` or ``post_tool`` hook adds to a tool call, and what no
+hooks add.
 
 ``python -m tests.bench.bench_hooks`` prints the table.
 
 - *hook that exits at once*: a real ``agentd serve --stdio`` (``--provider mock``) runs the
   built-in "run twenty commands" scenario (20 bash calls) with no hooks and with one
   ``[[hooks.pre_tool]]`` whose command is ``exit 0``; the difference of the medians (7 runs
-  each) divided by 20 is what the hook adds per call. Also, in process: one
+  each) divided by 20 is what the hook adds per call; the same with one ``[[hooks.post_tool]]``
+  (which also takes a stat snapshot of the working tree before and after the hook, to record
+  what it changes for a rewind). Also, in process: one
   ``run_hook_command("exit 0")`` (spawn, stdin, wait, drain), median of 50.
 - *no hooks*: the loop's hook seams with nothing configured (``pre_tool`` + ``post_tool`` on
   :data:`~agentd.agent.hooks.NO_HOOKS`), per call, median of 20,000.
@@ -31,6 +34,7 @@ Row = tuple[str, str, str]
 RUNS = 7
 CALLS = 20
 HOOK = '[[hooks.pre_tool]]\nmatcher = "bash"\ncommand = "exit 0"\n'
+POST_HOOK = '[[hooks.post_tool]]\nmatcher = "bash"\ncommand = "exit 0"\n'
 CONFIG = 'permission_mode = "auto"\n[permissions]\nallow_auto_without_sandbox = true\n'
 
 
@@ -83,12 +87,19 @@ async def _rows() -> list[Row]:
     without = statistics.median(await _run_times(""))
     with_hook = statistics.median(await _run_times(HOOK))
     added = (with_hook - without) / CALLS
+    with_post = statistics.median(await _run_times(POST_HOOK))
+    post_added = (with_post - without) / CALLS
     spawn = statistics.median(await _spawn_times(50))
     seams = await _no_hook_seconds(20_000)
     return [
         ("20 bash calls, no hooks (median)", f"{without * 1000:.0f} ms", "—"),
         ("20 bash calls, pre_tool hook `exit 0` (median)", f"{with_hook * 1000:.0f} ms", "—"),
         ("pre_tool hook that exits at once, per tool call", f"{added * 1000:.1f} ms", "≤ 15 ms"),
+        (
+            "post_tool hook `exit 0` (its file changes watched), per call",
+            f"{post_added * 1000:.1f} ms",
+            "≤ 15 ms",
+        ),
         ("one hook command `exit 0`, in process (median)", f"{spawn * 1000:.1f} ms", "≤ 15 ms"),
         ("no hooks configured: the loop's hook seams per call", f"{seams * 1e6:.2f} µs", "≈ 0"),
     ]
@@ -100,4 +111,4 @@ def main() -> list[Row]:
 
 if __name__ == "__main__":
     for measure, value, budget in main():
-        print(f"{measure:55} {value:>10}   {budget}")
+        print(f"{measure:62} {value:>10}   {budget}")

@@ -158,3 +158,31 @@ def test_an_untrusted_project_cannot_set_a_backend(tmp_path: Path) -> None:
     config = load_config(project, env=env)
     assert web_search_settings(config) is None
     assert any("web_search" in warning for warning in config.warnings)
+
+
+async def test_the_configured_domain_filters_apply_whatever_the_model_asks(
+    work: Path, server: Any
+) -> None:
+    """``[web_search]`` ``allowed_domains`` narrows the model's own filters (never widens
+    them) and its ``blocked_domains`` join the model's."""
+    settings = WebSearchSettings(
+        backend="searxng",
+        url=url_of(server),
+        allowed_domains=["python.org", "example.com"],
+        blocked_domains=["dev.docs.python.org"],
+        timeout=5,
+    )
+    ctx = ToolContext(cwd=work, settings=ToolSettings(web_search=settings))
+    result = await call("web_search", ctx, query="json")
+    assert isinstance(result.details, WebSearchDetails)
+    assert [hit.url for hit in result.details.results] == [
+        "https://docs.python.org/3/library/json.html",
+        "https://blog.example.com/json",
+    ]
+    assert result.details.filtered == 2  # the tracker (not allowed), the blocked subdomain
+    narrowed = await call("web_search", ctx, query="json", allowed_domains=["example.com"])
+    assert isinstance(narrowed.details, WebSearchDetails)
+    assert [hit.url for hit in narrowed.details.results] == ["https://blog.example.com/json"]
+    widened = await call("web_search", ctx, query="json", allowed_domains=["tracker.net"])
+    assert isinstance(widened.details, WebSearchDetails)
+    assert widened.details.results == []  # outside the configured allow list

@@ -428,9 +428,10 @@ async def test_manual_compaction_summarises_and_keeps_recent_context(home: Home)
 async def test_compaction_runs_automatically_near_the_context_window(home: Home) -> None:
     """Past the window minus the reserve, the loop compacts before calling the model."""
     home.project_config(
-        tables="[compaction]\nkeep_tokens = 200\ncontext_window = 3200\nreserve_tokens = 100\n"
+        tables="[compaction]\nkeep_tokens = 200\ncontext_window = 4600\nreserve_tokens = 100\n"
     )
-    tools = ["read", "write", "edit", "undo_edit", "bash", "grep", "find", "ls"]  # a fixed size
+    # a fixed size (bash brings its process tools)
+    tools = ["read", "write", "edit", "undo_edit", "bash", "grep", "find", "ls"]
     async with stdio_client(home) as client:
         sid = await new_session(client, home, tools=tools)
         reasons = []

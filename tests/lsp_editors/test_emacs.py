@@ -1,6 +1,8 @@
 """Emacs 28 with eglot (``emacs --batch``) runs ``agentd lsp`` with the README's eglot
 configuration: ``agentd-prompt`` sends ``agentd.prompt`` through ``eglot-execute-command``
-and the agent's edit is applied to the buffer (modified, unsaved, undone by ``undo``)."""
+and the agent's edit is applied to the buffer (modified, unsaved, undone by ``undo``); the
+same with lsp-mode 8 and the README's lsp-mode snippet (``agentd-lsp-prompt``), whose message
+shows the answer read from lsp-mode's hash table."""
 
 from __future__ import annotations
 
@@ -102,3 +104,70 @@ def test_eglot_approvals_in_the_minibuffer(home: Home, answer: str, applied: boo
     assert seen["answer"]["stopReason"] == "end_turn"
     assert seen["edited"] == (FIXED_GREETING if applied else GREETING)
     assert seen["modified"] is applied
+
+
+# --- lsp-mode -------------------------------------------------------------------------------
+
+LSP_MODE_DRIVER = Path(__file__).parent / "lsp_mode_driver.el"
+
+
+def find_lsp_mode() -> str:
+    """The ``emacs`` binary if it loads lsp-mode, or skip the test with the reason."""
+    emacs = find_emacs()
+    probe = [emacs, "--batch", "--eval", "(require 'lsp-mode)"]
+    if subprocess.run(probe, capture_output=True, timeout=scaled(120), check=False).returncode:
+        pytest.skip(f"{emacs} cannot load lsp-mode (apt-get install elpa-lsp-mode)")
+    return emacs
+
+
+def run_lsp_mode(home: Home, prompt: str) -> tuple[dict[str, Any], str]:
+    """``emacs --batch`` with the README's lsp-mode snippet: visit notes.txt, ``M-x lsp``,
+    run ``prompt`` with ``agentd-lsp-prompt``, undo; what the driver saw and Emacs' stderr
+    (where batch mode prints the echo area's messages)."""
+    emacs = find_lsp_mode()
+    config = home.root / "agentd-lsp-mode.el"
+    config.write_text(snippet("lsp-mode"))
+    out = home.root / "lsp-mode-result.json"
+    timeout = scaled(90)
+    call = (
+        f"(agentd-lsp-test-run {elisp_string(str(home.project / 'notes.txt'))}"
+        f" {elisp_string(prompt)} {elisp_string(str(out))} {timeout})"
+    )
+    argv = [emacs, "--batch", "-l", str(config), "-l", str(LSP_MODE_DRIVER), "--eval", call]
+    done = subprocess.run(
+        argv,
+        cwd=home.project,
+        env={**editor_env(home), "HOME": str(home.root)},
+        capture_output=True,
+        text=True,
+        timeout=timeout + scaled(30),
+        check=False,
+    )
+    seen = json.loads(out.read_text()) if out.exists() else {}
+    events = seen.pop("events", "")
+    failure = f"emacs exited {done.returncode}: {seen}\n--- stderr:\n{done.stderr[-6000:]}"
+    failure += f"\n--- lsp-mode I/O:\n{events}"
+    assert done.returncode == 0, failure
+    assert "error" not in seen, failure
+    return dict(seen), done.stderr
+
+
+def test_lsp_mode_shows_the_answer_and_edits_the_buffer(home: Home) -> None:
+    """The snippet's message (batch mode prints it on stderr) names the stop reason and the
+    text (lsp-mode's answer is a hash table, read with ``lsp-get``), and the agent's edit
+    lands in the buffer, unsaved."""
+    notes = home.project / "notes.txt"
+    notes.write_text(GREETING)
+    seen, stderr = run_lsp_mode(home, "fix the greeting")
+    assert seen["answerType"] == "hash-table"  # lsp-mode's default (not built with plists)
+    assert seen["stopReason"] == "end_turn"
+    assert "now says hello agentd" in seen["text"]
+    shown = [line for line in stderr.splitlines() if line.startswith("agentd (")]
+    assert len(shown) == 1, stderr[-3000:]
+    assert shown[0].startswith("agentd (end_turn): ")
+    assert "now says hello agentd" in shown[0]
+    assert "agentd (nil): nil" not in stderr
+    assert seen["edited"] == FIXED_GREETING
+    assert seen["modified"] is True
+    assert notes.read_text() == GREETING  # the edit went through lsp-mode, not the disk
+    assert seen["undone"] == GREETING

@@ -29,7 +29,9 @@ def _without_ids(value: object) -> object:
 
 @pytest.fixture
 async def in_process() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(transport=MockTransport(MockLLMServer(SCENARIOS))) as client:
+    async with httpx.AsyncClient(
+        transport=MockTransport(server=MockLLMServer(SCENARIOS))
+    ) as client:
         yield client
 
 
@@ -75,7 +77,7 @@ async def test_a_reader_that_stops_ends_the_reply() -> None:
         }
     )
     server = MockLLMServer(slow)
-    async with httpx.AsyncClient(transport=MockTransport(server)) as client:
+    async with httpx.AsyncClient(transport=MockTransport(server=server)) as client:
         body = openai_body({"role": "user", "content": "s"})
         async with client.stream("POST", URL + "/chat/completions", json=body) as response:
             async for _chunk in response.aiter_bytes():

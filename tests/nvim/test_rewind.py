@@ -85,3 +85,45 @@ def test_agent_rewind_cancelled_or_bad_count(home: Home, editor_factory: EditorF
     assert (project / "a.txt").read_text() == "one\n"
     assert "rewind-one done." in editor.transcript()
     editor.finish()
+
+
+def test_agent_rewind_with_a_conflict_offers_rewind_anyway(
+    home: Home, editor_factory: EditorFactory
+) -> None:
+    """a.txt changed by hand: the question lists the conflict and offers "Rewind anyway";
+    Cancel moves nothing; "Rewind anyway" rewinds the same prompt, a.txt overwritten."""
+    project: Path = home.project
+    home.use_scenarios(SCENARIOS)
+    (project / "keep.txt").write_text(KEEP_BEFORE)
+    editor = editor_factory()
+    editor.lua(RECORD_PROMPTS)
+    editor.nvim.command("Agent rewind turn one")
+    editor.wait_run_end(1)
+    editor.nvim.command("Agent rewind turn two")
+    editor.wait_run_end(2)
+    (project / "a.txt").write_text("mine now\n")
+
+    editor.nvim.command("AgentRewind")
+    editor.answer("2\r")  # Cancel
+    editor.wait_for(lambda: not editor.in_prompt(), what="the prompt closed")
+    (question,) = editor.lua("return _G.agentd_test_prompts")
+    assert "Conflicts: a.txt (changed since agentd left it; a forced rewind overwrites it)" in (
+        question
+    )
+    assert "“Rewind anyway” overwrites the changed files" in question
+    assert (project / "a.txt").read_text() == "mine now\n"
+    assert (project / "sub" / "deep.txt").exists()
+    assert "rewind-two done." in editor.transcript()
+
+    editor.nvim.command("AgentRewind")
+    editor.answer("1\r")  # Rewind anyway
+    editor.wait_for(
+        lambda: (project / "a.txt").read_text() == "one\n", what="a.txt overwritten by the rewind"
+    )
+    editor.wait_for(
+        lambda: "rewind-two done." not in editor.transcript(), what="the second turn gone"
+    )
+    assert "rewind-one done." in editor.transcript()
+    assert (project / "keep.txt").read_text() == "kept line\n"
+    assert not (project / "sub" / "deep.txt").exists()
+    editor.finish()

@@ -20,6 +20,7 @@ from agentd.config.prices import Price
 from agentd.protocol.content import (
     AssistantMessage,
     Message,
+    ServerToolCall,
     TextContent,
     ThinkingContent,
     UserMessage,
@@ -30,6 +31,8 @@ from agentd.protocol.events import (
     TextDelta,
     ThinkingDelta,
     ToolCallStartDelta,
+    ToolExecutionEnd,
+    ToolExecutionStart,
 )
 from agentd.providers import RetryPolicy, make_provider
 from agentd.providers.assemble import parse_arguments
@@ -159,6 +162,7 @@ class Outcome:
     retries: list[Retry]
     end: StreamEnd
     order: list[str]
+    tool_events: list[ToolExecutionStart | ToolExecutionEnd] = field(default_factory=list)
 
 
 async def collect(provider: Provider, req: ProviderRequest | None = None) -> Outcome:
@@ -167,6 +171,7 @@ async def collect(provider: Provider, req: ProviderRequest | None = None) -> Out
     retries: list[Retry] = []
     ends: list[StreamEnd] = []
     order: list[str] = []
+    tool_events: list[ToolExecutionStart | ToolExecutionEnd] = []
     async for item in provider.stream(req or request()):
         assert not ends, "nothing may follow the StreamEnd"
         order.append(type(item).__name__)
@@ -174,10 +179,12 @@ async def collect(provider: Provider, req: ProviderRequest | None = None) -> Out
             ends.append(item)
         elif isinstance(item, Retry):
             retries.append(item)
+        elif isinstance(item, ToolExecutionStart | ToolExecutionEnd):
+            tool_events.append(item)
         else:
             deltas.append(item)
     assert len(ends) == 1
-    return Outcome(deltas, retries, ends[0], order)
+    return Outcome(deltas, retries, ends[0], order, tool_events)
 
 
 def rebuild(deltas: list[Delta]) -> dict[int, dict[str, str]]:
@@ -203,7 +210,9 @@ def assert_deltas_match(deltas: list[Delta], message: AssistantMessage) -> None:
     (redacted thinking) have no deltas."""
     rebuilt = rebuild(deltas)
     whole = {
-        i for i, c in enumerate(message.content) if isinstance(c, ThinkingContent) and c.redacted
+        i
+        for i, c in enumerate(message.content)
+        if (isinstance(c, ThinkingContent) and c.redacted) or isinstance(c, ServerToolCall)
     }
     assert sorted(rebuilt) == [i for i in range(len(message.content)) if i not in whole]
     for index, block in rebuilt.items():

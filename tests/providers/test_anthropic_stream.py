@@ -123,12 +123,16 @@ async def test_stop_reasons(name: str, reason: str) -> None:
 
 
 async def test_redacted_thinking_is_kept_and_sent_back_unchanged() -> None:
-    """A redacted_thinking block is kept whole (no deltas) and goes back as it came; server
-    tool blocks are dropped without shifting the text's index."""
+    """A redacted_thinking block is kept whole (no deltas) and goes back as it came; a server
+    tool call whose result never came is not kept (its start ends as failed) and does not
+    shift the text's index."""
     outcome = await replay("redacted_and_server_blocks")
     redacted = ThinkingContent(thinking="", signature="EmwKAhgBEgy3va3pzix/LafPsn4a", redacted=True)
     assert outcome.end.message.content == [redacted, TextContent(text="Found it.")]
     assert [d.index for d in outcome.deltas] == [1]
+    start, end = outcome.tool_events
+    assert (start.tool_call_id, start.args) == ("srvtoolu_01", {"query": "x"})
+    assert (end.tool_call_id, end.is_error) == ("srvtoolu_01", True)
     sent = to_anthropic_messages([user("q"), outcome.end.message, user("more")])
     assert sent[1]["content"] == [
         {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4a"},

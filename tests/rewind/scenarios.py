@@ -2,7 +2,8 @@
 
 Turn 1 (``rewind turn one``) writes ``a.txt``, edits the existing ``keep.txt`` and has bash
 create ``made.txt``; turn 2 (``rewind turn two``) edits ``a.txt`` again, has bash create
-``sub/deep.txt`` and rewrite ``keep.txt`` after its own edit.
+``sub/deep.txt`` and rewrite ``keep.txt`` after its own edit. ``rewind a formatted write``
+writes ``fmt.py`` badly spaced and edits ``style.py`` (for a formatter hook to tidy up).
 """
 
 from __future__ import annotations
@@ -73,6 +74,14 @@ SCENARIOS: list[dict[str, Any]] = [
         "rewind-undo",
         "rewind then undo",
         [[tool_call("undo_edit", {"path": "a.txt"}, "u1")]],
+    ),
+    steps(
+        "rewind-formatted",
+        "rewind a formatted write",
+        [
+            [tool_call("write", {"path": "fmt.py", "content": "x  =  1\n"}, "f1")],
+            [tool_call("edit", {"path": "style.py", "old_string": "0", "new_string": "5  "}, "f2")],
+        ],
     ),
     steps(
         "rewind-slow",

@@ -1,5 +1,6 @@
 """``agentctl rewind`` against a real shared daemon: the readable report, ``--json``, the
-latest session of the directory by default, and a conflict left alone until ``--force``."""
+latest session of the directory by default, a conflict that stops the rewind (exit 9, nothing
+moved) until ``--force`` rewinds the same prompt."""
 
 from __future__ import annotations
 
@@ -41,30 +42,40 @@ def test_rewind_prints_what_it_restored(sandbox: Sandbox) -> None:
 
     preview = sandbox.run("rewind", "--dry-run")
     assert preview.returncode == 0, preview.stderr
-    assert preview.stdout.splitlines()[:2] == [
+    assert preview.stdout.splitlines() == [
         f"would rewind {sid} to before: rewind turn two",
+        "  conflict  a.txt: changed since agentd left it; a forced rewind overwrites it",
         "  restore  keep.txt",
+        "  remove   sub/deep.txt",
+        "conflicts stop a rewind (nothing is changed) unless --force",
     ]
     assert (project / "sub/deep.txt").exists()
 
-    first = sandbox.run("rewind")  # the latest session of the directory
-    assert first.returncode == 0, first.stderr
-    lines = first.stdout.splitlines()
-    assert lines[0] == f"rewound {sid} to before: rewind turn two"
-    assert "  restored  keep.txt" in lines
-    assert "  removed   sub/deep.txt" in lines
-    assert any(line.startswith("  conflict  a.txt: changed since agentd left it") for line in lines)
-    assert lines[-1] == "files changed outside agentd were left alone; --force restores them"
+    stopped = sandbox.run("rewind")  # the latest session of the directory; not a terminal
+    assert stopped.returncode == 9, stopped.stderr
+    lines = stopped.stdout.splitlines()
+    assert lines[0] == f"not rewound: {sid} to before: rewind turn two meets conflicts"
+    assert lines[1].startswith("  conflict  a.txt: changed since agentd left it")
+    assert "  restore  keep.txt" in lines
+    assert "  remove   sub/deep.txt" in lines
+    assert lines[-1].startswith("nothing was changed; --force rewinds to before the same prompt")
     assert (project / "a.txt").read_text() == "edited by hand\n"
+    assert (project / "sub/deep.txt").exists()  # nothing moved
 
-    forced = sandbox.run("rewind", sid[:8], "--turns", "1", "--force", "--json")
+    as_json = sandbox.run("rewind", "--json")
+    assert as_json.returncode == 9, as_json.stderr
+    assert json.loads(as_json.stdout)["applied"] is False
+
+    forced = sandbox.run("rewind", sid[:8], "--force", "--json")  # the same prompt
     assert forced.returncode == 0, forced.stderr
     result = json.loads(forced.stdout)
-    assert result["prompt"] == "rewind turn one"
-    assert str(project / "a.txt") in result["removed"]
+    assert result["applied"] is True
+    assert result["prompt"] == "rewind turn two"
+    assert str(project / "a.txt") in result["restored"]
     assert result["conflicts"] == []
-    assert (project / "keep.txt").read_text() == KEEP_BEFORE
-    assert not (project / "a.txt").exists()
+    assert (project / "keep.txt").read_text() == "kept line\n"
+    assert (project / "a.txt").read_text() == "one\n"
+    assert not (project / "sub/deep.txt").exists()
 
 
 def test_rewind_errors_are_readable(sandbox: Sandbox) -> None:

@@ -41,7 +41,7 @@ def _loaded_after(statement: str, modules: list[str]) -> list[str]:
             ["asyncio", "msgspec", "structlog", "httpx", "agentd.listen", "pygls", "agentd.lsp"],
         ),
         ("import agentctl.cli", ["pygls", "lsprotocol", "agentd.lsp"]),
-        ("import agentctl.bridge", ["msgspec", "structlog", "httpx", "agentd.rpc"]),
+        ("import agentctl.commands.bridge", ["msgspec", "structlog", "httpx", "agentd.rpc"]),
         (
             "import agentd.listen",
             [

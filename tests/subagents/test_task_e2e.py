@@ -163,7 +163,7 @@ async def test_the_parents_token_budget_covers_its_child(home: Home) -> None:
     async with stdio_client(home) as client:
         sid = await new_session(client, home)
         result, events = await prompt_and_collect(
-            client, sid, "delegate a spender", maxTokens=12000
+            client, sid, "delegate a spender", maxTokens=16000
         )
     (child,) = child_ids(events)
     child_end = of_session(events, child)[-1]

@@ -15,6 +15,7 @@ import pytest
 from tests.harness import scaled, wait_until
 from tests.vscode.codeserver import CODE_SERVER, EXTENSION, VSIX, CodeServer, Workbench, chromium
 from tests.vscode.conftest import build_extension, setup_code_server
+from tests.web.chat_page import PICKER_FITS
 
 # serial: both files rebuild editors/vscode/dist (make), which must not run twice at once
 pytestmark = [pytest.mark.e2e, pytest.mark.serial]
@@ -98,6 +99,9 @@ def test_prompt_streams_asks_and_writes(server: CodeServer, workbench: Workbench
     assert "exit 0" in bash.locator(".tool-status").inner_text()
     assert "Hello, World!" in bash.locator(".tool-output").inner_text()
     workbench.screenshot("02-done")
+    fits = chat.locator(".model-picker").evaluate(PICKER_FITS)
+    assert fits["chosen"] == "mock/mock-model", fits
+    assert fits["have"] >= fits["need"], f"the model picker cuts its model off: {fits}"
 
     chat.locator("article.item--tool", has_text="write").first.locator("button.open-diff").click()
     tab = workbench.page.locator(".tabs-container .tab", has_text="hello.py (agent edit)")

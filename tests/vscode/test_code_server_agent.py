@@ -26,9 +26,10 @@ from agentd.mockllm import MockLLMServer
 from agentd.mockllm.scenarios import BUILT_IN, parse_scenarios
 from tests.harness import scaled, wait_until
 from tests.scenarios import plan_steps
-from tests.subagents.scenarios import SUBAGENT_SCENARIOS
+from tests.subagents.scenarios import SUBAGENT_SCENARIOS, task_call
 from tests.vscode.codeserver import CODE_SERVER, EXTENSION, VSIX, CodeServer, Workbench, chromium
 from tests.vscode.conftest import build_extension, setup_code_server
+from tests.web.chat_page import PICKER_FITS
 from tests.web.test_page_images import PNG
 
 pytestmark = [pytest.mark.e2e, pytest.mark.serial]
@@ -47,12 +48,39 @@ COPY = """async ([b64]) => {
 """Put a PNG on the browser's clipboard (as a screenshot tool would)."""
 
 
+LONG_REPLY_TEXT = (
+    "Checked every module of the parser package against the grammar: the tokenizer, the "
+    "expression reader and the error recovery all agree, and nothing needs changing."
+)
+LONG_REPLY = [
+    {
+        "name": "delegate-long-report",
+        "trigger": "delegate a long report",
+        "steps": [
+            {
+                "response": {
+                    "content": "Delegating.",
+                    "tool_calls": [task_call("task_long", "child reporter: check the parser")],
+                }
+            },
+            {"response": {"content": "The subagent reported."}},
+        ],
+    },
+    {
+        "name": "child-reporter",
+        "trigger": "child reporter",
+        "steps": [{"response": {"content": LONG_REPLY_TEXT}}],
+    },
+]
+"""A subagent whose reply is longer than the sidebar is wide (its card must wrap it)."""
+
+
 class ThreadedLLM:
     """A :class:`MockLLMServer` on its own event loop in a thread (the test is synchronous)."""
 
     def __init__(self) -> None:
         builtin = json.loads(BUILT_IN.read_text())
-        mine = [plan_steps(), *SUBAGENT_SCENARIOS]
+        mine = [plan_steps(), *SUBAGENT_SCENARIOS, *LONG_REPLY]
         self.server = MockLLMServer(
             parse_scenarios({**builtin, "scenarios": [*mine, *builtin["scenarios"]]})
         )
@@ -149,7 +177,8 @@ def test_a_pasted_image_goes_with_the_prompt(llm: MockLLMServer, workbench: Work
     assert thumbs.count() == 1
     workbench.screenshot("10-image-attached")
     send(chat, "how are you")
-    chat.locator(".item--user", has_text="[1 image]").wait_for(timeout=scaled(30) * 1000)
+    sent_thumb = chat.locator(".item--user", has_text="how are you").locator("img.user-image")
+    sent_thumb.wait_for(timeout=scaled(30) * 1000)  # the sent image, as a thumbnail
     wait_idle(chat)
     asked = [r for r in llm.requests if "how are you" in json.dumps(r.get("messages", []))]
     assert asked, "the prompt reached the model"
@@ -201,5 +230,28 @@ def test_a_subagents_steps_nest_under_its_task(server: CodeServer, workbench: Wo
     assert "Subagent general · session" in card.locator(".tool-child-head").inner_text()
     # nested: inside the task's card, not cards of their own in the transcript
     assert chat.locator("article.item--tool", has_text="child.txt").count() == 1
+    fits = chat.locator(".model-picker").evaluate(PICKER_FITS)
+    assert fits["chosen"] == "mockhttp/mock-model", fits
+    assert fits["have"] >= fits["need"], f"the model picker cuts its model off: {fits}"
     card.scroll_into_view_if_needed()
     workbench.screenshot("13-subagent-nested")
+
+
+def test_a_subagents_long_reply_wraps_on_its_card(workbench: Workbench) -> None:
+    """The subagent's last line (its reply) wraps in the default sidebar width: every word
+    shows, none is cut off with an ellipsis; the card's head (profile, session) wraps too."""
+    chat = workbench.chat()
+    send(chat, "delegate a long report")
+    chat.get_by_text("The subagent reported.").wait_for(timeout=scaled(30) * 1000)
+    card = chat.locator("article.item--tool", has_text="task_long").last
+    reply = card.get_by_role("list", name="The subagent's steps").locator("li").last
+    reply.wait_for()
+    assert reply.inner_text() == LONG_REPLY_TEXT
+    box = reply.bounding_box()
+    assert box is not None
+    assert box["height"] > 2 * 14, "the reply wraps onto several lines"
+    assert reply.evaluate("(li) => li.scrollWidth <= li.clientWidth"), "nothing cut off"
+    head = card.locator(".tool-child-head")
+    assert head.evaluate("(node) => node.scrollWidth <= node.clientWidth")
+    card.scroll_into_view_if_needed()
+    workbench.screenshot("14-subagent-long-reply")

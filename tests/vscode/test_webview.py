@@ -169,3 +169,49 @@ def test_the_slash_menu_offers_custom_commands_and_clear_is_no_prompt(page: Any)
     page.locator(".chat-title", has_text="New chat").wait_for()  # drawn on the next frame
     prompts = [m for m in posted(page, "request") if m["method"] == "session/prompt"]
     assert len(prompts) == 1
+
+
+def test_the_processes_strip_shows_a_background_process_and_kills_it(
+    page: Any, tmp_path: Path
+) -> None:
+    """A run of the real daemon that starts a background process: the strip above the
+    transcript shows it running with its output; Kill asks the extension for
+    `session/killProcess` of that process."""
+    import json
+
+    from tests.scenarios import tool_call
+    from tests.vscode.model_html import BUILT_IN
+
+    start = {
+        "command": "echo ready-for-work; sleep 30",
+        "background": True,
+        "description": "worker",
+    }
+    scenario = {
+        "name": "worker",
+        "trigger": "start the worker",
+        "steps": [
+            {"response": {"tool_calls": [tool_call("bash", start)]}},
+            {"delay_ms": 800, "response": {"content": "It works in the background."}},
+        ],
+    }
+    scenarios = json.loads(BUILT_IN.read_text())
+    scenarios["scenarios"].insert(0, scenario)
+    (tmp_path / "scenarios.json").write_text(json.dumps(scenarios))
+    events = as_session(
+        record("start the worker", tmp_path / "run.jsonl", scenarios=tmp_path / "scenarios.json")
+    )
+    assert [e["event"]["type"] for e in events].count("process_start") == 1
+    page.evaluate("(events) => feed(events)", events)
+    strip = page.get_by_role("region", name="Background processes")
+    strip.locator(".process-state", has_text="running").wait_for()
+    assert strip.locator(".process-id").inner_text() == "p1"
+    assert "(worker)" in strip.locator(".process-command").inner_text()
+    assert "ready-for-work" in strip.locator(".process-tail").inner_text()
+    page.screenshot(path=str(ARTIFACTS / "webview-processes.png"))
+    strip.get_by_role("button", name="Kill").click()
+    page.wait_for_function(
+        "window.posted.some((m) => m.type === 'request' && m.method === 'session/killProcess')"
+    )
+    (kill,) = [m for m in posted(page, "request") if m["method"] == "session/killProcess"]
+    assert kill["params"] == {"sessionId": "S", "processId": "p1"}

@@ -1,7 +1,8 @@
 """ "Rewind to here" in the VS Code chat webview (the built bundle in headless Chromium, fed a
 run recorded from the real daemon): the dry run, the confirmation the extension shows as a
-modal (a ``confirm`` message naming the files), then the rewind, and the prompt offered
-again. The extension side lets the view call ``session/rewind`` (``WEBVIEW_METHODS``)."""
+modal (a ``confirm`` message naming the files and the conflict, OK forcing the rewind), then
+the forced rewind, and the prompt offered again. The extension side lets the view call
+``session/rewind`` (``WEBVIEW_METHODS``)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ pytestmark = pytest.mark.serial
 
 PREVIEW = {
     "leafId": None,
+    "entryId": "m1",
     "prompt": "hello world",
+    "applied": False,
     "restored": [],
     "removed": ["/project/hello.py"],
     "conflicts": [{"path": "/project/notes.md", "reason": "changed", "message": "changed since"}],
@@ -37,12 +40,15 @@ def test_rewind_to_here_confirms_then_rewinds(page: Any, tmp_path: Path) -> None
     page.screenshot(path=str(ARTIFACTS / "webview-rewind.png"))
     (question,) = posted(page, "confirm")
     assert "Remove: hello.py" in question["question"]
-    assert "Leave alone: notes.md (changed since)" in question["question"]
+    assert "Conflicts: notes.md (changed since)" in question["question"]
+    assert "OK rewinds anyway" in question["question"]
     calls = [m for m in posted(page, "request") if m["method"] == "session/rewind"]
     assert [c["params"] for c in calls] == [
         {"sessionId": "S", "entryId": _user_id(events), "dryRun": True}
     ]
 
+    rewound = {**PREVIEW, "applied": True, "conflicts": [], "restored": ["/project/notes.md"]}
+    page.evaluate("(result) => { RESULTS['session/rewind'] = result; }", rewound)
     page.evaluate(
         "(id) => window.postMessage({type: 'confirmed', id, ok: true}, '*')", question["id"]
     )
@@ -50,7 +56,7 @@ def test_rewind_to_here_confirms_then_rewinds(page: Any, tmp_path: Path) -> None
         "window.posted.filter((m) => m.method === 'session/rewind').length === 2"
     )
     calls = [m for m in posted(page, "request") if m["method"] == "session/rewind"]
-    assert calls[1]["params"] == {"sessionId": "S", "entryId": _user_id(events)}
+    assert calls[1]["params"] == {"sessionId": "S", "entryId": _user_id(events), "force": True}
     box = page.get_by_role("textbox", name="Message")
     page.wait_for_function("document.querySelector('textarea.input').value === 'hello world'")
     assert box.input_value() == "hello world"

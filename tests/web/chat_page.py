@@ -24,6 +24,18 @@ IDLE = "() => !document.querySelector('.agentd-chat form').classList.contains('r
 WIDTHS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 """The two widths every page test of the web chat's layout runs at."""
 
+PICKER_FITS = """(select) => {
+  const style = getComputedStyle(select);
+  const context = document.createElement('canvas').getContext('2d');
+  context.font = `${style.fontSize} ${style.fontFamily}`;
+  const chosen = select.options[select.selectedIndex]?.text ?? '';
+  const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+  // what the chosen model's name needs: its text, the padding and the drop-down arrow
+  return { chosen, need: Math.ceil(context.measureText(chosen).width + padding + 20),
+           have: select.getBoundingClientRect().width };
+}"""
+"""The width the model picker has and the width its chosen model's name needs (px)."""
+
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:

@@ -75,7 +75,7 @@ def test_pasted_and_dropped_images_go_with_the_prompt(
     send(page, "how are you")
     page.wait_for_function(IDLE)
     expect(thumbs).to_have_count(0)
-    expect(page.locator(".item--user").last).to_contain_text("[2 images]")
+    expect(page.locator(".item--user").last.locator("img.user-image")).to_have_count(2)
     session_id = page.url.split("#session=", 1)[1]
     messages = web.rpc("session/messages", {"sessionId": session_id})["messages"]
     user = next(m for m in messages if m["role"] == "user")

@@ -71,7 +71,8 @@ def test_no_provider_explains_and_keeps_the_draft_then_the_mock_works(
     page.wait_for_function(IDLE)
     expect(picker).to_have_value("mock/mock-model")
     expect(help_box).to_be_hidden()
-    expect(page.locator(".item--user")).to_contain_text("hello there, first message [1 image]")
+    expect(page.locator(".item--user")).to_contain_text("hello there, first message")
+    expect(page.locator(".item--user img.user-image")).to_have_count(1)
     sessions = bare.rpc("session/list", {})["sessions"]
     assert len(sessions) == 1
     state = bare.rpc("session/load", {"sessionId": sessions[0]["sessionId"]})["session"]

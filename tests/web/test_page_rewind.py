@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness import scaled
 from tests.rewind.scenarios import KEEP_BEFORE, SCENARIOS
 from tests.web.conftest import WebDaemon, web_daemon
 from tests.web.test_page import IDLE, open_page, send, shoot
 
 pytest.importorskip("playwright")
-from playwright.sync_api import BrowserContext, Dialog, expect
+from playwright.sync_api import BrowserContext, Dialog, Page, expect
 
 from tests.web.test_page import browser, context  # noqa: F401  (fixtures)
 
@@ -118,3 +119,79 @@ def test_another_tab_follows_the_rewind(
     expect(second.locator(".item--user")).to_have_count(1)
     expect(second.locator(".item--assistant").last).to_contain_text("rewind-one done.")
     expect(second.get_by_role("textbox", name="Message")).to_have_value("")
+
+
+def _two_turns(page: Page) -> None:
+    send(page, "rewind turn one")
+    page.wait_for_function(IDLE)
+    expect(page.locator(".item--assistant").last).to_contain_text("rewind-one done.")
+    send(page, "rewind turn two")
+    page.wait_for_function(IDLE)
+    expect(page.locator(".item--assistant").last).to_contain_text("rewind-two done.")
+
+
+def _rewind_second(page: Page) -> None:
+    second = page.locator(".item--user").nth(1)
+    second.hover()
+    second.get_by_role("button", name="Rewind to here").click()
+
+
+def test_a_conflict_is_shown_and_ok_forces_the_same_prompt(
+    context: BrowserContext,  # noqa: F811
+    web: WebDaemon,
+    artifacts: Path,
+) -> None:
+    """a.txt changed by hand: the confirmation lists the conflict and says OK rewinds
+    anyway; Cancel moves nothing, OK rewinds to before that prompt and overwrites a.txt."""
+    project = web.home.project
+    (project / "keep.txt").write_text(KEEP_BEFORE)
+    page = open_page(context, web)
+    _two_turns(page)
+    (project / "a.txt").write_text("mine now\n")
+    with page.expect_event("dialog", timeout=scaled(20) * 1000) as asked:
+        _rewind_second(page)
+    question = asked.value.message
+    asked.value.dismiss()
+    expect(page.locator(".item--user")).to_have_count(2)
+    assert "Conflicts: a.txt (changed since agentd left it; a forced rewind overwrites it)" in (
+        question
+    )
+    assert "OK rewinds anyway" in question
+    assert (project / "a.txt").read_text() == "mine now\n"
+    assert (project / "sub" / "deep.txt").exists()
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    _rewind_second(page)
+    expect(page.locator(".item--user")).to_have_count(1)
+    expect(page.get_by_role("textbox", name="Message")).to_have_value("rewind turn two")
+    expect(page.locator(".banner")).to_be_hidden()
+    assert (project / "a.txt").read_text() == "one\n"
+    assert (project / "keep.txt").read_text() == "kept line\n"
+    assert not (project / "sub" / "deep.txt").exists()
+    shoot(page, artifacts, "rewind-forced")
+
+
+def test_a_file_changed_during_the_confirmation_stops_the_rewind(
+    context: BrowserContext,  # noqa: F811
+    web: WebDaemon,
+    artifacts: Path,
+) -> None:
+    """The dry run found no conflict; a.txt changes while the question is open: the rewind
+    moves nothing and the banner says so, naming the file."""
+    project = web.home.project
+    (project / "keep.txt").write_text(KEEP_BEFORE)
+    page = open_page(context, web)
+    _two_turns(page)
+
+    def change_then_accept(dialog: Dialog) -> None:
+        (project / "a.txt").write_text("mine now\n")
+        dialog.accept()
+
+    page.once("dialog", change_then_accept)
+    _rewind_second(page)
+    banner = page.locator(".banner")
+    expect(banner).to_contain_text("Not rewound (nothing changed): a.txt (changed since")
+    expect(page.locator(".item--user")).to_have_count(2)
+    assert (project / "sub" / "deep.txt").exists()
+    assert (project / "keep.txt").read_text() == "kept twice line\nx\n"
+    shoot(page, artifacts, "rewind-stopped")

@@ -17,7 +17,10 @@ ACP                         agentd
 ``session/list``            ``session/list``
 ``session/close``           ``session/cancel``, ``session/unsubscribe`` (in-process:
                             ``session/close``)
-``session/prompt``          ``session/prompt`` (+ ``session/state`` for usage)
+``session/fork``            ``session/fork`` + ``session/load`` without replay
+``session/delete``          ``session/delete`` (an open session closed first)
+``session/prompt``          ``session/prompt`` (+ ``session/state`` for usage); a built-in
+                            ``/compact`` is ``session/compact`` (:mod:`agentd.acp.builtins`)
 ``session/cancel``          ``session/cancel``
 ``session/set_mode``        ``session/setPermissionMode``
 ``session/set_config_option`` ``session/setPermissionMode`` or ``session/setModel``
@@ -35,15 +38,15 @@ and the failure's message.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import structlog
 
 from agentd import __version__
+from agentd.acp.builtins import builtin_call, run_builtin
 from agentd.acp.commands import CommandAnnouncer
-from agentd.acp.outcome import ResourceNotFound, check_cwd, mcp_servers, stop_reason
+from agentd.acp.forks import fork, usage_update
+from agentd.acp.outcome import ResourceNotFound, acp_errors, check_cwd, mcp_servers, stop_reason
 from agentd.acp.prompt import prompt_parts
 from agentd.acp.relay import Relay
 from agentd.acp.session import (
@@ -53,14 +56,7 @@ from agentd.acp.session import (
     check_mode,
     split_model,
 )
-from agentd.errors import (
-    InternalError,
-    InvalidParams,
-    InvalidRequest,
-    RpcError,
-    SessionBusy,
-    SessionNotFound,
-)
+from agentd.errors import InternalError, InvalidParams, InvalidRequest, RpcError
 from agentd.frontend import FrontEndOptions, FrontEndSessions, open_sessions
 from agentd.protocol import acp
 from agentd.protocol.methods import (
@@ -68,11 +64,15 @@ from agentd.protocol.methods import (
     ModelsListParams,
     PermissionMode,
     PromptParams,
+    SessionDeleteParams,
     SessionIdParams,
     SessionListParams,
     SessionLoadParams,
     SetModelParams,
     SetPermissionModeParams,
+)
+from agentd.protocol.methods import (
+    SessionInfo as NativeSessionInfo,
 )
 from agentd.rpc import Connection, Router
 
@@ -111,6 +111,8 @@ class AcpAgent:
         router.add("session/resume", self.resume_session, acp.LoadSessionParams)
         router.add("session/list", self.list_sessions, acp.ListSessionsParams)
         router.add("session/close", self.close_session, acp.SessionIdParams)
+        router.add("session/fork", self.fork_session, acp.ForkSessionParams)
+        router.add("session/delete", self.delete_session, acp.SessionIdParams)
         router.add("session/prompt", self.prompt, acp.PromptParams)
         router.add("session/set_mode", self.set_mode, acp.SetModeParams)
         router.add("session/set_config_option", self.set_config_option, acp.SetConfigOptionParams)
@@ -151,7 +153,11 @@ class AcpAgent:
                 prompt_capabilities=acp.PromptCapabilities(image=True, embedded_context=True),
                 mcp_capabilities=acp.McpCapabilities(http=True),
                 session_capabilities=acp.SessionCapabilities(
-                    list=acp.Supported(), resume=acp.Supported(), close=acp.Supported()
+                    list=acp.Supported(),
+                    resume=acp.Supported(),
+                    close=acp.Supported(),
+                    fork=acp.Supported(),
+                    delete=acp.Supported(),
                 ),
             ),
             auth_methods=[],
@@ -212,17 +218,45 @@ class AcpAgent:
         api = await self._api()
         with acp_errors():
             info = await api.create(native, self.relay)
+        session = await self._opened(info)
+        return acp.NewSessionResult(
+            session_id=info.session_id,
+            modes=session.modes(),
+            config_options=session.config_options(),
+        )
+
+    async def _opened(self, info: NativeSessionInfo) -> AcpSession:
+        """A session this editor now follows: its modes, models, commands."""
         session = AcpSession(
             info.session_id, info.cwd, info.permission_mode, info.provider, info.model
         )
         self.sessions[info.session_id] = session
         await self._load_models(session)
         self._later(self.commands.refresh(info.session_id))  # once the answer is out
-        return acp.NewSessionResult(
+        return session
+
+    async def fork_session(
+        self, conn: Connection, params: acp.ForkSessionParams
+    ) -> acp.ForkSessionResult:
+        """``session/fork`` (:func:`agentd.acp.forks.fork`), followed by this editor."""
+        check_cwd(params.cwd)
+        info = await fork(await self._api(), self.relay, params)
+        session = await self._opened(info)
+        return acp.ForkSessionResult(
             session_id=info.session_id,
             modes=session.modes(),
             config_options=session.config_options(),
         )
+
+    async def delete_session(self, conn: Connection, params: acp.SessionIdParams) -> dict[str, Any]:
+        """``session/delete``: the session's file is removed (refused while it runs); an open
+        one is closed for this editor first."""
+        if params.session_id in self.sessions:
+            await self.close_session(conn, params)
+        api = await self._api()
+        with acp_errors():
+            await api.delete(SessionDeleteParams(session_id=params.session_id))
+        return {}
 
     async def load_session(
         self, conn: Connection, params: acp.LoadSessionParams, *, replay: bool = True
@@ -303,8 +337,11 @@ class AcpAgent:
         session = self._session(params.session_id)
         text, images = prompt_parts(params.prompt)
         session.mapper.last_turn_stop = None
-        native = PromptParams(session_id=params.session_id, text=text, images=images)
         api = await self._api()
+        if (builtin := builtin_call(text)) is not None:
+            with acp_errors():
+                return await run_builtin(api, session.session_id, builtin, self._send_update)
+        native = PromptParams(session_id=params.session_id, text=text, images=images)
         with acp_errors():
             result = await api.prompt(native, self.relay)
         await self._send_usage(session)
@@ -312,21 +349,9 @@ class AcpAgent:
         return acp.PromptResult(stop_reason=stop_reason(result, session.mapper.last_turn_stop))
 
     async def _send_usage(self, session: AcpSession) -> None:
-        """``usage_update`` (context used, window, session cost) when the window is known."""
-        size = session.context_window
-        if size is None:
-            return
-        api = await self._api()
-        with acp_errors():
-            state = await api.state(SessionIdParams(session_id=session.session_id))
-        update = acp.UsageUpdate(
-            used=session.mapper.context_tokens,
-            size=size,
-            cost=acp.Cost(amount=round(state.usage.cost, 6), currency="USD"),
-        )
-        self._editor_conn().notify(
-            "session/update", acp.SessionNotification(session_id=session.session_id, update=update)
-        )
+        update = await usage_update(await self._api(), session)
+        if update is not None:
+            self._send_update(session.session_id, update)
 
     def _send_update(self, session_id: str, update: acp.SessionUpdate) -> None:
         notification = acp.SessionNotification(session_id=session_id, update=update)
@@ -375,15 +400,3 @@ class AcpAgent:
         api = await self._api()
         with acp_errors():  # its settings_changed updates ``session`` (through the relay)
             await api.set_permission_mode(native)
-
-
-@contextmanager
-def acp_errors() -> Iterator[None]:
-    """The session API's errors in ACP's codes: an unknown session is "resource not found",
-    a busy one an invalid request; the others keep their code and message."""
-    try:
-        yield
-    except SessionNotFound as exc:
-        raise ResourceNotFound(exc.message) from None
-    except SessionBusy as exc:
-        raise InvalidRequest(exc.message) from None

@@ -1,12 +1,13 @@
 """Custom commands for the editor: ACP ``available_commands_update``.
 
-The session's commands (``session/commands``) are sent after ``session/new`` and
-``session/load`` (once their answer is out; not when there are none), and again whenever the
-list differs from the one last sent: after every prompt turn, and on a poll every
-:data:`POLL_SECONDS` while sessions are open. ``session/commands`` reads the command files
-each time (a few small files) without loading an unloaded session, so an edit shows in the
-editor within a poll. An editor invokes a command by sending a prompt whose text starts with
-``/name``; agentd expands it (see docs/commands.md).
+The built-in commands (:mod:`agentd.acp.builtins`) and the session's custom commands
+(``session/commands``) are sent after ``session/new``, ``session/load`` and ``session/fork``
+(once their answer is out), and again whenever the list differs from the one last sent:
+after every prompt turn, and on a poll every :data:`POLL_SECONDS` while sessions are open.
+``session/commands`` reads the command files each time (a few small files) without loading
+an unloaded session, so an edit shows in the editor within a poll. An editor invokes a
+command by sending a prompt whose text starts with ``/name``; agentd expands it (see
+docs/commands.md).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 
+from agentd.acp.builtins import with_builtins
 from agentd.api import SessionApi
 from agentd.errors import RpcError
 from agentd.protocol import acp
@@ -26,18 +28,20 @@ NONE = acp.AvailableCommandsUpdate(available_commands=[])
 
 
 def available_commands(listed: SessionCommandsResult) -> acp.AvailableCommandsUpdate:
-    """The ACP update for a ``session/commands`` answer."""
+    """The ACP update for a ``session/commands`` answer, after the built-ins."""
     return acp.AvailableCommandsUpdate(
-        available_commands=[
-            acp.AvailableCommand(
-                name=command.name,
-                description=command.description,
-                input=acp.UnstructuredCommandInput(hint=command.argument_hint)
-                if command.argument_hint
-                else None,
-            )
-            for command in listed.commands
-        ]
+        available_commands=with_builtins(
+            [
+                acp.AvailableCommand(
+                    name=command.name,
+                    description=command.description,
+                    input=acp.UnstructuredCommandInput(hint=command.argument_hint)
+                    if command.argument_hint
+                    else None,
+                )
+                for command in listed.commands
+            ]
+        )
     )
 
 

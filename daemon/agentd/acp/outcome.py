@@ -10,12 +10,21 @@ in ACP: it answers with error -32603 and the failure's message.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from agentd.errors import InternalError, InvalidParams, RpcError
+from agentd.errors import (
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    RpcError,
+    SessionBusy,
+    SessionNotFound,
+)
 from agentd.protocol import acp
 from agentd.protocol.mcp import McpServerParam
 from agentd.protocol.methods import PromptResult
@@ -71,3 +80,15 @@ def mcp_servers(raw: list[Any]) -> list[McpServerParam] | None:
         except msgspec.ValidationError as exc:
             raise InvalidParams(f"bad MCP server: {exc} - at `$.mcpServers[{index}]`") from None
     return servers
+
+
+@contextmanager
+def acp_errors() -> Iterator[None]:
+    """The session API's errors in ACP's codes: an unknown session is "resource not found",
+    a busy one an invalid request; the others keep their code and message."""
+    try:
+        yield
+    except SessionNotFound as exc:
+        raise ResourceNotFound(exc.message) from None
+    except SessionBusy as exc:
+        raise InvalidRequest(exc.message) from None

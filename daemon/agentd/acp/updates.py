@@ -7,7 +7,8 @@ reasoning deltas become ``agent_message_chunk`` / ``agent_thought_chunk``; a too
 ``tool_call_update`` with the output's tail, its end a ``tool_call_update`` with ``completed``
 or ``failed`` and its content (diffs for file changes, see :mod:`agentd.acp.toolcontent`).
 A permission request sets the call back to ``pending`` until it is answered. A
-``plan_update`` (the ``todo`` tool, also after a replayed history) becomes ``plan``. A hook's
+``plan_update`` (the ``todo`` tool, also after a replayed history) becomes ``plan``. A
+background process is a tool call of its own (:mod:`agentd.acp.processes`). A hook's
 block (``hook_result`` with decision ``block``) becomes an ``agent_thought_chunk`` saying which
 hook blocked what and why (a blocked call's ``failed`` update carries the reason too).
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentd.acp.processes import ProcessUpdates
 from agentd.acp.titles import absolute_path, native_kind_of, tool_kind, tool_title
 from agentd.acp.toolcontent import LIVE_TAIL_CHARS, live_output, result_content
 from agentd.protocol.acp import (
@@ -41,6 +43,7 @@ from agentd.protocol.acp import (
 from agentd.protocol.content import (
     AssistantMessage,
     ImageContent,
+    ServerToolCall,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -64,6 +67,7 @@ from agentd.protocol.events import (
     TurnEnd,
 )
 from agentd.protocol.events import PlanUpdate as PlanEvent
+from agentd.protocol.processes import ProcessExit, ProcessOutput, ProcessStart
 from agentd.protocol.tool_details import ToolDetails
 
 _NOTHING: list[SessionUpdate] = []
@@ -79,6 +83,7 @@ class UpdateMapper:
         self.context_tokens = 0
         self._args: dict[str, tuple[str, dict[str, Any]]] = {}
         self._output: dict[str, list[str]] = {}
+        self._processes = ProcessUpdates()
 
     def map(self, event: Event, seq: int = 1) -> list[SessionUpdate]:
         """The updates for ``event`` (``seq`` 0 with ``message_end``: history replay)."""
@@ -101,6 +106,8 @@ class UpdateMapper:
             return _NOTHING
         if isinstance(event, PlanEvent):
             return [_plan(event)]
+        if isinstance(event, ProcessStart | ProcessOutput | ProcessExit):
+            return self._processes.map(event)
         if isinstance(event, HookResult) and event.decision == "block":
             return [AgentThoughtChunk(content=TextBlock(text=hook_block_text(event)))]
         if isinstance(event, PermissionRequest):
@@ -209,8 +216,12 @@ class UpdateMapper:
         return _NOTHING
 
     def _replay_block(
-        self, message: AssistantMessage, block: TextContent | ThinkingContent | ToolCall
+        self,
+        message: AssistantMessage,
+        block: TextContent | ThinkingContent | ToolCall | ServerToolCall,
     ) -> SessionUpdate | None:
+        if isinstance(block, ServerToolCall):  # replayed as its own tool events
+            return None
         if isinstance(block, TextContent):
             return AgentMessageChunk(content=TextBlock(text=block.text), message_id=message.id)
         if isinstance(block, ThinkingContent):

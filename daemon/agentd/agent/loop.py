@@ -4,8 +4,8 @@
 agent emits every event through one synchronous sink and never touches the transport or the
 disk itself (the session runtime persists ``message_end`` events and fans events out).
 
-An :class:`Agent` holds a session's configuration and conversation; what belongs to one
-run (its result, its open turn, its limits) lives in a :class:`_Run` made by :meth:`run`.
+An :class:`Agent` holds a session's configuration and conversation; one run's own state (its
+result, open turn, limits) is an :class:`~agentd.agent.runstate.ActiveRun` made by :meth:`run`.
 
 Contracts:
 
@@ -35,24 +35,19 @@ Contracts:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
 
 import msgspec
 
-from agentd.agent.budget import Budget, Hold, Ledger, project_next_call
+from agentd.agent.budget import Budget, Ledger
 from agentd.agent.callids import ReplyCallIds
 from agentd.agent.hooks import NO_HOOKS, RunHooks, prompt_hooks, with_context
-from agentd.agent.messages import (
-    cut_short,
-    estimate_tokens,
-    new_id,
-    usable,
-    user_message,
-)
+from agentd.agent.messages import new_id, usable, user_message
+from agentd.agent.ports import CompactReason, ContextTransform, ToolSource
+from agentd.agent.reply import cut_short_reply, estimated_usage, stream_reply
 from agentd.agent.run import ModelBinding, RunRequest
+from agentd.agent.runstate import ActiveRun, RunResult, Stop, end_events, run_budget
 from agentd.agent.scheduling import (
     Authorizer,
     EventSink,
@@ -61,28 +56,19 @@ from agentd.agent.scheduling import (
     ToolRound,
     ToolRunner,
 )
-from agentd.config.prices import usage_cost
 from agentd.protocol.content import (
     AssistantMessage,
     Message,
     StopReason,
     ToolCall,
     ToolResultMessage,
-    Usage,
     UserContent,
     UserMessage,
 )
 from agentd.protocol.events import (
-    AgentEnd,
     AgentStart,
-    ErrorEvent,
     MessageEnd,
     MessageStart,
-    MessageUpdate,
-    Retry,
-    RunStopReason,
-    TextDelta,
-    ToolCallStartDelta,
     TurnEnd,
     TurnStart,
 )
@@ -90,62 +76,9 @@ from agentd.protocol.hooks import HookInput
 from agentd.providers.base import Provider, ProviderRequest, StreamEnd
 from agentd.tools.base import ToolContext, Toolset
 from agentd.tools.skill import STATE as SKILL_STATE
+from agentd.tools.web_search import offered_specs
 
-CompactReason = Literal["threshold", "overflow"]
-ContextTransform = Callable[[list[Message], CompactReason], Awaitable[list[Message] | None]]
-"""Called before each model call (``threshold``) and once after a context-overflow error
-(``overflow``) with a copy of the context; returns the context the loop continues with (a
-compaction: the summary and the kept recent messages), or None to keep it as it is."""
-
-
-class ToolSource(Protocol):
-    """Tools that come and go (MCP servers): :meth:`prepare` gives the toolset at the start
-    of a run (after ``agent_start``), :meth:`refresh` a new one before a turn when it
-    changed (else None)."""
-
-    async def prepare(self) -> Toolset: ...
-
-    async def refresh(self) -> Toolset | None: ...
-
-
-class RunResult(msgspec.Struct):
-    """How a run ended (the ``session/prompt`` result). ``failure`` is the exception of a
-    run that a bug ended (stop reason ``error``), for the caller to log."""
-
-    stop_reason: RunStopReason = "end_turn"
-    turns: int = 0
-    usage: Usage = msgspec.field(default_factory=Usage)
-    error: str | None = None
-    refused: list[tuple[ToolCall, str]] = msgspec.field(default_factory=list)
-    """Tool calls the authorizer refused, with the refusal text."""
-    failure: Exception | None = None
-    error_code: str | None = None
-    """The ``error`` event's code when the run ended with an error (``provider_error``,
-    ``internal_error``, or a :class:`SinkFailed` code such as ``store_error``)."""
-
-
-class _Stop(Exception):
-    """Loop control: end the run with this stop reason."""
-
-    def __init__(self, reason: RunStopReason, error: str | None = None) -> None:
-        super().__init__(reason)
-        self.reason: RunStopReason = reason
-        self.error = error
-
-
-class _Run(msgspec.Struct):
-    """What belongs to one run: its model, its result so far, its limits and its open turn."""
-
-    max_turns: int
-    ledger: Ledger
-    binding: ModelBinding
-    result: RunResult = msgspec.field(default_factory=RunResult)
-    open_turn: int | None = None
-    task: asyncio.Task[RunResult] | None = None
-    aborted: SinkFailed | None = None
-    """Set by :meth:`Agent.abort`: the run ends with this failure, not as cancelled."""
-    hold: Hold | None = None
-    """The next model call's projection, held in the ledgers until its usage is recorded."""
+__all__ = ["Agent", "CompactReason", "ContextTransform", "RunResult", "ToolSource"]
 
 
 @dataclass
@@ -177,26 +110,20 @@ class Agent:
     """Awaited after the ``stop`` hooks, before ``agent_end``: the owner finishes what the run
     left pending (the session's records of changed files); may raise ``SinkFailed``."""
     queues: MessageQueues = field(init=False, repr=False)
-    _active: _Run | None = field(init=False, repr=False, default=None)
+    _active: ActiveRun | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
         self.queues = MessageQueues(lambda update: self.sink(update))
-
-    # --- the loop ----------------------------------------------------------------------------
 
     def binding_of(self, request: RunRequest) -> ModelBinding:
         """The model ``request`` runs on: its own, else the session's."""
         return request.model or ModelBinding(self.provider, self.model)
 
     def budget_of(self, request: RunRequest) -> Budget | None:
-        """The caps of ``request`` (None: none); ConfigError when a cost cap meets a model
-        whose prices are unknown (the caller checks it before the run: :meth:`run` raises it
-        before ``agent_start``)."""
-        if request.max_cost is None and request.max_tokens is None:
-            return None
-        binding = self.binding_of(request)
-        price = binding.provider.price_of(binding.model)
-        return Budget.of_run(request.max_cost, request.max_tokens, price, binding.model)
+        """The caps of ``request`` (:func:`~agentd.agent.runstate.run_budget`; the caller
+        checks them before the run: :meth:`run` raises their ConfigError before
+        ``agent_start``)."""
+        return run_budget(request, self.binding_of(request))
 
     async def run(self, request: RunRequest) -> RunResult:
         """Run the agent on ``request`` until it stops; never raises for provider/tool failures
@@ -212,7 +139,7 @@ class Agent:
         ledger = Ledger(self.budget_of(request), request.parent)
         binding = self.binding_of(request)
         max_turns = request.max_turns or self.max_turns
-        run = _Run(max_turns, ledger, binding, task=asyncio.current_task())
+        run = ActiveRun(max_turns, ledger, binding, task=asyncio.current_task())
         self._active = run
         self.context.state.pop(SKILL_STATE, None)  # a new run follows no skill yet
         try:
@@ -221,7 +148,7 @@ class Agent:
             if self.tool_source is not None:
                 self.toolset = await self.tool_source.prepare()
             await self._loop(run, [prompt])
-        except _Stop as stop:
+        except Stop as stop:
             run.result.stop_reason, run.result.error = stop.reason, stop.error
         except SinkFailed as failed:
             self._failed(run, failed)
@@ -232,7 +159,7 @@ class Agent:
             run.result.failure = exc
         finally:
             self._active = None
-            self._release(run)
+            run.release()
         await self._stop_hooks(run)
         await self._settle(run)
         run.result.usage = ledger.usage  # its subagents' spending included
@@ -247,22 +174,22 @@ class Agent:
         custom command typed (``text`` is its expansion, which the hooks see)."""
         verdict = await prompt_hooks(self.hooks, text)
         if verdict.blocked is not None:
-            raise _Stop("blocked", f"blocked by a hook: {verdict.blocked}")
+            raise Stop("blocked", f"blocked by a hook: {verdict.blocked}")
         return with_context(user_message(text, images, command), verdict.context)
 
-    async def _stop_hooks(self, run: _Run) -> None:
+    async def _stop_hooks(self, run: ActiveRun) -> None:
         """The ``stop`` hooks, told how the run ended (their answer changes nothing). A cancel
         meanwhile ends them, not the report of the run."""
         if self.hooks.wants("stop"):
             stop = HookInput(event="stop", stop_reason=run.result.stop_reason)
             await self._finish(run, self.hooks.fire(stop))
 
-    async def _settle(self, run: _Run) -> None:
+    async def _settle(self, run: ActiveRun) -> None:
         """:attr:`settle`, shielded from a cancel (the run's records must not be cut short)."""
         if self.settle is not None:
             await self._finish(run, asyncio.shield(self.settle()))
 
-    async def _finish(self, run: _Run, step: Awaitable[object]) -> None:
+    async def _finish(self, run: ActiveRun, step: Awaitable[object]) -> None:
         """Await one step of a run's end: a cancel meanwhile is taken back (the run's report
         still follows), a failed sink fails the run."""
         try:
@@ -295,18 +222,18 @@ class Agent:
         run.task.cancel()
         return True
 
-    async def _loop(self, run: _Run, pending: list[UserMessage]) -> None:
+    async def _loop(self, run: ActiveRun, pending: list[UserMessage]) -> None:
         while True:
             self._check_limits(run, pending)
             await self._refresh_tools()
             self._start_turn(run, pending)
-            await self._compact("threshold")
+            await self._compact(run, "threshold")
             reply = await self._call_model(run)
-            if reply.context_overflow and await self._compact("overflow"):
+            if reply.context_overflow and await self._compact(run, "overflow"):
                 reply = await self._call_model(run)
             if reply.message.stop_reason in ("error", "aborted"):
                 self._end_turn(run, reply.message.stop_reason)
-                raise _Stop("error", reply.message.error_message or "the model call failed")
+                raise Stop("error", reply.message.error_message or "the model call failed")
             calls = reply.message.tool_calls()
             if calls:
                 await self._run_tools(run, calls, cut_off=reply.message.stop_reason == "length")
@@ -315,25 +242,32 @@ class Agent:
             if not calls and not pending:
                 return
 
-    def _check_limits(self, run: _Run, pending: list[UserMessage]) -> None:
+    def _check_limits(self, run: ActiveRun, pending: list[UserMessage]) -> None:
         """Stop before a turn the run may not take: past ``max_turns``, or over its budget
         (the pending messages are kept in the session, though no model call follows)."""
         if run.result.turns >= run.max_turns:
-            raise _Stop("max_turns", f"stopped after {run.max_turns} turns (max turns)")
+            raise Stop("max_turns", f"stopped after {run.max_turns} turns (max turns)")
         refusal = run.ledger.capped and self._budget_refusal(run, pending)
         if refusal:
             for message in pending:
                 self._add_user(message)
-            raise _Stop("budget", refusal)
+            raise Stop("budget", refusal)
 
-    def _start_turn(self, run: _Run, pending: list[UserMessage]) -> None:
+    def _start_turn(self, run: ActiveRun, pending: list[UserMessage]) -> None:
         run.result.turns += 1
         run.open_turn = run.result.turns
         self.sink(TurnStart(turn=run.result.turns))
-        for message in pending:
+        for message in [*self._process_notes(), *pending]:
             self._add_user(message)
 
-    def _end_turn(self, run: _Run, stop_reason: StopReason) -> None:
+    def _process_notes(self) -> list[UserMessage]:
+        """The background processes that ended since the model last looked, each told once,
+        as a user message at the start of the turn."""
+        processes = self.context.processes
+        notes = processes.take_exit_notes() if processes is not None else []
+        return [user_message("\n".join(notes))] if notes else []
+
+    def _end_turn(self, run: ActiveRun, stop_reason: StopReason) -> None:
         turn, run.open_turn = run.open_turn, None
         if turn is not None:
             self.sink(TurnEnd(turn=turn, stop_reason=stop_reason))
@@ -343,18 +277,18 @@ class Agent:
         if fresh is not None:
             self.toolset = fresh
 
-    async def _compact(self, reason: CompactReason) -> bool:
+    async def _compact(self, run: ActiveRun, reason: CompactReason) -> bool:
         """Let ``transform_context`` compact the context; adopt what it returns (whether it
         did)."""
         if self.transform_context is None:
             return False
-        context = await self.transform_context(list(self.messages), reason)
+        context = await self.transform_context(list(self.messages), reason, run.binding)
         if context is None:
             return False
         self.messages = context
         return True
 
-    def _cancelled(self, run: _Run) -> None:
+    def _cancelled(self, run: ActiveRun) -> None:
         """A cancel ends the run: the queues are dropped and the open turn ends. A cancel
         that :meth:`abort` sent ends it as that failure."""
         task = asyncio.current_task()
@@ -367,7 +301,7 @@ class Agent:
         self.drop_queues()
         self._end_turn(run, "aborted")
 
-    def _failed(self, run: _Run, failed: SinkFailed) -> None:
+    def _failed(self, run: ActiveRun, failed: SinkFailed) -> None:
         """The sink cannot go on: the run ends with its error (queues dropped, the open turn
         ended), like a cancel the model never sees."""
         run.result.stop_reason, run.result.error = "error", failed.message
@@ -376,38 +310,13 @@ class Agent:
         self._end_turn(run, "aborted")
 
     def _end(self, result: RunResult) -> None:
-        if result.stop_reason == "error" and result.error:
-            if result.error_code is None:
-                result.error_code = "internal_error" if result.failure else "provider_error"
-            self.sink(ErrorEvent(message=result.error, code=result.error_code))
-        usage = result.usage
-        self.sink(
-            AgentEnd(
-                stop_reason=result.stop_reason,
-                turns=result.turns,
-                usage=usage,
-                cost=usage.cost,
-                error=result.error,
-            )
-        )
+        for event in end_events(result):
+            self.sink(event)
 
-    def _budget_refusal(self, run: _Run, pending: list[UserMessage]) -> str | None:
-        """Why the budget forbids the next model call (with ``pending`` added), or None; a
-        call that may be made holds its projection in the ledgers until it is recorded."""
+    def _budget_refusal(self, run: ActiveRun, pending: list[UserMessage]) -> str | None:
+        """Why the budget forbids the next model call (with ``pending`` added), or None."""
         context = [m for m in self.messages if usable(m)] + list(pending)
-        next_call = project_next_call(context, self._preamble_tokens())
-        price = run.binding.provider.price_of(run.binding.model)
-        self._release(run)
-        refusal = run.ledger.refusal(next_call, price)
-        if refusal is None:
-            run.hold = run.ledger.hold(next_call, price)
-        return refusal
-
-    @staticmethod
-    def _release(run: _Run) -> None:
-        if run.hold is not None:
-            run.hold.release()
-            run.hold = None
+        return run.budget_refusal(context, self._preamble_tokens())
 
     def _preamble_tokens(self) -> int:
         """An estimate of what every call sends besides the messages (prompt, tool specs)."""
@@ -415,81 +324,38 @@ class Agent:
 
     # --- one assistant message ---------------------------------------------------------------
 
-    async def _call_model(self, run: _Run) -> StreamEnd:
+    async def _call_model(self, run: ActiveRun) -> StreamEnd:
         """Stream one reply and record it (``message_end``, the run's usage)."""
         message_id = new_id()
         request = ProviderRequest(
             model=run.binding.model,
             system_prompt=self.system_prompt,
             messages=[m for m in self.messages if usable(m)],
-            tools=self.toolset.specs,
+            tools=offered_specs(self.toolset.specs, self.context),
             message_id=message_id,
         )
         self.sink(MessageStart(message_id=message_id, role="assistant"))
         text: list[str] = []
         ids = ReplyCallIds(self.messages)
         try:
-            end = await self._stream(run, request, text, ids)
+            end = await stream_reply(run, request, self.sink, text, ids)
         except asyncio.CancelledError:
-            self._record(run, self._cut_short(run, message_id, text, failed=False))
-            self._spend(run, self._estimate(run, request, text))
+            self._record(run, cut_short_reply(run, message_id, text, failed=False))
+            run.spend(estimated_usage(run, request, text, self._preamble_tokens()))
             raise
         end = msgspec.structs.replace(end, message=ids.finish(end.message))
         end.message.id = message_id
         self._record(run, end.message)
         return end
 
-    async def _stream(
-        self, run: _Run, request: ProviderRequest, text: list[str], ids: ReplyCallIds
-    ) -> StreamEnd:
-        """The provider's stream, its deltas sent on (their text kept in ``text``, tool calls
-        under ids unique in the session: :mod:`agentd.agent.callids`)."""
-        async with contextlib.aclosing(run.binding.provider.stream(request)) as stream:
-            async for item in stream:
-                if isinstance(item, StreamEnd):
-                    return item
-                if isinstance(item, Retry):
-                    self.sink(item)
-                    continue
-                if isinstance(item, TextDelta):
-                    text.append(item.text)
-                elif isinstance(item, ToolCallStartDelta):
-                    item = ids.start(item)
-                self.sink(MessageUpdate(delta=item))
-        return StreamEnd(self._cut_short(run, request.message_id, text, failed=True))
-
-    def _record(self, run: _Run, message: AssistantMessage) -> None:
+    def _record(self, run: ActiveRun, message: AssistantMessage) -> None:
         self.messages.append(message)
         self.sink(MessageEnd(message=message))
-        self._spend(run, message.usage)
-
-    @staticmethod
-    def _spend(run: _Run, usage: Usage) -> None:
-        """Count ``usage`` in the run (and the runs above it, see :class:`Ledger`), in place
-        of what its call held."""
-        Agent._release(run)
-        run.ledger.add(usage)
-        run.result.usage = run.ledger.usage
-
-    def _estimate(self, run: _Run, request: ProviderRequest, text: list[str]) -> Usage:
-        """A call cut by a cancel reports no usage, yet its prompt was sent: an estimate
-        (encoded size / 4) counts in the run's usage, costed at the model's price, so a
-        cancelled or timed-out run reports neither zero tokens nor zero cost. The stored message
-        keeps no usage (nothing was measured)."""
-        sent = estimate_tokens(request.messages) + self._preamble_tokens()
-        usage = Usage(input_tokens=sent, output_tokens=len("".join(text)) // 4)
-        usage.cost = usage_cost(usage, run.binding.provider.price_of(run.binding.model))
-        return usage
-
-    def _cut_short(
-        self, run: _Run, message_id: str, text: list[str], *, failed: bool
-    ) -> AssistantMessage:
-        name, model = run.binding.provider.name, run.binding.model
-        return cut_short(message_id, "".join(text), provider=name, model=model, failed=failed)
+        run.spend(message.usage)
 
     # --- tool calls --------------------------------------------------------------------------
 
-    async def _run_tools(self, run: _Run, calls: list[ToolCall], *, cut_off: bool) -> None:
+    async def _run_tools(self, run: ActiveRun, calls: list[ToolCall], *, cut_off: bool) -> None:
         """Run one reply's tool calls (:class:`ToolRound`: approval in order, scheduling, one
         start and one end event per call whatever happens); their results join the
         conversation in the model's order. ``cut_off``: the reply stopped at the output token

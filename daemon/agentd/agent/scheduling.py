@@ -299,7 +299,16 @@ class ToolRound:
         if barrier:
             await asyncio.wait(barrier)
         result = await self._run_tool(tool, call.arguments, ctx)
-        return await post_tool(self._hooks, call, result)
+        return await self._post_tool(call, result, ctx)
+
+    async def _post_tool(self, call: ToolCall, result: ToolResult, ctx: ToolContext) -> ToolResult:
+        """The ``post_tool`` hooks of ``call``. What they change on disk (a formatter) is
+        watched like a bash command and recorded as the run's change: a rewind restores it,
+        and does not take it for a change made outside agentd."""
+        if ctx.changes is None or not self._hooks.wants("post_tool", call.name):
+            return await post_tool(self._hooks, call, result)
+        async with ctx.changes.watching():
+            return await post_tool(self._hooks, call, result)
 
     def _updater(self, record: _CallRecord) -> Callable[[str], None]:
         tool_call_id = record.call.id

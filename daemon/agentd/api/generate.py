@@ -56,5 +56,6 @@ def _imports(modules: dict[str, set[str]]) -> list[str]:
         if len(names) == 1:
             lines.append(f"    from {module} import {next(iter(names))}")
             continue
-        lines += [f"    from {module} import (", *(f"        {n}," for n in sorted(names)), "    )"]
+        ordered = sorted(names, key=str.lower)  # as ruff's isort orders them
+        lines += [f"    from {module} import (", *(f"        {n}," for n in ordered), "    )"]
     return lines

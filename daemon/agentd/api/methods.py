@@ -16,6 +16,11 @@ if TYPE_CHECKING:
     from agentd.protocol.mcp import (
         McpListParams,
         McpListResult,
+        McpLoginFinishParams,
+        McpLoginParams,
+        McpLoginResult,
+        McpLogoutParams,
+        McpLogoutResult,
     )
     from agentd.protocol.methods import (
         CancelResult,
@@ -49,6 +54,12 @@ if TYPE_CHECKING:
         SetPermissionModeParams,
         SubscribeParams,
         SubscribeResult,
+    )
+    from agentd.protocol.processes import (
+        KillProcessParams,
+        ProcessesParams,
+        ProcessesResult,
+        ProcessInfo,
     )
     from agentd.protocol.rewind import (
         SessionRewindParams,
@@ -94,6 +105,14 @@ class SessionMethods(Protocol):
         self, params: SessionIdParams, subscriber: Subscriber | None = None
     ) -> SessionStateResult: ...
 
+    async def processes(
+        self, params: ProcessesParams, subscriber: Subscriber | None = None
+    ) -> ProcessesResult: ...
+
+    async def kill_process(
+        self, params: KillProcessParams, subscriber: Subscriber | None = None
+    ) -> ProcessInfo: ...
+
     async def messages(
         self, params: MessagesParams, subscriber: Subscriber | None = None
     ) -> MessagesResult: ...
@@ -125,6 +144,18 @@ class SessionMethods(Protocol):
     async def mcp_list(
         self, params: McpListParams, subscriber: Subscriber | None = None
     ) -> McpListResult: ...
+
+    async def mcp_login(
+        self, params: McpLoginParams, subscriber: Subscriber | None = None
+    ) -> McpLoginResult: ...
+
+    async def mcp_login_finish(
+        self, params: McpLoginFinishParams, subscriber: Subscriber | None = None
+    ) -> McpLoginResult: ...
+
+    async def mcp_logout(
+        self, params: McpLogoutParams, subscriber: Subscriber | None = None
+    ) -> McpLogoutResult: ...
 
     async def list(
         self, params: SessionListParams, subscriber: Subscriber | None = None

@@ -227,10 +227,17 @@ def _untrust_annotations(
     merged: dict[str, Any], project_raw: dict[str, Any], project_file: Path, warnings: list[str]
 ) -> None:
     """A server a project file defines or changes never has its tool annotations trusted:
-    only the user's own file may say ``trust_annotations`` (see "MCP servers")."""
+    only the user's own file may say ``trust_annotations`` (see "MCP servers"); nor does it
+    get an OAuth client secret from the daemon's environment (``oauth_client_secret_env``: a
+    project could name any variable and a token endpoint to send it to)."""
     servers = merged.get("mcp_servers")
     for name in project_raw.get("mcp_servers") or {}:
         table = servers.get(name) if isinstance(servers, dict) else None
+        if isinstance(table, dict) and table.pop("oauth_client_secret_env", None):
+            warnings.append(
+                f"{project_file} sets MCP server {name!r}, so it gets no OAuth client secret: "
+                "only your own config can set oauth_client_secret_env"
+            )
         if isinstance(table, dict) and table.get("trust_annotations"):
             table["trust_annotations"] = False
             warnings.append(

@@ -165,6 +165,21 @@ class McpServerSection(msgspec.Struct, forbid_unknown_fields=True):
             "`read-only` sessions (honoured in your own config only, never from a project)"
         ),
     ] = False
+    oauth_client_id: Annotated[
+        str | None,
+        doc(
+            "an OAuth client ID registered with the server's authorization server "
+            "(`agentctl mcp login` then registers none)"
+        ),
+    ] = None
+    oauth_client_secret_env: Annotated[
+        str | None,
+        doc("the daemon's environment variable holding that client's secret (if it has one)"),
+    ] = None
+    oauth_callback_port: Annotated[
+        Annotated[int, msgspec.Meta(ge=1, le=65535)] | None,
+        doc("the loopback port of the redirect registered for it (default: any free port)"),
+    ] = None
 
 
 class LanguageServerSection(msgspec.Struct, forbid_unknown_fields=True):
@@ -213,8 +228,11 @@ class WebSearchSection(msgspec.Struct, forbid_unknown_fields=True):
     """The ``web_search`` tool's backend; without this table the tool is not offered."""
 
     backend: Annotated[
-        Literal["searxng", "brave", "tavily"],
-        doc("`searxng` (self-hosted, no key), `brave` or `tavily` (an API key)"),
+        Literal["searxng", "brave", "tavily", "provider"],
+        doc(
+            "`searxng` (self-hosted, no key), `brave` or `tavily` (an API key), or `provider`: "
+            "the session's provider searches on its side (Anthropic, OpenAI Responses)"
+        ),
     ]
     url: Annotated[
         str | None,
@@ -228,6 +246,17 @@ class WebSearchSection(msgspec.Struct, forbid_unknown_fields=True):
         int, msgspec.Meta(ge=1, le=20), doc("results per search when the model asks none")
     ] = 8
     timeout: Annotated[float, msgspec.Meta(gt=0), doc("seconds one search may take")] = 15.0
+    allowed_domains: Annotated[
+        list[str],
+        doc("only results from these domains and their subdomains (every backend)"),
+    ] = msgspec.field(default_factory=list)
+    blocked_domains: Annotated[
+        list[str], doc("never results from these domains (every backend)")
+    ] = msgspec.field(default_factory=list)
+    max_uses: Annotated[
+        Annotated[int, msgspec.Meta(ge=1)] | None,
+        doc("`provider`: searches one reply may make (default: the provider's limit)"),
+    ] = None
 
 
 class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):

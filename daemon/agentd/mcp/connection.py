@@ -17,12 +17,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agentd.mcp.credentials import PreRegistered
 from agentd.mcp.http import HttpTransport
 from agentd.mcp.servers import ServerDef
 from agentd.mcp.stdio import StdioTransport
-from agentd.mcp.transport import CallFailed, Json, Transport
+from agentd.mcp.transport import CallFailed, Json, LoginNeeded, Transport, login_hint
 
-__all__ = ["CallFailed", "Connection", "Progress", "StartFailed"]
+__all__ = ["CallFailed", "Connection", "LoginRequired", "Progress", "StartFailed"]
 
 MAX_PAGES = 1000
 """Pages of ``tools/list`` read at most (a server whose cursors never end is cut there)."""
@@ -33,6 +34,11 @@ Progress = Callable[[float, float | None, str | None], None]
 
 class StartFailed(Exception):
     """The server could not be started or did not answer ``initialize``; the text says why."""
+
+
+class LoginRequired(StartFailed):
+    """The server wants the user to sign in (``agentctl mcp login NAME``, which the text
+    names); not a failure of the server, so never counted towards its restart limit."""
 
 
 class Connection:
@@ -59,6 +65,8 @@ class Connection:
         """Set by :meth:`stop`: the ending is wanted, not a failure."""
         self.stale = False
         """The server announced a new tool list that was not fetched yet."""
+        self.login_required = False
+        """It ended because the server wants the user to sign in (:class:`LoginRequired`)."""
         self._on_change = on_change
         self._on_exit = on_exit
         self._transport: Transport | None = None
@@ -105,15 +113,18 @@ class Connection:
         calling task sends ``notifications/cancelled`` and ends the call at once. CallFailed
         on an error answer, a timeout, a lost connection or an answer over the size limit."""
         transport = self._live()
-        if on_progress is None:
-            return await transport.call_tool(name, arguments, timeout, None)
-        self._tokens += 1
-        token = self._tokens
-        self._progress[token] = on_progress
+        token = None
+        if on_progress is not None:
+            self._tokens += 1
+            token = self._tokens
+            self._progress[token] = on_progress
         try:
             return await transport.call_tool(name, arguments, timeout, token)
+        except LoginNeeded:
+            raise CallFailed(login_hint(self.definition.name)) from None
         finally:
-            del self._progress[token]
+            if token is not None:
+                del self._progress[token]
 
     async def refresh_tools(self) -> None:
         """Fetch the tool list again (after ``list_changed``)."""
@@ -175,13 +186,15 @@ class Connection:
     def _make_transport(self) -> Transport:
         definition = self.definition
         if definition.url:
-            return HttpTransport(definition.url, dict(definition.headers), self)
+            client = pre_registered(definition)
+            return HttpTransport(definition.url, dict(definition.headers), self, client=client)
         assert definition.command is not None
         cwd = Path(definition.cwd).expanduser() if definition.cwd else self.cwd
         argv = [definition.command, *definition.args]
         return StdioTransport(definition.name, argv, self.env, cwd, self)
 
     async def _own(self, ready: asyncio.Future[None]) -> None:
+        transport: Transport | None = None
         try:
             async with contextlib.AsyncExitStack() as stack:
                 transport = self._make_transport()
@@ -191,15 +204,37 @@ class Connection:
                 ready.set_result(None)
                 await self._stop.wait()
         except BaseException as exc:
-            self.error = self.error or _describe(exc)
-            if not ready.done():
+            self.login_required = _login_needed(exc)
+            if self.login_required and not ready.done():
+                self.error = login_hint(self.definition.name)
+                ready.set_exception(LoginRequired(self.error))
+            said = (transport.failure(exc) if transport else None) or _describe(exc)
+            if not ready.done():  # the start's own failure says more than a lost pipe
+                self.error = said
                 ready.set_exception(StartFailed(self.error))
+            self.error = self.error or said
             if not isinstance(exc, Exception | asyncio.CancelledError):
                 raise
         finally:
             self._transport = None
             self._exited = True
             self._on_exit()
+
+
+def pre_registered(definition: ServerDef) -> PreRegistered | None:
+    """The OAuth client the server's table names, if any."""
+    return PreRegistered.of(
+        definition.oauth_client_id,
+        definition.oauth_client_secret_env,
+        definition.oauth_callback_port,
+    )
+
+
+def _login_needed(exc: BaseException) -> bool:
+    """Whether ``exc`` (or the first of a group, as anyio raises) is a LoginNeeded."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return isinstance(exc, LoginNeeded)
 
 
 def _describe(exc: BaseException) -> str:

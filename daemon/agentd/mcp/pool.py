@@ -3,7 +3,9 @@ use it, started lazily and stopped when no session has used it for a while.
 
 A server that died is started again when a session next needs it, at most
 :data:`MAX_RESTARTS` times, each after a longer back-off (1 s, 2 s, 4 s); after that it stays
-failed until the daemon restarts (the sessions are told once).
+failed until the daemon restarts (the sessions are told once). A server that wants the user
+to sign in (:class:`~agentd.mcp.connection.LoginRequired`) is not counted: the next session
+tries it again at once, so it works as soon as ``agentctl mcp login NAME`` is done.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from agentd.log import get_logger
-from agentd.mcp.connection import Connection, StartFailed
+from agentd.mcp.connection import Connection, LoginRequired, StartFailed
 from agentd.mcp.servers import ServerDef, qualified_name
 from agentd.protocol.mcp import McpServerInfo, McpServerState
 
@@ -154,6 +156,10 @@ class McpPool:
         entry.connection = connection
         try:
             await connection.start()
+        except LoginRequired as exc:  # the user's to fix, at once: no back-off, not counted
+            entry.connection = None
+            entry.error = str(exc)
+            raise
         except StartFailed as exc:
             entry.connection = None
             self._failed(entry, str(exc))
@@ -166,7 +172,7 @@ class McpPool:
         """The server ended: a failure (counted once, for the restart limit) unless it was
         stopped."""
         wanted = connection.stopping or entry.counted is connection
-        if entry.connection is connection and not wanted:
+        if entry.connection is connection and not wanted and not connection.login_required:
             entry.counted = connection
             self._failed(entry, connection.error or "the server exited")
 

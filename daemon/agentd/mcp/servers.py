@@ -61,6 +61,10 @@ class ServerDef(msgspec.Struct, frozen=True):
     trust_annotations: bool = False
     """Whether the server's tool annotations (``readOnlyHint``) are believed: only for a
     ``config`` server whose table in the user's own file says so."""
+    oauth_client_id: str | None = None
+    oauth_client_secret_env: str | None = None
+    oauth_callback_port: int | None = None
+    """A pre-registered OAuth client (``agentctl mcp login`` registers none then)."""
 
     @property
     def key(self) -> tuple[Any, ...]:
@@ -180,6 +184,9 @@ def from_section(
         enabled_tools=tuple(section.enabled_tools) if section.enabled_tools is not None else None,
         disabled_tools=tuple(section.disabled_tools),
         trust_annotations=section.trust_annotations and source == "config",
+        oauth_client_id=section.oauth_client_id,
+        oauth_client_secret_env=section.oauth_client_secret_env,
+        oauth_callback_port=section.oauth_callback_port,
     )
 
 

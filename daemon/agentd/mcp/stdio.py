@@ -85,6 +85,7 @@ class StdioTransport:
         self.cwd = cwd
         self.listener = listener
         self._conn: Connection | None = None
+        self._last_stderr = ""
 
     async def open(self, stack: contextlib.AsyncExitStack) -> None:
         read_fd, write_fd = os.pipe()
@@ -111,8 +112,27 @@ class StdioTransport:
         stack.push_async_callback(lambda: asyncio.shield(_stop(process, conn)))
         pump = asyncio.create_task(self._pump_stderr(read_fd))
         stack.push_async_callback(_cancel, pump)
-        await self._request("initialize", initialize_params(), None)
+        try:
+            await self._request("initialize", initialize_params(), None)
+        except CallFailed as exc:
+            raise CallFailed(await self._exit_reason(process, pump) or str(exc)) from None
         conn.notify("notifications/initialized", {})
+
+    async def _exit_reason(
+        self, process: asyncio.subprocess.Process, pump: asyncio.Task[None]
+    ) -> str | None:
+        """Why a server that ended before answering ``initialize`` did: its exit code and
+        the last line of its stderr (None when it has not exited)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(process.wait(), GRACE_SECONDS)
+        await asyncio.wait({pump}, timeout=GRACE_SECONDS)
+        if process.returncode is None:
+            return None
+        said = f": {self._last_stderr}" if self._last_stderr else ""
+        return f"the server exited with code {process.returncode} before initialize{said}"
+
+    def failure(self, exc: BaseException) -> str | None:
+        return None  # its errors say why themselves
 
     async def list_tools(self, cursor: str | None) -> Json:
         return await self._request("tools/list", {"cursor": cursor} if cursor else {}, 60)
@@ -171,7 +191,9 @@ class StdioTransport:
                     continue
                 if not line:
                     break
-                limiter.log(line.decode(errors="replace").rstrip()[:STDERR_LINE_CHARS])
+                text = line.decode(errors="replace").rstrip()[:STDERR_LINE_CHARS]
+                self._last_stderr = text.strip()[:500] or self._last_stderr
+                limiter.log(text)
         finally:
             limiter.flush()
             transport.close()

@@ -22,6 +22,16 @@ class CallFailed(Exception):
     size limit); the text says why."""
 
 
+class LoginNeeded(CallFailed):
+    """The server wants an authorization that only the user can give (an HTTP server's 401:
+    ``agentctl mcp login NAME``, :mod:`agentd.mcp.login`)."""
+
+
+def login_hint(name: str) -> str:
+    """What a session warning and ``mcp list --check`` say about such a server."""
+    return f"it needs you to sign in (OAuth): run `agentctl mcp login {name}`"
+
+
 class Listener(Protocol):
     """What a transport reports: the methods of the server's notifications, the params of its
     ``notifications/progress``, and that the server went away (with why)."""
@@ -42,6 +52,11 @@ class Transport(Protocol):
     async def open(self, stack: contextlib.AsyncExitStack) -> None:
         """Start the server (spawn it, or connect) and run ``initialize``; what undoes that
         is pushed on ``stack``. OSError, or the transport's own error, when it cannot."""
+        ...
+
+    def failure(self, exc: BaseException) -> str | None:
+        """What ``exc`` (raised by :meth:`open` or by leaving its ``stack``) means for this
+        transport, in a line; None to let the connection describe it."""
         ...
 
     async def list_tools(self, cursor: str | None) -> Json:

@@ -37,6 +37,10 @@ RUN_DOC = (
     "result's structuredContent has the sessionId (continue with agentd_reply), the final "
     "text, stopReason, usage and filesChanged."
 )
+SANDBOX_DOC = (
+    "workspace: file tools and bash may change only files under cwd (permissionMode auto "
+    "needs it); none: no sandbox (default: agentd mcp's --sandbox, else the configuration)"
+)
 REPLY_DOC = (
     "Continue an agentd session that agentd_run started in this server with another prompt; "
     "one whole turn."
@@ -85,6 +89,9 @@ def build_server(
         provider: str | None = None,
         model: str | None = None,
         permissionMode: Literal["auto", "ask", "read-only"] | None = None,
+        sandbox: Annotated[
+            Literal["workspace", "none"] | None, Field(description=SANDBOX_DOC)
+        ] = None,
     ) -> Answer:
         mode: PermissionMode | None = permissionMode or defaults.permission_mode
         outside = _outside_roots(cwd, roots)
@@ -97,6 +104,7 @@ def build_server(
             provider=provider or defaults.provider,
             model=model or defaults.model,
             permission_mode=mode,
+            sandbox=sandbox or defaults.sandbox,
         )
         try:
             info = await (await turns.sessions()).create(params, None)

@@ -9,6 +9,7 @@ import msgspec
 
 from agentd.mockllm.reply import Plan, PlannedCall, cut_for_truncation
 from agentd.mockllm.scenarios import Conversation
+from agentd.mockllm.search import anthropic_blocks, anthropic_citations, anthropic_offer
 
 _ERROR_TYPES = {
     400: "invalid_request_error",
@@ -39,6 +40,7 @@ def parse_request(body: dict[str, Any]) -> Conversation:
         tool_results=results,
         model=str(body.get("model") or "mock-model"),
         stream=bool(body.get("stream")),
+        search=anthropic_offer(body),
     )
 
 
@@ -58,8 +60,13 @@ def stream_frames(plan: Plan, model: str) -> list[bytes]:
         )
         index += 1
     body.append(_event("ping", {}))
+    for block, given in anthropic_blocks(plan.searches):
+        pieces = [{"type": "input_json_delta", "partial_json": given}] if given else []
+        body += _block_frames(index, block, pieces)
+        index += 1
     if plan.text:
         deltas = [{"type": "text_delta", "text": piece} for piece in plan.text_pieces]
+        deltas += anthropic_citations(plan.searches)
         body += _block_frames(index, {"type": "text", "text": ""}, deltas)
         index += 1
     for call in plan.calls:
@@ -72,7 +79,9 @@ def stream_frames(plan: Plan, model: str) -> list[bytes]:
     if plan.truncate:
         return head + cut_for_truncation(body)
     stop = {"stop_reason": _stop_reason(plan), "stop_sequence": None}
-    usage = {"output_tokens": plan.usage.output_tokens}
+    usage: dict[str, Any] = {"output_tokens": plan.usage.output_tokens}
+    if plan.searches.searches:
+        usage["server_tool_use"] = {"web_search_requests": len(plan.searches.searches)}
     closing = [
         _event("message_delta", {"delta": stop, "usage": usage}),
         _event("message_stop", {}),
@@ -87,8 +96,13 @@ def message(plan: Plan, model: str) -> dict[str, Any]:
         content.append(
             {"type": "thinking", "thinking": plan.reasoning, "signature": MOCK_SIGNATURE}
         )
+    for block, given in anthropic_blocks(plan.searches):
+        content.append({**block, "input": msgspec.json.decode(given)} if given else block)
     if plan.text:
-        content.append({"type": "text", "text": plan.text})
+        cited = [delta["citation"] for delta in anthropic_citations(plan.searches)]
+        content.append(
+            {"type": "text", "text": plan.text, **({"citations": cited} if cited else {})}
+        )
     for call in plan.calls:
         try:
             arguments = msgspec.json.decode(call.arguments)

@@ -12,7 +12,8 @@ import zlib
 
 import msgspec
 
-from agentd.mockllm.scenarios import StepSpec
+from agentd.mockllm.scenarios import SearchOffer, StepSpec
+from agentd.mockllm.search import PlannedSearches, plan_searches
 
 _MIN_PIECE = 3
 _MAX_PIECE = 8
@@ -49,6 +50,7 @@ class Plan(msgspec.Struct, frozen=True):
     delay_ms: int = 0
     chunk_delay_ms: int = 0
     stop: str | None = None
+    searches: PlannedSearches = PlannedSearches()
 
     @property
     def finish(self) -> str:
@@ -73,8 +75,9 @@ def split(text: str, size: int | None = None) -> list[str]:
     return pieces
 
 
-def plan_reply(step: StepSpec, request_chars: int) -> Plan:
-    """The reply to stream for ``step``; ``request_chars`` sizes the input token estimate."""
+def plan_reply(step: StepSpec, request_chars: int, search: SearchOffer | None = None) -> Plan:
+    """The reply to stream for ``step``; ``request_chars`` sizes the input token estimate;
+    ``search``: the provider-side search the request offers (its scripted searches run)."""
     response = step.response
     text = response.text
     calls = [
@@ -105,6 +108,7 @@ def plan_reply(step: StepSpec, request_chars: int) -> Plan:
         delay_ms=step.delay_ms,
         chunk_delay_ms=step.chunk_delay_ms,
         stop=response.stop,
+        searches=plan_searches(response, search),
     )
 
 

@@ -9,6 +9,7 @@ import msgspec
 
 from agentd.mockllm.reply import Plan, PlannedCall, PlannedUsage, cut_for_truncation
 from agentd.mockllm.scenarios import Conversation
+from agentd.mockllm.search import responses_annotations, responses_items, responses_offer
 
 _ERROR_CODES = {400: "invalid_request_error", 401: "invalid_api_key", 429: "rate_limit_exceeded"}
 MOCK_ENCRYPTED = "mock-encrypted-reasoning"
@@ -34,6 +35,7 @@ def parse_request(body: dict[str, Any]) -> Conversation:
         tool_results=results,
         model=str(body.get("model") or "mock-model"),
         stream=bool(body.get("stream")),
+        search=responses_offer(body),
     )
 
 
@@ -74,8 +76,10 @@ def _items(plan: Plan) -> list[dict[str, Any]]:
                 "encrypted_content": MOCK_ENCRYPTED,
             }
         )
+    items += responses_items(plan.searches)
     if plan.text:
-        content = [{"type": "output_text", "text": plan.text, "annotations": []}]
+        notes = responses_annotations(plan.searches, plan.text)
+        content = [{"type": "output_text", "text": plan.text, "annotations": notes}]
         message = {
             "type": "message",
             "id": "msg_mock_1",
@@ -116,6 +120,17 @@ def _item_frames(position: int, item: dict[str, Any], plan: Plan) -> list[bytes]
             _event("response.output_text.delta", {**where, "content_index": 0, "delta": p})
             for p in plan.text_pieces
         ]
+        deltas += [
+            _event(
+                "response.output_text.annotation.added",
+                {**where, "content_index": 0, "annotation_index": n, "annotation": note},
+            )
+            for n, note in enumerate(item["content"][0]["annotations"])
+        ]
+    elif kind == "web_search_call":
+        added = {"type": kind, "id": item["id"], "status": "in_progress"}
+        steps = ("in_progress", "searching", "completed" if item["status"] != "failed" else None)
+        deltas = [_event(f"response.web_search_call.{s}", where) for s in steps if s]
     else:
         added = {**item, "arguments": "", "status": "in_progress"}
         pieces = next(c.pieces for c in plan.calls if c.id == item["call_id"])

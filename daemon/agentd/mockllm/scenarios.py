@@ -37,17 +37,47 @@ class ToolCallSpec(msgspec.Struct, forbid_unknown_fields=True):
     type: str = "function"
 
 
+class SearchResultSpec(msgspec.Struct, forbid_unknown_fields=True):
+    """One result of a provider-side search."""
+
+    url: str
+    title: str = ""
+    snippet: str = ""
+
+
+class ServerSearchSpec(msgspec.Struct, forbid_unknown_fields=True):
+    """A search the provider runs on its side before the reply's text (only when the request
+    offers its web search tool): the ``query``, its ``results`` (the request's domain filters
+    apply), or an ``error`` code (``max_uses_exceeded``, ``too_many_requests``…)."""
+
+    query: str
+    results: list[SearchResultSpec] = msgspec.field(default_factory=list)
+    error: str | None = None
+
+
+class CitationSpec(msgspec.Struct, forbid_unknown_fields=True):
+    """A source the reply's text cites (``cited_text`` should occur in the text)."""
+
+    url: str
+    title: str = ""
+    cited_text: str = ""
+
+
 class ResponseSpec(msgspec.Struct, forbid_unknown_fields=True):
     """One reply: text (``content`` repeated ``content_repeat`` times), tool calls, reasoning.
 
     ``stop`` ends the reply as cut by the output token limit (``length``) or refused by the
-    model (``refusal``: Anthropic's ``refusal``, OpenAI's ``content_filter``)."""
+    model (``refusal``: Anthropic's ``refusal``, OpenAI's ``content_filter``).
+    ``server_searches`` and ``citations``: the provider's own web search (Anthropic and
+    Responses formats), sent only when the request offers that tool."""
 
     content: str = ""
     tool_calls: list[ToolCallSpec] = msgspec.field(default_factory=list)
     reasoning: str = ""
     content_repeat: Annotated[int, msgspec.Meta(ge=1)] = 1
     stop: Literal["length", "refusal"] | None = None
+    server_searches: list[ServerSearchSpec] = msgspec.field(default_factory=list)
+    citations: list[CitationSpec] = msgspec.field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -104,13 +134,24 @@ class Scenarios(msgspec.Struct, forbid_unknown_fields=True):
     )
 
 
+class SearchOffer(msgspec.Struct, frozen=True):
+    """The provider-side web search a request offers, with its limits."""
+
+    allowed_domains: tuple[str, ...] = ()
+    blocked_domains: tuple[str, ...] = ()
+    max_uses: int | None = None
+    sources: bool = True
+
+
 class Conversation(msgspec.Struct, frozen=True):
-    """What the mock reads from a request, in either wire format."""
+    """What the mock reads from a request, in either wire format (``search``: the
+    provider-side web search it offers, None for none)."""
 
     last_user_text: str
     tool_results: int
     model: str
     stream: bool
+    search: SearchOffer | None = None
 
 
 BUILT_IN = Path(__file__).with_name("scenarios.json")

@@ -187,7 +187,7 @@ class MockLLMServer:
             step = StepSpec(response=self.scenarios.default_response)
         else:
             step = step_for(scenario, conversation.tool_results)
-        plan = plan_reply(step, len(request.body))
+        plan = plan_reply(step, len(request.body), conversation.search)
         if plan.delay_ms:
             await asyncio.sleep(plan.delay_ms / 1000)
         if conversation.stream:

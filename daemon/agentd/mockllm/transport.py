@@ -24,31 +24,62 @@ from agentd.mockllm.http import Request, Responder
 from agentd.mockllm.scenarios import ScenarioError, Scenarios, load_scenarios
 from agentd.mockllm.server import MockLLMServer
 
+__all__ = ["MockTransport", "ScenarioError", "mock_scenarios"]
+
 _END = None
 _Item = tuple[int, dict[str, str]] | bytes | BaseException | None
 
 
-def mock_scenarios() -> Scenarios:
-    """The scenarios of ``--provider mock``: the file ``AGENTD_MOCK_SCENARIOS`` names now, else
-    the built-in ones (each file read once per process; a bad file raises ScenarioError)."""
-    return _scenarios_at(os.environ.get("AGENTD_MOCK_SCENARIOS") or None)
+def mock_scenarios(path: str | None = None) -> Scenarios:
+    """The scenarios of ``--provider mock`` now: those of the file ``path`` (the session
+    client's ``AGENTD_MOCK_SCENARIOS``; ``""``: the built-in ones), or with ``path`` None
+    those of the file the daemon's own ``AGENTD_MOCK_SCENARIOS`` names (else the built-in
+    ones). A file is read again when it changed (its size, modification time or inode:
+    checked at every call, that is at every model request); a bad file raises
+    ScenarioError."""
+    chosen = os.environ.get("AGENTD_MOCK_SCENARIOS") if path is None else path
+    if not chosen:
+        return _built_in()
+    try:
+        info = Path(chosen).stat()
+    except OSError:
+        return load_scenarios(Path(chosen))  # the error names the file
+    stamp = (info.st_ino, info.st_size, info.st_mtime_ns)
+    known = _read.get(chosen)
+    if known is None or known[0] != stamp:
+        known = _read[chosen] = (stamp, load_scenarios(Path(chosen)))
+    return known[1]
+
+
+_read: dict[str, tuple[tuple[int, int, int], Scenarios]] = {}
+"""Each scenarios file as last read, with the stamp it had then."""
 
 
 @cache
-def _scenarios_at(path: str | None) -> Scenarios:
-    return load_scenarios(Path(path) if path else None)
+def _built_in() -> Scenarios:
+    return load_scenarios(None)
 
 
 class MockTransport(httpx.AsyncBaseTransport):
-    """Answers every request with a :class:`MockLLMServer` that never listens."""
+    """Answers every request with a :class:`MockLLMServer` that never listens: with the
+    scenarios of ``scenarios_path`` (see :func:`mock_scenarios`) as they are at that
+    request, or always those of the ``server`` given."""
 
-    def __init__(self, server: MockLLMServer | None = None) -> None:
+    def __init__(
+        self, scenarios_path: str | None = None, *, server: MockLLMServer | None = None
+    ) -> None:
+        self._path = scenarios_path
+        self._fixed = server is not None
         self._server = server
 
     @property
     def server(self) -> MockLLMServer:
+        """The server answering the next request (its scenarios current)."""
+        scenarios = None if self._fixed else mock_scenarios(self._path)
         if self._server is None:
-            self._server = MockLLMServer(mock_scenarios(), keep_requests=0)  # nobody reads them
+            self._server = MockLLMServer(scenarios, keep_requests=0)  # nobody reads them
+        elif scenarios is not None and self._server.scenarios is not scenarios:
+            self._server.scenarios = scenarios  # the file changed: its new text from now on
         return self._server
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:

@@ -62,6 +62,7 @@ from typing import Any, Literal, TypeGuard
 
 import msgspec
 
+from agentd.paths import config_dir
 from agentd.permissions.commands import (
     command_prefix,
     deny_forms,
@@ -102,16 +103,23 @@ def _is_mode(mode: str) -> TypeGuard[PermissionMode]:
     return mode in MODES
 
 
-def unsandboxed_auto(mode: str, *, sandboxed: bool, allowed: bool) -> str | None:
+def unsandboxed_auto(
+    mode: str, *, sandboxed: bool, allowed: bool, config_file: Path | None = None
+) -> str | None:
     """Why ``mode`` may not apply to a session (None: it may): ``auto`` runs every call
-    unasked, so it needs the workspace sandbox or the user's explicit opt-in."""
+    unasked, so it needs the workspace sandbox or the user's explicit opt-in. The message
+    names both ways out: the sandbox as every client sets it, and the opt-in's exact line in
+    the user's ``config_file`` (default: ``$XDG_CONFIG_HOME/agentd/config.toml``, the real
+    path)."""
     if mode != "auto" or sandboxed or allowed:
         return None
+    where = config_file or config_dir() / "config.toml"
     return (
-        '`auto` mode runs every tool call without asking, so it needs sandbox = "workspace". '
-        'Start the session with sandbox = "workspace", or, to run auto without a sandbox, set '
-        "`allow_auto_without_sandbox = true` in the [permissions] table of your "
-        "~/.config/agentd/config.toml."
+        "`auto` mode runs every tool call without asking, so it needs the workspace sandbox: "
+        "start the session with `--sandbox workspace` (agentctl send/chat, agentd acp/mcp/lsp), "
+        '`"sandbox": "workspace"` (session/new, the agentd_run tool) or '
+        '`sandbox = "workspace"` in the configuration; or, to run auto without a sandbox, add '
+        f"the line `allow_auto_without_sandbox = true` under `[permissions]` in {where}."
     )
 
 
@@ -142,6 +150,7 @@ class PermissionPolicy:
         allow_dangerous: bool = False,
         allow_auto_without_sandbox: bool = False,
         keep_in_project: Callable[[list[str]], None] | None = None,
+        config_file: Path | None = None,
     ) -> None:
         if not _is_mode(mode):
             raise PolicyError(f"Unknown permission mode {mode!r}; use one of {', '.join(MODES)}.")
@@ -156,6 +165,8 @@ class PermissionPolicy:
         self.keep_in_project = keep_in_project
         """Saves allow rules for the session's folder in the user's config (given by the
         session factory; None: "always in this project" is not offered)."""
+        self.config_file = config_file
+        """The user's configuration file, named when ``auto`` is refused (None: the default)."""
 
     def switch_mode(self, mode: PermissionMode) -> None:
         """Apply ``mode`` from the next tool call on (``session/setPermissionMode``)."""
@@ -218,6 +229,10 @@ class PermissionPolicy:
             reason = f"{tool.name} reaches the network: it needs approval in read-only mode"
             return Decision("ask", reason)
         return Decision("ask", f"{tool.name} needs approval in ask mode")
+
+    def runs_unasked(self, tool: Tool, args: dict[str, Any]) -> bool:
+        """Whether :meth:`check` allows the call outright (no approval asked)."""
+        return self.check(tool, args).action == "allow"
 
     def _check_mcp(self, tool: Tool) -> Decision:
         """An MCP tool (``mcp__server__tool``): deny rules, the read-only ceiling, allow

@@ -17,10 +17,21 @@ from agentd.protocol.tool_details import ToolDetails
 from agentd.protocol.usage import Usage as Usage  # re-exported: the conversation's usage type
 
 
+class Citation(Wire):
+    """A source the model cited for a passage of its text (a provider-side web search's
+    result): the page's ``url`` and ``title`` and the ``cited_text`` it relied on."""
+
+    url: str
+    title: str = ""
+    cited_text: str = ""
+
+
 class TextContent(Wire, tag="text", tag_field="type"):
-    """A block of plain text."""
+    """A block of plain text; ``citations``: the sources a provider-side search gave for it
+    (assistant text only)."""
 
     text: str
+    citations: list[Citation] = msgspec.field(default_factory=list)
 
 
 class ImageContent(Wire, tag="image", tag_field="type"):
@@ -61,8 +72,26 @@ class ToolCall(Wire, tag="tool_call", tag_field="type"):
     provider_id: str | None = None
 
 
+class ServerToolCall(Wire, tag="server_tool_call", tag_field="type"):
+    """A tool the provider ran on its side while replying (its web search): nothing runs
+    here. ``arguments`` as the model gave them, ``result`` the text clients show, ``details``
+    typed for UIs (:class:`WebSearchDetails`), ``is_error`` when the provider's tool failed.
+
+    ``api`` is the wire format of ``raw``: the provider's own blocks for this call and its
+    result, sent back unchanged to a provider of that format (dropped for any other)."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any] = msgspec.field(default_factory=dict)
+    result: str = ""
+    is_error: bool = False
+    details: ToolDetails | None = None
+    api: str = ""
+    raw: list[dict[str, Any]] = msgspec.field(default_factory=list)
+
+
 UserContent = TextContent | ImageContent
-AssistantContent = TextContent | ThinkingContent | ToolCall
+AssistantContent = TextContent | ThinkingContent | ToolCall | ServerToolCall
 
 StopReason = Literal["stop", "tool_use", "length", "error", "aborted"]
 """Why an assistant message ended: a natural stop, tool calls to run, the output token limit,
@@ -97,6 +126,10 @@ class AssistantMessage(Wire, tag="assistant", tag_field="role"):
     def tool_calls(self) -> list[ToolCall]:
         """The tool calls of this message, in the order the model issued them."""
         return [block for block in self.content if isinstance(block, ToolCall)]
+
+    def server_tool_calls(self) -> list[ServerToolCall]:
+        """The tools the provider ran on its side during this reply, in order."""
+        return [block for block in self.content if isinstance(block, ServerToolCall)]
 
     def text(self) -> str:
         """All text blocks joined (no thinking, no tool calls)."""

@@ -17,6 +17,7 @@ import msgspec
 from agentd.protocol.approval import ApprovalPreview
 from agentd.protocol.base import Wire
 from agentd.protocol.content import Message, StopReason, Usage, UserContent
+from agentd.protocol.processes import ProcessExit, ProcessOutput, ProcessStart
 from agentd.protocol.tool_details import ToolDetails
 
 # --- deltas carried by message_update -------------------------------------------------------
@@ -356,6 +357,9 @@ Event = (
     | HookResult
     | SessionRewound
     | SettingsChanged
+    | ProcessStart
+    | ProcessOutput
+    | ProcessExit
 )
 
 

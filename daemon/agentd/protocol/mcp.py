@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -56,6 +56,19 @@ class McpServerParam(Params):
 McpServerState = Literal["stopped", "starting", "running", "failed", "disabled", "untrusted"]
 
 
+class McpServerCheck(Result):
+    """A check of one server (``mcp/list`` with ``check``): a new connection that started it
+    (or reached it), ran ``initialize`` and listed its tools, then stopped. ``ok``: it did;
+    ``tools``: the names offered to the model; ``error``: why not; ``login``: it wants the
+    user to sign in (``agentctl mcp login NAME``); ``seconds``: how long the check took."""
+
+    ok: bool
+    tools: list[str]
+    error: str | None
+    login: bool
+    seconds: float
+
+
 class McpServerInfo(Wire):
     """One MCP server as the daemon sees it. ``source``: ``config`` (the user file),
     ``project`` (a trusted project's ``.agentd.toml``), ``mcp.json`` (the project's
@@ -71,13 +84,17 @@ class McpServerInfo(Wire):
     tools: list[str] = msgspec.field(default_factory=list)
     error: str | None = None
     sessions: int = 0
+    check: McpServerCheck | None = None
+    """With ``mcp/list`` ``check``: the check of a configured server."""
 
 
 class McpListParams(Params):
     """``mcp/list``: the MCP servers configured for ``cwd`` (default: the daemon's own cwd)
-    and those the daemon runs."""
+    and those the daemon runs; with ``check``, each configured (enabled, trusted) server is
+    also checked, all at once, each within its start-up timeout."""
 
     cwd: str | None = None
+    check: bool = False
 
 
 class McpListResult(Result):
@@ -85,3 +102,48 @@ class McpListResult(Result):
     running ones of other folders and sessions."""
 
     servers: list[McpServerInfo]
+
+
+class McpLoginParams(Params):
+    """``mcp/login``: sign in to the streamable HTTP server ``name`` of ``cwd``'s
+    configuration (OAuth). The daemon waits on a loopback redirect for at most ``timeout``
+    seconds from now."""
+
+    name: str
+    cwd: str | None = None
+    timeout: Annotated[float, msgspec.Meta(gt=0, le=3600)] = 300.0
+
+
+class McpLoginFinishParams(Params):
+    """``mcp/loginFinish``: wait for the login ``login_id`` (of ``mcp/login``) to end."""
+
+    login_id: str
+
+
+class McpLoginResult(Result):
+    """A login: ``authorization_url`` is the page the user opens to approve (None once
+    ``done``, or when the server needed none); ``done``: the tokens are stored (or the server
+    let agentd in as it was) and ``tools`` lists the server's tools; ``url``: the server."""
+
+    login_id: str
+    name: str
+    url: str
+    done: bool
+    authorization_url: str | None
+    tools: list[str]
+
+
+class McpLogoutParams(Params):
+    """``mcp/logout``: forget the stored OAuth credentials of the server ``name`` of
+    ``cwd``'s configuration."""
+
+    name: str
+    cwd: str | None = None
+
+
+class McpLogoutResult(Result):
+    """``removed``: there were credentials for ``url``."""
+
+    name: str
+    url: str
+    removed: bool

@@ -81,6 +81,10 @@ from agentd.protocol.mcp import (
     McpListResult as McpListResult,
 )
 from agentd.protocol.mcp import McpServerParam
+from agentd.protocol.processes import KillProcessParams as KillProcessParams
+from agentd.protocol.processes import ProcessesParams as ProcessesParams
+from agentd.protocol.processes import ProcessesResult as ProcessesResult
+from agentd.protocol.processes import ProcessInfo
 from agentd.protocol.rewind import (
     SessionRewindParams as SessionRewindParams,
 )
@@ -257,6 +261,9 @@ class SessionStateResult(Result):
     title: str | None = None
     plan: list[PlanItem] = msgspec.field(default_factory=list)
     """The agent's current plan (its latest ``todo`` call on this branch); empty: none."""
+    processes: list[ProcessInfo] = msgspec.field(default_factory=list)
+    """The session's background processes still running (``session/processes`` lists the
+    ended ones too)."""
 
 
 MAX_MESSAGES_PAGE = 1000

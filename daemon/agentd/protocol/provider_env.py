@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+MOCK_SCENARIOS_ENV = "AGENTD_MOCK_SCENARIOS"
+"""The scenarios file of the offline ``mock`` provider: sent like a provider variable, so a
+shared daemon answers each client's session from that client's file."""
 PROVIDER_ENV_PREFIXES = ("LLM_", "OPENAI_", "ANTHROPIC_")
 """Variables with these prefixes configure the built-in providers."""
 PROVIDER_ENV_SUFFIX = "_API_KEY"
@@ -17,8 +20,13 @@ PROVIDER_ENV_SUFFIX = "_API_KEY"
 
 
 def is_provider_variable(name: str) -> bool:
-    """True for ``LLM_*``, ``OPENAI_*``, ``ANTHROPIC_*`` and ``*_API_KEY``."""
-    return name.startswith(PROVIDER_ENV_PREFIXES) or name.endswith(PROVIDER_ENV_SUFFIX)
+    """True for ``LLM_*``, ``OPENAI_*``, ``ANTHROPIC_*``, ``*_API_KEY`` and
+    ``AGENTD_MOCK_SCENARIOS``."""
+    return (
+        name.startswith(PROVIDER_ENV_PREFIXES)
+        or name.endswith(PROVIDER_ENV_SUFFIX)
+        or name == MOCK_SCENARIOS_ENV
+    )
 
 
 def provider_variables(env: Mapping[str, str]) -> dict[str, str]:

@@ -41,7 +41,12 @@ class SessionRewindParams(Params):
     branch (default 1), or to before the user message ``entryId``. ``files``: also restore
     the files the discarded runs changed; ``force``: restore files changed outside agentd
     since (otherwise left alone and listed as conflicts); ``dryRun``: change nothing, answer
-    what the rewind would do (for a confirmation)."""
+    what the rewind would do (for a confirmation).
+
+    A rewind that meets a conflict (a file it would leave alone) moves nothing, neither the
+    conversation nor any file, unless ``force``: the result lists the conflicts with
+    ``applied`` false, and the same call with ``force`` (or ``entryId`` the result's
+    ``entryId``) applies it to the same prompt."""
 
     session_id: str
     turns: Annotated[int, msgspec.Meta(ge=1)] | None = None
@@ -62,12 +67,18 @@ class RewindConflict(Result):
 
 class SessionRewindResult(Result):
     """What ``session/rewind`` did: the new leaf (``leafId``, None: before the first entry),
-    the text of the prompt it went back over (``prompt``: a client may offer it for
-    editing), and the files ``restored`` (rewritten), ``removed`` (created by the discarded
-    runs) and left alone (``conflicts``). Paths are absolute."""
+    the user message it went back before (``entryId``) and its text (``prompt``: a client
+    may offer it for editing), and the files ``restored`` (rewritten), ``removed`` (created
+    by the discarded runs) and left alone (``conflicts``). Paths are absolute.
+
+    ``applied``: the session and the files moved. False for a dry run, and when the rewind
+    met conflicts without ``force``: then nothing moved, ``leafId``, ``restored`` and
+    ``removed`` say what the rewind would do, and ``conflicts`` what stopped it."""
 
     leaf_id: str | None
+    entry_id: str
     prompt: str
+    applied: bool
     restored: list[str]
     removed: list[str]
     conflicts: list[RewindConflict]

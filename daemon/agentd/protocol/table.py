@@ -22,7 +22,15 @@ import msgspec
 
 from agentd.protocol.base import Empty
 from agentd.protocol.commands import SessionCommandsParams, SessionCommandsResult
-from agentd.protocol.mcp import McpListParams, McpListResult
+from agentd.protocol.mcp import (
+    McpListParams,
+    McpListResult,
+    McpLoginFinishParams,
+    McpLoginParams,
+    McpLoginResult,
+    McpLogoutParams,
+    McpLogoutResult,
+)
 from agentd.protocol.methods import (
     CancelResult,
     CompactParams,
@@ -66,6 +74,12 @@ from agentd.protocol.methods import (
     WebOpenResult,
     WriteTextFileParams,
     WriteTextFileResult,
+)
+from agentd.protocol.processes import (
+    KillProcessParams,
+    ProcessesParams,
+    ProcessesResult,
+    ProcessInfo,
 )
 from agentd.protocol.rewind import SessionRewindParams, SessionRewindResult
 from agentd.protocol.skills import (
@@ -171,6 +185,20 @@ METHODS: dict[str, MethodSpec] = {
         call="state",
         http=True,
     ),
+    "session/processes": MethodSpec(
+        ProcessesParams,
+        ProcessesResult,
+        "The background processes of a session (or of every loaded one).",
+        call="processes",
+        http=True,
+    ),
+    "session/killProcess": MethodSpec(
+        KillProcessParams,
+        ProcessInfo,
+        "End a background process of a session (TERM, then KILL).",
+        call="kill_process",
+        http=True,
+    ),
     "session/messages": MethodSpec(
         MessagesParams,
         MessagesResult,
@@ -223,9 +251,29 @@ METHODS: dict[str, MethodSpec] = {
     "mcp/list": MethodSpec(
         McpListParams,
         McpListResult,
-        "MCP servers of a project (cwd) and the running ones: state, tools, source.",
+        "MCP servers of a project (cwd) and the running ones: state, tools, source; with "
+        "check, each configured one connected to and its tools listed.",
         call="mcp_list",
         http=True,
+    ),
+    "mcp/login": MethodSpec(
+        McpLoginParams,
+        McpLoginResult,
+        "Sign in to an OAuth-protected HTTP MCP server: the authorization URL to open (the "
+        "daemon waits on a loopback redirect), or done when none is needed.",
+        call="mcp_login",
+    ),
+    "mcp/loginFinish": MethodSpec(
+        McpLoginFinishParams,
+        McpLoginResult,
+        "Wait for a login of mcp/login to end: done, with the server's tools.",
+        call="mcp_login_finish",
+    ),
+    "mcp/logout": MethodSpec(
+        McpLogoutParams,
+        McpLogoutResult,
+        "Forget the stored OAuth credentials of an HTTP MCP server.",
+        call="mcp_logout",
     ),
     "session/list": MethodSpec(
         SessionListParams,

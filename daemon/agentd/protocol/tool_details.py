@@ -23,6 +23,7 @@ from agentd.protocol.document_details import (
     WebSearchDetails,
 )
 from agentd.protocol.lsp_details import LspDetails, LspDiagnostic
+from agentd.protocol.processes import ProcessDetails, ProcessListDetails
 from agentd.protocol.usage import Usage
 
 
@@ -246,6 +247,8 @@ ToolDetails = (
     | WebSearchDetails
     | SkillDetails
     | LspDetails
+    | ProcessDetails
+    | ProcessListDetails
     | ToolErrorDetails
 )
 """The details of one finished tool call, by ``type``."""

@@ -8,7 +8,9 @@ reply is complete), ``ping`` and ``error`` (an ``overloaded_error`` before any d
 retried). Stop reasons map end_turn/stop_sequence/pause_turn→stop, tool_use→tool_use,
 max_tokens→length, refusal→error. A ``redacted_thinking`` block is kept as a redacted
 :class:`ThinkingContent` (its ``data`` in ``signature``) so that it goes back to the API
-unchanged; server-side tool blocks are skipped.
+unchanged. The provider's web search (a ``server_tool_use`` block and its
+``web_search_tool_result``, text citing it with ``citations_delta``) is kept as a
+:class:`ServerToolCall` and reported as tool events (:mod:`agentd.providers.anthropic_search`).
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ from typing import Any
 import msgspec
 
 from agentd.protocol.content import AssistantMessage, StopReason
-from agentd.protocol.events import Delta
+from agentd.providers import anthropic_search, server_search
 from agentd.providers.anthropic_messages import to_anthropic_messages, to_anthropic_system
-from agentd.providers.assemble import MessageBuilder
+from agentd.providers.assemble import MessageBuilder, Parsed
 from agentd.providers.base import ProviderRequest
 from agentd.providers.errors import ProviderFailure, decode_event_data, failure_from_error_object
 from agentd.providers.sse import ServerSentEvent
@@ -41,6 +43,7 @@ _DELTA_BLOCKS = {
     "thinking_delta": "thinking",
     "signature_delta": "thinking",
     "input_json_delta": "tool_call",
+    "citations_delta": "text",
 }
 _USAGE_FIELDS = {
     "input_tokens": "input_tokens",
@@ -63,11 +66,15 @@ class AnthropicProvider(HttpProvider):
         system = to_anthropic_system(request.system_prompt)
         if system:
             body["system"] = system
-        if request.tools:
-            body["tools"] = [
-                {"name": t.name, "description": t.description, "input_schema": t.parameters}
-                for t in request.tools
-            ]
+        tools = [
+            {"name": t.name, "description": t.description, "input_schema": t.parameters}
+            for t in server_search.function_tools(request.tools)
+        ]
+        search = server_search.server_search_of(request.tools)
+        if search is not None:
+            tools.append(anthropic_search.tool_definition(search))
+        if tools:
+            body["tools"] = tools
         headers = {
             "content-type": "application/json",
             "accept": "text/event-stream",
@@ -92,8 +99,9 @@ class AnthropicParser:
         self._stop_reason: str | None = None
         self._kinds: dict[int, str] = {}
         self._indices: dict[int, int] = {}
+        self._server = anthropic_search.ServerCalls(builder)
 
-    def feed(self, event: ServerSentEvent) -> list[Delta]:
+    def feed(self, event: ServerSentEvent) -> list[Parsed]:
         data = decode_event_data(event.data)
         if not isinstance(data, dict):
             return []
@@ -102,6 +110,8 @@ class AnthropicParser:
             return self._block_delta(data)
         if kind == "content_block_start":
             return self._block_start(data)
+        if kind == "content_block_stop" and self._server.is_open(data.get("index", -1)):
+            return list(self._server.close(data["index"]))
         if kind == "message_start":
             message = data.get("message")
             if isinstance(message, dict):
@@ -129,16 +139,21 @@ class AnthropicParser:
     def failed(self, error: str) -> AssistantMessage:
         return self.builder.build("error", error)
 
-    def _block_start(self, data: dict[str, Any]) -> list[Delta]:
+    def _block_start(self, data: dict[str, Any]) -> list[Parsed]:
         position, block = data.get("index"), data.get("content_block")
         if not isinstance(position, int) or not isinstance(block, dict):
             return []
         kind = block.get("type")
+        if kind == "server_tool_use":
+            self._server.open(position, block)
+            return []
+        if kind == "web_search_tool_result":
+            return list(self._server.result(block))
         if kind == "tool_use":
             start = self.builder.open_tool_call(str(block.get("id", "")), str(block.get("name")))
             self._kinds[position] = "tool_call"
             self._indices[position] = start.index
-            deltas: list[Delta] = [start]
+            deltas: list[Parsed] = [start]
             if isinstance(block.get("input"), dict) and block["input"]:
                 arguments = msgspec.json.encode(block["input"]).decode()
                 deltas.append(self.builder.add_arguments(start.index, arguments))
@@ -155,11 +170,15 @@ class AnthropicParser:
             return [self.builder.add_text(self._index(position), initial)]
         return []
 
-    def _block_delta(self, data: dict[str, Any]) -> list[Delta]:
+    def _block_delta(self, data: dict[str, Any]) -> list[Parsed]:
         position, delta = data.get("index"), data.get("delta")
         if not isinstance(position, int) or not isinstance(delta, dict):
             return []
         kind = delta.get("type")
+        if self._server.is_open(position):
+            if kind == "input_json_delta" and isinstance(delta.get("partial_json"), str):
+                self._server.add_input(position, delta["partial_json"])
+            return []
         if not isinstance(kind, str) or self._kinds.get(position) != _DELTA_BLOCKS.get(kind):
             return []
         if kind in ("text_delta", "thinking_delta"):
@@ -170,6 +189,10 @@ class AnthropicParser:
             chunk = delta.get("partial_json")
             if isinstance(chunk, str) and chunk:
                 return [self.builder.add_arguments(self._index(position), chunk)]
+        elif kind == "citations_delta":
+            cited = anthropic_search.citation(delta.get("citation"))
+            if cited is not None:
+                self.builder.add_citation(self._index(position), cited)
         elif isinstance(delta.get("signature"), str):
             self.builder.set_signature(self._index(position), delta["signature"])
         return []

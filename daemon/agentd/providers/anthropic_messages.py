@@ -21,6 +21,7 @@ from agentd.protocol.content import (
     AssistantMessage,
     ImageContent,
     Message,
+    ServerToolCall,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -99,6 +100,9 @@ def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
         elif isinstance(block, TextContent):
             if block.text:
                 blocks.append({"type": "text", "text": block.text})
+        elif isinstance(block, ServerToolCall):
+            if block.api == "anthropic":  # the provider's own blocks, sent back unchanged
+                blocks.extend(block.raw)
         elif isinstance(block, ToolCall):
             blocks.append(
                 {

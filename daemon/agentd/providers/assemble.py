@@ -8,6 +8,7 @@ as lists of fragments (joined once at the end) and decodes tool arguments when t
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import msgspec
@@ -16,6 +17,8 @@ from agentd.config.prices import Price, usage_cost
 from agentd.protocol.content import (
     AssistantContent,
     AssistantMessage,
+    Citation,
+    ServerToolCall,
     StopReason,
     TextContent,
     ThinkingContent,
@@ -28,10 +31,15 @@ from agentd.protocol.events import (
     ThinkingDelta,
     ToolCallDelta,
     ToolCallStartDelta,
+    ToolExecutionEnd,
+    ToolExecutionStart,
 )
 from agentd.providers.sse import ServerSentEvent
 
 _RAW_SHOWN = 200
+
+Parsed = Delta | ToolExecutionStart | ToolExecutionEnd
+"""What a parser makes of one event: deltas, and the events of a provider-side tool."""
 
 
 class ReplyParser(Protocol):
@@ -40,8 +48,9 @@ class ReplyParser(Protocol):
     complete: bool
     """True once the provider signalled the end of the reply (finish reason, message_stop)."""
 
-    def feed(self, event: ServerSentEvent) -> list[Delta]:
-        """Deltas for one event. Raises ProviderFailure for error events or bad data."""
+    def feed(self, event: ServerSentEvent) -> Sequence[Parsed]:
+        """Deltas (and provider-side tool events) for one event. Raises ProviderFailure for
+        error events or bad data."""
         ...
 
     def finish(self) -> AssistantMessage:
@@ -54,12 +63,14 @@ class ReplyParser(Protocol):
 
 
 class _Block(msgspec.Struct):
-    kind: str  # "text" | "thinking" | "tool_call"
+    kind: str  # "text" | "thinking" | "tool_call" | "server_tool"
     parts: list[str] = msgspec.field(default_factory=list)
     call_id: str = ""
     name: str = ""
     signature: str | None = None
     redacted: bool = False
+    server: ServerToolCall | None = None
+    citations: list[tuple[Citation, tuple[int, int] | None]] = msgspec.field(default_factory=list)
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
@@ -136,6 +147,17 @@ class MessageBuilder:
         self._blocks[index].parts.append(chunk)
         return ToolCallDelta(index=index, arguments=chunk)
 
+    def add_server_call(self, call: ServerToolCall) -> None:
+        """Add a tool call the provider ran on its side, with its result (no deltas)."""
+        self._blocks.append(_Block("server_tool", server=call))
+
+    def add_citation(
+        self, index: int, citation: Citation, span: tuple[int, int] | None = None
+    ) -> None:
+        """Cite a source for text block ``index``; ``span``: the cited characters of the
+        block's text (the cited text is cut from it when the reply ends)."""
+        self._blocks[index].citations.append((citation, span))
+
     def has_tool_calls(self) -> bool:
         """Whether any tool call block was opened."""
         return any(block.kind == "tool_call" for block in self._blocks)
@@ -161,10 +183,18 @@ class MessageBuilder:
 
 
 def _finish(block: _Block) -> AssistantContent:
+    if block.server is not None:
+        return block.server
     text = "".join(block.parts)
     if block.kind == "text":
-        return TextContent(text=text)
+        return TextContent(text=text, citations=[_cited(text, c, s) for c, s in block.citations])
     if block.kind == "thinking":
         return ThinkingContent(thinking=text, signature=block.signature, redacted=block.redacted)
     arguments, problem = parse_arguments(text)
     return ToolCall(id=block.call_id, name=block.name, arguments=arguments, parse_error=problem)
+
+
+def _cited(text: str, citation: Citation, span: tuple[int, int] | None) -> Citation:
+    if span is None or citation.cited_text:
+        return citation
+    return msgspec.structs.replace(citation, cited_text=text[span[0] : span[1]])

@@ -2,8 +2,9 @@
 
 ``Provider.stream(request)`` returns an async iterator of :data:`StreamItem`:
 :data:`~agentd.protocol.events.Delta` values as the reply streams in, :class:`Retry` events
-when a transient failure is retried, and exactly one final :class:`StreamEnd` carrying the
-complete :class:`AssistantMessage`.
+when a transient failure is retried, ``tool_execution_start``/``_end`` events of the tools the
+provider runs on its side (:data:`ServerToolEvent`, each call's start before its end), and
+exactly one final :class:`StreamEnd` carrying the complete :class:`AssistantMessage`.
 
 **It must not raise** for request, network or model failures: those end the stream with a
 ``StreamEnd`` whose message has ``stop_reason="error"`` and an ``error_message``
@@ -20,7 +21,7 @@ import msgspec
 
 from agentd.config.prices import Price
 from agentd.protocol.content import AssistantMessage, Message
-from agentd.protocol.events import Delta, Retry
+from agentd.protocol.events import Delta, Retry, ToolExecutionEnd, ToolExecutionStart
 from agentd.toolspec import ToolSpec
 
 
@@ -42,7 +43,10 @@ class StreamEnd(msgspec.Struct, frozen=True):
     context_overflow: bool = False
 
 
-StreamItem = Delta | Retry | StreamEnd
+ServerToolEvent = ToolExecutionStart | ToolExecutionEnd
+"""A tool the provider runs on its side (its web search) started or ended during the reply."""
+
+StreamItem = Delta | ServerToolEvent | Retry | StreamEnd
 
 
 class Provider(Protocol):

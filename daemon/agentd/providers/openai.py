@@ -49,7 +49,8 @@ class OpenAIProvider(HttpProvider):
         }
         limit_field = "max_completion_tokens" if "api.openai.com" in base_url else "max_tokens"
         body[limit_field] = request.max_tokens
-        if request.tools:
+        functions = [tool for tool in request.tools if tool.server_search is None]
+        if functions:  # a provider-side search is not a thing this format has: left out
             body["tools"] = [
                 {
                     "type": "function",
@@ -59,7 +60,7 @@ class OpenAIProvider(HttpProvider):
                         "parameters": tool.parameters,
                     },
                 }
-                for tool in request.tools
+                for tool in functions
             ]
         headers = {"content-type": "application/json", "accept": "text/event-stream"}
         if self.api_key:

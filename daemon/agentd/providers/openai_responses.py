@@ -20,18 +20,21 @@ while nothing has streamed). A refusal ends the reply as an error.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
 
-from agentd.protocol.content import AssistantMessage, StopReason
+from agentd.protocol.content import AssistantMessage, Citation, StopReason
 from agentd.protocol.events import Delta
-from agentd.providers.assemble import MessageBuilder
+from agentd.providers import server_search
+from agentd.providers.assemble import MessageBuilder, Parsed
 from agentd.providers.base import ProviderRequest
 from agentd.providers.errors import ProviderFailure, decode_event_data, failure_from_error_object
 from agentd.providers.responses_messages import encode_reasoning_token, to_responses_input
 from agentd.providers.sse import ServerSentEvent
 from agentd.providers.stream import HttpCall, HttpProvider
+from agentd.toolspec import ServerSearch
 
 _REASONING_MODEL = re.compile(r"^(o\d|gpt-5|codex)", re.IGNORECASE)
 _RETRYABLE_CODES = frozenset({"rate_limit_exceeded", "server_error", "overloaded"})
@@ -59,17 +62,24 @@ class OpenAIResponsesProvider(HttpProvider):
         if is_reasoning_model(request.model):
             body["reasoning"] = {"summary": "auto"}
             body["include"] = ["reasoning.encrypted_content"]
-        if request.tools:
-            body["tools"] = [
-                {
-                    "type": "function",
-                    "name": tool.name,
-                    "description": tool.description,
-                    "parameters": tool.parameters,
-                    "strict": False,
-                }
-                for tool in request.tools
-            ]
+        tools: list[dict[str, Any]] = [
+            {
+                "type": "function",
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": tool.parameters,
+                "strict": False,
+            }
+            for tool in server_search.function_tools(request.tools)
+        ]
+        search = server_search.server_search_of(request.tools)
+        if search is not None and not search.blocked_domains:
+            tools.append(_search_tool(search))
+            body["include"] = [*body.get("include", []), "web_search_call.action.sources"]
+            if search.max_uses is not None:
+                body["max_tool_calls"] = search.max_uses
+        if tools:
+            body["tools"] = tools
         headers = {"content-type": "application/json", "accept": "text/event-stream"}
         if self.api_key:
             headers["authorization"] = f"Bearer {self.api_key}"
@@ -78,6 +88,13 @@ class OpenAIResponsesProvider(HttpProvider):
 
     def new_parser(self, builder: MessageBuilder) -> ResponsesParser:
         return ResponsesParser(builder)
+
+
+def _search_tool(search: ServerSearch) -> dict[str, Any]:
+    tool: dict[str, Any] = {"type": "web_search"}
+    if search.allowed_domains:
+        tool["filters"] = {"allowed_domains": list(search.allowed_domains)}
+    return tool
 
 
 class ResponsesParser:
@@ -92,7 +109,7 @@ class ResponsesParser:
         self._streamed_arguments: set[int] = set()
         self._summary_part: dict[int, int] = {}
 
-    def feed(self, event: ServerSentEvent) -> list[Delta]:
+    def feed(self, event: ServerSentEvent) -> Sequence[Parsed]:
         data = decode_event_data(event.data)
         if not isinstance(data, dict):
             return []
@@ -175,10 +192,12 @@ class ResponsesParser:
         self._streamed_arguments.add(index)
         return [self.builder.add_arguments(index, whole)] if whole else []
 
-    def _item_done(self, data: dict[str, Any]) -> list[Delta]:
+    def _item_done(self, data: dict[str, Any]) -> Sequence[Parsed]:
         position, item = data.get("output_index"), data.get("item")
         if not isinstance(position, int) or not isinstance(item, dict):
             return []
+        if item.get("type") == "web_search_call":
+            return self._search_done(item)
         if item.get("type") == "function_call":
             done = {"output_index": position, "arguments": item.get("arguments")}
             return self._arguments_done(done)
@@ -186,6 +205,43 @@ class ResponsesParser:
             encrypted = item.get("encrypted_content")
             token = encode_reasoning_token(item["id"], encrypted if encrypted else None)
             self.builder.set_signature(self._block(position, "thinking"), token)
+        return []
+
+    def _search_done(self, item: dict[str, Any]) -> list[Parsed]:
+        """A finished ``web_search_call``: its start and end, kept in the reply."""
+        given = item.get("action")
+        action: dict[str, Any] = given if isinstance(given, dict) else {}
+        arguments = {k: v for k, v in action.items() if k not in ("type", "sources")}
+        listed = action.get("sources")
+        sources: list[Any] = listed if isinstance(listed, list) else []
+        found = [
+            server_search.hit(s.get("url"), s.get("title")) for s in sources if isinstance(s, dict)
+        ]
+        failed = item.get("status") == "failed"
+        call_id = str(item.get("id") or f"ws_{self.builder.block_count}")
+        call, end = server_search.finished(
+            call_id,
+            arguments,
+            [hit for hit in found if hit is not None],
+            backend=self.builder.provider,
+            api="openai-responses",
+            raw=[item],
+            error="the provider reported the search as failed" if failed else None,
+        )
+        self.builder.add_server_call(call)
+        return [server_search.started(call_id, arguments), end]
+
+    def _annotation(self, data: dict[str, Any]) -> list[Delta]:
+        """A ``url_citation`` on the text of output item ``output_index``."""
+        position, note = data.get("output_index"), data.get("annotation")
+        if not isinstance(position, int) or not isinstance(note, dict):
+            return []
+        if note.get("type") != "url_citation" or not isinstance(note.get("url"), str):
+            return []
+        start, end = note.get("start_index"), note.get("end_index")
+        span = (start, end) if isinstance(start, int) and isinstance(end, int) else None
+        cited = Citation(url=note["url"], title=str(note.get("title") or ""))
+        self.builder.add_citation(self._block(position, "text"), cited, span)
         return []
 
     def _completed(self, data: dict[str, Any]) -> list[Delta]:
@@ -230,11 +286,15 @@ def _failure(error: Any) -> ProviderFailure:
     return failure
 
 
+def _is_dict(value: Any) -> bool:
+    return isinstance(value, dict)
+
+
 def _count(value: Any) -> int:
     return value if isinstance(value, int) and value > 0 else 0
 
 
-_HANDLERS = {
+_HANDLERS: dict[str, Callable[[ResponsesParser, dict[str, Any]], Sequence[Parsed]]] = {
     "response.output_text.delta": ResponsesParser._text,
     "response.refusal.delta": ResponsesParser._refusal,
     "response.reasoning_summary_text.delta": ResponsesParser._summary,
@@ -243,6 +303,7 @@ _HANDLERS = {
     "response.function_call_arguments.delta": ResponsesParser._arguments,
     "response.function_call_arguments.done": ResponsesParser._arguments_done,
     "response.output_item.done": ResponsesParser._item_done,
+    "response.output_text.annotation.added": ResponsesParser._annotation,
     "response.completed": ResponsesParser._completed,
     "response.incomplete": ResponsesParser._completed,
     "response.failed": ResponsesParser._failed,

@@ -87,6 +87,9 @@ def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
             token = decode_reasoning_token(block.signature)
             if token is not None:
                 items.append(_reasoning_item(token, block.thinking))
+    for server_call in message.server_tool_calls():
+        if server_call.api == "openai-responses":  # the provider's own item, sent back as is
+            items.extend(server_call.raw)
     text = message.text()
     if text:
         content = [{"type": "output_text", "text": text, "annotations": []}]

@@ -18,8 +18,8 @@ import msgspec
 import structlog
 
 from agentd.config.prices import Price, find_price
-from agentd.protocol.events import Delta, Retry
-from agentd.providers.assemble import MessageBuilder, ReplyParser
+from agentd.protocol.events import Retry, ToolExecutionEnd, ToolExecutionStart
+from agentd.providers.assemble import MessageBuilder, Parsed, ReplyParser
 from agentd.providers.base import ProviderRequest, StreamEnd, StreamItem
 from agentd.providers.errors import (
     ProviderFailure,
@@ -28,6 +28,7 @@ from agentd.providers.errors import (
     translating_http_errors,
 )
 from agentd.providers.retry import RetryPolicy
+from agentd.providers.server_search import failed_end
 from agentd.providers.sse import SSEDecoder
 
 log = structlog.get_logger("agentd.providers")
@@ -92,7 +93,7 @@ def _error_end(parser: ReplyParser, failure: ProviderFailure) -> StreamEnd:
 
 async def _attempt(
     http: httpx.AsyncClient, call: HttpCall, parser: ReplyParser, policy: RetryPolicy
-) -> AsyncGenerator[Delta, None]:
+) -> AsyncGenerator[Parsed, None]:
     """One HTTP attempt: yields deltas until the parser is complete or the body ends."""
     timeout = httpx.Timeout(policy.read_timeout, connect=policy.connect_timeout)
     async with translating_http_errors(call.url):
@@ -210,6 +211,14 @@ class HttpProvider:
             return
         call = self.build_call(request, base_url)
         replies = stream_reply(self.http, call, lambda: self.new_parser(new_builder()), self.retry)
+        searching: set[str] = set()  # provider-side calls started and not ended
         async with contextlib.aclosing(replies) as items:
             async for item in items:
+                if isinstance(item, ToolExecutionStart):
+                    searching.add(item.tool_call_id)
+                elif isinstance(item, ToolExecutionEnd):
+                    searching.discard(item.tool_call_id)
+                elif isinstance(item, StreamEnd):
+                    for call_id in sorted(searching):  # the reply broke off mid-call
+                        yield failed_end(call_id)
                 yield item

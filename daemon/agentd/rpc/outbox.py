@@ -157,7 +157,11 @@ class Outbox:
             self._stall_timer = None
         if self._task is not None and self._task is not asyncio.current_task():
             self._task.cancel()
-        self._transport.abort()
+        try:
+            self._transport.abort()
+        except AttributeError:  # asyncio's pipe transport, aborted after it lost its pipe
+            if not self._transport.is_closing():
+                raise
 
     async def close(self, timeout: float) -> None:
         """Write what is queued (waiting at most ``timeout`` seconds), then close the stream.

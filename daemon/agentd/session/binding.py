@@ -54,7 +54,7 @@ async def bind_model(
     if config is None:
         config = await asyncio.to_thread(shared.config, cwd)  # files: off the event loop
     choice = await shared.choose_model(config, provider, model, base_url, env)
-    client = make_provider(choice, shared.http_for(choice), retry=retry_policy(config))
+    client = make_provider(choice, shared.http_for(choice, env), retry=retry_policy(config))
     return ModelBinding(client, choice.model, choice.context_window)
 
 

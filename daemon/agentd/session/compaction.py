@@ -31,10 +31,16 @@ from agentd.protocol.content import (
     UserMessage,
 )
 from agentd.protocol.events import CompactionEnd, CompactionStart, Event
+from agentd.protocol.hooks import HookInput
 from agentd.protocol.methods import CompactResult
 from agentd.providers.base import Provider, ProviderRequest, StreamEnd
 
 if TYPE_CHECKING:
+    from agentd.agent.ports import CompactReason
+    from agentd.agent.run import ModelBinding
+    from agentd.hooks.session import SessionHooks
+    from agentd.session.phase import RunState
+    from agentd.session.sink import SessionSink
     from agentd.store import SessionFile
     from agentd.toolspec import ToolSpec
 
@@ -228,3 +234,43 @@ class Compactor:
             compacted=True, tokens_before=before, tokens_after=after, summary=summary
         )
         return result, context
+
+
+class SessionCompaction:
+    """A session's compaction as its agent (:meth:`transform`, the loop's
+    ``transform_context``) and ``session/compact`` (:meth:`compact`) call it: on the model of
+    the run in progress, in the ``compacting`` phase, the ``pre_compact`` hooks told first
+    (they cannot stop it), a failed write handed to the sink."""
+
+    def __init__(
+        self, compactor: Compactor, run: RunState, hooks: SessionHooks | None, sink: SessionSink
+    ) -> None:
+        self.compactor, self._run, self._hooks, self._sink = compactor, run, hooks, sink
+
+    async def transform(
+        self, messages: list[Message], reason: CompactReason, binding: ModelBinding
+    ) -> list[Message] | None:
+        """On overflow, or on threshold when the context is large, the compacted context for
+        the loop to adopt (None: keep it)."""
+        if reason == "threshold" and not self.compactor.settings.over_threshold(messages):
+            return None
+        with self._run.during("compacting"):
+            _, context = await self.compact(messages, binding, reason)
+        return context
+
+    async def compact(
+        self,
+        messages: list[Message],
+        binding: ModelBinding,
+        reason: Reason,
+        instructions: str | None = None,
+    ) -> tuple[CompactResult, list[Message] | None]:
+        """Compact ``messages`` with ``binding``'s model (the caller holds the phase)."""
+        if self._hooks is not None and self._hooks.wants("pre_compact"):
+            await self._hooks.fire(HookInput(event="pre_compact"))
+        try:
+            return await self.compactor.compact(
+                binding.provider, binding.model, messages, reason, instructions
+            )
+        except StoreWriteFailed as exc:
+            self._sink.write_failed(exc)

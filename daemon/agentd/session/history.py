@@ -11,19 +11,24 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from agentd.errors import InvalidParams
-from agentd.protocol.content import Message
-from agentd.protocol.events import Event, MessageEnd
+from agentd.protocol.content import AssistantMessage, Message, TextContent
+from agentd.protocol.events import Event, MessageEnd, ToolExecutionEnd, ToolExecutionStart
 from agentd.protocol.methods import (
     MAX_MESSAGES_PAGE,
     MAX_MESSAGES_PAGE_BYTES,
     HookBlock,
     MessagesResult,
 )
+from agentd.protocol.processes import ProcessExit, ProcessStart
 from agentd.protocol.session_file import CompactionEntry, Entry, HookEntry, MessageEntry
+
+if TYPE_CHECKING:
+    from agentd.tools.process.table import ProcessTable
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(MessagesResult).decode
@@ -108,13 +113,39 @@ def with_hook_blocks(page: MessagesResult, blocks: Sequence[HookBlock]) -> Messa
 
 
 def history_events(messages: Sequence[Message], blocks: Sequence[HookBlock]) -> Iterator[Event]:
-    """The conversation as events for a ``replay``: a ``message_end`` per message, each
-    block's ``hook_result`` after the message it followed (those before every message
-    first; those whose message is no longer in the context are left out)."""
+    """The conversation as events for a ``replay``: a ``message_end`` per message (and the
+    tool events of the provider-side calls of a reply), each block's ``hook_result`` after
+    the message it followed (those before every message first; those whose message is no
+    longer in the context are left out)."""
     placed: dict[str | None, list[HookBlock]] = {}
     for block in blocks:
         placed.setdefault(block.after_message_id, []).append(block)
     yield from (block.hook for block in placed.get(None, ()))
     for message in messages:
         yield MessageEnd(message=message)
+        if isinstance(message, AssistantMessage):
+            yield from server_tool_events(message)
         yield from (block.hook for block in placed.get(message.id, ()))
+
+
+def server_tool_events(message: AssistantMessage) -> Iterator[Event]:
+    """The tool events of the calls the provider ran on its side in ``message`` (its web
+    search), as they were sent live: each call's start, then its end."""
+    for call in message.server_tool_calls():
+        yield ToolExecutionStart(
+            tool_call_id=call.id, name=call.name, args=call.arguments, kind="search"
+        )
+        yield ToolExecutionEnd(
+            tool_call_id=call.id,
+            name=call.name,
+            result=[TextContent(text=call.result)],
+            is_error=call.is_error,
+            details=call.details,
+        )
+
+
+def process_events(table: ProcessTable | None) -> Iterator[ProcessStart | ProcessExit]:
+    """The session's background processes for a ``replay``: ``process_start`` for each one
+    running, ``process_exit`` for each one ended, oldest first."""
+    for info in table.infos() if table is not None else []:
+        yield ProcessStart(process=info) if info.state == "running" else ProcessExit(process=info)

@@ -10,7 +10,8 @@ connection watching thousands of sessions cannot hold a descriptor for each.
 drops the runtime) an idle session once it has been idle for ``idle_seconds`` (``agentd
 serve --idle-unload``, default 300; 0 keeps sessions loaded), and, whenever more than
 ``max_loaded`` sessions are loaded (``--max-loaded-sessions``, default 256), the idle ones
-unused the longest until the count fits. A running session is never unloaded; the next
+unused the longest until the count fits. A running session, or one with a background
+process running (unloading would end it), is never unloaded; the next
 request naming an unloaded session loads it again (its ``seq`` goes on, see
 :mod:`agentd.session.bus`).
 """
@@ -113,4 +114,6 @@ class IdleUnloader:
 
 
 def _in_use(runtime: SessionRuntime) -> bool:
-    return runtime.running
+    """A run, or a background process that must not end with an unload."""
+    processes = runtime.processes
+    return runtime.running or (processes is not None and bool(processes.live()))

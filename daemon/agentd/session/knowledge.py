@@ -69,6 +69,9 @@ def web_search_settings(
         api_key=Secret(key) if key else None,
         max_results=section.max_results,
         timeout=section.timeout,
+        allowed_domains=list(section.allowed_domains),
+        blocked_domains=list(section.blocked_domains),
+        max_uses=section.max_uses,
     )
 
 

@@ -20,7 +20,8 @@ from agentd.errors import SessionExists, SessionNotFound
 from agentd.log import get_logger
 from agentd.protocol.events import SessionWarning
 from agentd.protocol.methods import SessionNewParams
-from agentd.session.factory import SessionLink, load_session, new_session
+from agentd.session.assembly import SessionLink
+from agentd.session.factory import load_session, new_session
 from agentd.session.idle import DEFAULT_IDLE_SECONDS, DEFAULT_MAX_LOADED, IdleUnloader
 from agentd.session.mcp_setup import add_mcp_servers
 from agentd.session.runtime import SessionRuntime
@@ -135,9 +136,14 @@ class SessionManager:
         extra_prompt: str | None = None,
         config: Config | None = None,
     ) -> SessionLink:
-        """How a session joins this manager: its ``task`` tool's port, its family's locks."""
-        locks = family.locks if family is not None else None
-        return SessionLink(subagent_of, extra_prompt, config, locks, self._subagents_port)
+        """How a session joins this manager: its ``task`` tool's port, its family's locks and
+        (a subagent's) MCP servers."""
+        if family is None:
+            return SessionLink(subagent_of, extra_prompt, config, None, self._subagents_port)
+        return SessionLink(
+            subagent_of, extra_prompt, config, family.locks, self._subagents_port,
+            mcp_servers=family.mcp_servers,
+        )  # fmt: skip
 
     def _subagents_port(self, session_id: str) -> Subagents:
         return _Runner(self.runners, session_id)

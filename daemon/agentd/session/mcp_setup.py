@@ -1,16 +1,17 @@
 """A session's MCP servers: which ones it gets, and how their tools join the agent's.
 
 Nothing of :mod:`agentd.mcp` is imported for a session without servers; a session with some
-gets an :class:`~agentd.mcp.session.McpSession` as its extra tool source (made by its runtime,
-which gives it where warnings go) and a tool runner that sends ``mcp__…`` calls to it
-(:func:`mcp_runner`). A loaded session given servers gets them through the same path.
+gets an :class:`~agentd.mcp.session.McpSession` as its extra tool source (made around its
+sink's warnings when the session is assembled) and a tool runner that sends ``mcp__…`` calls
+to it (:func:`mcp_runner`). A subagent's servers are its parent's, given when it is built
+(:class:`McpChoice`); a loaded session given servers gets them through the same path.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from agentd.errors import InvalidParams
 
@@ -38,34 +39,43 @@ def check_mcp_params(servers: Sequence[McpServerParam] | None) -> None:
             raise InvalidParams(f"{exc} - at `$.mcpServers[{index}]`") from None
 
 
-def session_mcp_tools(
-    shared: SharedResources,
-    configured: Mapping[str, McpServerSection],
-    cwd: Path,
-    params: Sequence[McpServerParam] | None,
-    builtin: Toolset,
-    context: ToolContext,
-    startup_timeout: float,
-) -> tuple[ToolsMaker | None, list[str], Path | None]:
-    """What makes the session's MCP tool source around its runtime's warnings (None when it
-    has no servers: then nothing of MCP is imported), warnings about servers left out, and the
-    ``.mcp.json`` whose servers were not started because it is untrusted or not the file
-    trusted (a client may offer to trust its folder); ``startup_timeout`` for the servers
-    that do not set their own
-    (``mcp_startup_timeout``)."""
-    from agentd.mcp.servers import gather
+class McpChoice(NamedTuple):
+    """Which MCP servers a session gets: ``given`` (a subagent's: exactly its parent's,
+    narrowed; None: the ``configured`` ones and the client's ``params``), each of those
+    started within ``startup_timeout`` unless it sets its own (``mcp_startup_timeout``)."""
 
-    found = gather(configured, cwd, params, startup_timeout=startup_timeout)
-    if not found.servers:
-        return None, found.warnings, found.untrusted
+    configured: Mapping[str, McpServerSection]
+    params: Sequence[McpServerParam] | None
+    startup_timeout: float
+    given: Sequence[ServerDef] | None = None
+
+
+def session_mcp_tools(
+    shared: SharedResources, choice: McpChoice, cwd: Path, builtin: Toolset, context: ToolContext
+) -> tuple[ToolsMaker | None, list[str], Path | None]:
+    """What makes the session's MCP tool source around its sink's warnings (None when it has
+    no servers: then nothing of MCP is imported), warnings about servers left out, and the
+    ``.mcp.json`` whose servers were not started because it is untrusted or not the file
+    trusted (a client may offer to trust its folder)."""
+    if choice.given is not None:
+        servers, warnings, untrusted = list(choice.given), [], None
+    else:
+        from agentd.mcp.servers import gather
+
+        found = gather(
+            choice.configured, cwd, choice.params, startup_timeout=choice.startup_timeout
+        )
+        servers, warnings, untrusted = found.servers, found.warnings, found.untrusted
+    if not servers:
+        return None, warnings, untrusted
     from agentd.mcp.session import McpSession
 
-    pool, servers, settings = shared.mcp_pool(), found.servers, context.settings
+    pool, settings = shared.mcp_pool(), context.settings
 
     def make(warn: Callable[[str], None]) -> SessionTools:
         return McpSession(pool, servers, cwd, builtin, settings, warn)
 
-    return make, found.warnings, found.untrusted
+    return make, warnings, untrusted
 
 
 def add_mcp_servers(
@@ -85,29 +95,6 @@ def add_mcp_servers(
     timeout = shared.config(Path(runtime.settings.cwd)).settings.mcp_startup_timeout
     current.add([from_param(server, timeout) for server in servers])
     return True
-
-
-def replace_mcp_servers(
-    shared: SharedResources, runtime: SessionRuntime, servers: list[ServerDef]
-) -> None:
-    """Make ``servers`` the MCP servers of ``runtime``, a session that has not run yet (a
-    subagent's, given its parent's): those it found itself were never started. A child
-    created without MCP servers gets its tool source here, the one place a runtime's tools
-    are set after it was built."""
-    from agentd.mcp.session import McpSession
-
-    current = runtime.extra_tools
-    if isinstance(current, McpSession):
-        current.servers = list(servers)
-        return
-    if not servers:
-        return
-    agent, cwd = runtime.agent, Path(runtime.settings.cwd)
-    extra = McpSession(
-        shared.mcp_pool(), servers, cwd, agent.toolset, agent.context.settings, runtime.extra_warn
-    )
-    runtime.extra_tools = agent.tool_source = extra
-    agent.run_tool = mcp_runner(agent.run_tool)
 
 
 def mcp_runner(builtin: ToolRunner) -> ToolRunner:

@@ -69,6 +69,7 @@ def permission_policy(
         allow_dangerous=section.allow_dangerous,
         allow_auto_without_sandbox=section.allow_auto_without_sandbox,
         keep_in_project=partial(save_project_rules, user_file, cwd),
+        config_file=user_file,
     )
 
 
@@ -131,7 +132,7 @@ def project_files(cwd: Path, task: bool) -> tuple[str, tuple[str, list[str]] | N
 
 def hooks_maker(config: Config, context: ToolContext, cwd: Path) -> HooksMaker | None:
     """The ``[hooks]`` of the configuration (the user's, and a trusted project's), made around
-    the runtime's sink; None without any, so that nothing of :mod:`agentd.hooks` is imported."""
+    the session's sink; None without any, so that nothing of :mod:`agentd.hooks` is imported."""
     settings = config.settings.hooks
     if not any(getattr(settings, event) for event in settings.__struct_fields__):
         return None
@@ -176,15 +177,23 @@ def probe_sandbox() -> None:
 
 
 def permission_mode(
-    params: SessionNewParams, config: Config, sandbox: str, *, loaded: bool
+    params: SessionNewParams,
+    config: Config,
+    sandbox: str,
+    *,
+    loaded: bool,
+    config_file: Path | None = None,
 ) -> tuple[str, str | None]:
     """The session's permission mode (default ``ask``) and a warning when ``auto`` could not
     apply: ``auto`` needs the workspace sandbox unless the configuration opts in
     (:func:`~agentd.permissions.policy.unsandboxed_auto`). A client asking for it gets
-    InvalidParams; from the configuration, or a session saved before, it becomes ``ask``."""
+    InvalidParams; from the configuration, or a session saved before, it becomes ``ask``.
+    ``config_file`` is the user's (the daemon's ``--config``), named in the message."""
     mode = params.permission_mode or config.permission_mode or "ask"
     allowed = config.settings.permissions.allow_auto_without_sandbox
-    problem = unsandboxed_auto(mode, sandboxed=sandbox == "workspace", allowed=allowed)
+    problem = unsandboxed_auto(
+        mode, sandboxed=sandbox == "workspace", allowed=allowed, config_file=config_file
+    )
     if problem is None:
         return mode, None
     if params.permission_mode is not None and not loaded:

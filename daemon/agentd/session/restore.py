@@ -126,7 +126,7 @@ class Restorer:
         if current == restore.target:
             return
         if current != restore.left and not self.force:
-            message = "changed since agentd left it (pass force to restore it anyway)"
+            message = "changed since agentd left it; a forced rewind overwrites it"
             out.conflicts.append(conflict(restore.path, "changed", message))
             return
         if restore.target is None:

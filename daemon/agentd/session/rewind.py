@@ -7,11 +7,14 @@ restart; the discarded turns stay in the file as a branch). The files the discar
 changed (their ``file_changes`` entries) are put back as they were before the first of those
 changes: rewritten from the kept before-image, or removed when the runs created them.
 
-A file whose current content is not what the runs left (changed outside agentd since) is a
-conflict and left alone unless ``force``. Restores happen beneath the session's workspace —
-the sandbox root, or the working directory of an unsandboxed session — through descriptors
-opened beneath it (:mod:`agentd.session.restore`): a path that leaves it (through a symlink
-too) or lands in a control folder is refused, never written.
+A file whose current content is not what the runs left (changed outside agentd since), or
+whose earlier content was not kept, is a conflict: a rewind that meets one moves nothing —
+neither the conversation nor any file — unless ``force`` (a dry run of the restore checks
+first; ``force`` then restores the changed files too and leaves the unrestorable ones).
+Restores happen beneath the session's workspace — the sandbox root, or the working directory
+of an unsandboxed session — through descriptors opened beneath it
+(:mod:`agentd.session.restore`): a path that leaves it (through a symlink too) or lands in a
+control folder is refused, never written.
 """
 
 from __future__ import annotations
@@ -37,7 +40,10 @@ async def rewind_session(
     runtime: SessionRuntime, params: SessionRewindParams
 ) -> SessionRewindResult:
     """Rewind ``runtime``'s session (see the module docstring). SessionBusy while it runs;
-    InvalidParams for a target that is not a user prompt on the branch."""
+    InvalidParams for a target that is not a user prompt on the branch.
+
+    A check (a dry run of the restore) comes first: when it meets conflicts and ``force`` is
+    not given, nothing moves and the result says so (``applied`` false)."""
     runtime.run.check_idle("rewind")
     branch = runtime.file.path_to_leaf()
     index = target_index(branch, params.turns, params.entry_id)
@@ -47,16 +53,32 @@ async def rewind_session(
     with runtime.run.during("rewinding"):
         if params.files:
             plans = plan(branch[index:])
-            store, root = runtime.changes.store, _root(runtime)
-            outcome = await asyncio.to_thread(
-                restore_all, plans, store, root, params.force, dry_run=params.dry_run
-            )
-        file = runtime.file
-        if not params.dry_run:
-            await _move_leaf(runtime, target.parent_id, outcome, _text(target))
+            outcome = await _restore(runtime, plans, params.force, dry_run=True)
+            if params.dry_run or (outcome.conflicts and not params.force):
+                return _result(target, target.parent_id, outcome, applied=False)
+            outcome = await _restore(runtime, plans, params.force, dry_run=False)
+        elif params.dry_run:
+            return _result(target, target.parent_id, outcome, applied=False)
+        await _move_leaf(runtime, target.parent_id, outcome, _text(target))
+    return _result(target, runtime.file.leaf_id, outcome, applied=True)
+
+
+async def _restore(
+    runtime: SessionRuntime, plans: list[Restore], force: bool, *, dry_run: bool
+) -> Outcome:
+    """:func:`restore_all` of ``plans`` beneath the session's workspace, on a thread."""
+    store, root = runtime.changes.store, _root(runtime)
+    return await asyncio.to_thread(restore_all, plans, store, root, force, dry_run=dry_run)
+
+
+def _result(
+    target: MessageEntry, leaf_id: str | None, outcome: Outcome, *, applied: bool
+) -> SessionRewindResult:
     return SessionRewindResult(
-        leaf_id=target.parent_id if params.dry_run else file.leaf_id,
+        leaf_id=leaf_id,
+        entry_id=target.id,
         prompt=_text(target),
+        applied=applied,
         restored=outcome.restored,
         removed=outcome.removed,
         conflicts=outcome.conflicts,

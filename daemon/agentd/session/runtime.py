@@ -1,9 +1,8 @@
 """A loaded session: its agent, event bus, session file, approver, compaction and current run.
 
-The runtime is the agent's event sink: each event is numbered and fanned out by the
-:class:`EventBus`, and completed messages are appended to the session file (flushed per
-entry, fsynced in a worker thread at every turn end and after a run's last entry; a run's
-result does not wait for that fsync).
+Its parts are built once, in dependency order, by :mod:`agentd.session.assembly`; the
+constructor only stores them. Events go through the session's sink
+(:class:`~agentd.session.sink.SessionSink`: numbered, fanned out, completed records written).
 It outlives the subscribers that watch it: a client that disconnects mid-run does not stop the
 run. Every change to the conversation (branch, compaction, notes, model) goes through a runtime
 method, which keeps the agent's messages and the file in step.
@@ -20,31 +19,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
 import msgspec
 import structlog
 
-from agentd.agent.hooks import NO_HOOKS
-from agentd.agent.loop import Agent, CompactReason, RunResult
+from agentd.agent.loop import RunResult
 from agentd.agent.run import RunRequest
 from agentd.agent.scheduling import SinkFailed
 from agentd.errors import InvalidParams, SessionIdle, StoreWriteFailed
 from agentd.log import get_logger
 from agentd.permissions.policy import unsandboxed_auto
 from agentd.protocol.content import Message
-from agentd.protocol.events import (
-    AgentEnd,
-    Event,
-    HookResult,
-    MessageEnd,
-    PlanUpdate,
-    SessionWarning,
-    SettingsChanged,
-    ToolExecutionEnd,
-    TurnEnd,
-)
-from agentd.protocol.hooks import HookInput
+from agentd.protocol.events import Event, SettingsChanged
 from agentd.protocol.methods import (
     CancelResult,
     CompactResult,
@@ -54,18 +41,14 @@ from agentd.protocol.methods import (
     SessionStateResult,
 )
 from agentd.protocol.session_file import (
-    HookEntry,
     ModelChangeEntry,
     RewindEntry,
     SessionInfoEntry,
     SettingsEntry,
 )
-from agentd.session.compaction import Compactor, Reason, prompt_too_large
+from agentd.session.compaction import Reason, prompt_too_large
 from agentd.session.history import hook_blocks
-from agentd.session.phase import RunState
 from agentd.session.settings import RuntimeParts
-from agentd.session.stream_redact import StreamRedactor
-from agentd.session.syncing import SyncQueue
 
 if TYPE_CHECKING:
     from agentd.agent.run import ModelBinding
@@ -78,36 +61,30 @@ class SessionRuntime:
     """One loaded session. All methods run on the daemon's event loop."""
 
     def __init__(self, parts: RuntimeParts) -> None:
-        """Store ``parts`` (built in dependency order, see :class:`RuntimeParts`) and build
-        what needs this runtime as its sink: the compactor, the hooks, the extra tools, the
-        fsync queue and the agent."""
+        """Store ``parts`` (built in dependency order, see :class:`RuntimeParts`)."""
         self.settings, self.file, self.policy = parts.settings, parts.file, parts.policy
         self.bus, self.approver, self.changes = parts.bus, parts.approver, parts.changes
         self.config: Config = parts.config
         """The configuration the session was built from (its subagents start from it)."""
-        self.stream_redactor = StreamRedactor(self.file.redact_text, self.file.held_from)
-        self.compactor = Compactor(parts.compaction, self.file, self.emit)
-        self.run = RunState(self.settings.session_id)
-        self.store_error: str | None = None
-        self._syncs = SyncQueue(lambda: self.file.sync(), self._sync_failed)
+        self.run, self.sink, self.compaction = parts.run, parts.sink, parts.compaction
+        self.hooks, self.extra_tools, self.agent = parts.hooks, parts.extra_tools, parts.agent
         self._model_source = parts.model_source
         self.children: dict[str, SessionRuntime] = {}
         """The subagents' sessions running now for this session's task calls, by id."""
-        made = parts.agent
-        self.hooks = made.hooks(self.emit) if made.hooks is not None else None
-        self.extra_tools = made.extra_tools(self.extra_warn) if made.extra_tools else None
-        self.agent = Agent(
-            provider=made.provider, model=made.model, system_prompt=made.system_prompt,
-            toolset=made.toolset, context=made.context, sink=self.emit,
-            authorize=self.approver, run_tool=made.run_tool, messages=made.messages,
-            max_turns=made.max_turns, transform_context=self._compacted_context,
-            tool_source=self.extra_tools, hooks=self.hooks or NO_HOOKS,
-            settle=self._settle_changes,
-        )  # fmt: skip
+        self.processes = self.agent.context.processes
+        """The session's background processes (they end with :meth:`shutdown`)."""
+        if self.processes is not None:
+            self.processes.emit = self._process_event
 
-    def extra_warn(self, text: str) -> None:
-        """A warning about the session's extra tools (an MCP server that is not available)."""
-        self.emit(SessionWarning(message=text))
+    def emit(self, event: Event) -> None:
+        """Send ``event`` through the session's sink (:meth:`SessionSink.emit`)."""
+        self.sink.emit(event)
+
+    def _process_event(self, event: Event) -> None:
+        """A background process's event (outside any tool call): emitted; a failed write of
+        the changes it made is the sink's session warning, not an error here."""
+        with contextlib.suppress(StoreWriteFailed, SinkFailed):
+            self.sink.emit(event)
 
     @property
     def id(self) -> str:
@@ -153,6 +130,7 @@ class SessionRuntime:
             message_count=len(self.agent.messages),
             title=self.settings.title,
             plan=self.file.plan(),
+            processes=self.processes.infos(live_only=True) if self.processes else [],
         )
 
     def messages(self) -> list[Message]:
@@ -166,76 +144,6 @@ class SessionRuntime:
             return []
         return hook_blocks(self.file.path_to_leaf(), self.file.redact_text)
 
-    # --- the event sink ----------------------------------------------------------------------
-
-    def emit(self, event: Event) -> None:
-        """Number and broadcast ``event``; persist completed messages.
-
-        A failed write (a full disk: :class:`StoreWriteFailed`) is reported once, as a
-        ``session_warning``. Inside a run the sink then raises :class:`SinkFailed` (it never
-        cancels the run): the agent ends the run, nothing more of it is written, and its
-        ``agent_end`` (preceded by an ``error`` event, code ``store_error``) says why.
-        Outside a run the error goes to the caller.
-        """
-        if self.store_error is None:
-            try:
-                if isinstance(event, MessageEnd):
-                    self.file.append_message(event.message)
-                elif isinstance(event, PlanUpdate):
-                    self.file.append_plan(event.entries)
-                elif isinstance(event, HookResult):
-                    self.file.append(HookEntry(hook=event))
-                elif isinstance(event, ToolExecutionEnd | AgentEnd):
-                    self.changes.write_pending(self.file)
-                elif isinstance(event, TurnEnd):
-                    self._syncs.request()
-            except StoreWriteFailed as exc:
-                self._write_failed(exc)
-        for released in self.stream_redactor.events(event):
-            self.bus.publish(released)
-
-    async def _settle_changes(self) -> None:
-        """The agent's ``settle``: wait (without holding the event loop) until the run's
-        changed files are recorded, and write them before its ``agent_end``."""
-        await self.changes.settled()
-        try:
-            self.changes.write_pending(self.file)
-        except StoreWriteFailed as exc:
-            self._write_failed(exc)
-
-    def _write_failed(self, exc: StoreWriteFailed) -> NoReturn:
-        """Warn; inside a run raise :class:`SinkFailed`, else resync and re-raise ``exc``."""
-        self._warn(exc)
-        if self.run.task is None:
-            self._resync()
-            raise exc
-        self.store_error = exc.message
-        raise SinkFailed(exc.message, "store_error") from None
-
-    def _sync_failed(self, exc: StoreWriteFailed) -> None:
-        """A failed fsync (they run in a worker thread, :class:`SyncQueue`) ends the run in
-        progress through the agent (:meth:`Agent.abort`); with none, the conversation is
-        resynced with the file."""
-        if self.store_error is not None:
-            return
-        self._warn(exc)
-        if self.agent.abort(SinkFailed(exc.message, "store_error")):
-            self.store_error = exc.message
-        else:
-            self._resync()
-
-    def _warn(self, exc: StoreWriteFailed) -> None:
-        log.warning("session write failed", session_id=self.id, error=exc.message)
-        self.bus.publish(SessionWarning(message=exc.message))
-
-    def _resync(self) -> None:
-        """After a failed write: the conversation is again what the file holds (calls left
-        without a result get one, when the disk takes it). Only while the loop is not
-        running."""
-        with contextlib.suppress(StoreWriteFailed):
-            self.file.repair_interrupted()
-        self.agent.adopt(self.file.messages())
-
     # --- runs --------------------------------------------------------------------------------
 
     def start_run(self, request: RunRequest) -> asyncio.Task[RunResult]:
@@ -247,8 +155,9 @@ class SessionRuntime:
         agent = self.agent
         agent.budget_of(request)  # a cost cap without prices fails here, not in the run
         model = agent.binding_of(request).model
+        settings = self.compaction.compactor.settings
         too_large = prompt_too_large(
-            agent.system_prompt, agent.toolset.specs, model, request.text, self.compactor.settings
+            agent.system_prompt, agent.toolset.specs, model, request.text, settings
         )
         if too_large is not None:
             raise too_large
@@ -277,7 +186,7 @@ class SessionRuntime:
     async def durable(self) -> None:
         """Until what was written to the session file is on disk (its fsync runs in the sync
         queue's worker thread, after those asked before); StoreWriteFailed when it fails."""
-        await self._syncs.flush()
+        await self.sink.durable()
 
     async def _run(self, request: RunRequest) -> RunResult:
         self.run.begun()
@@ -286,16 +195,8 @@ class SessionRuntime:
         try:
             result = await self.agent.run(request)
         finally:
-            with contextlib.suppress(StoreWriteFailed):  # those of a run its settle missed
-                self.changes.write_pending(self.file)
+            self.sink.run_ended()  # the records its settle missed; the last fsync asked for
             self.run.ended(asyncio.current_task())
-        # Every entry of the run is written (appends are synchronous writes); the last fsync
-        # runs in a worker thread and the answer does not wait for it: a failure of it comes
-        # as a session_warning (see _sync_failed).
-        self._syncs.request()
-        if self.store_error is not None:
-            self.store_error = None
-            self._resync()
         if result.failure is not None:
             log.error("run failed", exc_info=result.failure)
         return result
@@ -365,44 +266,21 @@ class SessionRuntime:
         if self._model_source is not source:  # setModel won meanwhile
             return
         agent.bind(resolved)
-        self.compactor.learn_context_window(resolved.context_window)
+        self.compaction.compactor.learn_context_window(resolved.context_window)
         self._model_source = None
-
-    async def _compacted_context(
-        self, messages: list[Message], reason: CompactReason
-    ) -> list[Message] | None:
-        """The agent's context transform: on overflow, or on threshold when the context is
-        large, the compacted context for the loop to adopt (None: keep it)."""
-        if reason == "threshold" and not self.compactor.settings.over_threshold(messages):
-            return None
-        with self.run.during("compacting"):
-            _, context = await self._compact(messages, reason)
-        return context
 
     async def compact(self, reason: Reason, instructions: str | None = None) -> CompactResult:
         """Summarise everything before the cut now (SessionBusy unless idle); emits
         compaction_start/compaction_end."""
         self.run.check_idle("compact")
-        with self.run.during("compacting"):
-            result, context = await self._compact(self.agent.messages, reason, instructions)
+        agent = self.agent
+        with self.run.during("compacting"):  # a command's run compacts on its model
+            result, context = await self.compaction.compact(
+                agent.messages, agent.current_model(), reason, instructions
+            )
         if context is not None:
             self.agent.adopt(context)
         return result
-
-    async def _compact(
-        self, messages: list[Message], reason: Reason, instructions: str | None = None
-    ) -> tuple[CompactResult, list[Message] | None]:
-        """Compact ``messages`` (the ``pre_compact`` hooks first: they are told, they cannot
-        stop it)."""
-        current = self.agent.current_model()  # a command's run compacts on its model
-        if self.hooks is not None and self.hooks.wants("pre_compact"):
-            await self.hooks.fire(HookInput(event="pre_compact"))
-        try:
-            return await self.compactor.compact(
-                current.provider, current.model, messages, reason, instructions
-            )
-        except StoreWriteFailed as exc:
-            self._write_failed(exc)
 
     async def set_permission_mode(self, mode: PermissionMode) -> None:
         """Apply ``mode`` to the next tool calls, record it in the session file (on disk when
@@ -411,7 +289,10 @@ class SessionRuntime:
         policy = self.policy
         sandboxed = policy.workspace is not None
         problem = unsandboxed_auto(
-            mode, sandboxed=sandboxed, allowed=policy.allow_auto_without_sandbox
+            mode,
+            sandboxed=sandboxed,
+            allowed=policy.allow_auto_without_sandbox,
+            config_file=policy.config_file,
         )
         if problem is not None:
             raise InvalidParams(problem)
@@ -430,12 +311,15 @@ class SessionRuntime:
         )
 
     async def shutdown(self) -> None:
-        """Cancel a running run, wait for it to settle, and close the session file."""
+        """Cancel a running run, wait for it to settle, end the background processes, and
+        close the session file."""
         task = self.run.task
         if task is not None:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
-        await self._syncs.wait()
+        if self.processes is not None:
+            await self.processes.close(self.agent.context.settings.bash_kill_grace)
+        await self.sink.close()
         if self.extra_tools is not None:
             await self.extra_tools.close()
         self.file.close()

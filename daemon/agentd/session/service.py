@@ -26,7 +26,16 @@ from agentd.errors import InvalidParams, InvalidRequest, SessionBusy
 from agentd.protocol.commands import SessionCommandsParams, SessionCommandsResult
 from agentd.protocol.events import PlanUpdate
 from agentd.protocol.lifecycle import LanguageServerInfo
-from agentd.protocol.mcp import McpListParams, McpListResult, McpServerInfo
+from agentd.protocol.mcp import (
+    McpListParams,
+    McpListResult,
+    McpLoginFinishParams,
+    McpLoginParams,
+    McpLoginResult,
+    McpLogoutParams,
+    McpLogoutResult,
+    McpServerInfo,
+)
 from agentd.protocol.methods import (
     CancelResult,
     CompactParams,
@@ -55,7 +64,7 @@ from agentd.protocol.skills import (
     SkillCheckParams,
     SkillCheckResult,
 )
-from agentd.session.history import history_events
+from agentd.session.history import history_events, process_events
 from agentd.session.idle import DEFAULT_IDLE_SECONDS, DEFAULT_MAX_LOADED
 from agentd.session.prompt_run import PromptRun
 from agentd.session.stored import StoredSessionMethods
@@ -142,7 +151,9 @@ class SessionService(StoredSessionMethods):
     ) -> SessionLoadResult:
         """``session/load``: load by id or path; ``replay`` sends the branch's messages to
         ``subscriber`` as seq-0 ``message_end`` events (each hook that blocked something as a
-        ``hook_result`` after its message) before it starts watching."""
+        ``hook_result`` after its message), the plan, and the background processes (a
+        ``process_start`` for each running one, a ``process_exit`` for each ended one)
+        before it starts watching."""
         if (params.session_id is None) == (params.path is None):
             raise InvalidParams("give exactly one of `sessionId` and `path`")
         sessions = self._manager()
@@ -159,6 +170,8 @@ class SessionService(StoredSessionMethods):
                     runtime.bus.send_one(subscriber, event)
                 if plan := runtime.file.plan():
                     runtime.bus.send_one(subscriber, PlanUpdate(entries=plan))
+                for event in process_events(runtime.processes):
+                    runtime.bus.send_one(subscriber, event)
             sessions.watch(runtime, subscriber)
         return SessionLoadResult(
             session=runtime.info(),
@@ -331,8 +344,26 @@ class SessionService(StoredSessionMethods):
         self, params: McpListParams, subscriber: Subscriber | None = None
     ) -> McpListResult:
         """``mcp/list``: the MCP servers of ``cwd`` (default: the daemon's own) and the
-        running ones."""
-        return self._manager().shared.mcp_list(params.cwd)
+        running ones (each configured one checked with ``check``)."""
+        return await self._manager().shared.mcp_list(params.cwd, params.check)
+
+    async def mcp_login(
+        self, params: McpLoginParams, subscriber: Subscriber | None = None
+    ) -> McpLoginResult:
+        """``mcp/login``: see :meth:`agentd.session.shared.SharedResources.mcp_login`."""
+        return await self._manager().shared.mcp_login(params)
+
+    async def mcp_login_finish(
+        self, params: McpLoginFinishParams, subscriber: Subscriber | None = None
+    ) -> McpLoginResult:
+        """``mcp/loginFinish``: the end of a login."""
+        return await self._manager().shared.mcp_login_finish(params.login_id)
+
+    async def mcp_logout(
+        self, params: McpLogoutParams, subscriber: Subscriber | None = None
+    ) -> McpLogoutResult:
+        """``mcp/logout``: a server's stored OAuth credentials forgotten."""
+        return self._manager().shared.mcp_logout(params)
 
     def mcp_running(self) -> list[McpServerInfo]:
         """The MCP servers the daemon started (none imported or built when no session

@@ -13,7 +13,7 @@ import msgspec
 from agentd.protocol.methods import PromptResult, RefusedCall
 
 if TYPE_CHECKING:
-    from agentd.agent.loop import RunResult
+    from agentd.agent.loop import Agent, RunResult
     from agentd.agent.scheduling import ToolRunner
     from agentd.config.load import Config
     from agentd.hooks.session import SessionHooks
@@ -25,7 +25,9 @@ if TYPE_CHECKING:
     from agentd.session.binding import ModelSource
     from agentd.session.bus import EventBus
     from agentd.session.changes import ChangeRecorder
-    from agentd.session.compaction import CompactionSettings
+    from agentd.session.compaction import SessionCompaction
+    from agentd.session.phase import RunState
+    from agentd.session.sink import SessionSink
     from agentd.store import SessionFile
     from agentd.tools.base import ToolContext, Toolset
 
@@ -67,15 +69,16 @@ class SessionTools(Protocol):
 
 
 HooksMaker = Callable[["Callable[[Event], None]"], "SessionHooks | None"]
-"""Builds the session's hooks around the runtime's event sink."""
+"""Builds the session's hooks around the session's event sink."""
 
 ToolsMaker = Callable[["Callable[[str], None]"], SessionTools]
-"""Builds the session's extra tools around the runtime's warnings."""
+"""Builds the session's extra tools around the session's warnings."""
 
 
 class AgentParts(msgspec.Struct):
     """What the session's agent is built from (see :class:`agentd.agent.loop.Agent`);
-    ``extra_tools`` and ``hooks`` are made by the runtime, which gives them its event sink."""
+    ``extra_tools`` and ``hooks`` are made around the session's sink by
+    :func:`agentd.session.assembly.assemble`."""
 
     provider: Provider
     model: str
@@ -92,10 +95,10 @@ class AgentParts(msgspec.Struct):
 
 class RuntimeParts(msgspec.Struct):
     """Everything a :class:`~agentd.session.runtime.SessionRuntime` is made of, built once by
-    the factory in dependency order (file → settings → policy → bus → approver → change
-    recorder → tools' context → agent parts); the runtime only stores them and builds what
-    needs its own sink (agent, compactor, hooks, extra tools). ``model_source`` set: the
-    provider in ``agent`` is a stand-in, resolved through it (:mod:`agentd.session.binding`)."""
+    :mod:`agentd.session.assembly` in dependency order (file → settings → policy → bus →
+    approver → change recorder → tools' context → run state → sink → hooks, extra tools →
+    compaction → agent); the runtime only stores them. ``model_source`` set: the provider in
+    ``agent`` is a stand-in, resolved through it (:mod:`agentd.session.binding`)."""
 
     settings: Settings
     file: SessionFile
@@ -103,9 +106,13 @@ class RuntimeParts(msgspec.Struct):
     bus: EventBus
     approver: Approver
     changes: ChangeRecorder
-    compaction: CompactionSettings
     config: Config
-    agent: AgentParts
+    run: RunState
+    sink: SessionSink
+    compaction: SessionCompaction
+    hooks: SessionHooks | None
+    extra_tools: SessionTools | None
+    agent: Agent
     model_source: ModelSource | None = None
 
 

@@ -15,17 +15,29 @@ from typing import TYPE_CHECKING
 
 from msgspec.structs import replace
 
-from agentd.errors import InvalidParams
+from agentd.errors import ConfigError, InvalidParams
 from agentd.protocol.lifecycle import LanguageServerInfo
-from agentd.protocol.mcp import McpListResult, McpServerInfo
+from agentd.protocol.mcp import (
+    McpListResult,
+    McpLoginParams,
+    McpLoginResult,
+    McpLogoutParams,
+    McpLogoutResult,
+    McpServerInfo,
+)
 from agentd.protocol.methods import ModelsListResult
-from agentd.protocol.provider_env import is_provider_variable, provider_variables
+from agentd.protocol.provider_env import (
+    MOCK_SCENARIOS_ENV,
+    is_provider_variable,
+    provider_variables,
+)
 
 if TYPE_CHECKING:
     import httpx
 
     from agentd.config.load import Config, ModelChoice
     from agentd.langserver.pool import LspPool
+    from agentd.mcp.control import McpLogins
     from agentd.mcp.pool import McpPool
 
 MOCK = "mock"
@@ -71,9 +83,10 @@ class SharedResources:
         self.config_file = Path(config_file) if config_file else None
         self.defaults = defaults
         self._http: httpx.AsyncClient | None = None
-        self._mock_http: httpx.AsyncClient | None = None
+        self._mock_http: dict[str | None, httpx.AsyncClient] = {}
         self._mcp: McpPool | None = None
         self._lsp: LspPool | None = None
+        self._logins: McpLogins | None = None
         args = (spill_root(),)
         threading.Thread(target=prune, args=args, name="spill-prune", daemon=True).start()
 
@@ -104,7 +117,7 @@ class SharedResources:
         """Values of the daemon's credential env vars and of the client's provider variables
         (redacted from session files)."""
         values = {os.environ[n] for n in self.secret_names() if os.environ.get(n)}
-        values |= set((client_env or {}).values())
+        values |= {v for n, v in (client_env or {}).items() if n != MOCK_SCENARIOS_ENV}
         return {value for value in values if len(value) >= 8}
 
     def models(
@@ -134,9 +147,12 @@ class SharedResources:
         from agentd.config.models import MissingCredentials, resolve_model
 
         if provider == MOCK or (provider is None and config.default_provider == MOCK):
-            from agentd.mockllm.transport import mock_scenarios
+            from agentd.mockllm.transport import ScenarioError, mock_scenarios
 
-            mock_scenarios()  # a bad scenarios file fails here, not at the first request
+            try:  # a bad file fails here, not at a request
+                mock_scenarios(_mock_file(client_env))
+            except ScenarioError as exc:
+                raise ConfigError(f"AGENTD_MOCK_SCENARIOS: {exc}") from None
         try:
             return resolve_model(
                 config, provider, model, base_url, provider_environment(client_env)
@@ -145,20 +161,26 @@ class SharedResources:
             message = f"{exc.message}\n{_looked_at(client_env)}"
             raise MissingCredentials(message, data=exc.data) from None
 
-    def http_for(self, choice: ModelChoice) -> httpx.AsyncClient:
+    def http_for(
+        self, choice: ModelChoice, client_env: dict[str, str] | None = None
+    ) -> httpx.AsyncClient:
         """The HTTP client for ``choice``: the in-process mock LLM's for the mock's base URL
-        (:mod:`agentd.mockllm.transport`), else the shared one."""
+        (:mod:`agentd.mockllm.transport`; one per scenarios file the clients named, read
+        again at each request once it changed), else the shared one."""
         from agentd.config.load import MOCK_BASE_URL
 
         if choice.base_url != MOCK_BASE_URL:
             return self.http()
-        if self._mock_http is None:
+        path = _mock_file(client_env)
+        client = self._mock_http.get(path)
+        if client is None:
             import httpx
 
             from agentd.mockllm.transport import MockTransport
 
-            self._mock_http = httpx.AsyncClient(transport=MockTransport(), trust_env=False)
-        return self._mock_http
+            client = httpx.AsyncClient(transport=MockTransport(path), trust_env=False)
+            self._mock_http[path] = client
+        return client
 
     def mcp_pool(self) -> McpPool:
         """The daemon's MCP server processes (created when a session first has servers)."""
@@ -185,14 +207,44 @@ class SharedResources:
         no session ever had one."""
         return self._mcp.infos() if self._mcp is not None else []
 
-    def mcp_list(self, cwd: str | None) -> McpListResult:
+    async def mcp_list(self, cwd: str | None, check: bool = False) -> McpListResult:
         """``mcp/list``: the servers a session in ``cwd`` gets (with their process's state
         when it runs; ``untrusted`` for an untrusted ``.mcp.json``), then the other running
-        ones."""
+        ones; with ``check``, each configured one checked
+        (:func:`agentd.mcp.control.check_servers`)."""
         from agentd.mcp.listing import listing
 
         folder = project_dir(cwd) if cwd is not None else Path.cwd()
-        return listing(self.config(folder).settings.mcp_servers, folder, self._mcp)
+        config = self.config(folder)
+        result = listing(config.settings.mcp_servers, folder, self._mcp)
+        if check:
+            from agentd.mcp.control import checked_listing
+
+            result = await checked_listing(result, config, folder)
+        return result
+
+    async def mcp_login(self, params: McpLoginParams) -> McpLoginResult:
+        """``mcp/login``: see :class:`agentd.mcp.control.McpLogins`."""
+        from agentd.mcp.control import McpLogins, find_server
+
+        folder = project_dir(params.cwd) if params.cwd is not None else Path.cwd()
+        definition = find_server(self.config(folder).settings.mcp_servers, folder, params.name)
+        if self._logins is None:
+            self._logins = McpLogins()
+        return await self._logins.start(definition, params.timeout)
+
+    async def mcp_login_finish(self, login_id: str) -> McpLoginResult:
+        """``mcp/loginFinish``: the end of a login of :meth:`mcp_login`."""
+        if self._logins is None:
+            raise InvalidParams(f"no login {login_id!r} in progress (it ended or timed out)")
+        return await self._logins.finish(login_id)
+
+    def mcp_logout(self, params: McpLogoutParams) -> McpLogoutResult:
+        """``mcp/logout``: the stored credentials of the server forgotten."""
+        from agentd.mcp.control import find_server, logout
+
+        folder = project_dir(params.cwd) if params.cwd is not None else Path.cwd()
+        return logout(find_server(self.config(folder).settings.mcp_servers, folder, params.name))
 
     async def close(self) -> None:
         """Stop the MCP servers, close the HTTP clients, if they were created, and end the
@@ -200,14 +252,17 @@ class SharedResources:
         tools = sys.modules.get("agentd.tools")
         if tools is not None:  # never imported: no worker to end
             tools.close_workers()
+        if self._logins is not None:
+            await self._logins.close()
         if self._mcp is not None:
             await self._mcp.close()
         if self._lsp is not None:
             await self._lsp.close()
-        for client in (self._http, self._mock_http):
+        for client in (self._http, *self._mock_http.values()):
             if client is not None:
                 await client.aclose()
-        self._http = self._mock_http = None
+        self._http = None
+        self._mock_http = {}
 
 
 def provider_environment(client_env: dict[str, str] | None) -> Mapping[str, str]:
@@ -217,6 +272,13 @@ def provider_environment(client_env: dict[str, str] | None) -> Mapping[str, str]
         return os.environ
     own = {name: value for name, value in os.environ.items() if not is_provider_variable(name)}
     return own | provider_variables(client_env)
+
+
+def _mock_file(client_env: dict[str, str] | None) -> str | None:
+    """The mock's scenarios file for a client's session: the one its variables name ("" when
+    they name none: the built-in scenarios), None when the client sent no variables (the
+    daemon's own ``AGENTD_MOCK_SCENARIOS``, read per request)."""
+    return None if client_env is None else client_env.get(MOCK_SCENARIOS_ENV, "")
 
 
 def _looked_at(client_env: dict[str, str] | None) -> str:

@@ -33,6 +33,13 @@ from agentd.protocol.methods import (
     SessionRenameParams,
     SessionStateResult,
 )
+from agentd.protocol.processes import (
+    KillProcessParams,
+    ProcessesParams,
+    ProcessesResult,
+    ProcessInfo,
+    SessionProcesses,
+)
 from agentd.protocol.rewind import SessionRewindParams, SessionRewindResult
 from agentd.session.history import message_page, with_hook_blocks
 
@@ -93,6 +100,41 @@ class StoredSessionMethods:
         """``session/state``: status, model, queues, usage."""
         return (await self._manager().get(params.session_id)).state()
 
+    async def processes(
+        self, params: ProcessesParams, subscriber: Subscriber | None = None
+    ) -> ProcessesResult:
+        """``session/processes``: the background processes of one session (loading it: a
+        session not loaded has none), or of every loaded session that has any."""
+        if params.session_id is not None:
+            runtime = await self._manager().get(params.session_id)
+            table = runtime.processes
+            infos = table.infos() if table is not None else []
+            return ProcessesResult(sessions=[SessionProcesses(runtime.id, infos)])
+        loaded = {} if self._sessions is None else self._sessions.loaded
+        found = [
+            SessionProcesses(session_id, runtime.processes.infos())
+            for session_id, runtime in loaded.items()
+            if runtime.processes is not None and runtime.processes.processes
+        ]
+        return ProcessesResult(sessions=found)
+
+    async def kill_process(
+        self, params: KillProcessParams, subscriber: Subscriber | None = None
+    ) -> ProcessInfo:
+        """``session/killProcess``: end one background process; InvalidParams for an id the
+        session does not have."""
+        runtime = await self._manager().get(params.session_id)
+        table = runtime.processes
+        process = table.processes.get(params.process_id) if table is not None else None
+        if table is None or process is None:
+            known = ", ".join(table.processes) if table is not None and table.processes else "none"
+            raise InvalidParams(
+                f"No background process {params.process_id!r} in session {runtime.id} "
+                f"(its processes: {known})"
+            )
+        await process.kill(runtime.agent.context.settings.bash_kill_grace)
+        return process.info()
+
     async def export(
         self, params: SessionExportParams, subscriber: Subscriber | None = None
     ) -> SessionExportResult:
@@ -101,7 +143,8 @@ class StoredSessionMethods:
 
         runtime = await self._manager().get(params.session_id)
         render = export_html if params.format == "html" else export_markdown
-        return SessionExportResult(format=params.format, content=render(runtime.file))
+        processes = runtime.processes.infos() if runtime.processes is not None else []
+        return SessionExportResult(format=params.format, content=render(runtime.file, processes))
 
     async def branch(
         self, params: SessionBranchParams, subscriber: Subscriber | None = None

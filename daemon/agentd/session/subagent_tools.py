@@ -20,14 +20,13 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from agentd.session.mcp_setup import replace_mcp_servers
 from agentd.tools import TOOLS
 from agentd.tools.base import ToolError
 
 if TYPE_CHECKING:
     from agentd.config.agents import AgentProfile
+    from agentd.mcp.servers import ServerDef
     from agentd.session.runtime import SessionRuntime
-    from agentd.session.shared import SharedResources
     from agentd.tools.base import Toolset
 
 MCP_PREFIX = "mcp__"
@@ -74,21 +73,18 @@ def _mcp_tools(parent: Toolset, wanted: tuple[str, ...] | None) -> dict[str, tup
     return {server: tuple(names) for server, names in allowed.items()}
 
 
-def inherit_mcp_servers(
-    shared: SharedResources, child: SessionRuntime, parent: SessionRuntime, tools: ChildTools
-) -> None:
-    """Give ``child`` (created, not yet run) its parent's MCP servers, narrowed to
-    ``tools.mcp``, in place of any it found itself."""
-    if parent.extra_tools is None and child.extra_tools is None:
-        return  # no MCP in the family: nothing of it is imported
+def inherited_mcp_servers(parent: SessionRuntime, tools: ChildTools) -> list[ServerDef]:
+    """The MCP servers a child of ``parent`` gets, in place of any it would find itself: the
+    parent's, each narrowed to ``tools.mcp`` (none when the parent has no MCP servers)."""
+    if parent.extra_tools is None:
+        return []  # no MCP in the family: nothing of it is imported
     from agentd.mcp.session import McpSession
 
     source = parent.extra_tools
-    servers = []
-    if isinstance(source, McpSession):
-        servers = [
-            msgspec.structs.replace(server, enabled_tools=tools.mcp[server.name])
-            for server in source.servers
-            if server.name in tools.mcp
-        ]
-    replace_mcp_servers(shared, child, servers)
+    if not isinstance(source, McpSession):
+        return []
+    return [
+        msgspec.structs.replace(server, enabled_tools=tools.mcp[server.name])
+        for server in source.servers
+        if server.name in tools.mcp
+    ]

@@ -41,7 +41,7 @@ from agentd.protocol.content import AssistantMessage, TextContent
 from agentd.protocol.events import SubagentStart
 from agentd.protocol.methods import SessionNewParams
 from agentd.protocol.session_file import SessionHeader
-from agentd.session.subagent_tools import ChildTools, child_tools, inherit_mcp_servers
+from agentd.session.subagent_tools import ChildTools, child_tools, inherited_mcp_servers
 from agentd.store import find_session
 from agentd.tools.base import TaskOutcome, TaskRequest, ToolError
 from agentd.tools.files.locks import FileLocks
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from agentd.agent.loop import RunResult
     from agentd.api.subscriber import Subscriber
     from agentd.config.load import Config
+    from agentd.mcp.servers import ServerDef
     from agentd.session.runtime import SessionRuntime
     from agentd.session.shared import SharedResources
 
@@ -59,10 +60,12 @@ log = get_logger("agentd.subagents")
 
 class Family(msgspec.Struct, frozen=True):
     """What a child session shares with the session that started it: the per-file ``locks``
-    of the family, and its own ``depth`` (a top-level session is depth 0)."""
+    of the family, its own ``depth`` (a top-level session is depth 0) and its MCP servers
+    (the parent's, narrowed to the child's tools: :func:`.inherited_mcp_servers`)."""
 
     locks: FileLocks
     depth: int
+    mcp_servers: list[ServerDef] = msgspec.field(default_factory=list)
 
 
 class Sessions(Protocol):
@@ -197,11 +200,10 @@ class SubagentRunner:
                 subagent_of=link,
                 extra_prompt=prompt,
                 config=parent.config,
-                family=Family(self.locks, depth),
+                family=Family(self.locks, depth, inherited_mcp_servers(parent, tools)),
             )
         except RpcError as exc:  # a bad profile model, a config error: the model reads why
             raise ToolError(f"The subagent could not start: {exc.message}") from None
-        inherit_mcp_servers(self._manager.shared, child, parent, tools)
         return child
 
     def _child_tools(self, profile: AgentProfile) -> ChildTools:

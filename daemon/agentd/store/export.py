@@ -15,11 +15,13 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from agentd.protocol.content import (
     AssistantMessage,
     ImageContent,
+    ServerToolCall,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -27,6 +29,7 @@ from agentd.protocol.content import (
     UserMessage,
 )
 from agentd.protocol.events import HookResult, PlanItem
+from agentd.protocol.processes import ProcessInfo
 from agentd.protocol.session_file import (
     CompactionEntry,
     Entry,
@@ -85,17 +88,35 @@ def _arguments(call: ToolCall) -> str:
     return json.dumps(call.arguments, indent=2, ensure_ascii=False)
 
 
+def _process_text(process: ProcessInfo) -> str:
+    """One background process in a line: id, state, runtime, output size, command."""
+    state: str = process.state
+    if state == "exited":
+        state = f"exited {process.exit_code}"
+    elif state == "killed" and process.signal:
+        state = f"killed ({process.signal})"
+    about = f" ({process.description})" if process.description else ""
+    return (
+        f"{process.id}: {process.command}{about} - {state}, {process.runtime_ms / 1000:.1f} s, "
+        f"{process.output_bytes} bytes of output"
+    )
+
+
 # --- Markdown -------------------------------------------------------------------------------
 
 
-def export_markdown(session: SessionFile) -> str:
-    """The current branch of ``session`` as a Markdown document."""
+def export_markdown(session: SessionFile, processes: Sequence[ProcessInfo] = ()) -> str:
+    """The current branch of ``session`` as a Markdown document; ``processes``: the
+    session's background processes (listed after the plan)."""
     parts = [f"# {_title(session)}", ""]
     parts += [f"- **{name}:** {value}" for name, value in _facts(session)]
     plan = session.plan()
     if plan:
         parts += ["", "## Plan", ""]
         parts += [f"- [{'x' if p.status == 'completed' else ' '}] {_plan_text(p)}" for p in plan]
+    if processes:
+        parts += ["", "## Background processes", ""]
+        parts += [f"- {_md_inline(_process_text(p))}" for p in processes]
     for entry in _entries(session):
         lines = _markdown_entry(entry)
         if lines:
@@ -136,6 +157,8 @@ def _markdown_entry(entry: Entry) -> list[str]:
             lines += [f"### Tool call `{block.name}`", "", *_fenced(_arguments(block), "json")]
         elif isinstance(block, ThinkingContent):
             lines += [_quote(block.thinking), ""]
+        elif isinstance(block, ServerToolCall):
+            lines += [f"### Provider-side `{block.name}`", "", *_fenced(block.result)]
         else:
             lines += [block.text, ""]
     if message.error_message:
@@ -191,8 +214,9 @@ summary{cursor:pointer;font-family:monospace}img{max-width:100%}
 """
 
 
-def export_html(session: SessionFile) -> str:
-    """The current branch of ``session`` as one HTML document."""
+def export_html(session: SessionFile, processes: Sequence[ProcessInfo] = ()) -> str:
+    """The current branch of ``session`` as one HTML document (``processes``: as
+    :func:`export_markdown`)."""
     title = html.escape(_title(session))
     facts = "".join(
         f"<dt>{html.escape(name)}</dt><dd>{html.escape(value)}</dd>"
@@ -203,6 +227,9 @@ def export_html(session: SessionFile) -> str:
     if plan:
         items = "".join(f"<li>{_e(_plan_text(p, mark=True))}</li>" for p in plan)
         body = _box("note plan", "plan", f'<ul class="plan">{items}</ul>') + "\n" + body
+    if processes:
+        items = "".join(f"<li>{_e(_process_text(p))}</li>" for p in processes)
+        body = _box("note", "background processes", f"<ul>{items}</ul>") + "\n" + body
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -247,7 +274,12 @@ def _html_assistant(message: AssistantMessage) -> str:
     return _box(kind, f"assistant · {message.model}", "".join(parts))
 
 
-def _html_block(block: TextContent | ImageContent | ThinkingContent | ToolCall) -> str:
+def _html_block(
+    block: TextContent | ImageContent | ThinkingContent | ToolCall | ServerToolCall,
+) -> str:
+    if isinstance(block, ServerToolCall):  # the provider's search: the call and its result
+        head = f'<div class="call">{_e(block.name)} (provider)</div>'
+        return head + f'<pre class="args">{_e(block.result)}</pre>'
     if isinstance(block, TextContent):
         return _text(block.text)
     if isinstance(block, ThinkingContent):

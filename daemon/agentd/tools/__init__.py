@@ -24,6 +24,7 @@ from agentd.tools.grep import GrepTool
 from agentd.tools.ls import LsTool
 from agentd.tools.lsp import LspTool
 from agentd.tools.notebook_edit import NotebookEditTool
+from agentd.tools.processes import ProcessKillTool, ProcessListTool, ProcessOutputTool
 from agentd.tools.read import ReadTool
 from agentd.tools.settings import describe
 from agentd.tools.skill import SkillTool, narrowed_out
@@ -42,6 +43,9 @@ TOOLS: dict[str, type[Tool]] = {
     "undo_edit": UndoEditTool,
     "notebook_edit": NotebookEditTool,
     "bash": BashTool,
+    "process_output": ProcessOutputTool,
+    "process_kill": ProcessKillTool,
+    "process_list": ProcessListTool,
     "grep": GrepTool,
     "find": FindTool,
     "ls": LsTool,
@@ -58,10 +62,13 @@ CONFIGURED_TOOLS: tuple[str, ...] = ("web_search", "skill", "lsp")
 ``[web_search]``; ``skill``: skills installed; ``lsp``: a language server whose command is
 found); never offered otherwise, also not when a client names them."""
 DEFAULT_TOOLS: tuple[str, ...] = tuple(name for name in TOOLS if name not in CONFIGURED_TOOLS)
+PROCESS_TOOLS: tuple[str, ...] = ("process_output", "process_kill", "process_list")
+"""bash's companions: a tool set with bash gets them too (its background processes)."""
 
 __all__ = [
     "CONFIGURED_TOOLS",
     "DEFAULT_TOOLS",
+    "PROCESS_TOOLS",
     "READ_ONLY",
     "TOOLS",
     "Tool",
@@ -82,7 +89,9 @@ def tool_spec(tool: Tool | type[Tool], settings: ToolSettings | None = None) -> 
     defaults when None). Optional parameters appear as plain non-required properties (no
     ``null`` alternative).
     """
-    return ToolSpec(tool.name, describe(tool, settings), params_schema(params_struct(tool)))
+    server_side = getattr(tool, "server_search", None)
+    server = server_side(settings) if server_side is not None and settings is not None else None
+    return ToolSpec(tool.name, describe(tool, settings), params_schema(params_struct(tool)), server)
 
 
 def params_struct(tool: Tool | type[Tool]) -> type[msgspec.Struct]:
@@ -142,11 +151,20 @@ def build_tools(names: Sequence[str] | None = None) -> dict[str, Tool]:
 
     Raises ValueError naming the unknown names and the valid ones.
     """
-    wanted = DEFAULT_TOOLS if names is None else tuple(names)
+    wanted = DEFAULT_TOOLS if names is None else _with_companions(tuple(names))
     unknown = [name for name in wanted if name not in TOOLS]
     if unknown:
         raise ValueError(f"Unknown tool(s): {', '.join(unknown)}. Valid tools: {', '.join(TOOLS)}.")
     return {name: TOOLS[name]() for name in wanted}
+
+
+def _with_companions(names: tuple[str, ...]) -> tuple[str, ...]:
+    """``names`` with bash's process tools right after it when bash is named."""
+    if "bash" not in names:
+        return names
+    missing = tuple(name for name in PROCESS_TOOLS if name not in names)
+    at = names.index("bash") + 1
+    return (*names[:at], *missing, *names[at:])
 
 
 def signature(tool: Tool | type[Tool]) -> str:

@@ -13,7 +13,7 @@ import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 import msgspec
 
@@ -23,6 +23,9 @@ from agentd.protocol.lsp_details import LspDiagnostic
 from agentd.protocol.tool_details import ToolDetails
 from agentd.tools.defaults import ToolSettings
 from agentd.toolspec import ToolSpec
+
+if TYPE_CHECKING:
+    from agentd.tools.process.table import ProcessTable
 
 
 class ToolError(Exception):
@@ -63,11 +66,13 @@ class ToolPorts:
     """What a session's tools call besides the disk, given when the session is built and
     never replaced: ``files`` (the user's editor, see :class:`FileAccess`), ``changes`` (told
     of every file change, see :class:`FileChanges`), ``subagents`` (child sessions for the
-    ``task`` tool), ``path_locks`` (per-file locks shared by a session and its subagents) and
-    ``language_servers`` (the ``lsp`` tool and the diagnostics after a change, see
-    :class:`LanguageServers`). None: the session has no such port."""
+    ``task`` tool), ``path_locks`` (per-file locks shared by a session and its subagents),
+    ``processes`` (the session's background processes, a
+    :class:`~agentd.tools.process.table.ProcessTable`) and ``language_servers`` (the ``lsp``
+    tool and the diagnostics after a change, see :class:`LanguageServers`). None: the session
+    has no such port."""
 
-    __slots__ = ("changes", "files", "language_servers", "path_locks", "subagents")
+    __slots__ = ("changes", "files", "language_servers", "path_locks", "processes", "subagents")
 
     def __init__(
         self,
@@ -76,12 +81,14 @@ class ToolPorts:
         changes: FileChanges | None = None,
         subagents: Subagents | None = None,
         path_locks: PathLocks | None = None,
+        processes: ProcessTable | None = None,
         language_servers: LanguageServers | None = None,
     ) -> None:
         self.files = files
         self.changes = changes
         self.subagents = subagents
         self.path_locks = path_locks
+        self.processes = processes
         self.language_servers = language_servers
 
 
@@ -150,6 +157,10 @@ class ToolContext:
     @property
     def path_locks(self) -> PathLocks | None:
         return self.ports.path_locks
+
+    @property
+    def processes(self) -> ProcessTable | None:
+        return self.ports.processes
 
     @property
     def cwd(self) -> Path:

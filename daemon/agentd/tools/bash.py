@@ -32,10 +32,13 @@ from typing import Annotated, ClassVar
 
 import msgspec
 
-from agentd.hardening import landlock_abi
 from agentd.protocol.events import Location, ToolKind
 from agentd.protocol.tool_details import BashDetails
 from agentd.tools.base import ToolContext, ToolError, ToolResult
+from agentd.tools.bash_background import run_background
+from agentd.tools.bash_setup import Confinement as Confinement
+from agentd.tools.bash_setup import confinement as confinement
+from agentd.tools.bash_setup import git_restore, git_snapshot, prepare
 from agentd.tools.defaults import BASH_MAX_TIMEOUT, BASH_TIMEOUT, ToolSettings
 from agentd.tools.files.truncate import Limits, notice
 from agentd.tools.process.environment import child_env
@@ -53,6 +56,17 @@ class BashParams(msgspec.Struct, forbid_unknown_fields=True):
         Annotated[float, msgspec.Meta(gt=0)] | None,
         msgspec.Meta(description="Seconds before the command is killed (see the tool for limits)."),
     ] = None
+    background: Annotated[
+        bool,
+        msgspec.Meta(
+            description="true: start it in the background and return at once with its id "
+            "(read with process_output, stop with process_kill); no timeout applies."
+        ),
+    ] = False
+    description: Annotated[
+        str | None,
+        msgspec.Meta(description="A few words on what a background process is for."),
+    ] = None
 
 
 class BashTool:
@@ -64,8 +78,12 @@ class BashTool:
         "Default timeout {bash_timeout} s (max {bash_max_timeout} s): the command and all "
         "its children are killed then. Output over {max_lines} lines or {max_kb} KB keeps "
         "only the last part; the full output is "
-        "saved to a file whose path is given. Start long-running background processes with "
-        "their output redirected to a file. A non-zero exit code is reported, not an error. "
+        "saved to a file whose path is given. Start servers, watchers and long runs with "
+        "`background: true` (at most {bash_max_background} at once): the call returns at "
+        "once with an id (`p1`…); process_output reads their output, process_kill stops "
+        "them; they keep running until they exit, are killed or the session closes, and "
+        "when one ends you are told at your next turn. A non-zero exit code is reported, "
+        "not an error. "
         "Destructive commands (e.g. `rm -rf /`, forced git push, mkfs) are refused."
     )
     Params: ClassVar[type[BashParams]] = BashParams
@@ -82,6 +100,8 @@ class BashTool:
         if "\0" in command:
             raise ToolError("The command contains a NUL character, which bash cannot run.")
         _refuse_if_dangerous(command, ctx)
+        if params.background:
+            return await run_background(command, params.description, ctx)
         settings = ctx.settings
         timeout, max_timeout = _timeouts(params.timeout, settings)
         limits = Limits.from_settings(settings)
@@ -94,8 +114,8 @@ class BashTool:
         )
         env = child_env(ctx.env, settings)
         # Every file-system look-up runs off the event loop (a busy disk stalls them).
-        start_cwd, notes, (ruleset, wrapper, fds) = await asyncio.to_thread(_prepare, ctx, env)
-        git_before = await asyncio.to_thread(_git_snapshot, ctx)
+        start_cwd, notes, (ruleset, wrapper, fds) = await asyncio.to_thread(prepare, ctx, env)
+        git_before = await asyncio.to_thread(git_snapshot, ctx)
         watch = ctx.changes.watching() if ctx.changes is not None else contextlib.nullcontext()
         try:
             async with watch:
@@ -117,71 +137,12 @@ class BashTool:
             for fd in [*fds, *([] if ruleset is None else [ruleset])]:
                 os.close(fd)
             if git_before is not None:
-                notes += await asyncio.to_thread(_git_restore, git_before)
+                notes += await asyncio.to_thread(git_restore, git_before)
         if params.timeout is not None and params.timeout > max_timeout:
             notes.append(f"[The timeout was capped at the {max_timeout:g} s maximum.]")
         ctx.cwd, moved = await asyncio.to_thread(_final_cwd, ctx, start_cwd, outcome)
         notes.extend(moved)
         return _result(command, outcome, capture, limits, timeout, notes)
-
-
-Confinement = tuple[int | None, list[str], list[int]]
-"""A Landlock ruleset (or None), a bubblewrap argv prefix (or empty), and the descriptors
-the prefix reads (the caller closes the ruleset and the descriptors)."""
-
-
-def _prepare(ctx: ToolContext, env: dict[str, str]) -> tuple[Path, list[str], Confinement]:
-    """In a worker thread: the directory to start in (and notes about it) and the
-    confinement (see :func:`confinement`)."""
-    start_cwd, notes = _start_cwd(ctx)
-    return start_cwd, notes, confinement(ctx, env)
-
-
-def confinement(ctx: ToolContext, env: dict[str, str]) -> Confinement:
-    """Under a workspace sandbox, what lets the command write only in the workspace and the
-    session's temp dir (set as its ``TMPDIR``) and keeps it off the daemon's control
-    channels: a bubblewrap argv prefix that also keeps the project's control files and git
-    dirs read-only, hides the daemon's sockets and tokens, gives the command its own process
-    namespace and (unless ``sandbox_network``) its own network with only loopback, and loads
-    the seccomp filter (:mod:`agentd.tools.process.mountns`,
-    :mod:`agentd.tools.process.seccomp`) where bubblewrap runs; else a Landlock ruleset (with
-    the same seccomp filter and, without ``sandbox_network``, no TCP); ``(None, [], [])``
-    when unconfined."""
-    if ctx.workspace is None:
-        return None, [], []
-    from agentd.tools.process import mountns, seccomp
-    from agentd.tools.process.landlock import session_tmp, write_ruleset
-
-    use_bwrap = mountns.available()
-    if not use_bwrap and landlock_abi() == 0:
-        return None, [], []
-    network = ctx.settings.sandbox_network
-    try:
-        tmp = session_tmp(ctx.session_id)
-        env["TMPDIR"] = str(tmp)
-        if use_bwrap:
-            fd = seccomp.program_fd()
-            fds = [] if fd is None else [fd]
-            return None, mountns.wrapper(ctx.workspace, [tmp], network=network, seccomp_fd=fd), fds
-        seccomp.prepare()
-        return write_ruleset([ctx.workspace, tmp], network=network), [], []
-    except OSError as error:
-        raise ToolError(f"Cannot confine the command to the workspace: {error}.") from None
-
-
-def _git_snapshot(ctx: ToolContext) -> dict[Path, tuple[str, str | bytes | None]] | None:
-    """Under the sandbox, how the repository's ``.git`` entries are before the command."""
-    if ctx.workspace is None:
-        return None
-    from agentd.tools.process.gitdirs import snapshot
-
-    return snapshot(Path(os.path.realpath(ctx.workspace)))
-
-
-def _git_restore(before: dict[Path, tuple[str, str | bytes | None]]) -> list[str]:
-    from agentd.tools.process.gitdirs import restore
-
-    return restore(before)
 
 
 def _refuse_if_dangerous(command: str, ctx: ToolContext) -> None:
@@ -203,20 +164,6 @@ def _timeouts(requested: float | None, settings: ToolSettings) -> tuple[float, f
     maximum = settings.bash_max_timeout
     default = settings.bash_timeout
     return min(requested if requested is not None else default, maximum), maximum
-
-
-def _start_cwd(ctx: ToolContext) -> tuple[Path, list[str]]:
-    cwd = ctx.cwd
-    notes: list[str] = []
-    if ctx.workspace is not None and not Path(cwd).resolve().is_relative_to(
-        ctx.workspace.resolve()
-    ):
-        cwd = ctx.workspace
-    if not Path(cwd).is_dir():
-        fallback = ctx.workspace or Path.home()
-        notes.append(f"[The working directory {cwd} no longer exists; ran in {fallback}.]")
-        cwd = fallback
-    return Path(cwd), notes
 
 
 def _final_cwd(ctx: ToolContext, start: Path, outcome: ShellOutcome) -> tuple[Path, list[str]]:

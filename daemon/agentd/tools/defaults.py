@@ -10,7 +10,7 @@ the session's permission policy, and the registry of running shells. The tools r
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import msgspec
 
@@ -26,6 +26,8 @@ BASH_KILL_GRACE = 2.0
 BASH_UPDATE_INTERVAL = 0.05
 SPILL_KEEP_PER_SESSION = 20
 SPILL_MAX_BYTES = 64 * 1024 * 1024
+BASH_MAX_BACKGROUND = 8
+"""Background processes one session may run at once."""
 GREP_TIMEOUT = 10.0
 FIND_MAX_RESULTS = 1000
 LS_MAX_ENTRIES = 500
@@ -58,6 +60,10 @@ class Policy(Protocol):
         """Whether a ``read(…)`` deny rule covers ``path`` (skipped while walking)."""
         ...
 
+    def runs_unasked(self, tool: Any, args: dict[str, Any]) -> bool:
+        """Whether a call of ``tool`` with ``args`` would run without asking anyone."""
+        ...
+
 
 class Secret:
     """A credential held in memory: its ``repr`` never shows it."""
@@ -74,11 +80,14 @@ class Secret:
 class WebSearchSettings(msgspec.Struct, kw_only=True):
     """The ``web_search`` backend of a session (from ``[web_search]``, the key resolved)."""
 
-    backend: Literal["searxng", "brave", "tavily"]
+    backend: Literal["searxng", "brave", "tavily", "provider"]
     url: str
     api_key: Secret | None = None
     max_results: int = 8
     timeout: float = 15.0
+    allowed_domains: list[str] = []
+    blocked_domains: list[str] = []
+    max_uses: int | None = None
 
 
 class ToolSettings(msgspec.Struct, kw_only=True):
@@ -101,6 +110,7 @@ class ToolSettings(msgspec.Struct, kw_only=True):
     bash_update_interval: float = BASH_UPDATE_INTERVAL
     bash_spill_keep: int = SPILL_KEEP_PER_SESSION
     bash_spill_max_bytes: int = SPILL_MAX_BYTES
+    bash_max_background: int = BASH_MAX_BACKGROUND
     grep_backend: GrepBackend = "auto"
     grep_timeout: float = GREP_TIMEOUT
     find_max_results: int = FIND_MAX_RESULTS

@@ -77,6 +77,9 @@ class ToolsTable(msgspec.Struct, forbid_unknown_fields=True):
     ] = None
     bash_spill_keep: Annotated[Positive | None, _doc("full-output files kept per session")] = None
     bash_spill_max_bytes: Annotated[Bytes | None, _doc("bytes kept per full-output file")] = None
+    bash_max_background: Annotated[
+        Positive | None, _doc("background processes (`bash` with `background`) per session")
+    ] = None
     grep_backend: Annotated[
         Literal["auto", "rg", "python"] | None, _doc("`auto` uses rg when found")
     ] = None
@@ -167,6 +170,7 @@ def describe(tool: Tool | type[Tool], settings: ToolSettings | None = None) -> s
         "max_line_chars": limits.max_line_chars,
         "bash_timeout": f"{default:g}",
         "bash_max_timeout": f"{maximum:g}",
+        "bash_max_background": str(settings.bash_max_background),
         "find_max_results": settings.find_max_results,
         "ls_max_entries": settings.ls_max_entries,
         "undo_max_per_file": settings.undo_max_per_file,

@@ -24,8 +24,14 @@ from agentd.protocol.events import Location, ToolKind
 from agentd.protocol.skills import SkillInfo
 from agentd.tools.base import ToolContext, ToolError, ToolResult
 
-MAX_LISTING = 4096
-"""Bytes of skill names and descriptions the tool's description carries at most."""
+_PREAMBLE = (
+    "Load a skill: instructions (and the files they use) for a kind of task. When a task "
+    "matches a skill below, load it first and follow it; read the files it names with "
+    "read and run its scripts with bash. Skills:\n"
+)
+MAX_LISTING = 4096 - len(_PREAMBLE.encode())
+"""Bytes of skill names and descriptions the tool's description carries at most: the whole
+description, its fixed words included, stays within 4 KB however many skills are installed."""
 MAX_BODY = 256 * 1024
 MAX_FILES = 200
 STATE = "skill"
@@ -42,11 +48,7 @@ class SkillParams(msgspec.Struct, forbid_unknown_fields=True):
 
 class SkillTool:
     name: ClassVar[str] = "skill"
-    description: ClassVar[str] = (
-        "Load a skill: instructions (and the files they use) for a kind of task. When a task "
-        "matches a skill below, load it first and follow it; read the files it names with "
-        "read and run its scripts with bash. Skills:\n{skills}"
-    )
+    description: ClassVar[str] = _PREAMBLE + "{skills}"
     Params: ClassVar[type[SkillParams]] = SkillParams
     kind: ClassVar[ToolKind] = "read"
     mutating: ClassVar[bool] = False

@@ -2,9 +2,15 @@
 (``[web_search]``: SearXNG, Brave or Tavily), for the model to follow with ``web_fetch``.
 
 Offered only when the session has a backend (``ctx.settings.web_search``). ``network = True``:
-it asks in ``ask`` mode and runs in ``read-only`` (it changes nothing). The domain filters
-apply to every backend; the query also asks the backend for those sites where it can
-(``site:``), so a filtered search still fills its results.
+it asks in ``ask`` and ``read-only`` mode unless a rule allows it. The domain filters (the
+model's and ``[web_search]``'s) apply to every backend; the query also asks the backend for
+those sites where it can (``site:``), so a filtered search still fills its results.
+
+With ``backend = "provider"`` the search runs on the provider's side: the spec carries a
+:class:`~agentd.toolspec.ServerSearch` (:meth:`WebSearchTool.server_search`) and nothing runs
+here. The call cannot be asked about while the provider runs it, so :func:`offered_specs`
+offers it only when the session's policy allows ``web_search`` outright (``auto`` mode, or an
+allow rule in ``ask`` / ``read-only``).
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ import msgspec
 from agentd.protocol.document_details import WebSearchDetails, WebSearchHit
 from agentd.protocol.events import Location, ToolKind
 from agentd.tools.base import ToolContext, ToolError, ToolResult
+from agentd.tools.defaults import ToolSettings
+from agentd.toolspec import ServerSearch, ToolSpec
 
 
 class WebSearchParams(msgspec.Struct, forbid_unknown_fields=True):
@@ -49,19 +57,35 @@ class WebSearchTool:
     def locations(self, params: WebSearchParams, ctx: ToolContext) -> list[Location]:
         return []
 
+    @staticmethod
+    def server_search(settings: ToolSettings) -> ServerSearch | None:
+        """The provider-side search of ``settings`` (None: a backend of ours runs it)."""
+        search = settings.web_search
+        if search is None or search.backend != "provider":
+            return None
+        return ServerSearch(
+            max_uses=search.max_uses,
+            allowed_domains=tuple(search.allowed_domains),
+            blocked_domains=tuple(search.blocked_domains),
+        )
+
     async def run(self, params: WebSearchParams, ctx: ToolContext) -> ToolResult:
         settings = ctx.settings.web_search
         if settings is None:
             raise ToolError("web_search is not configured in this session.")
+        if settings.backend == "provider":
+            raise ToolError("web_search runs on the provider's side in this session.")
         from agentd.tools.websearch import backends  # httpx and the backends: first search
 
         count = params.max_results or settings.max_results
-        query = _with_sites(params.query, params.allowed_domains, settings.backend)
+        configured = settings.allowed_domains or None
+        blocked = [*(params.blocked_domains or []), *settings.blocked_domains] or None
+        query = _with_sites(params.query, params.allowed_domains or configured, settings.backend)
         started = time.perf_counter()
-        hits = await backends.search(
-            settings, query, count * 2 if params.blocked_domains else count
-        )
-        kept, dropped = backends.filter_hits(hits, params.allowed_domains, params.blocked_domains)
+        hits = await backends.search(settings, query, count * 2 if blocked else count)
+        kept, dropped = backends.filter_hits(hits, params.allowed_domains, blocked)
+        kept, outside = backends.filter_hits(kept, configured, None)  # the user's allow list
+        dropped += outside
         kept = kept[:count]
         details = WebSearchDetails(
             query=params.query,
@@ -71,6 +95,16 @@ class WebSearchTool:
             duration_ms=(time.perf_counter() - started) * 1000,
         )
         return ToolResult(_text(params.query, kept, dropped), details)
+
+
+def offered_specs(specs: list[ToolSpec], ctx: ToolContext) -> list[ToolSpec]:
+    """``specs`` without the provider-side search unless the session's policy allows
+    ``web_search`` without asking (a server-side call cannot wait for an approval)."""
+    if not any(spec.server_search is not None for spec in specs):
+        return specs
+    policy = ctx.settings.permission_policy
+    allowed = policy is not None and policy.runs_unasked(WebSearchTool(), {})
+    return [spec for spec in specs if spec.server_search is None or allowed]
 
 
 def _with_sites(query: str, allowed: list[str] | None, backend: str) -> str:

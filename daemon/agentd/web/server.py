@@ -97,11 +97,12 @@ class WebServer:
         allow_remote: bool = False,
         tls: TlsFiles | None = None,
         insecure_http: bool = False,
+        peer_check: Callable[[asyncio.StreamWriter], Awaitable[bool]] | None = None,
     ) -> None:
         self.host = host
         self.port = port
         self.allow_remote = allow_remote
-        self.peer_check: Callable[[asyncio.StreamWriter], Awaitable[bool]] | None = None
+        self.peer_check = peer_check
         """Asked first for every connection: True when it closed it (its peer refused)."""
         self.tls = tls
         self.insecure_http = insecure_http

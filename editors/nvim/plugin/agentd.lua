@@ -20,6 +20,8 @@ command("AgentSessions", "sessions", { nargs = 0, bang = true, desc = "agentd: s
 command("AgentModel", "model", { nargs = 0, desc = "agentd: switch the model" })
 command("AgentLog", "log", { nargs = 0, desc = "agentd: the connection log" })
 command("AgentDiff", "diff", { nargs = 0, bang = true, desc = "agentd: what the agent changed" })
+command("AgentProcesses", "processes", { nargs = 0, desc = "agentd: the session's background processes" })
+command("AgentKill", "kill", { nargs = 1, desc = "agentd: kill a background process (p1…)" })
 command("AgentRewind", "rewind", { nargs = "?", bang = true, desc = "agentd: back to before a prompt, files too" })
 
 vim.api.nvim_create_autocmd("VimLeavePre", {

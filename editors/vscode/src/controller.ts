@@ -34,7 +34,7 @@ export const WEBVIEW_METHODS: ReadonlySet<string> = new Set([
   'session/list', 'session/new', 'session/load', 'session/fork', 'session/delete', 'session/rename',
   'session/export', 'session/prompt', 'session/steer', 'session/followUp', 'session/cancel',
   'session/state', 'session/messages', 'session/setModel', 'session/compact', 'session/subscribe',
-  'session/unsubscribe', 'models/list', 'session/commands', 'session/rewind',
+  'session/unsubscribe', 'models/list', 'session/commands', 'session/rewind', 'session/killProcess',
 ]);
 /** Params the webview may not set: the settings and the editor decide these (`path`: the chat
  * loads sessions by id, never a session file named by the page; `mcpServers`: a server is a

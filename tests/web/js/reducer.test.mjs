@@ -309,3 +309,39 @@ test("a reopened task card gets its subagent's steps from the child's messages",
   ]);
   assert.equal(loadChildSteps(state, 'a1', child), state); // not a task card
 });
+
+test("a provider-side search is a search card, live and from history, shown once", () => {
+  seq = 0;
+  const details = { type: 'web_search', query: 'py jit', backend: 'anthropic', results: [{ title: 'Docs', url: 'https://docs.python.org/' }] };
+  const block = { type: 'server_tool_call', id: 'srvtoolu_1', name: 'web_search', arguments: { query: 'py jit' }, result: 'Search results for "py jit":', details, api: 'anthropic' };
+  const message = { role: 'assistant', id: 'a1', provider: 'anthropic', model: 'm', content: [block, { type: 'text', text: 'It has a JIT.' }] };
+  const live = fold(initialState(S), [
+    ev({ type: 'message_start', messageId: 'a1', role: 'assistant' }),
+    ev({ type: 'tool_execution_start', toolCallId: 'srvtoolu_1', name: 'web_search', args: { query: 'py jit' }, kind: 'search' }),
+    ev({ type: 'tool_execution_end', toolCallId: 'srvtoolu_1', name: 'web_search', result: [{ type: 'text', text: block.result }], details }),
+    ev({ type: 'message_update', delta: { type: 'text_delta', text: 'It has a JIT.' } }),
+    ev({ type: 'message_end', message }),
+  ]);
+  const fromHistory = loadHistory(initialState(S), [message]);
+  for (const state of [live, fromHistory]) {
+    const cards = state.items.filter((item) => item.kind === 'tool');
+    assert.equal(cards.length, 1);
+    assert.equal(cards[0].status, 'done');
+    assert.equal(cards[0].name, 'web_search');
+    assert.deepEqual(cards[0].args, { query: 'py jit' });
+    assert.equal(cards[0].details.results[0].url, 'https://docs.python.org/');
+  }
+});
+
+test('the pages a reply cites are its sources, each once', () => {
+  const cite = (url, title) => ({ url, title, citedText: 'x' });
+  const message = {
+    role: 'assistant', id: 'a1', provider: 'anthropic', model: 'm',
+    content: [
+      { type: 'text', text: 'One.', citations: [cite('https://a.example/', 'A'), cite('https://b.example/', 'B')] },
+      { type: 'text', text: 'Two.', citations: [cite('https://a.example/', 'A again')] },
+    ],
+  };
+  const state = loadHistory(initialState(S), [message]);
+  assert.deepEqual(state.items[0].sources, [{ url: 'https://a.example/', title: 'A' }, { url: 'https://b.example/', title: 'B' }]);
+});

@@ -62,6 +62,9 @@ class SessionCapabilities(Acp):
     list: Supported | None = None
     resume: Supported | None = None
     close: Supported | None = None
+    fork: Supported | None = None
+    """``session/fork`` (unstable in ACP)."""
+    delete: Supported | None = None
 
 
 class AgentCapabilities(Always):
@@ -149,8 +152,23 @@ class LoadSessionResult(Acp):
     config_options: list[ConfigOption] | None = None
 
 
+class ForkSessionParams(Always):
+    """``session/fork`` (unstable in ACP): a new session with ``session_id``'s history."""
+
+    session_id: str
+    cwd: str
+    mcp_servers: list[Any] = msgspec.field(default_factory=list)
+    additional_directories: list[str] = msgspec.field(default_factory=list)
+
+
+class ForkSessionResult(Acp):
+    session_id: str
+    modes: SessionModeState | None = None
+    config_options: list[ConfigOption] | None = None
+
+
 class SessionIdParams(Acp):
-    """``session/cancel`` and ``session/close``."""
+    """``session/cancel``, ``session/close`` and ``session/delete``."""
 
     session_id: str
 

@@ -145,11 +145,18 @@ class OutputCapture:
 
 
 class UpdateThrottle:
-    """Delivers pushed text to ``callback`` at most once per ``interval`` seconds."""
+    """Delivers pushed text to ``callback`` at most once per ``interval`` seconds, at most
+    ``max_pending`` characters of it (the newest; the older are counted as not streamed)."""
 
-    def __init__(self, callback: Callable[[str], None], interval: float) -> None:
+    def __init__(
+        self,
+        callback: Callable[[str], None],
+        interval: float,
+        max_pending: int = MAX_PENDING_CHARS,
+    ) -> None:
         self.callback = callback
         self.interval = interval
+        self.max_pending = max_pending
         self._pending: list[str] = []
         self._size = 0
         self._skipped = 0
@@ -161,10 +168,15 @@ class UpdateThrottle:
             return
         self._pending.append(text)
         self._size += len(text)
-        while self._size > MAX_PENDING_CHARS and len(self._pending) > 1:
+        while self._size > self.max_pending and len(self._pending) > 1:
             dropped = self._pending.pop(0)
             self._size -= len(dropped)
             self._skipped += len(dropped)
+        if self._size > self.max_pending:  # one piece larger than the cap: keep its end
+            piece = self._pending[0]
+            self._pending[0] = piece[len(piece) - self.max_pending :]
+            self._skipped += len(piece) - self.max_pending
+            self._size = self.max_pending
         if self._handle is None:
             loop = asyncio.get_running_loop()
             self._handle = loop.call_later(self.interval, self.flush)

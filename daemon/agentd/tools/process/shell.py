@@ -203,6 +203,20 @@ _Confinement = tuple[int | None, tuple[str, ...], tuple[int, ...]]
 descriptors the prefix reads."""
 
 
+async def start_shell(
+    command: str, cwd: Path, env: dict[str, str], confinement: _Confinement, registry: Path | None
+) -> _Started:
+    """Start ``bash -c command`` as :func:`run_shell` does (``env`` carrying its marker), for
+    a caller that waits for it itself (background processes): the shell, the read ends of
+    its output and of its cwd channel, and its registry entry (:func:`release`)."""
+    return await _start_or_kill(command, cwd, env, confinement, registry)
+
+
+def release(entry: Path | None) -> None:
+    """Drop a started shell's registry entry (blocking: off the event loop)."""
+    unregister(entry)
+
+
 async def _start_or_kill(
     command: str, cwd: Path, env: dict[str, str], confinement: _Confinement, registry: Path | None
 ) -> _Started:

@@ -3,8 +3,9 @@
 //
 // `attachImages(form, input, list, onError)` wires paste and drag-and-drop and returns
 // `take()`, which hands over (and clears) the images waiting for the next prompt, in the
-// `session/prompt` `images` shape ({type: 'image', data, mimeType}), and `restore(images)`,
-// which puts taken images back in front (a message that could not be sent). The format is decided by
+// `session/prompt` `images` shape ({type: 'image', data, mimeType}), `restore(images)`,
+// which puts taken images back in front (a message that could not be sent), and `add(files)`
+// (files chosen with the composer's "Add image" button). The format is decided by
 // the file's first bytes (PNG, JPEG, GIF, WebP), and files over MAX_IMAGE_BYTES are refused,
 // like `agentctl send --image`; a refusal calls `onError(message)` and attaches nothing.
 
@@ -122,6 +123,8 @@ export function attachImages(form, input, list, onError) {
       pending = [...images.map((image, i) => ({ ...image, name: `image ${i + 1}` })), ...pending];
       render();
     },
+    /** Attach `files` (the "Add image" button's choice), in order. */
+    add,
     get count() {
       return pending.length;
     },

@@ -4,6 +4,7 @@
 // postMessage or JSON-RPC framing.
 
 import { MAX_CHILD_STEPS, initialState, loadChildSteps, loadHistory, reduce } from './reducer.js';
+import { processesOf } from './processes.js';
 import { createView } from './view.js';
 
 /** How many of a subagent's latest messages a reopened task card reads for its steps. */
@@ -32,8 +33,14 @@ function fileList(paths, cwd) {
   return paths.map((path) => (cwd && path.startsWith(prefix) ? path.slice(prefix.length) : path)).join(', ');
 }
 
+/** The conflicts of a rewind result as a sentence: `notes.md (changed since …)`. */
+function conflictList(conflicts, cwd) {
+  return conflicts.map((c) => `${fileList([c.path], cwd)} (${c.message})`).join('; ');
+}
+
 /**
- * The confirmation of a rewind: what the dry run says it would restore, remove and leave.
+ * The confirmation of a rewind: what the dry run says it would restore and remove, and the
+ * conflicts that stop it unless forced (confirming one that has conflicts forces it).
  * @param {{restored: string[], removed: string[], conflicts: {path: string, message: string}[]}} preview
  * @param {string} cwd
  */
@@ -41,18 +48,23 @@ export function rewindQuestion(preview, cwd) {
   const lines = ['Rewind to before this prompt? The conversation after it is set aside (kept as a branch).'];
   if (preview.restored.length) lines.push(`Restore: ${fileList(preview.restored, cwd)}`);
   if (preview.removed.length) lines.push(`Remove: ${fileList(preview.removed, cwd)}`);
-  if (preview.conflicts.length) lines.push(`Leave alone: ${preview.conflicts.map((c) => `${fileList([c.path], cwd)} (${c.message})`).join('; ')}`);
+  if (preview.conflicts.length) {
+    lines.push(`Conflicts: ${conflictList(preview.conflicts, cwd)}`);
+    lines.push('A rewind stops at conflicts. OK rewinds anyway: changed files are overwritten, the others left as they are.');
+  }
   if (!(preview.restored.length || preview.removed.length || preview.conflicts.length)) lines.push('No files to restore.');
   return lines.join('\n');
 }
 
 /**
- * The banner after a rewind: null when every file was put back, else what was left alone.
- * @param {{conflicts: {path: string, message: string}[]}} result @param {string} cwd
+ * The banner after a rewind: null when every file was put back, else what was left alone
+ * (or, when conflicts stopped it, that nothing moved).
+ * @param {{applied: boolean, conflicts: {path: string, message: string}[]}} result @param {string} cwd
  */
-function rewindReport(result, cwd) {
+export function rewindReport(result, cwd) {
+  if (!result.applied) return `Not rewound (nothing changed): ${conflictList(result.conflicts, cwd)}`;
   if (!result.conflicts.length) return null;
-  return `Rewound. Left alone: ${result.conflicts.map((c) => `${fileList([c.path], cwd)} (${c.message})`).join('; ')}`;
+  return `Rewound. Left alone: ${conflictList(result.conflicts, cwd)}`;
 }
 
 /**
@@ -159,6 +171,7 @@ export function mountChat(root, host, options = {}) {
     let chat = loadHistory(initialState(sessionId), history.messages, history.hookBlocks, loaded.lastSeq);
     chat = await withChildSteps(chat);
     chat = { ...chat, running: state.status === 'running', queue: { steering: state.steering, followUp: state.followUp }, plan: state.plan ?? [] };
+    chat = { ...chat, processes: processesOf(state.processes) };
     if (fresh) view.reset(); // drawn items of the discarded turns go
     set({ chat, session: loaded.session, banner: null });
     options.onSessionChange?.(sessionId);
@@ -211,6 +224,9 @@ export function mountChat(root, host, options = {}) {
     },
     cancel() {
       if (app.session) call('session/cancel', { sessionId: app.session.sessionId }).catch(() => {});
+    },
+    killProcess(processId) {
+      if (app.session) call('session/killProcess', { sessionId: app.session.sessionId, processId }).catch(() => {});
     },
     newSession() {
       // A blank chat; the session is created with its first message.
@@ -272,7 +288,12 @@ export function mountChat(root, host, options = {}) {
         // a second time at once (the second subscription would supersede this one's).
         rewinding = sessionId;
         try {
-          const result = await call('session/rewind', { sessionId, entryId });
+          const force = preview.conflicts.length > 0; // the question offered to force it
+          const result = await call('session/rewind', force ? { sessionId, entryId, force } : { sessionId, entryId });
+          if (!result.applied) {
+            set({ banner: rewindReport(result, app.session?.cwd ?? cwd) });
+            return;
+          }
           await openSession(sessionId, true);
           view.restoreDraft(result.prompt);
           set({ banner: rewindReport(result, app.session?.cwd ?? cwd) });

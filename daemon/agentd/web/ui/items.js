@@ -77,7 +77,6 @@ export function updateItem(node, item, actions) {
  */
 function updateUser(node, item, actions) {
   node.setAttribute('aria-label', 'You');
-  const suffix = item.images ? ` [${item.images} image${item.images > 1 ? 's' : ''}]` : '';
   let body = /** @type {HTMLElement | null} */ (node.querySelector(':scope > .user-text'));
   if (!body) {
     body = node.appendChild(el('div', 'user-text'));
@@ -92,14 +91,32 @@ function updateUser(node, item, actions) {
       node.appendChild(rewind);
     }
   }
+  showSentImages(node, body, item.images ?? []);
   if (!item.command) {
-    showFoldable(body, item.text + suffix); // a long paste is folded ("Show more")
+    showFoldable(body, item.text); // a long paste is folded ("Show more")
     return;
   }
   // A custom command: what was typed, and the prompt it became on demand.
   const expansion = el('details', 'user-expansion');
   expansion.append(el('summary', '', 'Expanded prompt'), el('div', 'user-expansion-text', item.text));
-  body.replaceChildren(el('div', 'user-command', item.command + suffix), expansion);
+  body.replaceChildren(el('div', 'user-command', item.command), expansion);
+}
+
+/** The images sent with a prompt, as thumbnails after its text (drawn once: they never change). */
+function showSentImages(node, body, images) {
+  if (!images.length || node.querySelector(':scope > .user-images')) return;
+  const list = el('div', 'user-images');
+  list.setAttribute('role', 'list');
+  list.setAttribute('aria-label', 'Images sent');
+  images.forEach((image, index) => {
+    if (!/^image\/(png|jpeg|gif|webp)$/.test(image.mimeType)) return;
+    const thumb = /** @type {HTMLImageElement} */ (el('img', 'user-image'));
+    thumb.src = `data:${image.mimeType};base64,${image.data}`;
+    thumb.alt = `image ${index + 1} of ${images.length}`;
+    thumb.setAttribute('role', 'listitem');
+    list.appendChild(thumb);
+  });
+  body.after(list);
 }
 
 function updateNotice(node, item) {
@@ -156,6 +173,7 @@ function updateAssistant(node, item) {
     if (block.type === 'thinking') part.querySelector('.thinking-text').textContent = block.text;
     else behind = updateText(part, block.text, item.streaming) || behind;
   });
+  updateSources(node, item.sources ?? []);
   let error = node.querySelector(':scope > .msg-error');
   if (item.error && !error) error = node.appendChild(el('div', 'msg-error'));
   if (error) error.textContent = item.error ?? '';
@@ -164,6 +182,28 @@ function updateAssistant(node, item) {
   if (retry) updateRetry(retry, item.retry ?? { attempt: 0, maxAttempts: 0, delayMs: 0, error: '', waiting: false });
   markCancelled(node, item.stopReason === 'aborted' && !behind);
   return behind;
+}
+
+/**
+ * The pages the reply cites (a provider-side search's results), under its text: links to
+ * http(s) URLs only, the title shown (else the URL).
+ * @param {HTMLElement} node @param {{url: string, title: string}[]} sources
+ */
+function updateSources(node, sources) {
+  node.querySelector(':scope > .msg-sources')?.remove();
+  const safe = sources.filter((source) => /^https?:\/\//i.test(source.url));
+  if (safe.length === 0) return;
+  const list = el('div', 'msg-sources', 'Sources: ');
+  list.setAttribute('aria-label', 'Sources');
+  safe.forEach((source, i) => {
+    const link = /** @type {HTMLAnchorElement} */ (el('a', '', source.title || source.url));
+    link.href = source.url;
+    link.title = source.url;
+    link.rel = 'noopener noreferrer';
+    if (i) list.append(' · ');
+    list.append(link);
+  });
+  node.appendChild(list);
 }
 
 /**

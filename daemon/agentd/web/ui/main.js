@@ -5,6 +5,7 @@
 // which every server on this host would receive) and leaves the address bar.
 
 import { mountChat } from './chat.js';
+import { showEmptyHint } from './emptyhint.js';
 import { createHttpHost } from './host-http.js';
 
 const KEY = 'agentd-key';
@@ -46,6 +47,11 @@ try {
         history.replaceState(null, '', `${location.pathname}${location.search}${hash}`);
       },
     });
+    showEmptyHint(root, [
+      `Ask agentd to do something${cwd ? ` in ${cwd}` : ''}: type it below and press Enter (Shift+Enter for a new line).`,
+      'Choose the model in the list at the top. Add images with \u201cAdd image\u201d, or paste or drop them. Type / for commands.',
+      'Your earlier chats are in the session list (the \u2630 button on a narrow screen).',
+    ]);
     Object.assign(globalThis, { agentdChat: chat });
     await chat.ready;
     performance.mark('agentd-ready');

@@ -25,6 +25,8 @@ export type ToolDetails =
   | WebSearchDetails
   | SkillDetails
   | LspDetails
+  | ProcessDetails
+  | ProcessListDetails
   | ToolErrorDetails;
 /**
  * Every agent event, tagged by `type`.
@@ -52,7 +54,10 @@ export type Event =
   | PlanUpdate
   | HookResult
   | SessionRewound
-  | SettingsChanged;
+  | SettingsChanged
+  | ProcessStart
+  | ProcessOutput
+  | ProcessExit;
 
 /**
  * The run ended. Exactly one per run, always the last event of it.
@@ -122,7 +127,7 @@ export interface ApprovalPreview {
 export interface AssistantMessage {
   role: 'assistant';
   id: string;
-  content: (TextContent | ThinkingContent | ToolCall)[];
+  content: (TextContent | ThinkingContent | ToolCall | ServerToolCall)[];
   provider: string;
   model: string;
   usage?: Usage;
@@ -131,11 +136,22 @@ export interface AssistantMessage {
   timestamp?: number;
 }
 /**
- * A block of plain text.
+ * A block of plain text; ``citations``: the sources a provider-side search gave for it
+ * (assistant text only).
  */
 export interface TextContent {
   type: 'text';
   text: string;
+  citations?: Citation[];
+}
+/**
+ * A source the model cited for a passage of its text (a provider-side web search's
+ * result): the page's ``url`` and ``title`` and the ``cited_text`` it relied on.
+ */
+export interface Citation {
+  url: string;
+  title?: string;
+  citedText?: string;
 }
 /**
  * Model reasoning. ``signature`` is the provider's opaque token, sent back unchanged.
@@ -171,6 +187,29 @@ export interface ToolCall {
   providerId?: string | null;
 }
 /**
+ * A tool the provider ran on its side while replying (its web search): nothing runs
+ * here. ``arguments`` as the model gave them, ``result`` the text clients show, ``details``
+ * typed for UIs (:class:`WebSearchDetails`), ``is_error`` when the provider's tool failed.
+ *
+ * ``api`` is the wire format of ``raw``: the provider's own blocks for this call and its
+ * result, sent back unchanged to a provider of that format (dropped for any other).
+ */
+export interface ServerToolCall {
+  type: 'server_tool_call';
+  id: string;
+  name: string;
+  arguments?: {
+    [k: string]: unknown;
+  };
+  result?: string;
+  isError?: boolean;
+  details?: ToolDetails | null;
+  api?: string;
+  raw?: {
+    [k: string]: unknown;
+  }[];
+}
+/**
  * A shell command ran: how it ended, how long it took, where its output went.
  *
  * ``exit_code`` is None when a signal (``signal``, e.g. ``SIGKILL``) or the timeout
@@ -190,6 +229,382 @@ export interface BashDetails {
   totalBytes: number;
   cwd: string | null;
   spillComplete?: boolean;
+}
+/**
+ * A text file was read: which lines, and where to continue.
+ *
+ * ``lines`` lines from line ``offset`` of ``path`` (``total_lines`` in the file when known).
+ * When the result stops early, ``truncated`` is true and ``next_offset`` is the line to
+ * continue from.
+ */
+export interface ReadDetails {
+  type: 'read';
+  path: string;
+  offset: number;
+  lines: number;
+  totalLines: number | null;
+  truncated?: boolean;
+  nextOffset?: number | null;
+}
+/**
+ * An image file was read (``bytes`` long, of type ``mime_type``).
+ *
+ * ``shown`` is false when the model cannot view images (it was told so instead).
+ */
+export interface ReadImageDetails {
+  type: 'read_image';
+  path: string;
+  mimeType: string;
+  bytes: number;
+  shown?: boolean;
+}
+/**
+ * A file was written (``created`` when it did not exist), with the change as a diff.
+ *
+ * The diff fields are set unless the old or new content was binary or too big to diff (then
+ * ``diff_omitted`` is true).
+ */
+export interface WriteDetails {
+  type: 'write';
+  path: string;
+  created: boolean;
+  bytes: number;
+  lines: number;
+  diff?: string | null;
+  firstChangedLine?: number | null;
+  added?: number | null;
+  removed?: number | null;
+  diffOmitted?: boolean;
+  diagnostics?: LspDiagnostic[] | null;
+}
+/**
+ * One problem in ``path`` at ``line``:``column`` (the range's start; ``end_line`` and
+ * ``end_column`` its end), from the server ``server``; ``code`` and ``source`` as the server
+ * gave them.
+ */
+export interface LspDiagnostic {
+  path: string;
+  line: number;
+  column: number;
+  severity: 'error' | 'hint' | 'information' | 'warning';
+  message: string;
+  endLine?: number | null;
+  endColumn?: number | null;
+  code?: string | null;
+  source?: string | null;
+  server?: string | null;
+}
+/**
+ * A file was edited by ``replacements`` exact replacements, with the change as a diff.
+ *
+ * ``diff`` is unified (``--- a/…``/``+++ b/…``, paths relative to the session's cwd);
+ * ``first_changed_line`` is 1-based in the new text.
+ */
+export interface EditDetails {
+  type: 'edit';
+  path: string;
+  replacements: number;
+  diff: string;
+  firstChangedLine: number | null;
+  added: number;
+  removed: number;
+  diagnostics?: LspDiagnostic[] | null;
+}
+/**
+ * The last write or edit of a file was undone; ``remaining`` undo steps are left for it.
+ *
+ * ``deleted``: the file did not exist before that change, so it was removed. The diff fields
+ * are set when both sides are text.
+ */
+export interface UndoEditDetails {
+  type: 'undo_edit';
+  path: string;
+  deleted: boolean;
+  remaining: number;
+  diff?: string | null;
+  firstChangedLine?: number | null;
+  added?: number | null;
+  removed?: number | null;
+  diagnostics?: LspDiagnostic[] | null;
+}
+/**
+ * A directory was listed: it holds ``count`` entries (``truncated``: not all shown).
+ */
+export interface LsDetails {
+  type: 'ls';
+  path: string;
+  count: number;
+  truncated: boolean;
+}
+/**
+ * Paths were found: ``count`` matched (``cut``: the result limit stopped the walk).
+ */
+export interface FindDetails {
+  type: 'find';
+  path: string;
+  count: number;
+  cut: boolean;
+}
+/**
+ * A search ran (with ``backend``): ``matches`` lines in ``files`` files matched.
+ *
+ * ``cut`` when the result limit stopped the search, ``truncated`` when the output was cut.
+ */
+export interface GrepDetails {
+  type: 'grep';
+  path: string;
+  backend: 'python' | 'rg';
+  matches: number;
+  files: number;
+  cut: boolean;
+  truncated?: boolean;
+}
+/**
+ * A subagent ran: its own session, profile and how its run ended.
+ *
+ * ``child_session_id`` is the child's session (listed under this one, resumable);
+ * ``agent`` the profile it ran; ``description`` the task's title; ``stop_reason``,
+ * ``turns``, ``usage`` and ``cost`` are its run's (the parent's run usage includes them).
+ */
+export interface TaskDetails {
+  type: 'task';
+  childSessionId: string;
+  agent: string;
+  description: string;
+  stopReason: string;
+  turns: number;
+  usage: Usage;
+  cost: number;
+}
+/**
+ * The agent's plan was written: ``steps`` steps, ``completed`` of them done (the plan
+ * itself comes as a ``plan_update`` event).
+ */
+export interface TodoDetails {
+  type: 'todo';
+  steps: number;
+  completed: number;
+}
+/**
+ * A web page was fetched: the final ``url`` after ``redirects`` redirects, its HTTP
+ * ``status`` and ``content_type``, ``bytes`` read, what the model got (``format``:
+ * ``markdown`` for converted HTML, ``text`` otherwise), in ``duration_ms``. A result over the
+ * limits is cut (``truncated``) with the whole text in ``spill_path``.
+ */
+export interface WebFetchDetails {
+  type: 'web_fetch';
+  url: string;
+  status: number;
+  contentType: string;
+  format: 'markdown' | 'text';
+  bytes: number;
+  redirects: number;
+  durationMs: number;
+  truncated?: boolean;
+  spillPath?: string | null;
+}
+/**
+ * A tool of an MCP server ran: the ``server`` and its ``tool`` (the call's name is
+ * ``mcp__<server>__<tool>``), the result's ``structured_content`` as the server sent it, and
+ * whether the text was cut at the output limits (``truncated``).
+ */
+export interface McpDetails {
+  type: 'mcp';
+  server: string;
+  tool: string;
+  structuredContent?: {
+    [k: string]: unknown;
+  };
+  truncated?: boolean;
+}
+/**
+ * A Jupyter notebook was read: ``shown`` of its ``cells`` cells from cell ``offset``
+ * (1-based), with ``images`` output images sent to the model. When the result stops early,
+ * ``truncated`` is true and ``next_offset`` is the cell to continue from.
+ */
+export interface ReadNotebookDetails {
+  type: 'read_notebook';
+  path: string;
+  cells: number;
+  offset: number;
+  shown: number;
+  images?: number;
+  truncated?: boolean;
+  nextOffset?: number | null;
+}
+/**
+ * One cell of a notebook was replaced, inserted or deleted.
+ *
+ * ``index`` is the cell's 1-based position (after the edit for replace and insert, before it
+ * for delete), ``cell_id`` its id (None in notebooks older than nbformat 4.5), ``cell_type``
+ * its type. ``diff`` is a unified diff of the cell's source (``--- a/PATH#cell``), with
+ * ``added``/``removed`` line counts; ``outputs_cleared`` when a code cell's outputs and
+ * execution count were dropped by the edit.
+ */
+export interface NotebookEditDetails {
+  type: 'notebook_edit';
+  path: string;
+  action: 'delete' | 'insert' | 'replace';
+  index: number;
+  cellId: string | null;
+  cellType: string;
+  diff: string;
+  added: number;
+  removed: number;
+  cells: number;
+  outputsCleared?: boolean;
+}
+/**
+ * A PDF was read: pages ``first`` to ``last`` (1-based) of ``pages``.
+ *
+ * ``image_pages`` are pages without a text layer: sent as images (``images`` of them) to a
+ * vision model, named only for a text model. ``truncated`` when the result stopped before
+ * ``last`` of what was asked (limits), with ``next_page`` to continue from.
+ */
+export interface ReadPdfDetails {
+  type: 'read_pdf';
+  path: string;
+  pages: number;
+  first: number;
+  last: number;
+  imagePages?: number[];
+  images?: number;
+  truncated?: boolean;
+  nextPage?: number | null;
+}
+/**
+ * A web search ran on ``backend`` (``searxng``, ``brave``, ``tavily``, or the provider's
+ * own server-side search): the ``query``, the ``results`` kept after the domain filters
+ * (``filtered`` dropped by them) and how long it took.
+ */
+export interface WebSearchDetails {
+  type: 'web_search';
+  query: string;
+  backend: string;
+  results: WebSearchHit[];
+  filtered?: number;
+  durationMs?: number;
+}
+/**
+ * One search result: its title, URL and a snippet of the page.
+ */
+export interface WebSearchHit {
+  title: string;
+  url: string;
+  snippet?: string;
+}
+/**
+ * A skill was loaded: its ``name``, the folder it lives in (``path``), where it was found
+ * (``source``: ``user`` or ``project``), and the tools it narrows the session to while it is
+ * followed (``allowed_tools``; None: no narrowing).
+ */
+export interface SkillDetails {
+  type: 'skill';
+  name: string;
+  path: string;
+  source: string;
+  allowedTools?: string[] | null;
+}
+/**
+ * An ``lsp`` call: which ``operation`` on which ``path`` (and position), answered by the
+ * server ``server``. ``items`` are the places of the answer (``total`` of them; ``truncated``
+ * when the list was cut); ``hover`` the hover text; ``diagnostics`` the file's problems
+ * (``diagnostics``) or those a rename introduced; ``changes`` the files a rename changed.
+ */
+export interface LspDetails {
+  type: 'lsp';
+  operation:
+    | 'definition'
+    | 'diagnostics'
+    | 'document_symbols'
+    | 'hover'
+    | 'implementation'
+    | 'incoming_calls'
+    | 'outgoing_calls'
+    | 'references'
+    | 'rename'
+    | 'workspace_symbols';
+  server: string | null;
+  path?: string | null;
+  line?: number | null;
+  column?: number | null;
+  items?: LspItem[];
+  total?: number;
+  truncated?: boolean;
+  hover?: string | null;
+  diagnostics?: LspDiagnostic[] | null;
+  changes?: LspFileChange[];
+  durationMs?: number;
+}
+/**
+ * One place an answer names: a location, a symbol, a caller or callee. ``name`` and
+ * ``kind`` for symbols and calls (``function``, ``class``…); ``text`` the source line.
+ */
+export interface LspItem {
+  path: string;
+  line: number;
+  column: number;
+  name?: string | null;
+  kind?: string | null;
+  text?: string | null;
+}
+/**
+ * One file a rename changed: ``edits`` text edits, as a unified diff.
+ */
+export interface LspFileChange {
+  path: string;
+  edits: number;
+  diff: string;
+}
+/**
+ * A background process as a tool call left it (``bash`` with ``background``,
+ * ``process_output``, ``process_kill``): its state now; ``skipped_bytes`` of output not
+ * returned (more than the result limits since the last read: the spill file has it).
+ */
+export interface ProcessDetails {
+  type: 'process';
+  process: ProcessInfo;
+  skippedBytes?: number;
+}
+/**
+ * One background process of a session.
+ *
+ * ``id`` is ``p1``, ``p2``… (unique in the session); ``pid`` the shell's process id;
+ * ``started_at``/``ended_at`` are Unix times in seconds (``ended_at`` None while it runs);
+ * ``runtime_ms`` how long it ran (so far); ``output_bytes`` how much it printed (stdout and
+ * stderr merged); ``spill_path`` the file holding its output from the first byte (at most
+ * the spill cap); ``tail`` its last lines (at most 2 KB); ``tool_call_id`` the ``bash`` call
+ * that started it.
+ */
+export interface ProcessInfo {
+  id: string;
+  command: string;
+  pid: number;
+  state: 'exited' | 'killed' | 'running';
+  startedAt: number;
+  runtimeMs: number;
+  outputBytes: number;
+  description?: string | null;
+  exitCode?: number | null;
+  signal?: string | null;
+  endedAt?: number | null;
+  spillPath?: string | null;
+  tail?: string;
+  toolCallId?: string;
+}
+/**
+ * ``process_list``: every background process of the session.
+ */
+export interface ProcessListDetails {
+  type: 'process_list';
+  processes: ProcessInfo[];
+}
+/**
+ * A call of any tool failed (its result has ``isError``); ``error`` says how.
+ */
+export interface ToolErrorDetails {
+  type: 'error';
+  error: 'invalid_arguments' | 'os_error' | 'tool_error';
 }
 /**
  * ``session/cancel``: whether a run was stopped, and the queued messages dropped.
@@ -308,6 +723,20 @@ export interface McpServerInfo {
   tools?: string[];
   error?: string | null;
   sessions?: number;
+  check?: McpServerCheck | null;
+}
+/**
+ * A check of one server (``mcp/list`` with ``check``): a new connection that started it
+ * (or reached it), ran ``initialize`` and listed its tools, then stopped. ``ok``: it did;
+ * ``tools``: the names offered to the model; ``error``: why not; ``login``: it wants the
+ * user to sign in (``agentctl mcp login NAME``); ``seconds``: how long the check took.
+ */
+export interface McpServerCheck {
+  ok: boolean;
+  tools: string[];
+  error: string | null;
+  login: boolean;
+  seconds: number;
 }
 /**
  * One language server process the daemon runs for the ``lsp`` tool and the diagnostics
@@ -326,39 +755,6 @@ export interface LanguageServerInfo {
   lastError?: string | null;
 }
 /**
- * A file was edited by ``replacements`` exact replacements, with the change as a diff.
- *
- * ``diff`` is unified (``--- a/…``/``+++ b/…``, paths relative to the session's cwd);
- * ``first_changed_line`` is 1-based in the new text.
- */
-export interface EditDetails {
-  type: 'edit';
-  path: string;
-  replacements: number;
-  diff: string;
-  firstChangedLine: number | null;
-  added: number;
-  removed: number;
-  diagnostics?: LspDiagnostic[] | null;
-}
-/**
- * One problem in ``path`` at ``line``:``column`` (the range's start; ``end_line`` and
- * ``end_column`` its end), from the server ``server``; ``code`` and ``source`` as the server
- * gave them.
- */
-export interface LspDiagnostic {
-  path: string;
-  line: number;
-  column: number;
-  severity: 'error' | 'hint' | 'information' | 'warning';
-  message: string;
-  endLine?: number | null;
-  endColumn?: number | null;
-  code?: string | null;
-  source?: string | null;
-  server?: string | null;
-}
-/**
  * Params of a method that takes none (a missing ``params`` member decodes to this).
  */
 export interface Empty {}
@@ -375,29 +771,6 @@ export interface ErrorEvent {
   type: 'error';
   message: string;
   code?: string;
-}
-/**
- * Paths were found: ``count`` matched (``cut``: the result limit stopped the walk).
- */
-export interface FindDetails {
-  type: 'find';
-  path: string;
-  count: number;
-  cut: boolean;
-}
-/**
- * A search ran (with ``backend``): ``matches`` lines in ``files`` files matched.
- *
- * ``cut`` when the result limit stopped the search, ``truncated`` when the output was cut.
- */
-export interface GrepDetails {
-  type: 'grep';
-  path: string;
-  backend: 'python' | 'rg';
-  matches: number;
-  files: number;
-  cut: boolean;
-  truncated?: boolean;
 }
 /**
  * A hook that blocked something (its ``hook_result`` with decision ``block``), placed in
@@ -475,6 +848,15 @@ export interface ServerCapabilities {
   images?: boolean;
 }
 /**
+ * ``session/killProcess``: end the background process ``process_id`` of ``session_id``
+ * (SIGTERM to its process group and everything it started, SIGKILL after the grace
+ * period). Answers when it has ended; an ended process is answered as it is.
+ */
+export interface KillProcessParams {
+  sessionId: string;
+  processId: string;
+}
+/**
  * A file position a tool call touches (1-based line), for editors to show.
  */
 export interface Location {
@@ -482,85 +864,13 @@ export interface Location {
   line?: number | null;
 }
 /**
- * A directory was listed: it holds ``count`` entries (``truncated``: not all shown).
- */
-export interface LsDetails {
-  type: 'ls';
-  path: string;
-  count: number;
-  truncated: boolean;
-}
-/**
- * An ``lsp`` call: which ``operation`` on which ``path`` (and position), answered by the
- * server ``server``. ``items`` are the places of the answer (``total`` of them; ``truncated``
- * when the list was cut); ``hover`` the hover text; ``diagnostics`` the file's problems
- * (``diagnostics``) or those a rename introduced; ``changes`` the files a rename changed.
- */
-export interface LspDetails {
-  type: 'lsp';
-  operation:
-    | 'definition'
-    | 'diagnostics'
-    | 'document_symbols'
-    | 'hover'
-    | 'implementation'
-    | 'incoming_calls'
-    | 'outgoing_calls'
-    | 'references'
-    | 'rename'
-    | 'workspace_symbols';
-  server: string | null;
-  path?: string | null;
-  line?: number | null;
-  column?: number | null;
-  items?: LspItem[];
-  total?: number;
-  truncated?: boolean;
-  hover?: string | null;
-  diagnostics?: LspDiagnostic[] | null;
-  changes?: LspFileChange[];
-  durationMs?: number;
-}
-/**
- * One place an answer names: a location, a symbol, a caller or callee. ``name`` and
- * ``kind`` for symbols and calls (``function``, ``class``…); ``text`` the source line.
- */
-export interface LspItem {
-  path: string;
-  line: number;
-  column: number;
-  name?: string | null;
-  kind?: string | null;
-  text?: string | null;
-}
-/**
- * One file a rename changed: ``edits`` text edits, as a unified diff.
- */
-export interface LspFileChange {
-  path: string;
-  edits: number;
-  diff: string;
-}
-/**
- * A tool of an MCP server ran: the ``server`` and its ``tool`` (the call's name is
- * ``mcp__<server>__<tool>``), the result's ``structured_content`` as the server sent it, and
- * whether the text was cut at the output limits (``truncated``).
- */
-export interface McpDetails {
-  type: 'mcp';
-  server: string;
-  tool: string;
-  structuredContent?: {
-    [k: string]: unknown;
-  };
-  truncated?: boolean;
-}
-/**
  * ``mcp/list``: the MCP servers configured for ``cwd`` (default: the daemon's own cwd)
- * and those the daemon runs.
+ * and those the daemon runs; with ``check``, each configured (enabled, trusted) server is
+ * also checked, all at once, each within its start-up timeout.
  */
 export interface McpListParams {
   cwd?: string | null;
+  check?: boolean;
 }
 /**
  * ``mcp/list``: configured servers (with the state of their process for ``cwd``), then
@@ -568,6 +878,51 @@ export interface McpListParams {
  */
 export interface McpListResult {
   servers: McpServerInfo[];
+}
+/**
+ * ``mcp/loginFinish``: wait for the login ``login_id`` (of ``mcp/login``) to end.
+ */
+export interface McpLoginFinishParams {
+  loginId: string;
+}
+/**
+ * ``mcp/login``: sign in to the streamable HTTP server ``name`` of ``cwd``'s
+ * configuration (OAuth). The daemon waits on a loopback redirect for at most ``timeout``
+ * seconds from now.
+ */
+export interface McpLoginParams {
+  name: string;
+  cwd?: string | null;
+  timeout?: number;
+}
+/**
+ * A login: ``authorization_url`` is the page the user opens to approve (None once
+ * ``done``, or when the server needed none); ``done``: the tokens are stored (or the server
+ * let agentd in as it was) and ``tools`` lists the server's tools; ``url``: the server.
+ */
+export interface McpLoginResult {
+  loginId: string;
+  name: string;
+  url: string;
+  done: boolean;
+  authorizationUrl: string | null;
+  tools: string[];
+}
+/**
+ * ``mcp/logout``: forget the stored OAuth credentials of the server ``name`` of
+ * ``cwd``'s configuration.
+ */
+export interface McpLogoutParams {
+  name: string;
+  cwd?: string | null;
+}
+/**
+ * ``removed``: there were credentials for ``url``.
+ */
+export interface McpLogoutResult {
+  name: string;
+  url: string;
+  removed: boolean;
 }
 /**
  * An MCP server for one session, as ACP's ``session/new`` writes it: stdio (``command``,
@@ -622,209 +977,6 @@ export interface ToolResultMessage {
   isError?: boolean;
   details?: ToolDetails | null;
   timestamp?: number;
-}
-/**
- * A text file was read: which lines, and where to continue.
- *
- * ``lines`` lines from line ``offset`` of ``path`` (``total_lines`` in the file when known).
- * When the result stops early, ``truncated`` is true and ``next_offset`` is the line to
- * continue from.
- */
-export interface ReadDetails {
-  type: 'read';
-  path: string;
-  offset: number;
-  lines: number;
-  totalLines: number | null;
-  truncated?: boolean;
-  nextOffset?: number | null;
-}
-/**
- * An image file was read (``bytes`` long, of type ``mime_type``).
- *
- * ``shown`` is false when the model cannot view images (it was told so instead).
- */
-export interface ReadImageDetails {
-  type: 'read_image';
-  path: string;
-  mimeType: string;
-  bytes: number;
-  shown?: boolean;
-}
-/**
- * A file was written (``created`` when it did not exist), with the change as a diff.
- *
- * The diff fields are set unless the old or new content was binary or too big to diff (then
- * ``diff_omitted`` is true).
- */
-export interface WriteDetails {
-  type: 'write';
-  path: string;
-  created: boolean;
-  bytes: number;
-  lines: number;
-  diff?: string | null;
-  firstChangedLine?: number | null;
-  added?: number | null;
-  removed?: number | null;
-  diffOmitted?: boolean;
-  diagnostics?: LspDiagnostic[] | null;
-}
-/**
- * The last write or edit of a file was undone; ``remaining`` undo steps are left for it.
- *
- * ``deleted``: the file did not exist before that change, so it was removed. The diff fields
- * are set when both sides are text.
- */
-export interface UndoEditDetails {
-  type: 'undo_edit';
-  path: string;
-  deleted: boolean;
-  remaining: number;
-  diff?: string | null;
-  firstChangedLine?: number | null;
-  added?: number | null;
-  removed?: number | null;
-  diagnostics?: LspDiagnostic[] | null;
-}
-/**
- * A subagent ran: its own session, profile and how its run ended.
- *
- * ``child_session_id`` is the child's session (listed under this one, resumable);
- * ``agent`` the profile it ran; ``description`` the task's title; ``stop_reason``,
- * ``turns``, ``usage`` and ``cost`` are its run's (the parent's run usage includes them).
- */
-export interface TaskDetails {
-  type: 'task';
-  childSessionId: string;
-  agent: string;
-  description: string;
-  stopReason: string;
-  turns: number;
-  usage: Usage;
-  cost: number;
-}
-/**
- * The agent's plan was written: ``steps`` steps, ``completed`` of them done (the plan
- * itself comes as a ``plan_update`` event).
- */
-export interface TodoDetails {
-  type: 'todo';
-  steps: number;
-  completed: number;
-}
-/**
- * A web page was fetched: the final ``url`` after ``redirects`` redirects, its HTTP
- * ``status`` and ``content_type``, ``bytes`` read, what the model got (``format``:
- * ``markdown`` for converted HTML, ``text`` otherwise), in ``duration_ms``. A result over the
- * limits is cut (``truncated``) with the whole text in ``spill_path``.
- */
-export interface WebFetchDetails {
-  type: 'web_fetch';
-  url: string;
-  status: number;
-  contentType: string;
-  format: 'markdown' | 'text';
-  bytes: number;
-  redirects: number;
-  durationMs: number;
-  truncated?: boolean;
-  spillPath?: string | null;
-}
-/**
- * A Jupyter notebook was read: ``shown`` of its ``cells`` cells from cell ``offset``
- * (1-based), with ``images`` output images sent to the model. When the result stops early,
- * ``truncated`` is true and ``next_offset`` is the cell to continue from.
- */
-export interface ReadNotebookDetails {
-  type: 'read_notebook';
-  path: string;
-  cells: number;
-  offset: number;
-  shown: number;
-  images?: number;
-  truncated?: boolean;
-  nextOffset?: number | null;
-}
-/**
- * One cell of a notebook was replaced, inserted or deleted.
- *
- * ``index`` is the cell's 1-based position (after the edit for replace and insert, before it
- * for delete), ``cell_id`` its id (None in notebooks older than nbformat 4.5), ``cell_type``
- * its type. ``diff`` is a unified diff of the cell's source (``--- a/PATH#cell``), with
- * ``added``/``removed`` line counts; ``outputs_cleared`` when a code cell's outputs and
- * execution count were dropped by the edit.
- */
-export interface NotebookEditDetails {
-  type: 'notebook_edit';
-  path: string;
-  action: 'delete' | 'insert' | 'replace';
-  index: number;
-  cellId: string | null;
-  cellType: string;
-  diff: string;
-  added: number;
-  removed: number;
-  cells: number;
-  outputsCleared?: boolean;
-}
-/**
- * A PDF was read: pages ``first`` to ``last`` (1-based) of ``pages``.
- *
- * ``image_pages`` are pages without a text layer: sent as images (``images`` of them) to a
- * vision model, named only for a text model. ``truncated`` when the result stopped before
- * ``last`` of what was asked (limits), with ``next_page`` to continue from.
- */
-export interface ReadPdfDetails {
-  type: 'read_pdf';
-  path: string;
-  pages: number;
-  first: number;
-  last: number;
-  imagePages?: number[];
-  images?: number;
-  truncated?: boolean;
-  nextPage?: number | null;
-}
-/**
- * A web search ran on ``backend`` (``searxng``, ``brave``, ``tavily``, or the provider's
- * own server-side search): the ``query``, the ``results`` kept after the domain filters
- * (``filtered`` dropped by them) and how long it took.
- */
-export interface WebSearchDetails {
-  type: 'web_search';
-  query: string;
-  backend: string;
-  results: WebSearchHit[];
-  filtered?: number;
-  durationMs?: number;
-}
-/**
- * One search result: its title, URL and a snippet of the page.
- */
-export interface WebSearchHit {
-  title: string;
-  url: string;
-  snippet?: string;
-}
-/**
- * A skill was loaded: its ``name``, the folder it lives in (``path``), where it was found
- * (``source``: ``user`` or ``project``), and the tools it narrows the session to while it is
- * followed (``allowed_tools``; None: no narrowing).
- */
-export interface SkillDetails {
-  type: 'skill';
-  name: string;
-  path: string;
-  source: string;
-  allowedTools?: string[] | null;
-}
-/**
- * A call of any tool failed (its result has ``isError``); ``error`` says how.
- */
-export interface ToolErrorDetails {
-  type: 'error';
-  error: 'invalid_arguments' | 'os_error' | 'tool_error';
 }
 /**
  * A message begins. For assistant messages ``message_update`` deltas follow.
@@ -999,6 +1151,51 @@ export interface PlanUpdate {
   entries?: PlanItem[];
 }
 /**
+ * A background process ended (on its own or killed); ``process`` as it ended.
+ */
+export interface ProcessExit {
+  type: 'process_exit';
+  process: ProcessInfo;
+}
+/**
+ * More output of the background process ``id``: at most one event per update interval
+ * (like bash's streamed deltas), the middle of a burst dropped (``[… N chars not streamed
+ * …]``); the spill file has everything up to its cap.
+ */
+export interface ProcessOutput {
+  type: 'process_output';
+  id: string;
+  text: string;
+}
+/**
+ * A background process started (its ``bash`` call returns right after). Also sent, with
+ * ``seq`` 0, to a client loading the session with ``replay`` for each process it has.
+ */
+export interface ProcessStart {
+  type: 'process_start';
+  process: ProcessInfo;
+}
+/**
+ * ``session/processes``: the background processes of ``session_id`` (every loaded
+ * session's when absent), running and ended.
+ */
+export interface ProcessesParams {
+  sessionId?: string | null;
+}
+/**
+ * ``session/processes``: one entry per session that has processes (or the one asked).
+ */
+export interface ProcessesResult {
+  sessions: SessionProcesses[];
+}
+/**
+ * The background processes of one session, oldest first.
+ */
+export interface SessionProcesses {
+  sessionId: string;
+  processes: ProcessInfo[];
+}
+/**
  * ``session/prompt``: run the agent on ``text``; resolves when the run ends.
  *
  * ``max_turns`` limits this run only; without it the session's limit applies.
@@ -1170,7 +1367,10 @@ export interface SessionEvent {
     | PlanUpdate
     | HookResult
     | SessionRewound
-    | SettingsChanged;
+    | SettingsChanged
+    | ProcessStart
+    | ProcessOutput
+    | ProcessExit;
   parentSessionId?: string | null;
 }
 /**
@@ -1440,6 +1640,11 @@ export interface SessionRenameParams {
  * the files the discarded runs changed; ``force``: restore files changed outside agentd
  * since (otherwise left alone and listed as conflicts); ``dryRun``: change nothing, answer
  * what the rewind would do (for a confirmation).
+ *
+ * A rewind that meets a conflict (a file it would leave alone) moves nothing, neither the
+ * conversation nor any file, unless ``force``: the result lists the conflicts with
+ * ``applied`` false, and the same call with ``force`` (or ``entryId`` the result's
+ * ``entryId``) applies it to the same prompt.
  */
 export interface SessionRewindParams {
   sessionId: string;
@@ -1451,13 +1656,19 @@ export interface SessionRewindParams {
 }
 /**
  * What ``session/rewind`` did: the new leaf (``leafId``, None: before the first entry),
- * the text of the prompt it went back over (``prompt``: a client may offer it for
- * editing), and the files ``restored`` (rewritten), ``removed`` (created by the discarded
- * runs) and left alone (``conflicts``). Paths are absolute.
+ * the user message it went back before (``entryId``) and its text (``prompt``: a client
+ * may offer it for editing), and the files ``restored`` (rewritten), ``removed`` (created
+ * by the discarded runs) and left alone (``conflicts``). Paths are absolute.
+ *
+ * ``applied``: the session and the files moved. False for a dry run, and when the rewind
+ * met conflicts without ``force``: then nothing moved, ``leafId``, ``restored`` and
+ * ``removed`` say what the rewind would do, and ``conflicts`` what stopped it.
  */
 export interface SessionRewindResult {
   leafId: string | null;
+  entryId: string;
   prompt: string;
+  applied: boolean;
   restored: string[];
   removed: string[];
   conflicts: RewindConflict[];
@@ -1506,6 +1717,7 @@ export interface SessionStateResult {
   messageCount: number;
   title?: string | null;
   plan?: PlanItem[];
+  processes?: ProcessInfo[];
 }
 /**
  * ``session/steer`` / ``session/followUp``: queue a message for a running session.
@@ -1626,6 +1838,10 @@ export interface ClientMethods {
   'session/cancel': { params: SessionIdParams; result: CancelResult };
   /** Idle or running, model, queues, usage. */
   'session/state': { params: SessionIdParams; result: SessionStateResult };
+  /** The background processes of a session (or of every loaded one). */
+  'session/processes': { params: ProcessesParams; result: ProcessesResult };
+  /** End a background process of a session (TERM, then KILL). */
+  'session/killProcess': { params: KillProcessParams; result: ProcessInfo };
   /** The conversation on the current branch, a page at a time (newest first). */
   'session/messages': { params: MessagesParams; result: MessagesResult };
   /** Switch provider/model from the next LLM call on. */
@@ -1640,8 +1856,14 @@ export interface ClientMethods {
   'skills/check': { params: SkillCheckParams; result: SkillCheckResult };
   /** Configured providers and models (for a project: cwd). */
   'models/list': { params: ModelsListParams; result: ModelsListResult };
-  /** MCP servers of a project (cwd) and the running ones: state, tools, source. */
+  /** MCP servers of a project (cwd) and the running ones: state, tools, source; with check, each configured one connected to and its tools listed. */
   'mcp/list': { params: McpListParams; result: McpListResult };
+  /** Sign in to an OAuth-protected HTTP MCP server: the authorization URL to open (the daemon waits on a loopback redirect), or done when none is needed. */
+  'mcp/login': { params: McpLoginParams; result: McpLoginResult };
+  /** Wait for a login of mcp/login to end: done, with the server's tools. */
+  'mcp/loginFinish': { params: McpLoginFinishParams; result: McpLoginResult };
+  /** Forget the stored OAuth credentials of an HTTP MCP server. */
+  'mcp/logout': { params: McpLogoutParams; result: McpLogoutResult };
   /** Stored sessions, newest first, paged. */
   'session/list': { params: SessionListParams; result: SessionListResult };
   /** Load a stored session; optionally replay its history. */

@@ -8,13 +8,17 @@
 // snapshot followed by a replay of buffered events (a page reload mid-run) shows each message
 // and tool call exactly once.
 
+import { processHandlers } from './processes.js';
+
 /**
  * @typedef {{type: 'text' | 'thinking', text: string}} TextBlock
- * @typedef {{kind: 'user', key: string, text: string, images: number, command?: string}} UserItem
- *   (`command`: the custom command typed, `text` being its expansion)
+ * @typedef {{kind: 'user', key: string, text: string, images: UserImage[], command?: string}} UserItem
+ *   (`command`: the custom command typed, `text` being its expansion; `images`: those sent with it)
+ * @typedef {{data: string, mimeType: string}} UserImage
  * @typedef {{kind: 'assistant', key: string, blocks: TextBlock[], streaming: boolean,
  *   stopReason?: string, error?: string, usage?: Usage, model?: string,
- *   retry?: RetryInfo | null}} AssistantItem
+ *   retry?: RetryInfo | null, sources?: {url: string, title: string}[]}} AssistantItem
+ *   (`sources`: the pages a provider-side search gave that the text cites, each once)
  * @typedef {{options: string[], pending: boolean, outcome?: string, reason?: string,
  *   callId?: string, tool?: string, preview?: ApprovalPreview | null,
  *   alwaysRule?: string | null}} Permission
@@ -52,6 +56,7 @@
  *   open: string | null,
  *   queue: {steering: string[], followUp: string[]},
  *   plan: PlanStep[],
+ *   processes?: import('./processes.js').Processes,
  *   retryKey: string | null,
  *   lastRun: RunEnd | null,
  *   toolByIndex: Record<number, string>,
@@ -327,7 +332,7 @@ function messageStart(state, event) {
     return { ...put(endRetry(state), item), open: event.messageId };
   }
   if (event.role === 'user' && !find(state, event.messageId)) {
-    return put(state, { kind: 'user', key: event.messageId, text: '', images: 0 });
+    return put(state, { kind: 'user', key: event.messageId, text: '', images: [] });
   }
   return state;
 }
@@ -373,7 +378,7 @@ function messageUpdate(state, event) {
 function messageEnd(state, event) {
   const message = event.message;
   if (message.role === 'user') {
-    const images = (message.content ?? []).filter((b) => b.type === 'image').length;
+    const images = (message.content ?? []).filter((b) => b.type === 'image').map((b) => ({ data: b.data, mimeType: b.mimeType }));
     /** @type {UserItem} */
     const item = { kind: 'user', key: message.id, text: contentText(message.content), images };
     if (message.command) item.command = message.command;
@@ -400,6 +405,7 @@ function assistantEnd(state, message) {
   const item = {
     kind: 'assistant', key: message.id, blocks, streaming: false, stopReason: message.stopReason,
     error: message.errorMessage ?? undefined, usage: message.usage, model: message.model,
+    sources: citedSources(message.content ?? []),
   };
   if (openItem && openItem.key !== message.id && find(state, message.id) === undefined) {
     // The streamed item was keyed provisionally: give it the message's id in place.
@@ -413,10 +419,29 @@ function assistantEnd(state, message) {
     next = put(state, item);
   }
   for (const block of message.content ?? []) {
+    if (block.type === 'server_tool_call') next = serverToolEnd(next, block);
     if (block.type !== 'tool_call') continue;
     next = updateTool(next, block.id, block.name, () => ({ name: block.name, args: block.arguments ?? {} }));
   }
   return { ...next, open: null, toolByIndex: {} };
+}
+
+/** The pages the text blocks cite, each URL once, in the order first cited. */
+function citedSources(content) {
+  const seen = new Map();
+  for (const block of content) {
+    if (block.type !== 'text') continue;
+    for (const cite of block.citations ?? []) if (!seen.has(cite.url)) seen.set(cite.url, { url: cite.url, title: cite.title ?? '' });
+  }
+  return [...seen.values()];
+}
+
+/** A call the provider ran on its side (its web search): a finished tool card, as its events showed it. */
+function serverToolEnd(state, block) {
+  return updateTool(state, block.id, block.name, () => ({
+    name: block.name, args: block.arguments ?? {}, toolKind: 'search',
+    status: block.isError ? 'error' : 'done', result: block.result ?? '', details: block.details ?? null,
+  }));
 }
 
 /** @type {Record<string, (state: ChatState, event: any, seq: number) => ChatState>} */
@@ -456,6 +481,7 @@ const HANDLERS = {
   }),
   retry: retryEvent,
   plan_update: (state, e) => ({ ...state, plan: e.entries ?? [] }),
+  ...processHandlers,
   queue_update: (state, e) => ({ ...state, queue: { steering: e.steering ?? [], followUp: e.followUp ?? [] } }),
   error: (state, e, seq) => (shownAsReplyError(state, e.message) ? state : notice(state, 'error', e.message, seq)),
   permission_request: (state, e) =>

@@ -8,6 +8,7 @@
 import { attachImages } from './attach.js';
 import { createItem, el, updateItem } from './items.js';
 import { totalUsage } from './reducer.js';
+import { renderProcesses } from './processes.js';
 import { parseCommand, slashMenu } from './slash.js';
 import { providerHelp } from './setup.js';
 import { buildSidebar, renderSessionGroups } from './sidebar.js';
@@ -45,6 +46,7 @@ import { buildSidebar, renderSessionGroups } from './sidebar.js';
  *   openDiff?: (item: import('./reducer.js').ToolItem) => void,
  *   openLocation?: (path: string, line?: number | null) => void,
  *   signOut?: () => void,
+ *   killProcess?: (id: string) => void,
  * }} Actions
  */
 
@@ -180,6 +182,9 @@ function buildLayout(root, actions, withSidebar, refresh) {
   const plan = el('section', 'plan');
   plan.setAttribute('aria-label', 'Plan');
   plan.hidden = true;
+  const processes = el('section', 'processes');
+  processes.setAttribute('aria-label', 'Background processes');
+  processes.hidden = true;
   const help = el('div', 'help');
   help.hidden = true;
   const log = el('div', 'log');
@@ -191,10 +196,10 @@ function buildLayout(root, actions, withSidebar, refresh) {
   const composer = buildComposer(actions);
   const footer = el('footer', 'cost');
   footer.setAttribute('aria-label', 'Usage');
-  main.append(head.header, banner, plan, help, log, composer.form, footer);
+  main.append(head.header, banner, plan, processes, help, log, composer.form, footer);
   return {
     sidebar, list: drawer.list, filter: drawer.filter, filtered: '', menu: drawer.menu, ...head, banner, plan, help, log,
-    footer, ...composer,
+    footer, ...composer, processes, killProcess: actions.killProcess,
   };
 }
 
@@ -257,7 +262,8 @@ function buildComposer(actions) {
   const stop = button('Stop', 'btn btn--danger stop', () => actions.cancel());
   stop.title = 'Cancel the run (Esc)';
   const buttons = el('div', 'composer-buttons');
-  buttons.append(send, later, stop);
+  const picker = imagePicker((files) => images.add(files));
+  buttons.append(picker.button, picker.input, send, later, stop);
   const attachments = el('ul', 'attachments');
   attachments.setAttribute('aria-label', 'Attached images');
   const attachError = el('div', 'attach-error');
@@ -317,6 +323,24 @@ function buildComposer(actions) {
   return { form, queue, input, send, later, stop, slash };
 }
 
+/** "Add image": a button opening the file chooser (phones have no paste or drop of files);
+ * `add` gets the images chosen. */
+function imagePicker(add) {
+  const input = /** @type {HTMLInputElement} */ (el('input', 'attach-input'));
+  input.type = 'file';
+  input.accept = 'image/png,image/jpeg,image/gif,image/webp';
+  input.multiple = true;
+  input.hidden = true;
+  input.setAttribute('aria-label', 'Images to attach');
+  input.addEventListener('change', () => {
+    add([...(input.files ?? [])]);
+    input.value = ''; // choosing the same file again is a change too
+  });
+  const open = button('Add image', 'btn attach-image', () => input.click());
+  open.title = 'Attach images to the next message (PNG, JPEG, GIF, WebP, up to 5 MB; paste or drop them too)';
+  return { button: open, input };
+}
+
 /** The picker: the session's model, or for a new chat the one chosen for it (else the
  * configured default; with none, a "Choose a model" placeholder). Never disabled. */
 function renderModels(dom, state) {
@@ -361,6 +385,7 @@ function renderStatus(dom, state) {
   dom.log.setAttribute('aria-busy', String(running));
   renderQueue(dom.queue, chat.queue);
   renderPlan(dom.plan, chat.plan ?? []);
+  renderProcesses(dom.processes, chat.processes, dom.killProcess);
   const usage = totalUsage(chat);
   const run = chat.lastRun;
   const end = run && run.stopReason !== 'end_turn' ? ` · last run: ${run.stopReason.replace('_', ' ')}` : '';
@@ -371,7 +396,15 @@ function sessionTitle(state) {
   const session = state.session;
   if (!session) return 'New chat';
   const listed = state.sessions.find((s) => s.sessionId === session.sessionId);
-  return session.title || listed?.title || `Session ${session.sessionId}`;
+  return session.title || listed?.title || firstPrompt(state.chat) || `Session ${session.sessionId}`;
+}
+
+/** The first prompt's first line (up to 80 characters): the title while the daemon has not
+ * given the session one yet (its first run). */
+function firstPrompt(chat) {
+  const user = chat.items.find((item) => item.kind === 'user' && (item.command || item.text.trim()));
+  const text = user ? (user.command || user.text).trim().split('\n', 1)[0] : '';
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
 function renderQueue(list, queue) {

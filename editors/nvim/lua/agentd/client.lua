@@ -304,6 +304,11 @@ function M.on_event(params)
     require("agentd.approval").resolved(ev)
   elseif kind == "tool_execution_end" then
     require("agentd.edits").on_tool_end(ev)
+  elseif kind == "process_start" or kind == "process_exit" then
+    local processes = package.loaded["agentd.processes"] -- only when its list was opened
+    if processes then
+      processes.on_event(ev)
+    end
   end
   require("agentd.transcript").push(ev, params.seq or 0)
 end

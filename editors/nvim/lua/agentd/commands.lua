@@ -128,4 +128,12 @@ function M.rewind(opts)
   require("agentd.rewind").run(opts)
 end
 
+function M.processes()
+  require("agentd.processes").open()
+end
+
+function M.kill(opts)
+  require("agentd.processes").kill(vim.trim(opts.args))
+end
+
 return M

@@ -1,7 +1,9 @@
 -- :AgentRewind[!] [N] — take the session back to before its N-th last prompt (default 1):
 -- the conversation and the files those runs changed. A dry run first lists what will be
--- restored, removed and left alone, and asks; `!` also restores files changed outside agentd
--- since (otherwise they are left alone and listed).
+-- restored and removed, and the conflicts (files changed outside agentd since, or whose
+-- earlier content was not kept), and asks. A rewind that meets conflicts moves nothing unless
+-- forced: the choice is then "Rewind anyway" (forced, the same prompt by its entry id); `!`
+-- forces from the start.
 local client = require("agentd.client")
 local log = require("agentd.log")
 
@@ -43,7 +45,8 @@ function M.question(preview)
     lines[#lines + 1] = "Remove: " .. names(preview.removed)
   end
   if #preview.conflicts > 0 then
-    lines[#lines + 1] = "Leave alone: " .. left_alone(preview.conflicts)
+    lines[#lines + 1] = "Conflicts: " .. left_alone(preview.conflicts)
+    lines[#lines + 1] = "A rewind stops at conflicts; “Rewind anyway” overwrites the changed files."
   end
   if #preview.restored + #preview.removed + #preview.conflicts == 0 then
     lines[#lines + 1] = "No files to restore."
@@ -53,6 +56,9 @@ end
 
 --- One line saying what a rewind did.
 function M.summary(result)
+  if not result.applied then
+    return "not rewound (nothing changed): " .. left_alone(result.conflicts)
+  end
   local text = string.format("rewound: %d restored, %d removed", #result.restored, #result.removed)
   if #result.conflicts > 0 then
     text = text .. "; left alone: " .. left_alone(result.conflicts)
@@ -64,6 +70,9 @@ local function apply(params)
   client.call("session/rewind", params, function(err, result)
     if err then
       return log.notify("cannot rewind: " .. err.message, levels.ERROR)
+    end
+    if not result.applied then
+      return log.notify(M.summary(result), levels.WARN)
     end
     local session = client.session
     require("agentd.sessions").load(params.sessionId, session and session.title or nil)
@@ -87,9 +96,11 @@ function M.run(opts)
     if err then
       return log.notify("cannot rewind: " .. err.message, levels.ERROR)
     end
-    require("agentd.sessions").select({ "Rewind", "Cancel" }, { prompt = M.question(preview) }, function(choice)
-      if choice == "Rewind" then
-        apply(params)
+    local conflicts = #preview.conflicts > 0 and not params.force
+    local go = conflicts and "Rewind anyway" or "Rewind"
+    require("agentd.sessions").select({ go, "Cancel" }, { prompt = M.question(preview) }, function(choice)
+      if choice == go then
+        apply({ sessionId = params.sessionId, entryId = preview.entryId, force = params.force or conflicts })
       end
     end)
   end)

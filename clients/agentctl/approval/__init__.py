@@ -1,0 +1,1 @@
+"""``--permission ask`` at the terminal: the preview of a call and the one-key question."""

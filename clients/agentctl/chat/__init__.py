@@ -1,0 +1,1 @@
+"""``agentctl chat``: the REPL and its parts (``!command``, ``/rewind``, ``/compact``, Tab)."""

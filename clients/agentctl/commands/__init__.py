@@ -1,0 +1,1 @@
+"""The commands of ``agentctl``, one module each (``cli.dispatch`` imports the one it runs)."""

@@ -1,0 +1,1 @@
+"""Terminal output: streamed text, tool lines, listings, spinner, colour; errors in CLI terms."""
