@@ -140,6 +140,9 @@ async def test_rename_across_three_files_asks_once_and_rewinds(home: Home) -> No
 
     async with stdio_client(home, handler) as client:
         sid = await new_session(client, home, permissionMode="ask")
+        # the model looks before it renames; a pyright that has just started may not have
+        # enumerated the project's files yet (it does so without progress reports)
+        await run(client, sid, "lsp-references", timeout=TIMEOUT)
         _, events = await run(client, sid, "lsp-rename", timeout=TIMEOUT)
         (end,) = ends(events)
         renamed = {n: (home.project / n).read_text() for n in ("util.py", "main.py", "other.py")}
