@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lock demo docs test test-fast lint typecheck pytest bench schema web-vendor vscode-build vscode-test vscode-vsix ui-typecheck mcp-npm clean
+.PHONY: lock demo docs test test-fast lint typecheck pytest bench schema web-vendor vscode-build vscode-test vscode-vsix ui-typecheck mcp-npm langserver-npm clean
 
 LOCK := requirements.lock
 
@@ -47,7 +47,7 @@ test-fast: $(STAMP) lint typecheck  ## inner loop: lint, type-check, tests witho
 	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m "$(FAST_MARKERS)" $(FAST_SKIP); \
 	rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
-pytest: $(STAMP) mcp-npm  ## the test suite alone; pytest's exit 5 (no tests collected) is a failure
+pytest: $(STAMP) mcp-npm langserver-npm  ## the test suite alone; pytest's exit 5 (no tests collected) is a failure
 	@rm -f $(LAYER_REPORT)
 	AGENTD_LAYER_REPORT=$(abspath $(LAYER_REPORT)) $(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m "not serial"; \
 	par=$$?; if [ $$par -eq 5 ]; then echo "pytest collected no tests" >&2; par=1; fi; \
@@ -120,6 +120,14 @@ tests/mcp/%/node_modules/.lock-sha256: tests/mcp/%/package-lock.json
 	@if command -v npm >/dev/null; then \
 		cd tests/mcp/$* && $(NPM_CI) && sha256sum package-lock.json | cut -d' ' -f1 >node_modules/.lock-sha256; \
 	else echo "npm is not installed: the MCP tests that need npm packages will skip"; fi
+
+LANGSERVER_NPM := tests/langserver/typescript/node_modules/.lock-sha256
+langserver-npm: $(LANGSERVER_NPM)  ## install typescript-language-server for tests/langserver (npm ci)
+
+$(LANGSERVER_NPM): tests/langserver/typescript/package-lock.json
+	@if command -v npm >/dev/null; then \
+		cd tests/langserver/typescript && $(NPM_CI) && sha256sum package-lock.json | cut -d' ' -f1 >node_modules/.lock-sha256; \
+	else echo "npm is not installed: the TypeScript language server tests will skip"; fi
 
 clean:
 	rm -rf $(VENV)

@@ -42,6 +42,7 @@ ALLOWED: dict[str, set[str]] = {
     "log": BASE | {"config", "rpc"},
     "api": BASE | {"rpc"},  # the typed session API (local or remote) and its event contract
     "mcp": BASE | {"config", "log", "rpc", "tools", "toolspec"},  # below session
+    "langserver": BASE | {"config", "log", "tools"},  # the LSP client; below session
     "hooks": BASE | {"agent", "config", "log", "tools"},  # the user's commands; below session
     "session": BASE  # the one seam every front-end plugs into; it imports none of them
     | {
@@ -51,6 +52,7 @@ ALLOWED: dict[str, set[str]] = {
         "hardening",
         "hooks",
         "log",
+        "langserver",
         "mcp",
         "mockllm",
         "permissions",

@@ -30,6 +30,10 @@ FIRST_USE = (
 HEAVY = "a heavy library, or a costly stdlib module, imported where its one use is"
 SANDBOX = "sandboxing (Landlock, mount namespaces, ctypes) loaded only when a command is confined"
 MCP = "MCP (agentd.mcp, the SDK) only for a session with MCP servers"
+LSP = (
+    "the LSP client (agentd.langserver, pygls, lsprotocol) only when a session first needs a "
+    "language server"
+)
 SIDE = "imported for its side effect or platform-specific (ctypes, termios, readline)"
 FRONT_END_BACKEND = (
     "a front-end's backend: the in-process session service or the remote client, whichever "
@@ -93,7 +97,8 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentd.hardening": (SIDE, ("ctypes",)),
     # parts of the daemon built on first use
     "agentd.session.shared": (FIRST_USE, (
-        "agentd.config", "agentd.mcp", "agentd.mockllm.transport", "agentd.paths",
+        "agentd.config", "agentd.langserver", "agentd.mcp", "agentd.mockllm.transport",
+        "agentd.paths",
         "agentd.providers.transport", "agentd.store", "agentd.tools.process.spill", "httpx",
     )),
     "agentd.session.service": (f"{FIRST_USE} (session commands: when one runs); {PENDING}", (
@@ -116,6 +121,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
         f"{FIRST_USE} (a command's own model)", ("agentd.session.binding",),
     ),
     "agentd.session.mcp_setup": (MCP, ("agentd.mcp",)),
+    "agentd.session.langservers": (LSP, ("agentd.langserver.defs", "agentd.langserver.session")),
     "agentd.session.subagent_tools": (MCP, ("agentd.mcp",)),
     "agentd.mcp.http": (MCP, ("mcp", "agentd.mcp.oauth", "httpx2")),
     "agentd.mcp.credentials": (MCP, ("mcp",)),

@@ -109,6 +109,10 @@ def dispatch(namespace: argparse.Namespace) -> int:
             from agentctl.commands.skills import skills_main
 
             return skills_main(options)
+        case typed.LspOptions():
+            from agentctl.commands.lsp import lsp_main
+
+            return lsp_main(options)
         case typed.WebOptions():
             from agentctl.commands.web import web_main
 

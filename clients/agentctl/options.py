@@ -234,6 +234,18 @@ class SkillsCheck(SkillsOptions, frozen=True, kw_only=True):
     path: str
 
 
+class LspOptions(CommandOptions, frozen=True, kw_only=True):
+    """``agentctl lsp ACTION``."""
+
+    lsp_command: str
+
+
+class LspList(LspOptions, frozen=True, kw_only=True):
+    """``lsp list``."""
+
+    json: bool = False
+
+
 class WebOptions(CommandOptions, frozen=True, kw_only=True):
     """``agentctl web``."""
 
@@ -298,6 +310,7 @@ AnyOptions: TypeAlias = (
     | McpRemove
     | SkillsList
     | SkillsCheck
+    | LspList
     | WebOptions
     | RewindOptions
     | PsOptions
@@ -328,6 +341,7 @@ OPTIONS_OF: dict[str, type[AnyOptions]] = {
     "mcp remove": McpRemove,
     "skills list": SkillsList,
     "skills check": SkillsCheck,
+    "lsp list": LspList,
     "web": WebOptions,
     "rewind": RewindOptions,
     "ps": PsOptions,
@@ -336,7 +350,9 @@ OPTIONS_OF: dict[str, type[AnyOptions]] = {
 }
 """The options Struct of each command (and action) of :func:`agentctl.parser.build_parser`."""
 
-_ACTION_DEST = {"sessions": "action", "mcp": "mcp_command", "skills": "skills_command"}
+_ACTION_DEST = {
+    "sessions": "action", "mcp": "mcp_command", "skills": "skills_command", "lsp": "lsp_command",
+}  # fmt: skip
 """The destination naming the action, for the commands with one Struct per action."""
 
 

@@ -219,6 +219,7 @@ def _add_small_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
         help="trust even /, your home folder or a folder anyone can write to (refused otherwise)",
     )
     _mcp_parser(commands)
+    _lsp_parser(commands)
     _skills_parser(commands)
     web = commands.add_parser("web", help="open the web chat of the shared daemon")
     _connection_options(web, stdio=False)
@@ -264,6 +265,14 @@ def _mcp_parser(commands: Any) -> None:
     add.add_argument("words", nargs=argparse.REMAINDER, metavar="NAME …")
     remove = which.add_parser("remove", help="remove a server from the user config")
     remove.add_argument("name", metavar="NAME")
+
+
+def _lsp_parser(commands: Any) -> None:
+    lsp = commands.add_parser("lsp", help="language servers the daemon runs: list")
+    which = lsp.add_subparsers(dest="lsp_command", required=True, metavar="ACTION")
+    listing = which.add_parser("list", help="each server: state, root, pid, documents, error")
+    _connection_options(listing, stdio=False)
+    listing.add_argument("--json", action="store_true", help="print JSON")
 
 
 def _skills_parser(commands: Any) -> None:

@@ -28,6 +28,7 @@ from agentd.errors import InvalidParams
 from agentd.jsonrpc.clients import Client
 from agentd.jsonrpc.handlers import build_router
 from agentd.log import get_logger
+from agentd.protocol.lifecycle import LanguageServerInfo
 from agentd.protocol.mcp import McpServerInfo
 from agentd.protocol.methods import WebOpenParams, WebOpenResult
 from agentd.rpc import Connection
@@ -151,6 +152,10 @@ class Daemon:
     def mcp_servers(self) -> list[McpServerInfo]:
         """The MCP servers the daemon started (``daemon/status``)."""
         return self.sessions.mcp_running()
+
+    def language_servers(self) -> list[LanguageServerInfo]:
+        """The language servers the daemon started (``daemon/status``)."""
+        return self.sessions.language_servers_running()
 
     @property
     def uptime(self) -> float:

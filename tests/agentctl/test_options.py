@@ -88,7 +88,7 @@ def test_every_parser_command_has_a_struct() -> None:
     keys: set[str] = set()
     for name, sub in commands.choices.items():
         actions = [a for a in sub._actions if isinstance(a, argparse._SubParsersAction)]
-        if name in ("sessions", "mcp", "skills"):
+        if name in ("sessions", "mcp", "skills", "lsp"):
             keys.update(f"{name} {child}" for action in actions for child in action.choices)
         else:
             keys.add(name)

@@ -34,6 +34,7 @@ from agentctl.render.toolfmt import (
     describe_outcome,
     format_count,
     format_seconds,
+    problem_lines,
     shorten,
 )
 from agentctl.render.waiting import WAITING_LABEL, Call, Wait, wait_text
@@ -290,6 +291,8 @@ class TerminalRenderer:
             shown += "  " + (self.style.red(outcome) if failed else self.style.dim(outcome))
         self._forget_live(event.tool_call_id)
         self.line(f"{bullet} {shown}")
+        for row in problem_lines(event.details):  # what the change broke, under it
+            self.line(self.style.red(row) if " error: " in row else self.style.yellow(row))
         if failed or self.verbose:
             self._output_block(output_text(text, event.details), outcome)
         self._resume_live()

@@ -18,6 +18,7 @@ from agentd.protocol.document_details import (
     SkillDetails,
     WebSearchDetails,
 )
+from agentd.protocol.lsp_details import LspDetails
 from agentd.protocol.tool_details import (
     BashDetails,
     EditDetails,
@@ -231,3 +232,21 @@ def format_cost(cost: float) -> str:
     if cost < 0.01:
         return f"${cost:.4f}"
     return f"${cost:.2f}"
+
+
+MAX_PROBLEM_LINES = 10
+
+
+def problem_lines(details: ToolDetails | None) -> list[str]:
+    """The new problems a change introduced (a write, edit, undo_edit or lsp rename), one
+    ``  path:line:col severity: message`` line each, at most :data:`MAX_PROBLEM_LINES`."""
+    found = getattr(details, "diagnostics", None) if details is not None else None
+    if not found or (isinstance(details, LspDetails) and details.operation == "diagnostics"):
+        return []
+    rows = [
+        f"  {d.path}:{d.line}:{d.column} {d.severity}: {shorten(d.message.splitlines()[0])}"
+        for d in found[:MAX_PROBLEM_LINES]
+    ]
+    if len(found) > MAX_PROBLEM_LINES:
+        rows.append(f"  … {len(found) - MAX_PROBLEM_LINES} more")
+    return rows

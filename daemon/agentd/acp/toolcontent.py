@@ -17,6 +17,7 @@ from agentd.protocol.acp import ContentItem, DiffItem, ImageBlock, TextBlock, To
 from agentd.protocol.approval import ApprovalPreview
 from agentd.protocol.content import ImageContent, TextContent
 from agentd.protocol.document_details import NotebookEditDetails
+from agentd.protocol.lsp_details import PROBLEMS_HEADING
 from agentd.protocol.tool_details import EditDetails, ToolDetails, UndoEditDetails, WriteDetails
 
 MAX_PREVIEW_BYTES = 256 * 1024
@@ -142,7 +143,7 @@ def result_content(
     if not is_error and path is not None:
         diff = _file_change(args, details, path)
         if diff:
-            return list(diff)
+            return [*diff, *_problems(result, details)]
     blocks: list[ToolCallContent] = []
     for block in result:
         if isinstance(block, ImageContent):
@@ -152,6 +153,18 @@ def result_content(
             text = fenced(block.text) if name == "bash" else block.text
             blocks.append(ContentItem(content=TextBlock(text=text)))
     return blocks
+
+
+def _problems(
+    result: list[TextContent | ImageContent], details: ToolDetails | None
+) -> list[ToolCallContent]:
+    """After a change's diff: the new problems a language server found, as the model read
+    them (the result text from their heading on)."""
+    if not getattr(details, "diagnostics", None):
+        return []
+    text = "".join(block.text for block in result if isinstance(block, TextContent))
+    start = text.find(PROBLEMS_HEADING)
+    return [ContentItem(content=TextBlock(text=text[start:]))] if start >= 0 else []
 
 
 def _file_change(args: dict[str, Any], details: ToolDetails | None, path: str) -> list[DiffItem]:

@@ -263,8 +263,10 @@ class ToolRound:
         if refusal is not None or tool is None:
             return schedule.add(_ready(ToolResult(refusal or "", is_error=True)), mutating=False)
         ctx = self._context.for_call(self._updater(record), call.id)
-        barrier = schedule.barrier(mutating=tool.mutating)
-        return schedule.add(self._execute(tool, call, ctx, barrier), mutating=tool.mutating)
+        mutates = getattr(tool, "mutates", None)  # a tool whose calls differ (lsp: a rename)
+        mutating = tool.mutating or (mutates is not None and bool(mutates(call.arguments)))
+        barrier = schedule.barrier(mutating=mutating)
+        return schedule.add(self._execute(tool, call, ctx, barrier), mutating=mutating)
 
     async def _preflight(
         self, call: ToolCall, tool: Tool | None, refused: list[tuple[ToolCall, str]]

@@ -185,6 +185,48 @@ class McpServerSection(msgspec.Struct, forbid_unknown_fields=True):
     ] = None
 
 
+class LanguageServerSection(msgspec.Struct, forbid_unknown_fields=True):
+    """A language server for the ``lsp`` tool and the diagnostics after edits.
+
+    ``NAME`` is its name; a built-in's name changes or switches off that built-in definition
+    (see "Language servers" in docs/tools.md)."""
+
+    command: Annotated[
+        str | None,
+        doc("the program, speaking LSP on stdio (default: the built-in one of that name)"),
+    ] = None
+    args: Annotated[list[str] | None, doc("its arguments (default: the built-in ones)")] = None
+    env: Annotated[dict[str, str], doc("variables added to the filtered environment it gets")] = (
+        msgspec.field(default_factory=dict)
+    )
+    extensions: Annotated[
+        list[str] | None, doc('file name endings it serves, e.g. `[".py", ".pyi"]`')
+    ] = None
+    languages: Annotated[
+        list[str] | None,
+        doc("LSP language ids it serves (`python`, `typescript`…), mapped to their endings"),
+    ] = None
+    root_markers: Annotated[
+        list[str] | None,
+        doc(
+            "files or folders that mark a project root (the nearest one above a file, within "
+            "the session's folder; default: the session's folder)"
+        ),
+    ] = None
+    initialization_options: Annotated[
+        dict[str, Any] | None, doc("sent as `initializationOptions` of `initialize`")
+    ] = None
+    settings: Annotated[
+        dict[str, Any] | None,
+        doc("answered to `workspace/configuration` (a section: its dotted path in this table)"),
+    ] = None
+    startup_timeout: Annotated[
+        Annotated[float, msgspec.Meta(gt=0)] | None,
+        doc("seconds to start, initialize and finish indexing (default 30)"),
+    ] = None
+    enabled: Annotated[bool, doc("false: the server is never started")] = True
+
+
 class WebSearchSection(msgspec.Struct, forbid_unknown_fields=True):
     """The ``web_search`` tool's backend; without this table the tool is not offered."""
 
@@ -274,9 +316,10 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
         ),
     ] = 30.0
     hooks: HooksSection = msgspec.field(default_factory=HooksSection)
+    language_servers: dict[str, LanguageServerSection] = msgspec.field(default_factory=dict)
 
 
-_DICT_TABLES = {"providers", "prices", "mcp_servers"}
+_DICT_TABLES = {"providers", "prices", "mcp_servers", "language_servers"}
 _PATH = re.compile(r" - at `\$(?P<path>[^`]*)`$")
 
 

@@ -21,6 +21,7 @@ from agentd.errors import InvalidRequest, NotInitialized, Unauthorized
 from agentd.log import get_logger
 from agentd.log import ready as logging_ready
 from agentd.protocol.base import Empty
+from agentd.protocol.lifecycle import LanguageServerInfo
 from agentd.protocol.mcp import McpServerInfo
 from agentd.protocol.methods import (
     PROTOCOL_VERSION,
@@ -65,6 +66,8 @@ class DaemonControl(Protocol):
     def loaded_sessions(self) -> list[str]: ...
 
     def mcp_servers(self) -> list[McpServerInfo]: ...
+
+    def language_servers(self) -> list[LanguageServerInfo]: ...
 
     def request_shutdown(self) -> None: ...
 
@@ -135,6 +138,7 @@ class Lifecycle:
             transport=daemon.transport,
             security=_security(),
             mcp_servers=daemon.mcp_servers(),
+            language_servers=daemon.language_servers(),
         )
 
 

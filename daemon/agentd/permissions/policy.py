@@ -209,7 +209,8 @@ class PermissionPolicy:
         denied = self._denying_rule(tool, args)
         if denied is not None:
             return Decision("deny", f"{tool.name} is denied by the rule `{denied.text}`")
-        if self.mode == "read-only" and tool.mutating:
+        mutating = _mutating(tool, args)
+        if self.mode == "read-only" and mutating:
             return self._read_only(tool)
         command = args.get("command") if tool.name == "bash" else None
         danger = dangerous_reason(command) if isinstance(command, str) else None
@@ -222,7 +223,7 @@ class PermissionPolicy:
             names = ", ".join(f"`{rule.text}`" for rule in allowed)
             return Decision("allow", f"allowed by {names}")
         network = getattr(tool, "network", False)
-        if self.mode == "auto" or not (tool.mutating or network):
+        if self.mode == "auto" or not (mutating or network):
             return Decision("allow", f"{self.mode} mode")
         if self.mode == "read-only":
             reason = f"{tool.name} reaches the network: it needs approval in read-only mode"
@@ -384,3 +385,10 @@ def _rule_list(section: Mapping[str, Any], key: str) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise PolicyError(f"[permissions] {key} must be a list of strings.")
     return value
+
+
+def _mutating(tool: Tool, args: dict[str, Any]) -> bool:
+    """Whether this call changes files: the tool's ``mutating``, or for a tool whose calls
+    differ (``lsp``: a rename) what its ``mutates(args)`` says."""
+    mutates = getattr(tool, "mutates", None)
+    return bool(tool.mutating or (mutates is not None and mutates(args)))

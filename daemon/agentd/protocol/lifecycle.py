@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 
-from agentd.protocol.base import Params, Result
+from agentd.protocol.base import Params, Result, Wire
 from agentd.protocol.mcp import McpServerInfo
 
 PROTOCOL_VERSION = 1
@@ -89,6 +89,25 @@ class SecurityStatus(Result):
     landlock_abi: int
 
 
+LanguageServerState = Literal["not_started", "starting", "indexing", "ready", "crashed", "stopped"]
+
+
+class LanguageServerInfo(Wire):
+    """One language server process the daemon runs for the ``lsp`` tool and the diagnostics
+    after edits: its definition ``name`` and ``command``, the project ``root`` it serves, its
+    ``state``, ``pid`` while it runs, ``open_documents``, how often it was ``restarts``ed and
+    its ``last_error`` (why it crashed or could not start)."""
+
+    name: str
+    command: str
+    root: str
+    state: LanguageServerState
+    pid: int | None = None
+    open_documents: int = 0
+    restarts: int = 0
+    last_error: str | None = None
+
+
 class DaemonStatusResult(Result):
     """``daemon/status``: liveness, load, the protections in force, the MCP servers."""
 
@@ -101,6 +120,8 @@ class DaemonStatusResult(Result):
     security: SecurityStatus | None = None
     mcp_servers: list[McpServerInfo] = msgspec.field(default_factory=list)
     """The MCP servers the daemon started (``mcp/list`` tells the configured ones too)."""
+    language_servers: list[LanguageServerInfo] = msgspec.field(default_factory=list)
+    """The language servers the daemon started (``agentctl lsp list``)."""
 
 
 class WebOpenParams(Params):

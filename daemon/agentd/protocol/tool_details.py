@@ -22,6 +22,7 @@ from agentd.protocol.document_details import (
     SkillDetails,
     WebSearchDetails,
 )
+from agentd.protocol.lsp_details import LspDetails, LspDiagnostic
 from agentd.protocol.processes import ProcessDetails, ProcessListDetails
 from agentd.protocol.questions import Question, QuestionAnswer
 from agentd.protocol.usage import Usage
@@ -92,6 +93,9 @@ class WriteDetails(Wire, tag="write", tag_field="type"):
     added: int | None = None
     removed: int | None = None
     diff_omitted: bool = False
+    diagnostics: list[LspDiagnostic] | None = None
+    """The problems a language server found that this change introduced (None: no server
+    checked the file)."""
 
 
 class EditDetails(Wire, tag="edit", tag_field="type"):
@@ -107,6 +111,8 @@ class EditDetails(Wire, tag="edit", tag_field="type"):
     first_changed_line: int | None
     added: int
     removed: int
+    diagnostics: list[LspDiagnostic] | None = None
+    """As :attr:`WriteDetails.diagnostics`."""
 
 
 class UndoEditDetails(Wire, tag="undo_edit", tag_field="type"):
@@ -123,6 +129,8 @@ class UndoEditDetails(Wire, tag="undo_edit", tag_field="type"):
     first_changed_line: int | None = None
     added: int | None = None
     removed: int | None = None
+    diagnostics: list[LspDiagnostic] | None = None
+    """As :attr:`WriteDetails.diagnostics`."""
 
 
 class LsDetails(Wire, tag="ls", tag_field="type"):
@@ -248,6 +256,7 @@ ToolDetails = (
     | ReadPdfDetails
     | WebSearchDetails
     | SkillDetails
+    | LspDetails
     | ProcessDetails
     | ProcessListDetails
     | AskUserDetails

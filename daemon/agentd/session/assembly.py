@@ -27,6 +27,7 @@ from agentd.session.bus import EventBus, resumed_seq
 from agentd.session.changes import ChangeRecorder
 from agentd.session.compaction import Compactor, SessionCompaction
 from agentd.session.files import ClientFiles
+from agentd.session.langservers import SessionLanguageServers
 from agentd.session.mcp_setup import McpChoice, mcp_runner, session_mcp_tools
 from agentd.session.phase import RunState
 from agentd.session.questions import Questioner
@@ -94,6 +95,9 @@ class SessionPlan(msgspec.Struct):
     read in a worker thread (:func:`~agentd.session.parts.project_files`)."""
     skills: list[SkillInfo] = msgspec.field(default_factory=list)
     """The Agent Skills the session can load (``skill`` tool)."""
+    language_servers: list[Any] = msgspec.field(default_factory=list)
+    """The language servers it can use (``lsp`` tool, diagnostics after a change):
+    :class:`agentd.langserver.defs.ServerDef` each."""
 
 
 def assemble(
@@ -177,7 +181,11 @@ def _tool_context(
         path_locks=link.locks or FileLocks(),
         processes=ProcessTable(),
         questions=Questioner(bus, plan.config.settings.permissions.question_timeout),
-    )
+        language_servers=(
+            SessionLanguageServers(shared, plan.language_servers, plan.cwd)
+            if plan.language_servers else None
+        ),
+    )  # fmt: skip
     return parts.tool_context(env, ports, state), changes
 
 

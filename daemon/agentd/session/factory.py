@@ -22,6 +22,7 @@ from agentd.session import parts
 from agentd.session.assembly import ALONE, SessionLink, SessionPlan, assemble
 from agentd.session.binding import ModelSource, bind_model
 from agentd.session.knowledge import session_skills, with_configured_tools
+from agentd.session.langservers import available
 from agentd.session.mcp_setup import check_mcp_params
 from agentd.session.runtime import SessionRuntime
 from agentd.session.shared import SharedResources, check_sandbox_root, project_dir
@@ -158,8 +159,11 @@ async def _plan(
     provider = binding.provider.name if binding else params.provider or config.default_provider
     model = binding.model if binding else params.model or config.default_model
     skills, skill_notes = await session_skills(cwd)
+    servers = await asyncio.to_thread(available, config.settings.language_servers)
     try:
-        tools = with_configured_tools(build_tools(params.tools), config, params.tools, skills)
+        tools = with_configured_tools(
+            build_tools(params.tools), config, params.tools, skills, lsp=bool(servers)
+        )
     except ValueError as exc:
         raise InvalidParams(f"{exc} - at `$.tools`") from None
     context, profiles = await asyncio.to_thread(parts.project_files, cwd, "task" in tools)
@@ -173,6 +177,7 @@ async def _plan(
         cwd, config, binding, provider or "", model or "", params, tools, mode, sandbox,
         [note, *skill_notes] if note else skill_notes, extra_prompt,
         agent_profiles=profiles, project_context=context, skills=skills,
+        language_servers=servers,
     )  # fmt: skip
 
 

@@ -35,11 +35,15 @@ def with_configured_tools(
     config: Config,
     requested: Sequence[str] | None,
     skills: Sequence[SkillInfo] = (),
+    *,
+    lsp: bool = False,
 ) -> dict[str, Tool]:
     """``tools`` with the configured-only tools the session may have: each one added when
     the client named no tools, kept when it named it, dropped when it is not configured
-    (``skill``: when there are no ``skills``)."""
-    available = {"web_search": config.settings.web_search is not None, "skill": bool(skills)}
+    (``skill``: when there are no ``skills``; ``lsp``: without a language server)."""
+    available = {
+        "web_search": config.settings.web_search is not None, "skill": bool(skills), "lsp": lsp,
+    }  # fmt: skip
     kept = {n: t for n, t in tools.items() if n not in CONFIGURED_TOOLS or available.get(n)}
     if requested is None:
         wanted = [name for name in CONFIGURED_TOOLS if available.get(name) and name not in kept]

@@ -9,6 +9,7 @@ client shows the same thing before the click:
   (no match for ``old_string``, a directory, a path outside the workspace) carries the reason
   in ``error`` instead. Files over :data:`MAX_SOURCE_BYTES` are not diffed (``truncated``).
 - ``notebook_edit``: the diff of the cell's source (``path#cellN``), or why it would fail.
+- ``lsp`` rename: every file's diff, one after another (``path`` lists the files).
 - ``bash``: the command and the directory it would run in; ``web_fetch``: the URL; an MCP
   tool: its server, tool and arguments.
 
@@ -65,6 +66,8 @@ async def approval_preview(
         return ApprovalPreview(kind="url", url=args["url"])
     if tool.name == "notebook_edit":
         return await notebook_preview(args, ctx)
+    if tool.name == "lsp" and args.get("operation") == "rename":
+        return await _rename_preview(tool, args, ctx)
     if tool.name in ("edit", "write"):
         raw = args.get("path")
         shown = raw if isinstance(raw, str) else None
@@ -73,6 +76,29 @@ async def approval_preview(
         except (ToolError, msgspec.ValidationError, OSError, UnicodeError) as exc:
             return ApprovalPreview(kind="diff", path=shown, error=_reason(exc))
     return None
+
+
+async def _rename_preview(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> ApprovalPreview:
+    """Every file an ``lsp`` rename would change, their diffs one after another (the server
+    is asked now; the call asks again when approved)."""
+    servers = ctx.ports.language_servers
+    try:
+        if servers is None:
+            raise ToolError("the session has no language servers")
+        planned = await servers.rename_plan(msgspec.convert(args, tool.Params), ctx)
+    except (ToolError, msgspec.ValidationError, OSError, UnicodeError) as exc:
+        return ApprovalPreview(kind="diff", path=args.get("path"), error=_reason(exc))
+    diffs, added, removed = [], 0, 0
+    for path, old, new in planned:
+        summary = summarize_change(old, new, display_path(path, ctx))
+        diffs.append(summary.diff if summary.diff.endswith("\n") else f"{summary.diff}\n")
+        added, removed = added + summary.added, removed + summary.removed
+    diff = "".join(diffs)
+    shown = ", ".join(display_path(path, ctx) for path, _, _ in planned)
+    return ApprovalPreview(
+        kind="diff", path=shown, diff=_cut(diff), added=added, removed=removed,
+        truncated=len(diff) > MAX_DIFF_CHARS,
+    )  # fmt: skip
 
 
 def _as_mcp_tool(tool: Tool) -> McpTool | None:

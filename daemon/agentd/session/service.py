@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from agentd.errors import InvalidParams, InvalidRequest, SessionBusy
 from agentd.protocol.commands import SessionCommandsParams, SessionCommandsResult
 from agentd.protocol.events import PlanUpdate
+from agentd.protocol.lifecycle import LanguageServerInfo
 from agentd.protocol.mcp import (
     McpListParams,
     McpListResult,
@@ -379,6 +380,11 @@ class SessionService(StoredSessionMethods):
         """The MCP servers the daemon started (none imported or built when no session
         ever had one)."""
         return self._sessions.shared.mcp_running() if self._sessions is not None else []
+
+    def language_servers_running(self) -> list[LanguageServerInfo]:
+        """The language servers the daemon started (nothing imported when no session used
+        one)."""
+        return self._sessions.shared.lsp_running() if self._sessions is not None else []
 
     # --- watching ----------------------------------------------------------------------------
 

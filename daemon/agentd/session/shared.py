@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from msgspec.structs import replace
 
 from agentd.errors import ConfigError, InvalidParams
+from agentd.protocol.lifecycle import LanguageServerInfo
 from agentd.protocol.mcp import (
     McpListResult,
     McpLoginParams,
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     import httpx
 
     from agentd.config.load import Config, ModelChoice
+    from agentd.langserver.pool import LspPool
     from agentd.mcp.control import McpLogins
     from agentd.mcp.pool import McpPool
 
@@ -83,6 +85,7 @@ class SharedResources:
         self._http: httpx.AsyncClient | None = None
         self._mock_http: dict[str | None, httpx.AsyncClient] = {}
         self._mcp: McpPool | None = None
+        self._lsp: LspPool | None = None
         self._logins: McpLogins | None = None
         args = (spill_root(),)
         threading.Thread(target=prune, args=args, name="spill-prune", daemon=True).start()
@@ -187,6 +190,18 @@ class SharedResources:
             self._mcp = McpPool()
         return self._mcp
 
+    def lsp_pool(self) -> LspPool:
+        """The daemon's language servers (created when a session first uses one)."""
+        if self._lsp is None:
+            from agentd.langserver.pool import LspPool
+
+            self._lsp = LspPool()
+        return self._lsp
+
+    def lsp_running(self) -> list[LanguageServerInfo]:
+        """The language servers the daemon started (``daemon/status``)."""
+        return self._lsp.infos() if self._lsp is not None else []
+
     def mcp_running(self) -> list[McpServerInfo]:
         """The MCP servers the daemon started (``daemon/status``); nothing is imported when
         no session ever had one."""
@@ -241,6 +256,8 @@ class SharedResources:
             await self._logins.close()
         if self._mcp is not None:
             await self._mcp.close()
+        if self._lsp is not None:
+            await self._lsp.close()
         for client in (self._http, *self._mock_http.values()):
             if client is not None:
                 await client.aclose()

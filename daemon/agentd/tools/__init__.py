@@ -23,6 +23,7 @@ from agentd.tools.edit import EditTool
 from agentd.tools.find import FindTool
 from agentd.tools.grep import GrepTool
 from agentd.tools.ls import LsTool
+from agentd.tools.lsp import LspTool
 from agentd.tools.notebook_edit import NotebookEditTool
 from agentd.tools.processes import ProcessKillTool, ProcessListTool, ProcessOutputTool
 from agentd.tools.read import ReadTool
@@ -55,12 +56,13 @@ TOOLS: dict[str, type[Tool]] = {
     "web_fetch": WebFetchTool,
     "web_search": WebSearchTool,
     "skill": SkillTool,
+    "lsp": LspTool,
 }
 READ_ONLY: tuple[str, ...] = ("read", "grep", "find", "ls")
-CONFIGURED_TOOLS: tuple[str, ...] = ("web_search", "skill")
+CONFIGURED_TOOLS: tuple[str, ...] = ("web_search", "skill", "lsp")
 """Tools a session gets only when it is configured for them (``web_search``: a backend in
-``[web_search]``; ``skill``: skills installed); never offered otherwise, also not when a
-client names them."""
+``[web_search]``; ``skill``: skills installed; ``lsp``: a language server whose command is
+found); never offered otherwise, also not when a client names them."""
 DEFAULT_TOOLS: tuple[str, ...] = tuple(name for name in TOOLS if name not in CONFIGURED_TOOLS)
 PROCESS_TOOLS: tuple[str, ...] = ("process_output", "process_kill", "process_list")
 """bash's companions: a tool set with bash gets them too (its background processes)."""

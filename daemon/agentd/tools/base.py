@@ -19,6 +19,7 @@ import msgspec
 
 from agentd.protocol.content import Usage, UserContent
 from agentd.protocol.events import Event, Location, RunStopReason, ToolKind
+from agentd.protocol.lsp_details import LspDiagnostic
 from agentd.protocol.questions import Question, QuestionResolved, QuestionSource
 from agentd.protocol.tool_details import ToolDetails
 from agentd.tools.defaults import ToolSettings
@@ -68,10 +69,15 @@ class ToolPorts:
     of every file change, see :class:`FileChanges`), ``subagents`` (child sessions for the
     ``task`` tool), ``path_locks`` (per-file locks shared by a session and its subagents),
     ``processes`` (the session's background processes, a
-    :class:`~agentd.tools.process.table.ProcessTable`) and ``questions`` (the users behind the
-    session's clients, see :class:`Questions`). None: the session has no such port."""
+    :class:`~agentd.tools.process.table.ProcessTable`), ``questions`` (the users behind the
+    session's clients, see :class:`Questions`) and ``language_servers`` (the ``lsp`` tool and
+    the diagnostics after a change, see :class:`LanguageServers`). None: the session has no
+    such port."""
 
-    __slots__ = ("changes", "files", "path_locks", "processes", "questions", "subagents")
+    __slots__ = (
+        "changes", "files", "language_servers", "path_locks", "processes", "questions",
+        "subagents",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -82,6 +88,7 @@ class ToolPorts:
         path_locks: PathLocks | None = None,
         processes: ProcessTable | None = None,
         questions: Questions | None = None,
+        language_servers: LanguageServers | None = None,
     ) -> None:
         self.questions = questions
         self.files = files
@@ -89,6 +96,7 @@ class ToolPorts:
         self.subagents = subagents
         self.path_locks = path_locks
         self.processes = processes
+        self.language_servers = language_servers
 
 
 class ToolContext:
@@ -227,6 +235,28 @@ class FileChanges(Protocol):
 
     def watching(self) -> contextlib.AbstractAsyncContextManager[None]:
         """Look for the files a command changes while this is held."""
+        ...
+
+
+class LanguageServers(Protocol):
+    """The project's language servers as the tools use them (``agentd.langserver``, made by
+    the session layer; nothing of it is imported before a file of a served language needs
+    it)."""
+
+    async def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+        """One ``lsp`` call (``params``: the tool's :class:`~agentd.tools.lsp.LspParams`)."""
+        ...
+
+    async def rename_plan(self, params: Any, ctx: ToolContext) -> list[tuple[Path, str, str]]:
+        """The files an ``lsp`` rename would change: (path, text before, text after) each,
+        for the approval's preview; ToolError when it cannot be made."""
+        ...
+
+    async def changed(
+        self, path: Path, before: bytes | None, after: bytes | None, ctx: ToolContext
+    ) -> list[LspDiagnostic] | None:
+        """The problems the change of ``path`` from ``before`` to ``after`` introduced, as the
+        file's language server sees them (None: no server serves it, or none answered)."""
         ...
 
 

@@ -33,6 +33,8 @@ FIND_MAX_RESULTS = 1000
 LS_MAX_ENTRIES = 500
 UNDO_MAX_PER_FILE = 20
 UNDO_MAX_BYTES = 50 * 1024 * 1024
+DIAGNOSTICS_WAIT_MS = 5000
+"""How long a change waits for a language server's diagnostics (``diagnostics_wait_ms``)."""
 NOTEBOOK_MAX_BYTES = 64 * 1024 * 1024
 """Largest notebook read or edited."""
 PDF_MAX_PAGES = 20
@@ -115,6 +117,7 @@ class ToolSettings(msgspec.Struct, kw_only=True):
     ls_max_entries: int = LS_MAX_ENTRIES
     undo_max_per_file: int = UNDO_MAX_PER_FILE
     undo_max_bytes: int = UNDO_MAX_BYTES
+    diagnostics_wait_ms: int = DIAGNOSTICS_WAIT_MS
     secret_env: list[str] = []
     pass_env: list[str] = []
     web_fetch_allow_hosts: list[str] = []

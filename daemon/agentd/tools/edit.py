@@ -19,6 +19,7 @@ import msgspec
 from agentd.protocol.events import Location, ToolKind
 from agentd.protocol.tool_details import EditDetails
 from agentd.tools.base import FileAccess, ToolContext, ToolError, ToolResult
+from agentd.tools.files.checks import with_problems
 from agentd.tools.files.diffs import DiffSummary, summarize_change
 from agentd.tools.files.edit_match import Replacement, apply_edits
 from agentd.tools.files.fileio import (
@@ -126,7 +127,9 @@ class EditTool:
             added=summary.added,
             removed=summary.removed,
         )
-        return ToolResult(text, details)
+        return await with_problems(
+            ctx, ToolResult(text, details), path, outcome.previous, outcome.written
+        )
 
 
 def replacements_of(params: EditParams) -> list[Replacement]:

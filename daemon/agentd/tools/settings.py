@@ -104,6 +104,13 @@ class ToolsTable(msgspec.Struct, forbid_unknown_fields=True):
             "its own network namespace with only a loopback of its own)"
         ),
     ] = None
+    diagnostics_wait_ms: Annotated[
+        Annotated[int, msgspec.Meta(ge=0, le=60_000)] | None,
+        _doc(
+            "milliseconds write, edit, undo_edit and an lsp rename wait for a language "
+            "server's new diagnostics (0: do not wait)"
+        ),
+    ] = None
     web_fetch: WebFetchTable | None = None
 
 

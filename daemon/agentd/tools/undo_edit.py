@@ -20,6 +20,7 @@ import msgspec
 from agentd.protocol.events import Location, ToolKind
 from agentd.protocol.tool_details import UndoEditDetails
 from agentd.tools.base import ToolContext, ToolError, ToolResult
+from agentd.tools.files.checks import with_problems
 from agentd.tools.files.diffs import summarize_change
 from agentd.tools.files.fileio import atomic_write, encode_text, looks_binary, record_stamp
 from agentd.tools.files.history import Snapshot, history_for
@@ -86,7 +87,7 @@ class UndoEditTool:
             details.added, details.removed = summary.added, summary.removed
         steps = details.remaining
         text = f"Restored {shown} to its content before the last change ({steps} more undo steps)."
-        return ToolResult(text, details)
+        return await with_problems(ctx, ToolResult(text, details), path, current, new)
 
 
 class _NotServed:

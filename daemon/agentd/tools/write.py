@@ -18,6 +18,7 @@ import msgspec
 from agentd.protocol.events import Location, ToolKind
 from agentd.protocol.tool_details import WriteDetails
 from agentd.tools.base import FileAccess, ToolContext, ToolError, ToolResult
+from agentd.tools.files.checks import with_problems
 from agentd.tools.files.diffs import summarize_change
 from agentd.tools.files.fileio import atomic_write, encode_text, looks_binary, record_stamp
 from agentd.tools.files.history import history_for
@@ -76,7 +77,8 @@ class WriteTool:
             path=str(path), created=previous is None, bytes=len(data), lines=lines
         )
         _add_diff(details, previous, params.content, shown)
-        return ToolResult(f"{verb} {shown} ({len(data)} bytes, {lines} lines).", details)
+        result = ToolResult(f"{verb} {shown} ({len(data)} bytes, {lines} lines).", details)
+        return await with_problems(ctx, result, path, previous, data)
 
 
 async def _write_in_editor(

@@ -24,6 +24,7 @@ export type ToolDetails =
   | ReadPdfDetails
   | WebSearchDetails
   | SkillDetails
+  | LspDetails
   | ProcessDetails
   | ProcessListDetails
   | AskUserDetails
@@ -350,6 +351,24 @@ export interface WriteDetails {
   added?: number | null;
   removed?: number | null;
   diffOmitted?: boolean;
+  diagnostics?: LspDiagnostic[] | null;
+}
+/**
+ * One problem in ``path`` at ``line``:``column`` (the range's start; ``end_line`` and
+ * ``end_column`` its end), from the server ``server``; ``code`` and ``source`` as the server
+ * gave them.
+ */
+export interface LspDiagnostic {
+  path: string;
+  line: number;
+  column: number;
+  severity: 'error' | 'hint' | 'information' | 'warning';
+  message: string;
+  endLine?: number | null;
+  endColumn?: number | null;
+  code?: string | null;
+  source?: string | null;
+  server?: string | null;
 }
 /**
  * A file was edited by ``replacements`` exact replacements, with the change as a diff.
@@ -365,6 +384,7 @@ export interface EditDetails {
   firstChangedLine: number | null;
   added: number;
   removed: number;
+  diagnostics?: LspDiagnostic[] | null;
 }
 /**
  * The last write or edit of a file was undone; ``remaining`` undo steps are left for it.
@@ -381,6 +401,7 @@ export interface UndoEditDetails {
   firstChangedLine?: number | null;
   added?: number | null;
   removed?: number | null;
+  diagnostics?: LspDiagnostic[] | null;
 }
 /**
  * A directory was listed: it holds ``count`` entries (``truncated``: not all shown).
@@ -561,6 +582,57 @@ export interface SkillDetails {
   allowedTools?: string[] | null;
 }
 /**
+ * An ``lsp`` call: which ``operation`` on which ``path`` (and position), answered by the
+ * server ``server``. ``items`` are the places of the answer (``total`` of them; ``truncated``
+ * when the list was cut); ``hover`` the hover text; ``diagnostics`` the file's problems
+ * (``diagnostics``) or those a rename introduced; ``changes`` the files a rename changed.
+ */
+export interface LspDetails {
+  type: 'lsp';
+  operation:
+    | 'definition'
+    | 'diagnostics'
+    | 'document_symbols'
+    | 'hover'
+    | 'implementation'
+    | 'incoming_calls'
+    | 'outgoing_calls'
+    | 'references'
+    | 'rename'
+    | 'workspace_symbols';
+  server: string | null;
+  path?: string | null;
+  line?: number | null;
+  column?: number | null;
+  items?: LspItem[];
+  total?: number;
+  truncated?: boolean;
+  hover?: string | null;
+  diagnostics?: LspDiagnostic[] | null;
+  changes?: LspFileChange[];
+  durationMs?: number;
+}
+/**
+ * One place an answer names: a location, a symbol, a caller or callee. ``name`` and
+ * ``kind`` for symbols and calls (``function``, ``class``…); ``text`` the source line.
+ */
+export interface LspItem {
+  path: string;
+  line: number;
+  column: number;
+  name?: string | null;
+  kind?: string | null;
+  text?: string | null;
+}
+/**
+ * One file a rename changed: ``edits`` text edits, as a unified diff.
+ */
+export interface LspFileChange {
+  path: string;
+  edits: number;
+  diff: string;
+}
+/**
  * A background process as a tool call left it (``bash`` with ``background``,
  * ``process_output``, ``process_kill``): its state now; ``skipped_bytes`` of output not
  * returned (more than the result limits since the last read: the spill file has it).
@@ -699,6 +771,7 @@ export interface DaemonStatusResult {
   transport: string;
   security?: SecurityStatus | null;
   mcpServers?: McpServerInfo[];
+  languageServers?: LanguageServerInfo[];
 }
 /**
  * What protects this daemon and its tools on this machine.
@@ -743,6 +816,22 @@ export interface McpServerCheck {
   error: string | null;
   login: boolean;
   seconds: number;
+}
+/**
+ * One language server process the daemon runs for the ``lsp`` tool and the diagnostics
+ * after edits: its definition ``name`` and ``command``, the project ``root`` it serves, its
+ * ``state``, ``pid`` while it runs, ``open_documents``, how often it was ``restarts``ed and
+ * its ``last_error`` (why it crashed or could not start).
+ */
+export interface LanguageServerInfo {
+  name: string;
+  command: string;
+  root: string;
+  state: 'crashed' | 'indexing' | 'not_started' | 'ready' | 'starting' | 'stopped';
+  pid?: number | null;
+  openDocuments?: number;
+  restarts?: number;
+  lastError?: string | null;
 }
 /**
  * Params of a method that takes none (a missing ``params`` member decodes to this).

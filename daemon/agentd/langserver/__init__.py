@@ -1,0 +1,1 @@
+"""agentd as an LSP client of the project's language servers (see README.md here)."""
