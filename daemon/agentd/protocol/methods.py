@@ -80,6 +80,11 @@ from agentd.protocol.mcp import (
 from agentd.protocol.mcp import (
     McpListResult as McpListResult,
 )
+from agentd.protocol.mcp import McpLoginFinishParams as McpLoginFinishParams
+from agentd.protocol.mcp import McpLoginParams as McpLoginParams
+from agentd.protocol.mcp import McpLoginResult as McpLoginResult
+from agentd.protocol.mcp import McpLogoutParams as McpLogoutParams
+from agentd.protocol.mcp import McpLogoutResult as McpLogoutResult
 from agentd.protocol.mcp import McpServerParam
 from agentd.protocol.processes import KillProcessParams as KillProcessParams
 from agentd.protocol.processes import ProcessesParams as ProcessesParams
