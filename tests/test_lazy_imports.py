@@ -121,7 +121,10 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
         f"{FIRST_USE} (a command's own model)", ("agentd.session.binding",),
     ),
     "agentd.session.mcp_setup": (MCP, ("agentd.mcp",)),
-    "agentd.session.langservers": (LSP, ("agentd.langserver.defs", "agentd.langserver.session")),
+    "agentd.session.langservers": (
+        LSP,
+        ("agentd.langserver.defs", "agentd.langserver.reads", "agentd.langserver.session"),
+    ),
     "agentd.session.subagent_tools": (MCP, ("agentd.mcp",)),
     "agentd.mcp.http": (MCP, ("mcp", "agentd.mcp.oauth", "httpx2")),
     "agentd.mcp.credentials": (MCP, ("mcp",)),

@@ -119,6 +119,7 @@ SCENARIOS = [
     ),
     one_call("lsp-write-broken", "write", {"path": "new.py", "content": "print(nothing_here)\n"}),
     one_call("lsp-undo", "undo_edit", {"path": "main.py"}),
+    one_call("lsp-read-other", "read", {"path": "other.py"}),
 ]
 
 

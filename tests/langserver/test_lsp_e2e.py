@@ -175,6 +175,33 @@ async def test_rename_across_three_files_asks_once_and_rewinds(home: Home) -> No
     assert (home.project / "other.py").read_text() == OTHER
 
 
+async def test_a_rename_that_changed_since_its_preview_is_refused(home: Home) -> None:
+    """A file the rename touches is edited while the approval is open: the approved call
+    finds its changes differ from the preview and writes nothing."""
+    home.user_config(pyright_table(), auto=False)
+    edited = OTHER + "EXTRA = helper(1)\n"
+
+    async def handler(params: RequestPermissionParams) -> PermissionOption:
+        assert params.preview is not None
+        assert params.preview.diff is not None
+        assert "+++ b/other.py" in params.preview.diff
+        (home.project / "other.py").write_text(edited)  # someone edits it meanwhile
+        return "allow_once"
+
+    async with stdio_client(home, handler) as client:
+        sid = await new_session(client, home, permissionMode="ask")
+        await run(client, sid, "lsp-references", timeout=TIMEOUT)
+        _, events = await run(client, sid, "lsp-rename", timeout=TIMEOUT)
+    (end,) = ends(events)
+    assert end.get("isError")
+    text = result_text(end)
+    assert "differently from the approved preview" in text
+    assert "other.py" in text
+    assert (home.project / "util.py").read_text() == UTIL
+    assert (home.project / "main.py").read_text() == MAIN
+    assert (home.project / "other.py").read_text() == edited
+
+
 async def test_rename_is_refused_in_a_read_only_session(home: Home) -> None:
     home.user_config(pylsp_table(), auto=False)
     async with stdio_client(home) as client:

@@ -46,6 +46,17 @@ class LspPool:
             self._sweeper = asyncio.create_task(self._sweep())
         return server
 
+    def running(
+        self, definition: ServerDef, root: Path, sandbox_key: str | None
+    ) -> LanguageServer | None:
+        """The server :meth:`get` would give, when it is up (ready or indexing); None rather
+        than creating or starting one. ``sandbox_key``: the session key of a sandboxed
+        session, else None."""
+        server = self.servers.get((definition.key, str(root), sandbox_key))
+        if server is None or server.state not in ("ready", "indexing"):
+            return None
+        return server
+
     async def _sweep(self) -> None:
         while self.servers:
             await asyncio.sleep(min(SWEEP_SECONDS, self.idle_seconds))

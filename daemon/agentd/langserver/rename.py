@@ -3,16 +3,20 @@
 :func:`plan` reads every file the edit touches (the editor's buffer when an editor serves
 files, else the disk beneath the workspace), refuses a path outside the workspace of a
 sandboxed session, a control file, and file creation/rename/deletion, and applies the text
-edits (positions in the server's encoding). :func:`apply` writes each file the way ``edit``
-does (through the editor, else an atomic write), records the undo step (``undo_edit``) and
-the change (``session/rewind``).
+edits (positions in the server's encoding). :class:`ShownPlans` keeps what the approval
+preview showed of a call's rename, so that a rename whose changes differ by the time it is
+approved is refused rather than writing what the user did not see. :func:`apply` writes
+each file the way ``edit`` does (through the editor, else an atomic write), records the undo
+step (``undo_edit``) and the change (``session/rewind``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import re
+from collections import OrderedDict
 from pathlib import Path
 
 from lsprotocol import types
@@ -30,7 +34,53 @@ from agentd.tools.files.protected import refuse_control
 from agentd.tools.files.safeopen import read_bytes
 
 MAX_FILES = 500
+MAX_SHOWN = 64
+"""Previews of renames still waiting for their approval that a session remembers."""
 Planned = list[tuple[Path, str, str]]
+
+
+def fingerprint(planned: Planned) -> dict[str, str]:
+    """Each planned file's digest of its text before and after the rename."""
+    found = {}
+    for path, before, after in planned:
+        digest = hashlib.sha256()
+        for text in (before, after):
+            data = encode_text(text)
+            digest.update(len(data).to_bytes(8, "big") + data)
+        found[str(path)] = digest.hexdigest()
+    return found
+
+
+class ShownPlans:
+    """What the approval previews showed, by tool call id (the most recent
+    :data:`MAX_SHOWN`): :meth:`check` refuses a call whose plan has changed since."""
+
+    def __init__(self) -> None:
+        self._shown: OrderedDict[str, dict[str, str]] = OrderedDict()
+
+    def remember(self, call_id: str, planned: Planned) -> None:
+        if not call_id:
+            return
+        self._shown[call_id] = fingerprint(planned)
+        self._shown.move_to_end(call_id)
+        while len(self._shown) > MAX_SHOWN:
+            self._shown.popitem(last=False)
+
+    def check(self, call_id: str, planned: Planned, ctx: ToolContext) -> None:
+        """ToolError when the call ``call_id`` was previewed and ``planned`` now changes other
+        files, or the same files differently (a file edited meanwhile, a server that answers
+        otherwise); a call that was not previewed (no approval asked) passes."""
+        shown = self._shown.pop(call_id, None) if call_id else None
+        if shown is None:
+            return
+        now = fingerprint(planned)
+        differ = sorted(p for p in shown.keys() | now.keys() if shown.get(p) != now.get(p))
+        if differ:
+            names = ", ".join(display_path(Path(p), ctx) for p in differ)
+            raise ToolError(
+                f"The rename now changes {names} differently from the approved preview; "
+                "nothing was written. Call it again to see and approve the current changes."
+            )
 
 
 def edits_by_uri(edit: types.WorkspaceEdit | None) -> dict[str, list[types.TextEdit]]:

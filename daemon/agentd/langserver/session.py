@@ -77,6 +77,7 @@ class LspSession:
 
     def __init__(self, pool: LspPool, defs: list[ServerDef], cwd: Path) -> None:
         self.pool, self.defs, self.cwd = pool, defs, cwd
+        self.shown = rename.ShownPlans()
 
     def server(self, path: Path, ctx: ToolContext) -> LanguageServer | None:
         definition = server_for(self.defs, path)
@@ -273,6 +274,7 @@ class LspSession:
         planned = await self._plan(server, path, at, params, ctx)
         if not planned:
             raise ToolError("The server's rename changes nothing (is the position on a name?).")
+        self.shown.check(ctx.tool_call_id, planned, ctx)
         details.changes = await rename.apply(planned, ctx)
         checked = await self._changes(server, [(p, b, a) for p, b, a in planned], ctx)
         details.diagnostics = sorted_problems([d for found in checked for d in found or []])
@@ -298,6 +300,17 @@ class LspSession:
         return await rename.plan(edit, server.encoding, ctx)
 
     async def rename_plan(self, params: LspParams, ctx: ToolContext) -> rename.Planned:
+        """What the rename ``params`` would change now, for the approval preview; remembered
+        for the call ``ctx.tool_call_id`` (a preview that failed as an empty plan), so that the
+        approved call writes only what was shown (:class:`rename.ShownPlans`)."""
+        planned: rename.Planned = []
+        try:
+            planned = await self._preview_plan(params, ctx)
+        finally:
+            self.shown.remember(ctx.tool_call_id, planned)
+        return planned
+
+    async def _preview_plan(self, params: LspParams, ctx: ToolContext) -> rename.Planned:
         if params.path is None or params.line is None:
             raise ToolError("rename needs path, line and symbol (or column).")
         path = resolve_path(params.path, ctx)

@@ -150,7 +150,8 @@ class Approver:
         """The request for ``call``: its arguments, the preview of what it would do and the
         rule an *always* answer adds."""
         ctx = self.context
-        preview = None if ctx is None else await approval_preview(tool, call.arguments, ctx)
+        view = None if ctx is None else ctx.for_call(ctx.on_update, call.id)  # the call's own
+        preview = None if view is None else await approval_preview(tool, call.arguments, view)
         return RequestPermissionParams(
             session_id=self.bus.session_id,
             tool_call_id=call.id,

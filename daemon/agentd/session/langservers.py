@@ -5,7 +5,9 @@ least one language server (:func:`available`: built-in definitions whose command
 PATH, ``[language_servers.NAME]`` tables). Nothing of pygls, lsprotocol or agentd's LSP
 client is imported until a call needs a server: an ``lsp`` call, or a change (``write``,
 ``edit``, ``undo_edit``) of a file a server serves; a change of any other file costs one
-lookup of its name's ending.
+lookup of its name's ending. A ``read`` opens its file only in a server already running
+(:mod:`agentd.langserver.reads`): it neither starts one nor imports the client before a
+server exists.
 """
 
 from __future__ import annotations
@@ -56,3 +58,13 @@ class SessionLanguageServers:
         if not any(path.name.endswith(d.extensions) for d in self.defs):
             return None
         return await self._lsp().changed(path, before, after, ctx)
+
+    async def opened(self, path: Path, ctx: ToolContext) -> None:
+        if not any(path.name.endswith(d.extensions) for d in self.defs):
+            return
+        pool = self.shared.lsp_pool_if_any()
+        if pool is None or not pool.servers:  # no server runs: nothing to tell
+            return
+        from agentd.langserver.reads import open_if_running
+
+        await open_if_running(pool, self.defs, self.cwd, path, ctx)

@@ -190,6 +190,10 @@ class SharedResources:
             self._mcp = McpPool()
         return self._mcp
 
+    def lsp_pool_if_any(self) -> LspPool | None:
+        """The daemon's language servers when a session has used one, else None."""
+        return self._lsp
+
     def lsp_pool(self) -> LspPool:
         """The daemon's language servers (created when a session first uses one)."""
         if self._lsp is None:

@@ -259,6 +259,11 @@ class LanguageServers(Protocol):
         file's language server sees them (None: no server serves it, or none answered)."""
         ...
 
+    async def opened(self, path: Path, ctx: ToolContext) -> None:
+        """The agent read ``path``: open it in its language's server if one is running (never
+        starting one); never raises."""
+        ...
+
 
 class TaskRequest(msgspec.Struct, frozen=True):
     """A ``task`` call as the session layer gets it: what to do and with which profile."""

@@ -109,6 +109,8 @@ class ReadTool:
             data = io.BytesIO(text.encode("utf-8", "surrogateescape"))
             window = _window_of(io.BufferedReader(data), shown, params, limits)
         record_stamp(ctx, path)
+        if ctx.ports.language_servers is not None:  # later answers see what the agent read
+            await ctx.ports.language_servers.opened(path, ctx)
         return _text_result(path, shown, window, limits)
 
 

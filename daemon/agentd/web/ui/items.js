@@ -8,6 +8,7 @@ import { changeDiff, exitCode, fileChange, mcpTool, subagent } from './details.j
 import { showFoldable } from './longtext.js';
 import { renderMarkdown } from './markdown.js';
 import { settledLength } from './mdsplit.js';
+import { changeProblems, updateProblems } from './problems.js';
 import { updateQuestion } from './question.js';
 
 /** Streaming tails longer than this are shown as plain text until the message ends. */
@@ -322,6 +323,7 @@ function updateTool(node, item, actions) {
   updateChild(node.querySelector('.tool-child'), item);
   const diff = changeDiff(item.details);
   updateDiff(node.querySelector('.tool-diff'), diff);
+  updateProblems(/** @type {HTMLElement} */ (node.querySelector('.tool-problems')), changeProblems(item.details));
   const output = /** @type {HTMLElement} */ (node.querySelector('.tool-output'));
   const text = item.status === 'done' || item.status === 'error' ? item.result || item.output : item.output;
   const shown = diff && item.status === 'done' ? '' : text;
@@ -379,10 +381,13 @@ function buildTool(node) {
   child.hidden = true;
   const diff = el('pre', 'tool-diff');
   diff.hidden = true;
+  const problems = el('ul', 'tool-problems');
+  problems.setAttribute('aria-label', 'New problems');
+  problems.hidden = true;
   const output = el('pre', 'tool-output');
   output.tabIndex = 0;
   output.hidden = true;
-  node.append(head, permission, ask, links, child, diff, output);
+  node.append(head, permission, ask, links, child, diff, problems, output);
 }
 
 /** A task's subagent: its profile and session id (its own session, resumable and listed),

@@ -44,4 +44,24 @@ function M.subagent(details)
   return nil
 end
 
+local MARKS = { error = "✗", warning = "⚠", information = "ℹ", hint = "·" }
+
+--- The problems a file change introduced (`diagnostics`: what a language server reported
+--- after it and not before), as transcript lines under a heading; nil when there are none.
+function M.problem_lines(details)
+  local change = M.file_change(details)
+  local found = change and compat.present(change.diagnostics) and change.diagnostics
+  if type(found) ~= "table" or #found == 0 then
+    return nil
+  end
+  local lines = { string.format("%d new problem%s the language server reports:", #found, #found == 1 and "" or "s") }
+  for _, d in ipairs(found) do
+    local origin = compat.present(d.source) and string.format(" (%s)", d.source) or ""
+    local mark = MARKS[d.severity] or "·"
+    lines[#lines + 1] =
+      string.format("%s %s:%d:%d %s: %s%s", mark, d.path, d.line, d.column, d.severity, d.message, origin)
+  end
+  return lines
+end
+
 return M

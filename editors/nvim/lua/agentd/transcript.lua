@@ -186,7 +186,8 @@ local function end_tool(ev)
   end
   local diff = details.diff(ev.details)
   if diff then
-    tool.output = diff
+    local problems = details.problem_lines(ev.details)
+    tool.output = problems and (string.gsub(diff, "\n$", "") .. "\n" .. table.concat(problems, "\n")) or diff
   elseif tool.output == "" then
     tool.output = format.text_of(ev.result)
   end
