@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from tests.harness import IsolatedHome, scaled
+from tests.bench.smoke import size
 
 Row = tuple[str, str, str]
-DELTAS = 5_000
-RUNS = 7
+DELTAS = size(5_000, 50)
+RUNS = size(7)
 TRIGGER = "stream five thousand"
 
 

@@ -19,10 +19,11 @@ from pathlib import Path
 
 from tests.agentctl.harness import Sandbox
 from tests.harness import scaled
+from tests.bench.smoke import size
 
-VERSION_RUNS = 15
-SEND_RUNS = 7
-AUTOSTART_RUNS = 5
+VERSION_RUNS = size(15)
+SEND_RUNS = size(7)
+AUTOSTART_RUNS = size(5)
 
 
 def _agentctl() -> list[str]:

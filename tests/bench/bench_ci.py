@@ -12,9 +12,10 @@ import time
 from pathlib import Path
 
 from tests.harness import isolated_env, scaled
+from tests.bench.smoke import size
 
 ROOT = Path(__file__).resolve().parents[2]
-RUNS = 7
+RUNS = size(7)
 PROMPT = "how are you"
 
 

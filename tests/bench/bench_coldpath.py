@@ -33,8 +33,9 @@ from pathlib import Path
 
 from tests.agentctl.harness import Sandbox
 from tests.harness import scaled, wait_until
+from tests.bench.smoke import size
 
-RUNS = 7
+RUNS = size(7)
 FLOOR = [sys.executable, "-c", "import asyncio, msgspec"]
 INITIALIZE = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n'
 

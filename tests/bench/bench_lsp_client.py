@@ -49,11 +49,12 @@ from tests.langserver.conftest import (
     server_command,
 )
 from tests.scenarios import tool_call
+from tests.bench.smoke import size
 
 Row = tuple[str, str, str]
-CALLS = int(os.environ.get("BENCH_LSP_CALLS", "300"))
-WARM_UP = 30
-CHANGES = int(os.environ.get("BENCH_LSP_CHANGES", "40"))
+CALLS = int(os.environ.get("BENCH_LSP_CALLS", str(size(300, 5))))
+WARM_UP = size(30)
+CHANGES = int(os.environ.get("BENCH_LSP_CHANGES", str(size(40, 2))))
 HOVER = {"operation": "hover", "path": "main.py", "line": 5, "symbol": "helper"}
 MANY = [
     {

@@ -36,9 +36,10 @@ from typing import Any
 from tests.harness import Home, new_session, run, socket_client, stdio_client, stop
 from tests.mcp.conftest import SCENARIOS, SERVER, server_table, write_user_config
 from tests.scenarios import tool_call
+from tests.bench.smoke import size
 
 Row = tuple[str, str, str]
-CALLS = 500
+CALLS = size(500, 5)
 MANY_LS = {
     "name": "bench-many-ls",
     "trigger": "bench-many-ls",

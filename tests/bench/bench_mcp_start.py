@@ -22,9 +22,10 @@ import sys
 import time
 
 from tests.harness import IsolatedHome
+from tests.bench.smoke import size
 
 Row = tuple[str, str, str]
-ROUNDS = 5
+ROUNDS = size(5)
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,

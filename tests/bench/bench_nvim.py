@@ -29,8 +29,9 @@ from tests.nvim.harness import (
     pip_nvim,
     system_nvim,
 )
+from tests.bench.smoke import size
 
-RUNS = 9
+RUNS = size(9)
 REQUIRE = (
     "lua local t = vim.loop.hrtime(); {modules};"
     " vim.fn.writefile({{tostring((vim.loop.hrtime() - t) / 1e6)}}, vim.env.AGENTD_BENCH_OUT)"
