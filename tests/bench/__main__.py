@@ -1,8 +1,9 @@
 """``python -m tests.bench [NAME ...]``: run ``tests/bench/bench_*.py`` and print one table.
 
 With names (``coldpath`` or ``bench_coldpath``) only those modules run, else every one. With
-``AGENTD_BENCH_SMOKE=1`` each runs once on a tiny size (tests/bench/smoke.py). Each module's ``main()`` returns ``(measure, value, budget)`` rows. A module that fails is
-reported in the table and the others still run; the exit status is 1 if any failed.
+``AGENTD_BENCH_SMOKE=1`` each runs once on a tiny size (tests/bench/smoke.py). Each module's
+``main()`` returns ``(measure, value, budget)`` rows. A module that fails is reported in the
+table and the others still run; the exit status is 1 if any failed.
 """
 
 from __future__ import annotations

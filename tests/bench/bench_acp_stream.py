@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.harness import IsolatedHome, scaled
 from tests.bench.smoke import size
+from tests.harness import IsolatedHome, scaled
 
 Row = tuple[str, str, str]
 DELTAS = size(5_000, 50)

@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 from tests.agentctl.harness import Sandbox
-from tests.harness import scaled
 from tests.bench.smoke import size
+from tests.harness import scaled
 
 VERSION_RUNS = size(15)
 SEND_RUNS = size(7)

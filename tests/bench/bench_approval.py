@@ -19,6 +19,7 @@ import shutil
 import statistics
 from pathlib import Path
 from typing import Any
+
 from tests.bench.smoke import size
 
 Row = tuple[str, str, str]

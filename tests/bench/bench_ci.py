@@ -11,8 +11,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.harness import isolated_env, scaled
 from tests.bench.smoke import size
+from tests.harness import isolated_env, scaled
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = size(7)

@@ -32,8 +32,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.agentctl.harness import Sandbox
-from tests.harness import scaled, wait_until
 from tests.bench.smoke import size
+from tests.harness import scaled, wait_until
 
 RUNS = size(7)
 FLOOR = [sys.executable, "-c", "import asyncio, msgspec"]
@@ -152,7 +152,7 @@ def main() -> list[tuple[str, str, str]]:
             "agentctl send --stdio, 20 bash tool turns",
             lambda: _run([*send, "run twenty commands"], sandbox),
             "4.5",
-            5,
+            size(5),
         ),
         (
             "… one-turn reply, OpenAI-compatible over HTTP",
@@ -164,7 +164,7 @@ def main() -> list[tuple[str, str, str]]:
             "… 20 bash tool turns, OpenAI-compatible over HTTP",
             lambda: _run([*http, "run twenty commands"], sandbox),
             "4.5",
-            5,
+            size(5),
         ),
     ]
     table: list[tuple[str, str, str]] = []

@@ -28,8 +28,8 @@ from agentd.agent.hooks import NO_HOOKS, post_tool, pre_tool
 from agentd.hooks.process import run_hook_command
 from agentd.protocol.content import ToolCall
 from agentd.tools.base import ToolResult
-from tests.harness import isolated_env
 from tests.bench.smoke import size
+from tests.harness import isolated_env
 
 Row = tuple[str, str, str]
 RUNS = size(7)

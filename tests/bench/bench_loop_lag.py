@@ -45,6 +45,8 @@ from pathlib import Path
 from typing import Any
 
 from agentctl.client import AgentClient, connect
+from tests.bench import smoke
+from tests.bench.smoke import size
 from tests.harness import (
     TEST_MODE,
     TEST_OPT_IN,
@@ -55,8 +57,6 @@ from tests.harness import (
     stop,
     wait_until_async,
 )
-from tests.bench import smoke
-from tests.bench.smoke import size
 
 DATA = Path("/tmp/agentd-bench-lag-smoke" if smoke.enabled() else "/tmp/agentd-bench-lag")
 TREE_FILES = size(300_000, 300)
@@ -83,7 +83,9 @@ SCENARIOS = [
     _scenario("bench grep", [_call("grep", {"pattern": "needle-4242", "path": "tree"})]),
     _scenario("bench redos", [_call("find", {"pattern": "*a" * 14 + "b", "path": "redos"})]),
     _scenario("bench regex", [_call("grep", {"pattern": "(a+)+$"})]),
-    _scenario("bench bash", [_call("bash", {"command": f"head -c {PRINTED} /dev/zero | tr '\\0' y"})]),
+    _scenario(
+        "bench bash", [_call("bash", {"command": f"head -c {PRINTED} /dev/zero | tr '\\0' y"})]
+    ),
     _scenario("bench turns", [_call("bash", {"command": "echo step"})], repeat=20),
     _scenario("bench nap", [_call("bash", {"command": "sleep 60"})]),
 ]
@@ -269,7 +271,9 @@ async def _fsync_storm(client: AgentClient, cwd: Path) -> None:
          "oflag=dsync"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
-        await asyncio.gather(*(_prompts(client, cwd, "bench turns", STORM_RUNS) for _ in range(STORM_SESSIONS)))
+        await asyncio.gather(
+            *(_prompts(client, cwd, "bench turns", STORM_RUNS) for _ in range(STORM_SESSIONS))
+        )
     finally:
         dd.kill()
         dd.wait()

@@ -27,8 +27,8 @@ import sys
 import time
 from typing import Any
 
-from tests.harness import IsolatedHome, scaled
 from tests.bench.smoke import size
+from tests.harness import IsolatedHome, scaled
 
 Row = tuple[str, str, str]
 ROUNDS = size(7)

@@ -39,6 +39,7 @@ from agentd.tools import run_tool
 from agentd.tools.base import ToolContext, ToolPorts
 from agentd.tools.lsp import LspTool
 from tests.bench.bench_mcp import _rss
+from tests.bench.smoke import size
 from tests.harness import Home, new_session, run, socket_client, stop
 from tests.langserver.conftest import (
     BROKEN,
@@ -49,7 +50,6 @@ from tests.langserver.conftest import (
     server_command,
 )
 from tests.scenarios import tool_call
-from tests.bench.smoke import size
 
 Row = tuple[str, str, str]
 CALLS = int(os.environ.get("BENCH_LSP_CALLS", str(size(300, 5))))

@@ -33,10 +33,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tests.bench.smoke import size
 from tests.harness import Home, new_session, run, socket_client, stdio_client, stop
 from tests.mcp.conftest import SCENARIOS, SERVER, server_table, write_user_config
 from tests.scenarios import tool_call
-from tests.bench.smoke import size
 
 Row = tuple[str, str, str]
 CALLS = size(500, 5)

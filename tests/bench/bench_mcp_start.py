@@ -21,8 +21,8 @@ import statistics
 import sys
 import time
 
-from tests.harness import IsolatedHome
 from tests.bench.smoke import size
+from tests.harness import IsolatedHome
 
 Row = tuple[str, str, str]
 ROUNDS = size(5)

@@ -19,6 +19,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from tests.bench.smoke import size
 from tests.harness import scaled
 from tests.nvim.harness import (
     PLUGIN,
@@ -29,7 +30,6 @@ from tests.nvim.harness import (
     pip_nvim,
     system_nvim,
 )
-from tests.bench.smoke import size
 
 RUNS = size(9)
 REQUIRE = (

@@ -16,6 +16,7 @@ import json
 import statistics
 import time
 from typing import Any
+
 from tests.bench.smoke import size
 
 Row = tuple[str, str, str]

@@ -31,9 +31,9 @@ from agentd.session.changes import ChangeRecorder
 from agentd.session.restore import restore_all
 from agentd.session.rewind import plan
 from agentd.store.contents import ContentStore
+from tests.bench.smoke import size
 from tests.harness import IsolatedHome, new_session, run, stdio_client
 from tests.scenarios import tool_call
-from tests.bench.smoke import size
 
 Row = tuple[str, str, str]
 SIZES = {"1 KB": 1_000, "100 KB": 100_000, "1 MB": 1_000_000}

@@ -38,11 +38,11 @@ from tests.bench import smoke
 from tests.bench.smoke import size
 
 DATA = Path("/tmp/agentd-bench-store-smoke" if smoke.enabled() else "/tmp/agentd-bench-store")
-GENERATOR_VERSION = "1"
 BIG_BYTES = size(100 * 2**20, 2**20)
-SESSIONS = size(1000, 20)
+SESSIONS = size(1000, 60)  # more than the page of 50 listed
 LARGE_SESSIONS = size(20, 2)
 LARGE_BYTES = size(10 * 2**20, 2**18)
+GENERATOR_VERSION = f"1-{BIG_BYTES}-{SESSIONS}-{LARGE_SESSIONS}-{LARGE_BYTES}"  # sizes too
 
 Row = tuple[str, str, str]
 

@@ -27,10 +27,10 @@ import statistics
 import subprocess
 from typing import Any
 
+from tests.bench.smoke import size
 from tests.vscode.codeserver import EXTENSION, chromium
 from tests.vscode.conftest import build_extension
 from tests.vscode.webview_harness import serve_harness
-from tests.bench.smoke import size
 
 Row = tuple[str, str, str]
 RUNS = size(7)

@@ -33,6 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
 from tests.bench.smoke import size
 
 Row = tuple[str, str, str]

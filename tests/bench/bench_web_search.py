@@ -31,8 +31,8 @@ from agentd.tools import build_tools, run_tool
 from agentd.tools.base import ToolContext
 from agentd.tools.defaults import ToolSettings, WebSearchSettings
 from agentd.toolspec import ServerSearch, ToolSpec
-from tests.documents.searchserver import search_server, url_of
 from tests.bench.smoke import size
+from tests.documents.searchserver import search_server, url_of
 
 Row = tuple[str, str, str]
 RUNS = size(10)
