@@ -345,7 +345,8 @@ class _Parser(argparse.ArgumentParser):
 
     def _get_formatter(self) -> argparse.HelpFormatter:
         """The formatter with an explicit width: argparse's default imports ``shutil``."""
-        return self.formatter_class(prog=self.prog, width=help_width())
+        formatter: Any = self.formatter_class  # typeshed's protocol has no width
+        return formatter(prog=self.prog, width=help_width())  # type: ignore[no-any-return]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -353,7 +354,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="agentctl", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("-V", "--version", action="store_true", help="print the version")
     parser.add_argument("--socket", metavar="PATH", default=None, help=argparse.SUPPRESS)
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    commands: argparse._SubParsersAction[argparse.ArgumentParser] = parser.add_subparsers(  # type: ignore[assignment]
+        dest="command", metavar="COMMAND", required=True
+    )
     _add_send(commands)
     _add_small_commands(commands)
     _add_sessions(commands)

@@ -24,7 +24,7 @@ import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from agentd import __version__
 
@@ -54,7 +54,8 @@ class _Parser(argparse.ArgumentParser):
 
     def _get_formatter(self) -> argparse.HelpFormatter:
         """The formatter with an explicit width: argparse's default imports ``shutil``."""
-        return self.formatter_class(prog=self.prog, width=help_width())
+        formatter: Any = self.formatter_class  # typeshed's protocol has no width
+        return formatter(prog=self.prog, width=help_width())  # type: ignore[no-any-return]
 
 
 def _tcp_address(text: str) -> tuple[str, int]:
