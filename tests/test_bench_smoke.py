@@ -42,7 +42,7 @@ def test_the_bench_module_runs_and_prints_its_table(name: str) -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr[-4000:]
     lines = result.stdout.splitlines()
-    assert lines[0].split(" | ")[:3] == ["measure", "value", "budget"], result.stdout
+    assert [cell.strip() for cell in lines[0].split(" | ")][:3] == ["measure", "value", "budget"]
     rows = [line for line in lines[2:] if line.rstrip().endswith(name)]
     assert rows, result.stdout
     assert not [row for row in rows if " | failed " in row], result.stdout
