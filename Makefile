@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lock demo docs test test-fast lint typecheck pytest bench schema web-vendor vscode-build vscode-test vscode-vsix ui-typecheck mcp-npm langserver-npm clean
+.PHONY: lock demo docs test test-fast lint typecheck pytest bench bench-smoke schema web-vendor vscode-build vscode-test vscode-vsix ui-typecheck mcp-npm langserver-npm clean
 
 LOCK := requirements.lock
 
@@ -72,6 +72,11 @@ docs: $(STAMP)  ## build the documentation site into .site/ (mkdocs build --stri
 
 bench: $(STAMP)  ## run every benchmark and print the tables
 	$(BIN)/python -m tests.bench
+
+# every bench module once on a token size (tests/bench/smoke.py); `make test` runs the same
+# through tests/test_bench_smoke.py. Numbers of a smoke run mean nothing; no budget is judged.
+bench-smoke: $(STAMP)  ## run every benchmark once on a tiny size (checks they still run)
+	AGENTD_BENCH_SMOKE=1 $(BIN)/python -m tests.bench
 
 schema: $(STAMP)  ## regenerate schemas/*.json from the wire types (and protocol.ts / the web UI's protocol.d.ts)
 	$(BIN)/agentd schema

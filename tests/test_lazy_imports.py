@@ -147,7 +147,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentd.tools.web_search": (HEAVY, ("agentd.tools.websearch",)),
     "agentd.tools.documents.pdfwork": (HEAVY, ("pypdfium2",)),
     "agentd.tools.files.fileio": (HEAVY, ("tempfile",)),
-    "agentd.tools.process.spill": (HEAVY, ("structlog", "tempfile")),
+    "agentd.tools.process.spill": (HEAVY, ("shutil", "structlog", "tempfile")),
     "agentd.web.remote": (HEAVY, ("ssl",)),
     # sandboxing, only for a confined command
     "agentd.tools.bash_setup": (SANDBOX, (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from agentctl.run.exitcodes import exit_code_words
@@ -289,7 +290,7 @@ def _skills_parser(commands: Any) -> None:
 
 def mcp_add_parser() -> argparse.ArgumentParser:
     """The words of ``agentctl mcp add`` before ``--`` (the command follows it)."""
-    parser = argparse.ArgumentParser(prog="agentctl mcp add")
+    parser = _Parser(prog="agentctl mcp add")
     parser.add_argument("name", metavar="NAME")
     parser.add_argument("--url", help="a streamable HTTP server's URL")
     parser.add_argument("--env", action="append", metavar="NAME=VALUE", help="a variable for it")
@@ -328,12 +329,34 @@ def _add_processes(commands: argparse._SubParsersAction[argparse.ArgumentParser]
     kill.add_argument("process_id", metavar="ID")
 
 
+def help_width() -> int:
+    """The help text's width as argparse computes it (the terminal's columns less 2), without
+    the ``shutil`` import argparse makes for it (``shutil`` loads ``bz2`` and ``lzma``)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0")) or os.get_terminal_size(1).columns
+    except (ValueError, OSError):
+        columns = 80
+    return max(columns, 1) - 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, formatting help without importing ``shutil`` (every sub-parser is
+    one too: ``add_subparsers`` makes its parsers of the parent's class)."""
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        """The formatter with an explicit width: argparse's default imports ``shutil``."""
+        formatter: Any = self.formatter_class  # typeshed's protocol has no width
+        return formatter(prog=self.prog, width=help_width())  # type: ignore[no-any-return]
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full ``agentctl`` parser; ``options.command`` names the chosen command."""
-    parser = argparse.ArgumentParser(prog="agentctl", description=DESCRIPTION, epilog=EPILOG)
+    parser = _Parser(prog="agentctl", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("-V", "--version", action="store_true", help="print the version")
     parser.add_argument("--socket", metavar="PATH", default=None, help=argparse.SUPPRESS)
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    commands: argparse._SubParsersAction[argparse.ArgumentParser] = parser.add_subparsers(  # type: ignore[assignment]
+        dest="command", metavar="COMMAND", required=True
+    )
     _add_send(commands)
     _add_small_commands(commands)
     _add_sessions(commands)

@@ -24,7 +24,7 @@ import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from agentd import __version__
 
@@ -36,11 +36,26 @@ DEFAULT_HTTP = ("127.0.0.1", 8765)
 DEFAULT_MCP_HTTP = ("127.0.0.1", 8766)
 
 
+def help_width() -> int:
+    """The help text's width as argparse computes it (the terminal's columns less 2), without
+    the ``shutil`` import argparse makes for it (``shutil`` loads ``bz2`` and ``lzma``)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0")) or os.get_terminal_size(1).columns
+    except (ValueError, OSError):
+        columns = 80
+    return max(columns, 1) - 2
+
+
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors are a single line on stderr (exit 2)."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        """The formatter with an explicit width: argparse's default imports ``shutil``."""
+        formatter: Any = self.formatter_class  # typeshed's protocol has no width
+        return formatter(prog=self.prog, width=help_width())  # type: ignore[no-any-return]
 
 
 def _tcp_address(text: str) -> tuple[str, int]:

@@ -1,7 +1,9 @@
-"""``python -m tests.bench``: run every ``tests/bench/bench_*.py`` and print one table.
+"""``python -m tests.bench [NAME ...]``: run ``tests/bench/bench_*.py`` and print one table.
 
-Each module's ``main()`` returns ``(measure, value, budget)`` rows. A module that fails is
-reported in the table and the others still run; the exit status is 1 if any failed.
+With names (``coldpath`` or ``bench_coldpath``) only those modules run, else every one. With
+``AGENTD_BENCH_SMOKE=1`` each runs once on a tiny size (tests/bench/smoke.py). Each module's
+``main()`` returns ``(measure, value, budget)`` rows. A module that fails is reported in the
+table and the others still run; the exit status is 1 if any failed.
 """
 
 from __future__ import annotations
@@ -12,12 +14,16 @@ import traceback
 from pathlib import Path
 
 
-def collect() -> tuple[list[tuple[str, str, str, str]], bool]:
-    """Rows of every bench module (with the module's short name) and whether all ran."""
+def module_names() -> list[str]:
+    """Every bench module's name (``bench_…``), sorted."""
+    return sorted(path.stem for path in Path(__file__).parent.glob("bench_*.py"))
+
+
+def collect(names: list[str] | None = None) -> tuple[list[tuple[str, str, str, str]], bool]:
+    """Rows of the named (else every) bench module, with its short name, and whether all ran."""
     rows: list[tuple[str, str, str, str]] = []
     ok = True
-    for path in sorted(Path(__file__).parent.glob("bench_*.py")):
-        name = path.stem
+    for name in names or module_names():
         print(f"running {name} ...", file=sys.stderr, flush=True)
         try:
             module = importlib.import_module(f"tests.bench.{name}")
@@ -38,8 +44,13 @@ def render(rows: list[tuple[str, str, str, str]]) -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
-    rows, ok = collect()
+def main(argv: list[str] | None = None) -> int:
+    wanted = [n if n.startswith("bench_") else f"bench_{n}" for n in (argv or sys.argv[1:])]
+    unknown = sorted(set(wanted) - set(module_names()))
+    if unknown:
+        print(f"no such bench module: {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    rows, ok = collect(wanted)
     print(render(rows))
     return 0 if ok else 1
 

@@ -20,11 +20,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tests.bench.smoke import size
 from tests.harness import IsolatedHome, scaled
 
 Row = tuple[str, str, str]
-DELTAS = 5_000
-RUNS = 7
+DELTAS = size(5_000, 50)
+RUNS = size(7)
 TRIGGER = "stream five thousand"
 
 

@@ -18,11 +18,12 @@ import time
 from pathlib import Path
 
 from tests.agentctl.harness import Sandbox
+from tests.bench.smoke import size
 from tests.harness import scaled
 
-VERSION_RUNS = 15
-SEND_RUNS = 7
-AUTOSTART_RUNS = 5
+VERSION_RUNS = size(15)
+SEND_RUNS = size(7)
+AUTOSTART_RUNS = size(5)
 
 
 def _agentctl() -> list[str]:

@@ -20,9 +20,11 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+from tests.bench.smoke import size
+
 Row = tuple[str, str, str]
-ROUNDS = 10
-LINES = 2_000
+ROUNDS = size(10)
+LINES = size(2_000, 20)
 
 WATCH = """() => {
   window.approvalTimes = [];

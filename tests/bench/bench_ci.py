@@ -11,10 +11,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.bench.smoke import size
 from tests.harness import isolated_env, scaled
 
 ROOT = Path(__file__).resolve().parents[2]
-RUNS = 7
+RUNS = size(7)
 PROMPT = "how are you"
 
 

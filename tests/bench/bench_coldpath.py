@@ -32,9 +32,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.agentctl.harness import Sandbox
+from tests.bench.smoke import size
 from tests.harness import scaled, wait_until
 
-RUNS = 7
+RUNS = size(7)
 FLOOR = [sys.executable, "-c", "import asyncio, msgspec"]
 INITIALIZE = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n'
 
@@ -151,7 +152,7 @@ def main() -> list[tuple[str, str, str]]:
             "agentctl send --stdio, 20 bash tool turns",
             lambda: _run([*send, "run twenty commands"], sandbox),
             "4.5",
-            5,
+            size(5),
         ),
         (
             "… one-turn reply, OpenAI-compatible over HTTP",
@@ -163,7 +164,7 @@ def main() -> list[tuple[str, str, str]]:
             "… 20 bash tool turns, OpenAI-compatible over HTTP",
             lambda: _run([*http, "run twenty commands"], sandbox),
             "4.5",
-            5,
+            size(5),
         ),
     ]
     table: list[tuple[str, str, str]] = []

@@ -28,11 +28,12 @@ from agentd.agent.hooks import NO_HOOKS, post_tool, pre_tool
 from agentd.hooks.process import run_hook_command
 from agentd.protocol.content import ToolCall
 from agentd.tools.base import ToolResult
+from tests.bench.smoke import size
 from tests.harness import isolated_env
 
 Row = tuple[str, str, str]
-RUNS = 7
-CALLS = 20
+RUNS = size(7)
+CALLS = size(20, 2)
 HOOK = '[[hooks.pre_tool]]\nmatcher = "bash"\ncommand = "exit 0"\n'
 POST_HOOK = '[[hooks.post_tool]]\nmatcher = "bash"\ncommand = "exit 0"\n'
 CONFIG = 'permission_mode = "auto"\n[permissions]\nallow_auto_without_sandbox = true\n'

@@ -45,13 +45,27 @@ from pathlib import Path
 from typing import Any
 
 from agentctl.client import AgentClient, connect
-from tests.harness import connectable, isolated_env, scaled, start_daemon, stop, wait_until_async
+from tests.bench import smoke
+from tests.bench.smoke import size
+from tests.harness import (
+    TEST_MODE,
+    TEST_OPT_IN,
+    connectable,
+    isolated_env,
+    scaled,
+    start_daemon,
+    stop,
+    wait_until_async,
+)
 
-DATA = Path("/tmp/agentd-bench-lag")
-TREE_FILES = 300_000
-SESSION_BYTES = 200 * 2**20
+DATA = Path("/tmp/agentd-bench-lag-smoke" if smoke.enabled() else "/tmp/agentd-bench-lag")
+TREE_FILES = size(300_000, 300)
+SESSION_BYTES = size(200 * 2**20, 2**20)
 Row = tuple[str, str, str]
 BUDGET = "≤ 50 ms"
+PRINTED = "1M" if smoke.enabled() else "1G"  # what "bench bash" prints
+STORM_SESSIONS, STORM_RUNS = size(8, 1), size(3, 1)
+TOUCHED = size(10_000, 200)
 
 
 def _call(name: str, args: dict[str, Any], n: int = 1) -> dict[str, Any]:
@@ -69,7 +83,9 @@ SCENARIOS = [
     _scenario("bench grep", [_call("grep", {"pattern": "needle-4242", "path": "tree"})]),
     _scenario("bench redos", [_call("find", {"pattern": "*a" * 14 + "b", "path": "redos"})]),
     _scenario("bench regex", [_call("grep", {"pattern": "(a+)+$"})]),
-    _scenario("bench bash", [_call("bash", {"command": "head -c 1G /dev/zero | tr '\\0' y"})]),
+    _scenario(
+        "bench bash", [_call("bash", {"command": f"head -c {PRINTED} /dev/zero | tr '\\0' y"})]
+    ),
     _scenario("bench turns", [_call("bash", {"command": "echo step"})], repeat=20),
     _scenario("bench nap", [_call("bash", {"command": "sleep 60"})]),
 ]
@@ -148,6 +164,9 @@ class Daemon:
         self.root = root
         self.socket = str(root / "run" / "agentd.sock")
         self.env = isolated_env(root)
+        config = Path(self.env["XDG_CONFIG_HOME"]) / "agentd" / "config.toml"
+        config.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        config.write_text(TEST_MODE + TEST_OPT_IN)  # bash runs without asking, as in the tests
         scenarios = {"scenarios": SCENARIOS, "default_response": {"content": "ok"}}
         (root / "scenarios.json").write_text(json.dumps(scenarios))
         self.env["AGENTD_MOCK_SCENARIOS"] = str(root / "scenarios.json")
@@ -248,11 +267,13 @@ async def _prompts(client: AgentClient, cwd: Path, text: str, runs: int) -> None
 
 async def _fsync_storm(client: AgentClient, cwd: Path) -> None:
     dd = subprocess.Popen(
-        ["dd", "if=/dev/zero", f"of={DATA / 'storm.bin'}", "bs=64k", "count=100000",
+        ["dd", "if=/dev/zero", f"of={DATA / 'storm.bin'}", "bs=64k", f"count={size(100_000, 100)}",
          "oflag=dsync"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
-        await asyncio.gather(*(_prompts(client, cwd, "bench turns", 3) for _ in range(8)))
+        await asyncio.gather(
+            *(_prompts(client, cwd, "bench turns", STORM_RUNS) for _ in range(STORM_SESSIONS))
+        )
     finally:
         dd.kill()
         dd.wait()
@@ -318,7 +339,7 @@ async def _measure(only: str | None = None) -> list[Row]:
         finally:
             await client.close()
         if only is None or only in "sessions touched":
-            rows.append(await _touch_sessions(daemon, work, 10_000))
+            rows.append(await _touch_sessions(daemon, work, TOUCHED))
     finally:
         daemon.stop()
     return rows

@@ -27,12 +27,13 @@ import sys
 import time
 from typing import Any
 
+from tests.bench.smoke import size
 from tests.harness import IsolatedHome, scaled
 
 Row = tuple[str, str, str]
-ROUNDS = 7
-ACTIONS = 200
-DELTAS = 1000
+ROUNDS = size(7)
+ACTIONS = size(200, 5)
+DELTAS = size(1000, 20)
 CHUNK = 5
 REPLY = "".join(f"w{i % 1000:03d} " for i in range(DELTAS))  # 1,000 chunks of 5 characters
 LONG = {

@@ -39,6 +39,7 @@ from agentd.tools import run_tool
 from agentd.tools.base import ToolContext, ToolPorts
 from agentd.tools.lsp import LspTool
 from tests.bench.bench_mcp import _rss
+from tests.bench.smoke import size
 from tests.harness import Home, new_session, run, socket_client, stop
 from tests.langserver.conftest import (
     BROKEN,
@@ -51,9 +52,9 @@ from tests.langserver.conftest import (
 from tests.scenarios import tool_call
 
 Row = tuple[str, str, str]
-CALLS = int(os.environ.get("BENCH_LSP_CALLS", "300"))
-WARM_UP = 30
-CHANGES = int(os.environ.get("BENCH_LSP_CHANGES", "40"))
+CALLS = int(os.environ.get("BENCH_LSP_CALLS", str(size(300, 5))))
+WARM_UP = size(30)
+CHANGES = int(os.environ.get("BENCH_LSP_CHANGES", str(size(40, 2))))
 HOVER = {"operation": "hover", "path": "main.py", "line": 5, "symbol": "helper"}
 MANY = [
     {

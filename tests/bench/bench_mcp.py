@@ -33,12 +33,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tests.bench.smoke import size
 from tests.harness import Home, new_session, run, socket_client, stdio_client, stop
 from tests.mcp.conftest import SCENARIOS, SERVER, server_table, write_user_config
 from tests.scenarios import tool_call
 
 Row = tuple[str, str, str]
-CALLS = 500
+CALLS = size(500, 5)
 MANY_LS = {
     "name": "bench-many-ls",
     "trigger": "bench-many-ls",
@@ -153,10 +154,10 @@ async def rss_growth(trigger: str) -> tuple[int, int]:
         try:
             async with socket_client(home) as client:
                 sid = await new_session(client, home)
-                for _ in range(2):
+                for _ in range(size(2, 1)):
                     await run(client, sid, trigger, 120)
                 before = _rss(daemon.pid)
-                for _ in range(20):
+                for _ in range(size(20, 1)):
                     await run(client, sid, trigger, 120)
                 after = _rss(daemon.pid)
         finally:
@@ -181,7 +182,7 @@ async def without_servers() -> int:
 async def _measure() -> list[Row]:
     imported = await without_servers()  # first: nothing of MCP is imported yet
     starts, with_server, without = [], [], []
-    for _ in range(5):  # interleaved: the machine's load changes between rounds
+    for _ in range(size(5)):  # interleaved: the machine's load changes between rounds
         starts.append(await server_start())
         with_server.append(await first_session(True))
         without.append(await first_session(False))

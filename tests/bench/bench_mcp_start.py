@@ -21,10 +21,11 @@ import statistics
 import sys
 import time
 
+from tests.bench.smoke import size
 from tests.harness import IsolatedHome
 
 Row = tuple[str, str, str]
-ROUNDS = 5
+ROUNDS = size(5)
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,

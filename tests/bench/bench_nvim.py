@@ -19,6 +19,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from tests.bench.smoke import size
 from tests.harness import scaled
 from tests.nvim.harness import (
     PLUGIN,
@@ -30,7 +31,7 @@ from tests.nvim.harness import (
     system_nvim,
 )
 
-RUNS = 9
+RUNS = size(9)
 REQUIRE = (
     "lua local t = vim.loop.hrtime(); {modules};"
     " vim.fn.writefile({{tostring((vim.loop.hrtime() - t) / 1e6)}}, vim.env.AGENTD_BENCH_OUT)"

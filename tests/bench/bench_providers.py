@@ -23,10 +23,11 @@ from agentd.providers import make_provider
 from agentd.providers.base import ProviderRequest, StreamEnd
 from agentd.providers.sse import SSEDecoder
 from agentd.providers.transport import new_http_client
+from tests.bench.smoke import size
 
 Row = tuple[str, str, str]
-DELTAS = 1000
-RUNS = 15
+DELTAS = 1000  # the mock's "long reply" has this many
+RUNS = size(15)
 
 
 def _chunk(delta: dict[str, object], finish: str | None = None) -> bytes:

@@ -17,8 +17,10 @@ import statistics
 import time
 from typing import Any
 
+from tests.bench.smoke import size
+
 Row = tuple[str, str, str]
-ROUNDS = 20
+ROUNDS = size(20, 2)
 QUESTION = {
     "question": "Which build tool?",
     "header": "Build",

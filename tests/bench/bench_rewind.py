@@ -31,13 +31,14 @@ from agentd.session.changes import ChangeRecorder
 from agentd.session.restore import restore_all
 from agentd.session.rewind import plan
 from agentd.store.contents import ContentStore
+from tests.bench.smoke import size
 from tests.harness import IsolatedHome, new_session, run, stdio_client
 from tests.scenarios import tool_call
 
 Row = tuple[str, str, str]
 SIZES = {"1 KB": 1_000, "100 KB": 100_000, "1 MB": 1_000_000}
-FILES = 100
-ROUNDS = 5
+FILES = size(100, 5)
+ROUNDS = size(5)
 
 
 async def _record(

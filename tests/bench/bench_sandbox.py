@@ -17,9 +17,10 @@ from pathlib import Path
 from agentd.tools import build_tools, run_tool
 from agentd.tools.base import ToolContext
 from agentd.tools.process import mountns
+from tests.bench.smoke import size
 
 Row = tuple[str, str, str]
-CALLS = 30
+CALLS = size(30, 2)
 
 
 def _median_call_ms(ctx: ToolContext) -> float:

@@ -31,9 +31,10 @@ from agentd.tools.process import mountns
 from agentd.tools.process.gitdirs import restore, snapshot
 from agentd.tools.process.output import OutputCapture
 from agentd.tools.process.shell import run_shell
+from tests.bench.smoke import size
 
 Row = tuple[str, str, str]
-CALLS = 60
+CALLS = size(60, 2)
 BUDGET_MS = 5.0
 
 

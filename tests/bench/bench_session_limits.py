@@ -25,10 +25,11 @@ import time
 from agentctl.client import AgentClient, connect
 from agentd.errors import SessionBusy
 from tests.bench.bench_loop_lag import DATA, Daemon, Row, _big_session, _lag
+from tests.bench.smoke import size
 from tests.harness import wait_until_async
 
-FLOOD = 3000
-SESSIONS = 2000
+FLOOD = size(3000, 100)
+SESSIONS = size(2000, 200)
 MAX_LOADED = 64
 
 

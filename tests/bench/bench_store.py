@@ -34,13 +34,15 @@ from agentd.protocol.content import (
 from agentd.protocol.session_file import ModelChangeEntry, SessionInfoEntry
 from agentd.store import SessionFile, find_session, list_sessions
 from agentd.store.index import INDEX_NAME
+from tests.bench import smoke
+from tests.bench.smoke import size
 
-DATA = Path("/tmp/agentd-bench-store")
-GENERATOR_VERSION = "1"
-BIG_BYTES = 100 * 2**20
-SESSIONS = 1000
-LARGE_SESSIONS = 20
-LARGE_BYTES = 10 * 2**20
+DATA = Path("/tmp/agentd-bench-store-smoke" if smoke.enabled() else "/tmp/agentd-bench-store")
+BIG_BYTES = size(100 * 2**20, 2**20)
+SESSIONS = size(1000, 60)  # more than the page of 50 listed
+LARGE_SESSIONS = size(20, 2)
+LARGE_BYTES = size(10 * 2**20, 2**18)
+GENERATOR_VERSION = f"1-{BIG_BYTES}-{SESSIONS}-{LARGE_SESSIONS}-{LARGE_BYTES}"  # sizes too
 
 Row = tuple[str, str, str]
 
@@ -213,7 +215,7 @@ async def main():
     with SessionFile.create(services.session_root, cwd=sys.argv[3], session_id="warm") as f:
         f.append(ModelChangeEntry(provider="anthropic", model="claude"))
     await load_session(services, session_id="warm")  # imports and the HTTP client, once
-    resident = await load_session(services, session_id=sys.argv[2])  # another big one loaded
+    resident = await load_session(services, session_id=sys.argv[4])  # another big one loaded
     start = time.perf_counter()
     runtime = await load_session(services, session_id=sys.argv[2])
     seconds = time.perf_counter() - start
@@ -226,19 +228,22 @@ asyncio.run(main())
 
 
 def _daemon_copy(big: Path) -> tuple[Path, Path]:
-    """A copy of the big session whose ``cwd`` exists (the daemon checks it), made once."""
+    """Two copies of the big session whose ``cwd`` exists (the daemon checks it), made once:
+    ``bigd`` is the one timed, ``bigr`` the one resident meanwhile (a session file is locked
+    by the process that loaded it, so the same one cannot be loaded twice)."""
     root, cwd = DATA / "daemon", DATA / "daemon-cwd"
     cwd.mkdir(exist_ok=True)
-    if find_session(root, "bigd") is None:
+    if find_session(root, "bigd") is None or find_session(root, "bigr") is None:
         shutil.rmtree(root, ignore_errors=True)
-        with big.open("rb") as source:
-            header = json.loads(source.readline())
-            header.update(cwd=str(cwd), id="bigd")
-            folder = root / "x"
-            folder.mkdir(parents=True)
-            with (folder / big.name.replace("_big.", "_bigd.")).open("wb") as copy:
-                copy.write(json.dumps(header, separators=(",", ":")).encode() + b"\n")
-                shutil.copyfileobj(source, copy, 8 << 20)
+        folder = root / "x"
+        folder.mkdir(parents=True)
+        for copy_id in ("bigd", "bigr"):
+            with big.open("rb") as source:
+                header = json.loads(source.readline())
+                header.update(cwd=str(cwd), id=copy_id)
+                with (folder / big.name.replace("_big.", f"_{copy_id}.")).open("wb") as copy:
+                    copy.write(json.dumps(header, separators=(",", ":")).encode() + b"\n")
+                    shutil.copyfileobj(source, copy, 8 << 20)
     return root, cwd
 
 
@@ -249,7 +254,7 @@ def _daemon_load(big: Path) -> list[Row]:
     runs = [
         json.loads(
             subprocess.run(
-                [sys.executable, "-c", _DAEMON_PROBE, str(root), "bigd", str(cwd)],
+                [sys.executable, "-c", _DAEMON_PROBE, str(root), "bigd", str(cwd), "bigr"],
                 check=True,
                 capture_output=True,
                 text=True,

@@ -25,8 +25,11 @@ from agentd.tools.defaults import ToolSettings
 from agentd.tools.edit import EditParams, EditTool
 from agentd.tools.grep import GrepParams, GrepTool
 from agentd.tools.search.rg import confinable, find_rg
+from tests.bench import smoke
+from tests.bench.smoke import size
 
-DATA = Path("/tmp/agentd-bench-tools")
+DATA = Path("/tmp/agentd-bench-tools-smoke" if smoke.enabled() else "/tmp/agentd-bench-tools")
+TREE_FILES = size(10_000, 300)  # of 5-15 KB each
 TREE = DATA / "tree"
 BIG_TEXT = DATA / "big-200mb.txt"
 TEN_MB = DATA / "ten-mb.py"
@@ -59,7 +62,7 @@ def _line_pool(rng: random.Random) -> list[str]:
 def _make_tree(rng: random.Random) -> None:
     """10,000 files of 5-15 KB (100 MB) in 100 directories; 20 hold a rare marker."""
     pool = _line_pool(rng)
-    for index in range(10_000):
+    for index in range(TREE_FILES):
         directory = TREE / f"pkg{index // 1000:02d}" / f"mod{(index // 100) % 10:02d}"
         directory.mkdir(parents=True, exist_ok=True)
         lines, size, cursor = [], 0, rng.randrange(len(pool))
@@ -127,8 +130,8 @@ async def _spawn(*argv: str, cwd: Path | None = None) -> None:
 async def bench_bash() -> list[Row]:
     ctx = ToolContext(cwd=DATA)
     tool = BashTool()
-    bare = await _median_ms(lambda: _spawn("bash", "-c", "true"), runs=60)
-    full = await _median_ms(lambda: tool.run(BashParams("true"), ctx), runs=60)
+    bare = await _median_ms(lambda: _spawn("bash", "-c", "true"), runs=size(60, 3))
+    full = await _median_ms(lambda: tool.run(BashParams("true"), ctx), runs=size(60, 3))
     return [
         ("bare `bash -c true` (asyncio spawn, median)", f"{bare:.2f} ms", "-"),
         ("bash tool running `true` (median)", f"{full:.2f} ms", "-"),

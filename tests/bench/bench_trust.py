@@ -22,9 +22,10 @@ from pathlib import Path
 from agentd.config.trust import checked_folder
 from agentd.mcp.servers import gather
 from agentd.protocol.trust_list import add_trusted
+from tests.bench.smoke import size
 
 Row = tuple[str, str, str]
-RUNS = 500
+RUNS = size(500, 5)
 
 
 def _project(root: Path) -> tuple[Path, dict[str, str]]:

@@ -27,13 +27,14 @@ import statistics
 import subprocess
 from typing import Any
 
+from tests.bench.smoke import size
 from tests.vscode.codeserver import EXTENSION, chromium
 from tests.vscode.conftest import build_extension
 from tests.vscode.webview_harness import serve_harness
 
 Row = tuple[str, str, str]
-RUNS = 7
-DELTAS = 10_000
+RUNS = size(7)
+DELTAS = size(10_000, 100)
 
 
 def activation_rows() -> list[Row]:

@@ -34,9 +34,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tests.bench.smoke import size
+
 Row = tuple[str, str, str]
 LIMIT = "≤ 200 µs"
-CLIENTS = 50
+CLIENTS = size(50, 3)
 CLIENT_SCRIPT = Path(__file__).with_name("sse_clients.py")
 
 
@@ -179,7 +181,7 @@ async def _serve_run(root: Path, text: str, clients: int) -> dict[str, Any]:
     """One run on an in-process daemon with ``clients`` SSE readers in another process."""
     import httpx
 
-    from agentd.protocol.methods import PromptParams, SessionNewParams
+    from agentd.protocol.methods import PromptParams, SessionNewParams, SubscribeParams
     from agentd.session.service import SessionService
     from agentd.web.server import WebServer
 
@@ -189,7 +191,7 @@ async def _serve_run(root: Path, text: str, clients: int) -> dict[str, Any]:
     try:
         info = await service.create(SessionNewParams(cwd=str(root), provider="mock"))
         stamps = Stamps()
-        await service.subscribe(info.session_id, stamps)
+        await service.subscribe(SubscribeParams(session_id=info.session_id), stamps)
         reader = None
         if clients:
             link = server.link()

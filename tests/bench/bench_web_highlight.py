@@ -30,9 +30,11 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+from tests.bench.smoke import size
+
 Row = tuple[str, str, str]
-LINES = 2_000
-RUNS = 5
+LINES = size(2_000, 20)
+RUNS = size(5)
 
 
 def python_block(lines: int = LINES) -> str:

@@ -31,10 +31,11 @@ from agentd.tools import build_tools, run_tool
 from agentd.tools.base import ToolContext
 from agentd.tools.defaults import ToolSettings, WebSearchSettings
 from agentd.toolspec import ServerSearch, ToolSpec
+from tests.bench.smoke import size
 from tests.documents.searchserver import search_server, url_of
 
 Row = tuple[str, str, str]
-RUNS = 10
+RUNS = size(10)
 DOCS = "https://docs.python.org/3/whatsnew/3.13.html"
 SEARCHES = [
     {"query": "python 3.13 what's new", "results": [{"url": DOCS, "title": "What's New"}] * 5},

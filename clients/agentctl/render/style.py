@@ -6,7 +6,6 @@ Imports only the standard library, so the fast paths of the CLI can use it.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Mapping
 from typing import TextIO
 
@@ -27,14 +26,30 @@ def wants_color(stream: TextIO, env: Mapping[str, str] | None = None) -> bool:
         return False
 
 
+def _terminal_size(name: str, index: int, default: int) -> int:
+    """``shutil.get_terminal_size``'s rule for one dimension (``$COLUMNS``/``$LINES``, then
+    stdout's terminal, then ``default``) without importing ``shutil`` (it loads bz2 and lzma)."""
+    try:
+        given = int(os.environ.get(name, "0"))
+    except ValueError:
+        given = 0
+    if given > 0:
+        return given
+    try:
+        size = os.get_terminal_size(1)[index]
+    except (OSError, ValueError):
+        return default
+    return size or default
+
+
 def terminal_width(default: int = 100) -> int:
     """Columns of the controlling terminal, or ``default`` when unknown."""
-    return shutil.get_terminal_size((default, 24)).columns
+    return _terminal_size("COLUMNS", 0, default)
 
 
 def terminal_height(default: int = 24) -> int:
     """Rows of the controlling terminal, or ``default`` when unknown."""
-    return shutil.get_terminal_size((100, default)).lines
+    return _terminal_size("LINES", 1, default)
 
 
 class Style:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
-import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -240,6 +239,8 @@ def _size(path: Path) -> int:
 def remove_session(root: Path, session_id: str) -> None:
     """Delete the spill directory of ``session_id`` under ``root`` (nothing if absent)."""
     if session_id and "/" not in session_id and session_id not in (".", ".."):
+        import shutil
+
         shutil.rmtree(root / session_id, ignore_errors=True)
 
 
@@ -259,6 +260,8 @@ def prune(root: Path, max_age_days: float = MAX_AGE_DAYS) -> int:
             if entry.stat(follow_symlinks=False).st_mtime >= cutoff:
                 continue
             if entry.is_dir(follow_symlinks=False):
+                import shutil
+
                 shutil.rmtree(entry.path)
             else:
                 Path(entry.path).unlink()
