@@ -451,8 +451,19 @@ async def stdio_client(
     )
     try:
         yield client
+    except BaseException:
+        _show_log_tail(home.stderr)  # a failing test shows what the daemon logged
+        raise
     finally:
         await client.close()
+
+
+def _show_log_tail(path: Path, lines: int = 40) -> None:
+    """Write the last ``lines`` of the daemon log at ``path`` to stderr (pytest shows it
+    with the failure)."""
+    with contextlib.suppress(OSError):
+        tail = path.read_text(errors="replace").splitlines()[-lines:]
+        sys.stderr.write(f"--- last lines of {path} ---\n" + "\n".join(tail) + "\n")
 
 
 @contextlib.asynccontextmanager
