@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agentd.log import get_logger
 from agentd.mcp.credentials import PreRegistered
 from agentd.mcp.elicit import Elicitor
 from agentd.mcp.http import HttpTransport
@@ -25,6 +26,8 @@ from agentd.mcp.stdio import StdioTransport
 from agentd.mcp.transport import CallFailed, Json, LoginNeeded, Transport, login_hint
 
 __all__ = ["CallFailed", "Connection", "LoginRequired", "Progress", "StartFailed"]
+
+log = get_logger("agentd.mcp")
 
 MAX_PAGES = 1000
 """Pages of ``tools/list`` read at most (a server whose cursors never end is cut there)."""
@@ -75,7 +78,7 @@ class Connection:
         self._stop = asyncio.Event()
         self._exited = False
         self._progress: dict[int, Progress] = {}
-        self._elicitors: dict[int, Elicitor] = {}
+        self._elicitors: dict[int, tuple[object, Elicitor]] = {}
         self._tokens = 0
 
     @property
@@ -114,20 +117,22 @@ class Connection:
         timeout: float,
         on_progress: Progress | None = None,
         on_elicit: Elicitor | None = None,
+        asker: object = None,
     ) -> Json:
         """``tools/call``: the result object. With ``on_progress`` the call carries a progress
         token and the server's ``notifications/progress`` for it go there; ``on_elicit``
-        answers the server's ``elicitation/create`` while the call runs (the latest call
-        started that has one answers; none: declined). A cancel of the calling task sends
-        ``notifications/cancelled`` and ends the call at once. CallFailed on an error answer,
-        a timeout, a lost connection or an answer over the size limit."""
+        answers the server's ``elicitation/create`` while the call runs (routed by
+        :meth:`elicit`; ``asker`` names whose user it asks, the session's question port). A
+        cancel of the calling task sends ``notifications/cancelled`` and ends the call at
+        once. CallFailed on an error answer, a timeout, a lost connection or an answer over
+        the size limit."""
         transport = self._live()
         self._tokens += 1
         token = self._tokens
         if on_progress is not None:
             self._progress[token] = on_progress
         if on_elicit is not None:
-            self._elicitors[token] = on_elicit
+            self._elicitors[token] = (asker, on_elicit)
         try:
             sent = token if on_progress is not None else None
             return await transport.call_tool(name, arguments, timeout, sent)
@@ -138,12 +143,18 @@ class Connection:
             self._elicitors.pop(token, None)
 
     async def elicit(self, params: Any) -> Json:
-        """A server's ``elicitation/create``: asked by the latest running call that can ask
-        (its session's user), else declined."""
-        if not self._elicitors:
+        """A server's ``elicitation/create``, routed to the call it belongs to (see
+        :func:`elicitation_target`); declined when that call cannot be told."""
+        target = elicitation_target(self._elicitors, params)
+        if target is None:
+            if self._elicitors:
+                log.warning(
+                    "elicitation declined: calls of several sessions are running and the "
+                    "request names none of them",
+                    server=self.definition.name,
+                )
             return {"action": "decline"}
-        latest = self._elicitors[max(self._elicitors)]
-        return await latest(params)
+        return await target(params)
 
     async def refresh_tools(self) -> None:
         """Fetch the tool list again (after ``list_changed``)."""
@@ -238,6 +249,23 @@ class Connection:
             self._transport = None
             self._exited = True
             self._on_exit()
+
+
+def elicitation_target(
+    elicitors: dict[int, tuple[object, Elicitor]], params: Any
+) -> Elicitor | None:
+    """Who answers an ``elicitation/create``: the call whose progress token the request's
+    ``_meta.progressToken`` names; else, when every running call that can ask belongs to one
+    session (one asker), the latest of them; else nobody (an MCP request does not say on the
+    wire which call it serves, and a question must never reach another session's user)."""
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    token = meta.get("progressToken") if isinstance(meta, dict) else None
+    if isinstance(token, int) and token in elicitors:
+        return elicitors[token][1]
+    askers = {id(asker) for asker, _ in elicitors.values()}
+    if len(askers) != 1:
+        return None
+    return elicitors[max(elicitors)][1]
 
 
 def pre_registered(definition: ServerDef) -> PreRegistered | None:

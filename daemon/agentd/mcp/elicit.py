@@ -28,7 +28,9 @@ from agentd.protocol.questions import (
     Question,
     QuestionAnswer,
     QuestionOption,
+    QuestionResolved,
 )
+from agentd.protocol.tool_details import Elicited
 
 if TYPE_CHECKING:
     from agentd.tools.base import Questions
@@ -44,11 +46,19 @@ CANCEL: Json = {"action": "cancel"}
 
 
 def call_elicitor(
-    questions: Questions | None, server: str, tool_call_id: str | None
+    questions: Questions | None,
+    server: str,
+    tool_call_id: str | None,
+    record: list[Elicited] | None = None,
 ) -> Elicitor | None:
-    """The elicitor of one tool call of ``server`` (None: the session cannot ask)."""
+    """The elicitor of one tool call of ``server`` (None: the session cannot ask). Each
+    round of questions it asks is appended to ``record`` with its answers (the call's
+    :class:`~agentd.protocol.tool_details.McpDetails` ``elicited``: kept in the session file
+    with the tool result, so replayed)."""
     if questions is None:
         return None
+    if record is not None:
+        questions = _Recording(questions, record)
 
     async def elicit(params: Any) -> Json:
         if not isinstance(params, dict):
@@ -58,6 +68,21 @@ def call_elicitor(
         return await _ask_form(questions, server, tool_call_id, params)
 
     return elicit
+
+
+class _Recording:
+    """A :class:`~agentd.tools.base.Questions` port that notes every round it asks."""
+
+    def __init__(self, questions: Questions, record: list[Elicited]) -> None:
+        self.questions = questions
+        self.record = record
+
+    async def ask(self, questions: list[Question], **where: Any) -> QuestionResolved:
+        resolved = await self.questions.ask(questions, **where)
+        self.record.append(
+            Elicited(questions=questions, answers=resolved.answers, reason=resolved.reason)
+        )
+        return resolved
 
 
 async def _ask_url(

@@ -81,10 +81,11 @@ class McpTool:
         if connection is None or not connection.alive:
             why = f"MCP server {self.server} is not running"
             return ToolResult(f"{why}; its tools cannot be used now.", base, is_error=True)
+        asker = ctx.ports.questions
+        elicit = call_elicitor(asker, self.server, ctx.tool_call_id or None, base.elicited)
         try:
-            elicit = call_elicitor(ctx.ports.questions, self.server, ctx.tool_call_id or None)
             result = await connection.call(
-                self.tool_name, arguments, self.timeout, _progress_lines(ctx), elicit
+                self.tool_name, arguments, self.timeout, _progress_lines(ctx), elicit, asker
             )
         except CallFailed as exc:
             return ToolResult(f"MCP server {self.server}: {exc}", base, is_error=True)

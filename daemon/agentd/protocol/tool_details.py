@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import msgspec
+
 from agentd.protocol.base import Wire
 from agentd.protocol.document_details import (
     NotebookEditDetails,
@@ -211,15 +213,27 @@ ToolFailure = Literal["invalid_arguments", "tool_error", "os_error"]
 why), or the operating system refused (a permission, a missing file…)."""
 
 
+class Elicited(Wire):
+    """One round of questions an MCP server asked during a call (``elicitation/create``):
+    the ``questions``, the user's ``answers`` (one per question), or None and ``reason``
+    when nobody answered."""
+
+    questions: list[Question]
+    answers: list[QuestionAnswer] | None = None
+    reason: str | None = None
+
+
 class McpDetails(Wire, tag="mcp", tag_field="type"):
     """A tool of an MCP server ran: the ``server`` and its ``tool`` (the call's name is
-    ``mcp__<server>__<tool>``), the result's ``structured_content`` as the server sent it, and
-    whether the text was cut at the output limits (``truncated``)."""
+    ``mcp__<server>__<tool>``), the result's ``structured_content`` as the server sent it,
+    whether the text was cut at the output limits (``truncated``), and the questions the
+    server asked the user meanwhile with their answers (``elicited``, in order)."""
 
     server: str
     tool: str
     structured_content: Any = None
     truncated: bool = False
+    elicited: list[Elicited] = msgspec.field(default_factory=list)
 
 
 class AskUserDetails(Wire, tag="ask_user", tag_field="type"):

@@ -481,8 +481,9 @@ export interface WebFetchDetails {
 }
 /**
  * A tool of an MCP server ran: the ``server`` and its ``tool`` (the call's name is
- * ``mcp__<server>__<tool>``), the result's ``structured_content`` as the server sent it, and
- * whether the text was cut at the output limits (``truncated``).
+ * ``mcp__<server>__<tool>``), the result's ``structured_content`` as the server sent it,
+ * whether the text was cut at the output limits (``truncated``), and the questions the
+ * server asked the user meanwhile with their answers (``elicited``, in order).
  */
 export interface McpDetails {
   type: 'mcp';
@@ -492,6 +493,17 @@ export interface McpDetails {
     [k: string]: unknown;
   };
   truncated?: boolean;
+  elicited?: Elicited[];
+}
+/**
+ * One round of questions an MCP server asked during a call (``elicitation/create``):
+ * the ``questions``, the user's ``answers`` (one per question), or None and ``reason``
+ * when nobody answered.
+ */
+export interface Elicited {
+  questions: Question[];
+  answers?: QuestionAnswer[] | null;
+  reason?: string | null;
 }
 /**
  * A Jupyter notebook was read: ``shown`` of its ``cells`` cells from cell ``offset``
