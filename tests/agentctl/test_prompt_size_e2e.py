@@ -15,12 +15,12 @@ def _small_window(sandbox: Sandbox, tokens: int) -> None:
 
 
 def test_an_oversized_prompt_is_refused_with_the_sizes(sandbox: Sandbox) -> None:
-    _small_window(sandbox, 8000)
+    _small_window(sandbox, 12000)
     prompt = "x" * 200_000 + "\n"
     result = sandbox.run("send", "--stdio", input=prompt)
     assert result.returncode == 2, result.stderr
     assert "the prompt is too large for mock-model: about 50.0k tokens (195 KB)" in result.stderr
-    assert "context window is 8.0k tokens" in result.stderr
+    assert "context window is 12.0k tokens" in result.stderr
     assert "compaction" not in result.stderr
     assert "Traceback" not in result.stderr
     as_json = json_lines(sandbox.run("send", "--stdio", "--json", input=prompt).stdout)
@@ -30,6 +30,6 @@ def test_an_oversized_prompt_is_refused_with_the_sizes(sandbox: Sandbox) -> None
 
 
 def test_a_prompt_that_fits_runs(sandbox: Sandbox) -> None:
-    _small_window(sandbox, 8000)
+    _small_window(sandbox, 12000)
     result = sandbox.run("send", "--stdio", "how are you")
     assert result.returncode == 0, result.stderr

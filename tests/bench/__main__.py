@@ -50,6 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"no such bench module: {', '.join(unknown)}", file=sys.stderr)
         return 2
+    from agentd import log
+
+    log.configure("warning")  # an in-process daemon's log lines go to stderr, not the table
     rows, ok = collect(wanted)
     print(render(rows))
     return 0 if ok else 1

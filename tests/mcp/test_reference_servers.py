@@ -187,12 +187,12 @@ async def test_everything_server_long_running_operation_reports_progress(
     assert "completed" in text_of(end).lower()
 
 
-async def test_everything_server_tools_that_need_sampling_or_elicitation_are_not_offered(
+async def test_everything_server_tools_that_need_sampling_are_not_offered(
     home: Home, servers: dict[str, list[str]]
 ) -> None:
-    """agentd declares no ``sampling``, ``elicitation`` or ``roots`` capability: the server
-    leaves out the tools that would ask for them, and a model naming one gets an unknown
-    tool."""
+    """agentd declares ``elicitation`` but no ``sampling`` or ``roots`` capability: the server
+    offers its elicitation tools and leaves out the ones that would ask for sampling, and a
+    model naming one gets an unknown tool."""
     configure(home, "ev", [*servers["everything"], "stdio"])
     home.use_scenarios(
         [sequence("ev-sampling", ("mcp__ev__trigger-sampling-request", {"prompt": "hi"}))]
@@ -204,7 +204,8 @@ async def test_everything_server_tools_that_need_sampling_or_elicitation_are_not
     (server,) = [s for s in listed["servers"] if s["name"] == "ev"]
     assert server["state"] == "running"
     assert "mcp__ev__echo" in server["tools"]
-    assert not [t for t in server["tools"] if "sampling" in t or "elicitation" in t]
+    assert not [t for t in server["tools"] if "sampling" in t]
+    assert "mcp__ev__trigger-elicitation-request" in server["tools"]
     (end,) = ends(events)
     assert end["isError"]
     assert "Unknown tool 'mcp__ev__trigger-sampling-request'" in text_of(end)
