@@ -38,7 +38,7 @@ from pygls.lsp._base_client import BaseLanguageClient
 from agentd import __version__
 from agentd.log import get_logger
 from agentd.tools.process.proctree import marked_env
-from agentd.tools.process.spawn import death_signal_prefix
+from agentd.tools.process.spawn import death_signal_prefix, end_process
 
 log = get_logger("agentd.langserver")
 logging.getLogger("pygls").setLevel(logging.CRITICAL)  # every frame at INFO; errors: ours
@@ -280,16 +280,7 @@ class ServerProcess:
                 await self.request(types.SHUTDOWN, None, GRACE_SECONDS)
             self.notify(types.EXIT, None)
         self.exit_reason = self.exit_reason or "stopped"
-        if process.stdin is not None:
-            with contextlib.suppress(OSError):
-                process.stdin.close()
-        for signal_it in (None, process.terminate, process.kill):
-            if signal_it is not None:
-                with contextlib.suppress(ProcessLookupError):
-                    signal_it()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(process.wait(), GRACE_SECONDS)
-                break
+        await end_process(process, GRACE_SECONDS)
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

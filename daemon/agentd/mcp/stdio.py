@@ -38,7 +38,7 @@ from agentd.mcp.transport import CallFailed, Json, Listener, initialize_params
 from agentd.rpc import Connection, Router
 from agentd.rpc.connect import open_connection
 from agentd.tools.process.proctree import marked_env
-from agentd.tools.process.spawn import death_signal_prefix
+from agentd.tools.process.spawn import death_signal_prefix, end_process
 
 log = get_logger("agentd.mcp")
 
@@ -243,13 +243,4 @@ async def _stop(process: asyncio.subprocess.Process, conn: Connection) -> None:
     """Close the connection and stdin, wait a little, then SIGTERM and SIGKILL."""
     with contextlib.suppress(Exception):
         await asyncio.wait_for(conn.close(), GRACE_SECONDS)
-    if process.stdin is not None:
-        with contextlib.suppress(OSError):
-            process.stdin.close()
-    for signal_it in (None, process.terminate, process.kill):
-        if signal_it is not None:
-            with contextlib.suppress(ProcessLookupError):
-                signal_it()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(process.wait(), GRACE_SECONDS)
-            return
+    await end_process(process, GRACE_SECONDS)

@@ -16,6 +16,7 @@ typical heap, holding the interpreter lock), where without one it uses ``vfork``
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import subprocess
@@ -82,3 +83,18 @@ def death_signal_prefix() -> tuple[str, ...] | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return prefix if ran.returncode == 0 else None
+
+
+async def end_process(process: asyncio.subprocess.Process, grace: float) -> None:
+    """End ``process``, a helper the daemon talks to over its stdin: close its stdin and give
+    it ``grace`` seconds to exit, then SIGTERM, then SIGKILL, each with the same wait."""
+    if process.stdin is not None:
+        with contextlib.suppress(OSError):
+            process.stdin.close()
+    for send_signal in (None, process.terminate, process.kill):
+        if send_signal is not None:
+            with contextlib.suppress(ProcessLookupError):
+                send_signal()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(process.wait(), grace)
+            return

@@ -29,7 +29,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Self
 
 from agentd.tools.defaults import SPILL_KEEP_PER_SESSION
 
@@ -109,7 +109,7 @@ class SpillWriter:
     @classmethod
     def open(
         cls, directory: Path, keep: int, max_bytes: int, redact: Callable[[str], str] | None = None
-    ) -> SpillWriter:
+    ) -> Self:
         try:
             handle, path = open_spill(directory, keep)
         except OSError as exc:
@@ -134,14 +134,18 @@ class SpillWriter:
         room = self.max_bytes - self._accepted
         piece = data[:room] if len(data) > room else data
         self._accepted += len(piece)
+        with self._lock:
+            self._backlog += len(piece)
+        self._enqueue(piece)
+        if self._accepted >= self.max_bytes:
+            self._finish()
+
+    def _enqueue(self, piece: bytes) -> None:
+        """Hand ``piece`` to the writing thread (this writer's own, started on first use)."""
         if self._thread is None:
             self._thread = threading.Thread(target=self._drain, name="spill", daemon=True)
             self._thread.start()
-        with self._lock:
-            self._backlog += len(piece)
         self._queue.put(piece)
-        if self._accepted >= self.max_bytes:
-            self._finish()
 
     def close(self) -> None:
         """Write what is queued, flush and close (idempotent; blocks: not on the event loop).

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-from agentd.tools.process.spill import SpillWriter, open_spill
+from agentd.tools.process.spill import SpillWriter
 
 _Job = tuple["PooledSpillWriter", bytes | None]
 
@@ -68,30 +68,8 @@ class PooledSpillWriter(SpillWriter):
         super().__init__(handle, path, max_bytes, redact)
         self.closed = threading.Event()
 
-    @classmethod
-    def open(
-        cls, directory: Path, keep: int, max_bytes: int, redact: Callable[[str], str] | None = None
-    ) -> PooledSpillWriter:
-        try:
-            handle, path = open_spill(directory, keep)
-        except OSError as exc:
-            writer = cls(None, None, max_bytes)
-            writer._fail(exc, directory)
-            return writer
-        return cls(handle, path, max_bytes, redact)
-
-    def write(self, data: bytes) -> None:
-        """Queue output (never blocks); past ``max_bytes`` it is dropped."""
-        if self._handle is None or self._closing:
-            return
-        room = self.max_bytes - self._accepted
-        piece = data[:room] if len(data) > room else data
-        self._accepted += len(piece)
-        with self._lock:
-            self._backlog += len(piece)
+    def _enqueue(self, piece: bytes) -> None:
         _POOL.submit(self, piece)
-        if self._accepted >= self.max_bytes:
-            self._finish()
 
     def _finish(self) -> None:
         if not self._closing:
