@@ -14,11 +14,17 @@ Caps: a before-image larger than ``max_file_bytes``, or one that would take the 
 store past ``max_session_bytes``, is not kept: the change is recorded with ``kept`` false
 and a note, and a rewind lists that file as not restorable.
 
-bash: :meth:`watching` takes a stat snapshot of the session's working tree before and after
-the command (:mod:`agentd.session.treewatch`). A file the command created is recorded (a
-rewind removes it); a file it changed or deleted is restorable only when this run kept its
-before-image already (agentd's own write or edit came first), otherwise it is recorded as
-not restorable: its content before the command was never read.
+bash: :meth:`watching` brings the session's view of its working tree
+(:class:`agentd.session.treewatch.Tree`, kept from one command to the next, with inotify
+where the kernel offers it) up to date before the command and again after it: what changed
+in between is the command's. What changes while no watch is open (the user's editor between
+two calls) is taken in by the next one's first refresh and not recorded; while a watch is open
+(a background process's, held until it ends), every refresh records. A file the command
+created is recorded (a rewind removes it); a file it changed or deleted is restorable only
+when this run kept its before-image already (agentd's own write or edit came first),
+otherwise it is recorded as not restorable: its content before the command was never read.
+The bash tool does not open a watch for a command that only reads
+(:func:`agentd.tools.shellparse.readonly.reads_only`).
 """
 
 from __future__ import annotations
@@ -100,8 +106,9 @@ class ChangeRecorder:
         excluded: tuple[str, ...] = (),
         max_file_bytes: int = MAX_FILE_BYTES,
         max_session_bytes: int = MAX_SESSION_BYTES,
-        max_tree_entries: int = treewatch.MAX_ENTRIES,
+        max_tree_entries: int | None = None,
         undo: Callable[[], UndoHistory] | None = None,
+        inotify: bool = True,
     ) -> None:
         self.store = store
         self.root = Path(os.path.realpath(root))
@@ -113,6 +120,11 @@ class ChangeRecorder:
         """This run's latest change of each file (touched on the worker only)."""
         self._futures: list[Future[list[FileChange]]] = []
         self._undo = undo
+        self._inotify = inotify
+        self._tree: treewatch.Tree | None = None
+        self._tree_lock = threading.Lock()
+        self._open = 0
+        """Watches open now (touched on the event loop only)."""
 
     @classmethod
     def for_session(
@@ -215,25 +227,39 @@ class ChangeRecorder:
     async def watching(self) -> AsyncIterator[None]:
         """Record the files a command under this block creates, changes or deletes in the
         working tree (see the module docstring); nothing when the tree is too large."""
-        before = await asyncio.to_thread(self._snapshot)
+        others = self._open
+        self._open += 1
         try:
+            earlier = await asyncio.to_thread(self._refresh)
+            if others and earlier is not None and earlier.any:
+                self._submit(lambda: self._command_changes(earlier))
             yield
         finally:
-            if before is not None:
-                after = await asyncio.to_thread(self._snapshot)
-                done = self._submit(lambda: self._command_changes(before, after))
-                await asyncio.wrap_future(done)
+            self._open -= 1
+            after = await asyncio.to_thread(self._refresh)
+            if after is not None and after.any:
+                await asyncio.wrap_future(self._submit(lambda: self._command_changes(after)))
 
-    def _snapshot(self) -> treewatch.Snapshot | None:
-        return treewatch.snapshot(self.root, self.excluded, self.max_tree_entries)
+    def _refresh(self) -> treewatch.Changes | None:
+        """What changed in the tree since its last refresh (on a worker thread)."""
+        with self._tree_lock:
+            if self._tree is None:
+                self._tree = self._new_tree()
+        return self._tree.refresh()
 
-    def _command_changes(
-        self, before: treewatch.Snapshot, after: treewatch.Snapshot | None
-    ) -> list[FileChange]:
-        """The changes between the snapshots ``before`` and ``after``, recorded."""
-        if after is None:
-            return []
-        created, changed, deleted = treewatch.differences(before, after)
+    def _new_tree(self) -> treewatch.Tree:
+        """The view of the working tree, watched with the daemon's inotify instance when
+        there is one (and ``inotify`` was not turned off)."""
+        events = None
+        if self._inotify:
+            from agentd.session import inotify
+
+            events = inotify.shared()
+        return treewatch.Tree(self.root, self.excluded, self.max_tree_entries, events)
+
+    def _command_changes(self, changes: treewatch.Changes) -> list[FileChange]:
+        """The ``changes`` a command made, recorded."""
+        created, changed, deleted = changes
         found = [self._seen(path, exists=True, created=True) for path in created]
         found += [self._seen(path, exists=True, created=False) for path in changed]
         found += [self._seen(path, exists=False, created=False) for path in deleted]

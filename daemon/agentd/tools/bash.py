@@ -45,6 +45,7 @@ from agentd.tools.process.environment import child_env
 from agentd.tools.process.output import OutputCapture
 from agentd.tools.process.shell import ShellOutcome, run_shell
 from agentd.tools.shellparse.danger import dangerous_reason
+from agentd.tools.shellparse.readonly import reads_only
 
 DEFAULT_TIMEOUT = BASH_TIMEOUT
 DEFAULT_MAX_TIMEOUT = BASH_MAX_TIMEOUT
@@ -116,9 +117,8 @@ class BashTool:
         # Every file-system look-up runs off the event loop (a busy disk stalls them).
         start_cwd, notes, (ruleset, wrapper, fds) = await asyncio.to_thread(prepare, ctx, env)
         git_before = await asyncio.to_thread(git_snapshot, ctx)
-        watch = ctx.changes.watching() if ctx.changes is not None else contextlib.nullcontext()
         try:
-            async with watch:
+            async with _watch(command, ctx):
                 outcome = await run_shell(
                     command,
                     cwd=start_cwd,
@@ -143,6 +143,14 @@ class BashTool:
         ctx.cwd, moved = await asyncio.to_thread(_final_cwd, ctx, start_cwd, outcome)
         notes.extend(moved)
         return _result(command, outcome, capture, limits, timeout, notes)
+
+
+def _watch(command: str, ctx: ToolContext) -> contextlib.AbstractAsyncContextManager[None]:
+    """The change recorder's watch around ``command``; none when it only reads (its parse
+    leaves no doubt, :mod:`agentd.tools.shellparse.readonly`) or nothing is recorded."""
+    if ctx.changes is None or reads_only(command):
+        return contextlib.nullcontext()
+    return ctx.changes.watching()
 
 
 def _refuse_if_dangerous(command: str, ctx: ToolContext) -> None:
