@@ -134,6 +134,8 @@ class Tree:
         self._ready = False
         self._large: tuple[int, int] | None = None
         self._listener: Listener | None = None
+        self.rescans = 0
+        """Times events were lost and the whole tree was listed again."""
         if events is not None:
             self._listener = events.register()
             weakref.finalize(self, events.release, self._listener)
@@ -325,6 +327,7 @@ class Tree:
 
     def _rescan(self, found: _Found) -> None:
         """Events were lost: list the whole tree again and compare it with what was seen."""
+        self.rescans += 1
         before = self._files
         self._reset(too_large=False)
         self._ready = self._scan(self.root, None)
