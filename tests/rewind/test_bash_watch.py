@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -43,13 +43,13 @@ class CountedChanges:
 
 
 @pytest.fixture(params=MODES, ids=["inotify", "stats"])
-def recorder(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ChangeRecorder]:
+def recorder(request: pytest.FixtureRequest, tmp_path: Path) -> ChangeRecorder:
     work = tmp_path / "work"
     work.mkdir()
     (work / "kept.txt").write_text("kept")
     past = 1_600_000_000_000_000_000
     os.utime(work / "kept.txt", ns=(past, past))
-    yield ChangeRecorder(ContentStore(tmp_path / "s.files"), work, inotify=request.param)
+    return ChangeRecorder(ContentStore(tmp_path / "s.files"), work, inotify=request.param)
 
 
 def _bash(changes: CountedChanges, command: str, workspace: Path | None = None) -> str:

@@ -180,3 +180,47 @@ def test_trees_sharing_the_instance_hear_their_own_events(tree_root: Path) -> No
     del inner  # its watches end with it; the outer tree still hears the folder
     (tree_root / "d0" / "f6.txt").write_text("CONTENT")
     assert _rel(tree_root, outer.refresh()) == ([], ["d0/f6.txt"], [])
+
+
+class RefusingInotify(inotify.Inotify):
+    """A real instance that refuses watches past ``allowed`` (as the kernel does at
+    ``fs.inotify.max_user_watches``)."""
+
+    allowed = 2
+
+    def watch(self, listener: inotify.Listener, path: str) -> bool:
+        if self.allowed <= 0:
+            return False
+        self.allowed -= 1
+        return super().watch(listener, path)
+
+
+def test_a_refused_watch_falls_back_to_stats(tree_root: Path) -> None:
+    _events("inotify")
+    events, later = RefusingInotify.open(), RefusingInotify.open()
+    assert events is not None
+    assert later is not None
+    try:
+        _fall_back(tree_root, events, later)
+    finally:
+        events.close()
+        later.close()
+
+
+def _fall_back(tree_root: Path, events: RefusingInotify, later: RefusingInotify) -> None:
+    tree = Tree(tree_root, events=events)
+    assert tree.refresh() == Changes([], [], [])
+    assert tree.events is None  # compared by stats from the start
+    (tree_root / "d2" / "deep" / "f5.txt").write_text("CONTENT")
+    (tree_root / "d2" / "deep" / "g").write_text("g")
+    assert _rel(tree_root, tree.refresh()) == (["d2/deep/g"], ["d2/deep/f5.txt"], [])
+    later.allowed = 100
+    watched = Tree(tree_root, events=later)
+    watched.refresh()
+    later.allowed = 0
+    (tree_root / "d1" / "new").mkdir()  # its watch is refused: from now on by stats
+    (tree_root / "d1" / "new" / "n").write_text("n")
+    assert _rel(tree_root, watched.refresh()) == (["d1/new/n"], [], [])
+    assert watched.events is None
+    (tree_root / "d0" / "f0.txt").write_text("CONTENT")
+    assert _rel(tree_root, watched.refresh()) == ([], ["d0/f0.txt"], [])

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import collections
 import ctypes
+import errno
 import os
 import struct
 import sys
 import threading
+from typing import Self
 
 IN_MODIFY = 0x002
 IN_ATTRIB = 0x004
@@ -77,6 +79,29 @@ class Inotify:
         self._watchers: dict[int, set[Listener]] = {}
         self._listeners: set[Listener] = set()
 
+    @classmethod
+    def open(cls) -> Self | None:
+        """A new instance; None where inotify cannot be used (the module docstring)."""
+        if not sys.platform.startswith("linux"):
+            return None
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)  # the process's own symbols, libc's too
+            init = libc.inotify_init1
+        except (OSError, AttributeError):
+            return None
+        init.argtypes = [ctypes.c_int]
+        libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
+        libc.inotify_rm_watch.argtypes = [ctypes.c_int, ctypes.c_int]
+        fd = init(IN_NONBLOCK | IN_CLOEXEC)
+        return None if fd < 0 else cls(libc, fd)
+
+    def close(self) -> None:
+        """Close the instance (every watch ends with it)."""
+        with self._lock:
+            if self._fd >= 0:
+                os.close(self._fd)
+                self._fd = -1
+
     def register(self) -> Listener:
         listener = Listener()
         with self._lock:
@@ -84,12 +109,13 @@ class Inotify:
         return listener
 
     def watch(self, listener: Listener, path: str) -> bool:
-        """Watch the directory ``path`` for ``listener``; False when it cannot be (gone, not
-        a directory, the watch limit reached)."""
+        """Watch the directory ``path`` for ``listener``. True when watched or gone (not a
+        directory any more: nothing to watch); False when the kernel refuses another watch
+        (``fs.inotify.max_user_watches``), or any other failure."""
         with self._lock:
             wd = self._libc.inotify_add_watch(self._fd, os.fsencode(path), MASK)
             if wd < 0:
-                return False
+                return ctypes.get_errno() in (errno.ENOENT, errno.ENOTDIR)
             listener.paths[wd] = path
             self._watchers.setdefault(wd, set()).add(listener)
         return True
@@ -165,22 +191,5 @@ def shared() -> Inotify | None:
     with _lock:
         if not _tried:
             _tried = True
-            _shared = _open()
+            _shared = Inotify.open()
         return _shared
-
-
-def _open() -> Inotify | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)  # the process's own symbols, libc's among them
-        init = libc.inotify_init1
-    except (OSError, AttributeError):
-        return None
-    init.argtypes = [ctypes.c_int]
-    libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
-    libc.inotify_rm_watch.argtypes = [ctypes.c_int, ctypes.c_int]
-    fd = init(IN_NONBLOCK | IN_CLOEXEC)
-    if fd < 0:
-        return None
-    return Inotify(libc, fd)

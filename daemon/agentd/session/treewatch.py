@@ -26,6 +26,9 @@ How a refresh finds the changes:
   same timestamp tick (a few ms on local file systems) as the previous refresh.
 """
 
+# str paths, not Path: a refresh handles thousands of them, and Path objects cost several times more
+# ruff: noqa: PTH112, PTH118, PTH119, PTH120, PTH208
+
 from __future__ import annotations
 
 import os
@@ -151,6 +154,8 @@ class Tree:
                 self._compare(found)
             else:
                 self._apply(found)
+                if self.events is None:  # a watch was refused meanwhile
+                    self._compare(found)
             if self._over() or not self._ready:
                 self._reset(too_large=self._over())
                 return None
@@ -186,8 +191,9 @@ class Tree:
         pending = [top]
         while pending:
             directory = pending.pop()
-            if self.events is not None and self._listener is not None:
-                self.events.watch(self._listener, directory)
+            listener = self._listener
+            if self.events is not None and listener and not self.events.watch(listener, directory):
+                self._by_stats()
             key = _key(directory)
             if key is None:
                 continue
@@ -208,6 +214,15 @@ class Tree:
                 return False
         return True
 
+    def _by_stats(self) -> None:
+        """inotify refused a watch: this tree compares stats from now on (what was listed
+        so far is current, so nothing is lost), with the smaller limit unless one was given."""
+        if self.events is not None and self._listener is not None:
+            self.events.release(self._listener)
+        self.events = self._listener = None
+        if self.max_entries == MAX_WATCHED_ENTRIES:
+            self.max_entries = MAX_ENTRIES
+
     def _place(self, directory: str, entry: _Dir, name: str) -> str | None:
         """Note the entry ``name`` of ``directory``: "file", "dir" (to enter) or None."""
         path = os.path.join(directory, name)
@@ -216,7 +231,7 @@ class Tree:
         except OSError:
             return None
         if stat.S_ISDIR(info.st_mode):
-            if name in SKIPPED_DIRS or path in self.excluded:
+            if not self._enters(name, path):
                 return None
             entry.subdirs.add(name)
             return "dir"
@@ -228,7 +243,8 @@ class Tree:
 
     def _apply(self, found: _Found) -> None:
         """Bring the tree up to date from the inotify events queued since the last refresh."""
-        assert self.events is not None and self._listener is not None
+        assert self.events is not None
+        assert self._listener is not None
         self.events.drain()
         events, overflowed = self._listener.take()
         if overflowed:
@@ -299,10 +315,13 @@ class Tree:
                 found.created.append(path)
             elif before != now:
                 found.changed.append(path)
-        elif is_dir and name not in entry.subdirs:
-            if name not in SKIPPED_DIRS and path not in self.excluded:
-                entry.subdirs.add(name)
-                self._scan(path, found)
+        elif is_dir and name not in entry.subdirs and self._enters(name, path):
+            entry.subdirs.add(name)
+            self._scan(path, found)
+
+    def _enters(self, name: str, path: str) -> bool:
+        """Whether the folder ``name`` at ``path`` is watched (not skipped, not excluded)."""
+        return name not in SKIPPED_DIRS and path not in self.excluded
 
     def _same(self, path: str, info: os.stat_result) -> bool:
         """Whether the folder at ``path`` is still the one seen there (the same inode)."""

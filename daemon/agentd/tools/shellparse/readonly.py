@@ -35,10 +35,11 @@ WRITING: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 """Options (or option prefixes) that make a reader write a file or run a program."""
 
-GIT_READERS = frozenset(
+_GIT_READER_NAMES = (
     "status log diff show rev-parse ls-files ls-tree blame describe shortlog cat-file "
-    "rev-list show-ref".split()
+    "rev-list show-ref"
 )
+GIT_READERS = frozenset(_GIT_READER_NAMES.split())
 """git subcommands that only read (git's own files under ``.git`` are not watched anyway)."""
 
 _PROGRAMS = READERS | {"git"}
