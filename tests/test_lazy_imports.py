@@ -109,6 +109,10 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
         "agentd.session.rewind", "agentd.session.shared",
         "agentd.store", "agentd.tools.process.spill",
     )),
+    "agentd.session.changes": (
+        f"{FIRST_USE} (inotify, through ctypes: at a session's first bash command)",
+        ("agentd.session.inotify",),
+    ),
     "agentd.session.binding": (f"{FIRST_USE} (a provider: when a session binds its model)", (
         "agentd.providers", "agentd.providers.retry",
     )),
