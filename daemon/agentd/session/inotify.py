@@ -4,7 +4,8 @@ One inotify instance serves the whole daemon (the kernel allows a user only
 ``fs.inotify.max_user_instances``, often 128, and every session would need its own
 otherwise); it is opened on the first bash command. Each watched tree registers a
 :class:`Listener` and adds one watch per directory it holds; :meth:`Inotify.drain` reads every
-queued event and hands each listener the ``(directory, name)`` pairs it watches. Events are
+queued event, hands each listener the ``(directory, name)`` pairs it watches and returns the
+caller's. Events are
 queued by the kernel inside the system call that changes the file, so after a command has
 exited, one drain sees everything it did (the command's own mount namespace included: a
 bubblewrap bind shares the inodes). A full queue (``IN_Q_OVERFLOW``) tells every listener to
@@ -47,6 +48,10 @@ MASK = (
 )  # fmt: skip
 """What a directory watch reports: any change of an entry in it, and of itself."""
 
+MAX_NOTED = 20_000
+"""Events kept for a listener between two of its refreshes; beyond, it compares its whole
+tree at the next (as after a kernel queue overflow)."""
+
 _HEADER = struct.Struct("iIII")
 _READ_SIZE = 256 * 1024
 
@@ -62,7 +67,8 @@ class Listener:
 
     def take(self) -> tuple[list[tuple[str, str]], bool]:
         """The ``(directory, name)`` events noted so far (``name`` empty for the directory
-        itself), and whether some were lost (compare everything); both cleared."""
+        itself), and whether some were lost (compare everything); both cleared. Called with
+        the instance's lock held (:meth:`Inotify.drain`)."""
         events: list[tuple[str, str]] = []
         while self.events:
             events.append(self.events.popleft())
@@ -150,17 +156,19 @@ class Inotify:
                 del self._watchers[wd]
                 self._libc.inotify_rm_watch(self._fd, wd)
 
-    def drain(self) -> None:
-        """Read every queued event and note it for the listeners that watch its directory."""
+    def drain(self, listener: Listener) -> tuple[list[tuple[str, str]], bool]:
+        """Read every queued event, note each for the listeners that watch its directory, and
+        take ``listener``'s (:meth:`Listener.take`)."""
         with self._lock:
             while True:
                 try:
                     data = os.read(self._fd, _READ_SIZE)
                 except (BlockingIOError, InterruptedError):
-                    return
+                    break
                 if not data:
-                    return
+                    break
                 self._dispatch(data)
+            return listener.take()
 
     def _dispatch(self, data: bytes) -> None:
         offset = 0
@@ -176,8 +184,12 @@ class Inotify:
             name = os.fsdecode(raw)
             for listener in self._watchers.get(wd, ()):
                 path = listener.paths.get(wd)
-                if path is not None:
-                    listener.events.append((path, name))
+                if path is None or listener.overflowed:
+                    continue
+                listener.events.append((path, name))
+                if len(listener.events) > MAX_NOTED:  # a tree not refreshed for long
+                    listener.events.clear()
+                    listener.overflowed = True
 
 
 _lock = threading.Lock()

@@ -245,8 +245,7 @@ class Tree:
         """Bring the tree up to date from the inotify events queued since the last refresh."""
         assert self.events is not None
         assert self._listener is not None
-        self.events.drain()
-        events, overflowed = self._listener.take()
+        events, overflowed = self.events.drain(self._listener)
         if overflowed:
             self._rescan(found)
             return
