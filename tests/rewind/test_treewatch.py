@@ -224,3 +224,18 @@ def _fall_back(tree_root: Path, events: RefusingInotify, later: RefusingInotify)
     assert watched.events is None
     (tree_root / "d0" / "f0.txt").write_text("CONTENT")
     assert _rel(tree_root, watched.refresh()) == ([], ["d0/f0.txt"], [])
+
+
+def test_a_folder_moved_onto_a_name_seen_earlier_stays_watched(tree_root: Path) -> None:
+    """Events naming the new place come first (it was created and deleted before): the moved
+    folder's one watch serves its new path, and later changes in it are still seen."""
+    tree = Tree(tree_root, events=_events("inotify"))
+    tree.refresh()
+    (tree_root / "d1" / "b").mkdir()
+    (tree_root / "d1" / "b").rmdir()
+    (tree_root / "d0" / "deep").rename(tree_root / "d1" / "b")
+    created, _changed, deleted = _rel(tree_root, tree.refresh())
+    assert "d1/b/f3.txt" in created
+    assert "d0/deep/f3.txt" in deleted
+    (tree_root / "d1" / "b" / "f3.txt").write_text("CONTENT")
+    assert _rel(tree_root, tree.refresh()) == ([], ["d1/b/f3.txt"], [])

@@ -62,6 +62,8 @@ class Listener:
 
     def __init__(self) -> None:
         self.paths: dict[int, str] = {}
+        self.watches: dict[str, int] = {}
+        """The same, path → descriptor."""
         self.events: collections.deque[tuple[str, str]] = collections.deque()
         self.overflowed = False
 
@@ -122,7 +124,11 @@ class Inotify:
             wd = self._libc.inotify_add_watch(self._fd, os.fsencode(path), MASK)
             if wd < 0:
                 return ctypes.get_errno() in (errno.ENOENT, errno.ENOTDIR)
+            earlier = listener.paths.get(wd)
+            if earlier is not None and earlier != path:  # the folder moved: one watch, new path
+                listener.watches.pop(earlier, None)
             listener.paths[wd] = path
+            listener.watches[path] = wd
             self._watchers.setdefault(wd, set()).add(listener)
         return True
 
@@ -130,7 +136,8 @@ class Inotify:
         """Stop watching ``path`` for ``listener`` (the kernel's watch goes with its last
         listener)."""
         with self._lock:
-            for wd in [wd for wd, known in listener.paths.items() if known == path]:
+            wd = listener.watches.pop(path, None)
+            if wd is not None and listener.paths.get(wd) == path:
                 self._forget(listener, wd)
 
     def clear(self, listener: Listener) -> None:
@@ -148,7 +155,9 @@ class Inotify:
             self._listeners.discard(listener)
 
     def _forget(self, listener: Listener, wd: int) -> None:
-        del listener.paths[wd]
+        path = listener.paths.pop(wd)
+        if listener.watches.get(path) == wd:
+            del listener.watches[path]
         holders = self._watchers.get(wd)
         if holders is not None:
             holders.discard(listener)

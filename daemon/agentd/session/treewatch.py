@@ -380,13 +380,3 @@ def snapshot(
     has more than ``max_entries`` entries (or ``root`` cannot be listed)."""
     tree = Tree(root, excluded, max_entries)
     return None if tree.refresh() is None else tree.files
-
-
-def differences(before: Snapshot, after: Snapshot) -> Changes:
-    """``(created, changed, deleted)`` paths between two snapshots, each sorted."""
-    created = sorted(path for path in after if path not in before)
-    changed = sorted(
-        path for path, info in after.items() if path in before and before[path] != info
-    )
-    deleted = sorted(path for path in before if path not in after)
-    return Changes(created, changed, deleted)
