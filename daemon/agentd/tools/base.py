@@ -226,8 +226,9 @@ class Questions(Protocol):
 class FileChanges(Protocol):
     """Where the tools report the files they change (the session keeps them for
     ``session/rewind``). write, edit and undo_edit call :meth:`changed` after each change;
-    bash runs its command inside :meth:`watching`, which finds the files it created or
-    changed. Neither raises: a change that cannot be kept is recorded as such."""
+    bash runs its command inside :meth:`watching` (unless the command certainly only reads,
+    :mod:`agentd.tools.shellparse.readonly`), which finds the files it created or changed.
+    Neither raises: a change that cannot be kept is recorded as such."""
 
     async def changed(self, path: Path, before: bytes | None, after: bytes | None) -> None:
         """``path`` (absolute) held ``before`` and now holds ``after`` (None: no file)."""
