@@ -18,6 +18,7 @@ from tests.harness import (
     start_run,
     stdio_client,
     stop,
+    wait_until_async,
 )
 
 pytestmark = pytest.mark.e2e
@@ -34,26 +35,47 @@ def answering(outcome: PermissionOption, delay: float = 0.0, asked: list[str] | 
 
 
 async def test_first_answer_wins_between_two_clients(home: Home) -> None:
-    """Both clients are asked; the faster one decides; everyone sees permission_resolved."""
+    """Both clients are asked; the first answer decides, the other client's request is
+    withdrawn; everyone sees permission_resolved.
+
+    The first client answers only once the second has been asked: otherwise, on a loaded
+    machine, the second's request and its withdrawal can reach it in one read, and its
+    handler is rightly never called. The second never answers by itself (a delay would race
+    the first answer)."""
     daemon = home.start_socket_daemon()
-    asked_slow: list[str] = []
+    slow_asked = asyncio.Event()
+    withdrawn: list[str] = []
+
+    async def first(params: RequestPermissionParams) -> PermissionOption:
+        await asyncio.wait_for(slow_asked.wait(), scaled(30))
+        return "allow_once"
+
+    async def second(params: RequestPermissionParams) -> PermissionOption:
+        slow_asked.set()
+        try:
+            await asyncio.sleep(scaled(120))
+        except asyncio.CancelledError:
+            withdrawn.append(params.tool)
+            raise
+        return "reject_once"
+
     try:
         async with (
-            socket_client(home, answering("allow_once", 0.0)) as fast,
-            socket_client(home, answering("reject_once", 2.0, asked_slow)) as slow,
+            socket_client(home, first) as fast,
+            socket_client(home, second) as slow,
         ):
             sid = await new_session(fast, home, permissionMode="ask")
-            await slow.call("session/subscribe", {"sessionId": sid})
             watch = slow.raw_events(sid)
+            await slow.call("session/subscribe", {"sessionId": sid})
             result, events = await run(fast, sid, "write a note")
             seen = await drain(watch, until="agent_end")
+            await wait_until_async(lambda: withdrawn == ["write"], 30, "the withdrawal")
     finally:
         stop(daemon)
     assert result["stopReason"] == "end_turn"
     assert (home.project / "note.txt").read_text() == "noted\n"
-    assert asked_slow == ["write"]
     resolved = [e["event"] for e in seen if e["event"]["type"] == "permission_resolved"]
-    assert resolved[0]["outcome"] == "allow_once"
+    assert [r["outcome"] for r in resolved] == ["allow_once"]
     assert any(e["event"]["type"] == "permission_request" for e in events)
 
 

@@ -110,6 +110,43 @@ async def test_a_client_answers_a_single_and_a_multi_select_question(
     lines = [json.loads(line) for line in _session_file(home, sid).read_text().splitlines()]
     kept = [e for e in lines if e.get("message", {}).get("role") == "tool_result"]
     assert kept[0]["message"]["details"]["answers"][1]["selected"] == ["Auth", "Export"]
+    assert kept[0]["message"]["details"]["questionId"] == resolved["questionId"]
+
+
+async def test_a_reload_replays_the_question_and_its_answer(home: Home) -> None:
+    """A new daemon's ``session/load {replay}`` sends the settled question again, as live:
+    ``question_request`` then ``question_resolved`` (seq 0, the live id), before the
+    result."""
+    home.use_scenarios([ASK])
+
+    async def answer(params: AskQuestionParams) -> AskQuestionResult:
+        return AskQuestionResult(answers=ANSWERS)
+
+    process = home.start_socket_daemon()
+    try:
+        async with socket_client(home, question_handler=answer) as client:
+            sid = await new_session(client, home)
+            _, items = await run(client, sid, "ask me about the plan")
+    finally:
+        stop(process)
+    [live] = [e for e in _plain(items) if e["type"] == "question_request"]
+    process = home.start_socket_daemon()
+    try:
+        async with socket_client(home) as again:
+            stream = again.raw_events(sid)
+            await again.call("session/load", {"sessionId": sid, "replay": True})
+            stream.close()
+            history = [item async for item in stream]
+    finally:
+        stop(process)
+    assert {item["seq"] for item in history} == {0}
+    events = _plain(history)
+    kinds = [e["type"] for e in events]
+    asked = kinds.index("question_request")
+    assert kinds[asked : asked + 3] == ["question_request", "question_resolved", "message_end"]
+    assert events[asked + 2]["message"]["role"] == "tool_result"
+    assert events[asked] == live
+    assert events[asked + 1]["answers"][1]["selected"] == ["Auth", "Export"]
 
 
 def _session_file(home: Home, session_id: str) -> Path:

@@ -1,6 +1,7 @@
 """The agent's questions in Neovim: ``session/askQuestion`` through vim.ui.select, one
 question after another (a multi-select: picks tick options until "Done"), "Other…" a line
-of one's own. Real nvim, a real daemon, the mock LLM."""
+of one's own. The transcript has a line per question, settled in place with the answers, and
+again when the session is loaded (its replay). Real nvim, a real daemon, the mock LLM."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from tests.e2e.test_questions import ASK
 from tests.nvim.harness import Editor, EditorFactory, Home
 
 pytestmark = pytest.mark.e2e
+SETTLED = "? Database: SQLite · Features: Auth, Export"
 
 
 def _tool_result(home: Home) -> str:
@@ -31,12 +33,19 @@ def test_a_single_and_a_multi_select_question(home: Home, editor_factory: Editor
     editor.answer("1\r")  # tick Auth
     editor.answer("3\r")  # tick Export
     editor.answer("5\r")  # Done
-    editor.wait_run_end()
+    shown = editor.wait_run_end()
     assert _tool_result(home) == (
         "The user answered:\n"
         '"Which database should the service use?" = SQLite\n'
         '"Which features go in the first release?" = Auth, Export'
     )
+    assert SETTLED in shown.splitlines()  # the question's line, settled in place
+    assert "(waiting for your answer)" not in shown
+    session_id = editor.lua("return require('agentd.client').session.sessionId")
+    editor.lua("require('agentd.transcript').clear()")
+    assert SETTLED not in editor.transcript()
+    editor.lua("require('agentd.sessions').load(...)", session_id)  # replayed from the file
+    editor.wait_for(lambda: SETTLED in editor.transcript().splitlines(), what="the replay")
     assert editor.lua_errors() == []
 
 
@@ -47,6 +56,7 @@ def test_other_and_a_dismissed_prompt(home: Home, editor_factory: EditorFactory)
     editor.answer("3\r")  # Other…
     editor.answer("CockroachDB\r")
     editor.answer("\x1b")  # the second question dismissed: the request is declined
-    editor.wait_run_end()
+    shown = editor.wait_run_end()
     assert _tool_result(home).startswith("No answer from the user: the user declined to answer")
+    assert "? not answered: the user declined to answer" in shown.splitlines()
     assert editor.lua_errors() == []

@@ -1,7 +1,8 @@
 """The question card in the chat page (real Chromium, real daemon): the ``ask_user`` tool's
 questions on its card, one choice as pressed buttons, several as checkboxes, a line for an
 answer of one's own; the answers are the tool's result; a reload mid-question shows the card
-again and it still answers. Screenshots in ``test-artifacts/web/``."""
+again and it still answers, a reload after it shows the card settled. Screenshots in
+``test-artifacts/web/``."""
 
 from __future__ import annotations
 
@@ -53,6 +54,8 @@ def test_the_card_answers_a_single_and_a_multi_select_question(
     expect(card.locator(".ask-settled")).to_have_text("Database: SQLite · Features: Auth, Export")
     expect(card.locator(".tool-output")).to_contain_text("= Auth, Export")
     shoot(page, artifacts, "question-answered")
+    page.reload()  # the chat again, from the session's history: the card settled as it was
+    expect(card.locator(".ask-settled")).to_have_text("Database: SQLite · Features: Auth, Export")
 
 
 def test_a_reload_mid_question_shows_the_card_again(

@@ -80,8 +80,11 @@ class _Recording:
     async def ask(self, questions: list[Question], **where: Any) -> QuestionResolved:
         resolved = await self.questions.ask(questions, **where)
         self.record.append(
-            Elicited(questions=questions, answers=resolved.answers, reason=resolved.reason)
-        )
+            Elicited(
+                questions=questions, answers=resolved.answers, reason=resolved.reason,
+                question_id=resolved.question_id, url=where.get("url"),
+            )
+        )  # fmt: skip
         return resolved
 
 

@@ -216,11 +216,14 @@ why), or the operating system refused (a permission, a missing file…)."""
 class Elicited(Wire):
     """One round of questions an MCP server asked during a call (``elicitation/create``):
     the ``questions``, the user's ``answers`` (one per question), or None and ``reason``
-    when nobody answered."""
+    when nobody answered; ``question_id`` as its ``question_request`` had it, and a URL-mode
+    request's ``url``."""
 
     questions: list[Question]
     answers: list[QuestionAnswer] | None = None
     reason: str | None = None
+    question_id: str | None = None
+    url: str | None = None
 
 
 class McpDetails(Wire, tag="mcp", tag_field="type"):
@@ -238,11 +241,13 @@ class McpDetails(Wire, tag="mcp", tag_field="type"):
 
 class AskUserDetails(Wire, tag="ask_user", tag_field="type"):
     """``ask_user`` asked ``questions``: the user's ``answers`` (one per question), or None
-    and ``reason`` when nobody answered (nobody could, the time ran out, declined)."""
+    and ``reason`` when nobody answered (nobody could, the time ran out, declined);
+    ``question_id`` as its ``question_request`` had it (None: no request was made)."""
 
     questions: list[Question]
     answers: list[QuestionAnswer] | None = None
     reason: str | None = None
+    question_id: str | None = None
 
 
 class ToolErrorDetails(Wire, tag="error", tag_field="type"):

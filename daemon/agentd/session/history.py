@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from agentd.errors import InvalidParams
-from agentd.protocol.content import AssistantMessage, Message, TextContent
+from agentd.protocol.content import AssistantMessage, Message, TextContent, ToolResultMessage
 from agentd.protocol.events import Event, MessageEnd, ToolExecutionEnd, ToolExecutionStart
 from agentd.protocol.methods import (
     MAX_MESSAGES_PAGE,
@@ -25,7 +25,9 @@ from agentd.protocol.methods import (
     MessagesResult,
 )
 from agentd.protocol.processes import ProcessExit, ProcessStart
+from agentd.protocol.questions import QuestionRequest, QuestionResolved, QuestionSource
 from agentd.protocol.session_file import CompactionEntry, Entry, HookEntry, MessageEntry
+from agentd.protocol.tool_details import AskUserDetails, Elicited, McpDetails
 
 if TYPE_CHECKING:
     from agentd.tools.process.table import ProcessTable
@@ -114,7 +116,8 @@ def with_hook_blocks(page: MessagesResult, blocks: Sequence[HookBlock]) -> Messa
 
 def history_events(messages: Sequence[Message], blocks: Sequence[HookBlock]) -> Iterator[Event]:
     """The conversation as events for a ``replay``: a ``message_end`` per message (and the
-    tool events of the provider-side calls of a reply), each block's ``hook_result`` after
+    tool events of the provider-side calls of a reply), the questions a tool call asked the
+    user before its result's (:func:`question_events`), each block's ``hook_result`` after
     the message it followed (those before every message first; those whose message is no
     longer in the context are left out)."""
     placed: dict[str | None, list[HookBlock]] = {}
@@ -122,6 +125,8 @@ def history_events(messages: Sequence[Message], blocks: Sequence[HookBlock]) -> 
         placed.setdefault(block.after_message_id, []).append(block)
     yield from (block.hook for block in placed.get(None, ()))
     for message in messages:
+        if isinstance(message, ToolResultMessage):
+            yield from question_events(message)
         yield MessageEnd(message=message)
         if isinstance(message, AssistantMessage):
             yield from server_tool_events(message)
@@ -142,6 +147,32 @@ def server_tool_events(message: AssistantMessage) -> Iterator[Event]:
             is_error=call.is_error,
             details=call.details,
         )
+
+
+def question_events(result: ToolResultMessage) -> Iterator[QuestionRequest | QuestionResolved]:
+    """The questions the call of ``result`` asked the user — ``ask_user``'s, or each round an
+    MCP server asked (``details.elicited``) — as they were sent live: a ``question_request``,
+    then its ``question_resolved`` with the answers (or why there were none). A round kept
+    without its id (an older file) gets ``<tool call id>.<n>``."""
+    details = result.details
+    rounds: list[AskUserDetails | Elicited]
+    source: QuestionSource = "tool"
+    server = None
+    if isinstance(details, AskUserDetails):
+        rounds = [details]
+    elif isinstance(details, McpDetails):
+        rounds, source, server = list(details.elicited), "mcp", details.server
+    else:
+        return
+    call = result.tool_call_id
+    for number, asked in enumerate(rounds, 1):
+        question_id = asked.question_id or f"{call}.{number}"
+        url = asked.url if isinstance(asked, Elicited) else None
+        yield QuestionRequest(
+            question_id=question_id, questions=asked.questions, source=source,
+            tool_call_id=call, server=server, url=url,
+        )  # fmt: skip
+        yield QuestionResolved(question_id=question_id, answers=asked.answers, reason=asked.reason)
 
 
 def process_events(table: ProcessTable | None) -> Iterator[ProcessStart | ProcessExit]:

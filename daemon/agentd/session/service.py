@@ -152,9 +152,10 @@ class SessionService(StoredSessionMethods):
     ) -> SessionLoadResult:
         """``session/load``: load by id or path; ``replay`` sends the branch's messages to
         ``subscriber`` as seq-0 ``message_end`` events (each hook that blocked something as a
-        ``hook_result`` after its message), the plan, and the background processes (a
-        ``process_start`` for each running one, a ``process_exit`` for each ended one)
-        before it starts watching."""
+        ``hook_result`` after its message, the questions a tool call asked as a
+        ``question_request`` and ``question_resolved`` before its result), the plan, and the
+        background processes (a ``process_start`` for each running one, a ``process_exit``
+        for each ended one) before it starts watching."""
         if (params.session_id is None) == (params.path is None):
             raise InvalidParams("give exactly one of `sessionId` and `path`")
         sessions = self._manager()

@@ -93,8 +93,9 @@ class AskUserTool:
             return ToolResult(UNANSWERED.format(reason=reason), details)
         resolved = await port.ask(questions, source="tool", tool_call_id=ctx.tool_call_id)
         details = AskUserDetails(
-            questions=questions, answers=resolved.answers, reason=resolved.reason
-        )
+            questions=questions, answers=resolved.answers, reason=resolved.reason,
+            question_id=resolved.question_id,
+        )  # fmt: skip
         if resolved.answers is None:
             return ToolResult(UNANSWERED.format(reason=resolved.reason or "none"), details)
         text = "The user answered:\n" + answers_text(questions, resolved.answers)

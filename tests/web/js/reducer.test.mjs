@@ -345,3 +345,31 @@ test('the pages a reply cites are its sources, each once', () => {
   const state = loadHistory(initialState(S), [message]);
   assert.deepEqual(state.items[0].sources, [{ url: 'https://a.example/', title: 'A' }, { url: 'https://b.example/', title: 'B' }]);
 });
+
+test('a reopened chat shows the questions a call asked, settled, as the live card did', () => {
+  const question = { question: 'Which seat?', header: 'Seating', options: [{ label: 'inside' }, { label: 'terrace' }] };
+  const answers = [{ selected: ['terrace'], other: null }];
+  const call = { type: 'tool_call', id: 'call_0', name: 'mcp__e__book_table', arguments: { restaurant: 'Chez Test' } };
+  const assistant = { role: 'assistant', id: 'a1', provider: 'mock', model: 'm', content: [call] };
+  const details = { type: 'mcp', server: 'e', tool: 'book_table', elicited: [{ questions: [question], answers, questionId: 'q-1' }] };
+  const result = { role: 'tool_result', id: 'r1', toolCallId: 'call_0', toolName: call.name, content: [{ type: 'text', text: 'booked' }], details };
+  seq = 0;
+  const live = fold(initialState(S), [
+    ev({ type: 'message_end', message: assistant }),
+    ev({ type: 'question_request', questionId: 'q-1', questions: [question], source: 'mcp', toolCallId: 'call_0', server: 'e' }),
+    ev({ type: 'question_resolved', questionId: 'q-1', answers }),
+    ev({ type: 'message_end', message: result }),
+  ]);
+  const fromHistory = loadHistory(initialState(S), [assistant, result]);
+  const asked = { questionId: 'q-1', questions: [question], pending: false, answers, reason: undefined, url: null, server: 'e' };
+  for (const state of [live, fromHistory]) {
+    const [card] = state.items.filter((item) => item.kind === 'tool');
+    assert.deepEqual(card.question, asked);
+  }
+  const askUser = { type: 'ask_user', questions: [question], answers: null, reason: 'no user can answer' };
+  const older = loadHistory(initialState(S), [assistant, { ...result, toolName: 'ask_user', details: askUser }]);
+  const [card] = older.items.filter((item) => item.kind === 'tool');
+  assert.equal(card.question.questionId, 'call_0.1'); // kept without its id: named as the replay names it
+  assert.equal(card.question.reason, 'no user can answer');
+  assert.equal(card.question.server, null);
+});

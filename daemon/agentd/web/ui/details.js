@@ -68,3 +68,28 @@ export function mcpTool(name, details) {
   const found = /^mcp__(.+?)__(.+)$/.exec(name);
   return found ? { server: found[1], tool: found[2] } : null;
 }
+
+/**
+ * The questions a finished call asked the user, settled, as its card shows them live: the
+ * `ask_user` questions, or the last round an MCP server asked (`elicited`); null when it
+ * asked none. A round kept without its id gets `<toolCallId>.<n>`, as the daemon's replay
+ * names it.
+ * @param {string} toolCallId
+ * @param {ToolDetails | null | undefined} details
+ * @returns {{questionId: string, questions: any[], pending: false, answers: any[] | null,
+ *   reason?: string, url: string | null, server: string | null} | null}
+ */
+export function askedIn(toolCallId, details) {
+  const rounds = details?.type === 'ask_user' ? [details] : details?.type === 'mcp' ? details.elicited ?? [] : [];
+  const last = rounds[rounds.length - 1];
+  if (!last) return null;
+  return {
+    questionId: last.questionId ?? `${toolCallId}.${rounds.length}`,
+    questions: last.questions,
+    pending: false,
+    answers: last.answers ?? null,
+    reason: last.reason ?? undefined,
+    url: 'url' in last ? last.url ?? null : null,
+    server: details?.type === 'mcp' ? details.server : null,
+  };
+}

@@ -189,13 +189,15 @@ export interface QuestionAnswer {
 }
 /**
  * ``ask_user`` asked ``questions``: the user's ``answers`` (one per question), or None
- * and ``reason`` when nobody answered (nobody could, the time ran out, declined).
+ * and ``reason`` when nobody answered (nobody could, the time ran out, declined);
+ * ``question_id`` as its ``question_request`` had it (None: no request was made).
  */
 export interface AskUserDetails {
   type: 'ask_user';
   questions: Question[];
   answers?: QuestionAnswer[] | null;
   reason?: string | null;
+  questionId?: string | null;
 }
 /**
  * One complete reply of the model. ``error_message`` is set when ``stop_reason`` is error.
@@ -498,12 +500,15 @@ export interface McpDetails {
 /**
  * One round of questions an MCP server asked during a call (``elicitation/create``):
  * the ``questions``, the user's ``answers`` (one per question), or None and ``reason``
- * when nobody answered.
+ * when nobody answered; ``question_id`` as its ``question_request`` had it, and a URL-mode
+ * request's ``url``.
  */
 export interface Elicited {
   questions: Question[];
   answers?: QuestionAnswer[] | null;
   reason?: string | null;
+  questionId?: string | null;
+  url?: string | null;
 }
 /**
  * A Jupyter notebook was read: ``shown`` of its ``cells`` cells from cell ``offset``

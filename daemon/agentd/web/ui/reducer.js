@@ -8,6 +8,7 @@
 // snapshot followed by a replay of buffered events (a page reload mid-run) shows each message
 // and tool call exactly once.
 
+import { askedIn } from './details.js';
 import { processHandlers } from './processes.js';
 
 /**
@@ -415,6 +416,8 @@ function messageEnd(state, event) {
       status: message.isError ? 'error' : 'done',
       result: contentText(message.content) || tool.result,
       details: message.details ?? tool.details,
+      // history: the questions it asked (live, their events put them on the card already)
+      question: tool.question ?? askedIn(message.toolCallId, message.details),
     }));
   }
   return assistantEnd(state, message);

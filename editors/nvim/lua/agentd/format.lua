@@ -109,4 +109,34 @@ function M.hook_block(ev)
   return string.format("⊘ %s hook blocked%s: %s (%s)", ev.event, what, reason, ev.command)
 end
 
+--- "? Database · Features (waiting for your answer)": a question_request, on one line
+--- (an MCP server's: "? e asks: Date · Party …").
+function M.question_asked(ev)
+  local heads = {}
+  for i, question in ipairs(ev.questions or {}) do
+    heads[#heads + 1] = compat.present(question.header) and question.header or ("Question " .. i)
+  end
+  local who = compat.present(ev.server) and (ev.server .. " asks: ") or ""
+  return "? " .. who .. table.concat(heads, " · ") .. " (waiting for your answer)"
+end
+
+--- "? Database: SQLite · Features: Auth, Export", or "? not answered: <reason>": the
+--- question_resolved of the `questions` asked.
+function M.question_settled(questions, ev)
+  if not compat.present(ev.answers) then
+    return "? not answered: " .. tostring(compat.present(ev.reason) and ev.reason or "no answer")
+  end
+  local parts = {}
+  for i, answer in ipairs(ev.answers) do
+    local question = (questions or {})[i] or {}
+    local head = compat.present(question.header) and question.header or ("Question " .. i)
+    local picked = vim.list_extend({}, answer.selected or {})
+    if compat.present(answer.other) then
+      picked[#picked + 1] = answer.other
+    end
+    parts[#parts + 1] = head .. ": " .. table.concat(picked, ", ")
+  end
+  return "? " .. table.concat(parts, " · ")
+end
+
 return M

@@ -18,7 +18,8 @@ local M = {
   last_flush = 0,
   stream = nil, -- { prefix, pieces } of the text being streamed at the end of the buffer
   tools = {}, -- toolCallId -> { mark, label, name, started, output, dirty, body }
-  approvals = {}, -- toolCallId -> extmark of the approval line
+  approvals = {}, -- toolCallId (or "question:" .. id) -> extmark of its line
+  asked = {}, -- questionId -> the questions of its question_request
   child_args = {}, -- a subagent's toolCallId -> its arguments (for its step's line)
   plan_rows = 0, -- lines the pinned plan takes right below the header
   ns = vim.api.nvim_create_namespace("agentd_transcript"),
@@ -52,6 +53,7 @@ end
 local function replace_all(lines)
   local buf = M.buffer()
   M.queue, M.stream, M.tools, M.approvals, M.plan_rows = {}, nil, {}, {}, 0
+  M.asked = {}
   M.child_args = {}
   vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
   vim.bo[buf].modifiable = true
@@ -342,6 +344,14 @@ local renderers = {
   permission_resolved = function(ev)
     local reason = compat.present(ev.reason) and (" (" .. ev.reason .. ")") or ""
     approval_line(ev.toolCallId, "⚑ " .. format.words(format.outcome_words, ev.outcome) .. reason)
+  end,
+  question_request = function(ev) -- one line per round, settled in place
+    M.asked[ev.questionId] = ev.questions
+    approval_line("question:" .. ev.questionId, format.question_asked(ev))
+  end,
+  question_resolved = function(ev)
+    local line = format.question_settled(M.asked[ev.questionId], ev)
+    approval_line("question:" .. ev.questionId, line)
   end,
   retry = function(ev)
     end_stream()
