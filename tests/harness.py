@@ -488,6 +488,14 @@ async def socket_client(
         await client.close()
 
 
+async def replayed(client: AgentClient, session_id: str) -> list[dict[str, Any]]:
+    """Every event item ``session/load {replay}`` sends for ``session_id`` on ``client``."""
+    stream = client.raw_events(session_id)
+    await client.call("session/load", {"sessionId": session_id, "replay": True})
+    stream.close()
+    return [item async for item in stream]
+
+
 async def spawn_stdio_connection(
     home: IsolatedHome, *extra: str, framing: str = "ndjson", router: Router | None = None
 ) -> tuple[asyncio.subprocess.Process, Connection]:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from agentd.protocol.questions import AskQuestionParams, AskQuestionResult, QuestionAnswer
-from tests.harness import Home, drain, new_session, run, scaled, socket_client, stop
+from tests.harness import Home, drain, new_session, replayed, run, scaled, socket_client, stop
 from tests.scenarios import tool_call
 
 pytestmark = pytest.mark.e2e
@@ -133,10 +133,7 @@ async def test_a_reload_replays_the_question_and_its_answer(home: Home) -> None:
     process = home.start_socket_daemon()
     try:
         async with socket_client(home) as again:
-            stream = again.raw_events(sid)
-            await again.call("session/load", {"sessionId": sid, "replay": True})
-            stream.close()
-            history = [item async for item in stream]
+            history = await replayed(again, sid)
     finally:
         stop(process)
     assert {item["seq"] for item in history} == {0}

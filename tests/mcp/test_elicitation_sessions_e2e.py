@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agentd.protocol.questions import AskQuestionParams, AskQuestionResult
-from tests.harness import Home, drain, new_session, run, socket_client, stop
+from tests.harness import Home, drain, new_session, replayed, run, socket_client, stop
 from tests.mcp.conftest import mcp_call, write_user_config
 from tests.mcp.test_elicitation_e2e import SERVER, _booking, _end_text
 
@@ -58,16 +58,13 @@ async def test_the_questions_and_answers_are_kept_and_replayed(
     process = home.start_socket_daemon()  # a new daemon: only the file knows
     try:
         async with socket_client(home) as again:
-            stream = again.raw_events(sid)
-            await again.call("session/load", {"sessionId": sid, "replay": True})
-            stream.close()
-            history = [item async for item in stream]
+            history = await replayed(again, sid)
             page = await again.call("session/messages", {"sessionId": sid})
     finally:
         stop(process)
-    replayed = _asked(history)
-    assert [e["event"] for e in replayed] == [e["event"] for e in live]
-    assert {e["seq"] for e in replayed} == {0}
+    settled_again = _asked(history)
+    assert [e["event"] for e in settled_again] == [e["event"] for e in live]
+    assert {e["seq"] for e in settled_again} == {0}
     kinds = [e["event"]["type"] for e in history]
     after = kinds.index("question_resolved") + 1
     assert history[after]["event"]["message"]["role"] == "tool_result"

@@ -111,12 +111,17 @@ def sign_in_browser(context: Any, web: WebDaemon) -> None:
 
 
 @contextmanager
-def web_daemon(scenarios: Sequence[dict[str, Any]] = ()) -> Iterator[WebDaemon]:
-    """A web daemon in a fresh home, its mock LLM also playing ``scenarios``; closed and
-    cleaned up after."""
+def web_daemon(
+    scenarios: Sequence[dict[str, Any]] = (), user_config: str | None = None
+) -> Iterator[WebDaemon]:
+    """A web daemon in a fresh home, its mock LLM also playing ``scenarios`` and the user's
+    config.toml holding ``user_config`` (with the tests' run mode); closed and cleaned up
+    after."""
     home = Home()
     if scenarios:
         home.use_scenarios(scenarios)
+    if user_config is not None:
+        home.user_config(user_config)
     daemon = WebDaemon(home)
     try:
         yield daemon

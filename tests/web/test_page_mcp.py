@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import Home, scaled
-from tests.mcp.conftest import SCENARIOS, server_table, write_user_config
-from tests.web.conftest import WebDaemon
+from tests.harness import scaled
+from tests.mcp.conftest import SCENARIOS, server_table
+from tests.web.conftest import WebDaemon, web_daemon
 from tests.web.test_page import IDLE, open_page, send, shoot
 
 pytest.importorskip("playwright")
@@ -29,15 +29,8 @@ the SDK: seconds on a loaded machine) before the model is asked."""
 @pytest.fixture
 def web() -> Iterator[WebDaemon]:
     """A web daemon whose user configuration names the test MCP server ``t``."""
-    home = Home()
-    home.use_scenarios(SCENARIOS)
-    write_user_config(home, server_table())
-    daemon = WebDaemon(home)
-    try:
+    with web_daemon(SCENARIOS, server_table()) as daemon:
         yield daemon
-    finally:
-        daemon.close()
-        home.cleanup()
 
 
 def test_an_mcp_tool_card_names_the_server_and_the_tool(

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import Home, scaled
-from tests.mcp.conftest import mcp_call, write_user_config
+from tests.harness import scaled
+from tests.mcp.conftest import mcp_call
 from tests.mcp.test_elicitation_e2e import SERVER
-from tests.web.conftest import WebDaemon
+from tests.web.conftest import WebDaemon, web_daemon
 from tests.web.test_page import IDLE, open_page, send, shoot
 
 pytest.importorskip("playwright")
@@ -27,15 +27,10 @@ from tests.web.test_page import browser, context  # noqa: F401  (fixtures)
 @pytest.fixture
 def web() -> Iterator[WebDaemon]:
     """A web daemon whose user configuration names the eliciting MCP server ``e``."""
-    home = Home()
-    home.use_scenarios([mcp_call("elicit-book", "mcp__e__book_table", {"restaurant": "Chez"})])
-    write_user_config(home, f'[mcp_servers.e]\ncommand = "{sys.executable}"\nargs = ["{SERVER}"]\n')
-    daemon = WebDaemon(home)
-    try:
+    scenario = mcp_call("elicit-book", "mcp__e__book_table", {"restaurant": "Chez"})
+    config = f'[mcp_servers.e]\ncommand = "{sys.executable}"\nargs = ["{SERVER}"]\n'
+    with web_daemon([scenario], config) as daemon:
         yield daemon
-    finally:
-        daemon.close()
-        home.cleanup()
 
 
 def test_an_mcp_servers_form_is_a_card_settled_after_a_reload(

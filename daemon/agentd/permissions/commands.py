@@ -6,8 +6,6 @@
   where the grammar cannot place something);
 - :func:`path_words`: the words that may name a path (arguments, ``--opt=value`` values,
   redirection targets), for path deny rules;
-- :func:`harmless_redirects`: whether a simple command only redirects to ``/dev/null`` or
-  another descriptor (allow rules approve nothing else);
 - :func:`remembered_rules` / :func:`command_prefix`: the rules an *always* answer stores.
 """
 
@@ -17,7 +15,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from agentd.tools.shellparse.grammar import ParsedCommand, SimpleCommand, parse_command
+from agentd.tools.shellparse.grammar import ParsedCommand, parse_command
 from agentd.tools.shellparse.words import command_name, segments, strip_wrappers
 
 _SUBCOMMAND_NAMES = (
@@ -38,18 +36,6 @@ def parse(command: str) -> ParsedCommand | None:
         return parse_command(command)
     except ImportError:
         return None
-
-
-def harmless_redirects(simple: SimpleCommand) -> bool:
-    """Only input, ``/dev/null`` and descriptor-duplicating redirections."""
-    for operator, target in simple.redirects:
-        if ">" not in operator:
-            continue
-        if target != "/dev/null" and not (
-            operator.endswith("&") and (target.isdigit() or target == "-")
-        ):
-            return False
-    return True
 
 
 def deny_forms(command: str, depth: int = 0) -> list[list[str]]:

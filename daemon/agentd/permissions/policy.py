@@ -66,7 +66,6 @@ from agentd.paths import config_dir
 from agentd.permissions.commands import (
     command_prefix,
     deny_forms,
-    harmless_redirects,
     parse,
     path_words,
     program,
@@ -84,6 +83,7 @@ from agentd.permissions.rules import (
 from agentd.protocol.methods import PermissionMode
 from agentd.tools.base import Tool
 from agentd.tools.shellparse.danger import dangerous_reason
+from agentd.tools.shellparse.readonly import harmless_redirects
 from agentd.tools.shellparse.words import command_name, tokens
 
 __all__ = [

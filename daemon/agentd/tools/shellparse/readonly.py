@@ -64,7 +64,7 @@ def _reads(simple: SimpleCommand) -> bool:
     argv = simple.argv
     if not argv or simple.assignments or 0 in simple.dynamic or argv[0] not in _PROGRAMS:
         return False
-    if not all(_reads_redirect(operator, target) for operator, target in simple.redirects):
+    if not harmless_redirects(simple):
         return False
     if argv[0] == "git" and (len(argv) < 2 or argv[1] not in GIT_READERS):
         return False
@@ -82,7 +82,14 @@ def _risky(word: str, risky: tuple[str, ...]) -> bool:
     return any(len(option) == 2 and option[1] in word[1:] for option in risky)
 
 
-def _reads_redirect(operator: str, target: str) -> bool:
-    if ">" not in operator:
-        return True
-    return target == "/dev/null" or (operator.endswith("&") and (target.isdigit() or target == "-"))
+def harmless_redirects(simple: SimpleCommand) -> bool:
+    """Only input, ``/dev/null`` and descriptor-duplicating redirections (permission allow
+    rules approve nothing else either)."""
+    for operator, target in simple.redirects:
+        if ">" not in operator:
+            continue
+        if target != "/dev/null" and not (
+            operator.endswith("&") and (target.isdigit() or target == "-")
+        ):
+            return False
+    return True
