@@ -1,0 +1,187 @@
+"""A task's workspace, ``OUT/work/ID``: a git worktree created from the task's ref, or a copy
+of a folder; and the change made in it (``diff.patch``).
+
+Worktrees share one object store per repository: the first task of a repository clones it
+once, bare, into ``OUT/work/.repos/`` (a local repository with ``--shared``: its objects are
+borrowed, not copied); every task then costs one ``git worktree add --detach``. A copy (a
+``cwd`` without ``ref``) gets a private baseline index under ``OUT/work/.base/ID`` (its own
+``.git``, if any, is left alone), so its diff is taken the same way. A workspace that exists
+already (a task run again) is replaced. These functions block: call them in a thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from agentctl.batch.tasks import Task
+
+GIT_TIMEOUT_S = 600.0
+"""How long one git command may take (a clone of a large repository)."""
+
+
+class WorkspaceError(Exception):
+    """The workspace could not be made (bad repository or ref, a failed copy)."""
+
+
+class Workspace(msgspec.Struct, frozen=True, kw_only=True):
+    """A prepared workspace: its folder, how it was made and what its diff is taken
+    against (a commit for a worktree, the baseline tree for a copy)."""
+
+    path: str
+    kind: Literal["worktree", "copy"]
+    base: str
+    git_dir: str | None = None
+    """The baseline's git dir (copies only; a worktree has its own ``.git`` file)."""
+
+
+def _git(*args: str, cwd: str | None = None, git_dir: str | None = None) -> str:
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
+    if git_dir is not None:
+        env["GIT_DIR"] = git_dir
+        env["GIT_WORK_TREE"] = cwd or "."
+    try:
+        done = subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise WorkspaceError(f"git {args[0]}: {exc}") from None
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise WorkspaceError(f"git {args[0]}: {message[-1] if message else done.returncode}")
+    return done.stdout.decode("utf-8", "replace")
+
+
+def prepare_workspace(task: Task, out_dir: str | Path) -> Workspace:
+    """Make ``OUT/work/ID`` for ``task`` afresh; raise :class:`WorkspaceError` when it cannot
+    be made. ``repo`` (or ``cwd`` with ``ref``) → a worktree at ``ref`` (default ``HEAD``);
+    ``cwd`` alone → a copy of the folder."""
+    work = Path(out_dir) / "work"
+    path = work / task.id
+    _clear(path)
+    source = task.repo if task.repo is not None else task.cwd
+    assert source is not None  # a validated task has one of them
+    if task.repo is not None or task.ref is not None:
+        mirror = shared_repository(source, work / ".repos")
+        _git(
+            "--git-dir", str(mirror), "worktree", "add", "--force", "--detach", "--quiet",
+            str(path), task.ref or "HEAD",
+        )  # fmt: skip
+        return Workspace(path=str(path), kind="worktree", base=_worktree_head(path))
+    return _copy_workspace(Path(source), path, work / ".base" / task.id)
+
+
+def _clear(path: Path) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path)
+
+
+def shared_repository(source: str, repos: Path) -> Path:
+    """The bare clone of ``source`` every task of that repository shares (made on first use;
+    a lock file serialises that between threads and processes). Local sources are cloned
+    with ``--shared`` (their object store is borrowed)."""
+    key = hashlib.sha256(_source_key(source).encode()).hexdigest()[:16]
+    mirror = repos / f"{key}.git"
+    if (mirror / "HEAD").exists():
+        return mirror
+    repos.mkdir(parents=True, exist_ok=True)
+    with open(repos / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (mirror / "HEAD").exists():
+            partial = repos / f"{key}.partial"
+            _clear(partial)
+            local = Path(source).is_dir()
+            shared = ["--shared"] if local else []
+            origin = str(Path(source).resolve()) if local else source
+            _git("clone", "--bare", "--quiet", *shared, origin, str(partial))
+            partial.rename(mirror)
+    return mirror
+
+
+def _source_key(source: str) -> str:
+    path = Path(source)
+    return str(path.resolve()) if path.is_dir() else source
+
+
+def _worktree_head(path: Path) -> str:
+    """The commit a fresh detached worktree is at, read from its git files (no process)."""
+    pointer = (path / ".git").read_text().strip()
+    git_dir = Path(pointer.removeprefix("gitdir: "))
+    if not git_dir.is_absolute():
+        git_dir = (path / git_dir).resolve()
+    return (git_dir / "HEAD").read_text().strip()
+
+
+def _copy_workspace(source: Path, path: Path, base_dir: Path) -> Workspace:
+    if not source.is_dir():
+        raise WorkspaceError(f"cwd {source} is not a folder")
+    try:
+        shutil.copytree(source, path, symlinks=True)
+    except (OSError, shutil.Error) as exc:
+        raise WorkspaceError(f"copy of {source}: {exc}") from None
+    _clear(base_dir)
+    base_dir.parent.mkdir(parents=True, exist_ok=True)
+    git_dir = str(base_dir)
+    _git("init", "--quiet", "--bare", git_dir)
+    _git("add", "--all", cwd=str(path), git_dir=git_dir)
+    tree = _git("write-tree", cwd=str(path), git_dir=git_dir).strip()
+    return Workspace(path=str(path), kind="copy", base=tree, git_dir=git_dir)
+
+
+def collect_diff(workspace: Workspace) -> tuple[bytes, list[str]]:
+    """The change in the workspace against its base (a binary-safe patch, new files
+    included) and the paths it touches (relative, sorted)."""
+    path = workspace.path
+    _git("add", "--all", cwd=path, git_dir=workspace.git_dir)
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+    if workspace.git_dir is not None:
+        env |= {"GIT_DIR": workspace.git_dir, "GIT_WORK_TREE": path}
+    argv = ["git", "diff", "--cached", "--binary", "--no-renames", "--no-color", workspace.base]
+    try:
+        done = subprocess.run(
+            argv, cwd=path, env=env, capture_output=True, timeout=GIT_TIMEOUT_S, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise WorkspaceError(f"git diff: {exc}") from None
+    if done.returncode != 0:
+        raise WorkspaceError(f"git diff: {done.stderr.decode('utf-8', 'replace').strip()}")
+    return done.stdout, changed_paths(done.stdout)
+
+
+def changed_paths(patch: bytes) -> list[str]:
+    """The paths of a ``--no-renames`` patch's ``diff --git a/P b/P`` headers."""
+    found = set()
+    for line in patch.split(b"\n"):
+        if not line.startswith(b"diff --git "):
+            continue
+        pair = line[len(b"diff --git ") :].decode("utf-8", "surrogateescape")
+        if pair.startswith('"'):
+            found.add(_unquote(pair[: pair.index('" "') + 1])[2:])
+        else:
+            half = (len(pair) - 1) // 2
+            found.add(pair[2:half])
+    return sorted(found)
+
+
+def _unquote(quoted: str) -> str:
+    """A C-style quoted git path (octal escapes for bytes) as text."""
+    raw = quoted[1:-1].encode("latin-1", "backslashreplace")
+    with contextlib.suppress(UnicodeDecodeError):
+        return raw.decode("unicode_escape").encode("latin-1").decode("utf-8")
+    return quoted
