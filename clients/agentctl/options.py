@@ -288,6 +288,30 @@ class BridgeOptions(CommandOptions, frozen=True, kw_only=True):
     bridge_args: list[str] = []
 
 
+class BatchOptions(CommandOptions, frozen=True, kw_only=True):
+    """``agentctl batch TASKS --out DIR …`` and ``agentctl batch report DIR``."""
+
+    words: list[str]
+    out: str | None = None
+    concurrency: int | None = None
+    strict: bool = False
+    retry_failed: bool = False
+    max_cost: float | None = None
+    max_tokens: int | None = None
+    rate: float | None = None
+    shard: tuple[int, int] | None = None
+    engine: Literal["local", "ray"] = "local"
+    address: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    permission: Literal["auto", "ask", "read-only"] | None = None
+    env: list[str] | None = None
+    check_timeout: float | None = None
+    json: bool = False
+    markdown: str | None = None
+    html: str | None = None
+
+
 AnyOptions: TypeAlias = (
     SendOptions
     | ChatOptions
@@ -316,6 +340,7 @@ AnyOptions: TypeAlias = (
     | PsOptions
     | KillOptions
     | BridgeOptions
+    | BatchOptions
 )
 
 OPTIONS_OF: dict[str, type[AnyOptions]] = {
@@ -347,6 +372,7 @@ OPTIONS_OF: dict[str, type[AnyOptions]] = {
     "ps": PsOptions,
     "kill": KillOptions,
     "bridge": BridgeOptions,
+    "batch": BatchOptions,
 }
 """The options Struct of each command (and action) of :func:`agentctl.parser.build_parser`."""
 

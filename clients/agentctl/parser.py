@@ -363,4 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_daemon(commands)
     _add_rewind(commands)
     _add_processes(commands)
+    from agentctl.batch.args import add_batch_parser
+
+    add_batch_parser(commands, _positive_int, _positive_float)
     return parser

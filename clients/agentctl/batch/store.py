@@ -27,9 +27,9 @@ def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` as a whole: a temporary file beside it, then a rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(temporary, "wb") as out:
+    with temporary.open("wb") as out:
         out.write(data)
-    os.replace(temporary, path)
+    temporary.replace(path)
 
 
 def now_iso() -> str:
@@ -65,7 +65,7 @@ def _cut_partial_line(path: Path) -> None:
     except FileNotFoundError:
         return
     if data and not data.endswith(b"\n"):
-        with open(path, "r+b") as out:
+        with path.open("r+b") as out:
             out.truncate(data.rfind(b"\n") + 1)
 
 

@@ -101,7 +101,7 @@ def shared_repository(source: str, repos: Path) -> Path:
     if (mirror / "HEAD").exists():
         return mirror
     repos.mkdir(parents=True, exist_ok=True)
-    with open(repos / f"{key}.lock", "w") as lock:
+    with (repos / f"{key}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (mirror / "HEAD").exists():
             partial = repos / f"{key}.partial"
