@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from tests.agentctl.harness import Sandbox
 from tests.scenarios import tool_call
 
-SCENARIOS = [
+SCENARIOS: list[dict[str, Any]] = [
     {
         "name": "batch-edit",
         "trigger": "batch: write the answer",
@@ -74,7 +75,7 @@ class BatchBox(Sandbox):
         )
         return done.stdout
 
-    def write_tasks(self, tasks: list[dict[str, Any] | str]) -> Path:
+    def write_tasks(self, tasks: Sequence[dict[str, Any] | str]) -> Path:
         """One line per task (a string is written as it is: a bad line)."""
         lines = [t if isinstance(t, str) else json.dumps(t) for t in tasks]
         self.tasks.write_text("\n".join(lines) + "\n")
