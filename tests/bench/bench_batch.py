@@ -91,12 +91,13 @@ def measure() -> _Run:
         )  # fmt: skip
         results = box.out / "results.jsonl"
         daemon_cpu, before = _cpu_s(daemon), os.times()
+        stderr = (box.root / "batch.stderr").open("wb")
         started = time.perf_counter()
         process = subprocess.Popen(
             [*box.command("batch", str(box.tasks), "--out", str(box.out)),
              "--concurrency", str(CONCURRENCY)],
             cwd=box.project, env=box.env, stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            stdout=subprocess.DEVNULL, stderr=stderr,
         )  # fmt: skip
         deadline = time.monotonic() + scaled(600)
         while process.poll() is None and time.monotonic() < deadline:
@@ -107,13 +108,15 @@ def measure() -> _Run:
                 _sample(run, "late", process.pid, daemon)
             time.sleep(0.02)
         code = process.wait(timeout=scaled(60))
+        stderr.close()
         run.wall = time.perf_counter() - started
         after = os.times()
         children = after.children_user + after.children_system
         run.cpu = _cpu_s(daemon) - daemon_cpu + children - before.children_user
         run.cpu -= before.children_system
         if code != 0:
-            raise RuntimeError(f"batch exited {code}: {process.stderr.read()[-2000:]!r}")
+            tail = (box.root / "batch.stderr").read_text()[-2000:]
+            raise RuntimeError(f"batch exited {code}: {tail}")
         run.passed = sum(1 for _ in results.read_text().splitlines())
     finally:
         box.close()
