@@ -234,6 +234,7 @@ class Daemon:
                 tls=tls,
                 insecure_http=options.insecure_http,
                 peer_check=self.peer_check,
+                metrics=self.metrics,
             )
             await server.start(self.sessions)
             self.web = server
