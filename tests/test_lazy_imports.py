@@ -272,7 +272,7 @@ print("OTEL:", *sorted(m for m in sys.modules if m.split(".")[0] == "opentelemet
 """
 
 
-def _otel_modules_after_a_run(root: Path, env: dict[str, str]) -> list[str]:
+def otel_modules_after_a_run(root: Path, env: dict[str, str]) -> list[str]:
     """The OpenTelemetry modules a process loaded for one session and one run on the mock."""
     import os
     import subprocess
@@ -295,13 +295,13 @@ def _otel_modules_after_a_run(root: Path, env: dict[str, str]) -> list[str]:
 def test_telemetry_off_imports_nothing_of_opentelemetry(tmp_path: Path) -> None:
     """With no endpoint configured, a session and a run import no OpenTelemetry module (the
     API included) and not ``agentd.telemetry.otel``."""
-    assert _otel_modules_after_a_run(tmp_path, {}) == []
+    assert otel_modules_after_a_run(tmp_path, {}) == []
 
 
 def test_telemetry_on_imports_the_sdk(tmp_path: Path) -> None:
     """With ``OTEL_EXPORTER_OTLP_ENDPOINT`` set the SDK and the OTLP/HTTP exporters load (the
     endpoint is a closed loopback port: the last export fails quietly at shutdown)."""
-    loaded = _otel_modules_after_a_run(
+    loaded = otel_modules_after_a_run(
         tmp_path, {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"}
     )
     assert "agentd.telemetry.otel" in loaded
