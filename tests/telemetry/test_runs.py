@@ -117,7 +117,9 @@ def _check_approval(spans: list[Any], points: dict[str, list[Any]]) -> None:
         for p in points["agentd.approval.wait"]
         if attributes(p.attributes)["gen_ai.tool.name"] == "write"
     ]
-    assert waits and waits[-1].count == 1 and waits[-1].sum >= WAIT * 0.9
+    assert waits
+    assert waits[-1].count == 1
+    assert waits[-1].sum >= WAIT * 0.9
 
 
 def _check_error(spans: list[Any], failed_run: Any, points: dict[str, list[Any]]) -> None:

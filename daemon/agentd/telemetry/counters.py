@@ -9,6 +9,8 @@ Every run counts, a subagent's too (its child session's run). Updated by
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from typing import Any
 
 from agentd.protocol.content import AssistantMessage
 from agentd.protocol.events import (
@@ -41,7 +43,7 @@ class Counters:
         self.errors: dict[str, int] = {}
         """Errors by type: the ``error`` events' codes (``provider_error``, ``store_error``,
         ``internal_error``) and, added by the daemon, ``rpc_internal_error``."""
-        self._asked: dict[tuple[str, str], float] = {}
+        self._waiting: dict[tuple[str, str], float] = {}
 
     @property
     def runs_active(self) -> int:
@@ -51,35 +53,55 @@ class Counters:
     @property
     def approvals_pending(self) -> int:
         """Tool calls waiting for an approval now."""
-        return len(self._asked)
+        return len(self._waiting)
 
     def error(self, kind: str) -> None:
         """Count one error of ``kind``."""
         self.errors[kind] = self.errors.get(kind, 0) + 1
 
     def observe(self, scope: RunScope, event: Event) -> None:
-        """Count what ``event`` tells (most events tell nothing here)."""
-        if isinstance(event, MessageEnd):
-            message = event.message
-            if isinstance(message, AssistantMessage):
-                usage = message.usage
-                self.input_tokens += usage.input_tokens
-                self.output_tokens += usage.output_tokens
-                self.cost += usage.cost
-        elif isinstance(event, ToolExecutionEnd):
-            self.tool_calls += 1
-            self.tool_errors += event.is_error
-        elif isinstance(event, AgentStart):
-            self.runs_started += 1
-        elif isinstance(event, AgentEnd):
-            reason = event.stop_reason
-            self.runs_ended[reason] = self.runs_ended.get(reason, 0) + 1
-        elif isinstance(event, ErrorEvent):
-            self.error(event.code)
-        elif isinstance(event, PermissionRequest):
-            self._asked[(scope.session_id, event.tool_call_id)] = time.monotonic()
-        elif isinstance(event, PermissionResolved):
-            asked = self._asked.pop((scope.session_id, event.tool_call_id), None)
-            if asked is not None:
-                self.approvals += 1
-                self.approval_wait_s += time.monotonic() - asked
+        """Count what ``event`` tells (most events tell nothing here: one dict lookup)."""
+        count = _COUNTS.get(type(event))
+        if count is not None:
+            count(self, scope, event)
+
+    def _message_end(self, scope: RunScope, event: MessageEnd) -> None:
+        message = event.message
+        if isinstance(message, AssistantMessage):
+            usage = message.usage
+            self.input_tokens += usage.input_tokens
+            self.output_tokens += usage.output_tokens
+            self.cost += usage.cost
+
+    def _tool_end(self, scope: RunScope, event: ToolExecutionEnd) -> None:
+        self.tool_calls += 1
+        self.tool_errors += event.is_error
+
+    def _run_start(self, scope: RunScope, event: AgentStart) -> None:
+        self.runs_started += 1
+
+    def _run_end(self, scope: RunScope, event: AgentEnd) -> None:
+        self.runs_ended[event.stop_reason] = self.runs_ended.get(event.stop_reason, 0) + 1
+
+    def _error(self, scope: RunScope, event: ErrorEvent) -> None:
+        self.error(event.code)
+
+    def _asked(self, scope: RunScope, event: PermissionRequest) -> None:
+        self._waiting[(scope.session_id, event.tool_call_id)] = time.monotonic()
+
+    def _answered(self, scope: RunScope, event: PermissionResolved) -> None:
+        asked = self._waiting.pop((scope.session_id, event.tool_call_id), None)
+        if asked is not None:
+            self.approvals += 1
+            self.approval_wait_s += time.monotonic() - asked
+
+
+_COUNTS: dict[type, Callable[[Counters, RunScope, Any], None]] = {
+    MessageEnd: Counters._message_end,
+    ToolExecutionEnd: Counters._tool_end,
+    AgentStart: Counters._run_start,
+    AgentEnd: Counters._run_end,
+    ErrorEvent: Counters._error,
+    PermissionRequest: Counters._asked,
+    PermissionResolved: Counters._answered,
+}
