@@ -1,16 +1,20 @@
 """When telemetry is on and where it goes: the ``[telemetry]`` table over the standard
 ``OTEL_*`` variables (:func:`agentd.telemetry.settings.telemetry_settings`), and the user-only
-rule (a project's ``[telemetry]`` is ignored)."""
+rule (a project's ``[telemetry]`` is ignored); the Prometheus text's escaping; a driver's
+``traceparent`` values (:mod:`agentd.api.tracecontext`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
 import pytest
 
+from agentd.api.tracecontext import new_trace_id, trace_id_of, traceparent
 from agentd.config.load import load_config, user_settings
 from agentd.config.schema import TelemetrySection
 from agentd.errors import ConfigError
+from agentd.protocol.methods import PromptParams
 from agentd.protocol.metrics import DaemonMetricsResult
 from agentd.protocol.trust_list import add_trusted
 from agentd.telemetry.settings import telemetry_settings
@@ -99,3 +103,16 @@ def test_prometheus_text_escapes_label_values() -> None:
     assert "agentd_uptime_seconds 1.5" in text
     assert "agentd_sessions_loaded 2" in text
     assert text.endswith("\n")
+
+
+def test_trace_context_values_for_a_driver() -> None:
+    trace_id = new_trace_id()
+    value = traceparent(trace_id)
+    assert trace_id_of(value) == trace_id
+    assert msgspec.convert({"sessionId": "s", "text": "t", "traceparent": value}, PromptParams)
+    assert traceparent(trace_id, "00f067aa0ba902b7", sampled=False).endswith("-00f067aa0ba902b7-00")
+    assert trace_id_of("00-" + "0" * 32 + "-00f067aa0ba902b7-01") is None
+    with pytest.raises(ValueError, match="not a valid trace id"):
+        traceparent("XYZ")
+    with pytest.raises(msgspec.ValidationError, match=r"\$\.traceparent"):
+        msgspec.convert({"sessionId": "s", "text": "t", "traceparent": "01-x"}, PromptParams)
