@@ -263,7 +263,8 @@ from agentd.session.service import SessionService
 async def main():
     service = SessionService()
     info = await service.create(SessionNewParams(cwd=ROOT, provider="mock"))
-    await service.prompt(PromptParams(session_id=info.session_id, text="hi"))
+    trace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"  # ignored while off
+    await service.prompt(PromptParams(session_id=info.session_id, text="hi", traceparent=trace))
     await service.close()
 
 asyncio.run(main())

@@ -165,6 +165,8 @@ def _check_metrics(points: dict[str, list[Any]]) -> None:
     assert kinds == {"input", "output"}
     assert max(p.count for p in points["gen_ai.client.operation.duration"]) == 2
     assert "agentd.run.duration" in points
+    assert points["agentd.runs.active"][-1].as_int == 0  # the last export: the run had ended
+    assert "agentd.approvals.pending" in points
 
 
 def _check_daemon_metrics(metrics: dict[str, Any]) -> None:

@@ -263,8 +263,9 @@ class WebSearchSection(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class TelemetrySection(msgspec.Struct, forbid_unknown_fields=True):
-    """OpenTelemetry traces and metrics of the daemon (see docs/telemetry.md), read from your
-    own config only (a project's ``[telemetry]`` is ignored); without an endpoint here or in
+    """OpenTelemetry traces and metrics (docs/telemetry.md); your own config file only.
+
+    A project's ``[telemetry]`` is ignored. Without an endpoint here or in
     ``OTEL_EXPORTER_OTLP_*ENDPOINT`` nothing is exported and the SDK is never imported."""
 
     otlp_endpoint: Annotated[

@@ -59,7 +59,7 @@ class Telemetry:
                 from agentd.telemetry.otel import OtelExport
             except ImportError as exc:
                 raise ConfigError(MISSING_EXTRA.format(source=chosen.source, error=exc)) from None
-            self.export = OtelExport(chosen)
+            self.export = OtelExport(chosen, self.counters)
             self.observers = (self.counters, self.export.observer)
         self.settings, self.decided = chosen, True
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.metrics import CallbackOptions, Observation
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import MetricReader, PeriodicExportingMetricReader
 from opentelemetry.sdk.resources import Resource
@@ -19,6 +20,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from agentd import __version__
+from agentd.telemetry.counters import Counters
 from agentd.telemetry.settings import TelemetrySettings
 from agentd.telemetry.spans import SpanObserver
 
@@ -29,7 +31,9 @@ SHUTDOWN_TIMEOUT_MS = 5_000
 class OtelExport:
     """The daemon's providers and their observer (see the module docstring)."""
 
-    def __init__(self, settings: TelemetrySettings) -> None:
+    def __init__(self, settings: TelemetrySettings, counters: Counters) -> None:
+        """``counters``: the daemon's, observed as the ``agentd.runs.active`` and
+        ``agentd.approvals.pending`` gauges at each metric export."""
         resource = Resource.create(
             {"service.name": settings.service_name, "service.version": __version__}
         )
@@ -44,10 +48,22 @@ class OtelExport:
             interval = settings.metrics_interval * 1000
             readers.append(PeriodicExportingMetricReader(metrics, interval))
         self.meter_provider = MeterProvider(metric_readers=readers, resource=resource)
+        meter = self.meter_provider.get_meter("agentd", __version__)
         self.observer = SpanObserver(
             self.tracer_provider.get_tracer("agentd", __version__),
-            self.meter_provider.get_meter("agentd", __version__),
+            meter,
             capture_content=settings.capture_content,
+        )
+
+        def active(options: CallbackOptions) -> list[Observation]:
+            return [Observation(counters.runs_active)]
+
+        def pending(options: CallbackOptions) -> list[Observation]:
+            return [Observation(counters.approvals_pending)]
+
+        meter.create_observable_gauge("agentd.runs.active", [active], "{run}", "runs now")
+        meter.create_observable_gauge(
+            "agentd.approvals.pending", [pending], "{call}", "tool calls waiting for approval"
         )
 
     def shutdown(self) -> None:
