@@ -33,6 +33,7 @@ class Counters:
         self.runs_started = 0
         self.runs_ended: dict[str, int] = {}
         """Ended runs by stop reason."""
+        self._finished = 0
         self.input_tokens = 0
         self.output_tokens = 0
         self.cost = 0.0
@@ -47,8 +48,9 @@ class Counters:
 
     @property
     def runs_active(self) -> int:
-        """Runs started and not ended yet."""
-        return self.runs_started - sum(self.runs_ended.values())
+        """Runs started and not ended yet (two ints: safe to read from the metric exporter's
+        thread)."""
+        return self.runs_started - self._finished
 
     @property
     def approvals_pending(self) -> int:
@@ -82,6 +84,7 @@ class Counters:
 
     def _run_end(self, scope: RunScope, event: AgentEnd) -> None:
         self.runs_ended[event.stop_reason] = self.runs_ended.get(event.stop_reason, 0) + 1
+        self._finished += 1
 
     def _error(self, scope: RunScope, event: ErrorEvent) -> None:
         self.error(event.code)
