@@ -1,10 +1,15 @@
 """A real OTLP/HTTP receiver for the telemetry tests: ``POST /v1/traces`` and
 ``POST /v1/metrics`` bodies decoded with the official protobuf classes
 (``opentelemetry-proto``), kept with their raw bytes, answered 200 with an empty export
-response, as a collector does."""
+response, as a collector does.
+
+``python -m tests.telemetry.receiver`` runs one in a process of its own (for the bench, so
+decoding does not compete with the measured client): it prints its endpoint, serves until
+its stdin closes, then prints how many spans it received."""
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -118,3 +123,11 @@ def value(any_value: AnyValue) -> Any:
 def attributes(pairs: Any) -> dict[str, Any]:
     """OTLP key-value pairs as a dict."""
     return {pair.key: value(pair.value) for pair in pairs}
+
+
+if __name__ == "__main__":
+    receiver = Receiver()
+    print(receiver.endpoint, flush=True)
+    sys.stdin.read()
+    receiver.close()
+    print(len(receiver.spans()), flush=True)

@@ -117,7 +117,6 @@ class SpanObserver:
             "gen_ai.agent.name": AGENT,
             "gen_ai.conversation.id": scope.session_id,
             "gen_ai.provider.name": scope.provider,
-            "gen_ai.system": scope.provider,
             "gen_ai.request.model": scope.model,
         }
         if scope.parent_session_id:
@@ -185,7 +184,6 @@ class SpanObserver:
         attributes = {
             "gen_ai.operation.name": "chat",
             "gen_ai.provider.name": scope.provider,
-            "gen_ai.system": scope.provider,
             "gen_ai.request.model": scope.model,
         }
         span = self.tracer.start_span(
