@@ -39,10 +39,12 @@ def test_fifty_tasks_results_artifacts_rerun_and_retry(box: BatchBox) -> None:
         [f"edit-{n}" for n in range(20)] + [f"fail-{n}" for n in range(10)]
         + [f"look-{n}" for n in range(17)] + ["copy", "slow"]
     )  # fmt: skip
-    assert len({line["trace_id"] for line in lines}) == 49
+    batch = json.loads((box.out / "batch.json").read_text())
+    assert {line["trace_id"] for line in lines} == {batch["batch_trace_id"]}  # one trace
+    assert len({line["span_id"] for line in lines}) == 49  # a span per attempt
     latest = box.latest()
     for name, line in latest.items():
-        assert HEX32.match(line["trace_id"]), line
+        assert re.fullmatch("[0-9a-f]{16}", line["span_id"]), line
         assert line["attempt"] == 1
         assert line["engine"] == "local"
         assert line["session_id"]
@@ -84,7 +86,6 @@ def test_fifty_tasks_results_artifacts_rerun_and_retry(box: BatchBox) -> None:
     assert "timed out" in slow["error"]
     assert '"stopReason":"aborted"' in (box.out / "slow" / "session.jsonl").read_text()
     assert box.git("status", "--porcelain") == ""  # the repository itself is untouched
-    batch = json.loads((box.out / "batch.json").read_text())
     assert HEX32.match(batch["batch_trace_id"])
     assert batch["invalid_lines"][0]["line"] == 49
     assert batch["invalid_lines"][0]["field"] == "prompt"

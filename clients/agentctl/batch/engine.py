@@ -96,6 +96,7 @@ class TaskJob(msgspec.Struct, kw_only=True):
     settings: BatchSettings
     caps: TaskCaps = msgspec.field(default_factory=TaskCaps)
     trace_id: str
+    span_id: str = ""
     attempt: int = 1
     stop: Any = msgspec.field(default_factory=StopRequest)
     """A :class:`StopRequest` (typed ``Any``: it is not data and never encoded)."""

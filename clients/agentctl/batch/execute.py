@@ -20,7 +20,7 @@ import msgspec
 
 from agentctl.batch.commands import command_env, run_command
 from agentctl.batch.engine import ProgressCallback, TaskEvent, TaskJob
-from agentctl.batch.records import Artifacts, ResultRecord, Status, TaskUsage
+from agentctl.batch.records import Artifacts, ResultRecord, Status, TaskUsage, traceparent_of
 from agentctl.batch.store import now_iso, write_atomic
 from agentctl.batch.workspace import Workspace, WorkspaceError, collect_diff, prepare_workspace
 from agentctl.client import AgentClient
@@ -50,6 +50,7 @@ class _Attempt:
             stop_reason="error",
             exit_code=outcome.AGENT_ERROR,
             trace_id=job.trace_id,
+            span_id=job.span_id,
             attempt=job.attempt,
             started_at=now_iso(),
             engine=engine,
@@ -184,6 +185,7 @@ async def _run_agent(
             stop=stop,
             max_turns=job.task.max_turns,
             budget=_budget(job),
+            traceparent=traceparent_of(job.trace_id, job.span_id),
         )
     except (RpcError, OSError) as exc:
         record.error = f"session/prompt: {exc}"

@@ -70,7 +70,10 @@ class ResultRecord(msgspec.Struct, kw_only=True):
     1 error, 3 max turns, 4 timeout, 6 budget, 7 cancelled, 130 interrupted; README), or 1
     when no run took place. ``check_exit_code`` is None without a check or when it did not
     run. ``duration_ms`` is the whole task (workspace, setup, run, check, artifacts).
-    ``trace_id`` (32 hex digits) identifies the task's attempt for tracing; ``attempt``
+    ``trace_id`` (32 hex digits) is the trace the run's spans are in: the batch's
+    ``batch_trace_id``, so one trace holds the whole batch; ``span_id`` (16 hex digits, new
+    for every attempt) is the span standing for this attempt, the parent of the run's
+    ``invoke_agent`` span (the ``traceparent`` given to ``session/prompt``); ``attempt``
     counts the runs of this task id in this output folder (1 for the first).
     """
 
@@ -87,6 +90,7 @@ class ResultRecord(msgspec.Struct, kw_only=True):
     artifacts: Artifacts = msgspec.field(default_factory=Artifacts)
     session_id: str | None = None
     trace_id: str = ""
+    span_id: str = ""
     error: str | None = None
     started_at: str = ""
     finished_at: str = ""
@@ -115,6 +119,19 @@ def new_trace_id() -> str:
         value = secrets.token_hex(16)
         if value.strip("0"):
             return value
+
+
+def new_span_id() -> str:
+    """A fresh W3C span id: 16 lowercase hex digits, not all zero."""
+    while True:
+        value = secrets.token_hex(8)
+        if value.strip("0"):
+            return value
+
+
+def traceparent_of(trace_id: str, span_id: str) -> str | None:
+    """The ``traceparent`` naming ``span_id`` in ``trace_id`` (sampled); None without both."""
+    return f"00-{trace_id}-{span_id}-01" if trace_id and span_id else None
 
 
 def record_to_data(record: ResultRecord) -> dict[str, Any]:

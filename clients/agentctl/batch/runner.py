@@ -21,6 +21,7 @@ from agentctl.batch.records import (
     RETRIED_STATUSES,
     BatchFile,
     ResultRecord,
+    new_span_id,
     new_trace_id,
 )
 from agentctl.batch.store import (
@@ -208,7 +209,8 @@ class _Scheduler:
             task=task,
             settings=self.settings,
             caps=caps,
-            trace_id=new_trace_id(),
+            trace_id=self.settings.batch_trace_id or new_trace_id(),
+            span_id=new_span_id(),
             attempt=attempt,
             stop=request,
         )
@@ -218,7 +220,8 @@ class _Scheduler:
             record = ResultRecord(
                 id=task.id, status="error", stop_reason="error", exit_code=outcome.AGENT_ERROR,
                 error=f"{self.engine.name} engine: {exc}", trace_id=job.trace_id,
-                attempt=attempt, engine=self.engine.name, finished_at=now_iso(),
+                span_id=job.span_id, attempt=attempt, engine=self.engine.name,
+                finished_at=now_iso(),
             )  # fmt: skip
         if record.status == "budget" and from_batch:
             record.status, record.error = "cancelled", BATCH_BUDGET

@@ -16,7 +16,7 @@ import msgspec
 
 from agentctl.batch.engine import BatchSettings, StopRequest, TaskCaps, TaskEvent, TaskJob
 from agentctl.batch.execute import execute_task
-from agentctl.batch.records import record_to_data
+from agentctl.batch.records import new_span_id, record_to_data
 from agentctl.batch.tasks import Task
 from agentctl.client import AgentClient, connect, spawn_stdio
 
@@ -28,6 +28,7 @@ async def run_one_task_async(
     settings: dict[str, Any],
     *,
     trace_id: str,
+    span_id: str = "",
     attempt: int = 1,
     caps: dict[str, Any] | None = None,
     daemon: DaemonChoice = "shared",
@@ -41,6 +42,7 @@ async def run_one_task_async(
         settings=msgspec.convert(settings, BatchSettings),
         caps=msgspec.convert(caps or {}, TaskCaps),
         trace_id=trace_id,
+        span_id=span_id or new_span_id(),
         attempt=attempt,
         stop=stop or StopRequest(),
     )
@@ -70,6 +72,7 @@ def run_one_task(
     settings: dict[str, Any],
     *,
     trace_id: str,
+    span_id: str = "",
     attempt: int = 1,
     caps: dict[str, Any] | None = None,
     daemon: DaemonChoice = "shared",
@@ -88,6 +91,7 @@ def run_one_task(
             task,
             settings,
             trace_id=trace_id,
+            span_id=span_id,
             attempt=attempt,
             caps=caps,
             daemon=daemon,
