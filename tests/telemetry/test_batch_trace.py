@@ -37,8 +37,7 @@ def test_each_task_run_hangs_under_its_span_in_the_batch_trace(receiver: Receive
         assert {line["trace_id"] for line in box.results()} == {batch_trace}
         runs = wait_until(
             lambda: (
-                len(found := [s for s in receiver.spans() if s.name == "invoke_agent agentd"])
-                >= 2
+                len(found := [s for s in receiver.spans() if s.name == "invoke_agent agentd"]) >= 2
                 and found
             ),
             scaled(30),
