@@ -1,0 +1,239 @@
+"""``agentctl batch --engine ray`` on a real local Ray cluster (a head and two worker nodes on
+this machine, distinct resources), all inside a private network namespace with only
+loopback up (:mod:`tests.batch.netns`; Ray would advertise the machine's own address
+otherwise). The tests share one cluster, in this order: the same batch gives the same
+results as the local engine (spread over both nodes, a credential reaching the check); a
+node killed mid-task → the task runs again on the other node and is recorded once; the
+credential's value is nowhere in Ray's files; the cluster stops with no process left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.agentctl.harness import Sandbox
+from tests.batch import netns
+from tests.batch.ray_cluster import RayCluster, descendants
+from tests.harness import REPO, scaled, wait_until
+from tests.scenarios import tool_call
+
+pytestmark = pytest.mark.e2e
+
+SCENARIOS = [
+    {
+        "name": "ray-edit",
+        "trigger": "ray batch: write the answer",
+        "steps": [
+            {"response": {"content": "Writing.", "tool_calls": [
+                tool_call("bash", {"command": "echo 42 > answer.txt"})]}},
+            {"response": {"content": "Wrote it."}},
+        ],
+    },
+    {
+        "name": "ray-look",
+        "trigger": "ray batch: just look",
+        "steps": [{"response": {"content": "Nothing to change."}}],
+    },
+]  # fmt: skip
+EDIT = "ray batch: write the answer"
+LOOK = "ray batch: just look"
+PASSES = 'test "$(cat answer.txt)" = 42'
+SECRET = "s3cr3t-value-7b1f0c9e"
+SAME_FIELDS = ("status", "stop_reason", "exit_code", "check_exit_code", "turns", "files_changed")
+
+
+class RayBox(Sandbox):
+    """A sandbox with a committed repository, the scenarios, and the cluster's paths."""
+
+    prefix = "ray-"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.use_scenarios(SCENARIOS)
+        self.repo = self.root / "repo"
+        self.repo.mkdir()
+        (self.repo / "README").write_text("a repository\n")
+        for args in (
+            ["init", "-q"],
+            ["add", "."],
+            ["-c", "user.name=t", "-c", "user.email=t@e.x", "commit", "-qm", "one"],
+        ):
+            subprocess.run(["git", "-C", str(self.repo), *args], check=True)  # fmt: skip
+        paths = [str(REPO / "daemon"), str(REPO / "clients"), str(REPO)]
+        self.env["PYTHONPATH"] = os.pathsep.join(paths)
+
+    def task(self, task_id: str, prompt: str, **fields: Any) -> dict[str, Any]:
+        return {"id": task_id, "prompt": prompt, "repo": str(self.repo), "ref": "HEAD",
+                "provider": "mock", **fields}  # fmt: skip
+
+    def write_tasks(self, name: str, tasks: list[dict[str, Any]]) -> Path:
+        path = self.root / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(task) + "\n" for task in tasks))
+        return path
+
+    def ray_batch(self, tasks: Path, out: Path, *extra: str) -> list[str]:
+        return [sys.executable, "-m", "agentctl", "batch", str(tasks), "--out", str(out),
+                "--engine", "ray", "--address", "127.0.0.1:6379",
+                "--ray-resources", '{"batch": 1}', "--ray-work-dir", str(self.root / "nodes"),
+                *extra]  # fmt: skip
+
+
+def results(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+
+
+class Cluster:
+    """What the tests share: the box, the namespace and the cluster in it."""
+
+    def __init__(self, box: RayBox, network: netns.PrivateNetwork, ray: RayCluster) -> None:
+        self.box, self.network, self.ray = box, network, ray
+
+    def node_of(self, pid: int) -> str | None:
+        """The cluster node whose raylet ``pid`` runs under."""
+        for name in self.ray.nodes:
+            raylet = self.ray.raylet(name)
+            if raylet is not None and pid in descendants(raylet):
+                return name
+        return None
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    reason = netns.unavailable()
+    if reason is not None:
+        pytest.skip(f"Ray tests need a private network namespace: {reason}")
+    box = RayBox()
+    network = netns.PrivateNetwork()
+    ray = RayCluster(network, box.root, box.env)
+    try:
+        ray.start_head(resources={"head": 1})
+        ray.add_nodes({name: {name: 1, "batch": 1} for name in ("n2", "n3")})
+        assert set(ray.nodes) == {"head", "n2", "n3"}, "a worker node did not start"
+        yield Cluster(box, network, ray)
+    finally:
+        network.close()
+        box.cleanup()
+
+
+def test_ray_is_imported_only_for_engine_ray() -> None:
+    code = (
+        "import sys; import agentctl.cli, agentctl.batch.cli, agentctl.batch.local, "
+        "agentctl.batch.runner, agentctl.batch.ray_node, agentctl.batch.ray_channel; "
+        "from agentctl.parser import build_parser; from agentctl.options import typed_options; "
+        "typed_options(build_parser().parse_args(['batch', 't.jsonl', '--out', 'o'])); "
+        "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_same_results_as_the_local_engine(cluster: Cluster) -> None:
+    box = cluster.box
+    secret_check = f'{PASSES} && test "$RAY_TEST_SECRET" = {SECRET}'
+    tasks = box.write_tasks("same", [
+        box.task("edit-1", EDIT, check=PASSES),
+        box.task("edit-2", EDIT, check=secret_check, env=["RAY_TEST_SECRET"]),
+        box.task("fail-1", EDIT, check="test -f missing.txt"),
+        box.task("look-1", LOOK),
+        box.task("look-2", LOOK, check="true"),
+        box.task("edit-3", EDIT, check=PASSES),
+    ])  # fmt: skip
+    env = {**box.env, "RAY_TEST_SECRET": SECRET}
+    local = subprocess.run(
+        [sys.executable, "-m", "agentctl", "batch", str(tasks), "--out", str(box.root / "local"),
+         "--concurrency", "2"],
+        env=env, cwd=box.project, capture_output=True, text=True, timeout=scaled(120),
+    )  # fmt: skip
+    assert local.returncode == 1, local.stderr
+    remote = cluster.network.run(
+        box.ray_batch(tasks, box.root / "remote", "--concurrency", "2", "--json"),
+        timeout=180,
+        env=env,
+        cwd=box.project,
+    )
+    assert remote.returncode == 1, remote.stderr + remote.stdout
+    by_id = {line["id"]: line for line in results(box.root / "local")}
+    remote_lines = results(box.root / "remote")
+    assert len(remote_lines) == 6
+    for line in remote_lines:
+        twin = by_id[line["id"]]
+        assert {k: line[k] for k in SAME_FIELDS} == {k: twin[k] for k in SAME_FIELDS}, line
+        assert line["artifacts"] == twin["artifacts"]
+        assert (line["engine"], twin["engine"]) == ("ray", "local")
+        for relative in line["artifacts"].values():
+            assert (box.root / "remote" / relative).is_file(), relative
+        diff = (box.root / "remote" / line["id"] / "diff.patch").read_bytes()
+        assert diff == (box.root / "local" / line["id"] / "diff.patch").read_bytes()
+    assert by_id["edit-2"]["status"] == "passed"  # the secret reached the check locally …
+    nodes = {line["node"] for line in remote_lines}
+    assert nodes == {cluster.ray.node_id("n2"), cluster.ray.node_id("n3")}  # … and on Ray
+    events = [json.loads(text) for text in remote.stdout.splitlines() if text.startswith("{")]
+    assert events, remote.stdout
+    report = subprocess.run(
+        [sys.executable, "-m", "agentctl", "batch", "report", str(box.root / "remote")],
+        env=box.env, capture_output=True, text=True, timeout=scaled(60), check=False,
+    )  # fmt: skip
+    assert "6" in report.stdout, report.stdout + report.stderr
+
+
+def test_a_node_killed_mid_task_runs_it_elsewhere_recorded_once(cluster: Cluster) -> None:
+    box = cluster.box
+    marker = box.root / "first-attempt"
+    setup = f"if [ ! -e {marker} ]; then touch {marker}; exec sleep 61; fi"
+    tasks = box.write_tasks("kill", [box.task("lost", EDIT, setup=setup, check=PASSES)])
+    out = box.root / "killed"
+    driver = cluster.network.popen(
+        box.ray_batch(tasks, out, "--max-retries", "2"),
+        env=box.env,
+        cwd=box.project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+
+        def sleeping() -> int | None:
+            found = [p for p, c in cluster.network.processes().items() if c == "sleep 61"]
+            return found[0] if found else None
+
+        sleeper = wait_until(sleeping, 90, "the first attempt's setup")
+        victim = cluster.node_of(sleeper)
+        assert victim in ("n2", "n3"), victim
+        survivor = "n3" if victim == "n2" else "n2"
+        survivor_id = cluster.ray.node_id(survivor)
+        cluster.ray.kill_node(victim)
+        stdout, stderr = driver.communicate(timeout=scaled(150))
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.communicate()
+    assert driver.returncode == 0, stderr + stdout
+    lines = results(out)
+    assert len(lines) == 1, lines
+    line = lines[0]
+    assert (line["id"], line["status"], line["attempt"]) == ("lost", "passed", 1)
+    assert line["node"] == survivor_id
+    assert "+42" in (out / "lost" / "diff.patch").read_text()
+    assert "task lost: lost node" in stderr, stderr
+    assert "run 2 times" in stderr, stderr
+
+
+def test_the_credential_is_in_none_of_rays_files(cluster: Cluster) -> None:
+    text = cluster.ray.log_text()
+    assert len(text) > 1000  # Ray did write its logs there
+    assert SECRET.encode() not in text
+    assert b"RAY_TEST_SECRET" not in text or SECRET.encode() not in text
+
+
+def test_the_cluster_stops_with_no_process_left(cluster: Cluster) -> None:
+    assert cluster.network.processes()  # the cluster runs …
+    cluster.ray.stop()
+    assert cluster.network.processes() == {}  # … and nothing of it is left
