@@ -59,6 +59,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
         "agentd.mockllm.server", "agentd.schema", "logging",
     )),
     "agentctl.cli": (DISPATCH, ("agentctl", "agentd")),
+    "agentctl.batch.cli": (HEAVY, ("agentctl.batch.ray_engine",)),  # Ray: only --engine ray
     "agentd.acp.main": (STARTUP, (
         "agentd.hardening", "agentd.housekeeping", "agentd.log", "agentd.stdio",
     )),

@@ -6,6 +6,7 @@ import argparse
 import os
 from typing import Any
 
+from agentctl.batch.args import add_batch_parser
 from agentctl.run.exitcodes import exit_code_words
 
 DESCRIPTION = "Shell client of agentd, the headless coding-agent daemon."
@@ -363,7 +364,5 @@ def build_parser() -> argparse.ArgumentParser:
     _add_daemon(commands)
     _add_rewind(commands)
     _add_processes(commands)
-    from agentctl.batch.args import add_batch_parser
-
     add_batch_parser(commands, _positive_int, _positive_float)
     return parser

@@ -20,6 +20,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from agentctl.batch.engine import BatchSettings, Engine
+from agentctl.batch.local import LocalEngine
+from agentctl.batch.progress import JsonProgress, TextProgress
+from agentctl.batch.report import report_main
+from agentctl.batch.runner import BatchObserver, BatchPlan, plan_batch, run_batch
+from agentctl.client import DaemonUnavailable
 from agentctl.options import BatchOptions
 from agentctl.run import outcome
 
@@ -32,8 +37,6 @@ def batch_main(options: BatchOptions) -> int:
     """Run ``agentctl batch``; return its exit code."""
     try:
         if options.words[0] == "report":
-            from agentctl.batch.report import report_main
-
             if len(options.words) != 2:
                 raise BatchUsageError("usage: agentctl batch report DIR")
             return report_main(Path(options.words[1]), options)
@@ -44,8 +47,6 @@ def batch_main(options: BatchOptions) -> int:
 
 
 def _run(options: BatchOptions) -> int:
-    from agentctl.batch.runner import plan_batch
-
     if len(options.words) != 1:
         raise BatchUsageError("give one task file (or: batch report DIR)")
     if options.out is None:
@@ -91,8 +92,6 @@ def make_engine(options: BatchOptions) -> Engine:
             ) from None
         engine: Engine = RayEngine(options)
         return engine
-    from agentctl.batch.local import LocalEngine
-
     return LocalEngine()
 
 
@@ -115,13 +114,8 @@ def _settings(options: BatchOptions, out_dir: Path, engine: Engine, trace_id: st
 
 
 async def _drive(
-    engine: Engine, plan: object, settings: BatchSettings, options: BatchOptions
+    engine: Engine, plan: BatchPlan, settings: BatchSettings, options: BatchOptions
 ) -> int:
-    from agentctl.batch.progress import JsonProgress, TextProgress
-    from agentctl.batch.runner import BatchObserver, BatchPlan, run_batch
-    from agentctl.client import DaemonUnavailable
-
-    assert isinstance(plan, BatchPlan)
     observer: BatchObserver = JsonProgress() if options.json else TextProgress()
     try:
         result = await run_batch(

@@ -3,7 +3,10 @@ of a folder; and the change made in it (``diff.patch``).
 
 Worktrees share one object store per repository: the first task of a repository clones it
 once, bare, into ``OUT/work/.repos/`` (a local repository with ``--shared``: its objects are
-borrowed, not copied); every task then costs one ``git worktree add --detach``. A copy (a
+borrowed, not copied), and the first task of a commit checks it out once, with ``git worktree
+add``, into ``OUT/work/.templates/``. Every task's worktree is then a copy of that template
+plus its own worktree entry in the shared clone, made without a git process (``git worktree
+add`` itself takes a lock on the clone's worktree list and costs a process per task). A copy (a
 ``cwd`` without ``ref``) gets a private baseline index under ``OUT/work/.base/ID`` (its own
 ``.git``, if any, is left alone), so its diff is taken the same way. A workspace that exists
 already (a task run again) is replaced. These functions block: call them in a thread.
@@ -17,6 +20,8 @@ import hashlib
 import os
 import shutil
 import subprocess
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Literal
 
@@ -77,11 +82,10 @@ def prepare_workspace(task: Task, out_dir: str | Path) -> Workspace:
     assert source is not None  # a validated task has one of them
     if task.repo is not None or task.ref is not None:
         mirror = shared_repository(source, work / ".repos")
-        _git(
-            "--git-dir", str(mirror), "worktree", "add", "--force", "--detach", "--quiet",
-            str(path), task.ref or "HEAD",
-        )  # fmt: skip
-        return Workspace(path=str(path), kind="worktree", base=_worktree_head(path))
+        commit = resolve_ref(mirror, task.ref or "HEAD")
+        template = _template(mirror, commit, work / ".templates")
+        _clone_worktree(template, mirror, commit, path, task.id)
+        return Workspace(path=str(path), kind="worktree", base=commit)
     return _copy_workspace(Path(source), path, work / ".base" / task.id)
 
 
@@ -101,8 +105,7 @@ def shared_repository(source: str, repos: Path) -> Path:
     if (mirror / "HEAD").exists():
         return mirror
     repos.mkdir(parents=True, exist_ok=True)
-    with (repos / f"{key}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with _locked(repos / f"{key}.lock"):
         if not (mirror / "HEAD").exists():
             partial = repos / f"{key}.partial"
             _clear(partial)
@@ -114,18 +117,84 @@ def shared_repository(source: str, repos: Path) -> Path:
     return mirror
 
 
+_THREAD_LOCKS: dict[str, threading.Lock] = {}
+_GUARD = threading.Lock()
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold ``path`` locked against other threads of this process and other processes (a
+    remote engine's workers sharing the output folder)."""
+    with _GUARD:
+        lock = _THREAD_LOCKS.setdefault(str(path), threading.Lock())
+    with lock, path.open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
 def _source_key(source: str) -> str:
     path = Path(source)
     return str(path.resolve()) if path.is_dir() else source
 
 
-def _worktree_head(path: Path) -> str:
-    """The commit a fresh detached worktree is at, read from its git files (no process)."""
-    pointer = (path / ".git").read_text().strip()
-    git_dir = Path(pointer.removeprefix("gitdir: "))
-    if not git_dir.is_absolute():
-        git_dir = (path / git_dir).resolve()
-    return (git_dir / "HEAD").read_text().strip()
+_RESOLVED: dict[tuple[str, str], str] = {}
+
+
+def resolve_ref(mirror: Path, ref: str) -> str:
+    """The commit ``ref`` names in ``mirror`` (asked once per process and ref: the shared
+    clone does not move during a batch)."""
+    key = (str(mirror), ref)
+    if key not in _RESOLVED:
+        _RESOLVED[key] = _git("--git-dir", str(mirror), "rev-parse", "--verify", "--quiet",
+                              f"{ref}^{{commit}}").strip()  # fmt: skip
+    return _RESOLVED[key]
+
+
+def _template(mirror: Path, commit: str, templates: Path) -> Path:
+    """A pristine worktree of ``commit`` (``git worktree add``, once per commit): what each
+    task's worktree is copied from."""
+    template = templates / f"{mirror.stem}-{commit}"
+    if (template / ".git").exists():
+        return template
+    templates.mkdir(parents=True, exist_ok=True)
+    with _locked(mirror.with_suffix(".lock")):  # git's worktree list is not concurrency-safe
+        if not (template / ".git").exists():
+            _clear(template)
+            _git("--git-dir", str(mirror), "worktree", "add", "--force", "--detach", "--quiet",
+                 str(template), commit)  # fmt: skip
+    return template
+
+
+def _clone_worktree(template: Path, mirror: Path, commit: str, path: Path, name: str) -> None:
+    """Make ``path`` a worktree of ``mirror`` at ``commit`` without a git process: the
+    template's files copied, and the worktree's own administrative folder
+    (``MIRROR/worktrees/NAME``: ``HEAD``, ``commondir``, ``gitdir`` and the template's index,
+    whose stale file times git refreshes) written as ``git worktree add`` writes it."""
+    admin = mirror / "worktrees" / name
+    _clear(admin)
+    try:
+        shutil.copytree(template, path, symlinks=True, ignore=_top_git(template))
+        admin.mkdir(parents=True)
+        template_admin = Path(_gitdir_of(template))
+        shutil.copyfile(template_admin / "index", admin / "index")
+        (admin / "HEAD").write_text(commit + "\n")
+        (admin / "commondir").write_text("../..\n")
+        (admin / "gitdir").write_text(f"{path / '.git'}\n")
+        (path / ".git").write_text(f"gitdir: {admin}\n")
+    except OSError as exc:
+        raise WorkspaceError(f"worktree {path}: {exc}") from None
+
+
+def _top_git(root: Path) -> Callable[[str, list[str]], set[str]]:
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        return {".git"} if Path(folder) == root else set()
+
+    return ignore
+
+
+def _gitdir_of(worktree: Path) -> str:
+    pointer = (worktree / ".git").read_text().strip()
+    return pointer.removeprefix("gitdir: ")
 
 
 def _copy_workspace(source: Path, path: Path, base_dir: Path) -> Workspace:
