@@ -25,7 +25,7 @@ from tests.batch.ray_cluster import RayCluster, descendants
 from tests.harness import REPO, scaled, wait_until
 from tests.scenarios import tool_call
 
-pytestmark = pytest.mark.e2e
+pytestmark = pytest.mark.e2e  # a real three-node Ray cluster in a private namespace (~1 min)
 
 SCENARIOS = [
     {

@@ -5,9 +5,11 @@ the mock LLM, each task five ``bash`` tool turns in its own git worktree plus a 
 command, and reports:
 
 - tool turns per second across the whole batch (worktrees, sessions, checks, diffs and
-  artifacts included): TASKS × 5 / the batch's wall time;
+  artifacts included): TASKS * 5 / the batch's wall time;
 - the growth of the driver's (``agentctl batch``) and the shared daemon's resident memory
-  from the moment 20 tasks are done to the moment 200 are (sampled from ``/proc``).
+  from the moment 20 tasks are done to the moment 200 are (sampled from ``/proc``);
+- the Ray engine's overhead per task over the local engine (:mod:`tests.bench.batch_ray`;
+  skipped in a smoke run).
 
 The daemon is started (and its mock LLM warmed) before the clock starts. Numbers from a
 loaded machine: the ``uptime`` load is printed beside them.
@@ -21,7 +23,8 @@ import time
 from pathlib import Path
 
 from tests.batch.harness import FIVE, BatchBox
-from tests.bench.smoke import enabled, size
+from tests.bench import batch_ray
+from tests.bench.smoke import size
 from tests.harness import scaled
 
 TASKS = size(200, 4)
@@ -117,9 +120,7 @@ def main() -> list[tuple[str, str, str]]:
         early, late = samples.get("early"), samples.get("late")
         growth = "—" if early is None or late is None else f"{(late - early) / 1024:+.1f} MiB"
         rows.append((f"batch: {name} RSS growth {EARLY} → {TASKS} tasks", growth, "≤ 10 MiB"))
-    if enabled():
-        return rows
-    return rows
+    return rows + batch_ray.rows()
 
 
 if __name__ == "__main__":
