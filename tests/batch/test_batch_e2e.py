@@ -175,3 +175,15 @@ def test_setup_runs_first_with_only_the_named_variables(box: BatchBox) -> None:
     assert written == "s3cret-value\nunset\n"
     for path in Path(box.out).glob("*.json*"):
         assert "s3cret-value" not in path.read_text()
+
+
+def test_a_provider_429_is_a_task_retry_event(box: BatchBox) -> None:
+    box.write_tasks([box.task("limited", "rate limited"), box.task("look", LOOK)])
+    done = box.batch("--json", "--concurrency", "1")
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    retries = [e for e in events if e["type"] == "task_retry"]
+    assert retries
+    assert retries[0]["id"] == "limited"
+    assert retries[0]["status"] == 429
+    assert [e["id"] for e in events if e["type"] == "task_end"] == ["limited", "look"]

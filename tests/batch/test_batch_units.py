@@ -124,7 +124,7 @@ def test_pace_holds_starts_after_a_429_and_halves_the_limit() -> None:
     assert time.monotonic() - started >= 0.15
     pace.observe(TaskEvent(kind="finished", task_id="a"))  # it backed off: no ramp yet
     assert pace.limit == 4
-    pace.observe(TaskEvent(kind="finished", task_id="b"))
+    pace.observe(TaskEvent(kind="finished", task_id="b"))  # after the hold: one more
     assert pace.limit == 5
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -38,6 +39,11 @@ SCENARIOS = [
         ],
     },
     {
+        "name": "ray-slow",
+        "trigger": "ray batch: take your time",
+        "steps": [{"delay_ms": 120_000, "response": {"content": "Late."}}],
+    },
+    {
         "name": "ray-look",
         "trigger": "ray batch: just look",
         "steps": [{"response": {"content": "Nothing to change."}}],
@@ -45,6 +51,7 @@ SCENARIOS = [
 ]  # fmt: skip
 EDIT = "ray batch: write the answer"
 LOOK = "ray batch: just look"
+SLOW = "ray batch: take your time"
 PASSES = 'test "$(cat answer.txt)" = 42'
 SECRET = "s3cr3t-value-7b1f0c9e"
 SAME_FIELDS = ("status", "stop_reason", "exit_code", "check_exit_code", "turns", "files_changed")
@@ -153,6 +160,7 @@ def test_same_results_as_the_local_engine(cluster: Cluster) -> None:
         env=env, cwd=box.project, capture_output=True, text=True, timeout=scaled(120),
     )  # fmt: skip
     assert local.returncode == 1, local.stderr
+    assert results(box.root / "local")[0]["error"] is None, results(box.root / "local")[0]
     remote = cluster.network.run(
         box.ray_batch(tasks, box.root / "remote", "--concurrency", "2", "--json"),
         timeout=180,
@@ -182,6 +190,47 @@ def test_same_results_as_the_local_engine(cluster: Cluster) -> None:
         env=box.env, capture_output=True, text=True, timeout=scaled(60), check=False,
     )  # fmt: skip
     assert "6" in report.stdout, report.stdout + report.stderr
+
+
+def test_ctrl_c_cancels_running_and_queued_ray_tasks(cluster: Cluster) -> None:
+    box = cluster.box
+    tasks = box.write_tasks("stop", [box.task(f"slow-{n}", SLOW) for n in range(3)])
+    out = box.root / "stopped"
+    driver = cluster.network.popen(
+        box.ray_batch(tasks, out, "--concurrency", "3", "--json"),
+        env=box.env,
+        cwd=box.project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert driver.stdout is not None
+    try:
+        started = 0
+        while started < 2:  # the two "batch" slots run two; the third waits in Ray's queue
+            line = driver.stdout.readline()
+            assert line, driver.stderr.read() if driver.stderr else ""
+            started += line.startswith('{"type":"task_start"')
+
+        def the_driver() -> int | None:
+            found = [p for p, c in cluster.network.processes().items() if "agentctl batch" in c]
+            return found[0] if found else None
+
+        os.kill(wait_until(the_driver, 10, "the driver process"), signal.SIGINT)
+        stdout, stderr = driver.communicate(timeout=scaled(120))
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.communicate()
+    assert driver.returncode == 130, stderr + stdout
+    lines = {line["id"]: line for line in results(out)}
+    assert sorted(lines) == ["slow-0", "slow-1", "slow-2"], lines
+    assert {line["status"] for line in lines.values()} == {"cancelled"}
+    assert {line["error"] for line in lines.values()} == {"interrupted"}
+    ran = [line for line in lines.values() if line["session_id"]]
+    assert len(ran) == 2, lines  # the queued one never reached a node
+    for line in ran:
+        assert (out / line["artifacts"]["session"]).is_file()
 
 
 def test_a_node_killed_mid_task_runs_it_elsewhere_recorded_once(cluster: Cluster) -> None:

@@ -5,7 +5,9 @@ the mock LLM, each task five ``bash`` tool turns in its own git worktree plus a 
 command, and reports:
 
 - tool turns per second across the whole batch (worktrees, sessions, checks, diffs and
-  artifacts included): TASKS * 5 / the batch's wall time;
+  artifacts included): TASKS x 5 / the batch's wall time;
+- the CPU time per tool turn of the driver and the daemon, their child processes (git, the
+  checks, the sandboxed shells) included: what the turns/s would be on two idle cores;
 - the growth of the driver's (``agentctl batch``) and the shared daemon's resident memory
   from the moment 20 tasks are done to the moment 200 are (sampled from ``/proc``);
 - the Ray engine's overhead per task over the local engine (:mod:`tests.bench.batch_ray`;
@@ -43,6 +45,14 @@ def _rss_kib(pid: int) -> int | None:
     return None
 
 
+def _cpu_s(pid: int | None) -> float:
+    """User + system time of ``pid`` and its waited-for children, in seconds."""
+    if pid is None:
+        return 0.0
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
 def _done(results: Path) -> int:
     try:
         return results.read_bytes().count(b"\n")
@@ -58,6 +68,7 @@ class _Run:
         self.driver: dict[str, int] = {}
         self.daemon: dict[str, int] = {}
         self.passed = 0
+        self.cpu = 0.0
 
 
 def _sample(run: _Run, key: str, driver: int, daemon: int | None) -> None:
@@ -82,12 +93,14 @@ def measure() -> _Run:
              for n in range(TASKS)]
         )  # fmt: skip
         results = box.out / "results.jsonl"
+        daemon_cpu, before = _cpu_s(daemon), os.times()
+        stderr = (box.root / "batch.stderr").open("wb")
         started = time.perf_counter()
         process = subprocess.Popen(
             [*box.command("batch", str(box.tasks), "--out", str(box.out)),
              "--concurrency", str(CONCURRENCY)],
             cwd=box.project, env=box.env, stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            stdout=subprocess.DEVNULL, stderr=stderr,
         )  # fmt: skip
         deadline = time.monotonic() + scaled(600)
         while process.poll() is None and time.monotonic() < deadline:
@@ -98,9 +111,15 @@ def measure() -> _Run:
                 _sample(run, "late", process.pid, daemon)
             time.sleep(0.02)
         code = process.wait(timeout=scaled(60))
+        stderr.close()
         run.wall = time.perf_counter() - started
+        after = os.times()
+        children = after.children_user + after.children_system
+        run.cpu = _cpu_s(daemon) - daemon_cpu + children - before.children_user
+        run.cpu -= before.children_system
         if code != 0:
-            raise RuntimeError(f"batch exited {code}: {process.stderr.read()[-2000:]!r}")
+            tail = (box.root / "batch.stderr").read_text()[-2000:]
+            raise RuntimeError(f"batch exited {code}: {tail}")
         run.passed = sum(1 for _ in results.read_text().splitlines())
     finally:
         box.close()
@@ -120,6 +139,9 @@ def main() -> list[tuple[str, str, str]]:
         early, late = samples.get("early"), samples.get("late")
         growth = "—" if early is None or late is None else f"{(late - early) / 1024:+.1f} MiB"
         rows.append((f"batch: {name} RSS growth {EARLY} → {TASKS} tasks", growth, "≤ 10 MiB"))
+    per_turn = run.cpu / (TASKS * TURNS_PER_TASK) * 1000
+    capacity = f"{per_turn:.1f} ms (≈ {2000 / per_turn:.0f} turns/s on 2 idle cores)"
+    rows.insert(1, ("batch: CPU per tool turn (driver + daemon + children)", capacity, "—"))
     return rows + batch_ray.rows()
 
 

@@ -8,7 +8,8 @@ it before a model call that would pass them.
 
 :class:`Pace`: ``--rate`` (task starts per second) and the backoff the provider asks for:
 a ``retry`` after HTTP 429 holds every new start for the delay it gave and halves how many
-tasks may run at once; each task that then finishes without one lets one more run again.
+tasks may run at once; each task that finishes without one after the hold lets one more run
+again.
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ class Pace:
                 self.limit = max(1, self.limit // 2)
                 self._last_cut = now
         elif event.kind == "finished":
-            if event.task_id not in self._backing_off:
+            if event.task_id not in self._backing_off and now >= self._hold_until:
                 self.limit = min(self.concurrency, self.limit + 1)
             self._backing_off.discard(event.task_id)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Literal
 
 import msgspec
@@ -59,7 +60,8 @@ async def run_one_task_async(
 
 async def _client(daemon: DaemonChoice, settings: BatchSettings) -> AgentClient:
     if daemon == "private":
-        return await spawn_stdio(cwd=settings.out_dir)
+        Path(settings.out_dir).mkdir(parents=True, exist_ok=True)
+        return await spawn_stdio(cwd=settings.out_dir, name="agentctl-batch")
     return await connect(settings.socket, autostart=True, name="agentctl-batch")
 
 

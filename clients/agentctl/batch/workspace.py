@@ -154,14 +154,16 @@ def _template(mirror: Path, commit: str, templates: Path) -> Path:
     """A pristine worktree of ``commit`` (``git worktree add``, once per commit): what each
     task's worktree is copied from."""
     template = templates / f"{mirror.stem}-{commit}"
-    if (template / ".git").exists():
+    ready = template.with_name(template.name + ".ready")  # written once the checkout is whole
+    if ready.exists():
         return template
     templates.mkdir(parents=True, exist_ok=True)
     with _locked(mirror.with_suffix(".lock")):  # git's worktree list is not concurrency-safe
-        if not (template / ".git").exists():
+        if not ready.exists():
             _clear(template)
             _git("--git-dir", str(mirror), "worktree", "add", "--force", "--detach", "--quiet",
                  str(template), commit)  # fmt: skip
+            ready.touch()
     return template
 
 
