@@ -160,7 +160,6 @@ def test_same_results_as_the_local_engine(cluster: Cluster) -> None:
         env=env, cwd=box.project, capture_output=True, text=True, timeout=scaled(120),
     )  # fmt: skip
     assert local.returncode == 1, local.stderr
-    assert results(box.root / "local")[0]["error"] is None, results(box.root / "local")[0]
     remote = cluster.network.run(
         box.ray_batch(tasks, box.root / "remote", "--concurrency", "2", "--json"),
         timeout=180,
