@@ -2,9 +2,11 @@
 this machine, distinct resources), all inside a private network namespace with only
 loopback up (:mod:`tests.batch.netns`; Ray would advertise the machine's own address
 otherwise). The tests share one cluster, in this order: the same batch gives the same
-results as the local engine (spread over both nodes, a credential reaching the check); a
-node killed mid-task → the task runs again on the other node and is recorded once; the
-credential's value is nowhere in Ray's files; the cluster stops with no process left.
+results as the local engine (spread over both nodes, a credential reaching the check);
+Ctrl-C cancels running and queued tasks; the credential's value is nowhere in Ray's files;
+a node killed mid-task → the task runs again on the other node and is recorded once; the
+last node killed with no retries left → an error record; the cluster stops with no process
+left.
 """
 
 from __future__ import annotations
@@ -127,7 +129,8 @@ def cluster() -> Iterator[Cluster]:
     ray = RayCluster(network, box.root, box.env)
     try:
         ray.start_head(resources={"head": 1})
-        ray.add_nodes({name: {name: 1, "batch": 1} for name in ("n2", "n3")})
+        for name in ("n2", "n3"):  # one after the other: side by side overloads two cores
+            ray.add_node(name, 1, {name: 1, "batch": 1})
         assert set(ray.nodes) == {"head", "n2", "n3"}, "a worker node did not start"
         yield Cluster(box, network, ray)
     finally:
@@ -240,48 +243,6 @@ def test_ctrl_c_cancels_running_and_queued_ray_tasks(cluster: Cluster) -> None:
         assert (out / line["artifacts"]["session"]).is_file()
 
 
-def test_a_node_killed_mid_task_runs_it_elsewhere_recorded_once(cluster: Cluster) -> None:
-    box = cluster.box
-    marker = box.root / "first-attempt"
-    setup = f"if [ ! -e {marker} ]; then touch {marker}; exec sleep 61; fi"
-    tasks = box.write_tasks("kill", [box.task("lost", EDIT, setup=setup, check=PASSES)])
-    out = box.root / "killed"
-    driver = cluster.network.popen(
-        box.ray_batch(tasks, out, "--max-retries", "2"),
-        env=box.env,
-        cwd=box.project,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-
-        def sleeping() -> int | None:
-            found = [p for p, c in cluster.network.processes().items() if c == "sleep 61"]
-            return found[0] if found else None
-
-        sleeper = wait_until(sleeping, 90, "the first attempt's setup")
-        victim = cluster.node_of(sleeper)
-        assert victim in ("n2", "n3"), victim
-        survivor = "n3" if victim == "n2" else "n2"
-        survivor_id = cluster.ray.node_id(survivor)
-        cluster.ray.kill_node(victim)
-        stdout, stderr = driver.communicate(timeout=scaled(150))
-    finally:
-        if driver.poll() is None:
-            driver.kill()
-            driver.communicate()
-    assert driver.returncode == 0, stderr + stdout
-    lines = results(out)
-    assert len(lines) == 1, lines
-    line = lines[0]
-    assert (line["id"], line["status"], line["attempt"]) == ("lost", "passed", 1)
-    assert line["node"] == survivor_id
-    assert "+42" in (out / "lost" / "diff.patch").read_text()
-    assert "task lost: lost node" in stderr, stderr
-    assert "run 2 times" in stderr, stderr
-
-
 def test_the_credential_is_in_none_of_rays_files(cluster: Cluster) -> None:
     if not cluster.secret_passed:  # run alone: a batch whose check needs the credential first
         box = cluster.box
@@ -297,6 +258,62 @@ def test_the_credential_is_in_none_of_rays_files(cluster: Cluster) -> None:
     text = cluster.ray.log_text()
     assert len(text) > 1000  # Ray did write its logs there
     assert SECRET.encode() not in text
+
+
+def kill_mid_task(
+    cluster: Cluster, name: str, sleep: str, *extra: str
+) -> tuple[str, subprocess.CompletedProcess[str]]:
+    """Run task ``name`` whose first attempt sleeps in its setup (``sleep`` seconds), kill
+    the node it runs on then, and wait for the batch; the killed node's name and the run."""
+    box = cluster.box
+    marker = box.root / f"{name}-first-attempt"
+    setup = f"if [ ! -e {marker} ]; then touch {marker}; exec sleep {sleep}; fi"
+    tasks = box.write_tasks(name, [box.task(name, EDIT, setup=setup, check=PASSES)])
+    driver = cluster.network.popen(
+        box.ray_batch(tasks, box.root / name, *extra),
+        env=box.env, cwd=box.project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+
+        def sleeping() -> int | None:
+            found = [p for p, c in cluster.network.processes().items() if c == f"sleep {sleep}"]
+            return found[0] if found else None
+
+        victim = cluster.node_of(wait_until(sleeping, 90, "the first attempt's setup"))
+        assert victim in ("n2", "n3"), victim
+        cluster.ray.kill_node(victim)
+        stdout, stderr = driver.communicate(timeout=scaled(150))
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.communicate()
+    return victim, subprocess.CompletedProcess(driver.args, driver.returncode, stdout, stderr)
+
+
+def test_a_node_killed_mid_task_runs_it_elsewhere_recorded_once(cluster: Cluster) -> None:
+    victim, done = kill_mid_task(cluster, "lost", "61", "--max-retries", "2")
+    survivor = "n3" if victim == "n2" else "n2"
+    assert done.returncode == 0, done.stderr + done.stdout
+    out = cluster.box.root / "lost"
+    lines = results(out)
+    assert len(lines) == 1, lines
+    line = lines[0]
+    assert (line["id"], line["status"], line["attempt"]) == ("lost", "passed", 1)
+    assert line["node"] == cluster.ray.node_id(survivor)
+    assert "+42" in (out / "lost" / "diff.patch").read_text()
+    assert "task lost: lost node" in done.stderr, done.stderr
+    assert "run 2 times" in done.stderr, done.stderr
+
+
+def test_a_lost_node_with_no_retries_left_is_an_error_record(cluster: Cluster) -> None:
+    _, done = kill_mid_task(cluster, "gone", "62", "--max-retries", "0")
+    assert done.returncode == 1, done.stderr + done.stdout
+    lines = results(cluster.box.root / "gone")
+    assert len(lines) == 1, lines
+    line = lines[0]
+    assert (line["status"], line["stop_reason"], line["exit_code"]) == ("error", "error", 1)
+    assert line["error"].startswith("ray: "), line
+    assert line["engine"] == "ray"
 
 
 def test_the_cluster_stops_with_no_process_left(cluster: Cluster) -> None:
