@@ -10,6 +10,7 @@ Modules, one concern each:
   a copy) and its diff.
 - :mod:`~agentctl.batch.store`: ``results.jsonl`` (append-only, a whole line per write) and the
   artifacts (written under a temporary name, then renamed).
+- :mod:`~agentctl.batch.commands`: a task's ``setup`` and ``check`` commands.
 - :mod:`~agentctl.batch.execute`: one task end to end against a connected daemon.
 - :mod:`~agentctl.batch.single`: one task end to end on this machine, as plain data (what a
   remote worker calls).
@@ -18,5 +19,6 @@ Modules, one concern each:
 - :mod:`~agentctl.batch.runner`: the scheduler (resume, shards, concurrency, Ctrl-C).
 - :mod:`~agentctl.batch.progress`: the live line, per-task lines and ``--json`` events.
 - :mod:`~agentctl.batch.report`: ``agentctl batch report DIR`` (table, Markdown, HTML).
-- :mod:`~agentctl.batch.cli`: the command's entry point.
+- :mod:`~agentctl.batch.args`: the command's grammar; :mod:`~agentctl.batch.cli`: its entry
+  point.
 """

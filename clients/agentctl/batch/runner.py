@@ -131,11 +131,13 @@ class BatchOutcome:
     @property
     def exit_code(self) -> int:
         """130 after Ctrl-C; 6 when the batch's cap left tasks unrun or stopped; 1 when a
-        task did not pass or a line was bad; else 0."""
+        task did not pass, a line was bad or the results could not be written; else 0."""
         if self.stopped == INTERRUPTED:
             return outcome.INTERRUPTED
         if self.stopped == BATCH_BUDGET:
             return outcome.BUDGET
+        if self.stopped is not None:
+            return outcome.AGENT_ERROR
         failures = sum(n for status, n in self.counts.items() if status != "passed")
         return outcome.AGENT_ERROR if failures or self.invalid else outcome.OK
 
@@ -221,7 +223,10 @@ class _Scheduler:
         if record.status == "budget" and from_batch:
             record.status, record.error = "cancelled", BATCH_BUDGET
         self.budget.settle(record)
-        self.results.append(record)
+        try:
+            self.results.append(record)
+        except OSError as exc:  # a full disk: stop, rather than run tasks nobody records
+            self.stop(f"cannot write {self.results.path}: {exc.strerror or exc}")
         self.outcome.count(record)
         del self.running[task.id]
         self.progress(TaskEvent(kind="finished", task_id=task.id, record=record))
