@@ -51,7 +51,8 @@ class RayEngine(Engine):
         self.max_retries = (
             DEFAULT_MAX_RETRIES if options.max_retries is None else options.max_retries
         )
-        self.work_dir = options.ray_work_dir or ray_node.default_work_dir()
+        self.work_dir = options.ray_work_dir
+        """None: each node's own default (:func:`agentctl.batch.ray_node.default_work_dir`)."""
         self._channel: DriverChannel | None = None
         self._remote: Any = None
         self._settings: BatchSettings | None = None
@@ -109,8 +110,9 @@ class RayEngine(Engine):
             channel.unregister(key)
         if len(attempts) > 1:
             sys.stderr.write(
-                f"agentctl batch: task {job.task.id}: lost node {attempts[0][:12]}, "
-                f"run {len(attempts)} times; recorded the attempt on {attempts[-1][:12]}\n"
+                f"agentctl batch: task {job.task.id}: lost node {attempts[0][:12]} "
+                f"(or its worker), run {len(attempts)} times; "
+                f"recorded the attempt on {attempts[-1][:12]}\n"
             )
         return self._keep(job, result)
 
@@ -131,7 +133,14 @@ class RayEngine(Engine):
         }  # fmt: skip
 
     def _keep(self, job: TaskJob, result: dict[str, Any]) -> ResultRecord:
-        """Write the returned artifacts under the output folder; the record."""
+        """Write the returned artifacts under the output folder (only into the task's own
+        folder); the record (an ``error`` one when the node's answer is not the task's)."""
+        try:
+            record = record_from_data(result["record"])
+        except (KeyError, TypeError, msgspec.ValidationError) as exc:
+            return self._failed(job, now_iso(), "error", f"ray: a node's answer: {exc}")
+        if record.id != job.task.id:
+            return self._failed(job, now_iso(), "error", f"ray: a node answered for {record.id}")
         out = Path(job.settings.out_dir)
         prefix = f"{job.task.id}/"
         for relative, data in result["files"].items():
@@ -139,7 +148,7 @@ class RayEngine(Engine):
             if not relative.startswith(prefix) or ".." in parts or len(parts) != 2:
                 continue  # only the task's own folder, one level deep
             write_atomic(out / relative, data)
-        return record_from_data(result["record"])
+        return record
 
     def _failed(self, job: TaskJob, started: str, status: Any, error: str) -> ResultRecord:
         return ResultRecord(

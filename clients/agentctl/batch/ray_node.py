@@ -43,7 +43,8 @@ ARTIFACT_FIELDS = ("diff", "session", "check", "setup")
 
 
 def default_work_dir() -> str:
-    """The node's work folder when ``--ray-work-dir`` is not given."""
+    """The node's work folder when ``--ray-work-dir`` is not given (this node's temp
+    folder: ``$TMPDIR`` where the node was started)."""
     return str(Path(tempfile.gettempdir()) / "agentd-batch")
 
 
@@ -104,7 +105,7 @@ def run_attempt(call: dict[str, Any], node: str) -> dict[str, Any]:
 async def _attempt(worker: _Worker, call: dict[str, Any], node: str) -> dict[str, Any]:
     channel = call["channel"]
     settings = msgspec.convert(call["settings"], BatchSettings)
-    root = Path(call["work_dir"]) / (settings.batch_trace_id or "batch")
+    root = Path(call["work_dir"] or default_work_dir()) / (settings.batch_trace_id or "batch")
     local = msgspec.structs.replace(settings, out_dir=str(root))
     async with node_session(
         channel["host"], channel["port"], channel["token"], channel["key"], node
