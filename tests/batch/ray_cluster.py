@@ -30,12 +30,13 @@ from tests.harness import wait_until
 HEAD_PORT = 6379
 FAST_FAILURE_DETECTION = {
     "RAY_health_check_initial_delay_ms": "1000",
-    "RAY_health_check_period_ms": "500",
-    "RAY_health_check_timeout_ms": "1000",
+    "RAY_health_check_period_ms": "1000",
+    "RAY_health_check_timeout_ms": "5000",
     "RAY_health_check_failure_threshold": "3",
 }
-"""The head's system settings: a killed node is declared dead within seconds (Ray's
-defaults take about half a minute)."""
+"""The head's system settings: a killed node (its port refuses at once) is declared dead
+after three checks a second apart (Ray's defaults take about half a minute), while a live
+node slowed down by a loaded machine has five seconds to answer each."""
 
 
 SLOW_START = "The current node timed out during startup"
