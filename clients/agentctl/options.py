@@ -302,6 +302,10 @@ class BatchOptions(CommandOptions, frozen=True, kw_only=True):
     shard: tuple[int, int] | None = None
     engine: Literal["local", "ray"] = "local"
     address: str | None = None
+    ray_num_cpus: float | None = None
+    ray_resources: dict[str, float] | None = None
+    max_retries: int | None = None
+    ray_work_dir: str | None = None
     provider: str | None = None
     model: str | None = None
     permission: Literal["auto", "ask", "read-only"] | None = None

@@ -9,7 +9,9 @@ command, and reports:
 - the CPU time per tool turn of the driver and the daemon, their child processes (git, the
   checks, the sandboxed shells) included: what the turns/s would be on two idle cores;
 - the growth of the driver's (``agentctl batch``) and the shared daemon's resident memory
-  from the moment 20 tasks are done to the moment 200 are (sampled from ``/proc``).
+  from the moment 20 tasks are done to the moment 200 are (sampled from ``/proc``);
+- the Ray engine's overhead per task over the local engine (:mod:`tests.bench.batch_ray`;
+  skipped in a smoke run).
 
 The daemon is started (and its mock LLM warmed) before the clock starts. Numbers from a
 loaded machine: the ``uptime`` load is printed beside them.
@@ -23,6 +25,7 @@ import time
 from pathlib import Path
 
 from tests.batch.harness import FIVE, BatchBox
+from tests.bench import batch_ray
 from tests.bench.smoke import size
 from tests.harness import scaled
 
@@ -139,7 +142,7 @@ def main() -> list[tuple[str, str, str]]:
     per_turn = run.cpu / (TASKS * TURNS_PER_TASK) * 1000
     capacity = f"{per_turn:.1f} ms (≈ {2000 / per_turn:.0f} turns/s on 2 idle cores)"
     rows.insert(1, ("batch: CPU per tool turn (driver + daemon + children)", capacity, "—"))
-    return rows
+    return rows + batch_ray.rows()
 
 
 if __name__ == "__main__":

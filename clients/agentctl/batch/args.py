@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
 
 USAGE = (
     "agentctl batch TASKS.jsonl --out DIR [--concurrency N] [--strict] [--retry-failed] "
-    "[--max-cost USD] [--max-tokens N] [--rate R] [--json] [--shard K/N] [--engine local|ray]\n"
+    "[--max-cost USD] [--max-tokens N] [--rate R] [--json] [--shard K/N]\n"
+    "       [--engine local|ray [--address ADDRESS] [--ray-num-cpus N] [--ray-resources JSON] "
+    "[--max-retries N] [--ray-work-dir DIR]]\n"
     "       agentctl batch report DIR [--markdown FILE] [--html FILE] [--json]"
 )
 DESCRIPTION = (
@@ -33,6 +36,46 @@ def shard(text: str) -> tuple[int, int]:
     if not 1 <= k <= n:
         raise argparse.ArgumentTypeError(f"{text}: K must be between 1 and N")
     return k, n
+
+
+def non_negative_float(text: str) -> float:
+    """A number ≥ 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"{text}: must be 0 or more")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """A whole number ≥ 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text}: must be 0 or more")
+    return value
+
+
+def ray_resources(text: str) -> dict[str, float]:
+    """A JSON object of resource names to amounts ≥ 0 (``{"gpu_box": 1}``)."""
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not JSON: {exc}") from None
+    if not isinstance(value, dict) or not value:
+        raise argparse.ArgumentTypeError('expected an object such as {"name": 1}')
+    for name, amount in value.items():
+        ok = isinstance(amount, int | float) and not isinstance(amount, bool) and amount >= 0
+        if not ok:
+            raise argparse.ArgumentTypeError(f"{name}: expected a number ≥ 0, got {amount!r}")
+        if name in ("CPU", "GPU", "memory"):
+            raise argparse.ArgumentTypeError(f"{name}: use --ray-num-cpus for CPUs; "
+                                             "GPU and memory are not custom resources")  # fmt: skip
+    return {str(name): float(amount) for name, amount in value.items()}
 
 
 def add_batch_parser(commands: Any, positive_int: Any, positive_float: Any) -> None:
@@ -65,6 +108,14 @@ def add_batch_parser(commands: Any, positive_int: Any, positive_float: Any) -> N
     batch.add_argument("--engine", choices=("local", "ray"), default="local",
                        help="where tasks run (default: local)")  # fmt: skip
     batch.add_argument("--address", metavar="ADDRESS", help="Ray cluster address (--engine ray)")
+    batch.add_argument("--ray-num-cpus", type=non_negative_float, metavar="N",
+                       help="CPUs each task takes on its Ray node (default 1)")  # fmt: skip
+    batch.add_argument("--ray-resources", type=ray_resources, metavar="JSON",
+                       help='custom Ray resources of each task: \'{"gpu_box": 1}\'')  # fmt: skip
+    batch.add_argument("--max-retries", type=non_negative_int, metavar="N",
+                       help="runs again after a task's node died (default 3)")  # fmt: skip
+    batch.add_argument("--ray-work-dir", metavar="DIR",
+                       help="workspaces on the nodes (default $TMPDIR/agentd-batch)")  # fmt: skip
     batch.add_argument("--provider", help="provider of tasks that name none")
     batch.add_argument("--model", help="model of tasks that name none")
     batch.add_argument("--permission", choices=("auto", "ask", "read-only"),

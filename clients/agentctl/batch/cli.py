@@ -51,8 +51,10 @@ def _run(options: BatchOptions) -> int:
         raise BatchUsageError("give one task file (or: batch report DIR)")
     if options.out is None:
         raise BatchUsageError("--out DIR is required")
-    if options.address is not None and options.engine != "ray":
-        raise BatchUsageError("--address is for --engine ray")
+    if options.engine != "ray":
+        for flag, value in _RAY_FLAGS.items():
+            if getattr(options, value) is not None:
+                raise BatchUsageError(f"{flag} is for --engine ray")
     tasks_file, out_dir = Path(options.words[0]), Path(options.out).resolve()
     try:
         plan = plan_batch(
@@ -73,11 +75,17 @@ def _run(options: BatchOptions) -> int:
     return asyncio.run(_drive(engine, plan, settings, options))
 
 
+_RAY_FLAGS = {
+    "--address": "address", "--ray-num-cpus": "ray_num_cpus", "--ray-resources": "ray_resources",
+    "--max-retries": "max_retries", "--ray-work-dir": "ray_work_dir",
+}  # fmt: skip
+
+
 def make_engine(options: BatchOptions) -> Engine:
     """The engine ``--engine`` names (Ray imported only for ``ray``)."""
     if options.engine == "ray":
         try:
-            from agentctl.batch.ray_engine import RayEngine  # type: ignore[import-not-found]
+            from agentctl.batch.ray_engine import RayEngine
         except ImportError as exc:
             raise BatchUsageError(
                 f"--engine ray needs Ray: pip install 'agentd[ray]' ({exc})"
