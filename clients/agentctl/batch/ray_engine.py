@@ -125,6 +125,7 @@ class RayEngine(Engine):
             "settings": msgspec.to_builtins(job.settings),
             "caps": msgspec.to_builtins(job.caps),
             "trace_id": job.trace_id,
+            "span_id": job.span_id,
             "attempt": job.attempt,
             "work_dir": self.work_dir,
             "channel": {
@@ -158,6 +159,7 @@ class RayEngine(Engine):
             exit_code=outcome.CANCELLED if status == "cancelled" else outcome.AGENT_ERROR,
             error=error,
             trace_id=job.trace_id,
+            span_id=job.span_id,
             attempt=job.attempt,
             engine=self.name,
             started_at=started,

@@ -117,6 +117,7 @@ async def _attempt(worker: _Worker, call: dict[str, Any], node: str) -> dict[str
             settings=local,
             caps=msgspec.convert(call["caps"], TaskCaps),
             trace_id=call["trace_id"],
+            span_id=call.get("span_id", ""),
             attempt=call["attempt"],
             stop=stop,
         )
