@@ -26,10 +26,11 @@ from agentd.protocol.methods import (
 )
 from agentd.protocol.processes import ProcessExit, ProcessStart
 from agentd.protocol.questions import QuestionRequest, QuestionResolved, QuestionSource
-from agentd.protocol.session_file import CompactionEntry, Entry, HookEntry, MessageEntry
+from agentd.protocol.session_file import CompactionEntry, EntryBase, HookEntry, MessageEntry
 from agentd.protocol.tool_details import AskUserDetails, Elicited, McpDetails
 
 if TYPE_CHECKING:
+    from agentd.store.tree import Known
     from agentd.tools.process.table import ProcessTable
 
 _encode = msgspec.json.Encoder().encode
@@ -80,15 +81,18 @@ async def message_page(
     return _decode(b'{"messages":[%b],"start":%d,"total":%d}' % (b",".join(pieces), start, total))
 
 
-def hook_blocks(branch: Sequence[Entry], redact: Callable[[str], str]) -> list[HookBlock]:
-    """The hooks that blocked something on ``branch`` (the session's entries, root first):
-    each ``hook_result`` entry with decision ``block``, placed after the message before it —
-    a compaction counts as its summary message. Reason and command have secrets ``redact``ed.
+def hook_blocks(branch: Sequence[Known], redact: Callable[[str], str]) -> list[HookBlock]:
+    """The hooks that blocked something on ``branch`` (the session's entries, root first;
+    message entries may be references, :meth:`SessionTree.outline`): each ``hook_result``
+    entry with decision ``block``, placed after the message before it — a compaction counts
+    as its summary message. Reason and command have secrets ``redact``ed.
     """
     blocks: list[HookBlock] = []
     after: str | None = None
     for entry in branch:
-        if isinstance(entry, MessageEntry):
+        if not isinstance(entry, EntryBase):  # a message entry as its reference
+            after = entry.message_id
+        elif isinstance(entry, MessageEntry):
             after = entry.message.id
         elif isinstance(entry, CompactionEntry):
             after = entry.id

@@ -146,7 +146,7 @@ class SessionRuntime:
         messages (:func:`agentd.session.history.hook_blocks`)."""
         if not self.file.hook_block_count:  # no walk of the branch for most sessions
             return []
-        return hook_blocks(self.file.path_to_leaf(), self.file.redact_text)
+        return hook_blocks(self.file.outline(), self.file.redact_text)
 
     # --- runs --------------------------------------------------------------------------------
 
