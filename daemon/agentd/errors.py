@@ -132,8 +132,9 @@ class StoreWriteFailed(RpcError):
 
 
 class StoreReadFailed(RpcError):
-    """An entry of a loaded session could not be read back from its file (the file was
-    changed under the daemon); ``data`` names the path, the entry and the byte offset."""
+    """An entry of a loaded session no longer reads back from its file (it was changed).
+
+    ``data`` names the path, the entry and the byte offset."""
 
     code = -32012
 

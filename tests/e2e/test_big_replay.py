@@ -1,0 +1,100 @@
+"""A big session's ``session/load {replay}`` streams while the daemon serves other clients
+(real daemon process, real sockets): the replay is paced by the replaying client's connection,
+so a client that reads nothing holds up only its own replay, and what happens to the session
+meanwhile follows the replayed history, before the load's answer."""
+
+from __future__ import annotations
+
+import json
+import select
+import socket
+from pathlib import Path
+from typing import Any
+
+from agentd.protocol.content import AssistantMessage, TextContent, UserMessage
+from agentd.store import SessionFile
+from tests.harness import Home, new_session, socket_client, stop, wait_until_async
+
+TURNS = 1500
+"""User and assistant messages of about 2 KB each: 6 MB, far more than socket buffers hold."""
+
+
+def _grow(path: Path) -> list[str]:
+    """Append ``TURNS`` exchanges to the session file at ``path``; the message ids, in order."""
+    ids: list[str] = []
+    with SessionFile.open(path, lock=True) as file:
+        for n in range(TURNS):
+            text = f"turn {n} " + "x" * 2000
+            file.append_message(
+                UserMessage(id=f"u{n}", content=[TextContent(text=text)], timestamp=n)
+            )
+            file.append_message(
+                AssistantMessage(
+                    id=f"a{n}", content=[TextContent(text=text)], provider="mock",
+                    model="mock-model", timestamp=n,
+                )  # fmt: skip
+            )
+            ids += [f"u{n}", f"a{n}"]
+    return ids
+
+
+def _send(sock: socket.socket, request_id: int, method: str, params: dict[str, Any]) -> None:
+    frame = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+    sock.sendall(json.dumps(frame).encode() + b"\n")
+
+
+def _read_until_answer(sock: socket.socket, request_id: int) -> list[dict[str, Any]]:
+    """Every frame ``sock`` receives up to and including the answer to ``request_id``."""
+    frames: list[dict[str, Any]] = []
+    pending = b""
+    sock.settimeout(60)
+    while True:
+        chunk = sock.recv(1 << 20)
+        assert chunk, "the daemon closed the connection"
+        pending += chunk
+        *complete, pending = pending.split(b"\n")
+        for line in complete:
+            frames.append(json.loads(line))
+            if frames[-1].get("id") == request_id:
+                return frames
+
+
+async def test_a_big_replay_yields_to_another_clients_calls(home: Home) -> None:
+    daemon = home.start_socket_daemon()
+    try:
+        async with socket_client(home) as other:
+            sid = await new_session(other, home)
+            await other.call("session/close", {"sessionId": sid})
+            (path,) = home.sessions.rglob(f"*_{sid}.jsonl")
+            ids = _grow(path)
+            await other.call("session/load", {"sessionId": sid})
+            replaying = socket.socket(socket.AF_UNIX)
+            replaying.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            replaying.connect(str(home.socket))
+            _send(replaying, 1, "initialize", {})
+            _read_until_answer(replaying, 1)
+            _send(replaying, 2, "session/load", {"sessionId": sid, "replay": True})
+
+            async def replay_began() -> bool:
+                return bool(select.select([replaying], [], [], 0)[0])
+
+            await wait_until_async(replay_began, 30, "the replay's first frames", 0.01)
+            # the replaying client reads nothing now: the other one is still served
+            note = await other.call("session/note", {"sessionId": sid, "text": "meanwhile"})
+            state = await other.call("session/state", {"sessionId": sid})
+            frames = _read_until_answer(replaying, 2)
+            replaying.close()
+    finally:
+        stop(daemon)
+    assert note == {"ok": True}
+    assert state["messageCount"] == len(ids) + 1
+    *events, answer = frames
+    assert answer["result"]["session"]["sessionId"] == sid
+    items = [frame["params"] for frame in events if frame.get("method") == "session/event"]
+    replayed = [item for item in items if item["seq"] == 0]
+    live = [item for item in items if item["seq"] > 0]
+    assert items == replayed + live  # the replay first, whole; then what happened meanwhile
+    assert [item["event"]["message"]["id"] for item in replayed] == ids
+    # the note was taken while the replay was still streaming: it comes live, before the answer
+    noted = [item for item in live if item["event"]["type"] == "message_end"]
+    assert [item["event"]["message"]["content"][0]["text"] for item in noted] == ["meanwhile"]
