@@ -28,12 +28,11 @@ def _grow(path: Path) -> list[str]:
             file.append_message(
                 UserMessage(id=f"u{n}", content=[TextContent(text=text)], timestamp=n)
             )
-            file.append_message(
-                AssistantMessage(
-                    id=f"a{n}", content=[TextContent(text=text)], provider="mock",
-                    model="mock-model", timestamp=n,
-                )  # fmt: skip
-            )
+            reply = AssistantMessage(
+                id=f"a{n}", content=[TextContent(text=text)], provider="mock",
+                model="mock-model", timestamp=n,
+            )  # fmt: skip
+            file.append_message(reply)
             ids += [f"u{n}", f"a{n}"]
     return ids
 

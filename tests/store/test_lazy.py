@@ -25,10 +25,10 @@ def _conversation(file: SessionFile, turns: int, size: int = 200) -> list[Messag
     written: list[Message] = []
     for n in range(turns):
         call = f"c{n}-{file.header.id}"
+        calls = [(call, "bash", {"command": f"echo {n}"})]
         for message in (
             user(f"prompt {n} " + "p" * size),
-            assistant(f"calling {n}", [(call, "bash", {"command": f"echo {n}"})],
-                      usage=Usage(input_tokens=10, output_tokens=n)),  # fmt: skip
+            assistant(f"calling {n}", calls, usage=Usage(input_tokens=10, output_tokens=n)),
             result(call, f"output {n} " + "o" * size),
             assistant(f"answer {n}", usage=Usage(input_tokens=1, output_tokens=1)),
         ):
@@ -119,7 +119,8 @@ def test_compaction_keeps_only_the_kept_part_in_the_context(root: Path) -> None:
     assert texts(context)[0] == "the summary"
     assert len(context) == 1 + 8 + 4
     assert context[-4:] == after
-    assert loaded._reader is not None and loaded._reader.cached() == 0
+    assert loaded._reader is not None
+    assert loaded._reader.cached() == 0
     assert isinstance(loaded.outline()[40], CompactionEntry)
 
 
