@@ -25,8 +25,9 @@ if TYPE_CHECKING:
     from agentd.api.subscriber import Subscriber
     from agentd.session.runtime import SessionRuntime
 
-CHUNK_BYTES = 64 * 1024
-"""Frames sent between two waits for the subscriber (about a millisecond of encoding)."""
+CHUNK_BYTES = 16 * 1024
+"""Frames sent between two waits for the subscriber (a millisecond or so of encoding and
+redacting; one bigger message is one frame, sent whole)."""
 
 
 def snapshot(runtime: SessionRuntime) -> tuple[int, Iterator[Event]]:

@@ -123,7 +123,8 @@ class SessionTree:
     def outline(self, leaf_id: str | None = None) -> list[Known]:
         """The branch root → ``leaf_id`` (default: the leaf), unknown types left out, message
         entries as their references (:meth:`body` decodes one)."""
-        return [n for n in self._branch_nodes(leaf_id) if not isinstance(n, UnknownEntry)]
+        nodes = list(self._branch_nodes(leaf_id))  # a copy: the owner may append meanwhile
+        return [n for n in nodes if not isinstance(n, UnknownEntry)]
 
     def messages(self) -> list[Message]:
         """The model context on the current branch.
@@ -134,7 +135,16 @@ class SessionTree:
         messages after it. A tool result whose call is not before it (the assistant message
         was on a damaged line) is left out: providers refuse unpaired results.
         """
-        path = self.outline()
+        return self._context(self.outline())
+
+    def messages_at(self, entry_id: str | None) -> list[Message]:
+        """:meth:`messages` as they would be with the leaf at ``entry_id`` (``None``: before
+        the first entry), the leaf left alone. Reads only, so it may run in a worker thread
+        while the owner appends (the branch's bodies are decoded there, off the loop)."""
+        return [] if entry_id is None else self._context(self.outline(entry_id))
+
+    def _context(self, path: list[Known]) -> list[Message]:
+        """The model context of the branch ``path`` (see :meth:`messages`)."""
         cut = _last_compaction(path)
         if cut is None:
             return _paired(self._messages_of(path))
