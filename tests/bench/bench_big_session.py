@@ -14,7 +14,8 @@ measures another client's ``daemon/status`` round trips during each load):
   over the daemon before the load, and the load's time;
 * the same for the never-compacted file (no budget: it is the model's context, held decoded
   by the agent; reported so the cost is known);
-* another client's p99 during ``session/load {replay}`` of the never-compacted file (every
+* another client's p99 with the daemon idle (the floor of this machine, for comparison), and
+  during ``session/load {replay}`` of the never-compacted file (every
   message as an event: about 100 MB of frames) and during ``session/messages`` of all its
   pages (budget: p99 ≤ 50 ms).
 
@@ -28,6 +29,7 @@ import os
 import shutil
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import msgspec
@@ -171,6 +173,11 @@ async def _measure() -> list[Row]:
         flat = next(sessions.glob("bench/*_flat.jsonl"))
         rows.append(await _loaded_rss(daemon, "compacted", _mib(compacted), "compacted"))
         rows.append(await _loaded_rss(daemon, "flat", _mib(flat), "never compacted"))
+        idle = size(5, 1)
+        label, value, _ = await _lag(
+            daemon, f"the daemon idle ({idle} s)", partial(asyncio.sleep, idle)
+        )
+        rows.append((f"{label}: this machine's floor", value, "-"))
         replayed: list[tuple[int, int]] = []
 
         async def replay() -> None:
