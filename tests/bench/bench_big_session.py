@@ -37,6 +37,7 @@ import msgspec
 from agentctl.client import connect
 from agentd.protocol.content import Message
 from agentd.protocol.session_file import (
+    SESSION_VERSION,
     CompactionEntry,
     Entry,
     MessageEntry,
@@ -53,17 +54,18 @@ DATA = Path("/tmp/agentd-bench-big-smoke" if smoke.enabled() else "/tmp/agentd-b
 FILE_BYTES = size(100 * 2**20, 2**20)
 COMPACT_EVERY = size(2**20, 64 * 2**10)
 """Bytes of turns between two compactions in the compacted file."""
-VERSION = f"1-{FILE_BYTES}-{COMPACT_EVERY}"
+VERSION = f"2-{FILE_BYTES}-{COMPACT_EVERY}"
 STAMP = "2026-01-01T00:00:00.000Z"
 
 _encode = msgspec.json.Encoder().encode
 
 
 def _write(path: Path, session_id: str, cwd: Path, *, compact: bool) -> None:
-    """A session file of about :data:`FILE_BYTES` of realistic turns (bench_store's), with a
-    compaction every :data:`COMPACT_EVERY` bytes when ``compact``."""
+    """A session file (the current format version: an older one would be migrated on load,
+    which is not what is measured) of about :data:`FILE_BYTES` of realistic turns
+    (bench_store's), with a compaction every :data:`COMPACT_EVERY` bytes when ``compact``."""
     conversation = _Conversation(7)
-    header = SessionHeader(version=1, id=session_id, cwd=str(cwd), created_at=STAMP)
+    header = SessionHeader(version=SESSION_VERSION, id=session_id, cwd=str(cwd), created_at=STAMP)
     parent: str | None = None
     since_compaction = 0
     n = 0
