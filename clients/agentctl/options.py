@@ -139,9 +139,9 @@ class SessionsRemove(SessionsOptions, frozen=True, kw_only=True):
 
 
 class DaemonOptions(CommandOptions, frozen=True, kw_only=True):
-    """``agentctl daemon start|stop|status|logs``."""
+    """``agentctl daemon start|stop|status|metrics|logs``."""
 
-    action: Literal["start", "stop", "status", "logs"]
+    action: Literal["start", "stop", "status", "metrics", "logs"]
     lines: int = 50
     follow: bool = False
     json: bool = False

@@ -174,6 +174,11 @@ def _add_daemon(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     actions.add_parser("start", help="start the daemon in the background")
     actions.add_parser("stop", help="stop the daemon")
     actions.add_parser("status", help="show whether it runs, its pid, uptime and load")
+    metrics = actions.add_parser(
+        "metrics",
+        help="its load and counts: sessions, runs, queues, loop lag, bytes out, errors, tokens",
+    )
+    metrics.add_argument("--json", action="store_true", help="the daemon/metrics result as JSON")
     logs = actions.add_parser("logs", help="print the daemon log")
     logs.add_argument("-n", "--lines", type=int, default=50, help="last N lines (default 50)")
     logs.add_argument("-f", "--follow", action="store_true", help="keep printing new lines")
