@@ -58,7 +58,13 @@ def _read_until_answer(sock: socket.socket, request_id: int) -> list[dict[str, A
                 return frames
 
 
-async def test_a_big_replay_yields_to_another_clients_calls(home: Home) -> None:
+async def _replay_with_a_note_meanwhile(
+    home: Home, *, subscribed: bool
+) -> tuple[list[str], dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+    """A session of ``TURNS`` exchanges replayed to a raw client (``subscribed``: that was
+    watching it already) that reads nothing until another client has added a note; returns
+    the message ids, the note's answer, the session's state then, and every frame the
+    replaying client got up to its load's answer."""
     daemon = home.start_socket_daemon()
     try:
         async with socket_client(home) as other:
@@ -72,6 +78,9 @@ async def test_a_big_replay_yields_to_another_clients_calls(home: Home) -> None:
             replaying.connect(str(home.socket))
             _send(replaying, 1, "initialize", {})
             _read_until_answer(replaying, 1)
+            if subscribed:
+                _send(replaying, 3, "session/subscribe", {"sessionId": sid})
+                _read_until_answer(replaying, 3)
             _send(replaying, 2, "session/load", {"sessionId": sid, "replay": True})
 
             async def replay_began() -> bool:
@@ -85,10 +94,15 @@ async def test_a_big_replay_yields_to_another_clients_calls(home: Home) -> None:
             replaying.close()
     finally:
         stop(daemon)
+    return ids, note, state, frames
+
+
+async def test_a_big_replay_yields_to_another_clients_calls(home: Home) -> None:
+    ids, note, state, frames = await _replay_with_a_note_meanwhile(home, subscribed=False)
     assert note == {"ok": True}
     assert state["messageCount"] == len(ids) + 1
     *events, answer = frames
-    assert answer["result"]["session"]["sessionId"] == sid
+    assert answer["result"]["messageCount"] == len(ids) + 1
     items = [frame["params"] for frame in events if frame.get("method") == "session/event"]
     replayed = [item for item in items if item["seq"] == 0]
     live = [item for item in items if item["seq"] > 0]
@@ -97,3 +111,16 @@ async def test_a_big_replay_yields_to_another_clients_calls(home: Home) -> None:
     # the note was taken while the replay was still streaming: it comes live, before the answer
     noted = [item for item in live if item["event"]["type"] == "message_end"]
     assert [item["event"]["message"]["content"][0]["text"] for item in noted] == ["meanwhile"]
+
+
+async def test_a_watching_client_gets_the_live_events_once_during_its_replay(home: Home) -> None:
+    """A client already subscribed reloads with ``replay``: what happens meanwhile reaches it
+    live (seq above 0), between the replayed chunks, and only once."""
+    ids, _note, _state, frames = await _replay_with_a_note_meanwhile(home, subscribed=True)
+    items = [frame["params"] for frame in frames if frame.get("method") == "session/event"]
+    replayed = [item for item in items if item["seq"] == 0]
+    assert [item["event"]["message"]["id"] for item in replayed] == ids
+    ends = [item for item in items if item["seq"] > 0 and item["event"]["type"] == "message_end"]
+    assert [item["event"]["message"]["content"][0]["text"] for item in ends] == ["meanwhile"]
+    seqs = [item["seq"] for item in items if item["seq"] > 0]
+    assert len(seqs) == len(set(seqs))

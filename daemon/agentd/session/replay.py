@@ -8,7 +8,8 @@ queue written out) or, for other subscribers, yields to the event loop; so howev
 session, the loop is never held for more than one chunk's encoding and other clients' calls
 are answered while it streams. The subscriber then watches the session from the seq the
 snapshot was taken at: what the session did meanwhile follows the replayed history, in order
-(from the session's replay buffer).
+(from the session's replay buffer). A subscriber that was watching already keeps getting the
+live events as they happen, between the chunks (seq above 0), and nothing twice.
 """
 
 from __future__ import annotations

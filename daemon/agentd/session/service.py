@@ -169,8 +169,9 @@ class SessionService(StoredSessionMethods):
         )
         await _read_commands(runtime)
         if subscriber is not None:
+            watching = subscriber.key in runtime.bus.subscribers  # gets live events already
             since = await replay(runtime, subscriber) if params.replay else None
-            sessions.watch(runtime, subscriber, since)
+            sessions.watch(runtime, subscriber, None if watching else since)
         return SessionLoadResult(
             session=runtime.info(),
             last_seq=runtime.bus.seq,
