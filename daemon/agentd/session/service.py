@@ -171,6 +171,8 @@ class SessionService(StoredSessionMethods):
         if subscriber is not None:
             watching = subscriber.key in runtime.bus.subscribers  # gets live events already
             since = await replay(runtime, subscriber) if params.replay else None
+            if sessions.loaded.get(runtime.id) is not runtime:  # unloaded during the replay
+                runtime, watching = await sessions.get(runtime.id), True
             sessions.watch(runtime, subscriber, None if watching else since)
         return SessionLoadResult(
             session=runtime.info(),
