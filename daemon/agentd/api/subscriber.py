@@ -128,6 +128,20 @@ class Subscriber(Protocol):
 
 
 @runtime_checkable
+class Paced(Protocol):
+    """A subscriber whose deliveries queue for a transport (a JSON-RPC connection).
+
+    A producer of many events for it alone (a ``session/load`` replay) awaits
+    :meth:`drained` between chunks, so it never fills the subscriber's queue and other
+    clients keep being served; other subscribers are paced by yielding to the loop only."""
+
+    async def drained(self) -> None:
+        """Until what was delivered so far has mostly been written out (or the subscriber is
+        gone)."""
+        ...
+
+
+@runtime_checkable
 class QuestionAnswerer(Protocol):
     """A subscriber that can also show questions to its user (``session/askQuestion``).
 

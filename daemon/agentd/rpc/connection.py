@@ -186,6 +186,11 @@ class Connection:
             envelope.NotificationMessage(method=method, params=envelope.optional_params(params))
         )
 
+    async def drained(self) -> None:
+        """Until what was sent so far has mostly reached the peer (:meth:`Outbox.drained`):
+        for a producer of many frames to pace itself."""
+        await self._outbox.drained()
+
     @overload
     async def request(
         self, method: str, params: Any = None, *, result_type: type[T], timeout: float | None = None

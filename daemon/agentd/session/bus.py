@@ -140,9 +140,12 @@ class EventBus:
         if self._on_change is not None:
             self._on_change()
 
-    def send_one(self, subscriber: Subscriber, event: Event) -> None:
-        """Send ``event`` to ``subscriber`` alone, with ``seq: 0`` (not numbered, not buffered)."""
-        subscriber.deliver(self._delivery(0, self._frame(0, event)))
+    def send_one(self, subscriber: Subscriber, event: Event) -> int:
+        """Send ``event`` to ``subscriber`` alone, with ``seq: 0`` (not numbered, not
+        buffered); return the size of its frame."""
+        frame = self._frame(0, event)
+        subscriber.deliver(self._delivery(0, frame))
+        return len(frame)
 
     def _frame(self, seq: int, event: Event) -> bytes:
         parent = self.parent_session_id

@@ -146,7 +146,7 @@ class SessionRuntime:
         messages (:func:`agentd.session.history.hook_blocks`)."""
         if not self.file.hook_block_count:  # no walk of the branch for most sessions
             return []
-        return hook_blocks(self.file.path_to_leaf(), self.file.redact_text)
+        return hook_blocks(self.file.outline(), self.file.redact_text)
 
     # --- runs --------------------------------------------------------------------------------
 
@@ -221,20 +221,27 @@ class SessionRuntime:
 
     # --- changes to the conversation and the settings ----------------------------------------
 
-    def branch(self, entry_id: str | None) -> None:
-        """Continue from ``entry_id`` (None: from the start); SessionBusy unless idle."""
+    async def branch(self, entry_id: str | None) -> None:
+        """Continue from ``entry_id`` (None: from the start); SessionBusy unless idle (also
+        when a run started while the branch's context was read: in a worker thread, since a
+        big branch takes a while to decode), InvalidParams for an unknown id."""
+        self.run.check_idle("branch")
+        if entry_id is not None and not self.file.has_entry(entry_id):
+            raise InvalidParams(f"session {self.id!r} has no entry {entry_id!r}")
+        context = await asyncio.to_thread(self.file.messages_at, entry_id)
         self.run.check_idle("branch")
         self.file.branch(entry_id)
-        self.agent.adopt(self.file.messages())
+        self.agent.adopt(context)
 
     async def rewound(self, parent_id: str | None, entry: RewindEntry) -> None:
         """``session/rewind`` moved the conversation: continue from ``parent_id`` with
         ``entry`` recorded there (on disk when this returns). The caller holds the
-        ``rewinding`` phase."""
+        ``rewinding`` phase; the new context is decoded in a worker thread."""
+        context = await asyncio.to_thread(self.file.messages_at, parent_id)
         self.file.branch(parent_id)
         self.file.append(entry)
         await self.durable()
-        self.agent.adopt(self.file.messages())
+        self.agent.adopt(context)
 
     def rename(self, title: str) -> None:
         """Set the session's title (recorded in the file)."""

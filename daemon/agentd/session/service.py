@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 
 from agentd.errors import InvalidParams, InvalidRequest, SessionBusy
 from agentd.protocol.commands import SessionCommandsParams, SessionCommandsResult
-from agentd.protocol.events import PlanUpdate
 from agentd.protocol.lifecycle import LanguageServerInfo
 from agentd.protocol.mcp import (
     McpListParams,
@@ -65,9 +64,9 @@ from agentd.protocol.skills import (
     SkillCheckParams,
     SkillCheckResult,
 )
-from agentd.session.history import history_events, process_events
 from agentd.session.idle import DEFAULT_IDLE_SECONDS, DEFAULT_MAX_LOADED
 from agentd.session.prompt_run import PromptRun
+from agentd.session.replay import replay
 from agentd.session.stored import StoredSessionMethods
 
 if TYPE_CHECKING:
@@ -156,7 +155,9 @@ class SessionService(StoredSessionMethods):
         ``hook_result`` after its message, the questions a tool call asked as a
         ``question_request`` and ``question_resolved`` before its result), the plan, and the
         background processes (a ``process_start`` for each running one, a ``process_exit``
-        for each ended one) before it starts watching."""
+        for each ended one) before it starts watching: streamed in chunks paced by the
+        subscriber (:mod:`agentd.session.replay`), what the session does meanwhile following
+        it."""
         if (params.session_id is None) == (params.path is None):
             raise InvalidParams("give exactly one of `sessionId` and `path`")
         sessions = self._manager()
@@ -168,14 +169,11 @@ class SessionService(StoredSessionMethods):
         )
         await _read_commands(runtime)
         if subscriber is not None:
-            if params.replay:
-                for event in history_events(runtime.agent.messages, runtime.hook_blocks()):
-                    runtime.bus.send_one(subscriber, event)
-                if plan := runtime.file.plan():
-                    runtime.bus.send_one(subscriber, PlanUpdate(entries=plan))
-                for event in process_events(runtime.processes):
-                    runtime.bus.send_one(subscriber, event)
-            sessions.watch(runtime, subscriber)
+            watching = subscriber.key in runtime.bus.subscribers  # gets live events already
+            since = await replay(runtime, subscriber) if params.replay else None
+            if sessions.loaded.get(runtime.id) is not runtime:  # unloaded during the replay
+                runtime, watching = await sessions.get(runtime.id), True
+            sessions.watch(runtime, subscriber, None if watching else since)
         return SessionLoadResult(
             session=runtime.info(),
             last_seq=runtime.bus.seq,

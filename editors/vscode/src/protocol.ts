@@ -2113,4 +2113,5 @@ export const ErrorCodes = {
   SessionIdle: -32009,
   SessionLocked: -32010,
   StoreWriteFailed: -32011,
+  StoreReadFailed: -32012,
 } as const;

@@ -2114,4 +2114,5 @@ export declare const ErrorCodes: {
   readonly SessionIdle: -32009;
   readonly SessionLocked: -32010;
   readonly StoreWriteFailed: -32011;
+  readonly StoreReadFailed: -32012;
 };
