@@ -69,6 +69,7 @@ ALLOWED: dict[str, set[str]] = {
     "transports": BASE | {"daemon", "stdio", "housekeeping", "web", "log", "tools"},  # peers
     "listen": BASE | {"daemon", "stdio", "transports", "hardening", "housekeeping", "log"},
     "frontend": BASE | {"api", "session"},  # where a front-end's sessions live; its options
+    "inprocess": BASE | {"session", "log", "hardening", "housekeeping"},  # agentctl's one-shot
     "acp": BASE | {"api", "frontend", "rpc", "stdio", "log", "hardening", "housekeeping"},
     "mcp_server": BASE | {"api", "frontend", "rpc", "log", "hardening"},  # `agentd mcp`
     "lsp": BASE | {"api", "frontend", "rpc", "stdio", "log", "hardening", "housekeeping"},
@@ -88,7 +89,7 @@ ALLOWED: dict[str, set[str]] = {
         "config",
     },
     "__main__": {"cli"},
-    "agentctl": {"protocol", "errors", "rpc", "paths", "api"},
+    "agentctl": {"protocol", "errors", "rpc", "paths", "api", "inprocess"},
 }
 """Units each unit may import (besides itself and the package root's ``__version__``)."""
 

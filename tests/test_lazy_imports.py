@@ -82,6 +82,8 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentd.config.load": (STARTUP, ("tomllib",)),
     "agentd.schema": (STARTUP, ("agentd.config.schema",)),
     "agentctl.client": (STARTUP, ("agentd.paths", "agentd.rpc")),
+    "agentctl.local": (FRONT_END_BACKEND, ("agentd.inprocess",)),
+    "agentctl.commands.send": (FRONT_END_BACKEND, ("agentctl.local",)),
     "agentctl.launch": (STARTUP, ("agentd.paths",)),
     "agentctl.prestart": (STARTUP, ("agentctl.launch", "asyncio", "signal")),
     "agentctl.chat.repl": (STARTUP, ("readline",)),

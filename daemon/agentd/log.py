@@ -215,6 +215,7 @@ def configure(
     *,
     deferred: bool = False,
     stderr_level: str | None = None,
+    background: bool = True,
 ) -> None:
     """Send every log line, as JSON, to ``log_file`` (appended) or else to ``sys.stderr``.
 
@@ -222,7 +223,8 @@ def configure(
     ``deferred``, structlog is set up only when :func:`ready` is called (see the module
     docstring); events logged until then are kept. ``stderr_level`` (with a ``log_file``):
     lines at that level and above also go to ``sys.stderr`` (for a process whose stderr
-    nobody may read: a few lines, never a flood).
+    nobody may read: a few lines, never a flood). ``background`` False writes the file from
+    the logging thread itself (no writer thread: for a short-lived process that logs little).
     """
     if level not in LEVELS or (stderr_level is not None and stderr_level not in LEVELS):
         raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LEVELS)}")
@@ -231,7 +233,7 @@ def configure(
     previous = _open_file
     out = open_log_file(log_file) if log_file is not None else None
     _Setup.level_no = level_no
-    _Setup.sink = BackgroundWriter(out) if out is not None else sys.stderr
+    _Setup.sink = (BackgroundWriter(out) if background else out) if out is not None else sys.stderr
     _Setup.stderr_level = stderr_level if out is not None else None
     _Setup.ready = False
     root = logging.getLogger()

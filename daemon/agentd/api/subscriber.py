@@ -57,9 +57,13 @@ class Delivery:
     0 for events sent to one subscriber only (load warnings, history replay);
     ``parent_session_id`` is set for a subagent's event (its parent session's id).
     ``decoded``: the frame already decoded by whoever read it off a connection.
+    ``published``: the event object the bus encoded ``frame`` from, when redaction changed
+    nothing in it (else None). It is the session's own object, shared by every subscriber of
+    this process: a subscriber that reads it (an in-process client rendering the run, which
+    then decodes nothing) must not change it; :meth:`event` always gives a private copy.
     """
 
-    __slots__ = ("_decoded", "frame", "parent_session_id", "seq", "session_id")
+    __slots__ = ("_decoded", "frame", "parent_session_id", "published", "seq", "session_id")
 
     def __init__(
         self,
@@ -69,12 +73,14 @@ class Delivery:
         *,
         parent_session_id: str | None = None,
         decoded: SessionEvent | None = None,
+        published: SessionEvent | None = None,
     ) -> None:
         self.session_id = session_id
         self.seq = seq
         self.frame = frame
         self.parent_session_id = parent_session_id
         self._decoded = decoded
+        self.published = published
 
     def event(self) -> SessionEvent:
         """The event, decoded from ``frame``."""
