@@ -21,7 +21,6 @@ from tests.harness import wait_until
     [
         (["send", "--daemon-process", "hi"], True),
         (["send", "--stdio", "hi"], False),  # the session runs in agentctl's own process
-        (["send", "hi"], False),
         (["chat", "--stdio"], True),
         (["send", "hi"], False),
         (["sessions", "--stdio"], False),

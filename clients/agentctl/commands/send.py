@@ -2,8 +2,9 @@
 
 Runs the session in the shared daemon when one answers, else in this process
 (:mod:`agentctl.local`; ``--stdio``: always), or in a private daemon process
-(``--daemon-process``) or the shared daemon started if need be (``--shared``); picks the session (new, ``--session``, ``--continue``, ``--fork``), streams the run to the
-chosen output and exits with the code of :mod:`agentctl.run.outcome`.
+(``--daemon-process``) or the shared daemon started if need be (``--shared``); picks the
+session (new, ``--session``, ``--continue``, ``--fork``), streams the run to the chosen output
+and exits with the code of :mod:`agentctl.run.outcome`.
 """
 
 from __future__ import annotations

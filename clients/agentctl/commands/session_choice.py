@@ -9,9 +9,9 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from agentctl.events import SessionClient
 from agentctl.commands.trust import offer_trust
 from agentctl.common import UsageError, stdin_is_tty, warn
+from agentctl.events import SessionClient
 from agentctl.options import SessionOptions
 from agentd.errors import ConfigError
 from agentd.protocol.methods import (
