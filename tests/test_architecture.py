@@ -37,7 +37,7 @@ ALLOWED: dict[str, set[str]] = {
     "mockllm": BASE,
     "config": BASE | {"tools"},  # settings, models, prices, credentials, project trust
     "permissions": BASE | {"tools"},
-    "providers": BASE | {"toolspec", "config"},  # never tools, never the mock LLM
+    "providers": BASE | {"toolspec", "config", "log"},  # never tools, never the mock LLM
     "agent": BASE | {"config", "providers", "tools", "toolspec"},
     "log": BASE | {"config", "rpc"},
     "api": BASE | {"rpc"},  # the typed session API (local or remote) and its event contract

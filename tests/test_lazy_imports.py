@@ -79,6 +79,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentd.log": (STARTUP, ("agentd.config.credentials", "agentd.redact", "queue", "structlog")),
     "agentd.paths": (STARTUP, ("secrets", "socket", "struct")),
     "agentd.protocol.control_pins": (STARTUP, ("hashlib",)),
+    "agentd.protocol.trust_list": (HEAVY, ("tempfile",)),
     "agentd.config.load": (STARTUP, ("tomllib",)),
     "agentd.schema": (STARTUP, ("agentd.config.schema",)),
     "agentctl.client": (STARTUP, ("agentd.paths", "agentd.rpc")),

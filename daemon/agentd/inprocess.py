@@ -16,6 +16,7 @@ run logs a few lines), the sweep runs inline (it reads one directory when nothin
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -25,6 +26,13 @@ from agentd import log as logging_setup
 from agentd.hardening import make_undumpable
 from agentd.housekeeping import end_processes, sweep_orphans
 from agentd.session.service import SessionService
+
+
+_TERMINAL_EXTRAS = ("click", "greenlet")
+"""Optional imports of the libraries the session machinery uses that it never needs: httpx's
+command-line tool (``click``, and with it ``rich``, ``pygments``), structlog's ``greenlet``
+check. A None entry in ``sys.modules`` makes them fail at once (``agentd.cli`` does the same
+for the daemon; ``rich`` is left alone here: agentctl renders Markdown with it)."""
 
 
 class HostedSessions(msgspec.Struct, frozen=True):
@@ -37,6 +45,8 @@ class HostedSessions(msgspec.Struct, frozen=True):
 def host_sessions(log_file: Path | None) -> HostedSessions:
     """Set the process up as a private daemon and open its session service (see the module
     docstring); ``log_file`` None: the log goes nowhere."""
+    for name in _TERMINAL_EXTRAS:  # as `agentd serve` does: optional imports fail fast
+        sys.modules.setdefault(name, None)  # type: ignore[arg-type]
     make_undumpable()
     logging_setup.configure("info", log_file or Path("/dev/null"), deferred=True, background=False)
     sweep_orphans()

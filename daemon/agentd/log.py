@@ -12,8 +12,8 @@ one second after start at the latest, on a warning or error, and before it exits
 
 :func:`configure` is called once at start-up (again only in tests). Every line is one JSON
 object with ``timestamp``, ``level``, ``event``, the bound context (``conn_id`` and
-``request_id`` from :mod:`agentd.rpc.context`, plus anything bound with
-``structlog.contextvars``) and the call's own fields. Records of stdlib loggers (asyncio, httpx,
+``request_id`` from :mod:`agentd.rpc.context`, plus anything bound with :func:`bind_context`
+or ``structlog.contextvars``) and the call's own fields. Records of stdlib loggers (asyncio, httpx,
 ``agentd.rpc``) are routed into the same stream, keeping their ``extra`` fields and tracebacks.
 """
 
@@ -175,6 +175,22 @@ class Logger:
         _emit(self.name, "error", event, fields)
 
 
+_bound: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("agentd_log_bound")
+
+
+def bind_context(**fields: Any) -> None:
+    """Add ``fields`` to every event logged from now on in this context (and the tasks it
+    starts), as ``structlog.contextvars.bind_contextvars`` does, without importing structlog."""
+    _bound.set({**_bound.get({}), **fields})
+
+
+def _merge_bound(_logger: Any, _method: str, event: MutableMapping[str, Any]) -> Any:
+    """structlog processor: the fields of :func:`bind_context` (the call's own win)."""
+    for key, value in _bound.get({}).items():
+        event.setdefault(key, value)
+    return event
+
+
 def get_logger(name: str) -> Logger:
     """The logger ``name`` (cheap: structlog is imported only when logging is :func:`ready`)."""
     return Logger(name)
@@ -186,7 +202,7 @@ def _emit(name: str, level: str, event: str, fields: dict[str, Any]) -> None:
         return
     if logging.getLevelNamesMapping()[level.upper()] < _Setup.level_no:
         return
-    fields = {**context.current(), **fields}
+    fields = {**context.current(), **_bound.get({}), **fields}
     fields["_recorded_at"] = time.time()
     _Setup.kept.append((name, level, event, fields))
     if level in ("warning", "error", "critical") or len(_Setup.kept) > _KEEP_AT_MOST:
@@ -264,6 +280,7 @@ def ready() -> None:
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
+            _merge_bound,
             add_rpc_context,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
@@ -333,11 +350,37 @@ def _write_kept(kept: list[tuple[str, str, str, dict[str, Any]]]) -> None:
         _write(name, level, event, fields)
 
 
+def _write_kept_plainly() -> bool:
+    """Write the kept events as :func:`ready` would, without importing structlog: for a
+    process that ends before it ever needed it (a one-shot run logs a few info lines). False,
+    leaving them kept, when structlog is loaded anyway, when logging goes to stderr (a
+    ``--stdio`` daemon: :func:`ready` writes it), or an event holds a traceback to format."""
+    sink = _Setup.sink
+    kept = _Setup.kept
+    plain = "structlog" not in sys.modules and _Setup.stderr_level is None
+    if not plain or sink is None or sink is sys.stderr:
+        return False
+    if any("exc_info" in fields for *_, fields in kept):
+        return False
+    import json
+
+    for _name, level, event, fields in kept:
+        line = {k: v for k, v in fields.items() if k != "_recorded_at"}
+        line.update(event=event, level=level)
+        line.update(_recorded_time(None, "", {"_recorded_at": fields["_recorded_at"]}))
+        sink.write(redact_line(None, "", json.dumps(line, default=str)) + "\n")
+    sink.flush()
+    _Setup.kept = []
+    return True
+
+
 def close() -> None:
-    """Write the kept events and what the log file's writer holds, and close the file opened
-    by :func:`configure` (logging then goes nowhere useful)."""
+    """Write the kept events (without structlog when it was never needed:
+    :func:`_write_kept_plainly`) and what the log file's writer holds, and close the file
+    opened by :func:`configure` (logging then goes nowhere useful)."""
     global _open_file
-    ready()
+    if not _Setup.ready and not _write_kept_plainly():
+        ready()
     if _open_file is not None:
         _open_file.close()
         _open_file = None

@@ -218,10 +218,11 @@ def _codex(sandbox: Sandbox, server: LocalServer, floor: float) -> Row:
     (home / "config.toml").write_text(
         'model = "mock-model"\nmodel_provider = "local"\n'
         f'[model_providers.local]\nname = "local"\nbase_url = "{server.base_url}"\n'
-        'wire_api = "chat"\n'
+        'wire_api = "responses"\n'
     )
     env = dict(sandbox.env, CODEX_HOME=str(home), OPENAI_API_KEY="unused")
-    argv = [str(codex), "exec", "--skip-git-repo-check", "--full-auto", ONE_BASH]
+    argv = [str(codex), "exec", "--skip-git-repo-check", "--ephemeral", "-s", "workspace-write"]
+    argv.append(ONE_BASH)
     try:
         seconds = statistics.median(_run(argv, sandbox, env) for _ in range(max(RUNS // 2, 1)))
     except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
