@@ -27,7 +27,6 @@ from agentd.hardening import make_undumpable
 from agentd.housekeeping import end_processes, sweep_orphans
 from agentd.session.service import SessionService
 
-
 _TERMINAL_EXTRAS = ("click", "greenlet")
 """Optional imports of the libraries the session machinery uses that it never needs: httpx's
 command-line tool (``click``, and with it ``rich``, ``pygments``), structlog's ``greenlet``
