@@ -7,8 +7,11 @@ structlog is not light to import (some 15 ms), and the daemon's first answer mus
 for it: the daemon's own modules log through :func:`get_logger`, and ``configure(...,
 deferred=True)`` keeps their events (with their time and RPC context) in memory until
 :func:`ready` imports and configures structlog and writes them, in order. A ``--stdio``
-daemon configures it so and calls :func:`ready` right after its first ``initialize`` answer,
-one second after start at the latest, on a warning or error, and before it exits.
+daemon (and agentctl's in-process one-shot) configures it so. One second after start
+(``--stdio``) and at exit the events are settled (:func:`settle`): written, and every later
+one as it comes, as the same JSON lines without structlog, so a one-shot run or a private
+daemon never imports it; a warning or error before that, or an event with a traceback, sets
+structlog up (:func:`ready`).
 
 :func:`configure` is called once at start-up (again only in tests). Every line is one JSON
 object with ``timestamp``, ``level``, ``event``, the bound context (``conn_id`` and
@@ -140,6 +143,8 @@ class _Setup:
     sink: Any = None
     stderr_level: str | None = None
     ready = True
+    plain = False
+    """Events are written as they come, without structlog (:func:`settle`)."""
     kept: list[tuple[str, str, str, dict[str, Any]]] = []
 
 
@@ -204,8 +209,15 @@ def _emit(name: str, level: str, event: str, fields: dict[str, Any]) -> None:
         return
     fields = {**context.current(), **_bound.get({}), **fields}
     fields["_recorded_at"] = time.time()
+    if _Setup.plain and "exc_info" not in fields:
+        _write_plainly(level, event, fields)
+        return
     _Setup.kept.append((name, level, event, fields))
-    if level in ("warning", "error", "critical") or len(_Setup.kept) > _KEEP_AT_MOST:
+    if (
+        _Setup.plain
+        or level in ("warning", "error", "critical")
+        or len(_Setup.kept) > _KEEP_AT_MOST
+    ):
         ready()
 
 
@@ -252,6 +264,7 @@ def configure(
     _Setup.sink = (BackgroundWriter(out) if background else out) if out is not None else sys.stderr
     _Setup.stderr_level = stderr_level if out is not None else None
     _Setup.ready = False
+    _Setup.plain = False
     root = logging.getLogger()
     for handler in list(root.handlers):
         root.removeHandler(handler)
@@ -294,6 +307,7 @@ def ready() -> None:
         cache_logger_on_first_use=False,
     )
     _Setup.ready = True
+    _Setup.plain = False
     kept, _Setup.kept = _Setup.kept, []
     if kept:  # each kept event carries its own context: none from the caller's is added
         contextvars.Context().run(_write_kept, kept)
@@ -350,28 +364,39 @@ def _write_kept(kept: list[tuple[str, str, str, dict[str, Any]]]) -> None:
         _write(name, level, event, fields)
 
 
-def _write_kept_plainly() -> bool:
-    """Write the kept events as :func:`ready` would, without importing structlog: for a
-    process that ends before it ever needed it (a one-shot run logs a few info lines). False,
-    leaving them kept, when structlog is loaded anyway, when logging goes to stderr (a
-    ``--stdio`` daemon: :func:`ready` writes it), or an event holds a traceback to format."""
-    sink = _Setup.sink
-    kept = _Setup.kept
-    plain = "structlog" not in sys.modules and _Setup.stderr_level is None
-    if not plain or sink is None or sink is sys.stderr:
+def settle() -> None:
+    """Stop keeping events: write them, and every later one, plainly (:func:`_go_plain`), or
+    else set structlog up (:func:`ready`). The ``--stdio`` daemon calls it one second after
+    start; :func:`close` at exit."""
+    if not _Setup.ready and not _Setup.plain and not _go_plain():
+        ready()
+
+
+def _go_plain() -> bool:
+    """Write the kept events, and from now on each event as it comes, as :func:`ready`'s
+    processors would (the same JSON line, redacted), without importing structlog: a process
+    that logs only plain lines (a one-shot run, a private daemon) never needs it. An event
+    with a traceback still sets structlog up. False when structlog is loaded anyway, lines
+    also go to stderr (``stderr_level``), or a kept event holds a traceback."""
+    if "structlog" in sys.modules or _Setup.stderr_level is not None or _Setup.sink is None:
         return False
-    if any("exc_info" in fields for *_, fields in kept):
+    if any("exc_info" in fields for *_, fields in _Setup.kept):
         return False
+    kept, _Setup.kept = _Setup.kept, []
+    for _name, level, event, fields in kept:
+        _write_plainly(level, event, fields)
+    _Setup.plain = True
+    return True
+
+
+def _write_plainly(level: str, event: str, fields: dict[str, Any]) -> None:
     import json
 
-    for _name, level, event, fields in kept:
-        line = {k: v for k, v in fields.items() if k != "_recorded_at"}
-        line.update(event=event, level=level)
-        line.update(_recorded_time(None, "", {"_recorded_at": fields["_recorded_at"]}))
-        sink.write(redact_line(None, "", json.dumps(line, default=str)) + "\n")
-    sink.flush()
-    _Setup.kept = []
-    return True
+    line = {k: v for k, v in fields.items() if k != "_recorded_at"}
+    line.update(event=event, level=level)
+    line.update(_recorded_time(None, "", {"_recorded_at": fields["_recorded_at"]}))
+    _Setup.sink.write(redact_line(None, "", json.dumps(line, default=str)) + "\n")
+    _Setup.sink.flush()
 
 
 def close() -> None:
@@ -379,8 +404,7 @@ def close() -> None:
     :func:`_write_kept_plainly`) and what the log file's writer holds, and close the file
     opened by :func:`configure` (logging then goes nowhere useful)."""
     global _open_file
-    if not _Setup.ready and not _write_kept_plainly():
-        ready()
+    settle()
     if _open_file is not None:
         _open_file.close()
         _open_file = None
