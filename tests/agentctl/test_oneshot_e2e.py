@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 from typing import Any
 
@@ -22,6 +23,7 @@ import pytest
 
 from tests.agentctl.harness import Sandbox
 from tests.harness import scaled
+from tests.scenarios import tool_call
 
 pytestmark = pytest.mark.e2e
 
@@ -136,3 +138,24 @@ def test_a_terminal_approves_the_in_process_run(box: Sandbox, flags: list[str]) 
     assert child.exitstatus == 5
     assert (box.project / "hello.py").read_text() == "print('Hello, World!')\n"
     assert not box.socket.exists()
+
+
+def test_the_in_process_bash_gets_no_provider_key(box: Sandbox) -> None:
+    """agentctl's own environment holds the key; the commands the in-process session runs do
+    not get it (as from a daemon), and the process is not dumpable by them."""
+    call = tool_call("bash", {"command": "env; cat /proc/$PPID/environ 2>&1 | head -c 200"})
+    steps = [{"response": {"content": "Looking.", "tool_calls": [call]}}, {"response": {}}]
+    box.use_scenarios([{"name": "env", "trigger": "show the env", "steps": steps}])
+    secret = "sk-test-" + "k" * 32
+    env = dict(box.env, OPENAI_API_KEY=secret)
+    result = subprocess.run(
+        [sys.executable, "-m", "agentctl", "send", "--provider", "mock", "--json", "show the env"],
+        cwd=box.project, env=env, capture_output=True, text=True, timeout=scaled(60),
+        check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    ends = [json.loads(line)["event"] for line in result.stdout.splitlines()[1:-1]]
+    (output,) = [e["result"][0]["text"] for e in ends if e["type"] == "tool_execution_end"]
+    assert "PATH=" in output
+    assert "k" * 32 not in output
+    assert "OPENAI_API_KEY" not in output
