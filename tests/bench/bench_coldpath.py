@@ -54,6 +54,8 @@ RUNS = size(7)
 FLOOR = [sys.executable, "-c", "import asyncio, msgspec"]
 INITIALIZE = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n'
 ONE_BASH = "run one command"
+ONE_SHELL = "run one shell command"
+"""The same scenario for Codex, whose command tool is ``exec_command``."""
 TWENTY = "run twenty commands"
 PEERS = Path(__file__).with_name(".peers")
 Row = tuple[str, str, str]
@@ -66,9 +68,19 @@ def _agentctl() -> list[str]:
 
 def _scenarios(sandbox: Sandbox) -> Path:
     """The bench's scenario (one bash call, then a reply) before the built-in ones."""
-    say = {"content": "Running it.", "tool_calls": [tool_call("bash", {"command": "echo one"})]}
-    steps = [{"response": say}, {"response": {"content": "Done: it printed one."}}]
-    sandbox.use_scenarios([{"name": "one-bash", "trigger": ONE_BASH, "steps": steps}])
+
+    def one_call(name: str, args: dict[str, Any]) -> list[dict[str, Any]]:
+        say = {"content": "Running it.", "tool_calls": [tool_call(name, args)]}
+        return [{"response": say}, {"response": {"content": "Done: it printed one."}}]
+
+    ours = one_call("bash", {"command": "echo one"})
+    codex = one_call("exec_command", {"cmd": "echo one"})
+    sandbox.use_scenarios(
+        [
+            {"name": "one-bash", "trigger": ONE_BASH, "steps": ours},
+            {"name": "one-shell", "trigger": ONE_SHELL, "steps": codex},
+        ]
+    )
     return Path(sandbox.env["AGENTD_MOCK_SCENARIOS"])
 
 
@@ -221,8 +233,10 @@ def _codex(sandbox: Sandbox, server: LocalServer, floor: float) -> Row:
         'wire_api = "responses"\n'
     )
     env = dict(sandbox.env, CODEX_HOME=str(home), OPENAI_API_KEY="unused")
-    argv = [str(codex), "exec", "--skip-git-repo-check", "--ephemeral", "-s", "workspace-write"]
-    argv.append(ONE_BASH)
+    # unconfined, as the sandbox's agentd runs bash here (auto mode, no sandbox): bwrap
+    # cannot run in every container, and the comparison is of the same work
+    argv = [str(codex), "exec", "--skip-git-repo-check", "--ephemeral"]
+    argv += ["--dangerously-bypass-approvals-and-sandbox", ONE_SHELL]
     try:
         seconds = statistics.median(_run(argv, sandbox, env) for _ in range(max(RUNS // 2, 1)))
     except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
