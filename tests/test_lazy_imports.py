@@ -76,7 +76,9 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentd.housekeeping": (STARTUP, ("agentd.tools.process.orphans",)),
     "agentd.daemon": (STARTUP, ("agentd.web.remote", "agentd.web.server")),
     "agentd.transports": (STARTUP, ("agentd.tools.process.peers", "agentd.web.server")),
-    "agentd.log": (STARTUP, ("agentd.config.credentials", "agentd.redact", "queue", "structlog")),
+    "agentd.log": (STARTUP, (
+        "agentd.config.credentials", "agentd.redact", "json", "queue", "structlog",
+    )),
     "agentd.paths": (STARTUP, ("secrets", "socket", "struct")),
     "agentd.protocol.control_pins": (STARTUP, ("hashlib",)),
     "agentd.protocol.trust_list": (HEAVY, ("tempfile",)),

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import msgspec
 
+from agentd.api.subscriber import decode_event
 from agentd.protocol.events import SessionEvent
 
 if TYPE_CHECKING:
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 _END = object()
-_decode_event = msgspec.json.Decoder(SessionEvent).decode
 _decode_any = msgspec.json.Decoder().decode
 _SUBAGENT_START = b'"type":"subagent_start"'
 
@@ -39,7 +39,7 @@ def params_bytes(params: Any) -> bytes:
 def to_event(data: bytes) -> SessionEvent | None:
     """Decode ``session/event`` params; None for an event type this client does not know."""
     try:
-        return _decode_event(data)
+        return decode_event(data)
     except msgspec.ValidationError:
         return None
 

@@ -29,6 +29,7 @@ Contracts every subscriber keeps:
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Protocol, runtime_checkable
@@ -47,7 +48,17 @@ def new_key() -> int:
     return next(_keys)
 
 
-_decode_frame = msgspec.json.Decoder(SessionEvent).decode
+@functools.cache
+def _event_decoder() -> msgspec.json.Decoder[SessionEvent]:
+    return msgspec.json.Decoder(SessionEvent)
+
+
+def decode_event(frame: bytes) -> SessionEvent:
+    """A ``session/event``'s params decoded. The decoder is built on first use: building it
+    (the whole event union) costs about as much as importing the protocol, which a process
+    that never decodes an event (an in-process run: :attr:`Delivery.published`) never pays.
+    ``msgspec.ValidationError`` for an event type this side does not know."""
+    return _event_decoder().decode(frame)
 
 
 class Delivery:
@@ -84,7 +95,7 @@ class Delivery:
 
     def event(self) -> SessionEvent:
         """The event, decoded from ``frame``."""
-        return self._decoded if self._decoded is not None else _decode_frame(self.frame)
+        return self._decoded if self._decoded is not None else decode_event(self.frame)
 
 
 @runtime_checkable

@@ -18,12 +18,16 @@ from typing import Any, BinaryIO
 import msgspec
 
 from agentd.errors import InvalidParams
-from agentd.protocol.session_file import ENTRY_TYPES, SESSION_VERSION, Entry, SessionHeader
+from agentd.protocol.session_file import (
+    ENTRY_TYPES,
+    SESSION_VERSION,
+    SessionHeader,
+    entry_decoder,
+)
 from agentd.redact import Redactor
 from agentd.store.migrations import migrate
 from agentd.store.tree import LoadWarning, Node, UnknownEntry
 
-_ENTRY_DECODER = msgspec.json.Decoder(Entry)
 _HEADER_DECODER = msgspec.json.Decoder(SessionHeader)
 _ENCODER = msgspec.json.Encoder()
 
@@ -155,7 +159,7 @@ def _parse_lines(data: bytes, pos: int, end: int, line_no: int, parsed: _Parsed)
     """Decode the complete lines in ``data[pos:end]`` into ``parsed``; return the next line
     number."""
     view = memoryview(data)
-    decode = _ENTRY_DECODER.decode
+    decode = entry_decoder().decode
     nodes, warnings = parsed.nodes, parsed.warnings
     while pos < end:
         newline = data.find(b"\n", pos, end)
