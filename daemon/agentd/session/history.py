@@ -10,6 +10,7 @@ done in slices between which the event loop serves the other clients.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
@@ -33,7 +34,14 @@ if TYPE_CHECKING:
     from agentd.tools.process.table import ProcessTable
 
 _encode = msgspec.json.Encoder().encode
-_decode = msgspec.json.Decoder(MessagesResult).decode
+
+
+@functools.cache
+def _messages_decoder() -> msgspec.json.Decoder[MessagesResult]:
+    """Built when a page is first asked for (building it, the message union, costs a cold
+    start some 10 ms a run that pages nothing never needs)."""
+    return msgspec.json.Decoder(MessagesResult)
+
 
 YIELD_EVERY_BYTES = 64 * 1024
 """The loop gets a turn after this much of a page is encoded and redacted."""
@@ -77,7 +85,9 @@ async def message_page(
             since_yield = 0
             await asyncio.sleep(0)
     pieces.reverse()
-    return _decode(b'{"messages":[%b],"start":%d,"total":%d}' % (b",".join(pieces), start, total))
+    return _messages_decoder().decode(
+        b'{"messages":[%b],"start":%d,"total":%d}' % (b",".join(pieces), start, total)
+    )
 
 
 def hook_blocks(branch: Sequence[Entry], redact: Callable[[str], str]) -> list[HookBlock]:
