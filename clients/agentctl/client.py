@@ -312,6 +312,8 @@ async def connect_running(
     socket; None when nobody listens there (nothing is started). A socket that is not the
     user's is refused (DaemonUnavailable), never taken for an absent daemon."""
     path = launch.socket_path(os.fspath(socket_path) if socket_path is not None else None)
+    if not os.path.exists(path):  # the usual case of a one-shot: nothing more to import
+        return None
     try:
         reader, writer = await _open_unix(path)
     except OSError:
