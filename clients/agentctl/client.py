@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from pathlib import Path
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
@@ -312,7 +313,7 @@ async def connect_running(
     socket; None when nobody listens there (nothing is started). A socket that is not the
     user's is refused (DaemonUnavailable), never taken for an absent daemon."""
     path = launch.socket_path(os.fspath(socket_path) if socket_path is not None else None)
-    if not os.path.exists(path):  # the usual case of a one-shot: nothing more to import
+    if not Path(path).exists():  # the usual case of a one-shot: nothing more to import
         return None
     try:
         reader, writer = await _open_unix(path)
