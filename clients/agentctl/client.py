@@ -29,8 +29,8 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from pathlib import Path
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from agentctl import launch, prestart
