@@ -14,7 +14,9 @@ says whose event it is: ``session_id`` is the session that emitted it, ``parent_
 the session whose ``task`` call started that one (None for a top-level session), so a
 subscriber that shows one conversation skips the deliveries of other sessions. Events always
 cross as JSON: the bus encodes each one once (redacted like the session file) and every
-subscriber, in-process or remote, gets that frame; :meth:`Delivery.event` decodes it.
+subscriber, in-process or remote, gets that frame; :meth:`Delivery.event` decodes it. An
+in-process reader may take :attr:`Delivery.published` instead, the object itself, when the
+redaction left the frame as it was (agentctl's in-process run renders it so, undecoded).
 
 Contracts every subscriber keeps:
 
