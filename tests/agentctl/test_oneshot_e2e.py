@@ -159,3 +159,18 @@ def test_the_in_process_bash_gets_no_provider_key(box: Sandbox) -> None:
     assert "PATH=" in output
     assert "k" * 32 not in output
     assert "OPENAI_API_KEY" not in output
+
+
+def test_in_process_runs_continue_each_other(box: Sandbox) -> None:
+    """The session file an in-process run leaves is found by the next (``--continue``, a short
+    ``--session`` prefix) and by ``sessions list``, as a daemon's would be."""
+    first = box.run("send", "--provider", "mock", "--json", "how are you")
+    session_id = json.loads(first.stdout.splitlines()[0])["sessionId"]
+    again = box.run("send", "--continue", "--json", "how are you")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout.splitlines()[0])["sessionId"] == session_id
+    third = box.run("send", "--session", session_id[:6], "--json", "how are you")
+    assert json.loads(third.stdout.splitlines()[0])["sessionId"] == session_id
+    assert not box.socket.exists()
+    listing = json.loads(box.run("sessions", "list", "--json").stdout)
+    assert [item["sessionId"] for item in listing["sessions"]] == [session_id]
