@@ -18,6 +18,9 @@ agentd against Ollama, vLLM or LiteLLM. The sandbox's user config runs tools in 
   its peak RSS (``wait4``'s ``ru_maxrss``);
 * cold twenty bash turns (in-process), and warm twenty turns: a plain ``send`` using a shared
   daemon started before the timings (it is warm: its modules loaded, its HTTP client open);
+* the one-shot's CPU time (user + system, with the processes it waited for) in-process and
+  with ``--daemon-process``, as multiples of the floor's: steadier than wall time on a loaded
+  machine;
 * the cost of handing one event to the renderer: decoding its JSON (what a daemon's client does
   with each ``session/event``) against taking the session's object (in-process);
 * ``codex exec`` on the same one-shot work, when ``@openai/codex`` is installed in
@@ -110,6 +113,27 @@ def _run_measured(
     if process.returncode != 0:
         raise RuntimeError(f"{argv} failed: {err.decode(errors='replace')[-2000:]}")
     return elapsed, rss
+
+
+def _cpu_seconds(argv: list[str], sandbox: Sandbox) -> float:
+    """User + system CPU seconds of one successful run of ``argv`` and of every process it
+    waited for (a private daemon, the bash calls): less swayed by a loaded machine than the
+    wall time."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    _run(argv, sandbox)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+
+def _cpu_row(sandbox: Sandbox, send: list[str]) -> Row:
+    """The one-shot's CPU time in-process and with ``--daemon-process``, against the floor's."""
+    floor = statistics.median(_cpu_seconds(FLOOR, sandbox) for _ in range(RUNS))
+    ours = statistics.median(_cpu_seconds([*send, ONE_BASH], sandbox) for _ in range(RUNS))
+    private = [*send, "--daemon-process", ONE_BASH]
+    theirs = statistics.median(_cpu_seconds(private, sandbox) for _ in range(RUNS))
+    ratios = f"{ours / floor:.2f}× / {theirs / floor:.2f}×"
+    value = f"{ours * 1000:.0f} / {theirs * 1000:.0f} ms = {ratios}"
+    return ("… its CPU (tree), in-process / --daemon-process", value, "of the floor's CPU")
 
 
 def _children_peak_rss_kib() -> int:
@@ -286,6 +310,7 @@ def main() -> list[Row]:
             None,
             RUNS,
         )
+        table.append(_cpu_row(sandbox, send))
         row(
             "cold 20 bash turns, HTTP (in-process)",
             lambda: _run([*send, TWENTY], sandbox),
