@@ -44,6 +44,7 @@ ALLOWED: dict[str, set[str]] = {
     "mcp": BASE | {"config", "log", "rpc", "tools", "toolspec"},  # below session
     "langserver": BASE | {"config", "log", "tools"},  # the LSP client; below session
     "hooks": BASE | {"agent", "config", "log", "tools"},  # the user's commands; below session
+    "telemetry": BASE | {"config", "log"},  # counters, OpenTelemetry (its SDK only when on)
     "session": BASE  # the one seam every front-end plugs into; it imports none of them
     | {
         "api",
@@ -58,12 +59,13 @@ ALLOWED: dict[str, set[str]] = {
         "permissions",
         "providers",
         "store",
+        "telemetry",
         "tools",
         "toolspec",
     },
     "jsonrpc": BASE | {"api", "session", "rpc", "log", "hardening"},
     "web": BASE | {"api", "session", "log"},
-    "daemon": BASE | {"session", "jsonrpc", "rpc", "log", "web"},  # the assembly
+    "daemon": BASE | {"session", "jsonrpc", "rpc", "log", "web", "telemetry"},  # the assembly
     "stdio": BASE,
     "housekeeping": BASE | {"tools", "log"},
     "transports": BASE | {"daemon", "stdio", "housekeeping", "web", "log", "tools"},  # peers

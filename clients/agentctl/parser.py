@@ -6,6 +6,7 @@ import argparse
 import os
 from typing import Any
 
+from agentctl.batch.args import add_batch_parser
 from agentctl.run.exitcodes import exit_code_words
 
 DESCRIPTION = "Shell client of agentd, the headless coding-agent daemon."
@@ -192,6 +193,11 @@ def _add_daemon(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     actions.add_parser("start", help="start the daemon in the background")
     actions.add_parser("stop", help="stop the daemon")
     actions.add_parser("status", help="show whether it runs, its pid, uptime and load")
+    metrics = actions.add_parser(
+        "metrics",
+        help="its load and counts: sessions, runs, queues, loop lag, bytes out, errors, tokens",
+    )
+    metrics.add_argument("--json", action="store_true", help="the daemon/metrics result as JSON")
     logs = actions.add_parser("logs", help="print the daemon log")
     logs.add_argument("-n", "--lines", type=int, default=50, help="last N lines (default 50)")
     logs.add_argument("-f", "--follow", action="store_true", help="keep printing new lines")
@@ -381,4 +387,5 @@ def build_parser() -> argparse.ArgumentParser:
     _add_daemon(commands)
     _add_rewind(commands)
     _add_processes(commands)
+    add_batch_parser(commands, _positive_int, _positive_float)
     return parser

@@ -135,12 +135,14 @@ async def drive_run(
     max_turns: int | None = None,
     budget: dict[str, Any] | None = None,
     images: list[ImageContent] | None = None,
+    traceparent: str | None = None,
 ) -> RunSummary:
     """Run ``text`` (with ``images``) on ``session_id``, feeding events to ``view``; return
     how it ended.
 
     ``max_turns`` limits this run (default: the session's limit); ``budget`` holds the
-    ``max_cost`` / ``max_tokens`` caps of :meth:`AgentClient.prompt`.
+    ``max_cost`` / ``max_tokens`` caps of :meth:`AgentClient.prompt`; ``traceparent`` puts
+    the run's spans under that W3C trace context (docs/telemetry.md).
     ``timeout`` (seconds, whole run) or ``stop`` being set cancels the run with
     ``session/cancel`` and waits for it to end. RPC errors of the prompt itself (busy session,
     unknown session, …) are raised; a lost connection ends the run with stop reason ``error``.
@@ -159,6 +161,7 @@ async def drive_run(
                 text=text,
                 images=images or [],
                 max_turns=max_turns,
+                traceparent=traceparent,
                 **(budget or {}),
             )
         )

@@ -1,5 +1,5 @@
-"""Lifecycle methods: ``initialize``, ``shutdown``, ``daemon/status``, ``daemon/web``, and the
-call guard.
+"""Lifecycle methods: ``initialize``, ``shutdown``, ``daemon/status``, ``daemon/metrics``,
+``daemon/web``, and the call guard.
 
 Rules enforced by :func:`guard` before every request:
 
@@ -34,6 +34,7 @@ from agentd.protocol.methods import (
     WebOpenParams,
     WebOpenResult,
 )
+from agentd.protocol.metrics import DaemonMetricsResult
 
 if TYPE_CHECKING:
     from agentd.jsonrpc.clients import Client
@@ -69,6 +70,10 @@ class DaemonControl(Protocol):
     def language_servers(self) -> list[LanguageServerInfo]: ...
 
     def request_shutdown(self) -> None: ...
+
+    def metrics(self) -> DaemonMetricsResult:
+        """``daemon/metrics``: the daemon's load and counts."""
+        ...
 
     async def open_web(self, params: WebOpenParams) -> WebOpenResult:
         """``daemon/web``: the running web front-end, or a new one; a one-time link to it."""
@@ -123,6 +128,10 @@ class Lifecycle:
     async def web(self, connection: Connection, params: WebOpenParams) -> WebOpenResult:
         """Start the web chat unless it runs; a one-time link to it."""
         return await self.daemon.open_web(params)
+
+    def metrics(self, connection: Connection, params: Empty) -> DaemonMetricsResult:
+        """Sessions loaded, runs active, queue depth, loop lag, bytes out, errors…"""
+        return self.daemon.metrics()
 
     def status(self, connection: Connection, params: Empty) -> DaemonStatusResult:
         """Version, pid, uptime, connection count, loaded sessions and transport."""

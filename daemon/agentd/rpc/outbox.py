@@ -61,6 +61,8 @@ class Outbox:
         self._stall_timer: asyncio.TimerHandle | None = None
         self._finishing = False
         self.broken = False
+        self.bytes_out = 0
+        """Bytes of every frame handed over for writing (``daemon/metrics``)."""
 
     @property
     def queued(self) -> int:
@@ -74,6 +76,7 @@ class Outbox:
         if self._transport.is_closing():
             self._break("connection lost")
             return
+        self.bytes_out += len(frame)
         if (
             not self._frames
             and self._transport.get_write_buffer_size() + self._direct_bytes < self._high_water

@@ -5,7 +5,9 @@ for a loaded one from :func:`resumed_seq`, so it never repeats a seq of an earli
 this daemon or before a restart), is encoded once, kept in a bounded replay buffer and handed
 to every :class:`~agentd.api.subscriber.Subscriber`. ``Subscriber.deliver`` never blocks, so
 a slow or dead subscriber cannot delay the run or the other subscribers (a subscriber that
-cannot keep up closes itself and is forgotten).
+cannot keep up closes itself and is forgotten). Then the daemon's observers
+(:class:`agentd.telemetry.Telemetry`: its counters, and OpenTelemetry when on) are told the
+event with the session's :class:`~agentd.telemetry.scope.RunScope`.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ import msgspec
 
 from agentd.api.subscriber import Delivery
 from agentd.protocol.events import Event, SessionEvent
+from agentd.telemetry.scope import RunScope
 
 if TYPE_CHECKING:
     from agentd.api.subscriber import Subscriber
+    from agentd.telemetry import Telemetry
 
 _encode = msgspec.json.Encoder().encode
 
@@ -63,11 +67,18 @@ class EventBus:
         max_bytes: int = DEFAULT_REPLAY_BYTES,
         redact: Callable[[bytes], bytes] | None = None,
         on_change: Callable[[], None] | None = None,
+        telemetry: Telemetry | None = None,
+        redact_text: Callable[[str], str] | None = None,
     ) -> None:
         """``seq``: the last seq already issued (see :func:`resumed_seq` for a loaded
-        session); ``on_change`` is called after a subscriber was added or removed."""
+        session); ``on_change`` is called after a subscriber was added or removed;
+        ``telemetry`` holds the observers told each event (``redact_text``: what they redact
+        captured text with)."""
         self.session_id = session_id
         self.parent_session_id = parent_session_id
+        self.scope = RunScope(session_id, parent_session_id, redact_text)
+        """What the observers know of the session (its run's fields set as a run starts)."""
+        self._telemetry = telemetry
         self._redact = redact
         self._on_change = on_change
         self.seq = seq
@@ -92,6 +103,9 @@ class EventBus:
                     subscriber.deliver(item)
             if dropped:
                 self._changed()
+        if self._telemetry is not None:
+            for observer in self._telemetry.observers:
+                observer.observe(self.scope, event)
         return self.seq
 
     def subscribe(self, subscriber: Subscriber, since_seq: int | None = None) -> tuple[int, bool]:

@@ -149,21 +149,26 @@ class SessionRuntime:
 
     # --- runs --------------------------------------------------------------------------------
 
-    def start_run(self, request: RunRequest) -> asyncio.Task[RunResult]:
+    def start_run(
+        self, request: RunRequest, trace_parent: str | None = None
+    ) -> asyncio.Task[RunResult]:
         """Start the run ``request`` asks for (taken as is by the agent: its model, caps and
         parent ledger); SessionBusy unless idle, ConfigError if a cost cap meets unknown
         prices, PromptTooLarge for a prompt the model's context cannot hold. No await:
-        nothing runs between the busy check and the start."""
+        nothing runs between the busy check and the start. ``trace_parent``: the W3C
+        ``traceparent`` the run's telemetry span is a child of (None: none)."""
         self.run.check_idle("prompt")
         agent = self.agent
         agent.budget_of(request)  # a cost cap without prices fails here, not in the run
-        model = agent.binding_of(request).model
+        binding = agent.binding_of(request)
+        model = binding.model
         settings = self.compaction.compactor.settings
         too_large = prompt_too_large(
             agent.system_prompt, agent.toolset.specs, model, request.text, settings
         )
         if too_large is not None:
             raise too_large
+        self.bus.scope.run_starts(binding.provider.name, model, trace_parent)
         task = asyncio.create_task(self._run(request), name=f"run-{self.id}")
         self.run.start(task)
         return task

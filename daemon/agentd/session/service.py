@@ -75,6 +75,7 @@ if TYPE_CHECKING:
     from agentd.api.subscriber import Subscriber
     from agentd.session.manager import SessionManager
     from agentd.session.runtime import SessionRuntime
+    from agentd.telemetry import Telemetry
 
 
 class SessionService(StoredSessionMethods):
@@ -227,7 +228,7 @@ class SessionService(StoredSessionMethods):
             command=prepared.command,
             model=prepared.model,
         )
-        return PromptRun(runtime, runtime.start_run(request))
+        return PromptRun(runtime, runtime.start_run(request, params.traceparent))
 
     async def prompt(
         self, params: PromptParams, subscriber: Subscriber | None = None
@@ -381,6 +382,18 @@ class SessionService(StoredSessionMethods):
         """The MCP servers the daemon started (none imported or built when no session
         ever had one)."""
         return self._sessions.shared.mcp_running() if self._sessions is not None else []
+
+    def telemetry(self) -> Telemetry | None:
+        """The daemon's counters and telemetry export (None before the first session use:
+        nothing counted yet)."""
+        return self._sessions.shared.telemetry if self._sessions is not None else None
+
+    def queued_messages(self) -> int:
+        """Steering and follow-up texts waiting in the loaded sessions' runs."""
+        if self._sessions is None:
+            return 0
+        queues = [runtime.agent.queues for runtime in self._sessions.loaded.values()]
+        return sum(len(q.steering) + len(q.follow_up) for q in queues)
 
     def language_servers_running(self) -> list[LanguageServerInfo]:
         """The language servers the daemon started (nothing imported when no session used
