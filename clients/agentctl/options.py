@@ -60,6 +60,10 @@ class SendOptions(SessionOptions, frozen=True, kw_only=True):
     provider_env_file: str | None = None
     json: bool = False
     quiet: bool = False
+    daemon_process: bool = False
+    """``--daemon-process``: the session in a private ``agentd serve --stdio`` child."""
+    shared: bool = False
+    """``--shared``: the shared daemon, started when none runs."""
 
 
 class ChatOptions(SessionOptions, frozen=True, kw_only=True):

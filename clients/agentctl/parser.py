@@ -87,11 +87,29 @@ def _add_send(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     send = commands.add_parser(
         "send",
         help="run one prompt and print the result",
-        description="Run one prompt (the arguments, or stdin when piped) and stream the result.",
+        description="Run one prompt (the arguments, or stdin when piped) and stream the result. "
+        "The session runs in the shared daemon when one answers on the socket, else in this "
+        "process (no daemon is started).",
         epilog=EPILOG,
     )
     send.add_argument("prompt", nargs="*", help="the prompt (default: read stdin)")
-    _connection_options(send, stdio=True)
+    _connection_options(send, stdio=False)
+    where = send.add_mutually_exclusive_group()
+    where.add_argument(
+        "--stdio",
+        action="store_true",
+        help="run the session privately in this process, even when a shared daemon runs",
+    )
+    where.add_argument(
+        "--daemon-process",
+        action="store_true",
+        help="run the session in a private daemon process (agentd serve --stdio)",
+    )
+    where.add_argument(
+        "--shared",
+        action="store_true",
+        help="use the shared daemon, starting it when none runs (also: AGENTCTL_SHARED=1)",
+    )
     _session_options(send)
     send.add_argument("--fork", metavar="ID", help="continue in a fork of session ID")
     send.add_argument(

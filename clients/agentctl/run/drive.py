@@ -18,8 +18,7 @@ from typing import Any, Protocol
 
 import msgspec
 
-from agentctl.client import AgentClient
-from agentctl.events import EventStream, Frame, to_frame
+from agentctl.events import EventStream, Frame, SessionClient, to_frame
 from agentctl.run.outcome import INTERRUPTED, RunSummary
 from agentd.errors import ConnectionLost, RpcError
 from agentd.protocol.content import ImageContent
@@ -126,7 +125,7 @@ async def _pump(stream: EventStream[Frame], view: RunView, tally: _Tally, stop: 
 
 
 async def drive_run(
-    client: AgentClient,
+    client: SessionClient,
     session_id: str,
     text: str,
     view: RunView,
@@ -201,7 +200,7 @@ async def _until_done_or_stopped(
         stop.set("timeout")
 
 
-async def _cancel_run(client: AgentClient, session_id: str, prompt: asyncio.Task[Any]) -> None:
+async def _cancel_run(client: SessionClient, session_id: str, prompt: asyncio.Task[Any]) -> None:
     with contextlib.suppress(RpcError, OSError, TimeoutError):
         await asyncio.wait_for(
             client.sessions.cancel(SessionIdParams(session_id=session_id)), CANCEL_GRACE_S

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Protocol
 from agentd import __version__
 from agentd.errors import InvalidRequest, NotInitialized, Unauthorized
 from agentd.log import get_logger
-from agentd.log import ready as logging_ready
 from agentd.protocol.base import Empty
 from agentd.protocol.lifecycle import LanguageServerInfo
 from agentd.protocol.mcp import McpServerInfo
@@ -114,7 +113,6 @@ class Lifecycle:
             client_version=info.version if info else None,
             protocol_version=params.protocol_version,
         )
-        asyncio.get_running_loop().call_soon(logging_ready)  # once this answer is written
         return InitializeResult(
             protocol_version=PROTOCOL_VERSION,
             server_info=ServerInfo(name="agentd", version=__version__),

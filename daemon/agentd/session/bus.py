@@ -91,10 +91,10 @@ class EventBus:
     def publish(self, event: Event) -> int:
         """Number, encode, buffer and broadcast ``event``; return its seq."""
         self.seq += 1
-        frame = self._frame(self.seq, event)
+        frame, published = self._encoded(self.seq, event)
         self._remember(self.seq, frame)
         if self.subscribers:
-            item = self._delivery(self.seq, frame)
+            item = self._delivery(self.seq, frame, published)
             dropped = False
             for subscriber in list(self.subscribers.values()):
                 if subscriber.closed:
@@ -123,7 +123,7 @@ class EventBus:
             complete = since_seq + 1 >= oldest
             for seq, frame in self._buffer:
                 if seq > since_seq:
-                    subscriber.deliver(self._delivery(seq, frame))
+                    subscriber.deliver(self._delivery(seq, frame, None))
                     replayed += 1
         self.subscribers[subscriber.key] = subscriber
         self._changed()
@@ -143,20 +143,31 @@ class EventBus:
     def send_one(self, subscriber: Subscriber, event: Event) -> int:
         """Send ``event`` to ``subscriber`` alone, with ``seq: 0`` (not numbered, not
         buffered); return the size of its frame."""
-        frame = self._frame(0, event)
-        subscriber.deliver(self._delivery(0, frame))
+        frame, published = self._encoded(0, event)
+        subscriber.deliver(self._delivery(0, frame, published))
         return len(frame)
 
-    def _frame(self, seq: int, event: Event) -> bytes:
+    def _encoded(self, seq: int, event: Event) -> tuple[bytes, SessionEvent | None]:
+        """The event's frame (redacted), and the object it was encoded from when redaction
+        changed nothing (the :attr:`Delivery.published` of in-process subscribers)."""
         parent = self.parent_session_id
         item = SessionEvent(
             session_id=self.session_id, seq=seq, event=event, parent_session_id=parent
         )
         frame = _encode(item)
-        return frame if self._redact is None else self._redact(frame)
+        if self._redact is None:
+            return frame, item
+        redacted = self._redact(frame)
+        return redacted, item if redacted is frame else None
 
-    def _delivery(self, seq: int, frame: bytes) -> Delivery:
-        return Delivery(self.session_id, seq, frame, parent_session_id=self.parent_session_id)
+    def _delivery(self, seq: int, frame: bytes, published: SessionEvent | None) -> Delivery:
+        return Delivery(
+            self.session_id,
+            seq,
+            frame,
+            parent_session_id=self.parent_session_id,
+            published=published,
+        )
 
     def _remember(self, seq: int, frame: bytes) -> None:
         self._buffer.append((seq, frame))

@@ -10,6 +10,7 @@ done in slices between which the event loop serves the other clients.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
@@ -34,7 +35,14 @@ if TYPE_CHECKING:
     from agentd.tools.process.table import ProcessTable
 
 _encode = msgspec.json.Encoder().encode
-_decode_message = msgspec.json.Decoder(Message).decode
+
+
+@functools.cache
+def _message_decoder() -> msgspec.json.Decoder[Message]:
+    """Built when a page first holds a redacted message (building it, the message union,
+    costs a cold start some 10 ms a run that pages nothing never needs)."""
+    return msgspec.json.Decoder(Message)
+
 
 YIELD_EVERY_BYTES = 16 * 1024
 """The loop gets a turn after this much of a page is encoded and redacted (a millisecond
@@ -74,7 +82,7 @@ async def message_page(
         piece = redact(encoded)
         if page and size + len(piece) > max_bytes:
             break
-        page.append(message if piece is encoded else _decode_message(piece))
+        page.append(message if piece is encoded else _message_decoder().decode(piece))
         size += len(piece)
         start -= 1
         since_yield += len(piece)

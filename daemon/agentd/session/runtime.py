@@ -22,13 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import msgspec
-import structlog
 
 from agentd.agent.loop import RunResult
 from agentd.agent.run import RunRequest
 from agentd.agent.scheduling import SinkFailed
 from agentd.errors import InvalidParams, SessionIdle, StoreWriteFailed
-from agentd.log import get_logger
+from agentd.log import bind_context, get_logger
 from agentd.permissions.policy import unsandboxed_auto
 from agentd.protocol.content import Message
 from agentd.protocol.events import Event, SettingsChanged
@@ -200,7 +199,7 @@ class SessionRuntime:
     async def _run(self, request: RunRequest) -> RunResult:
         self.run.begun()
         self.changes.new_run()
-        structlog.contextvars.bind_contextvars(session_id=self.id)
+        bind_context(session_id=self.id)
         try:
             result = await self.agent.run(request)
         finally:

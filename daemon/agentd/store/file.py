@@ -39,6 +39,7 @@ from agentd.protocol.session_file import (
     MessageEntry,
     PlanEntry,
     SessionHeader,
+    entry_decoder,
 )
 from agentd.redact import Redactor
 from agentd.store import blobs
@@ -62,7 +63,6 @@ INTERRUPTED_TEXT = "interrupted: the tool call did not finish (the daemon stoppe
 """The text of the error result :meth:`SessionFile.repair_interrupted` gives dangling calls."""
 
 _ENCODER = msgspec.json.Encoder()
-_ENTRY_DECODER = msgspec.json.Decoder(Entry)
 
 
 class SessionFile(AppendOnly, SessionTree):
@@ -226,7 +226,7 @@ class SessionFile(AppendOnly, SessionTree):
         line = _ENCODER.encode(self._externalized(stored))
         redacted = self._redactor.json(line)
         if redacted is not line:
-            stored = self._resolved(_ENTRY_DECODER.decode(redacted))
+            stored = self._resolved(entry_decoder().decode(redacted))
         offset = self._write(redacted + b"\n")
         self._insert(stored, (offset, len(redacted)))
         return stored

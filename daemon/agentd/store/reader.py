@@ -23,16 +23,15 @@ from agentd.errors import InvalidParams
 from agentd.protocol.session_file import (
     ENTRY_TYPES,
     SESSION_VERSION,
-    Entry,
     MessageEntry,
     SessionHeader,
+    entry_decoder,
 )
 from agentd.redact import Redactor
 from agentd.store.migrations import migrate
 from agentd.store.refs import ref_of
 from agentd.store.tree import LoadWarning, Node, UnknownEntry
 
-_ENTRY_DECODER = msgspec.json.Decoder(Entry)
 _HEADER_DECODER = msgspec.json.Decoder(SessionHeader)
 _ENCODER = msgspec.json.Encoder()
 
@@ -167,7 +166,7 @@ def _parse_lines(
     """Decode the complete lines in ``data[pos:end]`` into ``parsed`` (``data`` begins at
     byte ``base`` of the file); return the next line number."""
     view = memoryview(data)
-    decode = _ENTRY_DECODER.decode
+    decode = entry_decoder().decode
     nodes, warnings = parsed.nodes, parsed.warnings
     while pos < end:
         newline = data.find(b"\n", pos, end)

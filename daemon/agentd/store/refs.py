@@ -27,15 +27,13 @@ import msgspec
 
 from agentd.errors import StoreReadFailed
 from agentd.protocol.content import AssistantMessage, ToolResultMessage, Usage
-from agentd.protocol.session_file import Entry, MessageEntry
+from agentd.protocol.session_file import MessageEntry, entry_decoder
 from agentd.store import blobs
 
 CACHE_BYTES = 4 << 20
 """The decoded entries kept, counted by the length of their lines."""
 CACHE_ENTRIES = 2048
 """At most this many decoded entries kept."""
-
-_ENTRY_DECODER = msgspec.json.Decoder(Entry)
 
 
 class MessageRef(msgspec.Struct, frozen=True, gc=False):
@@ -164,7 +162,7 @@ class LineReader:
 
     def _decode(self, ref: MessageRef, line: bytes) -> MessageEntry:
         try:
-            entry = _ENTRY_DECODER.decode(line)
+            entry = entry_decoder().decode(line)
         except msgspec.DecodeError as exc:
             raise self._failed(ref, f"its line no longer decodes ({exc})") from None
         if not isinstance(entry, MessageEntry) or entry.id != ref.id:
