@@ -5,6 +5,10 @@ export NPM_CONFIG_FUND := false
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Some shells export PYTHONDONTWRITEBYTECODE=1; every Python process a recipe starts (the
+# suite starts hundreds of real agentd/agentctl processes) would then compile its ~300 modules
+# again. Recipes run without it, and the install compiles the sources once.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: lock demo docs test test-fast lint typecheck pytest bench bench-smoke schema web-vendor vscode-build vscode-test vscode-vsix ui-typecheck mcp-npm langserver-npm clean
 
@@ -17,6 +21,7 @@ $(STAMP): pyproject.toml $(LOCK)
 	$(BIN)/python -m pip install --quiet -c $(LOCK) pip
 	@# setuptools' editable-install banner is advice for package authors, not for this install
 	PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet -c $(LOCK) -e '.[dev]'
+	$(BIN)/python -m compileall -q -j 0 daemon clients tests
 	touch $(STAMP)
 
 lock:  ## regenerate requirements.lock from a fresh venv with the newest allowed versions
@@ -97,13 +102,27 @@ $(VSCODE_DEPS): $(VSCODE)/package-lock.json
 	cd $(VSCODE) && $(NPM_CI)
 	touch $@
 
-vscode-build: $(VSCODE_DEPS) ui-typecheck  ## bundle the VS Code extension (editors/vscode/dist) and type-check it
+# The bundles and the .vsix are files that make rebuilds only when an input changed, so the
+# tests (tests/vscode/conftest.py) and `make test` build them once per change, not once per use.
+VSCODE_BUILT := $(VSCODE)/dist/.built
+VSIX := $(VSCODE)/dist/agentd-vscode.vsix
+VSCODE_INPUTS := $(shell find $(VSCODE)/src $(WEB)/ui -type f 2>/dev/null) \
+	$(VSCODE)/esbuild.mjs $(VSCODE)/package.json $(VSCODE)/tsconfig.json
+VSIX_INPUTS := $(shell find $(VSCODE)/media -type f 2>/dev/null) $(wildcard $(VSCODE)/*.md $(VSCODE)/LICENSE* $(VSCODE)/.vscodeignore)
+
+vscode-build: $(VSCODE_BUILT)  ## bundle the VS Code extension (editors/vscode/dist) and type-check it
+
+$(VSCODE_BUILT): $(VSCODE_DEPS) $(VSCODE_INPUTS)
+	$(VSCODE)/node_modules/.bin/tsc -p $(WEB)/ui
 	cd $(VSCODE) && node esbuild.mjs && node_modules/.bin/tsc --noEmit -p .
+	touch $@
 
 ui-typecheck: $(VSCODE_DEPS)  ## type-check the chat UI's JavaScript against the generated protocol.d.ts
 	$(VSCODE)/node_modules/.bin/tsc -p $(WEB)/ui
 
-vscode-vsix: vscode-build  ## package editors/vscode/dist/agentd-vscode.vsix (offline)
+vscode-vsix: $(VSIX)  ## package editors/vscode/dist/agentd-vscode.vsix (offline)
+
+$(VSIX): $(VSCODE_BUILT) $(VSIX_INPUTS)
 	cd $(VSCODE) && node_modules/.bin/vsce package --no-dependencies --allow-missing-repository \
 		--skip-license -o dist/agentd-vscode.vsix >/dev/null
 

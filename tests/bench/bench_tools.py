@@ -28,7 +28,7 @@ from agentd.tools.search.rg import confinable, find_rg
 from tests.bench import smoke
 from tests.bench.smoke import size
 
-DATA = Path("/tmp/agentd-bench-tools-smoke" if smoke.enabled() else "/tmp/agentd-bench-tools")
+DATA = smoke.data_dir("tools")
 TREE_FILES = size(10_000, 300)  # of 5-15 KB each
 TREE = DATA / "tree"
 BIG_TEXT = DATA / "big-200mb.txt"
