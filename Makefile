@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml $(LOCK)
 	$(BIN)/python -m pip install --quiet -c $(LOCK) pip
 	@# setuptools' editable-install banner is advice for package authors, not for this install
 	PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet -c $(LOCK) -e '.[dev]'
-	$(BIN)/python -m compileall -q -j 0 daemon clients tests
+	$(BIN)/python -m compileall -q -j 0 -x /node_modules/ daemon clients tests
 	touch $(STAMP)
 
 lock:  ## regenerate requirements.lock from a fresh venv with the newest allowed versions
@@ -36,12 +36,12 @@ test: $(STAMP) lint typecheck docs vscode-test pytest  ## lint, type-check, buil
 # core, less the 1-minute load average already on the machine (its whole part), never
 # fewer than two. An idle 2-core machine gets 6, one at load 3 gets 3, one at load 25 gets 2.
 # --dist loadfile keeps each file on one worker (module-scoped daemons stay shared); tests
-# marked serial (shared build outputs, browsers, code-server) run afterwards in one process, even
-# when the parallel run failed. pytest's exit 5 (no tests collected) fails the parallel run; the
-# serial run may legitimately select nothing. The last lines name every layer that skipped tests
-# and why (tests/conftest.py), and whether each run passed. Deadlines in the tests scale with
-# AGENTD_TEST_SLOWDOWN (default: 2 on two cores or fewer, more when the machine is already
-# loaded; tests/harness.py).
+# marked serial (code-server's workbench, too heavy beside the others) run afterwards in one
+# process, even when the parallel run failed. pytest's exit 5 (no tests collected) fails the
+# parallel run; the serial run may legitimately select nothing. The last lines name every layer
+# that skipped tests and why (tests/conftest.py), and whether each run passed. Deadlines in the
+# tests scale with AGENTD_TEST_SLOWDOWN (default: 2 on two cores or fewer, more when the
+# machine is already loaded; tests/harness.py).
 PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); l=$$(cut -d. -f1 /proc/loadavg 2>/dev/null || echo 0); w=$$((3 * n - $${l:-0})); echo $$((w < 2 ? 2 : w)))
 LAYER_REPORT := .pytest-layers.txt
 PYTEST_PARALLEL = -n $(PYTEST_WORKERS) --dist loadfile
@@ -59,7 +59,7 @@ pytest: $(STAMP) mcp-npm langserver-npm  ## the test suite alone; pytest's exit 
 	AGENTD_LAYER_REPORT=$(abspath $(LAYER_REPORT)) $(BIN)/python -m pytest -q -m serial; \
 	ser=$$?; if [ $$ser -eq 5 ]; then ser=0; fi; \
 	echo "== test layers =="; [ -f $(LAYER_REPORT) ] && cat $(LAYER_REPORT) || echo "no layer skipped tests"; \
-	echo "parallel run: $$( [ $$par -eq 0 ] && echo passed || echo "FAILED (exit $$par)" ); serial run (browsers, code-server): $$( [ $$ser -eq 0 ] && echo passed || echo "FAILED (exit $$ser)" )"; \
+	echo "parallel run: $$( [ $$par -eq 0 ] && echo passed || echo "FAILED (exit $$par)" ); serial run (code-server): $$( [ $$ser -eq 0 ] && echo passed || echo "FAILED (exit $$ser)" )"; \
 	[ $$par -eq 0 ] && [ $$ser -eq 0 ]
 
 lint: $(STAMP)
