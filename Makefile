@@ -131,7 +131,8 @@ vscode-test: $(STAMP) vscode-vsix  ## the extension's node --test layer (real da
 	@# and print its error when it failed (the log stays in .code-server/setup.log)
 	@mkdir -p $(VSCODE)/.code-server
 	@($(VSCODE)/scripts/setup-code-server.sh >$(VSCODE)/.code-server/setup.log 2>&1 &)
-	cd $(VSCODE) && node --test test/*.test.mjs
+	@# four test files at a time: they wait on their own daemons (node's default is cores - 1)
+	cd $(VSCODE) && node --test --test-concurrency=4 test/*.test.mjs
 
 # The npm packages the MCP tests run (the Inspector, the reference servers), one folder each
 # with its lock file; the stamp holds the lock's sha256, as tests/mcp/npm.py (which installs a
