@@ -120,6 +120,9 @@ $(VSCODE_BUILT): $(VSCODE_DEPS) $(VSCODE_INPUTS)
 ui-typecheck: $(VSCODE_DEPS)  ## type-check the chat UI's JavaScript against the generated protocol.d.ts
 	$(VSCODE)/node_modules/.bin/tsc -p $(WEB)/ui
 
+# a .vsix that vsce left half-written is not kept as up to date
+.DELETE_ON_ERROR:
+
 vscode-vsix: $(VSIX)  ## package editors/vscode/dist/agentd-vscode.vsix (offline)
 
 $(VSIX): $(VSCODE_BUILT) $(VSIX_INPUTS)
