@@ -256,8 +256,12 @@ def wait_pid_exit(pid: int, timeout: float = 5) -> bool:
 
 def isolated_env(root: Path) -> dict[str, str]:
     """This process's environment without ``XDG_*``, ``AGENTD_*`` and provider keys, with the
-    XDG base directories under ``root`` (made, mode 0700, where missing)."""
+    XDG base directories under ``root`` (made, mode 0700, where missing), and
+    ``AGENTCTL_SHARED=1``: a plain ``agentctl send`` uses the shared daemon, autostarted, as
+    the tests that follow its sessions from other commands expect (those of the in-process
+    one-shot, ``tests/agentctl/test_oneshot_e2e.py``, drop it)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "AGENTD_"))}
+    env["AGENTCTL_SHARED"] = "1"
     for key in PROVIDER_KEYS:
         env.pop(key, None)
     for name, folder in XDG_DIRS.items():

@@ -37,13 +37,14 @@ ALLOWED: dict[str, set[str]] = {
     "mockllm": BASE,
     "config": BASE | {"tools"},  # settings, models, prices, credentials, project trust
     "permissions": BASE | {"tools"},
-    "providers": BASE | {"toolspec", "config"},  # never tools, never the mock LLM
+    "providers": BASE | {"toolspec", "config", "log"},  # never tools, never the mock LLM
     "agent": BASE | {"config", "providers", "tools", "toolspec"},
     "log": BASE | {"config", "rpc"},
     "api": BASE | {"rpc"},  # the typed session API (local or remote) and its event contract
     "mcp": BASE | {"config", "log", "rpc", "tools", "toolspec"},  # below session
     "langserver": BASE | {"config", "log", "tools"},  # the LSP client; below session
     "hooks": BASE | {"agent", "config", "log", "tools"},  # the user's commands; below session
+    "telemetry": BASE | {"config", "log"},  # counters, OpenTelemetry (its SDK only when on)
     "session": BASE  # the one seam every front-end plugs into; it imports none of them
     | {
         "api",
@@ -58,17 +59,19 @@ ALLOWED: dict[str, set[str]] = {
         "permissions",
         "providers",
         "store",
+        "telemetry",
         "tools",
         "toolspec",
     },
     "jsonrpc": BASE | {"api", "session", "rpc", "log", "hardening"},
     "web": BASE | {"api", "session", "log"},
-    "daemon": BASE | {"session", "jsonrpc", "rpc", "log", "web"},  # the assembly
+    "daemon": BASE | {"session", "jsonrpc", "rpc", "log", "web", "telemetry"},  # the assembly
     "stdio": BASE,
     "housekeeping": BASE | {"tools", "log"},
     "transports": BASE | {"daemon", "stdio", "housekeeping", "web", "log", "tools"},  # peers
     "listen": BASE | {"daemon", "stdio", "transports", "hardening", "housekeeping", "log"},
     "frontend": BASE | {"api", "session"},  # where a front-end's sessions live; its options
+    "inprocess": BASE | {"session", "log", "hardening", "housekeeping"},  # agentctl's one-shot
     "acp": BASE | {"api", "frontend", "rpc", "stdio", "log", "hardening", "housekeeping"},
     "mcp_server": BASE | {"api", "frontend", "rpc", "log", "hardening"},  # `agentd mcp`
     "lsp": BASE | {"api", "frontend", "rpc", "stdio", "log", "hardening", "housekeeping"},
@@ -88,7 +91,7 @@ ALLOWED: dict[str, set[str]] = {
         "config",
     },
     "__main__": {"cli"},
-    "agentctl": {"protocol", "errors", "rpc", "paths", "api"},
+    "agentctl": {"protocol", "errors", "rpc", "paths", "api", "inprocess"},
 }
 """Units each unit may import (besides itself and the package root's ``__version__``)."""
 

@@ -34,6 +34,10 @@ LSP = (
     "the LSP client (agentd.langserver, pygls, lsprotocol) only when a session first needs a "
     "language server"
 )
+TELEMETRY = (
+    "OpenTelemetry (agentd.telemetry.otel, the SDK and its exporters) only when telemetry is "
+    "configured"
+)
 SIDE = "imported for its side effect or platform-specific (ctypes, termios, readline)"
 FRONT_END_BACKEND = (
     "a front-end's backend: the in-process session service or the remote client, whichever "
@@ -59,6 +63,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
         "agentd.mockllm.server", "agentd.schema", "logging",
     )),
     "agentctl.cli": (DISPATCH, ("agentctl", "agentd")),
+    "agentctl.batch.cli": (HEAVY, ("agentctl.batch.ray_engine",)),  # Ray: only --engine ray
     "agentd.acp.main": (STARTUP, (
         "agentd.hardening", "agentd.housekeeping", "agentd.log", "agentd.stdio",
     )),
@@ -76,12 +81,17 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentd.housekeeping": (STARTUP, ("agentd.tools.process.orphans",)),
     "agentd.daemon": (STARTUP, ("agentd.web.remote", "agentd.web.server")),
     "agentd.transports": (STARTUP, ("agentd.tools.process.peers", "agentd.web.server")),
-    "agentd.log": (STARTUP, ("agentd.config.credentials", "agentd.redact", "queue", "structlog")),
+    "agentd.log": (STARTUP, (
+        "agentd.config.credentials", "agentd.redact", "json", "queue", "structlog",
+    )),
     "agentd.paths": (STARTUP, ("secrets", "socket", "struct")),
     "agentd.protocol.control_pins": (STARTUP, ("hashlib",)),
+    "agentd.protocol.trust_list": (HEAVY, ("tempfile",)),
     "agentd.config.load": (STARTUP, ("tomllib",)),
     "agentd.schema": (STARTUP, ("agentd.config.schema",)),
     "agentctl.client": (STARTUP, ("agentd.paths", "agentd.rpc")),
+    "agentctl.local": (FRONT_END_BACKEND, ("agentd.inprocess",)),
+    "agentctl.commands.send": (FRONT_END_BACKEND, ("agentctl.local",)),
     "agentctl.launch": (STARTUP, ("agentd.paths",)),
     "agentctl.prestart": (STARTUP, ("agentctl.launch", "asyncio", "signal")),
     "agentctl.chat.repl": (STARTUP, ("readline",)),
@@ -125,6 +135,9 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
         f"{FIRST_USE} (a command's own model)", ("agentd.session.binding",),
     ),
     "agentd.session.mcp_setup": (MCP, ("agentd.mcp",)),
+    "agentd.telemetry": (f"{FIRST_USE} (decided at the first session); {TELEMETRY}", (
+        "agentd.config.load", "agentd.telemetry.otel", "agentd.telemetry.settings",
+    )),
     "agentd.session.langservers": (
         LSP,
         ("agentd.langserver.defs", "agentd.langserver.reads", "agentd.langserver.session"),
@@ -242,3 +255,62 @@ def test_every_lazy_boundary_is_still_used() -> None:
         if not any(imp.module == module and _allowed(imp.target, (name,)) for imp in found)
     ]
     assert not unused, "LAZY_BOUNDARIES entries no import uses any more:\n" + "\n".join(unused)
+
+
+_TELEMETRY_RUN = """
+import asyncio, os, sys
+for name, folder in [("XDG_CONFIG_HOME", "c"), ("XDG_DATA_HOME", "d"), ("XDG_STATE_HOME", "s"),
+                     ("XDG_CACHE_HOME", "k"), ("XDG_RUNTIME_DIR", "r")]:
+    os.makedirs(ROOT + "/" + folder, mode=0o700, exist_ok=True)
+    os.environ[name] = ROOT + "/" + folder
+from agentd.protocol.methods import PromptParams, SessionNewParams
+from agentd.session.service import SessionService
+
+async def main():
+    service = SessionService()
+    info = await service.create(SessionNewParams(cwd=ROOT, provider="mock"))
+    trace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"  # ignored while off
+    await service.prompt(PromptParams(session_id=info.session_id, text="hi", traceparent=trace))
+    await service.close()
+
+asyncio.run(main())
+print("OTEL:", *sorted(m for m in sys.modules if m.split(".")[0] == "opentelemetry"
+                       or m == "agentd.telemetry.otel"))
+"""
+
+
+def otel_modules_after_a_run(root: Path, env: dict[str, str]) -> list[str]:
+    """The OpenTelemetry modules a process loaded for one session and one run on the mock."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.harness import scaled
+
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    result = subprocess.run(
+        [sys.executable, "-c", f"ROOT = {str(root)!r}\n" + _TELEMETRY_RUN],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=scaled(120),
+        env=clean | env,
+    )
+    return result.stdout.splitlines()[-1].split()[1:]
+
+
+def test_telemetry_off_imports_nothing_of_opentelemetry(tmp_path: Path) -> None:
+    """With no endpoint configured, a session and a run import no OpenTelemetry module (the
+    API included) and not ``agentd.telemetry.otel``."""
+    assert otel_modules_after_a_run(tmp_path, {}) == []
+
+
+def test_telemetry_on_imports_the_sdk(tmp_path: Path) -> None:
+    """With ``OTEL_EXPORTER_OTLP_ENDPOINT`` set the SDK and the OTLP/HTTP exporters load (the
+    endpoint is a closed loopback port: the last export fails quietly at shutdown)."""
+    loaded = otel_modules_after_a_run(
+        tmp_path, {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"}
+    )
+    assert "agentd.telemetry.otel" in loaded
+    assert "opentelemetry.sdk.trace" in loaded
+    assert "opentelemetry.exporter.otlp.proto.http.trace_exporter" in loaded

@@ -125,6 +125,10 @@ def dispatch(namespace: argparse.Namespace) -> int:
             from agentctl.commands.rpc import rpc_main
 
             return rpc_main(options)
+        case typed.BatchOptions():
+            from agentctl.batch.cli import batch_main
+
+            return batch_main(options)
         case typed.PsOptions() | typed.KillOptions():
             from agentctl.commands.processes import processes_main
 

@@ -30,6 +30,7 @@ import asyncio
 import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from agentctl import launch, prestart
@@ -298,6 +299,36 @@ async def connect(
                 "`agentctl daemon start`"
             ) from None
         reader, writer = await start_daemon(path, startup_timeout)
+    return await _unix_client(reader, writer, permission_handler, question_handler, name)
+
+
+async def connect_running(
+    socket_path: str | os.PathLike[str] | None = None,
+    *,
+    permission_handler: PermissionHandler | None = None,
+    name: str = "agentctl",
+    question_handler: QuestionHandler | None = None,
+) -> AgentClient | None:
+    """The shared daemon's client, as :func:`connect` opens it, when one answers on the
+    socket; None when nobody listens there (nothing is started). A socket that is not the
+    user's is refused (DaemonUnavailable), never taken for an absent daemon."""
+    path = launch.socket_path(os.fspath(socket_path) if socket_path is not None else None)
+    if not Path(path).exists():  # the usual case of a one-shot: nothing more to import
+        return None
+    try:
+        reader, writer = await _open_unix(path)
+    except OSError:
+        return None
+    return await _unix_client(reader, writer, permission_handler, question_handler, name)
+
+
+async def _unix_client(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    permission_handler: PermissionHandler | None,
+    question_handler: QuestionHandler | None,
+    name: str,
+) -> AgentClient:
     client = AgentClient(
         reader,
         writer,

@@ -25,6 +25,7 @@ from agentctl.client import (
     connect,
     spawn_stdio,
 )
+from agentctl.events import SessionClient
 from agentctl.launch import private_log
 from agentctl.options import CommandOptions
 from agentctl.render.style import Style, wants_color
@@ -166,7 +167,7 @@ ID_OPTIONS = ("session_id", "session", "fork")
 Options = TypeVar("Options", bound=CommandOptions)
 
 
-async def resolve_session_ids(client: AgentClient, options: Options) -> Options:
+async def resolve_session_ids(client: SessionClient, options: Options) -> Options:
     """``options`` with its short session id prefixes expanded (see
     :func:`resolve_session_id`)."""
     resolved: dict[str, str] = {}
@@ -177,7 +178,7 @@ async def resolve_session_ids(client: AgentClient, options: Options) -> Options:
     return msgspec.structs.replace(options, **resolved) if resolved else options
 
 
-async def resolve_session_id(client: AgentClient, text: str) -> str:
+async def resolve_session_id(client: SessionClient, text: str) -> str:
     """The stored session ``text`` names: itself when it is a full id or one session's exact
     id, else the one session whose id starts with it. Several matches are a UsageError listing
     them; none leaves ``text`` for the daemon to report as unknown."""

@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import msgspec
 
+from agentd.api.subscriber import decode_event
 from agentd.protocol.events import SessionEvent
+
+if TYPE_CHECKING:
+    from agentd.api import SessionApi
 
 T = TypeVar("T")
 
 _END = object()
-_decode_event = msgspec.json.Decoder(SessionEvent).decode
 _decode_any = msgspec.json.Decoder().decode
 _SUBAGENT_START = b'"type":"subagent_start"'
 
@@ -36,7 +39,7 @@ def params_bytes(params: Any) -> bytes:
 def to_event(data: bytes) -> SessionEvent | None:
     """Decode ``session/event`` params; None for an event type this client does not know."""
     try:
-        return _decode_event(data)
+        return decode_event(data)
     except msgspec.ValidationError:
         return None
 
@@ -56,6 +59,14 @@ def to_dict(data: bytes) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"value": value}
 
 
+_FROM_OBJECT: dict[Callable[[bytes], Any], Callable[[bytes, SessionEvent], Any]] = {
+    to_frame: lambda data, event: (data, event),
+    to_event: lambda data, event: event,
+}
+"""For the converters that decode into a ``SessionEvent``: the same value made from an event
+object already at hand (:meth:`EventStream.feed_object`), so nothing is decoded."""
+
+
 class EventStream(Generic[T]):
     """Events of one session (or of every session when ``session_id`` is None).
 
@@ -72,6 +83,7 @@ class EventStream(Generic[T]):
         self.session_id = session_id
         self._convert = convert
         self._on_close = on_close
+        self._from_object = _FROM_OBJECT.get(convert)
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._closed = False
         self._followed: set[str | None] = set()
@@ -81,17 +93,34 @@ class EventStream(Generic[T]):
 
     def feed(self, session_id: str | None, data: bytes) -> None:
         """Queue one notification's params (called by the client; filters by session)."""
+        if self._wanted(session_id, data):
+            self._queue.put_nowait(data)
+
+    def feed_object(self, session_id: str | None, data: bytes, event: SessionEvent) -> None:
+        """Queue one event given both as its JSON and as the object it was encoded from (an
+        in-process session's): a typed stream yields ``event`` itself, undecoded."""
+        if self._wanted(session_id, data):
+            self._queue.put_nowait((data, event))
+
+    def _wanted(self, session_id: str | None, data: bytes) -> bool:
         if self._closed or (
             self.session_id is not None
             and session_id != self.session_id
             and session_id not in self._followed
         ):
-            return
+            return False
         if self.with_subagents and _SUBAGENT_START in data:
             child = _decode_any(data).get("event", {}).get("childSessionId")
             if isinstance(child, str):
                 self._followed.add(child)
-        self._queue.put_nowait(data)
+        return True
+
+    def _converted(self, item: Any) -> T | None:
+        if isinstance(item, tuple):
+            data, event = item
+            made = self._from_object
+            return made(data, event) if made is not None else self._convert(data)
+        return self._convert(item)
 
     def close(self) -> None:
         """Stop receiving; iteration ends once the queued events are consumed."""
@@ -113,7 +142,7 @@ class EventStream(Generic[T]):
             if item is _END:
                 self._queue.put_nowait(_END)
                 break
-            converted = self._convert(item)
+            converted = self._converted(item)
             if converted is not None:
                 items.append(converted)
         return items
@@ -127,7 +156,7 @@ class EventStream(Generic[T]):
             if item is _END:
                 self._queue.put_nowait(_END)
                 raise StopAsyncIteration
-            converted = self._convert(item)
+            converted = self._converted(item)
             if converted is not None:
                 return converted
 
@@ -136,3 +165,15 @@ class EventStream(Generic[T]):
 
     async def __aexit__(self, *exc_info: object) -> None:
         self.close()
+
+
+class SessionClient(Protocol):
+    """What running a prompt needs of a client: the daemon's (:class:`agentctl.client.
+    AgentClient`) or this process's own sessions (:class:`agentctl.local.LocalClient`)."""
+
+    @property
+    def sessions(self) -> SessionApi: ...
+
+    def stream(
+        self, session_id: str | None, convert: Callable[[bytes], T | None]
+    ) -> EventStream[T]: ...

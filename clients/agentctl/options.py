@@ -60,6 +60,10 @@ class SendOptions(SessionOptions, frozen=True, kw_only=True):
     provider_env_file: str | None = None
     json: bool = False
     quiet: bool = False
+    daemon_process: bool = False
+    """``--daemon-process``: the session in a private ``agentd serve --stdio`` child."""
+    shared: bool = False
+    """``--shared``: the shared daemon, started when none runs."""
 
 
 class ChatOptions(SessionOptions, frozen=True, kw_only=True):
@@ -139,9 +143,9 @@ class SessionsRemove(SessionsOptions, frozen=True, kw_only=True):
 
 
 class DaemonOptions(CommandOptions, frozen=True, kw_only=True):
-    """``agentctl daemon start|stop|status|logs``."""
+    """``agentctl daemon start|stop|status|metrics|logs``."""
 
-    action: Literal["start", "stop", "status", "logs"]
+    action: Literal["start", "stop", "status", "metrics", "logs"]
     lines: int = 50
     follow: bool = False
     json: bool = False
@@ -288,6 +292,34 @@ class BridgeOptions(CommandOptions, frozen=True, kw_only=True):
     bridge_args: list[str] = []
 
 
+class BatchOptions(CommandOptions, frozen=True, kw_only=True):
+    """``agentctl batch TASKS --out DIR …`` and ``agentctl batch report DIR``."""
+
+    words: list[str]
+    out: str | None = None
+    concurrency: int | None = None
+    strict: bool = False
+    retry_failed: bool = False
+    max_cost: float | None = None
+    max_tokens: int | None = None
+    rate: float | None = None
+    shard: tuple[int, int] | None = None
+    engine: Literal["local", "ray"] = "local"
+    address: str | None = None
+    ray_num_cpus: float | None = None
+    ray_resources: dict[str, float] | None = None
+    max_retries: int | None = None
+    ray_work_dir: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    permission: Literal["auto", "ask", "read-only"] | None = None
+    env: list[str] | None = None
+    check_timeout: float | None = None
+    json: bool = False
+    markdown: str | None = None
+    html: str | None = None
+
+
 AnyOptions: TypeAlias = (
     SendOptions
     | ChatOptions
@@ -316,6 +348,7 @@ AnyOptions: TypeAlias = (
     | PsOptions
     | KillOptions
     | BridgeOptions
+    | BatchOptions
 )
 
 OPTIONS_OF: dict[str, type[AnyOptions]] = {
@@ -347,6 +380,7 @@ OPTIONS_OF: dict[str, type[AnyOptions]] = {
     "ps": PsOptions,
     "kill": KillOptions,
     "bridge": BridgeOptions,
+    "batch": BatchOptions,
 }
 """The options Struct of each command (and action) of :func:`agentctl.parser.build_parser`."""
 

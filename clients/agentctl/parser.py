@@ -6,6 +6,7 @@ import argparse
 import os
 from typing import Any
 
+from agentctl.batch.args import add_batch_parser
 from agentctl.run.exitcodes import exit_code_words
 
 DESCRIPTION = "Shell client of agentd, the headless coding-agent daemon."
@@ -86,11 +87,29 @@ def _add_send(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     send = commands.add_parser(
         "send",
         help="run one prompt and print the result",
-        description="Run one prompt (the arguments, or stdin when piped) and stream the result.",
+        description="Run one prompt (the arguments, or stdin when piped) and stream the result. "
+        "The session runs in the shared daemon when one answers on the socket, else in this "
+        "process (no daemon is started).",
         epilog=EPILOG,
     )
     send.add_argument("prompt", nargs="*", help="the prompt (default: read stdin)")
-    _connection_options(send, stdio=True)
+    _connection_options(send, stdio=False)
+    where = send.add_mutually_exclusive_group()
+    where.add_argument(
+        "--stdio",
+        action="store_true",
+        help="run the session privately in this process, even when a shared daemon runs",
+    )
+    where.add_argument(
+        "--daemon-process",
+        action="store_true",
+        help="run the session in a private daemon process (agentd serve --stdio)",
+    )
+    where.add_argument(
+        "--shared",
+        action="store_true",
+        help="use the shared daemon, starting it when none runs (also: AGENTCTL_SHARED=1)",
+    )
     _session_options(send)
     send.add_argument("--fork", metavar="ID", help="continue in a fork of session ID")
     send.add_argument(
@@ -174,6 +193,11 @@ def _add_daemon(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     actions.add_parser("start", help="start the daemon in the background")
     actions.add_parser("stop", help="stop the daemon")
     actions.add_parser("status", help="show whether it runs, its pid, uptime and load")
+    metrics = actions.add_parser(
+        "metrics",
+        help="its load and counts: sessions, runs, queues, loop lag, bytes out, errors, tokens",
+    )
+    metrics.add_argument("--json", action="store_true", help="the daemon/metrics result as JSON")
     logs = actions.add_parser("logs", help="print the daemon log")
     logs.add_argument("-n", "--lines", type=int, default=50, help="last N lines (default 50)")
     logs.add_argument("-f", "--follow", action="store_true", help="keep printing new lines")
@@ -363,4 +387,5 @@ def build_parser() -> argparse.ArgumentParser:
     _add_daemon(commands)
     _add_rewind(commands)
     _add_processes(commands)
+    add_batch_parser(commands, _positive_int, _positive_float)
     return parser

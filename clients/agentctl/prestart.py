@@ -1,4 +1,5 @@
-"""An early start for the private daemon of ``agentctl send --stdio`` and ``chat --stdio``.
+"""An early start for the private daemon of ``agentctl send --daemon-process`` and
+``chat --stdio``.
 
 A private daemon's own start-up (an interpreter, asyncio, msgspec, the RPC layer) takes about
 as long as this client's imports. :func:`start_early` therefore starts it first, before
@@ -54,9 +55,14 @@ class EarlyDaemon:
 _early: EarlyDaemon | None = None
 
 
+_PRIVATE_DAEMON_FLAG = {"send": "--daemon-process", "chat": "--stdio"}
+"""The flag that asks each command for a private daemon process (``send --stdio`` runs its
+session in agentctl's own process: :mod:`agentctl.local`)."""
+
+
 def wants_private_daemon(args: list[str]) -> bool:
-    """True for ``send``/``chat`` with ``--stdio`` and no ``--help`` or ``--cwd`` (the daemon
-    is started in the current directory) before a ``--``."""
+    """True for ``send --daemon-process`` and ``chat --stdio`` with no ``--help`` or
+    ``--cwd`` (the daemon is started in the current directory) before a ``--``."""
     if not args or args[0] not in _COMMANDS:
         return False
     head = args[: args.index("--")] if "--" in args else args
@@ -64,7 +70,7 @@ def wants_private_daemon(args: list[str]) -> bool:
         return False
     if any(arg == "--cwd" or arg.startswith("--cwd=") for arg in head):
         return False
-    return "--stdio" in head
+    return _PRIVATE_DAEMON_FLAG[args[0]] in head
 
 
 def start_early(args: list[str]) -> None:

@@ -31,9 +31,11 @@ from agentd.log import get_logger
 from agentd.protocol.lifecycle import LanguageServerInfo
 from agentd.protocol.mcp import McpServerInfo
 from agentd.protocol.methods import WebOpenParams, WebOpenResult
+from agentd.protocol.metrics import DaemonMetricsResult
 from agentd.rpc import Connection
 from agentd.rpc.outbox import QUEUE_BYTES, QUEUE_FRAMES, STALL_TIMEOUT
 from agentd.session.service import SessionService
+from agentd.telemetry.lag import LoopLag
 
 if TYPE_CHECKING:
     from agentd.web.server import WebServer
@@ -129,6 +131,9 @@ class Daemon:
         """From the transports: True when a connection's peer must be refused (a tool
         process of this daemon); the web front-end asks it for every connection."""
         self._shutdown = asyncio.Event()
+        self.loop_lag = LoopLag()
+        self._gone = (0, 0)
+        """Bytes written to and -32603 answers of the connections that closed."""
 
     @property
     def transport(self) -> str:
@@ -162,6 +167,48 @@ class Daemon:
         """Seconds since the daemon object was created."""
         return time.monotonic() - self.started_at
 
+    def metrics(self) -> DaemonMetricsResult:
+        """``daemon/metrics`` (the web server's ``/metrics`` too); starts the loop-lag probe."""
+        self.loop_lag.start()
+        live = self.connections
+        gone_bytes, gone_errors = self._gone
+        telemetry = self.sessions.telemetry()
+        counters = telemetry.counters if telemetry is not None else None
+        errors = dict(counters.errors) if counters is not None else {}
+        rpc_errors = gone_errors + sum(c.internal_errors for c in live)
+        if rpc_errors:
+            errors["rpc_internal_error"] = rpc_errors
+        result = DaemonMetricsResult(
+            uptime_s=round(self.uptime, 3),
+            connections=len(live),
+            sessions_loaded=len(self.loaded_sessions()),
+            runs_active=0,
+            runs_started=0,
+            queue_depth=sum(c.queued for c in live),
+            queued_messages=self.sessions.queued_messages(),
+            loop_lag_ms=round(self.loop_lag.last_ms, 3),
+            loop_lag_max_ms=round(self.loop_lag.max_ms, 3),
+            bytes_out=gone_bytes + sum(c.bytes_out for c in live),
+            errors=errors,
+            telemetry=telemetry is not None and telemetry.export is not None,
+        )
+        if counters is None:
+            return result
+        return msgspec.structs.replace(
+            result,
+            runs_active=counters.runs_active,
+            runs_started=counters.runs_started,
+            runs_ended=dict(counters.runs_ended),
+            approvals_pending=counters.approvals_pending,
+            approvals=counters.approvals,
+            approval_wait_s=round(counters.approval_wait_s, 3),
+            input_tokens=counters.input_tokens,
+            output_tokens=counters.output_tokens,
+            cost_usd=counters.cost,
+            tool_calls=counters.tool_calls,
+            tool_errors=counters.tool_errors,
+        )
+
     async def start_web(
         self, host: str, port: int, *, allow_remote: bool | None = None
     ) -> WebServer:
@@ -187,6 +234,7 @@ class Daemon:
                 tls=tls,
                 insecure_http=options.insecure_http,
                 peer_check=self.peer_check,
+                metrics=self.metrics,
             )
             await server.start(self.sessions)
             self.web = server
@@ -248,6 +296,11 @@ class Daemon:
             if timer is not None:
                 timer.cancel()
             del self.clients[connection.id]
+            gone_bytes, gone_errors = self._gone
+            self._gone = (
+                gone_bytes + connection.bytes_out,
+                gone_errors + connection.internal_errors,
+            )
             self.sessions.forget(client)
             log.info("client disconnected", conn_id=connection.id, name=name)
 
@@ -290,6 +343,7 @@ class Daemon:
 
     async def _stop(self, listener: Listener) -> None:
         await listener.stop()
+        self.loop_lag.stop()
         if self.web is not None:
             await self.web.stop()
         try:

@@ -20,7 +20,8 @@
     │   ├── ConnectionLost      -32008  the peer disconnected while a request was pending
     │   ├── SessionIdle         -32009  steer/follow-up while no run is in progress
     │   ├── SessionLocked       -32010  another process has the session file loaded
-    │   └── StoreWriteFailed    -32011  the session file could not be written (disk full)
+    │   ├── StoreWriteFailed    -32011  the session file could not be written (disk full)
+    │   └── StoreReadFailed     -32012  a loaded session's entry no longer reads back from its file
     └── tools.base.ToolError                tool failures, shown to the model as error results
 
 Provider failures are not exceptions: providers end their stream with an error message.
@@ -130,6 +131,14 @@ class StoreWriteFailed(RpcError):
     code = -32011
 
 
+class StoreReadFailed(RpcError):
+    """An entry of a loaded session no longer reads back from its file (it was changed).
+
+    ``data`` names the path, the entry and the byte offset."""
+
+    code = -32012
+
+
 ERROR_CLASSES: tuple[type[RpcError], ...] = (
     ParseError,
     InvalidRequest,
@@ -148,5 +157,6 @@ ERROR_CLASSES: tuple[type[RpcError], ...] = (
     SessionIdle,
     SessionLocked,
     StoreWriteFailed,
+    StoreReadFailed,
 )
 """Every code, for the protocol document and for clients mapping codes back to classes."""

@@ -11,7 +11,7 @@ from agentd import log as logging_setup
 from agentd import paths
 from agentd.daemon import DaemonOptions, Listener, build_daemon
 from agentd.housekeeping import end_processes, loop_exception, sweep_orphans
-from agentd.log import get_logger, ready
+from agentd.log import get_logger, settle
 from agentd.stdio import detach_stdio
 from agentd.transports import (
     HttpListener,
@@ -104,7 +104,7 @@ def serve(options: DaemonOptions) -> int:
 async def _run(options: DaemonOptions, listener: Listener) -> int:
     loop = asyncio.get_running_loop()
     loop.set_exception_handler(loop_exception)
-    loop.call_later(LOGGING_READY_AFTER, ready)  # at the latest (see agentd.log)
+    loop.call_later(LOGGING_READY_AFTER, settle)  # at the latest (see agentd.log)
     threading.Thread(target=sweep_orphans, name="orphan-sweep", daemon=True).start()
     daemon = build_daemon(options, refuse_tcp_tool_peer)  # the web front-end's peer check
     try:

@@ -7,13 +7,16 @@ structlog is not light to import (some 15 ms), and the daemon's first answer mus
 for it: the daemon's own modules log through :func:`get_logger`, and ``configure(...,
 deferred=True)`` keeps their events (with their time and RPC context) in memory until
 :func:`ready` imports and configures structlog and writes them, in order. A ``--stdio``
-daemon configures it so and calls :func:`ready` right after its first ``initialize`` answer,
-one second after start at the latest, on a warning or error, and before it exits.
+daemon (and agentctl's in-process one-shot) configures it so. One second after start
+(``--stdio``) and at exit the events are settled (:func:`settle`): written, and every later
+one as it comes, as the same JSON lines without structlog, so a one-shot run or a private
+daemon never imports it; a warning or error before that, or an event with a traceback, sets
+structlog up (:func:`ready`).
 
 :func:`configure` is called once at start-up (again only in tests). Every line is one JSON
 object with ``timestamp``, ``level``, ``event``, the bound context (``conn_id`` and
-``request_id`` from :mod:`agentd.rpc.context`, plus anything bound with
-``structlog.contextvars``) and the call's own fields. Records of stdlib loggers (asyncio, httpx,
+``request_id`` from :mod:`agentd.rpc.context`, plus anything bound with :func:`bind_context`
+or ``structlog.contextvars``) and the call's own fields. Records of stdlib loggers (asyncio, httpx,
 ``agentd.rpc``) are routed into the same stream, keeping their ``extra`` fields and tracebacks.
 """
 
@@ -140,6 +143,8 @@ class _Setup:
     sink: Any = None
     stderr_level: str | None = None
     ready = True
+    plain = False
+    """Events are written as they come, without structlog (:func:`settle`)."""
     kept: list[tuple[str, str, str, dict[str, Any]]] = []
 
 
@@ -175,6 +180,22 @@ class Logger:
         _emit(self.name, "error", event, fields)
 
 
+_bound: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("agentd_log_bound")
+
+
+def bind_context(**fields: Any) -> None:
+    """Add ``fields`` to every event logged from now on in this context (and the tasks it
+    starts), as ``structlog.contextvars.bind_contextvars`` does, without importing structlog."""
+    _bound.set({**_bound.get({}), **fields})
+
+
+def _merge_bound(_logger: Any, _method: str, event: MutableMapping[str, Any]) -> Any:
+    """structlog processor: the fields of :func:`bind_context` (the call's own win)."""
+    for key, value in _bound.get({}).items():
+        event.setdefault(key, value)
+    return event
+
+
 def get_logger(name: str) -> Logger:
     """The logger ``name`` (cheap: structlog is imported only when logging is :func:`ready`)."""
     return Logger(name)
@@ -186,10 +207,17 @@ def _emit(name: str, level: str, event: str, fields: dict[str, Any]) -> None:
         return
     if logging.getLevelNamesMapping()[level.upper()] < _Setup.level_no:
         return
-    fields = {**context.current(), **fields}
+    fields = {**context.current(), **_bound.get({}), **fields}
     fields["_recorded_at"] = time.time()
+    if _Setup.plain and "exc_info" not in fields:
+        _write_plainly(level, event, fields)
+        return
     _Setup.kept.append((name, level, event, fields))
-    if level in ("warning", "error", "critical") or len(_Setup.kept) > _KEEP_AT_MOST:
+    if (
+        _Setup.plain
+        or level in ("warning", "error", "critical")
+        or len(_Setup.kept) > _KEEP_AT_MOST
+    ):
         ready()
 
 
@@ -215,6 +243,7 @@ def configure(
     *,
     deferred: bool = False,
     stderr_level: str | None = None,
+    background: bool = True,
 ) -> None:
     """Send every log line, as JSON, to ``log_file`` (appended) or else to ``sys.stderr``.
 
@@ -222,7 +251,8 @@ def configure(
     ``deferred``, structlog is set up only when :func:`ready` is called (see the module
     docstring); events logged until then are kept. ``stderr_level`` (with a ``log_file``):
     lines at that level and above also go to ``sys.stderr`` (for a process whose stderr
-    nobody may read: a few lines, never a flood).
+    nobody may read: a few lines, never a flood). ``background`` False writes the file from
+    the logging thread itself (no writer thread: for a short-lived process that logs little).
     """
     if level not in LEVELS or (stderr_level is not None and stderr_level not in LEVELS):
         raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LEVELS)}")
@@ -231,9 +261,10 @@ def configure(
     previous = _open_file
     out = open_log_file(log_file) if log_file is not None else None
     _Setup.level_no = level_no
-    _Setup.sink = BackgroundWriter(out) if out is not None else sys.stderr
+    _Setup.sink = (BackgroundWriter(out) if background else out) if out is not None else sys.stderr
     _Setup.stderr_level = stderr_level if out is not None else None
     _Setup.ready = False
+    _Setup.plain = False
     root = logging.getLogger()
     for handler in list(root.handlers):
         root.removeHandler(handler)
@@ -262,6 +293,7 @@ def ready() -> None:
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
+            _merge_bound,
             add_rpc_context,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
@@ -275,6 +307,7 @@ def ready() -> None:
         cache_logger_on_first_use=False,
     )
     _Setup.ready = True
+    _Setup.plain = False
     kept, _Setup.kept = _Setup.kept, []
     if kept:  # each kept event carries its own context: none from the caller's is added
         contextvars.Context().run(_write_kept, kept)
@@ -331,11 +364,47 @@ def _write_kept(kept: list[tuple[str, str, str, dict[str, Any]]]) -> None:
         _write(name, level, event, fields)
 
 
+def settle() -> None:
+    """Stop keeping events: write them, and every later one, plainly (:func:`_go_plain`), or
+    else set structlog up (:func:`ready`). The ``--stdio`` daemon calls it one second after
+    start; :func:`close` at exit."""
+    if not _Setup.ready and not _Setup.plain and not _go_plain():
+        ready()
+
+
+def _go_plain() -> bool:
+    """Write the kept events, and from now on each event as it comes, as :func:`ready`'s
+    processors would (the same JSON line, redacted), without importing structlog: a process
+    that logs only plain lines (a one-shot run, a private daemon) never needs it. An event
+    with a traceback still sets structlog up. False when structlog is loaded anyway, lines
+    also go to stderr (``stderr_level``), or a kept event holds a traceback."""
+    if "structlog" in sys.modules or _Setup.stderr_level is not None or _Setup.sink is None:
+        return False
+    if any("exc_info" in fields for *_, fields in _Setup.kept):
+        return False
+    kept, _Setup.kept = _Setup.kept, []
+    for _name, level, event, fields in kept:
+        _write_plainly(level, event, fields)
+    _Setup.plain = True
+    return True
+
+
+def _write_plainly(level: str, event: str, fields: dict[str, Any]) -> None:
+    import json
+
+    line = {k: v for k, v in fields.items() if k != "_recorded_at"}
+    line.update(event=event, level=level)
+    line.update(_recorded_time(None, "", {"_recorded_at": fields["_recorded_at"]}))
+    _Setup.sink.write(redact_line(None, "", json.dumps(line, default=str)) + "\n")
+    _Setup.sink.flush()
+
+
 def close() -> None:
-    """Write the kept events and what the log file's writer holds, and close the file opened
-    by :func:`configure` (logging then goes nowhere useful)."""
+    """Write the kept events (without structlog when it was never needed:
+    :func:`_write_kept_plainly`) and what the log file's writer holds, and close the file
+    opened by :func:`configure` (logging then goes nowhere useful)."""
     global _open_file
-    ready()
+    settle()
     if _open_file is not None:
         _open_file.close()
         _open_file = None

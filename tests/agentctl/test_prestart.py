@@ -19,14 +19,15 @@ from tests.harness import wait_until
 @pytest.mark.parametrize(
     ("args", "wanted"),
     [
-        (["send", "--stdio", "hi"], True),
+        (["send", "--daemon-process", "hi"], True),
+        (["send", "--stdio", "hi"], False),  # the session runs in agentctl's own process
         (["chat", "--stdio"], True),
         (["send", "hi"], False),
         (["sessions", "--stdio"], False),
-        (["send", "--stdio", "--help"], False),
-        (["send", "--stdio", "--cwd", "/tmp", "hi"], False),
-        (["send", "--stdio", "--cwd=/tmp", "hi"], False),
-        (["send", "--", "--stdio"], False),
+        (["send", "--daemon-process", "--help"], False),
+        (["send", "--daemon-process", "--cwd", "/tmp", "hi"], False),
+        (["send", "--daemon-process", "--cwd=/tmp", "hi"], False),
+        (["send", "--", "--daemon-process"], False),
         ([], False),
     ],
 )
@@ -53,7 +54,7 @@ def _exited(pid: int, timeout: float = 10.0) -> bool:
 
 
 def test_the_early_daemon_is_the_one_the_client_uses(in_sandbox: Sandbox) -> None:
-    prestart.start_early(["send", "--stdio", "hi"])
+    prestart.start_early(["send", "--daemon-process", "hi"])
     early = prestart._early
     assert early is not None
 
@@ -78,7 +79,7 @@ def test_the_early_daemon_is_the_one_the_client_uses(in_sandbox: Sandbox) -> Non
 
 
 def test_an_early_daemon_that_does_not_match_is_discarded(in_sandbox: Sandbox) -> None:
-    prestart.start_early(["send", "--stdio", "hi"])
+    prestart.start_early(["send", "--daemon-process", "hi"])
     early = prestart._early
     assert early is not None
     elsewhere = in_sandbox.root / "elsewhere"
@@ -99,7 +100,7 @@ def test_an_early_daemon_that_does_not_match_is_discarded(in_sandbox: Sandbox) -
 def test_a_usage_error_leaves_no_daemon_behind(sandbox: Sandbox) -> None:
     mark = f"agentd-prestart-{os.getpid()}-{time.monotonic_ns()}"
     sandbox.env["AGENTD_TEST_MARK"] = mark
-    result = sandbox.run("send", "--stdio", "--no-such-flag", "hi")
+    result = sandbox.run("send", "--daemon-process", "--no-such-flag", "hi")
     assert result.returncode == 2
     assert "--no-such-flag" in result.stderr
 

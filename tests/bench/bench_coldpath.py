@@ -1,43 +1,67 @@
 """The cold path, against the interpreter's own floor.
 
 The floor is ``python -c "import asyncio, msgspec"`` in the same venv: what any asyncio +
-msgspec process pays before doing anything. Each row is a median of whole-process runs and its
-ratio to the median of floor runs taken alternately with them (which makes the rows
-comparable across machines, and keeps the ratio honest on a busy one):
+msgspec process pays before doing anything. Each timed row is a median of whole-process runs
+and its ratio to the median of floor runs taken alternately with them (which makes the rows
+comparable across machines, and keeps the ratio honest on a busy one).
 
-* ``agentd --stdio``: spawn → ``initialize`` answered (the agent, tools, providers and the
-  store are not imported for it);
-* ``agentctl send --stdio --provider mock``: the whole process — a private daemon, a session,
-  a one-turn reply, exit;
-* the same with 20 bash tool turns (the mock's ``run twenty commands`` scenario);
-* both again with the OpenAI-compatible provider talking HTTP to a local server, the way a
-  user runs it against Ollama, vLLM or LiteLLM: a standalone ``agentd mock-llm`` process
-  (started once, outside the timings) configured as ``[providers.local]`` with its
-  ``http://127.0.0.1:PORT/v1`` base URL. This is the path the in-process mock skips: the shared
-  HTTP client, the connection and the SSE parsing.
+The LLM is the OpenAI-compatible provider talking HTTP to a standalone ``agentd mock-llm``
+(started once, outside the timings, with this bench's scenarios) configured as
+``[providers.local]`` with its ``http://127.0.0.1:PORT/v1`` base URL, the way a user runs
+agentd against Ollama, vLLM or LiteLLM. The sandbox's user config runs tools in ``auto`` mode
+(:meth:`tests.harness.IsolatedHome.user_config`), so no bash call is refused.
+
+* ``agentd --stdio``: spawn → ``initialize`` answered;
+* the cold one-shot: ``agentctl send`` of one prompt with one bash tool call, no daemon
+  running, so the session runs in agentctl's own process (:mod:`agentctl.local`); the same
+  with ``--daemon-process`` (a private ``agentd serve --stdio`` child, the old way) beside it;
+  its peak RSS (``wait4``'s ``ru_maxrss``);
+* cold twenty bash turns (in-process), and warm twenty turns: a plain ``send`` using a shared
+  daemon started before the timings (it is warm: its modules loaded, its HTTP client open);
+* the one-shot's CPU time (user + system, with the processes it waited for) in-process and
+  with ``--daemon-process``, as multiples of the floor's: steadier than wall time on a loaded
+  machine;
+* the cost of handing one event to the renderer: decoding its JSON (what a daemon's client does
+  with each ``session/event``) against taking the session's object (in-process);
+* ``codex exec`` on the same one-shot work, when ``@openai/codex`` is installed in
+  ``tests/bench/.peers/`` (``npm install --prefix tests/bench/.peers @openai/codex``; the
+  folder is git-ignored) and runs here; otherwise its row says why it was skipped.
 
 Every ``agentctl`` row is timed the way ``$(agentctl send …)`` waits: until the process has
 exited *and* both of its output pipes have closed (EOF), so a daemon or tool process left
-holding them would be counted.
+holding them would be counted. Bytecode caches are written, as a user's install has them:
+``PYTHONDONTWRITEBYTECODE`` (which these machines' shells export) is unset for every process,
+and the table says what the calling shell had.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tests.agentctl.harness import Sandbox
 from tests.bench.smoke import size
 from tests.harness import scaled, wait_until
+from tests.scenarios import tool_call
 
 RUNS = size(7)
 FLOOR = [sys.executable, "-c", "import asyncio, msgspec"]
 INITIALIZE = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n'
+ONE_BASH = "run one command"
+ONE_SHELL = "run one shell command"
+"""The same scenario for Codex, whose command tool is ``exec_command``."""
+TWENTY = "run twenty commands"
+PEERS = Path(__file__).with_name(".peers")
+Row = tuple[str, str, str]
 
 
 def _agentctl() -> list[str]:
@@ -45,35 +69,92 @@ def _agentctl() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "agentctl"]
 
 
-def _run(argv: list[str], sandbox: Sandbox) -> float:
+def _scenarios(sandbox: Sandbox) -> Path:
+    """The bench's scenario (one bash call, then a reply) before the built-in ones."""
+
+    def one_call(name: str, args: dict[str, Any]) -> list[dict[str, Any]]:
+        say = {"content": "Running it.", "tool_calls": [tool_call(name, args)]}
+        return [{"response": say}, {"response": {"content": "Done: it printed one."}}]
+
+    ours = one_call("bash", {"command": "echo one"})
+    codex = one_call("exec_command", {"cmd": "echo one"})
+    sandbox.use_scenarios(
+        [
+            {"name": "one-bash", "trigger": ONE_BASH, "steps": ours},
+            {"name": "one-shell", "trigger": ONE_SHELL, "steps": codex},
+        ]
+    )
+    return Path(sandbox.env["AGENTD_MOCK_SCENARIOS"])
+
+
+def _run(argv: list[str], sandbox: Sandbox, env: dict[str, str] | None = None) -> float:
     """Seconds one successful process takes, until it has exited and its stdout and stderr
     pipes are closed (``communicate`` reads both to EOF, whoever holds them)."""
+    seconds, _ = _run_measured(argv, sandbox, env)
+    return seconds
+
+
+def _run_measured(
+    argv: list[str], sandbox: Sandbox, env: dict[str, str] | None = None
+) -> tuple[float, int]:
+    """Seconds (as :func:`_run`) and the process's peak RSS in KiB (``wait4``)."""
     started = time.perf_counter()
-    with subprocess.Popen(
+    process = subprocess.Popen(
         argv,
         cwd=sandbox.project,
-        env=sandbox.env,
+        env=env or sandbox.env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-    ) as process:
-        _, err = process.communicate(timeout=scaled(120))
+    )
+    _, err = process.communicate(timeout=scaled(120))  # reads both pipes to EOF, then reaps
     elapsed = time.perf_counter() - started
+    rss = _children_peak_rss_kib()
     if process.returncode != 0:
         raise RuntimeError(f"{argv} failed: {err.decode(errors='replace')[-2000:]}")
-    return elapsed
+    return elapsed, rss
+
+
+def _cpu_seconds(argv: list[str], sandbox: Sandbox) -> float:
+    """User + system CPU seconds of one successful run of ``argv`` and of every process it
+    waited for (a private daemon, the bash calls): less swayed by a loaded machine than the
+    wall time."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    _run(argv, sandbox)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+
+def _cpu_row(sandbox: Sandbox, send: list[str]) -> Row:
+    """The one-shot's CPU time in-process and with ``--daemon-process``, against the floor's."""
+    floor = statistics.median(_cpu_seconds(FLOOR, sandbox) for _ in range(RUNS))
+    ours = statistics.median(_cpu_seconds([*send, ONE_BASH], sandbox) for _ in range(RUNS))
+    private = [*send, "--daemon-process", ONE_BASH]
+    theirs = statistics.median(_cpu_seconds(private, sandbox) for _ in range(RUNS))
+    ratios = f"{ours / floor:.2f}× / {theirs / floor:.2f}×"
+    value = f"{ours * 1000:.0f} / {theirs * 1000:.0f} ms = {ratios}"
+    return ("… its CPU (tree), in-process / --daemon-process", value, "of the floor's CPU")
+
+
+def _children_peak_rss_kib() -> int:
+    """The peak RSS of the largest child this process has reaped so far (``Popen`` keeps no
+    rusage of its own): the one-shot's when it is the first one reaped, as in :func:`main`."""
+    return int(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 
 
 class LocalServer:
-    """A standalone ``agentd mock-llm`` on a free port, configured in the sandbox's user
-    config file as the OpenAI-compatible provider ``local`` (as a user configures Ollama)."""
+    """A standalone ``agentd mock-llm`` on a free port with ``scenarios``, configured in the
+    sandbox's user config file as the OpenAI-compatible provider ``local``."""
 
-    def __init__(self, sandbox: Sandbox) -> None:
+    def __init__(self, sandbox: Sandbox, scenarios: Path) -> None:
         argv = [sys.executable, "-m", "agentd", "mock-llm", "--port", "0"]
         self.log = sandbox.root / "mock-llm.log"
         with self.log.open("wb") as log:  # a file, not a pipe nobody reads
             self.process = subprocess.Popen(
-                argv, env=sandbox.env, stdin=subprocess.DEVNULL, stderr=log
+                [*argv, "--scenarios", str(scenarios)],
+                env=sandbox.env,
+                stdin=subprocess.DEVNULL,
+                stderr=log,
             )
 
         def url() -> str | None:
@@ -83,12 +164,13 @@ class LocalServer:
             return match.group(1) if match else None
 
         try:
-            base_url = wait_until(url, 30, "mock-llm to print its URL")
+            self.base_url = wait_until(url, 30, "mock-llm to print its URL")
         except BaseException:
             self.close()
             raise
-        sandbox.user_config(  # the tests' run mode kept: bash runs without asking
-            f'[providers.local]\napi = "openai"\nbase_url = "{base_url}"\nmodels = ["mock-model"]\n'
+        sandbox.user_config(  # the tests' run mode kept: bash runs without asking (auto)
+            f'[providers.local]\napi = "openai"\nbase_url = "{self.base_url}"\n'
+            'models = ["mock-model"]\n'
         )
 
     def close(self) -> None:
@@ -133,48 +215,115 @@ def _initialize(sandbox: Sandbox) -> float:
     return elapsed
 
 
-def main() -> list[tuple[str, str, str]]:
+def _event_handoff() -> Row:
+    """Microseconds to hand one streamed text delta to the renderer: decoded from its JSON
+    (a daemon's client) against the session's object taken as it is (in-process)."""
+    from agentctl.events import EventStream, to_frame
+    from agentd.protocol.events import MessageUpdate, SessionEvent, TextDelta
+
+    item = SessionEvent(session_id="0" * 16, seq=7, event=MessageUpdate(delta=TextDelta(text="x")))
+    data = json.dumps({"sessionId": "0" * 16, "seq": 7, "event": {"type": "message_update",
+                       "delta": {"type": "text_delta", "text": "x"}}}).encode()  # fmt: skip
+    count = size(20_000, 100)
+
+    def per_event(feed: Callable[[EventStream[Any]], None]) -> float:
+        stream: EventStream[Any] = EventStream(None, to_frame)
+        started = time.perf_counter()
+        for _ in range(count):
+            feed(stream)
+        stream.ready()
+        return (time.perf_counter() - started) / count * 1e6
+
+    decoded = per_event(lambda s: s.feed(item.session_id, data))
+    handed = per_event(lambda s: s.feed_object(item.session_id, data, item))
+    return (
+        "event → renderer: JSON decoded / object (in-process)",
+        f"{decoded:.2f} µs / {handed:.2f} µs",
+        "object ≤ decode",
+    )
+
+
+def _codex(sandbox: Sandbox, server: LocalServer, ours: Callable[[], float]) -> Row:
+    """``codex exec`` of the one-shot against the same scripted LLM, runs alternating with
+    ``ours`` (the in-process one-shot); or why it was skipped."""
+    name = "one-shot against codex exec 0.171 (same work)"
+    budget = "ours ≤ 0.5× codex"
+    codex = PEERS / "node_modules" / ".bin" / "codex"
+    if not codex.exists():
+        return (name, "skipped: @openai/codex not installed in tests/bench/.peers", budget)
+    home = sandbox.root / "codex-home"
+    home.mkdir(exist_ok=True)
+    (home / "config.toml").write_text(
+        'model = "mock-model"\nmodel_provider = "local"\n'
+        f'[model_providers.local]\nname = "local"\nbase_url = "{server.base_url}"\n'
+        'wire_api = "responses"\n'
+    )
+    env = dict(sandbox.env, CODEX_HOME=str(home), OPENAI_API_KEY="unused")
+    # unconfined, as the sandbox's agentd runs bash here (auto mode, no sandbox): bwrap
+    # cannot run in every container, and the comparison is of the same work
+    argv = [str(codex), "exec", "--skip-git-repo-check", "--ephemeral"]
+    argv += ["--dangerously-bypass-approvals-and-sandbox", ONE_SHELL]
+    try:
+        mine, theirs = _paired(ours, lambda: _run(argv, sandbox, env), RUNS)
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
+        return (name, f"skipped: codex did not run here ({str(exc)[-120:]!r})", budget)
+    value = f"{mine * 1000:.0f} / {theirs * 1000:.0f} ms = {mine / theirs:.2f}×"
+    return (name, value, budget)
+
+
+def main() -> list[Row]:
     """Rows of (measure, value, budget)."""
+    shell_value = os.environ.get("PYTHONDONTWRITEBYTECODE")
     sandbox = Sandbox()
     sandbox.env.pop("PYTHONDONTWRITEBYTECODE", None)
-    server = LocalServer(sandbox)
-    send = [*_agentctl(), "send", "--stdio", "--provider", "mock"]
-    http = [*_agentctl(), "send", "--stdio", "--provider", "local"]
-    rows: list[tuple[str, Callable[[], float], str, int]] = [
-        ("agentd --stdio: start → initialize answered", lambda: _initialize(sandbox), "1.3", RUNS),
+    sandbox.env.pop("AGENTCTL_SHARED", None)  # a plain send as users have it
+    server = LocalServer(sandbox, _scenarios(sandbox))
+    send = [*_agentctl(), "send", "--provider", "local"]
+    table: list[Row] = [
         (
-            "agentctl send --stdio, one-turn reply (whole process)",
-            lambda: _run([*send, "how are you"], sandbox),
-            "3",
-            RUNS,
-        ),
-        (
-            "agentctl send --stdio, 20 bash tool turns",
-            lambda: _run([*send, "run twenty commands"], sandbox),
-            "4.5",
-            size(5),
-        ),
-        (
-            "… one-turn reply, OpenAI-compatible over HTTP",
-            lambda: _run([*http, "how are you"], sandbox),
-            "3",
-            RUNS,
-        ),
-        (
-            "… 20 bash tool turns, OpenAI-compatible over HTTP",
-            lambda: _run([*http, "run twenty commands"], sandbox),
-            "4.5",
-            size(5),
-        ),
+            "PYTHONDONTWRITEBYTECODE",
+            f"shell: {shell_value!r}; bench: unset",
+            "caches written",
+        )
     ]
-    table: list[tuple[str, str, str]] = []
     floors: list[float] = []
+
+    def row(name: str, measure: Callable[[], float], budget: float | None, runs: int) -> None:
+        seconds, floor = _paired(measure, lambda: _run(FLOOR, sandbox), runs)
+        floors.append(floor)
+        value = f"{seconds * 1000:.0f} ms = {seconds / floor:.2f}× floor"
+        table.append((name, value, "—" if budget is None else f"≤ {budget}× floor"))
+
     try:
-        for name, measure, budget, runs in rows:
-            seconds, floor = _paired(measure, lambda: _run(FLOOR, sandbox), runs)
-            floors.append(floor)
-            value = f"{seconds * 1000:.0f} ms = {seconds / floor:.2f}× floor"
-            table.append((name, value, f"≤ {budget}× floor"))
+        _, rss = _run_measured([*send, ONE_BASH], sandbox)  # the first child: its own peak
+        table.append(("cold one-shot: peak RSS (one process)", f"{rss / 1024:.1f} MiB", "≤ 40 MiB"))
+        row("agentd --stdio: start → initialize answered", lambda: _initialize(sandbox), 1.3, RUNS)
+        row(
+            "cold one-shot, 1 bash turn, HTTP (in-process)",
+            lambda: _run([*send, ONE_BASH], sandbox),
+            2,
+            RUNS,
+        )
+        row(
+            "… the same with --daemon-process",
+            lambda: _run([*send, "--daemon-process", ONE_BASH], sandbox),
+            None,
+            RUNS,
+        )
+        table.append(_cpu_row(sandbox, send))
+        row(
+            "cold 20 bash turns, HTTP (in-process)",
+            lambda: _run([*send, TWENTY], sandbox),
+            3.5,
+            size(5),
+        )
+        table.append(_codex(sandbox, server, lambda: _run([*send, ONE_BASH], sandbox)))
+        subprocess.run([*_agentctl(), "daemon", "start"], env=sandbox.env, check=True,
+                       capture_output=True, timeout=scaled(60))  # fmt: skip
+        row(
+            "warm 20 bash turns (shared daemon)", lambda: _run([*send, TWENTY], sandbox), 2, size(5)
+        )
+        table.append(_event_handoff())
     finally:
         server.close()
         sandbox.close()

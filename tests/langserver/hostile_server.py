@@ -9,7 +9,10 @@ agentd). ``MODE`` picks how, on a hover request:
 - ``huge``: answers hover with a 50 MB message;
 - ``slow``: never answers hover (writes ``MARKER.asked``), and records ``$/cancelRequest``
   ids in ``MARKER`` (env);
-- ``good``: answers hover with "good hover".
+- ``good``: answers hover with "good hover";
+- ``stale-push``: pushes diagnostics naming no version: an empty list on open; after each
+  change first a stale "stale problem", then (0.1 s later) the real, empty list, as servers
+  that push the old list or the syntax-only list first do.
 
 Every mode records its pid in ``$PID_FILE`` when set (for the orphan tests).
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 
 MODE = sys.argv[1]
 
@@ -67,9 +71,26 @@ def main() -> None:
         elif method == "$/cancelRequest" and os.environ.get("MARKER"):
             with open(os.environ["MARKER"], "a") as file:
                 file.write(f"{message['params']['id']}\n")
+        elif method == "textDocument/didOpen" and MODE == "stale-push":
+            publish(message["params"]["textDocument"]["uri"], [])
+        elif method == "textDocument/didChange" and MODE == "stale-push":
+            stale_then_clean(message["params"]["textDocument"]["uri"])
         elif method == "textDocument/hover":
             hovers += 1
             hover(message["id"], hovers)
+
+
+def publish(uri: str, diagnostics: list[dict]) -> None:
+    params = {"uri": uri, "diagnostics": diagnostics}  # no version, as some servers do
+    send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": params})
+
+
+def stale_then_clean(uri: str) -> None:
+    stale = {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}},
+             "severity": 1, "message": "stale problem"}  # fmt: skip
+    publish(uri, [stale])
+    time.sleep(0.1)  # the behaviour under test: the real list comes a moment later
+    publish(uri, [])
 
 
 def hover(msg_id: object, count: int) -> None:

@@ -162,3 +162,14 @@ async def test_agentctl_lsp_list_shows_the_running_server(home: Home, tmp_path: 
     (server,) = json.loads(listed.stdout)["servers"]
     assert server["state"] == "ready"
     assert server["command"].endswith(f"hostile_server.py good {tmp_path}")
+
+
+async def test_an_unversioned_stale_push_is_not_taken_for_the_answer(
+    home: Home, tmp_path: Path
+) -> None:
+    home.user_config(hostile_table("stale-push", tmp_path))
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home)
+        _, events = await run(client, sid, "lsp-break", timeout=60)
+    (end,) = ends(events)
+    assert end["details"]["diagnostics"] == [], result_text(end)

@@ -92,3 +92,41 @@ async def test_byte_bound_drops_a_flooding_connection_at_once() -> None:
         assert stalled.closed
     finally:
         peer_sock.close()
+
+
+async def test_drained_waits_for_a_stalled_peer_and_returns_once_it_reads() -> None:
+    """A producer pacing itself with ``drained()`` never queues more than its own sends: while
+    the peer reads nothing it waits (the queue stays within one batch), and once the peer
+    reads everything it returns; on a closed connection it returns at once."""
+    stalled, peer_sock = await _stalled_server(queue_limit=50, stall_timeout=60.0)
+    try:
+        sent = 0
+        async with asyncio.timeout(scaled(10)):  # fill the socket and the transport's buffer
+            while True:
+                for _ in range(16):
+                    stalled.notify("tick", PAYLOAD)
+                    sent += 1
+                waiting = asyncio.ensure_future(stalled.drained())
+                done, _ = await asyncio.wait({waiting}, timeout=0.2)
+                if not done:
+                    break
+        assert not stalled.closed
+        assert stalled._outbox.queued <= 16
+        received = 0
+        peer_sock.setblocking(False)
+
+        async def read_all() -> None:
+            nonlocal received
+            loop = asyncio.get_running_loop()
+            while received < sent:
+                received += (await loop.sock_recv(peer_sock, 1 << 16)).count(b"\n")
+
+        async with asyncio.timeout(scaled(10)):
+            await asyncio.gather(read_all(), waiting)
+        assert waiting.done()
+        assert not stalled.closed
+    finally:
+        peer_sock.close()
+    await stalled.close()
+    async with asyncio.timeout(scaled(5)):
+        await stalled.drained()

@@ -1,25 +1,32 @@
-"""What a cold one-shot run imports: ``agentctl send --stdio`` against an OpenAI-compatible
-provider over plain ``http://`` (the real ``agentd mock-llm`` on loopback), its ``hello world``
-scenario (a write and a bash tool call).
+"""What the cold paths import, against allow-lists: a one-shot ``agentctl send`` (its session
+in its own process, no daemon running) and ``agentd serve --stdio``.
 
-Both processes (the client and the ``agentd serve --stdio`` it starts) write the modules they
-hold when they exit (a ``sitecustomize`` on ``PYTHONPATH`` hooks ``atexit`` and ``os._exit``);
-every top-level package must be on the process's allow-list below, so a new import on the
-path fails here and is either made lazy or added with its reason. Some modules the path does not
-use still come with the standard library the path does use, and are allowed for that reason:
-``ssl`` (``asyncio.base_events`` imports it), ``traceback``/``linecache``/``tokenize`` (imported
-by ``logging``, which ``concurrent.futures`` imports, and by ``inspect`` under
-``typing_extensions`` under msgspec), ``structlog.dev`` (``structlog``'s own ``__init__``) and
-``bz2``/``lzma`` (``shutil``, which ``tempfile`` imports). No TLS context and no CA bundle is
-loaded for a plain ``http://`` provider: ``certifi`` is not imported.
+The one-shot is the mock's ``hello world`` (a write and a bash tool call) with an
+OpenAI-compatible provider over plain ``http://`` (the real ``agentd mock-llm`` on loopback);
+``--daemon-process`` runs the same in a private ``agentd serve --stdio``, and a bare
+``agentd serve --stdio`` answers ``initialize`` only. Every process writes the modules it holds
+when it exits (a ``sitecustomize`` on ``PYTHONPATH`` hooks ``atexit`` and ``os._exit``).
+
+Allowed are: what the interpreter floor itself imports (``python -c "import asyncio,
+msgspec"``, measured here: on Python 3.11 ``asyncio`` brings ``ssl``, ``traceback`` and
+``logging``, msgspec's ``typing_extensions`` brings ``inspect`` and ``tokenize``), the
+standard library modules of :data:`STDLIB_COMMON`, and each path's packages below. Never
+allowed, unless the floor has them: :data:`NEVER` (structlog is set up only when something is
+logged at warning level; a one-shot writes its few info lines without it). With the HTTP
+provider come the modules of :data:`WITH_HTTPX` (httpx's own imports), which a bare
+``serve --stdio`` must not hold. No CA bundle is loaded for a plain ``http://`` provider:
+``certifi`` is never imported.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.agentctl.harness import Sandbox
 from tests.harness import scaled, wait_until
@@ -28,8 +35,9 @@ DUMP = """
 import atexit, os, sys
 def _dump():
     path = os.path.join(os.environ["AGENTD_TEST_IMPORT_LOG"], f"{os.getpid()}.txt")
+    held = sorted(name for name, module in sys.modules.items() if module is not None)
     with open(path, "w") as out:
-        out.write(" ".join(sys.argv) + "\\n" + "\\n".join(sorted(sys.modules)))
+        out.write(" ".join(sys.argv) + "\\n" + "\\n".join(held))
 atexit.register(_dump)
 _exit = os._exit
 def _dumping_exit(code):
@@ -39,97 +47,48 @@ os._exit = _dumping_exit
 """
 
 STDLIB_COMMON = {
-    "abc",
-    "argparse",
-    "array",
-    "ast",
-    "asyncio",
-    "atexit",
-    "base64",
-    "binascii",
-    "bisect",
-    "builtins",
-    "bz2",
-    "codecs",
-    "collections",
-    "concurrent",
-    "contextlib",
-    "contextvars",
-    "copy",
-    "copyreg",
-    "dataclasses",
-    "datetime",
-    "dis",
-    "encodings",
-    "enum",
-    "errno",
-    "fcntl",
-    "fnmatch",
-    "functools",
-    "genericpath",
-    "gettext",
-    "hashlib",
-    "heapq",
-    "hmac",
-    "importlib",
-    "inspect",
-    "io",
-    "ipaddress",
-    "itertools",
-    "json",
-    "keyword",
-    "linecache",
-    "locale",
-    "logging",
-    "lzma",
-    "marshal",
-    "math",
-    "opcode",
-    "operator",
-    "os",
-    "posix",
-    "posixpath",
-    "random",
-    "re",
-    "reprlib",
-    "secrets",
-    "select",
-    "selectors",
-    "shlex",
-    "shutil",
-    "signal",
-    "site",
-    "sitecustomize",
-    "socket",
-    "sre_compile",
-    "sre_constants",
-    "sre_parse",
-    "ssl",
-    "stat",
-    "string",
-    "struct",
-    "subprocess",
-    "sys",
-    "tempfile",
-    "termios",
-    "textwrap",
-    "threading",
-    "time",
-    "token",
-    "tokenize",
-    "traceback",
-    "types",
-    "typing",
-    "uuid",
-    "warnings",
-    "weakref",
-    "zipimport",
-    "zlib",
-    "zoneinfo",
-    "grp",
-    "pwd",
-    "unicodedata",
+    *("abc", "argparse", "array", "ast", "asyncio", "atexit", "base64", "binascii", "bisect"),
+    *("builtins", "codecs", "collections", "concurrent", "contextlib", "contextvars", "copy"),
+    *("copyreg", "dataclasses", "datetime", "dis", "encodings", "enum", "errno", "fcntl"),
+    *("fnmatch", "functools", "genericpath", "gettext", "hashlib", "heapq", "hmac"),
+    *("importlib", "inspect", "io", "ipaddress", "itertools", "json", "keyword", "linecache"),
+    *("locale", "logging", "marshal", "math", "opcode", "operator", "os", "posix", "posixpath"),
+    *("random", "re", "reprlib", "secrets", "select", "selectors", "shlex", "signal", "site"),
+    *("sitecustomize", "socket", "sre_compile", "sre_constants", "sre_parse", "stat", "string"),
+    *("struct", "subprocess", "sys", "termios", "textwrap", "threading", "time", "token"),
+    *("types", "typing", "uuid", "warnings", "weakref", "zipimport", "zlib", "zoneinfo"),
+    *("grp", "pwd", "unicodedata", "decimal", "numbers", "ntpath", "pathlib", "platform"),
+    *("compression", "urllib", "tty", "ctypes", "tomllib", "queue", "difflib", "runpy"),
 }
+"""Standard library modules any of the paths may hold (``ctypes``: the non-dumpable process;
+``tomllib``: the config files; ``difflib``: the config schema's suggestions, a write's diff)."""
+
+NEVER = {
+    *("structlog", "rich", "click", "greenlet", "pygments", "pickle", "certifi"),
+    *("ssl", "tokenize", "traceback", "bz2", "lzma", "urllib.request", "http.client"),
+}
+"""Modules no cold path may import beyond the floor (or, with httpx, :data:`WITH_HTTPX`)."""
+
+WITH_HTTPX = {
+    "urllib.request": "httpx._auth imports it (for parse_http_list)",
+    "http.client": "urllib.request imports it",
+    "email": "http.client parses headers with it",
+    "tempfile": "urllib.request imports it",
+    "shutil": "tempfile imports it",
+    "bz2": "shutil imports it",
+    "lzma": "shutil imports it",
+    "mimetypes": "httpx._utils guesses upload types with it",
+    "http": "httpx._status_codes",
+    "calendar": "email.utils",
+    "quopri": "email",
+    "gc": "email",
+}
+"""What httpx (the HTTP provider's client) brings along, each with the module importing it."""
+
+AGENTD = {"agentd", "msgspec", "typing_extensions", "tree_sitter", "tree_sitter_bash"}
+"""The daemon's packages on a session's path (``tree_sitter``: the bash parser of the
+permission rules)."""
+HTTP_STACK = {"httpx", "httpcore", "h11", "anyio", "sniffio", "idna"}
 
 
 def _top_levels(modules: list[str]) -> set[str]:
@@ -137,14 +96,36 @@ def _top_levels(modules: list[str]) -> set[str]:
     return {name.split(".")[0] for name in modules if not name.startswith("_")}
 
 
-def _run_one_shot(sandbox: Sandbox, log: Path) -> dict[str, list[str]]:
-    """Run the one-shot, return the modules each process held at exit, by its argv."""
+def _floor(env: dict[str, str]) -> set[str]:
+    code = "import sys, asyncio, msgspec; print('\\n'.join(sys.modules))"
+    result = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    return set(result.stdout.split())
+
+
+def _dumps(log: Path) -> dict[str, list[str]]:
+    found = [path.read_text().split("\n") for path in log.glob("*.txt")]
+    return {lines[0]: lines[1:] for lines in found}
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
+    """The modules of each cold process: the in-process one-shot, the ``--daemon-process``
+    one-shot's client and daemon, a bare ``serve --stdio``, and the floor."""
+    sandbox = Sandbox()
+    sandbox.env.pop("AGENTCTL_SHARED", None)
     mock_log = sandbox.root / "mock-llm.log"
     with mock_log.open("wb") as out:
         server = subprocess.Popen(
             [sys.executable, "-m", "agentd", "mock-llm", "--port", "0"],
             env=sandbox.env, stdin=subprocess.DEVNULL, stderr=out,
         )  # fmt: skip
+    site = sandbox.root / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(DUMP)
+    path = os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p)
+    held: dict[str, list[str]] = {}
     try:
         pattern = r"(http://127\.0\.0\.1:\d+/v1)"
         found = wait_until(lambda: re.search(pattern, mock_log.read_text()), 30, "mock-llm URL")
@@ -152,69 +133,73 @@ def _run_one_shot(sandbox: Sandbox, log: Path) -> dict[str, list[str]]:
             f'[providers.local]\napi = "openai"\nbase_url = "{found.group(1)}"\n'
             'models = ["mock-model"]\n'
         )
-        site = sandbox.root / "site"
-        site.mkdir()
-        (site / "sitecustomize.py").write_text(DUMP)
-        env = dict(sandbox.env, PYTHONPATH=str(site), AGENTD_TEST_IMPORT_LOG=str(log))
-        agentctl = Path(sys.executable).with_name("agentctl")
-        argv = [str(agentctl), "send", "--stdio", "--provider", "local", "hello world"]
-        result = subprocess.run(
-            argv, cwd=sandbox.project, env=env, capture_output=True, text=True,
-            timeout=scaled(120), check=False,
+        for name, flags in (("in-process", []), ("daemon-process", ["--daemon-process"])):
+            log = tmp_path_factory.mktemp(name)
+            env = dict(sandbox.env, PYTHONPATH=path, AGENTD_TEST_IMPORT_LOG=str(log))
+            argv = [sys.executable, "-m", "agentctl", "send", *flags, "--provider", "local"]
+            result = subprocess.run(
+                [*argv, "hello world"], cwd=sandbox.project, env=env, capture_output=True,
+                text=True, timeout=scaled(120), check=False,
+            )  # fmt: skip
+            assert result.returncode == 0, result.stderr
+            assert (sandbox.project / "hello.py").is_file(), result.stdout  # the tools ran
+            (sandbox.project / "hello.py").unlink()
+            for argv_line, modules in _dumps(log).items():
+                role = "daemon" if "serve --stdio" in argv_line else "client"
+                held[f"{name} {role}"] = modules
+        log = tmp_path_factory.mktemp("serve")
+        env = dict(sandbox.env, PYTHONPATH=path, AGENTD_TEST_IMPORT_LOG=str(log))
+        wire = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n'
+        subprocess.run(
+            [sys.executable, "-m", "agentd", "serve", "--stdio"], input=wire, env=env,
+            capture_output=True, timeout=scaled(60), check=True,
         )  # fmt: skip
-        assert result.returncode == 0, result.stderr
-        assert (sandbox.project / "hello.py").is_file(), result.stdout  # the tools did run
+        (held["serve --stdio"],) = _dumps(log).values()
+        held["floor"] = sorted(_floor(dict(sandbox.env, PYTHONPATH=path)))
     finally:
         server.terminate()
         server.wait(scaled(15))
-    dumps = [path.read_text().split("\n") for path in log.glob("*.txt")]
-    return {lines[0]: lines[1:] for lines in dumps}
+        sandbox.close()
+    return held
 
 
-def test_a_cold_one_shot_imports_only_the_allowed_packages(tmp_path: Path) -> None:
-    sandbox = Sandbox()
-    log = tmp_path / "imports"
-    log.mkdir()
-    held = _run_one_shot(sandbox, log)
-    client = next(mods for argv, mods in held.items() if " send " in argv)
-    daemon = next(mods for argv, mods in held.items() if "serve --stdio" in argv)
-    assert _top_levels(client) - STDLIB_COMMON - CLIENT == set()
-    assert _top_levels(daemon) - STDLIB_COMMON - DAEMON == set()
-    for modules in (client, daemon):
-        assert "certifi" not in modules  # no CA bundle for a plain http:// provider
+def _beyond(modules: list[str], floor: list[str], allowed: set[str]) -> set[str]:
+    return _top_levels(modules) - _top_levels(floor) - STDLIB_COMMON - allowed
 
 
-STDLIB_COMMON |= {"decimal", "numbers", "ntpath", "pathlib", "platform", "compression", "urllib"}
-CLIENT = {"agentctl", "agentd", "msgspec", "typing_extensions", "tty"}
-DAEMON = {
-    "agentd",
-    "msgspec",
-    "typing_extensions",
-    "structlog",
-    "tomllib",
-    "queue",
-    "httpx",
-    "httpcore",
-    "h11",
-    "anyio",
-    "sniffio",
-    "idna",
-    "http",
-    "email",
-    "mimetypes",
-    "quopri",
-    "calendar",
-    "ctypes",
-    "gc",
-    "runpy",
-    "difflib",
-    "tree_sitter",  # the bash command parser (permissions, read-only rules)
-    "tree_sitter_bash",
-    # found on the path and still to be removed (``structlog.dev`` loads ``rich`` and
-    # ``colorama`` when installed; the rest come with them): allowed until then
-    "rich",
-    "colorama",
-    "click",
-    "greenlet",
-    "pickle",
-}
+def _never(modules: list[str], floor: list[str], excused: set[str] = frozenset()) -> set[str]:
+    return (set(modules) & NEVER) - set(floor) - excused
+
+
+def test_the_in_process_one_shot_is_one_process(runs: dict[str, list[str]]) -> None:
+    assert "in-process client" in runs
+    assert "in-process daemon" not in runs  # no daemon was started for it
+
+
+def test_the_in_process_one_shot_imports_only_the_allowed(runs: dict[str, list[str]]) -> None:
+    modules, floor = runs["in-process client"], runs["floor"]
+    allowed = {"agentctl", *AGENTD, *HTTP_STACK, *(name.split(".")[0] for name in WITH_HTTPX)}
+    assert _beyond(modules, floor, allowed) == set()
+    assert _never(modules, floor, set(WITH_HTTPX)) == set()
+    assert "certifi" not in modules  # no CA bundle for a plain http:// provider
+
+
+def test_the_daemon_process_imports_only_the_allowed(runs: dict[str, list[str]]) -> None:
+    client, daemon, floor = (
+        runs["daemon-process client"],
+        runs["daemon-process daemon"],
+        runs["floor"],
+    )
+    assert _beyond(client, floor, {"agentctl", "agentd", "msgspec", "typing_extensions"}) == set()
+    assert _never(client, floor) == set()
+    allowed = {*AGENTD, *HTTP_STACK, *(name.split(".")[0] for name in WITH_HTTPX)}
+    assert _beyond(daemon, floor, allowed) == set()
+    assert _never(daemon, floor, set(WITH_HTTPX)) == set()
+    assert "certifi" not in daemon
+
+
+def test_a_bare_stdio_daemon_imports_nothing_it_does_not_use(runs: dict[str, list[str]]) -> None:
+    modules, floor = runs["serve --stdio"], runs["floor"]
+    assert _beyond(modules, floor, {"agentd", "msgspec", "typing_extensions"}) == set()
+    assert _never(modules, floor) == set()
+    assert not set(modules) & HTTP_STACK

@@ -93,3 +93,31 @@ def test_events_wait_when_structlog_cannot_be_imported_yet(
     monkeypatch.undo()
     log.ready()
     assert [line["event"] for line in _lines(log_file)] == ["out of file descriptors"]
+
+
+def test_settled_events_are_written_plainly_without_structlog(tmp_path: Path) -> None:
+    """``settle`` writes the kept events, and every later one as it comes, as the same JSON
+    lines (context, level, the time they had, secrets redacted), structlog never imported."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "agentd.log"
+    code = f"""
+import sys
+from pathlib import Path
+from agentd import log
+log.configure("info", Path({str(path)!r}), deferred=True, background=False)
+log.bind_context(session_id="s1")
+log.get_logger("agentd.test").info("kept", token="Bearer abcdefghijklmnop")
+log.settle()
+log.get_logger("agentd.test").warning("later", n=2)
+log.close()
+print("structlog" in sys.modules)
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.strip() == "False", result.stderr
+    kept, later = (json.loads(line) for line in path.read_text().splitlines())
+    assert (kept["event"], kept["level"], kept["session_id"]) == ("kept", "info", "s1")
+    assert "abcdefghijklmnop" not in kept["token"]
+    assert kept["timestamp"].endswith("Z")
+    assert (later["event"], later["level"], later["n"]) == ("later", "warning", 2)

@@ -1,4 +1,4 @@
-"""``agentctl daemon start|stop|status|logs``: manage the shared daemon."""
+"""``agentctl daemon start|stop|status|metrics|logs``: manage the shared daemon."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from agentctl import launch
 from agentctl.client import AgentClient, DaemonUnavailable, connect, start_daemon
-from agentctl.commands.sessions import command_main
+from agentctl.commands.sessions import command_main, print_json
 from agentctl.common import run_command, socket_option
 from agentctl.options import DaemonOptions, StatusOptions
 from agentctl.run import outcome
@@ -28,6 +28,8 @@ def daemon_main(options: DaemonOptions) -> int:
         return command_main(
             StatusOptions(command="status", socket=options.socket, json=options.json)
         )
+    if options.action == "metrics":
+        return run_command(lambda: _metrics(launch.socket_path(socket_option(options)), options))
     action = _start if options.action == "start" else _stop
     return run_command(lambda: action(launch.socket_path(socket_option(options))))
 
@@ -45,6 +47,27 @@ async def _start(path: str) -> int:
     async with client:
         status = await client.status()
     sys.stdout.write(f"agentd {verb} (pid {status.pid}, {path})\n")
+    return outcome.OK
+
+
+async def _metrics(path: str, options: DaemonOptions) -> int:
+    """``daemon metrics``: ``daemon/metrics`` as ``name value`` lines (``--json``: as is)."""
+    try:
+        client = await connect(path)
+    except DaemonUnavailable as exc:
+        sys.stderr.write(f"agentctl: not running: {exc}\n")
+        return outcome.AGENT_ERROR
+    async with client:
+        metrics = await client.call("daemon/metrics", {})
+    if options.json:
+        print_json(metrics)
+        return outcome.OK
+    for name, value in metrics.items():
+        if isinstance(value, dict):
+            shown = ", ".join(f"{key} {count}" for key, count in value.items()) or "none"
+        else:
+            shown = str(value).lower() if isinstance(value, bool) else str(value)
+        sys.stdout.write(f"{name:<16} {shown}\n")
     return outcome.OK
 
 

@@ -1,8 +1,10 @@
 """``agentctl send``: run one prompt headlessly and report it (terminal text, quiet or JSON).
 
-Connects to the shared daemon (starting it when none runs) or a private ``--stdio`` one,
-picks the session (new, ``--session``, ``--continue``, ``--fork``), streams the run to the
-chosen output and exits with the code of :mod:`agentctl.run.outcome`.
+Runs the session in the shared daemon when one answers, else in this process
+(:mod:`agentctl.local`; ``--stdio``: always), or in a private daemon process
+(``--daemon-process``) or the shared daemon started if need be (``--shared``); picks the
+session (new, ``--session``, ``--continue``, ``--fork``), streams the run to the chosen output
+and exits with the code of :mod:`agentctl.run.outcome`.
 """
 
 from __future__ import annotations
@@ -11,23 +13,32 @@ import contextlib
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agentctl.approval.ask import TerminalApprover
 from agentctl.approval.questions import terminal_questioner
-from agentctl.client import AgentClient, DaemonUnavailable, PermissionHandler
+from agentctl.client import (
+    AgentClient,
+    DaemonUnavailable,
+    PermissionHandler,
+    QuestionHandler,
+    connect,
+    connect_running,
+    spawn_stdio,
+)
 from agentctl.commands.session_choice import check_session_flags, select_session
 from agentctl.common import (
     UsageError,
     exit_code_for_exception,
-    open_client,
     read_text_option,
     resolve_cwd,
     resolve_session_ids,
     run_command,
+    socket_option,
     stdin_is_tty,
     warn,
 )
+from agentctl.launch import private_log
 from agentctl.options import SendOptions
 from agentctl.prompt.images import load_images
 from agentctl.prompt.piped import Prompt, read_prompt
@@ -48,6 +59,9 @@ from agentd.protocol.methods import (
     SessionInfo,
 )
 from agentd.protocol.provider_env import provider_variables
+
+if TYPE_CHECKING:
+    from agentctl.local import LocalClient
 
 
 @dataclass
@@ -226,7 +240,7 @@ async def _send(options: SendOptions, output: Output, cwd: str, started: Started
     prompt, system_prompt, provider_env, images = started
     try:
         pause = output.renderer.pause if output.renderer is not None else (lambda: None)
-        client = await open_client(
+        client = await open_send_client(
             options,
             permission_handler=permission_handler(options, output, cwd),
             cwd=cwd,
@@ -254,6 +268,43 @@ async def _send(options: SendOptions, output: Output, cwd: str, started: Started
     return summary.exit_code
 
 
+async def open_send_client(
+    options: SendOptions,
+    *,
+    permission_handler: PermissionHandler | None,
+    cwd: str,
+    question_handler: QuestionHandler | None,
+) -> AgentClient | LocalClient:
+    """Where the run goes: a private daemon process (``--daemon-process``), the shared daemon
+    started if need be (``--shared``, or ``AGENTCTL_SHARED=1``), this process
+    (``--stdio``); by default the shared daemon when one answers on the socket, else this
+    process (:mod:`agentctl.local`), nothing started."""
+    asks, questions = permission_handler, question_handler
+    if options.daemon_process:
+        return await spawn_stdio(
+            cwd=cwd, log_path=private_log(), permission_handler=asks, question_handler=questions
+        )
+    socket = socket_option(options)
+    if options.shared or (os.environ.get(SHARED_ENV) == "1" and not options.stdio):
+        return await connect(
+            socket, autostart=True, permission_handler=asks, question_handler=questions
+        )
+    if not options.stdio:
+        running = await connect_running(socket, permission_handler=asks, question_handler=questions)
+        if running is not None:
+            return running
+    from agentctl.local import LocalClient
+
+    return LocalClient.open(
+        log_path=private_log(), permission_handler=asks, question_handler=questions
+    )
+
+
+SHARED_ENV = "AGENTCTL_SHARED"
+"""``AGENTCTL_SHARED=1``: a plain ``send`` uses the shared daemon, starting it when none runs
+(as ``--shared``)."""
+
+
 def _report_failure(options: SendOptions, prompt: str, message: str, code: int) -> None:
     """The result line and step summary of a run that could not start."""
     if options.result_file:
@@ -263,7 +314,7 @@ def _report_failure(options: SendOptions, prompt: str, message: str, code: int) 
 
 
 async def _run_or_drop(
-    client: AgentClient,
+    client: AgentClient | LocalClient,
     info: SessionInfo,
     prompt: str,
     options: SendOptions,
@@ -284,7 +335,7 @@ async def _run_or_drop(
 
 
 async def _run(
-    client: AgentClient,
+    client: AgentClient | LocalClient,
     info: SessionInfo,
     prompt: str,
     options: SendOptions,

@@ -9,9 +9,9 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from agentctl.client import AgentClient
 from agentctl.commands.trust import offer_trust
 from agentctl.common import UsageError, stdin_is_tty, warn
+from agentctl.events import SessionClient
 from agentctl.options import SessionOptions
 from agentd.errors import ConfigError
 from agentd.protocol.methods import (
@@ -52,7 +52,7 @@ def check_session_flags(options: SessionOptions) -> None:
 
 
 async def select_session(
-    client: AgentClient, options: SessionOptions, cwd: str, system_prompt: str | None
+    client: SessionClient, options: SessionOptions, cwd: str, system_prompt: str | None
 ) -> SessionInfo:
     """Open the session the flags name: fork, explicit id, the latest in cwd, or a new one."""
     fork = options.fork
@@ -88,7 +88,7 @@ async def select_session(
 
 
 async def _new(
-    client: AgentClient, options: SessionOptions, cwd: str, system_prompt: str | None
+    client: SessionClient, options: SessionOptions, cwd: str, system_prompt: str | None
 ) -> SessionInfo:
     params = SessionNewParams(
         cwd=cwd,
@@ -115,7 +115,7 @@ async def _offered_trust_file(path: str) -> bool:
 
 
 async def _adjust_existing(
-    client: AgentClient, options: SessionOptions, info: SessionInfo
+    client: SessionClient, options: SessionOptions, info: SessionInfo
 ) -> SessionInfo:
     ignored = [name for name, value in fixed_at_creation(options).items() if value]
     if ignored:

@@ -18,8 +18,7 @@ from typing import Any, Protocol
 
 import msgspec
 
-from agentctl.client import AgentClient
-from agentctl.events import EventStream, Frame, to_frame
+from agentctl.events import EventStream, Frame, SessionClient, to_frame
 from agentctl.run.outcome import INTERRUPTED, RunSummary
 from agentd.errors import ConnectionLost, RpcError
 from agentd.protocol.content import ImageContent
@@ -126,7 +125,7 @@ async def _pump(stream: EventStream[Frame], view: RunView, tally: _Tally, stop: 
 
 
 async def drive_run(
-    client: AgentClient,
+    client: SessionClient,
     session_id: str,
     text: str,
     view: RunView,
@@ -136,12 +135,14 @@ async def drive_run(
     max_turns: int | None = None,
     budget: dict[str, Any] | None = None,
     images: list[ImageContent] | None = None,
+    traceparent: str | None = None,
 ) -> RunSummary:
     """Run ``text`` (with ``images``) on ``session_id``, feeding events to ``view``; return
     how it ended.
 
     ``max_turns`` limits this run (default: the session's limit); ``budget`` holds the
-    ``max_cost`` / ``max_tokens`` caps of :meth:`AgentClient.prompt`.
+    ``max_cost`` / ``max_tokens`` caps of :meth:`AgentClient.prompt`; ``traceparent`` puts
+    the run's spans under that W3C trace context (docs/telemetry.md).
     ``timeout`` (seconds, whole run) or ``stop`` being set cancels the run with
     ``session/cancel`` and waits for it to end. RPC errors of the prompt itself (busy session,
     unknown session, …) are raised; a lost connection ends the run with stop reason ``error``.
@@ -160,6 +161,7 @@ async def drive_run(
                 text=text,
                 images=images or [],
                 max_turns=max_turns,
+                traceparent=traceparent,
                 **(budget or {}),
             )
         )
@@ -198,7 +200,7 @@ async def _until_done_or_stopped(
         stop.set("timeout")
 
 
-async def _cancel_run(client: AgentClient, session_id: str, prompt: asyncio.Task[Any]) -> None:
+async def _cancel_run(client: SessionClient, session_id: str, prompt: asyncio.Task[Any]) -> None:
     with contextlib.suppress(RpcError, OSError, TimeoutError):
         await asyncio.wait_for(
             client.sessions.cancel(SessionIdParams(session_id=session_id)), CANCEL_GRACE_S

@@ -110,6 +110,12 @@ class Relay:
                 acp.SessionNotification(session_id=item.session_id, update=update),
             )
 
+    async def drained(self) -> None:
+        """Until the editor connection's queue has drained (the
+        :class:`~agentd.api.subscriber.Paced` contract: a ``session/load`` replay to the
+        editor is paced by it)."""
+        await self._editor().drained()
+
     async def request_permission(
         self, params: RequestPermissionParams, timeout: float
     ) -> PermissionOption | None:

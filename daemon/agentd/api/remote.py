@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from agentd.api.subscriber import Delivery, FileServer, QuestionAnswerer
+from agentd.api.subscriber import Delivery, FileServer, QuestionAnswerer, decode_event
 from agentd.errors import InvalidRequest, MethodNotFound
 from agentd.protocol.events import PermissionOption, SessionEvent
 from agentd.protocol.methods import (
@@ -67,7 +67,6 @@ class _Header(msgspec.Struct, rename="camel"):
 
 
 _decode_header = msgspec.json.Decoder(_Header).decode
-_decode_event = msgspec.json.Decoder(SessionEvent).decode
 
 
 class RemoteSessions:
@@ -202,7 +201,7 @@ class RemoteSessions:
         subscribers = self._subscribers(header.session_id)
         if subscribers and header.session_id is not None:
             try:
-                decoded: SessionEvent | None = _decode_event(data)
+                decoded: SessionEvent | None = decode_event(data)
             except msgspec.ValidationError:
                 decoded = None
             if decoded is not None:

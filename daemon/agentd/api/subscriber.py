@@ -14,7 +14,9 @@ says whose event it is: ``session_id`` is the session that emitted it, ``parent_
 the session whose ``task`` call started that one (None for a top-level session), so a
 subscriber that shows one conversation skips the deliveries of other sessions. Events always
 cross as JSON: the bus encodes each one once (redacted like the session file) and every
-subscriber, in-process or remote, gets that frame; :meth:`Delivery.event` decodes it.
+subscriber, in-process or remote, gets that frame; :meth:`Delivery.event` decodes it. An
+in-process reader may take :attr:`Delivery.published` instead, the object itself, when the
+redaction left the frame as it was (agentctl's in-process run renders it so, undecoded).
 
 Contracts every subscriber keeps:
 
@@ -29,6 +31,7 @@ Contracts every subscriber keeps:
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Protocol, runtime_checkable
@@ -47,7 +50,17 @@ def new_key() -> int:
     return next(_keys)
 
 
-_decode_frame = msgspec.json.Decoder(SessionEvent).decode
+@functools.cache
+def _event_decoder() -> msgspec.json.Decoder[SessionEvent]:
+    return msgspec.json.Decoder(SessionEvent)
+
+
+def decode_event(frame: bytes) -> SessionEvent:
+    """A ``session/event``'s params decoded. The decoder is built on first use: building it
+    (the whole event union) costs about as much as importing the protocol, which a process
+    that never decodes an event (an in-process run: :attr:`Delivery.published`) never pays.
+    ``msgspec.ValidationError`` for an event type this side does not know."""
+    return _event_decoder().decode(frame)
 
 
 class Delivery:
@@ -57,9 +70,13 @@ class Delivery:
     0 for events sent to one subscriber only (load warnings, history replay);
     ``parent_session_id`` is set for a subagent's event (its parent session's id).
     ``decoded``: the frame already decoded by whoever read it off a connection.
+    ``published``: the event object the bus encoded ``frame`` from, when redaction changed
+    nothing in it (else None). It is the session's own object, shared by every subscriber of
+    this process: a subscriber that reads it (an in-process client rendering the run, which
+    then decodes nothing) must not change it; :meth:`event` always gives a private copy.
     """
 
-    __slots__ = ("_decoded", "frame", "parent_session_id", "seq", "session_id")
+    __slots__ = ("_decoded", "frame", "parent_session_id", "published", "seq", "session_id")
 
     def __init__(
         self,
@@ -69,16 +86,18 @@ class Delivery:
         *,
         parent_session_id: str | None = None,
         decoded: SessionEvent | None = None,
+        published: SessionEvent | None = None,
     ) -> None:
         self.session_id = session_id
         self.seq = seq
         self.frame = frame
         self.parent_session_id = parent_session_id
         self._decoded = decoded
+        self.published = published
 
     def event(self) -> SessionEvent:
         """The event, decoded from ``frame``."""
-        return self._decoded if self._decoded is not None else _decode_frame(self.frame)
+        return self._decoded if self._decoded is not None else decode_event(self.frame)
 
 
 @runtime_checkable
@@ -124,6 +143,20 @@ class Subscriber(Protocol):
         self, params: RequestPermissionParams, timeout: float
     ) -> PermissionOption | None:
         """Ask the user behind this subscriber; the chosen option, or None for no answer."""
+        ...
+
+
+@runtime_checkable
+class Paced(Protocol):
+    """A subscriber whose deliveries queue for a transport (a JSON-RPC connection).
+
+    A producer of many events for it alone (a ``session/load`` replay) awaits
+    :meth:`drained` between chunks, so it never fills the subscriber's queue and other
+    clients keep being served; other subscribers are paced by yielding to the loop only."""
+
+    async def drained(self) -> None:
+        """Until what was delivered so far has mostly been written out (or the subscriber is
+        gone)."""
         ...
 
 

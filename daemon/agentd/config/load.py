@@ -45,6 +45,8 @@ PROJECT_FILE = trust.PROJECT_FILE
 MOCK_PROVIDER = "mock"
 MOCK_MODEL = "mock-model"
 MOCK_BASE_URL = "http://mock.agentd.invalid/v1"  # answered in process (agentd.mockllm.transport)
+USER_ONLY = ("project_rules", "telemetry")
+"""Tables read from your own config file only: a project file's are ignored."""
 
 
 class ProviderConfig(msgspec.Struct, frozen=True):
@@ -162,9 +164,8 @@ def load_config(
             if ignored:
                 warnings.append(trust.ignored_warning(project_file, ignored))
                 untrusted = project_file
-    merged = {k: v for k, v in merged.items() if k != "project_rules"}  # yours only
-    if "project_rules" in user_raw:
-        merged["project_rules"] = user_raw["project_rules"]
+    merged = {k: v for k, v in merged.items() if k not in USER_ONLY}  # yours only
+    merged.update({key: user_raw[key] for key in USER_ONLY if key in user_raw})
     settings = validate(merged, files[-1] if files else "(defaults)")
     return Config(
         settings=settings,
@@ -177,6 +178,21 @@ def load_config(
         warnings=tuple(warnings),
         untrusted_file=untrusted,
     )
+
+
+def user_settings(
+    config_file: Path | None = None, env: Mapping[str, str] | None = None
+) -> tuple[ConfigFile, Path | None]:
+    """The user file (or ``config_file``) alone, validated, and its path (None: no file, the
+    defaults): for the daemon-wide settings (``[telemetry]``). ConfigError as
+    :func:`load_config`."""
+    env = os.environ if env is None else env
+    if config_file is not None and not config_file.is_file():
+        raise ConfigError(f"config file {config_file} does not exist")
+    path = config_file or user_config_path(env)
+    if path is None:
+        return ConfigFile(), None
+    return validate(_read_file(path), path), path
 
 
 def user_config_path(env: Mapping[str, str]) -> Path | None:

@@ -262,6 +262,45 @@ class WebSearchSection(msgspec.Struct, forbid_unknown_fields=True):
     ] = None
 
 
+class TelemetrySection(msgspec.Struct, forbid_unknown_fields=True):
+    """OpenTelemetry traces and metrics (docs/telemetry.md); your own config file only.
+
+    A project's ``[telemetry]`` is ignored. Without an endpoint here or in
+    ``OTEL_EXPORTER_OTLP_*ENDPOINT`` nothing is exported and the SDK is never imported."""
+
+    otlp_endpoint: Annotated[
+        str | None,
+        doc(
+            "the OTLP/HTTP collector's base URL (`http://localhost:4318`: spans go to "
+            "`/v1/traces`, metrics to `/v1/metrics`); wins over OTEL_EXPORTER_OTLP_ENDPOINT"
+        ),
+    ] = None
+    enabled: Annotated[
+        bool, doc("false: no telemetry even when the OTEL_EXPORTER_OTLP_* variables are set")
+    ] = True
+    service_name: Annotated[
+        str | None,
+        doc("the `service.name` resource attribute (default OTEL_SERVICE_NAME, else agentd)"),
+    ] = None
+    headers: Annotated[
+        dict[str, str],
+        doc(
+            "HTTP headers of every export (replace OTEL_EXPORTER_OTLP_HEADERS when set; keep a "
+            "secret one in that variable rather than in a file)"
+        ),
+    ] = msgspec.field(default_factory=dict)
+    capture_content: Annotated[
+        bool,
+        doc(
+            "true: spans also carry the prompt, the replies, tool arguments and tool results "
+            "(redacted like session files); false: never"
+        ),
+    ] = False
+    metrics_interval: Annotated[
+        float, msgspec.Meta(gt=0), doc("seconds between metric exports")
+    ] = 60.0
+
+
 class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     """One configuration file (user or project). Unset keys keep their defaults."""
 
@@ -317,6 +356,7 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     ] = 30.0
     hooks: HooksSection = msgspec.field(default_factory=HooksSection)
     language_servers: dict[str, LanguageServerSection] = msgspec.field(default_factory=dict)
+    telemetry: TelemetrySection = msgspec.field(default_factory=TelemetrySection)
 
 
 _DICT_TABLES = {"providers", "prices", "mcp_servers", "language_servers"}

@@ -63,6 +63,11 @@ class Client:
     def deliver(self, item: Delivery) -> None:
         self.connection.notify("session/event", msgspec.Raw(item.frame))
 
+    async def drained(self) -> None:
+        """Until the connection's queue has drained (the :class:`~agentd.api.subscriber.Paced`
+        contract: a long replay to this client is paced by it)."""
+        await self.connection.drained()
+
     async def request_permission(
         self, params: RequestPermissionParams, timeout: float
     ) -> PermissionOption | None:

@@ -55,6 +55,7 @@ def lifecycle_handlers(lifecycle: Lifecycle) -> dict[str, Handler]:
         "initialize": lifecycle.initialize,
         "shutdown": lifecycle.shutdown,
         "daemon/status": lifecycle.status,
+        "daemon/metrics": lifecycle.metrics,
         "daemon/web": lifecycle.web,
     }
 

@@ -1,5 +1,5 @@
-"""Lifecycle methods: ``initialize``, ``shutdown``, ``daemon/status``, ``daemon/web``, and the
-call guard.
+"""Lifecycle methods: ``initialize``, ``shutdown``, ``daemon/status``, ``daemon/metrics``,
+``daemon/web``, and the call guard.
 
 Rules enforced by :func:`guard` before every request:
 
@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Protocol
 from agentd import __version__
 from agentd.errors import InvalidRequest, NotInitialized, Unauthorized
 from agentd.log import get_logger
-from agentd.log import ready as logging_ready
 from agentd.protocol.base import Empty
 from agentd.protocol.lifecycle import LanguageServerInfo
 from agentd.protocol.mcp import McpServerInfo
@@ -35,6 +34,7 @@ from agentd.protocol.methods import (
     WebOpenParams,
     WebOpenResult,
 )
+from agentd.protocol.metrics import DaemonMetricsResult
 
 if TYPE_CHECKING:
     from agentd.jsonrpc.clients import Client
@@ -70,6 +70,10 @@ class DaemonControl(Protocol):
     def language_servers(self) -> list[LanguageServerInfo]: ...
 
     def request_shutdown(self) -> None: ...
+
+    def metrics(self) -> DaemonMetricsResult:
+        """``daemon/metrics``: the daemon's load and counts."""
+        ...
 
     async def open_web(self, params: WebOpenParams) -> WebOpenResult:
         """``daemon/web``: the running web front-end, or a new one; a one-time link to it."""
@@ -109,7 +113,6 @@ class Lifecycle:
             client_version=info.version if info else None,
             protocol_version=params.protocol_version,
         )
-        asyncio.get_running_loop().call_soon(logging_ready)  # once this answer is written
         return InitializeResult(
             protocol_version=PROTOCOL_VERSION,
             server_info=ServerInfo(name="agentd", version=__version__),
@@ -125,6 +128,10 @@ class Lifecycle:
     async def web(self, connection: Connection, params: WebOpenParams) -> WebOpenResult:
         """Start the web chat unless it runs; a one-time link to it."""
         return await self.daemon.open_web(params)
+
+    def metrics(self, connection: Connection, params: Empty) -> DaemonMetricsResult:
+        """Sessions loaded, runs active, queue depth, loop lag, bytes out, errors…"""
+        return self.daemon.metrics()
 
     def status(self, connection: Connection, params: Empty) -> DaemonStatusResult:
         """Version, pid, uptime, connection count, loaded sessions and transport."""

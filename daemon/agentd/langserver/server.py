@@ -34,6 +34,7 @@ MAX_RESTARTS = 3
 BACKOFF_SECONDS = (0.5, 2.0, 8.0)
 DOCUMENT_IDLE_SECONDS = 300.0
 QUIET_SECONDS = 1.0
+UNVERSIONED_SETTLE = 0.3  # quiet after an unversioned push before it counts as the answer
 """How long a server that just started must send nothing before it counts as ready."""
 ENCODINGS = (
     types.PositionEncodingKind.Utf16,
@@ -304,8 +305,8 @@ class LanguageServer:
         self, path: Path, document: Document, since: float, wait: float
     ) -> list[types.Diagnostic] | None:
         """The problems of ``document`` at its version: pulled when the server offers it, else
-        the first push for that version (or, without versions, after ``since``), waiting at
-        most ``wait`` seconds; None when none came in time."""
+        the first push for that version (or, without versions, the last push after ``since``
+        once pushes settle), waiting at most ``wait`` seconds; None when none came in time."""
         uri = path.as_uri()
         if self.capabilities.diagnostic_provider is not None:
             ident = types.TextDocumentIdentifier(uri=uri)
@@ -327,7 +328,7 @@ class LanguageServer:
         while True:
             found = self.diagnostics.get(uri)
             if found is not None and self._fresh(uri, found[0], version, since):
-                return found[1]
+                return found[1] if found[0] is not None else await self._settled(uri, deadline)
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
@@ -335,6 +336,16 @@ class LanguageServer:
                 await asyncio.wait_for(self._published.wait(), left)
             except TimeoutError:
                 return None
+
+    async def _settled(self, uri: str, deadline: float) -> list[types.Diagnostic]:
+        """An unversioned push may be stale (computed before the edit) or partial (syntax
+        first, types later): the last push once none came for ``UNVERSIONED_SETTLE`` seconds."""
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                await asyncio.wait_for(self._published.wait(), min(left, UNVERSIONED_SETTLE))
+            except TimeoutError:
+                break
+        return self.diagnostics.get(uri, (None, []))[1]
 
     def _fresh(self, uri: str, seen: int | None, version: int, since: float) -> bool:
         if seen is not None:

@@ -188,6 +188,15 @@ class SessionInfo(Result):
     parent_tool_call_id: str | None = None
 
 
+TraceParent = Annotated[
+    str,
+    msgspec.Meta(
+        pattern="^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$",
+        description="a W3C traceparent: 00-<32 hex trace id>-<16 hex parent span id>-<2 hex flags>",
+    ),
+]
+
+
 class PromptParams(Params):
     """``session/prompt``: run the agent on ``text``; resolves when the run ends.
 
@@ -195,6 +204,9 @@ class PromptParams(Params):
     ``max_cost`` (US dollars) and ``max_tokens`` (all tokens of the run's model calls) cap its
     spending: the run stops with ``budget`` before a model call that would pass a cap.
     ``max_cost`` needs the model's prices (-32005 when they are unknown).
+    ``traceparent`` (a W3C Trace Context header value, ``00-TRACEID-SPANID-FLAGS``) makes the
+    run's telemetry span a child of that span, so a driver (a batch) links the runs it
+    starts to its own trace; ignored while telemetry is off.
     """
 
     session_id: str
@@ -203,6 +215,7 @@ class PromptParams(Params):
     max_turns: Annotated[int, msgspec.Meta(ge=1)] | None = None
     max_cost: Annotated[float, msgspec.Meta(gt=0)] | None = None
     max_tokens: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    traceparent: TraceParent | None = None
 
 
 class RefusedCall(Result):

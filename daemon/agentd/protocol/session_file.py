@@ -14,7 +14,10 @@ atomically. Entry types this version does not know are kept and written back unt
 
 from __future__ import annotations
 
+import functools
 from typing import Any
+
+import msgspec
 
 from agentd.protocol.base import Wire
 from agentd.protocol.content import Message
@@ -155,6 +158,15 @@ Entry = (
     | RewindEntry
 )
 """Every entry type of this format version, tagged by ``type``."""
+
+
+@functools.cache
+def entry_decoder() -> msgspec.json.Decoder[Entry]:
+    """The decoder of a session file's entry lines, built on first use: building it (the
+    entry union) takes as long as importing the store, which a new session that only
+    appends never needs."""
+    return msgspec.json.Decoder(Entry)
+
 
 ENTRY_TYPES: frozenset[str] = frozenset(
     {

@@ -75,6 +75,7 @@ from agentd.protocol.methods import (
     WriteTextFileParams,
     WriteTextFileResult,
 )
+from agentd.protocol.metrics import DaemonMetricsResult
 from agentd.protocol.processes import (
     KillProcessParams,
     ProcessesParams,
@@ -129,6 +130,11 @@ METHODS: dict[str, MethodSpec] = {
         Empty,
         DaemonStatusResult,
         "Version, pid, uptime, connections, loaded sessions.",
+    ),
+    "daemon/metrics": MethodSpec(
+        Empty,
+        DaemonMetricsResult,
+        "Sessions loaded, runs active, queue depth, loop lag, bytes out, errors, tokens, cost.",
     ),
     "daemon/web": MethodSpec(
         WebOpenParams,

@@ -20,7 +20,6 @@ user trusts its folder again. An unreadable or malformed list trusts nothing.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
@@ -157,6 +156,8 @@ def _write(content: TrustList, env: Mapping[str, str]) -> None:
     """Replace the file atomically (directory 0700, file 0600)."""
     folder = config_dir(env)
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    import tempfile  # with shutil, bz2 and lzma: only when the list is written
+
     handle, temp = tempfile.mkstemp(dir=folder, prefix=".trusted-", suffix=".json")
     try:
         with os.fdopen(handle, "wb") as file:

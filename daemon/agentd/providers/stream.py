@@ -15,9 +15,9 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 
 import httpx
 import msgspec
-import structlog
 
 from agentd.config.prices import Price, find_price
+from agentd.log import get_logger
 from agentd.protocol.events import Retry, ToolExecutionEnd, ToolExecutionStart
 from agentd.providers.assemble import MessageBuilder, Parsed, ReplyParser
 from agentd.providers.base import ProviderRequest, StreamEnd, StreamItem
@@ -31,7 +31,7 @@ from agentd.providers.retry import RetryPolicy
 from agentd.providers.server_search import failed_end
 from agentd.providers.sse import SSEDecoder
 
-log = structlog.get_logger("agentd.providers")
+log = get_logger("agentd.providers")
 
 _ERROR_BODY_LIMIT = 64 * 1024
 _FINISH_SECONDS = 0.05

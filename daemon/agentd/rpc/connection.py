@@ -116,6 +116,8 @@ class Connection:
         )
         self._inflight: dict[Id, asyncio.Task[None]] = {}
         self._pending = PendingCalls()
+        self.internal_errors = 0
+        """Requests answered -32603 (a handler's bug), for ``daemon/metrics``."""
         self._close_callbacks: list[Callable[[Connection], object]] = []
         self._serve_task: asyncio.Task[None] | None = None
         self._shutdown_task: asyncio.Task[None] | None = None
@@ -142,6 +144,16 @@ class Connection:
         """True once the connection began to close (peer EOF or hang-up, :meth:`close`): a
         handler cancelled from then on was cancelled by the close, not by ``$/cancelRequest``."""
         return self._stopping
+
+    @property
+    def bytes_out(self) -> int:
+        """Bytes handed over for writing to the peer so far."""
+        return self._outbox.bytes_out
+
+    @property
+    def queued(self) -> int:
+        """Frames waiting in the outbound queue now."""
+        return self._outbox.queued
 
     @property
     def framing(self) -> str:
@@ -173,6 +185,11 @@ class Connection:
         self._send(
             envelope.NotificationMessage(method=method, params=envelope.optional_params(params))
         )
+
+    async def drained(self) -> None:
+        """Until what was sent so far has mostly reached the peer (:meth:`Outbox.drained`):
+        for a producer of many frames to pace itself."""
+        await self._outbox.drained()
 
     @overload
     async def request(
@@ -351,6 +368,7 @@ class Connection:
     def _internal_error(self, route: Route, request_id: Id) -> None:
         """Answer -32603 without details; the traceback goes to the log only."""
         log.exception("request failed", extra={"method": route.method})
+        self.internal_errors += 1
         error = InternalError(
             f"internal error in {route.method} (request {request_id!r}; see the daemon log)"
         )

@@ -14,6 +14,10 @@ Policy (documented in ``schemas/README.md``):
   period; only ``2 * max_bytes`` queued bytes (the memory guard) drops it at once. A burst
   from a producer that has not yielded yet is therefore harmless when the writer catches up
   within the grace period.
+* :meth:`Outbox.drained` lets a producer of many frames (a session's replay) pace itself:
+  it returns once nothing is queued and the transport's buffer is at or below its high-water
+  mark, so such a producer never fills the queue and the other frames of the connection and
+  of the loop keep flowing.
 * A write error (peer gone) also drops the connection. Dropping is reported through
   ``on_broken(reason)``; the owner closes the connection and logs why.
 """
@@ -57,15 +61,35 @@ class Outbox:
         self._direct_bytes = 0
         self._flush_handle: asyncio.Handle | None = None
         self._wake = asyncio.Event()
+        self._emptied = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stall_timer: asyncio.TimerHandle | None = None
         self._finishing = False
         self.broken = False
+        self.bytes_out = 0
+        """Bytes of every frame handed over for writing (``daemon/metrics``)."""
 
     @property
     def queued(self) -> int:
         """Number of frames waiting in the queue (not counting the transport's buffer)."""
         return len(self._frames)
+
+    async def drained(self) -> None:
+        """Until nothing is queued and the transport's buffer is at or below its high-water
+        mark, or the outbox broke. Always yields to the event loop once (the frames collected
+        in this step reach the transport first)."""
+        await asyncio.sleep(0)
+        while not self.broken and not self._transport.is_closing():
+            if self._frames:
+                self._emptied.clear()
+                await self._emptied.wait()
+            elif self._transport.get_write_buffer_size() <= self._high_water:
+                return
+            else:  # above the mark the transport is paused: drain() waits for it to resume
+                try:
+                    await self._writer.drain()
+                except (ConnectionError, OSError):
+                    return
 
     def put(self, frame: bytes) -> None:
         """Queue ``frame`` for writing. Never blocks; ignored once the outbox is broken."""
@@ -74,6 +98,7 @@ class Outbox:
         if self._transport.is_closing():
             self._break("connection lost")
             return
+        self.bytes_out += len(frame)
         if (
             not self._frames
             and self._transport.get_write_buffer_size() + self._direct_bytes < self._high_water
@@ -134,6 +159,8 @@ class Outbox:
                 self._flush_direct()  # frames put before any queued one go first
                 self._writer.writelines(batch)
                 await self._writer.drain()
+                if not self._frames:
+                    self._emptied.set()
         except (ConnectionError, OSError) as exc:
             self._break(f"write failed: {exc}")
 
@@ -146,6 +173,7 @@ class Outbox:
     def abort(self) -> None:
         """Drop queued frames and abort the transport (no flush)."""
         self.broken = True
+        self._emptied.set()
         self._frames.clear()
         self._bytes = 0
         self._direct, self._direct_bytes = [], 0

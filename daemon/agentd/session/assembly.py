@@ -121,7 +121,7 @@ def assemble(
     seq = 0 if plan.binding else resumed_seq(file.header.created_at)  # unbound: loaded
     bus = EventBus(
         session_id, parent_session_id=file.header.parent_session_id, seq=seq,
-        redact=file.redact_json,
+        redact=file.redact_json, telemetry=shared.telemetry, redact_text=file.redact_text,
     )  # fmt: skip
     context, changes = _tool_context(shared, file, plan, link, policy, bus)
     section = config.settings.permissions

@@ -5,7 +5,9 @@ for a loaded one from :func:`resumed_seq`, so it never repeats a seq of an earli
 this daemon or before a restart), is encoded once, kept in a bounded replay buffer and handed
 to every :class:`~agentd.api.subscriber.Subscriber`. ``Subscriber.deliver`` never blocks, so
 a slow or dead subscriber cannot delay the run or the other subscribers (a subscriber that
-cannot keep up closes itself and is forgotten).
+cannot keep up closes itself and is forgotten). Then the daemon's observers
+(:class:`agentd.telemetry.Telemetry`: its counters, and OpenTelemetry when on) are told the
+event with the session's :class:`~agentd.telemetry.scope.RunScope`.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ import msgspec
 
 from agentd.api.subscriber import Delivery
 from agentd.protocol.events import Event, SessionEvent
+from agentd.telemetry.scope import RunScope
 
 if TYPE_CHECKING:
     from agentd.api.subscriber import Subscriber
+    from agentd.telemetry import Telemetry
 
 _encode = msgspec.json.Encoder().encode
 
@@ -63,11 +67,18 @@ class EventBus:
         max_bytes: int = DEFAULT_REPLAY_BYTES,
         redact: Callable[[bytes], bytes] | None = None,
         on_change: Callable[[], None] | None = None,
+        telemetry: Telemetry | None = None,
+        redact_text: Callable[[str], str] | None = None,
     ) -> None:
         """``seq``: the last seq already issued (see :func:`resumed_seq` for a loaded
-        session); ``on_change`` is called after a subscriber was added or removed."""
+        session); ``on_change`` is called after a subscriber was added or removed;
+        ``telemetry`` holds the observers told each event (``redact_text``: what they redact
+        captured text with)."""
         self.session_id = session_id
         self.parent_session_id = parent_session_id
+        self.scope = RunScope(session_id, parent_session_id, redact_text)
+        """What the observers know of the session (its run's fields set as a run starts)."""
+        self._telemetry = telemetry
         self._redact = redact
         self._on_change = on_change
         self.seq = seq
@@ -80,10 +91,10 @@ class EventBus:
     def publish(self, event: Event) -> int:
         """Number, encode, buffer and broadcast ``event``; return its seq."""
         self.seq += 1
-        frame = self._frame(self.seq, event)
+        frame, published = self._encoded(self.seq, event)
         self._remember(self.seq, frame)
         if self.subscribers:
-            item = self._delivery(self.seq, frame)
+            item = self._delivery(self.seq, frame, published)
             dropped = False
             for subscriber in list(self.subscribers.values()):
                 if subscriber.closed:
@@ -92,6 +103,9 @@ class EventBus:
                     subscriber.deliver(item)
             if dropped:
                 self._changed()
+        if self._telemetry is not None:
+            for observer in self._telemetry.observers:
+                observer.observe(self.scope, event)
         return self.seq
 
     def subscribe(self, subscriber: Subscriber, since_seq: int | None = None) -> tuple[int, bool]:
@@ -109,7 +123,7 @@ class EventBus:
             complete = since_seq + 1 >= oldest
             for seq, frame in self._buffer:
                 if seq > since_seq:
-                    subscriber.deliver(self._delivery(seq, frame))
+                    subscriber.deliver(self._delivery(seq, frame, None))
                     replayed += 1
         self.subscribers[subscriber.key] = subscriber
         self._changed()
@@ -126,20 +140,34 @@ class EventBus:
         if self._on_change is not None:
             self._on_change()
 
-    def send_one(self, subscriber: Subscriber, event: Event) -> None:
-        """Send ``event`` to ``subscriber`` alone, with ``seq: 0`` (not numbered, not buffered)."""
-        subscriber.deliver(self._delivery(0, self._frame(0, event)))
+    def send_one(self, subscriber: Subscriber, event: Event) -> int:
+        """Send ``event`` to ``subscriber`` alone, with ``seq: 0`` (not numbered, not
+        buffered); return the size of its frame."""
+        frame, published = self._encoded(0, event)
+        subscriber.deliver(self._delivery(0, frame, published))
+        return len(frame)
 
-    def _frame(self, seq: int, event: Event) -> bytes:
+    def _encoded(self, seq: int, event: Event) -> tuple[bytes, SessionEvent | None]:
+        """The event's frame (redacted), and the object it was encoded from when redaction
+        changed nothing (the :attr:`Delivery.published` of in-process subscribers)."""
         parent = self.parent_session_id
         item = SessionEvent(
             session_id=self.session_id, seq=seq, event=event, parent_session_id=parent
         )
         frame = _encode(item)
-        return frame if self._redact is None else self._redact(frame)
+        if self._redact is None:
+            return frame, item
+        redacted = self._redact(frame)
+        return redacted, item if redacted is frame else None
 
-    def _delivery(self, seq: int, frame: bytes) -> Delivery:
-        return Delivery(self.session_id, seq, frame, parent_session_id=self.parent_session_id)
+    def _delivery(self, seq: int, frame: bytes, published: SessionEvent | None) -> Delivery:
+        return Delivery(
+            self.session_id,
+            seq,
+            frame,
+            parent_session_id=self.parent_session_id,
+            published=published,
+        )
 
     def _remember(self, seq: int, frame: bytes) -> None:
         self._buffer.append((seq, frame))

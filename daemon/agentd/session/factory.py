@@ -147,6 +147,7 @@ async def _plan(
     """What a runtime is built from; ``resolve`` False (a loaded session) leaves the provider
     to the first model call and accepts a project directory that is gone."""
     cwd = project_dir(params.cwd) if resolve else Path(params.cwd)
+    await shared.start_telemetry()  # decided once; its ConfigError before any file is made
     if config is None:  # a subagent's is its parent's
         config = await asyncio.to_thread(shared.config, cwd)  # files: off the event loop
     check_mcp_params(params.mcp_servers)

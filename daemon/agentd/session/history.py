@@ -10,6 +10,7 @@ done in slices between which the event loop serves the other clients.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
@@ -26,17 +27,26 @@ from agentd.protocol.methods import (
 )
 from agentd.protocol.processes import ProcessExit, ProcessStart
 from agentd.protocol.questions import QuestionRequest, QuestionResolved, QuestionSource
-from agentd.protocol.session_file import CompactionEntry, Entry, HookEntry, MessageEntry
+from agentd.protocol.session_file import CompactionEntry, EntryBase, HookEntry, MessageEntry
 from agentd.protocol.tool_details import AskUserDetails, Elicited, McpDetails
 
 if TYPE_CHECKING:
+    from agentd.store.tree import Known
     from agentd.tools.process.table import ProcessTable
 
 _encode = msgspec.json.Encoder().encode
-_decode = msgspec.json.Decoder(MessagesResult).decode
 
-YIELD_EVERY_BYTES = 64 * 1024
-"""The loop gets a turn after this much of a page is encoded and redacted."""
+
+@functools.cache
+def _message_decoder() -> msgspec.json.Decoder[Message]:
+    """Built when a page first holds a redacted message (building it, the message union,
+    costs a cold start some 10 ms a run that pages nothing never needs)."""
+    return msgspec.json.Decoder(Message)
+
+
+YIELD_EVERY_BYTES = 16 * 1024
+"""The loop gets a turn after this much of a page is encoded and redacted (a millisecond
+or so of work)."""
 
 
 async def message_page(
@@ -53,9 +63,10 @@ async def message_page(
     InvalidParams for a ``limit`` outside 1…1000 or a negative ``before``; a ``before`` past the
     end means the end.
 
-    Each message is encoded and redacted on its own, and the event loop gets a turn after
-    every :data:`YIELD_EVERY_BYTES` (redacting is the costly part: tens of ms per MiB), so
-    other clients are not kept waiting for a whole page.
+    Each message is encoded and redacted on its own (a message with nothing to redact is
+    given as it is, one with a secret decoded from its redacted JSON), and the event loop
+    gets a turn after every :data:`YIELD_EVERY_BYTES` (redacting is the costly part: tens of
+    ms per MiB), so other clients are not kept waiting for a whole page.
     """
     if not 1 <= limit <= MAX_MESSAGES_PAGE:
         raise InvalidParams(f"`limit` must be between 1 and {MAX_MESSAGES_PAGE} - at `$.limit`")
@@ -63,32 +74,37 @@ async def message_page(
         raise InvalidParams("`before` must be 0 or more - at `$.before`")
     total = len(messages)
     start = total if before is None else min(before, total)
-    pieces: list[bytes] = []
+    page: list[Message] = []
     size = since_yield = 0
-    while start > 0 and len(pieces) < limit:
-        piece = redact(_encode(messages[start - 1]))
-        if pieces and size + len(piece) > max_bytes:
+    while start > 0 and len(page) < limit:
+        message = messages[start - 1]
+        encoded = _encode(message)
+        piece = redact(encoded)
+        if page and size + len(piece) > max_bytes:
             break
-        pieces.append(piece)
+        page.append(message if piece is encoded else _message_decoder().decode(piece))
         size += len(piece)
         start -= 1
         since_yield += len(piece)
         if since_yield >= YIELD_EVERY_BYTES:
             since_yield = 0
             await asyncio.sleep(0)
-    pieces.reverse()
-    return _decode(b'{"messages":[%b],"start":%d,"total":%d}' % (b",".join(pieces), start, total))
+    page.reverse()
+    return MessagesResult(messages=page, start=start, total=total)
 
 
-def hook_blocks(branch: Sequence[Entry], redact: Callable[[str], str]) -> list[HookBlock]:
-    """The hooks that blocked something on ``branch`` (the session's entries, root first):
-    each ``hook_result`` entry with decision ``block``, placed after the message before it —
-    a compaction counts as its summary message. Reason and command have secrets ``redact``ed.
+def hook_blocks(branch: Sequence[Known], redact: Callable[[str], str]) -> list[HookBlock]:
+    """The hooks that blocked something on ``branch`` (the session's entries, root first;
+    message entries may be references, :meth:`SessionTree.outline`): each ``hook_result``
+    entry with decision ``block``, placed after the message before it — a compaction counts
+    as its summary message. Reason and command have secrets ``redact``ed.
     """
     blocks: list[HookBlock] = []
     after: str | None = None
     for entry in branch:
-        if isinstance(entry, MessageEntry):
+        if not isinstance(entry, EntryBase):  # a message entry as its reference
+            after = entry.message_id
+        elif isinstance(entry, MessageEntry):
             after = entry.message.id
         elif isinstance(entry, CompactionEntry):
             after = entry.id

@@ -20,6 +20,7 @@ control folder is refused, never written.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,8 +30,10 @@ from agentd.errors import InvalidParams
 from agentd.protocol.content import TextContent, UserMessage
 from agentd.protocol.events import SessionRewound
 from agentd.protocol.rewind import SessionRewindParams, SessionRewindResult
-from agentd.protocol.session_file import Entry, FileChangesEntry, MessageEntry, RewindEntry
+from agentd.protocol.session_file import FileChangesEntry, MessageEntry, RewindEntry
 from agentd.session.restore import Outcome, Restore, restore_all
+from agentd.store.refs import MessageRef
+from agentd.store.tree import Known
 
 if TYPE_CHECKING:
     from agentd.session.runtime import SessionRuntime
@@ -45,9 +48,9 @@ async def rewind_session(
     A check (a dry run of the restore) comes first: when it meets conflicts and ``force`` is
     not given, nothing moves and the result says so (``applied`` false)."""
     runtime.run.check_idle("rewind")
-    branch = runtime.file.path_to_leaf()
+    branch = runtime.file.outline()  # the messages' bodies stay in the file
     index = target_index(branch, params.turns, params.entry_id)
-    target = branch[index]
+    target = runtime.file.body(branch[index])
     assert isinstance(target, MessageEntry)
     outcome = Outcome()
     with runtime.run.during("rewinding"):
@@ -101,14 +104,11 @@ async def _move_leaf(
     runtime.emit(SessionRewound(leaf_id=runtime.file.leaf_id, prompt=prompt))
 
 
-def target_index(branch: list[Entry], turns: int | None, entry_id: str | None) -> int:
-    """The index on ``branch`` of the user message to go back before: ``entry_id``, or the
-    ``turns``-th last user message (default 1). InvalidParams when there is none."""
-    prompts = [
-        i
-        for i, entry in enumerate(branch)
-        if isinstance(entry, MessageEntry) and isinstance(entry.message, UserMessage)
-    ]
+def target_index(branch: Sequence[Known], turns: int | None, entry_id: str | None) -> int:
+    """The index on ``branch`` (an outline: message entries as references) of the user
+    message to go back before: ``entry_id``, or the ``turns``-th last user message (default
+    1). InvalidParams when there is none."""
+    prompts = [i for i, entry in enumerate(branch) if _is_prompt(entry)]
     if entry_id is not None:
         if turns is not None:
             raise InvalidParams("give either turns or entryId, not both")
@@ -126,7 +126,13 @@ def target_index(branch: list[Entry], turns: int | None, entry_id: str | None) -
     return prompts[-wanted]
 
 
-def plan(discarded: list[Entry]) -> list[Restore]:
+def _is_prompt(entry: Known) -> bool:
+    if isinstance(entry, MessageRef):
+        return entry.role == "user"
+    return isinstance(entry, MessageEntry) and isinstance(entry.message, UserMessage)
+
+
+def plan(discarded: Sequence[Known]) -> list[Restore]:
     """The files the ``discarded`` entries changed, each to go back to its content before the
     first of those changes (the first record decides whether that content was kept)."""
     first: dict[str, Restore] = {}

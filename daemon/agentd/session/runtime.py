@@ -22,13 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import msgspec
-import structlog
 
 from agentd.agent.loop import RunResult
 from agentd.agent.run import RunRequest
 from agentd.agent.scheduling import SinkFailed
 from agentd.errors import InvalidParams, SessionIdle, StoreWriteFailed
-from agentd.log import get_logger
+from agentd.log import bind_context, get_logger
 from agentd.permissions.policy import unsandboxed_auto
 from agentd.protocol.content import Message
 from agentd.protocol.events import Event, SettingsChanged
@@ -146,25 +145,30 @@ class SessionRuntime:
         messages (:func:`agentd.session.history.hook_blocks`)."""
         if not self.file.hook_block_count:  # no walk of the branch for most sessions
             return []
-        return hook_blocks(self.file.path_to_leaf(), self.file.redact_text)
+        return hook_blocks(self.file.outline(), self.file.redact_text)
 
     # --- runs --------------------------------------------------------------------------------
 
-    def start_run(self, request: RunRequest) -> asyncio.Task[RunResult]:
+    def start_run(
+        self, request: RunRequest, trace_parent: str | None = None
+    ) -> asyncio.Task[RunResult]:
         """Start the run ``request`` asks for (taken as is by the agent: its model, caps and
         parent ledger); SessionBusy unless idle, ConfigError if a cost cap meets unknown
         prices, PromptTooLarge for a prompt the model's context cannot hold. No await:
-        nothing runs between the busy check and the start."""
+        nothing runs between the busy check and the start. ``trace_parent``: the W3C
+        ``traceparent`` the run's telemetry span is a child of (None: none)."""
         self.run.check_idle("prompt")
         agent = self.agent
         agent.budget_of(request)  # a cost cap without prices fails here, not in the run
-        model = agent.binding_of(request).model
+        binding = agent.binding_of(request)
+        model = binding.model
         settings = self.compaction.compactor.settings
         too_large = prompt_too_large(
             agent.system_prompt, agent.toolset.specs, model, request.text, settings
         )
         if too_large is not None:
             raise too_large
+        self.bus.scope.run_starts(binding.provider.name, model, trace_parent)
         task = asyncio.create_task(self._run(request), name=f"run-{self.id}")
         self.run.start(task)
         return task
@@ -195,7 +199,7 @@ class SessionRuntime:
     async def _run(self, request: RunRequest) -> RunResult:
         self.run.begun()
         self.changes.new_run()
-        structlog.contextvars.bind_contextvars(session_id=self.id)
+        bind_context(session_id=self.id)
         try:
             result = await self.agent.run(request)
         finally:
@@ -216,20 +220,27 @@ class SessionRuntime:
 
     # --- changes to the conversation and the settings ----------------------------------------
 
-    def branch(self, entry_id: str | None) -> None:
-        """Continue from ``entry_id`` (None: from the start); SessionBusy unless idle."""
+    async def branch(self, entry_id: str | None) -> None:
+        """Continue from ``entry_id`` (None: from the start); SessionBusy unless idle (also
+        when a run started while the branch's context was read: in a worker thread, since a
+        big branch takes a while to decode), InvalidParams for an unknown id."""
+        self.run.check_idle("branch")
+        if entry_id is not None and not self.file.has_entry(entry_id):
+            raise InvalidParams(f"session {self.id!r} has no entry {entry_id!r}")
+        context = await asyncio.to_thread(self.file.messages_at, entry_id)
         self.run.check_idle("branch")
         self.file.branch(entry_id)
-        self.agent.adopt(self.file.messages())
+        self.agent.adopt(context)
 
     async def rewound(self, parent_id: str | None, entry: RewindEntry) -> None:
         """``session/rewind`` moved the conversation: continue from ``parent_id`` with
         ``entry`` recorded there (on disk when this returns). The caller holds the
-        ``rewinding`` phase."""
+        ``rewinding`` phase; the new context is decoded in a worker thread."""
+        context = await asyncio.to_thread(self.file.messages_at, parent_id)
         self.file.branch(parent_id)
         self.file.append(entry)
         await self.durable()
-        self.agent.adopt(self.file.messages())
+        self.agent.adopt(context)
 
     def rename(self, title: str) -> None:
         """Set the session's title (recorded in the file)."""

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 
 from agentd.errors import InvalidParams, InvalidRequest, SessionBusy
 from agentd.protocol.commands import SessionCommandsParams, SessionCommandsResult
-from agentd.protocol.events import PlanUpdate
 from agentd.protocol.lifecycle import LanguageServerInfo
 from agentd.protocol.mcp import (
     McpListParams,
@@ -65,9 +64,9 @@ from agentd.protocol.skills import (
     SkillCheckParams,
     SkillCheckResult,
 )
-from agentd.session.history import history_events, process_events
 from agentd.session.idle import DEFAULT_IDLE_SECONDS, DEFAULT_MAX_LOADED
 from agentd.session.prompt_run import PromptRun
+from agentd.session.replay import replay
 from agentd.session.stored import StoredSessionMethods
 
 if TYPE_CHECKING:
@@ -75,6 +74,7 @@ if TYPE_CHECKING:
     from agentd.api.subscriber import Subscriber
     from agentd.session.manager import SessionManager
     from agentd.session.runtime import SessionRuntime
+    from agentd.telemetry import Telemetry
 
 
 class SessionService(StoredSessionMethods):
@@ -155,7 +155,9 @@ class SessionService(StoredSessionMethods):
         ``hook_result`` after its message, the questions a tool call asked as a
         ``question_request`` and ``question_resolved`` before its result), the plan, and the
         background processes (a ``process_start`` for each running one, a ``process_exit``
-        for each ended one) before it starts watching."""
+        for each ended one) before it starts watching: streamed in chunks paced by the
+        subscriber (:mod:`agentd.session.replay`), what the session does meanwhile following
+        it."""
         if (params.session_id is None) == (params.path is None):
             raise InvalidParams("give exactly one of `sessionId` and `path`")
         sessions = self._manager()
@@ -167,14 +169,11 @@ class SessionService(StoredSessionMethods):
         )
         await _read_commands(runtime)
         if subscriber is not None:
-            if params.replay:
-                for event in history_events(runtime.agent.messages, runtime.hook_blocks()):
-                    runtime.bus.send_one(subscriber, event)
-                if plan := runtime.file.plan():
-                    runtime.bus.send_one(subscriber, PlanUpdate(entries=plan))
-                for event in process_events(runtime.processes):
-                    runtime.bus.send_one(subscriber, event)
-            sessions.watch(runtime, subscriber)
+            watching = subscriber.key in runtime.bus.subscribers  # gets live events already
+            since = await replay(runtime, subscriber) if params.replay else None
+            if sessions.loaded.get(runtime.id) is not runtime:  # unloaded during the replay
+                runtime, watching = await sessions.get(runtime.id), True
+            sessions.watch(runtime, subscriber, None if watching else since)
         return SessionLoadResult(
             session=runtime.info(),
             last_seq=runtime.bus.seq,
@@ -227,7 +226,7 @@ class SessionService(StoredSessionMethods):
             command=prepared.command,
             model=prepared.model,
         )
-        return PromptRun(runtime, runtime.start_run(request))
+        return PromptRun(runtime, runtime.start_run(request, params.traceparent))
 
     async def prompt(
         self, params: PromptParams, subscriber: Subscriber | None = None
@@ -381,6 +380,18 @@ class SessionService(StoredSessionMethods):
         """The MCP servers the daemon started (none imported or built when no session
         ever had one)."""
         return self._sessions.shared.mcp_running() if self._sessions is not None else []
+
+    def telemetry(self) -> Telemetry | None:
+        """The daemon's counters and telemetry export (None before the first session use:
+        nothing counted yet)."""
+        return self._sessions.shared.telemetry if self._sessions is not None else None
+
+    def queued_messages(self) -> int:
+        """Steering and follow-up texts waiting in the loaded sessions' runs."""
+        if self._sessions is None:
+            return 0
+        queues = [runtime.agent.queues for runtime in self._sessions.loaded.values()]
+        return sum(len(q.steering) + len(q.follow_up) for q in queues)
 
     def language_servers_running(self) -> list[LanguageServerInfo]:
         """The language servers the daemon started (nothing imported when no session used

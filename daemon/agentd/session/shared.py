@@ -6,6 +6,7 @@ Created once per daemon, on first session use; nothing here is imported on start
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 import threading
@@ -31,6 +32,7 @@ from agentd.protocol.provider_env import (
     is_provider_variable,
     provider_variables,
 )
+from agentd.telemetry import Telemetry
 
 if TYPE_CHECKING:
     import httpx
@@ -87,6 +89,9 @@ class SharedResources:
         self._mcp: McpPool | None = None
         self._lsp: LspPool | None = None
         self._logins: McpLogins | None = None
+        self.telemetry = Telemetry()
+        """The daemon's counters and, once :meth:`start_telemetry` found it configured, its
+        OpenTelemetry export; every session's bus tells it the session's events."""
         args = (spill_root(),)
         threading.Thread(target=prune, args=args, name="spill-prune", daemon=True).start()
 
@@ -96,6 +101,13 @@ class SharedResources:
 
         config = load_config(cwd, self.config_file)
         return self.defaults.apply(config) if self.defaults is not None else config
+
+    async def start_telemetry(self) -> None:
+        """Decide, once, whether telemetry is exported (your own config file's
+        ``[telemetry]``, the ``OTEL_EXPORTER_OTLP_*`` variables), off the event loop;
+        ConfigError (what to fix or install) when it is configured but cannot start."""
+        if not self.telemetry.decided:
+            await asyncio.to_thread(self.telemetry.start, self.config_file)
 
     def http(self) -> httpx.AsyncClient:
         """The shared HTTP client (connection pooling across sessions): plain ``http://`` on
@@ -267,6 +279,8 @@ class SharedResources:
                 await client.aclose()
         self._http = None
         self._mock_http = {}
+        if self.telemetry.export is not None:  # the last spans and metrics sent
+            await asyncio.to_thread(self.telemetry.shutdown)
 
 
 def provider_environment(client_env: dict[str, str] | None) -> Mapping[str, str]:

@@ -150,7 +150,7 @@ class StoredSessionMethods:
         self, params: SessionBranchParams, subscriber: Subscriber | None = None
     ) -> OkResult:
         """``session/branch``: continue from ``entry_id`` (SessionBusy while running)."""
-        (await self._manager().get(params.session_id)).branch(params.entry_id)
+        await (await self._manager().get(params.session_id)).branch(params.entry_id)
         return OkResult()
 
     async def rewind(

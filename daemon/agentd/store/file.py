@@ -39,9 +39,11 @@ from agentd.protocol.session_file import (
     MessageEntry,
     PlanEntry,
     SessionHeader,
+    entry_decoder,
 )
 from agentd.redact import Redactor
 from agentd.store import blobs
+from agentd.store.fork import copy_branch
 from agentd.store.lock import open_locked, take_lock
 from agentd.store.paths import (
     check_session_id,
@@ -52,25 +54,18 @@ from agentd.store.paths import (
     session_id_of,
     utc_now,
 )
-from agentd.store.reader import fsync_directory, gc_paused, log_warning, read_session
+from agentd.store.reader import gc_paused, log_warning, read_session
+from agentd.store.refs import LineReader, MessageRef
 from agentd.store.tree import LoadWarning, Node, SessionTree, UnknownEntry
-from agentd.store.writes import (
-    claim,
-    create_file,
-    open_append,
-    same_file,
-    write_all,
-    write_failed,
-)
+from agentd.store.writes import AppendOnly, claim, create_file, same_file, write_failed
 
 INTERRUPTED_TEXT = "interrupted: the tool call did not finish (the daemon stopped)"
 """The text of the error result :meth:`SessionFile.repair_interrupted` gives dangling calls."""
 
 _ENCODER = msgspec.json.Encoder()
-_ENTRY_DECODER = msgspec.json.Decoder(Entry)
 
 
-class SessionFile(SessionTree):
+class SessionFile(AppendOnly, SessionTree):
     """A session's JSONL file and its entry tree (see :class:`SessionTree` for queries).
 
     Not thread-safe: one owner appends. ``warnings`` lists what loading found wrong.
@@ -88,7 +83,8 @@ class SessionFile(SessionTree):
         fd: int | None = None,
         locked: bool = False,
     ) -> None:
-        super().__init__([blobs.resolved(node, path) for node in nodes])
+        resolved = [n if isinstance(n, MessageRef) else blobs.resolved(n, path) for n in nodes]
+        super().__init__(resolved, LineReader(path, keep_open=locked))
         self.path = path
         self.header = header
         self.warnings: list[LoadWarning] = [*(warnings or []), *self.tree_warnings]
@@ -230,9 +226,9 @@ class SessionFile(SessionTree):
         line = _ENCODER.encode(self._externalized(stored))
         redacted = self._redactor.json(line)
         if redacted is not line:
-            stored = self._resolved(_ENTRY_DECODER.decode(redacted))
-        self._write(redacted + b"\n")
-        self._insert(stored)
+            stored = self._resolved(entry_decoder().decode(redacted))
+        offset = self._write(redacted + b"\n")
+        self._insert(stored, (offset, len(redacted)))
         return stored
 
     def append_message(self, message: Message) -> Entry:
@@ -305,38 +301,29 @@ class SessionFile(SessionTree):
             parent_entry_id=entry_id if entry_id is not None else self.leaf_id,
             secrets=self._secrets,
         )
-        if chain:
-            child._write(b"".join(child._line_of(node) + b"\n" for node in chain))
-            for node in chain:
-                child._insert(node)
-            child.sync()
+        try:
+            copy_branch(chain, self._copied, child._line_of, child._write, child._insert)
+            if chain:
+                child.sync()
+        except BaseException:
+            child.close()
+            child.path.unlink(missing_ok=True)
+            raise
         return child
 
-    def sync(self) -> None:
-        """fsync what was appended since the last sync (no-op when nothing was).
-
-        Raises :class:`StoreWriteFailed` when the fsync fails. May run in a worker thread
-        while the owner appends (nothing else may run concurrently, :meth:`close` included).
-        """
-        if self._fd is not None and self._unsynced:
-            self._unsynced = False  # first: an append during the fsync (another thread) counts
-            try:
-                os.fsync(self._fd)
-                if self._folder_unsynced:
-                    fsync_directory(self.path.parent)
-                    self._folder_unsynced = False
-            except OSError as exc:
-                self._unsynced = True
-                raise write_failed(self.path, exc) from exc
-
     def close(self) -> None:
-        """Sync and close the file descriptor. Appending later reopens the file."""
-        if self._fd is not None:
-            try:
-                self.sync()
-            finally:
-                os.close(self._fd)
-                self._fd = None
+        """Sync and close the file descriptors. Appending (or reading) later reopens the
+        file."""
+        try:
+            if self._fd is not None:
+                try:
+                    self.sync()
+                finally:
+                    os.close(self._fd)
+                    self._fd = None
+        finally:
+            if self._reader is not None:
+                self._reader.close()
 
     def __enter__(self) -> SessionFile:
         return self
@@ -351,11 +338,6 @@ class SessionFile(SessionTree):
 
     # --- internals ------------------------------------------------------------------------
 
-    def _line_of(self, node: Node) -> bytes:
-        if isinstance(node, UnknownEntry):
-            return node.raw
-        return self._redactor.json(_ENCODER.encode(self._externalized(node)))
-
     def _externalized(self, entry: Entry) -> Entry:
         """``entry`` as its line holds it: images as references to their files
         (:mod:`agentd.store.blobs`); a failed image write is a :class:`StoreWriteFailed`."""
@@ -367,33 +349,9 @@ class SessionFile(SessionTree):
     def _resolved(self, entry: Entry) -> Entry:
         return blobs.resolved(entry, self.path)
 
-    def _write(self, data: bytes) -> None:
-        """Append ``data`` whole, or not at all: on a failed write the file is cut back to
-        the end of its last complete entry and :class:`StoreWriteFailed` is raised (the
-        caller leaves the entry out of the tree)."""
-        if self._fd is None:
-            self._fd = open_append(self.path, self.header.id, self._locked)
-        if self._truncate_to is not None:
-            os.ftruncate(self._fd, self._truncate_to)
-            self._truncate_to = None
-        self._size = os.fstat(self._fd).st_size
-        try:
-            self._write_all(self._fd, data)
-        except OSError as exc:
-            self._cut_back()
-            raise write_failed(self.path, exc) from exc
-        self._size += len(data)
-        self._unsynced = True
-
-    def _write_all(self, fd: int, data: bytes) -> None:
-        """The raw append (a seam for fault-injection tests: a subclass may fail it)."""
-        write_all(fd, data)
-
-    def _cut_back(self) -> None:
-        """Truncate a half-written entry away; if even that fails, close the descriptor and
-        truncate when the file is next written."""
-        assert self._fd is not None
-        try:
-            os.ftruncate(self._fd, self._size)
-        except OSError:
-            self._truncate_to = self._size
+    def _line_of(self, node: Node) -> bytes:
+        """The line ``node`` (decoded) is written as in this file."""
+        if isinstance(node, UnknownEntry):
+            return node.raw
+        assert not isinstance(node, MessageRef)
+        return self._redactor.json(_ENCODER.encode(self._externalized(node)))

@@ -1,9 +1,11 @@
 """Loading a session file: header check, migration, entry decoding, damage reports.
 
-Reading never fails because of one bad entry: a corrupt line is skipped with a
-:class:`LoadWarning`, and an incomplete last line (a write cut short by a crash: no final
-LF) is skipped and reported so the writer can truncate it away before its next append. Only
-a missing or unreadable header makes a file unusable.
+Every line is decoded (so a damaged one is found at load), but a ``message`` entry is then
+kept only as its :class:`~agentd.store.refs.MessageRef` (where its line is), so a big file
+does not stay decoded in memory. Reading never fails because of one bad entry: a corrupt
+line is skipped with a :class:`LoadWarning`, and an incomplete last line (a write cut short
+by a crash: no final LF) is skipped and reported so the writer can truncate it away before
+its next append. Only a missing or unreadable header makes a file unusable.
 """
 
 from __future__ import annotations
@@ -18,12 +20,18 @@ from typing import Any, BinaryIO
 import msgspec
 
 from agentd.errors import InvalidParams
-from agentd.protocol.session_file import ENTRY_TYPES, SESSION_VERSION, Entry, SessionHeader
+from agentd.protocol.session_file import (
+    ENTRY_TYPES,
+    SESSION_VERSION,
+    MessageEntry,
+    SessionHeader,
+    entry_decoder,
+)
 from agentd.redact import Redactor
 from agentd.store.migrations import migrate
+from agentd.store.refs import ref_of
 from agentd.store.tree import LoadWarning, Node, UnknownEntry
 
-_ENTRY_DECODER = msgspec.json.Decoder(Entry)
 _HEADER_DECODER = msgspec.json.Decoder(SessionHeader)
 _ENCODER = msgspec.json.Encoder()
 
@@ -129,7 +137,7 @@ def _parse_stream(file: BinaryIO, offset: int) -> _Parsed:
     while chunk := file.read(CHUNK_SIZE):
         data = pending + chunk if pending else chunk
         end = data.rfind(b"\n") + 1
-        line_no = _parse_lines(data, 0, end, line_no, parsed)
+        line_no = _parse_lines(data, 0, end, line_no, parsed, base=parsed.valid_size)
         pending = data[end:]
         parsed.valid_size += end
         parsed.size += len(chunk)
@@ -141,7 +149,8 @@ def _parse_stream(file: BinaryIO, offset: int) -> _Parsed:
 def parse_entries(data: bytes, start: int) -> tuple[list[Node], list[LoadWarning]]:
     """Decode the entry lines of ``data`` from byte ``start`` (the line after the header).
 
-    Returns the nodes in file order and the warnings (corrupt lines, a torn last line).
+    Returns the nodes in file order (message entries as references to their lines in
+    ``data``) and the warnings (corrupt lines, a torn last line).
     """
     parsed = _Parsed([], [], 0, 0)
     end = data.rfind(b"\n") + 1
@@ -151,11 +160,13 @@ def parse_entries(data: bytes, start: int) -> tuple[list[Node], list[LoadWarning
     return parsed.nodes, parsed.warnings
 
 
-def _parse_lines(data: bytes, pos: int, end: int, line_no: int, parsed: _Parsed) -> int:
-    """Decode the complete lines in ``data[pos:end]`` into ``parsed``; return the next line
-    number."""
+def _parse_lines(
+    data: bytes, pos: int, end: int, line_no: int, parsed: _Parsed, *, base: int = 0
+) -> int:
+    """Decode the complete lines in ``data[pos:end]`` into ``parsed`` (``data`` begins at
+    byte ``base`` of the file); return the next line number."""
     view = memoryview(data)
-    decode = _ENTRY_DECODER.decode
+    decode = entry_decoder().decode
     nodes, warnings = parsed.nodes, parsed.warnings
     while pos < end:
         newline = data.find(b"\n", pos, end)
@@ -168,7 +179,9 @@ def _parse_lines(data: bytes, pos: int, end: int, line_no: int, parsed: _Parsed)
                 if node is not None:
                     nodes.append(node)
             else:
-                if entry.id:
+                if isinstance(entry, MessageEntry) and entry.id:
+                    nodes.append(ref_of(entry, base + pos, newline - pos))
+                elif entry.id:
                     nodes.append(entry)
                 else:
                     warnings.append(LoadWarning(line_no, "skipped an entry without an id"))

@@ -19,14 +19,18 @@ from typing import Literal
 import msgspec
 
 from agentd.protocol.content import TextContent, UserMessage
-from agentd.protocol.session_file import Entry, MessageEntry, SessionHeader, SessionInfoEntry
+from agentd.protocol.session_file import (
+    MessageEntry,
+    SessionHeader,
+    SessionInfoEntry,
+    entry_decoder,
+)
 
 BLOCK_SIZE = 1 << 20
 HEAD_SIZE = 256 * 1024
 TITLE_LENGTH = 80
 _INFO_MARKER = b'\n{"type":"session_info"'
 _HEADER_DECODER = msgspec.json.Decoder(SessionHeader)
-_ENTRY_DECODER = msgspec.json.Decoder(Entry)
 _INFO_DECODER = msgspec.json.Decoder(SessionInfoEntry)
 
 TitleSource = Literal["info", "message", "none"]
@@ -175,7 +179,7 @@ def _first_user_text(file: BufferedReader) -> tuple[str | None, TitleSource]:
         if not line.startswith(b'{"type":"message"'):
             continue
         try:
-            entry = _ENTRY_DECODER.decode(line)
+            entry = entry_decoder().decode(line)
         except msgspec.DecodeError:
             continue
         if isinstance(entry, MessageEntry) and isinstance(entry.message, UserMessage):

@@ -4,6 +4,14 @@ Entries link to their parent by id, so one file holds many branches. The *leaf* 
 the next entry goes; the *branch* is the path root → leaf. Entries of unknown types (from a
 newer format) are kept as :class:`UnknownEntry`; those with an id are pass-through nodes of
 the tree: paths walk through them, and nothing is taken from them.
+
+Message entries (the bulk of a file) are held as :class:`~agentd.store.refs.MessageRef`s and
+decoded from the file when a query needs their bodies (:mod:`agentd.store.refs`); the other
+entries are small and stay decoded. ``model``, ``usage``, ``plan``, ``title``, ``settings``,
+``dangling_tool_calls`` and :meth:`SessionTree.outline` decode no message, or only the few
+they return; :meth:`SessionTree.messages` decodes the model's context (from the latest
+compaction on), :meth:`SessionTree.path_to_leaf` and :meth:`SessionTree.entries` everything
+they return.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ from agentd.protocol.session_file import (
     SettingsEntry,
 )
 from agentd.store.paths import epoch_from_iso
+from agentd.store.refs import LineReader, MessageRef, ref_of
 
 
 class UnknownEntry(msgspec.Struct, frozen=True):
@@ -49,16 +58,25 @@ class LoadWarning(msgspec.Struct, frozen=True):
     message: str
 
 
-Node = Entry | UnknownEntry
+Node = Entry | UnknownEntry | MessageRef
+Known = Entry | MessageRef
+"""A node of a known type: a message entry as its reference, any other entry decoded."""
 
 
 class SessionTree:
-    """The entries of a session and its current leaf. Reads only; writing is SessionFile's."""
+    """The entries of a session and its current leaf. Reads only; writing is SessionFile's.
 
-    def __init__(self, nodes: list[Node]) -> None:
+    ``reader`` reads the bodies of the message entries given as references (``None``: a tree
+    held in memory, whose message entries are all kept decoded).
+    """
+
+    def __init__(self, nodes: list[Node], reader: LineReader | None = None) -> None:
         self.leaf_id: str | None = None
+        self._reader = reader
+        self._held: dict[int, MessageEntry] = {}
+        """The bodies of message entries that have no line (a tree held in memory)."""
         self._nodes: list[Node] = []
-        self._entries: list[Entry] = []
+        self._entries: list[Known] = []
         self._by_id: dict[str, Node] = {}
         self._branch_leaf: str | None = None
         self._branch: list[Node] = []
@@ -72,17 +90,41 @@ class SessionTree:
     # --- queries --------------------------------------------------------------------------
 
     def entries(self) -> list[Entry]:
-        """Every entry of a known type, in file order (all branches)."""
-        return list(self._entries)
+        """Every entry of a known type, in file order (all branches): every message decoded,
+        so as costly as the file is big."""
+        return self._decoded(self._entries)
+
+    def entry_count(self) -> int:
+        """How many entries of known types the tree holds (all branches)."""
+        return len(self._entries)
 
     def get(self, entry_id: str) -> Entry | None:
         """The entry with id ``entry_id``, or ``None`` (also for entries of unknown types)."""
         node = self._by_id.get(entry_id)
-        return None if isinstance(node, UnknownEntry) else node
+        if node is None or isinstance(node, UnknownEntry):
+            return None
+        return self.body(node)
+
+    def body(self, node: Known) -> Entry:
+        """``node`` decoded: a message entry read back from the file (through the LRU)."""
+        if not isinstance(node, MessageRef):
+            return node
+        held = self._held.get(id(node))
+        if held is not None:
+            return held
+        assert self._reader is not None
+        return self._reader.entry(node)
 
     def path_to_leaf(self) -> list[Entry]:
-        """The entries on the current branch, root first (unknown types left out)."""
-        return [node for node in self._branch_nodes() if not isinstance(node, UnknownEntry)]
+        """The entries on the current branch, root first (unknown types left out), every
+        message decoded (see :meth:`outline` for the branch without the bodies)."""
+        return self._decoded(self.outline())
+
+    def outline(self, leaf_id: str | None = None) -> list[Known]:
+        """The branch root → ``leaf_id`` (default: the leaf), unknown types left out, message
+        entries as their references (:meth:`body` decodes one)."""
+        nodes = list(self._branch_nodes(leaf_id))  # a copy: the owner may append meanwhile
+        return [n for n in nodes if not isinstance(n, UnknownEntry)]
 
     def messages(self) -> list[Message]:
         """The model context on the current branch.
@@ -93,16 +135,25 @@ class SessionTree:
         messages after it. A tool result whose call is not before it (the assistant message
         was on a damaged line) is left out: providers refuse unpaired results.
         """
-        path = self.path_to_leaf()
+        return self._context(self.outline())
+
+    def messages_at(self, entry_id: str | None) -> list[Message]:
+        """:meth:`messages` as they would be with the leaf at ``entry_id`` (``None``: before
+        the first entry), the leaf left alone. Reads only, so it may run in a worker thread
+        while the owner appends (the branch's bodies are decoded there, off the loop)."""
+        return [] if entry_id is None else self._context(self.outline(entry_id))
+
+    def _context(self, path: list[Known]) -> list[Message]:
+        """The model context of the branch ``path`` (see :meth:`messages`)."""
         cut = _last_compaction(path)
         if cut is None:
-            return _paired(_messages_of(path))
+            return _paired(self._messages_of(path))
         compaction = path[cut]
         assert isinstance(compaction, CompactionEntry)
         kept_from = next(
             (i for i in range(cut) if path[i].id == compaction.first_kept_entry_id), cut
         )
-        kept = [*_messages_of(path[kept_from:cut]), *_messages_of(path[cut + 1 :])]
+        kept = self._messages_of([*path[kept_from:cut], *path[cut + 1 :]])
         return [_summary_message(compaction), *_paired(kept)]
 
     def title(self) -> str | None:
@@ -121,7 +172,7 @@ class SessionTree:
 
     def plan(self) -> list[PlanItem]:
         """The plan of the latest ``plan`` entry on the current branch (empty: none)."""
-        for entry in reversed(self.path_to_leaf()):
+        for entry in reversed(self.outline()):
             if isinstance(entry, PlanEntry):
                 return list(entry.entries)
         return []
@@ -129,32 +180,34 @@ class SessionTree:
     def model(self) -> tuple[str, str] | None:
         """``(provider, model)`` in use on the branch: from the latest ``model_change`` entry
         or assistant message, whichever comes last."""
-        for entry in reversed(self.path_to_leaf()):
+        for entry in reversed(self.outline()):
             if isinstance(entry, ModelChangeEntry):
                 return entry.provider, entry.model
-            reply = _assistant(entry)
-            if reply is not None and reply.provider:
-                return reply.provider, reply.model
+            if isinstance(entry, MessageRef) and entry.provider:
+                return entry.provider, entry.model
         return None
 
     def usage(self) -> Usage:
         """Token counts and cost summed over the assistant messages on the branch."""
         total = Usage()
-        for reply in filter(None, map(_assistant, self.path_to_leaf())):
-            total = total.add(reply.usage)
+        for node in self.outline():
+            if isinstance(node, MessageRef) and node.usage is not None:
+                total = total.add(node.usage)
         return total
 
     def dangling_tool_calls(self) -> list[ToolCall]:
-        """Tool calls on the branch that have no tool result on the branch, in order."""
-        messages = _messages_of(self.path_to_leaf())
-        answered = {m.tool_call_id for m in messages if isinstance(m, ToolResultMessage)}
-        return [
-            call
-            for message in messages
-            if isinstance(message, AssistantMessage)
-            for call in message.tool_calls()
-            if call.id not in answered
-        ]
+        """Tool calls on the branch that have no tool result on the branch, in order (only
+        the replies that made them are decoded)."""
+        refs = [node for node in self.outline() if isinstance(node, MessageRef)]
+        answered = {ref.answers for ref in refs if ref.answers is not None}
+        dangling: list[ToolCall] = []
+        for ref in refs:
+            if any(call_id not in answered for call_id in ref.call_ids):
+                reply = self.body(ref)
+                if isinstance(reply, MessageEntry) and isinstance(reply.message, AssistantMessage):
+                    calls = reply.message.tool_calls()
+                    dangling += [call for call in calls if call.id not in answered]
+        return dangling
 
     def has_entry(self, entry_id: str) -> bool:
         """Whether ``entry_id`` names a node of the tree (of any type)."""
@@ -162,8 +215,16 @@ class SessionTree:
 
     # --- changes --------------------------------------------------------------------------
 
-    def _insert(self, node: Node) -> None:
-        """Add ``node`` (already written) as the newest node and make it the leaf."""
+    def _insert(self, node: Node, line: tuple[int, int] | None = None) -> None:
+        """Add ``node`` (already written; its line's offset and length when given) as the
+        newest node and make it the leaf. A message entry is kept as its reference."""
+        if isinstance(node, MessageEntry):
+            body = node
+            node = ref_of(body, *(line or (-1, 0)))
+            if line is None or self._reader is None:
+                self._held[id(node)] = body
+            else:
+                self._reader.remember(node, body)
         self._nodes.append(node)
         if not isinstance(node, UnknownEntry):
             self._entries.append(node)
@@ -213,8 +274,28 @@ class SessionTree:
         )
         return msgspec.structs.replace(node, parent_id=self.leaf_id)
 
+    def _copied(self, node: Node) -> Node:
+        """``node`` decoded past the LRU (a copy reads each entry once; thread-safe)."""
+        if not isinstance(node, MessageRef) or id(node) in self._held:
+            return self.body(node) if isinstance(node, MessageRef) else node
+        assert self._reader is not None
+        return self._reader.entry(node, cache=False)
 
-def _last_compaction(path: list[Entry]) -> int | None:
+    def _decoded(self, nodes: list[Known]) -> list[Entry]:
+        """``nodes`` with every message entry decoded (a bulk read, past the LRU)."""
+        pending = [n for n in nodes if isinstance(n, MessageRef) and id(n) not in self._held]
+        bodies: dict[int, Entry] = {}
+        if pending:
+            assert self._reader is not None
+            bodies = dict(zip(map(id, pending), self._reader.entries(pending), strict=True))
+        return [bodies.get(id(node)) or self.body(node) for node in nodes]
+
+    def _messages_of(self, nodes: list[Known]) -> list[Message]:
+        refs = [node for node in nodes if isinstance(node, MessageRef)]
+        return _messages_of(self._decoded(list(refs)))
+
+
+def _last_compaction(path: list[Known]) -> int | None:
     for index in range(len(path) - 1, -1, -1):
         if isinstance(path[index], CompactionEntry):
             return index
@@ -236,12 +317,6 @@ def _paired(messages: list[Message]) -> list[Message]:
             continue
         kept.append(message)
     return kept
-
-
-def _assistant(entry: Entry) -> AssistantMessage | None:
-    if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
-        return entry.message
-    return None
 
 
 def _summary_message(compaction: CompactionEntry) -> UserMessage:

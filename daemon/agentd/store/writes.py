@@ -1,5 +1,6 @@
 """Low-level writes of a session file: creating it durably, claiming its id, appending
-whole buffers, reopening for append, and the error a failed write becomes."""
+whole buffers (:class:`AppendOnly`, the writing half of a ``SessionFile``), reopening for
+append, and the error a failed write becomes."""
 
 from __future__ import annotations
 
@@ -77,3 +78,68 @@ def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
+
+
+class AppendOnly:
+    """Appends to one session file through its ``O_APPEND`` descriptor: whole buffers or
+    nothing (see :meth:`_write`), fsync on :meth:`sync`. The state is set up by
+    ``SessionFile.__init__``."""
+
+    path: Path
+    header: SessionHeader
+    _fd: int | None
+    _locked: bool
+    _size: int
+    _truncate_to: int | None
+    _unsynced: bool
+    _folder_unsynced: bool
+
+    def sync(self) -> None:
+        """fsync what was appended since the last sync (no-op when nothing was).
+
+        Raises :class:`StoreWriteFailed` when the fsync fails. May run in a worker thread
+        while the owner appends (nothing else may run concurrently, :meth:`close` included).
+        """
+        if self._fd is not None and self._unsynced:
+            self._unsynced = False  # first: an append during the fsync (another thread) counts
+            try:
+                os.fsync(self._fd)
+                if self._folder_unsynced:
+                    fsync_directory(self.path.parent)
+                    self._folder_unsynced = False
+            except OSError as exc:
+                self._unsynced = True
+                raise write_failed(self.path, exc) from exc
+
+    def _write(self, data: bytes) -> int:
+        """Append ``data`` whole, or not at all, and return the offset it begins at: on a
+        failed write the file is cut back to the end of its last complete entry and
+        :class:`StoreWriteFailed` is raised (the caller leaves the entry out of the tree)."""
+        if self._fd is None:
+            self._fd = open_append(self.path, self.header.id, self._locked)
+        if self._truncate_to is not None:
+            os.ftruncate(self._fd, self._truncate_to)
+            self._truncate_to = None
+        self._size = os.fstat(self._fd).st_size
+        try:
+            self._write_all(self._fd, data)
+        except OSError as exc:
+            self._cut_back()
+            raise write_failed(self.path, exc) from exc
+        offset = self._size
+        self._size += len(data)
+        self._unsynced = True
+        return offset
+
+    def _write_all(self, fd: int, data: bytes) -> None:
+        """The raw append (a seam for fault-injection tests: a subclass may fail it)."""
+        write_all(fd, data)
+
+    def _cut_back(self) -> None:
+        """Truncate a half-written entry away; if even that fails, close the descriptor and
+        truncate when the file is next written."""
+        assert self._fd is not None
+        try:
+            os.ftruncate(self._fd, self._size)
+        except OSError:
+            self._truncate_to = self._size

@@ -174,12 +174,23 @@ def describe(tool: Tool | type[Tool], settings: ToolSettings | None = None) -> s
         "find_max_results": settings.find_max_results,
         "ls_max_entries": settings.ls_max_entries,
         "undo_max_per_file": settings.undo_max_per_file,
-        "grep_dialect": DIALECTS[_grep_engine(settings.grep_backend)],
+        "grep_dialect": _GrepDialect(settings.grep_backend),
         "agent_profiles": settings.agent_profiles,
         "pdf_max_pages": PDF_MAX_PAGES,
         "skills": listing(settings.skills),
     }
     return tool.description.format_map(values)
+
+
+class _GrepDialect:
+    """``{grep_dialect}``, looked up (``rg`` searched for on PATH) only by a description that
+    has the placeholder: the grep tool's, not the other tools' built with every session."""
+
+    def __init__(self, choice: str) -> None:
+        self.choice = choice
+
+    def __format__(self, spec: str) -> str:
+        return format(DIALECTS[_grep_engine(self.choice)], spec)
 
 
 def _grep_engine(choice: str) -> str:

@@ -8,9 +8,10 @@ Every check reads only the request's head, so a refused request's body is never 
 * **Sign-in** (:mod:`agentd.web.logins`): ``GET /?token=T`` exchanges a one-time token for a
   cookie (``HttpOnly; SameSite=Strict``, ``Secure`` under TLS, named after the port) and a
   page key. The page and its files need the cookie. Every other request needs the cookie and
-  the page key in the ``X-Agentd-Key`` header, except ``GET /api/events``, which needs the
-  cookie and a one-time ``ticket`` query parameter. Cookies reach every server on the host
-  (they are not port-scoped), so the cookie alone never suffices for the API: 401.
+  the page key in the ``X-Agentd-Key`` header (``GET /metrics`` too), except
+  ``GET /api/events``, which needs the cookie and a one-time ``ticket`` query parameter.
+  Cookies reach every server on the host (they are not port-scoped), so the cookie alone
+  never suffices for the API: 401.
 * **Origin** (CSRF): a request that changes state (any method but GET/HEAD) must carry an
   ``Origin`` equal to the page's own; a ``Sec-Fetch-Site`` other than ``same-origin`` is
   refused too; otherwise 403. No CORS headers are ever sent.
@@ -29,6 +30,8 @@ SAFE_METHODS = frozenset({"GET", "HEAD"})
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 WILDCARDS = ("0.0.0.0", "::", "")
 KEY_HEADER = "x-agentd-key"
+METRICS_PATH = "/metrics"
+"""The Prometheus scrape: the page key as for the API (the cookie alone gets 401)."""
 NOT_SIGNED_IN = "not signed in: open the link printed by agentd or run `agentctl web`"
 
 
@@ -105,7 +108,11 @@ class Gate:
         logins = self.logins
         if logins.by_cookie(request.cookies.get(self.cookie_name, "")) is None:
             raise Refused(401, NOT_SIGNED_IN)
-        api = request.path.startswith("/api/") or request.method not in SAFE_METHODS
+        api = (
+            request.path.startswith("/api/")
+            or request.path == METRICS_PATH
+            or request.method not in SAFE_METHODS
+        )
         if not api:
             return None  # the page and its files: the cookie is enough
         if request.path == "/api/events" and request.method == "GET":

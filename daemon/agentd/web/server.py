@@ -15,6 +15,7 @@ Routes (every one behind the checks of :mod:`agentd.web.security`):
                          first message after the replayed ones is ``event: subscribed`` with the
                          ``session/subscribe`` result
 ``POST /chat``, ``/clear``  the original single-conversation web mode (:mod:`agentd.web.compat`)
+``GET /metrics``         ``daemon/metrics`` as Prometheus text (:mod:`agentd.web.metrics`)
 =======================  ======================================================================
 
 The listener runs on the daemon's event loop beside its other transports. Each request's head is
@@ -38,6 +39,7 @@ from agentd import __version__
 from agentd.errors import InvalidParams, RpcError
 from agentd.hosts import is_loopback
 from agentd.protocol.methods import SubscribeParams
+from agentd.protocol.metrics import DaemonMetricsResult
 from agentd.protocol.web import WebHello
 from agentd.web import api, signin
 from agentd.web.compat import CompatChat, CompatStream
@@ -57,6 +59,7 @@ from agentd.web.http import (
     response_head,
 )
 from agentd.web.logins import SignIn
+from agentd.web.metrics import CONTENT_TYPE, prometheus_text
 from agentd.web.remote import (
     RemoteRefused,
     TlsFiles,
@@ -65,7 +68,7 @@ from agentd.web.remote import (
     server_context,
     warnings,
 )
-from agentd.web.security import Gate, Refused, is_sign_in
+from agentd.web.security import METRICS_PATH, Gate, Refused, is_sign_in
 from agentd.web.sse import HEADERS as SSE_HEADERS
 from agentd.web.sse import SseStream, since_seq
 from agentd.web.static import CSP, load_assets
@@ -98,8 +101,11 @@ class WebServer:
         tls: TlsFiles | None = None,
         insecure_http: bool = False,
         peer_check: Callable[[asyncio.StreamWriter], Awaitable[bool]] | None = None,
+        metrics: Callable[[], DaemonMetricsResult] | None = None,
     ) -> None:
+        """``metrics``: the daemon's numbers for ``GET /metrics`` (None: 404)."""
         self.host = host
+        self.metrics = metrics
         self.port = port
         self.allow_remote = allow_remote
         self.peer_check = peer_check
@@ -323,6 +329,9 @@ class WebServer:
             if path == "/clear" and method == "POST" and self._compat is not None:
                 return response(200, JSON, self._compat.clear())
             return error_response(405, "method not allowed", json=False, allow="GET")
+        if path == METRICS_PATH and self.metrics is not None:
+            body = prometheus_text(self.metrics())
+            return response(200, [("Content-Type", CONTENT_TYPE), *COMMON], body)
         if path == "/api/hello":
             return response(200, JSON, _encode(WebHello(version=__version__, cwd=str(Path.cwd()))))
         return self._asset(request)

@@ -776,6 +776,45 @@ export interface CompactionStart {
   reason: 'manual' | 'overflow' | 'threshold';
 }
 /**
+ * The daemon now and since it started. Counts cover every run, subagents' included.
+ *
+ * ``queue_depth``: frames waiting in the JSON-RPC connections' outbound queues;
+ * ``queued_messages``: steering and follow-up texts waiting for their run;
+ * ``loop_lag_ms`` / ``loop_lag_max_ms``: how late the event loop ran at the last probe and
+ * at worst over the last minute (probed from the first metrics request on: 0 before);
+ * ``bytes_out``: bytes written to JSON-RPC clients; ``errors``: by type (the ``error``
+ * events' codes: ``provider_error``, ``store_error``, ``internal_error``; and
+ * ``rpc_internal_error``, requests answered -32603); ``telemetry``: OpenTelemetry export is
+ * on.
+ */
+export interface DaemonMetricsResult {
+  uptimeS: number;
+  connections: number;
+  sessionsLoaded: number;
+  runsActive: number;
+  runsStarted: number;
+  runsEnded?: {
+    [k: string]: number;
+  };
+  queueDepth?: number;
+  queuedMessages?: number;
+  approvalsPending?: number;
+  approvals?: number;
+  approvalWaitS?: number;
+  loopLagMs?: number;
+  loopLagMaxMs?: number;
+  bytesOut?: number;
+  inputTokens?: number;
+  outputTokens?: number;
+  costUsd?: number;
+  toolCalls?: number;
+  toolErrors?: number;
+  errors?: {
+    [k: string]: number;
+  };
+  telemetry?: boolean;
+}
+/**
  * ``daemon/status``: liveness, load, the protections in force, the MCP servers.
  */
 export interface DaemonStatusResult {
@@ -1298,6 +1337,9 @@ export interface SessionProcesses {
  * ``max_cost`` (US dollars) and ``max_tokens`` (all tokens of the run's model calls) cap its
  * spending: the run stops with ``budget`` before a model call that would pass a cap.
  * ``max_cost`` needs the model's prices (-32005 when they are unknown).
+ * ``traceparent`` (a W3C Trace Context header value, ``00-TRACEID-SPANID-FLAGS``) makes the
+ * run's telemetry span a child of that span, so a driver (a batch) links the runs it
+ * starts to its own trace; ignored while telemetry is off.
  */
 export interface PromptParams {
   sessionId: string;
@@ -1306,6 +1348,7 @@ export interface PromptParams {
   maxTurns?: number | null;
   maxCost?: number | null;
   maxTokens?: number | null;
+  traceparent?: string | null;
 }
 /**
  * How the run ended. A cancel is ``cancelled``, never an error. ``permissions_refused``
@@ -1957,6 +2000,8 @@ export interface ClientMethods {
   'shutdown': { params: Empty; result: OkResult };
   /** Version, pid, uptime, connections, loaded sessions. */
   'daemon/status': { params: Empty; result: DaemonStatusResult };
+  /** Sessions loaded, runs active, queue depth, loop lag, bytes out, errors, tokens, cost. */
+  'daemon/metrics': { params: Empty; result: DaemonMetricsResult };
   /** Start the web chat (HTTP front-end) unless it runs; a one-time link to the page. */
   'daemon/web': { params: WebOpenParams; result: WebOpenResult };
   /** Open a new session (file header written at once). */
@@ -2068,4 +2113,5 @@ export const ErrorCodes = {
   SessionIdle: -32009,
   SessionLocked: -32010,
   StoreWriteFailed: -32011,
+  StoreReadFailed: -32012,
 } as const;
