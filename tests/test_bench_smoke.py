@@ -25,8 +25,8 @@ from tests.harness import scaled
 REPO = Path(__file__).resolve().parents[1]
 BENCH = REPO / "tests" / "bench"
 SHARDS = 8
-HELPERS = {"__init__", "__main__", "smoke", "sse_clients"}
-"""The modules of tests/bench/ that are not benchmarks (the runner and what benches share)."""
+RUNNER = {"__init__", "__main__", "smoke"}
+"""The modules of tests/bench/ that run the benchmarks rather than measure."""
 
 
 def shard(index: int) -> list[str]:
@@ -67,14 +67,30 @@ def test_every_bench_module_is_in_exactly_one_shard() -> None:
         assert f"shard({index})" in file.read_text(), f"{file.name} runs another shard"
 
 
+def _bench_imports(tree: ast.Module) -> set[str]:
+    """The tests/bench modules a module imports (``from tests.bench import x``, ``from
+    tests.bench.x import …``, ``import tests.bench.x``)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "tests.bench":
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tests.bench."):
+            found.add((node.module or "").split(".")[2])
+        elif isinstance(node, ast.Import):
+            found |= {a.name.split(".")[2] for a in node.names if a.name.startswith("tests.bench.")}
+    return found
+
+
 def test_every_module_under_tests_bench_is_a_bench_the_smoke_runs() -> None:
-    """A benchmark named other than ``bench_*.py`` would escape the runner and the smoke."""
-    assert not list(BENCH.glob("*/*.py")), (
-        "tests/bench/ keeps its modules flat (python -m tests.bench)"
-    )
-    stems = {path.stem for path in BENCH.glob("*.py")}
-    assert stems - HELPERS == set(module_names()), "name a benchmark bench_*.py"
+    """A benchmark named other than ``bench_*.py`` would escape the runner and the smoke: every
+    other module there is the runner or a helper a bench module imports or runs as a script."""
+    assert not list(BENCH.glob("*/*.py")), "tests/bench/ keeps its modules flat"
+    others = {path.stem for path in BENCH.glob("*.py")} - set(module_names()) - RUNNER
+    used: set[str] = set()
     for name in module_names():
-        tree = ast.parse((BENCH / f"{name}.py").read_text())
+        source = (BENCH / f"{name}.py").read_text()
+        tree = ast.parse(source)
         mains = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "main"]
         assert mains, f"{name} has no main() returning its rows"
+        used |= _bench_imports(tree) | {o for o in others if f'"{o}.py"' in source}  # a script
+    assert others <= used, f"not bench_*.py and used by no bench: {others - used}"
