@@ -5,6 +5,10 @@ export NPM_CONFIG_FUND := false
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Some shells export PYTHONDONTWRITEBYTECODE=1; every Python process a recipe starts (the
+# suite starts hundreds of real agentd/agentctl processes) would then compile its ~300 modules
+# again. Recipes run without it, and the install compiles the sources once.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: lock demo docs test test-fast lint typecheck pytest bench bench-smoke schema web-vendor vscode-build vscode-test vscode-vsix ui-typecheck mcp-npm langserver-npm clean
 
@@ -17,6 +21,8 @@ $(STAMP): pyproject.toml $(LOCK)
 	$(BIN)/python -m pip install --quiet -c $(LOCK) pip
 	@# setuptools' editable-install banner is advice for package authors, not for this install
 	PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet -c $(LOCK) -e '.[dev]'
+	@# a cache only: a file that does not compile (a test's broken fixture) is named, not fatal
+	$(BIN)/python -m compileall -q -j 0 -x /node_modules/ daemon clients tests || true
 	touch $(STAMP)
 
 lock:  ## regenerate requirements.lock from a fresh venv with the newest allowed versions
@@ -31,12 +37,12 @@ test: $(STAMP) lint typecheck docs vscode-test pytest  ## lint, type-check, buil
 # core, less the 1-minute load average already on the machine (its whole part), never
 # fewer than two. An idle 2-core machine gets 6, one at load 3 gets 3, one at load 25 gets 2.
 # --dist loadfile keeps each file on one worker (module-scoped daemons stay shared); tests
-# marked serial (shared build outputs, browsers, code-server) run afterwards in one process, even
-# when the parallel run failed. pytest's exit 5 (no tests collected) fails the parallel run; the
-# serial run may legitimately select nothing. The last lines name every layer that skipped tests
-# and why (tests/conftest.py), and whether each run passed. Deadlines in the tests scale with
-# AGENTD_TEST_SLOWDOWN (default: 2 on two cores or fewer, more when the machine is already
-# loaded; tests/harness.py).
+# marked serial (code-server's workbench, too heavy beside the others) run afterwards in one
+# process, even when the parallel run failed. pytest's exit 5 (no tests collected) fails the
+# parallel run; the serial run may legitimately select nothing. The last lines name every layer
+# that skipped tests and why (tests/conftest.py), and whether each run passed. Deadlines in the
+# tests scale with AGENTD_TEST_SLOWDOWN (default: 2 on two cores or fewer, more when the
+# machine is already loaded; tests/harness.py).
 PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); l=$$(cut -d. -f1 /proc/loadavg 2>/dev/null || echo 0); w=$$((3 * n - $${l:-0})); echo $$((w < 2 ? 2 : w)))
 LAYER_REPORT := .pytest-layers.txt
 PYTEST_PARALLEL = -n $(PYTEST_WORKERS) --dist loadfile
@@ -54,7 +60,7 @@ pytest: $(STAMP) mcp-npm langserver-npm  ## the test suite alone; pytest's exit 
 	AGENTD_LAYER_REPORT=$(abspath $(LAYER_REPORT)) $(BIN)/python -m pytest -q -m serial; \
 	ser=$$?; if [ $$ser -eq 5 ]; then ser=0; fi; \
 	echo "== test layers =="; [ -f $(LAYER_REPORT) ] && cat $(LAYER_REPORT) || echo "no layer skipped tests"; \
-	echo "parallel run: $$( [ $$par -eq 0 ] && echo passed || echo "FAILED (exit $$par)" ); serial run (browsers, code-server): $$( [ $$ser -eq 0 ] && echo passed || echo "FAILED (exit $$ser)" )"; \
+	echo "parallel run: $$( [ $$par -eq 0 ] && echo passed || echo "FAILED (exit $$par)" ); serial run (code-server): $$( [ $$ser -eq 0 ] && echo passed || echo "FAILED (exit $$ser)" )"; \
 	[ $$par -eq 0 ] && [ $$ser -eq 0 ]
 
 lint: $(STAMP)
@@ -97,13 +103,30 @@ $(VSCODE_DEPS): $(VSCODE)/package-lock.json
 	cd $(VSCODE) && $(NPM_CI)
 	touch $@
 
-vscode-build: $(VSCODE_DEPS) ui-typecheck  ## bundle the VS Code extension (editors/vscode/dist) and type-check it
+# The bundles and the .vsix are files that make rebuilds only when an input changed, so the
+# tests (tests/vscode/conftest.py) and `make test` build them once per change, not once per use.
+VSCODE_BUILT := $(VSCODE)/dist/.built
+VSIX := $(VSCODE)/dist/agentd-vscode.vsix
+VSCODE_INPUTS := $(shell find $(VSCODE)/src $(WEB)/ui -type f 2>/dev/null) \
+	$(VSCODE)/esbuild.mjs $(VSCODE)/package.json $(VSCODE)/tsconfig.json
+VSIX_INPUTS := $(shell find $(VSCODE)/media -type f 2>/dev/null) $(wildcard $(VSCODE)/*.md $(VSCODE)/LICENSE* $(VSCODE)/.vscodeignore)
+
+vscode-build: $(VSCODE_BUILT)  ## bundle the VS Code extension (editors/vscode/dist) and type-check it
+
+$(VSCODE_BUILT): $(VSCODE_DEPS) $(VSCODE_INPUTS)
+	$(VSCODE)/node_modules/.bin/tsc -p $(WEB)/ui
 	cd $(VSCODE) && node esbuild.mjs && node_modules/.bin/tsc --noEmit -p .
+	touch $@
 
 ui-typecheck: $(VSCODE_DEPS)  ## type-check the chat UI's JavaScript against the generated protocol.d.ts
 	$(VSCODE)/node_modules/.bin/tsc -p $(WEB)/ui
 
-vscode-vsix: vscode-build  ## package editors/vscode/dist/agentd-vscode.vsix (offline)
+# a .vsix that vsce left half-written is not kept as up to date
+.DELETE_ON_ERROR:
+
+vscode-vsix: $(VSIX)  ## package editors/vscode/dist/agentd-vscode.vsix (offline)
+
+$(VSIX): $(VSCODE_BUILT) $(VSIX_INPUTS)
 	cd $(VSCODE) && node_modules/.bin/vsce package --no-dependencies --allow-missing-repository \
 		--skip-license -o dist/agentd-vscode.vsix >/dev/null
 
@@ -112,7 +135,8 @@ vscode-test: $(STAMP) vscode-vsix  ## the extension's node --test layer (real da
 	@# and print its error when it failed (the log stays in .code-server/setup.log)
 	@mkdir -p $(VSCODE)/.code-server
 	@($(VSCODE)/scripts/setup-code-server.sh >$(VSCODE)/.code-server/setup.log 2>&1 &)
-	cd $(VSCODE) && node --test test/*.test.mjs
+	@# four test files at a time: they wait on their own daemons (node's default is cores - 1)
+	cd $(VSCODE) && node --test --test-concurrency=4 test/*.test.mjs
 
 # The npm packages the MCP tests run (the Inspector, the reference servers), one folder each
 # with its lock file; the stamp holds the lock's sha256, as tests/mcp/npm.py (which installs a

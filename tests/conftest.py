@@ -25,6 +25,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     _scale_page_assertions()
+    # A shell's PYTHONDONTWRITEBYTECODE=1 would make each of the hundreds of agentd/agentctl
+    # processes the suite starts compile its modules again: children write and reuse bytecode
+    # (make's recipes drop the variable already; this covers a bare `pytest`).
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def _scale_page_assertions() -> None:

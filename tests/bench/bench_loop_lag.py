@@ -58,7 +58,7 @@ from tests.harness import (
     wait_until_async,
 )
 
-DATA = Path("/tmp/agentd-bench-lag-smoke" if smoke.enabled() else "/tmp/agentd-bench-lag")
+DATA = smoke.data_dir("lag")
 TREE_FILES = size(300_000, 300)
 SESSION_BYTES = size(200 * 2**20, 2**20)
 Row = tuple[str, str, str]

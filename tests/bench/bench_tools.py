@@ -28,7 +28,7 @@ from agentd.tools.search.rg import confinable, find_rg
 from tests.bench import smoke
 from tests.bench.smoke import size
 
-DATA = Path("/tmp/agentd-bench-tools-smoke" if smoke.enabled() else "/tmp/agentd-bench-tools")
+DATA = smoke.data_dir("tools")
 TREE_FILES = size(10_000, 300)  # of 5-15 KB each
 TREE = DATA / "tree"
 BIG_TEXT = DATA / "big-200mb.txt"
@@ -189,9 +189,9 @@ def _small_tree() -> Path:
 
 
 async def _sandbox_rows(rg: str, tool: GrepTool, ctx: ToolContext) -> list[Row]:
-    """What confining rg with Landlock (``sandbox = "workspace"``) costs: mostly the fork
-    that the confining ``preexec_fn`` needs (CPython cannot use vfork with one); the
-    ruleset is built in ~0.1 ms and Landlock's checks during the walk are barely visible."""
+    """What confining rg with Landlock (``sandbox = "workspace"``) costs: the ruleset (~0.1
+    ms), a thread that restricts itself and starts rg (with vfork: no ``preexec_fn``), and
+    Landlock's checks during the walk, barely visible."""
     if not confinable(rg):
         return [("grep tool, rg backend, sandboxed", "no Landlock: Python backend", "-")]
     boxed = ToolContext(cwd=TREE, workspace=TREE, settings=ToolSettings(grep_backend="rg"))
@@ -209,7 +209,7 @@ async def _sandbox_rows(rg: str, tool: GrepTool, ctx: ToolContext) -> list[Row]:
         ("  sandboxed / unsandboxed rg, 100 MB", f"{confined / plain:.2f}x", "<= 1.2x"),
         ("  grep tool, rg backend, 1-file tree", f"{tiny_plain:.2f} ms", "-"),
         (
-            "  Landlock cost per rg call (1-file tree; fork, not vfork)",
+            "  Landlock cost per rg call (1-file tree; vfork from a confined thread)",
             f"{tiny_confined - tiny_plain:.2f} ms",
             "<= 5 ms",
         ),

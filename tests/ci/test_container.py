@@ -91,6 +91,7 @@ def test_the_build_stage_installs_from_the_copied_files(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     pip = [str(venv / "bin" / "pip"), *build_stage_pip()[1:], "--quiet"]
     pip.remove("--no-cache-dir")  # the image keeps no cache; the test may use the warm one
+    pip.append("--no-compile")  # the image compiles bytecode; the test needs none to run agentctl
     subprocess.run(pip, cwd=context, check=True, timeout=scaled(300))
     version = subprocess.run(
         [str(venv / "bin" / "agentctl"), "--version"], capture_output=True, text=True, check=True

@@ -92,6 +92,7 @@ def run_step(tmp_path: Path, venv: Path | None = VENV, **inputs: str) -> Step:
         INPUT_MAX_TURNS="30",
         INPUT_TIMEOUT="120",
         INPUT_FAIL_ON_ERROR="true",
+        PIP_COMPILE="0",  # the install step's pip: no bytecode up front (the run needs none)
     )
     if venv is not None:
         env["AGENTD_VENV"] = str(venv)

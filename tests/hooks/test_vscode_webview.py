@@ -16,8 +16,7 @@ from tests.vscode.codeserver import EXTENSION, chromium
 from tests.vscode.conftest import build_extension
 from tests.vscode.webview_harness import as_session, serve_harness
 
-# serial: rebuilds editors/vscode/dist (make) like the other VS Code tests
-pytestmark = [pytest.mark.serial, pytest.mark.e2e]
+pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")

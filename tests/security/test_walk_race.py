@@ -18,6 +18,7 @@ from agentd.hardening import landlock_abi
 from agentd.tools import build_tools, run_tool
 from agentd.tools.base import ToolContext, ToolError
 from agentd.tools.defaults import ToolSettings
+from agentd.tools.process.landlock import spawn_confined
 from agentd.tools.search.core import SearchRequest, search_files, walk_files
 from agentd.tools.search.rg import confinable, find_rg, search_rg
 
@@ -155,6 +156,39 @@ def test_confined_rg_cannot_read_outside_the_workspace(tmp_path: Path) -> None:
     assert search(outside, None) == ["out.txt"]
     assert search(outside, workspace) == []
     assert search(workspace, workspace) == ["in.txt"]
+
+
+@needs_confined_rg
+def test_a_confined_rg_leaves_the_daemons_own_threads_free(tmp_path: Path) -> None:
+    """rg is confined by a thread of its own (no preexec_fn): after confined searches the
+    calling thread, a worker thread and the next unconfined rg still read outside."""
+    workspace, outside = tmp_path / "ws", tmp_path / "outside"
+    workspace.mkdir()
+    outside.mkdir()
+    (workspace / "in.txt").write_text("needle inside\n")
+    (outside / "out.txt").write_text("needle outside\n")
+    rg = find_rg() or ""
+
+    async def searches() -> list[list[str]]:
+        found = []
+        for root, sandbox in ((outside, workspace), (workspace, workspace), (outside, None)):
+            result = await search_rg(
+                rg, SearchRequest("needle", root, mode="files", workspace=sandbox)
+            )
+            found.append([path for path, _ in result.files])
+        found.append([await asyncio.to_thread((outside / "out.txt").read_text)])
+        return found
+
+    assert asyncio.run(searches()) == [[], ["in.txt"], ["out.txt"], ["needle outside\n"]]
+    assert (outside / "out.txt").read_text() == "needle outside\n"
+
+
+@pytest.mark.skipif(landlock_abi() == 0, reason="this kernel has no Landlock")
+def test_a_thread_that_cannot_be_confined_starts_nothing(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    with pytest.raises(OSError, match="Landlock"):
+        spawn_confined(["touch", str(marker)], -1)  # not a ruleset: restricting fails
+    assert not marker.exists()
 
 
 @pytest.mark.skipif(landlock_abi() == 0, reason="this kernel has no Landlock")

@@ -1,7 +1,12 @@
-"""Build steps the VS Code tests need, run once per session and cached on disk (make targets)."""
+"""Build steps the VS Code tests need, cached on disk (make rebuilds only what an input changed).
+
+The build takes a lock (``editors/vscode/dist/.build.lock``), so test files on different xdist
+workers may ask for it at once: the first builds, the others wait and then find it current.
+"""
 
 from __future__ import annotations
 
+import fcntl
 import subprocess
 
 import pytest
@@ -10,7 +15,11 @@ from tests.vscode.codeserver import REPO
 
 
 def _make(target: str) -> None:
-    done = subprocess.run(["make", "-s", target], cwd=REPO, capture_output=True, text=True)
+    lock = REPO / "editors" / "vscode" / "dist" / ".build.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        done = subprocess.run(["make", "-s", target], cwd=REPO, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"make {target} failed:\n{done.stdout}\n{done.stderr}")
 

@@ -17,7 +17,7 @@ from tests.vscode.codeserver import CODE_SERVER, EXTENSION, VSIX, CodeServer, Wo
 from tests.vscode.conftest import build_extension, setup_code_server
 from tests.web.chat_page import PICKER_FITS
 
-# serial: both files rebuild editors/vscode/dist (make), which must not run twice at once
+# serial: code-server's workbench (and its Chromium) is too heavy beside the parallel run
 pytestmark = [pytest.mark.e2e, pytest.mark.serial]
 
 ARTIFACTS = EXTENSION / "test-results"

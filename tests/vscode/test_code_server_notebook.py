@@ -20,7 +20,7 @@ from tests.vscode.codeserver import CodeServer
 from tests.vscode.test_code_server_security import prepared, workbench_on  # noqa: F401
 from tests.web.test_page_notebook import SCENARIO
 
-# serial: like test_code_server.py, rebuilds editors/vscode/dist (make)
+# serial: like test_code_server.py, code-server is too heavy beside the parallel run
 pytestmark = [pytest.mark.e2e, pytest.mark.serial]
 
 

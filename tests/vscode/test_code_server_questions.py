@@ -20,7 +20,7 @@ from tests.harness import scaled
 from tests.vscode.codeserver import CodeServer, Workbench
 from tests.vscode.test_code_server_security import prepared, workbench_on  # noqa: F401
 
-# serial: like test_code_server.py, rebuilds editors/vscode/dist (make)
+# serial: like test_code_server.py, code-server is too heavy beside the parallel run
 pytestmark = [pytest.mark.e2e, pytest.mark.serial]
 
 SETTLED = "Database: SQLite · Features: Auth, Export"

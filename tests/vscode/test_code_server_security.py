@@ -26,7 +26,7 @@ from tests.vscode.model_html import (
     write_scenarios,
 )
 
-# serial: like test_code_server.py, rebuilds editors/vscode/dist (make)
+# serial: like test_code_server.py, code-server is too heavy beside the parallel run
 pytestmark = [pytest.mark.e2e, pytest.mark.serial]
 
 ARTIFACTS = EXTENSION / "test-results"

@@ -17,8 +17,6 @@ from tests.vscode.webview_harness import as_session, record, serve_harness
 
 ARTIFACTS = EXTENSION / "test-results"
 
-pytestmark = pytest.mark.serial  # rebuilds editors/vscode/dist like the other webview tests
-
 
 @pytest.fixture(scope="module")
 def harness_url() -> Iterator[str]:

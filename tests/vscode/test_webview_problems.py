@@ -16,8 +16,6 @@ from tests.langserver.conftest import SCENARIOS, make_project, pylsp_table
 from tests.vscode.test_webview import ARTIFACTS, harness_url, page  # noqa: F401
 from tests.vscode.webview_harness import as_session
 
-pytestmark = pytest.mark.serial
-
 
 @pytest.fixture
 def home() -> Iterator[Home]:

@@ -20,9 +20,6 @@ from tests.vscode.webview_harness import as_session, record, serve_harness
 
 ARTIFACTS = EXTENSION / "test-results"
 
-# serial: rebuilds editors/vscode/dist (make) like test_code_server.py; never both at once
-pytestmark = pytest.mark.serial
-
 
 @pytest.fixture(scope="module")
 def harness_url() -> Iterator[str]:

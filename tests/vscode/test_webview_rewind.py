@@ -9,13 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.vscode.codeserver import EXTENSION
 from tests.vscode.test_webview import ARTIFACTS, harness_url, page, posted  # noqa: F401
 from tests.vscode.webview_harness import as_session, record
-
-pytestmark = pytest.mark.serial
 
 PREVIEW = {
     "leafId": None,

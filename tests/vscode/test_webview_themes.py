@@ -25,7 +25,6 @@ from tests.vscode.webview_harness import as_session, record, serve_harness
 ARTIFACTS = EXTENSION / "test-results"
 STYLE = REPO / "daemon" / "agentd" / "web" / "ui" / "style.css"
 
-pytestmark = pytest.mark.serial  # rebuilds editors/vscode/dist like the other webview tests
 
 # A light, a dark and a high-contrast theme (values of the kind VS Code themes set; none equal
 # to a fallback colour of the stylesheet, so a fallback that shows is caught).

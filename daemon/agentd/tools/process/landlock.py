@@ -25,7 +25,9 @@ import ctypes
 import errno
 import os
 import subprocess
+import threading
 from pathlib import Path
+from typing import Any
 
 from agentd.hardening import landlock_abi, libc
 
@@ -207,6 +209,33 @@ def restrict_self(ruleset: int) -> bool:
     if _prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         return False
     return bool(_syscall(_SYS_RESTRICT_SELF, ruleset, 0) == 0)
+
+
+def spawn_confined(argv: list[str], ruleset: int, **popen: Any) -> subprocess.Popen[bytes]:
+    """``subprocess.Popen(argv, **popen)`` with the child in ``ruleset``, without a ``preexec_fn``.
+
+    Landlock and ``no_new_privs`` bind the calling *thread*, and a child inherits them from
+    the thread that started it. So a fresh thread restricts itself, starts the child and ends:
+    the daemon's own threads stay unconfined, and with no ``preexec_fn`` Python starts the
+    child with ``vfork`` instead of copying the daemon's address space with ``fork``. Raises
+    OSError when the thread cannot be restricted (the child is then never started).
+    """
+    outcome: list[subprocess.Popen[bytes] | BaseException] = []
+
+    def start() -> None:
+        try:
+            if not restrict_self(ruleset):
+                raise OSError(errno.EPERM, "cannot restrict the thread with Landlock")
+            outcome.append(subprocess.Popen(argv, **popen))
+        except BaseException as error:  # handed to the caller's thread
+            outcome.append(error)
+
+    thread = threading.Thread(target=start, name="agentd-landlock-spawn", daemon=True)
+    thread.start()
+    thread.join()
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
 
 
 def unconfined_warning(abi: int) -> str | None:

@@ -145,16 +145,14 @@ async def _run(
     Unsorted (``limit`` None): incomplete when the output grows past the bounds. Sorted:
     stops once ``limit + 1`` results have been read.
     """
-    confine = None
-    if ruleset is not None:
-        from agentd.tools.process import landlock
-
-        confine = functools.partial(landlock.confine, ruleset)
-    proc = await asyncio.create_subprocess_exec(
-        *argv, cwd=cwd, stdin=asyncio.subprocess.DEVNULL, limit=STREAM_LIMIT,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=_env(),
-        preexec_fn=confine,
-    )  # fmt: skip
+    proc: asyncio.subprocess.Process | _Confined
+    if ruleset is None:
+        proc = await asyncio.create_subprocess_exec(
+            *argv, cwd=cwd, stdin=asyncio.subprocess.DEVNULL, limit=STREAM_LIMIT,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=_env(),
+        )  # fmt: skip
+    else:
+        proc = await _Confined.start(argv, cwd, ruleset)
     assert proc.stdout is not None
     assert proc.stderr is not None
     separator = b"\0" if "--files-with-matches" in argv else b"\n"
@@ -183,6 +181,59 @@ async def _run(
         message = errors.decode("utf-8", "replace").strip() or f"exit code {proc.returncode}"
         raise ToolError(f"rg failed: {message}")
     return records, complete
+
+
+class _Confined:
+    """rg started in its Landlock domain by a thread of its own (no ``preexec_fn``, so
+    ``vfork``: :func:`agentd.tools.process.landlock.spawn_confined`), read like asyncio's
+    ``Process``: ``stdout``/``stderr`` streams, ``kill()``, ``await wait()``."""
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self._popen = popen
+        self._pipes: list[asyncio.BaseTransport] = []
+        self.stdout = asyncio.StreamReader(limit=STREAM_LIMIT)
+        self.stderr = asyncio.StreamReader(limit=STREAM_LIMIT)
+
+    @classmethod
+    async def start(cls, argv: list[str], cwd: Path, ruleset: int) -> _Confined:
+        from agentd.tools.process.landlock import spawn_confined
+
+        devnull = os.open(os.devnull, os.O_RDONLY)  # opened here: the domain cannot read it
+        try:
+            popen = spawn_confined(
+                argv, ruleset, cwd=cwd, env=_env(), stdin=devnull,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            )  # fmt: skip
+        except OSError as error:
+            raise ToolError(f"rg could not start confined to the workspace: {error}.") from None
+        finally:
+            os.close(devnull)
+        proc = cls(popen)
+        loop = asyncio.get_running_loop()
+        for reader, pipe in ((proc.stdout, popen.stdout), (proc.stderr, popen.stderr)):
+            protocol = asyncio.StreamReaderProtocol(reader)
+            transport, _ = await loop.connect_read_pipe(functools.partial(_same, protocol), pipe)
+            proc._pipes.append(transport)
+        return proc
+
+    @property
+    def returncode(self) -> int | None:
+        return self._popen.returncode
+
+    def kill(self) -> None:
+        self._popen.kill()
+
+    async def wait(self) -> int:
+        """Wait for rg's exit (on a worker thread), then close both pipes."""
+        try:
+            return await asyncio.to_thread(self._popen.wait)
+        finally:
+            for transport in self._pipes:
+                transport.close()
+
+
+def _same(protocol: asyncio.StreamReaderProtocol) -> asyncio.StreamReaderProtocol:
+    return protocol
 
 
 async def _read_record(stream: asyncio.StreamReader, separator: bytes) -> bytes:
