@@ -61,16 +61,22 @@ def tool_spec(tool: Tool | type[Tool], settings: ToolSettings | None = None) -> 
     defaults when None). Optional parameters appear as plain non-required properties (no
     ``null`` alternative).
     """
-    lazy = isinstance(tool, LazyTool) or (isinstance(tool, type) and issubclass(tool, LazyTool))
-    server_side = None
-    if not lazy or tool.entry.server_search:  # type: ignore[union-attr]
+    entry = _catalog_entry(tool)
+    if entry is None:
         server_side = getattr(tool, "server_search", None)
-    server = server_side(settings) if server_side is not None and settings is not None else None
-    if lazy:
-        schema: dict[str, Any] = tool.entry.parameters  # type: ignore[union-attr]
-    else:
         schema = params_schema(params_struct(tool))
+    else:  # from the catalog: only a provider-side search needs the implementation here
+        real = implementation(entry.implementation) if entry.server_search else None
+        server_side = getattr(real, "server_search", None)
+        schema = entry.parameters
+    server = server_side(settings) if server_side is not None and settings is not None else None
     return ToolSpec(tool.name, describe(tool, settings), schema, server)
+
+
+def _catalog_entry(tool: Tool | type[Tool]) -> CatalogEntry | None:
+    """The catalog's entry of a :class:`LazyTool` (class or instance), else None."""
+    kind = tool if isinstance(tool, type) else type(tool)
+    return kind.entry if issubclass(kind, LazyTool) else None
 
 
 def params_struct(tool: Tool | type[Tool]) -> type[msgspec.Struct]:
