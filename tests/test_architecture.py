@@ -75,7 +75,7 @@ ALLOWED: dict[str, set[str]] = {
     "acp": BASE | {"api", "frontend", "rpc", "stdio", "log", "hardening", "housekeeping"},
     "mcp_server": BASE | {"api", "frontend", "rpc", "log", "hardening"},  # `agentd mcp`
     "lsp": BASE | {"api", "frontend", "rpc", "stdio", "log", "hardening", "housekeeping"},
-    "schema": BASE | {"config", "api"},  # api: the generator of api/methods.py
+    "schema": BASE | {"config", "api", "tools"},  # generators: api/methods.py, tools/catalog.json
     "cli": BASE
     | {
         "listen",

@@ -131,6 +131,9 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
         "agentd.tools.process.mountns",
     )),
     "agentd.providers": (FIRST_USE, ("agentd.providers",)),
+    "agentd.session.preview": (f"{FIRST_USE} (a tool's module: when a call of it is previewed)", (
+        "agentd.tools.edit", "agentd.tools.notebook_edit",
+    )),
     "agentd.session.commands": (
         f"{FIRST_USE} (a command's own model)", ("agentd.session.binding",),
     ),

@@ -12,6 +12,9 @@ Everything comes from the wire types, so the documents cannot drift from the cod
 * ``agentd/api/methods.py``: the :class:`SessionMethods` Protocol (one method per ``call`` of
   the table: its params and result types), which :class:`agentd.api.SessionApi` extends — so
   adding a method is its types, its table entry and its service method, then ``make schema``.
+* ``agentd/tools/catalog.json``: every built-in tool's name, kind, description template and
+  parameters' JSON Schema (:mod:`agentd.tools.catalog`), so a session's tool list is built
+  without importing the tools.
 * ``README.md``: the hand-written protocol document; only the blocks between
   ``<!-- BEGIN GENERATED name -->`` and ``<!-- END GENERATED name -->`` are rewritten
   (``methods``, ``events``, ``errors``).
@@ -40,6 +43,8 @@ from agentd.protocol.events import Event, SessionEvent
 from agentd.protocol.methods import PROTOCOL_VERSION
 from agentd.protocol.table import METHODS, MethodSpec
 from agentd.protocol.tool_details import ToolDetails
+from agentd.tools import catalog_source
+from agentd.tools.catalog import CATALOG_FILE
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 REF_TEMPLATE = "#/$defs/{name}"
@@ -363,6 +368,7 @@ def _outputs(out_dir: Path) -> dict[Path, str | None]:
     """Every generated file and its fresh content (None: it should not exist)."""
     files: dict[Path, str | None] = {out_dir / n: c for n, c in generate(out_dir).items()}
     files[API_METHODS_FILE] = api_methods_source()
+    files[CATALOG_FILE] = catalog_source()
     return files
 
 

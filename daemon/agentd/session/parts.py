@@ -23,8 +23,7 @@ from agentd.session.compaction import CompactionSettings
 from agentd.session.knowledge import web_search_settings
 from agentd.session.shared import process_registry, spill_root
 from agentd.tools.base import ToolContext, ToolPorts
-from agentd.tools.settings import tool_settings
-from agentd.tools.task import render_profiles
+from agentd.tools.settings import render_profiles, tool_settings
 
 if TYPE_CHECKING:
     from agentd.agent.run import ModelBinding

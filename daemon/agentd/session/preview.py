@@ -27,13 +27,11 @@ import msgspec
 
 from agentd.protocol.approval import ApprovalPreview
 from agentd.tools.base import Tool, ToolContext, ToolError
-from agentd.tools.edit import EditParams, replacements_of
 from agentd.tools.files.diffs import summarize_change
 from agentd.tools.files.edit_match import apply_edits
 from agentd.tools.files.fileio import looks_binary
 from agentd.tools.files.paths import display_path, resolve_path
 from agentd.tools.files.safeopen import read_bytes
-from agentd.tools.notebook_edit import notebook_preview
 from agentd.tools.write import WriteParams
 
 if TYPE_CHECKING:
@@ -65,6 +63,8 @@ async def approval_preview(
     if tool.name == "web_fetch" and isinstance(args.get("url"), str):
         return ApprovalPreview(kind="url", url=args["url"])
     if tool.name == "notebook_edit":
+        from agentd.tools.notebook_edit import notebook_preview  # the tool's, on first use
+
         return await notebook_preview(args, ctx)
     if tool.name == "lsp" and args.get("operation") == "rename":
         return await _rename_preview(tool, args, ctx)
@@ -126,6 +126,8 @@ async def _file_change(name: str, args: dict[str, Any], ctx: ToolContext) -> App
         raise ToolError(f"{shown} is a directory; give a file path.")
     old = await _current_text(path, ctx)
     if name == "edit":
+        from agentd.tools.edit import EditParams, replacements_of  # the tool's, on first use
+
         params = msgspec.convert(args, EditParams)
         if old is None:
             raise ToolError(f"{shown} does not exist. Use the write tool to create it.")

@@ -1,6 +1,7 @@
 """The tools the model touches the world with (see README.md in this folder).
 
-The registry is a literal dict. :func:`tool_spec` turns a tool into what the LLM sees (its
+The registry is built from :mod:`agentd.tools.catalog` (no tool's module is imported until
+the tool is used). :func:`tool_spec` turns a tool into what the LLM sees (its
 Params JSON Schema made self-contained), :func:`build_tools` instantiates a tool set, and
 :func:`run_tool` is the one way the loop runs a call: it validates the raw arguments,
 runs the tool and turns every :class:`ToolError` (and OS error) into an error result.
@@ -8,6 +9,8 @@ runs the tool and turns every :class:`ToolError` (and OS error) into an error re
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
@@ -15,49 +18,16 @@ from typing import Any
 import msgspec
 
 from agentd.protocol.tool_details import ToolErrorDetails
-from agentd.tools.ask_user import AskUserTool
 from agentd.tools.base import Tool, ToolContext, ToolError, ToolResult, Toolset
-from agentd.tools.bash import BashTool
+from agentd.tools.catalog import IMPLEMENTATIONS, CatalogEntry, LazyTool, implementation, registered
 from agentd.tools.defaults import ToolSettings
-from agentd.tools.edit import EditTool
-from agentd.tools.find import FindTool
-from agentd.tools.grep import GrepTool
-from agentd.tools.ls import LsTool
-from agentd.tools.lsp import LspTool
-from agentd.tools.notebook_edit import NotebookEditTool
-from agentd.tools.processes import ProcessKillTool, ProcessListTool, ProcessOutputTool
-from agentd.tools.read import ReadTool
 from agentd.tools.settings import describe
-from agentd.tools.skill import SkillTool, narrowed_out
-from agentd.tools.task import TaskTool
-from agentd.tools.todo import TodoTool
-from agentd.tools.undo_edit import UndoEditTool
-from agentd.tools.web_fetch import WebFetchTool, close_converter
-from agentd.tools.web_search import WebSearchTool
-from agentd.tools.write import WriteTool
+from agentd.tools.skill import narrowed_out
 from agentd.toolspec import ToolSpec
 
-TOOLS: dict[str, type[Tool]] = {
-    "read": ReadTool,
-    "write": WriteTool,
-    "edit": EditTool,
-    "undo_edit": UndoEditTool,
-    "notebook_edit": NotebookEditTool,
-    "bash": BashTool,
-    "process_output": ProcessOutputTool,
-    "process_kill": ProcessKillTool,
-    "process_list": ProcessListTool,
-    "grep": GrepTool,
-    "find": FindTool,
-    "ls": LsTool,
-    "task": TaskTool,
-    "todo": TodoTool,
-    "ask_user": AskUserTool,
-    "web_fetch": WebFetchTool,
-    "web_search": WebSearchTool,
-    "skill": SkillTool,
-    "lsp": LspTool,
-}
+TOOLS: dict[str, type[Tool]] = {name: registered(name) for name in IMPLEMENTATIONS}
+"""Every built-in tool by name: a :class:`~agentd.tools.catalog.LazyTool` class each, whose
+implementation module is imported on first use (:mod:`agentd.tools.catalog`)."""
 READ_ONLY: tuple[str, ...] = ("read", "grep", "find", "ls")
 CONFIGURED_TOOLS: tuple[str, ...] = ("web_search", "skill", "lsp")
 """Tools a session gets only when it is configured for them (``web_search``: a backend in
@@ -91,9 +61,22 @@ def tool_spec(tool: Tool | type[Tool], settings: ToolSettings | None = None) -> 
     defaults when None). Optional parameters appear as plain non-required properties (no
     ``null`` alternative).
     """
-    server_side = getattr(tool, "server_search", None)
+    entry = _catalog_entry(tool)
+    if entry is None:
+        server_side = getattr(tool, "server_search", None)
+        schema = params_schema(params_struct(tool))
+    else:  # from the catalog: only a provider-side search needs the implementation here
+        real = implementation(entry.implementation) if entry.server_search else None
+        server_side = getattr(real, "server_search", None)
+        schema = entry.parameters
     server = server_side(settings) if server_side is not None and settings is not None else None
-    return ToolSpec(tool.name, describe(tool, settings), params_schema(params_struct(tool)), server)
+    return ToolSpec(tool.name, describe(tool, settings), schema, server)
+
+
+def _catalog_entry(tool: Tool | type[Tool]) -> CatalogEntry | None:
+    """The catalog's entry of a :class:`LazyTool` (class or instance), else None."""
+    kind = tool if isinstance(tool, type) else type(tool)
+    return kind.entry if issubclass(kind, LazyTool) else None
 
 
 def params_struct(tool: Tool | type[Tool]) -> type[msgspec.Struct]:
@@ -214,4 +197,21 @@ async def run_tool(tool: Tool, raw_args: dict[str, Any], ctx: ToolContext) -> To
 def close_workers() -> None:
     """End the threads the tools keep between calls (web_fetch's converter), so a process
     that closes its sessions can exit; a later call starts them again."""
-    close_converter()
+    web_fetch = sys.modules.get("agentd.tools.web_fetch")
+    if web_fetch is not None:  # never used: no threads to end
+        web_fetch.close_converter()
+
+
+def catalog_source() -> str:
+    """A fresh :data:`~agentd.tools.catalog.CATALOG_FILE` from the tool classes (importing
+    them all): ``agentd schema`` writes it, ``agentd schema --check`` compares."""
+    entries = []
+    for name, target in IMPLEMENTATIONS.items():
+        tool = implementation(target)
+        schema = params_schema(params_struct(tool))
+        server = hasattr(tool, "server_search")
+        made = CatalogEntry(
+            name, target, tool.kind, tool.mutating, tool.description, schema, server
+        )
+        entries.append(made)
+    return json.dumps(msgspec.to_builtins(entries), indent=1, ensure_ascii=False) + "\n"

@@ -157,6 +157,12 @@ def _validated(section: Mapping[str, Any] | None) -> ToolsTable:
         raise ValueError(f"invalid [tools] section in the configuration: {error}") from None
 
 
+def render_profiles(profiles: list[tuple[str, str]]) -> str:
+    """The ``task`` tool's profile lines as its description shows them (``- name:
+    description``; :attr:`ToolSettings.agent_profiles`)."""
+    return "\n".join(f"- {name}: {description}" for name, description in profiles)
+
+
 def describe(tool: Tool | type[Tool], settings: ToolSettings | None = None) -> str:
     """The tool's description with its limit placeholders filled from ``settings`` (the
     defaults when None)."""

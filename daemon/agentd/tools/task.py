@@ -82,8 +82,3 @@ class TaskTool:
                 text += f" Its last message:\n\n{outcome.text}"
             return ToolResult(text, details, is_error=True)
         return ToolResult(outcome.text or "(the subagent gave no final text)", details)
-
-
-def render_profiles(profiles: list[tuple[str, str]]) -> str:
-    """The profile lines the description shows (``- name: description``)."""
-    return "\n".join(f"- {name}: {description}" for name, description in profiles)
