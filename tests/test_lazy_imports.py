@@ -153,7 +153,6 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     # heavy or costly libraries where their one use is
     "agentctl.render.mdterm": (HEAVY, ("rich",)),
     "agentd.store.markdown_html": (HEAVY, ("markdown_it",)),
-    "agentd.store.reader": (HEAVY, ("structlog",)),
     "agentd.tools.net.convert": (HEAVY, ("html_to_markdown",)),
     "agentd.tools.net.fetch": (HEAVY, ("httpx",)),
     "agentd.tools.web_fetch": (HEAVY, ("agentd.tools.net",)),
@@ -167,7 +166,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentd.tools.web_search": (HEAVY, ("agentd.tools.websearch",)),
     "agentd.tools.documents.pdfwork": (HEAVY, ("pypdfium2",)),
     "agentd.tools.files.fileio": (HEAVY, ("tempfile",)),
-    "agentd.tools.process.spill": (HEAVY, ("shutil", "structlog", "tempfile")),
+    "agentd.tools.process.spill": (HEAVY, ("shutil", "tempfile")),
     "agentd.web.remote": (HEAVY, ("ssl",)),
     # sandboxing, only for a confined command
     "agentd.tools.bash_setup": (SANDBOX, (

@@ -4,8 +4,9 @@
 - :func:`loop_exception`: the event loop's error handler (running out of descriptors, a
   callback cancelled by shutdown: one quiet line instead of error tracebacks).
 - :func:`sweep_orphans`: at start-up, kill what tool calls of killed daemons left running,
-  and record this daemon; :func:`end_processes`: at its stop, kill what its tool calls,
-  hooks and MCP servers left running.
+  and record this daemon (:func:`start_orphan_sweep`: the same in a thread);
+  :func:`end_processes`: at its stop, kill what its tool calls, hooks and MCP servers left
+  running.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,16 +47,38 @@ _own_entry: list[Path | None] = []
 def sweep_orphans() -> None:
     """Kill what tool calls of killed daemons left running, then record this daemon
     (:mod:`agentd.tools.process.orphans`: an entry ``<pid>-0``, so the next daemon ends what
-    this one's processes leave if it is killed). Runs in a thread at start-up."""
+    this one's processes leave if it is killed). Blocks."""
     directory = paths.state_dir() / "procs"
+    _sweep(directory, _sweeper(directory))
+
+
+def start_orphan_sweep() -> None:
+    """:func:`sweep_orphans` in a thread, for a daemon starting up. The sweeping code is
+    imported here, on the caller's thread, before the thread starts: a module imported by
+    two threads at once fails halfway when their imports meet in a cycle (one thread gets a
+    partially initialised module, the other a KeyError), so the thread imports nothing."""
+    directory = paths.state_dir() / "procs"
+    threading.Thread(
+        target=_sweep, args=(directory, _sweeper(directory)), name="orphan-sweep", daemon=True
+    ).start()
+
+
+def _sweeper(directory: Path) -> Callable[[Path], int] | None:
+    """The sweep when ``directory`` holds entries; None (the tools stay unimported) when not."""
     try:
         with os.scandir(directory) as entries:
             busy = next(entries, None) is not None
     except OSError:
         busy = False
-    if busy:  # else nothing to sweep, and the tools stay unimported
-        from agentd.tools.process.orphans import sweep
+    if not busy:
+        return None
+    from agentd.tools.process.orphans import sweep
 
+    return sweep
+
+
+def _sweep(directory: Path, sweep: Callable[[Path], int] | None) -> None:
+    if sweep is not None:
         killed = sweep(directory)
         if killed:
             log.info("killed processes left by a stopped daemon", count=killed)

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import threading
 
 from agentd import log as logging_setup
 from agentd import paths
 from agentd.daemon import DaemonOptions, Listener, build_daemon
-from agentd.housekeeping import end_processes, loop_exception, sweep_orphans
+from agentd.housekeeping import end_processes, loop_exception, start_orphan_sweep
 from agentd.log import get_logger, settle
 from agentd.stdio import detach_stdio
 from agentd.transports import (
@@ -105,7 +104,7 @@ async def _run(options: DaemonOptions, listener: Listener) -> int:
     loop = asyncio.get_running_loop()
     loop.set_exception_handler(loop_exception)
     loop.call_later(LOGGING_READY_AFTER, settle)  # at the latest (see agentd.log)
-    threading.Thread(target=sweep_orphans, name="orphan-sweep", daemon=True).start()
+    start_orphan_sweep()
     daemon = build_daemon(options, refuse_tcp_tool_peer)  # the web front-end's peer check
     try:
         return await daemon.run(listener)

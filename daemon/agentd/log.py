@@ -8,10 +8,10 @@ for it: the daemon's own modules log through :func:`get_logger`, and ``configure
 deferred=True)`` keeps their events (with their time and RPC context) in memory until
 :func:`ready` imports and configures structlog and writes them, in order. A ``--stdio``
 daemon (and agentctl's in-process one-shot) configures it so. One second after start
-(``--stdio``) and at exit the events are settled (:func:`settle`): written, and every later
-one as it comes, as the same JSON lines without structlog, so a one-shot run or a private
-daemon never imports it; a warning or error before that, or an event with a traceback, sets
-structlog up (:func:`ready`).
+(``--stdio``), right after a daemon's first ``initialize`` answer, and at exit the events
+are settled (:func:`settle`): written, and every later one as it comes, as the same JSON
+lines without structlog, so a one-shot run or a private daemon never imports it; a warning
+or error before that, or an event with a traceback, sets structlog up (:func:`ready`).
 
 :func:`configure` is called once at start-up (again only in tests). Every line is one JSON
 object with ``timestamp``, ``level``, ``event``, the bound context (``conn_id`` and

@@ -105,12 +105,12 @@ async def test_a_mode_or_model_change_from_the_shell_reaches_the_editor(box: Box
         finally:
             await client.close()
 
-        def moved() -> bool:
+        def moved() -> bool:  # both updates, which arrive one after the other
+            updates = [u for _, u in editor.updates]
+            options = [u for u in updates if u.session_update == "config_option_update"]
             return any(
                 u.session_update == "current_mode_update" and u.current_mode_id == "read-only"
-                for _, u in editor.updates
-            )
+                for u in updates
+            ) and bool(options and options[-1].config_options[0].current_value == "read-only")
 
         await editor.wait_for(moved)
-        options = [u for _, u in editor.updates if u.session_update == "config_option_update"]
-        assert options[-1].config_options[0].current_value == "read-only"

@@ -9,7 +9,7 @@ import pytest
 
 from agentd.errors import RpcError
 from tests.e2e.test_tools import add_scenarios, scenario, tool_end
-from tests.harness import Home, new_session, run, stdio_client
+from tests.harness import Home, new_session, run, scaled, stdio_client, wait_until
 from tests.smallfs import fill, small_tmpfs
 
 pytestmark = pytest.mark.e2e
@@ -38,6 +38,11 @@ async def test_bash_output_on_a_full_spill_disk_stays_small_and_warns_once(home:
             result, events = await run(client, sid, "print a lot", timeout=60)
             assert client.process is not None
             peak = peak_rss_kib(client.process.pid)
+            wait_until(  # written by the log's own thread while the daemon still runs
+                lambda: any(r["event"] == "spill_stopped" for r in log_lines(home)),
+                scaled(20),
+                "the spill_stopped log line",
+            )
         end = tool_end(events)
     assert result["stopReason"] == "end_turn"
     text = end["result"][0]["text"]

@@ -4,6 +4,7 @@ transcript, the files go back and the prompt is offered in the message box."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -148,10 +149,19 @@ def test_a_conflict_is_shown_and_ok_forces_the_same_prompt(
     page = open_page(context, web)
     _two_turns(page)
     (project / "a.txt").write_text("mine now\n")
-    with page.expect_event("dialog", timeout=scaled(20) * 1000) as asked:
-        _rewind_second(page)
-    question = asked.value.message
-    asked.value.dismiss()
+    asked: list[str] = []
+
+    def dismiss(dialog: Dialog) -> None:  # at once: a dialog left open holds the click
+        asked.append(dialog.message)
+        dialog.dismiss()
+
+    page.once("dialog", dismiss)
+    _rewind_second(page)
+    deadline = time.monotonic() + scaled(20)
+    while not asked and time.monotonic() < deadline:
+        page.wait_for_timeout(50)  # a poll that lets Playwright deliver the dialog event
+    assert asked, "no confirmation was asked"
+    question = asked[0]
     expect(page.locator(".item--user")).to_have_count(2)
     assert "Conflicts: a.txt (changed since agentd left it; a forced rewind overwrites it)" in (
         question

@@ -40,8 +40,6 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-import structlog
-
 from agentd import __version__
 from agentd.acp.builtins import builtin_call, run_builtin
 from agentd.acp.commands import CommandAnnouncer
@@ -58,6 +56,7 @@ from agentd.acp.session import (
 )
 from agentd.errors import InternalError, InvalidParams, InvalidRequest, RpcError
 from agentd.frontend import FrontEndOptions, FrontEndSessions, open_sessions
+from agentd.log import get_logger
 from agentd.protocol import acp
 from agentd.protocol.methods import (
     FileAccessCapabilities,
@@ -79,7 +78,7 @@ from agentd.rpc import Connection, Router
 if TYPE_CHECKING:
     from agentd.api import SessionApi
 
-log = structlog.get_logger("agentd.acp")
+log = get_logger("agentd.acp")
 
 
 class AcpAgent:

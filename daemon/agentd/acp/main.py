@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
-import threading
 from pathlib import Path
 
 from agentd.acp.agent import AcpAgent
@@ -40,12 +39,12 @@ def run(options: FrontEndOptions, log_file: Path | None = None, log_level: str =
 
 
 async def _serve(options: FrontEndOptions, fds: tuple[int, int]) -> int:
-    from agentd.housekeeping import loop_exception, sweep_orphans
+    from agentd.housekeeping import loop_exception, start_orphan_sweep
     from agentd.stdio import open_stdio
 
     asyncio.get_running_loop().set_exception_handler(loop_exception)
     if not options.shared:  # a daemon starts here: what killed daemons left running goes
-        threading.Thread(target=sweep_orphans, name="orphan-sweep", daemon=True).start()
+        start_orphan_sweep()
 
     reader, writer = await open_stdio(*fds)
     agent = AcpAgent(options)

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import msgspec
-import structlog
 
+from agentd.log import get_logger
 from agentd.protocol import acp
 from agentd.protocol.question_forms import form_answers, question_schema
 from agentd.protocol.questions import AskQuestionParams, AskQuestionResult, Question, QuestionAnswer
@@ -26,7 +26,7 @@ from agentd.protocol.questions import AskQuestionParams, AskQuestionResult, Ques
 if TYPE_CHECKING:
     from agentd.rpc import Connection
 
-log = structlog.get_logger("agentd.acp")
+log = get_logger("agentd.acp")
 DECLINED = AskQuestionResult(answers=None)
 
 

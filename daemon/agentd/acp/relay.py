@@ -27,13 +27,13 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 import msgspec
-import structlog
 
 from agentd.acp.questions import AcpQuestions
 from agentd.acp.session import AcpSession
 from agentd.acp.titles import absolute_path, native_kind_of, tool_kind, tool_title
 from agentd.acp.toolcontent import permission_content
 from agentd.api.subscriber import new_key
+from agentd.log import get_logger
 from agentd.protocol import acp
 from agentd.protocol.events import PermissionOption, SettingsChanged, SubagentStart
 from agentd.protocol.methods import (
@@ -50,7 +50,7 @@ from agentd.rpc import Connection
 if TYPE_CHECKING:
     from agentd.api.subscriber import Delivery
 
-log = structlog.get_logger("agentd.acp")
+log = get_logger("agentd.acp")
 OPTION_NAMES: dict[PermissionOption, str] = {
     "allow_once": "Allow",
     "allow_always": "Always allow (this session)",

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from agentd import __version__
 from agentd.errors import InvalidRequest, NotInitialized, Unauthorized
-from agentd.log import get_logger
+from agentd.log import get_logger, settle
 from agentd.protocol.base import Empty
 from agentd.protocol.lifecycle import LanguageServerInfo
 from agentd.protocol.mcp import McpServerInfo
@@ -113,6 +113,7 @@ class Lifecycle:
             client_version=info.version if info else None,
             protocol_version=params.protocol_version,
         )
+        asyncio.get_running_loop().call_soon(settle)  # the log kept so far, once this is written
         return InitializeResult(
             protocol_version=PROTOCOL_VERSION,
             server_info=ServerInfo(name="agentd", version=__version__),

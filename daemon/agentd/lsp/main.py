@@ -116,7 +116,7 @@ async def _serve(options: FrontEndOptions, fds: tuple[int, int]) -> int:
     from pygls.io_ import run_async
 
     from agentd import log as logging_setup
-    from agentd.housekeeping import loop_exception, sweep_orphans
+    from agentd.housekeeping import loop_exception, start_orphan_sweep
     from agentd.log import get_logger
     from agentd.lsp.server import build_server
     from agentd.stdio import open_stdio
@@ -125,7 +125,7 @@ async def _serve(options: FrontEndOptions, fds: tuple[int, int]) -> int:
     loop.set_exception_handler(loop_exception)
     loop.call_later(READY_AFTER, logging_setup.ready)
     if not options.shared:  # a daemon starts here: what killed daemons left running goes
-        threading.Thread(target=sweep_orphans, name="orphan-sweep", daemon=True).start()
+        start_orphan_sweep()
     reader, writer = await open_stdio(*fds)
     server = build_server(options)
     server.protocol.set_writer(_Writer(writer))

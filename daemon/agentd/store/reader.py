@@ -11,6 +11,7 @@ its next append. Only a missing or unreadable header makes a file unusable.
 from __future__ import annotations
 
 import gc
+import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -63,10 +64,9 @@ class LoadedSession(msgspec.Struct):
 
 
 def log_warning(event: str, **fields: object) -> None:
-    """Log a store problem (structlog is imported on first use: it is not light)."""
-    import structlog
-
-    structlog.get_logger("agentd.store").warning(event, **fields)
+    """Log a store problem: a stdlib record, which :mod:`agentd.log` writes as a JSON line
+    with ``fields`` (whether the daemon's log runs on structlog yet or not)."""
+    logging.getLogger("agentd.store").warning(event, extra=fields)
 
 
 @contextmanager

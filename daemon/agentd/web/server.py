@@ -33,11 +33,11 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import msgspec
-import structlog
 
 from agentd import __version__
 from agentd.errors import InvalidParams, RpcError
 from agentd.hosts import is_loopback
+from agentd.log import get_logger
 from agentd.protocol.methods import SubscribeParams
 from agentd.protocol.metrics import DaemonMetricsResult
 from agentd.protocol.web import WebHello
@@ -76,7 +76,7 @@ from agentd.web.static import CSP, load_assets
 if TYPE_CHECKING:
     from agentd.session.service import SessionService
 
-log = structlog.get_logger("agentd.web")
+log = get_logger("agentd.web")
 
 DEFAULT_PORT = 8765
 UPKEEP_INTERVAL = 60.0

@@ -23,6 +23,7 @@ two.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import queue
 import threading
@@ -207,10 +208,9 @@ class SpillWriter:
                 handle.close()
         self._saved = _size(self.path) if self.path is not None else 0
         self.error = f"{exc.strerror or exc}"
-        import structlog  # only on this rare path
-
-        structlog.get_logger("agentd.tools").warning(
-            "spill_stopped", path=str(where), error=self.error, saved_bytes=self._saved
+        logging.getLogger("agentd.tools").warning(  # a JSON line through agentd.log
+            "spill_stopped",
+            extra={"path": str(where), "error": self.error, "saved_bytes": self._saved},
         )
 
 
