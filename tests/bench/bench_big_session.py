@@ -50,7 +50,7 @@ from tests.bench.bench_store import _Conversation
 from tests.bench.smoke import size
 from tests.harness import wait_until_async
 
-DATA = Path("/tmp/agentd-bench-big-smoke" if smoke.enabled() else "/tmp/agentd-bench-big")
+DATA = smoke.data_dir("big")  # a smoke run gets a folder of its own (side-by-side runs)
 FILE_BYTES = size(100 * 2**20, 2**20)
 COMPACT_EVERY = size(2**20, 64 * 2**10)
 """Bytes of turns between two compactions in the compacted file."""

@@ -37,7 +37,7 @@ from agentd.store.index import INDEX_NAME
 from tests.bench import smoke
 from tests.bench.smoke import size
 
-DATA = Path("/tmp/agentd-bench-store-smoke" if smoke.enabled() else "/tmp/agentd-bench-store")
+DATA = smoke.data_dir("store")  # a smoke run gets a folder of its own (side-by-side runs)
 BIG_BYTES = size(100 * 2**20, 2**20)
 SESSIONS = size(1000, 60)  # more than the page of 50 listed
 LARGE_SESSIONS = size(20, 2)
