@@ -13,11 +13,12 @@ import pytest
 
 from agentctl.batch.budget import BatchBudget, Pace
 from agentctl.batch.engine import TaskEvent
-from agentctl.batch.records import ResultRecord, TaskUsage, new_trace_id
+from agentctl.batch.records import ResultRecord, TaskUsage
 from agentctl.batch.report import html_report, markdown_report, summarise
 from agentctl.batch.store import ResultsFile, latest_records, read_records
 from agentctl.batch.tasks import Task, TaskLineError, in_shard, parse_line, read_tasks
 from agentctl.batch.workspace import changed_paths
+from agentd.api.tracecontext import new_trace_id
 
 
 @pytest.mark.parametrize(

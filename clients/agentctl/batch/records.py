@@ -23,10 +23,11 @@ again. ``--retry-failed`` also runs again those ``failed``, ``error``, ``timeout
 
 from __future__ import annotations
 
-import secrets
 from typing import Any, Literal
 
 import msgspec
+
+from agentd.api.tracecontext import traceparent
 
 Status = Literal["passed", "failed", "error", "timeout", "budget", "max_turns", "cancelled"]
 FINAL_STATUSES = frozenset({"passed", "failed", "error", "timeout", "budget", "max_turns"})
@@ -113,25 +114,9 @@ class BatchFile(msgspec.Struct, kw_only=True):
     updated_at: str = ""
 
 
-def new_trace_id() -> str:
-    """A fresh W3C trace id: 32 lowercase hex digits, not all zero."""
-    while True:
-        value = secrets.token_hex(16)
-        if value.strip("0"):
-            return value
-
-
-def new_span_id() -> str:
-    """A fresh W3C span id: 16 lowercase hex digits, not all zero."""
-    while True:
-        value = secrets.token_hex(8)
-        if value.strip("0"):
-            return value
-
-
 def traceparent_of(trace_id: str, span_id: str) -> str | None:
     """The ``traceparent`` naming ``span_id`` in ``trace_id`` (sampled); None without both."""
-    return f"00-{trace_id}-{span_id}-01" if trace_id and span_id else None
+    return traceparent(trace_id, span_id) if trace_id and span_id else None
 
 
 def record_to_data(record: ResultRecord) -> dict[str, Any]:

@@ -21,8 +21,6 @@ from agentctl.batch.records import (
     RETRIED_STATUSES,
     BatchFile,
     ResultRecord,
-    new_span_id,
-    new_trace_id,
 )
 from agentctl.batch.store import (
     ResultsFile,
@@ -33,6 +31,7 @@ from agentctl.batch.store import (
 )
 from agentctl.batch.tasks import Task, TaskLineError, in_shard, read_tasks
 from agentctl.run import outcome
+from agentd.api.tracecontext import new_span_id, new_trace_id
 
 BATCH_BUDGET = "batch budget reached"
 INTERRUPTED = "interrupted"

@@ -16,9 +16,10 @@ import msgspec
 
 from agentctl.batch.engine import BatchSettings, StopRequest, TaskCaps, TaskEvent, TaskJob
 from agentctl.batch.execute import execute_task
-from agentctl.batch.records import new_span_id, record_to_data
+from agentctl.batch.records import record_to_data
 from agentctl.batch.tasks import Task
 from agentctl.client import AgentClient, connect, spawn_stdio
+from agentd.api.tracecontext import new_span_id
 
 DaemonChoice = Literal["shared", "private"]
 
