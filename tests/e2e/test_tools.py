@@ -116,6 +116,22 @@ async def test_bad_tool_settings_are_config_errors(
     assert message in error.value.message
 
 
+async def test_the_sandboxed_temp_dir_is_the_sessions_and_deleted_with_it(home: Home) -> None:
+    configure(home, top='sandbox = "workspace"\n')
+    command = 'echo kept > "$TMPDIR/f" && echo "$TMPDIR"'
+    add_scenarios(home, scenario("use the temp dir", "bash", {"command": command}))
+    async with stdio_client(home) as client:
+        sid = await new_session(client, home)
+        _, events = await run(client, sid, "use the temp dir")
+        tmp = Path(tool_end(events)["result"][0]["text"].strip())
+        assert tmp.name == sid
+        assert (tmp / "f").read_text() == "kept\n"
+        assert stat.S_IMODE(tmp.stat().st_mode) == 0o700
+        await client.call("session/delete", {"sessionId": sid})
+    assert not tmp.exists()
+    assert tmp.parent.is_dir()  # other sessions' temp dirs live beside it
+
+
 async def test_spill_files_are_private_and_deleted_with_the_session(home: Home) -> None:
     configure(home, tables="[tools]\nmax_output_lines = 5\n")
     add_scenarios(home, scenario("flood the output", "bash", {"command": "seq 1 100000"}))

@@ -96,3 +96,22 @@ async def test_spill_file_is_capped_and_the_result_says_so(ctx: ToolContext) -> 
     assert f"Only the first 100000 of {total} bytes of output are in {spill}" in text_of(result)
     assert "capped at 100000 bytes" in text_of(result)
     assert text_of(result).splitlines()[0] != "1"  # the result itself keeps the tail
+
+
+def test_daemon_start_prunes_old_sandbox_temp_dirs(work: Path) -> None:
+    """The start-up prune covers the sessions' temp dirs as it does spill folders."""
+    import subprocess
+    import sys
+
+    base = work / "tmp" / f"agentd-{os.getuid()}-tmp"
+    old, fresh = base / "old-session", base / "fresh-session"
+    for folder in (old, fresh):
+        folder.mkdir(parents=True)
+        (folder / "file").write_text("x")
+    week = time.time() - 8 * 86400
+    os.utime(old, (week, week))
+    env = {**os.environ, "TMPDIR": str(work / "tmp"), "XDG_STATE_HOME": str(work / "state")}
+    code = "from agentd.session.shared import prune_session_files; prune_session_files()"
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60)
+    assert not old.exists()
+    assert (fresh / "file").exists()

@@ -79,7 +79,6 @@ class SharedResources:
         defaults: ModelDefaults | None = None,
     ) -> None:
         from agentd.store import default_root
-        from agentd.tools.process.spill import prune
 
         self.session_root = Path(session_dir) if session_dir else default_root()
         self.config_file = Path(config_file) if config_file else None
@@ -92,8 +91,7 @@ class SharedResources:
         self.telemetry = Telemetry()
         """The daemon's counters and, once :meth:`start_telemetry` found it configured, its
         OpenTelemetry export; every session's bus tells it the session's events."""
-        args = (spill_root(),)
-        threading.Thread(target=prune, args=args, name="spill-prune", daemon=True).start()
+        threading.Thread(target=prune_session_files, name="spill-prune", daemon=True).start()
 
     def config(self, cwd: Path) -> Config:
         """The merged configuration for a session in ``cwd`` (read fresh each time)."""
@@ -345,3 +343,14 @@ def spill_root() -> Path:
     from agentd.paths import state_dir
 
     return state_dir() / "spill"
+
+
+def prune_session_files() -> None:
+    """At daemon start (a thread of its own): delete the spill files and the sandboxed
+    commands' temp dirs of sessions untouched for
+    :data:`agentd.tools.process.spill.MAX_AGE_DAYS` days."""
+    from agentd.tools.process.landlock import tmp_root
+    from agentd.tools.process.spill import prune
+
+    prune(spill_root())
+    prune(tmp_root())

@@ -182,10 +182,11 @@ class StoredSessionMethods:
         self, params: SessionDeleteParams, subscriber: Subscriber | None = None
     ) -> OkResult:
         """``session/delete``: unload, then remove the file, its images, its kept file
-        contents (rewind) and the session's spill files."""
+        contents (rewind), the session's spill files and its commands' temp dir."""
         from agentd.session.shared import spill_root
         from agentd.store.blobs import remove as remove_images
         from agentd.store.contents import remove as remove_contents
+        from agentd.tools.process.landlock import tmp_root
         from agentd.tools.process.spill import remove_session
 
         sessions = self._manager()
@@ -198,6 +199,7 @@ class StoredSessionMethods:
         await asyncio.to_thread(remove_images, path)
         await asyncio.to_thread(remove_contents, path)
         await asyncio.to_thread(remove_session, spill_root(), params.session_id)
+        await asyncio.to_thread(remove_session, tmp_root(), params.session_id)
         return OkResult()
 
     async def close_session(

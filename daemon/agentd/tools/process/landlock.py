@@ -249,9 +249,16 @@ def unconfined_warning(abi: int) -> str | None:
     )
 
 
+def tmp_root() -> Path:
+    """The folder holding every session's temp dir (``$TMPDIR/agentd-$UID-tmp``). A session's
+    is deleted with the session (``session/delete``), and at daemon start those untouched for
+    a week are (:func:`agentd.tools.process.spill.prune`), as spill files are."""
+    return Path(os.environ.get("TMPDIR") or "/tmp") / f"agentd-{os.getuid()}-tmp"
+
+
 def session_tmp(session_id: str) -> Path:
     """The session's own temp dir (``0700``), the only writable place outside the workspace."""
-    base = Path(os.environ.get("TMPDIR") or "/tmp") / f"agentd-{os.getuid()}-tmp"
+    base = tmp_root()
     path = base / (session_id or "default")
     for level in (base, path):
         try:
