@@ -381,12 +381,12 @@ def _add_batch(commands: Commands) -> None:
     add_batch_parser(commands, _positive_int, _positive_float)
 
 
-SMALL_COMMANDS = frozenset(
+_SMALL_COMMANDS = frozenset(
     ("chat", "attach", "cancel", "status", "rpc", "trust", "mcp", "lsp", "skills", "web", "bridge")
 )
 _GRAMMARS: tuple[tuple[frozenset[str], Callable[[Commands], None]], ...] = (
     (frozenset({"send"}), _add_send),
-    (SMALL_COMMANDS, _add_small_commands),
+    (_SMALL_COMMANDS, _add_small_commands),
     (frozenset({"sessions"}), _add_sessions),
     (frozenset({"daemon"}), _add_daemon),
     (frozenset({"rewind"}), _add_rewind),
