@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     start_early(args)
     from agentctl.parser import build_parser
 
-    parser = build_parser()
+    parser = build_parser(args)
     try:
         options = parser.parse_args(args)
     except SystemExit as exc:  # argparse: usage errors (2) and --help (0)

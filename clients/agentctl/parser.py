@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeAlias
 
 from agentctl.batch.args import add_batch_parser
 from agentctl.run.exitcodes import exit_code_words
@@ -373,19 +374,45 @@ class _Parser(argparse.ArgumentParser):
         return formatter(prog=self.prog, width=help_width())  # type: ignore[no-any-return]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full ``agentctl`` parser; ``options.command`` names the chosen command."""
+Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
+def _add_batch(commands: Commands) -> None:
+    add_batch_parser(commands, _positive_int, _positive_float)
+
+
+_SMALL_COMMANDS = frozenset(
+    ("chat", "attach", "cancel", "status", "rpc", "trust", "mcp", "lsp", "skills", "web", "bridge")
+)
+_GRAMMARS: tuple[tuple[frozenset[str], Callable[[Commands], None]], ...] = (
+    (frozenset({"send"}), _add_send),
+    (_SMALL_COMMANDS, _add_small_commands),
+    (frozenset({"sessions"}), _add_sessions),
+    (frozenset({"daemon"}), _add_daemon),
+    (frozenset({"rewind"}), _add_rewind),
+    (frozenset({"ps", "kill"}), _add_processes),
+    (frozenset({"batch"}), _add_batch),
+)
+"""Each part of the grammar and the commands it adds, in the order ``--help`` lists them."""
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The ``agentctl`` parser; ``options.command`` names the chosen command.
+
+    With no ``argv``, or one that does not start with a command's name, it is the full
+    grammar. When ``argv[0]`` names a command, only the part of the grammar holding that
+    command is built (argparse hands every argument after the command's name to its
+    sub-parser, so ``parse_args(argv)`` gives the same namespace, errors and help): building
+    all some 110 sub-parsers costs several milliseconds, mostly argparse's ``gettext``
+    look-ups, on every ``agentctl send``.
+    """
     parser = _Parser(prog="agentctl", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("-V", "--version", action="store_true", help="print the version")
     parser.add_argument("--socket", metavar="PATH", default=None, help=argparse.SUPPRESS)
-    commands: argparse._SubParsersAction[argparse.ArgumentParser] = parser.add_subparsers(  # type: ignore[assignment]
+    commands: Commands = parser.add_subparsers(  # type: ignore[assignment]
         dest="command", metavar="COMMAND", required=True
     )
-    _add_send(commands)
-    _add_small_commands(commands)
-    _add_sessions(commands)
-    _add_daemon(commands)
-    _add_rewind(commands)
-    _add_processes(commands)
-    add_batch_parser(commands, _positive_int, _positive_float)
+    chosen = [add for names, add in _GRAMMARS if argv[:1] and argv[0] in names]
+    for add in chosen or [add for _, add in _GRAMMARS]:
+        add(commands)
     return parser

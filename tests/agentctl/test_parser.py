@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+
 import pytest
 
 from agentctl.cli import main
@@ -121,3 +123,25 @@ def test_version_imports_nothing_heavy() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.splitlines()[-1] == "[]"
+
+
+def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+def test_a_command_line_naming_a_command_builds_its_grammar_the_same() -> None:
+    """``build_parser(argv)`` builds only the part of the grammar of ``argv[0]``'s command:
+    every command of the full grammar is found there, with the same help, and parses alike."""
+    full = _commands(build_parser())
+    for name, sub in full.items():
+        narrowed = _commands(build_parser([name]))
+        assert name in narrowed, name
+        assert len(narrowed) < len(full), name
+        assert narrowed[name].format_help() == sub.format_help(), name
+    argv = ["send", "--provider", "mock", "-q", "fix", "it"]
+    assert vars(build_parser(argv).parse_args(argv)) == vars(build_parser().parse_args(argv))
+    argv = ["sessions", "rename", "x", "a title"]
+    assert vars(build_parser(argv).parse_args(argv)) == vars(build_parser().parse_args(argv))
+    assert len(_commands(build_parser(["--socket", "s", "send"]))) == len(full)
+    assert len(_commands(build_parser(["nonsense"]))) == len(full)

@@ -23,21 +23,20 @@ import msgspec
 RETRYABLE_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 """Statuses retried with backoff: timeouts, rate limits, server errors, Anthropic's 529."""
 
-_OVERFLOW_PATTERNS = re.compile(
-    "|".join(
-        (
-            r"context[_ ]length[_ ]exceeded",
-            r"maximum context length",
-            r"prompt is too long",
-            r"input length and `?max_tokens`? exceed context limit",
-            r"exceeds? (the )?(model'?s? )?context (window|length|limit)",
-            r"context window (is )?exceeded",
-            r"too many (input )?tokens",
-            r"reduce the length of the (messages|prompt)",
-        )
-    ),
-    re.IGNORECASE,
+_OVERFLOW_PATTERNS = "|".join(
+    (
+        r"context[_ ]length[_ ]exceeded",
+        r"maximum context length",
+        r"prompt is too long",
+        r"input length and `?max_tokens`? exceed context limit",
+        r"exceeds? (the )?(model'?s? )?context (window|length|limit)",
+        r"context window (is )?exceeded",
+        r"too many (input )?tokens",
+        r"reduce the length of the (messages|prompt)",
+    )
 )
+"""What a context overflow's error says (case ignored): compiled by ``re`` on the first error
+looked at, not when the module is imported."""
 _RETRYABLE_ERROR_TYPES = frozenset(
     {"overloaded_error", "rate_limit_error", "api_error", "server_error", "timeout_error"}
 )
@@ -60,7 +59,7 @@ class ProviderFailure(Exception):
 
 def is_context_overflow(*texts: str | None) -> bool:
     """Whether an error code or message says the prompt did not fit the model's context."""
-    return any(text and _OVERFLOW_PATTERNS.search(text) for text in texts)
+    return any(text and re.search(_OVERFLOW_PATTERNS, text, re.IGNORECASE) for text in texts)
 
 
 def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
