@@ -20,6 +20,8 @@ Contract of :class:`ProviderTransport` (an ``httpx.AsyncBaseTransport``):
   after ``keepalive_expiry`` seconds idle, and never reused once the server has closed its
   side; a response that is not read to its end closes its connection.
 * Timeouts are httpx's per-request ``connect``/``read``/``write`` values.
+* :func:`new_http_client` makes an :class:`HttpClient`: httpx's client, whose cookie jar is
+  consulted only for responses with a ``Set-Cookie`` header (the same cookies are kept).
 """
 
 from __future__ import annotations
