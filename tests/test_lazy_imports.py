@@ -109,7 +109,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentd.session.shared": (FIRST_USE, (
         "agentd.config", "agentd.langserver", "agentd.mcp", "agentd.mockllm.transport",
         "agentd.paths",
-        "agentd.providers.transport", "agentd.store", "agentd.tools.process.spill", "httpx",
+        "agentd.providers.transport", "agentd.store", "agentd.tools.process.spill",
     )),
     "agentd.session.service": (f"{FIRST_USE} (session commands: when one runs); {PENDING}", (
         "agentd.agent.run", "agentd.session.commands", "agentd.session.factory",

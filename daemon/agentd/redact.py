@@ -57,6 +57,9 @@ _PATTERNS = (
     + r")[^\s\"'\\,;]{4,}",
 )
 
+_TEXT_PATTERNS = tuple(re.compile(pattern) for pattern in _PATTERNS)
+_BYTES_PATTERNS = tuple(re.compile(pattern.encode()) for pattern in _PATTERNS)
+
 
 def _lead(pattern: str) -> str:
     """The ``keep`` group of ``pattern`` (what precedes its secret value)."""
@@ -107,8 +110,8 @@ class Redactor:
         )
         self._text_secrets = tuple(known)
         self._bytes_secrets = tuple(msgspec.json.encode(secret)[1:-1] for secret in known)
-        self._text_patterns = tuple(re.compile(pattern) for pattern in _PATTERNS)
-        self._bytes_patterns = tuple(re.compile(pattern.encode()) for pattern in _PATTERNS)
+        self._text_patterns = _TEXT_PATTERNS
+        self._bytes_patterns = _BYTES_PATTERNS
 
     def text(self, value: str) -> str:
         """``value`` with every secret replaced."""

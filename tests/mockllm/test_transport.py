@@ -97,3 +97,26 @@ def test_the_scenarios_variable_replaces_the_built_in_ones(
     assert mock_scenarios().default_response.content == "from the file"
     monkeypatch.delenv("AGENTD_MOCK_SCENARIOS")
     assert mock_scenarios() is builtin
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/chat/completions", openai_body({"role": "user", "content": "do two"})),
+        ("/chat/completions", {**openai_body({"role": "user", "content": "hi"}), "tools": []}),
+        ("/messages", anthropic_body({"role": "user", "content": "do two"})),
+    ],
+)
+async def test_a_server_keeping_no_requests_answers_the_same(
+    path: str, body: dict[str, object]
+) -> None:
+    """The daemon's mock keeps no request, so it decodes only the keys a format reads: the
+    replies are the same, the usage chunk included; a body that is no object is refused."""
+    async with MockLLMServer(SCENARIOS) as server, httpx.AsyncClient() as http:
+        over_http = await events(http, server.url + path, body)
+    kept_none = MockTransport(server=MockLLMServer(SCENARIOS, keep_requests=0))
+    async with httpx.AsyncClient(transport=kept_none) as client:
+        assert _without_ids(await events(client, URL + path, body)) == _without_ids(over_http)
+        refused = await client.post(URL + path, content=b"[1]")
+    assert refused.status_code == 400
+    assert "must be a JSON object" in refused.text

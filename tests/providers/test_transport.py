@@ -342,3 +342,30 @@ print(json.dumps([m for m in heavy if m in sys.modules]))
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=scaled(60), check=True
     )
     assert json.loads(result.stdout) == []
+
+
+async def test_a_cookie_the_server_sets_is_sent_back() -> None:
+    """The client skips the cookie jar for answers that set no cookie (LLM APIs set none);
+    one that does still has its cookie stored and sent with the next requests."""
+    seen: list[str | None] = []
+    answers = [
+        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nno",
+        b"HTTP/1.1 200 OK\r\nSet-Cookie: lb=node-2; Path=/\r\nContent-Length: 2\r\n\r\nok",
+        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nno",
+        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nno",
+    ]
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        for answer in answers:
+            got = await read_request(reader)
+            if got is None:
+                return
+            seen.append(got.headers.get("cookie"))
+            writer.write(answer)
+            await writer.drain()
+
+    async with serving(handler) as served, new_http_client() as http:
+        for _ in answers:
+            assert (await http.get(served.url + "/v1/models")).status_code == 200
+        assert http.cookies.get("lb") == "node-2"
+    assert seen == [None, None, "lb=node-2", "lb=node-2"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 
 from agentd.session import inotify
 from agentd.session.treewatch import RACY_NS, Changes, Tree
+from tests.harness import scaled
 
 MODES = ["inotify", "stats"]
 
@@ -239,3 +241,37 @@ def test_a_folder_moved_onto_a_name_seen_earlier_stays_watched(tree_root: Path) 
     assert "d0/deep/f3.txt" in deleted
     (tree_root / "d1" / "b" / "f3.txt").write_text("CONTENT")
     assert _rel(tree_root, tree.refresh()) == ([], ["d1/b/f3.txt"], [])
+
+
+class CollectingInotify(inotify.Inotify):
+    """A real instance that drops the last reference to ``doomed`` while it reads events
+    (as the garbage collector may run a finalizer at any allocation, the lock held)."""
+
+    doomed: list[Tree] = []
+
+    def _dispatch(self, data: bytes) -> None:
+        self.doomed.clear()  # the tree's finalizer releases its listener right here
+        super()._dispatch(data)
+
+
+def test_a_tree_collected_while_its_instance_reads_events_is_released(tree_root: Path) -> None:
+    _events("inotify")
+    events = CollectingInotify.open()
+    assert events is not None
+    done = threading.Event()
+    try:
+        keeper, doomed = Tree(tree_root, events=events), Tree(tree_root / "d1", events=events)
+        keeper.refresh()
+        doomed.refresh()
+        events.doomed = [doomed]
+        del doomed
+        (tree_root / "d1" / "f1.txt").write_text("CONTENT")
+        reader = threading.Thread(target=lambda: (keeper.refresh(), done.set()), daemon=True)
+        reader.start()
+        assert done.wait(scaled(30)), "the refresh never returned: the release waited on it"
+        (tree_root / "d0" / "f0.txt").write_text("CONTENT")
+        assert _rel(tree_root, keeper.refresh()) == ([], ["d0/f0.txt"], [])
+        assert len(events._listeners) == 1  # the collected tree's listener is gone
+    finally:
+        if done.is_set():  # else the reader holds the lock for ever
+            events.close()

@@ -16,6 +16,7 @@ drift test compares).
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import types
 import typing
@@ -518,7 +519,10 @@ def _literal_values(kind: Any) -> list[Any]:
     return values
 
 
+@functools.cache
 def _field_types(struct: type[msgspec.Struct]) -> dict[str, Any]:
+    """Each field of ``struct`` and its type, ``Annotated`` kept (computed once per Struct:
+    resolving the hints was most of the cost of validating a file; do not mutate it)."""
     hints = typing.get_type_hints(struct, include_extras=True)
     return {name: hints[name] for name in struct.__struct_fields__}
 

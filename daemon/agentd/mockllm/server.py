@@ -47,6 +47,18 @@ class _Format(msgspec.Struct, frozen=True):
     frames: Callable[[Plan, str, dict[str, Any]], list[bytes]]
     complete: Callable[[Plan, str], dict[str, Any]]
     error: Callable[[int, str, str | None], dict[str, Any]]
+    read: msgspec.json.Decoder[Any] | None = None
+    """Decodes only the keys ``parse`` and ``frames`` read (None: they read the tools too),
+    for a server that keeps no request: the tool definitions are most of a body."""
+
+
+class _OpenAIKeys(msgspec.Struct):
+    """What the Chat Completions side reads of a request (a missing key reads as None)."""
+
+    model: Any = None
+    messages: Any = None
+    stream: Any = None
+    stream_options: Any = None
 
 
 _OPENAI = _Format(
@@ -56,6 +68,7 @@ _OPENAI = _Format(
     ),
     openai_format.completion,
     openai_format.error_body,
+    msgspec.json.Decoder(_OpenAIKeys),
 )
 _ANTHROPIC = _Format(
     anthropic_format.parse_request,
@@ -171,7 +184,7 @@ class MockLLMServer:
             await _send_json(respond, 404, body)
 
     async def _answer(self, request: Request, respond: Responder, wire: _Format) -> None:
-        body = _decode_body(request.body)
+        body = _decode_body(request.body, None if self.requests.maxlen else wire.read)
         if isinstance(body, str):
             await _send_json(respond, 400, wire.error(400, body, None))
             return
@@ -219,12 +232,17 @@ class MockLLMServer:
             self.active_streams -= 1
 
 
-def _decode_body(raw: bytes) -> dict[str, Any] | str:
-    """The JSON object of a request body, or what is wrong with it."""
+def _decode_body(raw: bytes, read: msgspec.json.Decoder[Any] | None = None) -> dict[str, Any] | str:
+    """The JSON object of a request body (only the keys ``read`` decodes, when given), or
+    what is wrong with it."""
     try:
-        body = msgspec.json.decode(raw)
+        body = msgspec.json.decode(raw) if read is None else read.decode(raw)
+    except msgspec.ValidationError:  # valid JSON, but not an object
+        return "the request body must be a JSON object"
     except msgspec.DecodeError as exc:
         return f"the request body is not JSON: {exc}"
+    if read is not None:
+        return msgspec.structs.asdict(body)
     return body if isinstance(body, dict) else "the request body must be a JSON object"
 
 

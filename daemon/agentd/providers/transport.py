@@ -20,6 +20,8 @@ Contract of :class:`ProviderTransport` (an ``httpx.AsyncBaseTransport``):
   after ``keepalive_expiry`` seconds idle, and never reused once the server has closed its
   side; a response that is not read to its end closes its connection.
 * Timeouts are httpx's per-request ``connect``/``read``/``write`` values.
+* :func:`new_http_client` makes an :class:`HttpClient`: httpx's client, whose cookie jar is
+  consulted only for responses with a ``Set-Cookie`` header (the same cookies are kept).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import contextlib
 import ssl
 import time
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import httpx
 
@@ -174,6 +177,35 @@ class ProviderTransport(httpx.AsyncBaseTransport):
             await self._tls.aclose()
 
 
+class _Cookies(httpx.Cookies):
+    """A client's cookie jar that looks at a response only when it sets a cookie: httpx builds
+    a urllib request and response around every response to hand them to the jar, which then
+    finds no ``Set-Cookie`` (LLM APIs set none). The jar's default policy reads no other
+    header (``Set-Cookie2`` is ignored unless RFC 2965 is switched on), so this stores the
+    same cookies."""
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        if "set-cookie" in response.headers:
+            super().extract_cookies(response)
+
+
+class HttpClient(httpx.AsyncClient):
+    """An ``httpx.AsyncClient`` whose cookie jar is a :class:`_Cookies` (every other
+    behaviour is httpx's): for the providers and the in-process mock LLM."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.cookies = self._cookies
+
+    @property
+    def cookies(self) -> httpx.Cookies:
+        return self._cookies
+
+    @cookies.setter
+    def cookies(self, cookies: httpx._types.CookieTypes) -> None:
+        self._cookies = _Cookies(cookies)
+
+
 def new_http_client(
     timeout: httpx.Timeout | None = None, verify: ssl.SSLContext | bool = True
 ) -> httpx.AsyncClient:
@@ -182,6 +214,4 @@ def new_http_client(
     used. The default timeout allows 15 s to connect and 10 minutes between bytes."""
     timeout = timeout or httpx.Timeout(connect=15.0, read=600.0, write=60.0, pool=30.0)
     transport = ProviderTransport(verify=verify)
-    return httpx.AsyncClient(
-        transport=transport, timeout=timeout, trust_env=False, follow_redirects=False
-    )
+    return HttpClient(transport=transport, timeout=timeout, trust_env=False, follow_redirects=False)

@@ -86,6 +86,8 @@ class Inotify:
         self._lock = threading.Lock()
         self._watchers: dict[int, set[Listener]] = {}
         self._listeners: set[Listener] = set()
+        self._unwanted: collections.deque[Listener] = collections.deque()
+        """Listeners :meth:`release_later` could not release at once."""
 
     @classmethod
     def open(cls) -> Self | None:
@@ -150,9 +152,32 @@ class Inotify:
 
     def release(self, listener: Listener) -> None:
         """:meth:`clear`, and ``listener`` hears nothing more."""
-        self.clear(listener)
         with self._lock:
-            self._listeners.discard(listener)
+            self._release(listener)
+            self._release_unwanted()
+
+    def release_later(self, listener: Listener) -> None:
+        """:meth:`release` from a finalizer: at once when the lock is free, else by the next
+        call that takes it. A finalizer runs wherever the garbage collector does, possibly in
+        a thread inside :meth:`drain` holding the lock (waiting for it there would never
+        end)."""
+        self._unwanted.append(listener)
+        if self._lock.acquire(blocking=False):
+            try:
+                self._release_unwanted()
+            finally:
+                self._lock.release()
+
+    def _release_unwanted(self) -> None:
+        while self._unwanted:
+            self._release(self._unwanted.popleft())
+
+    def _release(self, listener: Listener) -> None:
+        for wd in list(listener.paths):
+            self._forget(listener, wd)
+        listener.events.clear()
+        listener.overflowed = False
+        self._listeners.discard(listener)
 
     def _forget(self, listener: Listener, wd: int) -> None:
         path = listener.paths.pop(wd)
@@ -169,6 +194,7 @@ class Inotify:
         """Read every queued event, note each for the listeners that watch its directory, and
         take ``listener``'s (:meth:`Listener.take`)."""
         with self._lock:
+            self._release_unwanted()
             while True:
                 try:
                     data = os.read(self._fd, _READ_SIZE)

@@ -184,11 +184,10 @@ class SharedResources:
         path = _mock_file(client_env)
         client = self._mock_http.get(path)
         if client is None:
-            import httpx
-
             from agentd.mockllm.transport import MockTransport
+            from agentd.providers.transport import HttpClient
 
-            client = httpx.AsyncClient(transport=MockTransport(path), trust_env=False)
+            client = HttpClient(transport=MockTransport(path), trust_env=False)
             self._mock_http[path] = client
         return client
 

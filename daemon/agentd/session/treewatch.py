@@ -141,7 +141,7 @@ class Tree:
         """Times events were lost and the whole tree was listed again."""
         if events is not None:
             self._listener = events.register()
-            weakref.finalize(self, events.release, self._listener)
+            weakref.finalize(self, events.release_later, self._listener)
 
     def refresh(self) -> Changes | None:
         """What changed since the previous refresh (nothing at the first); None when the tree

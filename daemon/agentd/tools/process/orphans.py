@@ -51,13 +51,24 @@ def die_with_parent(parent_pid: int) -> None:
 def register(directory: Path, shell_pid: int, marker: str) -> Path | None:
     """Record a running call; returns the entry to :func:`unregister` (None if it could not be
     written: a full disk must not stop the command)."""
-    entry = directory / f"{os.getpid()}-{shell_pid}"
+    pid = os.getpid()
+    entry = directory / f"{pid}-{shell_pid}"
+    started = _own_start.get(pid)
+    if not started:  # this process's own start time never changes: read once (per fork)
+        started = _own_start[pid] = _start_time(pid)
     try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        entry.write_text(f"{marker}\n{_start_time(os.getpid())}\n")
+        try:
+            entry.write_text(f"{marker}\n{started}\n")
+        except FileNotFoundError:  # the first call (or the directory was removed)
+            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            entry.write_text(f"{marker}\n{started}\n")
     except OSError:
         return None
     return entry
+
+
+_own_start: dict[int, str] = {}
+"""This process's start time, by pid (a forked child has its own)."""
 
 
 def register_daemon(directory: Path) -> Path | None:
