@@ -179,7 +179,7 @@ def _tool_context(
         changes=changes,
         subagents=link.subagents(session_id) if link.subagents else None,
         path_locks=link.locks or FileLocks(),
-        processes=ProcessTable(),
+        processes=ProcessTable(session_id),
         questions=Questioner(bus, plan.config.settings.permissions.question_timeout),
         language_servers=(
             SessionLanguageServers(shared, plan.language_servers, plan.cwd)

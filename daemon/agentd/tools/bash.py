@@ -132,6 +132,7 @@ class BashTool:
                     ruleset=ruleset,
                     wrapper=wrapper,
                     pass_fds=fds,
+                    host_owner=ctx.session_id or None,
                 )
         finally:
             for fd in [*fds, *([] if ruleset is None else [ruleset])]:

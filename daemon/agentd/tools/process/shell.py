@@ -25,7 +25,7 @@ import subprocess
 from collections.abc import Callable, Sequence
 from functools import cache, partial
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import msgspec
 
@@ -38,7 +38,10 @@ from agentd.tools.process.proctree import (
     signal_tree,
     tree_alive,
 )
-from agentd.tools.process.spawn import Child, death_signal_prefix
+from agentd.tools.process.spawn import Child, HostedChild, death_signal_prefix
+
+if TYPE_CHECKING:
+    from agentd.tools.process.host_pool import SandboxHost
 
 DRAIN_SECONDS = 0.2
 POLL_SECONDS = 0.02
@@ -89,6 +92,7 @@ async def run_shell(
     ruleset: int | None = None,
     wrapper: Sequence[str] = (),
     pass_fds: Sequence[int] = (),
+    host_owner: str | None = None,
 ) -> ShellOutcome:
     """Run ``command``; see the module docstring. Re-raises CancelledError after killing.
 
@@ -99,6 +103,8 @@ async def run_shell(
     ``pass_fds``: descriptors the wrapper reads (its seccomp program), left open in the child.
     A shell in a Landlock domain also gets the seccomp filter of
     :mod:`agentd.tools.process.seccomp` (prepared by the caller).
+    ``host_owner``: the session whose sandbox host may run the call when ``wrapper`` is a
+    bwrap prefix (:mod:`agentd.tools.process.host_pool`); None: a sandbox of its own.
     """
     loop = asyncio.get_running_loop()
     throttle = UpdateThrottle(on_output, update_interval)
@@ -110,6 +116,7 @@ async def run_shell(
         {**env, MARKER_VAR: marker},
         (ruleset, tuple(wrapper), tuple(pass_fds)),
         registry,
+        host_owner,
     )
     proc, pipe, cwd_read, entry = started_shell
     closed: asyncio.Future[None] = loop.create_future()
@@ -218,12 +225,25 @@ def release(entry: Path | None) -> None:
 
 
 async def _start_or_kill(
-    command: str, cwd: Path, env: dict[str, str], confinement: _Confinement, registry: Path | None
+    command: str,
+    cwd: Path,
+    env: dict[str, str],
+    confinement: _Confinement,
+    registry: Path | None,
+    host_owner: str | None = None,
 ) -> _Started:
-    """Start the shell in a worker thread (:func:`_start`), so neither the fork and exec nor
-    the registry write holds the event loop. A cancel that lands meanwhile kills every
-    process carrying the call's marker, and whatever the thread still starts is killed and
-    released when it returns."""
+    """Start the shell in the session's sandbox host when it has one for this confinement
+    (:func:`_start_hosted`), else in a worker thread (:func:`_start`), so neither the fork and
+    exec nor the registry write holds the event loop. A cancel that lands meanwhile kills
+    every process carrying the call's marker, and whatever the thread still starts is killed
+    and released when it returns."""
+    if confinement[1] and host_owner is not None:
+        from agentd.tools.process import host_pool
+
+        host = host_pool.host_for(confinement[1], host_owner)
+        if host is not None:
+            with contextlib.suppress(host_pool.HostEnded):
+                return await _start_hosted(host, command, cwd, env)
     starting = asyncio.ensure_future(
         asyncio.to_thread(_start, command, cwd, env, confinement, registry)
     )
@@ -265,6 +285,26 @@ def _start(
         os.close(cwd_write)
     entry = register(registry, popen.pid, env[MARKER_VAR]) if registry is not None else None
     return Child(popen), os.fdopen(out_read, "rb", buffering=0), cwd_read, entry
+
+
+async def _start_hosted(
+    host: SandboxHost, command: str, cwd: Path, env: dict[str, str]
+) -> _Started:
+    """Start the shell in a sandbox host. It needs no registry entry: it lives in the
+    host's process namespace, which ends with the daemon."""
+    out_read, out_write = os.pipe()
+    cwd_read, cwd_write = os.pipe()
+    script = f"trap 'builtin pwd >&3' EXIT; {command}"
+    try:
+        pid, exited = await host.start([bash_path(), "-c", script], cwd, env, out_write, cwd_write)
+    except BaseException:
+        os.close(out_read)
+        os.close(cwd_read)
+        raise
+    finally:
+        os.close(out_write)
+        os.close(cwd_write)
+    return HostedChild(pid, exited), os.fdopen(out_read, "rb", buffering=0), cwd_read, None
 
 
 _reaping: set[asyncio.Task[int]] = set()

@@ -45,6 +45,23 @@ class Child:
         return await asyncio.shield(self._exited)
 
 
+class HostedChild(Child):
+    """A shell a sandbox host started (:mod:`agentd.tools.process.host_pool`): ``pid`` in
+    this daemon's numbering, the exit status from the host's report."""
+
+    def __init__(self, pid: int, exited: asyncio.Future[int]) -> None:
+        self.pid = pid
+        self._reported = exited
+
+    @property
+    def returncode(self) -> int | None:
+        reported = self._reported
+        return reported.result() if reported.done() else None
+
+    async def wait(self) -> int:
+        return await asyncio.shield(self._reported)
+
+
 def _watch_exit(popen: subprocess.Popen[bytes]) -> asyncio.Future[int]:
     loop = asyncio.get_running_loop()
     try:

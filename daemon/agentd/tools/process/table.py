@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from collections.abc import Awaitable, Callable
 
 from agentd.protocol.events import Event
@@ -36,7 +37,8 @@ def _ignore(_event: Event) -> None:
 class ProcessTable:
     """The background processes of one session (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, session_id: str = "") -> None:
+        self.session_id = session_id
         self.processes: dict[str, BackgroundProcess] = {}
         self.emit: Callable[[Event], None] = _ignore
         self._count = 0
@@ -118,9 +120,13 @@ class ProcessTable:
     # --- ending ------------------------------------------------------------------------------
 
     async def close(self, grace: float) -> None:
-        """End every process (TERM, KILL after ``grace``) and wait for their ends; no process
-        starts afterwards."""
+        """End every process (TERM, KILL after ``grace``) and wait for their ends, and the
+        session's sandbox hosts (:mod:`agentd.tools.process.host_pool`) with what runs in
+        them; no process starts afterwards."""
         self.closed = True
+        hosts = sys.modules.get("agentd.tools.process.host_pool")  # loaded once one started
+        if hosts is not None and self.session_id:
+            hosts.retire(self.session_id)
         live = self.live()
         if live:
             await asyncio.gather(*(process.kill(grace) for process in live))
