@@ -175,8 +175,10 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
         "agentd.tools.process.mountns", "agentd.tools.process.seccomp",
     )),
     "agentd.tools.process.mountns": (SANDBOX, ("agentd.paths", "agentd.tools.process.gitdirs")),
+    "agentd.tools.process.host_pool": (SANDBOX, ("agentd.tools.process.seccomp",)),
     "agentd.tools.process.shell": (SANDBOX, (
-        "agentd.tools.process.landlock", "agentd.tools.process.seccomp",
+        "agentd.tools.process.host_pool", "agentd.tools.process.landlock",
+        "agentd.tools.process.seccomp",
     )),
     "agentd.tools.search.child": (SANDBOX, ("agentd.tools.process.landlock",)),
     "agentd.tools.search.rg": (SANDBOX, ("agentd.tools.process.landlock", "tempfile")),

@@ -39,15 +39,23 @@ WAYS = [
 ]  # fmt: skip
 
 
-def _scenario() -> dict[str, Any]:
+def _scenario(hosted: bool = False) -> dict[str, Any]:
+    """One bash call running the probe; ``hosted``: as the session's third call, which runs
+    in the session's sandbox host (the command checks it does, or prints nothing)."""
     command = f"{sys.executable} {PROBE}"
+    warm_up: list[dict[str, Any]] = []
+    if hosted:
+        command = f"grep -q hostproc /proc/2/cmdline && {command}"
+        calls = [tool_call("bash", {"command": "true"}, f"w{n}") for n in (1, 2)]
+        warm_up = [{"response": {"content": "", "tool_calls": [call]}} for call in calls]
     steps = [
+        *warm_up,
         {
             "response": {
                 "content": "Probing.",
                 "tool_calls": [tool_call("bash", {"command": command}, "p1")],
             }
-        }
+        },
     ]
     return {
         "name": "probe",
@@ -91,10 +99,10 @@ def listeners() -> Iterator[_Listeners]:
     made.close()
 
 
-async def _probe(home: Home, listeners: _Listeners) -> dict[str, str]:
+async def _probe(home: Home, listeners: _Listeners, hosted: bool = False) -> dict[str, str]:
     """Start a socket daemon and a TCP daemon, run the probe in a sandboxed session of the
     first; its lines by way."""
-    home.use_scenarios([_scenario()])
+    home.use_scenarios([_scenario(hosted)])
     # the TCP daemon keeps its token where a daemon does by default (the session's daemon
     # hides its own configured paths and the default places, not another one's --token-file)
     home.tcp_token_file = home.runtime_dir / "agentd" / "tcp.token"
@@ -114,7 +122,7 @@ async def _probe(home: Home, listeners: _Listeners) -> dict[str, str]:
         stop(tcp_daemon)
         stop(daemon)
     ends = [e["event"] for e in events if e["event"]["type"] == "tool_execution_end"]
-    text = " ".join(part.get("text", "") for part in ends[0]["result"])
+    text = " ".join(part.get("text", "") for part in ends[-1]["result"])
     lines = dict(line.split(": ", 1) for line in text.splitlines() if ": " in line)
     assert set(WAYS) <= set(lines), text
     return lines
@@ -125,9 +133,12 @@ def _reached(lines: dict[str, str]) -> list[str]:
 
 
 @needs_bwrap
-async def test_bubblewrap_keeps_the_command_off_the_daemon(listeners: _Listeners) -> None:
+@pytest.mark.parametrize("hosted", [False, True], ids=["own-sandbox", "sandbox-host"])
+async def test_bubblewrap_keeps_the_command_off_the_daemon(
+    listeners: _Listeners, hosted: bool
+) -> None:
     with Home() as home:
-        lines = await _probe(home, listeners)
+        lines = await _probe(home, listeners, hosted)
     assert _reached(lines) == []
     assert lines["tcp-other"].startswith("blocked")  # no network unless the rules allow it
 

@@ -6,9 +6,10 @@ Which calls use one (:func:`host_for`): a session's first call under a given con
 (the bwrap argv prefix, which names the workspace, the temp dir and the control files that
 exist at that moment) runs in a ``bwrap`` of its own, so a one-shot run starts no host; the
 second one starts the host in the background and also runs on its own; later calls run in
-the host once it is up. When the confinement changes (a ``.git`` or ``.agentd.toml`` appeared
-in the workspace, so it must now be mounted read-only) the argv differs and the calls move to
-a new host: a host never serves a confinement other than the one it started with.
+the host (waiting for it if it is still starting, some 30 ms). When the confinement changes
+(a ``.git`` or ``.agentd.toml`` appeared in the workspace, so it must now be mounted
+read-only) the argv differs and the calls move to a new host: a host never serves a
+confinement other than the one it started with.
 
 What the calls of one host share, and per-call sandboxes did not: a process namespace (a
 command sees and may signal the session's other commands and the jobs they left running) and
@@ -31,6 +32,7 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -67,7 +69,8 @@ class SandboxHost:
         self._next_id = 0
         self._started: dict[int, asyncio.Future[int]] = {}
         self._exited: dict[int, asyncio.Future[int]] = {}
-        asyncio.get_running_loop().add_reader(channel.fileno(), self._readable)
+        self._loop = asyncio.get_running_loop()
+        self._loop.add_reader(channel.fileno(), self._readable)
 
     async def start(
         self, argv: Sequence[str], cwd: Path, env: dict[str, str], out_write: int, cwd_write: int
@@ -134,8 +137,8 @@ class SandboxHost:
         if not self.alive:
             return
         self.alive = False
-        with contextlib.suppress(ValueError, RuntimeError):
-            asyncio.get_running_loop().remove_reader(self.channel.fileno())
+        if not self._loop.is_closed():
+            self._loop.remove_reader(self.channel.fileno())
         self.channel.close()
         for started in self._started.values():
             if not started.done():
@@ -163,9 +166,10 @@ def _sender_pid(ancillary: list[tuple[int, int, bytes]]) -> int | None:
 
 
 def _reap_later(process: subprocess.Popen[bytes]) -> None:
-    """Collect the host's exit off the event loop (it ends at once on the hang-up)."""
+    """Collect the host's exit off the event loop (it ends at once on the hang-up; a
+    session's close may run after its loop stopped, so not through the loop's executor)."""
     if process.poll() is None:
-        asyncio.get_running_loop().run_in_executor(None, process.wait)
+        threading.Thread(target=process.wait, name="sandbox-host-reaper", daemon=True).start()
 
 
 class _Pool:
@@ -179,19 +183,20 @@ class _Pool:
 _pool = _Pool()
 
 
-def host_for(wrapper: Sequence[str], owner: str) -> SandboxHost | None:
-    """The running host for this confinement (``wrapper``, the bwrap argv prefix), or None:
-    then the call runs in a sandbox of its own, and on the owner's second call under it a
-    host starts in the background (see the module docstring). ``owner`` is the session the
-    host is retired with."""
+async def host_for(wrapper: Sequence[str], owner: str) -> SandboxHost | None:
+    """The host for this confinement (``wrapper``, the bwrap argv prefix), waiting for it
+    if it is starting, or None: then the call runs in a sandbox of its own, and on the
+    owner's second call under it a host starts in the background (see the module
+    docstring). ``owner`` is the session the host is retired with."""
     key = _key(wrapper)
     host = _pool.hosts.get(key)
     if host is not None:
         if host.alive:
             return host
         del _pool.hosts[key]
-    if key in _pool.launching:
-        return None
+    launching = _pool.launching.get(key)
+    if launching is not None:
+        return await asyncio.shield(launching)
     if _pool.seen.get(key) != owner:
         _pool.seen[key] = owner
         while len(_pool.seen) > MAX_REMEMBERED:
@@ -287,6 +292,11 @@ def close_all() -> None:
     _pool.hosts.clear()
     _pool.owners.clear()
     _pool.seen.clear()
+
+
+def owner_of(host: SandboxHost) -> str | None:
+    """The session ``host`` serves (None: retired)."""
+    return next((_pool.owners[key] for key, one in _pool.hosts.items() if one is host), None)
 
 
 def hosts() -> list[SandboxHost]:

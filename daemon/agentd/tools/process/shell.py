@@ -240,7 +240,7 @@ async def _start_or_kill(
     if confinement[1] and host_owner is not None:
         from agentd.tools.process import host_pool
 
-        host = host_pool.host_for(confinement[1], host_owner)
+        host = await host_pool.host_for(confinement[1], host_owner)
         if host is not None:
             with contextlib.suppress(host_pool.HostEnded):
                 return await _start_hosted(host, command, cwd, env)
