@@ -8,6 +8,8 @@ command, and reports:
   artifacts included): TASKS x 5 / the batch's wall time;
 - the CPU time per tool turn of the driver and the daemon, their child processes (git, the
   checks, the sandboxed shells) included: what the turns/s would be on two idle cores;
+- the whole machine's busy CPU time per tool turn over the batch (``/proc/stat``: hosts and
+  shells not yet reaped, and the kernel's work, counted too) and how many cores were busy;
 - the growth of the driver's (``agentctl batch``) and the shared daemon's resident memory
   from the moment 20 tasks are done to the moment 200 are (sampled from ``/proc``);
 - the Ray engine's overhead per task over the local engine (:mod:`tests.bench.batch_ray`;
@@ -53,6 +55,14 @@ def _cpu_s(pid: int | None) -> float:
     return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
+def _machine_busy_s() -> float:
+    """The whole machine's busy CPU time so far (``/proc/stat``: every process, waited for or
+    not, and the kernel's own threads), in seconds."""
+    fields = [int(value) for value in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
 def _done(results: Path) -> int:
     try:
         return results.read_bytes().count(b"\n")
@@ -69,6 +79,7 @@ class _Run:
         self.daemon: dict[str, int] = {}
         self.passed = 0
         self.cpu = 0.0
+        self.machine_cpu = 0.0
 
 
 def _sample(run: _Run, key: str, driver: int, daemon: int | None) -> None:
@@ -93,7 +104,7 @@ def measure() -> _Run:
              for n in range(TASKS)]
         )  # fmt: skip
         results = box.out / "results.jsonl"
-        daemon_cpu, before = _cpu_s(daemon), os.times()
+        daemon_cpu, before, machine = _cpu_s(daemon), os.times(), _machine_busy_s()
         stderr = (box.root / "batch.stderr").open("wb")
         started = time.perf_counter()
         process = subprocess.Popen(
@@ -113,6 +124,7 @@ def measure() -> _Run:
         code = process.wait(timeout=scaled(60))
         stderr.close()
         run.wall = time.perf_counter() - started
+        run.machine_cpu = _machine_busy_s() - machine
         after = os.times()
         children = after.children_user + after.children_system
         run.cpu = _cpu_s(daemon) - daemon_cpu + children - before.children_user
@@ -142,6 +154,16 @@ def main() -> list[tuple[str, str, str]]:
     per_turn = run.cpu / (TASKS * TURNS_PER_TASK) * 1000
     capacity = f"{per_turn:.1f} ms (≈ {2000 / per_turn:.0f} turns/s on 2 idle cores)"
     rows.insert(1, ("batch: CPU per tool turn (driver + daemon + children)", capacity, "—"))
+    machine = run.machine_cpu / (TASKS * TURNS_PER_TASK) * 1000
+    cores = run.machine_cpu / run.wall
+    rows.insert(
+        2,
+        (
+            "batch: whole machine's CPU per tool turn (/proc/stat, kernel included)",
+            f"{machine:.1f} ms ({cores:.2f} of {os.cpu_count()} cores busy)",
+            "—",
+        ),
+    )
     return rows + batch_ray.rows()
 
 

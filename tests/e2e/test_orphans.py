@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from agentctl.client import connect
+from agentd.tools.process import mountns
 from tests.e2e.test_tools import add_scenarios, scenario
 from tests.harness import Home, new_session, socket_client, start_run, stop, wait_until_async
 
@@ -99,3 +100,44 @@ async def test_mcp_and_hook_children_die_with_a_stopped_daemon(home: Home) -> No
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
         stop(process)
+
+
+def _sandboxed_scenario(hosted: bool) -> dict[str, object]:
+    """The sleepers as the session's first bash call (its own bubblewrap sandbox) or, after
+    two warm-up calls, its third (in the session's sandbox host)."""
+    calls = [("true", f"w{n}") for n in (1, 2)] if hosted else []
+    steps: list[dict[str, object]] = []
+    for command, call_id in [*calls, (COMMAND, "sleepers")]:
+        arguments = json.dumps({"command": command})
+        call = {"id": call_id, "type": "function",
+                "function": {"name": "bash", "arguments": arguments}}  # fmt: skip
+        steps.append({"response": {"content": "", "tool_calls": [call]}})
+    steps.append({"response": {"content": "ok"}})
+    return {"name": "sandboxed sleepers", "trigger": "sandboxed sleepers", "steps": steps}
+
+
+@pytest.mark.skipif(not mountns.available(), reason="bubblewrap cannot run here")
+@pytest.mark.parametrize("hosted", [False, True], ids=["own-sandbox", "sandbox-host"])
+async def test_sandboxed_tool_processes_die_with_a_killed_daemon(home: Home, hosted: bool) -> None:
+    """Under the workspace sandbox bubblewrap's ``--die-with-parent`` ends the sandbox, and
+    with it every process in it, when the daemon is killed; no sweep is needed."""
+    add_scenarios(home, _sandboxed_scenario(hosted))
+    process = home.start_socket_daemon()
+    try:
+        client = await connect(home.socket, autostart=False)
+        sid = await new_session(client, home, sandbox="workspace", permissionMode="auto")
+        stream, _prompt = await start_run(client, sid, "sandboxed sleepers", until="agent_start")
+        await wait_until_async(lambda: running("sleep 31415") and running("sleep 27182"), 30)
+        hosts = running("hostproc.py")
+        assert bool(hosts) == hosted
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        stream.close()
+        await client.close()
+        gone = lambda: not running("sleep 31415") and not running("sleep 27182")  # noqa: E731
+        await wait_until_async(gone, 10, "the sandbox to die with the daemon")
+        assert [pid for pid in hosts if pid in running("hostproc.py")] == []
+    finally:
+        stop(process)
+        for pid in running("sleep 31415") + running("sleep 27182"):
+            os.kill(pid, signal.SIGKILL)

@@ -39,7 +39,6 @@ from pathlib import Path
 import structlog
 
 from agentd.tools.process.hostproc import EXITED, REPORT, STARTED
-from agentd.tools.process.spawn import death_signal_prefix
 
 IDLE_SECONDS = 60.0
 """A host with no command running ends after this long without a request."""
@@ -91,7 +90,8 @@ class SandboxHost:
         rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [out_write, cwd_write]))]
         try:
             self.channel.sendmsg([payload], rights)
-            pid = await asyncio.wait_for(asyncio.shield(started), START_SECONDS)
+            async with asyncio.timeout(START_SECONDS):  # not wait_for: on 3.11 it may
+                pid = await asyncio.shield(started)  # swallow a cancel that meets the result
         except asyncio.CancelledError:
             started.add_done_callback(_kill_started)  # it may start yet: it must not run on
             raise
@@ -258,7 +258,7 @@ def _spawn(key: Key) -> tuple[subprocess.Popen[bytes], socket.socket]:
         ]
         fds = (theirs.fileno(),) if program_fd is None else (theirs.fileno(), program_fd)
         process = subprocess.Popen(
-            [*(death_signal_prefix() or ()), *argv], stdin=subprocess.DEVNULL,
+            argv, stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/", env={},
             start_new_session=True, pass_fds=fds,
         )  # fmt: skip

@@ -8,7 +8,8 @@ cancellation the whole group, and every process that inherited the call's marker
 SIGTERM, then SIGKILL after a grace period, so no child survives. When the command ends
 normally, background jobs it started are left alone, but the output pipe is closed shortly
 after the shell exits (start them with their output redirected to a file). The shell gets
-SIGKILL when the daemon dies (:func:`~agentd.tools.process.spawn.death_signal_prefix`), and the call
+SIGKILL when the daemon dies (:func:`~agentd.tools.process.spawn.death_signal_prefix`, or
+bubblewrap's ``--die-with-parent`` under the workspace sandbox), and the call
 is recorded in a registry so that the next daemon kills what is left
 (:mod:`agentd.tools.process.orphans`). The shell's final working directory is reported through a
 private pipe by an EXIT trap, never through stdout.
@@ -268,7 +269,9 @@ def _start(
     out_read, out_write = os.pipe()
     cwd_read, cwd_write = os.pipe()
     script = f"trap 'builtin pwd >&{cwd_write}' EXIT; {command}"
-    prefix = death_signal_prefix() if ruleset is None else None
+    prefix: tuple[str, ...] | None = ()  # bwrap --die-with-parent: it dies with the daemon
+    if not wrapper:
+        prefix = death_signal_prefix() if ruleset is None else None
     prepare = None if prefix is not None else partial(prepare_child, os.getpid(), ruleset)
     try:
         popen = subprocess.Popen(
