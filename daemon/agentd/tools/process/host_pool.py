@@ -283,17 +283,6 @@ def retire(owner: str) -> None:
         del _pool.seen[key]
 
 
-def close_all() -> None:
-    """End every host (the daemon is stopping)."""
-    for task in _pool.launching.values():
-        task.cancel()
-    for host in _pool.hosts.values():
-        host.close()
-    _pool.hosts.clear()
-    _pool.owners.clear()
-    _pool.seen.clear()
-
-
 def owner_of(host: SandboxHost) -> str | None:
     """The session ``host`` serves (None: retired)."""
     return next((_pool.owners[key] for key, one in _pool.hosts.items() if one is host), None)
