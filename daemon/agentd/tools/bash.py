@@ -114,9 +114,11 @@ class BashTool:
             ctx.redact,
         )
         env = child_env(ctx.env, settings)
-        # Every file-system look-up runs off the event loop (a busy disk stalls them).
-        start_cwd, notes, (ruleset, wrapper, fds) = await asyncio.to_thread(prepare, ctx, env)
-        git_before = await asyncio.to_thread(git_snapshot, ctx)
+        # Every file-system look-up runs off the event loop (a busy disk stalls them), in one
+        # worker-thread hop before the command and one after it.
+        start_cwd, notes, (ruleset, wrapper, fds), git_before = await asyncio.to_thread(
+            _before, ctx, env
+        )
         try:
             async with _watch(command, ctx):
                 outcome = await run_shell(
@@ -134,14 +136,19 @@ class BashTool:
                     pass_fds=fds,
                     host_owner=ctx.session_id or None,
                 )
+        except BaseException:
+            if git_before is not None:
+                await asyncio.to_thread(git_restore, git_before)
+            raise
         finally:
             for fd in [*fds, *([] if ruleset is None else [ruleset])]:
                 os.close(fd)
-            if git_before is not None:
-                notes += await asyncio.to_thread(git_restore, git_before)
+        restored, (ctx.cwd, moved) = await asyncio.to_thread(
+            _after, ctx, git_before, start_cwd, outcome
+        )
+        notes += restored
         if params.timeout is not None and params.timeout > max_timeout:
             notes.append(f"[The timeout was capped at the {max_timeout:g} s maximum.]")
-        ctx.cwd, moved = await asyncio.to_thread(_final_cwd, ctx, start_cwd, outcome)
         notes.extend(moved)
         return _result(command, outcome, capture, limits, timeout, notes)
 
@@ -173,6 +180,33 @@ def _timeouts(requested: float | None, settings: ToolSettings) -> tuple[float, f
     maximum = settings.bash_max_timeout
     default = settings.bash_timeout
     return min(requested if requested is not None else default, maximum), maximum
+
+
+_GitState = dict[Path, tuple[str, str | bytes | None]] | None
+
+
+def _before(
+    ctx: ToolContext, env: dict[str, str]
+) -> tuple[Path, list[str], Confinement, _GitState]:
+    """In a worker thread, before the command: where it starts (and notes), its
+    confinement, and under the sandbox the repository's ``.git`` entries."""
+    start_cwd, notes, confined = prepare(ctx, env)
+    try:
+        return start_cwd, notes, confined, git_snapshot(ctx)
+    except BaseException:
+        ruleset, _, fds = confined
+        for fd in [*fds, *([] if ruleset is None else [ruleset])]:
+            os.close(fd)
+        raise
+
+
+def _after(
+    ctx: ToolContext, git_before: _GitState, start: Path, outcome: ShellOutcome
+) -> tuple[list[str], tuple[Path, list[str]]]:
+    """In a worker thread, after the command: the ``.git`` entries put back (notes), and
+    the session's directory now (:func:`_final_cwd`)."""
+    restored = git_restore(git_before) if git_before is not None else []
+    return restored, _final_cwd(ctx, start, outcome)
 
 
 def _final_cwd(ctx: ToolContext, start: Path, outcome: ShellOutcome) -> tuple[Path, list[str]]:

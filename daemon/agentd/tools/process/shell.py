@@ -146,7 +146,8 @@ async def run_shell(
         throttle.push(capture.decode_delta(b"", final=True))
         throttle.close()
         final_cwd = _read_cwd(cwd_read)
-        await asyncio.shield(asyncio.to_thread(_finish, entry, capture))  # the disk may be slow
+        if entry is not None or capture.spilled:  # the disk may be slow: off the loop
+            await asyncio.shield(asyncio.to_thread(_finish, entry, capture))
     return ShellOutcome(
         exit_code=proc.returncode if (proc.returncode or 0) >= 0 else None,
         signal=_signal_name(proc.returncode),
