@@ -174,6 +174,21 @@ async def test_a_dead_host_only_costs_speed(ctx: ToolContext) -> None:
     assert "hostproc" in text_of(await _bash(ctx, WHERE))
 
 
+async def test_a_host_that_dies_before_serving_is_not_tried_again(ctx: ToolContext) -> None:
+    """A host that ends before its first command (it cannot run here) leaves the session's
+    calls in sandboxes of their own, without a new host tried for every call."""
+    for _ in range(2):
+        await _bash(ctx, "true")
+    host = await wait_until_async(lambda: next(iter(_mine(ctx)), None), what="the host is up")
+    os.kill(host.process.pid, signal.SIGKILL)
+    await wait_until_async(lambda: not host.alive, what="the pool saw the host end")
+    for _ in range(3):
+        result = await _bash(ctx, f"{WHERE}; echo ran")
+        assert "ran" in text_of(result)
+        assert "hostproc" not in text_of(result)
+    assert _mine(ctx) == []
+
+
 async def test_sessions_do_not_share_a_host(workspace: Path) -> None:
     contexts = [
         ToolContext(cwd=workspace, session_id=f"host-{uuid.uuid4().hex[:12]}", workspace=workspace)

@@ -17,7 +17,7 @@ its loopback network. Jobs a command leaves running go on until the host ends: w
 session closes (:func:`retire`), after :data:`IDLE_SECONDS` with no command, or with the
 daemon (``--die-with-parent``). Background processes (``background: true``) keep a sandbox
 each. A host that dies or cannot start only costs speed: its calls fall back to a ``bwrap``
-of their own.
+of their own (and a confinement whose host ended before running anything gets no other).
 """
 
 from __future__ import annotations
@@ -65,6 +65,8 @@ class SandboxHost:
         self.process = process
         self.channel = channel
         self.alive = True
+        self.served = 0
+        """Commands it started."""
         self._next_id = 0
         self._started: dict[int, asyncio.Future[int]] = {}
         self._exited: dict[int, asyncio.Future[int]] = {}
@@ -125,6 +127,7 @@ class SandboxHost:
             started = self._started.pop(request_id, None)
             pid = _sender_pid(ancillary)
             if started is not None and not started.done() and pid is not None:
+                self.served += 1
                 started.set_result(pid)
         elif kind == EXITED:
             exited = self._exited.pop(request_id, None)
@@ -178,6 +181,9 @@ class _Pool:
         self.launching: dict[Key, asyncio.Task[SandboxHost | None]] = {}
         self.seen: dict[Key, str] = {}
         self.owners: dict[Key, str] = {}
+        self.broken: dict[Key, str] = {}
+        """Confinements whose host could not start or ended before its first command: their
+        calls keep a sandbox each (no host is tried again for them)."""
 
 
 _pool = _Pool()
@@ -194,18 +200,26 @@ async def host_for(wrapper: Sequence[str], owner: str) -> SandboxHost | None:
         if host.alive:
             return host
         del _pool.hosts[key]
+        if not host.served:  # it ended before running anything: it cannot run here
+            _remember(_pool.broken, key, owner)
+    if key in _pool.broken:
+        return None
     launching = _pool.launching.get(key)
     if launching is not None:
         return await asyncio.shield(launching)
     if _pool.seen.get(key) != owner:
-        _pool.seen[key] = owner
-        while len(_pool.seen) > MAX_REMEMBERED:
-            del _pool.seen[next(iter(_pool.seen))]
+        _remember(_pool.seen, key, owner)
         return None
     task = asyncio.ensure_future(_launch(key, owner))
     _pool.launching[key] = task
     task.add_done_callback(lambda _: _pool.launching.pop(key, None))
     return None
+
+
+def _remember(table: dict[Key, str], key: Key, owner: str) -> None:
+    table[key] = owner
+    while len(table) > MAX_REMEMBERED:
+        del table[next(iter(table))]
 
 
 def _key(wrapper: Sequence[str]) -> Key:
@@ -226,6 +240,7 @@ async def _launch(key: Key, owner: str) -> SandboxHost | None:
         process, channel = await asyncio.to_thread(_spawn, key)
     except OSError as error:
         _log.warning("sandbox_host_failed", error=str(error))
+        _remember(_pool.broken, key, owner)
         return None
     host = SandboxHost(process, channel)
     if _pool.seen.get(key) != owner:  # the session closed meanwhile
@@ -279,8 +294,9 @@ def retire(owner: str) -> None:
         host = _pool.hosts.pop(key, None)
         if host is not None:
             host.close()
-    for key in [key for key, who in _pool.seen.items() if who == owner]:
-        del _pool.seen[key]
+    for table in (_pool.seen, _pool.broken):
+        for key in [key for key, who in table.items() if who == owner]:
+            del table[key]
 
 
 def owner_of(host: SandboxHost) -> str | None:
