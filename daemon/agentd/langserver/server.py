@@ -34,8 +34,9 @@ MAX_RESTARTS = 3
 BACKOFF_SECONDS = (0.5, 2.0, 8.0)
 DOCUMENT_IDLE_SECONDS = 300.0
 QUIET_SECONDS = 1.0
-UNVERSIONED_SETTLE = 0.3  # quiet after an unversioned push before it counts as the answer
 """How long a server that just started must send nothing before it counts as ready."""
+UNVERSIONED_SETTLE = 0.3  # quiet after an unversioned push before it counts as the answer
+MAX_SETTLE = 2.0  # ... at most, for a server slow to send its first push after a change
 ENCODINGS = (
     types.PositionEncodingKind.Utf16,
     types.PositionEncodingKind.Utf8,
@@ -328,7 +329,11 @@ class LanguageServer:
         while True:
             found = self.diagnostics.get(uri)
             if found is not None and self._fresh(uri, found[0], version, since):
-                return found[1] if found[0] is not None else await self._settled(uri, deadline)
+                if found[0] is not None:
+                    return found[1]
+                took = time.monotonic() - since  # a slow (loaded) server: a longer quiet
+                quiet = max(UNVERSIONED_SETTLE, min(took, MAX_SETTLE))
+                return await self._settled(uri, deadline, quiet)
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
@@ -337,12 +342,14 @@ class LanguageServer:
             except TimeoutError:
                 return None
 
-    async def _settled(self, uri: str, deadline: float) -> list[types.Diagnostic]:
+    async def _settled(self, uri: str, deadline: float, quiet: float) -> list[types.Diagnostic]:
         """An unversioned push may be stale (computed before the edit) or partial (syntax
-        first, types later): the last push once none came for ``UNVERSIONED_SETTLE`` seconds."""
+        first, types later): the last push once none came for ``quiet`` seconds (at least
+        ``UNVERSIONED_SETTLE``; as long as the first push took, up to ``MAX_SETTLE``, since
+        a server that is slow to answer is slow to send its second list too)."""
         while (left := deadline - time.monotonic()) > 0:
             try:
-                await asyncio.wait_for(self._published.wait(), min(left, UNVERSIONED_SETTLE))
+                await asyncio.wait_for(self._published.wait(), min(left, quiet))
             except TimeoutError:
                 break
         return self.diagnostics.get(uri, (None, []))[1]
