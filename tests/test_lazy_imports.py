@@ -109,8 +109,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentd.session.shared": (FIRST_USE, (
         "agentd.config", "agentd.langserver", "agentd.mcp", "agentd.mockllm.transport",
         "agentd.paths",
-        "agentd.providers.transport", "agentd.store", "agentd.tools.process.landlock",
-        "agentd.tools.process.spill",
+        "agentd.providers.transport", "agentd.store", "agentd.tools.process.spill",
     )),
     "agentd.session.service": (f"{FIRST_USE} (session commands: when one runs); {PENDING}", (
         "agentd.agent.run", "agentd.session.commands", "agentd.session.factory",
@@ -118,7 +117,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     )),
     "agentd.session.stored": (f"{FIRST_USE} (the store, rewind: when a method needs them)", (
         "agentd.session.rewind", "agentd.session.shared",
-        "agentd.store", "agentd.tools.process.landlock", "agentd.tools.process.spill",
+        "agentd.store", "agentd.tools.process.spill",
     )),
     "agentd.session.changes": (
         f"{FIRST_USE} (inotify, through ctypes: at a session's first bash command)",

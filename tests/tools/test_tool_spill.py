@@ -115,3 +115,31 @@ def test_daemon_start_prunes_old_sandbox_temp_dirs(work: Path) -> None:
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60)
     assert not old.exists()
     assert (fresh / "file").exists()
+
+
+def test_the_start_up_prune_runs_at_most_once_an_hour(work: Path) -> None:
+    """A second start within the hour lists nothing (its stamp says the root was just
+    pruned); once the stamp is an hour old the next start prunes again."""
+    from agentd.tools.process.spill import PRUNE_STAMP, prune_now_and_then
+
+    root = work / "spill"
+    root.mkdir()
+    week = time.time() - 8 * 86400
+
+    def old_folder(name: str) -> Path:
+        folder = root / name
+        folder.mkdir()
+        os.utime(folder, (week, week))
+        return folder
+
+    first = old_folder("first")
+    assert prune_now_and_then(root) == 1
+    assert not first.exists()
+    second = old_folder("second")
+    assert prune_now_and_then(root) == 0
+    assert second.exists()
+    hour_ago = time.time() - 3601
+    os.utime(root / PRUNE_STAMP, (hour_ago, hour_ago))
+    assert prune_now_and_then(root) == 1
+    assert not second.exists()
+    assert (root / PRUNE_STAMP).exists()  # the stamp itself is never pruned

@@ -348,8 +348,7 @@ def prune_session_files() -> None:
     """At daemon start (a thread of its own): delete the spill files and the sandboxed
     commands' temp dirs of sessions untouched for
     :data:`agentd.tools.process.spill.MAX_AGE_DAYS` days."""
-    from agentd.tools.process.landlock import tmp_root
-    from agentd.tools.process.spill import prune
+    from agentd.tools.process.spill import prune_now_and_then, tmp_root
 
-    prune(spill_root())
-    prune(tmp_root())
+    prune_now_and_then(spill_root())
+    prune_now_and_then(tmp_root())

@@ -186,8 +186,7 @@ class StoredSessionMethods:
         from agentd.session.shared import spill_root
         from agentd.store.blobs import remove as remove_images
         from agentd.store.contents import remove as remove_contents
-        from agentd.tools.process.landlock import tmp_root
-        from agentd.tools.process.spill import remove_session
+        from agentd.tools.process.spill import remove_session, tmp_root
 
         sessions = self._manager()
         runtime = sessions.loaded.get(params.session_id)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from agentd.hardening import landlock_abi, libc
+from agentd.tools.process.spill import tmp_root
 
 _SYS_ADD_RULE = 445
 _SYS_RESTRICT_SELF = 446
@@ -247,13 +248,6 @@ def unconfined_warning(abi: int) -> str | None:
         "with landlock in its LSM list). The file tools stay sandboxed; commands bash runs "
         "can write wherever your user can."
     )
-
-
-def tmp_root() -> Path:
-    """The folder holding every session's temp dir (``$TMPDIR/agentd-$UID-tmp``). A session's
-    is deleted with the session (``session/delete``), and at daemon start those untouched for
-    a week are (:func:`agentd.tools.process.spill.prune`), as spill files are."""
-    return Path(os.environ.get("TMPDIR") or "/tmp") / f"agentd-{os.getuid()}-tmp"
 
 
 def session_tmp(session_id: str) -> Path:

@@ -9,8 +9,9 @@ Retention, so spill files never pile up:
 - per session, only the newest :data:`KEEP_PER_SESSION` files are kept: creating one more
   deletes the oldest (a result that names a deleted file is many calls old);
 - ``session/delete`` deletes the session's directory (:func:`remove_session`);
-- at daemon start, session directories untouched for :data:`MAX_AGE_DAYS` days are deleted
-  (:func:`prune`), which covers sessions deleted by hand and daemons that crashed.
+- at daemon start (at most once an hour, :func:`prune_now_and_then`), session directories
+  untouched for :data:`MAX_AGE_DAYS` days are deleted (:func:`prune`), which covers sessions
+  deleted by hand and daemons that crashed.
 
 A spill file holds at most :data:`SPILL_MAX_BYTES` (64 MiB, ``bash_spill_max_bytes``) of
 output; a write error (a full disk) stops spilling with one warning (:class:`SpillWriter`).
@@ -36,8 +37,18 @@ from agentd.tools.defaults import SPILL_KEEP_PER_SESSION
 
 KEEP_PER_SESSION = SPILL_KEEP_PER_SESSION
 MAX_AGE_DAYS = 7.0
+PRUNE_EVERY_SECONDS = 3600.0
+PRUNE_STAMP = ".pruned"
 PREFIX = "agentd-bash-"
 SUFFIX = ".log"
+
+
+def tmp_root() -> Path:
+    """The folder holding every session's temp dir (``$TMPDIR/agentd-$UID-tmp``). A session's
+    is deleted with the session (``session/delete``), and at daemon start those untouched for
+    a week are (:func:`prune`), as spill files are. Here, not beside the Landlock code that
+    makes the dirs, so the start-up prune does not load ctypes (some 3 MiB)."""
+    return Path(os.environ.get("TMPDIR") or "/tmp") / f"agentd-{os.getuid()}-tmp"
 
 
 def private_dir(path: Path) -> Path:
@@ -255,21 +266,40 @@ def prune(root: Path, max_age_days: float = MAX_AGE_DAYS) -> int:
     cutoff = time.time() - max_age_days * 86400
     removed = 0
     try:
-        entries = list(os.scandir(root))
         private_dir(root)
+        entries = os.scandir(root)
     except OSError:
         return 0
-    for entry in entries:
-        with contextlib.suppress(OSError):
-            if entry.stat(follow_symlinks=False).st_mtime >= cutoff:
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                import shutil
+    with entries:  # one entry at a time: a root may hold thousands of session folders
+        for entry in entries:
+            with contextlib.suppress(OSError):
+                if (
+                    entry.name == PRUNE_STAMP
+                    or entry.stat(follow_symlinks=False).st_mtime >= cutoff
+                ):
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    import shutil
 
-                shutil.rmtree(entry.path)
-            else:
-                Path(entry.path).unlink()
-            removed += 1
+                    shutil.rmtree(entry.path)
+                else:
+                    Path(entry.path).unlink()
+                removed += 1
+    return removed
+
+
+def prune_now_and_then(root: Path) -> int:
+    """:func:`prune` at a daemon's start, unless ``root`` was pruned within the last
+    :data:`PRUNE_EVERY_SECONDS` (its ``.pruned`` stamp says when): a week-old cutoff needs
+    no scan at every one-shot run, and a busy machine's root holds thousands of folders
+    (listing and stating 6,000 cost a one-shot some 3 MiB and its CPU)."""
+    stamp = root / PRUNE_STAMP
+    with contextlib.suppress(OSError):
+        if time.time() - stamp.stat().st_mtime < PRUNE_EVERY_SECONDS:
+            return 0
+    removed = prune(root)
+    with contextlib.suppress(OSError):
+        stamp.touch(mode=0o600)
     return removed
 
 
