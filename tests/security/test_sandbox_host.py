@@ -49,7 +49,7 @@ def ctx(workspace: Path) -> Iterator[ToolContext]:
 
 
 def _mine(ctx: ToolContext) -> list[host_pool.SandboxHost]:
-    return [host for host in host_pool.hosts() if host_pool.owner_of(host) == ctx.session_id]
+    return [host for host in host_pool.hosts() if host.owner == ctx.session_id]
 
 
 async def _bash(ctx: ToolContext, command: str, **args: object) -> ToolResult:

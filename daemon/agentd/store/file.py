@@ -149,9 +149,10 @@ class SessionFile(AppendOnly, SessionTree):
             session_id = uuid.uuid4().hex[:16]
         check_session_id(session_id)
         folder = root / cwd_slug(cwd)
-        if chosen and find_session(root, session_id) is not None:  # a scan of the store:
-            raise SessionExists(f"session {session_id!r} already exists")  # ids it makes up
-        # are 64 random bits, which no store holds twice (O_EXCL still refuses the same name)
+        # a scan of the store, for a chosen id only: one made up is 64 random bits, which no
+        # store holds twice (and O_EXCL still refuses the same file name)
+        if chosen and find_session(root, session_id) is not None:
+            raise SessionExists(f"session {session_id!r} already exists")
         header = SessionHeader(
             version=SESSION_VERSION,
             id=session_id,

@@ -141,8 +141,7 @@ class BashTool:
                 await asyncio.to_thread(git_restore, git_before)
             raise
         finally:
-            for fd in [*fds, *([] if ruleset is None else [ruleset])]:
-                os.close(fd)
+            _release((ruleset, wrapper, fds))
         restored, (ctx.cwd, moved) = await asyncio.to_thread(
             _after, ctx, git_before, start_cwd, outcome
         )
@@ -194,10 +193,15 @@ def _before(
     try:
         return start_cwd, notes, confined, git_snapshot(ctx)
     except BaseException:
-        ruleset, _, fds = confined
-        for fd in [*fds, *([] if ruleset is None else [ruleset])]:
-            os.close(fd)
+        _release(confined)
         raise
+
+
+def _release(confined: Confinement) -> None:
+    """Close the confinement's descriptors (the Landlock ruleset, the seccomp pipe)."""
+    ruleset, _, fds = confined
+    for fd in [*fds, *([] if ruleset is None else [ruleset])]:
+        os.close(fd)
 
 
 def _after(

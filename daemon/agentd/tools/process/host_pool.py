@@ -25,6 +25,7 @@ from __future__ import annotations
 import array
 import asyncio
 import contextlib
+import logging
 import marshal
 import os
 import signal
@@ -35,8 +36,6 @@ import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-
-import structlog
 
 from agentd.tools.process.hostproc import EXITED, REPORT, STARTED
 
@@ -49,7 +48,7 @@ MAX_REQUEST = 256 << 10
 MAX_REMEMBERED = 1024
 
 _UCRED = struct.Struct("3i")
-_log = structlog.get_logger("agentd.sandbox")
+_log = logging.getLogger("agentd.tools")  # JSON lines through agentd.log
 
 Key = tuple[str, ...]
 
@@ -61,9 +60,13 @@ class HostEnded(OSError):
 class SandboxHost:
     """One running host and the calls it has started. Use on the event loop only."""
 
-    def __init__(self, process: subprocess.Popen[bytes], channel: socket.socket) -> None:
+    def __init__(
+        self, process: subprocess.Popen[bytes], channel: socket.socket, owner: str
+    ) -> None:
         self.process = process
         self.channel = channel
+        self.owner = owner
+        """The session it serves, and is retired with."""
         self.alive = True
         self.served = 0
         """Commands it started."""
@@ -97,13 +100,13 @@ class SandboxHost:
         except asyncio.CancelledError:
             started.add_done_callback(_kill_started)  # it may start yet: it must not run on
             raise
-        except (OSError, TimeoutError) as error:
-            self._started.pop(request_id, None)
-            if started.done() or not isinstance(error, TimeoutError):
-                self._exited.pop(request_id, None)
-                raise HostEnded(f"the sandbox host did not start the command: {error}") from None
+        except TimeoutError:
             self.close()  # a host that does not answer is not trusted with later calls
             raise HostEnded("the sandbox host did not answer") from None
+        except OSError as error:  # the send failed, or the host ended (close())
+            self._started.pop(request_id, None)
+            self._exited.pop(request_id, None)
+            raise HostEnded(f"the sandbox host did not start the command: {error}") from None
         return pid, exited
 
     def _readable(self) -> None:
@@ -180,7 +183,6 @@ class _Pool:
         self.hosts: dict[Key, SandboxHost] = {}
         self.launching: dict[Key, asyncio.Task[SandboxHost | None]] = {}
         self.seen: dict[Key, str] = {}
-        self.owners: dict[Key, str] = {}
         self.broken: dict[Key, str] = {}
         """Confinements whose host could not start or ended before its first command: their
         calls keep a sandbox each (no host is tried again for them)."""
@@ -239,15 +241,14 @@ async def _launch(key: Key, owner: str) -> SandboxHost | None:
     try:
         process, channel = await asyncio.to_thread(_spawn, key)
     except OSError as error:
-        _log.warning("sandbox_host_failed", error=str(error))
+        _log.warning("sandbox_host_failed", extra={"error": str(error)})
         _remember(_pool.broken, key, owner)
         return None
-    host = SandboxHost(process, channel)
+    host = SandboxHost(process, channel, owner)
     if _pool.seen.get(key) != owner:  # the session closed meanwhile
         host.close()
         return None
     _pool.hosts[key] = host
-    _pool.owners[key] = owner
     return host
 
 
@@ -289,19 +290,11 @@ def _spawn(key: Key) -> tuple[subprocess.Popen[bytes], socket.socket]:
 
 def retire(owner: str) -> None:
     """End the hosts of session ``owner`` (when it closes); their leftover jobs end too."""
-    for key in [key for key, who in _pool.owners.items() if who == owner]:
-        _pool.owners.pop(key, None)
-        host = _pool.hosts.pop(key, None)
-        if host is not None:
-            host.close()
+    for key in [key for key, host in _pool.hosts.items() if host.owner == owner]:
+        _pool.hosts.pop(key).close()
     for table in (_pool.seen, _pool.broken):
         for key in [key for key, who in table.items() if who == owner]:
             del table[key]
-
-
-def owner_of(host: SandboxHost) -> str | None:
-    """The session ``host`` serves (None: retired)."""
-    return next((_pool.owners[key] for key, one in _pool.hosts.items() if one is host), None)
 
 
 def hosts() -> list[SandboxHost]:

@@ -2,17 +2,19 @@
 ``python -I -S hostproc.py FD IDLE`` and starts that session's shells there, so a bash call
 costs a ``fork`` instead of a new set of namespaces (:mod:`agentd.tools.process.host_pool`).
 
-It imports only built-in modules (the sandbox has no site-packages path, and its start is
-paid on the session's second call) and trusts its one peer, the daemon, which holds the
-other end of the ``SOCK_SEQPACKET`` socket ``FD``. One message per packet:
+It imports a few of the standard library's C modules and nothing else (the sandbox has no
+site-packages path, and its start is paid on the session's second call: ``signal`` and
+``socket`` would bring ``enum``, ``json`` would bring ``re``), and trusts its one peer, the
+daemon, which holds the other end of the ``SOCK_SEQPACKET`` socket ``FD``. One message per
+packet:
 
 * daemon → host: a :mod:`marshal`-encoded ``{"id", "argv", "cwd", "env"}`` with two
-  descriptors attached
-  (``SCM_RIGHTS``): the write end of the output pipe and of the cwd channel. The host forks;
+  descriptors attached (``SCM_RIGHTS``): the write end of the output pipe and of the cwd
+  channel. The host forks;
   the child starts a new session, takes ``/dev/null`` as stdin, the output pipe as stdout and
   stderr, the cwd channel as descriptor 3, and execs ``argv``.
-* child → daemon, before ``exec``: :data:`REPORT` ``(STARTED, id, 0)``. The daemon reads the child's
-  pid, as its own pid namespace numbers it, from the message's kernel-attached credentials
+* child → daemon, before ``exec``: :data:`REPORT` ``(STARTED, id, 0)``. The daemon reads the
+  child's pid, as its own pid namespace numbers it, from the message's kernel-attached credentials
   (``SO_PASSCRED``), so it can signal the process group and find the call's processes.
 * host → daemon, when the shell has been reaped: :data:`REPORT` ``(EXITED, id, status)``,
   the exit status as :class:`subprocess.Popen` reports it (negative: the signal that killed

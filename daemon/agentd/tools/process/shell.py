@@ -23,7 +23,7 @@ import os
 import shutil
 import signal
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -267,26 +267,17 @@ def _start(
     """Start the shell (blocking); returns it, the read end of its output and of the cwd
     channel, and its registry entry."""
     ruleset, wrapper, extra_fds = confinement
-    out_read, out_write = os.pipe()
-    cwd_read, cwd_write = os.pipe()
-    script = f"trap 'builtin pwd >&{cwd_write}' EXIT; {command}"
     prefix: tuple[str, ...] | None = ()  # bwrap --die-with-parent: it dies with the daemon
     if not wrapper:
         prefix = death_signal_prefix() if ruleset is None else None
     prepare = None if prefix is not None else partial(prepare_child, os.getpid(), ruleset)
-    try:
+    with _shell_pipes() as (out_read, out_write, cwd_read, cwd_write):
+        script = f"trap 'builtin pwd >&{cwd_write}' EXIT; {command}"
         popen = subprocess.Popen(
             [*(prefix or ()), *wrapper, bash_path(), "-c", script], stdin=subprocess.DEVNULL,
             stdout=out_write, stderr=out_write, cwd=cwd, env=env, start_new_session=True,
             pass_fds=(cwd_write, *extra_fds), preexec_fn=prepare,
         )  # fmt: skip
-    except BaseException:
-        os.close(out_read)
-        os.close(cwd_read)
-        raise
-    finally:
-        os.close(out_write)
-        os.close(cwd_write)
     entry = register(registry, popen.pid, env[MARKER_VAR]) if registry is not None else None
     return Child(popen), os.fdopen(out_read, "rb", buffering=0), cwd_read, entry
 
@@ -296,11 +287,21 @@ async def _start_hosted(
 ) -> _Started:
     """Start the shell in a sandbox host. It needs no registry entry: it lives in the
     host's process namespace, which ends with the daemon."""
+    script = f"trap 'builtin pwd >&3' EXIT; {command}"
+    with _shell_pipes() as (out_read, out_write, cwd_read, cwd_write):
+        pid, exited = await host.start([bash_path(), "-c", script], cwd, env, out_write, cwd_write)
+    return HostedChild(pid, exited), os.fdopen(out_read, "rb", buffering=0), cwd_read, None
+
+
+@contextlib.contextmanager
+def _shell_pipes() -> Iterator[tuple[int, int, int, int]]:
+    """A starting shell's output pipe and cwd channel (read, write, read, write): the write
+    ends are closed once the start is over (the shell holds its own copies), the read ends
+    too when it failed."""
     out_read, out_write = os.pipe()
     cwd_read, cwd_write = os.pipe()
-    script = f"trap 'builtin pwd >&3' EXIT; {command}"
     try:
-        pid, exited = await host.start([bash_path(), "-c", script], cwd, env, out_write, cwd_write)
+        yield out_read, out_write, cwd_read, cwd_write
     except BaseException:
         os.close(out_read)
         os.close(cwd_read)
@@ -308,7 +309,6 @@ async def _start_hosted(
     finally:
         os.close(out_write)
         os.close(cwd_write)
-    return HostedChild(pid, exited), os.fdopen(out_read, "rb", buffering=0), cwd_read, None
 
 
 _reaping: set[asyncio.Task[int]] = set()
