@@ -34,7 +34,8 @@ ALLOWED: dict[str, set[str]] = {
     "hardening": set(),
     "tools": BASE | {"toolspec", "hardening"},
     "store": BASE,
-    "mockllm": BASE,
+    "mockllm": BASE
+    | {"providers"},  # the in-process mock is a client of the providers' HTTP contract
     "config": BASE | {"tools"},  # settings, models, prices, credentials, project trust
     "permissions": BASE | {"tools"},
     "providers": BASE | {"toolspec", "config", "log"},  # never tools, never the mock LLM

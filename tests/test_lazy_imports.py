@@ -131,6 +131,17 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
         "agentd.tools.process.mountns",
     )),
     "agentd.providers": (FIRST_USE, ("agentd.providers",)),
+    "agentd.providers.transport": (
+        f"{FIRST_USE} (httpx: at the first https request)", ("agentd.providers.httpx_client",),
+    ),
+    "agentd.providers.stream": (
+        f"{FIRST_USE} (httpx: only to wrap a caller's httpx.AsyncClient)",
+        ("agentd.providers.httpx_client",),
+    ),
+    "agentd.providers.errors": (
+        f"{HEAVY} (email for a Retry-After HTTP date, http for an error with no body)",
+        ("email.utils", "http"),
+    ),
     "agentd.session.preview": (f"{FIRST_USE} (a tool's module: when a call of it is previewed)", (
         "agentd.tools.edit", "agentd.tools.notebook_edit",
     )),
@@ -167,6 +178,10 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentd.tools.documents.pdfwork": (HEAVY, ("pypdfium2",)),
     "agentd.tools.files.fileio": (HEAVY, ("tempfile",)),
     "agentd.tools.process.spill": (HEAVY, ("shutil", "tempfile")),
+    "agentd.tools.process.gitdirs": (f"{HEAVY} (shutil: a control file turned into a folder)", (
+        "shutil",
+    )),
+    "agentd.config.schema": (f"{HEAVY} (difflib: a config error's suggestion)", ("difflib",)),
     "agentd.web.remote": (HEAVY, ("ssl",)),
     # sandboxing, only for a confined command
     "agentd.tools.bash_setup": (SANDBOX, (

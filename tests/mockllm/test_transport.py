@@ -1,18 +1,22 @@
 """The in-process mock LLM (``--provider mock`` in the daemon): the same replies as over HTTP,
-through an httpx transport, with no port."""
+through an in-process client (a ``ProviderHttp``), with no port and no httpx."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import httpx
+import msgspec
 import pytest
 
 from agentd.mockllm import MockLLMServer
 from agentd.mockllm.scenarios import parse_scenarios
 from agentd.mockllm.transport import MockTransport, mock_scenarios
+from agentd.providers.http_types import read_all
+from agentd.providers.sse import SSEDecoder
 from tests.mockllm.test_mock_server import SCENARIOS, anthropic_body, events, openai_body
 
 URL = "http://mock.agentd.invalid/v1"
@@ -28,11 +32,29 @@ def _without_ids(value: object) -> object:
 
 
 @pytest.fixture
-async def in_process() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(
-        transport=MockTransport(server=MockLLMServer(SCENARIOS))
-    ) as client:
-        yield client
+async def in_process() -> AsyncIterator[MockTransport]:
+    client = MockTransport(server=MockLLMServer(SCENARIOS))
+    yield client
+    await client.aclose()
+
+
+async def in_process_events(client: MockTransport, url: str, body: object) -> list[Any]:
+    """POST ``body`` in process and decode the SSE reply (as ``events`` does over HTTP)."""
+    response = await client.open("POST", url, body=msgspec.json.encode(body))
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/event-stream"
+    decoder = SSEDecoder()
+    payloads: list[Any] = []
+    for event in decoder.feed(await read_all(response)):
+        payloads.append(event.data if event.data == "[DONE]" else msgspec.json.decode(event.data))
+    return payloads
+
+
+async def request_in_process(
+    client: MockTransport, method: str, url: str, body: bytes = b""
+) -> tuple[int, bytes]:
+    response = await client.open(method, url, body=body)
+    return response.status_code, await read_all(response)
 
 
 @pytest.mark.parametrize(
@@ -43,22 +65,24 @@ async def in_process() -> AsyncIterator[httpx.AsyncClient]:
     ],
 )
 async def test_streams_the_same_events_as_the_http_server(
-    in_process: httpx.AsyncClient, path: str, body: dict[str, object]
+    in_process: MockTransport, path: str, body: dict[str, object]
 ) -> None:
     async with MockLLMServer(SCENARIOS) as server, httpx.AsyncClient() as http:
         over_http = await events(http, server.url + path, body)
-    in_process_events = await events(in_process, URL + path, body)
-    assert _without_ids(in_process_events) == _without_ids(over_http)
+    got = await in_process_events(in_process, URL + path, body)
+    assert _without_ids(got) == _without_ids(over_http)
     assert len(over_http) > 3
 
 
-async def test_errors_and_plain_replies_keep_their_status(in_process: httpx.AsyncClient) -> None:
-    missing = await in_process.get(URL + "/nowhere")
-    assert missing.status_code == 404
-    assert "no route" in missing.json()["error"]["message"]
+async def test_errors_and_plain_replies_keep_their_status(in_process: MockTransport) -> None:
+    status, missing = await request_in_process(in_process, "GET", URL + "/nowhere")
+    assert status == 404
+    assert "no route" in msgspec.json.decode(missing)["error"]["message"]
     body = openai_body({"role": "user", "content": "anything"}, stream=False)
-    reply = await in_process.post(URL + "/chat/completions", json=body)
-    assert reply.json()["choices"][0]["message"]["content"] == "No idea."
+    _, reply = await request_in_process(
+        in_process, "POST", URL + "/chat/completions", msgspec.json.encode(body)
+    )
+    assert msgspec.json.decode(reply)["choices"][0]["message"]["content"] == "No idea."
 
 
 async def test_a_reader_that_stops_ends_the_reply() -> None:
@@ -77,14 +101,15 @@ async def test_a_reader_that_stops_ends_the_reply() -> None:
         }
     )
     server = MockLLMServer(slow)
-    async with httpx.AsyncClient(transport=MockTransport(server=server)) as client:
-        body = openai_body({"role": "user", "content": "s"})
-        async with client.stream("POST", URL + "/chat/completions", json=body) as response:
-            async for _chunk in response.aiter_bytes():
-                assert server.active_streams == 1
-                break
-        await asyncio.sleep(0)
-        assert server.active_streams == 0
+    client = MockTransport(server=server)
+    body = msgspec.json.encode(openai_body({"role": "user", "content": "s"}))
+    response = await client.open("POST", URL + "/chat/completions", body=body)
+    async for _chunk in response.aiter_bytes():
+        assert server.active_streams == 1
+        break
+    await response.aclose()
+    await asyncio.sleep(0)
+    assert server.active_streams == 0
 
 
 def test_the_scenarios_variable_replaces_the_built_in_ones(
@@ -115,8 +140,8 @@ async def test_a_server_keeping_no_requests_answers_the_same(
     async with MockLLMServer(SCENARIOS) as server, httpx.AsyncClient() as http:
         over_http = await events(http, server.url + path, body)
     kept_none = MockTransport(server=MockLLMServer(SCENARIOS, keep_requests=0))
-    async with httpx.AsyncClient(transport=kept_none) as client:
-        assert _without_ids(await events(client, URL + path, body)) == _without_ids(over_http)
-        refused = await client.post(URL + path, content=b"[1]")
-    assert refused.status_code == 400
-    assert "must be a JSON object" in refused.text
+    got = await in_process_events(kept_none, URL + path, body)
+    assert _without_ids(got) == _without_ids(over_http)
+    status, refused = await request_in_process(kept_none, "POST", URL + path, b"[1]")
+    assert status == 400
+    assert b"must be a JSON object" in refused

@@ -37,6 +37,7 @@ from agentd.protocol.events import (
 from agentd.providers import RetryPolicy, make_provider
 from agentd.providers.assemble import parse_arguments
 from agentd.providers.base import Provider, ProviderRequest, StreamEnd
+from agentd.providers.http_types import ProviderHttp
 from agentd.toolspec import ToolSpec
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "sse"
@@ -128,7 +129,7 @@ def choice(
 
 
 def provider_for(
-    api: str, http: httpx.AsyncClient, retry: RetryPolicy = FAST, **options: Any
+    api: str, http: ProviderHttp | httpx.AsyncClient, retry: RetryPolicy = FAST, **options: Any
 ) -> Provider:
     """A real provider of ``api`` sending through ``http``."""
     return make_provider(choice(api, **options), http, retry=retry)

@@ -29,8 +29,7 @@ async def test_api_selects_the_provider_class() -> None:
 async def test_mock_answers_through_the_in_process_transport() -> None:
     """The mock provider's requests go through the real provider code to ``MockTransport``."""
     mock = ModelChoice("mock", "openai", "mock-model", MOCK_BASE_URL, None, None)
-    async with httpx.AsyncClient(transport=MockTransport()) as http:
-        outcome = await collect(make_provider(mock, http), request([user("how are you")]))
+    outcome = await collect(make_provider(mock, MockTransport()), request([user("how are you")]))
     message = outcome.end.message
     assert message.provider == "mock"
     assert message.content[0] == TextContent(
@@ -47,8 +46,7 @@ async def test_unavailable_mock_is_an_error_message(
     bad.write_text("{")
     monkeypatch.setenv("AGENTD_MOCK_SCENARIOS", str(bad))
     mock = ModelChoice("mock", "openai", "mock-model", MOCK_BASE_URL, None, None)
-    async with httpx.AsyncClient(transport=MockTransport()) as http:
-        outcome = await collect(make_provider(mock, http), request([user("hi")]))
+    outcome = await collect(make_provider(mock, MockTransport()), request([user("hi")]))
     message = outcome.end.message
     assert message.stop_reason == "error"
     assert message.error_message is not None

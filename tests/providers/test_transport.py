@@ -1,9 +1,9 @@
-"""The providers' HTTP transport (``agentd.providers.transport``) on real sockets.
+"""The providers' HTTP client (``agentd.providers.transport``) on real sockets.
 
 Plain ``http://`` goes through agentd's own HTTP/1.1 client: replies from the real mock LLM,
-every body framing, keep-alive and its limits, failures mapped to httpx's exceptions. ``https://``
-goes through httpx's transport with certificate verification: a local TLS server with a
-self-signed certificate is refused unless the client is given a context that trusts it.
+every body framing, keep-alive and its limits, failures as ``http_failures``' exceptions, and no
+httpx imported. ``https://`` goes through httpx with certificate verification: a local TLS server
+with a self-signed certificate is refused unless the client is given a context that trusts it.
 """
 
 from __future__ import annotations
@@ -19,18 +19,37 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
-import httpx
 import pytest
 
 from agentd.mockllm import MockLLMServer
 from agentd.mockllm.http import read_request, serve_connection
 from agentd.protocol.events import TextDelta
 from agentd.providers.http1 import ChunkedDecoder
-from agentd.providers.transport import PlainHttpTransport, new_http_client
+from agentd.providers.http_failures import (
+    ConnectFailed,
+    ConnectionBroken,
+    RequestRefused,
+    TimedOut,
+    UnsupportedUrl,
+)
+from agentd.providers.http_types import Timeouts, read_all
+from agentd.providers.transport import ProviderClient, new_http_client
 from tests.harness import scaled, wait_until_async
-from tests.providers.replay import collect, provider_for, request, user
+from tests.providers.replay import FAST, collect, provider_for, request, user
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
+async def fetch(
+    http: ProviderClient,
+    url: str,
+    method: str = "GET",
+    body: bytes = b"",
+    headers: dict[str, str] | None = None,
+) -> tuple[int, bytes]:
+    """The status and whole body of one request."""
+    response = await http.open(method, url, headers=headers, body=body)
+    return response.status_code, await read_all(response)
 
 
 class Served:
@@ -129,8 +148,8 @@ async def test_body_framings(response: bytes) -> None:
             writer.close()
 
     async with serving(handler) as served, new_http_client() as http:
-        reply = await http.post(served.url + "/x", content=b"{}")
-    assert (reply.status_code, reply.content) == (200, b"hello world")
+        reply = await fetch(http, served.url + "/x", "POST", b"{}")
+    assert reply == (200, b"hello world")
 
 
 CHUNKED = b"5;name=value\r\nhello\r\n1\r\n \r\nA\r\n0123456789\r\n0\r\nX-T: 1\r\n\r\nNEXT"
@@ -151,7 +170,7 @@ def test_chunked_decoder_takes_any_split() -> None:
 )
 def test_chunked_decoder_refuses_bad_framing(data: bytes) -> None:
     """Signed, prefixed or empty sizes, data longer than its size, endless size lines."""
-    with pytest.raises(httpx.RemoteProtocolError):
+    with pytest.raises(ConnectionBroken):
         ChunkedDecoder().feed(data)
 
 
@@ -160,8 +179,8 @@ async def test_a_closing_server_is_not_reused() -> None:
     opens a new connection and succeeds."""
     closing = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
     async with serving(answering(closing)) as served, new_http_client() as http:
-        assert (await http.get(served.url)).content == b"ok"
-        assert (await http.get(served.url)).content == b"ok"
+        assert await fetch(http, served.url) == (200, b"ok")
+        assert await fetch(http, served.url) == (200, b"ok")
     assert served.connections == 2
 
 
@@ -170,9 +189,9 @@ async def test_idle_connection_dropped_by_the_server_is_not_reused() -> None:
     connects again instead of writing into the dead one."""
     kept = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
     async with serving(answering(kept)) as served, new_http_client() as http:
-        assert (await http.get(served.url)).content == b"ok"
+        assert await fetch(http, served.url) == (200, b"ok")
         await wait_until_async(lambda: served.finished == 1, 10, "the server to close")
-        assert (await http.get(served.url)).content == b"ok"
+        assert await fetch(http, served.url) == (200, b"ok")
     assert served.connections == 2
 
 
@@ -180,10 +199,9 @@ async def test_an_idle_connection_is_closed_after_its_expiry() -> None:
     """A kept-alive connection left idle past ``keepalive_expiry`` is closed by the client
     (the server sees it go), not kept open until the next request."""
     kept = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n"
-    transport = PlainHttpTransport(keepalive_expiry=0.2)
-    client = httpx.AsyncClient(transport=transport)
+    client = ProviderClient(keepalive_expiry=0.2)
     async with serving(answering(kept + b"ok", kept + b"ok")) as served, client as http:
-        assert (await http.get(served.url)).content == b"ok"
+        assert await fetch(http, served.url) == (200, b"ok")
         await wait_until_async(lambda: served.finished == 1, 10, "the idle connection to close")
     assert served.connections == 1
 
@@ -203,38 +221,37 @@ async def test_an_idle_connection_is_closed_after_its_expiry() -> None:
     ids=["no-response", "short", "short-chunk", "chunk-size", "status", "header", "length", "big"],
 )
 async def test_broken_responses_are_protocol_errors(response: bytes, message: str) -> None:
-    """Truncated or malformed responses raise RemoteProtocolError (a retryable transport
-    failure for the providers), and the connection is not reused."""
+    """Truncated or malformed responses raise ConnectionBroken (a retryable failure for the
+    providers), and the connection is not reused."""
 
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await answering(response)(reader, writer)
         writer.close()
 
     async with serving(handler) as served, new_http_client() as http:
-        with pytest.raises(httpx.RemoteProtocolError, match=message):
-            await http.post(served.url, content=b"{}")
+        with pytest.raises(ConnectionBroken, match=message):
+            await fetch(http, served.url, "POST", b"{}")
 
 
 async def test_a_silent_server_times_out() -> None:
-    """No answer within the read timeout: ReadTimeout, and the provider reports it."""
+    """No answer within the read timeout: TimedOut."""
 
     async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await reader.read()
 
-    timeout = httpx.Timeout(5.0, read=0.2)
-    async with serving(silent) as served, new_http_client(timeout) as http:
-        with pytest.raises(httpx.ReadTimeout):
-            await http.get(served.url)
+    async with serving(silent) as served, new_http_client(Timeouts(read=0.2)) as http:
+        with pytest.raises(TimedOut):
+            await fetch(http, served.url)
 
 
 async def test_connection_refused_is_a_connect_error() -> None:
-    """Nothing listening: ConnectError, which the providers retry and then report."""
+    """Nothing listening: ConnectFailed, which the providers retry and then report."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     async with new_http_client() as http:
-        with pytest.raises(httpx.ConnectError):
-            await http.get(f"http://127.0.0.1:{port}/")
+        with pytest.raises(ConnectFailed):
+            await fetch(http, f"http://127.0.0.1:{port}/")
         outcome = await collect(provider_for("openai", http, base_url=f"http://127.0.0.1:{port}"))
     assert "cannot connect to" in (outcome.end.message.error_message or "")
 
@@ -260,16 +277,49 @@ async def test_header_with_a_line_break_is_refused() -> None:
     """A header value carrying CR/LF (say, a key pasted with a newline) is never written."""
     empty = answering(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
     async with serving(empty) as served, new_http_client() as http:
-        with pytest.raises(httpx.LocalProtocolError):
-            await http.get(served.url, headers={"authorization": "Bearer a\r\nX-Evil: 1"})
+        with pytest.raises(RequestRefused):
+            await fetch(http, served.url, headers={"authorization": "Bearer a\r\nX-Evil: 1"})
+        outcome = await collect(
+            provider_for("openai", http, base_url=served.url, api_key="sk-a\nb", retry=FAST)
+        )
     assert served.connections == 0
+    assert "cannot be sent" in (outcome.end.message.error_message or "")
 
 
-async def test_plain_transport_refuses_https() -> None:
-    """The plain transport never sends an https request in clear."""
-    transport = PlainHttpTransport()
-    with pytest.raises(httpx.UnsupportedProtocol):
-        await transport.handle_async_request(httpx.Request("GET", "https://127.0.0.1:1/"))
+@pytest.mark.parametrize(
+    "url", ["ftp://127.0.0.1/", "http://", "http://127.0.0.1:99999/", "127.0.0.1:80"]
+)
+async def test_unsupported_or_malformed_urls_are_refused(url: str) -> None:
+    """Only http and https URLs with a host and a valid port are sent."""
+    async with new_http_client() as http:
+        with pytest.raises(UnsupportedUrl):
+            await fetch(http, url)
+
+
+async def test_requests_carry_host_length_and_the_callers_headers() -> None:
+    """What the plain client sends: the request line with the path and query, ``Host`` with
+    the port, ``Content-Length`` for a body, and the caller's headers over the defaults."""
+    got = []
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        request = await read_request(reader)
+        got.append(request)
+        writer.write(b"HTTP/1.1 204 No Content\r\n\r\n")
+        await writer.drain()
+
+    async with serving(handler) as served, new_http_client() as http:
+        headers = {"Accept": "text/event-stream", "X-Api-Key": "k"}
+        status, body = await fetch(http, served.url + "/v1/x?a=1", "POST", b"{}", headers)
+    assert (status, body) == (204, b"")
+    request = got[0]
+    assert request is not None
+    assert (request.method, request.path, request.body) == ("POST", "/v1/x?a=1", b"{}")
+    port = served.url.rsplit(":", 1)[1]
+    assert request.headers["host"] == f"127.0.0.1:{port}"
+    assert request.headers["content-length"] == "2"
+    assert request.headers["accept"] == "text/event-stream"
+    assert request.headers["x-api-key"] == "k"
+    assert request.headers["user-agent"].startswith("agentd/")
 
 
 @pytest.fixture(scope="module")
@@ -310,8 +360,8 @@ async def test_https_verifies_certificates(self_signed: tuple[Path, Path]) -> No
     server_context.load_cert_chain(cert, key)
     async with serving(mock_llm(MockLLMServer()), server_context) as served:
         async with new_http_client() as http:
-            with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
-                await http.get(served.url + "/v1/models")
+            with pytest.raises(ConnectFailed, match="CERTIFICATE_VERIFY_FAILED"):
+                await fetch(http, served.url + "/v1/models")
             provider = provider_for("openai", http, base_url=served.url + "/v1")
             refused = await collect(provider)
         trusting = ssl.create_default_context(cafile=str(cert))
@@ -322,36 +372,50 @@ async def test_https_verifies_certificates(self_signed: tuple[Path, Path]) -> No
     assert accepted.end.message.stop_reason == "stop"
 
 
-def test_plain_http_loads_no_tls_or_httpcore_modules() -> None:
-    """A reply over plain HTTP, in a fresh interpreter, leaves httpcore, h11, anyio, sniffio
-    and certifi unimported (they cost the cold path some 80 ms)."""
+def test_plain_http_loads_neither_httpx_nor_tls_modules() -> None:
+    """A provider's reply over plain HTTP, in a fresh interpreter, leaves httpx (and with it
+    email, http.client, urllib.request), httpcore, h11, anyio, sniffio and certifi unimported."""
     code = """
 import asyncio, json, sys
+from agentd.config.load import ModelChoice
 from agentd.mockllm import MockLLMServer
+from agentd.protocol.content import TextContent, UserMessage
+from agentd.providers import make_provider
+from agentd.providers.base import ProviderRequest, StreamEnd
 from agentd.providers.transport import new_http_client
 
 async def main():
     async with MockLLMServer() as server, new_http_client() as http:
-        reply = await http.get(server.url + "/models")
-        assert reply.status_code == 200, reply
+        choice = ModelChoice("openai", "openai", "m", server.url, "sk-test", None, None)
+        hello = UserMessage(id="u1", content=[TextContent(text="how are you")], timestamp=0.0)
+        request = ProviderRequest(model="m", system_prompt="", messages=[hello], tools=[],
+                                  message_id="msg-1")
+        items = [item async for item in make_provider(choice, http).stream(request)]
+        assert isinstance(items[-1], StreamEnd) and items[-1].message.stop_reason == "stop"
 asyncio.run(main())
-heavy = ("httpcore", "h11", "anyio", "sniffio", "certifi")
+heavy = ("httpx", "email", "http.client", "urllib.request", "httpcore", "h11", "anyio",
+         "sniffio", "certifi")
 print(json.dumps([m for m in heavy if m in sys.modules]))
 """
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=scaled(60), check=True
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=scaled(60),
+        check=True,
     )
     assert json.loads(result.stdout) == []
 
 
 async def test_a_cookie_the_server_sets_is_sent_back() -> None:
-    """The client skips the cookie jar for answers that set no cookie (LLM APIs set none);
-    one that does still has its cookie stored and sent with the next requests."""
+    """A cookie a server sets (a load balancer's, say) is sent back to the same host with
+    the next requests; ``Max-Age=0`` deletes it."""
     seen: list[str | None] = []
     answers = [
         b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nno",
         b"HTTP/1.1 200 OK\r\nSet-Cookie: lb=node-2; Path=/\r\nContent-Length: 2\r\n\r\nok",
-        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nno",
+        b"HTTP/1.1 200 OK\r\nSet-Cookie: x=1\r\nContent-Length: 2\r\n\r\nno",
+        b"HTTP/1.1 200 OK\r\nSet-Cookie: lb=; Max-Age=0\r\nContent-Length: 2\r\n\r\nno",
         b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nno",
     ]
 
@@ -366,6 +430,6 @@ async def test_a_cookie_the_server_sets_is_sent_back() -> None:
 
     async with serving(handler) as served, new_http_client() as http:
         for _ in answers:
-            assert (await http.get(served.url + "/v1/models")).status_code == 200
-        assert http.cookies.get("lb") == "node-2"
-    assert seen == [None, None, "lb=node-2", "lb=node-2"]
+            assert (await fetch(http, served.url + "/v1/models"))[0] == 200
+        assert http.cookies.get("127.0.0.1", "x") == "1"
+    assert seen == [None, None, "lb=node-2", "lb=node-2; x=1", "x=1"]

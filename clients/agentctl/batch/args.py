@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
+
+import msgspec
 
 USAGE = (
     "agentctl batch TASKS.jsonl --out DIR [--concurrency N] [--strict] [--retry-failed] "
@@ -63,8 +64,8 @@ def non_negative_int(text: str) -> int:
 def ray_resources(text: str) -> dict[str, float]:
     """A JSON object of resource names to amounts ≥ 0 (``{"gpu_box": 1}``)."""
     try:
-        value = json.loads(text)
-    except ValueError as exc:
+        value = msgspec.json.decode(text)
+    except msgspec.DecodeError as exc:
         raise argparse.ArgumentTypeError(f"not JSON: {exc}") from None
     if not isinstance(value, dict) or not value:
         raise argparse.ArgumentTypeError('expected an object such as {"name": 1}')

@@ -15,7 +15,6 @@ drift test compares).
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 import types
@@ -440,6 +439,8 @@ def _list_struct(kind: Any) -> type[msgspec.Struct] | None:
 
 
 def _unknown_message(path: str, key: str, valid: list[str]) -> str:
+    import difflib  # only for a config error
+
     close = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]}?)" if close else ""
     table = path.rsplit(".", 1)[0] if "." in path else ""

@@ -1,11 +1,13 @@
-"""The mock LLM as an in-process httpx transport: what ``--provider mock`` uses in the daemon.
+"""The mock LLM as an in-process HTTP client: what ``--provider mock`` uses in the daemon.
 
 The provider code is the real one (request building, HTTP status handling, SSE parsing);
-only the socket is gone: :class:`MockTransport` hands each request to the same handler
+only the socket is gone: :class:`MockTransport` (a
+:class:`~agentd.providers.http_types.ProviderHttp`) hands each request to the same handler
 ``agentd mock-llm`` serves over HTTP (:meth:`MockLLMServer.handle`) and streams its reply
-back as the response body. No port, no server to start or stop. The daemon sends the mock
-provider's requests (base URL ``agentd.config.load.MOCK_BASE_URL``, a host that never resolves)
-through a client with this transport, so nothing leaves the process.
+back as the response body. No port, no server to start or stop, no httpx. The daemon sends
+the mock provider's requests (base URL ``agentd.config.load.MOCK_BASE_URL``, a host that never
+resolves) through it, so nothing leaves the process. A handler that fails mid-reply is a
+``ConnectionBroken`` for the reader, as a server that drops the connection would be.
 """
 
 from __future__ import annotations
@@ -13,16 +15,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from functools import cache
 from pathlib import Path
+from urllib.parse import urlsplit
 
-import httpx
 import msgspec
 
 from agentd.mockllm.http import Request, Responder
 from agentd.mockllm.scenarios import ScenarioError, Scenarios, load_scenarios
 from agentd.mockllm.server import MockLLMServer
+from agentd.providers.http_failures import ConnectionBroken
+from agentd.providers.http_types import ProviderResponse, Timeouts
 
 __all__ = ["MockTransport", "ScenarioError", "mock_scenarios"]
 
@@ -60,7 +64,7 @@ def _built_in() -> Scenarios:
     return load_scenarios(None)
 
 
-class MockTransport(httpx.AsyncBaseTransport):
+class MockTransport:
     """Answers every request with a :class:`MockLLMServer` that never listens: with the
     scenarios of ``scenarios_path`` (see :func:`mock_scenarios`) as they are at that
     request, or always those of the ``server`` given."""
@@ -82,10 +86,20 @@ class MockTransport(httpx.AsyncBaseTransport):
             self._server.scenarios = scenarios  # the file changed: its new text from now on
         return self._server
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        body = await request.aread()
-        headers = {name.lower(): value for name, value in request.headers.items()}
-        parsed = Request(request.method, request.url.raw_path.decode(), headers, body, True)
+    async def open(
+        self,
+        method: str,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        body: bytes = b"",
+        timeouts: Timeouts | None = None,
+    ) -> ProviderResponse:
+        """Answer one request; its response once the head is ready (the body streams)."""
+        parts = urlsplit(url)
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        fields = {name.lower(): value for name, value in (headers or {}).items()}
+        parsed = Request(method, target, fields, body, True)
         queue: asyncio.Queue[_Item] = asyncio.Queue(maxsize=64)
         task = asyncio.ensure_future(self._answer(parsed, queue))
         try:
@@ -94,10 +108,13 @@ class MockTransport(httpx.AsyncBaseTransport):
             task.cancel()
             raise
         if isinstance(head, BaseException):
-            raise httpx.ReadError(f"mock LLM: {head}", request=request) from head
+            raise ConnectionBroken(f"mock LLM: {head}") from head
         assert isinstance(head, tuple)
-        status, fields = head
-        return httpx.Response(status, headers=fields, stream=_Body(queue, task), request=request)
+        status, response_headers = head
+        return _Response(status, response_headers, queue, task)
+
+    async def aclose(self) -> None:
+        """Nothing to close (no connection)."""
 
     async def _answer(self, request: Request, queue: asyncio.Queue[_Item]) -> None:
         respond = _QueueResponder(queue)
@@ -149,20 +166,35 @@ class _QueueResponder(Responder):
         """The end is queued by the transport once the handler returns."""
 
 
-class _Body(httpx.AsyncByteStream):
-    def __init__(self, queue: asyncio.Queue[_Item], task: asyncio.Future[None]) -> None:
+class _Response:
+    """A reply as a :class:`~agentd.providers.http_types.ProviderResponse`."""
+
+    def __init__(
+        self,
+        status: int,
+        headers: dict[str, str],
+        queue: asyncio.Queue[_Item],
+        task: asyncio.Future[None],
+    ) -> None:
+        self.status_code = status
+        self.headers: Mapping[str, str] = headers
         self._queue = queue
         self._task = task
 
-    async def __aiter__(self) -> AsyncIterator[bytes]:
+    @property
+    def is_success(self) -> bool:
+        return 200 <= self.status_code < 300
+
+    async def aiter_bytes(self) -> AsyncIterator[bytes]:
         while True:
             item = await self._queue.get()
             if item is _END:
                 return
             if isinstance(item, BaseException):
-                raise httpx.ReadError(f"mock LLM: {item}") from item
+                raise ConnectionBroken(f"mock LLM: {item}") from item
             assert isinstance(item, bytes)
-            yield item
+            if item:
+                yield item
 
     async def aclose(self) -> None:
         """Stop the handler (a client that stopped reading mid-stream)."""

@@ -1,7 +1,8 @@
 """LLM providers: one module per wire format (see README.md in this folder).
 
 :func:`make_provider` builds the provider for a resolved :class:`~agentd.config.load.ModelChoice`.
-The provider modules (and httpx) are imported only when a provider is made.
+The provider modules are imported only when a provider is made (httpx only for an ``https``
+URL or a caller's ``httpx.AsyncClient``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
 
     from agentd.config.load import ModelChoice
     from agentd.providers.base import Provider
+    from agentd.providers.http_types import ProviderHttp
     from agentd.providers.stream import BaseUrl, HttpProvider
 
 __all__ = ["RetryPolicy", "make_provider"]
@@ -22,7 +24,7 @@ __all__ = ["RetryPolicy", "make_provider"]
 
 def make_provider(
     choice: ModelChoice,
-    http: httpx.AsyncClient,
+    http: ProviderHttp | httpx.AsyncClient,
     *,
     retry: RetryPolicy | None = None,
     base_url: BaseUrl | None = None,

@@ -50,7 +50,8 @@ StreamItem = Delta | ServerToolEvent | Retry | StreamEnd
 
 
 class Provider(Protocol):
-    """An LLM backend. Implementations take an injected ``httpx.AsyncClient``."""
+    """An LLM backend. Implementations take an injected HTTP client
+    (:class:`~agentd.providers.transport.ProviderHttp`, or an ``httpx.AsyncClient``)."""
 
     name: str
 

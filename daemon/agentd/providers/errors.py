@@ -1,7 +1,6 @@
-"""Provider failures: how HTTP statuses, error bodies, error events and httpx exceptions become
-one :class:`ProviderFailure`, and which of them are worth retrying.
-
-This is the only module that knows httpx's exception tree (:func:`translating_http_errors`).
+"""Provider failures: how HTTP statuses, error bodies, error events and failed requests
+(:mod:`agentd.providers.http_failures`) become one :class:`ProviderFailure`, and which of them
+are worth retrying (:func:`translating_http_errors`).
 ``ProviderFailure`` never leaves the providers package: the stream driver turns it into a final
 ``StreamEnd`` whose message has ``stop_reason="error"``.
 """
@@ -13,12 +12,18 @@ import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
-from http import HTTPStatus
 from typing import Any
 
-import httpx
 import msgspec
+
+from agentd.providers.http_failures import (
+    ConnectFailed,
+    ConnectionBroken,
+    HttpFailure,
+    RequestRefused,
+    TimedOut,
+    UnsupportedUrl,
+)
 
 RETRYABLE_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 """Statuses retried with backoff: timeouts, rate limits, server errors, Anthropic's 529."""
@@ -77,6 +82,8 @@ def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> f
         return max(float(value), 0.0)
     except ValueError:
         pass
+    from email.utils import parsedate_to_datetime  # an HTTP date: rare, and email is heavy
+
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError):
@@ -124,29 +131,30 @@ def failure_from_response(status: int, headers: Mapping[str, str], body: bytes) 
     return failure
 
 
-def failure_from_exception(exc: httpx.HTTPError, url: str) -> ProviderFailure:
-    """Translate an httpx exception: transport failures are retryable, the rest are not."""
+def failure_from_exception(exc: HttpFailure, url: str) -> ProviderFailure:
+    """Translate a failed request: connection and transport failures are retryable, the rest
+    are not."""
     detail = str(exc) or type(exc).__name__
-    if isinstance(exc, httpx.UnsupportedProtocol):
+    if isinstance(exc, UnsupportedUrl):
         return ProviderFailure(f"unsupported URL {url!r}: {detail}")
-    if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+    if isinstance(exc, ConnectFailed):
         return ProviderFailure(f"cannot connect to {url}: {detail}", retryable=True)
-    if isinstance(exc, httpx.TimeoutException):
+    if isinstance(exc, TimedOut):
         return ProviderFailure(f"the provider did not answer in time ({detail})", retryable=True)
-    if isinstance(exc, httpx.TransportError):
+    if isinstance(exc, ConnectionBroken):
         return ProviderFailure(f"connection to the provider failed: {detail}", retryable=True)
+    if isinstance(exc, RequestRefused):
+        return ProviderFailure(f"the request to the provider cannot be sent: {detail}")
     return ProviderFailure(f"HTTP request failed: {detail}")
 
 
 @asynccontextmanager
 async def translating_http_errors(url: str) -> AsyncIterator[None]:
-    """Run a block, re-raising any httpx exception (or a bad URL) as a ProviderFailure."""
+    """Run a block, re-raising a failed request (:class:`HttpFailure`) as a ProviderFailure."""
     try:
         yield
-    except httpx.HTTPError as exc:
+    except HttpFailure as exc:
         raise failure_from_exception(exc, url) from exc
-    except httpx.InvalidURL as exc:
-        raise ProviderFailure(f"invalid provider URL {url!r}: {exc}") from exc
 
 
 def decode_event_data(data: str) -> Any:
@@ -158,6 +166,8 @@ def decode_event_data(data: str) -> Any:
 
 
 def _reason(status: int) -> str:
+    from http import HTTPStatus  # an enum of 60 members: built only for an error without a body
+
     try:
         return HTTPStatus(status).phrase
     except ValueError:

@@ -3,15 +3,14 @@
 Enough HTTP/1.1 for an LLM server on the local machine or network (Ollama, vLLM, LiteLLM,
 llama.cpp, the mock LLM): requests with a ``Content-Length`` or chunked body; responses framed
 by ``Transfer-Encoding: chunked``, ``Content-Length`` or the end of the connection; ``1xx``
-interim responses skipped; keep-alive unless either side says ``close``. Plain TCP only: TLS is
-httpx's own transport (:mod:`agentd.providers.transport`).
+interim responses skipped; keep-alive unless either side says ``close``. Plain TCP only: TLS goes
+through httpx (:mod:`agentd.providers.httpx_client`). Nothing here imports httpx.
 
-Failures are httpx's exceptions, so the providers' error mapping (``errors.py``) applies
-unchanged: ``ConnectError``/``ConnectTimeout`` for the connection, ``WriteError``/
-``WriteTimeout`` while sending, ``ReadError``/``ReadTimeout`` while receiving,
-``RemoteProtocolError`` for a malformed or truncated response, ``LocalProtocolError`` for a
-request that cannot be written (a header holding CR, LF or NUL). After any failure the
-connection is closed, never reused.
+Failures are :mod:`agentd.providers.http_failures`' exceptions: ``ConnectFailed`` for the
+connection (refused, or no connection within the connect timeout), ``TimedOut`` while sending or
+receiving, ``ConnectionBroken`` for a read or write error and for a malformed or truncated
+response, ``RequestRefused`` for a request that cannot be written (a header holding CR, LF or
+NUL). After any failure the connection is closed, never reused.
 """
 
 from __future__ import annotations
@@ -19,10 +18,15 @@ from __future__ import annotations
 import asyncio
 import select
 import time
-from collections.abc import AsyncGenerator, AsyncIterable, Coroutine
+from collections.abc import AsyncGenerator, Coroutine
 from typing import Any, NamedTuple
 
-import httpx
+from agentd.providers.http_failures import (
+    ConnectFailed,
+    ConnectionBroken,
+    RequestRefused,
+    TimedOut,
+)
 
 MAX_HEAD_BYTES = 64 * 1024
 """The largest response head (status line and headers) accepted."""
@@ -51,27 +55,26 @@ class ResponseHead:
 
 
 class RequestHead(NamedTuple):
-    """A request's head as sent, and what it says about the body and the connection."""
+    """A request's head as sent, and whether the connection may be kept after it."""
 
     data: bytes
-    chunked: bool
     keep_alive: bool
 
 
-def request_head(request: httpx.Request) -> RequestHead:
-    """The request line and headers of ``request`` (httpx has added ``Host`` and the body's
-    length or chunked coding). LocalProtocolError if a header holds CR, LF or NUL."""
-    url = request.url
-    lines = [request.method.encode("ascii") + b" " + url.raw_path + b" HTTP/1.1"]
-    for name, value in request.headers.raw:
-        if any(bad in name or bad in value for bad in _FORBIDDEN_IN_HEADERS):
-            raise httpx.LocalProtocolError(f"invalid character in header {name!r}")
-        lines.append(name + b": " + value)
+def request_head(method: str, target: str, headers: list[tuple[str, str]]) -> RequestHead:
+    """The request line (``target``: the path and query, as sent) and ``headers`` (the caller
+    includes ``Host`` and ``Content-Length``). RequestRefused if a header holds CR, LF or NUL."""
+    lines = [f"{method} {target} HTTP/1.1".encode("ascii")]
+    keep_alive = True
+    for name, value in headers:
+        raw_name, raw_value = name.encode("latin-1"), value.encode("latin-1", "replace")
+        if any(bad in raw_name or bad in raw_value for bad in _FORBIDDEN_IN_HEADERS):
+            raise RequestRefused(f"invalid character in header {name!r}")
+        if name.lower() == "connection" and value.strip().lower() == "close":
+            keep_alive = False
+        lines.append(raw_name + b": " + raw_value)
     lines += [b"", b""]
-    codings = request.headers.get_list("transfer-encoding", split_commas=True)
-    chunked = any(coding.strip().lower() == "chunked" for coding in codings)
-    close = request.headers.get("connection", "").strip().lower() == "close"
-    return RequestHead(b"\r\n".join(lines), chunked, not close)
+    return RequestHead(b"\r\n".join(lines), keep_alive)
 
 
 class Http1Connection:
@@ -86,14 +89,14 @@ class Http1Connection:
 
     @classmethod
     async def open(cls, host: str, port: int, timeout: float | None) -> Http1Connection:
-        """Connect to ``host:port`` (ConnectTimeout / ConnectError on failure)."""
+        """Connect to ``host:port`` (ConnectFailed on failure)."""
         try:
             async with asyncio.timeout(timeout):
                 reader, writer = await asyncio.open_connection(host, port, limit=MAX_HEAD_BYTES)
         except TimeoutError:
-            raise httpx.ConnectTimeout(f"timed out connecting to {host}:{port}") from None
+            raise ConnectFailed(f"timed out connecting to {host}:{port}") from None
         except OSError as exc:
-            raise httpx.ConnectError(str(exc) or type(exc).__name__) from exc
+            raise ConnectFailed(str(exc) or type(exc).__name__) from exc
         return cls(reader, writer)
 
     @property
@@ -116,33 +119,20 @@ class Http1Connection:
         self._keep_alive = False
         self._writer.close()
 
-    async def send(self, request: httpx.Request, head: RequestHead, timeout: float | None) -> None:
-        """Write ``head`` (see :func:`request_head`) and the request's body."""
+    async def send(self, head: RequestHead, body: bytes, timeout: float | None) -> None:
+        """Write ``head`` (see :func:`request_head`) and ``body``."""
         if not head.keep_alive:
             self._keep_alive = False
         try:
             async with asyncio.timeout(timeout):
-                self._writer.write(head.data)
-                await self._write_body(request.stream, head.chunked)
+                self._writer.write(head.data + body)  # one send for the whole request
                 await self._writer.drain()
         except TimeoutError:
             self.close()
-            raise httpx.WriteTimeout("timed out sending the request") from None
+            raise TimedOut("timed out sending the request") from None
         except OSError as exc:
             self.close()
-            raise httpx.WriteError(str(exc) or type(exc).__name__) from exc
-
-    async def _write_body(self, stream: object, chunked: bool) -> None:
-        if not isinstance(stream, AsyncIterable):
-            raise httpx.LocalProtocolError("the request body must be an async stream")
-        async for part in stream:
-            if chunked and part:
-                self._writer.write(b"%x\r\n%b\r\n" % (len(part), part))
-            elif part:
-                self._writer.write(part)
-            await self._writer.drain()
-        if chunked:
-            self._writer.write(b"0\r\n\r\n")
+            raise ConnectionBroken(str(exc) or type(exc).__name__) from exc
 
     async def read_head(self, timeout: float | None) -> ResponseHead:
         """The final response's head (interim ``1xx`` responses are skipped)."""
@@ -161,7 +151,7 @@ class Http1Connection:
         self, head: ResponseHead, method: bytes, timeout: float | None
     ) -> AsyncGenerator[bytes, None]:
         """The body's bytes as they arrive (framing removed; whatever has arrived is yielded
-        as one piece). A body cut short raises RemoteProtocolError; stopping early leaves the
+        as one piece). A body cut short raises ConnectionBroken; stopping early leaves the
         connection unusable."""
         keep_alive, self._keep_alive = self._keep_alive, False  # False until the end is read
         framing, length = _framing(head, method)
@@ -186,32 +176,32 @@ class Http1Connection:
 
     async def _read_some(self, limit: int, timeout: float | None, *, closing: bool) -> bytes:
         """Up to ``limit`` bytes, as soon as any have arrived; b"" at the end of the stream
-        only if the body ends with the connection (``closing``), else RemoteProtocolError."""
+        only if the body ends with the connection (``closing``), else ConnectionBroken."""
         data = await self._read(self._reader.read(limit), timeout)
         if not data and not closing:
-            raise httpx.RemoteProtocolError("the server closed the connection mid-body")
+            raise ConnectionBroken("the server closed the connection mid-body")
         return data
 
     async def _read(
         self, pending: Coroutine[Any, Any, bytes], timeout: float | None, head: bool = False
     ) -> bytes:
-        """Await one read of the stream reader, mapping its failures to httpx's."""
+        """Await one read of the stream reader, mapping its failures to ours."""
         try:
             async with asyncio.timeout(timeout):
                 data: bytes = await pending
                 return data
         except TimeoutError:
-            raise httpx.ReadTimeout("timed out waiting for the server") from None
+            raise TimedOut("timed out waiting for the server") from None
         except asyncio.IncompleteReadError as exc:
             if head and not exc.partial:
                 message = "the server disconnected without sending a response"
             else:
                 message = "the server closed the connection mid-response"
-            raise httpx.RemoteProtocolError(message) from None
+            raise ConnectionBroken(message) from None
         except asyncio.LimitOverrunError:
-            raise httpx.RemoteProtocolError("a response line or head is too long") from None
+            raise ConnectionBroken("a response line or head is too long") from None
         except OSError as exc:
-            raise httpx.ReadError(str(exc) or type(exc).__name__) from exc
+            raise ConnectionBroken(str(exc) or type(exc).__name__) from exc
 
 
 def _framing(head: ResponseHead, method: bytes) -> tuple[str, int]:
@@ -225,7 +215,7 @@ def _framing(head: ResponseHead, method: bytes) -> tuple[str, int]:
         return ("chunked", 0) if chunked else ("close", 0)
     lengths = {value.strip() for value in head.values(b"content-length")}
     if len(lengths) > 1 or not all(value.isdigit() for value in lengths):
-        raise httpx.RemoteProtocolError(f"bad Content-Length {sorted(lengths)!r}")
+        raise ConnectionBroken(f"bad Content-Length {sorted(lengths)!r}")
     return ("length", int(lengths.pop())) if lengths else ("close", 0)
 
 
@@ -235,7 +225,7 @@ class ChunkedDecoder:
     :meth:`feed` returns the data bytes completed so far (chunk extensions and trailer fields
     are dropped); :attr:`done` turns True after the last chunk and the trailer, and
     :attr:`leftover` then holds whatever followed the body. Malformed framing raises
-    RemoteProtocolError.
+    ConnectionBroken.
     """
 
     def __init__(self) -> None:
@@ -268,7 +258,7 @@ class ChunkedDecoder:
             end = buffer.find(b"\r\n", position)
             if end < 0:
                 if len(buffer) - position > MAX_HEAD_BYTES:
-                    raise httpx.RemoteProtocolError("a chunk line is too long")
+                    raise ConnectionBroken("a chunk line is too long")
                 break
             self._line(bytes(buffer[position:end]))
             position = end + 2
@@ -284,7 +274,7 @@ class ChunkedDecoder:
             self._state = "data" if self._remaining else "trailer"
         elif self._state == "data_end":
             if line:
-                raise httpx.RemoteProtocolError("a chunk does not end in CRLF")
+                raise ConnectionBroken("a chunk does not end in CRLF")
             self._state = "size"
         elif not line:  # the blank line ending the trailer
             self.done = True
@@ -293,7 +283,7 @@ class ChunkedDecoder:
 def _chunk_size(line: bytes) -> int:
     text = line.split(b";", 1)[0].strip()
     if not text or len(text) > 16 or text.strip(b"0123456789abcdefABCDEF"):
-        raise httpx.RemoteProtocolError(f"bad chunk size {text[:20]!r}")
+        raise ConnectionBroken(f"bad chunk size {text[:20]!r}")
     return int(text, 16)
 
 
@@ -301,14 +291,14 @@ def _parse_head(raw: bytes) -> ResponseHead:
     lines = raw[:-4].split(b"\r\n")
     parts = lines[0].split(b" ", 2)
     if len(parts) < 2 or not parts[0].startswith(b"HTTP/1.") or len(parts[1]) != 3:
-        raise httpx.RemoteProtocolError(f"malformed status line {lines[0][:80]!r}")
+        raise ConnectionBroken(f"malformed status line {lines[0][:80]!r}")
     if not parts[1].isdigit():
-        raise httpx.RemoteProtocolError(f"malformed status line {lines[0][:80]!r}")
+        raise ConnectionBroken(f"malformed status line {lines[0][:80]!r}")
     headers: list[tuple[bytes, bytes]] = []
     for line in lines[1:]:
         name, colon, value = line.partition(b":")
         if not colon or not name or name != name.strip() or line[:1] in (b" ", b"\t"):
-            raise httpx.RemoteProtocolError(f"malformed header line {line[:80]!r}")
+            raise ConnectionBroken(f"malformed header line {line[:80]!r}")
         headers.append((name, value.strip(b" \t")))
     reason = parts[2] if len(parts) == 3 else b""
     return ResponseHead(parts[0], int(parts[1]), reason, headers)

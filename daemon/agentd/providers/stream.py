@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, cast
 
-import httpx
 import msgspec
 
 from agentd.config.prices import Price, find_price
@@ -27,9 +28,14 @@ from agentd.providers.errors import (
     failure_from_response,
     translating_http_errors,
 )
+from agentd.providers.http_failures import HttpFailure
+from agentd.providers.http_types import ProviderHttp, ProviderResponse, Timeouts
 from agentd.providers.retry import RetryPolicy
 from agentd.providers.server_search import failed_end
 from agentd.providers.sse import SSEDecoder
+
+if TYPE_CHECKING:
+    import httpx
 
 log = get_logger("agentd.providers")
 
@@ -49,7 +55,7 @@ class HttpCall(msgspec.Struct, frozen=True):
 
 
 async def stream_reply(
-    http: httpx.AsyncClient,
+    http: ProviderHttp,
     call: HttpCall,
     new_parser: Callable[[], ReplyParser],
     policy: RetryPolicy,
@@ -92,15 +98,14 @@ def _error_end(parser: ReplyParser, failure: ProviderFailure) -> StreamEnd:
 
 
 async def _attempt(
-    http: httpx.AsyncClient, call: HttpCall, parser: ReplyParser, policy: RetryPolicy
+    http: ProviderHttp, call: HttpCall, parser: ReplyParser, policy: RetryPolicy
 ) -> AsyncGenerator[Parsed, None]:
     """One HTTP attempt: yields deltas until the parser is complete or the body ends."""
-    timeout = httpx.Timeout(policy.read_timeout, connect=policy.connect_timeout)
+    timeouts = Timeouts(policy.connect_timeout, policy.read_timeout, policy.read_timeout)
     async with translating_http_errors(call.url):
-        request = http.build_request(
-            "POST", call.url, headers=call.headers, content=call.body, timeout=timeout
+        response = await http.open(
+            "POST", call.url, headers=call.headers, body=call.body, timeouts=timeouts
         )
-        response = await http.send(request, stream=True)
         try:
             await _check_response(response)
             decoder = SSEDecoder()
@@ -123,7 +128,7 @@ async def _finish_body(chunks: AsyncIterator[bytes]) -> None:
     the body open longer than ``_FINISH_SECONDS`` or sends more than ``_ERROR_BODY_LIMIT`` bytes
     after the end of the reply just gets its connection closed."""
     left = _ERROR_BODY_LIMIT
-    with contextlib.suppress(TimeoutError, httpx.HTTPError):
+    with contextlib.suppress(TimeoutError, HttpFailure):
         async with asyncio.timeout(_FINISH_SECONDS):
             async for chunk in chunks:
                 left -= len(chunk)
@@ -131,7 +136,7 @@ async def _finish_body(chunks: AsyncIterator[bytes]) -> None:
                     return
 
 
-async def _check_response(response: httpx.Response) -> None:
+async def _check_response(response: ProviderResponse) -> None:
     """Raise ProviderFailure unless the response is a 2xx event stream."""
     content_type = response.headers.get("content-type", "")
     if response.is_success and "json" not in content_type:
@@ -162,7 +167,7 @@ class HttpProvider:
 
     def __init__(
         self,
-        http: httpx.AsyncClient,
+        http: ProviderHttp | httpx.AsyncClient,
         *,
         name: str,
         model: str,
@@ -172,7 +177,7 @@ class HttpProvider:
         retry: RetryPolicy | None = None,
     ) -> None:
         self.name = name
-        self.http = http
+        self.http = _provider_http(http)
         self.model = model
         self.api_key = api_key
         self.retry = retry or RetryPolicy()
@@ -222,3 +227,14 @@ class HttpProvider:
                     for call_id in sorted(searching):  # the reply broke off mid-call
                         yield failed_end(call_id)
                 yield item
+
+
+def _provider_http(http: ProviderHttp | httpx.AsyncClient) -> ProviderHttp:
+    """``http`` as a ProviderHttp: an ``httpx.AsyncClient`` (a test's, a caller's) is wrapped
+    in :class:`~agentd.providers.httpx_client.HttpxClient`; httpx is not imported otherwise."""
+    httpx_module = sys.modules.get("httpx")
+    if httpx_module is not None and isinstance(http, httpx_module.AsyncClient):
+        from agentd.providers.httpx_client import HttpxClient
+
+        return HttpxClient(http)
+    return cast("ProviderHttp", http)

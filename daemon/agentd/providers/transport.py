@@ -1,87 +1,274 @@
-"""The providers' HTTP transport: ``http://`` on a small asyncio HTTP/1.1 client, ``https://``
-on httpx's own transport, built on first use with certificate verification.
+"""The providers' HTTP client: ``http://`` on agentd's own HTTP/1.1 client, without httpx;
+``https://`` through httpx, imported and built on the first https request.
 
-Why two: a daemon started for one ``agentctl send`` against a local server (Ollama, vLLM,
-LiteLLM, ``agentd mock-llm``) paid some 80 ms for machinery plain HTTP never uses: httpx's
-default transport builds a verifying SSL context from certifi's bundle when the client is made
-(30 to 45 ms) and imports httpcore (both its sync and async halves, h11); the first request then
-imports anyio and sniffio; each request after that costs about a millisecond more than the
-exchange itself. :class:`PlainHttpTransport` speaks HTTP/1.1 directly on asyncio streams
-(:mod:`agentd.providers.http1`) and imports nothing beyond httpx's models.
+Why two: most one-shot runs and batch tasks talk to a server on the local machine or network
+(Ollama, vLLM, LiteLLM, llama.cpp, ``agentd mock-llm``) over plain HTTP. httpx costs such a run
+about 35 ms of imports (its models pull in ``email``, ``http.client``, ``http.cookiejar``,
+``urllib.request`` and ``idna``) and 3 MiB, its default transport another 30 to 45 ms for a
+verifying SSL context and httpcore, and each request about a millisecond of machinery plain HTTP
+never uses. :class:`ProviderClient` therefore speaks HTTP/1.1 itself for ``http`` URLs
+(:mod:`agentd.providers.http1`) and hands ``https`` URLs to
+:class:`~agentd.providers.httpx_client.HttpxClient`.
 
-Contract of :class:`ProviderTransport` (an ``httpx.AsyncBaseTransport``):
+Contract of :class:`ProviderClient` (a :class:`~agentd.providers.http_types.ProviderHttp`):
 
-* ``http`` URLs go to the plain transport; ``https`` URLs to ``httpx.AsyncHTTPTransport``
-  made on the first https request with ``verify`` (default: verify against certifi's bundle;
-  an ``ssl.SSLContext`` to trust something else); any other scheme is UnsupportedProtocol.
-  The plain transport refuses anything but ``http``, so TLS traffic can never go out in clear.
-* Environment proxies and ``SSL_CERT_FILE`` are ignored (as with ``trust_env=False``).
-* Plain connections are kept alive per origin: at most ``max_idle`` idle ones each, closed
-  after ``keepalive_expiry`` seconds idle, and never reused once the server has closed its
-  side; a response that is not read to its end closes its connection.
-* Timeouts are httpx's per-request ``connect``/``read``/``write`` values.
-* :func:`new_http_client` makes an :class:`HttpClient`: httpx's client, whose cookie jar is
-  consulted only for responses with a ``Set-Cookie`` header (the same cookies are kept).
+* :meth:`~ProviderClient.open` sends one request and returns its response once the head has
+  arrived; the body streams from the socket (a ``ProviderResponse``). Failures are
+  :mod:`agentd.providers.http_failures`' exceptions, for both schemes; any other scheme, or a
+  malformed URL, is ``UnsupportedUrl``. The plain client never sends an ``https`` URL, so TLS
+  traffic cannot go out in clear.
+* ``https``: certificates verified against certifi's bundle by default, or the given
+  ``ssl.SSLContext``; ``SSL_CERT_FILE`` and proxy variables are not read; redirects are not
+  followed; httpx keeps the cookies.
+* ``http``: connections kept alive per origin: at most ``max_idle`` idle ones each, closed
+  after ``keepalive_expiry`` seconds idle, never reused once the server has closed its side; a
+  response not read to its end closes its connection. Sent with each request: ``Host``,
+  ``Accept: */*``, ``User-Agent: agentd/VERSION``, ``Content-Length`` when there is a body, and
+  the cookies the host has set (see :class:`CookieJar`); the caller's headers replace these.
+  No compression is asked for, so bodies arrive as sent.
+* Timeouts (``Timeouts``) apply per phase: connecting, writing the request, each read.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import ssl
 import time
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from typing import TYPE_CHECKING, NamedTuple
+from urllib.parse import quote, urlsplit
 
-import httpx
-
+from agentd import __version__
 from agentd.providers.http1 import Http1Connection, ResponseHead, request_head
+from agentd.providers.http_failures import ConnectFailed, UnsupportedUrl
+from agentd.providers.http_types import ProviderResponse, Timeouts
+
+if TYPE_CHECKING:
+    import ssl
+
+    from agentd.providers.httpx_client import HttpxClient
 
 Origin = tuple[str, int]
+_USER_AGENT = f"agentd/{__version__}"
+_PATH_SAFE = "/%:@!$&'()*+,;=-._~?"
 
 
-class PlainHttpTransport(httpx.AsyncBaseTransport):
-    """HTTP/1.1 over plain TCP with a keep-alive pool (see the module docstring)."""
+class CookieJar:
+    """The cookies plain-HTTP servers set (a load balancer's stickiness cookie, say), kept per
+    host for the client's life and sent back to the same host. Simpler than a browser's:
+    ``Max-Age=0`` (or negative) deletes a cookie, and the other attributes (``Path``,
+    ``Domain``, ``Expires``, ``Secure``) are not looked at."""
 
-    def __init__(self, *, max_idle: int = 20, keepalive_expiry: float = 5.0) -> None:
+    def __init__(self) -> None:
+        self._by_host: dict[str, dict[str, str]] = {}
+
+    def take(self, host: str, set_cookies: list[bytes]) -> None:
+        """Store what ``Set-Cookie`` headers from ``host`` set."""
+        for raw in set_cookies:
+            pair, *attributes = raw.decode("latin-1").split(";")
+            name, equals, value = pair.partition("=")
+            if not equals or not name.strip():
+                continue
+            cookies = self._by_host.setdefault(host, {})
+            if any(_expires_now(attribute) for attribute in attributes):
+                cookies.pop(name.strip(), None)
+            else:
+                cookies[name.strip()] = value.strip()
+
+    def header(self, host: str) -> str | None:
+        """The ``Cookie`` header for a request to ``host`` (None: no cookie)."""
+        cookies = self._by_host.get(host)
+        return "; ".join(f"{name}={value}" for name, value in cookies.items()) if cookies else None
+
+    def get(self, host: str, name: str) -> str | None:
+        """The value of cookie ``name`` set by ``host``."""
+        return self._by_host.get(host, {}).get(name)
+
+
+def _expires_now(attribute: str) -> bool:
+    name, _, value = attribute.partition("=")
+    if name.strip().lower() != "max-age":
+        return False
+    try:
+        return int(value.strip()) <= 0
+    except ValueError:
+        return False
+
+
+class PlainResponse:
+    """A response read from its connection (a ``ProviderResponse``); the connection goes
+    back to the pool when the body was read to its end, and is closed otherwise."""
+
+    def __init__(
+        self,
+        connection: Http1Connection,
+        head: ResponseHead,
+        parts: AsyncGenerator[bytes, None],
+        on_done: Callable[[], None],
+    ) -> None:
+        self.status_code = head.status
+        self.headers: Mapping[str, str] = _headers(head)
+        self._connection = connection
+        self._parts = parts
+        self._on_done = on_done
+        self._finished = False
+
+    @property
+    def is_success(self) -> bool:
+        return 200 <= self.status_code < 300
+
+    async def aiter_bytes(self) -> AsyncIterator[bytes]:
+        try:
+            async for part in self._parts:
+                if part:
+                    yield part
+        except BaseException:
+            self._connection.close()
+            raise
+        self._release()
+
+    async def aclose(self) -> None:
+        if not self._finished:
+            self._connection.close()  # mid-body: the rest would be read by the next request
+            self._release()
+        with contextlib.suppress(RuntimeError):  # aclose() while it runs: closed with it
+            await self._parts.aclose()
+
+    def _release(self) -> None:
+        if not self._finished:
+            self._finished = True
+            self._on_done()
+
+
+def _headers(head: ResponseHead) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for raw_name, raw_value in head.headers:
+        name, value = raw_name.decode("latin-1").lower(), raw_value.decode("latin-1")
+        headers[name] = f"{headers[name]}, {value}" if name in headers else value
+    return headers
+
+
+class _Target(NamedTuple):
+    scheme: str
+    host: str
+    port: int
+    path: str  # path and query, as sent
+
+
+def _split(url: str) -> _Target:
+    """The parts of ``url`` a request needs (UnsupportedUrl if it has none)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise UnsupportedUrl(f"malformed URL: {exc}") from None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https"):
+        raise UnsupportedUrl(f"unsupported URL scheme {scheme!r}")
+    if not parts.hostname:
+        raise UnsupportedUrl("the URL has no host")
+    path = parts.path or "/"
+    if parts.query:
+        path += "?" + parts.query
+    if not path.isascii() or " " in path:
+        path = quote(path, safe=_PATH_SAFE)
+    default = 443 if scheme == "https" else 80
+    return _Target(scheme, parts.hostname, port or default, path)
+
+
+class ProviderClient:
+    """The providers' HTTP client (see the module docstring); share one per daemon and close
+    it at shutdown."""
+
+    def __init__(
+        self,
+        timeouts: Timeouts | None = None,
+        verify: ssl.SSLContext | bool = True,
+        *,
+        max_idle: int = 20,
+        keepalive_expiry: float = 5.0,
+    ) -> None:
+        self.timeouts = timeouts or Timeouts()
+        self.cookies = CookieJar()
+        self._verify = verify
         self._max_idle = max_idle
         self._keepalive_expiry = keepalive_expiry
         self._idle: dict[Origin, list[Http1Connection]] = {}
+        self._tls: HttpxClient | None = None
         self._closed = False
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        """Send ``request`` and return its response, whose body streams from the socket."""
-        url = request.url
-        if url.scheme != "http":
-            raise httpx.UnsupportedProtocol(f"the plain HTTP transport cannot send {url.scheme}")
+    async def __aenter__(self) -> ProviderClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def open(
+        self,
+        method: str,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        body: bytes = b"",
+        timeouts: Timeouts | None = None,
+    ) -> ProviderResponse:
+        """Send one request; its response once the head has arrived."""
+        timeouts = timeouts or self.timeouts
+        target = _split(url)
         if self._closed:
-            raise httpx.ConnectError("the HTTP client is closed")
-        timeouts = request.extensions.get("timeout", {})
-        origin = (url.host, url.port or 80)
-        request_line_and_headers = request_head(request)
-        connection = await self._checkout(origin, timeouts.get("connect"))
+            raise ConnectFailed("the HTTP client is closed")
+        if target.scheme == "https":
+            tls = self._tls_client()
+            return await tls.open(method, url, headers=headers, body=body, timeouts=timeouts)
+        origin = (target.host, target.port)
+        head = request_head(method, target.path, self._head_fields(method, target, headers, body))
+        connection = await self._checkout(origin, timeouts.connect)
         try:
-            await connection.send(request, request_line_and_headers, timeouts.get("write"))
-            head = await connection.read_head(timeouts.get("read"))
+            await connection.send(head, body, timeouts.write)
+            response_head = await connection.read_head(timeouts.read)
         except BaseException:
             connection.close()
             raise
-        body = _ResponseBody(connection, head, request.method.encode("ascii"), timeouts)
-        body.on_done = lambda: self._checkin(origin, connection)
-        return httpx.Response(
-            head.status,
-            headers=head.headers,
-            stream=body,
-            extensions={"http_version": head.version, "reason_phrase": head.reason},
+        if set_cookies := response_head.values(b"set-cookie"):
+            self.cookies.take(target.host, set_cookies)
+        parts = connection.body(response_head, method.encode("ascii"), timeouts.read)
+        return PlainResponse(
+            connection, response_head, parts, lambda: self._checkin(origin, connection)
         )
 
     async def aclose(self) -> None:
-        """Close every idle connection; later requests fail."""
+        """Close every idle connection (and the https client); later requests fail."""
         self._closed = True
         for connections in self._idle.values():
             for connection in connections:
                 connection.close()
         self._idle.clear()
+        if self._tls is not None:
+            await self._tls.aclose()
+
+    def _head_fields(
+        self, method: str, target: _Target, headers: Mapping[str, str] | None, body: bytes
+    ) -> list[tuple[str, str]]:
+        host = f"[{target.host}]" if ":" in target.host else target.host
+        fields = {
+            "host": ("Host", host if target.port == 80 else f"{host}:{target.port}"),
+            "accept": ("Accept", "*/*"),
+            "user-agent": ("User-Agent", _USER_AGENT),
+        }
+        if body or method in ("POST", "PUT", "PATCH"):
+            fields["content-length"] = ("Content-Length", str(len(body)))
+        if cookie := self.cookies.header(target.host):
+            fields["cookie"] = ("Cookie", cookie)
+        for name, value in (headers or {}).items():
+            fields[name.lower()] = (name, value)
+        return list(fields.values())
+
+    def _tls_client(self) -> HttpxClient:
+        if self._tls is None:
+            from agentd.providers.httpx_client import tls_client
+
+            self._tls = tls_client(self._verify)
+        return self._tls
 
     async def _checkout(self, origin: Origin, connect_timeout: float | None) -> Http1Connection:
         """An idle connection to ``origin`` still fit for use, else a new one."""
@@ -112,106 +299,8 @@ class PlainHttpTransport(httpx.AsyncBaseTransport):
             connection.close()
 
 
-class _ResponseBody(httpx.AsyncByteStream):
-    """A response body read from its connection; the connection goes back to the pool when
-    the body was read to its end, and is closed otherwise (``aclose`` before the end)."""
-
-    def __init__(
-        self,
-        connection: Http1Connection,
-        head: ResponseHead,
-        method: bytes,
-        timeouts: dict[str, float | None],
-    ) -> None:
-        self._connection = connection
-        self._parts = connection.body(head, method, timeouts.get("read"))
-        self._finished = False
-        self.on_done: Callable[[], None] = lambda: None
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        try:
-            async for part in self._parts:
-                yield part
-        except BaseException:
-            self._connection.close()
-            raise
-        self._release()
-
-    async def aclose(self) -> None:
-        if not self._finished:
-            self._connection.close()  # mid-body: the rest would be read by the next request
-            self._release()
-        with contextlib.suppress(RuntimeError):  # aclose() while it runs: closed with it
-            await self._parts.aclose()
-
-    def _release(self) -> None:
-        if not self._finished:
-            self._finished = True
-            self.on_done()
-
-
-class ProviderTransport(httpx.AsyncBaseTransport):
-    """Routes ``http`` to :class:`PlainHttpTransport` and ``https`` to httpx's transport,
-    built on first use (see the module docstring)."""
-
-    def __init__(self, verify: ssl.SSLContext | bool = True) -> None:
-        self._verify = verify
-        self._plain = PlainHttpTransport()
-        self._tls: httpx.AsyncHTTPTransport | None = None
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        """Send ``request`` on the transport for its scheme."""
-        scheme = request.url.scheme
-        if scheme == "http":
-            return await self._plain.handle_async_request(request)
-        if scheme != "https":
-            raise httpx.UnsupportedProtocol(f"unsupported URL scheme {scheme!r}")
-        if self._tls is None:
-            self._tls = httpx.AsyncHTTPTransport(verify=self._verify, trust_env=False)
-        return await self._tls.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        """Close both transports' connections."""
-        await self._plain.aclose()
-        if self._tls is not None:
-            await self._tls.aclose()
-
-
-class _Cookies(httpx.Cookies):
-    """A client's cookie jar that looks at a response only when it sets a cookie: httpx builds
-    a urllib request and response around every response to hand them to the jar, which then
-    finds no ``Set-Cookie`` (LLM APIs set none). The jar's default policy reads no other
-    header (``Set-Cookie2`` is ignored unless RFC 2965 is switched on), so this stores the
-    same cookies."""
-
-    def extract_cookies(self, response: httpx.Response) -> None:
-        if "set-cookie" in response.headers:
-            super().extract_cookies(response)
-
-
-class HttpClient(httpx.AsyncClient):
-    """An ``httpx.AsyncClient`` whose cookie jar is a :class:`_Cookies` (every other
-    behaviour is httpx's): for the providers and the in-process mock LLM."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.cookies = self._cookies
-
-    @property
-    def cookies(self) -> httpx.Cookies:
-        return self._cookies
-
-    @cookies.setter
-    def cookies(self, cookies: httpx._types.CookieTypes) -> None:
-        self._cookies = _Cookies(cookies)
-
-
 def new_http_client(
-    timeout: httpx.Timeout | None = None, verify: ssl.SSLContext | bool = True
-) -> httpx.AsyncClient:
-    """An HTTP client for the providers on a :class:`ProviderTransport` (share one per daemon;
-    close it at shutdown). Redirects are not followed; proxies from the environment are not
-    used. The default timeout allows 15 s to connect and 10 minutes between bytes."""
-    timeout = timeout or httpx.Timeout(connect=15.0, read=600.0, write=60.0, pool=30.0)
-    transport = ProviderTransport(verify=verify)
-    return HttpClient(transport=transport, timeout=timeout, trust_env=False, follow_redirects=False)
+    timeouts: Timeouts | None = None, verify: ssl.SSLContext | bool = True
+) -> ProviderClient:
+    """The providers' HTTP client (see :class:`ProviderClient`)."""
+    return ProviderClient(timeouts, verify)

@@ -35,12 +35,13 @@ from agentd.protocol.provider_env import (
 from agentd.telemetry import Telemetry
 
 if TYPE_CHECKING:
-    import httpx
-
     from agentd.config.load import Config, ModelChoice
     from agentd.langserver.pool import LspPool
     from agentd.mcp.control import McpLogins
     from agentd.mcp.pool import McpPool
+    from agentd.mockllm.transport import MockTransport
+    from agentd.providers.http_types import ProviderHttp
+    from agentd.providers.transport import ProviderClient
 
 MOCK = "mock"
 
@@ -83,8 +84,8 @@ class SharedResources:
         self.session_root = Path(session_dir) if session_dir else default_root()
         self.config_file = Path(config_file) if config_file else None
         self.defaults = defaults
-        self._http: httpx.AsyncClient | None = None
-        self._mock_http: dict[str | None, httpx.AsyncClient] = {}
+        self._http: ProviderClient | None = None
+        self._mock_http: dict[str | None, MockTransport] = {}
         self._mcp: McpPool | None = None
         self._lsp: LspPool | None = None
         self._logins: McpLogins | None = None
@@ -107,10 +108,10 @@ class SharedResources:
         if not self.telemetry.decided:
             await asyncio.to_thread(self.telemetry.start, self.config_file)
 
-    def http(self) -> httpx.AsyncClient:
+    def http(self) -> ProviderClient:
         """The shared HTTP client (connection pooling across sessions): plain ``http://`` on
-        the providers' own HTTP/1.1 transport, ``https://`` verified against certifi's bundle
-        on httpx's, built on the first https request (:mod:`agentd.providers.transport`)."""
+        the providers' own HTTP/1.1 client, ``https://`` verified against certifi's bundle
+        through httpx, built on the first https request (:mod:`agentd.providers.transport`)."""
         if self._http is None:
             from agentd.providers.transport import new_http_client
 
@@ -173,7 +174,7 @@ class SharedResources:
 
     def http_for(
         self, choice: ModelChoice, client_env: dict[str, str] | None = None
-    ) -> httpx.AsyncClient:
+    ) -> ProviderHttp:
         """The HTTP client for ``choice``: the in-process mock LLM's for the mock's base URL
         (:mod:`agentd.mockllm.transport`; one per scenarios file the clients named, read
         again at each request once it changed), else the shared one."""
@@ -185,9 +186,8 @@ class SharedResources:
         client = self._mock_http.get(path)
         if client is None:
             from agentd.mockllm.transport import MockTransport
-            from agentd.providers.transport import HttpClient
 
-            client = HttpClient(transport=MockTransport(path), trust_env=False)
+            client = MockTransport(path)
             self._mock_http[path] = client
         return client
 

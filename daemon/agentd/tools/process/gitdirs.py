@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import stat
 from pathlib import Path
 
@@ -190,6 +189,8 @@ def restore(before: dict[Path, _State]) -> list[str]:
 
 def _remove(entry: Path) -> None:
     if entry.is_dir() and not entry.is_symlink():
+        import shutil  # only when a command replaced a control file with a folder
+
         shutil.rmtree(entry)
     elif os.path.lexists(entry):
         entry.unlink()

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import signal
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -44,7 +43,7 @@ def new_marker() -> str:
     pid (:func:`signal_daemon_marked` finds them all)."""
     if not _issued:
         _issued.append(True)
-    return f"{os.getpid()}-{secrets.token_hex(8)}"
+    return f"{os.getpid()}-{os.urandom(8).hex()}"
 
 
 def markers_issued() -> bool:
