@@ -13,6 +13,7 @@ import pytest
 
 from agentd.permissions.policy import PermissionPolicy
 from agentd.tools.base import ToolContext
+from agentd.tools.defaults import ToolSettings
 from tests.harness import scaled, wait_until_async
 from tests.tools.conftest import call, text_of
 
@@ -100,6 +101,27 @@ async def test_cancel_kills_the_tree(ctx: ToolContext) -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert live_processes(marker) == []
+
+
+async def test_no_registry_entry_is_left_after_a_call_or_a_cancel(work: Path) -> None:
+    """While a command runs, the process registry holds its entry (a daemon started after a
+    crash of this one ends what it names); once the call has ended, or was cancelled, the
+    entry is gone."""
+    registry = work / "procs"
+    settings = ToolSettings(process_registry=registry)
+    ctx = ToolContext(cwd=work, session_id="test", spill_dir=work / ".spill", settings=settings)
+    marker = marker_seconds()
+    task = asyncio.create_task(call("bash", ctx, command=f"sleep {marker}"))
+    await wait_until_async(
+        lambda: registry.is_dir() and any(registry.iterdir()), 10, "the call's entry"
+    )
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert list(registry.iterdir()) == []
+    for _ in range(3):
+        assert text_of(await call("bash", ctx, command="echo done")).startswith("done")
+    assert list(registry.iterdir()) == []
 
 
 async def test_timeout_kills_children_that_left_the_group(ctx: ToolContext) -> None:

@@ -43,7 +43,7 @@ from agentd.tools.defaults import BASH_MAX_TIMEOUT, BASH_TIMEOUT, ToolSettings
 from agentd.tools.files.truncate import Limits, notice
 from agentd.tools.process.environment import child_env
 from agentd.tools.process.output import OutputCapture
-from agentd.tools.process.shell import ShellOutcome, run_shell
+from agentd.tools.process.shell import ShellOutcome, release, run_shell
 from agentd.tools.shellparse.danger import dangerous_reason
 from agentd.tools.shellparse.readonly import reads_only
 
@@ -135,6 +135,7 @@ class BashTool:
                     wrapper=wrapper,
                     pass_fds=fds,
                     host_owner=ctx.session_id or None,
+                    leave_entry=True,  # dropped in _after's hop
                 )
         except BaseException:
             if git_before is not None:
@@ -142,9 +143,13 @@ class BashTool:
             raise
         finally:
             _release((ruleset, wrapper, fds))
-        restored, (ctx.cwd, moved) = await asyncio.to_thread(
-            _after, ctx, git_before, start_cwd, outcome
-        )
+        try:
+            restored, (ctx.cwd, moved) = await asyncio.to_thread(
+                _after, ctx, git_before, start_cwd, outcome
+            )
+        except BaseException:  # a cancel may keep the hop from running: drop the entry here
+            release(outcome.registry_entry)
+            raise
         notes += restored
         if params.timeout is not None and params.timeout > max_timeout:
             notes.append(f"[The timeout was capped at the {max_timeout:g} s maximum.]")
@@ -207,8 +212,9 @@ def _release(confined: Confinement) -> None:
 def _after(
     ctx: ToolContext, git_before: _GitState, start: Path, outcome: ShellOutcome
 ) -> tuple[list[str], tuple[Path, list[str]]]:
-    """In a worker thread, after the command: the ``.git`` entries put back (notes), and
-    the session's directory now (:func:`_final_cwd`)."""
+    """In a worker thread, after the command: its registry entry dropped, the ``.git``
+    entries put back (notes), and the session's directory now (:func:`_final_cwd`)."""
+    release(outcome.registry_entry)
     restored = git_restore(git_before) if git_before is not None else []
     return restored, _final_cwd(ctx, start, outcome)
 

@@ -58,6 +58,9 @@ class ShellOutcome(msgspec.Struct, frozen=True):
     timed_out: bool
     duration_ms: float
     cwd: str | None
+    registry_entry: Path | None = None
+    """The call's registry entry, left for the caller to drop with :func:`release` (off the
+    event loop) when it asked for that (``leave_entry``); else None: already dropped."""
 
 
 @cache
@@ -94,6 +97,7 @@ async def run_shell(
     wrapper: Sequence[str] = (),
     pass_fds: Sequence[int] = (),
     host_owner: str | None = None,
+    leave_entry: bool = False,
 ) -> ShellOutcome:
     """Run ``command``; see the module docstring. Re-raises CancelledError after killing.
 
@@ -106,6 +110,9 @@ async def run_shell(
     :mod:`agentd.tools.process.seccomp` (prepared by the caller).
     ``host_owner``: the session whose sandbox host may run the call when ``wrapper`` is a
     bwrap prefix (:mod:`agentd.tools.process.host_pool`); None: a sandbox of its own.
+    ``leave_entry``: when the command ends normally, its registry entry is not dropped but
+    returned in the outcome, for a caller that has a worker-thread hop of its own to drop it
+    in (one hop fewer per call); after a failure or a cancel it is always dropped here.
     """
     loop = asyncio.get_running_loop()
     throttle = UpdateThrottle(on_output, update_interval)
@@ -130,12 +137,14 @@ async def run_shell(
         pacer.check()
 
     transport: asyncio.ReadTransport | None = None
+    ended = False
     try:
         transport, _ = await loop.connect_read_pipe(lambda: _PipeReader(sink, closed), pipe)
         pacer.transport = transport
         timed_out = await _wait(proc, timeout, kill_grace, marker)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(closed), DRAIN_SECONDS)
+        ended = True
     except asyncio.CancelledError:
         await _terminate_after_cancel(proc, kill_grace, marker)
         raise
@@ -146,7 +155,8 @@ async def run_shell(
         throttle.push(capture.decode_delta(b"", final=True))
         throttle.close()
         final_cwd = _read_cwd(cwd_read)
-        if entry is not None or capture.spilled:  # the disk may be slow: off the loop
+        left = entry if leave_entry and ended and not capture.spilled else None
+        if (entry is not None and left is None) or capture.spilled:  # the disk may be slow
             await asyncio.shield(asyncio.to_thread(_finish, entry, capture))
     return ShellOutcome(
         exit_code=proc.returncode if (proc.returncode or 0) >= 0 else None,
@@ -154,6 +164,7 @@ async def run_shell(
         timed_out=timed_out,
         duration_ms=round((loop.time() - started) * 1000, 1),
         cwd=final_cwd,
+        registry_entry=left,
     )
 
 
