@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import random
+import os
 
 import msgspec
 
@@ -31,5 +31,11 @@ class RetryPolicy(msgspec.Struct, frozen=True):
         if retry_after is not None:
             return min(max(retry_after, 0.0), self.max_retry_after)
         backoff = self.base_delay * (2.0 ** (failed_attempt - 1))
-        backoff *= 1.0 + self.jitter * random.random()
+        backoff *= 1.0 + self.jitter * _unit_random()
         return min(backoff, self.max_delay)
+
+
+def _unit_random() -> float:
+    """A random float in [0, 1), from the OS (the ``random`` module is not worth its import
+    here)."""
+    return int.from_bytes(os.urandom(7), "big") / 2**56

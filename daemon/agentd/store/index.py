@@ -11,7 +11,6 @@ source of truth: a missing, corrupt or stale index only costs a rescan.
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 
 import msgspec
@@ -160,7 +159,7 @@ def _load_index(root: Path) -> StoreIndex:
 
 def _save_index(root: Path, index: StoreIndex) -> None:
     """Replace the index atomically (no fsync: it is a cache). Failures are only logged."""
-    temporary = root / f".{INDEX_NAME}.{os.getpid()}.{secrets.token_hex(4)}"
+    temporary = root / f".{INDEX_NAME}.{os.getpid()}.{os.urandom(4).hex()}"
     try:
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         with os.fdopen(fd, "wb") as file:

@@ -11,7 +11,6 @@ import hashlib
 import os
 import posixpath
 import re
-import secrets
 from collections.abc import Container, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -108,7 +107,7 @@ def iter_session_files(root: Path, session_id: str) -> Iterator[Path]:
 def new_entry_id(taken: Container[str]) -> str:
     """A short random entry id (8 hex digits) that is not in ``taken``."""
     while True:
-        entry_id = secrets.token_hex(4)
+        entry_id = os.urandom(4).hex()
         if entry_id not in taken:
             return entry_id
 

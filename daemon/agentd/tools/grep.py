@@ -7,7 +7,7 @@ lines and ``--`` between non-adjacent groups (content), one path per line (files
 ``path:count`` (count); paths relative to the search root, in walk order.
 
 The regex dialect is the backend's: Rust's ``regex`` (rg) or Python's ``re``. The tool
-description lists the syntax both share and, through :data:`DIALECTS`, what differs in the
+description lists the syntax both share and, through ``search.core.DIALECTS``, what differs in the
 backend the session will use: rg refuses look-around and backreferences; ``re`` refuses
 ``\p{...}``, ``\z``, ``\x{...}`` and ``(?<name>...)``, and reads ``[[:alpha:]]`` as a plain
 set and ``a{`` as literal text where rg refuses them.
@@ -41,19 +41,6 @@ from agentd.tools.search.core import (
 )
 from agentd.tools.search.proc import search_python
 from agentd.tools.search.rg import confinable, find_rg, search_rg
-
-DIALECTS = {
-    "rg": (
-        "This session's engine is ripgrep (Rust regex): look-around (`(?=`, `(?<=`) and "
-        "backreferences (`\\1`) are refused; `\\p{Greek}`, `[[:alpha:]]` and `\\x{3b1}` work."
-    ),
-    "python": (
-        "This session's engine is Python's `re`: look-around and backreferences work; "
-        "`\\p{...}`, `\\z`, `\\x{...}` and `(?<name>...)` are refused, and "
-        "`[[:alpha:]]` is not a POSIX class (write `[a-zA-Z]`)."
-    ),
-}
-"""What differs per backend, filled into the description's ``{grep_dialect}``."""
 
 
 class GrepParams(msgspec.Struct, forbid_unknown_fields=True):

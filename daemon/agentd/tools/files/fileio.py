@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
 from pathlib import Path
 
@@ -111,7 +110,7 @@ def _write_in_dir(dir_fd: int, name: str, data: bytes) -> None:
         mode = stat.S_IMODE(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
     except FileNotFoundError:
         mode = 0o666 & ~_umask()
-    temp = f".{name}.{secrets.token_hex(6)}.tmp"
+    temp = f".{name}.{os.urandom(6).hex()}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(temp, flags, 0o600, dir_fd=dir_fd)
     try:
