@@ -167,7 +167,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentd.tools.net.convert": (HEAVY, ("html_to_markdown",)),
     "agentd.tools.net.fetch": (HEAVY, ("httpx",)),
     "agentd.tools.web_fetch": (HEAVY, ("agentd.tools.net",)),
-    "agentd.tools.shellparse.grammar": (HEAVY, ("tree_sitter", "tree_sitter_bash")),
+    "agentd.tools.shellparse.grammar": (HEAVY, ("tree_sitter", "tree_sitter_bash", "importlib")),
     "agentd.tools.shellparse.danger": (HEAVY, ("agentd.tools.shellparse.grammar",)),
     "agentd.tools.files.diffs": (HEAVY, ("difflib",)),
     "agentd.tools.files.edit_match": (HEAVY, ("difflib",)),
@@ -176,12 +176,13 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentd.tools.documents.reader": (HEAVY, ("agentd.tools.documents.pdf",)),
     "agentd.tools.web_search": (HEAVY, ("agentd.tools.websearch",)),
     "agentd.tools.documents.pdfwork": (HEAVY, ("pypdfium2",)),
-    "agentd.tools.files.fileio": (HEAVY, ("tempfile",)),
     "agentd.tools.process.spill": (HEAVY, ("shutil", "tempfile")),
     "agentd.tools.process.gitdirs": (f"{HEAVY} (shutil: a control file turned into a folder)", (
         "shutil",
     )),
     "agentd.config.schema": (f"{HEAVY} (difflib: a config error's suggestion)", ("difflib",)),
+    "agentd.store.contents": (f"{HEAVY} (shutil: a session deleted)", ("shutil",)),
+    "agentd.store.blobs": (f"{HEAVY} (shutil: a session deleted)", ("shutil",)),
     "agentd.web.remote": (HEAVY, ("ssl",)),
     # sandboxing, only for a confined command
     "agentd.tools.bash_setup": (SANDBOX, (

@@ -244,3 +244,21 @@ def _read_token(path: Path) -> str:
     if len(token) < 16:
         raise UnsafeTokenError(f"token file {path} holds no usable token (16+ characters)")
     return token
+
+
+def which(name: str) -> str | None:
+    """The executable ``name`` as found on ``PATH`` (by ``shutil.which``'s rules: the first
+    entry holding an executable file of that name; a name with a slash is checked as it is),
+    else None. Here so that the start-up path need not import ``shutil``, which brings
+    ``bz2``, ``lzma`` and ``zlib`` along."""
+
+    def runnable(candidate: Path) -> bool:
+        return os.access(candidate, os.X_OK) and not candidate.is_dir()
+
+    if "/" in name:
+        return name if runnable(Path(name)) else None
+    for folder in (os.environ.get("PATH") or os.defpath).split(os.pathsep):
+        candidate = Path(folder, name)
+        if runnable(candidate):
+            return str(candidate)
+    return None

@@ -3,9 +3,14 @@ redirections, wherever they are nested, and every reason that makes an input opa
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
 
 from agentd.tools.shellparse.grammar import SYNTAX_ERROR, SimpleCommand, parse_command
+from tests.harness import scaled
 
 
 def argvs(command: str) -> list[tuple[str, ...]]:
@@ -118,3 +123,21 @@ def test_distinct_commands_keep_first_occurrences_in_order() -> None:
         ("a",), ("tee", "log"), ("b",), ("tee", "log"), ("a",), ("c",), ("c",)
     ]  # fmt: skip
     assert [simple.argv for simple in parsed.distinct] == [("a",), ("tee", "log"), ("b",), ("c",)]
+
+
+def test_the_parser_loads_the_grammar_without_the_packages_extras() -> None:
+    """A fresh interpreter parses with tree-sitter-bash's compiled grammar while leaving its
+    package's ``__init__`` (and the ``importlib.resources``, ``tempfile`` and ``shutil`` it
+    brings) unimported."""
+    code = (
+        "import json, sys\n"
+        "from agentd.tools.shellparse.grammar import parse_command\n"
+        "parsed = parse_command('ls -la | grep x > out')\n"
+        "argvs = [list(c.argv) for c in parsed.commands]\n"
+        "extras = ('tree_sitter_bash', 'importlib.resources', 'tempfile', 'shutil')\n"
+        "print(json.dumps([argvs, [m for m in extras if m in sys.modules]]))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=scaled(60)
+    )
+    assert json.loads(result.stdout) == [[["ls", "-la"], ["grep", "x"]], []]

@@ -10,7 +10,6 @@ a project's ``.agentd.toml`` adds or changes servers only in a trusted folder
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import msgspec
 
 from agentd.config.schema import LanguageServerSection
+from agentd.paths import which
 
 DEFAULT_STARTUP_TIMEOUT = 30.0
 LANGUAGE_EXTENSIONS: dict[str, tuple[str, ...]] = {
@@ -91,7 +91,7 @@ BUILTINS: tuple[ServerDef, ...] = (
 
 def definitions(
     configured: Mapping[str, LanguageServerSection],
-    which: Callable[[str], str | None] = shutil.which,
+    which: Callable[[str], str | None] = which,
 ) -> list[ServerDef]:
     """The servers a session gets: the configured tables first (in their order), then the
     built-ins the tables leave alone; a definition whose command is not found (``which``) is

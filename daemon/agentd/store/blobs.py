@@ -16,7 +16,6 @@ import binascii
 import contextlib
 import hashlib
 import os
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -76,6 +75,8 @@ def _mapped(entry: T, change: Callable[[ImageContent], UserContent], *, inline: 
 
 def remove(session_path: Path) -> None:
     """Delete the images of a deleted session (nothing when it has none)."""
+    import shutil  # only when a session is deleted
+
     shutil.rmtree(images_dir(session_path), ignore_errors=True)
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import shutil
 from pathlib import Path
 
 
@@ -82,4 +81,6 @@ class ContentStore:
 
 def remove(session_path: Path) -> None:
     """Delete the kept contents of a deleted session (nothing when it has none)."""
+    import shutil  # only when a session is deleted
+
     shutil.rmtree(contents_dir(session_path), ignore_errors=True)

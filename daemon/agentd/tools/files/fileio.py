@@ -90,9 +90,7 @@ def atomic_write(path: Path, data: bytes, workspace: Path | None = None) -> None
         mode = stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:
         mode = 0o666 & ~_umask()
-    import tempfile  # its import (random, hashlib) waits for the first write
-
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp_name = _new_temp(path)
     try:
         with os.fdopen(fd, "wb") as tmp:
             tmp.write(data)
@@ -102,6 +100,20 @@ def atomic_write(path: Path, data: bytes, workspace: Path | None = None) -> None
         with contextlib.suppress(OSError):
             Path(tmp_name).unlink()
         raise
+
+
+def _new_temp(path: Path) -> tuple[int, str]:
+    """A new file beside ``path`` (mode 0600, created exclusively, as ``tempfile.mkstemp``
+    makes one, without importing tempfile and the random and shutil it brings): its open
+    descriptor and its name."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    for _ in range(100):
+        name = str(path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(name, flags, 0o600), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {path}")
 
 
 def _write_in_dir(dir_fd: int, name: str, data: bytes) -> None:

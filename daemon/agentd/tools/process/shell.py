@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
 from collections.abc import Callable, Iterator, Sequence
@@ -30,6 +29,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import msgspec
 
+from agentd.paths import which
 from agentd.tools.process.orphans import die_with_parent, register, unregister
 from agentd.tools.process.output import OutputCapture, UpdateThrottle
 from agentd.tools.process.proctree import (
@@ -66,7 +66,7 @@ class ShellOutcome(msgspec.Struct, frozen=True):
 @cache
 def bash_path() -> str:
     """The bash executable (looked up once on the daemon's PATH)."""
-    return shutil.which("bash") or "/bin/bash"
+    return which("bash") or "/bin/bash"
 
 
 class _PipeReader(asyncio.Protocol):

@@ -18,9 +18,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import subprocess
 from functools import cache
+
+from agentd.paths import which
 
 
 class Child:
@@ -89,7 +90,7 @@ def death_signal_prefix() -> tuple[str, ...] | None:
     (``setpriv --pdeathsig KILL --``), or None where util-linux's ``setpriv`` is missing or
     too old to know ``--pdeathsig`` (then the caller sets it in a ``preexec_fn``). Checked
     once per process, by running it."""
-    setpriv = shutil.which("setpriv")
+    setpriv = which("setpriv")
     if setpriv is None:
         return None
     prefix = (setpriv, "--pdeathsig", "KILL", "--")

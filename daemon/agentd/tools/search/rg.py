@@ -24,11 +24,11 @@ import contextlib
 import functools
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+from agentd.paths import which
 from agentd.tools.base import ToolError
 from agentd.tools.search.core import Hit, SearchRequest, SearchResult, limit_hits
 
@@ -41,7 +41,7 @@ _CONTENT_LINE = re.compile(rb"(\d+)([:-])(.*)", re.DOTALL)
 def find_rg() -> str | None:
     """Path of ``rg``: on PATH, else next to the running interpreter (a virtualenv's
     ``bin`` holds the one from PyPI's ``ripgrep`` package), else None."""
-    found = shutil.which("rg")
+    found = which("rg")
     if found is None:
         sibling = Path(sys.executable).parent / "rg"
         found = str(sibling) if os.access(sibling, os.X_OK) else None

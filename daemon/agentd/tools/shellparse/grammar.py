@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 import threading
 from functools import cached_property, lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 import msgspec
@@ -156,12 +157,41 @@ def parser() -> Parser:
     with _lock:
         if _parser is None:
             import tree_sitter
-            import tree_sitter_bash
 
-            language = tree_sitter.Language(tree_sitter_bash.language())
+            language = tree_sitter.Language(_bash_language())
             _kinds = _Kinds(language)
             _parser = tree_sitter.Parser(language)
         return _parser
+
+
+def _bash_language() -> object:
+    """tree-sitter-bash's language, from its compiled binding alone when it can be found:
+    the package's ``__init__`` imports ``importlib.resources`` (and with it ``tempfile``,
+    ``shutil``, ``random``, ``bz2`` and ``lzma``, some 15 ms) for a highlighting query that
+    is never read here. Anything unexpected falls back to importing the package."""
+    import importlib.machinery
+    import importlib.util
+
+    name = "tree_sitter_bash._binding"
+    try:
+        package = importlib.util.find_spec("tree_sitter_bash")  # found, not imported
+        folders = list(package.submodule_search_locations or []) if package else []
+        path = next(
+            str(Path(folder, f"_binding{suffix}"))
+            for folder in folders
+            for suffix in importlib.machinery.EXTENSION_SUFFIXES
+            if Path(folder, f"_binding{suffix}").is_file()
+        )
+        loader = importlib.machinery.ExtensionFileLoader(name, path)
+        spec = importlib.util.spec_from_loader(name, loader)
+        assert spec is not None
+        binding = importlib.util.module_from_spec(spec)
+        loader.exec_module(binding)
+        return binding.language()
+    except (ImportError, OSError, StopIteration, AssertionError, AttributeError):
+        import tree_sitter_bash
+
+        return tree_sitter_bash.language()
 
 
 @lru_cache(maxsize=512)
