@@ -54,6 +54,20 @@ async def test_client_that_stops_reading_is_dropped_without_stalling_another() -
         peer_sock.close()
 
 
+async def test_a_burst_handed_to_the_transport_still_counts_for_a_peer_that_never_reads() -> None:
+    """Frames put in one loop step move to the transport in one batch, emptying the queue; a
+    peer that never takes them is still dropped when the grace period ends."""
+    stalled, peer_sock = await _stalled_server(queue_limit=50, stall_timeout=0.3)
+    try:
+        for seq in range(500):
+            stalled.notify("tick", {"seq": seq, **PAYLOAD})
+        async with asyncio.timeout(scaled(20)):
+            while not stalled.closed:
+                await asyncio.sleep(0.02)
+    finally:
+        peer_sock.close()
+
+
 async def test_queue_that_recovers_within_the_grace_period_is_kept() -> None:
     """A burst far above the frame bound is fine when the reader catches up in time; frames
     written at once, coalesced within a loop step and queued all arrive in order."""

@@ -8,10 +8,13 @@ Policy (documented in ``schemas/README.md``):
   to the transport together right after the step (one system call instead of one per frame).
   Otherwise the frame is queued and the writer task writes queued frames in batches, awaiting
   ``drain()`` after each.
-* The queue's soft bound is ``max_frames`` frames or ``max_bytes`` bytes. Reaching it starts a
-  grace period of ``stall_timeout`` seconds; if the queue is still at or over the bound when
-  the grace period ends, the connection is dropped. Frames keep being queued during the grace
-  period; only ``2 * max_bytes`` queued bytes (the memory guard) drops it at once. A burst
+* The queue's soft bound is ``max_frames`` frames or ``max_bytes`` bytes, counting the frames
+  the writer has handed to the transport that the peer has not taken yet (a burst moved to the
+  transport in one batch still counts until ``drain()`` returns). Reaching it starts a grace
+  period of ``stall_timeout`` seconds; if the queue is still at or over the bound when the
+  grace period ends, the connection is dropped. Frames keep being queued during the grace
+  period; only ``2 * max_bytes`` bytes (queued or in the transport's buffer: the memory guard)
+  drops it at once. A burst
   from a producer that has not yielded yet is therefore harmless when the writer catches up
   within the grace period.
 * :meth:`Outbox.drained` lets a producer of many frames (a session's replay) pace itself:
@@ -64,6 +67,9 @@ class Outbox:
         self._emptied = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stall_timer: asyncio.TimerHandle | None = None
+        self._unsent = 0
+        """Frames of the batch in the transport whose ``drain()`` has not returned yet."""
+        self._unsent_bytes = 0
         self._finishing = False
         self.broken = False
         self.bytes_out = 0
@@ -115,8 +121,9 @@ class Outbox:
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._run())
         self._wake.set()
-        if self._bytes >= 2 * self._max_bytes:
-            self._break(f"outbound queue overflow ({self._bytes} bytes queued)")
+        pending = self._bytes + self._unsent_bytes
+        if pending >= 2 * self._max_bytes:
+            self._break(f"outbound queue overflow ({pending} bytes queued)")
         elif self._stall_timer is None and self._over_bound():
             loop = asyncio.get_running_loop()
             self._stall_timer = loop.call_later(self._stall_timeout, self._check_stall)
@@ -129,13 +136,15 @@ class Outbox:
             self._writer.write(b"".join(frames) if len(frames) > 1 else frames[0])
 
     def _over_bound(self) -> bool:
-        return len(self._frames) >= self._max_frames or self._bytes >= self._max_bytes
+        frames = len(self._frames) + self._unsent
+        pending = self._bytes + self._unsent_bytes
+        return frames >= self._max_frames or pending >= self._max_bytes
 
     def _check_stall(self) -> None:
         self._stall_timer = None
         if self._over_bound():
             self._break(
-                f"client stopped reading: {len(self._frames)} frames still queued "
+                f"client stopped reading: {len(self._frames) + self._unsent} frames still queued "
                 f"after {self._stall_timeout:g} s"
             )
 
@@ -154,11 +163,13 @@ class Outbox:
                     await self._wake.wait()
                 batch = list(self._frames)
                 self._frames.clear()
+                self._unsent, self._unsent_bytes = len(batch), self._bytes
                 self._bytes = 0
-                self._clear_stall()
                 self._flush_direct()  # frames put before any queued one go first
                 self._writer.writelines(batch)
                 await self._writer.drain()
+                self._unsent = self._unsent_bytes = 0
+                self._clear_stall()
                 if not self._frames:
                     self._emptied.set()
         except (ConnectionError, OSError) as exc:
