@@ -100,7 +100,9 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentctl.commands.mcp": (STARTUP, ("tomllib", "agentctl.commands.mcp_login")),
     "agentctl.commands.mcp_login": (STARTUP, ("agentctl.commands.web",)),
     "agentctl.commands.trust": (f"{STARTUP}; {SIDE}", ("termios", "tty")),
-    "agentctl.commands.trust_show": (STARTUP, ("tomllib",)),
+    "agentctl.commands.trust_show": (f"{STARTUP} (tomllib, json: a trust review)", (
+        "json", "tomllib",
+    )),
     "agentctl.commands.web": (STARTUP, ("webbrowser",)),
     "agentctl.approval.ask": (SIDE, ("termios", "tty")),
     "agentctl.prompt.provider_file": (SIDE, ("ctypes",)),
@@ -159,6 +161,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentd.session.subagent_tools": (MCP, ("agentd.mcp",)),
     "agentd.mcp.http": (MCP, ("mcp", "agentd.mcp.oauth", "httpx2")),
     "agentd.mcp.credentials": (MCP, ("mcp",)),
+    "agentd.mcp.servers": (f"{MCP} (json: a project's .mcp.json)", ("json",)),
     "agentd.mcp.login": (MCP, ("mcp", "agentd.mcp.http")),
     "agentd.mcp.control": (MCP, ("agentd.mcp.login",)),
     # heavy or costly libraries where their one use is
@@ -182,7 +185,12 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     )),
     "agentd.config.schema": (f"{HEAVY} (difflib: a config error's suggestion)", ("difflib",)),
     "agentd.store.contents": (f"{HEAVY} (shutil: a session deleted)", ("shutil",)),
-    "agentd.store.blobs": (f"{HEAVY} (shutil: a session deleted)", ("shutil",)),
+    "agentd.store.blobs": (f"{HEAVY} (shutil: a session deleted; hashlib: an image)", (
+        "hashlib", "shutil",
+    )),
+    "agentd.config.project_rules": (f"{HEAVY} (json: a rule written)", ("json",)),
+    "agentd.tools": (f"{HEAVY} (json: the catalog written by agentd schema)", ("json",)),
+    "agentctl.approval.preview": (f"{HEAVY} (json: an MCP call's preview)", ("json",)),
     "agentd.web.remote": (HEAVY, ("ssl",)),
     # sandboxing, only for a confined command
     "agentd.tools.bash_setup": (SANDBOX, (

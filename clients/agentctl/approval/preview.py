@@ -8,8 +8,6 @@ indented and cut to the terminal's width, so the question below it stays in view
 
 from __future__ import annotations
 
-import json
-
 from agentctl.render.style import Style
 from agentd.protocol.approval import ApprovalPreview
 
@@ -31,6 +29,8 @@ def preview_lines(style: Style, preview: ApprovalPreview | None, width: int) -> 
     elif preview.kind == "url":
         lines = [_cut(f"fetch {preview.url or ''}", room)]
     elif preview.kind == "mcp":
+        import json  # only for an MCP call
+
         arguments = json.dumps(preview.arguments or {}, indent=2, ensure_ascii=False)
         lines = [_cut(f"MCP server {preview.server or '?'} · tool {preview.tool or '?'}", room)]
         lines += [_cut(line, room) for line in _capped(arguments.splitlines(), MAX_TEXT_LINES)]

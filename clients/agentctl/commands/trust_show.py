@@ -11,7 +11,6 @@ were made from are returned too, so that what is pinned is exactly what was show
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from agentd.protocol.control_pins import Snapshot, control_paths, read_control
@@ -71,6 +70,8 @@ def _folder_lines(snapshot: Snapshot) -> list[str]:
 def mcp_json_lines(data: bytes) -> list[str]:
     """Each server of a ``.mcp.json`` with its command line or URL (and the names of the
     environment variables it sets; never their values)."""
+    import json  # trust reviews only, like the two below
+
     try:
         servers = json.loads(data.decode("utf-8")).get("mcpServers")
         if not isinstance(servers, dict):
@@ -133,6 +134,8 @@ def _flatten(table: dict[str, object], prefix: str) -> list[tuple[str, object]]:
 
 
 def _value(value: object) -> str:
+    import json
+
     text = json.dumps(value, ensure_ascii=True, default=str)
     if len(text) > MAX_SHOWN_VALUE:
         text = text[: MAX_SHOWN_VALUE - 1] + "…"
@@ -141,5 +144,7 @@ def _value(value: object) -> str:
 
 def _shown(text: str) -> str:
     """Plain text from the repository, every non-printable character escaped."""
+    import json
+
     shown = "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in text)
     return shown if len(shown) <= MAX_SHOWN_VALUE else shown[: MAX_SHOWN_VALUE - 1] + "…"

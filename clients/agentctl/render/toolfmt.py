@@ -7,9 +7,10 @@ mistyped argument falls back to a shorter description, never an exception.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from agentd.protocol.document_details import (
     NotebookEditDetails,
@@ -102,7 +103,7 @@ def describe_call(name: str, args: dict[str, Any], cwd: str | None = None) -> st
         return shorten(f"{pattern}  {where}".strip() if where else pattern)
     if not args:
         return ""
-    return shorten(json.dumps(args, ensure_ascii=False, separators=(",", ":")))
+    return shorten(msgspec.json.encode(args).decode())  # compact JSON, as sent
 
 
 def _notebook_call(args: dict[str, Any], cwd: str | None) -> str:

@@ -15,7 +15,6 @@ array-of-tables entry keeps whatever else the file says, comments included.
 
 from __future__ import annotations
 
-import json
 import os
 import tomllib
 from pathlib import Path
@@ -39,6 +38,8 @@ def project_rules(settings: ConfigFile, cwd: Path) -> tuple[list[str], list[str]
 
 def _toml_string(text: str) -> str:
     """A TOML basic string (JSON's escapes are TOML's, ``\\uXXXX`` included)."""
+    import json  # only when a rule is written to the file
+
     return json.dumps(text, ensure_ascii=True)
 
 

@@ -12,8 +12,9 @@ Comments (``#`` at the start of a line) and blank lines are skipped. Anything el
 
 from __future__ import annotations
 
-import json
 import re
+
+import msgspec
 
 Value = str | list[str] | dict[str, str]
 _KEY = re.compile(r"^([A-Za-z0-9_][A-Za-z0-9_.-]*)\s*:(?:\s+(.*))?$")
@@ -112,8 +113,8 @@ def _scalar_or_list(raw: str, line: int) -> Value:
 def _scalar(raw: str, line: int) -> str:
     if raw.startswith('"'):
         try:
-            value = json.loads(raw)
-        except ValueError:
+            value = msgspec.json.decode(raw)
+        except msgspec.DecodeError:
             raise FrontMatterError(f"near line {line}: a bad double-quoted string") from None
         return str(value)
     if raw.startswith("'"):

@@ -20,7 +20,6 @@ Nothing here imports the MCP SDK: a session without servers never pays for it.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -240,6 +239,8 @@ def read_mcp_json(
 ) -> list[ServerDef]:
     """The servers of a ``.mcp.json`` (its bytes ``data``, else read now; ``startup_timeout``
     seconds to start each); a malformed file or entry becomes a warning."""
+    import json  # only for a project with a .mcp.json
+
     try:
         text = (read_regular(path, MAX_MCP_JSON_BYTES) if data is None else data).decode()
         raw = json.loads(text)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
-import hashlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -85,7 +84,7 @@ def _store(image: ImageContent, session_path: Path) -> ImageContent:
         raw = base64.b64decode(image.data, validate=True)
     except (binascii.Error, ValueError):
         return image  # not valid base64: kept inline, as given
-    digest = hashlib.sha256(raw).hexdigest()
+    digest = _sha256(raw)
     directory = images_dir(session_path)
     target = directory / digest
     if not target.exists():
@@ -110,8 +109,14 @@ def _load(image: ImageContent, session_path: Path) -> ImageContent | TextContent
         raw = (images_dir(session_path) / digest).read_bytes()
     except OSError:
         raw = None
-    if raw is None or hashlib.sha256(raw).hexdigest() != digest:
+    if raw is None or _sha256(raw) != digest:
         return TextContent(
             text=f"[image unavailable: its file {digest[:12]}… is missing or damaged]"
         )
     return msgspec.structs.replace(image, data=base64.b64encode(raw).decode("ascii"))
+
+
+def _sha256(raw: bytes) -> str:
+    import hashlib  # only for a session with images (it loads OpenSSL's libcrypto)
+
+    return hashlib.sha256(raw).hexdigest()

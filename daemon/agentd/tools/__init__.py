@@ -9,7 +9,6 @@ runs the tool and turns every :class:`ToolError` (and OS error) into an error re
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 from functools import cache
@@ -214,4 +213,6 @@ def catalog_source() -> str:
             name, target, tool.kind, tool.mutating, tool.description, schema, server
         )
         entries.append(made)
+    import json  # agentd schema only: the catalog's stable, indented layout
+
     return json.dumps(msgspec.to_builtins(entries), indent=1, ensure_ascii=False) + "\n"
