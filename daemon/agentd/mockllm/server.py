@@ -223,8 +223,6 @@ class MockLLMServer:
         try:
             await respond.start_stream()
             pause = plan.chunk_delay_ms / 1000
-            if not pause:  # nothing paces the reply: its events go out in one piece
-                frames = [b"".join(frames)]
             for number, frame in enumerate(frames):
                 if pause and number:
                     await asyncio.sleep(pause)
