@@ -96,8 +96,8 @@ def _run(argv: list[str], sandbox: Sandbox, env: dict[str, str] | None = None) -
 
 def _run_measured(
     argv: list[str], sandbox: Sandbox, env: dict[str, str] | None = None
-) -> tuple[float, int]:
-    """Seconds (as :func:`_run`) and the process's peak RSS in KiB (``wait4``)."""
+) -> tuple[float, str]:
+    """Seconds (as :func:`_run`) and the process's standard error."""
     started = time.perf_counter()
     process = subprocess.Popen(
         argv,
@@ -109,10 +109,28 @@ def _run_measured(
     )
     _, err = process.communicate(timeout=scaled(120))  # reads both pipes to EOF, then reaps
     elapsed = time.perf_counter() - started
-    rss = _children_peak_rss_kib()
     if process.returncode != 0:
         raise RuntimeError(f"{argv} failed: {err.decode(errors='replace')[-2000:]}")
-    return elapsed, rss
+    return elapsed, err.decode(errors="replace")
+
+
+PEAK_RSS = (
+    "import resource, subprocess, sys\n"
+    "code = subprocess.run(sys.argv[1:]).returncode\n"
+    "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+    "print(f'peak-rss-kib {peak}', file=sys.stderr)\n"
+    "sys.exit(code)\n"
+)
+"""Runs its arguments as a child and prints that child's peak RSS: the largest process it (or
+its own children) reaped, in a process that has reaped nothing else."""
+
+
+def _peak_rss_kib(argv: list[str], sandbox: Sandbox) -> int:
+    """The peak RSS in KiB of one successful run of ``argv``, measured by a fresh parent of
+    its own (this process's ``RUSAGE_CHILDREN`` holds every child the bench reaped so far,
+    other modules' daemons included)."""
+    _, err = _run_measured([sys.executable, "-c", PEAK_RSS, *argv], sandbox)
+    return int(err.rsplit("peak-rss-kib ", 1)[1].split()[0])
 
 
 def _cpu_seconds(argv: list[str], sandbox: Sandbox) -> float:
@@ -134,12 +152,6 @@ def _cpu_row(sandbox: Sandbox, send: list[str]) -> Row:
     ratios = f"{ours / floor:.2f}× / {theirs / floor:.2f}×"
     value = f"{ours * 1000:.0f} / {theirs * 1000:.0f} ms = {ratios}"
     return ("… its CPU (tree), in-process / --daemon-process", value, "of the floor's CPU")
-
-
-def _children_peak_rss_kib() -> int:
-    """The peak RSS of the largest child this process has reaped so far (``Popen`` keeps no
-    rusage of its own): the one-shot's when it is the first one reaped, as in :func:`main`."""
-    return int(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 
 
 class LocalServer:
@@ -295,8 +307,8 @@ def main() -> list[Row]:
         table.append((name, value, "—" if budget is None else f"≤ {budget}× floor"))
 
     try:
-        _run_measured([*send, ONE_BASH], sandbox)  # writes the bytecode a user's install has
-        _, rss = _run_measured([*send, ONE_BASH], sandbox)  # a child of its own: its own peak
+        _run([*send, ONE_BASH], sandbox)  # writes the bytecode a user's install has
+        rss = _peak_rss_kib([*send, ONE_BASH], sandbox)
         table.append(("cold one-shot: peak RSS (one process)", f"{rss / 1024:.1f} MiB", "≤ 40 MiB"))
         row("agentd --stdio: start → initialize answered", lambda: _initialize(sandbox), 1.3, RUNS)
         row(
