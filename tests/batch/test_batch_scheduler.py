@@ -80,14 +80,24 @@ def test_a_429_holds_every_start_for_its_delay_and_halves_the_concurrency(tmp_pa
 
 
 def test_the_batch_cap_stops_the_running_tasks_and_starts_no_more(tmp_path: Path) -> None:
+    """Tasks run in pairs (concurrency 2), each reporting a 0.4 call once its pair is running:
+    the first pair's 0.8 stays under the 1.0 cap and both pass; the second pair passes it,
+    so both of its tasks are stopped and the last two never start. No step depends on timing:
+    a pair waits for both of its tasks, and a stopped task waits for its stop."""
+    pairs = [asyncio.Barrier(2), asyncio.Barrier(2)]
+
     async def script(job: TaskJob, progress: ProgressCallback) -> ResultRecord:
+        number = int(job.task.id.removeprefix("t"))
         stopped = asyncio.Event()
         job.stop.on_set(lambda reason: stopped.set())
+        await asyncio.wait_for(pairs[number // 2].wait(), 30)
         progress(TaskEvent(kind="turn", task_id=job.task.id, cost=0.4))
-        try:
-            await asyncio.wait_for(stopped.wait(), 0.2)
-        except TimeoutError:
+        if number < 2:
             return _record(job, cost=0.4)
+        try:
+            await asyncio.wait_for(stopped.wait(), 30)
+        except TimeoutError:
+            return _record(job, cost=0.4)  # never stopped: the counts below fail
         record = _record(job, "cancelled", cost=0.4)
         record.error = job.stop.reason
         return record
@@ -96,7 +106,6 @@ def test_the_batch_cap_stops_the_running_tasks_and_starts_no_more(tmp_path: Path
     outcome = _run(tmp_path, 6, engine, concurrency=2, max_cost=1.0)
     assert outcome.stopped == "batch budget reached"
     assert outcome.exit_code == 6
-    # t0 and t1 ran (0.8); t2 and t3 started, t2's first call passed the cap: both stopped
     assert outcome.counts == {"passed": 2, "cancelled": 2}
     assert outcome.not_started == 2
 
