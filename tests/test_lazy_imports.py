@@ -184,10 +184,10 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
         "shutil",
     )),
     "agentd.config.schema": (f"{HEAVY} (difflib: a config error's suggestion)", ("difflib",)),
-    "agentd.store.contents": (f"{HEAVY} (shutil: a session deleted)", ("shutil",)),
-    "agentd.store.blobs": (f"{HEAVY} (shutil: a session deleted; hashlib: an image)", (
+    "agentd.store.contents": (f"{HEAVY} (shutil: a session deleted; hashlib: a digest)", (
         "hashlib", "shutil",
     )),
+    "agentd.store.blobs": (f"{HEAVY} (shutil: a session deleted)", ("shutil",)),
     "agentd.config.project_rules": (f"{HEAVY} (json: a rule written)", ("json",)),
     "agentd.tools": (f"{HEAVY} (json: the catalog written by agentd schema)", ("json",)),
     "agentctl.approval.preview": (f"{HEAVY} (json: an MCP call's preview)", ("json",)),

@@ -66,7 +66,7 @@ def wiring_assignments(folder: Path) -> list[str]:
                         base = element.value
                         if isinstance(base, ast.Name) and base.id in {"self", "cls", *built}:
                             continue
-                        where = path.resolve().relative_to(ROOT)
+                        where = path.relative_to(ROOT)
                         found.add(f"{where}:{node.lineno}: {ast.unparse(element)}")
     return sorted(found)
 

@@ -13,10 +13,9 @@ Policy (documented in ``schemas/README.md``):
   transport in one batch still counts until ``drain()`` returns). Reaching it starts a grace
   period of ``stall_timeout`` seconds; if the queue is still at or over the bound when the
   grace period ends, the connection is dropped. Frames keep being queued during the grace
-  period; only ``2 * max_bytes`` bytes (queued or in the transport's buffer: the memory guard)
-  drops it at once. A burst
-  from a producer that has not yielded yet is therefore harmless when the writer catches up
-  within the grace period.
+  period; only ``2 * max_bytes`` bytes (queued or handed to the transport: the memory guard)
+  drops it at once. A burst from a producer that has not yielded yet is therefore harmless
+  when the writer catches up within the grace period.
 * :meth:`Outbox.drained` lets a producer of many frames (a session's replay) pace itself:
   it returns once nothing is queued and the transport's buffer is at or below its high-water
   mark, so such a producer never fills the queue and the other frames of the connection and

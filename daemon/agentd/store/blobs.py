@@ -29,6 +29,7 @@ from agentd.protocol.content import (
     UserMessage,
 )
 from agentd.protocol.session_file import MessageEntry
+from agentd.store.contents import digest_of
 
 REF_PREFIX = "sha256:"
 T = TypeVar("T")
@@ -84,7 +85,7 @@ def _store(image: ImageContent, session_path: Path) -> ImageContent:
         raw = base64.b64decode(image.data, validate=True)
     except (binascii.Error, ValueError):
         return image  # not valid base64: kept inline, as given
-    digest = _sha256(raw)
+    digest = digest_of(raw)
     directory = images_dir(session_path)
     target = directory / digest
     if not target.exists():
@@ -109,14 +110,8 @@ def _load(image: ImageContent, session_path: Path) -> ImageContent | TextContent
         raw = (images_dir(session_path) / digest).read_bytes()
     except OSError:
         raw = None
-    if raw is None or _sha256(raw) != digest:
+    if raw is None or digest_of(raw) != digest:
         return TextContent(
             text=f"[image unavailable: its file {digest[:12]}… is missing or damaged]"
         )
     return msgspec.structs.replace(image, data=base64.b64encode(raw).decode("ascii"))
-
-
-def _sha256(raw: bytes) -> str:
-    import hashlib  # only for a session with images (it loads OpenSSL's libcrypto)
-
-    return hashlib.sha256(raw).hexdigest()

@@ -12,7 +12,6 @@ the session.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 from pathlib import Path
 
@@ -24,6 +23,8 @@ def contents_dir(session_path: Path) -> Path:
 
 def digest_of(data: bytes) -> str:
     """The SHA-256 hex digest that names ``data``."""
+    import hashlib  # on first use: it loads OpenSSL's libcrypto, which a start does not need
+
     return hashlib.sha256(data).hexdigest()
 
 

@@ -7,7 +7,6 @@ file names sort by creation time and never contain ``_`` before the id.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import posixpath
 import re
@@ -16,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from agentd.errors import InvalidParams
+from agentd.store.contents import digest_of
 
 SESSION_ID_RE = re.compile(r"[A-Za-z0-9._-]{1,128}")
 """Caller-chosen session ids: letters, digits, ``.``, ``_``, ``-``; 1 to 128 characters."""
@@ -48,7 +48,7 @@ def cwd_slug(cwd: str) -> str:
     readable = _SLUG_UNSAFE.sub("-", normal.replace("/", "-"))
     if _PLAIN_PATH.fullmatch(normal) and len(readable) <= _SLUG_MAX:
         return f"--{readable}--"
-    digest = hashlib.sha256(normal.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    digest = digest_of(normal.encode("utf-8", "surrogatepass"))[:10]
     return f"--{readable[-_SLUG_MAX:]}--{digest}"
 
 
