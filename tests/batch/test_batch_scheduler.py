@@ -110,6 +110,21 @@ def test_the_batch_cap_stops_the_running_tasks_and_starts_no_more(tmp_path: Path
     assert outcome.not_started == 2
 
 
+def test_a_run_stopped_by_what_the_batch_had_left_ends_the_batch(tmp_path: Path) -> None:
+    """The daemon stops a run before a call that would pass the batch's remainder, with the
+    spend still under the cap: no further call fits, so no task starts after it."""
+
+    async def script(job: TaskJob, progress: ProgressCallback) -> ResultRecord:
+        progress(TaskEvent(kind="turn", task_id=job.task.id, cost=0.4))
+        return _record(job, "passed" if job.task.id == "t0" else "budget", cost=0.4)
+
+    outcome = _run(tmp_path, 6, ScriptedEngine(script), concurrency=1, max_cost=1.0)
+    assert outcome.stopped == "batch budget reached"
+    assert outcome.exit_code == 6
+    assert outcome.counts == {"passed": 1, "cancelled": 1}
+    assert outcome.not_started == 4
+
+
 def test_an_engine_that_raises_gives_an_error_record(tmp_path: Path) -> None:
     async def script(job: TaskJob, progress: ProgressCallback) -> ResultRecord:
         raise RuntimeError("node lost")

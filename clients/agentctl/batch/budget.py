@@ -4,7 +4,7 @@
 Spend is counted live, per model call (the ``turn`` events), and settled with each finished
 task's record. Once a cap is reached no task starts, and the scheduler stops the running
 ones; each run is also given what is left of the caps when it starts, so the daemon stops
-it before a model call that would pass them.
+it before a model call that would pass them, and such a stop counts as the caps reached.
 
 :class:`Pace`: ``--rate`` (task starts per second) and the backoff the provider asks for:
 a ``retry`` after HTTP 429 holds every new start for the delay it gave and halves how many
@@ -31,6 +31,7 @@ class BatchBudget:
         self.cost = 0.0
         self.tokens = 0
         self._live: dict[str, tuple[float, int]] = {}
+        self._exhausted = False
 
     def observe(self, event: TaskEvent) -> None:
         """Count a model call's spend (``turn`` events)."""
@@ -47,11 +48,18 @@ class BatchBudget:
         self.cost += record.cost - cost
         self.tokens += record.usage.total - tokens
 
+    def exhaust(self) -> None:
+        """A run given what was left of the caps was stopped before a model call that would
+        have passed them: no further call fits, so the caps count as reached from now on,
+        though the spend is still under them."""
+        self._exhausted = True
+
     @property
     def reached(self) -> bool:
         """Whether a cap is reached (nothing more may be spent)."""
         over_cost = self.max_cost is not None and self.cost >= self.max_cost
-        return over_cost or (self.max_tokens is not None and self.tokens >= self.max_tokens)
+        over_tokens = self.max_tokens is not None and self.tokens >= self.max_tokens
+        return self._exhausted or over_cost or over_tokens
 
     def caps_for(self, task: Task) -> tuple[TaskCaps, bool]:
         """The caps of a run starting now, and whether the batch's remainder (not the task's

@@ -224,6 +224,7 @@ class _Scheduler:
             )  # fmt: skip
         if record.status == "budget" and from_batch:
             record.status, record.error = "cancelled", BATCH_BUDGET
+            self.budget.exhaust()
         self.budget.settle(record)
         try:
             self.results.append(record)
