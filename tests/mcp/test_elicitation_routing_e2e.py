@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agentd.protocol.questions import AskQuestionParams, AskQuestionResult, QuestionAnswer
-from tests.harness import Home, new_session, run, socket_client, stop
+from tests.harness import Home, new_session, run, socket_client, stop, wait_until_async
 from tests.mcp.conftest import mcp_call, write_user_config
 from tests.mcp.test_elicitation_e2e import SERVER, _end_text
 
@@ -97,4 +97,7 @@ async def test_a_request_naming_no_call_is_declined_and_asks_nobody(
     assert beta.asked == []
     assert _questions(items_a) == []
     assert _questions(items_b) == []
-    assert "elicitation declined" in home.log.read_text()
+    # the daemon's log file is written by its own thread: the line may land a moment later
+    await wait_until_async(
+        lambda: "elicitation declined" in home.log.read_text(), 30, "the decline in the log"
+    )
