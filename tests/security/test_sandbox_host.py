@@ -9,6 +9,7 @@ dead one only costs speed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import signal
@@ -187,6 +188,37 @@ async def test_a_host_that_dies_before_serving_is_not_tried_again(ctx: ToolConte
         assert "ran" in text_of(result)
         assert "hostproc" not in text_of(result)
     assert _mine(ctx) == []
+
+
+async def test_a_host_whose_bwrap_ends_first_is_seen_ended_and_its_group_killed() -> None:
+    """When the host's ``bwrap`` is killed before its sandbox armed ``--die-with-parent``,
+    what it started lives on and holds the channel open: the pool sees the end on the
+    process itself, kills the process group, and counts the host ended."""
+    import socket
+    import subprocess
+
+    seconds = marker_seconds()
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    ours.setblocking(False)
+    leader = subprocess.Popen(  # the leader ends; its child keeps the channel's other end
+        ["sh", "-c", f"sleep {seconds} & echo $! ; exec sleep {seconds}"],
+        stdout=subprocess.PIPE, start_new_session=True, pass_fds=(theirs.fileno(),),
+    )  # fmt: skip
+    theirs.close()
+    assert leader.stdout is not None
+    child = int(leader.stdout.readline())
+    host = host_pool.SandboxHost(leader, ours, owner="nobody")
+    try:
+        os.kill(leader.pid, signal.SIGKILL)
+        await wait_until_async(lambda: not host.alive, what="the pool saw the host end")
+        await wait_until_async(lambda: not live_processes(f"sleep {seconds}"), what="group gone")
+        with pytest.raises(host_pool.HostEnded):
+            await host.start(["true"], Path("/"), {}, 1, 1)
+    finally:
+        host.close()
+        leader.stdout.close()
+        with contextlib.suppress(OSError):
+            os.kill(child, signal.SIGKILL)
 
 
 async def test_sessions_do_not_share_a_host(workspace: Path) -> None:

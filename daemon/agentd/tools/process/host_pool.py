@@ -18,6 +18,8 @@ session closes (:func:`retire`), after :data:`IDLE_SECONDS` with no command, or 
 daemon (``--die-with-parent``). Background processes (``background: true``) keep a sandbox
 each. A host that dies or cannot start only costs speed: its calls fall back to a ``bwrap``
 of their own (and a confinement whose host ended before running anything gets no other).
+A host's end is seen on its channel, or on its ``bwrap`` process (a pidfd): a ``bwrap``
+killed before its sandbox armed ``--die-with-parent`` has its process group killed.
 """
 
 from __future__ import annotations
@@ -75,6 +77,9 @@ class SandboxHost:
         self._exited: dict[int, asyncio.Future[int]] = {}
         self._loop = asyncio.get_running_loop()
         self._loop.add_reader(channel.fileno(), self._readable)
+        self._exit_watch = _watch_exit(process.pid)
+        if self._exit_watch is not None:
+            self._loop.add_reader(self._exit_watch, self._bwrap_ended)
 
     async def start(
         self, argv: Sequence[str], cwd: Path, env: dict[str, str], out_write: int, cwd_write: int
@@ -122,6 +127,14 @@ class SandboxHost:
                 return
             self._dispatch(data, ancillary)
 
+    def _bwrap_ended(self) -> None:
+        """The host's ``bwrap`` ended (killed, say, before its sandbox set up
+        ``--die-with-parent``): what it started may live on in its process group, the
+        group leader's pid still held by its zombie: kill the group, then hang up."""
+        with contextlib.suppress(OSError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.close()
+
     def _dispatch(self, data: bytes, ancillary: list[tuple[int, int, bytes]]) -> None:
         if len(data) != REPORT.size:
             return
@@ -146,6 +159,11 @@ class SandboxHost:
         if not self._loop.is_closed():
             self._loop.remove_reader(self.channel.fileno())
         self.channel.close()
+        if self._exit_watch is not None:
+            if not self._loop.is_closed():
+                self._loop.remove_reader(self._exit_watch)
+            os.close(self._exit_watch)
+            self._exit_watch = None
         for started in self._started.values():
             if not started.done():
                 started.set_exception(HostEnded("the sandbox host has ended"))
@@ -155,6 +173,15 @@ class SandboxHost:
         self._started.clear()
         self._exited.clear()
         _reap_later(self.process)
+
+
+def _watch_exit(pid: int) -> int | None:
+    """A descriptor readable once process ``pid`` ends (a pidfd), or None where the
+    kernel has none: then the host's end is seen on its channel alone."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
 
 
 def _kill_started(started: asyncio.Future[int]) -> None:
