@@ -221,6 +221,24 @@ async def test_a_host_whose_bwrap_ends_first_is_seen_ended_and_its_group_killed(
             os.kill(child, signal.SIGKILL)
 
 
+async def test_a_launch_given_up_with_its_loop_leaves_no_host(workspace: Path) -> None:
+    """The loop ends (the daemon stops, a test ends) while a host is starting in the
+    background: the host is hung up as soon as it exists, its process reaped and its channel
+    closed (not left for the garbage collector, which warns of both)."""
+    wrapper = mountns.wrapper(workspace, [])
+    owner = f"host-{uuid.uuid4().hex[:12]}"
+
+    async def two_calls() -> None:  # the second starts the host in the background
+        for _ in range(2):
+            assert await host_pool.host_for(wrapper, owner) is None
+
+    try:
+        await asyncio.to_thread(asyncio.run, two_calls())  # which cancels the launch at its end
+        await wait_until_async(lambda: not live_processes(str(workspace)), what="no host left")
+    finally:
+        host_pool.retire(owner)
+
+
 async def test_sessions_do_not_share_a_host(workspace: Path) -> None:
     contexts = [
         ToolContext(cwd=workspace, session_id=f"host-{uuid.uuid4().hex[:12]}", workspace=workspace)

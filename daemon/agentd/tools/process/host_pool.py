@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agentd.tools.process.hostproc import EXITED, REPORT, STARTED
+from agentd.tools.process.spawn import exit_descriptor
 
 IDLE_SECONDS = 60.0
 """A host with no command running ends after this long without a request."""
@@ -77,7 +78,7 @@ class SandboxHost:
         self._exited: dict[int, asyncio.Future[int]] = {}
         self._loop = asyncio.get_running_loop()
         self._loop.add_reader(channel.fileno(), self._readable)
-        self._exit_watch = _watch_exit(process.pid)
+        self._exit_watch = exit_descriptor(process.pid)  # None: the channel tells alone
         if self._exit_watch is not None:
             self._loop.add_reader(self._exit_watch, self._bwrap_ended)
 
@@ -175,15 +176,6 @@ class SandboxHost:
         _reap_later(self.process)
 
 
-def _watch_exit(pid: int) -> int | None:
-    """A descriptor readable once process ``pid`` ends (a pidfd), or None where the
-    kernel has none: then the host's end is seen on its channel alone."""
-    try:
-        return os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        return None
-
-
 def _kill_started(started: asyncio.Future[int]) -> None:
     if not started.cancelled() and started.exception() is None:
         with contextlib.suppress(OSError):
@@ -265,8 +257,12 @@ _SECCOMP_FD = "{seccomp}"
 
 
 async def _launch(key: Key, owner: str) -> SandboxHost | None:
+    spawning = _Spawning()
     try:
-        process, channel = await asyncio.to_thread(_spawn, key)
+        process, channel = await asyncio.to_thread(spawning.run, key)
+    except asyncio.CancelledError:  # the loop is ending: the host must not outlive the launch
+        spawning.give_up()
+        raise
     except OSError as error:
         _log.warning("sandbox_host_failed", extra={"error": str(error)})
         _remember(_pool.broken, key, owner)
@@ -277,6 +273,37 @@ async def _launch(key: Key, owner: str) -> SandboxHost | None:
         return None
     _pool.hosts[key] = host
     return host
+
+
+class _Spawning:
+    """A host being started on a worker thread, and whether its launch was given up (then
+    the host is hung up as soon as it exists, on whichever side sees it last)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._given_up = False
+        self._made: tuple[subprocess.Popen[bytes], socket.socket] | None = None
+
+    def run(self, key: Key) -> tuple[subprocess.Popen[bytes], socket.socket]:
+        made = _spawn(key)
+        with self._lock:
+            if not self._given_up:
+                self._made = made
+                return made
+        _hang_up(*made)
+        raise HostEnded("the host's launch was given up")
+
+    def give_up(self) -> None:
+        with self._lock:
+            self._given_up = True
+            made, self._made = self._made, None
+        if made is not None:
+            _hang_up(*made)
+
+
+def _hang_up(process: subprocess.Popen[bytes], channel: socket.socket) -> None:
+    channel.close()  # the host exits on the hang-up
+    _reap_later(process)
 
 
 def _spawn(key: Key) -> tuple[subprocess.Popen[bytes], socket.socket]:

@@ -63,11 +63,19 @@ class HostedChild(Child):
         return await asyncio.shield(self._reported)
 
 
+def exit_descriptor(pid: int) -> int | None:
+    """A descriptor that becomes readable when process ``pid`` ends (a pidfd; the caller
+    closes it), or None where the kernel has none."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
 def _watch_exit(popen: subprocess.Popen[bytes]) -> asyncio.Future[int]:
     loop = asyncio.get_running_loop()
-    try:
-        pidfd = os.pidfd_open(popen.pid)
-    except (AttributeError, OSError):
+    pidfd = exit_descriptor(popen.pid)
+    if pidfd is None:
         return asyncio.ensure_future(asyncio.to_thread(popen.wait))
     exited: asyncio.Future[int] = loop.create_future()
 
