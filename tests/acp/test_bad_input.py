@@ -176,9 +176,20 @@ async def test_closing_stdin_mid_run_stops_the_run_and_exits(box: Box) -> None:
     assert "call_sleep" in stored
     assert '"toolName":"bash"' in stored
     # The kill is sent before the exit; the killed processes may take a moment to be gone.
-    await wait_until_async(
-        lambda: _processes_in(box.project) == [], what="the command killed with the run"
-    )
+    try:
+        await wait_until_async(
+            lambda: _processes_in(box.project) == [], what="the command killed with the run"
+        )
+    except TimeoutError:
+        left = [_command_line(pid) for pid in _processes_in(box.project)]
+        raise AssertionError(f"still running in the project: {left}") from None
+
+
+def _command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return f"{pid} (gone)"
 
 
 def _processes_in(directory: Path) -> list[int]:
