@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,8 @@ import pytest
 from agentd.protocol.tool_details import GrepDetails
 from agentd.tools.base import ToolContext
 from agentd.tools.defaults import ToolSettings
+from agentd.tools.search.core import SearchRequest, finish, search_files, walk_files
+from agentd.tools.search.proc import search_python
 from agentd.tools.search.rg import confinable, find_rg
 from tests.harness import wait_until_async
 from tests.tools.conftest import call, text_of
@@ -206,6 +209,67 @@ async def test_python_backend_stops_a_catastrophic_regex(work: Path, ctx: ToolCo
     assert result.is_error
     assert "regex timed out after 0.5 s" in text_of(result)
     assert _search_children() == []
+
+
+def _search_workers(parents: list[int]) -> list[int]:
+    """Pids of the processes the search children ``parents`` forked (their second halves)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        with contextlib.suppress(OSError, IndexError):
+            ppid = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
+            if int(ppid) in parents:
+                found.append(int(pid))
+    return found
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one CPU: the search is not split")
+async def test_a_catastrophic_regex_in_the_second_half_is_stopped_too(
+    work: Path, ctx: ToolContext
+) -> None:
+    """The second file (walk index 1) is the forked worker's: stuck in it, the worker goes
+    quiet, the time limit stops the search, and the worker dies with its parent."""
+    (work / "a.txt").write_text("a line with nothing in it\n")
+    (work / "b.txt").write_text("a" * 40 + "b\n")
+    ctx.settings.grep_backend = "python"
+    ctx.settings.grep_timeout = 0.5
+    call_task = asyncio.ensure_future(call("grep", ctx, pattern=CATASTROPHIC))
+    workers = await wait_until_async(lambda: _search_workers(_search_children()), what="worker")
+    result = await call_task
+    assert result.is_error
+    assert "regex timed out after 0.5 s" in text_of(result)
+    await wait_until_async(lambda: not any(_alive(pid) for pid in workers), what="worker gone")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+@pytest.mark.parametrize(
+    "limits",
+    [
+        {"max_results": 7, "context": 1},
+        {"max_results": 1000},
+        {"max_results": 5, "mode": "files"},
+        {"max_results": 3, "mode": "count"},
+        {"max_results": 1},
+    ],
+)
+async def test_two_search_processes_give_what_one_gives(work: Path, limits: dict[str, Any]) -> None:
+    """The search split over two processes (where two CPUs are there) returns, hit for hit and
+    cut for cut, what one process walking and searching everything returns."""
+    for n in range(41):
+        folder = work / f"d{n % 4}"
+        folder.mkdir(exist_ok=True)
+        (folder / f"f{n:02d}.txt").write_text("".join(f"x\nhit {n} {k}\n" for k in range(n % 5)))
+    request = SearchRequest(pattern="hit", root=work, **limits)
+    alone = finish(search_files(walk_files(request), request, request.max_results + 1), request)
+    split = await search_python(request)
+    assert split == alone
+    assert split.hits or split.files
 
 
 async def test_python_backend_search_dies_with_a_cancel(

@@ -1,20 +1,19 @@
 """The child process of grep's Python backend (see :mod:`agentd.tools.search.proc`).
 
-Reads the request (JSON) from stdin, walks and searches, and writes to stdout progress bytes
-(``.``, at most one per :data:`TICK` seconds, between files) and then one frame: ``=`` and the
+Reads the request (JSON) from stdin, walks and searches (a folder with a forked worker where
+two CPUs are there, :mod:`agentd.tools.search.halves`), and writes to stdout progress bytes
+(``.``, at most one per ``halves.TICK`` seconds, between files) and then one frame: ``=`` and the
 per-file results (msgpack), or ``!`` and the text of a tool error. It imports neither asyncio
 nor the tools package's ``__init__``, so it starts in a few tens of milliseconds. Under the
 sandbox it walks by descriptors (:class:`agentd.tools.search.ignore.Walker`) and, where the
-kernel has
-Landlock, first restricts itself to reading beneath the workspace (a second guard).
+kernel has Landlock, first restricts itself to reading beneath the workspace (a second guard;
+the worker, forked after, inherits it).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
@@ -22,10 +21,8 @@ import msgspec
 
 from agentd.hardening import landlock_abi, make_undumpable
 from agentd.tools.base import ToolError
-from agentd.tools.search.core import SearchRequest, search_files, walk_files
-from agentd.tools.search.ignore import Entry
-
-TICK = 0.25
+from agentd.tools.search.core import FileResult, SearchRequest, search_files, walk_files
+from agentd.tools.search.halves import search_in_halves, ticking
 
 
 def child_main() -> None:
@@ -39,8 +36,7 @@ def child_main() -> None:
     try:
         if request.workspace is not None:
             _confine(request.workspace)
-        files = _ticking(walk_files(request), out)
-        results = search_files(files, request, request.max_results + 1)
+        results = _search(request, out)
     except ToolError as error:
         out.write(b"!" + str(error).encode())
         return
@@ -53,6 +49,15 @@ def child_main() -> None:
     ]
     out.write(b"=" + msgspec.msgpack.encode(payload))
     out.flush()
+
+
+def _search(request: SearchRequest, out: IO[bytes]) -> list[FileResult]:
+    """The per-file results, searched by two processes where the tree is a directory and
+    two CPUs are there (see :mod:`agentd.tools.search.halves`), else by this one."""
+    wanted = request.max_results + 1
+    if request.root.is_dir() and len(os.sched_getaffinity(0)) > 1:
+        return search_in_halves(request, wanted, out)
+    return search_files(ticking(walk_files(request), out), request, wanted)
 
 
 def _confine(workspace: Path) -> None:
@@ -69,15 +74,3 @@ def _confine(workspace: Path) -> None:
     finally:
         if ruleset is not None:
             os.close(ruleset)
-
-
-def _ticking(files: Iterator[Entry], out: IO[bytes]) -> Iterator[Entry]:
-    """``files``, writing a progress byte before a file when :data:`TICK` has passed."""
-    last = time.monotonic()
-    for entry in files:
-        now = time.monotonic()
-        if now - last >= TICK:
-            out.write(b".")
-            out.flush()
-            last = now
-        yield entry
