@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import resource
 import statistics
 import subprocess
@@ -49,8 +48,9 @@ from pathlib import Path
 from typing import Any
 
 from tests.agentctl.harness import Sandbox
+from tests.bench.mock_server import LocalServer
 from tests.bench.smoke import size
-from tests.harness import scaled, wait_until
+from tests.harness import scaled
 from tests.scenarios import tool_call
 
 RUNS = size(7)
@@ -154,42 +154,6 @@ def _cpu_row(sandbox: Sandbox, send: list[str]) -> Row:
     return ("… its CPU (tree), in-process / --daemon-process", value, "of the floor's CPU")
 
 
-class LocalServer:
-    """A standalone ``agentd mock-llm`` on a free port with ``scenarios``, configured in the
-    sandbox's user config file as the OpenAI-compatible provider ``local``."""
-
-    def __init__(self, sandbox: Sandbox, scenarios: Path) -> None:
-        argv = [sys.executable, "-m", "agentd", "mock-llm", "--port", "0"]
-        self.log = sandbox.root / "mock-llm.log"
-        with self.log.open("wb") as log:  # a file, not a pipe nobody reads
-            self.process = subprocess.Popen(
-                [*argv, "--scenarios", str(scenarios)],
-                env=sandbox.env,
-                stdin=subprocess.DEVNULL,
-                stderr=log,
-            )
-
-        def url() -> str | None:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"mock-llm exited: {self.log.read_text()}")
-            match = re.search(r"(http://127\.0\.0\.1:\d+/v1)", self.log.read_text())
-            return match.group(1) if match else None
-
-        try:
-            self.base_url = wait_until(url, 30, "mock-llm to print its URL")
-        except BaseException:
-            self.close()
-            raise
-        sandbox.user_config(  # the tests' run mode kept: bash runs without asking (auto)
-            f'[providers.local]\napi = "openai"\nbase_url = "{self.base_url}"\n'
-            'models = ["mock-model"]\n'
-        )
-
-    def close(self) -> None:
-        self.process.terminate()
-        self.process.wait(scaled(15))
-
-
 def _paired(
     measure: Callable[[], float], floor: Callable[[], float], runs: int
 ) -> tuple[float, float]:
@@ -289,7 +253,8 @@ def main() -> list[Row]:
     sandbox = Sandbox()
     sandbox.env.pop("PYTHONDONTWRITEBYTECODE", None)
     sandbox.env.pop("AGENTCTL_SHARED", None)  # a plain send as users have it
-    server = LocalServer(sandbox, _scenarios(sandbox))
+    server = LocalServer(sandbox.env, sandbox.root, _scenarios(sandbox))
+    sandbox.user_config(server.provider_config)  # the tests' run mode kept: bash runs (auto)
     send = [*_agentctl(), "send", "--provider", "local"]
     table: list[Row] = [
         (

@@ -7,7 +7,9 @@
   paragraphs, one character each); Chromium's Long Tasks API counts main-thread tasks over
   50 ms while it renders (count and the longest).
 * ``SSE cost per event``: an in-process daemon (session service and HTTP front-end on one
-  loop, the mock LLM in the same process) runs a reply with 0 and then 50 Server-Sent-Events
+  loop; the mock LLM a process of its own, reached as an OpenAI-compatible provider over
+  loopback, so that its pace is its own as a real provider's is) runs a reply with 0 and then
+  50 Server-Sent-Events
   clients (a separate process reading them); the extra CPU time of the daemon's process
   divided by events times clients. "burst": 2,000 deltas as fast as the mock sends them (many
   events per loop step share one write); "paced": 1,000 deltas ~2 ms apart (one write per
@@ -34,6 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tests.bench.mock_server import LocalServer
 from tests.bench.smoke import size
 
 Row = tuple[str, str, str]
@@ -178,18 +181,19 @@ class Stamps:
 
 
 async def _serve_run(root: Path, text: str, clients: int) -> dict[str, Any]:
-    """One run on an in-process daemon with ``clients`` SSE readers in another process."""
+    """One run on an in-process daemon with ``clients`` SSE readers in another process, the
+    model the provider ``local`` of ``root/config.toml`` (a mock LLM process of its own)."""
     import httpx
 
     from agentd.protocol.methods import PromptParams, SessionNewParams, SubscribeParams
     from agentd.session.service import SessionService
     from agentd.web.server import WebServer
 
-    service = SessionService(root / "sessions", None)
+    service = SessionService(root / "sessions", root / "config.toml")
     server = WebServer("127.0.0.1", 0)
     await server.start(service)
     try:
-        info = await service.create(SessionNewParams(cwd=str(root), provider="mock"))
+        info = await service.create(SessionNewParams(cwd=str(root), provider="local"))
         stamps = Stamps()
         await service.subscribe(SubscribeParams(session_id=info.session_id), stamps)
         reader = None
@@ -236,13 +240,19 @@ async def _serve_run(root: Path, text: str, clients: int) -> dict[str, Any]:
 
 def server_rows() -> list[Row]:
     root = Path(tempfile.mkdtemp(prefix="bench-web-", dir="/tmp"))
-    os.environ["AGENTD_MOCK_SCENARIOS"] = str(_scenarios(root))
+    server = None
     try:
+        # The model streams from a process of its own, as a provider does: in the daemon's
+        # process its paced sleeps would wait behind the daemon's own work for the clients.
+        server = LocalServer(dict(os.environ), root, _scenarios(root))
+        (root / "config.toml").write_text(server.provider_config)
         quiet = asyncio.run(_serve_run(root, "burst", 0))
         loud = asyncio.run(_serve_run(root, "burst", CLIENTS))
         paced_alone = asyncio.run(_serve_run(root, "paced", 0))
         paced = asyncio.run(_serve_run(root, "paced", CLIENTS))
     finally:
+        if server is not None:
+            server.close()
         shutil.rmtree(root, ignore_errors=True)
     events = len(loud["stamps"])
     per_event = (loud["cpu"] - quiet["cpu"]) / (events * CLIENTS)
