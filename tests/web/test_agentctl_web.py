@@ -106,9 +106,10 @@ class CommandLines:
 
     def _poll(self) -> None:
         while not self._stop.is_set():
-            for entry in Path("/proc").glob("[0-9]*/cmdline"):
+            # Not Path.glob: a process that ends mid-glob makes its stat raise ESRCH.
+            for pid in filter(str.isdigit, os.listdir("/proc")):
                 with contextlib.suppress(OSError):
-                    self.seen.add(entry.read_bytes())
+                    self.seen.add(Path(f"/proc/{pid}/cmdline").read_bytes())
 
     def __enter__(self) -> CommandLines:
         self._thread.start()
