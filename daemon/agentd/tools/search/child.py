@@ -22,7 +22,7 @@ import msgspec
 from agentd.hardening import landlock_abi, make_undumpable
 from agentd.tools.base import ToolError
 from agentd.tools.search.core import FileResult, SearchRequest, search_files, walk_files
-from agentd.tools.search.halves import search_in_halves, ticking
+from agentd.tools.search.halves import failure_frame, search_in_halves, ticking
 
 
 def child_main() -> None:
@@ -37,11 +37,8 @@ def child_main() -> None:
         if request.workspace is not None:
             _confine(request.workspace)
         results = _search(request, out)
-    except ToolError as error:
-        out.write(b"!" + str(error).encode())
-        return
-    except OSError as error:
-        out.write(b"!" + f"Cannot search {request.root}: {error.strerror}.".encode())
+    except (ToolError, OSError) as error:
+        out.write(failure_frame(error, request))
         return
     payload = [
         (os.fsencode(r.rel), [(h.line, h.text, h.is_match) for h in r.hits], r.matches)

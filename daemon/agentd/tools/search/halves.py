@@ -85,6 +85,14 @@ def ticking(files: Iterator[Entry], out: IO[bytes]) -> Iterator[Entry]:
         yield entry
 
 
+def failure_frame(error: ToolError | OSError, request: SearchRequest) -> bytes:
+    """The ``!`` frame reporting ``error``: a tool error's text, or the failed read of the
+    search's root."""
+    if isinstance(error, ToolError):
+        return b"!" + str(error).encode()
+    return b"!" + f"Cannot search {request.root}: {error.strerror}.".encode()
+
+
 def _search_share(request: SearchRequest, wanted: int, share: int, out: IO[bytes]) -> Indexed:
     """Search the files whose walk index is ``share`` modulo 2: (walk index, result) pairs."""
     index_of: dict[str, int] = {}
@@ -111,10 +119,8 @@ def _work(request: SearchRequest, wanted: int, channel: int, parent: int) -> Non
                 found = _search_share(request, wanted, 1, out)
                 payload = [(index, r.rel, r.hits, r.matches) for index, r in found]
                 out.write(b"=" + msgspec.msgpack.encode(payload))
-            except ToolError as error:
-                out.write(b"!" + str(error).encode())
-            except OSError as error:
-                out.write(b"!" + f"Cannot search {request.root}: {error.strerror}.".encode())
+            except (ToolError, OSError) as error:
+                out.write(failure_frame(error, request))
         code = 0
     finally:
         os._exit(code)
@@ -127,11 +133,13 @@ def _collect(channel: IO[bytes], out: IO[bytes]) -> Indexed:
         chunk = channel.read(65536)
         if not chunk:
             break
-        if not data and not chunk.lstrip(b"."):
-            out.write(b".")
-            out.flush()
-            continue
-        data += chunk.lstrip(b".") if not data else chunk
+        if not data:  # still ticks, or the frame's start after them
+            chunk = chunk.lstrip(b".")
+            if not chunk:
+                out.write(b".")
+                out.flush()
+                continue
+        data += chunk
     if data[:1] == b"!":
         raise ToolError(data[1:].decode("utf-8", "replace"))
     if data[:1] != b"=":
