@@ -1,8 +1,7 @@
 """The ``[[hooks.<event>]]`` tables of the configuration file (part of
 :class:`agentd.config.schema.ConfigFile`) and the checks msgspec cannot make: a matcher
-with an empty ``|`` alternative, a tool glob on an event that has no tool."""
-
-from __future__ import annotations
+with an empty ``|`` alternative, a tool glob on an event that has no tool. Its annotations
+are evaluated at import, as :mod:`agentd.config.schema` explains."""
 
 from typing import Annotated
 

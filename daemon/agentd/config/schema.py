@@ -11,9 +11,13 @@ Each key is documented once, beside its field (``Annotated[…, doc("…")]``: a
 defaults and those texts as the configuration reference (``agentd schema`` writes it to
 ``schemas/config.md``, and the same texts are the descriptions of ``config.schema.json``; the
 drift test compares).
-"""
 
-from __future__ import annotations
+The annotations of this tree are evaluated when the module is imported (no ``from __future__
+import annotations`` here, in :mod:`agentd.config.hooks` or in :mod:`agentd.tools.settings`):
+msgspec then reads them as objects on the first validation, instead of compiling and
+evaluating each one's string, which made the first config read of every process ~15 ms
+slower (``tests/test_config_annotations.py`` keeps it so).
+"""
 
 import functools
 import re

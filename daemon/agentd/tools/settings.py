@@ -11,9 +11,9 @@ placeholders of a tool's description (``{max_lines}``, ``{max_kb}``, ``{max_line
 ``{undo_max_per_file}``, grep's ``{grep_dialect}`` and task's ``{agent_profiles}``) with the
 session's effective values, so the model reads the limits and the regex dialect that apply
 to it, and the agent profiles it may start.
-"""
 
-from __future__ import annotations
+Its annotations are evaluated at import, as :mod:`agentd.config.schema` explains.
+"""
 
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -163,7 +163,7 @@ def render_profiles(profiles: list[tuple[str, str]]) -> str:
     return "\n".join(f"- {name}: {description}" for name, description in profiles)
 
 
-def describe(tool: Tool | type[Tool], settings: ToolSettings | None = None) -> str:
+def describe(tool: "Tool | type[Tool]", settings: ToolSettings | None = None) -> str:
     """The tool's description with its limit placeholders filled from ``settings`` (the
     defaults when None)."""
     settings = settings or ToolSettings()
