@@ -12,8 +12,10 @@ Two kinds of secret are replaced by :data:`REDACTED`:
 - the exact values of the daemon's own credentials (those shorter than
   :data:`MIN_SECRET_LENGTH` are ignored: they would match ordinary text).
 
-Every pattern is precompiled and starts with a literal, so each pass is a fast prefix scan
-(an alternation of all of them in one regex scans several times slower in ``re``).
+Every pattern begins with its cue (a literal, or a small class of them), so each pass is a
+fast prefix scan (an alternation of all of them in one regex scans several times slower in
+``re``). A text under 4 KiB is first searched for any cue in one pass; most hold none, and
+the patterns are compiled only when the first text that holds one is redacted.
 :meth:`Redactor.json` works on encoded JSON without decoding it: the patterns use no
 character that JSON escapes, a match never crosses a string boundary, and known secrets are
 matched in their escaped form.
@@ -21,6 +23,7 @@ matched in their escaped form.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Collection
 from typing import Any
@@ -33,32 +36,53 @@ MIN_SECRET_LENGTH = 8
 _ASSIGNMENT = r"(?:\\?[\"'])?[ \t]*[=:][ \t]*(?:\\?[\"'])?"
 _SCHEME = r"(?:(?:[Bb]earer|BEARER|[Bb]asic|BASIC|[Tt]oken|TOKEN) +)?"
 _HEADER_VALUE = r"(?:\\?[\"'])?[ \t]*:[ \t]*(?:\\?[\"'])?" + _SCHEME + r")[^\s\"'\\,;]{6,}"
-_PATTERNS = (
-    r"sk-(?:ant-)?[A-Za-z0-9_-]{20,}",
-    r"gh[pousr]_[A-Za-z0-9]{30,}",
-    r"github_pat_[A-Za-z0-9_]{22,}",
-    r"xox[abposr]-[A-Za-z0-9-]{10,}",
-    r"A(?:[KS]IA[0-9A-Z]{16}|Iza[0-9A-Za-z_-]{35})",
-    r"eyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}",
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[^\"]*?-----END [A-Z ]*PRIVATE KEY-----",
+_PASSWORD_NAME = r"(?:ASSWORD|assword|ASSWD|asswd|ECRET|ecret|REDS|reds)"
+_RULES = (
+    # (cue, pattern): the pattern begins with its cue, so no match can be where no cue is.
+    ("sk-", r"sk-(?:ant-)?[A-Za-z0-9_-]{20,}"),
+    ("gh[pousr]_", r"gh[pousr]_[A-Za-z0-9]{30,}"),
+    ("github_pat_", r"github_pat_[A-Za-z0-9_]{22,}"),
+    ("xox[abposr]-", r"xox[abposr]-[A-Za-z0-9-]{10,}"),
+    ("A[KS]IA", r"A[KS]IA[0-9A-Z]{16}"),
+    ("AIza", r"AIza[0-9A-Za-z_-]{35}"),
+    ("eyJ", r"eyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}"),
+    ("-----BEGIN ", r"-----BEGIN [A-Z ]*PRIVATE KEY-----[^\"]*?-----END [A-Z ]*PRIVATE KEY-----"),
     # Header names are matched without their first letter, which keeps the scans literal.
-    r"(?P<keep>uthorization" + _HEADER_VALUE,
-    r"(?P<keep>UTHORIZATION" + _HEADER_VALUE,
-    r"(?P<keep>pi-[Kk]ey" + _HEADER_VALUE,
-    r"(?P<keep>PI-KEY" + _HEADER_VALUE,
-    r"(?P<keep>earer +)[A-Za-z0-9._~+/=-]{8,}",
-    r"(?P<keep>EARER +)[A-Za-z0-9._~+/=-]{8,}",
+    ("uthorization", r"(?P<keep>uthorization" + _HEADER_VALUE),
+    ("UTHORIZATION", r"(?P<keep>UTHORIZATION" + _HEADER_VALUE),
+    ("pi-[Kk]ey", r"(?P<keep>pi-[Kk]ey" + _HEADER_VALUE),
+    ("PI-KEY", r"(?P<keep>PI-KEY" + _HEADER_VALUE),
+    ("earer +", r"(?P<keep>earer +)[A-Za-z0-9._~+/=-]{8,}"),
+    ("EARER +", r"(?P<keep>EARER +)[A-Za-z0-9._~+/=-]{8,}"),
     # A password in a URL or connection string (postgres://user:pass@host); a DSN's key.
-    r"(?P<keep>://[^/\s:@\"'\\]{0,64}:)[^/\s@\"'\\]{1,200}(?=@)",
-    r"(?P<keep>://)[0-9a-f]{32}(?=@)",
+    ("://", r"(?P<keep>://[^/\s:@\"'\\]{0,64}:)[^/\s@\"'\\]{1,200}(?=@)"),
+    ("://", r"(?P<keep>://)[0-9a-f]{32}(?=@)"),
     # KEY=value / "key": "value" where the name says password, secret or credentials.
-    r"(?P<keep>(?:ASSWORD|assword|ASSWD|asswd|ECRET|ecret|REDS|reds)[A-Za-z0-9_-]*"
-    + _ASSIGNMENT
-    + r")[^\s\"'\\,;]{4,}",
+    (
+        _PASSWORD_NAME,
+        r"(?P<keep>" + _PASSWORD_NAME + r"[A-Za-z0-9_-]*" + _ASSIGNMENT + r")[^\s\"'\\,;]{4,}",
+    ),
 )
+_PATTERNS = tuple(pattern for _, pattern in _RULES)
+_CUES = "|".join(dict.fromkeys(cue for cue, _ in _RULES))
 
-_TEXT_PATTERNS = tuple(re.compile(pattern) for pattern in _PATTERNS)
-_BYTES_PATTERNS = tuple(re.compile(pattern.encode()) for pattern in _PATTERNS)
+# A short text is first searched for any cue, in one pass: most hold none, and then neither
+# the 17 passes run nor (until a text holds a cue) are the patterns compiled. A long text
+# goes straight to the patterns: each one's literal prefix scan is faster than the cues'
+# alternation over much text.
+_CUE_BELOW = 4096
+_TEXT_CUES = re.compile(_CUES)
+_BYTES_CUES = re.compile(_CUES.encode())
+
+
+@functools.cache
+def _text_patterns() -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(pattern) for pattern in _PATTERNS)
+
+
+@functools.cache
+def _bytes_patterns() -> tuple[re.Pattern[bytes], ...]:
+    return tuple(re.compile(pattern.encode()) for pattern in _PATTERNS)
 
 
 def _lead(pattern: str) -> str:
@@ -74,13 +98,17 @@ def _lead(pattern: str) -> str:
     raise ValueError(pattern)
 
 
-# The lead-ins of the patterns whose value follows a blank ("Authorization: Bearer …"),
-# anchored at the end of the text: what a stream must hold back until the value arrives.
-_LEAD_PATTERNS = tuple(
-    re.compile("(?:" + _lead(pattern) + r")[ \t]*\Z")
-    for pattern in _PATTERNS
-    if pattern.startswith("(?P<keep>")
-)
+@functools.cache
+def _lead_patterns() -> tuple[re.Pattern[str], ...]:
+    """The lead-ins of the patterns whose value follows a blank ("Authorization: Bearer …"),
+    anchored at the end of the text: what a stream must hold back until the value arrives."""
+    return tuple(
+        re.compile("(?:" + _lead(pattern) + r")[ \t]*\Z")
+        for pattern in _PATTERNS
+        if pattern.startswith("(?P<keep>")
+    )
+
+
 _LEAD_WINDOW = 256
 
 
@@ -100,7 +128,7 @@ _LETTER_U = ord("u")
 class Redactor:
     """Replaces secrets in text (:meth:`text`) or in encoded JSON (:meth:`json`)."""
 
-    __slots__ = ("_bytes_patterns", "_bytes_secrets", "_text_patterns", "_text_secrets")
+    __slots__ = ("_bytes_secrets", "_text_secrets")
 
     def __init__(self, secrets: Collection[str] = ()) -> None:
         known = sorted(
@@ -110,14 +138,14 @@ class Redactor:
         )
         self._text_secrets = tuple(known)
         self._bytes_secrets = tuple(msgspec.json.encode(secret)[1:-1] for secret in known)
-        self._text_patterns = _TEXT_PATTERNS
-        self._bytes_patterns = _BYTES_PATTERNS
 
     def text(self, value: str) -> str:
         """``value`` with every secret replaced."""
         for secret in self._text_secrets:
             value = value.replace(secret, REDACTED)
-        for pattern in self._text_patterns:
+        if len(value) < _CUE_BELOW and _TEXT_CUES.search(value) is None:
+            return value
+        for pattern in _text_patterns():
             value = pattern.sub(_replace_text, value)
         return value
 
@@ -128,8 +156,10 @@ class Redactor:
         ``len(text)``. A stream releases text only before this point, so what it released
         redacts the same whatever follows."""
         start = len(text)
-        for pattern in _LEAD_PATTERNS:
-            match = pattern.search(text, max(0, len(text) - _LEAD_WINDOW))
+        window = max(0, len(text) - _LEAD_WINDOW)
+        leads = _lead_patterns() if _TEXT_CUES.search(text, window) is not None else ()
+        for pattern in leads:
+            match = pattern.search(text, window)
             if match is not None:
                 start = min(start, match.start())
         for secret in self._text_secrets:
@@ -146,8 +176,9 @@ class Redactor:
         redacted = encoded
         for secret in self._bytes_secrets:
             redacted = redacted.replace(secret, _REDACTED_BYTES)
-        for pattern in self._bytes_patterns:
-            redacted = pattern.sub(_replace_bytes, redacted)
+        if len(redacted) >= _CUE_BELOW or _BYTES_CUES.search(redacted) is not None:
+            for pattern in _bytes_patterns():
+                redacted = pattern.sub(_replace_bytes, redacted)
         if redacted == encoded:
             return encoded
         try:

@@ -10,7 +10,7 @@ import structlog
 
 from agentd import log
 from agentd.config.credentials import credential_env_names
-from agentd.redact import Redactor
+from agentd.redact import _CUE_BELOW, _RULES, Redactor
 
 CASES = [
     ("postgres://app:hunter2pass@db/app", "hunter2pass"),
@@ -32,6 +32,23 @@ def test_detectors(text: str, fragment: str) -> None:
     assert fragment not in redactor.text(text)
     encoded = json.dumps({"value": text}).encode()
     assert fragment.encode() not in redactor.json(encoded)
+
+
+def test_every_pattern_begins_with_its_cue() -> None:
+    """The cue search may stand for the patterns only if no match can start without a cue."""
+    for cue, pattern in _RULES:
+        assert pattern.removeprefix("(?P<keep>").startswith(cue), (cue, pattern)
+
+
+@pytest.mark.parametrize("padding", [0, _CUE_BELOW])
+@pytest.mark.parametrize(("text", "fragment"), CASES)
+def test_detectors_in_short_and_long_texts(text: str, fragment: str, padding: int) -> None:
+    """Under the cue limit the cues are searched first; over it the patterns run at once:
+    the same secret is found either way, where it stands in the text."""
+    padded = "ordinary words " * (padding // 15) + text
+    redactor = Redactor(())
+    assert fragment not in redactor.text(padded)
+    assert fragment.encode() not in redactor.json(json.dumps({"value": padded}).encode())
 
 
 def test_ordinary_text_is_kept() -> None:
