@@ -47,7 +47,7 @@ def runtime_dir() -> Path:
 
 
 def state_dir() -> Path:
-    """Per-user directory for logs."""
+    """Per-user directory for logs, process records, spill files and probe answers."""
     return _xdg("XDG_STATE_HOME", ".local/state")
 
 

@@ -20,7 +20,9 @@ import contextlib
 import os
 import subprocess
 from functools import cache
+from pathlib import Path
 
+from agentd import paths
 from agentd.paths import which
 
 
@@ -96,19 +98,71 @@ def _watch_exit(popen: subprocess.Popen[bytes]) -> asyncio.Future[int]:
 def death_signal_prefix() -> tuple[str, ...] | None:
     """The command prefix that makes a program get SIGKILL when the daemon dies
     (``setpriv --pdeathsig KILL --``), or None where util-linux's ``setpriv`` is missing or
-    too old to know ``--pdeathsig`` (then the caller sets it in a ``preexec_fn``). Checked
-    once per process, by running it."""
+    too old to know ``--pdeathsig`` (then the caller sets it in a ``preexec_fn``). Checked by
+    running it, once per ``setpriv`` binary: the answer is kept in the state folder
+    (:data:`PROBE_FILE`) beside the binary's inode, size and mtime, so a later process (a
+    one-shot ``agentctl send``) does not start two more processes before its first command,
+    and a changed binary is checked again."""
     setpriv = which("setpriv")
     if setpriv is None:
         return None
     prefix = (setpriv, "--pdeathsig", "KILL", "--")
+    identity = _binary_identity(setpriv)
+    works = _remembered(identity)
+    if works is None:
+        works = _runs(prefix)
+        _remember(identity, works)
+    return prefix if works else None
+
+
+PROBE_FILE = "setpriv-probe"
+"""In ``paths.state_dir()``: one line, ``<binary identity> ok|no``."""
+
+
+def _binary_identity(path: str) -> str | None:
+    try:
+        info = Path(path).stat()
+    except OSError:
+        return None
+    return f"{path} {info.st_ino} {info.st_size} {info.st_mtime_ns}"
+
+
+def _remembered(identity: str | None) -> bool | None:
+    """The kept answer for this binary, or None (none kept, another binary, unreadable)."""
+    if identity is None:
+        return None
+    try:
+        line = (paths.state_dir() / PROBE_FILE).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeError):
+        return None
+    kept, _, answer = line.rpartition(" ")
+    return {"ok": True, "no": False}.get(answer) if kept == identity else None
+
+
+def _remember(identity: str | None, works: bool) -> None:
+    """Keep the answer (replacing the file whole); a state folder that cannot be written
+    only means the next process checks again."""
+    if identity is None:
+        return
+    folder = paths.state_dir()
+    temporary = folder / f".{PROBE_FILE}.{os.getpid()}"
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        temporary.write_text(f"{identity} {'ok' if works else 'no'}\n", encoding="utf-8")
+        temporary.replace(folder / PROBE_FILE)
+    except OSError:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+
+
+def _runs(prefix: tuple[str, ...]) -> bool:
     try:
         ran = subprocess.run(
             [*prefix, "true"], stdin=subprocess.DEVNULL, capture_output=True, timeout=10
         )
     except (OSError, subprocess.SubprocessError):
-        return None
-    return prefix if ran.returncode == 0 else None
+        return False
+    return ran.returncode == 0
 
 
 async def end_process(process: asyncio.subprocess.Process, grace: float) -> None:
