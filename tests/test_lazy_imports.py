@@ -150,6 +150,19 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentd.session.commands": (
         f"{FIRST_USE} (a command's own model)", ("agentd.session.binding",),
     ),
+    "agentd.session.approval": (
+        f"{FIRST_USE} (a call's preview: when the user is asked)", ("agentd.session.preview",),
+    ),
+    "agentd.store.file": (f"{FIRST_USE} (a branch copied: when a session is forked)", (
+        "agentd.store.fork",
+    )),
+    "agentd.tools.bash": (f"{FIRST_USE} (a background command: when one starts)", (
+        "agentd.tools.bash_background",
+    )),
+    "agentctl.commands.session_choice": (
+        f"{STARTUP} (the trust question: an untrusted project file on a terminal)",
+        ("agentctl.commands.trust",),
+    ),
     "agentd.session.mcp_setup": (MCP, ("agentd.mcp",)),
     "agentd.telemetry": (f"{FIRST_USE} (decided at the first session); {TELEMETRY}", (
         "agentd.config.load", "agentd.telemetry.otel", "agentd.telemetry.settings",

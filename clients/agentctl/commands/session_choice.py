@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from agentctl.commands.trust import offer_trust
 from agentctl.common import UsageError, stdin_is_tty, warn
 from agentctl.events import SessionClient
 from agentctl.options import SessionOptions
@@ -111,6 +110,8 @@ async def _offered_trust(info: SessionInfo) -> bool:
 
 
 async def _offered_trust_file(path: str) -> bool:
+    from agentctl.commands.trust import offer_trust
+
     return await asyncio.to_thread(offer_trust, path, sys.stdin, sys.stderr)
 
 

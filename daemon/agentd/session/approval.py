@@ -31,7 +31,6 @@ from agentd.protocol.events import (
     SessionWarning,
 )
 from agentd.protocol.methods import RequestPermissionParams
-from agentd.session.preview import approval_preview, without_texts
 
 if TYPE_CHECKING:
     from agentd.api.subscriber import Subscriber
@@ -99,6 +98,8 @@ class Approver:
             ask.offer(subscriber, self.timeout)
 
     async def _ask(self, call: ToolCall, tool: Tool) -> str | None:
+        from agentd.session.preview import without_texts
+
         params = await self._params(call, tool)
         clients = [
             s for s in self.bus.subscribers.values() if s.answers_permissions and not s.closed
@@ -149,6 +150,8 @@ class Approver:
     async def _params(self, call: ToolCall, tool: Tool) -> RequestPermissionParams:
         """The request for ``call``: its arguments, the preview of what it would do and the
         rule an *always* answer adds."""
+        from agentd.session.preview import approval_preview
+
         ctx = self.context
         view = None if ctx is None else ctx.for_call(ctx.on_update, call.id)  # the call's own
         preview = None if view is None else await approval_preview(tool, call.arguments, view)

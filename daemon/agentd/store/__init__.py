@@ -11,12 +11,16 @@ from typing import Any
 
 from agentd.redact import Redactor, redactor
 from agentd.store.file import INTERRUPTED_TEXT, SessionFile
-from agentd.store.index import list_sessions
 from agentd.store.paths import cwd_slug, default_root, find_session
 from agentd.store.tree import LoadWarning, SessionTree, UnknownEntry
 
-_LAZY = {"export_html": "agentd.store.export", "export_markdown": "agentd.store.export"}
-"""Names imported on first use (the HTML export's imports are needed by no other path)."""
+_LAZY = {
+    "export_html": "agentd.store.export",
+    "export_markdown": "agentd.store.export",
+    "list_sessions": "agentd.store.index",
+}
+"""Names imported on first use (the HTML export's imports are needed by no other path; the
+index's only when sessions are listed, which a one-shot run never does)."""
 
 
 def __getattr__(name: str) -> Any:

@@ -43,7 +43,6 @@ from agentd.protocol.session_file import (
 )
 from agentd.redact import Redactor
 from agentd.store import blobs
-from agentd.store.fork import copy_branch
 from agentd.store.lock import open_locked, take_lock
 from agentd.store.paths import (
     check_session_id,
@@ -294,6 +293,8 @@ class SessionFile(AppendOnly, SessionTree):
         to that entry (the branch point) and its leaf at ``entry_id``. The copy keeps entry
         ids and is self-contained. Raises like :meth:`create`, and :class:`InvalidParams`
         for an unknown ``entry_id``."""
+        from agentd.store.fork import copy_branch
+
         if entry_id is not None and not self.has_entry(entry_id):
             raise InvalidParams(f"session {self.header.id!r} has no entry {entry_id!r}")
         chain = list(self._branch_nodes(entry_id))

@@ -35,7 +35,6 @@ import msgspec
 from agentd.protocol.events import Location, ToolKind
 from agentd.protocol.tool_details import BashDetails
 from agentd.tools.base import ToolContext, ToolError, ToolResult
-from agentd.tools.bash_background import run_background
 from agentd.tools.bash_setup import Confinement as Confinement
 from agentd.tools.bash_setup import confinement as confinement
 from agentd.tools.bash_setup import git_restore, git_snapshot, prepare
@@ -102,6 +101,8 @@ class BashTool:
             raise ToolError("The command contains a NUL character, which bash cannot run.")
         _refuse_if_dangerous(command, ctx)
         if params.background:
+            from agentd.tools.bash_background import run_background
+
             return await run_background(command, params.description, ctx)
         settings = ctx.settings
         timeout, max_timeout = _timeouts(params.timeout, settings)

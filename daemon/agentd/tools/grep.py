@@ -7,7 +7,7 @@ lines and ``--`` between non-adjacent groups (content), one path per line (files
 ``path:count`` (count); paths relative to the search root, in walk order.
 
 The regex dialect is the backend's: Rust's ``regex`` (rg) or Python's ``re``. The tool
-description lists the syntax both share and, through ``search.core.DIALECTS``, what differs in the
+description lists the syntax both share and, through ``settings.DIALECTS``, what differs in the
 backend the session will use: rg refuses look-around and backreferences; ``re`` refuses
 ``\p{...}``, ``\z``, ``\x{...}`` and ``(?<name>...)``, and reads ``[[:alpha:]]`` as a plain
 set and ``a{`` as literal text where rg refuses them.

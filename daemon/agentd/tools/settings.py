@@ -22,7 +22,6 @@ import msgspec
 
 from agentd.tools.defaults import PDF_MAX_PAGES, ToolSettings
 from agentd.tools.files.truncate import Limits
-from agentd.tools.search.core import DIALECTS
 from agentd.tools.search.rg import find_rg
 from agentd.tools.skill import listing
 
@@ -186,6 +185,20 @@ def describe(tool: "Tool | type[Tool]", settings: ToolSettings | None = None) ->
         "skills": listing(settings.skills),
     }
     return tool.description.format_map(values)
+
+
+DIALECTS = {
+    "rg": (
+        "This session's engine is ripgrep (Rust regex): look-around (`(?=`, `(?<=`) and "
+        "backreferences (`\\1`) are refused; `\\p{Greek}`, `[[:alpha:]]` and `\\x{3b1}` work."
+    ),
+    "python": (
+        "This session's engine is Python's `re`: look-around and backreferences work; "
+        "`\\p{...}`, `\\z`, `\\x{...}` and `(?<name>...)` are refused, and "
+        "`[[:alpha:]]` is not a POSIX class (write `[a-zA-Z]`)."
+    ),
+}
+"""What differs per backend, filled into grep's description (``{grep_dialect}``)."""
 
 
 class _GrepDialect:

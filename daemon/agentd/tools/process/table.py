@@ -15,10 +15,13 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from agentd.protocol.events import Event
 from agentd.protocol.processes import ProcessExit, ProcessInfo, ProcessOutput, ProcessStart
-from agentd.tools.process.background import BackgroundProcess
+
+if TYPE_CHECKING:
+    from agentd.tools.process.background import BackgroundProcess
 
 NOTE_LINES = 10
 """Lines of output an exit note quotes."""

@@ -30,20 +30,6 @@ Mode = Literal["content", "files", "count"]
 """Seconds the Python backend may spend in one file before it is stopped (``grep_timeout``)."""
 
 
-DIALECTS = {
-    "rg": (
-        "This session's engine is ripgrep (Rust regex): look-around (`(?=`, `(?<=`) and "
-        "backreferences (`\\1`) are refused; `\\p{Greek}`, `[[:alpha:]]` and `\\x{3b1}` work."
-    ),
-    "python": (
-        "This session's engine is Python's `re`: look-around and backreferences work; "
-        "`\\p{...}`, `\\z`, `\\x{...}` and `(?<name>...)` are refused, and "
-        "`[[:alpha:]]` is not a POSIX class (write `[a-zA-Z]`)."
-    ),
-}
-"""What differs per backend, filled into grep's description (``{grep_dialect}``)."""
-
-
 class Hit(NamedTuple):
     """One output line of content mode: a match or a context line."""
 
