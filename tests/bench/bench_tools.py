@@ -24,7 +24,8 @@ from agentd.tools.bash import BashParams, BashTool
 from agentd.tools.defaults import ToolSettings
 from agentd.tools.edit import EditParams, EditTool
 from agentd.tools.grep import GrepParams, GrepTool
-from agentd.tools.search.rg import confinable, find_rg
+from agentd.tools.search import find_rg
+from agentd.tools.search.rg import confinable
 from tests.bench import smoke
 from tests.bench.smoke import size
 

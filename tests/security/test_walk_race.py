@@ -19,8 +19,9 @@ from agentd.tools import build_tools, run_tool
 from agentd.tools.base import ToolContext, ToolError
 from agentd.tools.defaults import ToolSettings
 from agentd.tools.process.landlock import spawn_confined
+from agentd.tools.search import find_rg
 from agentd.tools.search.core import SearchRequest, search_files, walk_files
-from agentd.tools.search.rg import confinable, find_rg, search_rg
+from agentd.tools.search.rg import confinable, search_rg
 
 AT_FDCWD = -100
 RENAME_EXCHANGE = 2

@@ -13,9 +13,10 @@ import pytest
 from agentd.protocol.tool_details import GrepDetails
 from agentd.tools.base import ToolContext
 from agentd.tools.defaults import ToolSettings
+from agentd.tools.search import find_rg
 from agentd.tools.search.core import SearchRequest, finish, search_files, walk_files
 from agentd.tools.search.proc import search_python
-from agentd.tools.search.rg import confinable, find_rg
+from agentd.tools.search.rg import confinable
 from tests.harness import wait_until_async
 from tests.tools.conftest import call, text_of
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
+
+import msgspec
 
 from agentctl.approval.ask import TerminalApprover
 from agentctl.approval.questions import terminal_questioner
@@ -64,15 +65,14 @@ if TYPE_CHECKING:
     from agentctl.local import LocalClient
 
 
-@dataclass
-class Output:
+class Output(msgspec.Struct):
     """Where the run goes: ``text`` (a terminal: everything rendered on stdout), ``piped``
     (stdout is not a terminal: the final assistant text on stdout, progress on stderr),
     ``quiet`` (the final text only) or ``json`` (JSON lines)."""
 
     mode: str
     renderer: TerminalRenderer | None = None
-    final: FinalText = field(default_factory=FinalText)
+    final: FinalText = msgspec.field(default_factory=FinalText)
     json: JsonLines | None = None
     report: RunReport | None = None
     session_id: str = ""

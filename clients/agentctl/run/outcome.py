@@ -22,8 +22,9 @@ contradict each other.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from agentctl.run.exitcodes import (
     AGENT_ERROR,
@@ -77,8 +78,7 @@ COST_DECIMALS = 6
 """Cost is reported in USD rounded to millionths (a cent's ten-thousandths)."""
 
 
-@dataclass
-class RunSummary:
+class RunSummary(msgspec.Struct):
     """The end of one ``session/prompt`` run plus what happened on the client's side.
 
     ``usage`` is the wire form (camelCase keys) of :class:`agentd.protocol.content.Usage`.
@@ -88,7 +88,7 @@ class RunSummary:
     session_id: str
     stop_reason: str
     turns: int = 0
-    usage: dict[str, Any] = field(default_factory=dict)
+    usage: dict[str, Any] = msgspec.field(default_factory=dict)
     cost: float = 0.0
     duration_ms: int = 0
     error: str | None = None

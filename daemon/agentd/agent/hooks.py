@@ -10,7 +10,6 @@ verdict. :data:`NO_HOOKS` answers at once and reports nothing (no hooks configur
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Protocol
 
 import msgspec
@@ -120,7 +119,7 @@ def _appended(result: ToolResult, text: str, *, error: bool) -> ToolResult:
         output = f"{output}\n\n{text}" if output else text
     else:
         output = [*output, TextContent(text=text)]
-    return replace(result, output=output, is_error=result.is_error or error)
+    return msgspec.structs.replace(result, output=output, is_error=result.is_error or error)
 
 
 def with_context(message: UserMessage, context: str | None) -> UserMessage:

@@ -11,7 +11,6 @@ import re
 import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -48,18 +47,30 @@ _RETRYABLE_ERROR_TYPES = frozenset(
 _MAX_BODY_SHOWN = 500
 
 
-@dataclass
 class ProviderFailure(Exception):
-    """One failed attempt. ``message`` is shown to users; ``retryable`` allows another try."""
+    """One failed attempt. ``message`` is shown to users; ``retryable`` allows another try;
+    ``retry_after`` the seconds the provider asked for; ``status`` the HTTP status, if any."""
 
-    message: str
-    retryable: bool = False
-    context_overflow: bool = False
-    retry_after: float | None = None
-    status: int | None = None
+    def __init__(
+        self,
+        message: str,
+        retryable: bool = False,
+        context_overflow: bool = False,
+        retry_after: float | None = None,
+        status: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retryable = retryable
+        self.context_overflow = context_overflow
+        self.retry_after = retry_after
+        self.status = status
 
     def __str__(self) -> str:
         return self.message
+
+    def __repr__(self) -> str:
+        return f"ProviderFailure({self.message!r}, retryable={self.retryable})"
 
 
 def is_context_overflow(*texts: str | None) -> bool:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import copy
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
@@ -33,8 +32,7 @@ class ToolError(Exception):
     """A tool refused or failed; ``str(error)`` is shown to the model as an error result."""
 
 
-@dataclass
-class ToolResult:
+class ToolResult(msgspec.Struct):
     """What a tool returns.
 
     ``output`` is the text (or content blocks, e.g. an image) the model sees; ``details`` is
@@ -47,7 +45,7 @@ class ToolResult:
     output: str | list[UserContent]
     details: ToolDetails | None = None
     is_error: bool = False
-    events: list[Event] = field(default_factory=list)
+    events: list[Event] = msgspec.field(default_factory=list)
 
 
 def _no_update(_delta: str) -> None:
@@ -345,8 +343,7 @@ Tool = ToolOf[Any]
 """A tool of any kind, as a registry or the agent loop holds it."""
 
 
-@dataclass(frozen=True)
-class Toolset:
+class Toolset(msgspec.Struct, frozen=True):
     """A session's tools by name and the specs the model is given for them, built together
     (``agentd.tools.toolset``) so the two never disagree."""
 

@@ -33,6 +33,7 @@ from agentd.tools.files.truncate import (
     notice,
     truncate_head,
 )
+from agentd.tools.search import find_rg
 from agentd.tools.search.core import (
     Hit,
     SearchRequest,
@@ -40,7 +41,7 @@ from agentd.tools.search.core import (
     compile_pattern,
 )
 from agentd.tools.search.proc import search_python
-from agentd.tools.search.rg import confinable, find_rg, search_rg
+from agentd.tools.search.rg import confinable, search_rg
 
 
 class GrepParams(msgspec.Struct, forbid_unknown_fields=True):

@@ -22,7 +22,7 @@ import msgspec
 
 from agentd.tools.defaults import PDF_MAX_PAGES, ToolSettings
 from agentd.tools.files.truncate import Limits
-from agentd.tools.search.rg import find_rg
+from agentd.tools.search import find_rg
 from agentd.tools.skill import listing
 
 if TYPE_CHECKING:

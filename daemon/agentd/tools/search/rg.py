@@ -25,10 +25,8 @@ import functools
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
-from agentd.paths import which
 from agentd.tools.base import ToolError
 from agentd.tools.search.core import Hit, SearchRequest, SearchResult, limit_hits
 
@@ -36,16 +34,6 @@ MAX_UNSORTED_LINES = 20_000
 MAX_UNSORTED_BYTES = 4 * 1024 * 1024
 STREAM_LIMIT = 32 * 1024 * 1024
 _CONTENT_LINE = re.compile(rb"(\d+)([:-])(.*)", re.DOTALL)
-
-
-def find_rg() -> str | None:
-    """Path of ``rg``: on PATH, else next to the running interpreter (a virtualenv's
-    ``bin`` holds the one from PyPI's ``ripgrep`` package), else None."""
-    found = which("rg")
-    if found is None:
-        sibling = Path(sys.executable).parent / "rg"
-        found = str(sibling) if os.access(sibling, os.X_OK) else None
-    return found
 
 
 def rg_command(rg: str, request: SearchRequest) -> tuple[list[str], Path]:
