@@ -150,6 +150,10 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "agentd.session.commands": (
         f"{FIRST_USE} (a command's own model)", ("agentd.session.binding",),
     ),
+    "agentd.permissions.rules": (
+        f"{FIRST_USE} (the gitignore-style parser: at the first path rule)",
+        ("agentd.tools.search.ignore",),
+    ),
     "agentd.session.approval": (
         f"{FIRST_USE} (a call's preview: when the user is asked)", ("agentd.session.preview",),
     ),

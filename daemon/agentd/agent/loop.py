@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 
 import msgspec
 
@@ -81,39 +80,46 @@ from agentd.tools.web_search import offered_specs
 __all__ = ["Agent", "CompactReason", "ContextTransform", "RunResult", "ToolSource"]
 
 
-@dataclass
 class Agent:
-    """One session's configuration and conversation, and the loop that extends it.
+    """One session's configuration and conversation, and the loop that extends it (built
+    with keyword arguments).
 
     ``messages`` is the conversation: during a run only the loop changes it (it grows, and
     a compaction's new list from ``transform_context`` replaces it); between runs its owner
     may replace it (a branch, a manual compaction). ``toolset`` the tools by name with the
     specs the model sees; ``run_tool`` runs one decoded call (validation and ToolError
     handling live there); ``queues`` the steering and follow-up texts; ``hooks`` the user's
-    commands at the run's seams (:mod:`agentd.agent.hooks`).
+    commands at the run's seams (:mod:`agentd.agent.hooks`); ``settle`` is awaited after the
+    ``stop`` hooks, before ``agent_end``: the owner finishes what the run left pending (the
+    session's records of changed files), and may raise ``SinkFailed``.
     """
 
-    provider: Provider
-    model: str
-    system_prompt: str
-    toolset: Toolset
-    context: ToolContext
-    sink: EventSink
-    authorize: Authorizer
-    run_tool: ToolRunner
-    messages: list[Message] = field(default_factory=list)
-    max_turns: int = 50
-    transform_context: ContextTransform | None = None
-    tool_source: ToolSource | None = None
-    hooks: RunHooks = NO_HOOKS
-    settle: Callable[[], Awaitable[None]] | None = None
-    """Awaited after the ``stop`` hooks, before ``agent_end``: the owner finishes what the run
-    left pending (the session's records of changed files); may raise ``SinkFailed``."""
-    queues: MessageQueues = field(init=False, repr=False)
-    _active: ActiveRun | None = field(init=False, repr=False, default=None)
-
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        *,
+        provider: Provider,
+        model: str,
+        system_prompt: str,
+        toolset: Toolset,
+        context: ToolContext,
+        sink: EventSink,
+        authorize: Authorizer,
+        run_tool: ToolRunner,
+        messages: list[Message] | None = None,
+        max_turns: int = 50,
+        transform_context: ContextTransform | None = None,
+        tool_source: ToolSource | None = None,
+        hooks: RunHooks = NO_HOOKS,
+        settle: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        self.provider, self.model, self.system_prompt = provider, model, system_prompt
+        self.toolset, self.context, self.sink = toolset, context, sink
+        self.authorize, self.run_tool = authorize, run_tool
+        self.messages: list[Message] = [] if messages is None else messages
+        self.max_turns, self.transform_context = max_turns, transform_context
+        self.tool_source, self.hooks, self.settle = tool_source, hooks, settle
         self.queues = MessageQueues(lambda update: self.sink(update))
+        self._active: ActiveRun | None = None
 
     def binding_of(self, request: RunRequest) -> ModelBinding:
         """The model ``request`` runs on: its own, else the session's."""

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from fnmatch import fnmatchcase
 from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import msgspec
@@ -23,8 +24,9 @@ import msgspec
 from agentd.errors import ConfigError
 from agentd.permissions.paths import expand_user, inside, real_root, relative
 from agentd.tools import TOOLS
-from agentd.tools.search.ignore import Rule as GlobRule
-from agentd.tools.search.ignore import parse_rule
+
+if TYPE_CHECKING:
+    from agentd.tools.search.ignore import Rule as GlobRule
 
 PATH_TOOLS = frozenset(
     {"read", "write", "edit", "undo_edit", "notebook_edit", "grep", "find", "ls"}
@@ -231,4 +233,8 @@ def command_rules(rules: tuple[Rule, ...]) -> CommandRules:
 
 @lru_cache(maxsize=256)
 def _glob(text: str) -> GlobRule | None:
+    """A path rule's glob, gitignore-style (the walker's parser, imported with the first
+    path rule: a session whose rules name no path never loads the walker)."""
+    from agentd.tools.search.ignore import parse_rule
+
     return parse_rule(text)
