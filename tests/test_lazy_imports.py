@@ -105,6 +105,7 @@ LAZY_BOUNDARIES: dict[str, tuple[str, tuple[str, ...]]] = {
     )),
     "agentctl.commands.web": (STARTUP, ("webbrowser",)),
     "agentctl.approval.ask": (SIDE, ("termios", "tty")),
+    "agentctl.approval.questions": (f"{SIDE}: a question asked on a terminal", ("termios", "tty")),
     "agentctl.prompt.provider_file": (SIDE, ("ctypes",)),
     "agentd.hardening": (SIDE, ("ctypes",)),
     # parts of the daemon built on first use

@@ -22,8 +22,6 @@ import contextlib
 import os
 import select
 import sys
-import termios
-import tty
 from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
@@ -178,12 +176,17 @@ class _Keys:
 
     def __enter__(self) -> _Keys:
         if self.raw:
+            import termios
+            import tty
+
             self._saved = termios.tcgetattr(self.fd)
             tty.setcbreak(self.fd, termios.TCSANOW)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         if self._saved is not None:
+            import termios
+
             termios.tcsetattr(self.fd, termios.TCSADRAIN, self._saved)
 
     @contextlib.contextmanager
@@ -192,6 +195,9 @@ class _Keys:
         if self._saved is None:
             yield
             return
+        import termios
+        import tty
+
         termios.tcsetattr(self.fd, termios.TCSANOW, self._saved)
         try:
             yield
