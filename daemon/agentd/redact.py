@@ -36,43 +36,61 @@ MIN_SECRET_LENGTH = 8
 _ASSIGNMENT = r"(?:\\?[\"'])?[ \t]*[=:][ \t]*(?:\\?[\"'])?"
 _SCHEME = r"(?:(?:[Bb]earer|BEARER|[Bb]asic|BASIC|[Tt]oken|TOKEN) +)?"
 _HEADER_VALUE = r"(?:\\?[\"'])?[ \t]*:[ \t]*(?:\\?[\"'])?" + _SCHEME + r")[^\s\"'\\,;]{6,}"
-_PASSWORD_NAME = r"(?:ASSWORD|assword|ASSWD|asswd|ECRET|ecret|REDS|reds)"
-_RULES = (
-    # (cue, pattern): the pattern begins with its cue, so no match can be where no cue is.
-    ("sk-", r"sk-(?:ant-)?[A-Za-z0-9_-]{20,}"),
-    ("gh[pousr]_", r"gh[pousr]_[A-Za-z0-9]{30,}"),
-    ("github_pat_", r"github_pat_[A-Za-z0-9_]{22,}"),
-    ("xox[abposr]-", r"xox[abposr]-[A-Za-z0-9-]{10,}"),
-    ("A[KS]IA", r"A[KS]IA[0-9A-Z]{16}"),
-    ("AIza", r"AIza[0-9A-Za-z_-]{35}"),
-    ("eyJ", r"eyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}"),
-    ("-----BEGIN ", r"-----BEGIN [A-Z ]*PRIVATE KEY-----[^\"]*?-----END [A-Z ]*PRIVATE KEY-----"),
+_PASSWORD_NAMES = ("ASSWORD", "assword", "ASSWD", "asswd", "ECRET", "ecret", "REDS", "reds")
+_PASSWORD_NAME = "(?:" + "|".join(_PASSWORD_NAMES) + ")"
+_RULES: tuple[tuple[tuple[str, ...], str], ...] = (
+    # (cues, pattern): the pattern begins with one of its cues (each a literal character,
+    # then a regex), so no match can be where no cue is.
+    (("sk-",), r"sk-(?:ant-)?[A-Za-z0-9_-]{20,}"),
+    (("gh[pousr]_",), r"gh[pousr]_[A-Za-z0-9]{30,}"),
+    (("github_pat_",), r"github_pat_[A-Za-z0-9_]{22,}"),
+    (("xox[abposr]-",), r"xox[abposr]-[A-Za-z0-9-]{10,}"),
+    (("A[KS]IA",), r"A[KS]IA[0-9A-Z]{16}"),
+    (("AIza",), r"AIza[0-9A-Za-z_-]{35}"),
+    (("eyJ",), r"eyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}"),
+    (
+        ("-----BEGIN ",),
+        r"-----BEGIN [A-Z ]*PRIVATE KEY-----[^\"]*?-----END [A-Z ]*PRIVATE KEY-----",
+    ),
     # Header names are matched without their first letter, which keeps the scans literal.
-    ("uthorization", r"(?P<keep>uthorization" + _HEADER_VALUE),
-    ("UTHORIZATION", r"(?P<keep>UTHORIZATION" + _HEADER_VALUE),
-    ("pi-[Kk]ey", r"(?P<keep>pi-[Kk]ey" + _HEADER_VALUE),
-    ("PI-KEY", r"(?P<keep>PI-KEY" + _HEADER_VALUE),
-    ("earer +", r"(?P<keep>earer +)[A-Za-z0-9._~+/=-]{8,}"),
-    ("EARER +", r"(?P<keep>EARER +)[A-Za-z0-9._~+/=-]{8,}"),
+    (("uthorization",), r"(?P<keep>uthorization" + _HEADER_VALUE),
+    (("UTHORIZATION",), r"(?P<keep>UTHORIZATION" + _HEADER_VALUE),
+    (("pi-[Kk]ey",), r"(?P<keep>pi-[Kk]ey" + _HEADER_VALUE),
+    (("PI-KEY",), r"(?P<keep>PI-KEY" + _HEADER_VALUE),
+    (("earer +",), r"(?P<keep>earer +)[A-Za-z0-9._~+/=-]{8,}"),
+    (("EARER +",), r"(?P<keep>EARER +)[A-Za-z0-9._~+/=-]{8,}"),
     # A password in a URL or connection string (postgres://user:pass@host); a DSN's key.
-    ("://", r"(?P<keep>://[^/\s:@\"'\\]{0,64}:)[^/\s@\"'\\]{1,200}(?=@)"),
-    ("://", r"(?P<keep>://)[0-9a-f]{32}(?=@)"),
+    (("://",), r"(?P<keep>://[^/\s:@\"'\\]{0,64}:)[^/\s@\"'\\]{1,200}(?=@)"),
+    (("://",), r"(?P<keep>://)[0-9a-f]{32}(?=@)"),
     # KEY=value / "key": "value" where the name says password, secret or credentials.
     (
-        _PASSWORD_NAME,
+        _PASSWORD_NAMES,
         r"(?P<keep>" + _PASSWORD_NAME + r"[A-Za-z0-9_-]*" + _ASSIGNMENT + r")[^\s\"'\\,;]{4,}",
     ),
 )
 _PATTERNS = tuple(pattern for _, pattern in _RULES)
-_CUES = "|".join(dict.fromkeys(cue for cue, _ in _RULES))
+
+
+def _cue_alternation() -> str:
+    """Every cue in one regex, grouped by first character (``s(?:k-)|g(?:h…|ithub_pat_)|…``):
+    ``re`` then tries one group where a character could begin a cue, not every cue, which
+    makes the one pass some three times faster than a flat alternation."""
+    groups: dict[str, list[str]] = {}
+    for cues, _ in _RULES:
+        for cue in cues:
+            groups.setdefault(cue[0], []).append(cue[1:])
+    return "|".join(
+        re.escape(first) + "(?:" + "|".join(dict.fromkeys(rests)) + ")"
+        for first, rests in groups.items()
+    )
+
 
 # A short text is first searched for any cue, in one pass: most hold none, and then neither
 # the 17 passes run nor (until a text holds a cue) are the patterns compiled. A long text
-# goes straight to the patterns: each one's literal prefix scan is faster than the cues'
-# alternation over much text.
+# goes straight to the patterns: their literal prefix scans are faster over much text.
 _CUE_BELOW = 4096
-_TEXT_CUES = re.compile(_CUES)
-_BYTES_CUES = re.compile(_CUES.encode())
+_TEXT_CUES = re.compile(_cue_alternation())
+_BYTES_CUES = re.compile(_cue_alternation().encode())
 
 
 @functools.cache

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ import structlog
 
 from agentd import log
 from agentd.config.credentials import credential_env_names
-from agentd.redact import _CUE_BELOW, _RULES, Redactor
+from agentd.redact import _BYTES_CUES, _CUE_BELOW, _RULES, _TEXT_CUES, Redactor
 
 CASES = [
     ("postgres://app:hunter2pass@db/app", "hunter2pass"),
@@ -35,9 +36,17 @@ def test_detectors(text: str, fragment: str) -> None:
 
 
 def test_every_pattern_begins_with_its_cue() -> None:
-    """The cue search may stand for the patterns only if no match can start without a cue."""
-    for cue, pattern in _RULES:
-        assert pattern.removeprefix("(?P<keep>").startswith(cue), (cue, pattern)
+    """The cue search may stand for the patterns only if no match can start without a cue:
+    each pattern begins with its cue (or the group of its cues), each cue with a literal
+    character, and the one cue regex finds every cue."""
+    for cues, pattern in _RULES:
+        start = pattern.removeprefix("(?P<keep>")
+        assert start.startswith(cues[0] if len(cues) == 1 else "(?:" + "|".join(cues) + ")")
+        for cue in cues:
+            assert cue[0].isalnum() or cue[0] in "-:", cue
+            sample = re.sub(r"\[(.)[^]]*\]", r"\1", cue).replace(" +", " ")  # one instance
+            assert _TEXT_CUES.search(sample), (cue, sample)
+            assert _BYTES_CUES.search(sample.encode()), (cue, sample)
 
 
 @pytest.mark.parametrize("padding", [0, _CUE_BELOW])
