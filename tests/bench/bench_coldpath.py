@@ -18,6 +18,10 @@ agentd against Ollama, vLLM or LiteLLM. The sandbox's user config runs tools in 
   its peak RSS (``wait4``'s ``ru_maxrss``);
 * cold twenty bash turns (in-process), and warm twenty turns: a plain ``send`` using a shared
   daemon started before the timings (it is warm: its modules loaded, its HTTP client open);
+* what they are made of: a warm run of one reply without a tool call (the client process's
+  own share), a warm one-shot, a bare spawn of the command each bash turn runs (``setpriv
+  --pdeathsig KILL -- bash -c 'echo one'``, the floor of a turn), and what each bash turn past
+  the first costs, cold and warm (a 20-turn run less a 1-turn one, over 19), against it;
 * the one-shot's CPU time (user + system, with the processes it waited for) in-process and
   with ``--daemon-process``, as multiples of the floor's: steadier than wall time on a loaded
   machine;
@@ -60,6 +64,8 @@ ONE_BASH = "run one command"
 ONE_SHELL = "run one shell command"
 """The same scenario for Codex, whose command tool is ``exec_command``."""
 TWENTY = "run twenty commands"
+ONE_REPLY = "say one thing"
+"""A reply without a tool call: a warm run of it is the client's own share of a run."""
 PEERS = Path(__file__).with_name(".peers")
 Row = tuple[str, str, str]
 
@@ -78,10 +84,12 @@ def _scenarios(sandbox: Sandbox) -> Path:
 
     ours = one_call("bash", {"command": "echo one"})
     codex = one_call("exec_command", {"cmd": "echo one"})
+    reply = [{"response": {"content": "One thing."}}]
     sandbox.use_scenarios(
         [
             {"name": "one-bash", "trigger": ONE_BASH, "steps": ours},
             {"name": "one-shell", "trigger": ONE_SHELL, "steps": codex},
+            {"name": "one-reply", "trigger": ONE_REPLY, "steps": reply},
         ]
     )
     return Path(sandbox.env["AGENTD_MOCK_SCENARIOS"])
@@ -191,6 +199,23 @@ def _initialize(sandbox: Sandbox) -> float:
     return elapsed
 
 
+def _bare_spawn_seconds(sandbox: Sandbox) -> float:
+    """Median seconds of what each bash turn starts, alone: ``bash -c 'echo one'`` behind
+    the same ``setpriv --pdeathsig`` prefix, started and reaped by ``subprocess``."""
+    from agentd.tools.process.spawn import death_signal_prefix
+
+    argv = [*(death_signal_prefix() or ()), "bash", "-c", "echo one"]
+    return statistics.median(_run(argv, sandbox) for _ in range(size(31, 3)))
+
+
+def _per_turn(name: str, twenty: float, one: float, spawn: float) -> Row:
+    """What each bash turn past the first costs: a 20-turn run less a 1-turn one, over 19;
+    against a bare spawn of the command (:func:`_bare_spawn_seconds`), its floor."""
+    turn = (twenty - one) / 19
+    value = f"{turn * 1000:.1f} ms = {turn / spawn:.2f}× a bare spawn"
+    return (name, value, "≤ 2.5× a bare spawn")
+
+
 def _event_handoff() -> Row:
     """Microseconds to hand one streamed text delta to the renderer: decoded from its JSON
     (a daemon's client) against the session's object taken as it is (in-process)."""
@@ -265,18 +290,19 @@ def main() -> list[Row]:
     ]
     floors: list[float] = []
 
-    def row(name: str, measure: Callable[[], float], budget: float | None, runs: int) -> None:
+    def row(name: str, measure: Callable[[], float], budget: float | None, runs: int) -> float:
         seconds, floor = _paired(measure, lambda: _run(FLOOR, sandbox), runs)
         floors.append(floor)
         value = f"{seconds * 1000:.0f} ms = {seconds / floor:.2f}× floor"
         table.append((name, value, "—" if budget is None else f"≤ {budget}× floor"))
+        return seconds
 
     try:
         _run([*send, ONE_BASH], sandbox)  # writes the bytecode a user's install has
         rss = _peak_rss_kib([*send, ONE_BASH], sandbox)
         table.append(("cold one-shot: peak RSS (one process)", f"{rss / 1024:.1f} MiB", "≤ 40 MiB"))
         row("agentd --stdio: start → initialize answered", lambda: _initialize(sandbox), 1.3, RUNS)
-        row(
+        cold_one = row(
             "cold one-shot, 1 bash turn, HTTP (in-process)",
             lambda: _run([*send, ONE_BASH], sandbox),
             2,
@@ -289,7 +315,7 @@ def main() -> list[Row]:
             RUNS,
         )
         table.append(_cpu_row(sandbox, send))
-        row(
+        cold_twenty = row(
             "cold 20 bash turns, HTTP (in-process)",
             lambda: _run([*send, TWENTY], sandbox),
             3.5,
@@ -298,9 +324,22 @@ def main() -> list[Row]:
         table.append(_codex(sandbox, server, lambda: _run([*send, ONE_BASH], sandbox)))
         subprocess.run([*_agentctl(), "daemon", "start"], env=sandbox.env, check=True,
                        capture_output=True, timeout=scaled(60))  # fmt: skip
-        row(
-            "warm 20 bash turns (shared daemon)", lambda: _run([*send, TWENTY], sandbox), 2, size(5)
+        warm_twenty = row(
+            "warm 20 bash turns (shared daemon)", lambda: _run([*send, TWENTY], sandbox), 3, size(5)
         )
+        row(
+            "warm: one reply, no tool (the client's share)",
+            lambda: _run([*send, ONE_REPLY], sandbox),
+            1.6,
+            RUNS,
+        )
+        warm_one = row(
+            "warm one-shot, 1 bash turn", lambda: _run([*send, ONE_BASH], sandbox), None, RUNS
+        )
+        spawn = _bare_spawn_seconds(sandbox)
+        table.append(("a bare spawn: setpriv … bash -c 'echo one'", f"{spawn * 1000:.2f} ms", "—"))
+        table.append(_per_turn("each further bash turn, cold", cold_twenty, cold_one, spawn))
+        table.append(_per_turn("each further bash turn, warm", warm_twenty, warm_one, spawn))
         table.append(_event_handoff())
     finally:
         server.close()
