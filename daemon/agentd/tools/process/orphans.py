@@ -80,7 +80,9 @@ def register_daemon(directory: Path) -> Path | None:
 def end_daemon_processes(entry: Path | None) -> int:
     """At the daemon's stop: SIGKILL every process carrying one of its markers, and drop its
     entry. Returns how many were killed."""
-    killed = len(signal_daemon_marked(os.getpid(), signal.SIGKILL))
+    pid = os.getpid()
+    started = _own_start.get(pid) or _start_time(pid)
+    killed = len(signal_daemon_marked(pid, signal.SIGKILL, int(started) if started else None))
     unregister(entry)
     return killed
 
@@ -106,7 +108,8 @@ def sweep(directory: Path) -> int:
             if _start_time(daemon_pid) == started:
                 continue  # its daemon (maybe this one) still runs
             if shell_pid == 0:
-                killed += len(signal_daemon_marked(daemon_pid, signal.SIGKILL))
+                since = int(started) if started.isdigit() else None
+                killed += len(signal_daemon_marked(daemon_pid, signal.SIGKILL, since))
             else:
                 killed += len(signal_marked(shell_pid, marker, signal.SIGKILL))
             entry.unlink()

@@ -28,11 +28,12 @@ PROC = Path("/proc")
 
 
 class ProcInfo(NamedTuple):
-    """One running process as seen in ``/proc/PID/stat``."""
+    """One running process as seen in ``/proc/PID/stat`` (``start``: clock ticks since boot)."""
 
     pid: int
     ppid: int
     pgid: int
+    start: int
 
 
 _issued: list[bool] = []
@@ -58,12 +59,19 @@ def marked_env(env: Mapping[str, str]) -> dict[str, str]:
     return {**env, MARKER_VAR: new_marker()}
 
 
-def signal_daemon_marked(daemon_pid: int, sig: signal.Signals) -> set[int]:
+def signal_daemon_marked(
+    daemon_pid: int, sig: signal.Signals, started: int | None = None
+) -> set[int]:
     """Send ``sig`` to every process carrying a marker of the daemon ``daemon_pid`` (markers
-    start with its pid: :func:`new_marker`) and to their descendants; returns the pids."""
+    start with its pid: :func:`new_marker`) and to their descendants; returns the pids.
+    ``started``: the daemon's start (clock ticks since boot, as ``/proc/PID/stat`` has it),
+    when known: a process older than its daemon cannot carry the daemon's marker, so only the
+    environments of younger ones are read (on a machine running hundreds of processes, most
+    of the scan a one-shot run would do at its exit)."""
     prefix = f"{MARKER_VAR}={daemon_pid}-".encode()
     procs = list(_running())
-    marked = {p.pid for p in procs if _has_marker_prefix(p.pid, prefix)}
+    young = procs if started is None else [p for p in procs if p.start >= started]
+    marked = {p.pid for p in young if _has_marker_prefix(p.pid, prefix)}
     marked.discard(os.getpid())
     found = _with_descendants(marked, procs)
     found.discard(os.getpid())
@@ -155,8 +163,10 @@ def _running() -> Iterator[ProcInfo]:
             fields = _read(f"{PROC}/{name}/stat").rsplit(b")", 1)[1].split()
         except (OSError, IndexError):
             continue
+        if len(fields) < 20:
+            continue
         if fields[0] not in (b"Z", b"X"):
-            yield ProcInfo(int(name), int(fields[1]), int(fields[2]))
+            yield ProcInfo(int(name), int(fields[1]), int(fields[2]), int(fields[19]))
 
 
 def _has_marker(pid: int, needle: bytes) -> bool:
