@@ -33,6 +33,7 @@ from typing import Any
 from agentd.protocol.events import MessageUpdate, SessionEvent, TextDelta
 from agentd.rpc import Connection, Router
 from agentd.rpc.connect import open_connection
+from tests.bench.smoke import size
 from tests.harness import IsolatedHome, scaled, spawn_stdio_connection, stop
 
 Row = tuple[str, str, str]
@@ -118,9 +119,10 @@ async def stdio_round_trip(sandbox: IsolatedHome, calls: int = 2000) -> tuple[fl
     return statistics.median(times), times[int(len(times) * 0.99)]
 
 
-async def notification_rate(count: int = 200_000) -> tuple[float, float]:
+async def notification_rate(count: int) -> tuple[float, float]:
     """Notifications per second (wall clock, CPU time) from one Connection to a decoding
-    client Connection."""
+    client Connection. A client the sender's backlog limit dropped (it fell that far behind,
+    on a machine too busy to let it read) fails the measurement instead of waiting forever."""
     server_sock, client_sock = socket.socketpair()
     done = asyncio.Event()
     received = 0
@@ -145,7 +147,10 @@ async def notification_rate(count: int = 200_000) -> tuple[float, float]:
         )
         if seq % 256 == 0:
             await asyncio.sleep(0)
-    await done.wait()
+    try:
+        await asyncio.wait_for(done.wait(), scaled(120))
+    except TimeoutError:
+        raise RuntimeError(f"{received} of {count} notifications arrived (dropped?)") from None
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     await client.close()
     await server.close()
@@ -171,7 +176,7 @@ def main() -> list[Row]:
         start = stdio_start(sandbox)
         median, p99 = asyncio.run(stdio_round_trip(sandbox))
         echo = asyncio.run(echo_round_trip())
-        rate, cpu_rate = asyncio.run(notification_rate())
+        rate, cpu_rate = asyncio.run(notification_rate(size(200_000, 2_000)))
         rss = idle_rss_mib(sandbox)
     finally:
         sandbox.cleanup()
