@@ -89,8 +89,9 @@ def _cue_alternation() -> str:
 # the 17 passes run nor (until a text holds a cue) are the patterns compiled. A long text
 # goes straight to the patterns: their literal prefix scans are faster over much text.
 _CUE_BELOW = 4096
-_TEXT_CUES = re.compile(_cue_alternation())
-_BYTES_CUES = re.compile(_cue_alternation().encode())
+_CUES = _cue_alternation()
+_TEXT_CUES = re.compile(_CUES)
+_BYTES_CUES = re.compile(_CUES.encode())
 
 
 @functools.cache

@@ -22,8 +22,7 @@ import subprocess
 from functools import cache
 from pathlib import Path
 
-from agentd import paths
-from agentd.paths import which
+from agentd.paths import state_dir, which
 
 
 class Child:
@@ -116,7 +115,7 @@ def death_signal_prefix() -> tuple[str, ...] | None:
 
 
 PROBE_FILE = "setpriv-probe"
-"""In ``paths.state_dir()``: one line, ``<binary identity> ok|no``."""
+"""In ``state_dir()``: one line, ``<binary identity> ok|no``."""
 
 
 def _binary_identity(path: str) -> str | None:
@@ -132,7 +131,7 @@ def _remembered(identity: str | None) -> bool | None:
     if identity is None:
         return None
     try:
-        line = (paths.state_dir() / PROBE_FILE).read_text(encoding="utf-8").strip()
+        line = (state_dir() / PROBE_FILE).read_text(encoding="utf-8").strip()
     except (OSError, UnicodeError):
         return None
     kept, _, answer = line.rpartition(" ")
@@ -144,7 +143,7 @@ def _remember(identity: str | None, works: bool) -> None:
     only means the next process checks again."""
     if identity is None:
         return
-    folder = paths.state_dir()
+    folder = state_dir()
     temporary = folder / f".{PROBE_FILE}.{os.getpid()}"
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
